@@ -1,0 +1,79 @@
+/**
+ * Steward's error hierarchy. Every error carries a stable `code` (for APIs and the CLI's
+ * exit paths) and a message that names the culprit and the fix.
+ */
+export class StewardError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+
+  /** Works across duplicated installs, where `instanceof` would not. */
+  static isStewardError(value: unknown): value is StewardError {
+    return value instanceof Error && typeof (value as { code?: unknown }).code === 'string';
+  }
+}
+
+/** The caller configured something wrongly (bad option, unknown package, …). */
+export class UserError extends StewardError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('user_error', message, options);
+  }
+}
+
+/** A user event whose payload does not match its schema. */
+export class InvalidEventError extends StewardError {
+  constructor(message: string) {
+    super('invalid_event', message);
+  }
+}
+
+/** A well-formed user event that the session's current state does not accept. */
+export class EventRefusedError extends StewardError {
+  constructor(message: string) {
+    super('event_refused', message);
+  }
+}
+
+/** A skill package whose manifest or prompt file is invalid; the message names file and field. */
+export class PackageError extends StewardError {
+  constructor(message: string) {
+    super('invalid_package', message);
+  }
+}
+
+/** The model failed (network, HTTP status after retries, timeout). */
+export class ModelError extends StewardError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('model_error', message, options);
+  }
+}
+
+/** A ScriptedModel was called in a way its script did not foresee. */
+export class ScriptMismatchError extends StewardError {
+  constructor(message: string) {
+    super('script_mismatch', message);
+  }
+}
+
+export class SessionNotFoundError extends StewardError {
+  constructor(sessionId: string) {
+    super('session_not_found', `No session "${sessionId}" in this store. List the sessions with \`steward list\` or create one with \`steward new\`.`);
+  }
+}
+
+/** Another writer saved this session first (optimistic concurrency). Reload and retry. */
+export class ConflictError extends StewardError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+/** A persisted snapshot that cannot be loaded (corrupt, or from a newer schema version). */
+export class SnapshotError extends StewardError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('bad_snapshot', message, options);
+  }
+}

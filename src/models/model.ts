@@ -1,0 +1,51 @@
+/**
+ * The one interface every model implements. Messages use the OpenAI Chat Completions wire
+ * shape, so a saved transcript can be sent to any OpenAI-compatible server as it is.
+ */
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
+export type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
+
+/** A tool as the model sees it: name, description and a JSON Schema for its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ModelRequest {
+  /** Who is speaking: lets demo and scripted models answer per agent. */
+  agent: 'manager' | 'worker';
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  signal?: AbortSignal;
+}
+
+export interface ModelReply {
+  content: string | null;
+  toolCalls: ToolCall[];
+  usage?: TokenUsage;
+}
+
+export interface Model {
+  /** Shown wherever model output is shown, e.g. "gpt-4.1-mini" or "demo model (no LLM)". */
+  readonly label: string;
+  complete(request: ModelRequest): Promise<ModelReply>;
+}

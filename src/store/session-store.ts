@@ -1,0 +1,65 @@
+/**
+ * Where sessions live between events. One interface, several backends (memory for tests,
+ * SQLite by default); one shared spec in test/store/session-store.spec.ts runs on each.
+ *
+ * Every accepted event (or actor result) is appended to the session's journal and the
+ * session's persisted snapshot is replaced *in the same transaction*; `revision` is the
+ * optimistic-concurrency token: a writer that read revision r may only write r + 1.
+ */
+
+export interface JournalEntryInput {
+  /** 'event' for user events, 'actor' for manager/worker results, 'created' for the first entry. */
+  kind: 'created' | 'event' | 'actor';
+  /** The event's type, e.g. "user_approved_next_step" or "xstate.done.actor.managerTurn". */
+  type: string;
+  /** The whole event as JSON-serialisable data. */
+  payload: unknown;
+  /** The state value after the event, as a dotted string ("waiting_user.review_artifact"). */
+  state: string;
+}
+
+export interface JournalEntry extends JournalEntryInput {
+  sessionId: string;
+  /** 1, 2, 3, … without gaps within a session. */
+  seq: number;
+  /** ISO-8601 time of the write. */
+  at: string;
+}
+
+export interface StoredSession {
+  id: string;
+  packageId: string | null;
+  /** Incremented by every successful write; the first write is revision 1. */
+  revision: number;
+  /** The snapshot envelope as saved (JSON-serialisable; validated by the runtime on load). */
+  snapshot: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SessionSummary {
+  id: string;
+  packageId: string | null;
+  revision: number;
+  state: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SessionStore {
+  /** Creates the session at revision 1 with its first journal entry. Throws ConflictError if the id exists. */
+  create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession>;
+  /** The session, or undefined when there is none with that id. */
+  load(id: string): Promise<StoredSession | undefined>;
+  /**
+   * Appends entries to the journal and replaces the snapshot, atomically, if the stored
+   * revision still equals `expectedRevision`; returns the new revision. Otherwise throws
+   * ConflictError and writes nothing.
+   */
+  append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number>;
+  /** Journal entries in seq order; `afterSeq` skips the first ones, `limit` caps the count. */
+  journal(id: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
+  /** All sessions, most recently updated first. */
+  list(): Promise<SessionSummary[]>;
+  close(): Promise<void>;
+}
