@@ -1,0 +1,256 @@
+/**
+ * Loads and validates skill packages from disk. Runs once at startup, so it uses sync fs
+ * and reports every problem of a package at once (fixing one error per restart is slow).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import matter from 'gray-matter';
+import type { z } from 'zod';
+import { PackageError } from '../errors.js';
+import {
+  PackageManifestSchema,
+  REQUEST_TAG,
+  WorkerFrontMatterSchema,
+  type PackageManifest,
+  type SkillPackage,
+  type WorkerSkill,
+} from './package-schema.js';
+
+/** The packages shipped with Steward (`src/skills/packages`). */
+export const bundledPackagesDir = fileURLToPath(new URL('./packages', import.meta.url));
+
+/**
+ * Loads every package folder under `packagesDir`, keyed by package id (sorted by id).
+ * @example
+ * const packages = loadPackages();
+ * packages.get('short-story')?.workers.map((w) => w.id); // ['brief-writer', 'outliner', …]
+ */
+export function loadPackages(packagesDir: string = bundledPackagesDir): Map<string, SkillPackage> {
+  const root = resolve(packagesDir);
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new PackageError(`${show(root)}: packages folder not found; create it or pass the folder that holds your package folders.`);
+  }
+  const folders = readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort();
+  if (folders.length === 0) {
+    throw new PackageError(`${show(root)}: no skill packages found; add a folder <packageId>/ with a manifest.json and workers/<workerId>.md files.`);
+  }
+
+  const packages = new Map<string, SkillPackage>();
+  const failures: string[] = [];
+  for (const folder of folders) {
+    try {
+      const pkg = loadPackage(join(root, folder));
+      packages.set(pkg.id, pkg);
+    } catch (error) {
+      if (!(error instanceof PackageError)) throw error;
+      failures.push(error.message);
+    }
+  }
+  if (failures.length > 0) throw new PackageError(failures.join('\n'));
+  return packages;
+}
+
+/** Loads one package folder; throws a `PackageError` naming file, field and fix. */
+export function loadPackage(dir: string): SkillPackage {
+  const packageDir = resolve(dir);
+  if (!statSync(packageDir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new PackageError(`${show(packageDir)}: package folder not found.`);
+  }
+  const manifest = readManifest(packageDir);
+  const workers = readWorkers(packageDir, manifest);
+  const chainProblems = checkChain(packageDir, manifest, workers);
+  if (chainProblems.length > 0) fail(packageDir, chainProblems);
+  return { id: manifest.id, title: manifest.title, description: manifest.description, workers, dir: packageDir };
+}
+
+function readManifest(packageDir: string): PackageManifest {
+  const file = join(packageDir, 'manifest.json');
+  const source = readText(file, 'every package needs one: { "schemaVersion": 1, "id", "title", "description", "workers" }');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(source);
+  } catch (error) {
+    throw new PackageError(`${show(file)}: not valid JSON (${(error as Error).message}); fix the syntax.`);
+  }
+  const parsed = PackageManifestSchema.safeParse(raw);
+  if (!parsed.success) fail(packageDir, describeIssues(file, 'manifest', parsed.error, raw));
+  const manifest = parsed.data;
+  const folder = basename(packageDir);
+  if (manifest.id !== folder) {
+    fail(packageDir, [`${show(file)}: manifest field "id" must equal the folder name "${folder}" (got: "${manifest.id}"); rename the folder or change the id.`]);
+  }
+  return manifest;
+}
+
+/** Reads the worker files in manifest order; problems of all files are reported together. */
+function readWorkers(packageDir: string, manifest: PackageManifest): WorkerSkill[] {
+  const workersDir = join(packageDir, 'workers');
+  const manifestFile = show(join(packageDir, 'manifest.json'));
+  const problems: string[] = [];
+  const workers: WorkerSkill[] = [];
+
+  for (const workerId of manifest.workers) {
+    const file = join(workersDir, `${workerId}.md`);
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
+      problems.push(`${show(file)}: file not found, but ${manifestFile} lists worker "${workerId}" in field "workers"; create the file or remove the id.`);
+      continue;
+    }
+    const result = readWorker(file, workerId);
+    if (Array.isArray(result)) problems.push(...result);
+    else workers.push(result);
+  }
+
+  // A worker file the manifest does not list would silently never run: almost always a
+  // forgotten manifest entry or a misspelt file name.
+  const listed = new Set(manifest.workers);
+  const files = statSync(workersDir, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(workersDir) : [];
+  for (const name of files.filter((n) => n.endsWith('.md')).sort()) {
+    const workerId = name.slice(0, -'.md'.length);
+    if (!listed.has(workerId)) {
+      problems.push(`${show(join(workersDir, name))}: worker "${workerId}" is not listed in ${manifestFile} field "workers"; add it there or delete the file.`);
+    }
+  }
+
+  if (problems.length > 0) fail(packageDir, problems);
+  return workers;
+}
+
+/** Returns the worker, or the problems of its file. */
+function readWorker(file: string, workerId: string): WorkerSkill | string[] {
+  const source = readText(file, '');
+  const where = show(file);
+  if (!matter.test(source)) {
+    return [`${where}: no YAML front matter; start the file with a "---" block holding id, title, description, inputTags and outputTags, then "---" and the prompt.`];
+  }
+  let data: unknown;
+  let body: string;
+  try {
+    // Options disable gray-matter's cache, which would keep a file whose YAML failed to parse.
+    const parsed = matter(source, {});
+    data = parsed.data;
+    body = parsed.content;
+  } catch (error) {
+    return [`${where}: the front matter is not valid YAML (${firstLine((error as Error).message)}); fix the syntax.`];
+  }
+
+  const result = WorkerFrontMatterSchema.safeParse(data);
+  const problems = result.success ? [] : describeIssues(file, 'front matter', result.error, data);
+  if (result.success && result.data.id !== workerId) {
+    problems.push(`${where}: front matter field "id" must equal the file name "${workerId}" (got: "${result.data.id}"); rename the file or change the id.`);
+  }
+  const prompt = body.trim();
+  if (prompt === '') {
+    problems.push(`${where}: the prompt is empty; write the worker's system prompt as Markdown below the closing "---" of the front matter.`);
+  }
+  if (!result.success || problems.length > 0) return problems;
+
+  const fm = result.data;
+  return {
+    id: fm.id,
+    title: fm.title,
+    description: fm.description,
+    inputTags: fm.inputTags,
+    outputTags: fm.outputTags,
+    roles: fm.roles ?? [],
+    prompt,
+  };
+}
+
+/**
+ * The tags must form a runnable chain: each tag has one writer, and every tag a worker
+ * reads is `request` or written by a worker listed before it. Listing order is what the
+ * manager sees, and requiring the producer first also rules out cycles, where no worker
+ * of the loop could ever run first.
+ */
+function checkChain(packageDir: string, manifest: PackageManifest, workers: WorkerSkill[]): string[] {
+  const problems: string[] = [];
+  const fileOf = (w: WorkerSkill) => show(join(packageDir, 'workers', `${w.id}.md`));
+  const writers = new Map<string, { worker: WorkerSkill; index: number }>();
+
+  workers.forEach((worker, index) => {
+    for (const tag of worker.outputTags) {
+      const other = writers.get(tag);
+      if (tag === REQUEST_TAG) {
+        problems.push(`${fileOf(worker)}: front matter field "outputTags" must not contain "${REQUEST_TAG}": the runtime writes it from the user's input; pick another tag.`);
+      } else if (other) {
+        problems.push(`${fileOf(worker)}: front matter field "outputTags" contains "${tag}", which worker "${other.worker.id}" already writes; each tag has exactly one writer, so rename one of them.`);
+      } else {
+        writers.set(tag, { worker, index });
+      }
+    }
+  });
+
+  const written = [REQUEST_TAG, ...writers.keys()].map((t) => `"${t}"`).join(', ');
+  workers.forEach((worker, index) => {
+    for (const tag of worker.inputTags) {
+      if (tag === REQUEST_TAG) continue;
+      const writer = writers.get(tag);
+      if (!writer) {
+        problems.push(`${fileOf(worker)}: front matter field "inputTags" contains "${tag}", but no worker of package "${manifest.id}" writes it, so the chain is broken; use one of ${written} or add a worker whose outputTags contain "${tag}".`);
+      } else if (writer.worker === worker) {
+        problems.push(`${fileOf(worker)}: front matter field "inputTags" contains "${tag}", which this worker writes itself, so it could never run first; remove it (a revising worker is shown its previous artifact anyway).`);
+      } else if (writer.index > index) {
+        problems.push(`${show(join(packageDir, 'manifest.json'))}: manifest field "workers" lists "${worker.id}" before "${writer.worker.id}", but "${worker.id}" reads "${tag}", which "${writer.worker.id}" writes; list the workers in chain order.`);
+      }
+    }
+  });
+  return problems;
+}
+
+/** Turns zod issues into "file: <subject> field "x" must … (got: …)" lines. */
+function describeIssues(file: string, subject: 'manifest' | 'front matter', error: z.ZodError, raw: unknown): string[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.length === 0 ? subject : `${subject} field "${formatPath(issue.path)}"`;
+    // An unknown key's value is irrelevant; for everything else, showing it speeds up the fix.
+    const got = issue.code === 'unrecognized_keys' ? '' : ` (got: ${preview(valueAt(raw, issue.path))})`;
+    return `${show(file)}: ${field} ${issue.message}${got}`;
+  });
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
+}
+
+function valueAt(value: unknown, path: PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function preview(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+function readText(file: string, hint: string): string {
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    throw new PackageError(`${show(file)}: file not found${hint ? `; ${hint}` : ''}.`);
+  }
+  // Strip a byte-order mark: editors on Windows add one and JSON.parse rejects it.
+  return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+}
+
+function fail(packageDir: string, problems: string[]): never {
+  if (problems.length === 1) throw new PackageError(problems[0]!);
+  throw new PackageError(
+    `Skill package ${show(packageDir)} has ${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+  );
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message;
+}
+
+/** Paths inside the working directory are shown relative to it, as authors type them. */
+function show(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}

@@ -1,0 +1,120 @@
+/**
+ * The skill package format. A package is a folder `packages/<id>/` holding a
+ * `manifest.json` and one `workers/<workerId>.md` per worker (YAML front matter + the
+ * worker's system prompt as the Markdown body).
+ *
+ * Every error message below is phrased to follow a field name ("field "x" must be …"):
+ * the loader prefixes it with the file and the field, so authors read what to write.
+ */
+import { z } from 'zod';
+
+/** The tag the runtime writes from the user's input; any worker may read it. */
+export const REQUEST_TAG = 'request';
+
+/** Short path-like names: `brief`, `outline`, `chapter.3`. */
+export const TAG_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
+
+/** Package, worker and role ids: also folder and file names, so keep them plain. */
+export const ID_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
+const TAG_HINT = 'a tag like "outline" or "chapter.3" (lowercase letters, digits, "-" or "_", dot-separated, starting with a letter)';
+const ID_HINT = 'an id like "brief-writer" (lowercase letters, digits, "-" or "_", starting with a letter)';
+
+const text = (what: string) =>
+  z.string({ error: `must be ${what}` }).trim().min(1, { error: `must be ${what}, not empty` });
+
+const id = () => z.string({ error: `must be ${ID_HINT}` }).regex(ID_PATTERN, { error: `must be ${ID_HINT}` });
+
+const noDuplicates = (items: string[]) => new Set(items).size === items.length;
+
+/**
+ * A strict object whose errors say which keys are allowed: an unknown key is usually a
+ * typo ("outputTag"), and the list of valid keys is the fastest fix.
+ */
+function strict<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `has unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: remove it or fix the spelling (allowed fields: ${allowed})`
+        : `must be ${what}`,
+  });
+}
+
+export const TagSchema = z.string({ error: `must be ${TAG_HINT}` }).regex(TAG_PATTERN, { error: `must be ${TAG_HINT}` });
+
+export const PackageManifestSchema = strict(
+  {
+    schemaVersion: z.literal(1, { error: 'must be 1 (the only package format this version of Steward reads)' }),
+    id: id(),
+    title: text('a short human-readable title'),
+    description: text('1–3 sentences saying what kind of work this package produces'),
+    workers: z
+      .array(id(), { error: 'must be a non-empty array of worker ids in chain order, e.g. ["brief-writer", "outliner"]' })
+      .min(1, { error: 'must be a non-empty array of worker ids in chain order, e.g. ["brief-writer", "outliner"]' })
+      .refine(noDuplicates, { error: 'must not list the same worker twice' }),
+  },
+  'a JSON object with schemaVersion, id, title, description and workers',
+);
+
+const RoleSchema = strict(
+  {
+    id: id(),
+    description: text('one line saying how this role changes the worker'),
+  },
+  'an object { id, description }',
+);
+
+export const WorkerFrontMatterSchema = strict(
+  {
+    id: id(),
+    title: text('a short human-readable title'),
+    description: text('one line the manager sees in its worker list'),
+    inputTags: z
+      .array(TagSchema, { error: `must be an array of tags the worker reads, e.g. ["request", "brief"] (may be empty)` })
+      .refine(noDuplicates, { error: 'must not list the same tag twice' }),
+    outputTags: z
+      .array(TagSchema, { error: 'must be a non-empty array of tags like "outline"' })
+      .min(1, { error: 'must be a non-empty array of tags like "outline"' })
+      .refine(noDuplicates, { error: 'must not list the same tag twice' }),
+    roles: z
+      .array(RoleSchema, { error: 'must be an array of roles like [{ id: "literary", description: "…" }]' })
+      .refine((roles) => noDuplicates(roles.map((r) => r.id)), { error: 'must not define the same role id twice' })
+      .optional(),
+  },
+  'YAML front matter with id, title, description, inputTags and outputTags',
+);
+
+export type PackageManifest = z.infer<typeof PackageManifestSchema>;
+export type WorkerFrontMatter = z.infer<typeof WorkerFrontMatterSchema>;
+
+export interface WorkerRole {
+  id: string;
+  description: string;
+}
+
+/** One worker of a package, as the runtime uses it. */
+export interface WorkerSkill {
+  id: string;
+  title: string;
+  /** The one line the manager sees in its worker list. */
+  description: string;
+  /** Tags whose bodies are put into the worker's context. */
+  inputTags: string[];
+  /** The only tags the worker may `submit`. */
+  outputTags: string[];
+  /** Voices the manager may pick with `run_worker {roleId}`; empty when none. */
+  roles: WorkerRole[];
+  /** The worker's system prompt (the Markdown body of its file). */
+  prompt: string;
+}
+
+export interface SkillPackage {
+  id: string;
+  title: string;
+  description: string;
+  /** In chain order, as listed in the manifest. */
+  workers: WorkerSkill[];
+  /** Absolute path of the package folder. */
+  dir: string;
+}
