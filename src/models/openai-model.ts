@@ -1,0 +1,234 @@
+/**
+ * The OpenAI adapter: one Chat Completions call per model turn, on the official `openai` SDK.
+ * Works with any OpenAI-compatible server (OpenAI, Azure, vLLM, Ollama, LM Studio…) through
+ * `baseURL`. Retries with backoff (429, 408/409, 5xx, timeouts, dropped connections) are the
+ * SDK's own; this file only maps requests, replies and errors.
+ */
+import OpenAI from 'openai';
+import type { ClientOptions } from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { ModelError, UserError } from '../errors.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+
+export const DEFAULT_MODEL = 'gpt-4o-mini';
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 2;
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAIModelOptions {
+  /** Falls back to the SDK's own lookup of `OPENAI_API_KEY` when omitted. */
+  apiKey?: string;
+  baseURL?: string;
+  /** Model name sent to the server, also the label shown to users. */
+  model: string;
+  /** Per attempt, not in total: the SDK retries timeouts too. */
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** An injected client (tests, Azure…). Its own timeout/retries apply unless set here. */
+  client?: OpenAI;
+  fetch?: ClientOptions['fetch'];
+}
+
+export class OpenAIModel implements Model {
+  readonly label: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly baseURL: string;
+  private readonly client: OpenAI;
+  private readonly model: string;
+
+  constructor(options: OpenAIModelOptions) {
+    if (!options.model) throw new UserError('OpenAIModel needs a model name (set STEWARD_MODEL, e.g. "gpt-4o-mini").');
+    this.model = options.model;
+    this.label = options.model;
+    this.client = options.client ?? createClient(options);
+    this.timeoutMs = options.timeoutMs ?? (options.client ? options.client.timeout : DEFAULT_TIMEOUT_MS);
+    this.maxRetries = options.maxRetries ?? (options.client ? options.client.maxRetries : DEFAULT_MAX_RETRIES);
+    this.baseURL = this.client.baseURL;
+  }
+
+  async complete({ messages, tools, signal }: ModelRequest): Promise<ModelReply> {
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: this.model,
+      // Our ChatMessage is the wire shape already: sent as is, so transcripts replay anywhere.
+      messages,
+      // OpenAI rejects `tools: []` (and tool_choice without tools), so both are left out then.
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((t) => ({
+              type: 'function' as const,
+              function: { name: t.name, description: t.description, parameters: t.parameters },
+            })),
+            tool_choice: 'auto' as const,
+          }
+        : {}),
+    };
+
+    let completion: ChatCompletion;
+    try {
+      const call = this.client.chat.completions.create(body, {
+        signal: signal ?? null,
+        timeout: this.timeoutMs,
+        maxRetries: this.maxRetries,
+      });
+      completion = await untilAborted(call, signal);
+    } catch (error) {
+      throw this.toModelError(error, signal);
+    }
+    return this.toReply(completion);
+  }
+
+  private toReply(completion: ChatCompletion): ModelReply {
+    const choice = completion.choices?.[0];
+    if (!choice) {
+      throw new ModelError(`${capitalize(this.where())} returned no choices for model "${this.model}". Check that the server supports Chat Completions with this model.`);
+    }
+    const message = choice.message;
+    const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => {
+      if (call.type !== 'function') {
+        throw new ModelError(`${capitalize(this.where())} returned a "${call.type}" tool call; Steward only declares function tools. Try another model.`);
+      }
+      // `arguments` stays the raw string even when it is not valid JSON: the runtime validates
+      // it and tells the model what was wrong, which a parse error here could not do.
+      return { id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } };
+    });
+    // A refusal arrives with content null; surface its text so the transcript shows why.
+    const content = message.content ?? (typeof message.refusal === 'string' ? message.refusal : null);
+    const reply: ModelReply = { content, toolCalls };
+    if (completion.usage) {
+      reply.usage = {
+        promptTokens: completion.usage.prompt_tokens ?? 0,
+        completionTokens: completion.usage.completion_tokens ?? 0,
+      };
+    }
+    return reply;
+  }
+
+  /** A message that says what happened and what to do; the SDK error stays as `cause`. */
+  private toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
+    if (error instanceof ModelError) return error;
+    const where = this.where();
+    const attempts = `${this.maxRetries + 1} attempt${this.maxRetries === 0 ? '' : 's'}`;
+    if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
+      // The cause is the abort itself (the signal's reason) so callers can tell a stop apart.
+      return new ModelError(`Model request aborted: the caller cancelled the call to ${where} (e.g. the session was stopped).`, {
+        cause: signal?.reason ?? error,
+      });
+    }
+    if (error instanceof OpenAI.APIConnectionTimeoutError) {
+      return new ModelError(
+        `Model request timed out: ${where} did not answer within ${this.timeoutMs} ms (${attempts}). Raise STEWARD_TIMEOUT_MS or check the server.`,
+        { cause: error },
+      );
+    }
+    if (error instanceof OpenAI.APIConnectionError) {
+      const detail = describeCause(error);
+      return new ModelError(
+        `Could not connect to ${where}${detail ? ` (${detail})` : ''} after ${attempts}. Is the server at ${this.baseURL} running? Check OPENAI_BASE_URL.`,
+        { cause: error },
+      );
+    }
+    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+      // The SDK's message already starts with the status ("401 Incorrect API key provided").
+      const said = error.message.replace(new RegExp(`^${error.status}\\s*`), '').replace(/\.+$/, '');
+      return new ModelError(`${capitalize(where)} answered ${error.status}: ${said}. ${adviceFor(error.status, this.model, attempts)}`, {
+        cause: error,
+      });
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return new ModelError(`Model request to ${where} failed: ${message}`, { cause: error });
+  }
+
+  private where(): string {
+    return this.baseURL.replace(/\/+$/, '') === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${this.baseURL}`;
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function createClient(options: OpenAIModelOptions): OpenAI {
+  try {
+    return new OpenAI({
+      // `undefined` lets the SDK read OPENAI_API_KEY / OPENAI_BASE_URL itself.
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  } catch (error) {
+    // The SDK throws at construction when no key is found at all.
+    throw new UserError('Cannot create the OpenAI client: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server).', { cause: error });
+  }
+}
+
+function adviceFor(status: number, model: string, attempts: string): string {
+  if (status === 401) return 'Check OPENAI_API_KEY.';
+  if (status === 403) return 'The key lacks access to this model or project: check OPENAI_API_KEY and STEWARD_MODEL.';
+  if (status === 404) return `Check STEWARD_MODEL ("${model}") and that OPENAI_BASE_URL ends in /v1.`;
+  if (status === 429) return `Still rate limited after ${attempts}: wait and resume the session, or check your quota.`;
+  if (status >= 500) return `The server kept failing (${attempts}): try again later or check the server's logs.`;
+  return 'The server refused the request: check STEWARD_MODEL and that the server supports tool calls.';
+}
+
+/** undici hides the useful part (ECONNREFUSED…) two causes deep under "fetch failed". */
+function describeCause(error: Error): string | undefined {
+  let current: unknown = error.cause;
+  let last: string | undefined;
+  for (let depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    last = typeof code === 'string' ? code : current.message;
+    current = current.cause;
+  }
+  return last;
+}
+
+/**
+ * Rejects as soon as the signal fires. The SDK checks the signal during fetch but not while it
+ * sleeps between retries (up to 8 s), and a stopped session should not wait for that.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The OpenAI model configured by the environment, or undefined when nothing is configured
+ * (the caller then falls back to the offline demo model).
+ */
+export function modelFromEnv(env: NodeJS.ProcessEnv = process.env): Model | undefined {
+  const apiKey = nonEmpty(env.OPENAI_API_KEY);
+  const baseURL = nonEmpty(env.OPENAI_BASE_URL);
+  if (!apiKey && !baseURL) return undefined;
+  return new OpenAIModel({
+    // Local servers (Ollama, LM Studio…) ignore the key, but the SDK insists on one.
+    apiKey: apiKey ?? 'not-needed',
+    // Explicit, so the SDK never reads process.env behind an `env` passed in here.
+    baseURL: baseURL ?? OPENAI_BASE_URL,
+    model: nonEmpty(env.STEWARD_MODEL) ?? DEFAULT_MODEL,
+    timeoutMs: parseTimeout(env.STEWARD_TIMEOUT_MS),
+  });
+}
+
+function parseTimeout(raw: string | undefined): number | undefined {
+  const text = nonEmpty(raw);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  // The SDK only accepts a positive integer number of milliseconds.
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new UserError(`STEWARD_TIMEOUT_MS must be a positive whole number of milliseconds, got "${raw}".`);
+  }
+  return value;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
