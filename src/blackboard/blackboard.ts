@@ -1,0 +1,60 @@
+/**
+ * The tag blackboard: every tag keeps every version, nothing is overwritten, so a rejected
+ * draft stays readable. Plain data (JSON-serialisable) so it persists with the snapshot;
+ * the writers below take an immer draft, the readers a plain object.
+ */
+
+export interface TagVersion {
+  version: number;
+  body: string;
+  /** A worker id, or "user" for the request the user typed. */
+  writtenBy: string;
+  artifactId?: string;
+  at: string;
+}
+
+export type Blackboard = Record<string, TagVersion[]>;
+
+export interface TagIndexEntry {
+  tag: string;
+  version: number;
+  size: number;
+  firstLine: string;
+  writtenBy: string;
+}
+
+/** The tag that holds what the user asked for; every worker may read it. */
+export { REQUEST_TAG } from '../skills/package-schema.js';
+
+export function appendVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): TagVersion {
+  const versions = (board[tag] ??= []);
+  const version: TagVersion = { version: versions.length + 1, ...entry };
+  versions.push(version);
+  return version;
+}
+
+export function latest(board: Blackboard, tag: string): TagVersion | undefined {
+  const versions = board[tag];
+  return versions?.[versions.length - 1];
+}
+
+export function versionOf(board: Blackboard, tag: string, version: number): TagVersion | undefined {
+  return board[tag]?.[version - 1];
+}
+
+const FIRST_LINE_MAX = 80;
+
+/** What the manager sees instead of bodies: enough to decide what to read. */
+export function blackboardIndex(board: Blackboard): TagIndexEntry[] {
+  return Object.keys(board).map((tag) => {
+    const v = latest(board, tag)!;
+    const firstLine = v.body.trimStart().split('\n', 1)[0] ?? '';
+    return {
+      tag,
+      version: v.version,
+      size: v.body.length,
+      firstLine: firstLine.length > FIRST_LINE_MAX ? `${firstLine.slice(0, FIRST_LINE_MAX - 1)}…` : firstLine,
+      writtenBy: v.writtenBy,
+    };
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * Turns a model reply into an assistant message whose tool calls the machine checks one by
+ * one. The legacy paths end up as ordinary tool calls too, so everything downstream (and
+ * every saved transcript) sees one shape:
+ * - the manager's one-shot JSON decision `{"tool": "run_worker", "arguments": {…}}`;
+ * - the workers' "Phase A" JSON `{"outputs": {…}, "askUser": [...]}`;
+ * - plain manager text, which is shown to the user as `ask_user`.
+ */
+import type { AssistantMessage, ModelReply, ToolCall } from '../models/model.js';
+import type { ToolActor } from './schemas.js';
+
+/** A tool call with its arguments parsed once (rules 2–5 all read them). */
+export interface QueuedCall {
+  call: ToolCall;
+  args: unknown;
+  /** Set when `arguments` is not valid JSON; `args` is then undefined. */
+  parseError?: string;
+}
+
+export interface NormalizedReply {
+  message: AssistantMessage;
+  queue: QueuedCall[];
+}
+
+export function parseCall(call: ToolCall): QueuedCall {
+  const raw = call.function.arguments;
+  if (raw.trim() === '') return { call, args: {} };
+  try {
+    return { call, args: JSON.parse(raw) as unknown };
+  } catch (error) {
+    return { call, args: undefined, parseError: (error as Error).message };
+  }
+}
+
+function syntheticCall(id: string, name: string, args: unknown): ToolCall {
+  return { id, type: 'function', function: { name, arguments: JSON.stringify(args ?? {}) } };
+}
+
+/** JSON in the content, bare or fenced as ```json … ```; undefined when it is not an object. */
+export function jsonObjectIn(content: string): Record<string, unknown> | undefined {
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(content);
+  const text = (fenced ? fenced[1]! : content).trim();
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function legacyManagerCalls(content: string, idBase: string): ToolCall[] | undefined {
+  const json = jsonObjectIn(content);
+  if (!json) return undefined;
+  const name = json.tool ?? json.name ?? json.action;
+  if (typeof name !== 'string') return undefined;
+  return [syntheticCall(`${idBase}_0`, name, json.arguments ?? json.args ?? json.params ?? {})];
+}
+
+function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefined {
+  const json = jsonObjectIn(content);
+  if (!json || (json.outputs === undefined && json.askUser === undefined)) return undefined;
+  const calls: ToolCall[] = [];
+  if (json.outputs !== undefined) calls.push(syntheticCall(`${idBase}_0`, 'submit', { outputs: json.outputs }));
+  if (json.askUser !== undefined) {
+    const ask = json.askUser as unknown;
+    const questions = Array.isArray(ask) ? ask : typeof ask === 'string' ? [ask] : (ask as { questions?: unknown })?.questions;
+    calls.push(syntheticCall(`${idBase}_1`, 'ask_user', { questions }));
+  }
+  return calls;
+}
+
+/**
+ * @param idBase unique within the session (e.g. "fallback_12"), used for synthetic call ids.
+ */
+export function normalizeReply(actor: ToolActor, reply: ModelReply, idBase: string): NormalizedReply {
+  let calls = reply.toolCalls;
+  if (calls.length === 0 && reply.content && reply.content.trim() !== '') {
+    const legacy = actor === 'manager' ? legacyManagerCalls(reply.content, idBase) : legacyWorkerCalls(reply.content, idBase);
+    calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: reply.content.trim() })] : []);
+  }
+  const message: AssistantMessage = calls.length > 0
+    ? { role: 'assistant', content: reply.content, tool_calls: calls }
+    : { role: 'assistant', content: reply.content ?? '' };
+  return { message, queue: calls.map(parseCall) };
+}
