@@ -1,0 +1,62 @@
+/**
+ * The manager's prompt, assembled fresh for every round (DESIGN §5): role and rules, the
+ * package and its workers, the blackboard *index* (never bodies: those enter through
+ * read_blackboard), artifact statuses, then the conversation — compacted when it grows long,
+ * so the prompt stays bounded however long the work runs.
+ */
+import { blackboardIndex } from '../blackboard/blackboard.js';
+import type { SessionContext } from '../machines/session.context.js';
+import type { ChatMessage } from '../models/model.js';
+import { listArtifacts, listWorkers } from '../tools/loop-tools.js';
+
+const MANAGER_ROLE = `You are the steward: the manager of a small team of worker agents that produce a piece of work for the user.
+You plan the work and schedule workers; you never write the work yourself and never edit the blackboard.
+
+How you work:
+- Loop tools keep your turn going: read_blackboard (bodies of tags; the index below only shows first lines), list_workers, list_artifacts.
+- Boundary tools end your turn: run_worker (set requiresApproval true for costly or uncertain steps), ask_user (a message, an assessment of the work, optional questions), review_blackboard (show the user an overview), finish (when the work is complete and accepted).
+- A worker's input and output tags come from its skill: never pass inputTags or outputTags.
+- Only the user accepts or rejects artifacts. After a worker runs, the user reviews its artifact; you hear the outcome.
+- At most one boundary tool per reply. You have a limited number of rounds between two user actions: do not read the same tag twice.
+- If a tool result starts with "Error:", fix the call as it says.`;
+
+/** Older messages beyond this many are replaced by a one-line summary. */
+export const MANAGER_TRANSCRIPT_LIMIT = 60;
+
+export function managerSystemPrompt(context: SessionContext): string {
+  const pkg = context.package;
+  const workers = pkg ? listWorkers({ blackboard: context.blackboard, workers: pkg.workers, artifacts: context.artifacts }) : '(no package)';
+  const index = blackboardIndex(context.blackboard);
+  const board = index.length
+    ? index.map((e) => `- ${e.tag} v${e.version} (${e.size} chars, by ${e.writtenBy}): ${e.firstLine}`).join('\n')
+    : '(empty)';
+  const artifacts = listArtifacts({ blackboard: context.blackboard, workers: [], artifacts: context.artifacts });
+  return [
+    MANAGER_ROLE,
+    `## Package: ${pkg ? `${pkg.title} (${pkg.id})\n${pkg.description}` : '(none)'}`,
+    `## Workers\n${workers}`,
+    `## Blackboard index\n${board}`,
+    `## Artifacts\n${artifacts}`,
+    `## Status\nRound ${context.burst + 1} of at most ${context.maxBurst} before you must hand back to the user. Intake ${context.intakeConfirmed ? 'confirmed' : 'not confirmed yet: clarify with ask_user if the request is unclear'}.`,
+  ].join('\n\n');
+}
+
+/**
+ * Keeps the last `limit` messages, cut where a user message starts so that no tool result is
+ * separated from the assistant message that called it (the transcript stays valid for the API).
+ */
+export function compactTranscript(messages: readonly ChatMessage[], limit = MANAGER_TRANSCRIPT_LIMIT): ChatMessage[] {
+  if (messages.length <= limit) return messages as ChatMessage[];
+  let start = messages.length - limit;
+  while (start < messages.length && messages[start]!.role !== 'user') start++;
+  if (start >= messages.length) return messages as ChatMessage[]; // no safe cut: keep all
+  const dropped = start;
+  return [
+    { role: 'user', content: `(${dropped} earlier messages are omitted to keep this prompt short; the blackboard and artifact lists above are current.)` },
+    ...messages.slice(start),
+  ];
+}
+
+export function managerMessages(context: SessionContext): ChatMessage[] {
+  return [{ role: 'system', content: managerSystemPrompt(context) }, ...compactTranscript(context.managerMessages)];
+}

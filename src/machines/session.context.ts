@@ -1,0 +1,95 @@
+/**
+ * The session's context: everything the statechart remembers besides its state value.
+ * `phase` and `waitingReason` are not fields here — they are the state value.
+ */
+import type { Artifact, Question } from '../blackboard/artifacts.js';
+import type { Blackboard } from '../blackboard/blackboard.js';
+import type { ChatMessage, ModelReply, TokenUsage } from '../models/model.js';
+import type { QueuedCall } from '../tools/reply.js';
+import type { WorkerInfo } from '../tools/validation.js';
+
+export const DEFAULT_MAX_BURST = 12;
+export const REJECTION_LOG_SIZE = 50;
+
+export interface PackageInfo {
+  id: string;
+  title: string;
+  description: string;
+  workers: WorkerInfo[];
+}
+
+/** A worker run: proposed (waiting for approval) or under way. */
+export interface Step {
+  workerId: string;
+  reason: string;
+  roleId?: string;
+  requiresApproval: boolean;
+  /** The rejected artifact this run revises, with the user's notes. */
+  revises?: string;
+  revisionNotes?: string;
+}
+
+/** The boundary tool chosen in the latest reply, applied when its calls are all checked. */
+export type Boundary =
+  | { tool: 'run_worker'; step: Step }
+  | { tool: 'ask_user'; message?: string; assessment?: string; questions?: string[] }
+  | { tool: 'review_blackboard'; message?: string }
+  | { tool: 'finish'; summary?: string };
+
+/** What a worker's latest reply chose: a submission, questions, or both. */
+export interface WorkerChoice {
+  outputs?: Record<string, string>;
+  questions?: string[];
+}
+
+/** A refused user event, kept (bounded) so the inspector and the journal can show why. */
+export interface Rejection {
+  type: string;
+  state: string;
+  reason: string;
+  at: string;
+}
+
+export interface SessionContext {
+  sessionId: string;
+  /** The package's manifest as the machine needs it; null until one is chosen (legacy path). */
+  package: PackageInfo | null;
+  /** Packages the user may choose from in `skill_selection` (legacy path only). */
+  catalog: PackageInfo[];
+  maxBurst: number;
+  /** LLM rounds since the last hard user event; never above maxBurst. */
+  burst: number;
+  intakeConfirmed: boolean;
+  /** The manager's conversation (its system prompt is assembled fresh each turn). */
+  managerMessages: ChatMessage[];
+  /** The current worker run's conversation (its brief is assembled fresh each turn). */
+  workerMessages: ChatMessage[];
+  /** Tool calls of the latest reply that are still to be checked, in order. */
+  queue: QueuedCall[];
+  boundary: Boundary | null;
+  workerChoice: WorkerChoice;
+  step: Step | null;
+  blackboard: Blackboard;
+  artifacts: Artifact[];
+  /** The question card (input), the worker's questions (worker_questions). */
+  questions: Question[] | null;
+  /** What the manager said to the user at its last boundary (ask_user, review_blackboard, finish). */
+  message: string | null;
+  assessment: string | null;
+  /** A runtime notice: burst limit reached, model failure. */
+  notice: string | null;
+  rejections: Rejection[];
+  usage: TokenUsage;
+  /** Model calls made in this session, all agents. */
+  rounds: number;
+}
+
+export interface SessionInput {
+  sessionId: string;
+  package?: PackageInfo | null;
+  catalog?: PackageInfo[];
+  maxBurst?: number;
+}
+
+/** What the managerTurn / workerTurn actors resolve with. */
+export type TurnOutput = ModelReply;

@@ -1,0 +1,327 @@
+/**
+ * The session statechart — the table of contents of Steward.
+ *
+ *   session
+ *   ├── start                  (transient: a session without a package takes the legacy path)
+ *   ├── waiting_user
+ *   │   ├── skill_selection    legacy: choose a package
+ *   │   ├── intake             the first request; the manager may clarify before it is confirmed
+ *   │   ├── input              free input; may carry an assessment and a skippable question card
+ *   │   ├── approve_step       a proposed run_worker waits for approve / reject
+ *   │   ├── review_artifact    a worker's artifact waits for accept / reject (+ questions)
+ *   │   ├── worker_questions   a worker asked before producing anything
+ *   │   └── revision           after a reject: the user describes the changes wanted
+ *   ├── running
+ *   │   ├── manager            thinking (one LLM round) → checking (each tool call, by rule) → routing
+ *   │   └── worker             thinking → checking → routing
+ *   └── done
+ *
+ * Every guard, action and actor is named here, so the inspector shows the names and
+ * `sessionMachine.provide()` swaps them (the runtime provides the real manager and worker
+ * turns). Guards named after the seed's validation rules: actorMayUseTool (1),
+ * argumentsMatchSchema (2), workerIsRegistered (3), tagsWithinOutputTags (4),
+ * managerOmitsTagLists (5), burstWithinLimit (6).
+ */
+import { and, assign, fromPromise, not, setup, type AnyMachineSnapshot } from 'xstate';
+import { REQUEST_TAG } from '../blackboard/blackboard.js';
+import { UserError } from '../errors.js';
+import { findTool, type ToolActor } from '../tools/schemas.js';
+import {
+  burstWithinLimit,
+  checkActorMayUseTool,
+  checkArgumentsMatchSchema,
+  checkManagerOmitsTagLists,
+  checkTagsWithinOutputTags,
+  checkWorkerIsRegistered,
+} from '../tools/validation.js';
+import { acceptedUserEvents, explainRefusal, stateString } from './refusals.js';
+import { DEFAULT_MAX_BURST, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
+import type { UserEvent } from './session.events.js';
+import * as update from './session.updates.js';
+
+type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
+type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
+type SessionEvent = UserEvent | DoneTurn | ErrorTurn;
+
+type ActorParam = { actor: ToolActor };
+type Rule = 'actorMayUseTool' | 'argumentsMatchSchema' | 'workerIsRegistered' | 'tagsWithinOutputTags' | 'managerOmitsTagLists' | 'oneBoundaryPerReply';
+
+function outputTagsOfStep(context: SessionContext): string[] {
+  const workerId = context.step?.workerId;
+  return context.package?.workers.find((w) => w.id === workerId)?.outputTags ?? [];
+}
+
+/** The message a refused tool call gets, by the rule it broke. */
+function violation(context: SessionContext, actor: ToolActor, rule: Rule): string {
+  const call = context.queue[0]!;
+  switch (rule) {
+    case 'actorMayUseTool': return checkActorMayUseTool(actor, call)!;
+    case 'argumentsMatchSchema': return checkArgumentsMatchSchema(actor, call)!;
+    case 'workerIsRegistered': return checkWorkerIsRegistered(call, context.package?.workers ?? [])!;
+    case 'tagsWithinOutputTags': return checkTagsWithinOutputTags(call, outputTagsOfStep(context))!;
+    case 'managerOmitsTagLists': return checkManagerOmitsTagLists(actor, call)!;
+    case 'oneBoundaryPerReply':
+      return `Only one ${actor === 'manager' ? 'boundary tool' : `${call.call.function.name} call`} runs per reply, and this reply already chose one. Call ${call.call.function.name} again in a later turn if it is still needed.`;
+  }
+}
+
+const turnNotProvided = (name: string) =>
+  fromPromise<TurnOutput, SessionContext>(async () => {
+    throw new UserError(`No ${name} actor: create sessions with createRuntime({ model }), or provide one with sessionMachine.provide({ actors: { ${name} } }).`);
+  });
+
+export const sessionMachine = setup({
+  types: {
+    context: {} as SessionContext,
+    input: {} as SessionInput,
+    events: {} as SessionEvent,
+  },
+  actors: {
+    managerTurn: turnNotProvided('managerTurn'),
+    workerTurn: turnNotProvided('workerTurn'),
+  },
+  guards: {
+    hasPackage: ({ context }) => context.package !== null,
+    packageIsKnown: ({ context, event }) =>
+      event.type === 'user_selected_package' && context.catalog.some((p) => p.id === event.packageId),
+    hasRequest: ({ context }) => REQUEST_TAG in context.blackboard,
+    hasQuestionCard: ({ context }) => context.questions !== null,
+    isArtifactUnderReview: ({ context, event }) =>
+      'artifactId' in event && context.artifacts.some((a) => a.id === event.artifactId && a.status === 'pending_review'),
+
+    // The seed's validation rules, checked on the head of the tool-call queue.
+    actorMayUseTool: ({ context }, { actor }: ActorParam) => checkActorMayUseTool(actor, context.queue[0]!) === null,
+    argumentsMatchSchema: ({ context }, { actor }: ActorParam) => checkArgumentsMatchSchema(actor, context.queue[0]!) === null,
+    workerIsRegistered: ({ context }) => checkWorkerIsRegistered(context.queue[0]!, context.package?.workers ?? []) === null,
+    tagsWithinOutputTags: ({ context }) => checkTagsWithinOutputTags(context.queue[0]!, outputTagsOfStep(context)) === null,
+    managerOmitsTagLists: ({ context }) => checkManagerOmitsTagLists('manager', context.queue[0]!) === null,
+    burstWithinLimit: ({ context }) => burstWithinLimit(context.burst, context.maxBurst),
+
+    queueIsEmpty: ({ context }) => context.queue.length === 0,
+    isLoopTool: ({ context }) => findTool('manager', context.queue[0]!.call.function.name)?.kind === 'loop',
+    boundaryAlreadyChosen: ({ context }) => context.boundary !== null,
+    workerAlreadyChoseThis: ({ context }) =>
+      context.queue[0]!.call.function.name === 'submit' ? context.workerChoice.outputs !== undefined : context.workerChoice.questions !== undefined,
+
+    choseApprovalStep: ({ context }) => context.boundary?.tool === 'run_worker' && context.boundary.step.requiresApproval,
+    choseWorkerRun: ({ context }) => context.boundary?.tool === 'run_worker',
+    choseClarification: ({ context }) =>
+      !context.intakeConfirmed && (context.boundary?.tool === 'ask_user' || context.boundary?.tool === 'review_blackboard'),
+    choseUserTurn: ({ context }) => context.boundary?.tool === 'ask_user' || context.boundary?.tool === 'review_blackboard',
+    choseFinish: ({ context }) => context.boundary?.tool === 'finish',
+    workerSubmitted: ({ context }) => context.workerChoice.outputs !== undefined,
+    workerAsked: ({ context }) => context.workerChoice.questions !== undefined,
+  },
+  actions: {
+    selectPackage: assign(({ context, event }) => ({
+      package: context.catalog.find((p) => p.id === (event as { packageId: string }).packageId) ?? null,
+      catalog: [],
+    })),
+    resetBurst: assign(update.resetBurst),
+    recordRequest: assign(({ context, event }) => update.recordRequest(context, (event as { text: string }).text)),
+    confirmIntake: assign({ intakeConfirmed: true }),
+    recordUserInput: assign(({ context, event }) => update.recordUserInput(context, (event as { text: string }).text)),
+    giveManagerAnswers: assign(({ context, event }) =>
+      update.recordAnswers(context, 'manager', event.type === 'user_answered_questions' ? event.answers : null)),
+    giveWorkerAnswers: assign(({ context, event }) =>
+      update.recordAnswers(context, 'worker', event.type === 'user_answered_questions' ? event.answers : null)),
+    tellManagerStepRejected: assign(({ context, event }) => update.tellManagerStepRejected(context, (event as { reason?: string }).reason)),
+    acceptArtifact: assign(({ context, event }) => update.acceptArtifact(context, (event as { artifactId: string }).artifactId)),
+    rejectArtifact: assign(({ context, event }) => {
+      const { artifactId, reason } = event as { artifactId: string; reason?: string };
+      return update.rejectArtifact(context, artifactId, reason);
+    }),
+    startRevision: assign(({ context, event }) => update.startRevision(context, (event as { text: string }).text)),
+
+    acceptManagerReply: assign(({ context, event }) => update.acceptReply(context, 'manager', (event as DoneTurn).output)),
+    acceptWorkerReply: assign(({ context, event }) => update.acceptReply(context, 'worker', (event as DoneTurn).output)),
+    refuseCall: assign(({ context }, { actor, rule }: ActorParam & { rule: Rule }) =>
+      update.refuseCall(context, actor, violation(context, actor, rule))),
+    runLoopTool: assign(({ context }) => update.runLoopCall(context)),
+    chooseBoundary: assign(({ context }) => update.chooseBoundary(context)),
+    chooseWorkerCall: assign(({ context }) => update.chooseWorkerCall(context)),
+
+    proposeStep: assign(({ context }) => update.takeStep(context)),
+    showManagerMessage: assign(({ context }) => update.showManagerMessage(context)),
+    startWorkerRun: assign({ workerMessages: [], intakeConfirmed: true }),
+    publishArtifact: assign(({ context }) => update.publishArtifact(context)),
+    askWorkerQuestions: assign(({ context }) => update.askWorkerQuestions(context)),
+    noticeBurstLimit: assign(({ context }) => update.noticeBurstLimit(context)),
+    noticeManagerFailure: assign(({ event }) => update.noticeModelFailure('manager', (event as ErrorTurn).error)),
+    noticeWorkerFailure: assign(({ event }) => update.noticeModelFailure('worker', (event as ErrorTurn).error)),
+
+    /** Root wildcard: an event no active state accepts is recorded with its reason, never dropped. */
+    recordRejection: assign(({ context, event, self }) => {
+      const snapshot = self.getSnapshot() as AnyMachineSnapshot | undefined;
+      const state = snapshot ? stateString(snapshot.value) : '';
+      const accepted = snapshot ? acceptedUserEvents(snapshot) : [];
+      const reason = explainRefusal(state, accepted, event as { type: string }, context);
+      return update.recordRejection(context, { type: event.type, state, reason });
+    }),
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => ({
+    sessionId: input.sessionId,
+    package: input.package ?? null,
+    catalog: input.catalog ?? [],
+    maxBurst: input.maxBurst ?? DEFAULT_MAX_BURST,
+    burst: 0,
+    intakeConfirmed: false,
+    managerMessages: [],
+    workerMessages: [],
+    queue: [],
+    boundary: null,
+    workerChoice: {},
+    step: null,
+    blackboard: {},
+    artifacts: [],
+    questions: null,
+    message: null,
+    assessment: null,
+    notice: null,
+    rejections: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    rounds: 0,
+  }),
+  initial: 'start',
+  on: {
+    '*': { actions: 'recordRejection' },
+  },
+  states: {
+    start: {
+      always: [
+        { guard: 'hasPackage', target: 'waiting_user.intake' },
+        { target: 'waiting_user.skill_selection' },
+      ],
+    },
+
+    waiting_user: {
+      states: {
+        skill_selection: {
+          on: {
+            user_selected_package: { guard: 'packageIsKnown', target: 'intake', actions: 'selectPackage' },
+          },
+        },
+        intake: {
+          on: {
+            user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
+            user_confirmed_intake: { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
+          },
+        },
+        input: {
+          on: {
+            user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordUserInput'] },
+            user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
+            user_skipped_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
+          },
+        },
+        approve_step: {
+          on: {
+            user_approved_next_step: { target: '#session.running.worker', actions: ['resetBurst', 'startWorkerRun'] },
+            user_rejected_next_step: { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
+          },
+        },
+        review_artifact: {
+          on: {
+            user_accepted_artifact: { guard: 'isArtifactUnderReview', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
+            user_rejected_artifact: { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
+          },
+        },
+        worker_questions: {
+          on: {
+            user_answered_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
+            user_skipped_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
+          },
+        },
+        revision: {
+          on: {
+            user_submitted_input: { target: '#session.running.worker', actions: ['resetBurst', 'startRevision'] },
+          },
+        },
+      },
+    },
+
+    running: {
+      states: {
+        manager: {
+          initial: 'thinking',
+          states: {
+            thinking: {
+              always: { guard: not('burstWithinLimit'), target: '#session.waiting_user.input', actions: 'noticeBurstLimit' },
+              invoke: {
+                id: 'managerTurn',
+                src: 'managerTurn',
+                input: ({ context }) => context,
+                onDone: { target: 'checking', actions: 'acceptManagerReply' },
+                onError: { target: '#session.waiting_user.input', actions: 'noticeManagerFailure' },
+              },
+            },
+            checking: {
+              always: [
+                { guard: 'queueIsEmpty', target: 'routing' },
+                { guard: not({ type: 'actorMayUseTool', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
+                { guard: not('managerOmitsTagLists'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
+                { guard: not({ type: 'argumentsMatchSchema', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
+                { guard: not('workerIsRegistered'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
+                { guard: 'isLoopTool', actions: 'runLoopTool' },
+                { guard: 'boundaryAlreadyChosen', actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } } },
+                { actions: 'chooseBoundary' },
+              ],
+            },
+            routing: {
+              always: [
+                { guard: 'choseApprovalStep', target: '#session.waiting_user.approve_step', actions: 'proposeStep' },
+                { guard: 'choseWorkerRun', target: '#session.running.worker', actions: ['proposeStep', 'startWorkerRun'] },
+                { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: 'showManagerMessage' },
+                { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: 'showManagerMessage' },
+                { guard: 'choseFinish', target: '#session.done', actions: 'showManagerMessage' },
+                // Only loop tools (or refused calls) in this reply: the burst goes on.
+                { target: 'thinking' },
+              ],
+            },
+          },
+        },
+
+        worker: {
+          initial: 'thinking',
+          states: {
+            thinking: {
+              always: { guard: not('burstWithinLimit'), target: '#session.waiting_user.input', actions: 'noticeBurstLimit' },
+              invoke: {
+                id: 'workerTurn',
+                src: 'workerTurn',
+                input: ({ context }) => context,
+                onDone: { target: 'checking', actions: 'acceptWorkerReply' },
+                onError: { target: '#session.waiting_user.input', actions: 'noticeWorkerFailure' },
+              },
+            },
+            checking: {
+              always: [
+                { guard: 'queueIsEmpty', target: 'routing' },
+                { guard: not({ type: 'actorMayUseTool', params: { actor: 'worker' as const } }), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
+                { guard: not({ type: 'argumentsMatchSchema', params: { actor: 'worker' as const } }), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
+                { guard: not('tagsWithinOutputTags'), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } } },
+                { guard: 'workerAlreadyChoseThis', actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } } },
+                { actions: 'chooseWorkerCall' },
+              ],
+            },
+            routing: {
+              always: [
+                { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: 'publishArtifact' },
+                { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: 'askWorkerQuestions' },
+                // Nothing usable in this reply: the worker tries again (the round counted).
+                { target: 'thinking' },
+              ],
+            },
+          },
+        },
+      },
+    },
+
+    done: { type: 'final' },
+  },
+});
+
+export type SessionMachine = typeof sessionMachine;
+export type { SessionEvent };

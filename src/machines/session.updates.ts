@@ -1,0 +1,230 @@
+/**
+ * The context updates behind the machine's named actions: pure functions from the context
+ * (and event data) to the fields that change. The machine file wires them by name; keeping
+ * them here keeps that file a readable table of contents.
+ */
+import { produce } from 'immer';
+import { moveArtifact, nextArtifactId, toQuestions, type Artifact } from '../blackboard/artifacts.js';
+import { appendVersion, REQUEST_TAG } from '../blackboard/blackboard.js';
+import type { ChatMessage, ModelReply } from '../models/model.js';
+import { runLoopTool } from '../tools/loop-tools.js';
+import { normalizeReply, type QueuedCall } from '../tools/reply.js';
+import type { ToolActor } from '../tools/schemas.js';
+import { burstLimitNotice } from '../tools/validation.js';
+import type { Boundary, Rejection, SessionContext, Step } from './session.context.js';
+import { REJECTION_LOG_SIZE } from './session.context.js';
+
+type Update = Partial<SessionContext>;
+
+const now = () => new Date().toISOString();
+const messagesKey = (actor: ToolActor) => (actor === 'manager' ? 'managerMessages' : 'workerMessages');
+
+function append(ctx: SessionContext, actor: ToolActor, ...messages: ChatMessage[]): Update {
+  return { [messagesKey(actor)]: [...ctx[messagesKey(actor)], ...messages] };
+}
+
+function toolResult(call: QueuedCall, content: string): ChatMessage {
+  return { role: 'tool', tool_call_id: call.call.id, content };
+}
+
+function head(ctx: SessionContext): QueuedCall {
+  const call = ctx.queue[0];
+  if (!call) throw new Error('No queued tool call (a bug in Steward: a guard let an empty queue through).');
+  return call;
+}
+
+function formatAnswers(questions: SessionContext['questions'], answers: Record<string, string>): string {
+  return (questions ?? [])
+    .map((q) => `- ${q.text}\n  → ${answers[q.id]?.trim() || '(no answer)'}`)
+    .join('\n');
+}
+
+// ── hard user events ──────────────────────────────────────────────────────────
+
+export const resetBurst = (): Update => ({ burst: 0, notice: null });
+
+export function recordRequest(ctx: SessionContext, text: string): Update {
+  const blackboard = produce(ctx.blackboard, (b) => {
+    appendVersion(b, REQUEST_TAG, { body: text, writtenBy: 'user', at: now() });
+  });
+  return { blackboard, ...append(ctx, 'manager', { role: 'user', content: text }) };
+}
+
+export function recordUserInput(ctx: SessionContext, text: string): Update {
+  return { questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
+}
+
+export function recordAnswers(ctx: SessionContext, actor: ToolActor, answers: Record<string, string> | null): Update {
+  const content = answers
+    ? `The user answered your questions:\n${formatAnswers(ctx.questions, answers)}`
+    : 'The user skipped your questions: go on with your best judgement.';
+  return { questions: null, message: null, assessment: null, ...append(ctx, actor, { role: 'user', content }) };
+}
+
+export function tellManagerStepRejected(ctx: SessionContext, reason: string | undefined): Update {
+  const step = ctx.step!;
+  const content = `The user rejected the proposed step run_worker(${step.workerId})${reason ? `: ${reason}` : ' without giving a reason.'}`;
+  return { step: null, ...append(ctx, 'manager', { role: 'user', content }) };
+}
+
+export function acceptArtifact(ctx: SessionContext, artifactId: string): Update {
+  let accepted: Artifact | undefined;
+  const artifacts = produce(ctx.artifacts, (list) => {
+    const a = list.find((x) => x.id === artifactId)!;
+    moveArtifact(a, 'accepted');
+    delete a.questions; // Accept dismisses the questions that rode along
+    accepted = a;
+  });
+  const tags = Object.entries(accepted!.tags).map(([t, v]) => `${t} v${v}`).join(', ');
+  const content = `The user accepted artifact ${artifactId} from ${accepted!.workerId} (${tags}). Plan the next step.`;
+  return { artifacts, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
+}
+
+export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: string | undefined): Update {
+  const artifacts = produce(ctx.artifacts, (list) => {
+    const a = list.find((x) => x.id === artifactId)!;
+    moveArtifact(a, 'rejected');
+  });
+  const step: Step = { ...ctx.step!, revises: artifactId, revisionNotes: reason?.trim() || undefined };
+  return { artifacts, step, questions: null };
+}
+
+export function startRevision(ctx: SessionContext, notes: string): Update {
+  const previous = ctx.step!.revisionNotes;
+  return { step: { ...ctx.step!, revisionNotes: previous ? `${previous}\n${notes}` : notes }, workerMessages: [] };
+}
+
+// ── model replies and their tool calls ────────────────────────────────────────
+
+export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelReply): Update {
+  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`);
+  const usage = reply.usage
+    ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
+    : ctx.usage;
+  const nudge: ChatMessage[] = queue.length === 0
+    ? [{ role: 'user', content: actor === 'worker' ? 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.' : 'Reply by calling one of your tools.' }]
+    : [];
+  return {
+    burst: ctx.burst + 1,
+    rounds: ctx.rounds + 1,
+    usage,
+    queue,
+    boundary: null,
+    workerChoice: {},
+    ...append(ctx, actor, message, ...nudge),
+  };
+}
+
+export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
+  const call = head(ctx);
+  return { queue: ctx.queue.slice(1), ...append(ctx, actor, toolResult(call, `Error: ${reason}`)) };
+}
+
+export function runLoopCall(ctx: SessionContext): Update {
+  const call = head(ctx);
+  const result = runLoopTool(call.call.function.name, call.args, {
+    blackboard: ctx.blackboard,
+    workers: ctx.package?.workers ?? [],
+    artifacts: ctx.artifacts,
+  });
+  return { queue: ctx.queue.slice(1), ...append(ctx, 'manager', toolResult(call, result)) };
+}
+
+function boundaryOf(call: QueuedCall): Boundary {
+  const args = call.args as Record<string, unknown>;
+  switch (call.call.function.name) {
+    case 'run_worker': {
+      const { workerId, reason, requiresApproval, roleId } = args as unknown as { workerId: string; reason: string; requiresApproval: boolean; roleId?: string };
+      return { tool: 'run_worker', step: { workerId, reason, requiresApproval, ...(roleId ? { roleId } : {}) } };
+    }
+    case 'ask_user':
+      return { tool: 'ask_user', ...(args as object) };
+    case 'review_blackboard':
+      return { tool: 'review_blackboard', ...(args as object) };
+    default:
+      return { tool: 'finish', ...(args as object) };
+  }
+}
+
+const boundaryResult: Record<Boundary['tool'], (b: Boundary) => string> = {
+  run_worker: (b) => (b as Extract<Boundary, { tool: 'run_worker' }>).step.requiresApproval
+    ? 'Proposed to the user; you will hear whether they approved it.'
+    : 'The worker is running; you will hear when the user has reviewed its artifact.',
+  ask_user: () => 'Shown to the user; their reply follows.',
+  review_blackboard: () => 'The overview is shown to the user; their reply follows.',
+  finish: () => 'The session is finished.',
+};
+
+export function chooseBoundary(ctx: SessionContext): Update {
+  const call = head(ctx);
+  const boundary = boundaryOf(call);
+  return { queue: ctx.queue.slice(1), boundary, ...append(ctx, 'manager', toolResult(call, boundaryResult[boundary.tool](boundary))) };
+}
+
+export function chooseWorkerCall(ctx: SessionContext): Update {
+  const call = head(ctx);
+  const args = call.args as { outputs?: Record<string, string>; questions?: string[] };
+  const isSubmit = call.call.function.name === 'submit';
+  const workerChoice = isSubmit ? { ...ctx.workerChoice, outputs: args.outputs } : { ...ctx.workerChoice, questions: args.questions };
+  const result = isSubmit
+    ? `Submitted as artifact ${nextArtifactId(ctx.artifacts)}; the user reviews it.`
+    : 'Your questions are shown to the user; their answers follow.';
+  return { queue: ctx.queue.slice(1), workerChoice, ...append(ctx, 'worker', toolResult(call, result)) };
+}
+
+// ── leaving a running state ───────────────────────────────────────────────────
+
+export function takeStep(ctx: SessionContext): Update {
+  const { step } = ctx.boundary as Extract<Boundary, { tool: 'run_worker' }>;
+  return { step, boundary: null, intakeConfirmed: true, workerMessages: [] };
+}
+
+export function showManagerMessage(ctx: SessionContext): Update {
+  const b = ctx.boundary as Exclude<Boundary, { tool: 'run_worker' }>;
+  const questions = b.tool === 'ask_user' && b.questions?.length ? toQuestions(b.questions) : null;
+  const message = b.tool === 'finish' ? (b.summary ?? null) : (b.message ?? null);
+  const assessment = b.tool === 'ask_user' ? (b.assessment ?? null) : null;
+  return { boundary: null, message, assessment, questions };
+}
+
+export function publishArtifact(ctx: SessionContext): Update {
+  const step = ctx.step!;
+  const id = nextArtifactId(ctx.artifacts);
+  const outputs = ctx.workerChoice.outputs!;
+  const at = now();
+  const tags: Record<string, number> = {};
+  const blackboard = produce(ctx.blackboard, (b) => {
+    for (const [tag, body] of Object.entries(outputs)) {
+      tags[tag] = appendVersion(b, tag, { body, writtenBy: step.workerId, artifactId: id, at }).version;
+    }
+  });
+  const questions = ctx.workerChoice.questions?.length ? toQuestions(ctx.workerChoice.questions) : undefined;
+  const artifacts = produce(ctx.artifacts, (list) => {
+    if (step.revises) moveArtifact(list.find((a) => a.id === step.revises)!, 'superseded');
+    list.push({
+      id, workerId: step.workerId, tags, status: 'pending_review',
+      ...(step.roleId ? { roleId: step.roleId } : {}),
+      ...(questions ? { questions } : {}),
+      ...(step.revises ? { revises: step.revises } : {}),
+    });
+  });
+  return { blackboard, artifacts, workerChoice: {}, questions: questions ?? null };
+}
+
+export function askWorkerQuestions(ctx: SessionContext): Update {
+  return { questions: toQuestions(ctx.workerChoice.questions!), workerChoice: {} };
+}
+
+export function noticeBurstLimit(ctx: SessionContext): Update {
+  return { notice: burstLimitNotice(ctx.maxBurst), queue: [], boundary: null };
+}
+
+export function noticeModelFailure(actor: ToolActor, error: unknown): Update {
+  const detail = error instanceof Error ? error.message : String(error);
+  return { notice: `The ${actor} model failed: ${detail} Nothing was lost; your next input tries again.`, queue: [], boundary: null };
+}
+
+export function recordRejection(ctx: SessionContext, rejection: Omit<Rejection, 'at'>): Update {
+  const rejections = [...ctx.rejections, { ...rejection, at: now() }];
+  return { rejections: rejections.length > REJECTION_LOG_SIZE ? rejections.slice(-REJECTION_LOG_SIZE) : rejections };
+}
