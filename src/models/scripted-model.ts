@@ -1,0 +1,86 @@
+/**
+ * A strict scripted model for tests: built from steps, records every call, throws on an
+ * unexpected extra call (it never cycles silently), and `assertComplete()` fails when a
+ * scripted step was never used.
+ *
+ * @example
+ * const model = new ScriptedModel([
+ *   { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })] },
+ *   { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'hi' } })] },
+ * ]);
+ */
+import { ScriptMismatchError } from '../errors.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is sent as JSON; a string is sent as it is (to test malformed JSON). */
+  arguments: unknown;
+  id?: string;
+}
+
+export interface ScriptedReply {
+  /** When set, the call must come from this agent. */
+  agent?: 'manager' | 'worker';
+  content?: string | null;
+  toolCalls?: ScriptedToolCall[];
+  usage?: ModelReply['usage'];
+}
+
+export type ScriptStep =
+  | ScriptedReply
+  | { agent?: 'manager' | 'worker'; error: Error }
+  | ((request: ModelRequest, index: number) => ModelReply | Promise<ModelReply>);
+
+export function call(name: string, args: unknown = {}, id?: string): ScriptedToolCall {
+  return { name, arguments: args, ...(id ? { id } : {}) };
+}
+
+export class ScriptedModel implements Model {
+  readonly label = 'scripted model';
+  readonly calls: ModelRequest[] = [];
+  private readonly steps: ScriptStep[];
+
+  constructor(steps: ScriptStep[] = []) {
+    this.steps = [...steps];
+  }
+
+  /** Adds steps after construction (for tests that script as they go). */
+  push(...steps: ScriptStep[]): this {
+    this.steps.push(...steps);
+    return this;
+  }
+
+  get remaining(): number {
+    return this.steps.length - this.calls.length;
+  }
+
+  async complete(request: ModelRequest): Promise<ModelReply> {
+    const index = this.calls.length;
+    this.calls.push(request);
+    const step = this.steps[index];
+    if (step === undefined) {
+      throw new ScriptMismatchError(
+        `ScriptedModel: unexpected call #${index + 1} from the ${request.agent} (the script has ${this.steps.length} steps). Add a step for it, or find why the runtime called the model again.`,
+      );
+    }
+    if (typeof step === 'function') return step(request, index);
+    if (step.agent && step.agent !== request.agent) {
+      throw new ScriptMismatchError(`ScriptedModel: step #${index + 1} expects the ${step.agent}, but the ${request.agent} called.`);
+    }
+    if ('error' in step) throw step.error;
+    const toolCalls: ToolCall[] = (step.toolCalls ?? []).map((c, i) => ({
+      id: c.id ?? `call_${index + 1}_${i + 1}`,
+      type: 'function',
+      function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+    }));
+    return { content: step.content ?? null, toolCalls, ...(step.usage ? { usage: step.usage } : {}) };
+  }
+
+  /** Throws unless every scripted step was used. */
+  assertComplete(): void {
+    if (this.remaining > 0) {
+      throw new ScriptMismatchError(`ScriptedModel: ${this.remaining} of ${this.steps.length} scripted steps were never used (next unused: #${this.calls.length + 1}).`);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { ConflictError, SessionNotFoundError } from '../errors.js';
+import type {
+  JournalEntry,
+  JournalEntryInput,
+  SessionStore,
+  SessionSummary,
+  StoredSession,
+} from './session-store.js';
+
+interface Row {
+  session: StoredSession;
+  state: string;
+  journal: JournalEntry[];
+  /** Store-wide write counter: breaks ties in list() when two writes share a millisecond. */
+  touched: number;
+}
+
+/**
+ * SessionStore kept in a Map, for tests and throwaway runs. Everything crossing the
+ * boundary is deep-copied with structuredClone, so a caller mutating a returned (or
+ * passed-in) object can never change what is stored — the same guarantee SQLite gives
+ * by serialising to text.
+ */
+export class MemoryStore implements SessionStore {
+  private readonly rows = new Map<string, Row>();
+  private writes = 0;
+
+  async create(session: {
+    id: string;
+    packageId: string | null;
+    snapshot: unknown;
+    entry: JournalEntryInput;
+  }): Promise<StoredSession> {
+    if (this.rows.has(session.id)) {
+      throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
+    }
+    const at = new Date().toISOString();
+    const stored: StoredSession = {
+      id: session.id,
+      packageId: session.packageId,
+      revision: 1,
+      snapshot: structuredClone(session.snapshot),
+      createdAt: at,
+      updatedAt: at,
+    };
+    const first = toEntry(session.id, 1, at, session.entry);
+    this.rows.set(session.id, { session: stored, state: first.state, journal: [first], touched: ++this.writes });
+    return structuredClone(stored);
+  }
+
+  async load(id: string): Promise<StoredSession | undefined> {
+    const row = this.rows.get(id);
+    return row ? structuredClone(row.session) : undefined;
+  }
+
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number> {
+    const row = this.rows.get(id);
+    if (!row) throw new SessionNotFoundError(id);
+    const current = row.session.revision;
+    if (current !== expectedRevision) throw revisionConflict(id, current, expectedRevision);
+
+    // Copy everything before touching the row, so a structuredClone failure (e.g. a
+    // function in the payload) leaves the session exactly as it was.
+    const at = new Date().toISOString();
+    const lastSeq = row.journal.length;
+    const added = entries.map((entry, i) => toEntry(id, lastSeq + i + 1, at, entry));
+    const snapshotCopy = structuredClone(snapshot);
+
+    row.journal.push(...added);
+    row.session = { ...row.session, revision: current + 1, snapshot: snapshotCopy, updatedAt: at };
+    row.state = added.at(-1)?.state ?? row.state;
+    row.touched = ++this.writes;
+    return current + 1;
+  }
+
+  async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
+    const all = this.rows.get(id)?.journal ?? [];
+    const afterSeq = options.afterSeq ?? 0;
+    const from = all.filter((entry) => entry.seq > afterSeq);
+    const page = options.limit === undefined ? from : from.slice(0, Math.max(0, Math.floor(options.limit)));
+    return structuredClone(page);
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    return [...this.rows.values()]
+      .sort((a, b) => b.session.updatedAt.localeCompare(a.session.updatedAt) || b.touched - a.touched)
+      .map(({ session, state }) => ({
+        id: session.id,
+        packageId: session.packageId,
+        revision: session.revision,
+        state,
+        createdAt: session.createdAt,
+        updatedAt: session.updatedAt,
+      }));
+  }
+
+  async close(): Promise<void> {
+    // Nothing to release; the data lives as long as the instance.
+  }
+}
+
+function toEntry(sessionId: string, seq: number, at: string, input: JournalEntryInput): JournalEntry {
+  return {
+    sessionId,
+    seq,
+    at,
+    kind: input.kind,
+    type: input.type,
+    payload: structuredClone(input.payload),
+    state: input.state,
+  };
+}
+
+/** Shared wording with SqliteStore, so callers and users see one message for one situation. */
+export function revisionConflict(id: string, current: number, expected: number): ConflictError {
+  return new ConflictError(
+    `Session "${id}" is at revision ${current}, but this write expected revision ${expected}: ` +
+      `another writer saved it first. Nothing was written; reload the session and send again.`,
+  );
+}

@@ -1,0 +1,293 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { ConflictError, SessionNotFoundError, SnapshotError, UserError } from '../errors.js';
+import { revisionConflict } from './memory-store.js';
+import type {
+  JournalEntry,
+  JournalEntryInput,
+  SessionStore,
+  SessionSummary,
+  StoredSession,
+} from './session-store.js';
+
+/** The schema this code reads and writes, kept in `PRAGMA user_version`. */
+export const SCHEMA_VERSION = 1;
+
+/** migrations[n] takes a database from user_version n to n + 1. Append only; never edit a shipped step. */
+const migrations: string[] = [
+  `CREATE TABLE IF NOT EXISTS sessions (
+     id          TEXT PRIMARY KEY,
+     package_id  TEXT,
+     revision    INTEGER NOT NULL,
+     snapshot    TEXT NOT NULL,
+     state       TEXT NOT NULL,
+     created_at  TEXT NOT NULL,
+     updated_at  TEXT NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS journal (
+     session_id  TEXT NOT NULL REFERENCES sessions(id),
+     seq         INTEGER NOT NULL,
+     at          TEXT NOT NULL,
+     kind        TEXT NOT NULL,
+     type        TEXT NOT NULL,
+     payload     TEXT NOT NULL,
+     state       TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );
+   CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions(updated_at DESC);`,
+];
+
+/** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */
+export function defaultDbPath(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+  const configured = env.STEWARD_DB;
+  return configured ? resolve(cwd, configured) : join(cwd, '.steward', 'steward.db');
+}
+
+interface SessionRow {
+  id: string;
+  package_id: string | null;
+  revision: number;
+  snapshot: string;
+  state: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface JournalRow {
+  session_id: string;
+  seq: number;
+  at: string;
+  kind: JournalEntry['kind'];
+  type: string;
+  payload: string;
+  state: string;
+}
+
+/**
+ * The default SessionStore: one SQLite file, shared safely by several processes.
+ * WAL lets readers run beside the single writer; busy_timeout makes a second writer wait
+ * for the lock instead of failing with SQLITE_BUSY; `revision` catches the writer that
+ * read a session before someone else saved it.
+ *
+ * better-sqlite3 is synchronous: a write waiting on another process's lock blocks this
+ * event loop for up to `busyTimeoutMs`. That is fine for a CLI and a small server.
+ */
+export class SqliteStore implements SessionStore {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly stmts: ReturnType<typeof prepare>;
+  private readonly createTx: (row: SessionRow, entry: JournalRow) => void;
+  private readonly appendTx: (
+    id: string,
+    expectedRevision: number,
+    entries: JournalEntryInput[],
+    snapshot: string,
+    at: string,
+  ) => number;
+
+  constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
+    this.path = path;
+    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    try {
+      // Before anything else touches the file: its header says if it is SQLite at all.
+      migrate(this.db, path);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('foreign_keys = ON');
+      this.stmts = prepare(this.db);
+    } catch (error) {
+      this.db.close();
+      if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB') {
+        throw new UserError(`"${path}" is not a Steward database (not an SQLite file). Point STEWARD_DB at another file.`, { cause: error });
+      }
+      throw error;
+    }
+
+    const s = this.stmts;
+    this.createTx = this.db.transaction((row: SessionRow, entry: JournalRow) => {
+      s.insertSession.run(row);
+      s.insertEntry.run(entry);
+    }).immediate;
+    // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
+    // process can slip a write between our revision check and our update.
+    this.appendTx = this.db.transaction((id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: string, at: string) => {
+      const current = s.revision.get(id)?.revision;
+      if (current === undefined) throw new SessionNotFoundError(id);
+      if (current !== expectedRevision) throw revisionConflict(id, current, expectedRevision);
+      let seq = s.lastSeq.get(id)?.seq ?? 0;
+      for (const entry of entries) {
+        seq += 1;
+        s.insertEntry.run(toJournalRow(id, seq, at, entry));
+      }
+      const next = current + 1;
+      s.updateSession.run({ id, revision: next, snapshot, state: entries.at(-1)?.state ?? null, updated_at: at });
+      return next;
+    }).immediate;
+  }
+
+  async create(session: {
+    id: string;
+    packageId: string | null;
+    snapshot: unknown;
+    entry: JournalEntryInput;
+  }): Promise<StoredSession> {
+    const at = new Date().toISOString();
+    const row: SessionRow = {
+      id: session.id,
+      package_id: session.packageId,
+      revision: 1,
+      snapshot: toJson(session.snapshot, `the snapshot of session "${session.id}"`),
+      state: session.entry.state,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      this.createTx(row, toJournalRow(session.id, 1, at, session.entry));
+    } catch (error) {
+      if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
+      }
+      throw error;
+    }
+    return toStoredSession(row);
+  }
+
+  async load(id: string): Promise<StoredSession | undefined> {
+    const row = this.stmts.session.get(id);
+    return row ? toStoredSession(row) : undefined;
+  }
+
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number> {
+    // Serialise outside the transaction: a bad value fails before any lock is taken.
+    const json = toJson(snapshot, `the snapshot of session "${id}"`);
+    return this.appendTx(id, expectedRevision, entries, json, new Date().toISOString());
+  }
+
+  async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
+    // LIMIT -1 means "no limit" in SQLite; a negative caller limit means "none", as in MemoryStore.
+    const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit));
+    const rows = this.stmts.journal.all(id, options.afterSeq ?? 0, limit);
+    return rows.map((row) => ({
+      sessionId: row.session_id,
+      seq: row.seq,
+      at: row.at,
+      kind: row.kind,
+      type: row.type,
+      payload: parseJson(row.payload, () => `Journal entry ${row.seq} of session "${row.session_id}" holds corrupt JSON`),
+      state: row.state,
+    }));
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    return this.stmts.list.all().map((row) => ({
+      id: row.id,
+      packageId: row.package_id,
+      revision: row.revision,
+      state: row.state,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function migrate(db: Database.Database, path: string): void {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  if (version() > SCHEMA_VERSION) throw newerSchema(path, version());
+  if (version() === SCHEMA_VERSION) return;
+  // IMMEDIATE + re-check: two processes opening a fresh file at once migrate it only once.
+  db.transaction(() => {
+    const from = version();
+    if (from > SCHEMA_VERSION) throw newerSchema(path, from);
+    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(migrations[v]!);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+function newerSchema(path: string, found: number): UserError {
+  return new UserError(
+    `The database "${path}" has schema version ${found}, but this Steward supports up to ${SCHEMA_VERSION}. ` +
+      `Upgrade Steward, or point STEWARD_DB at another file.`,
+  );
+}
+
+/** Every statement is compiled once per connection, here. */
+function prepare(db: Database.Database) {
+  return {
+    insertSession: db.prepare<[SessionRow]>(
+      `INSERT INTO sessions (id, package_id, revision, snapshot, state, created_at, updated_at)
+       VALUES (@id, @package_id, @revision, @snapshot, @state, @created_at, @updated_at)`,
+    ),
+    insertEntry: db.prepare<[JournalRow]>(
+      `INSERT INTO journal (session_id, seq, at, kind, type, payload, state)
+       VALUES (@session_id, @seq, @at, @kind, @type, @payload, @state)`,
+    ),
+    updateSession: db.prepare<[{ id: string; revision: number; snapshot: string; state: string | null; updated_at: string }]>(
+      // An append without entries keeps the state it had.
+      `UPDATE sessions SET revision = @revision, snapshot = @snapshot,
+         state = COALESCE(@state, state), updated_at = @updated_at
+       WHERE id = @id`,
+    ),
+    revision: db.prepare<[string], { revision: number }>(`SELECT revision FROM sessions WHERE id = ?`),
+    lastSeq: db.prepare<[string], { seq: number | null }>(`SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?`),
+    session: db.prepare<[string], SessionRow>(`SELECT * FROM sessions WHERE id = ?`),
+    journal: db.prepare<[string, number, number], JournalRow>(
+      `SELECT * FROM journal WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    ),
+    // Ties on the millisecond clock are broken by write order: the journal's rowid grows
+    // with every insert (rows are never deleted), across processes too.
+    list: db.prepare<[], SessionRow>(
+      `SELECT s.id, s.package_id, s.revision, s.state, s.created_at, s.updated_at FROM sessions s
+       ORDER BY s.updated_at DESC,
+         (SELECT j.rowid FROM journal j WHERE j.session_id = s.id ORDER BY j.seq DESC LIMIT 1) DESC`,
+    ),
+  };
+}
+
+function toJournalRow(sessionId: string, seq: number, at: string, entry: JournalEntryInput): JournalRow {
+  return {
+    session_id: sessionId,
+    seq,
+    at,
+    kind: entry.kind,
+    type: entry.type,
+    payload: toJson(entry.payload, `the payload of "${entry.type}" in session "${sessionId}"`),
+    state: entry.state,
+  };
+}
+
+function toStoredSession(row: SessionRow): StoredSession {
+  return {
+    id: row.id,
+    packageId: row.package_id,
+    revision: row.revision,
+    snapshot: parseJson(row.snapshot, () => `The stored snapshot of session "${row.id}" is corrupt JSON`),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toJson(value: unknown, what: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    // Cycles and BigInts: say which value, not just "Converting circular structure".
+    throw new UserError(`Cannot store ${what}: ${(error as Error).message}.`, { cause: error });
+  }
+  // JSON.stringify(undefined) is undefined, not a string: catch it here, not as a NOT NULL error.
+  if (json === undefined) throw new UserError(`Cannot store ${what}: it is not JSON-serialisable (got ${typeof value}).`);
+  return json;
+}
+
+function parseJson(text: string, describe: () => string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SnapshotError(`${describe()}: ${(error as Error).message}. The row cannot be used; restore it from a backup or delete the session.`, { cause: error });
+  }
+}

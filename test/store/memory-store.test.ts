@@ -1,0 +1,7 @@
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { describeSessionStore } from './session-store.spec.js';
+
+describeSessionStore('MemoryStore', async () => {
+  const store = new MemoryStore();
+  return { store, cleanup: () => store.close() };
+});

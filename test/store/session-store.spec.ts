@@ -1,0 +1,192 @@
+/**
+ * The SessionStore contract, written once and run against every backend
+ * (memory-store.test.ts, sqlite-store.test.ts). A new backend passes this file or is not done.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError, SessionNotFoundError } from '../../src/errors.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import type { JournalEntryInput, SessionStore } from '../../src/store/session-store.js';
+
+export interface StoreFixture {
+  store: SessionStore;
+  cleanup: () => Promise<void>;
+}
+
+export function entry(type: string, state: string, payload: unknown = { type }): JournalEntryInput {
+  return { kind: 'event', type, payload, state };
+}
+
+const created = (id: string): JournalEntryInput => ({ kind: 'created', type: 'session.created', payload: { id }, state: 'idle' });
+
+export function describeSessionStore(name: string, makeStore: () => Promise<StoreFixture>): void {
+  describe(`${name} (SessionStore contract)`, () => {
+    let store: SessionStore;
+    let cleanup: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ store, cleanup } = await makeStore());
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    const createSession = (id: string, snapshot: unknown = { step: 0 }) =>
+      store.create({ id, packageId: 'pkg', snapshot, entry: created(id) });
+
+    it('creates a session at revision 1 with its first journal entry, and loads it back', async () => {
+      const session = await createSession('s1', { step: 0, nested: { list: [1, 2] } });
+      expect(session).toMatchObject({ id: 's1', packageId: 'pkg', revision: 1, snapshot: { step: 0, nested: { list: [1, 2] } } });
+      expect(session.createdAt).toBe(session.updatedAt);
+      expect(new Date(session.createdAt).toISOString()).toBe(session.createdAt);
+
+      expect(await store.load('s1')).toEqual(session);
+      expect(await store.journal('s1')).toEqual([
+        { sessionId: 's1', seq: 1, at: session.createdAt, kind: 'created', type: 'session.created', payload: { id: 's1' }, state: 'idle' },
+      ]);
+    });
+
+    it('keeps a null package id', async () => {
+      await store.create({ id: 'bare', packageId: null, snapshot: {}, entry: created('bare') });
+      expect((await store.load('bare'))?.packageId).toBeNull();
+    });
+
+    it('loads undefined, and an empty journal, for an unknown id', async () => {
+      expect(await store.load('nope')).toBeUndefined();
+      expect(await store.journal('nope')).toEqual([]);
+    });
+
+    it('refuses to create a duplicate id with ConflictError and keeps the original', async () => {
+      await createSession('dup', { original: true });
+      await expect(createSession('dup', { original: false })).rejects.toThrow(ConflictError);
+      expect((await store.load('dup'))?.snapshot).toEqual({ original: true });
+      expect(await store.journal('dup')).toHaveLength(1);
+    });
+
+    it('append increments the revision by one and numbers entries without gaps', async () => {
+      await createSession('s1');
+      expect(await store.append('s1', 1, [entry('a', 'working'), entry('b', 'waiting_user.review')], { step: 1 })).toBe(2);
+      expect(await store.append('s1', 2, [entry('c', 'done')], { step: 2 })).toBe(3);
+
+      const journal = await store.journal('s1');
+      expect(journal.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect(journal.map((e) => e.type)).toEqual(['session.created', 'a', 'b', 'c']);
+      const session = await store.load('s1');
+      expect(session).toMatchObject({ revision: 3, snapshot: { step: 2 } });
+      expect(session!.updatedAt >= session!.createdAt).toBe(true);
+      expect((await store.list())[0]).toMatchObject({ id: 's1', revision: 3, state: 'done' });
+    });
+
+    it('append without entries replaces the snapshot and keeps the state', async () => {
+      await createSession('s1');
+      await store.append('s1', 1, [entry('a', 'working')], { step: 1 });
+      expect(await store.append('s1', 2, [], { step: 2 })).toBe(3);
+      expect((await store.load('s1'))?.snapshot).toEqual({ step: 2 });
+      expect((await store.list())[0]).toMatchObject({ revision: 3, state: 'working' });
+      expect(await store.journal('s1')).toHaveLength(2);
+    });
+
+    it('append with a stale revision throws ConflictError and writes nothing', async () => {
+      await createSession('s1');
+      await store.append('s1', 1, [entry('a', 'working')], { step: 1 });
+      const before = { session: await store.load('s1'), journal: await store.journal('s1'), list: await store.list() };
+
+      const stale = store.append('s1', 1, [entry('late', 'elsewhere')], { step: 'late' });
+      await expect(stale).rejects.toThrow(ConflictError);
+      await expect(stale).rejects.toThrow(/"s1".*revision 2.*revision 1.*reload the session and send again/s);
+      // A revision from the future is just as wrong.
+      await expect(store.append('s1', 7, [entry('future', 'x')], {})).rejects.toThrow(ConflictError);
+
+      expect(await store.load('s1')).toEqual(before.session);
+      expect(await store.journal('s1')).toEqual(before.journal);
+      expect(await store.list()).toEqual(before.list);
+    });
+
+    it('append to an unknown session throws SessionNotFoundError', async () => {
+      await expect(store.append('ghost', 1, [entry('a', 'x')], {})).rejects.toThrow(SessionNotFoundError);
+    });
+
+    it('pages the journal with afterSeq and limit', async () => {
+      await createSession('s1');
+      await store.append('s1', 1, [entry('a', 'x'), entry('b', 'x'), entry('c', 'x'), entry('d', 'x')], {});
+      const seqs = async (options?: { afterSeq?: number; limit?: number }) =>
+        (await store.journal('s1', options)).map((e) => e.seq);
+
+      expect(await seqs()).toEqual([1, 2, 3, 4, 5]);
+      expect(await seqs({ afterSeq: 2 })).toEqual([3, 4, 5]);
+      expect(await seqs({ limit: 2 })).toEqual([1, 2]);
+      expect(await seqs({ afterSeq: 1, limit: 2 })).toEqual([2, 3]);
+      expect(await seqs({ afterSeq: 4, limit: 10 })).toEqual([5]);
+      expect(await seqs({ afterSeq: 5 })).toEqual([]);
+      expect(await seqs({ limit: 0 })).toEqual([]);
+    });
+
+    it('lists sessions most recently updated first, with their current state', async () => {
+      expect(await store.list()).toEqual([]);
+      await createSession('a');
+      await createSession('b');
+      await createSession('c');
+      await store.append('a', 1, [entry('go', 'working')], {});
+
+      const list = await store.list();
+      expect(list.map((s) => s.id)).toEqual(['a', 'c', 'b']);
+      expect(list[0]).toMatchObject({ id: 'a', packageId: 'pkg', revision: 2, state: 'working' });
+      expect(list[1]).toMatchObject({ id: 'c', revision: 1, state: 'idle' });
+      expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'id', 'packageId', 'revision', 'state', 'updatedAt']);
+    });
+
+    it('keeps sessions apart: revisions, seqs, snapshots and journals are per session', async () => {
+      await createSession('a', { who: 'a' });
+      await createSession('b', { who: 'b' });
+      await store.append('a', 1, [entry('a1', 'x'), entry('a2', 'y')], { who: 'a', step: 1 });
+      await store.append('b', 1, [entry('b1', 'z')], { who: 'b', step: 1 });
+      await store.append('a', 2, [entry('a3', 'x')], { who: 'a', step: 2 });
+
+      expect((await store.journal('a')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a1'], [3, 'a2'], [4, 'a3']]);
+      expect((await store.journal('b')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b1']]);
+      expect(await store.load('a')).toMatchObject({ revision: 3, snapshot: { who: 'a', step: 2 } });
+      expect(await store.load('b')).toMatchObject({ revision: 2, snapshot: { who: 'b', step: 1 } });
+      // b's revision is 2 too, but a's write must not have been checked against it.
+      await expect(store.append('b', 3, [], {})).rejects.toThrow(ConflictError);
+    });
+
+    it('hands out copies: mutating inputs or results never changes what is stored', async () => {
+      const snapshot = { context: { items: ['x'] } };
+      const first = created('s1');
+      await store.create({ id: 's1', packageId: 'pkg', snapshot, entry: first });
+      snapshot.context.items.push('mutated');
+      (first.payload as { id: string }).id = 'mutated';
+
+      const loaded = await store.load('s1');
+      (loaded!.snapshot as typeof snapshot).context.items.push('mutated');
+      loaded!.revision = 99;
+      expect(await store.load('s1')).toMatchObject({ revision: 1, snapshot: { context: { items: ['x'] } } });
+      expect((await store.journal('s1'))[0]?.payload).toEqual({ id: 's1' });
+
+      const payload = { nested: { n: 1 } };
+      const appended = entry('a', 'x', payload);
+      const next = { context: { items: ['y'] } };
+      await store.append('s1', 1, [appended], next);
+      payload.nested.n = 2;
+      next.context.items.push('mutated');
+
+      const journal = await store.journal('s1');
+      (journal[1]!.payload as typeof payload).nested.n = 3;
+      (await store.list())[0]!.state = 'mutated';
+
+      expect(await store.load('s1')).toMatchObject({ revision: 2, snapshot: { context: { items: ['y'] } } });
+      expect((await store.journal('s1')).map((e) => e.payload)).toEqual([{ id: 's1' }, { nested: { n: 1 } }]);
+      expect((await store.list())[0]?.state).toBe('x');
+    });
+  });
+}
+
+// Vitest's default include pattern also matches *.spec.ts and fails a file that defines no
+// tests. Only when this file is the one being run (not imported by a backend's test file),
+// run the contract on the in-memory store so the file stands on its own.
+if (expect.getState().testPath === fileURLToPath(import.meta.url)) {
+  describeSessionStore('MemoryStore', async () => {
+    const store = new MemoryStore();
+    return { store, cleanup: () => store.close() };
+  });
+}

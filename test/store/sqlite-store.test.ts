@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SnapshotError, UserError } from '../../src/errors.js';
+import { SCHEMA_VERSION, SqliteStore, defaultDbPath } from '../../src/store/sqlite-store.js';
+import { describeSessionStore, entry } from './session-store.spec.js';
+
+/** A fresh directory under the OS temp dir per test; removed by the returned function. */
+function tempDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-sqlite-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+describeSessionStore('SqliteStore', async () => {
+  const { dir, remove } = tempDir();
+  const store = new SqliteStore(join(dir, 'steward.db'));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      remove();
+    },
+  };
+});
+
+describe('SqliteStore on disk', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  function dbFile(): string {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    // A nested path also checks that missing parent directories are created.
+    return join(dir, 'nested', 'dir', 'steward.db');
+  }
+  function open(path: string): SqliteStore {
+    const store = new SqliteStore(path);
+    cleanups.push(() => store.close());
+    return store;
+  }
+  const created = { kind: 'created', type: 'session.created', payload: {}, state: 'idle' } as const;
+
+  it('keeps sessions and journals across close and reopen', async () => {
+    const path = dbFile();
+    const first = open(path);
+    await first.create({ id: 's1', packageId: 'pkg', snapshot: { step: 0 }, entry: created });
+    await first.append('s1', 1, [entry('a', 'working', { n: 1 })], { step: 1 });
+    await first.close();
+
+    const second = open(path);
+    expect(await second.load('s1')).toMatchObject({ id: 's1', packageId: 'pkg', revision: 2, snapshot: { step: 1 } });
+    expect((await second.journal('s1')).map((e) => [e.seq, e.type, e.payload])).toEqual([
+      [1, 'session.created', {}],
+      [2, 'a', { n: 1 }],
+    ]);
+    expect(await second.append('s1', 2, [entry('b', 'done')], { step: 2 })).toBe(3);
+  });
+
+  it('uses WAL, a busy timeout and the current schema version', () => {
+    const path = dbFile();
+    open(path);
+    const raw = new Database(path);
+    cleanups.push(() => {
+      raw.close();
+    });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
+  it('reports a corrupt snapshot as SnapshotError naming the session, and still loads the others', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 'broken', packageId: null, snapshot: { ok: true }, entry: created });
+    await store.create({ id: 'healthy', packageId: null, snapshot: { ok: true }, entry: created });
+    const raw = new Database(path);
+    raw.prepare(`UPDATE sessions SET snapshot = '{"ok": tru' WHERE id = 'broken'`).run();
+    raw.close();
+
+    const load = store.load('broken');
+    await expect(load).rejects.toThrow(SnapshotError);
+    await expect(load).rejects.toThrow(/"broken"/);
+    expect(await store.load('healthy')).toMatchObject({ snapshot: { ok: true } });
+    expect((await store.list()).map((s) => s.id).sort()).toEqual(['broken', 'healthy']);
+  });
+
+  it('reports a corrupt journal payload as SnapshotError naming session and seq', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 's1', packageId: null, snapshot: {}, entry: created });
+    await store.append('s1', 1, [entry('a', 'x'), entry('b', 'x')], {});
+    await store.create({ id: 's2', packageId: null, snapshot: {}, entry: created });
+    const raw = new Database(path);
+    raw.prepare(`UPDATE journal SET payload = 'not json' WHERE session_id = 's1' AND seq = 3`).run();
+    raw.close();
+
+    await expect(store.journal('s1')).rejects.toThrow(/Journal entry 3 of session "s1"/);
+    await expect(store.journal('s1')).rejects.toThrow(SnapshotError);
+    // Entries before the bad one are still readable by paging, and other sessions are untouched.
+    expect((await store.journal('s1', { limit: 2 })).map((e) => e.seq)).toEqual([1, 2]);
+    expect(await store.journal('s2')).toHaveLength(1);
+  });
+
+  it('refuses a file from a newer schema version with a UserError naming the file', () => {
+    const path = dbFile();
+    open(path);
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+
+    expect(() => new SqliteStore(path)).toThrow(UserError);
+    expect(() => new SqliteStore(path)).toThrow(path);
+  });
+
+  it('refuses a file that is not SQLite with a UserError naming the file', () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const path = join(dir, 'notes.txt');
+    writeFileSync(path, 'these are not the pages you are looking for '.repeat(50));
+    expect(() => new SqliteStore(path)).toThrow(UserError);
+    expect(() => new SqliteStore(path)).toThrow(path);
+  });
+
+  it('rejects a snapshot that JSON cannot represent, before writing anything', async () => {
+    const store = open(dbFile());
+    await store.create({ id: 's1', packageId: null, snapshot: {}, entry: created });
+    await expect(store.append('s1', 1, [entry('a', 'x', { n: 1n })], {})).rejects.toThrow(UserError);
+    await expect(store.append('s1', 1, [], undefined)).rejects.toThrow(UserError);
+    expect(await store.load('s1')).toMatchObject({ revision: 1 });
+    expect(await store.journal('s1')).toHaveLength(1);
+  });
+});
+
+describe('defaultDbPath', () => {
+  it('uses STEWARD_DB when set, resolved against the working directory', () => {
+    expect(defaultDbPath({ STEWARD_DB: '/data/s.db' }, '/home/me')).toBe('/data/s.db');
+    expect(defaultDbPath({ STEWARD_DB: 'db/s.db' }, '/home/me')).toBe('/home/me/db/s.db');
+  });
+
+  it('falls back to .steward/steward.db under the working directory', () => {
+    expect(defaultDbPath({}, '/home/me')).toBe('/home/me/.steward/steward.db');
+    expect(defaultDbPath({ STEWARD_DB: '' }, '/home/me')).toBe('/home/me/.steward/steward.db');
+  });
+});
