@@ -197,6 +197,7 @@ export const sessionMachine = setup({
     },
 
     waiting_user: {
+      initial: 'input',
       states: {
         skill_selection: {
           on: {
@@ -243,6 +244,7 @@ export const sessionMachine = setup({
     },
 
     running: {
+      initial: 'manager',
       states: {
         manager: {
           initial: 'thinking',

@@ -4,7 +4,7 @@
  * them here keeps that file a readable table of contents.
  */
 import { produce } from 'immer';
-import { moveArtifact, nextArtifactId, toQuestions, type Artifact } from '../blackboard/artifacts.js';
+import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
 import { appendVersion, REQUEST_TAG } from '../blackboard/blackboard.js';
 import type { ChatMessage, ModelReply } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
@@ -68,15 +68,14 @@ export function tellManagerStepRejected(ctx: SessionContext, reason: string | un
 }
 
 export function acceptArtifact(ctx: SessionContext, artifactId: string): Update {
-  let accepted: Artifact | undefined;
+  const accepted = ctx.artifacts.find((x) => x.id === artifactId)!;
   const artifacts = produce(ctx.artifacts, (list) => {
     const a = list.find((x) => x.id === artifactId)!;
     moveArtifact(a, 'accepted');
     delete a.questions; // Accept dismisses the questions that rode along
-    accepted = a;
   });
-  const tags = Object.entries(accepted!.tags).map(([t, v]) => `${t} v${v}`).join(', ');
-  const content = `The user accepted artifact ${artifactId} from ${accepted!.workerId} (${tags}). Plan the next step.`;
+  const tags = Object.entries(accepted.tags).map(([t, v]) => `${t} v${v}`).join(', ');
+  const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}). Plan the next step.`;
   return { artifacts, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 

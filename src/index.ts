@@ -1,0 +1,21 @@
+/**
+ * Steward's public API. Everything an app or an outside test relies on is named here.
+ */
+export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime.js';
+export { Session, type SendResult } from './runtime/session.js';
+export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/view.js';
+export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
+export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo } from './machines/session.context.js';
+export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
+export { acceptedUserEvents } from './machines/refusals.js';
+export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
+export { ScriptedModel, call, type ScriptStep, type ScriptedReply } from './models/scripted-model.js';
+export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
+export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
+export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
+export type { SessionStore, JournalEntry, StoredSession, SessionSummary } from './store/session-store.js';
+export { MemoryStore } from './store/memory-store.js';
+export { SqliteStore, defaultDbPath } from './store/sqlite-store.js';
+export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
+export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
+export * from './errors.js';

@@ -1,0 +1,50 @@
+/**
+ * The persisted form of a session: XState's persisted snapshot inside an envelope with a
+ * schema version, validated with zod on load. A row from a newer Steward, or one that is
+ * not a session snapshot at all, is refused with a message naming the session.
+ */
+import { z } from 'zod';
+import { SnapshotError } from '../errors.js';
+
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+const ContextSchema = z.looseObject({
+  sessionId: z.string(),
+  package: z.looseObject({ id: z.string(), workers: z.array(z.looseObject({ id: z.string(), outputTags: z.array(z.string()) })) }).nullable(),
+  maxBurst: z.number().int().positive(),
+  burst: z.number().int().nonnegative(),
+  managerMessages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) })),
+  workerMessages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) })),
+  blackboard: z.record(z.string(), z.array(z.looseObject({ version: z.number().int().positive(), body: z.string(), writtenBy: z.string() }))),
+  artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
+  rejections: z.array(z.unknown()),
+});
+
+export const PersistedSessionSchema = z.strictObject({
+  schemaVersion: z.number().int().positive(),
+  snapshot: z.looseObject({
+    status: z.enum(['active', 'done', 'error', 'stopped']),
+    value: z.unknown(),
+    context: ContextSchema,
+  }),
+});
+
+export type PersistedSession = { schemaVersion: number; snapshot: unknown };
+
+export function envelope(snapshot: unknown): PersistedSession {
+  return { schemaVersion: SNAPSHOT_SCHEMA_VERSION, snapshot };
+}
+
+/** Validates a stored envelope; returns XState's persisted snapshot inside it. */
+export function openEnvelope(sessionId: string, stored: unknown): unknown {
+  const version = (stored as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (typeof version === 'number' && version > SNAPSHOT_SCHEMA_VERSION) {
+    throw new SnapshotError(`Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`);
+  }
+  const parsed = PersistedSessionSchema.safeParse(stored);
+  if (!parsed.success) {
+    const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new SnapshotError(`Session "${sessionId}" has a snapshot that is not a valid Steward session (${where}). It cannot be resumed; other sessions are unaffected.`);
+  }
+  return parsed.data.snapshot;
+}

@@ -1,0 +1,116 @@
+/**
+ * The public entry point: a runtime holds the model, the packages and the store, and
+ * creates or resumes sessions.
+ *
+ * @example
+ * const runtime = createRuntime({ model: new ScriptedModel([...]) });
+ * const session = await runtime.createSession({ packageId: 'short-story' });
+ * const result = await session.send({ type: 'user_submitted_input', text: 'A ghost story' });
+ */
+import { randomBytes } from 'node:crypto';
+import { createActor, type InspectionEvent } from 'xstate';
+import { createManagerTurn, createWorkerTurn } from '../agents/turns.js';
+import { SessionNotFoundError, UserError } from '../errors.js';
+import { DEFAULT_MAX_BURST, type PackageInfo } from '../machines/session.context.js';
+import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
+import { stateString } from '../machines/refusals.js';
+import type { Model } from '../models/model.js';
+import { loadPackages, type SkillPackage } from '../skills/index.js';
+import type { SessionStore } from '../store/session-store.js';
+import { envelope, openEnvelope } from './persisted.js';
+import { Session } from './session.js';
+
+export interface RuntimeOptions {
+  model: Model;
+  /** LLM rounds allowed between two user actions (default 12). */
+  maxBurst?: number;
+  /** Folder of skill packages (default: the bundled ones). */
+  packagesDir?: string;
+  /** Where sessions are saved; without one, sessions live in memory only. */
+  store?: SessionStore;
+  /** Receives XState inspection events of every session (see src/inspect). */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export interface Runtime {
+  readonly model: Model;
+  readonly packages: ReadonlyMap<string, SkillPackage>;
+  readonly machine: SessionMachine;
+  readonly store: SessionStore | undefined;
+  createSession(options?: { packageId?: string; maxBurst?: number; id?: string }): Promise<Session>;
+  /** Reopens a saved session; a model call that was in flight runs again. */
+  resumeSession(id: string): Promise<Session>;
+}
+
+function checkMaxBurst(value: number | undefined, where: string): number {
+  const n = value ?? DEFAULT_MAX_BURST;
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`${where}: maxBurst must be a whole number ≥ 1 (got ${String(value)}).`);
+  return n;
+}
+
+export function packageInfo(pkg: SkillPackage): PackageInfo {
+  return {
+    id: pkg.id,
+    title: pkg.title,
+    description: pkg.description,
+    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles }) => ({ id, title, description, inputTags, outputTags, roles })),
+  };
+}
+
+export function newSessionId(): string {
+  return `s_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  if (!options?.model || typeof options.model.complete !== 'function') {
+    throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
+  }
+  const maxBurst = checkMaxBurst(options.maxBurst, 'createRuntime');
+  const packages = loadPackages(options.packagesDir);
+  const promptOf = (packageId: string, workerId: string) =>
+    packages.get(packageId)?.workers.find((w) => w.id === workerId)?.prompt;
+  const machine = sessionMachine.provide({
+    actors: { managerTurn: createManagerTurn(options.model), workerTurn: createWorkerTurn(options.model, promptOf) },
+  });
+  const store = options.store;
+
+  async function createSession(opts: { packageId?: string; maxBurst?: number; id?: string } = {}): Promise<Session> {
+    let pkg: SkillPackage | undefined;
+    if (opts.packageId !== undefined) {
+      pkg = packages.get(opts.packageId);
+      if (!pkg) throw new UserError(`Unknown package "${opts.packageId}". Packages: ${[...packages.keys()].join(', ')}.`);
+    }
+    const id = opts.id ?? newSessionId();
+    const input = {
+      sessionId: id,
+      package: pkg ? packageInfo(pkg) : null,
+      catalog: pkg ? [] : [...packages.values()].map(packageInfo),
+      maxBurst: checkMaxBurst(opts.maxBurst ?? maxBurst, 'createSession'),
+    };
+    let persistence = null;
+    if (store) {
+      // Persist the initial snapshot before anything can happen to it.
+      const probe = createActor(machine, { input });
+      const snapshot = envelope(probe.getPersistedSnapshot());
+      const state = stateString(probe.getSnapshot().value);
+      const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst }, state } });
+      persistence = { store, revision: stored.revision };
+    }
+    return new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect);
+  }
+
+  async function resumeSession(id: string): Promise<Session> {
+    if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
+    const stored = await store.load(id);
+    if (!stored) throw new SessionNotFoundError(id);
+    const snapshot = openEnvelope(id, stored.snapshot);
+    return new Session(
+      id,
+      (inspect) => createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(),
+      { store, revision: stored.revision },
+      options.inspect,
+    );
+  }
+
+  return { model: options.model, packages, machine, store, createSession, resumeSession };
+}

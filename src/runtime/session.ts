@@ -1,0 +1,160 @@
+/**
+ * A live session: one actor of the session machine, its persistence, and `send()`, which
+ * resolves when the session waits for the user again (or is done). A refused or malformed
+ * event resolves `{ ok: false, error }` with state and context unchanged (but for the
+ * refusal log); nothing escapes `send()` as an exception.
+ */
+import { waitFor, type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
+import { ConflictError, StewardError } from '../errors.js';
+import { stateString } from '../machines/refusals.js';
+import type { SessionMachine } from '../machines/session.machine.js';
+import { UserEventSchema, type UserEvent } from '../machines/session.events.js';
+import type { JournalEntryInput, SessionStore } from '../store/session-store.js';
+import { envelope } from './persisted.js';
+import { sessionView, type SessionView } from './view.js';
+
+export type SendResult =
+  | { ok: true; view: SessionView }
+  | { ok: false; error: { code: string; message: string }; view: SessionView };
+
+export interface Persistence {
+  store: SessionStore;
+  revision: number;
+}
+
+const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || s.matches('waiting_user');
+
+function journalKind(type: string): JournalEntryInput['kind'] | undefined {
+  if (type.startsWith('user_')) return 'event';
+  if (type.startsWith('xstate.done.actor.') || type.startsWith('xstate.error.actor.')) return 'actor';
+  return undefined;
+}
+
+/** Events as JSON: an actor error becomes its message (Error objects do not serialise). */
+function eventPayload(event: { type: string; error?: unknown }): unknown {
+  if (event.error instanceof Error) return { ...event, error: { name: event.error.name, message: event.error.message } };
+  return event;
+}
+
+export class Session {
+  readonly id: string;
+  private actor!: Actor<SessionMachine>;
+  private writes: Promise<void> = Promise.resolve();
+  private writeError: unknown = null;
+  private busy: Promise<unknown> = Promise.resolve();
+  private fatal: unknown = null;
+
+  /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
+  constructor(
+    id: string,
+    private readonly start: (inspect: ((e: InspectionEvent) => void) | undefined) => Actor<SessionMachine>,
+    private readonly persistence: Persistence | null,
+    private readonly userInspect?: (e: InspectionEvent) => void,
+  ) {
+    this.id = id;
+    const inspect = persistence || userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
+    this.actor = start(inspect);
+    const observer: Observer<AnyMachineSnapshot> = { error: (err) => { this.fatal = err; } };
+    this.actor.subscribe(observer);
+  }
+
+  /** The machine's actor, for inspection and advanced embedding. */
+  get actorRef(): Actor<SessionMachine> {
+    return this.actor;
+  }
+
+  get revision(): number | undefined {
+    return this.persistence?.revision;
+  }
+
+  view(): SessionView {
+    return sessionView(this.actor.getSnapshot());
+  }
+
+  /** XState's persisted snapshot in Steward's versioned envelope. */
+  persisted(): unknown {
+    return envelope(this.actor.getPersistedSnapshot());
+  }
+
+  /** Resolves when the session waits for the user or is done (e.g. after a resume). */
+  async settled(): Promise<SessionView> {
+    await waitFor(this.actor, isWaitOrEnd);
+    await this.writes;
+    return this.view();
+  }
+
+  /** Sends a user event; resolves when the session waits for the user again or is done. */
+  send(event: unknown): Promise<SendResult> {
+    const run = this.busy.then(() => this.sendNow(event));
+    this.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops the actor: an in-flight model call is aborted; a durable session stays resumable. */
+  stop(): void {
+    this.actor.stop();
+  }
+
+  private refuse(code: string, message: string): SendResult {
+    return { ok: false, error: { code, message }, view: this.view() };
+  }
+
+  private async sendNow(raw: unknown): Promise<SendResult> {
+    try {
+      if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
+      const parsed = UserEventSchema.safeParse(raw);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
+        return this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
+      }
+      const event: UserEvent = parsed.data;
+      const before = this.actor.getSnapshot();
+      if (before.status === 'done') return this.refuse('event_refused', `"${event.type}" is not accepted because the session is done.`);
+      this.actor.send(event);
+      const after = this.actor.getSnapshot();
+      if (after.context.rejections !== before.context.rejections) {
+        await this.flush();
+        const last = after.context.rejections[after.context.rejections.length - 1]!;
+        return this.refuse('event_refused', last.reason);
+      }
+      await waitFor(this.actor, (s) => isWaitOrEnd(s) || this.writeError !== null);
+      await this.flush();
+      if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
+      return { ok: true, view: this.view() };
+    } catch (error) {
+      if (error instanceof ConflictError) return this.refuse(error.code, error.message);
+      const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
+      return this.refuse(code, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async flush(): Promise<void> {
+    await this.writes;
+    if (this.writeError) {
+      const error = this.writeError;
+      this.writeError = null;
+      // Another writer won: stop here, so this process never runs on a stale state.
+      if (error instanceof ConflictError) this.actor.stop();
+      throw error;
+    }
+  }
+
+  private onInspect(e: InspectionEvent): void {
+    this.userInspect?.(e);
+    if (!this.persistence || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
+    const kind = journalKind(e.event.type);
+    if (!kind) return;
+    const persistence = this.persistence;
+    const entry: JournalEntryInput = { kind, type: e.event.type, payload: eventPayload(e.event), state: stateString((e.snapshot as AnyMachineSnapshot).status === 'done' ? 'done' : (e.snapshot as AnyMachineSnapshot).value) };
+    const snapshot = this.persisted();
+    // Writes are chained so the journal keeps the order of events; the first failure stops the chain.
+    this.writes = this.writes.then(async () => {
+      if (this.writeError) return;
+      try {
+        persistence.revision = await persistence.store.append(this.id, persistence.revision, [entry], snapshot);
+      } catch (error) {
+        this.writeError = error;
+      }
+    });
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The view of a session: what a UI, the CLI or a test needs to know, derived from the
+ * snapshot. phase = top-level state; waitingReason = the `waiting_user` substate.
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+import { versionOf } from '../blackboard/blackboard.js';
+import type { Question } from '../blackboard/artifacts.js';
+import { acceptedUserEvents, stateString } from '../machines/refusals.js';
+import type { Rejection, SessionContext, Step } from '../machines/session.context.js';
+import type { UserEventType } from '../machines/session.events.js';
+import type { TokenUsage } from '../models/model.js';
+
+export type Phase = 'waiting_user' | 'running' | 'done';
+export type WaitingReason = 'skill_selection' | 'intake' | 'input' | 'approve_step' | 'review_artifact' | 'worker_questions' | 'revision';
+
+export interface ArtifactView {
+  id: string;
+  workerId: string;
+  roleId?: string;
+  status: string;
+  revises?: string;
+  tags: { tag: string; version: number; body: string }[];
+  questions?: Question[];
+}
+
+export interface SessionView {
+  id: string;
+  packageId: string | null;
+  /** Full dotted state, e.g. "waiting_user.review_artifact" or "running.manager.thinking". */
+  state: string;
+  phase: Phase;
+  waitingReason?: WaitingReason;
+  burst: number;
+  maxBurst: number;
+  /** The proposed step (approve_step) or the step a worker runs or revises. */
+  pendingStep?: Step;
+  /** The artifact under review (review_artifact, revision). */
+  artifact?: ArtifactView;
+  questions?: Question[];
+  message?: string;
+  assessment?: string;
+  notice?: string;
+  blackboard: { tag: string; version: number; writtenBy: string }[];
+  artifacts: { id: string; workerId: string; status: string }[];
+  /** User events the current state declares (guards may still refuse one). */
+  acceptedEvents: UserEventType[];
+  rejections: Rejection[];
+  usage: TokenUsage;
+  rounds: number;
+}
+
+export function artifactView(context: SessionContext, id: string): ArtifactView | undefined {
+  const a = context.artifacts.find((x) => x.id === id);
+  if (!a) return undefined;
+  return {
+    id: a.id, workerId: a.workerId, status: a.status,
+    ...(a.roleId ? { roleId: a.roleId } : {}),
+    ...(a.revises ? { revises: a.revises } : {}),
+    tags: Object.entries(a.tags).map(([tag, version]) => ({ tag, version, body: versionOf(context.blackboard, tag, version)?.body ?? '' })),
+    ...(a.questions ? { questions: a.questions } : {}),
+  };
+}
+
+export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
+  const context = snapshot.context as SessionContext;
+  const state = snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
+  const [phase, reason] = state.split('.') as [Phase, string | undefined];
+  const waitingReason = phase === 'waiting_user' ? (reason as WaitingReason) : undefined;
+  const underReview = waitingReason === 'review_artifact' || waitingReason === 'revision'
+    ? context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected')
+    : undefined;
+  return {
+    id: context.sessionId,
+    packageId: context.package?.id ?? null,
+    state,
+    phase,
+    ...(waitingReason ? { waitingReason } : {}),
+    burst: context.burst,
+    maxBurst: context.maxBurst,
+    ...(context.step ? { pendingStep: context.step } : {}),
+    ...(underReview ? { artifact: artifactView(context, underReview.id) } : {}),
+    ...(context.questions ? { questions: context.questions } : {}),
+    ...(context.message ? { message: context.message } : {}),
+    ...(context.assessment ? { assessment: context.assessment } : {}),
+    ...(context.notice ? { notice: context.notice } : {}),
+    blackboard: Object.entries(context.blackboard).map(([tag, versions]) => {
+      const v = versions[versions.length - 1]!;
+      return { tag, version: v.version, writtenBy: v.writtenBy };
+    }),
+    artifacts: context.artifacts.map((a) => ({ id: a.id, workerId: a.workerId, status: a.status })),
+    acceptedEvents: acceptedUserEvents(snapshot),
+    rejections: context.rejections,
+    usage: context.usage,
+    rounds: context.rounds,
+  };
+}
