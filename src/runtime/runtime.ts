@@ -40,6 +40,10 @@ export interface Runtime {
   createSession(options?: { packageId?: string; maxBurst?: number; id?: string }): Promise<Session>;
   /** Reopens a saved session; a model call that was in flight runs again. */
   resumeSession(id: string): Promise<Session>;
+  /** The live session with this id if this runtime holds it, else `resumeSession(id)`. */
+  openSession(id: string): Promise<Session>;
+  /** Sessions this runtime holds in memory. */
+  readonly live: ReadonlyMap<string, Session>;
 }
 
 function checkMaxBurst(value: number | undefined, where: string): number {
@@ -73,6 +77,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     actors: { managerTurn: createManagerTurn(options.model), workerTurn: createWorkerTurn(options.model, promptOf) },
   });
   const store = options.store;
+  const live = new Map<string, Session>();
 
   async function createSession(opts: { packageId?: string; maxBurst?: number; id?: string } = {}): Promise<Session> {
     let pkg: SkillPackage | undefined;
@@ -96,7 +101,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst }, state } });
       persistence = { store, revision: stored.revision };
     }
-    return new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect);
+    const session = new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect);
+    live.set(id, session);
+    return session;
   }
 
   async function resumeSession(id: string): Promise<Session> {
@@ -104,13 +111,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const stored = await store.load(id);
     if (!stored) throw new SessionNotFoundError(id);
     const snapshot = openEnvelope(id, stored.snapshot);
-    return new Session(
+    live.get(id)?.stop();
+    const session = new Session(
       id,
       (inspect) => createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(),
       { store, revision: stored.revision },
       options.inspect,
     );
+    live.set(id, session);
+    return session;
   }
 
-  return { model: options.model, packages, machine, store, createSession, resumeSession };
+  async function openSession(id: string): Promise<Session> {
+    return live.get(id) ?? resumeSession(id);
+  }
+
+  return { model: options.model, packages, machine, store, live, createSession, resumeSession, openSession };
 }
