@@ -19,3 +19,4 @@ export { SqliteStore, defaultDbPath } from './store/sqlite-store.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export * from './errors.js';
+export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';

@@ -1,0 +1,85 @@
+/**
+ * The offline demo model: no LLM, no network. It lets the CLI and the inspector work on a
+ * fresh machine with no API key — and says so: its label is "demo model (no LLM)" and every
+ * text it writes is marked as demo output.
+ *
+ * It reads only what a real model would read (the prompt and the conversation) and plays a
+ * plausible, deterministic part: the manager reads the request once per burst, then runs
+ * the package's workers in chain order (each with approval), and finishes when every worker
+ * has an accepted artifact; a worker submits short structured text for its output tags.
+ */
+import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+
+export const DEMO_MODEL_LABEL = 'demo model (no LLM)';
+
+function section(text: string, heading: string): string {
+  const start = text.indexOf(`## ${heading}`);
+  if (start < 0) return '';
+  const rest = text.slice(start + heading.length + 3);
+  const end = rest.search(/\n## /);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+function call(name: string, args: unknown, n: number): ToolCall {
+  return { id: `demo_${n}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
+}
+
+const textOf = (m: ChatMessage | undefined) => (m && typeof m.content === 'string' ? m.content : '');
+
+export class DemoModel implements Model {
+  readonly label = DEMO_MODEL_LABEL;
+  private calls = 0;
+
+  async complete(request: ModelRequest): Promise<ModelReply> {
+    this.calls += 1;
+    return request.agent === 'manager' ? this.manager(request.messages) : this.worker(request.messages);
+  }
+
+  private manager(messages: ChatMessage[]): ModelReply {
+    const system = textOf(messages[0]);
+    const last = messages[messages.length - 1];
+    const workers = [...section(system, 'Workers').matchAll(/^- ([\w-]+): [^[]*\[reads: ([^;]*); writes: ([^;\]]*)/gm)].map((m) => ({ id: m[1]!, writes: m[3]!.trim() }));
+    const accepted = new Set([...section(system, 'Artifacts').matchAll(/^- \w+ by ([\w-]+): accepted/gm)].map((m) => m[1]!));
+    const say = (content: string, calls: ToolCall[]): ModelReply => ({ content, toolCalls: calls });
+
+    // A new burst starts with a user message: look at the request first (a loop tool).
+    if (last?.role === 'user' && /^The user rejected the proposed step/.test(textOf(last))) {
+      return say(`[${DEMO_MODEL_LABEL}] Understood.`, [call('ask_user', { message: `[${DEMO_MODEL_LABEL}] You rejected that step. Tell me what to change, and I will plan again.` }, this.calls)]);
+    }
+    if (last?.role === 'user') {
+      return say(`[${DEMO_MODEL_LABEL}] Reading the request.`, [call('read_blackboard', { tags: ['request'] }, this.calls)]);
+    }
+    const next = workers.find((w) => !accepted.has(w.id));
+    if (!next) {
+      const done = workers.map((w) => `${w.id} → ${w.writes}`).join(', ');
+      return say(`[${DEMO_MODEL_LABEL}] All done.`, [call('finish', { summary: `[${DEMO_MODEL_LABEL}] Every step is accepted: ${done}.` }, this.calls)]);
+    }
+    return say(`[${DEMO_MODEL_LABEL}] Next: ${next.id}.`, [
+      call('run_worker', { workerId: next.id, reason: `Write ${next.writes} for the user's request.`, requiresApproval: true }, this.calls),
+    ]);
+  }
+
+  private worker(messages: ChatMessage[]): ModelReply {
+    const brief = textOf(messages[1]);
+    const outputTags = section(brief, 'Output tags').trim().split(/,\s*/).filter(Boolean);
+    const task = /# Your task\n([^\n]*)/.exec(brief)?.[1] ?? '';
+    const inputs = [...brief.matchAll(/^## Input "([^"]+)" \(v(\d+)\)\n([^\n]*)/gm)].map((m) => `${m[1]} v${m[2]}: ${m[3]!.slice(0, 80)}`);
+    const revision = section(brief, 'Revision');
+    const notes = revision ? (revision.split('\n').find((l, i, all) => all[i - 1]?.includes('Their notes')) ?? '') : '';
+    const outputs = Object.fromEntries(
+      outputTags.map((tag) => [
+        tag,
+        [
+          `# ${tag} (${DEMO_MODEL_LABEL})`,
+          '',
+          `Task: ${task}`,
+          ...(inputs.length ? ['', 'Built from:', ...inputs.map((i) => `- ${i}`)] : []),
+          ...(notes ? ['', `Revised after your notes: ${notes}`] : []),
+          '',
+          'This text was written by the offline demo model, not by an LLM. Set OPENAI_API_KEY (or OPENAI_BASE_URL) for real output.',
+        ].join('\n'),
+      ]),
+    );
+    return { content: null, toolCalls: [call('submit', { outputs }, this.calls)] };
+  }
+}
