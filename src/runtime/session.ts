@@ -102,6 +102,7 @@ export class Session {
   private async sendNow(raw: unknown): Promise<SendResult> {
     try {
       if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
+      if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', 'This session object was stopped (after a conflict, a failed write or stop()). Open it again with runtime.resumeSession(id).');
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
@@ -117,7 +118,8 @@ export class Session {
         const last = after.context.rejections[after.context.rejections.length - 1]!;
         return this.refuse('event_refused', last.reason);
       }
-      await waitFor(this.actor, (s) => isWaitOrEnd(s) || this.writeError !== null);
+      // A failed write stops the actor, which ends this wait too (waitFor then rejects).
+      await waitFor(this.actor, isWaitOrEnd).catch(() => undefined);
       await this.flush();
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
       return { ok: true, view: this.view() };
@@ -133,8 +135,6 @@ export class Session {
     if (this.writeError) {
       const error = this.writeError;
       this.writeError = null;
-      // Another writer won: stop here, so this process never runs on a stale state.
-      if (error instanceof ConflictError) this.actor.stop();
       throw error;
     }
   }
@@ -153,7 +153,11 @@ export class Session {
       try {
         persistence.revision = await persistence.store.append(this.id, persistence.revision, [entry], snapshot);
       } catch (error) {
+        // Another writer won (ConflictError) or the store failed: stop at once, so this
+        // process never runs on a state it could not save. The store still holds the last
+        // good state; resume from it.
         this.writeError = error;
+        this.actor.stop();
       }
     });
   }

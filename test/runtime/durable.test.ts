@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, createRuntime, MemoryStore, ScriptedModel, SqliteStore, type Model, type SessionStore } from '../../src/index.js';
+
+const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
+
+const stores: Array<[string, () => { store: SessionStore; cleanup: () => void }]> = [
+  ['memory', () => ({ store: new MemoryStore(), cleanup: () => {} })],
+  ['sqlite', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-durable-'));
+    const store = new SqliteStore(join(dir, 's.db'));
+    return { store, cleanup: () => { void store.close(); rmSync(dir, { recursive: true, force: true }); } };
+  }],
+];
+
+describe.each(stores)('durable sessions on the %s store', (_name, make) => {
+  let cleanup = () => {};
+  afterEach(() => cleanup());
+
+  it('journals every accepted event and actor result with the snapshot', async () => {
+    const made = make();
+    cleanup = made.cleanup;
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['request'] })] },
+      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
+    ]);
+    const runtime = createRuntime({ model, store: made.store });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    const result = await session.send({ type: 'user_submitted_input', text: 'hello' });
+    expect(result.ok).toBe(true);
+    const journal = await made.store.journal(session.id);
+    expect(journal.map((e) => [e.seq, e.kind, e.type, e.state])).toEqual([
+      [1, 'created', 'created', 'waiting_user.intake'],
+      [2, 'event', 'user_submitted_input', 'running.manager.thinking'],
+      [3, 'actor', 'xstate.done.actor.managerTurn', 'running.manager.thinking'],
+      [4, 'actor', 'xstate.done.actor.managerTurn', 'waiting_user.approve_step'],
+    ]);
+    const stored = await made.store.load(session.id);
+    expect(stored?.revision).toBe(4);
+    model.assertComplete();
+  });
+
+  it('resumes after a crash: the in-flight model call runs again and nothing accepted is lost', async () => {
+    const made = make();
+    cleanup = made.cleanup;
+    const first = createRuntime({ model: never, store: made.store });
+    const crashed = await first.createSession({ packageId: 'tiny' });
+    void crashed.send({ type: 'user_submitted_input', text: 'remember me' });
+    await new Promise((r) => setTimeout(r, 20));
+    crashed.stop(); // the process "dies" while the manager's call is in flight
+
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Got it.' })] },
+    ]);
+    const second = createRuntime({ model, store: made.store });
+    const resumed = await second.resumeSession(crashed.id);
+    const view = await resumed.settled();
+    expect(view.waitingReason).toBe('intake'); // a clarification before intake is confirmed
+    expect(view.message).toBe('Got it.');
+    expect(model.calls[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'remember me' });
+    const snapshot = resumed.actorRef.getSnapshot();
+    expect(snapshot.context.blackboard.request?.map((v) => v.body)).toEqual(['remember me']);
+    const journal = await made.store.journal(crashed.id);
+    expect(journal.map((e) => e.seq)).toEqual([1, 2, 3]);
+    model.assertComplete();
+  });
+
+  it('refuses a second writer with a conflict and writes nothing for it', async () => {
+    const made = make();
+    cleanup = made.cleanup;
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [call('ask_user', { message: 'one' })] },
+    ]);
+    const runtimeA = createRuntime({ model, store: made.store });
+    const a = await runtimeA.createSession({ packageId: 'tiny' });
+    const runtimeB = createRuntime({ model: never, store: made.store });
+    const b = await runtimeB.resumeSession(a.id);
+    expect((await a.send({ type: 'user_submitted_input', text: 'from A' })).ok).toBe(true);
+    const lost = await b.send({ type: 'user_submitted_input', text: 'from B' });
+    expect(lost.ok).toBe(false);
+    if (!lost.ok) expect(lost.error.code).toBe('conflict');
+    const journal = await made.store.journal(a.id);
+    expect(journal.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(journal.some((e) => JSON.stringify(e.payload).includes('from B'))).toBe(false);
+    model.assertComplete();
+  });
+
+  it('names the session when its snapshot comes from a newer Steward or is not a session', async () => {
+    const made = make();
+    cleanup = made.cleanup;
+    const runtime = createRuntime({ model: never, store: made.store });
+    await made.store.create({ id: 'future', packageId: null, snapshot: { schemaVersion: 99, snapshot: {} }, entry: { kind: 'created', type: 'created', payload: {}, state: '' } });
+    await made.store.create({ id: 'junk', packageId: null, snapshot: { schemaVersion: 1, snapshot: { nope: true } }, entry: { kind: 'created', type: 'created', payload: {}, state: '' } });
+    await expect(runtime.resumeSession('future')).rejects.toThrow(/Session "future" was saved by a newer Steward \(snapshot schema v99/);
+    await expect(runtime.resumeSession('junk')).rejects.toThrow(/Session "junk" has a snapshot that is not a valid Steward session/);
+    await expect(runtime.resumeSession('missing')).rejects.toThrow(/No session "missing"/);
+  });
+});
