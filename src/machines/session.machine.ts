@@ -119,7 +119,7 @@ export const sessionMachine = setup({
     })),
     resetBurst: assign(update.resetBurst),
     recordRequest: assign(({ context, event }) => update.recordRequest(context, (event as { text: string }).text)),
-    confirmIntake: assign({ intakeConfirmed: true }),
+    confirmIntake: assign(({ context }) => update.confirmIntake(context)),
     recordUserInput: assign(({ context, event }) => update.recordUserInput(context, (event as { text: string }).text)),
     giveManagerAnswers: assign(({ context, event }) =>
       update.recordAnswers(context, 'manager', event.type === 'user_answered_questions' ? event.answers : null)),
@@ -152,7 +152,10 @@ export const sessionMachine = setup({
 
     /** Root wildcard: an event no active state accepts is recorded with its reason, never dropped. */
     recordRejection: assign(({ context, event, self }) => {
-      const snapshot = self.getSnapshot() as AnyMachineSnapshot | undefined;
+      const current = self.getSnapshot() as AnyMachineSnapshot | undefined;
+      // Under a pure transition (xstate/graph, `transition()`), `self` is a stand-in actor
+      // whose snapshot is not this machine's: record the refusal without the state then.
+      const snapshot = current && Array.isArray(current._nodes) ? current : undefined;
       const state = snapshot ? stateString(snapshot.value) : '';
       const accepted = snapshot ? acceptedUserEvents(snapshot) : [];
       const reason = explainRefusal(state, accepted, event as { type: string }, context);

@@ -44,10 +44,19 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 export const resetBurst = (): Update => ({ burst: 0, notice: null });
 
 export function recordRequest(ctx: SessionContext, text: string): Update {
+  // A reply to a clarification adds to the request: workers read only the latest version,
+  // so it carries the earlier words too (the original request is never lost to them).
+  const previous = ctx.blackboard[REQUEST_TAG]?.at(-1)?.body;
   const blackboard = produce(ctx.blackboard, (b) => {
-    appendVersion(b, REQUEST_TAG, { body: text, writtenBy: 'user', at: now() });
+    appendVersion(b, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', at: now() });
   });
-  return { blackboard, ...append(ctx, 'manager', { role: 'user', content: text }) };
+  // The reply answers any clarification shown in intake: its card and message are spent.
+  return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
+}
+
+export function confirmIntake(ctx: SessionContext): Update {
+  const content = 'The user confirmed the request as it stands: plan the work.';
+  return { intakeConfirmed: true, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function recordUserInput(ctx: SessionContext, text: string): Update {

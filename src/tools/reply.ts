@@ -65,9 +65,28 @@ function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefi
   if (json.askUser !== undefined) {
     const ask = json.askUser as unknown;
     const questions = Array.isArray(ask) ? ask : typeof ask === 'string' ? [ask] : (ask as { questions?: unknown })?.questions;
-    calls.push(syntheticCall(`${idBase}_1`, 'ask_user', { questions }));
+    // Phase A writes `"askUser": []` (or null, or "") for "no questions": that is not a call.
+    const none = questions === undefined || questions === null || questions === '' || (Array.isArray(questions) && questions.length === 0);
+    if (!none || calls.length === 0) calls.push(syntheticCall(`${idBase}_1`, 'ask_user', { questions }));
   }
   return calls;
+}
+
+/** Every tool call needs exactly one result, matched by id: a missing or repeated id is renamed. */
+function withUniqueIds(calls: ToolCall[], idBase: string): ToolCall[] {
+  const seen = new Set<string>();
+  let renamed = false;
+  const unique = calls.map((c, i) => {
+    if (c.id && !seen.has(c.id)) {
+      seen.add(c.id);
+      return c;
+    }
+    renamed = true;
+    const id = `${idBase}_dup${i}`;
+    seen.add(id);
+    return { ...c, id };
+  });
+  return renamed ? unique : calls;
 }
 
 /**
@@ -79,6 +98,7 @@ export function normalizeReply(actor: ToolActor, reply: ModelReply, idBase: stri
     const legacy = actor === 'manager' ? legacyManagerCalls(reply.content, idBase) : legacyWorkerCalls(reply.content, idBase);
     calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: reply.content.trim() })] : []);
   }
+  calls = withUniqueIds(calls, idBase);
   const message: AssistantMessage = calls.length > 0
     ? { role: 'assistant', content: reply.content, tool_calls: calls }
     : { role: 'assistant', content: reply.content ?? '' };
