@@ -121,6 +121,8 @@ export const sessionMachine = setup({
     recordRequest: assign(({ context, event }) => update.recordRequest(context, (event as { text: string }).text)),
     confirmIntake: assign(({ context }) => update.confirmIntake(context)),
     recordUserInput: assign(({ context, event }) => update.recordUserInput(context, (event as { text: string }).text)),
+    recordRequestAnswers: assign(({ context, event }) =>
+      update.recordRequestAnswers(context, (event as { answers: Record<string, string> }).answers)),
     giveManagerAnswers: assign(({ context, event }) =>
       update.recordAnswers(context, 'manager', event.type === 'user_answered_questions' ? event.answers : null)),
     giveWorkerAnswers: assign(({ context, event }) =>
@@ -148,7 +150,7 @@ export const sessionMachine = setup({
     askWorkerQuestions: assign(({ context }) => update.askWorkerQuestions(context)),
     noticeBurstLimit: assign(({ context }) => update.noticeBurstLimit(context)),
     noticeManagerFailure: assign(({ event }) => update.noticeModelFailure('manager', (event as ErrorTurn).error)),
-    noticeWorkerFailure: assign(({ event }) => update.noticeModelFailure('worker', (event as ErrorTurn).error)),
+    noticeWorkerFailure: assign(({ context, event }) => update.noticeWorkerFailure(context, (event as ErrorTurn).error)),
 
     /** Root wildcard: an event no active state accepts is recorded with its reason, never dropped. */
     recordRejection: assign(({ context, event, self }) => {
@@ -211,6 +213,9 @@ export const sessionMachine = setup({
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
             user_confirmed_intake: { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
+            // A clarification card: its answers become part of the request.
+            user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'recordRequestAnswers'] },
+            user_skipped_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
           },
         },
         input: {

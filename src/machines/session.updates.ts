@@ -60,7 +60,13 @@ export function confirmIntake(ctx: SessionContext): Update {
 }
 
 export function recordUserInput(ctx: SessionContext, text: string): Update {
+  // Before the intake is confirmed (e.g. after a failure during intake) input still adds to the request.
+  if (!ctx.intakeConfirmed) return recordRequest(ctx, text);
   return { questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
+}
+
+export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>): Update {
+  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`);
 }
 
 export function recordAnswers(ctx: SessionContext, actor: ToolActor, answers: Record<string, string> | null): Update {
@@ -227,9 +233,17 @@ export function noticeBurstLimit(ctx: SessionContext): Update {
   return { notice: burstLimitNotice(ctx.maxBurst), queue: [], boundary: null };
 }
 
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 export function noticeModelFailure(actor: ToolActor, error: unknown): Update {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorText(error);
   return { notice: `The ${actor} model failed: ${detail} Nothing was lost; your next input tries again.`, queue: [], boundary: null };
+}
+
+/** A failed worker run ends the step: the manager hears it with the user's next input and re-plans. */
+export function noticeWorkerFailure(ctx: SessionContext, error: unknown): Update {
+  const content = `The worker ${ctx.step?.workerId ?? ''} failed: ${errorText(error)} Decide with the user how to go on.`;
+  return { ...noticeModelFailure('worker', error), step: null, workerChoice: {}, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function recordRejection(ctx: SessionContext, rejection: Omit<Rejection, 'at'>): Update {

@@ -38,7 +38,7 @@ function syntheticCall(id: string, name: string, args: unknown): ToolCall {
 
 /** JSON in the content, bare or fenced as ```json … ```; undefined when it is not an object. */
 export function jsonObjectIn(content: string): Record<string, unknown> | undefined {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(content);
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(content);
   const text = (fenced ? fenced[1]! : content).trim();
   if (!text.startsWith('{')) return undefined;
   try {
@@ -64,9 +64,9 @@ function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefi
   if (json.outputs !== undefined) calls.push(syntheticCall(`${idBase}_0`, 'submit', { outputs: json.outputs }));
   if (json.askUser !== undefined) {
     const ask = json.askUser as unknown;
-    const questions = Array.isArray(ask) ? ask : typeof ask === 'string' ? [ask] : (ask as { questions?: unknown })?.questions;
+    const questions = Array.isArray(ask) ? ask : typeof ask === 'string' ? (ask.trim() ? [ask] : []) : (ask as { questions?: unknown })?.questions;
     // Phase A writes `"askUser": []` (or null, or "") for "no questions": that is not a call.
-    const none = questions === undefined || questions === null || questions === '' || (Array.isArray(questions) && questions.length === 0);
+    const none = questions === undefined || questions === null || (Array.isArray(questions) && questions.length === 0);
     if (!none || calls.length === 0) calls.push(syntheticCall(`${idBase}_1`, 'ask_user', { questions }));
   }
   return calls;
