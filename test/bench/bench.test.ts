@@ -1,0 +1,85 @@
+/**
+ * The benchmark harness works: `bench/run.ts --quick` runs every mode (each session's
+ * transcript is checked inside the run), prints the table and writes the JSON. No assertion
+ * on timings: they depend on the machine.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { answer, createBaselineMachine, startBaseline } from '../../bench/baseline.js';
+import { FakeModel } from '../../bench/fake-model.js';
+import { answerText, FIRST_INPUT, TranscriptError, verifyTranscript } from '../../bench/scenario.js';
+import type { ChatMessage } from '../../src/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'steward-bench-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Figure { id: string; steward: number; baseline: number | null; ratio: number | null }
+
+describe('the transcript check', () => {
+  async function transcript(): Promise<{ messages: ChatMessage[]; calls: number }> {
+    const model = new FakeModel();
+    const actor = startBaseline(createBaselineMachine(model));
+    model.begin();
+    await answer(actor, FIRST_INPUT);
+    for (let b = 1; b <= 3; b++) await answer(actor, answerText(b));
+    return { messages: actor.getSnapshot().context.messages, calls: model.calls };
+  }
+
+  it('accepts the scripted session', async () => {
+    const { messages, calls } = await transcript();
+    expect(() => verifyTranscript('test', messages, calls)).not.toThrow();
+  });
+
+  it('fails on a lost tool result, a wrong read or a wrong call count', async () => {
+    const { messages, calls } = await transcript();
+    const firstTool = messages.findIndex((m) => m.role === 'tool');
+    expect(() => verifyTranscript('test', messages.filter((_, i) => i !== firstTool), calls)).toThrow(TranscriptError);
+    const wrong = messages.map((m) => (m.role === 'tool' && m.content.includes('value-of-k0-') ? { ...m, content: m.content.replace('value-of-k0-', 'value-of-k1-') } : m));
+    expect(() => verifyTranscript('test', wrong, calls)).toThrow(/read k0/);
+    expect(() => verifyTranscript('test', messages, calls + 1)).toThrow(/called 20 times/);
+  });
+});
+
+describe('bench/run.ts --quick', () => {
+  it('runs the scenario on Steward and the baseline and reports every figure', () => {
+    const json = join(dir, 'results.json');
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--json', json], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.stderr).not.toContain('bench failed');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('1 round (hot)');
+    expect(run.stdout).toContain('pause+resume, durable SQLite');
+    expect(run.stdout).toContain(`JSON: ${json}`);
+
+    const results = JSON.parse(readFileSync(json, 'utf8')) as { figures: Figure[]; modes: Record<string, { sessions: number }>; scenario: { callsPerSession: number } };
+    expect(results.scenario.callsPerSession).toBe(19);
+    for (const mode of ['baseline-hot', 'steward-hot', 'baseline-durable', 'steward-memory', 'steward-sqlite']) {
+      expect(results.modes[mode]?.sessions).toBe(20);
+    }
+    const ids = results.figures.map((f) => f.id);
+    for (const id of ['round', 'round_burst_1', 'round_burst_2', 'round_burst_3', 'pause_resume_hot', 'pause_resume_sqlite', 'retained', 'persisted_bytes', 'persist_event_sqlite', 'sqlite_append', 'resume_long']) {
+      expect(ids).toContain(id);
+    }
+    for (const f of results.figures) {
+      expect(Number.isFinite(f.steward), f.id).toBe(true);
+      if (f.baseline !== null) {
+        expect(f.baseline, f.id).toBeGreaterThan(0);
+        expect(Number.isFinite(f.ratio), f.id).toBe(true);
+      }
+    }
+  }, 150_000);
+
+  it('fails loudly on an unknown option', () => {
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--no-such-flag'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('Unknown option --no-such-flag');
+  }, 60_000);
+});
