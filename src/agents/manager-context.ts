@@ -23,22 +23,35 @@ How you work:
 /** Older messages beyond this many are replaced by a one-line summary. */
 export const MANAGER_TRANSCRIPT_LIMIT = 60;
 
+/**
+ * The prompt's parts change only when their data does; the context's objects are immutable,
+ * so each part is cached per object and a round reuses what did not change.
+ */
+function cachedBy<K extends object>(build: (key: K) => string): (key: K) => string {
+  const cache = new WeakMap<K, string>();
+  return (key) => {
+    let text = cache.get(key);
+    if (text === undefined) cache.set(key, (text = build(key)));
+    return text;
+  };
+}
+
+const packageText = cachedBy((pkg: NonNullable<SessionContext['package']>) =>
+  `## Package: ${pkg.title} (${pkg.id})\n${pkg.description}\n\n## Workers\n${listWorkers({ blackboard: {}, workers: pkg.workers, artifacts: [] })}`);
+
+const boardText = cachedBy((blackboard: SessionContext['blackboard']) => {
+  const index = blackboardIndex(blackboard);
+  const lines = index.map((e) => `- ${e.tag} v${e.version} (${e.size} chars, by ${e.writtenBy}): ${e.firstLine}`).join('\n');
+  return `## Blackboard index\n${lines || '(empty)'}`;
+});
+
+const artifactsText = cachedBy((artifacts: SessionContext['artifacts']) =>
+  `## Artifacts\n${listArtifacts({ blackboard: {}, workers: [], artifacts })}`);
+
 export function managerSystemPrompt(context: SessionContext): string {
-  const pkg = context.package;
-  const workers = pkg ? listWorkers({ blackboard: context.blackboard, workers: pkg.workers, artifacts: context.artifacts }) : '(no package)';
-  const index = blackboardIndex(context.blackboard);
-  const board = index.length
-    ? index.map((e) => `- ${e.tag} v${e.version} (${e.size} chars, by ${e.writtenBy}): ${e.firstLine}`).join('\n')
-    : '(empty)';
-  const artifacts = listArtifacts({ blackboard: context.blackboard, workers: [], artifacts: context.artifacts });
-  return [
-    MANAGER_ROLE,
-    `## Package: ${pkg ? `${pkg.title} (${pkg.id})\n${pkg.description}` : '(none)'}`,
-    `## Workers\n${workers}`,
-    `## Blackboard index\n${board}`,
-    `## Artifacts\n${artifacts}`,
-    `## Status\nRound ${context.burst + 1} of at most ${context.maxBurst} before you must hand back to the user. Intake ${context.intakeConfirmed ? 'confirmed' : 'not confirmed yet: clarify with ask_user if the request is unclear'}.`,
-  ].join('\n\n');
+  const pkg = context.package ? packageText(context.package) : '## Package: (none)\n\n## Workers\n(no package)';
+  const status = `## Status\nRound ${context.burst + 1} of at most ${context.maxBurst} before you must hand back to the user. Intake ${context.intakeConfirmed ? 'confirmed' : 'not confirmed yet: clarify with ask_user if the request is unclear'}.`;
+  return `${MANAGER_ROLE}\n\n${pkg}\n\n${boardText(context.blackboard)}\n\n${artifactsText(context.artifacts)}\n\n${status}`;
 }
 
 /**

@@ -17,14 +17,22 @@ export function stateString(value: unknown): string {
   return String(value);
 }
 
+// The machine's structure never changes, so the answer per set of active nodes is cached.
+const acceptedCache = new WeakMap<object, UserEventType[]>();
+
 /** The user events that the active states declare a transition for (guards not evaluated). */
 export function acceptedUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
   if (snapshot.status !== 'active') return [];
+  const leaf = snapshot._nodes[snapshot._nodes.length - 1];
+  const cached = leaf && acceptedCache.get(leaf);
+  if (cached) return [...cached];
   const types = new Set<UserEventType>();
   for (const node of snapshot._nodes) {
     for (const type of node.ownEvents) if (isUserEventType(type)) types.add(type);
   }
-  return [...types];
+  const list = [...types];
+  if (leaf) acceptedCache.set(leaf, list);
+  return [...list];
 }
 
 function describeState(state: string): string {

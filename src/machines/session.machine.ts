@@ -12,8 +12,8 @@
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
  *   ├── running
- *   │   ├── manager            thinking (one LLM round) → checking (each tool call, by rule) → routing
- *   │   └── worker             thinking → checking → routing
+ *   │   ├── manager            thinking (one LLM round) → checking (each tool call, by rule; then route)
+ *   │   └── worker             thinking → checking
  *   └── done
  *
  * Every guard, action and actor is named here, so the inspector shows the names and
@@ -65,6 +65,10 @@ function violation(context: SessionContext, actor: ToolActor, rule: Rule): strin
   }
 }
 
+/** The boundary tool of the latest reply, once all of its calls are checked. */
+const chosen = (context: SessionContext) => (context.queue.length === 0 ? context.boundary : null);
+const isUserTurn = (boundary: SessionContext['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
+
 const turnNotProvided = (name: string) =>
   fromPromise<TurnOutput, SessionContext>(async () => {
     throw new UserError(`No ${name} actor: create sessions with createRuntime({ model }), or provide one with sessionMachine.provide({ actors: { ${name} } }).`);
@@ -103,14 +107,17 @@ export const sessionMachine = setup({
     workerAlreadyChoseThis: ({ context }) =>
       context.queue[0]!.call.function.name === 'submit' ? context.workerChoice.outputs !== undefined : context.workerChoice.questions !== undefined,
 
-    choseApprovalStep: ({ context }) => context.boundary?.tool === 'run_worker' && context.boundary.step.requiresApproval,
-    choseWorkerRun: ({ context }) => context.boundary?.tool === 'run_worker',
-    choseClarification: ({ context }) =>
-      !context.intakeConfirmed && (context.boundary?.tool === 'ask_user' || context.boundary?.tool === 'review_blackboard'),
-    choseUserTurn: ({ context }) => context.boundary?.tool === 'ask_user' || context.boundary?.tool === 'review_blackboard',
-    choseFinish: ({ context }) => context.boundary?.tool === 'finish',
-    workerSubmitted: ({ context }) => context.workerChoice.outputs !== undefined,
-    workerAsked: ({ context }) => context.workerChoice.questions !== undefined,
+    // Where a reply leads, once all its calls are checked (the queue is empty).
+    choseApprovalStep: ({ context }) => {
+      const boundary = chosen(context);
+      return boundary?.tool === 'run_worker' && boundary.step.requiresApproval;
+    },
+    choseWorkerRun: ({ context }) => chosen(context)?.tool === 'run_worker',
+    choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(chosen(context)),
+    choseUserTurn: ({ context }) => isUserTurn(chosen(context)),
+    choseFinish: ({ context }) => chosen(context)?.tool === 'finish',
+    workerSubmitted: ({ context }) => context.queue.length === 0 && context.workerChoice.outputs !== undefined,
+    workerAsked: ({ context }) => context.queue.length === 0 && context.workerChoice.questions !== undefined,
   },
   actions: {
     selectPackage: assign(({ context, event }) => ({
@@ -267,19 +274,10 @@ export const sessionMachine = setup({
                 onError: { target: '#session.waiting_user.input', actions: 'noticeManagerFailure' },
               },
             },
+            // Each pass checks the head of the queue against the rules, in the seed's order
+            // (rule 5 before 2, so that a passed inputTags gets its own message); once the
+            // queue is empty the chosen boundary tool decides where the session goes.
             checking: {
-              always: [
-                { guard: 'queueIsEmpty', target: 'routing' },
-                { guard: not({ type: 'actorMayUseTool', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
-                { guard: not('managerOmitsTagLists'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
-                { guard: not({ type: 'argumentsMatchSchema', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
-                { guard: not('workerIsRegistered'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
-                { guard: 'isLoopTool', actions: 'runLoopTool' },
-                { guard: 'boundaryAlreadyChosen', actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } } },
-                { actions: 'chooseBoundary' },
-              ],
-            },
-            routing: {
               always: [
                 { guard: 'choseApprovalStep', target: '#session.waiting_user.approve_step', actions: 'proposeStep' },
                 { guard: 'choseWorkerRun', target: '#session.running.worker', actions: ['proposeStep', 'startWorkerRun'] },
@@ -287,7 +285,14 @@ export const sessionMachine = setup({
                 { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: 'showManagerMessage' },
                 { guard: 'choseFinish', target: '#session.done', actions: 'showManagerMessage' },
                 // Only loop tools (or refused calls) in this reply: the burst goes on.
-                { target: 'thinking' },
+                { guard: 'queueIsEmpty', target: 'thinking' },
+                { guard: not({ type: 'actorMayUseTool', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
+                { guard: not('managerOmitsTagLists'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
+                { guard: not({ type: 'argumentsMatchSchema', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
+                { guard: not('workerIsRegistered'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
+                { guard: 'isLoopTool', actions: 'runLoopTool' },
+                { guard: 'boundaryAlreadyChosen', actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } } },
+                { actions: 'chooseBoundary' },
               ],
             },
           },
@@ -308,20 +313,15 @@ export const sessionMachine = setup({
             },
             checking: {
               always: [
-                { guard: 'queueIsEmpty', target: 'routing' },
+                { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: 'publishArtifact' },
+                { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: 'askWorkerQuestions' },
+                // Nothing usable in this reply: the worker tries again (the round counted).
+                { guard: 'queueIsEmpty', target: 'thinking' },
                 { guard: not({ type: 'actorMayUseTool', params: { actor: 'worker' as const } }), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
                 { guard: not({ type: 'argumentsMatchSchema', params: { actor: 'worker' as const } }), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
                 { guard: not('tagsWithinOutputTags'), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } } },
                 { guard: 'workerAlreadyChoseThis', actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } } },
                 { actions: 'chooseWorkerCall' },
-              ],
-            },
-            routing: {
-              always: [
-                { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: 'publishArtifact' },
-                { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: 'askWorkerQuestions' },
-                // Nothing usable in this reply: the worker tries again (the round counted).
-                { target: 'thinking' },
               ],
             },
           },

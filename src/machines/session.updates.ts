@@ -3,7 +3,7 @@
  * (and event data) to the fields that change. The machine file wires them by name; keeping
  * them here keeps that file a readable table of contents.
  */
-import { produce } from 'immer';
+import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
 import { appendVersion, REQUEST_TAG } from '../blackboard/blackboard.js';
 import type { ChatMessage, ModelReply } from '../models/model.js';
@@ -15,6 +15,11 @@ import type { Boundary, Rejection, SessionContext, Step } from './session.contex
 import { REJECTION_LOG_SIZE } from './session.context.js';
 
 type Update = Partial<SessionContext>;
+
+// Our own Immer instance: no auto-freeze (deep-freezing the whole blackboard on every write
+// cost more than the write itself, and a snapshot restored from JSON is never frozen), and the
+// host app's global immer settings stay untouched.
+const { produce } = new Immer({ autoFreeze: false });
 
 const now = () => new Date().toISOString();
 const messagesKey = (actor: ToolActor) => (actor === 'manager' ? 'managerMessages' : 'workerMessages');

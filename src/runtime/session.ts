@@ -41,13 +41,14 @@ export class Session {
   private actor!: Actor<SessionMachine>;
   private writes: Promise<void> = Promise.resolve();
   private writeError: unknown = null;
-  private busy: Promise<unknown> = Promise.resolve();
+  /** The send in progress, if any: sends run one at a time, in call order. */
+  private busy: Promise<void> | null = null;
   private fatal: unknown = null;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(
     id: string,
-    private readonly start: (inspect: ((e: InspectionEvent) => void) | undefined) => Actor<SessionMachine>,
+    start: (inspect: ((e: InspectionEvent) => void) | undefined) => Actor<SessionMachine>,
     private readonly persistence: Persistence | null,
     private readonly userInspect?: (e: InspectionEvent) => void,
   ) {
@@ -85,8 +86,12 @@ export class Session {
 
   /** Sends a user event; resolves when the session waits for the user again or is done. */
   send(event: unknown): Promise<SendResult> {
-    const run = this.busy.then(() => this.sendNow(event));
-    this.busy = run.catch(() => undefined);
+    const run = this.busy ? this.busy.then(() => this.sendNow(event)) : this.sendNow(event);
+    // Keep only completion (not the result and its view) so an idle session holds nothing extra.
+    const done: Promise<void> = run.then(() => {
+      if (this.busy === done) this.busy = null;
+    });
+    this.busy = done;
     return run;
   }
 
