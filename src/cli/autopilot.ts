@@ -1,0 +1,129 @@
+/**
+ * The non-interactive `steward run` (stdin is not a terminal, or --auto): it plays the user
+ * — sends the request, approves every step, accepts every artifact, skips questions — and
+ * prints a transcript: each wait, each model turn, each artifact's tag bodies, the summary.
+ * It stops (exit 1, session saved) when only a human can go on: a model failure, or a
+ * manager that keeps asking.
+ */
+import pc from 'picocolors';
+import { stateString } from '../machines/refusals.js';
+import type { UserEvent } from '../machines/session.events.js';
+import type { Session } from '../runtime/session.js';
+import type { SessionView } from '../runtime/view.js';
+import type { SkillPackage } from '../skills/index.js';
+import { burstLimitNotice } from '../tools/validation.js';
+import { aliasOf } from './events.js';
+import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
+
+/** The request the demo sends when none is given. */
+export const DEMO_REQUEST =
+  'A short story about a lighthouse keeper who finds a message in a bottle addressed to her, dated fifty years in the future. Quiet, a little eerie, about 1,500 words.';
+
+/** Messages the autopilot may send in a row without a step or an artifact in between. */
+const MAX_NUDGES = 3;
+/** A guard against a session that never ends (each iteration is one user event). */
+const MAX_EVENTS = 200;
+
+export interface AutopilotOptions {
+  request: string;
+  /** For a session waiting in skill_selection. */
+  packageId: string;
+  modelLabel: string;
+  packages: ReadonlyMap<string, SkillPackage>;
+  /** The command that continues the session, printed when the autopilot stops early. */
+  resume: string;
+  write?: (text: string) => void;
+}
+
+type Decision = { event: UserEvent; say: string } | { stop: string };
+
+/**
+ * `retryFailure`: the session already showed a model failure when this run started (it is
+ * being continued), so the first move is to try again; a failure during the run stops it.
+ */
+function decide(view: SessionView, options: AutopilotOptions, nudges: number, retryFailure: boolean): Decision {
+  const accepts = (type: UserEvent['type']) => view.acceptedEvents.includes(type);
+  switch (view.waitingReason) {
+    case 'skill_selection':
+      return { event: { type: 'user_selected_package', packageId: options.packageId }, say: `choose the package "${options.packageId}"` };
+    case 'intake':
+      if (!view.blackboard.some((b) => b.tag === 'request')) {
+        return { event: { type: 'user_submitted_input', text: options.request }, say: `request: ${options.request}` };
+      }
+      if (view.questions?.length && accepts('user_skipped_questions')) return { event: { type: 'user_skipped_questions' }, say: 'skip the questions' };
+      if (accepts('user_confirmed_intake')) return { event: { type: 'user_confirmed_intake' }, say: 'confirm the request as it is' };
+      break;
+    case 'input':
+      if (view.notice && view.notice !== burstLimitNotice(view.maxBurst)) {
+        if (retryFailure) return { event: { type: 'user_submitted_input', text: 'Please try again and go on where you left off.' }, say: 'try the failed model call again' };
+        return { stop: 'Stopped: the model failed (see the notice above). Fix the cause, then continue the session.' };
+      }
+      if (view.questions?.length) return { event: { type: 'user_skipped_questions' }, say: 'skip the questions' };
+      if (nudges >= MAX_NUDGES) return { stop: `Stopped: the manager asked ${nudges} times in a row without proposing a step; answer it yourself.` };
+      return { event: { type: 'user_submitted_input', text: 'Please go on with your best judgement.' }, say: 'ask the manager to go on' };
+    case 'approve_step':
+      return { event: { type: 'user_approved_next_step' }, say: `approve ${view.pendingStep?.workerId ?? 'the step'}` };
+    case 'review_artifact':
+      if (view.artifact) return { event: { type: 'user_accepted_artifact', artifactId: view.artifact.id }, say: `accept ${view.artifact.id}` };
+      break;
+    case 'worker_questions':
+      return { event: { type: 'user_skipped_questions' }, say: 'skip the questions' };
+    case 'revision':
+      return { event: { type: 'user_submitted_input', text: 'Please revise it as you see fit.' }, say: 'ask for a revision' };
+    default:
+      break;
+  }
+  return { stop: `Stopped: no automatic answer in ${view.state} (accepted: ${view.acceptedEvents.map(aliasOf).join(', ') || 'none'}).` };
+}
+
+/** Drives the session to `done`; resolves with the exit code. */
+export async function autopilot(session: Session, options: AutopilotOptions): Promise<number> {
+  const write = options.write ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const render = { modelLabel: options.modelLabel, packages: options.packages };
+
+  // One line per model turn, from the actor's snapshots.
+  let lastTurn = '';
+  const subscription = session.actorRef.subscribe((snapshot) => {
+    const label = runningLabel(snapshot, options.modelLabel);
+    const key = label && `${label}|${snapshot.context.rounds}`;
+    if (label && key && key !== lastTurn && stateString(snapshot.value).endsWith('.thinking')) {
+      lastTurn = key;
+      write(pc.dim(`  … ${label}`));
+    }
+  });
+
+  try {
+    let view = session.view();
+    if (view.phase === 'running') {
+      write(pc.dim(`Resuming ${session.id} in ${view.state}: the interrupted model call runs again.`));
+      view = await session.settled();
+    }
+    let nudges = 0;
+    for (let events = 0; view.phase !== 'done'; events++) {
+      write('');
+      write(pc.bold(headline(view)));
+      const blocks = waitBlocks(view, render);
+      if (blocks.length) write(formatBlocks(blocks));
+      if (events >= MAX_EVENTS) return stop(`Stopped after ${MAX_EVENTS} user events without reaching done.`);
+      const decision = decide(view, options, nudges, events === 0);
+      if ('stop' in decision) return stop(decision.stop);
+      nudges = decision.event.type === 'user_submitted_input' && view.waitingReason === 'input' ? nudges + 1 : 0;
+      write(pc.green(`→ (auto) ${decision.say}`));
+      const result = await session.send(decision.event);
+      if (!result.ok) return stop(`The session refused "${decision.event.type}" [${result.error.code}]: ${result.error.message}`);
+      view = result.view;
+    }
+    write('');
+    write(formatBlocks(waitBlocks(view, render)));
+    write('');
+    write(`Session ${session.id} is done (${view.rounds} model rounds). See it again with \`steward show ${session.id}\` and \`steward log ${session.id}\`.`);
+    return 0;
+  } finally {
+    subscription.unsubscribe();
+  }
+
+  function stop(message: string): number {
+    process.stderr.write(`${message}\nThe session is saved; continue it with: ${options.resume}\n`);
+    return 1;
+  }
+}

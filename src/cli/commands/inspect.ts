@@ -1,0 +1,73 @@
+/**
+ * `steward inspect [ID]`: Steward's local inspector page for the sessions in the store —
+ * the statechart with the active state, the events enabled now as forms, the session's
+ * details and journal (with time travel), live while `steward run` works in another
+ * terminal. `--manual` plays the model by hand from the page.
+ */
+import { Option, type Command } from 'commander';
+import { SessionNotFoundError } from '../../errors.js';
+import { loadStatelyConfig } from '../../inspect/config.js';
+import { startInspector } from '../../inspect/server.js';
+import { ManualModel } from '../../models/manual-model.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { SqliteStore } from '../../store/sqlite-store.js';
+import { chooseModel, printJson, resolveDbPath, wholeNumber } from '../context.js';
+
+interface InspectFlags {
+  port?: number;
+  host?: string;
+  manual?: boolean;
+  json?: boolean;
+}
+
+/** Resolves when the process is asked to stop (Ctrl+C, SIGTERM). */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+export function register(program: Command): void {
+  program
+    .command('inspect')
+    .description('open the local inspector: the statechart, the events to send, the journal with time travel')
+    .argument('[id]', 'the session to open first (default: choose in the page)')
+    .option('--port <n>', 'the port (0: any free port; default from stately.config.json, else 4747)', wholeNumber(0))
+    .addOption(new Option('--host <host>', 'the address to listen on (default from stately.config.json, else 127.0.0.1)').hideHelp())
+    .option('--manual', 'play the model by hand: each model call waits for your reply in the page')
+    .option('--json', 'print { url, token } as JSON')
+    .action(async (id: string | undefined, flags: InspectFlags, command: Command) => {
+      const { config } = loadStatelyConfig(process.cwd());
+      const dbPath = resolveDbPath(command.optsWithGlobals());
+      const store = new SqliteStore(dbPath);
+      try {
+        const model = flags.manual ? new ManualModel() : await chooseModel();
+        const runtime = createRuntime({ model, store });
+        if (id !== undefined && !(await store.load(id))) throw new SessionNotFoundError(id);
+        const inspector = await startInspector({
+          runtime,
+          store,
+          host: flags.host ?? config.inspector.host,
+          port: flags.port ?? config.inspector.port,
+          ...(id !== undefined ? { sessionId: id } : {}),
+        });
+        if (flags.json) {
+          printJson({ url: inspector.url, token: inspector.token });
+        } else {
+          process.stdout.write(`Steward inspector · store ${dbPath} · model: ${model.label}\n`);
+          process.stdout.write(`Open ${inspector.url}\n(the token in the URL is the key: share it like a password). Ctrl+C stops.\n`);
+        }
+        await untilStopped();
+        for (const session of runtime.live.values()) session.stop();
+        await inspector.close();
+      } finally {
+        await store.close();
+      }
+    });
+}

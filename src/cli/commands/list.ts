@@ -1,0 +1,18 @@
+/** `steward list`: the sessions of the store, most recently updated first. */
+import type { Command } from 'commander';
+import { printJson, withContext } from '../context.js';
+import { formatSessionList } from '../render.js';
+
+export function register(program: Command): void {
+  program
+    .command('list')
+    .description('list the sessions, most recently updated first')
+    .option('--json', 'print the sessions as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      await withContext(command.optsWithGlobals(), async (ctx) => {
+        const sessions = await ctx.store.list();
+        if (options.json) printJson(sessions);
+        else process.stdout.write(`${formatSessionList(sessions)}\n`);
+      }, { readOnly: true });
+    });
+}

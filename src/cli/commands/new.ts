@@ -1,0 +1,23 @@
+/** `steward new`: creates a session and prints its id (or its view with --json). */
+import type { Command } from 'commander';
+import { printJson, viewJson, wholeNumber, withContext } from '../context.js';
+
+export function register(program: Command): void {
+  program
+    .command('new')
+    .description('create a session and print its id')
+    .option('-p, --package <id>', 'the skill package (see `steward packages`)', 'short-story')
+    .option('--no-package', 'let the user choose the package first (the session starts in skill_selection)')
+    .option('--max-burst <n>', 'model rounds allowed between two user actions (default 12)', wholeNumber(1))
+    .option('--json', 'print the session view as JSON')
+    .action(async (options: { package: string | false; maxBurst?: number; json?: boolean }, command: Command) => {
+      await withContext(command.optsWithGlobals(), async (ctx) => {
+        const session = await ctx.runtime.createSession({
+          ...(options.package !== false ? { packageId: options.package } : {}),
+          ...(options.maxBurst !== undefined ? { maxBurst: options.maxBurst } : {}),
+        });
+        if (options.json) printJson(viewJson(session.view(), session.revision));
+        else process.stdout.write(`${session.id}\n`);
+      }, { readOnly: true });
+    });
+}

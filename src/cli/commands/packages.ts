@@ -1,0 +1,18 @@
+/** `steward packages`: the skill packages and their workers, with the tags they read and write. */
+import type { Command } from 'commander';
+import { packageInfo } from '../../runtime/runtime.js';
+import { loadPackages } from '../../skills/index.js';
+import { printJson } from '../context.js';
+import { formatPackages } from '../render.js';
+
+export function register(program: Command): void {
+  program
+    .command('packages')
+    .description('list the skill packages and their workers (input → output tags)')
+    .option('--json', 'print the packages as JSON')
+    .action((options: { json?: boolean }) => {
+      const packages = loadPackages();
+      if (options.json) printJson([...packages.values()].map(packageInfo));
+      else process.stdout.write(`${formatPackages(packages)}\n`);
+    });
+}

@@ -1,0 +1,72 @@
+/**
+ * `steward run`: work on a session. Interactive on a terminal; when stdin is not a terminal
+ * (or with --auto) it plays the user — approves every step, accepts every artifact — and
+ * prints the transcript, which makes `npm start < /dev/null` a complete demo.
+ */
+import type { Command } from 'commander';
+import { DemoModel } from '../../models/demo-model.js';
+import { autopilot, DEMO_REQUEST } from '../autopilot.js';
+import { CliError, resumeCommand, wholeNumber, withContext } from '../context.js';
+
+interface RunFlags {
+  package: string;
+  session?: string;
+  request?: string;
+  auto?: boolean;
+  maxBurst?: number;
+}
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('work on a session: see what it waits for and answer (interactive on a terminal)')
+    .option('-p, --package <id>', 'the skill package of a new session', 'short-story')
+    .option('-s, --session <id>', 'continue this session instead of creating one')
+    .option('--request <text>', 'the first request (without a terminal: a fixed demo request)')
+    .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')
+    .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', wholeNumber(1))
+    .action(async (flags: RunFlags, command: Command) => {
+      if (flags.session !== undefined) {
+        const misplaced = (['package', 'maxBurst'] as const).filter((o) => command.getOptionValueSource(o) === 'cli');
+        if (misplaced.length) {
+          const names = misplaced.map((o) => (o === 'package' ? '--package' : '--max-burst')).join(' and ');
+          throw new CliError('usage', `${names} ${misplaced.length > 1 ? 'apply' : 'applies'} only to a new session; session "${flags.session}" keeps its own.`);
+        }
+      }
+      const auto = flags.auto === true || !process.stdin.isTTY;
+      // Loaded only on a terminal (scripts never pay for the prompt library), and before the
+      // session starts, so a resumed model call is shown with its spinner from the start.
+      const { interactive } = auto ? { interactive: undefined } : await import('../interactive.js');
+      await withContext(command.optsWithGlobals(), async (ctx) => {
+        const session = flags.session !== undefined
+          ? await ctx.runtime.resumeSession(flags.session)
+          : await ctx.runtime.createSession({ packageId: flags.package, ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}) });
+        const resume = resumeCommand(session.id, ctx.dbPath);
+        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume };
+
+        if (!interactive) {
+          const onSignal = () => {
+            session.stop();
+            process.stderr.write(`\nInterrupted. The session is saved; continue it with:\n  ${resume}\n`);
+            process.exit(130);
+          };
+          process.once('SIGINT', onSignal);
+          process.once('SIGTERM', onSignal);
+          try {
+            process.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
+            process.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
+            process.exitCode = await autopilot(session, { ...common, request: flags.request ?? DEMO_REQUEST, packageId: flags.package });
+          } finally {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+          }
+        } else {
+          process.exitCode = await interactive(session, {
+            ...common,
+            isDemoModel: ctx.model instanceof DemoModel,
+            ...(flags.request !== undefined ? { request: flags.request } : {}),
+          });
+        }
+      });
+    });
+}

@@ -1,0 +1,123 @@
+/**
+ * The nine user events as the command line names them: the full event type or a short
+ * alias, which options each one takes, and how `steward send` builds the event object.
+ */
+import { isUserEventType, type UserEvent, type UserEventType } from '../machines/session.events.js';
+import type { SessionView } from '../runtime/view.js';
+import { CliError } from './context.js';
+
+export const EVENT_ALIASES: Readonly<Record<string, UserEventType>> = {
+  input: 'user_submitted_input',
+  confirm: 'user_confirmed_intake',
+  approve: 'user_approved_next_step',
+  'reject-step': 'user_rejected_next_step',
+  accept: 'user_accepted_artifact',
+  reject: 'user_rejected_artifact',
+  answer: 'user_answered_questions',
+  skip: 'user_skipped_questions',
+  select: 'user_selected_package',
+};
+
+/** What each event is, for menus and help. */
+export const EVENT_LABELS: Readonly<Record<UserEventType, string>> = {
+  user_selected_package: 'Choose a package',
+  user_submitted_input: 'Write a message',
+  user_confirmed_intake: 'Confirm the request as it is',
+  user_approved_next_step: 'Approve the step',
+  user_rejected_next_step: 'Reject the step',
+  user_accepted_artifact: 'Accept the artifact',
+  user_rejected_artifact: 'Reject the artifact (ask for a revision)',
+  user_answered_questions: 'Answer the questions',
+  user_skipped_questions: 'Skip the questions',
+};
+
+/** The option each event takes (`--text`, `--reason`…), and whether it must be given. */
+const FIELDS: Readonly<Record<UserEventType, ReadonlyArray<{ option: SendOption; required: boolean }>>> = {
+  user_selected_package: [{ option: 'package', required: true }],
+  user_submitted_input: [{ option: 'text', required: true }],
+  user_confirmed_intake: [],
+  user_approved_next_step: [],
+  user_rejected_next_step: [{ option: 'reason', required: false }],
+  user_accepted_artifact: [{ option: 'artifact', required: false }],
+  user_rejected_artifact: [{ option: 'artifact', required: false }, { option: 'reason', required: false }],
+  user_answered_questions: [{ option: 'answers', required: true }],
+  user_skipped_questions: [],
+};
+
+export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package';
+
+export type SendOptions = Partial<Record<SendOption, string>>;
+
+export function aliasOf(type: UserEventType): string {
+  return Object.entries(EVENT_ALIASES).find(([, full]) => full === type)?.[0] ?? type;
+}
+
+export function resolveEventName(name: string): UserEventType {
+  const type = EVENT_ALIASES[name] ?? name;
+  if (isUserEventType(type)) return type;
+  const known = Object.entries(EVENT_ALIASES).map(([alias, full]) => `${alias} (${full})`).join(', ');
+  throw new CliError('usage', `Unknown event "${name}". Events: ${known}.`);
+}
+
+/** `--answers` as given on the command line: a JSON object of question ids to answers. */
+export function parseAnswers(text: string): Record<string, string> {
+  const hint = `--answers must be a JSON object of question ids to answers, e.g. '{"q1": "yes", "q2": "in the 1920s"}'`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError('usage', `${hint}; got invalid JSON (${(error as Error).message}).`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CliError('usage', `${hint}; got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}.`);
+  }
+  const wrong = Object.entries(value).filter(([, answer]) => typeof answer !== 'string');
+  if (wrong.length > 0) {
+    throw new CliError('usage', `${hint}; the answer to ${wrong.map(([id]) => `"${id}"`).join(', ')} is not a string.`);
+  }
+  return value as Record<string, string>;
+}
+
+/**
+ * The event `steward send` sends. Options that the event does not take are refused (so a
+ * typo never silently drops a reason); `accept`/`reject` default to the artifact under review.
+ */
+export function buildEvent(type: UserEventType, options: SendOptions, view: SessionView): UserEvent {
+  const fields = FIELDS[type];
+  const allowed = new Set(fields.map((f) => f.option));
+  const extra = (Object.keys(options) as SendOption[]).filter((o) => options[o] !== undefined && !allowed.has(o));
+  if (extra.length > 0) {
+    const takes = fields.length ? fields.map((f) => `--${f.option}`).join(', ') : 'no options';
+    throw new CliError('usage', `${extra.map((o) => `--${o}`).join(', ')} does not apply to ${type} (it takes ${takes}).`);
+  }
+  for (const { option, required } of fields) {
+    if (required && options[option] === undefined) throw new CliError('usage', `${type} needs --${option}.`);
+  }
+  switch (type) {
+    case 'user_selected_package':
+      return { type, packageId: options.package! };
+    case 'user_submitted_input':
+      return { type, text: options.text! };
+    case 'user_answered_questions':
+      return { type, answers: parseAnswers(options.answers!) };
+    case 'user_rejected_next_step':
+      return { type, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+    case 'user_accepted_artifact':
+    case 'user_rejected_artifact': {
+      const artifactId = options.artifact ?? view.artifact?.id;
+      if (artifactId === undefined) {
+        const accepted = view.acceptedEvents.map(aliasOf).join(', ') || 'none';
+        const refused = !view.acceptedEvents.includes(type);
+        throw new CliError(
+          refused ? 'event_refused' : 'usage',
+          `${type} needs --artifact: no artifact is under review (the session is in ${view.state}; accepted now: ${accepted}).`,
+        );
+      }
+      return type === 'user_accepted_artifact'
+        ? { type, artifactId }
+        : { type, artifactId, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+    }
+    default:
+      return { type } as UserEvent;
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * The interactive `steward run`: shows what the session waits for, offers only the actions
+ * the state accepts, and shows a spinner (who works, burst n/max) while model turns run.
+ * Ctrl-C — at a prompt or during a model turn — leaves the session saved and prints the
+ * command that continues it.
+ */
+import * as p from '@clack/prompts';
+import pc from 'picocolors';
+import type { UserEvent, UserEventType } from '../machines/session.events.js';
+import type { Session } from '../runtime/session.js';
+import type { SessionView } from '../runtime/view.js';
+import type { SkillPackage } from '../skills/index.js';
+import { aliasOf, EVENT_LABELS } from './events.js';
+import { headline, runningLabel, waitBlocks, type Block, type RenderOptions } from './render.js';
+
+export interface InteractiveOptions {
+  modelLabel: string;
+  isDemoModel: boolean;
+  packages: ReadonlyMap<string, SkillPackage>;
+  /** The command that continues the session. */
+  resume: string;
+  /** Sent first when the session still waits for its request. */
+  request?: string;
+}
+
+const QUIT = '__quit__';
+
+function showBlocks(blocks: Block[]): void {
+  for (const block of blocks) {
+    if (block.tone === 'warn') p.log.warn(`${pc.bold(block.title)}\n${block.body}`);
+    else if (block.tone === 'error') p.log.error(`${pc.bold(block.title)}\n${block.body}`);
+    else p.note(block.body, block.title);
+  }
+}
+
+/** The actions to offer: what the state declares, minus what its guards would refuse. */
+function offeredEvents(view: SessionView): UserEventType[] {
+  const hasRequest = view.blackboard.some((b) => b.tag === 'request');
+  const hasQuestions = (view.questions?.length ?? 0) > 0;
+  return view.acceptedEvents.filter((type) => {
+    if (type === 'user_confirmed_intake') return hasRequest;
+    if (type === 'user_answered_questions' || type === 'user_skipped_questions') return hasQuestions;
+    if (type === 'user_accepted_artifact' || type === 'user_rejected_artifact') return view.artifact !== undefined;
+    return true;
+  });
+}
+
+function inputPrompt(view: SessionView): string {
+  switch (view.waitingReason) {
+    case 'intake': return view.blackboard.some((b) => b.tag === 'request') ? 'Your answer to the manager' : 'Describe the work you want (Ctrl-C to quit for now)';
+    case 'revision': return `What should change in ${view.artifact?.id ?? 'the artifact'}?`;
+    default: return 'Your message to the manager (Ctrl-C to quit for now)';
+  }
+}
+
+/** Asks for one action and its details; undefined when the user quits (Ctrl-C, Esc or "Quit"). */
+async function ask(view: SessionView, options: InteractiveOptions): Promise<UserEvent | undefined> {
+  const offered = offeredEvents(view);
+  let type: UserEventType;
+  if (offered.length === 1 && offered[0] === 'user_submitted_input') {
+    type = 'user_submitted_input';
+  } else {
+    const choice = await p.select<string>({
+      message: headline(view),
+      options: [
+        ...offered.map((t) => ({ value: t, label: EVENT_LABELS[t], hint: aliasOf(t) })),
+        { value: QUIT, label: 'Quit for now', hint: 'the session is saved' },
+      ],
+    });
+    if (p.isCancel(choice) || choice === QUIT) return undefined;
+    type = choice as UserEventType;
+  }
+
+  const text = async (message: string, required: boolean): Promise<string | undefined | symbol> => {
+    const value = await p.text({
+      message,
+      ...(required ? { validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write something (Ctrl-C to quit).') } : { placeholder: '(optional: Enter to skip)' }),
+    });
+    if (p.isCancel(value)) return value;
+    return value?.trim() ? value.trim() : undefined;
+  };
+
+  switch (type) {
+    case 'user_submitted_input': {
+      const value = await text(inputPrompt(view), true);
+      return typeof value === 'string' ? { type, text: value } : undefined;
+    }
+    case 'user_rejected_next_step': {
+      const reason = await text('Why? (the manager is told)', false);
+      if (typeof reason === 'symbol') return undefined;
+      return { type, ...(reason ? { reason } : {}) };
+    }
+    case 'user_accepted_artifact':
+      return { type, artifactId: view.artifact!.id };
+    case 'user_rejected_artifact': {
+      const reason = await text('Why? (you describe the changes next)', false);
+      if (typeof reason === 'symbol') return undefined;
+      return { type, artifactId: view.artifact!.id, ...(reason ? { reason } : {}) };
+    }
+    case 'user_answered_questions': {
+      const answers: Record<string, string> = {};
+      for (const q of view.questions ?? []) {
+        const answer = await text(q.text, false);
+        if (typeof answer === 'symbol') return undefined;
+        if (answer) answers[q.id] = answer;
+      }
+      return { type, answers };
+    }
+    case 'user_selected_package': {
+      const packageId = await p.select<string>({
+        message: 'Which package?',
+        options: [...options.packages.values()].map((pkg) => ({ value: pkg.id, label: pkg.title, hint: pkg.id })),
+      });
+      return p.isCancel(packageId) ? undefined : { type, packageId };
+    }
+    default:
+      return { type } as UserEvent;
+  }
+}
+
+/**
+ * Runs `work` under a spinner that follows the session's snapshots. Clack's spinner takes
+ * the terminal while it spins and exits the process on Ctrl-C; the 'exit' hook prints how
+ * to continue (the session's last write is in the store; a model call in flight runs again).
+ */
+async function withSpinner<T>(session: Session, options: InteractiveOptions, work: () => Promise<T>): Promise<T> {
+  const interrupted = () => {
+    process.stderr.write(`\nInterrupted. The session is saved; continue it with:\n  ${options.resume}\n`);
+    process.exitCode = 130;
+  };
+  process.once('exit', interrupted);
+  const spin = p.spinner({ onCancel: () => process.exit(130) });
+  spin.start(runningLabel(session.actorRef.getSnapshot(), options.modelLabel) ?? 'Saving');
+  const subscription = session.actorRef.subscribe((snapshot) => {
+    const label = runningLabel(snapshot, options.modelLabel);
+    if (label) spin.message(label);
+  });
+  const roundsBefore = session.view().rounds;
+  try {
+    const result = await work();
+    const rounds = session.view().rounds - roundsBefore;
+    spin.stop(rounds > 0 ? `${rounds} model round${rounds === 1 ? '' : 's'} (${options.modelLabel})` : 'Done');
+    return result;
+  } catch (error) {
+    spin.error('Failed');
+    throw error;
+  } finally {
+    subscription.unsubscribe();
+    process.off('exit', interrupted);
+  }
+}
+
+/** The interactive loop; resolves with the exit code. */
+export async function interactive(session: Session, options: InteractiveOptions): Promise<number> {
+  const render: RenderOptions = { modelLabel: options.modelLabel, packages: options.packages };
+  let view = session.view();
+  p.intro(pc.inverse(' steward '));
+  p.log.info(
+    `Session ${pc.bold(session.id)} · package ${view.packageId ?? '(to choose)'} · model: ${pc.bold(options.modelLabel)}` +
+      (options.isDemoModel ? pc.dim('\nOffline demo model, no LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL) for real output.') : ''),
+  );
+
+  for (;;) {
+    if (view.phase === 'running') {
+      p.log.step(`Resuming in ${view.state}: the interrupted model call runs again.`);
+      view = await withSpinner(session, options, () => session.settled());
+    }
+    showBlocks(waitBlocks(view, render));
+    if (view.phase === 'done') {
+      p.outro(`Done. See it again with ${pc.bold(`steward show ${session.id}`)} and ${pc.bold(`steward log ${session.id}`)}.`);
+      return 0;
+    }
+
+    let event: UserEvent | undefined;
+    if (options.request && view.waitingReason === 'intake' && !view.blackboard.some((b) => b.tag === 'request')) {
+      event = { type: 'user_submitted_input', text: options.request };
+      p.log.step(`Request: ${options.request}`);
+    } else {
+      event = await ask(view, options);
+    }
+    if (!event) {
+      p.outro(`Saved. Continue with ${pc.bold(options.resume)}`);
+      return 0;
+    }
+
+    const result = await withSpinner(session, options, () => session.send(event));
+    if (!result.ok) {
+      if (result.error.code === 'event_refused' || result.error.code === 'invalid_event') {
+        p.log.warn(result.error.message);
+        continue;
+      }
+      p.log.error(`[${result.error.code}] ${result.error.message}`);
+      p.outro(`Continue with ${pc.bold(options.resume)}`);
+      return 1;
+    }
+    view = result.view;
+  }
+}

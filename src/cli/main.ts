@@ -1,0 +1,78 @@
+/**
+ * The `steward` command line. `buildProgram()` assembles the commands (one file each under
+ * ./commands, each exporting `register(program)`); `main()` runs it and turns failures into
+ * a one-line message and a non-zero exit code, never a stack trace (STEWARD_DEBUG=1 shows it).
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { StewardError } from '../errors.js';
+import * as listCommand from './commands/list.js';
+import * as logCommand from './commands/log.js';
+import * as newCommand from './commands/new.js';
+import * as packagesCommand from './commands/packages.js';
+import * as runCommand from './commands/run.js';
+import * as sendCommand from './commands/send.js';
+import * as showCommand from './commands/show.js';
+import { printJson } from './context.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+export function buildProgram(): Command {
+  const program = new Command('steward')
+    .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
+    .version(version())
+    .option('--db <path>', 'the SQLite file of sessions (env STEWARD_DB; default .steward/steward.db)')
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.');
+
+  runCommand.register(program);
+  newCommand.register(program);
+  sendCommand.register(program);
+  showCommand.register(program);
+  listCommand.register(program);
+  logCommand.register(program);
+  packagesCommand.register(program);
+
+  return program;
+}
+
+/** Parses `argv` and runs the command; resolves with the exit code it also sets on `process`. */
+export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  // `steward log ID | head` closes the pipe early: that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  const program = buildProgram();
+  let json = false;
+  program.hook('preAction', (_program, action) => {
+    json = Boolean(action.opts().json);
+  });
+  try {
+    await program.parseAsync(argv as string[]);
+  } catch (error) {
+    const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`steward [${code}]: ${message}\n`);
+    if (process.env.STEWARD_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (json) printJson({ error: { code, message } });
+    process.exitCode = 1;
+  }
+  return typeof process.exitCode === 'number' ? process.exitCode : 0;
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) await main();

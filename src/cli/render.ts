@@ -1,0 +1,220 @@
+/**
+ * Sessions for humans: what the session waits for, an artifact's tag bodies, the journal.
+ * Everything returns text (or blocks of text); the caller decides where it goes (clack in
+ * the interactive `run`, plain stdout in scripts and transcripts). Colours come from
+ * picocolors, which turns itself off when the output is not a terminal or NO_COLOR is set.
+ */
+import pc from 'picocolors';
+import { stateString } from '../machines/refusals.js';
+import type { SessionContext } from '../machines/session.context.js';
+import type { SkillPackage } from '../skills/index.js';
+import type { JournalEntry, SessionSummary } from '../store/session-store.js';
+import type { SessionView } from '../runtime/view.js';
+import { aliasOf } from './events.js';
+
+export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
+
+/** One titled piece of output: a manager message, a proposed step, one tag of an artifact… */
+export interface Block {
+  title: string;
+  body: string;
+  tone: Tone;
+}
+
+export interface RenderOptions {
+  /** The model's label, shown on model output ("demo model (no LLM)", "gpt-4o-mini"). */
+  modelLabel?: string;
+  packages?: ReadonlyMap<string, SkillPackage>;
+}
+
+const by = (options: RenderOptions) => (options.modelLabel ? ` · ${options.modelLabel}` : '');
+
+/** One line saying what the session waits for. */
+export function headline(view: SessionView): string {
+  switch (view.waitingReason) {
+    case 'skill_selection': return 'Waiting for you: choose a package.';
+    case 'intake': return view.blackboard.some((b) => b.tag === 'request')
+      ? 'Waiting for you: answer the manager, or confirm your request as it is.'
+      : 'Waiting for you: describe the work you want.';
+    case 'input': return view.questions?.length ? 'Waiting for you: answer or skip the questions, or write a message.' : 'Waiting for you: write a message.';
+    case 'approve_step': return `Waiting for you: approve or reject the next step (${view.pendingStep?.workerId ?? '?'}).`;
+    case 'review_artifact': return `Waiting for you: accept or reject artifact ${view.artifact?.id ?? '?'} (${view.artifact?.workerId ?? '?'}).`;
+    case 'worker_questions': return `Waiting for you: answer or skip the questions of ${view.pendingStep?.workerId ?? 'the worker'}.`;
+    case 'revision': return `Waiting for you: describe the changes you want to artifact ${view.artifact?.id ?? '?'}.`;
+    default: return view.phase === 'done' ? 'The session is done.' : `The agents are working (${view.state}).`;
+  }
+}
+
+function questionList(questions: { id: string; text: string }[]): string {
+  return questions.map((q) => `${q.id}. ${q.text}`).join('\n');
+}
+
+function tagList(tags: readonly string[]): string {
+  return tags.length ? tags.join(', ') : '(none)';
+}
+
+/** What the session shows the user at its current wait (or at the end). */
+export function waitBlocks(view: SessionView, options: RenderOptions = {}): Block[] {
+  const blocks: Block[] = [];
+  if (view.notice) blocks.push({ title: 'Notice', body: view.notice, tone: 'warn' });
+  if (view.phase === 'done') {
+    blocks.push({ title: `Summary${by(options)}`, body: view.message ?? '(the manager finished without a summary)', tone: 'success' });
+    return blocks;
+  }
+  if (view.message) blocks.push({ title: `Manager${by(options)}`, body: view.message, tone: 'info' });
+  if (view.assessment) blocks.push({ title: `Assessment${by(options)}`, body: view.assessment, tone: 'info' });
+  const pkg = view.packageId ? options.packages?.get(view.packageId) : undefined;
+
+  switch (view.waitingReason) {
+    case 'skill_selection': {
+      const list = [...(options.packages?.values() ?? [])].map((p) => `${p.id}: ${p.title} (${p.description})`).join('\n');
+      blocks.push({ title: 'Packages', body: list || '(none)', tone: 'step' });
+      break;
+    }
+    case 'intake':
+      if (!view.blackboard.some((b) => b.tag === 'request')) {
+        blocks.push({ title: 'Your request', body: pkg ? `${pkg.title}: ${pkg.description}\nDescribe the work you want.` : 'Describe the work you want.', tone: 'step' });
+      } else if (view.questions?.length) {
+        blocks.push({ title: `Questions${by(options)}`, body: questionList(view.questions), tone: 'step' });
+      }
+      break;
+    case 'input':
+      if (view.questions?.length) blocks.push({ title: `Questions${by(options)}`, body: questionList(view.questions), tone: 'step' });
+      break;
+    case 'approve_step': {
+      const step = view.pendingStep;
+      if (!step) break;
+      const worker = pkg?.workers.find((w) => w.id === step.workerId);
+      const lines = [
+        `Reason: ${step.reason}`,
+        ...(worker ? [`${worker.title}: ${worker.description}`, `Reads: ${tagList(worker.inputTags)} → writes: ${tagList(worker.outputTags)}`] : []),
+      ];
+      blocks.push({ title: `Proposed step · run ${step.workerId}${step.roleId ? ` as ${step.roleId}` : ''}${by(options)}`, body: lines.join('\n'), tone: 'step' });
+      break;
+    }
+    case 'review_artifact':
+    case 'revision': {
+      const artifact = view.artifact;
+      if (!artifact) break;
+      for (const { tag, version, body } of artifact.tags) {
+        blocks.push({ title: `Artifact ${artifact.id} by ${artifact.workerId}${artifact.roleId ? ` (${artifact.roleId})` : ''} · ${tag} v${version}${by(options)}`, body, tone: 'info' });
+      }
+      if (view.waitingReason === 'review_artifact' && artifact.questions?.length) {
+        blocks.push({ title: `${artifact.workerId} also asks (accepting dismisses these)`, body: questionList(artifact.questions), tone: 'step' });
+      }
+      if (view.waitingReason === 'revision') {
+        blocks.push({ title: 'Revision', body: `You rejected ${artifact.id}. Describe the changes you want; ${artifact.workerId} will revise it.`, tone: 'step' });
+      }
+      break;
+    }
+    case 'worker_questions':
+      if (view.questions?.length) blocks.push({ title: `${view.pendingStep?.workerId ?? 'The worker'} asks${by(options)}`, body: questionList(view.questions), tone: 'step' });
+      break;
+    default:
+      break;
+  }
+  return blocks;
+}
+
+const TONE_COLOR: Record<Tone, (s: string) => string> = {
+  info: pc.cyan,
+  step: pc.magenta,
+  warn: pc.yellow,
+  error: pc.red,
+  success: pc.green,
+};
+
+/** Blocks as plain text: a rule with the title, then the body. */
+export function formatBlocks(blocks: Block[]): string {
+  return blocks.map((b) => `${TONE_COLOR[b.tone](pc.bold(`── ${b.title} ──`))}\n${b.body}`).join('\n\n');
+}
+
+/** Accepted events as commands to type. */
+export function actionHints(view: SessionView): string {
+  return view.acceptedEvents.map((type) => `${aliasOf(type)} (${type})`).join(', ');
+}
+
+/** `steward show`: the whole session on one screen. */
+export function formatSession(view: SessionView, revision: number | undefined, options: RenderOptions = {}): string {
+  const lines: string[] = [];
+  lines.push(pc.bold(`Session ${view.id}`) + pc.dim(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`));
+  lines.push(headline(view));
+  if (view.phase === 'running') lines.push(`If no process is running it (one was interrupted), \`steward run --session ${view.id}\` continues it: the model call runs again.`);
+  const blocks = waitBlocks(view, options);
+  if (blocks.length) lines.push('', formatBlocks(blocks));
+  lines.push('');
+  lines.push(pc.bold('Blackboard: ') + (view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'));
+  lines.push(pc.bold('Artifacts: ') + (view.artifacts.length ? view.artifacts.map((a) => `${a.id} ${a.workerId} ${a.status}`).join(', ') : '(none)'));
+  lines.push(pc.bold('Model rounds: ') + `${view.rounds} (tokens: ${view.usage.promptTokens} in, ${view.usage.completionTokens} out)`);
+  const last = view.rejections.at(-1);
+  if (last) lines.push(pc.bold('Last refused event: ') + `${last.type} in ${last.state}: ${last.reason}`);
+  if (view.acceptedEvents.length) {
+    lines.push(pc.bold('Send: ') + `steward send ${view.id} <event>, where <event> is one of: ${actionHints(view)}`);
+  }
+  return lines.join('\n');
+}
+
+export function formatSessionList(sessions: SessionSummary[]): string {
+  if (sessions.length === 0) return 'No sessions yet. Start one with `steward run` or `steward new`.';
+  const rows = sessions.map((s) => [s.id, s.packageId ?? '-', s.state, String(s.revision), s.updatedAt]);
+  return table(['ID', 'PACKAGE', 'STATE', 'REV', 'UPDATED'], rows);
+}
+
+export function formatPackages(packages: ReadonlyMap<string, SkillPackage>): string {
+  const out: string[] = [];
+  for (const pkg of packages.values()) {
+    out.push(`${pc.bold(pkg.id)}  ${pkg.title}`, `  ${pkg.description}`);
+    for (const w of pkg.workers) {
+      const roles = w.roles?.length ? `  roles: ${w.roles.map((r) => r.id).join(', ')}` : '';
+      out.push(`  - ${pc.cyan(w.id)}: reads ${tagList(w.inputTags)} → writes ${tagList(w.outputTags)}${roles}`);
+    }
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
+
+function clip(text: string, max = 100): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The gist of a journal entry's payload: the user's fields, the tool calls, the error. */
+function payloadGist(entry: JournalEntry): string {
+  const payload = (entry.payload ?? {}) as Record<string, unknown>;
+  if (entry.kind === 'event') {
+    const { type: _type, ...fields } = payload;
+    return Object.keys(fields).length ? clip(JSON.stringify(fields)) : '';
+  }
+  if (entry.kind === 'actor') {
+    const output = payload.output as { toolCalls?: { function: { name: string } }[]; content?: string | null } | undefined;
+    if (output) {
+      const calls = (output.toolCalls ?? []).map((c) => c.function.name);
+      return calls.length ? `tools: ${calls.join(', ')}` : clip(`text: ${output.content ?? ''}`);
+    }
+    const error = payload.error as { message?: string } | undefined;
+    if (error) return clip(`error: ${error.message ?? ''}`);
+  }
+  if (entry.kind === 'created') return clip(JSON.stringify(payload));
+  return '';
+}
+
+export function formatJournal(entries: JournalEntry[]): string {
+  const rows = entries.map((e) => [String(e.seq), e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), e.kind, e.type, e.state, payloadGist(e)]);
+  return table(['SEQ', 'AT', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows);
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [pc.bold(line(header)), ...rows.map(line)].join('\n');
+}
+
+/** While model turns run: who works, and the round of the burst (round k of at most maxBurst). */
+export function runningLabel(snapshot: { status: string; value: unknown; context: SessionContext }, modelLabel: string): string | undefined {
+  if (snapshot.status !== 'active') return undefined;
+  const state = stateString(snapshot.value);
+  if (!state.startsWith('running.')) return undefined;
+  const { context } = snapshot;
+  const who = state.startsWith('running.worker') ? `Worker ${context.step?.workerId ?? '?'} writing` : 'Manager thinking';
+  return `${who} · burst ${Math.min(context.burst + 1, context.maxBurst)}/${context.maxBurst} · ${modelLabel}`;
+}

@@ -1,0 +1,173 @@
+/**
+ * Live updates for the inspector page, over Server-Sent Events. Two sources, one stream:
+ * - a session this process runs: its actor's subscription (immediate);
+ * - a session another process runs (the CLI): the store, polled every 250 ms — a changed
+ *   revision means new journal entries and a new snapshot.
+ * The page is told *that* something changed (session, list of sessions, pending model
+ * requests) and fetches what it shows; a lost message costs nothing.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Subscription } from 'xstate';
+import type { ManualModel } from '../models/manual-model.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Session } from '../runtime/session.js';
+import type { SessionStore } from '../store/session-store.js';
+import { snapshotState } from './replay.js';
+
+export const POLL_MS = 250;
+const HEARTBEAT_MS = 15_000;
+
+interface Client {
+  res: ServerResponse;
+  /** The session the page has open, if any. */
+  sessionId: string | null;
+}
+
+interface Watch {
+  /** What the page last heard: store revision + live state, e.g. "12|waiting_user.intake". */
+  signature: string;
+  session: Session | null;
+  subscription: Subscription | null;
+}
+
+export class LiveHub {
+  private readonly clients = new Set<Client>();
+  private readonly watches = new Map<string, Watch>();
+  private listSignature = '';
+  private readonly poller: NodeJS.Timeout;
+  private readonly heartbeat: NodeJS.Timeout;
+  private polling = false;
+  private readonly offModel: () => void;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly store: SessionStore,
+    manual: ManualModel | null,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {
+    this.poller = setInterval(() => void this.poll(), POLL_MS);
+    this.poller.unref();
+    this.heartbeat = setInterval(() => this.broadcast(': ping\n\n'), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    if (manual) {
+      const onModel = () => this.broadcast(message('model', { pending: manual.pending().length }));
+      manual.on('request', onModel);
+      manual.on('settled', onModel);
+      this.offModel = () => {
+        manual.off('request', onModel);
+        manual.off('settled', onModel);
+      };
+    } else {
+      this.offModel = () => {};
+    }
+  }
+
+  /** Attaches a page's EventSource; the stream stays open until the page leaves. */
+  attach(res: ServerResponse, sessionId: string | null): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 1000\n\n');
+    const client: Client = { res, sessionId };
+    this.clients.add(client);
+    if (sessionId) this.watch(sessionId);
+    res.on('close', () => {
+      this.clients.delete(client);
+      if (sessionId && ![...this.clients].some((c) => c.sessionId === sessionId)) this.unwatch(sessionId);
+    });
+    res.write(message('hello', { sessionId }));
+  }
+
+  /** Tells the pages that watch `sessionId` to refresh it now (after a send from this process). */
+  touch(sessionId: string): void {
+    this.sendTo(sessionId, message('session', { id: sessionId }));
+  }
+
+  close(): void {
+    clearInterval(this.poller);
+    clearInterval(this.heartbeat);
+    this.offModel();
+    for (const watch of this.watches.values()) watch.subscription?.unsubscribe();
+    this.watches.clear();
+    for (const client of this.clients) client.res.end();
+    this.clients.clear();
+  }
+
+  private watch(sessionId: string): void {
+    if (this.watches.has(sessionId)) return;
+    this.watches.set(sessionId, { signature: '', session: null, subscription: null });
+    void this.poll();
+  }
+
+  private unwatch(sessionId: string): void {
+    this.watches.get(sessionId)?.subscription?.unsubscribe();
+    this.watches.delete(sessionId);
+  }
+
+  /** Follows the live session of this process, if there is one (resuming replaces it). */
+  private follow(sessionId: string, watch: Watch): void {
+    const found = this.runtime.live.get(sessionId) ?? null;
+    const live = found && found.actorRef.getSnapshot().status !== 'stopped' ? found : null;
+    if (live === watch.session) return;
+    watch.subscription?.unsubscribe();
+    watch.session = live;
+    watch.subscription = null;
+    if (!live) return;
+    let queued = false;
+    watch.subscription = live.actorRef.subscribe({
+      next: () => {
+        // Many snapshots can come in one tick (a loop tool round): one message is enough.
+        if (queued) return;
+        queued = true;
+        setImmediate(() => {
+          queued = false;
+          this.sendTo(sessionId, message('session', { id: sessionId, state: snapshotState(live.actorRef.getSnapshot()) }));
+        });
+      },
+      error: () => this.sendTo(sessionId, message('session', { id: sessionId })),
+    });
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.clients.size === 0) return;
+    this.polling = true;
+    try {
+      const list = await this.store.list();
+      const listSignature = list.map((s) => `${s.id}@${s.revision}:${s.state}`).join(',');
+      if (listSignature !== this.listSignature) {
+        this.listSignature = listSignature;
+        this.broadcast(message('sessions', { count: list.length }));
+      }
+      for (const [id, watch] of this.watches) {
+        this.follow(id, watch);
+        const summary = list.find((s) => s.id === id);
+        const liveState = watch.session ? snapshotState(watch.session.actorRef.getSnapshot()) : '';
+        const signature = `${summary?.revision ?? 0}|${liveState}`;
+        if (signature !== watch.signature) {
+          const first = watch.signature === '';
+          watch.signature = signature;
+          if (!first) this.sendTo(id, message('session', { id, revision: summary?.revision ?? null }));
+        }
+      }
+    } catch (error) {
+      this.onError(error);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private sendTo(sessionId: string, text: string): void {
+    for (const client of this.clients) if (client.sessionId === sessionId) client.res.write(text);
+  }
+
+  private broadcast(text: string): void {
+    for (const client of this.clients) client.res.write(text);
+  }
+}
+
+function message(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,94 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The inspector's JSON API, with the token from the page's URL on every request.
+ */
+import type { JournalEntry, SessionSummary } from '../../store/session-store.js';
+import type { SessionView } from '../../runtime/view.js';
+import type { SessionContext } from '../../machines/session.context.js';
+import type { MachineGraph } from '../graph.js';
+import type { ChatMessage, ToolSpec } from '../../models/model.js';
+
+const params = new URLSearchParams(location.search);
+export const token = params.get('token') ?? '';
+
+export interface Info {
+  machineId: string;
+  graph: MachineGraph;
+  model: { label: string; manual: boolean };
+  sessionId: string | null;
+  packages: { id: string; title: string }[];
+  events: string[];
+}
+
+export interface SessionPayload {
+  id: string;
+  revision: number | null;
+  live: boolean;
+  updatedAt: string | null;
+  createdAt: string | null;
+  view: SessionView;
+  context: SessionContext;
+}
+
+export interface TimePoint {
+  seq: number;
+  state: string;
+  recordedState: string | null;
+  /** The journal entry, payload (the event) included. */
+  entry: JournalEntry | null;
+  divergedAt?: number;
+  view: SessionView;
+  context: SessionContext;
+}
+
+export interface SendOutcome {
+  ok: boolean;
+  settled: boolean;
+  error?: { code: string; message: string };
+  view?: SessionView;
+}
+
+export interface PendingRequest {
+  id: string;
+  agent: 'manager' | 'worker';
+  at: string;
+  sessionId?: string;
+  tools: ToolSpec[];
+  messages: ChatMessage[];
+}
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`/api${path}`, {
+    method,
+    headers: { 'x-steward-token': token, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const data = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+  if (!res.ok) throw new ApiError(res.status, data.error?.code ?? 'http_error', data.error?.message ?? `HTTP ${res.status}`);
+  return data as T;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  info: () => call<Info>('GET', '/info'),
+  sessions: () => call<{ sessions: (SessionSummary & { live: boolean })[] }>('GET', '/sessions'),
+  createSession: (packageId: string | null) => call<{ id: string }>('POST', '/sessions', packageId ? { packageId } : {}),
+  session: (id: string) => call<SessionPayload>('GET', `/sessions/${enc(id)}`),
+  journal: (id: string, afterSeq: number) => call<{ entries: Omit<JournalEntry, 'payload'>[] }>('GET', `/sessions/${enc(id)}/journal?afterSeq=${afterSeq}&payload=0`),
+  at: (id: string, seq: number) => call<TimePoint>('GET', `/sessions/${enc(id)}/at/${seq}`),
+  send: (id: string, event: Record<string, unknown>) => call<SendOutcome>('POST', `/sessions/${enc(id)}/events`, event),
+  resume: (id: string) => call<{ ok: boolean }>('POST', `/sessions/${enc(id)}/resume`, {}),
+  model: () => call<{ manual: boolean; label: string; pending: PendingRequest[] }>('GET', '/model'),
+  reply: (requestId: string, reply: { content?: string | null; toolCalls: { name: string; arguments: unknown }[] }) =>
+    call<{ ok: boolean }>('POST', `/model/${enc(requestId)}/reply`, reply),
+  fail: (requestId: string, message: string) => call<{ ok: boolean }>('POST', `/model/${enc(requestId)}/fail`, { message }),
+  streamUrl: (sessionId: string | null) => `/api/stream?token=${enc(token)}${sessionId ? `&session=${enc(sessionId)}` : ''}`,
+};

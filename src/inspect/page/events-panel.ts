@@ -1,0 +1,125 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The events enabled now (`view.acceptedEvents`), each a small form with its payload
+ * fields: text, artifactId (prefilled with the artifact under review), reason, one answer
+ * per question. "Show every user event" adds the others, to see how they are refused.
+ * Forms are rebuilt only when what they offer changes, so typing survives live updates.
+ */
+import type { SessionView } from '../../runtime/view.js';
+import { fill, h } from './dom.js';
+
+export interface EventFormState {
+  /** What the forms were built for; '' forces a rebuild. */
+  signature: string;
+  showAll: boolean;
+}
+
+export interface EventsContext {
+  view: SessionView | null;
+  allEvents: string[];
+  packages: { id: string; title: string }[];
+  send: (event: Record<string, unknown>) => Promise<void>;
+  disabledReason: string | null;
+}
+
+type FieldKind = 'text' | 'textarea' | 'artifact' | 'package' | 'answers';
+interface Field { name: string; kind: FieldKind; optional?: boolean; label: string }
+
+const FIELDS: Record<string, Field[]> = {
+  user_selected_package: [{ name: 'packageId', kind: 'package', label: 'package' }],
+  user_submitted_input: [{ name: 'text', kind: 'textarea', label: 'text' }],
+  user_confirmed_intake: [],
+  user_approved_next_step: [],
+  user_rejected_next_step: [{ name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' }],
+  user_accepted_artifact: [{ name: 'artifactId', kind: 'artifact', label: 'artifact' }],
+  user_rejected_artifact: [{ name: 'artifactId', kind: 'artifact', label: 'artifact' }, { name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' }],
+  user_answered_questions: [{ name: 'answers', kind: 'answers', label: 'answers' }],
+  user_skipped_questions: [],
+};
+
+function questionsOf(view: SessionView | null) {
+  return view?.questions ?? view?.artifact?.questions ?? [];
+}
+
+function fieldInput(field: Field, view: SessionView | null, packages: EventsContext['packages']): HTMLElement {
+  const id = (suffix = '') => `field-${field.name}${suffix}`;
+  switch (field.kind) {
+    case 'textarea':
+      return h('textarea', { name: field.name, rows: 3, placeholder: 'What do you want?', 'aria-label': field.label });
+    case 'text':
+      return h('input', { name: field.name, type: 'text', 'aria-label': field.label, placeholder: field.label });
+    case 'artifact':
+      return h('input', { name: field.name, type: 'text', value: view?.artifact?.id ?? '', 'aria-label': field.label, placeholder: 'artifact id' });
+    case 'package':
+      return h('select', { name: field.name, 'aria-label': field.label }, packages.map((p) => h('option', { value: p.id }, p.id)));
+    case 'answers': {
+      const questions = questionsOf(view);
+      if (questions.length === 0) {
+        return h('textarea', { name: 'answers-json', rows: 2, 'aria-label': 'answers as JSON', placeholder: '{"q1": "…"}', id: id('-json') });
+      }
+      return h('div', { class: 'answers' }, questions.map((q) => h('label', null, h('span', null, `${q.id}: ${q.text}`), h('input', { type: 'text', 'data-answer': q.id, 'aria-label': q.text }))));
+    }
+  }
+}
+
+function collect(form: HTMLFormElement, type: string): Record<string, unknown> {
+  const event: Record<string, unknown> = { type };
+  for (const field of FIELDS[type] ?? []) {
+    if (field.kind === 'answers') {
+      const inputs = [...form.querySelectorAll<HTMLInputElement>('[data-answer]')];
+      if (inputs.length) {
+        event.answers = Object.fromEntries(inputs.map((i) => [i.dataset.answer!, i.value]));
+      } else {
+        const raw = form.querySelector<HTMLTextAreaElement>('[name="answers-json"]')?.value.trim() ?? '';
+        try {
+          event.answers = raw ? JSON.parse(raw) : {};
+        } catch {
+          event.answers = raw; // the server says what is wrong with it
+        }
+      }
+      continue;
+    }
+    const el = form.elements.namedItem(field.name) as HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement | null;
+    const value = el?.value ?? '';
+    if (field.optional && value.trim() === '') continue;
+    event[field.name] = value;
+  }
+  return event;
+}
+
+export function renderEvents(host: HTMLElement, state: EventFormState, ctx: EventsContext): void {
+  const { view } = ctx;
+  const accepted = view?.acceptedEvents ?? [];
+  const shown = state.showAll ? ctx.allEvents : accepted;
+  const signature = JSON.stringify([view?.id, view?.state, shown, view?.artifact?.id, questionsOf(view).map((q) => q.id), ctx.disabledReason, state.showAll]);
+  if (signature === state.signature) return;
+  state.signature = signature;
+  if (!view) {
+    fill(host, h('p', { class: 'muted' }, ctx.disabledReason ?? 'No session open.'));
+    return;
+  }
+  if (ctx.disabledReason) {
+    fill(host, h('p', { class: 'muted', id: 'events-disabled' }, ctx.disabledReason));
+    return;
+  }
+  if (shown.length === 0) {
+    fill(host, h('p', { class: 'muted' }, view.phase === 'done' ? 'The session is done.' : 'No user event is enabled now (the agents are working).'));
+    return;
+  }
+  fill(host, shown.map((type) => {
+    const enabled = accepted.includes(type as never);
+    const form: HTMLFormElement = h('form', { class: `event-form${enabled ? '' : ' not-enabled'}`, 'data-event': type },
+      (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(field, view, ctx.packages))),
+      h('button', { type: 'submit', 'data-send': type, title: enabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` }, type));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const button = form.querySelector('button')!;
+      button.disabled = true;
+      void ctx.send(collect(form, type)).finally(() => {
+        button.disabled = false;
+      });
+    });
+    return form;
+  }));
+}

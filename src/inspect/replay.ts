@@ -1,0 +1,100 @@
+/**
+ * Read-only time travel: the state and context of a session at journal entry k, rebuilt by
+ * replaying the journal's events 1..k through the pure machine. Nothing runs: invoked
+ * actors are not started (their results are in the journal as `xstate.done.actor.*` /
+ * `xstate.error.actor.*` events), and nothing is written.
+ *
+ * Why replay rather than storing a snapshot per entry: the journal already holds every
+ * event, the store stays one snapshot per session, and replay checks itself — each
+ * rebuilt state is compared with the state the journal recorded, and a difference is
+ * reported (`divergedAt`), e.g. after the machine changed under an old session.
+ * Timestamps inside the rebuilt context (blackboard `at`, rejections `at`) are replay time.
+ */
+import { getNextSnapshot, initialTransition, type AnyMachineSnapshot, type EventObject } from 'xstate';
+import { stateString } from '../machines/refusals.js';
+import type { SessionInput, SessionContext } from '../machines/session.context.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { packageInfo } from '../runtime/runtime.js';
+import type { JournalEntry } from '../store/session-store.js';
+
+export interface ReplayPoint {
+  seq: number;
+  snapshot: AnyMachineSnapshot;
+  /** The first seq ≤ this one whose rebuilt state differs from the journal's record. */
+  divergedAt?: number;
+}
+
+/** "waiting_user.intake", or "done" for a finished session (as the journal writes it). */
+export function snapshotState(snapshot: AnyMachineSnapshot): string {
+  return snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
+}
+
+/**
+ * The input the session was created with, rebuilt from its first journal entry: a package
+ * session gets its package as saved in the current snapshot (a package never changes once
+ * chosen); a legacy session gets the runtime's catalog, as createSession gave it.
+ */
+export function replayInput(runtime: Runtime, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionInput {
+  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number };
+  const packageId = payload.packageId ?? null;
+  const saved = current?.package && current.package.id === packageId ? current.package : undefined;
+  const pkg = packageId === null ? null : saved ?? (runtime.packages.get(packageId) ? packageInfo(runtime.packages.get(packageId)!) : null);
+  return {
+    sessionId,
+    package: pkg,
+    catalog: packageId === null ? [...runtime.packages.values()].map(packageInfo) : [],
+    ...(payload.maxBurst !== undefined ? { maxBurst: payload.maxBurst } : current ? { maxBurst: current.maxBurst } : {}),
+  };
+}
+
+/** The journal's event as the machine saw it (an actor error was saved as `{ name, message }`). */
+function eventOf(entry: JournalEntry): EventObject {
+  const event = entry.payload as EventObject & { error?: unknown };
+  if (entry.type.startsWith('xstate.error.') && event.error && typeof event.error === 'object' && !(event.error instanceof Error)) {
+    const { name, message } = event.error as { name?: string; message?: string };
+    const error = new Error(message ?? 'unknown error');
+    if (name) error.name = name;
+    return { ...event, error } as EventObject;
+  }
+  return event;
+}
+
+/**
+ * Replays journals with checkpoints, so stepping through a long timeline does not replay
+ * from the start each time. A journal is append-only, so checkpoints never go stale.
+ */
+export class JournalReplayer {
+  private readonly checkpoints = new Map<string, ReplayPoint[]>();
+
+  constructor(private readonly runtime: Runtime, private readonly every = 50) {}
+
+  /** The session at entry `seq` (1 = just created), from its journal `entries` (seq order, 1..≥seq). */
+  at(sessionId: string, entries: readonly JournalEntry[], seq: number, current?: SessionContext): ReplayPoint {
+    const created = entries[0];
+    if (!created || created.seq !== 1) throw new Error(`The journal of "${sessionId}" does not start with its creation entry.`);
+    const target = Math.max(1, Math.min(seq, entries.length));
+    const saved = this.checkpoints.get(sessionId) ?? [];
+    let point = [...saved].reverse().find((p) => p.seq <= target);
+    if (!point) {
+      const [snapshot] = initialTransition(this.runtime.machine, replayInput(this.runtime, sessionId, created, current));
+      point = { seq: 1, snapshot: snapshot as AnyMachineSnapshot, ...(snapshotState(snapshot as AnyMachineSnapshot) !== created.state ? { divergedAt: 1 } : {}) };
+      saved.push(point);
+    }
+    let { snapshot, divergedAt } = point;
+    for (let s = point.seq + 1; s <= target; s++) {
+      const entry = entries[s - 1]!;
+      // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
+      // the state before the event, as a live actor does (the refusal log reads it).
+      snapshot = getNextSnapshot(this.runtime.machine, snapshot as never, eventOf(entry) as never) as AnyMachineSnapshot;
+      if (divergedAt === undefined && snapshotState(snapshot) !== entry.state) divergedAt = s;
+      if (s % this.every === 0 && !saved.some((p) => p.seq === s)) saved.push({ seq: s, snapshot, ...(divergedAt !== undefined ? { divergedAt } : {}) });
+    }
+    saved.sort((a, b) => a.seq - b.seq);
+    this.checkpoints.set(sessionId, saved);
+    return { seq: target, snapshot, ...(divergedAt !== undefined ? { divergedAt } : {}) };
+  }
+
+  forget(sessionId: string): void {
+    this.checkpoints.delete(sessionId);
+  }
+}
