@@ -182,30 +182,29 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   async function sendEvent(id: string, event: unknown) {
     const session = await sessionForSend(id);
     const before = snapshotState(session.actorRef.getSnapshot());
+    // Watch for the move before sending: send() may process the event synchronously.
+    let sub: { unsubscribe(): void } | null = null;
+    const moved = new Promise<void>((resolveMoved) => {
+      sub = session.actorRef.subscribe((s) => {
+        if (snapshotState(s) !== before) resolveMoved();
+      });
+    });
     const sending = session.send(event);
     inFlight.add(sending);
     void sending.finally(() => {
+      sub?.unsubscribe();
       inFlight.delete(sending);
       hub.touch(id);
     });
     // A refused event answers at once; an accepted one answers when the session waits
     // again, or — while a model (or a person playing it) takes its time — after a grace period.
-    const moved = new Promise<void>((resolveMoved) => {
-      const sub = session.actorRef.subscribe((s) => {
-        if (snapshotState(s) !== before) {
-          sub.unsubscribe();
-          resolveMoved();
-        }
-      });
-      void sending.finally(() => sub.unsubscribe());
-    });
     const settled = await Promise.race([
       sending.then((result) => ({ result })),
       moved.then(() => new Promise<null>((r) => setTimeout(() => r(null), SETTLE_GRACE_MS).unref())),
     ]);
     hub.touch(id);
     if (settled === null) return { ok: true, settled: false, view: session.view() };
-    const { result } = settled as { result: Awaited<typeof sending> };
+    const { result } = settled;
     return result.ok ? { ok: true, settled: true, view: result.view } : { ok: false, settled: true, error: result.error, view: result.view };
   }
 

@@ -12,7 +12,7 @@
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
  *   ├── running
- *   │   ├── manager            thinking (one LLM round) → checking (each tool call, by rule; then route)
+ *   │   ├── manager            thinking (one LLM round) → checking (each tool call, by rule) → where the reply leads
  *   │   └── worker             thinking → checking
  *   └── done
  *
@@ -35,8 +35,9 @@ import {
   checkWorkerIsRegistered,
 } from '../tools/validation.js';
 import { acceptedUserEvents, explainRefusal, stateString } from './refusals.js';
-import { DEFAULT_MAX_BURST, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
+import { DEFAULT_MAX_BURST, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
+import type { QueuedCall } from '../tools/reply.js';
 import * as update from './session.updates.js';
 
 type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
@@ -65,8 +66,28 @@ function violation(context: SessionContext, actor: ToolActor, rule: Rule): strin
   }
 }
 
-/** The boundary tool of the latest reply, once all of its calls are checked. */
-const chosen = (context: SessionContext) => (context.queue.length === 0 ? context.boundary : null);
+/** A rule guard: the head of the queue passes `check` (an empty queue has nothing to refuse). */
+function passes(context: SessionContext, check: (call: QueuedCall) => string | null): boolean {
+  const head = context.queue[0];
+  return head === undefined || check(head) === null;
+}
+
+const headKind = (context: SessionContext) => {
+  const head = context.queue[0];
+  return head && findTool('manager', head.call.function.name)?.kind;
+};
+
+/**
+ * Where the reply leads once its last call is settled: the boundary tool chosen earlier in the
+ * reply, or the last call itself when it is a boundary tool (it passed the rules by then, since
+ * the refusals come first). Null while more than one call waits.
+ */
+function settledBoundary(context: SessionContext): Boundary | null {
+  if (context.queue.length > 1) return null;
+  if (context.boundary || headKind(context) !== 'boundary') return context.boundary;
+  return update.boundaryOf(context.queue[0]!);
+}
+
 const isUserTurn = (boundary: SessionContext['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
 
 const turnNotProvided = (name: string) =>
@@ -94,30 +115,33 @@ export const sessionMachine = setup({
       'artifactId' in event && context.artifacts.some((a) => a.id === event.artifactId && a.status === 'pending_review'),
 
     // The seed's validation rules, checked on the head of the tool-call queue.
-    actorMayUseTool: ({ context }, { actor }: ActorParam) => checkActorMayUseTool(actor, context.queue[0]!) === null,
-    argumentsMatchSchema: ({ context }, { actor }: ActorParam) => checkArgumentsMatchSchema(actor, context.queue[0]!) === null,
-    workerIsRegistered: ({ context }) => checkWorkerIsRegistered(context.queue[0]!, context.package?.workers ?? []) === null,
-    tagsWithinOutputTags: ({ context }) => checkTagsWithinOutputTags(context.queue[0]!, outputTagsOfStep(context)) === null,
-    managerOmitsTagLists: ({ context }) => checkManagerOmitsTagLists('manager', context.queue[0]!) === null,
+    actorMayUseTool: ({ context }, { actor }: ActorParam) => passes(context, (call) => checkActorMayUseTool(actor, call)),
+    argumentsMatchSchema: ({ context }, { actor }: ActorParam) => passes(context, (call) => checkArgumentsMatchSchema(actor, call)),
+    workerIsRegistered: ({ context }) => passes(context, (call) => checkWorkerIsRegistered(call, context.package?.workers ?? [])),
+    tagsWithinOutputTags: ({ context }) => passes(context, (call) => checkTagsWithinOutputTags(call, outputTagsOfStep(context))),
+    managerOmitsTagLists: ({ context }) => passes(context, (call) => checkManagerOmitsTagLists('manager', call)),
     burstWithinLimit: ({ context }) => burstWithinLimit(context.burst, context.maxBurst),
 
-    queueIsEmpty: ({ context }) => context.queue.length === 0,
-    isLoopTool: ({ context }) => findTool('manager', context.queue[0]!.call.function.name)?.kind === 'loop',
-    boundaryAlreadyChosen: ({ context }) => context.boundary !== null,
-    workerAlreadyChoseThis: ({ context }) =>
-      context.queue[0]!.call.function.name === 'submit' ? context.workerChoice.outputs !== undefined : context.workerChoice.questions !== undefined,
+    moreCallsQueued: ({ context }) => context.queue.length > 1,
+    boundaryAlreadyChosen: ({ context }) => context.boundary !== null && headKind(context) === 'boundary',
+    workerAlreadyChoseThis: ({ context }) => {
+      const name = context.queue[0]?.call.function.name;
+      return name === 'submit' ? context.workerChoice.outputs !== undefined : name !== undefined && context.workerChoice.questions !== undefined;
+    },
 
-    // Where a reply leads, once all its calls are checked (the queue is empty).
+    // Where a reply leads, once its last call is settled.
     choseApprovalStep: ({ context }) => {
-      const boundary = chosen(context);
+      const boundary = settledBoundary(context);
       return boundary?.tool === 'run_worker' && boundary.step.requiresApproval;
     },
-    choseWorkerRun: ({ context }) => chosen(context)?.tool === 'run_worker',
-    choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(chosen(context)),
-    choseUserTurn: ({ context }) => isUserTurn(chosen(context)),
-    choseFinish: ({ context }) => chosen(context)?.tool === 'finish',
-    workerSubmitted: ({ context }) => context.queue.length === 0 && context.workerChoice.outputs !== undefined,
-    workerAsked: ({ context }) => context.queue.length === 0 && context.workerChoice.questions !== undefined,
+    choseWorkerRun: ({ context }) => settledBoundary(context)?.tool === 'run_worker',
+    choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
+    choseUserTurn: ({ context }) => isUserTurn(settledBoundary(context)),
+    choseFinish: ({ context }) => settledBoundary(context)?.tool === 'finish',
+    workerSubmitted: ({ context }) =>
+      context.queue.length <= 1 && (context.workerChoice.outputs !== undefined || context.queue[0]?.call.function.name === 'submit'),
+    workerAsked: ({ context }) =>
+      context.queue.length <= 1 && (context.workerChoice.questions !== undefined || context.queue[0]?.call.function.name === 'ask_user'),
   },
   actions: {
     selectPackage: assign(({ context, event }) => ({
@@ -146,9 +170,10 @@ export const sessionMachine = setup({
     acceptWorkerReply: assign(({ context, event }) => update.acceptReply(context, 'worker', (event as DoneTurn).output)),
     refuseCall: assign(({ context }, { actor, rule }: ActorParam & { rule: Rule }) =>
       update.refuseCall(context, actor, violation(context, actor, rule))),
-    runLoopTool: assign(({ context }) => update.runLoopCall(context)),
-    chooseBoundary: assign(({ context }) => update.chooseBoundary(context)),
-    chooseWorkerCall: assign(({ context }) => update.chooseWorkerCall(context)),
+    /** Runs a loop tool, or takes a boundary tool as the reply's choice (no-op on an empty queue). */
+    settleCall: assign(({ context }) => update.settleCall(context)),
+    /** Takes a submit or ask_user as the worker's choice (no-op on an empty queue). */
+    settleWorkerCall: assign(({ context }) => update.settleWorkerCall(context)),
 
     proposeStep: assign(({ context }) => update.takeStep(context)),
     showManagerMessage: assign(({ context }) => update.showManagerMessage(context)),
@@ -274,25 +299,25 @@ export const sessionMachine = setup({
                 onError: { target: '#session.waiting_user.input', actions: 'noticeManagerFailure' },
               },
             },
-            // Each pass checks the head of the queue against the rules, in the seed's order
-            // (rule 5 before 2, so that a passed inputTags gets its own message); once the
-            // queue is empty the chosen boundary tool decides where the session goes.
+            // Each pass checks the head of the queue against the rules in the seed's order
+            // (rule 5 before 2, so that a passed inputTags gets its own message) and refuses it,
+            // or settles it; the last call is settled on the transition that leaves, so that a
+            // one-call reply (the common case) takes a single step from here.
             checking: {
               always: [
-                { guard: 'choseApprovalStep', target: '#session.waiting_user.approve_step', actions: 'proposeStep' },
-                { guard: 'choseWorkerRun', target: '#session.running.worker', actions: ['proposeStep', 'startWorkerRun'] },
-                { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: 'showManagerMessage' },
-                { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: 'showManagerMessage' },
-                { guard: 'choseFinish', target: '#session.done', actions: 'showManagerMessage' },
-                // Only loop tools (or refused calls) in this reply: the burst goes on.
-                { guard: 'queueIsEmpty', target: 'thinking' },
                 { guard: not({ type: 'actorMayUseTool', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
                 { guard: not('managerOmitsTagLists'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
                 { guard: not({ type: 'argumentsMatchSchema', params: { actor: 'manager' as const } }), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
                 { guard: not('workerIsRegistered'), actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
-                { guard: 'isLoopTool', actions: 'runLoopTool' },
                 { guard: 'boundaryAlreadyChosen', actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } } },
-                { actions: 'chooseBoundary' },
+                { guard: 'moreCallsQueued', actions: 'settleCall' },
+                { guard: 'choseApprovalStep', target: '#session.waiting_user.approve_step', actions: ['settleCall', 'proposeStep'] },
+                { guard: 'choseWorkerRun', target: '#session.running.worker', actions: ['settleCall', 'proposeStep', 'startWorkerRun'] },
+                { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: ['settleCall', 'showManagerMessage'] },
+                { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: ['settleCall', 'showManagerMessage'] },
+                { guard: 'choseFinish', target: '#session.done', actions: ['settleCall', 'showManagerMessage'] },
+                // Only loop tools (or refused calls) in this reply: the burst goes on.
+                { target: 'thinking', actions: 'settleCall' },
               ],
             },
           },
@@ -313,15 +338,15 @@ export const sessionMachine = setup({
             },
             checking: {
               always: [
-                { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: 'publishArtifact' },
-                { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: 'askWorkerQuestions' },
-                // Nothing usable in this reply: the worker tries again (the round counted).
-                { guard: 'queueIsEmpty', target: 'thinking' },
                 { guard: not({ type: 'actorMayUseTool', params: { actor: 'worker' as const } }), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
                 { guard: not({ type: 'argumentsMatchSchema', params: { actor: 'worker' as const } }), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
                 { guard: not('tagsWithinOutputTags'), actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } } },
                 { guard: 'workerAlreadyChoseThis', actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } } },
-                { actions: 'chooseWorkerCall' },
+                { guard: 'moreCallsQueued', actions: 'settleWorkerCall' },
+                { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: ['settleWorkerCall', 'publishArtifact'] },
+                { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: ['settleWorkerCall', 'askWorkerQuestions'] },
+                // Nothing usable in this reply: the worker tries again (the round counted).
+                { target: 'thinking' },
               ],
             },
           },

@@ -9,7 +9,7 @@ import { REQUEST_TAG, withVersion, type Blackboard } from '../blackboard/blackbo
 import type { ChatMessage, ModelReply } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, type QueuedCall } from '../tools/reply.js';
-import type { ToolActor } from '../tools/schemas.js';
+import { findTool, type ToolActor } from '../tools/schemas.js';
 import { burstLimitNotice } from '../tools/validation.js';
 import type { Boundary, Rejection, SessionContext, Step } from './session.context.js';
 import { REJECTION_LOG_SIZE } from './session.context.js';
@@ -147,7 +147,7 @@ export function runLoopCall(ctx: SessionContext): Update {
   return { queue: ctx.queue.slice(1), ...append(ctx, 'manager', toolResult(call, result)) };
 }
 
-function boundaryOf(call: QueuedCall): Boundary {
+export function boundaryOf(call: QueuedCall): Boundary {
   const args = call.args as Record<string, unknown>;
   switch (call.call.function.name) {
     case 'run_worker': {
@@ -171,6 +171,18 @@ const boundaryResult: Record<Boundary['tool'], (b: Boundary) => string> = {
   review_blackboard: () => 'The overview is shown to the user; their reply follows.',
   finish: () => 'The session is finished.',
 };
+
+/** Settles the head call of a manager reply: a loop tool runs, a boundary tool becomes the choice. */
+export function settleCall(ctx: SessionContext): Update {
+  const head = ctx.queue[0];
+  if (!head) return {};
+  return findTool('manager', head.call.function.name)?.kind === 'loop' ? runLoopCall(ctx) : chooseBoundary(ctx);
+}
+
+/** Settles the head call of a worker reply (submit or ask_user). */
+export function settleWorkerCall(ctx: SessionContext): Update {
+  return ctx.queue.length ? chooseWorkerCall(ctx) : {};
+}
 
 export function chooseBoundary(ctx: SessionContext): Update {
   const call = head(ctx);
