@@ -40,6 +40,8 @@ export class Session {
   readonly id: string;
   private actor!: Actor<SessionMachine>;
   private writes: Promise<void> = Promise.resolve();
+  /** Journal entries not yet handed to the store. */
+  private unwritten: JournalEntryInput[] = [];
   private writeError: unknown = null;
   /** The send in progress, if any: sends run one at a time, in call order. */
   private busy: Promise<void> | null = null;
@@ -149,21 +151,27 @@ export class Session {
     if (!this.persistence || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
     const kind = journalKind(e.event.type);
     if (!kind) return;
-    const persistence = this.persistence;
-    const entry: JournalEntryInput = { kind, type: e.event.type, payload: eventPayload(e.event), state: stateString((e.snapshot as AnyMachineSnapshot).status === 'done' ? 'done' : (e.snapshot as AnyMachineSnapshot).value) };
-    const snapshot = this.persisted();
-    // Writes are chained so the journal keeps the order of events; the first failure stops the chain.
-    this.writes = this.writes.then(async () => {
-      if (this.writeError) return;
-      try {
-        persistence.revision = await persistence.store.append(this.id, persistence.revision, [entry], snapshot);
-      } catch (error) {
-        // Another writer won (ConflictError) or the store failed: stop at once, so this
-        // process never runs on a state it could not save. The store still holds the last
-        // good state; resume from it.
-        this.writeError = error;
-        this.actor.stop();
-      }
-    });
+    const state = stateString((e.snapshot as AnyMachineSnapshot).status === 'done' ? 'done' : (e.snapshot as AnyMachineSnapshot).value);
+    this.unwritten.push({ kind, type: e.event.type, payload: eventPayload(e.event), state });
+    // Writes are chained so the journal keeps the order of events. Events that arrive while a
+    // write is under way go together in the next one, with the snapshot as it is then: one
+    // transaction for all of them, and one snapshot instead of one per event.
+    if (this.unwritten.length === 1) this.writes = this.writes.then(() => this.writeUnwritten());
+  }
+
+  private async writeUnwritten(): Promise<void> {
+    const persistence = this.persistence!;
+    const entries = this.unwritten;
+    this.unwritten = [];
+    if (this.writeError || entries.length === 0) return;
+    try {
+      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted());
+    } catch (error) {
+      // Another writer won (ConflictError) or the store failed: stop at once, so this
+      // process never runs on a state it could not save. The store still holds the last
+      // good state; resume from it.
+      this.writeError = error;
+      this.actor.stop();
+    }
   }
 }
