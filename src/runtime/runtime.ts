@@ -101,9 +101,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst }, state } });
       persistence = { store, revision: stored.revision };
     }
-    const session = new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect);
-    live.set(id, session);
-    return session;
+    return track(new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect));
   }
 
   async function resumeSession(id: string): Promise<Session> {
@@ -112,13 +110,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!stored) throw new SessionNotFoundError(id);
     const snapshot = openEnvelope(id, stored.snapshot);
     live.get(id)?.stop();
-    const session = new Session(
+    return track(new Session(
       id,
       (inspect) => createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(),
       { store, revision: stored.revision },
       options.inspect,
-    );
-    live.set(id, session);
+    ));
+  }
+
+  /** Holds a session while it is live; a done, stopped or failed one is let go. */
+  function track(session: Session): Session {
+    live.set(session.id, session);
+    const release = () => {
+      if (live.get(session.id) === session) live.delete(session.id);
+    };
+    session.actorRef.subscribe({ complete: release, error: release });
     return session;
   }
 
