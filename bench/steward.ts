@@ -17,8 +17,7 @@
  *   Only the initial snapshot differs from a `createSession()` session.
  */
 import { fileURLToPath } from 'node:url';
-import { createActor } from 'xstate';
-import { createRuntime, MemoryStore, Session, type Runtime, type SendResult, type SessionContext, type SessionStore } from '../src/index.js';
+import { createRuntime, MemoryStore, type Session, type Runtime, type SendResult, type SessionContext, type SessionStore } from '../src/index.js';
 import type { FakeModel } from './fake-model.js';
 import { answerText, BURSTS, CALLS_PER_SESSION, FIRST_INPUT, MAX_BURST, seedTags, TAGS, verifyTranscript } from './scenario.js';
 import type { SessionSamples } from './stats.js';
@@ -84,10 +83,7 @@ export class StewardHarness {
   /** A new session waiting in intake, blackboard seeded (see the file comment). */
   async open(id: string): Promise<Session> {
     const envelope = this.envelopeFor(id);
-    if (!this.store) {
-      const machine = this.runtime.machine;
-      return new Session(id, (inspect) => createActor(machine, { snapshot: envelope.snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(), null);
-    }
+    if (!this.store) return this.runtime.restoreSession(envelope);
     await this.store.create({
       id,
       packageId: PACKAGE_ID,

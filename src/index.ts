@@ -20,3 +20,17 @@ export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.
 export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export * from './errors.js';
 export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';
+export { ManualModel } from './models/manual-model.js';
+export {
+  startInspector,
+  createRemoteInspect,
+  setupInspection,
+  renderDiagram,
+  machineGraph,
+  loadStatelyConfig,
+  type InspectorHandle,
+  type InspectorOptions,
+  type MachineGraph,
+  type DiagramFormat,
+  type StatelyConfig,
+} from './inspect/index.js';

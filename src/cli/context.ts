@@ -10,7 +10,7 @@ import { SessionNotFoundError, StewardError } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
 import type { Model } from '../models/model.js';
 import { openEnvelope } from '../runtime/persisted.js';
-import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import { defaultDbPath, SqliteStore } from '../store/sqlite-store.js';
 
@@ -59,13 +59,13 @@ export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise
  * Opens the store and a runtime on it. Commands that never call a model (show, list, log)
  * pass `readOnly` and get the demo model, so a bad OPENAI_* setting cannot break them.
  */
-export async function openContext(options: GlobalOptions, { readOnly = false }: { readOnly?: boolean } = {}): Promise<CliContext> {
+export async function openContext(options: GlobalOptions, { readOnly = false, inspect }: { readOnly?: boolean; inspect?: RuntimeOptions['inspect'] } = {}): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
   const model = readOnly ? new DemoModel() : await chooseModel();
   const store = new SqliteStore(dbPath);
   let runtime: Runtime;
   try {
-    runtime = createRuntime({ model, store });
+    runtime = createRuntime({ model, store, ...(inspect ? { inspect } : {}) });
   } catch (error) {
     void store.close();
     throw error;
@@ -74,7 +74,7 @@ export async function openContext(options: GlobalOptions, { readOnly = false }: 
 }
 
 /** Runs `fn` with a context and always closes the store. */
-export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContext) => Promise<T>, flags?: { readOnly?: boolean }): Promise<T> {
+export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContext) => Promise<T>, flags?: { readOnly?: boolean; inspect?: RuntimeOptions['inspect'] }): Promise<T> {
   const ctx = await openContext(options, flags);
   try {
     return await fn(ctx);

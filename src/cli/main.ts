@@ -7,6 +7,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { StewardError } from '../errors.js';
+import * as diagramCommand from './commands/diagram.js';
+import * as inspectCommand from './commands/inspect.js';
 import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
 import * as newCommand from './commands/new.js';
@@ -36,6 +38,8 @@ export function buildProgram(): Command {
   listCommand.register(program);
   logCommand.register(program);
   packagesCommand.register(program);
+  inspectCommand.register(program);
+  diagramCommand.register(program);
 
   return program;
 }

@@ -40,6 +40,11 @@ export interface Runtime {
   createSession(options?: { packageId?: string; maxBurst?: number; id?: string }): Promise<Session>;
   /** Reopens a saved session; a model call that was in flight runs again. */
   resumeSession(id: string): Promise<Session>;
+  /**
+   * A live, in-memory session from a persisted snapshot (`session.persisted()`) that the app
+   * stored itself; nothing is journalled. Validated like a stored one.
+   */
+  restoreSession(persisted: unknown): Session;
   /** The live session with this id if this runtime holds it, else `resumeSession(id)`. */
   openSession(id: string): Promise<Session>;
   /** Sessions this runtime holds in memory. */
@@ -73,6 +78,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const packages = loadPackages(options.packagesDir);
   const promptOf = (packageId: string, workerId: string) =>
     packages.get(packageId)?.workers.find((w) => w.id === workerId)?.prompt;
+  // One PackageInfo per package, shared by every session of this runtime (and swapped into
+  // restored snapshots when it matches), so sessions do not each carry a copy.
+  const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg)]));
+  const infoJson = new Map([...infos.values()].map((info) => [info.id, JSON.stringify(info)]));
   const machine = sessionMachine.provide({
     actors: { managerTurn: createManagerTurn(options.model), workerTurn: createWorkerTurn(options.model, promptOf) },
   });
@@ -88,8 +97,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const id = opts.id ?? newSessionId();
     const input = {
       sessionId: id,
-      package: pkg ? packageInfo(pkg) : null,
-      catalog: pkg ? [] : [...packages.values()].map(packageInfo),
+      package: pkg ? infos.get(pkg.id)! : null,
+      catalog: pkg ? [] : [...infos.values()],
       maxBurst: checkMaxBurst(opts.maxBurst ?? maxBurst, 'createSession'),
     };
     let persistence = null;
@@ -108,14 +117,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
     const stored = await store.load(id);
     if (!stored) throw new SessionNotFoundError(id);
-    const snapshot = openEnvelope(id, stored.snapshot);
     live.get(id)?.stop();
-    return track(new Session(
+    return track(restore(id, stored.snapshot, { store, revision: stored.revision }));
+  }
+
+  function restore(id: string, persisted: unknown, persistence: { store: SessionStore; revision: number } | null): Session {
+    const snapshot = openEnvelope(id, persisted) as { context: { package: PackageInfo | null } };
+    const pkg = snapshot.context.package;
+    if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
+    return new Session(
       id,
       (inspect) => createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(),
-      { store, revision: stored.revision },
+      persistence,
       options.inspect,
-    ));
+    );
+  }
+
+  function restoreSession(persisted: unknown): Session {
+    const id = (persisted as { snapshot?: { context?: { sessionId?: unknown } } } | null)?.snapshot?.context?.sessionId;
+    // Not tracked in `live`: with no store there is nothing to open by id later.
+    return restore(typeof id === 'string' ? id : '(unknown)', persisted, null);
   }
 
   /** Holds a session while it is live; a done, stopped or failed one is let go. */
@@ -132,5 +153,5 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return live.get(id) ?? resumeSession(id);
   }
 
-  return { model: options.model, packages, machine, store, live, createSession, resumeSession, openSession };
+  return { model: options.model, packages, machine, store, live, createSession, resumeSession, restoreSession, openSession };
 }

@@ -5,6 +5,8 @@
  */
 import type { Command } from 'commander';
 import { DemoModel } from '../../models/demo-model.js';
+import { loadStatelyConfig } from '../../inspect/config.js';
+import { parseInspectMode, setupInspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
 import { CliError, resumeCommand, wholeNumber, withContext } from '../context.js';
 
@@ -14,6 +16,7 @@ interface RunFlags {
   request?: string;
   auto?: boolean;
   maxBurst?: number;
+  inspect?: string;
 }
 
 export function register(program: Command): void {
@@ -25,6 +28,7 @@ export function register(program: Command): void {
     .option('--request <text>', 'the first request (without a terminal: a fixed demo request)')
     .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')
     .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', wholeNumber(1))
+    .option('--inspect <mode>', 'off | local (the inspector page) | stately (a Stately inspector link) | ws://HOST:PORT (default: stately.config.json "inspect")')
     .action(async (flags: RunFlags, command: Command) => {
       if (flags.session !== undefined) {
         const misplaced = (['package', 'maxBurst'] as const).filter((o) => command.getOptionValueSource(o) === 'cli');
@@ -37,10 +41,15 @@ export function register(program: Command): void {
       // Loaded only on a terminal (scripts never pay for the prompt library), and before the
       // session starts, so a resumed model call is shown with its spinner from the start.
       const { interactive } = auto ? { interactive: undefined } : await import('../interactive.js');
+      const { config } = loadStatelyConfig();
+      const inspection = setupInspection(flags.inspect !== undefined ? parseInspectMode(flags.inspect) : config.inspect, (msg) => process.stderr.write(`${msg}\n`));
+      if (inspection.url) process.stderr.write(`Stately inspector: ${inspection.url}\n`);
       await withContext(command.optsWithGlobals(), async (ctx) => {
         const session = flags.session !== undefined
           ? await ctx.runtime.resumeSession(flags.session)
           : await ctx.runtime.createSession({ packageId: flags.package, ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}) });
+        const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector);
+        if (page) process.stderr.write(`Inspector: ${page.url}\n`);
         const resume = resumeCommand(session.id, ctx.dbPath);
         const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume };
 
@@ -67,6 +76,6 @@ export function register(program: Command): void {
             ...(flags.request !== undefined ? { request: flags.request } : {}),
           });
         }
-      });
+      }, inspection.inspect ? { inspect: inspection.inspect } : undefined).finally(() => inspection.stop());
     });
 }

@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime, DemoModel, MemoryStore, type Model } from '../../src/index.js';
+import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
+import { buildPage } from './page-build.js';
+
+let pageDir = '';
+beforeAll(async () => {
+  pageDir = await buildPage();
+}, 60_000);
+
+const open: InspectorHandle[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+});
+
+async function setup(model: Model = new DemoModel()) {
+  const store = new MemoryStore();
+  const runtime = createRuntime({ model, store });
+  const session = await runtime.createSession({ packageId: 'tiny' });
+  const inspector = await startInspector({ runtime, store, port: 0, sessionId: session.id, pageDir, log: () => {} });
+  open.push(inspector);
+  const base = new URL(inspector.url).origin;
+  const api = async (method: string, path: string, body?: unknown, token: string | null = inspector.token) => {
+    const res = await fetch(`${base}/api${path}`, {
+      method,
+      headers: { ...(token !== null ? { 'x-steward-token': token } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  return { store, runtime, session, inspector, base, api };
+}
+
+describe('the local inspector server', () => {
+  it('listens on 127.0.0.1 with a random token in its URL', async () => {
+    const { inspector, session } = await setup();
+    const url = new URL(inspector.url);
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(url.searchParams.get('token')).toMatch(/^[0-9a-f]{48}$/);
+    expect(url.searchParams.get('session')).toBe(session.id);
+  });
+
+  it('refuses every API request without the right token (403), reads and writes alike', async () => {
+    const { api, session, store } = await setup();
+    const before = (await store.load(session.id))!.revision;
+    expect((await api('GET', '/info', undefined, null)).status).toBe(403);
+    expect((await api('GET', `/sessions/${session.id}`, undefined, 'wrong')).status).toBe(403);
+    const post = await api('POST', `/sessions/${session.id}/events`, { type: 'user_submitted_input', text: 'sneaky' }, null);
+    expect(post.status).toBe(403);
+    expect(post.body.error.message).toMatch(/token/);
+    expect((await api('POST', '/sessions', { packageId: 'tiny' }, null)).status).toBe(403);
+    expect((await store.load(session.id))!.revision).toBe(before);
+    expect(session.view().state).toBe('waiting_user.intake');
+    expect((await api('GET', '/info')).status).toBe(200);
+  });
+
+  it('refuses a request for another Host name (DNS rebinding)', async () => {
+    const { base } = await setup();
+    const { port } = new URL(base);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', headers: { host: `evil.example:${port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+
+  it('serves the page without the token (the page itself carries no data)', async () => {
+    const { base } = await setup();
+    const res = await fetch(`${base}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await res.text()).toContain('Steward inspector');
+  });
+
+  it('says clearly when the page was not built', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'steward-no-page-'));
+    try {
+      const store = new MemoryStore();
+      const runtime = createRuntime({ model: new DemoModel(), store });
+      await expect(startInspector({ runtime, store, port: 0, pageDir: empty })).rejects.toThrow(/not built .*run "npm run build"/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('sends events: a refused one answers with the refusal message and changes nothing', async () => {
+    const { api, session } = await setup();
+    const refused = await api('POST', `/sessions/${session.id}/events`, { type: 'user_confirmed_intake' });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toMatchObject({ ok: false, error: { code: 'event_refused', message: expect.stringMatching(/no request to confirm yet/) } });
+    const accepted = await api('POST', `/sessions/${session.id}/events`, { type: 'user_submitted_input', text: 'Tea.' });
+    expect(accepted.body).toMatchObject({ ok: true, settled: true, view: { state: 'waiting_user.approve_step' } });
+    const info = await api('GET', `/sessions/${session.id}`);
+    expect(info.body).toMatchObject({ live: true, view: { state: 'waiting_user.approve_step', burst: 2 } });
+    const malformed = await api('POST', `/sessions/${session.id}/events`, { type: 'user_rejected_next_step', reason: 3 });
+    expect(malformed.body).toMatchObject({ ok: false, error: { code: 'invalid_event' } });
+  });
+
+  it('answers "still running" while the model takes its time, and streams the change when it settles', async () => {
+    let release: (() => void) | null = null;
+    const slow: Model = {
+      label: 'slow',
+      complete: (req) => new Promise((resolve) => {
+        release = () => resolve({ content: null, toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify({ message: `hello ${req.agent}` }) } }] });
+      }),
+    };
+    const { api, session, base, inspector } = await setup(slow);
+    const stream = await fetch(`${base}/api/stream?token=${inspector.token}&session=${session.id}`);
+    const reader = stream.body!.getReader();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        seen.push(new TextDecoder().decode(value));
+      }
+    })();
+    const sent = await api('POST', `/sessions/${session.id}/events`, { type: 'user_submitted_input', text: 'Tea.' });
+    expect(sent.body).toMatchObject({ ok: true, settled: false, view: { state: 'running.manager.thinking' } });
+    release!();
+    await expect.poll(async () => (await api('GET', `/sessions/${session.id}`)).body.view.state).toBe('waiting_user.intake');
+    await expect.poll(() => seen.join('')).toMatch(/event: session\ndata: \{"id":"/);
+    await reader.cancel();
+    await reading.catch(() => {});
+  });
+
+  it('a session another process is running is not resumed behind its back (409), unless asked', async () => {
+    const store = new MemoryStore();
+    const never: Model = { label: 'never', complete: () => new Promise(() => {}) };
+    const other = createRuntime({ model: never, store }); // "the CLI in another process"
+    const elsewhere = await other.createSession({ packageId: 'tiny' });
+    void elsewhere.send({ type: 'user_submitted_input', text: 'busy' });
+    await expect.poll(async () => (await store.list())[0]?.state).toBe('running.manager.thinking');
+
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {} });
+    open.push(inspector);
+    const headers = { 'x-steward-token': inspector.token, 'content-type': 'application/json' };
+    const base = new URL(inspector.url).origin;
+    const view = await (await fetch(`${base}/api/sessions/${elsewhere.id}`, { headers })).json() as Record<string, any>;
+    expect(view).toMatchObject({ live: false, view: { state: 'running.manager.thinking' } });
+    const res = await fetch(`${base}/api/sessions/${elsewhere.id}/events`, { method: 'POST', headers, body: JSON.stringify({ type: 'user_confirmed_intake' }) });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as Record<string, any>).error.message).toMatch(/running .* another process/);
+    expect(runtime.live.has(elsewhere.id)).toBe(false);
+    elsewhere.stop();
+  });
+
+  it('time travel: /at/:seq rebuilds an earlier state', async () => {
+    const { api, session } = await setup();
+    await session.send({ type: 'user_submitted_input', text: 'Tea.' });
+    const at1 = await api('GET', `/sessions/${session.id}/at/1`);
+    expect(at1.body).toMatchObject({ seq: 1, state: 'waiting_user.intake', recordedState: 'waiting_user.intake', view: { acceptedEvents: expect.arrayContaining(['user_submitted_input']) } });
+    const journal = await api('GET', `/sessions/${session.id}/journal?afterSeq=1`);
+    expect(journal.body.entries[0].seq).toBe(2);
+  });
+});

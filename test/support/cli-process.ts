@@ -1,0 +1,105 @@
+/**
+ * Runs the real `steward` command (`node bin/steward.mjs …`) as a child process for the
+ * tests in test/cli. The child gets its own SQLite file (STEWARD_DB), no colours, and no
+ * OPENAI_* settings unless a test passes them (so it uses the offline demo model).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const bin = join(root, 'bin/steward.mjs');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  db: string;
+  /** Extra environment, e.g. OPENAI_BASE_URL of a fake server. */
+  env?: Record<string, string>;
+  /** Written to stdin, which is then closed (stdin is a pipe: never a terminal). */
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** The parent's environment without anything that would pick a model or a store. */
+export function cliEnv(db: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('OPENAI_') || key.startsWith('STEWARD_') || key === 'FORCE_COLOR') continue;
+    env[key] = value;
+  }
+  return { ...env, STEWARD_DB: db, NO_COLOR: '1', ...extra };
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  /** Output so far. */
+  readonly stdout: string;
+  readonly stderr: string;
+  result: Promise<CliResult>;
+}
+
+/** Starts `node bin/steward.mjs ...args` (or another command line with `command`). */
+export function startCli(args: string[], options: CliOptions, command: string[] = [process.execPath, bin]): RunningCli {
+  const [file, ...rest] = command;
+  const child = spawn(file!, [...rest, ...args], {
+    cwd: root,
+    env: cliEnv(options.db, options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin!.end(options.input ?? '');
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const result = new Promise<CliResult>((resolveResult, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`steward ${args.join(' ')} did not finish within ${timeoutMs} ms.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolveResult({ code, signal, stdout, stderr });
+    });
+  });
+  return {
+    child,
+    get stdout() { return stdout; },
+    get stderr() { return stderr; },
+    result,
+  };
+}
+
+export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+  return startCli(args, options).result;
+}
+
+/** Parses a command's --json output, with the whole output in the error when it is not JSON. */
+export function parseJson<T = any>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${result.code}):\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+/** Polls `check` until it returns a value other than undefined/false. */
+export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
