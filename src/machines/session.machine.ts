@@ -35,7 +35,7 @@ import {
   checkWorkerIsRegistered,
 } from '../tools/validation.js';
 import { acceptedUserEvents, explainRefusal, stateString } from './refusals.js';
-import { DEFAULT_MAX_BURST, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
+import { DEFAULT_MAX_BURST, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
 import type { QueuedCall } from '../tools/reply.js';
 import * as update from './session.updates.js';
@@ -54,7 +54,7 @@ function outputTagsOfStep(context: SessionContext): string[] {
 
 /** The message a refused tool call gets, by the rule it broke. */
 function violation(context: SessionContext, actor: ToolActor, rule: Rule): string {
-  const call = context.queue[0]!;
+  const call = context.reply.queue[0]!;
   switch (rule) {
     case 'actorMayUseTool': return checkActorMayUseTool(actor, call)!;
     case 'argumentsMatchSchema': return checkArgumentsMatchSchema(actor, call)!;
@@ -68,12 +68,12 @@ function violation(context: SessionContext, actor: ToolActor, rule: Rule): strin
 
 /** A rule guard: the head of the queue passes `check` (an empty queue has nothing to refuse). */
 function passes(context: SessionContext, check: (call: QueuedCall) => string | null): boolean {
-  const head = context.queue[0];
+  const head = context.reply.queue[0];
   return head === undefined || check(head) === null;
 }
 
 const headKind = (context: SessionContext) => {
-  const head = context.queue[0];
+  const head = context.reply.queue[0];
   return head && findTool('manager', head.call.function.name)?.kind;
 };
 
@@ -83,12 +83,12 @@ const headKind = (context: SessionContext) => {
  * the refusals come first). Null while more than one call waits.
  */
 function settledBoundary(context: SessionContext): Boundary | null {
-  if (context.queue.length > 1) return null;
-  if (context.boundary || headKind(context) !== 'boundary') return context.boundary;
-  return update.boundaryOf(context.queue[0]!);
+  if (context.reply.queue.length > 1) return null;
+  if (context.reply.boundary || headKind(context) !== 'boundary') return context.reply.boundary;
+  return update.boundaryOf(context.reply.queue[0]!);
 }
 
-const isUserTurn = (boundary: SessionContext['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
+const isUserTurn = (boundary: SessionContext['reply']['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
 
 const turnNotProvided = (name: string) =>
   fromPromise<TurnOutput, SessionContext>(async () => {
@@ -122,11 +122,11 @@ export const sessionMachine = setup({
     managerOmitsTagLists: ({ context }) => passes(context, (call) => checkManagerOmitsTagLists('manager', call)),
     burstWithinLimit: ({ context }) => burstWithinLimit(context.burst, context.maxBurst),
 
-    moreCallsQueued: ({ context }) => context.queue.length > 1,
-    boundaryAlreadyChosen: ({ context }) => context.boundary !== null && headKind(context) === 'boundary',
+    moreCallsQueued: ({ context }) => context.reply.queue.length > 1,
+    boundaryAlreadyChosen: ({ context }) => context.reply.boundary !== null && headKind(context) === 'boundary',
     workerAlreadyChoseThis: ({ context }) => {
-      const name = context.queue[0]?.call.function.name;
-      return name === 'submit' ? context.workerChoice.outputs !== undefined : name !== undefined && context.workerChoice.questions !== undefined;
+      const name = context.reply.queue[0]?.call.function.name;
+      return name === 'submit' ? context.reply.workerChoice.outputs !== undefined : name !== undefined && context.reply.workerChoice.questions !== undefined;
     },
 
     // Where a reply leads, once its last call is settled.
@@ -139,9 +139,9 @@ export const sessionMachine = setup({
     choseUserTurn: ({ context }) => isUserTurn(settledBoundary(context)),
     choseFinish: ({ context }) => settledBoundary(context)?.tool === 'finish',
     workerSubmitted: ({ context }) =>
-      context.queue.length <= 1 && (context.workerChoice.outputs !== undefined || context.queue[0]?.call.function.name === 'submit'),
+      context.reply.queue.length <= 1 && (context.reply.workerChoice.outputs !== undefined || context.reply.queue[0]?.call.function.name === 'submit'),
     workerAsked: ({ context }) =>
-      context.queue.length <= 1 && (context.workerChoice.questions !== undefined || context.queue[0]?.call.function.name === 'ask_user'),
+      context.reply.queue.length <= 1 && (context.reply.workerChoice.questions !== undefined || context.reply.queue[0]?.call.function.name === 'ask_user'),
   },
   actions: {
     selectPackage: assign(({ context, event }) => ({
@@ -207,9 +207,7 @@ export const sessionMachine = setup({
     intakeConfirmed: false,
     managerMessages: [],
     workerMessages: [],
-    queue: [],
-    boundary: null,
-    workerChoice: {},
+    reply: NO_REPLY,
     step: null,
     blackboard: {},
     artifacts: [],

@@ -12,7 +12,7 @@ import { normalizeReply, type QueuedCall } from '../tools/reply.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
 import { burstLimitNotice } from '../tools/validation.js';
 import type { Boundary, Rejection, SessionContext, Step } from './session.context.js';
-import { REJECTION_LOG_SIZE } from './session.context.js';
+import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
 
 type Update = Partial<SessionContext>;
 
@@ -33,7 +33,7 @@ function toolResult(call: QueuedCall, content: string): ChatMessage {
 }
 
 function head(ctx: SessionContext): QueuedCall {
-  const call = ctx.queue[0];
+  const call = ctx.reply.queue[0];
   if (!call) throw new Error('No queued tool call (a bug in Steward: a guard let an empty queue through).');
   return call;
 }
@@ -125,16 +125,14 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelR
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     usage,
-    queue,
-    boundary: null,
-    workerChoice: {},
+    reply: { queue, boundary: null, workerChoice: {} },
     ...append(ctx, actor, message, ...nudge),
   };
 }
 
 export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
   const call = head(ctx);
-  return { queue: ctx.queue.slice(1), ...append(ctx, actor, toolResult(call, `Error: ${reason}`)) };
+  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, toolResult(call, `Error: ${reason}`)) };
 }
 
 export function runLoopCall(ctx: SessionContext): Update {
@@ -144,7 +142,7 @@ export function runLoopCall(ctx: SessionContext): Update {
     workers: ctx.package?.workers ?? [],
     artifacts: ctx.artifacts,
   });
-  return { queue: ctx.queue.slice(1), ...append(ctx, 'manager', toolResult(call, result)) };
+  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
 
 export function boundaryOf(call: QueuedCall): Boundary {
@@ -174,61 +172,61 @@ const boundaryResult: Record<Boundary['tool'], (b: Boundary) => string> = {
 
 /** Settles the head call of a manager reply: a loop tool runs, a boundary tool becomes the choice. */
 export function settleCall(ctx: SessionContext): Update {
-  const head = ctx.queue[0];
+  const head = ctx.reply.queue[0];
   if (!head) return {};
   return findTool('manager', head.call.function.name)?.kind === 'loop' ? runLoopCall(ctx) : chooseBoundary(ctx);
 }
 
 /** Settles the head call of a worker reply (submit or ask_user). */
 export function settleWorkerCall(ctx: SessionContext): Update {
-  return ctx.queue.length ? chooseWorkerCall(ctx) : {};
+  return ctx.reply.queue.length ? chooseWorkerCall(ctx) : {};
 }
 
 export function chooseBoundary(ctx: SessionContext): Update {
   const call = head(ctx);
   const boundary = boundaryOf(call);
-  return { queue: ctx.queue.slice(1), boundary, ...append(ctx, 'manager', toolResult(call, boundaryResult[boundary.tool](boundary))) };
+  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), boundary }, ...append(ctx, 'manager', toolResult(call, boundaryResult[boundary.tool](boundary))) };
 }
 
 export function chooseWorkerCall(ctx: SessionContext): Update {
   const call = head(ctx);
   const args = call.args as { outputs?: Record<string, string>; questions?: string[] };
   const isSubmit = call.call.function.name === 'submit';
-  const workerChoice = isSubmit ? { ...ctx.workerChoice, outputs: args.outputs } : { ...ctx.workerChoice, questions: args.questions };
+  const workerChoice = isSubmit ? { ...ctx.reply.workerChoice, outputs: args.outputs } : { ...ctx.reply.workerChoice, questions: args.questions };
   const result = isSubmit
     ? `Submitted as artifact ${nextArtifactId(ctx.artifacts)}; the user reviews it.`
     : 'Your questions are shown to the user; their answers follow.';
-  return { queue: ctx.queue.slice(1), workerChoice, ...append(ctx, 'worker', toolResult(call, result)) };
+  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), workerChoice }, ...append(ctx, 'worker', toolResult(call, result)) };
 }
 
 // ── leaving a running state ───────────────────────────────────────────────────
 
 export function takeStep(ctx: SessionContext): Update {
-  const { step } = ctx.boundary as Extract<Boundary, { tool: 'run_worker' }>;
-  return { step, boundary: null, intakeConfirmed: true, workerMessages: [] };
+  const { step } = ctx.reply.boundary as Extract<Boundary, { tool: 'run_worker' }>;
+  return { step, reply: NO_REPLY, intakeConfirmed: true, workerMessages: [] };
 }
 
 export function showManagerMessage(ctx: SessionContext): Update {
-  const b = ctx.boundary as Exclude<Boundary, { tool: 'run_worker' }>;
+  const b = ctx.reply.boundary as Exclude<Boundary, { tool: 'run_worker' }>;
   const questions = b.tool === 'ask_user' && b.questions?.length ? toQuestions(b.questions) : null;
   const message = b.tool === 'finish' ? (b.summary ?? null) : (b.message ?? null);
   const assessment = b.tool === 'ask_user' ? (b.assessment ?? null) : null;
-  return { boundary: null, message, assessment, questions };
+  return { reply: NO_REPLY, message, assessment, questions };
 }
 
 export function publishArtifact(ctx: SessionContext): Update {
   const step = ctx.step!;
   const id = nextArtifactId(ctx.artifacts);
-  const outputs = ctx.workerChoice.outputs!;
+  const { outputs, questions: asked } = ctx.reply.workerChoice;
   const at = now();
   const tags: Record<string, number> = {};
   let blackboard: Blackboard = ctx.blackboard;
-  for (const [tag, body] of Object.entries(outputs)) {
+  for (const [tag, body] of Object.entries(outputs!)) {
     const written = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, at });
     blackboard = written.board;
     tags[tag] = written.version.version;
   }
-  const questions = ctx.workerChoice.questions?.length ? toQuestions(ctx.workerChoice.questions) : undefined;
+  const questions = asked?.length ? toQuestions(asked) : undefined;
   const artifacts = produce(ctx.artifacts, (list) => {
     if (step.revises) moveArtifact(list.find((a) => a.id === step.revises)!, 'superseded');
     list.push({
@@ -238,28 +236,28 @@ export function publishArtifact(ctx: SessionContext): Update {
       ...(step.revises ? { revises: step.revises } : {}),
     });
   });
-  return { blackboard, artifacts, workerChoice: {}, questions: questions ?? null };
+  return { blackboard, artifacts, reply: NO_REPLY, questions: questions ?? null };
 }
 
 export function askWorkerQuestions(ctx: SessionContext): Update {
-  return { questions: toQuestions(ctx.workerChoice.questions!), workerChoice: {} };
+  return { questions: toQuestions(ctx.reply.workerChoice.questions!), reply: NO_REPLY };
 }
 
 export function noticeBurstLimit(ctx: SessionContext): Update {
-  return { notice: burstLimitNotice(ctx.maxBurst), queue: [], boundary: null };
+  return { notice: burstLimitNotice(ctx.maxBurst), reply: NO_REPLY };
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export function noticeModelFailure(actor: ToolActor, error: unknown): Update {
   const detail = errorText(error);
-  return { notice: `The ${actor} model failed: ${detail} Nothing was lost; your next input tries again.`, queue: [], boundary: null };
+  return { notice: `The ${actor} model failed: ${detail} Nothing was lost; your next input tries again.`, reply: NO_REPLY };
 }
 
 /** A failed worker run ends the step: the manager hears it with the user's next input and re-plans. */
 export function noticeWorkerFailure(ctx: SessionContext, error: unknown): Update {
   const content = `The worker ${ctx.step?.workerId ?? ''} failed: ${errorText(error)} Decide with the user how to go on.`;
-  return { ...noticeModelFailure('worker', error), step: null, workerChoice: {}, ...append(ctx, 'manager', { role: 'user', content }) };
+  return { ...noticeModelFailure('worker', error), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function recordRejection(ctx: SessionContext, rejection: Omit<Rejection, 'at'>): Update {

@@ -167,9 +167,9 @@ function facts(snapshot: Snap): string {
   if (state.startsWith('running.worker') || ['approve_step', 'worker_questions', 'revision'].some((s) => state.endsWith(s))) {
     parts.push(`step=${c.step?.workerId ?? '-'}`);
   }
-  if (c.boundary) parts.push(`boundary=${c.boundary.tool}`);
-  if (c.queue.length) parts.push(`queue=${c.queue.length}`);
-  if (c.workerChoice.outputs || c.workerChoice.questions) parts.push('workerChoice');
+  if (c.reply.boundary) parts.push(`boundary=${c.reply.boundary.tool}`);
+  if (c.reply.queue.length) parts.push(`queue=${c.reply.queue.length}`);
+  if (c.reply.workerChoice.outputs || c.reply.workerChoice.questions) parts.push('workerChoice');
   return parts.join(' ');
 }
 

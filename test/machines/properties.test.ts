@@ -255,7 +255,7 @@ function checkInvariants(session: Session, result: SendResult, before: { state: 
   checkArtifacts(before.context.artifacts, after.artifacts);
   if (result.ok) {
     expect(state === 'done' || state.startsWith('waiting_user.'), `send() resolved in ${state}`).toBe(true);
-    expect(after.queue).toEqual([]);
+    expect(after.reply.queue).toEqual([]);
     // A question card shows only where it can be answered (input, worker_questions), rides
     // along (review_artifact) or clarifies the request (intake): never a stale one elsewhere.
     if (after.questions !== null) {
