@@ -110,7 +110,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst }, state } });
       persistence = { store, revision: stored.revision };
     }
-    return track(new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect));
+    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd));
   }
 
   async function resumeSession(id: string): Promise<Session> {
@@ -118,10 +118,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const stored = await store.load(id);
     if (!stored) throw new SessionNotFoundError(id);
     live.get(id)?.stop();
-    return track(restore(id, stored.snapshot, { store, revision: stored.revision }));
+    return track((onEnd) => restore(id, stored.snapshot, { store, revision: stored.revision }, onEnd));
   }
 
-  function restore(id: string, persisted: unknown, persistence: { store: SessionStore; revision: number } | null): Session {
+  function restore(id: string, persisted: unknown, persistence: { store: SessionStore; revision: number } | null, onEnd?: () => void): Session {
     const snapshot = openEnvelope(id, persisted) as { context: { package: PackageInfo | null } };
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
@@ -130,6 +130,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       (inspect) => createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(),
       persistence,
       options.inspect,
+      onEnd,
     );
   }
 
@@ -140,12 +141,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   /** Holds a session while it is live; a done, stopped or failed one is let go. */
-  function track(session: Session): Session {
-    live.set(session.id, session);
-    const release = () => {
-      if (live.get(session.id) === session) live.delete(session.id);
-    };
-    session.actorRef.subscribe({ complete: release, error: release });
+  function track(make: (onEnd: () => void) => Session): Session {
+    let ended = false;
+    let session: Session | undefined;
+    // onEnd may run inside make() already: a restored session that is done ends at once.
+    session = make(() => {
+      ended = true;
+      if (session && live.get(session.id) === session) live.delete(session.id);
+    });
+    if (!ended) live.set(session.id, session);
     return session;
   }
 

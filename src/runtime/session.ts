@@ -39,9 +39,9 @@ function eventPayload(event: { type: string; error?: unknown }): unknown {
 export class Session {
   readonly id: string;
   private actor!: Actor<SessionMachine>;
-  private writes: Promise<void> = Promise.resolve();
+  private writes: Promise<void> | null = null;
   /** Journal entries not yet handed to the store. */
-  private unwritten: JournalEntryInput[] = [];
+  private unwritten: JournalEntryInput[] | null = null;
   private writeError: unknown = null;
   /** The send in progress, if any: sends run one at a time, in call order. */
   private busy: Promise<void> | null = null;
@@ -53,11 +53,20 @@ export class Session {
     start: (inspect: ((e: InspectionEvent) => void) | undefined) => Actor<SessionMachine>,
     private readonly persistence: Persistence | null,
     private readonly userInspect?: (e: InspectionEvent) => void,
+    /** Called once when the actor ends (done, stopped or failed). */
+    onEnd?: () => void,
   ) {
     this.id = id;
     const inspect = persistence || userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
     this.actor = start(inspect);
-    const observer: Observer<AnyMachineSnapshot> = { error: (err) => { this.fatal = err; } };
+    // Without an error observer XState rethrows an actor's error asynchronously (a crash).
+    const observer: Observer<AnyMachineSnapshot> = {
+      error: (err) => {
+        this.fatal = err;
+        onEnd?.();
+      },
+      ...(onEnd ? { complete: onEnd } : {}),
+    };
     this.actor.subscribe(observer);
   }
 
@@ -152,18 +161,18 @@ export class Session {
     const kind = journalKind(e.event.type);
     if (!kind) return;
     const state = stateString((e.snapshot as AnyMachineSnapshot).status === 'done' ? 'done' : (e.snapshot as AnyMachineSnapshot).value);
-    this.unwritten.push({ kind, type: e.event.type, payload: eventPayload(e.event), state });
+    (this.unwritten ??= []).push({ kind, type: e.event.type, payload: eventPayload(e.event), state });
     // Writes are chained so the journal keeps the order of events. Events that arrive while a
     // write is under way go together in the next one, with the snapshot as it is then: one
     // transaction for all of them, and one snapshot instead of one per event.
-    if (this.unwritten.length === 1) this.writes = this.writes.then(() => this.writeUnwritten());
+    if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
   }
 
   private async writeUnwritten(): Promise<void> {
     const persistence = this.persistence!;
     const entries = this.unwritten;
-    this.unwritten = [];
-    if (this.writeError || entries.length === 0) return;
+    this.unwritten = null;
+    if (this.writeError || !entries?.length) return;
     try {
       persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted());
     } catch (error) {
