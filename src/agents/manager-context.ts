@@ -25,14 +25,19 @@ export const MANAGER_TRANSCRIPT_LIMIT = 60;
 
 /**
  * The prompt's parts change only when their data does; the context's objects are immutable,
- * so each part is cached per object and a round reuses what did not change.
+ * so each part is remembered for the last object it was built from, and a round reuses what
+ * did not change. (One slot, not a WeakMap: a WeakMap entry per write cost more in set-up and
+ * GC than rebuilding the part, measured.)
  */
 function cachedBy<K extends object>(build: (key: K) => string): (key: K) => string {
-  const cache = new WeakMap<K, string>();
+  let lastKey: K | undefined;
+  let lastText = '';
   return (key) => {
-    let text = cache.get(key);
-    if (text === undefined) cache.set(key, (text = build(key)));
-    return text;
+    if (key !== lastKey) {
+      lastText = build(key);
+      lastKey = key;
+    }
+    return lastText;
   };
 }
 
@@ -40,8 +45,7 @@ const packageText = cachedBy((pkg: NonNullable<SessionContext['package']>) =>
   `## Package: ${pkg.title} (${pkg.id})\n${pkg.description}\n\n## Workers\n${listWorkers({ blackboard: {}, workers: pkg.workers, artifacts: [] })}`);
 
 const boardText = cachedBy((blackboard: SessionContext['blackboard']) => {
-  const index = blackboardIndex(blackboard);
-  const lines = index.map((e) => `- ${e.tag} v${e.version} (${e.size} chars, by ${e.writtenBy}): ${e.firstLine}`).join('\n');
+  const lines = blackboardIndex(blackboard).map((e) => `- ${e.tag} v${e.version} (${e.size} chars, by ${e.writtenBy}): ${e.firstLine}`).join('\n');
   return `## Blackboard index\n${lines || '(empty)'}`;
 });
 

@@ -52,7 +52,13 @@ const FIRST_LINE_MAX = 80;
 export function blackboardIndex(board: Blackboard): TagIndexEntry[] {
   return Object.keys(board).map((tag) => {
     const v = latest(board, tag)!;
-    const firstLine = v.body.trimStart().split('\n', 1)[0] ?? '';
+    // indexOf/slice rather than trimStart().split(): this runs for every tag on every
+    // blackboard write, and the split allocated an array per tag.
+    const body = v.body;
+    let start = 0;
+    while (start < body.length && body.charCodeAt(start) <= 32) start++;
+    const end = body.indexOf('\n', start);
+    const firstLine = body.slice(start, end < 0 ? body.length : end).trimEnd();
     return {
       tag,
       version: v.version,
