@@ -4,7 +4,7 @@
  * event resolves `{ ok: false, error }` with state and context unchanged (but for the
  * refusal log); nothing escapes `send()` as an exception.
  */
-import { waitFor, type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
+import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
 import { ConflictError, StewardError } from '../errors.js';
 import { stateString } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
@@ -90,7 +90,7 @@ export class Session {
 
   /** Resolves when the session waits for the user or is done (e.g. after a resume). */
   async settled(): Promise<SessionView> {
-    await waitFor(this.actor, isWaitOrEnd);
+    await this.untilWaitOrEnd();
     await this.writes;
     return this.view();
   }
@@ -134,9 +134,8 @@ export class Session {
         const last = after.context.rejections[after.context.rejections.length - 1]!;
         return this.refuse('event_refused', last.reason);
       }
-      // A failed write stops the actor, which ends this wait too (waitFor then rejects).
-      await waitFor(this.actor, isWaitOrEnd).catch(() => undefined);
-      await this.flush();
+      await this.untilWaitOrEnd();
+      if (this.persistence) await this.flush();
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
       return { ok: true, view: this.view() };
     } catch (error) {
@@ -144,6 +143,25 @@ export class Session {
       const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
       return this.refuse(code, error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /**
+   * Resolves when the session waits for the user, is done, or its actor stopped (a failed
+   * write stops it). Never rejects: what went wrong is read from `fatal` / `writeError`.
+   */
+  private untilWaitOrEnd(): Promise<void> {
+    if (isWaitOrEnd(this.actor.getSnapshot())) return Promise.resolve();
+    return new Promise((resolve) => {
+      const subscription = this.actor.subscribe({
+        next: (snapshot) => {
+          if (!isWaitOrEnd(snapshot)) return;
+          subscription.unsubscribe();
+          resolve();
+        },
+        error: () => resolve(),
+        complete: () => resolve(),
+      });
+    });
   }
 
   private async flush(): Promise<void> {
