@@ -48,7 +48,12 @@ export function register(program: Command): void {
         const session = flags.session !== undefined
           ? await ctx.runtime.resumeSession(flags.session)
           : await ctx.runtime.createSession({ packageId: flags.package, ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}) });
-        const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector);
+        // The session matters more than the port: a busy configured port falls back to a free one.
+        const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector).catch(async (error: unknown) => {
+          if (!(error instanceof Error && / is in use/.test(error.message))) throw error;
+          process.stderr.write(`${error.message} Using a free port instead.\n`);
+          return inspection.attach(ctx.runtime, ctx.store, session.id, { ...config.inspector, port: 0 });
+        });
         if (page) process.stderr.write(`Inspector: ${page.url}\n`);
         const resume = resumeCommand(session.id, ctx.dbPath);
         const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume };
