@@ -83,14 +83,14 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
 
   // One line per model turn, from the actor's snapshots.
   let lastTurn = '';
-  const subscription = session.actorRef.subscribe((snapshot) => {
+  const subscription = session.actorRef.subscribe({ next: (snapshot) => {
     const label = runningLabel(snapshot, options.modelLabel);
     const key = label && `${label}|${snapshot.context.rounds}`;
     if (label && key && key !== lastTurn && stateString(snapshot.value).endsWith('.thinking')) {
       lastTurn = key;
       write(pc.dim(`  … ${label}`));
     }
-  });
+  }, error: () => {} /* the session reports its own failure */ });
 
   try {
     let view = session.view();

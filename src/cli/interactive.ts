@@ -131,10 +131,10 @@ async function withSpinner<T>(session: Session, options: InteractiveOptions, wor
   process.once('exit', interrupted);
   const spin = p.spinner({ onCancel: () => process.exit(130) });
   spin.start(runningLabel(session.actorRef.getSnapshot(), options.modelLabel) ?? 'Saving');
-  const subscription = session.actorRef.subscribe((snapshot) => {
+  const subscription = session.actorRef.subscribe({ next: (snapshot) => {
     const label = runningLabel(snapshot, options.modelLabel);
     if (label) spin.message(label);
-  });
+  }, error: () => {} /* the session reports its own failure */ });
   const roundsBefore = session.view().rounds;
   try {
     const result = await work();

@@ -185,9 +185,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     // Watch for the move before sending: send() may process the event synchronously.
     let sub: { unsubscribe(): void } | null = null;
     const moved = new Promise<void>((resolveMoved) => {
-      sub = session.actorRef.subscribe((s) => {
+      sub = session.actorRef.subscribe({ next: (s) => {
         if (snapshotState(s) !== before) resolveMoved();
-      });
+      }, error: () => resolveMoved() });
     });
     const sending = session.send(event);
     inFlight.add(sending);

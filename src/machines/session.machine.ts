@@ -181,6 +181,7 @@ export const sessionMachine = setup({
     publishArtifact: assign(({ context }) => update.publishArtifact(context)),
     askWorkerQuestions: assign(({ context }) => update.askWorkerQuestions(context)),
     noticeBurstLimit: assign(({ context }) => update.noticeBurstLimit(context)),
+    noticeWorkerBurstLimit: assign(({ context }) => update.noticeWorkerBurstLimit(context)),
     noticeManagerFailure: assign(({ event }) => update.noticeModelFailure('manager', (event as ErrorTurn).error)),
     noticeWorkerFailure: assign(({ context, event }) => update.noticeWorkerFailure(context, (event as ErrorTurn).error)),
 
@@ -325,7 +326,7 @@ export const sessionMachine = setup({
           initial: 'thinking',
           states: {
             thinking: {
-              always: { guard: not('burstWithinLimit'), target: '#session.waiting_user.input', actions: 'noticeBurstLimit' },
+              always: { guard: not('burstWithinLimit'), target: '#session.waiting_user.input', actions: 'noticeWorkerBurstLimit' },
               invoke: {
                 id: 'workerTurn',
                 src: 'workerTurn',

@@ -203,7 +203,7 @@ export function chooseWorkerCall(ctx: SessionContext): Update {
 
 export function takeStep(ctx: SessionContext): Update {
   const { step } = ctx.reply.boundary as Extract<Boundary, { tool: 'run_worker' }>;
-  return { step, reply: NO_REPLY, intakeConfirmed: true, workerMessages: [] };
+  return { step, reply: NO_REPLY };
 }
 
 export function showManagerMessage(ctx: SessionContext): Update {
@@ -252,6 +252,12 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 export function noticeModelFailure(actor: ToolActor, error: unknown): Update {
   const detail = errorText(error);
   return { notice: `The ${actor} model failed: ${detail} Nothing was lost; your next input tries again.`, reply: NO_REPLY };
+}
+
+/** A worker that used up the burst ends its step; the manager hears of it with the next input. */
+export function noticeWorkerBurstLimit(ctx: SessionContext): Update {
+  const content = `The worker ${ctx.step?.workerId ?? ''} used all ${ctx.maxBurst} rounds without submitting; its step ended. Decide with the user how to go on.`;
+  return { ...noticeBurstLimit(ctx), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 /** A failed worker run ends the step: the manager hears it with the user's next input and re-plans. */

@@ -115,9 +115,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   async function resumeSession(id: string): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
+    // Let a live copy finish its queued writes first, or they would race this one's first write.
+    await live.get(id)?.close();
     const stored = await store.load(id);
     if (!stored) throw new SessionNotFoundError(id);
-    live.get(id)?.stop();
     return track((onEnd) => restore(id, stored.snapshot, { store, revision: stored.revision }, onEnd));
   }
 

@@ -111,6 +111,12 @@ export class Session {
     this.actor.stop();
   }
 
+  /** Stops the actor and waits until the journal writes it had queued are done. */
+  async close(): Promise<void> {
+    this.actor.stop();
+    await this.writes;
+  }
+
   private refuse(code: string, message: string): SendResult {
     return { ok: false, error: { code, message }, view: this.view() };
   }
@@ -137,6 +143,7 @@ export class Session {
       await this.untilWaitOrEnd();
       if (this.persistence) await this.flush();
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
+      if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.persistence ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
       return { ok: true, view: this.view() };
     } catch (error) {
       if (error instanceof ConflictError) return this.refuse(error.code, error.message);

@@ -23,7 +23,10 @@ export interface NormalizedReply {
 }
 
 export function parseCall(call: ToolCall): QueuedCall {
-  const raw = call.function.arguments;
+  const raw: unknown = call.function?.arguments;
+  // A model (or a server) may send something that is not a string: refuse it by rule 2 like
+  // malformed JSON, never crash the session over it.
+  if (typeof raw !== 'string') return { call, args: undefined, parseError: `arguments must be a JSON string, got ${raw === null ? 'null' : typeof raw}` };
   if (raw.trim() === '') return { call, args: {} };
   try {
     return { call, args: JSON.parse(raw) as unknown };
