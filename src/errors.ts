@@ -2,17 +2,21 @@
  * Steward's error hierarchy. Every error carries a stable `code` (for APIs and the CLI's
  * exit paths) and a message that names the culprit and the fix.
  */
+const STEWARD_ERROR = Symbol.for('steward.error');
+
 export class StewardError extends Error {
   readonly code: string;
+  /** The marker `isStewardError` looks for (a registered symbol: shared by every copy of Steward). */
+  readonly [STEWARD_ERROR] = true;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
   }
 
-  /** Works across duplicated installs, where `instanceof` would not. */
+  /** Works across duplicated installs, where `instanceof` would not; Node's and SQLite's coded errors are not ours. */
   static isStewardError(value: unknown): value is StewardError {
-    return value instanceof Error && typeof (value as { code?: unknown }).code === 'string';
+    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[STEWARD_ERROR] === true;
   }
 }
 
@@ -20,13 +24,6 @@ export class StewardError extends Error {
 export class UserError extends StewardError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('user_error', message, options);
-  }
-}
-
-/** A user event whose payload does not match its schema. */
-export class InvalidEventError extends StewardError {
-  constructor(message: string) {
-    super('invalid_event', message);
   }
 }
 

@@ -24,7 +24,7 @@ export interface TagIndexEntry {
 }
 
 /** The tag that holds what the user asked for; every worker may read it. */
-export { REQUEST_TAG } from '../skills/package-schema.js';
+export const REQUEST_TAG = 'request';
 
 /**
  * Returns a new board with one more version of `tag`; the old board is untouched and shares

@@ -111,10 +111,12 @@ export function printJson(value: unknown): void {
 }
 
 /** Commander argument parser for whole numbers ≥ 1 (--max-burst) or ≥ 0 (--after). */
-export function wholeNumber(min: number) {
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`must be a whole number ≥ ${min}, got "${text}".`);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got "${text}".`);
+    }
     return n;
   };
 }

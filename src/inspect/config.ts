@@ -12,12 +12,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AnyStateMachine } from 'xstate';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 
 export const STATELY_CONFIG_FILE = 'stately.config.json';
+const STEWARD_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEFAULT_INSPECTOR_PORT = 4747;
 
 /** off: no inspection · local: Steward's inspector page · stately: Stately's online inspector · ws://…: any WebSocket inspector. */
@@ -42,12 +43,10 @@ export const StatelyConfigSchema = z.strictObject({
       source: MachineRef,
       /** Drawn by `steward diagram` (default true). */
       draw: z.boolean().default(true),
-      /** Shown by the inspectors (default true). */
-      inspect: z.boolean().default(true),
     }))
     .min(1, 'must list at least one machine')
     .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'machine names must be unique')
-    .default([{ name: 'session', source: 'src/machines/session.machine.ts#sessionMachine', draw: true, inspect: true }]),
+    .default([{ name: 'session', source: 'src/machines/session.machine.ts#sessionMachine', draw: true }]),
   inspector: z
     .strictObject({
       host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
@@ -86,7 +85,9 @@ export function parseStatelyConfig(value: unknown, file = STATELY_CONFIG_FILE): 
 /** Reads `stately.config.json` in `cwd`; without one, the defaults apply. */
 export function loadStatelyConfig(cwd: string = process.cwd()): LoadedStatelyConfig {
   const path = join(cwd, STATELY_CONFIG_FILE);
-  if (!existsSync(path)) return { config: parseStatelyConfig({}), path: null, dir: cwd };
+  // Without a config file the defaults name Steward's own machine: resolve it from Steward's
+  // package root, not from wherever the command runs.
+  if (!existsSync(path)) return { config: parseStatelyConfig({}), path: null, dir: STEWARD_ROOT };
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));

@@ -63,6 +63,8 @@ function eventOf(entry: JournalEntry): EventObject {
  * Replays journals with checkpoints, so stepping through a long timeline does not replay
  * from the start each time. A journal is append-only, so checkpoints never go stale.
  */
+const MAX_SESSIONS_WITH_CHECKPOINTS = 16;
+
 export class JournalReplayer {
   private readonly checkpoints = new Map<string, ReplayPoint[]>();
 
@@ -90,7 +92,10 @@ export class JournalReplayer {
       if (s % this.every === 0 && !saved.some((p) => p.seq === s)) saved.push({ seq: s, snapshot, ...(divergedAt !== undefined ? { divergedAt } : {}) });
     }
     saved.sort((a, b) => a.seq - b.seq);
+    // Most recently used last; checkpoints hold whole snapshots, so only a few sessions keep them.
+    this.checkpoints.delete(sessionId);
     this.checkpoints.set(sessionId, saved);
+    if (this.checkpoints.size > MAX_SESSIONS_WITH_CHECKPOINTS) this.forget(this.checkpoints.keys().next().value!);
     return { seq: target, snapshot, ...(divergedAt !== undefined ? { divergedAt } : {}) };
   }
 

@@ -79,6 +79,28 @@ const contentTypes: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** decodeURIComponent that answers a malformed escape with a 400, not a 500. */
+function decodePart(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new HttpError(400, `Malformed %-escape in the URL: ${text}`, 'bad_request');
+  }
+}
+
+/** A non-negative whole number from the query, or undefined when absent; anything else is a 400. */
+function countParam(url: URL, name: string): number | undefined {
+  const text = url.searchParams.get(name);
+  if (text === null || text === '') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new HttpError(400, `Query parameter ${name} must be a whole number ≥ 0 (got "${text}").`, 'bad_request');
+  return value;
+}
+
 class HttpError extends Error {
   constructor(readonly status: number, message: string, readonly code = 'http_error') {
     super(message);
@@ -125,6 +147,8 @@ function storedSnapshot(runtime: Runtime, stored: StoredSession): AnyMachineSnap
 export async function startInspector(options: InspectorOptions): Promise<InspectorHandle> {
   const { runtime, store } = options;
   const host = options.host ?? '127.0.0.1';
+  // The page can send events and play the model: it is for this machine only.
+  if (!isLoopback(host)) throw new UserError(`The inspector listens on this machine only: use 127.0.0.1, localhost or ::1, not "${host}".`);
   const token = options.token ?? randomBytes(24).toString('hex');
   const log = options.log ?? ((msg: string) => console.error(msg));
   const pageDir = resolve(options.pageDir ?? defaultPageDir());
@@ -242,7 +266,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const given = (req.headers['x-steward-token'] as string | undefined) ?? url.searchParams.get('token');
     if (!sameToken(given, token)) throw new HttpError(403, 'Missing or wrong inspector token: open the URL printed by `steward inspect` (it carries ?token=…).', 'forbidden');
-    const parts = url.pathname.split('/').filter(Boolean).slice(1).map(decodeURIComponent); // drop "api"
+    const parts = url.pathname.split('/').filter(Boolean).slice(1).map(decodePart); // drop "api"
     const method = req.method ?? 'GET';
     const route = `${method} /${parts.map((p, i) => (i % 2 === 1 && ['sessions', 'at', 'model'].includes(parts[i - 1]!) ? ':' : p)).join('/')}`;
 
@@ -272,9 +296,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       case 'GET /sessions/:':
         return sendJson(res, 200, await sessionPayload(parts[1]!));
       case 'GET /sessions/:/journal': {
-        const afterSeq = Number(url.searchParams.get('afterSeq') ?? 0) || 0;
-        const limitParam = url.searchParams.get('limit');
-        const entries = await store.journal(parts[1]!, { afterSeq, ...(limitParam ? { limit: Number(limitParam) } : {}) });
+        const afterSeq = countParam(url, 'afterSeq') ?? 0;
+        const limit = countParam(url, 'limit');
+        const entries = await store.journal(parts[1]!, { afterSeq, ...(limit !== undefined ? { limit } : {}) });
         // The timeline needs no payloads (whole model replies): ?payload=0 leaves them out.
         const lean = url.searchParams.get('payload') === '0';
         return sendJson(res, 200, { entries: lean ? entries.map(({ payload: _payload, ...rest }) => rest) : entries });
@@ -324,7 +348,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   }
 
   function staticFile(res: ServerResponse, pathname: string): void {
-    const relative = pathname === '/' ? 'index.html' : normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+    const relative = pathname === '/' ? 'index.html' : normalize(decodePart(pathname)).replace(/^([/\\])+/, '');
     const file = resolve(pageDir, relative);
     if (!file.startsWith(pageDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
       // Unknown paths get the page (it reads ?token and ?session itself).
@@ -371,6 +395,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
+      hub.close(); // its timers and listeners would otherwise outlive the failed start
       rejectListen(error.code === 'EADDRINUSE'
         ? new UserError(`Port ${options.port} on ${host} is in use: pick another with --port, or 0 for any free port.`)
         : error);

@@ -192,10 +192,12 @@ export function createRemoteInspect(target: RemoteTarget, log: (msg: string) => 
   if (target === 'stately') {
     const id = randomUUID();
     const url = `${SKY_PAGE}/${id}`;
-    const socketUrl = `wss://${SKY_HOST}/party/inspect-${id}?_pk=${randomUUID()}`;
+    // STEWARD_STATELY_SOCKET replaces Stately's socket endpoint (a proxy, or a local stand-in in tests).
+    const base = process.env.STEWARD_STATELY_SOCKET ?? `wss://${SKY_HOST}`;
+    const socketUrl = `${base}/party/inspect-${id}?_pk=${randomUUID()}`;
     // Sky expects superjson; `{ json }` is superjson's form for plain JSON data.
-    const remote = create(socketUrl, log, (event) => safeJson({ json: event }), `Stately's online inspector (${SKY_HOST})`);
-    log(`Stately inspector: open ${url} (online only; events are sent to ${SKY_HOST}).`);
+    const remote = create(socketUrl, log, (event) => safeJson({ json: event }), `Stately's online inspector (${new URL(base).host})`);
+    log(`Stately inspector: open ${url} (online only; events are sent to ${new URL(base).host}).`);
     return { ...remote, url };
   }
   if (typeof target === 'string' && /^wss?:\/\/[^\s]+$/.test(target)) {

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 
 /** The tag the runtime writes from the user's input; any worker may read it. */
-export const REQUEST_TAG = 'request';
+export { REQUEST_TAG } from '../blackboard/blackboard.js';
 
 /** Short path-like names: `brief`, `outline`, `chapter.3`. */
 export const TAG_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;

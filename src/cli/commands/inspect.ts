@@ -38,7 +38,7 @@ export function register(program: Command): void {
     .command('inspect')
     .description('open the local inspector: the statechart, the events to send, the journal with time travel')
     .argument('[id]', 'the session to open first (default: choose in the page)')
-    .option('--port <n>', 'the port (0: any free port; default from stately.config.json, else 4747)', wholeNumber(0))
+    .option('--port <n>', 'the port (0: any free port; default from stately.config.json, else 4747)', wholeNumber(0, 65535))
     .addOption(new Option('--host <host>', 'the address to listen on (default from stately.config.json, else 127.0.0.1)').hideHelp())
     .option('--manual', 'play the model by hand: each model call waits for your reply in the page')
     .option('--json', 'print { url, token } as JSON')

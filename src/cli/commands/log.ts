@@ -7,7 +7,7 @@ import { formatJournal } from '../render.js';
 export function register(program: Command): void {
   program
     .command('log')
-    .description("print a session's journal (every accepted event and model result, in order)")
+    .description("print a session's journal (every event — refused ones too — and every model result, in order)")
     .argument('<id>', 'the session id')
     .option('--after <seq>', 'only entries after this sequence number', wholeNumber(0))
     .option('--limit <n>', 'at most this many entries', wholeNumber(1))

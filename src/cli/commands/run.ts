@@ -43,7 +43,6 @@ export function register(program: Command): void {
       const { interactive } = auto ? { interactive: undefined } : await import('../interactive.js');
       const { config } = loadStatelyConfig();
       const inspection = setupInspection(flags.inspect !== undefined ? parseInspectMode(flags.inspect) : config.inspect, (msg) => process.stderr.write(`${msg}\n`));
-      if (inspection.url) process.stderr.write(`Stately inspector: ${inspection.url}\n`);
       await withContext(command.optsWithGlobals(), async (ctx) => {
         const session = flags.session !== undefined
           ? await ctx.runtime.resumeSession(flags.session)
