@@ -143,6 +143,8 @@ export class OneShotSocketAdapter {
   }
 
   stop(): void {
+    // A short run can end before the connection attempt does: still say where events went.
+    if (this.state === 'connecting') this.report(`Inspector at ${this.name} was not reached before the run ended; its events were dropped.`);
     this.shut();
   }
 
