@@ -289,7 +289,6 @@ export const sessionMachine = setup({
           initial: 'thinking',
           states: {
             thinking: {
-              always: { guard: not('burstWithinLimit'), target: '#session.waiting_user.input', actions: 'noticeBurstLimit' },
               invoke: {
                 id: 'managerTurn',
                 src: 'managerTurn',
@@ -315,7 +314,9 @@ export const sessionMachine = setup({
                 { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: ['settleCall', 'showManagerMessage'] },
                 { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: ['settleCall', 'showManagerMessage'] },
                 { guard: 'choseFinish', target: '#session.done', actions: ['settleCall', 'showManagerMessage'] },
-                // Only loop tools (or refused calls) in this reply: the burst goes on.
+                // Only loop tools (or refused calls) in this reply: the burst goes on — unless it
+                // is used up (rule 6), checked here because only this edge starts another round.
+                { guard: not('burstWithinLimit'), target: '#session.waiting_user.input', actions: ['settleCall', 'noticeBurstLimit'] },
                 { target: 'thinking', actions: 'settleCall' },
               ],
             },

@@ -77,6 +77,7 @@ function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefi
 
 /** Every tool call needs exactly one result, matched by id: a missing or repeated id is renamed. */
 function withUniqueIds(calls: ToolCall[], idBase: string): ToolCall[] {
+  if (calls.length === 1 && calls[0]!.id) return calls;
   const seen = new Set<string>();
   let renamed = false;
   const unique = calls.map((c, i) => {
