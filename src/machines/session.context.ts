@@ -64,8 +64,8 @@ export interface Rejection {
 
 /**
  * Keep at most 18 top-level fields: XState's assign copies the context with Object.assign,
- * and V8 turns a larger copy into a slow dictionary-mode object (measured: 21 fields made
- * every context read slower and cost 2.3 KB more per session). Group related fields instead.
+ * and V8 turns a larger copy into a slow dictionary-mode object (checked with
+ * %HasFastProperties: 21 fields did; 19 do not). Group related fields instead.
  */
 export interface SessionContext {
   sessionId: string;
