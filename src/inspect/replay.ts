@@ -11,7 +11,7 @@
  * Timestamps inside the rebuilt context (blackboard `at`, rejections `at`) are replay time.
  */
 import { getNextSnapshot, initialTransition, type AnyMachineSnapshot, type EventObject } from 'xstate';
-import { stateString } from '../machines/refusals.js';
+import { snapshotState } from '../machines/refusals.js';
 import type { SessionInput, SessionContext } from '../machines/session.context.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { packageInfo } from '../runtime/runtime.js';
@@ -24,10 +24,7 @@ export interface ReplayPoint {
   divergedAt?: number;
 }
 
-/** "waiting_user.intake", or "done" for a finished session (as the journal writes it). */
-export function snapshotState(snapshot: AnyMachineSnapshot): string {
-  return snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
-}
+export { snapshotState };
 
 /**
  * The input the session was created with, rebuilt from its first journal entry: a package

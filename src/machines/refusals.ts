@@ -20,6 +20,11 @@ export function stateString(value: unknown): string {
 // The machine's structure never changes, so the answer per set of active nodes is cached.
 const acceptedCache = new WeakMap<object, UserEventType[]>();
 
+/** "waiting_user.intake", or "done" for a finished session (as the journal writes it). */
+export function snapshotState(snapshot: AnyMachineSnapshot): string {
+  return snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
+}
+
 /** The user events that the active states declare a transition for (guards not evaluated). */
 export function acceptedUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
   if (snapshot.status !== 'active') return [];

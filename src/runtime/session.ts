@@ -6,7 +6,7 @@
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
 import { ConflictError, StewardError } from '../errors.js';
-import { stateString } from '../machines/refusals.js';
+import { snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent } from '../machines/session.events.js';
 import type { JournalEntryInput, SessionStore } from '../store/session-store.js';
@@ -185,7 +185,7 @@ export class Session {
     if (!this.persistence || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
     const kind = journalKind(e.event.type);
     if (!kind) return;
-    const state = stateString((e.snapshot as AnyMachineSnapshot).status === 'done' ? 'done' : (e.snapshot as AnyMachineSnapshot).value);
+    const state = snapshotState(e.snapshot as AnyMachineSnapshot);
     (this.unwritten ??= []).push({ kind, type: e.event.type, payload: eventPayload(e.event), state });
     // Writes are chained so the journal keeps the order of events. Events that arrive while a
     // write is under way go together in the next one, with the snapshot as it is then: one

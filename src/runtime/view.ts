@@ -5,7 +5,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import { versionOf } from '../blackboard/blackboard.js';
 import type { Question } from '../blackboard/artifacts.js';
-import { acceptedUserEvents, stateString } from '../machines/refusals.js';
+import { acceptedUserEvents, snapshotState } from '../machines/refusals.js';
 import type { Rejection, SessionContext, Step } from '../machines/session.context.js';
 import type { UserEventType } from '../machines/session.events.js';
 import type { TokenUsage } from '../models/model.js';
@@ -63,7 +63,7 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
 
 export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
   const context = snapshot.context as SessionContext;
-  const state = snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
+  const state = snapshotState(snapshot);
   const [phase, reason] = state.split('.') as [Phase, string | undefined];
   const waitingReason = phase === 'waiting_user' ? (reason as WaitingReason) : undefined;
   const underReview = waitingReason === 'review_artifact' || waitingReason === 'revision'
