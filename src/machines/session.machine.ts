@@ -22,7 +22,7 @@
  * argumentsMatchSchema (2), workerIsRegistered (3), tagsWithinOutputTags (4),
  * managerOmitsTagLists (5), burstWithinLimit (6).
  */
-import { and, assign, fromPromise, not, setup, type AnyMachineSnapshot } from 'xstate';
+import { assign, fromPromise, not, setup, type AnyMachineSnapshot } from 'xstate';
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
 import { UserError } from '../errors.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
