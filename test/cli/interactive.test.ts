@@ -1,0 +1,97 @@
+/**
+ * `steward run` on a terminal: a real pseudo-terminal (util-linux `script`), keystrokes in,
+ * the screen out. The story: request → approve a step → reject the artifact with a reason →
+ * describe the revision → accept the revised artifact → quit at the next step; the session
+ * is saved where it stopped.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/index.js';
+import { bin } from '../support/cli-process.js';
+
+const ENTER = '\r';
+const DOWN = '\x1b[B';
+const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'steward-tty-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it.skipIf(!existsSync('/usr/bin/script'))('drives a session by keystrokes on a real terminal and quits with the session saved', async () => {
+  const db = join(dir, 'tty.db');
+  // A pty that `script` opens without a parent terminal has no size: give it one.
+  const command = `stty cols 120 rows 60; ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run --package tiny --db ${JSON.stringify(db)}`;
+  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', COLUMNS: '120', LINES: '60' };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  child.stdout.on('data', (d: Buffer) => (screen += stripAnsi(d.toString())));
+  child.stderr.on('data', (d: Buffer) => (screen += stripAnsi(d.toString())));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+  /** Waits until `pattern` appears after `from` on the screen; returns where it ends. */
+  let cursor = 0;
+  const waitFor = async (pattern: RegExp, what: string): Promise<void> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const match = pattern.exec(screen.slice(cursor));
+      if (match) {
+        cursor += match.index + match[0].length;
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen so far:\n${screen.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const type = async (keys: string) => {
+    child.stdin.write(keys);
+    await new Promise((r) => setTimeout(r, 150));
+  };
+
+  try {
+    await waitFor(/Describe the work you want/, 'the request prompt');
+    await type(`A note about green tea${ENTER}`);
+    await waitFor(/Approve the step/, 'the approve choice');
+    await type(ENTER);
+    await waitFor(/Accept the artifact/, 'the review choice for a1');
+    await type(`${DOWN}${ENTER}`); // Reject the artifact
+    await waitFor(/Why\? \(you describe the changes next\)/, 'the rejection reason');
+    await type(`Too long${ENTER}`);
+    await waitFor(/What should change in a1\?/, 'the revision prompt');
+    await type(`Two lines at most${ENTER}`);
+    await waitFor(/Accept the artifact/, 'the review choice for a2');
+    await type(ENTER);
+    await waitFor(/Approve the step/, 'the next step');
+    await type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await waitFor(/Saved\. Continue with/, 'the goodbye');
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+
+  expect(screen).toContain('demo model (no LLM)');
+  const store = new SqliteStore(db);
+  try {
+    const [summary] = await store.list();
+    expect(summary).toMatchObject({ packageId: 'tiny', state: 'waiting_user.approve_step' });
+    const journal = await store.journal(summary!.id);
+    const userEvents = journal.filter((e) => e.kind === 'event').map((e) => e.type);
+    expect(userEvents).toEqual([
+      'user_submitted_input',
+      'user_approved_next_step',
+      'user_rejected_artifact',
+      'user_submitted_input',
+      'user_accepted_artifact',
+    ]);
+    const rejected = journal.find((e) => e.type === 'user_rejected_artifact')!;
+    expect(rejected.payload).toMatchObject({ artifactId: 'a1', reason: 'Too long' });
+  } finally {
+    await store.close();
+  }
+}, 90_000);
