@@ -22,11 +22,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it.skipIf(!existsSync('/usr/bin/script'))('drives a session by keystrokes on a real terminal and quits with the session saved', async () => {
-  const db = join(dir, 'tty.db');
+/** A `steward run` on a real pseudo-terminal: type keys, wait for text on the screen. */
+function terminal(args: string, db: string) {
   // A pty that `script` opens without a parent terminal has no size: give it one.
-  const command = `stty cols 120 rows 60; ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run --package tiny --db ${JSON.stringify(db)}`;
-  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', COLUMNS: '120', LINES: '60' };
+  const command = `stty cols 120 rows 60; ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${args} --db ${JSON.stringify(db)}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -34,26 +34,39 @@ it.skipIf(!existsSync('/usr/bin/script'))('drives a session by keystrokes on a r
   child.stdout.on('data', (d: Buffer) => (screen += stripAnsi(d.toString())));
   child.stderr.on('data', (d: Buffer) => (screen += stripAnsi(d.toString())));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-
-  /** Waits until `pattern` appears after `from` on the screen; returns where it ends. */
   let cursor = 0;
-  const waitFor = async (pattern: RegExp, what: string): Promise<void> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const match = pattern.exec(screen.slice(cursor));
-      if (match) {
-        cursor += match.index + match[0].length;
-        return;
+  return {
+    exited,
+    get screen() {
+      return screen;
+    },
+    /** Waits until `pattern` appears on the screen after the last match. */
+    async waitFor(pattern: RegExp, what: string): Promise<void> {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const match = pattern.exec(screen.slice(cursor));
+        if (match) {
+          cursor += match.index + match[0].length;
+          return;
+        }
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen so far:\n${screen.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 50));
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen so far:\n${screen.slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    },
+    async type(keys: string): Promise<void> {
+      child.stdin.write(keys);
+      await new Promise((r) => setTimeout(r, 150));
+    },
+    kill: () => child.kill('SIGKILL'),
   };
-  const type = async (keys: string) => {
-    child.stdin.write(keys);
-    await new Promise((r) => setTimeout(r, 150));
-  };
+}
 
+const hasScript = existsSync('/usr/bin/script');
+
+it.skipIf(!hasScript)('drives a session by keystrokes on a real terminal and quits with the session saved', async () => {
+  const db = join(dir, 'tty.db');
+  const tty = terminal('--package tiny', db);
+  const { waitFor, type } = tty;
   try {
     await waitFor(/Describe the work you want/, 'the request prompt');
     await type(`A note about green tea${ENTER}`);
@@ -70,12 +83,12 @@ it.skipIf(!existsSync('/usr/bin/script'))('drives a session by keystrokes on a r
     await waitFor(/Approve the step/, 'the next step');
     await type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
     await waitFor(/Saved\. Continue with/, 'the goodbye');
-    expect(await exited).toBe(0);
+    expect(await tty.exited).toBe(0);
   } finally {
-    child.kill('SIGKILL');
+    tty.kill();
   }
 
-  expect(screen).toContain('demo model (no LLM)');
+  expect(tty.screen).toContain('demo model (no LLM)');
   const store = new SqliteStore(db);
   try {
     const [summary] = await store.list();
@@ -93,5 +106,30 @@ it.skipIf(!existsSync('/usr/bin/script'))('drives a session by keystrokes on a r
     expect(rejected.payload).toMatchObject({ artifactId: 'a1', reason: 'Too long' });
   } finally {
     await store.close();
+  }
+}, 90_000);
+
+it.skipIf(!hasScript)('Ctrl-C at a prompt leaves the session resumable and says how', async () => {
+  const db = join(dir, 'ctrl-c.db');
+  const first = terminal('--package tiny', db);
+  try {
+    await first.waitFor(/Describe the work you want/, 'the request prompt');
+    await first.type(`A note about green tea${ENTER}`);
+    await first.waitFor(/Approve the step/, 'the approve choice');
+    await first.type('\x03');
+    await first.waitFor(/steward run --session (s_\w+)/, 'the resume command');
+    expect(await first.exited).toBe(0);
+  } finally {
+    first.kill();
+  }
+  const id = /steward run --session (s_\w+)/.exec(first.screen)![1]!;
+  const again = terminal(`--session ${id}`, db);
+  try {
+    await again.waitFor(/Approve the step/, 'the same step, after resuming');
+    await again.type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await again.waitFor(/Saved\. Continue with/, 'the goodbye');
+    expect(await again.exited).toBe(0);
+  } finally {
+    again.kill();
   }
 }, 90_000);
