@@ -115,7 +115,7 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelReply): Update {
   const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`);
-  const usage = reply.usage
+  const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
     : ctx.usage;
   const nudge: ChatMessage[] = queue.length === 0

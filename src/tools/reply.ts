@@ -96,7 +96,13 @@ function withUniqueIds(calls: ToolCall[], idBase: string): ToolCall[] {
 /**
  * @param idBase unique within the session (e.g. "fallback_12"), used for synthetic call ids.
  */
-export function normalizeReply(actor: ToolActor, reply: ModelReply, idBase: string): NormalizedReply {
+export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string): NormalizedReply {
+  // A Model implementation (an app's own, say) may hand back something off-shape: treat what
+  // is not there as absent rather than crash the session over it.
+  const reply: ModelReply = {
+    content: typeof raw?.content === 'string' ? raw.content : null,
+    toolCalls: Array.isArray(raw?.toolCalls) ? raw.toolCalls.filter((c) => c && typeof c.function?.name === 'string') : [],
+  };
   let calls = reply.toolCalls;
   if (calls.length === 0 && reply.content && reply.content.trim() !== '') {
     const legacy = actor === 'manager' ? legacyManagerCalls(reply.content, idBase) : legacyWorkerCalls(reply.content, idBase);

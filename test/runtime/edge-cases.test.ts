@@ -63,4 +63,16 @@ describe('edge cases', () => {
     const after = await session.send({ type: 'user_submitted_input', text: 'again' });
     expect(after).toMatchObject({ ok: false, error: { code: 'session_stopped' } });
   });
+
+  it('an off-shape reply from an app-provided model is an empty reply, not a crash', async () => {
+    const model = new ScriptedModel([
+      () => undefined as never,
+      () => ({ content: 42, toolCalls: 'nope' }) as never,
+      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Back on track.' })] },
+    ]);
+    const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
+    const result = await session.send(request);
+    expect(result).toMatchObject({ ok: true, view: { waitingReason: 'intake', message: 'Back on track.', burst: 3 } });
+    model.assertComplete();
+  });
 });
