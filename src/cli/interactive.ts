@@ -33,18 +33,6 @@ function showBlocks(blocks: Block[]): void {
   }
 }
 
-/** The actions to offer: what the state declares, minus what its guards would refuse. */
-function offeredEvents(view: SessionView): UserEventType[] {
-  const hasRequest = view.blackboard.some((b) => b.tag === 'request');
-  const hasQuestions = (view.questions?.length ?? 0) > 0;
-  return view.acceptedEvents.filter((type) => {
-    if (type === 'user_confirmed_intake') return hasRequest;
-    if (type === 'user_answered_questions' || type === 'user_skipped_questions') return hasQuestions;
-    if (type === 'user_accepted_artifact' || type === 'user_rejected_artifact') return view.artifact !== undefined;
-    return true;
-  });
-}
-
 function inputPrompt(view: SessionView): string {
   switch (view.waitingReason) {
     case 'intake': return view.blackboard.some((b) => b.tag === 'request') ? 'Your answer to the manager' : 'Describe the work you want (Ctrl-C to quit for now)';
@@ -54,8 +42,7 @@ function inputPrompt(view: SessionView): string {
 }
 
 /** Asks for one action and its details; undefined when the user quits (Ctrl-C, Esc or "Quit"). */
-async function ask(view: SessionView, options: InteractiveOptions): Promise<UserEvent | undefined> {
-  const offered = offeredEvents(view);
+async function ask(view: SessionView, offered: readonly UserEventType[], options: InteractiveOptions): Promise<UserEvent | undefined> {
   let type: UserEventType;
   if (offered.length === 1 && offered[0] === 'user_submitted_input') {
     type = 'user_submitted_input';
@@ -176,7 +163,8 @@ export async function interactive(session: Session, options: InteractiveOptions)
       event = { type: 'user_submitted_input', text: options.request };
       p.log.step(`Request: ${options.request}`);
     } else {
-      event = await ask(view, options);
+      // Offer what the session would take now: the machine's own guards decide.
+      event = await ask(view, session.enabledEvents(), options);
     }
     if (!event) {
       p.outro(`Saved. Continue with ${pc.bold(options.resume)}`);

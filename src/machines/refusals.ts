@@ -40,6 +40,31 @@ export function acceptedUserEvents(snapshot: AnyMachineSnapshot): UserEventType[
   return [...list];
 }
 
+/** A representative event of `type`, with the payload the current context makes sensible. */
+function sampleEvent(type: UserEventType, context: SessionContext): { type: string } & Record<string, unknown> {
+  switch (type) {
+    case 'user_selected_package': return { type, packageId: context.catalog[0]?.id ?? '' };
+    case 'user_submitted_input': return { type, text: '…' };
+    case 'user_accepted_artifact':
+    case 'user_rejected_artifact':
+      return { type, artifactId: context.artifacts.find((a) => a.status === 'pending_review')?.id ?? '' };
+    case 'user_answered_questions': return { type, answers: {} };
+    default: return { type };
+  }
+}
+
+/**
+ * The user events the session would take now, guards evaluated: `acceptedUserEvents` minus
+ * those a guard refuses (no request to confirm yet, no question card, no artifact under
+ * review). `snapshot.can()` cannot tell, since the root wildcard takes every event.
+ */
+export function enabledUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
+  const context = snapshot.context as SessionContext;
+  return acceptedUserEvents(snapshot).filter((type) =>
+    snapshot.machine.getTransitionData(snapshot as never, sampleEvent(type, context) as never).some((t) => t.eventType !== '*'),
+  );
+}
+
 function describeState(state: string): string {
   if (state.startsWith('running')) return 'while the agents are working (wait until the session waits for you)';
   if (state === 'done') return 'because the session is done';

@@ -6,9 +6,9 @@
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
 import { ConflictError, StewardError } from '../errors.js';
-import { snapshotState } from '../machines/refusals.js';
+import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
-import { UserEventSchema, type UserEvent } from '../machines/session.events.js';
+import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { envelope } from './persisted.js';
 import { sessionView, type SessionView } from './view.js';
@@ -81,6 +81,11 @@ export class Session {
 
   view(): SessionView {
     return sessionView(this.actor.getSnapshot());
+  }
+
+  /** The user events the session would take now, its guards evaluated (a subset of `view().acceptedEvents`). */
+  enabledEvents(): UserEventType[] {
+    return enabledUserEvents(this.actor.getSnapshot());
   }
 
   /** XState's persisted snapshot in Steward's versioned envelope. */
