@@ -3,13 +3,11 @@
  * the model (OPENAI_* from the environment, else the offline demo model), the runtime,
  * a read-only look at a stored session, and the failures commands end with.
  */
-import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { createActor } from 'xstate';
 import { SessionNotFoundError, StewardError } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
 import type { Model } from '../models/model.js';
-import { openEnvelope } from '../runtime/persisted.js';
+import { storedSnapshot } from '../runtime/persisted.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import { defaultDbPath, SqliteStore } from '../store/sqlite-store.js';
@@ -91,14 +89,13 @@ export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContex
 export async function peekSession(ctx: CliContext, id: string): Promise<{ view: SessionView; revision: number }> {
   const stored = await ctx.store.load(id);
   if (!stored) throw new SessionNotFoundError(id);
-  const snapshot = openEnvelope(id, stored.snapshot);
-  const actor = createActor(ctx.runtime.machine, { snapshot: snapshot as never, input: { sessionId: id } });
-  return { view: sessionView(actor.getSnapshot()), revision: stored.revision };
+  return { view: sessionView(storedSnapshot(ctx.runtime.machine, stored)), revision: stored.revision };
 }
 
 /** The exact command that continues a session, with --db when the store is not the default one. */
 export function resumeCommand(id: string, dbPath: string): string {
-  const isDefault = dbPath === join(process.cwd(), '.steward', 'steward.db');
+  // Without --db, `steward run` opens the built-in default (STEWARD_DB may not be set then).
+  const isDefault = dbPath === defaultDbPath({});
   return `npx steward run --session ${id}${isDefault ? '' : ` --db ${shellQuote(dbPath)}`}`;
 }
 

@@ -24,7 +24,7 @@ import { StewardError, UserError } from '../errors.js';
 import type { SessionContext } from '../machines/session.context.js';
 import { userEventTypes } from '../machines/session.events.js';
 import { ManualModel, type ManualReply } from '../models/manual-model.js';
-import { openEnvelope } from '../runtime/persisted.js';
+import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
@@ -138,11 +138,6 @@ function sameToken(given: string | null | undefined, token: string): boolean {
 }
 
 /** The view of a snapshot: live from the actor, or rebuilt from a stored persisted snapshot. */
-function storedSnapshot(runtime: Runtime, stored: StoredSession): AnyMachineSnapshot {
-  const persisted = openEnvelope(stored.id, stored.snapshot) as { value: unknown; context: SessionContext; status: string };
-  return runtime.machine.resolveState({ value: persisted.value as never, context: persisted.context, ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}) }) as AnyMachineSnapshot;
-}
-
 /** Starts the inspector; rejects with a clear error when the page has not been built. */
 export async function startInspector(options: InspectorOptions): Promise<InspectorHandle> {
   const { runtime, store } = options;
@@ -177,7 +172,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const stored = await store.load(id);
     const live = currentLive(id, stored);
     if (!stored && !live) throw new HttpError(404, `No session "${id}" in the store.`, 'session_not_found');
-    const snapshot = live ? (live.actorRef.getSnapshot() as AnyMachineSnapshot) : storedSnapshot(runtime, stored!);
+    const snapshot = live ? (live.actorRef.getSnapshot() as AnyMachineSnapshot) : storedSnapshot(runtime.machine, stored!);
     const view: SessionView = live ? live.view() : sessionView(snapshot);
     return {
       id,
@@ -196,7 +191,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const live = currentLive(id, stored);
     if (live) return live;
     if (!stored) throw new HttpError(404, `No session "${id}" in the store.`, 'session_not_found');
-    const state = snapshotState(storedSnapshot(runtime, stored));
+    const state = snapshotState(storedSnapshot(runtime.machine, stored));
     if (state.startsWith('running')) {
       throw new HttpError(409, `Session "${id}" is running (${state}), perhaps in another process. Wait until it waits for you, or use "Resume here" if that process is gone (an interrupted model call runs again).`, 'session_running_elsewhere');
     }
@@ -310,7 +305,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         const entries = await store.journal(id, { limit: seq });
         if (entries.length === 0) throw new HttpError(404, `No journal for session "${id}".`, 'session_not_found');
         const stored = await store.load(id);
-        const current = stored ? (storedSnapshot(runtime, stored).context as SessionContext) : undefined;
+        const current = stored ? (storedSnapshot(runtime.machine, stored).context as SessionContext) : undefined;
         const point = replayer.at(id, entries, seq, current);
         return sendJson(res, 200, {
           seq: point.seq,

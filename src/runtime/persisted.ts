@@ -3,8 +3,10 @@
  * schema version, validated with zod on load. A row from a newer Steward, or one that is
  * not a session snapshot at all, is refused with a message naming the session.
  */
+import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { z } from 'zod';
 import { SnapshotError } from '../errors.js';
+import type { StoredSession } from '../store/session-store.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -47,4 +49,17 @@ export function openEnvelope(sessionId: string, stored: unknown): unknown {
     throw new SnapshotError(`Session "${sessionId}" has a snapshot that is not a valid Steward session (${where}). It cannot be resumed; other sessions are unaffected.`);
   }
   return parsed.data.snapshot;
+}
+
+/**
+ * A stored session's snapshot, to look at without running it: no actor starts, so a model
+ * call that was in flight when it was saved is not made again (resume does that).
+ */
+export function storedSnapshot(machine: AnyStateMachine, stored: StoredSession): AnyMachineSnapshot {
+  const persisted = openEnvelope(stored.id, stored.snapshot) as { value: unknown; context: unknown; status: string };
+  return machine.resolveState({
+    value: persisted.value as never,
+    context: persisted.context as never,
+    ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}),
+  }) as AnyMachineSnapshot;
 }

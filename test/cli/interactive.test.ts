@@ -5,22 +5,17 @@
  * is saved where it stopped.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
 import { bin } from '../support/cli-process.js';
+import { useTempDir } from '../support/temp.js';
 
 const ENTER = '\r';
 const DOWN = '\x1b[B';
 const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'steward-tty-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tmp = useTempDir('steward-tty-');
 
 /** A `steward run` on a real pseudo-terminal: type keys, wait for text on the screen. */
 function terminal(args: string, db: string) {
@@ -64,7 +59,7 @@ function terminal(args: string, db: string) {
 const hasScript = existsSync('/usr/bin/script');
 
 it.skipIf(!hasScript)('drives a session by keystrokes on a real terminal and quits with the session saved', async () => {
-  const db = join(dir, 'tty.db');
+  const db = tmp.path('tty.db');
   const tty = terminal('--package tiny', db);
   const { waitFor, type } = tty;
   try {
@@ -110,7 +105,7 @@ it.skipIf(!hasScript)('drives a session by keystrokes on a real terminal and qui
 }, 90_000);
 
 it.skipIf(!hasScript)('Ctrl-C at a prompt leaves the session resumable and says how', async () => {
-  const db = join(dir, 'ctrl-c.db');
+  const db = tmp.path('ctrl-c.db');
   const first = terminal('--package tiny', db);
   try {
     await first.waitFor(/Describe the work you want/, 'the request prompt');

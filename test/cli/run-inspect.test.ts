@@ -3,34 +3,18 @@
  * WebSocket inspector the run still reaches done, says so once, and the process exits on its
  * own; with `--inspect local` the page is served while the session runs.
  */
-import { createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
+import { closedPort, useTempDir } from '../support/temp.js';
 
 const CLI_TIMEOUT = 90_000;
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'steward-run-inspect-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A port on 127.0.0.1 that nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const tmp = useTempDir('steward-run-inspect-');
 
 it('an unreachable ws:// inspector is reported once; the session completes and the process exits', async () => {
   const port = await closedPort();
   const started = Date.now();
-  const { code, stdout, stderr } = await runCli(['run', '--auto', '--package', 'tiny', '--inspect', `ws://127.0.0.1:${port}`], { db: join(dir, 'ws.db'), timeoutMs: 60_000 });
+  const { code, stdout, stderr } = await runCli(['run', '--auto', '--package', 'tiny', '--inspect', `ws://127.0.0.1:${port}`], { db: tmp.path('ws.db'), timeoutMs: 60_000 });
   expect(code).toBe(0);
   expect(stdout).toMatch(/Session s_\w+ is done/);
   const mentions = stderr.split('\n').filter((line) => line.includes(`127.0.0.1:${port}`));
@@ -39,7 +23,7 @@ it('an unreachable ws:// inspector is reported once; the session completes and t
 }, CLI_TIMEOUT);
 
 it('--inspect local serves the inspector page while the session runs', async () => {
-  const { code, stdout, stderr } = await runCli(['run', '--auto', '--package', 'tiny', '--inspect', 'local'], { db: join(dir, 'local.db'), timeoutMs: 60_000 });
+  const { code, stdout, stderr } = await runCli(['run', '--auto', '--package', 'tiny', '--inspect', 'local'], { db: tmp.path('local.db'), timeoutMs: 60_000 });
   expect(code).toBe(0);
   expect(stderr).toMatch(/Inspector: http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/);
   expect(stdout).toMatch(/Session s_\w+ is done/);

@@ -3,24 +3,18 @@
  * demo model, every step approved and every artifact accepted, and the transcript shows
  * each wait, each step, each artifact's tag bodies and the final summary.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
 import { startCli } from '../support/cli-process.js';
+import { useTempDir } from '../support/temp.js';
 
 /** Child processes start in ~1 s each (tsx); leave room for a busy machine. */
 const CLI_TIMEOUT = 90_000;
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'steward-start-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tmp = useTempDir('steward-start-');
 
 it('npm start without a terminal runs the demo to done and prints the transcript', async () => {
-  const db = join(dir, 'steward.db');
+  const db = tmp.path('steward.db');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const { code, stdout, stderr } = await startCli(['start', '--silent'], { db, timeoutMs: 60_000, env: { npm_config_update_notifier: 'false' } }, [npm]).result;
   expect(stderr).toBe('');

@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+import { closedPort } from '../support/temp.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/remote-run.ts', import.meta.url));
 
@@ -61,15 +61,6 @@ describe('inspection events, offline', () => {
     }
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** Runs the fixture; resolves with its exit code, output and wall time (killed after `limitMs`). */
 async function runChild(target: string, limitMs = 10_000, env: Record<string, string> = {}) {
