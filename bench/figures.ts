@@ -34,7 +34,7 @@ export function buildFigures({ samples, retained, live, persistedBytes, store }:
     })),
     {
       id: 'round_memory', label: '  round, durable MemoryStore', unit: 'µs', steward: m('steward-memory', rounds), baseline: m('baseline-durable', rounds),
-      note: 'Steward writes the journal behind the model loop (Session.onInspect chains the writes), so part of each round\'s persist lands in the pause; the baseline persists only at waits',
+      note: 'Steward journals every event while the model loop runs (writes are chained; events that arrive during a write share the next one), so part of each round\'s persist lands in the pause; the baseline persists only at waits',
     },
     { id: 'round_sqlite', label: '  round, durable SQLite', unit: 'µs', steward: m('steward-sqlite', rounds), baseline: m('baseline-durable', rounds) },
     { id: 'burst_hot', label: '  burst: 1st call → wait seen (hot)', unit: 'µs', steward: burstHot, baseline: m('baseline-hot', burst) },

@@ -12,8 +12,8 @@
  * - durable modes (MemoryStore, SqliteStore): `store.create()` with the template, then the
  *   public `runtime.resumeSession(id)`: zod-validated envelope, `createActor(machine,
  *   { snapshot })`, journal + snapshot written on every accepted event, as in production;
- * - hot mode (no store): exactly what `resumeSession` does minus the store: a `Session`
- *   over `createActor(runtime.machine, { snapshot })`, without persistence or inspection.
+ * - hot mode (no store): the public `runtime.restoreSession(envelope)`: the same validation
+ *   and restore as `resumeSession`, without a store (nothing journalled).
  *   Only the initial snapshot differs from a `createSession()` session.
  */
 import { fileURLToPath } from 'node:url';
