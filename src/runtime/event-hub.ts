@@ -54,8 +54,6 @@ export class SessionEventHub {
   /** The snapshot before the next microstep (the last one seen). */
   private last: AnyMachineSnapshot | null = null;
   private round: OpenRound | null = null;
-  /** The turn's done/error event already reported: XState hands it to every microstep of its macrostep. */
-  private turnEvent: object | null = null;
   private ended = false;
 
   constructor(
@@ -99,7 +97,7 @@ export class SessionEventHub {
       this.inspection.unsubscribe();
       this.failure?.unsubscribe();
       this.inspection = this.failure = null;
-      this.last = this.round = this.turnEvent = null;
+      this.last = this.round = null;
     }
     setTextDeltaSink(actor.system, this.inspection && this.deltaListeners > 0 ? this.onDelta : undefined);
   }
@@ -120,13 +118,11 @@ export class SessionEventHub {
   private onMicrostep(event: { type: string }, after: AnyMachineSnapshot, transitions: AnyTransitionDefinition[]): void {
     const before = this.last ?? after;
     this.last = after;
+    // XState hands a turn's done/error event to every microstep of its macrostep: the first
+    // one closes the round (finishRound clears it), the others find no round open.
     const turn = TURN_EVENT.exec(event.type);
-    if (turn && event !== this.turnEvent) {
-      this.turnEvent = event;
-      this.finishRound(turn[1] === 'done' ? 'replied' : 'failed', event, after);
-    } else if (event.type === 'xstate.stop' && this.round) {
-      this.finishRound('stopped', event, after);
-    }
+    if (turn) this.finishRound(turn[1] === 'done' ? 'replied' : 'failed', event, after);
+    else if (event.type === 'xstate.stop') this.finishRound('stopped', event, after);
     const was = before.context as SessionContext;
     const now = after.context as SessionContext;
     this.checkedCall(before, now, transitions);
@@ -147,7 +143,6 @@ export class SessionEventHub {
 
   private onMacrostepEnd(snapshot: AnyMachineSnapshot): void {
     this.last = snapshot;
-    this.turnEvent = null;
     if (snapshot.status === 'done') return this.end('done');
     if (snapshot.status === 'stopped') return this.end('stopped');
     if (snapshot.status === 'error') return this.end('failed', snapshot.error);
