@@ -211,6 +211,30 @@ describe('session.subscribe()', () => {
     expect(session.listenerCount).toBe(0);
   });
 
+  it('a worker turn skipped at the burst limit is no round: starts and finishes match the model calls', async () => {
+    const { session, model } = await tinySession(
+      [
+        { agent: 'manager', toolCalls: [runEcho()] },
+        { agent: 'worker', content: 'thinking…' },
+        { agent: 'worker', content: 'still thinking…' },
+      ],
+      3,
+    );
+    const events = await (async () => {
+      const stream = session.stream();
+      void session.send(request);
+      return collect(stream);
+    })();
+    expect(model.calls).toHaveLength(3);
+    expect(trace(events).filter((t) => t.startsWith('start') || t.startsWith('finish'))).toEqual([
+      'start manager 1/3', 'finish manager replied [run_worker]',
+      'start worker 2/3', 'finish worker replied []',
+      'start worker 3/3', 'finish worker replied []',
+    ]);
+    expect(trace(events).slice(-3)).toEqual(['notice', 'state waiting_user.input', 'waiting input']);
+    model.assertComplete();
+  });
+
   it('calls the listener synchronously, inside send()', async () => {
     const { session } = await tinySession([{ agent: 'manager', toolCalls: [call('ask_user', { message: 'Which tea?' })] }]);
     const seen: string[] = [];
