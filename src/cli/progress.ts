@@ -13,7 +13,6 @@ const MAX_DETAIL = 160;
 
 // C0/C1 controls (ESC included, so no ANSI sequence survives), DEL, and the bidi overrides
 // that could make a line read differently from what it is.
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
 
 /** `text` made safe for one terminal line: controls become a space, the rest is cut to `max`. */

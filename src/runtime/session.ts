@@ -49,7 +49,8 @@ export class Session {
   /** The send in progress, if any: sends run one at a time, in call order. */
   private busy: Promise<void> | null = null;
   private fatal: unknown = null;
-  private readonly events: SessionEventHub;
+  /** Made on the first subscribe(): an idle session carries nothing for live events. */
+  private events: SessionEventHub | null = null;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(
@@ -61,7 +62,6 @@ export class Session {
     onEnd?: () => void,
   ) {
     this.id = id;
-    this.events = new SessionEventHub(id, () => this.actor);
     const inspect = persistence || userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
     this.actor = start(inspect);
     // Without an error observer XState rethrows an actor's error asynchronously (a crash).
@@ -93,7 +93,7 @@ export class Session {
    * waits, text deltas…) until the returned function is called. See session-events.ts.
    */
   subscribe(listener: SessionEventListener, options?: SubscribeOptions): () => void {
-    return this.events.subscribe(listener, options);
+    return this.eventHub().subscribe(listener, options);
   }
 
   /**
@@ -101,12 +101,16 @@ export class Session {
    * event included). Create it before `send()`; leaving the loop early unsubscribes it.
    */
   stream(options?: SubscribeOptions): AsyncIterableIterator<SessionStreamEvent, undefined> {
-    return new SessionEventStream(this.events, options);
+    return new SessionEventStream(this.eventHub(), options);
   }
 
   /** Listeners and unfinished streams attached to this session (0 when nobody listens). */
   get listenerCount(): number {
-    return this.events.listenerCount;
+    return this.events?.listenerCount ?? 0;
+  }
+
+  private eventHub(): SessionEventHub {
+    return (this.events ??= new SessionEventHub(this.id, () => this.actor));
   }
 
   /** The user events the session would take now, its guards evaluated (a subset of `view().acceptedEvents`). */
