@@ -291,6 +291,22 @@ describe('text deltas', () => {
     expect(textDeltaSink(session.actorRef.system)).toBeUndefined();
   });
 
+  it('a listener gets every piece; a stream read late holds them merged, one string per round', async () => {
+    const { session } = await tinySession([
+      (req) => {
+        for (const piece of ['Which ', 'tea ', 'do you mean?']) req.onTextDelta?.(piece);
+        return { content: 'Which tea do you mean?', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: '{"message":"Which tea?"}' } }] };
+      },
+    ]);
+    const pieces: string[] = [];
+    const off = session.subscribe((e) => e.type === 'text_delta' && pieces.push(e.text));
+    const late = session.stream();
+    await session.send(request);
+    off();
+    expect(pieces).toEqual(['Which ', 'tea ', 'do you mean?']);
+    expect(ofType(await collect(late), 'text_delta').map((d) => d.text)).toEqual(['Which tea do you mean?']);
+  });
+
   it('does not stream for listeners that opt out of text', async () => {
     const { server, session } = await openAISession('Some text.');
     const events: SessionStreamEvent[] = [];
