@@ -216,10 +216,10 @@ describe('loading a package from disk', () => {
 
   it('refuses a malformed tag and names the offending entry', () => {
     writeValidPackage();
-    write('workers/outliner.md', workerFile({ ...outlinerWorker, outputTags: ['Outline'] }));
+    write('workers/outliner.md', workerFile({ ...outlinerWorker, outputTags: ['out line'] }));
     const message = refusal(() => loadPackage(dir));
     expect(message).toContain(`${outlinerPath()}: front matter field "outputTags[0]" must be a tag like "outline"`);
-    expect(message).toContain('(got: "Outline")');
+    expect(message).toContain('(got: "out line")');
   });
 
   it('refuses a broken chain: an input tag that no worker writes', () => {
