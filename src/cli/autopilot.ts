@@ -14,6 +14,7 @@ import type { SkillPackage } from '../skills/index.js';
 import { burstLimitNotice } from '../tools/validation.js';
 import { aliasOf } from './events.js';
 import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
+import { safeText } from './safe-text.js';
 
 /** The request the demo sends when none is given. */
 export const DEMO_REQUEST =
@@ -123,7 +124,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   }
 
   function stop(message: string): number {
-    process.stderr.write(`${message}\nThe session is saved; continue it with: ${options.resume}\n`);
+    process.stderr.write(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
     return 1;
   }
 }
