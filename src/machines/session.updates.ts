@@ -8,7 +8,7 @@ import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifac
 import { REQUEST_TAG, latest, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import type { ChatMessage, ModelReply } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
-import { normalizeReply, type QueuedCall } from '../tools/reply.js';
+import { normalizeReply, toolCallIds, type QueuedCall } from '../tools/reply.js';
 import { SubmitArgs, findTool, type ToolActor } from '../tools/schemas.js';
 import { burstLimitNotice } from '../tools/validation.js';
 import type { Boundary, Rejection, SessionContext, Step } from './session.context.js';
@@ -114,7 +114,7 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 // ── model replies and their tool calls ────────────────────────────────────────
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelReply): Update {
-  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`);
+  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx[messagesKey(actor)]));
   const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
     : ctx.usage;

@@ -6,7 +6,7 @@
  * - the workers' "Phase A" JSON `{"outputs": {…}, "askUser": [...]}`;
  * - plain manager text, which is shown to the user as `ask_user`.
  */
-import type { AssistantMessage, ModelReply, ToolCall } from '../models/model.js';
+import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../models/model.js';
 import type { ToolActor } from './schemas.js';
 
 /** A tool call with its arguments parsed once (rules 2–5 all read them). */
@@ -118,28 +118,41 @@ function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefi
   return calls;
 }
 
-/** Every tool call needs exactly one result, matched by id: a missing or repeated id is renamed. */
-function withUniqueIds(calls: ToolCall[], idBase: string): ToolCall[] {
-  if (calls.length === 1 && calls[0]!.id) return calls;
+/**
+ * Every tool call needs exactly one result, matched by id: an id that is missing, repeated
+ * within the reply, or already used earlier in the transcript (`used`) is renamed, so a
+ * result can only ever match one call.
+ */
+function withUniqueIds(calls: ToolCall[], idBase: string, used: ReadonlySet<string>): ToolCall[] {
   const seen = new Set<string>();
   let renamed = false;
+  const taken = (id: string) => seen.has(id) || used.has(id);
   const unique = calls.map((c, i) => {
-    if (c.id && !seen.has(c.id)) {
+    if (typeof c.id === 'string' && c.id !== '' && !taken(c.id)) {
       seen.add(c.id);
       return c;
     }
     renamed = true;
-    const id = `${idBase}_dup${i}`;
+    let id = `${idBase}_dup${i}`;
+    for (let n = 2; taken(id); n++) id = `${idBase}_dup${i}_${n}`;
     seen.add(id);
     return { ...c, id };
   });
   return renamed ? unique : calls;
 }
 
+/** The tool call ids of a transcript, for `normalizeReply`'s `usedIds`. */
+export function toolCallIds(messages: readonly ChatMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === 'assistant' && m.tool_calls) for (const c of m.tool_calls) ids.add(c.id);
+  return ids;
+}
+
 /**
  * @param idBase unique within the session (e.g. "fallback_12"), used for synthetic call ids.
+ * @param usedIds call ids the transcript already holds: a model that repeats one gets it renamed.
  */
-export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string): NormalizedReply {
+export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string, usedIds: ReadonlySet<string> = new Set()): NormalizedReply {
   // A Model implementation (an app's own, say) may hand back something off-shape: treat what
   // is not there as absent rather than crash the session over it.
   const reply: ModelReply = {
@@ -151,7 +164,7 @@ export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string
     const legacy = actor === 'manager' ? legacyManagerCalls(reply.content, idBase) : legacyWorkerCalls(reply.content, idBase);
     calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: reply.content.trim() })] : []);
   }
-  calls = withUniqueIds(calls, idBase);
+  calls = withUniqueIds(calls, idBase, usedIds);
   const message: AssistantMessage = calls.length > 0
     ? { role: 'assistant', content: reply.content, tool_calls: calls }
     : { role: 'assistant', content: reply.content ?? '' };

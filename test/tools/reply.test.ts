@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelReply, ToolCall } from '../../src/index.js';
-import { MAX_JSON_DEPTH, jsonObjectIn, normalizeReply, parseCall } from '../../src/tools/reply.js';
+import { MAX_JSON_DEPTH, jsonObjectIn, normalizeReply, parseCall, toolCallIds } from '../../src/tools/reply.js';
 
 const text = (content: string | null): ModelReply => ({ content, toolCalls: [] });
 const toolCall = (name: string, args: string, id = 'c1'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
@@ -191,5 +191,15 @@ describe('jsonObjectIn: fence parsing in linear time', () => {
     // 100x the input may take 100x the time, times 3 for GC and a busy machine (measured
     // ratios: 54 to 113); quadratic parsing would be 10,000x, and the old regex never finished.
     expect(big).toBeLessThan(100 * 3 * base);
+  });
+});
+
+describe('normalizeReply: call ids', () => {
+  it('renames ids that are missing, repeated in the reply, or already used in the transcript', () => {
+    const used = toolCallIds([{ role: 'assistant', content: null, tool_calls: [toolCall('list_workers', '{}', 'same'), toolCall('list_workers', '{}', 'f_dup1')] }]);
+    const reply: ModelReply = { content: null, toolCalls: [toolCall('list_workers', '{}', 'same'), toolCall('list_artifacts', '{}', 'same'), toolCall('list_workers', '{}', ''), toolCall('list_workers', '{}', 'fresh')] };
+    const ids = normalizeReply('manager', reply, 'f', used).queue.map((q) => q.call.id);
+    expect(ids).toEqual(['f_dup0', 'f_dup1_2', 'f_dup2', 'fresh']);
+    expect(normalizeReply('manager', { content: null, toolCalls: [toolCall('list_workers', '{}', 'same')] }, 'g', used).queue[0]!.call.id).toBe('g_dup0');
   });
 });
