@@ -303,6 +303,11 @@ describe('loading a package from disk', () => {
       write('workers/outliner.md', `---\nid: outliner\ntitle: Outliner\ndescription: ${tag}\ninputTags: [request, brief]\noutputTags: [outline]\n---\nPrompt.\n`);
       expect(refusal(() => loadPackage(dir)), tag).toContain(`${outlinerPath()}: the front matter is not valid YAML`);
     }
+    // A "__proto__" key in YAML is an own key (refused as unknown), never the prototype.
+    writeValidPackage();
+    write('workers/outliner.md', workerFile(outlinerWorker).replace('---\n', '---\n__proto__:\n  polluted: true\n'));
+    expect(refusal(() => loadPackage(dir))).toContain('has unknown field "__proto__"');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // An explicit "---yaml" (or "---yml") opening is still YAML.
     writeValidPackage();
     write('workers/outliner.md', workerFile(outlinerWorker).replace(/^---\n/, '---yaml\n'));
