@@ -1,8 +1,11 @@
 /**
  * The tag blackboard: every tag keeps every version, nothing is overwritten, so a rejected
  * draft stays readable. Plain, immutable data (JSON-serialisable) so it persists with the
- * snapshot and an unchanged board can be recognised by identity.
+ * snapshot and an unchanged board can be recognised by identity. Tags are names a package
+ * or a model chose ("constructor", "__proto__"…): read them only through the functions
+ * below, which never look up the prototype chain (see keyed.ts).
  */
+import { ownValue } from './keyed.js';
 
 export interface TagVersion {
   version: number;
@@ -32,18 +35,19 @@ export const REQUEST_TAG = 'request';
  * proxies cost ~30× more here, measured); nested edits such as artifact moves use immer.
  */
 export function withVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): { board: Blackboard; version: TagVersion } {
-  const versions = board[tag] ?? [];
+  const versions = ownValue(board, tag) ?? [];
   const version: TagVersion = { version: versions.length + 1, ...entry };
+  // Spread and a computed key both define own properties, "__proto__" included.
   return { board: { ...board, [tag]: [...versions, version] }, version };
 }
 
 export function latest(board: Blackboard, tag: string): TagVersion | undefined {
-  const versions = board[tag];
+  const versions = ownValue(board, tag);
   return versions?.[versions.length - 1];
 }
 
 export function versionOf(board: Blackboard, tag: string, version: number): TagVersion | undefined {
-  return board[tag]?.[version - 1];
+  return ownValue(board, tag)?.[version - 1];
 }
 
 const FIRST_LINE_MAX = 80;

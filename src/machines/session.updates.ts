@@ -5,11 +5,11 @@
  */
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
-import { REQUEST_TAG, withVersion, type Blackboard } from '../blackboard/blackboard.js';
+import { REQUEST_TAG, latest, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import type { ChatMessage, ModelReply } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
-import { normalizeReply, type QueuedCall } from '../tools/reply.js';
-import { findTool, type ToolActor } from '../tools/schemas.js';
+import { normalizeReply, toolCallIds, type QueuedCall } from '../tools/reply.js';
+import { SubmitArgs, findTool, type ToolActor } from '../tools/schemas.js';
 import { burstLimitNotice } from '../tools/validation.js';
 import type { Boundary, Rejection, SessionContext, Step } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
@@ -51,7 +51,7 @@ export const resetBurst = (): Update => ({ burst: 0, notice: null });
 export function recordRequest(ctx: SessionContext, text: string): Update {
   // A reply to a clarification adds to the request: workers read only the latest version,
   // so it carries the earlier words too (the original request is never lost to them).
-  const previous = ctx.blackboard[REQUEST_TAG]?.at(-1)?.body;
+  const previous = latest(ctx.blackboard, REQUEST_TAG)?.body;
   const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', at: now() });
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
@@ -114,7 +114,7 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 // ── model replies and their tool calls ────────────────────────────────────────
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelReply): Update {
-  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`);
+  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx[messagesKey(actor)]));
   const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
     : ctx.usage;
@@ -190,9 +190,10 @@ export function chooseBoundary(ctx: SessionContext): Update {
 
 export function chooseWorkerCall(ctx: SessionContext): Update {
   const call = head(ctx);
-  const args = call.args as { outputs?: Record<string, string>; questions?: string[] };
+  const args = call.args as { questions?: string[] };
   const isSubmit = call.call.function.name === 'submit';
-  const workerChoice = isSubmit ? { ...ctx.reply.workerChoice, outputs: args.outputs } : { ...ctx.reply.workerChoice, questions: args.questions };
+  // What is published is zod's parsed copy, not the raw arguments: rule 2 checked that copy.
+  const workerChoice = isSubmit ? { ...ctx.reply.workerChoice, outputs: SubmitArgs.parse(call.args).outputs } : { ...ctx.reply.workerChoice, questions: args.questions };
   const result = isSubmit
     ? `Submitted as artifact ${nextArtifactId(ctx.artifacts)}; the user reviews it.`
     : 'Your questions are shown to the user; their answers follow.';
@@ -219,13 +220,15 @@ export function publishArtifact(ctx: SessionContext): Update {
   const id = nextArtifactId(ctx.artifacts);
   const { outputs, questions: asked } = ctx.reply.workerChoice;
   const at = now();
-  const tags: Record<string, number> = {};
+  const written: [string, number][] = [];
   let blackboard: Blackboard = ctx.blackboard;
   for (const [tag, body] of Object.entries(outputs!)) {
-    const written = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, at });
-    blackboard = written.board;
-    tags[tag] = written.version.version;
+    const next = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, at });
+    blackboard = next.board;
+    written.push([tag, next.version.version]);
   }
+  // fromEntries defines own keys: `tags[tag] = …` would set the prototype for "__proto__".
+  const tags: Record<string, number> = Object.fromEntries(written);
   const questions = asked?.length ? toQuestions(asked) : undefined;
   const artifacts = produce(ctx.artifacts, (list) => {
     if (step.revises) moveArtifact(list.find((a) => a.id === step.revises)!, 'superseded');

@@ -5,6 +5,7 @@
  */
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { z } from 'zod';
+import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
 import type { StoredSession } from '../store/session-store.js';
 
@@ -17,7 +18,8 @@ const ContextSchema = z.looseObject({
   burst: z.number().int().nonnegative(),
   managerMessages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) })),
   workerMessages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) })),
-  blackboard: z.record(z.string(), z.array(z.looseObject({ version: z.number().int().positive(), body: z.string(), writtenBy: z.string() }))),
+  // ownRecord: z.record would drop a tag named "__proto__".
+  blackboard: ownRecord(z.string(), z.array(z.looseObject({ version: z.number().int().positive(), body: z.string(), writtenBy: z.string() }))),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
 });
