@@ -5,7 +5,7 @@
  *   (b) `tsc --strict` compiles a TypeScript consumer with moduleResolution NodeNext and
  *       Bundler, and a DOM-only project (no Node types) against steward/machine + testing;
  *   (c) esbuild bundles steward/machine for `platform: 'browser'`: no Node built-in;
- *   (d) `npx steward packages` runs the installed, compiled CLI.
+ *   (d) `npx steward packages` (and `diagram`) run the installed, compiled CLI.
  * Prints the tarball's size and file count, the install time and the bundle size.
  */
 import { execFile } from 'node:child_process';
@@ -68,17 +68,20 @@ describe('an app that installed steward', () => {
 
   // nodenext and bundler: an app's usual settings (skipLibCheck); dom: every declaration
   // file is checked, so a Node type anywhere in steward/machine's or steward/testing's fails it.
-  it.each(['nodenext', 'bundler', 'dom'])('(b) tsc --strict compiles the consumer (%s)', async (flavour) => {
+  it.concurrent.each(['nodenext', 'bundler', 'dom'])('(b) tsc --strict compiles the consumer (%s)', async (flavour) => {
     const result = await run(process.execPath, [tsc, '-p', `tsconfig.${flavour}.json`], { cwd: app }).catch((e: { stdout: string }) => e);
     expect(result.stdout).toBe('');
   }, 120_000);
 
-  it('(c) esbuild bundles steward/machine for the browser with no Node built-in', async () => {
+  it.each([
+    ['everything steward/machine exports + ScriptedModel', 'browser-entry.js'],
+    ['a typical page: sessionMachine, the turns, enabledUserEvents, sessionView', 'browser-typical.js'],
+  ])('(c) esbuild bundles %s for the browser with no Node built-in', async (what, entry) => {
     const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
     const reached: string[] = [];
     const result = await build({
       absWorkingDir: app,
-      entryPoints: ['browser-entry.js'],
+      entryPoints: [entry],
       bundle: true,
       platform: 'browser',
       format: 'esm',
@@ -98,13 +101,17 @@ describe('an app that installed steward', () => {
     expect(reached).toEqual([]);
     expect(result.errors).toEqual([]);
     const code = result.outputFiles[0]!.contents;
-    console.log(`browser bundle of steward/machine + ScriptedModel: ${(code.length / 1024).toFixed(1)} kB minified, ${(gzipSync(code).length / 1024).toFixed(1)} kB gzipped`);
+    console.log(`browser bundle of ${what}: ${(code.length / 1024).toFixed(1)} kB minified, ${(gzipSync(code).length / 1024).toFixed(1)} kB gzipped`);
     expect(code.length).toBeGreaterThan(10_000);
   });
 
   it('(d) npx steward packages runs the installed CLI', async () => {
     const { stdout } = await run('npx', ['--no-install', 'steward', 'packages', '--json'], { cwd: app });
     expect((JSON.parse(stdout) as { id: string }[]).map((p) => p.id).sort()).toEqual(['short-story', 'tiny']);
+    // Steward's own machine comes from the compiled dist/ (no src/ is shipped, no tsx is needed).
+    const diagram = await run('npx', ['--no-install', 'steward', 'diagram', '--format', 'mermaid'], { cwd: app });
+    expect(diagram.stdout).toMatch(/^stateDiagram-v2\n/);
+    expect(diagram.stdout).toContain('waiting_user');
   });
 
   it('says how to get better-sqlite3 when a SqliteStore is asked for without it', async () => {
