@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -113,6 +113,21 @@ describe('an app that installed steward', () => {
     expect(diagram.stdout).toMatch(/^stateDiagram-v2\n/);
     expect(diagram.stdout).toContain('waiting_user');
   });
+
+  it("README's \"Use it from code\" examples compile (tsc --strict) and run", async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Use it from code'), readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 1));
+    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBe(3);
+    blocks.forEach((code, i) => writeFileSync(join(app, `readme-${i + 1}.ts`), code));
+    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.readme.json'], { cwd: app }).catch((e: { stdout: string }) => e);
+    expect(compiled.stdout).toBe('');
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_')));
+    const outputs = await Promise.all(blocks.map((_, i) => run(process.execPath, [`readme-out/readme-${i + 1}.js`], { cwd: app, env })));
+    expect(outputs[0]!.stdout).toContain('waiting_user.approve_step');
+    expect(outputs[1]!.stdout).toContain('waiting_user.approve_step');
+    expect(outputs[2]!.stdout).toMatch(/transitions covered: (\d+)\/\1 /);
+  }, 120_000);
 
   it('says how to get better-sqlite3 when a SqliteStore is asked for without it', async () => {
     const script = "import { SqliteStore } from 'steward'; try { new SqliteStore('x.db'); } catch (e) { console.log(e.code, e.message); }";
