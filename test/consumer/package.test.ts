@@ -10,7 +10,8 @@
  */
 import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,9 +41,9 @@ beforeAll(async () => {
   );
 }, 300_000);
 
-afterAll(() => {
-  if (app) rmSync(app, { recursive: true, force: true });
-});
+afterAll(async () => {
+  if (app) await rm(app, { recursive: true, force: true });
+}, 120_000);
 
 describe('the packed tarball', () => {
   it('ships the compiled code, its declarations, the skill packages and the inspector page, and no tests or sources', () => {

@@ -8,7 +8,8 @@
  * outside CI; in CI (CI=true) it always runs.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -29,7 +30,7 @@ const cleanups: (() => unknown)[] = [];
 /** Copies examples/NAME to a temporary folder, points `steward` at the tarball, installs. */
 async function install(name: string, tarball: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `steward-example-${name}-`));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
   cpSync(join(root, 'examples', name), dir, { recursive: true, filter: (src) => !/node_modules|dist$/.test(src) });
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   expect(pkg.dependencies.steward).toBe('file:../../steward-0.1.0.tgz');
@@ -47,7 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-});
+}, 120_000);
 
 describe('examples/node-app', () => {
   it('runs a demo session to done with the installed runtime', async () => {
