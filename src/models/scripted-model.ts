@@ -43,7 +43,18 @@ export type ScriptStep =
 
 /** A tool call for a ScriptedModel step: `{ toolCalls: [scriptedCall('finish', { summary: 'Done.' })] }`. */
 export function scriptedCall(name: string, args: unknown = {}, id?: string): ScriptedToolCall {
-  return { kind: 'scripted_call', name, arguments: args, ...(id ? { id } : {}) };
+  const scripted: ScriptedToolCall = { kind: 'scripted_call', name, arguments: args, ...(id ? { id } : {}) };
+  // Where the types are not checked (JavaScript, a cast), reading it as a ToolCall fails
+  // loudly instead of the reply silently counting as one without tool calls.
+  Object.defineProperty(scripted, 'function', {
+    enumerable: false,
+    get(): never {
+      throw new ScriptMismatchError(
+        `scriptedCall('${name}') is a ScriptedModel step, not a ToolCall: it was put in a model reply or an actor's output. Pass the steps to new ScriptedModel([...]) and let it answer, or build a ToolCall ({ id, type: 'function', function: { name, arguments } }).`,
+      );
+    },
+  });
+  return scripted;
 }
 
 export class ScriptedModel implements Model {
