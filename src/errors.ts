@@ -74,3 +74,10 @@ export class SnapshotError extends StewardError {
     super('bad_snapshot', message, options);
   }
 }
+
+/** testAllTransitions found a path its replay on a real actor does not follow, or could not walk the machine. */
+export class TransitionTestError extends StewardError {
+  constructor(message: string) {
+    super('transition_test_failed', `testAllTransitions: ${message}`);
+  }
+}

@@ -1,5 +1,7 @@
 /**
- * Steward's public API. Everything an app or an outside test relies on is named here.
+ * `steward`: the Node runtime — Steward's public API. Everything an app or an outside test
+ * relies on is named here. Browser-safe parts are also in `steward/machine` (src/machine.ts),
+ * the testing kit in `steward/testing` (src/testing.ts).
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime.js';
 export { Session, type SendResult } from './runtime/session.js';
@@ -17,7 +19,8 @@ export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageIn
 export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
 export { acceptedUserEvents } from './machines/refusals.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
-export { ScriptedModel, call, type ScriptStep, type ScriptedReply } from './models/scripted-model.js';
+export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall } from './models/scripted-model.js';
+export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransitionsResult } from './testing.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';

@@ -6,7 +6,7 @@
  * own properties even for "__proto__". They stay plain objects, not Maps: the session
  * context is persisted as JSON, and JSON.stringify / JSON.parse keep an own "__proto__" key.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `record[key]` if `key` is the record's own property, else undefined. */
 export function ownValue<V>(record: Readonly<Record<string, V>>, key: string): V | undefined {

@@ -2,7 +2,8 @@
  * The tools of the contract, one strict zod object each. The JSON Schemas the model sees are
  * generated from these same objects, so what the model is told and what is checked never drift.
  */
-import { z } from 'zod';
+// A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
+import * as z from 'zod';
 import { ownRecord, ownRecordJsonSchema } from '../blackboard/keyed.js';
 import type { ToolSpec } from '../models/model.js';
 

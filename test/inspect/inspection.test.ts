@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
 import { closedPort } from '../support/temp.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/remote-run.ts', import.meta.url));
@@ -21,8 +21,8 @@ function reduce(events: StatelyInspectionEvent[]) {
 }
 
 const twoManagerRounds = () => new ScriptedModel([
-  { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['request'] })] },
-  { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
+  { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] },
+  { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
 ]);
 
 describe('inspection events, offline', () => {

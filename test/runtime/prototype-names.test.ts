@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { call, createRuntime, ScriptedModel, SqliteStore } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel, SqliteStore } from '../../src/index.js';
 import type { ChatMessage, Session, SessionView, UserEvent } from '../../src/index.js';
 import { latest, versionOf, withVersion, type Blackboard } from '../../src/blackboard/blackboard.js';
 import { loadPackage } from '../../src/skills/index.js';
@@ -67,13 +67,13 @@ describe('tag names that Object.prototype also has', () => {
 
   it('a package with tags constructor and __proto__ runs a story to done, and survives a persistence round trip', async () => {
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'maker', reason: 'Make them.', requiresApproval: false })] },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'maker', reason: 'Make them.', requiresApproval: false })] },
       // zod's z.record skipped a "__proto__" key unchecked, and the raw arguments were published: an object body.
-      { agent: 'worker', toolCalls: [call('submit', { outputs: JSON.parse('{"constructor": "C body", "__proto__": {"polluted": true}, "toString": "T body"}') as Record<string, string> })] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: JSON.parse('{"constructor": "C body", "__proto__": "P body", "toString": "T body"}') as Record<string, string> })] },
-      { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['constructor', '__proto__', 'toString', 'valueOf'] }), call('run_worker', { workerId: 'reader', reason: 'Read them.', requiresApproval: false })] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: JSON.parse('{"hasOwnProperty": "H body"}') as Record<string, string> })] },
-      { agent: 'manager', toolCalls: [call('finish', { summary: 'All four written.' })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: JSON.parse('{"constructor": "C body", "__proto__": {"polluted": true}, "toString": "T body"}') as Record<string, string> })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: JSON.parse('{"constructor": "C body", "__proto__": "P body", "toString": "T body"}') as Record<string, string> })] },
+      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['constructor', '__proto__', 'toString', 'valueOf'] }), scriptedCall('run_worker', { workerId: 'reader', reason: 'Read them.', requiresApproval: false })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: JSON.parse('{"hasOwnProperty": "H body"}') as Record<string, string> })] },
+      { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'All four written.' })] },
     ]);
     const store = new SqliteStore(join(root, 's.db'));
     try {
