@@ -10,7 +10,8 @@ export interface TagVersion {
   /** A worker id, or "user" for the request the user typed. */
   writtenBy: string;
   artifactId?: string;
-  at: string;
+  /** When it was written: from the user event or the model reply that wrote it (stamped by the runtime). */
+  at?: string;
 }
 
 export type Blackboard = Record<string, TagVersion[]>;

@@ -50,6 +50,8 @@ export interface ReplyUnderCheck {
   boundary: Boundary | null;
   /** The worker's submit / ask_user chosen so far in this reply. */
   workerChoice: WorkerChoice;
+  /** When the reply arrived, from the turn's output (stamped by the turn actor): its artifact's time. */
+  at?: string;
 }
 
 export const NO_REPLY: ReplyUnderCheck = { queue: [], boundary: null, workerChoice: {} };
@@ -59,7 +61,8 @@ export interface Rejection {
   type: string;
   state: string;
   reason: string;
-  at: string;
+  /** When the refused event was sent, from the event's `at` (stamped by the runtime). */
+  at?: string;
 }
 
 /**
@@ -107,4 +110,7 @@ export interface SessionInput {
 }
 
 /** What the managerTurn / workerTurn actors resolve with. */
-export type TurnOutput = ModelReply;
+export type TurnOutput = ModelReply & {
+  /** When the reply arrived, stamped by the turn actor (the machine reads no clock). */
+  at?: string;
+};
