@@ -16,7 +16,7 @@ export class StewardError extends Error {
 
   /** Works across duplicated installs, where `instanceof` would not; Node's and SQLite's coded errors are not ours. */
   static isStewardError(value: unknown): value is StewardError {
-    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[STEWARD_ERROR] === true;
+    return value instanceof Error && (value as Error & { [STEWARD_ERROR]?: unknown })[STEWARD_ERROR] === true;
   }
 }
 

@@ -153,7 +153,7 @@ export function edgeLabel(event: string, guard: string | undefined): string {
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
-  const rootNode = machine.root as unknown as StateNodeLike;
+  const rootNode: StateNodeLike = machine.root;
 
   const visit = (node: StateNodeLike): void => {
     const children = Object.values(node.states ?? {});
