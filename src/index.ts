@@ -2,12 +2,13 @@
  * Steward's public API. Everything an app or an outside test relies on is named here.
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime.js';
-export { Session, type SendResult } from './runtime/session.js';
+export { Session, type SendResult, type SendError } from './runtime/session.js';
 export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/view.js';
 export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
 export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo } from './machines/session.context.js';
 export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
-export { acceptedUserEvents } from './machines/refusals.js';
+export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
+export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
 export { ScriptedModel, call, type ScriptStep, type ScriptedReply } from './models/scripted-model.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';

@@ -90,7 +90,8 @@ describe('the local inspector server', () => {
     // connection close before it reads the answer.
     const huge = JSON.stringify({ type: 'user_submitted_input', text: 'x'.repeat(1_100_000) });
     const events = `/api/sessions/${session.id}/events`;
-    for (const headers of [{ 'content-length': String(huge.length) }, { 'transfer-encoding': 'chunked' }]) {
+    const declaredOrStreamed: Record<string, string>[] = [{ 'content-length': String(huge.length) }, { 'transfer-encoding': 'chunked' }];
+    for (const headers of declaredOrStreamed) {
       const big = await raw('POST', events, { 'x-steward-token': inspector.token, 'content-type': 'application/json', ...headers }, huge).catch((error: Error) => ({ status: 0, type: '', text: error.message }));
       if (big.status !== 0) {
         expect(big.status).toBe(413);
