@@ -145,21 +145,20 @@ export const CALL_RULE_ORDER: Readonly<Record<ToolActor, readonly RuleId[]>> = {
   worker: ['actorMayUseTool', 'argumentsMatchSchema', 'tagsWithinOutputTags', 'oneBoundaryPerReply'],
 };
 
-// The violation a guard found, for the action of the same transition. Keyed by the queued
-// call object (the same object in the guard and the action), then by actor and rule.
-const found = new WeakMap<QueuedCall, Map<string, Violation | null>>();
+// The violation a guard found, for the action of the same transition: keyed by the queued
+// call object (the same object in the guard and the action). Only violations are kept, so a
+// call that passes costs no bookkeeping; a call breaks at most one rule (it is refused then).
+const found = new WeakMap<QueuedCall, Violation & { actor: ToolActor }>();
 
-/** The rule's check of the head call, run at most once per call, actor and rule. */
+/** The rule's check of the head call; a violation found by the guard is not checked again by the action. */
 export function violationOf(context: SessionContext, actor: ToolActor, rule: RuleId): Violation | null {
   const head = context.reply.queue[0];
-  // Rule 6 reads the burst, not the call: nothing to memoise.
+  // Rule 6 reads the burst, not the call: nothing to keep.
   if (head === undefined || rule === 'burstWithinLimit') return ruleById[rule].check(context, actor);
-  let memo = found.get(head);
-  if (!memo) found.set(head, (memo = new Map()));
-  const key = `${actor}:${rule}`;
-  if (memo.has(key)) return memo.get(key)!;
+  const known = found.get(head);
+  if (known && known.rule === rule && known.actor === actor) return known;
   const violation = ruleById[rule].check(context, actor);
-  memo.set(key, violation);
+  if (violation) found.set(head, { ...violation, actor });
   return violation;
 }
 

@@ -10,7 +10,8 @@ import type { ChatMessage } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, type QueuedCall } from '../tools/reply.js';
 import { FinishArgs, findTool, ManagerAskUserArgs, ReviewBlackboardArgs, RunWorkerArgs, SubmitArgs, WorkerAskUserArgs, type ToolActor } from '../tools/schemas.js';
-import { burstLimitNotice } from '../tools/validation.js';
+import { burstLimitNotice, parseArgs } from '../tools/validation.js';
+import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
 
@@ -147,9 +148,9 @@ export function runLoopCall(ctx: SessionContext): Update {
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
 
-/** The arguments as the tool's schema parsed them (the call passed rule 2 by then). */
-function parsedArgs<T>(schema: { safeParse(data: unknown): { success: true; data: T } | { success: false } }, call: QueuedCall): T {
-  const parsed = schema.safeParse(call.args);
+/** The arguments as the tool's schema parsed them (the call passed rule 2 by then; cached from there). */
+function parsedArgs<S extends z.ZodType>(schema: S, call: QueuedCall): z.infer<S> {
+  const parsed = parseArgs(schema, call);
   if (!parsed.success) throw new Error(`${call.call.function.name} reached its settlement with arguments rule 2 refuses (a bug in Steward).`);
   return parsed.data;
 }
