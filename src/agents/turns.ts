@@ -6,20 +6,17 @@
 import { fromPromise } from 'xstate';
 import { UserError } from '../errors.js';
 import type { SessionContext, TurnOutput } from '../machines/session.context.js';
-import type { Model, ModelReply } from '../models/model.js';
+import type { Model } from '../models/model.js';
 import { managerToolSpecs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
 import { workerMessages } from './worker-context.js';
-
-/** The reply with the time it arrived: the machine's transitions read no clock, the actor does. */
-const stamped = (reply: ModelReply): TurnOutput => ({ ...reply, at: new Date().toISOString() });
 
 /** Finds a worker's skill prompt (the body of its prompt file). */
 export type SkillPromptLookup = (packageId: string, workerId: string) => string | undefined;
 
 export function createManagerTurn(model: Model) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal }) =>
-    model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal }).then(stamped),
+    model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal }),
   );
 }
 
@@ -31,6 +28,6 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup) {
     if (!pkg || !step || !worker) throw new UserError('A worker turn started without a package, a step or a known worker (a bug in Steward).');
     const prompt = promptOf(pkg.id, worker.id);
     if (prompt === undefined) throw new UserError(`No prompt for worker "${worker.id}" of package "${pkg.id}": is the package folder still there?`);
-    return stamped(await model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt), tools: [...workerToolSpecs], signal }));
+    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt), tools: [...workerToolSpecs], signal });
   });
 }

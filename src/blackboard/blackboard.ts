@@ -10,7 +10,7 @@ export interface TagVersion {
   /** A worker id, or "user" for the request the user typed. */
   writtenBy: string;
   artifactId?: string;
-  /** When it was written: from the user event or the model reply that wrote it (stamped by the runtime). */
+  /** When it was written, from the event that wrote it (user events are stamped by send(); a worker's, see the journal). */
   at?: string;
 }
 

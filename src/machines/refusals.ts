@@ -74,24 +74,40 @@ function guardType(guard: unknown): string | null {
   return 'inline';
 }
 
-// The chart never changes, so the candidates per set of active nodes are read once.
-const candidatesCache = new WeakMap<AnyStateNode, Candidate[]>();
+/** What the chart declares at a set of active nodes (it never changes, so it is read once per leaf). */
+interface Declared {
+  state: string;
+  /** The user-event transitions, deepest node first (XState's order). */
+  candidates: Candidate[];
+  accepted: UserEventType[];
+  /** Whether any accepted event has a guard (if none, every accepted event is enabled). */
+  guarded: boolean;
+}
 
-/** The user-event transitions of the active nodes, deepest node first (XState's order). */
-function candidatesOf(nodes: readonly AnyStateNode[]): Candidate[] {
+const declaredCache = new WeakMap<AnyStateNode, Declared>();
+
+function declaredAt(nodes: readonly AnyStateNode[]): Declared {
   const leaf = nodes[nodes.length - 1]!;
-  const cached = candidatesCache.get(leaf);
+  const cached = declaredCache.get(leaf);
   if (cached) return cached;
-  const list: Candidate[] = [];
+  const candidates: Candidate[] = [];
   for (const node of [...nodes].reverse()) {
     for (const [type, transitions] of Object.entries(node.on)) {
       if (!isUserEventType(type)) continue;
-      for (const t of transitions as { guard?: unknown }[]) list.push({ type, guard: guardType(t.guard) });
+      for (const t of transitions as { guard?: unknown }[]) candidates.push({ type, guard: guardType(t.guard) });
     }
   }
-  candidatesCache.set(leaf, list);
-  return list;
+  const declared: Declared = {
+    state: nodes.slice(1).map((n) => n.key).join('.') || 'done',
+    candidates,
+    accepted: [...new Set(candidates.map((c) => c.type))],
+    guarded: candidates.some((c) => c.guard !== null),
+  };
+  declaredCache.set(leaf, declared);
+  return declared;
 }
+
+const NOTHING: Declared = { state: 'done', candidates: [], accepted: [], guarded: false };
 
 /** Null when the guard lets the event (or, with null, some event of that type) through. */
 function guardRefusal(guard: string | null, context: SessionContext, event: UserEvent | null): string | null {
@@ -131,10 +147,12 @@ function describeState(state: string): string {
 export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext): ChartReading;
 export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext, event: { type: string }): ChartReading & { refusal: Refusal | null };
 export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext, event?: { type: string }) {
-  const candidates = nodes ? candidatesOf(nodes) : [];
-  const state = nodes ? nodes.slice(1).map((n) => n.key).join('.') || 'done' : 'done';
-  const accepted = [...new Set(candidates.map((c) => c.type))];
-  const enabled = accepted.filter((type) => candidates.some((c) => c.type === type && guardRefusal(c.guard, context, null) === null));
+  const { state, candidates, accepted: declared, guarded } = nodes ? declaredAt(nodes) : NOTHING;
+  // Copies: a caller may keep or change its lists without touching the cache.
+  const accepted = [...declared];
+  const enabled = guarded
+    ? declared.filter((type) => candidates.some((c) => c.type === type && guardRefusal(c.guard, context, null) === null))
+    : [...declared];
   const reading: ChartReading = { state, accepted, enabled };
   if (!event) return reading;
   const refusal = (reason: string, guard?: string): Refusal => ({ ...reading, eventType: event.type, reason, ...(guard ? { guard } : {}) });

@@ -50,7 +50,7 @@ export interface ReplyUnderCheck {
   boundary: Boundary | null;
   /** The worker's submit / ask_user chosen so far in this reply. */
   workerChoice: WorkerChoice;
-  /** When the reply arrived, from the turn's output (stamped by the turn actor): its artifact's time. */
+  /** When the reply arrived, from the turn's output when its actor stamps one: its artifact's time. */
   at?: string;
 }
 
@@ -111,6 +111,10 @@ export interface SessionInput {
 
 /** What the managerTurn / workerTurn actors resolve with. */
 export type TurnOutput = ModelReply & {
-  /** When the reply arrived, stamped by the turn actor (the machine reads no clock). */
+  /**
+   * When the reply arrived, if the actor says (the machine reads no clock): the time of the
+   * tag versions it writes. Steward's own turns leave it out; the journal entry of the
+   * actor's result has the time.
+   */
   at?: string;
 };

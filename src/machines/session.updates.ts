@@ -9,8 +9,17 @@ import { REQUEST_TAG, withVersion, type Blackboard } from '../blackboard/blackbo
 import type { ChatMessage } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, type QueuedCall } from '../tools/reply.js';
-import { FinishArgs, findTool, ManagerAskUserArgs, ReviewBlackboardArgs, RunWorkerArgs, SubmitArgs, WorkerAskUserArgs, type ToolActor } from '../tools/schemas.js';
-import { burstLimitNotice, parseArgs } from '../tools/validation.js';
+import {
+  findTool,
+  SubmitArgs,
+  type FinishArgs,
+  type ManagerAskUserArgs,
+  type ReviewBlackboardArgs,
+  type RunWorkerArgs,
+  type ToolActor,
+  type WorkerAskUserArgs,
+} from '../tools/schemas.js';
+import { burstLimitNotice } from '../tools/validation.js';
 import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
@@ -148,27 +157,31 @@ export function runLoopCall(ctx: SessionContext): Update {
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
 
-/** The arguments as the tool's schema parsed them (the call passed rule 2 by then; cached from there). */
+/** The arguments as the tool's schema parsed them: zod's own copy (what is written is what was validated). */
 function parsedArgs<S extends z.ZodType>(schema: S, call: QueuedCall): z.infer<S> {
-  const parsed = parseArgs(schema, call);
+  const parsed = schema.safeParse(call.args);
   if (!parsed.success) throw new Error(`${call.call.function.name} reached its settlement with arguments rule 2 refuses (a bug in Steward).`);
   return parsed.data;
 }
 
-/** The boundary a manager's boundary-tool call chooses; any other name is a bug, not a finish. */
+/**
+ * The boundary a manager's boundary-tool call chooses; any other name is a bug, not a finish.
+ * Reached only after rule 2 passed the call, so its arguments have the schema's zod-inferred
+ * type (the guards that decide where a reply leads call this, so it does not parse again).
+ */
 export function boundaryOf(call: QueuedCall): Boundary {
   const name = call.call.function.name;
   switch (name) {
     case 'run_worker': {
-      const { workerId, reason, requiresApproval, roleId } = parsedArgs(RunWorkerArgs, call);
+      const { workerId, reason, requiresApproval, roleId } = call.args as RunWorkerArgs;
       return { tool: 'run_worker', step: { workerId, reason, requiresApproval, ...(roleId ? { roleId } : {}) } };
     }
     case 'ask_user':
-      return { tool: 'ask_user', ...parsedArgs(ManagerAskUserArgs, call) };
+      return { tool: 'ask_user', ...(call.args as ManagerAskUserArgs) };
     case 'review_blackboard':
-      return { tool: 'review_blackboard', ...parsedArgs(ReviewBlackboardArgs, call) };
+      return { tool: 'review_blackboard', ...(call.args as ReviewBlackboardArgs) };
     case 'finish':
-      return { tool: 'finish', ...parsedArgs(FinishArgs, call) };
+      return { tool: 'finish', ...(call.args as FinishArgs) };
     default:
       throw new Error(`"${name}" is not a manager boundary tool (a bug in Steward: only boundary tools are settled as boundaries).`);
   }
@@ -207,7 +220,7 @@ export function chooseWorkerCall(ctx: SessionContext): Update {
   // What zod parsed, not the raw arguments: what is written is what was validated.
   const workerChoice = isSubmit
     ? { ...ctx.reply.workerChoice, outputs: parsedArgs(SubmitArgs, call).outputs }
-    : { ...ctx.reply.workerChoice, questions: parsedArgs(WorkerAskUserArgs, call).questions };
+    : { ...ctx.reply.workerChoice, questions: (call.args as WorkerAskUserArgs).questions };
   const result = isSubmit
     ? `Submitted as artifact ${nextArtifactId(ctx.artifacts)}; the user reviews it.`
     : 'Your questions are shown to the user; their answers follow.';

@@ -4,9 +4,8 @@
  * how to fix it) and the facts behind it as data. The rule table (src/machines/rules.ts)
  * names each rule, says which actors it applies to and turns a finding into a violation.
  */
-import type { z } from 'zod';
 import type { QueuedCall } from './reply.js';
-import { findTool, RunWorkerArgs, SubmitArgs, toolsFor, userActionNames, type ToolActor } from './schemas.js';
+import { findTool, toolsFor, userActionNames, type RunWorkerArgs, type SubmitArgs, type ToolActor } from './schemas.js';
 
 /** What the rules need to know about a worker of the package (a skill without its prompt). */
 export interface WorkerInfo {
@@ -25,20 +24,6 @@ export interface Finding {
 }
 
 const names = (list: readonly { name: string }[]) => list.map((t) => t.name);
-
-// zod's parse of a call's arguments, kept per queued call: rule 2 parses them once, and what
-// comes after (rules 3 and 4, settling the call) reads the typed result instead of parsing
-// again or casting the raw arguments. A cache of a pure function: it changes no result.
-const parsedCache = new WeakMap<QueuedCall, { schema: z.ZodType; result: { success: boolean; data?: unknown; error?: z.ZodError } }>();
-
-/** The call's arguments as `schema` parses them (cached per call), typed by the schema. */
-export function parseArgs<S extends z.ZodType>(schema: S, queued: QueuedCall): { success: true; data: z.infer<S> } | { success: false; error: z.ZodError } {
-  const cached = parsedCache.get(queued);
-  if (cached && cached.schema === schema) return cached.result as never;
-  const result = schema.safeParse(queued.args);
-  parsedCache.set(queued, { schema, result });
-  return result as never;
-}
 
 /** Rule 1: the tool exists for this actor (a manager cannot submit or accept; a worker cannot run_worker). */
 export function checkActorMayUseTool(actor: ToolActor, queued: QueuedCall): Finding | null {
@@ -65,7 +50,7 @@ export function checkArgumentsMatchSchema(actor: ToolActor, queued: QueuedCall):
       data: { tool: tool.name, parseError: queued.parseError },
     };
   }
-  const result = parseArgs(tool.schema, queued);
+  const result = tool.schema.safeParse(queued.args);
   if (result.success) return null;
   const issues = result.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
   const problems = issues.map((i) => `${i.path || '(arguments)'}: ${i.message}`).join('; ');
@@ -75,9 +60,8 @@ export function checkArgumentsMatchSchema(actor: ToolActor, queued: QueuedCall):
 /** Rule 3: `run_worker.workerId` is in the package's registry (and `roleId` is one of its roles). */
 export function checkWorkerIsRegistered(queued: QueuedCall, workers: readonly WorkerInfo[]): Finding | null {
   if (queued.call.function.name !== 'run_worker') return null;
-  const parsed = parseArgs(RunWorkerArgs, queued);
-  if (!parsed.success) return null; // rule 2 reports it
-  const { workerId, roleId } = parsed.data;
+  // Checked after rule 2 (CALL_RULE_ORDER), so the arguments are what the schema describes.
+  const { workerId, roleId } = queued.args as RunWorkerArgs;
   const worker = workers.find((w) => w.id === workerId);
   if (!worker) {
     const known = workers.map((w) => w.id);
@@ -101,9 +85,8 @@ export function checkWorkerIsRegistered(queued: QueuedCall, workers: readonly Wo
 /** Rule 4: every tag of a `submit` is one of the worker's declared `outputTags`. */
 export function checkTagsWithinOutputTags(queued: QueuedCall, outputTags: readonly string[]): Finding | null {
   if (queued.call.function.name !== 'submit') return null;
-  const parsed = parseArgs(SubmitArgs, queued);
-  if (!parsed.success) return null; // rule 2 reports it
-  const undeclared = Object.keys(parsed.data.outputs).filter((tag) => !outputTags.includes(tag));
+  // Checked after rule 2 (CALL_RULE_ORDER), so the arguments are what the schema describes.
+  const undeclared = Object.keys((queued.args as SubmitArgs).outputs).filter((tag) => !outputTags.includes(tag));
   if (undeclared.length === 0) return null;
   return {
     message: `You may only write your declared output tags (${outputTags.join(', ')}); not ${undeclared.map((t) => `"${t}"`).join(', ')}. Submit again with only those tags.`,
