@@ -146,8 +146,10 @@ export class Session {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
         return this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
       }
-      // Stamped here, so that a time the context keeps comes with the event (transitions are pure).
-      const event: UserEvent = { ...parsed.data, at: new Date().toISOString() };
+      // Stamped here, so that a time the context keeps comes with the event (transitions are
+      // pure). zod's output is a fresh object of ours: set the field rather than copy it.
+      const event: UserEvent = parsed.data;
+      event.at = new Date().toISOString();
       const before = this.actor.getSnapshot();
       if (before.status === 'done') return this.refused(before, event.type, `"${event.type}" is not accepted because the session is done.`);
       this.actor.send(event);
