@@ -4,7 +4,7 @@
  * the testing kit in `steward/testing` (src/testing.ts).
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime.js';
-export { Session, type SendResult } from './runtime/session.js';
+export { Session, type SendResult, type SendError } from './runtime/session.js';
 export {
   SessionStreamEventSchema,
   type SessionStreamEvent,
@@ -17,7 +17,8 @@ export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/
 export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
 export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo } from './machines/session.context.js';
 export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
-export { acceptedUserEvents } from './machines/refusals.js';
+export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
+export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
 export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall } from './models/scripted-model.js';
 export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransitionsResult } from './testing.js';

@@ -43,7 +43,8 @@ export {
   type UserEvent,
   type UserEventType,
 } from './machines/session.events.js';
-export { acceptedUserEvents, enabledUserEvents, explainRefusal, stateString, snapshotState } from './machines/refusals.js';
+export { acceptedUserEvents, enabledUserEvents, readChart, readSnapshot, stateString, snapshotState, type ChartReading, type Refusal } from './machines/refusals.js';
+export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
 export {
   managerTools,
   workerTools,

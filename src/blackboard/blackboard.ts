@@ -13,7 +13,8 @@ export interface TagVersion {
   /** A worker id, or "user" for the request the user typed. */
   writtenBy: string;
   artifactId?: string;
-  at: string;
+  /** When it was written, from the event that wrote it (user events are stamped by send(); a worker's, see the journal). */
+  at?: string;
 }
 
 export type Blackboard = Record<string, TagVersion[]>;

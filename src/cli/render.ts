@@ -193,7 +193,8 @@ function clip(text: string, max = 100): string {
 function payloadGist(entry: JournalEntry): string {
   const payload = (entry.payload ?? {}) as Record<string, unknown>;
   if (entry.kind === 'event') {
-    const { type: _type, ...fields } = payload;
+    // `at` (stamped by send()) is the AT column already.
+    const { type: _type, at: _at, ...fields } = payload;
     return Object.keys(fields).length ? clip(JSON.stringify(fields)) : '';
   }
   if (entry.kind === 'actor') {

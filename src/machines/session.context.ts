@@ -50,6 +50,8 @@ export interface ReplyUnderCheck {
   boundary: Boundary | null;
   /** The worker's submit / ask_user chosen so far in this reply. */
   workerChoice: WorkerChoice;
+  /** When the reply arrived, from the turn's output when its actor stamps one: its artifact's time. */
+  at?: string;
 }
 
 export const NO_REPLY: ReplyUnderCheck = { queue: [], boundary: null, workerChoice: {} };
@@ -59,7 +61,8 @@ export interface Rejection {
   type: string;
   state: string;
   reason: string;
-  at: string;
+  /** When the refused event was sent, from the event's `at` (stamped by the runtime). */
+  at?: string;
 }
 
 /**
@@ -107,4 +110,11 @@ export interface SessionInput {
 }
 
 /** What the managerTurn / workerTurn actors resolve with. */
-export type TurnOutput = ModelReply;
+export type TurnOutput = ModelReply & {
+  /**
+   * When the reply arrived, if the actor says (the machine reads no clock): the time of the
+   * tag versions it writes. Steward's own turns leave it out; the journal entry of the
+   * actor's result has the time.
+   */
+  at?: string;
+};

@@ -6,12 +6,22 @@
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
 import { REQUEST_TAG, latest, withVersion, type Blackboard } from '../blackboard/blackboard.js';
-import type { ChatMessage, ModelReply } from '../models/model.js';
+import type { ChatMessage } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, toolCallIds, type QueuedCall } from '../tools/reply.js';
-import { SubmitArgs, findTool, type ToolActor } from '../tools/schemas.js';
+import {
+  findTool,
+  SubmitArgs,
+  type FinishArgs,
+  type ManagerAskUserArgs,
+  type ReviewBlackboardArgs,
+  type RunWorkerArgs,
+  type ToolActor,
+  type WorkerAskUserArgs,
+} from '../tools/schemas.js';
 import { burstLimitNotice } from '../tools/validation.js';
-import type { Boundary, Rejection, SessionContext, Step } from './session.context.js';
+import type { z } from 'zod';
+import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
 
 type Update = Partial<SessionContext>;
@@ -21,7 +31,9 @@ type Update = Partial<SessionContext>;
 // edit), and the host app's global immer settings stay untouched.
 const { produce } = new Immer({ autoFreeze: false });
 
-const now = () => new Date().toISOString();
+// No clock here: these are the machine's actions, pure functions of context and event. A time
+// the context keeps comes with the event (`at`, stamped by the runtime), or is left out.
+const stamp = (at: string | undefined) => (at === undefined ? {} : { at });
 const messagesKey = (actor: ToolActor) => (actor === 'manager' ? 'managerMessages' : 'workerMessages');
 
 function append(ctx: SessionContext, actor: ToolActor, ...messages: ChatMessage[]): Update {
@@ -48,11 +60,11 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 
 export const resetBurst = (): Update => ({ burst: 0, notice: null });
 
-export function recordRequest(ctx: SessionContext, text: string): Update {
+export function recordRequest(ctx: SessionContext, text: string, at?: string): Update {
   // A reply to a clarification adds to the request: workers read only the latest version,
   // so it carries the earlier words too (the original request is never lost to them).
   const previous = latest(ctx.blackboard, REQUEST_TAG)?.body;
-  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', at: now() });
+  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', ...stamp(at) });
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
@@ -62,14 +74,14 @@ export function confirmIntake(ctx: SessionContext): Update {
   return { intakeConfirmed: true, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function recordUserInput(ctx: SessionContext, text: string): Update {
+export function recordUserInput(ctx: SessionContext, text: string, at?: string): Update {
   // Before the intake is confirmed (e.g. after a failure during intake) input still adds to the request.
-  if (!ctx.intakeConfirmed) return recordRequest(ctx, text);
+  if (!ctx.intakeConfirmed) return recordRequest(ctx, text, at);
   return { questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
 
-export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>): Update {
-  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`);
+export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>, at?: string): Update {
+  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`, at);
 }
 
 export function recordAnswers(ctx: SessionContext, actor: ToolActor, answers: Record<string, string> | null): Update {
@@ -113,7 +125,7 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 
 // ── model replies and their tool calls ────────────────────────────────────────
 
-export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelReply): Update {
+export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
   const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx[messagesKey(actor)]));
   const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
@@ -125,7 +137,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelR
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     usage,
-    reply: { queue, boundary: null, workerChoice: {} },
+    reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at) },
     ...append(ctx, actor, message, ...nudge),
   };
 }
@@ -145,19 +157,33 @@ export function runLoopCall(ctx: SessionContext): Update {
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
 
+/** The arguments as the tool's schema parsed them: zod's own copy (what is written is what was validated). */
+function parsedArgs<S extends z.ZodType>(schema: S, call: QueuedCall): z.infer<S> {
+  const parsed = schema.safeParse(call.args);
+  if (!parsed.success) throw new Error(`${call.call.function.name} reached its settlement with arguments rule 2 refuses (a bug in Steward).`);
+  return parsed.data;
+}
+
+/**
+ * The boundary a manager's boundary-tool call chooses; any other name is a bug, not a finish.
+ * Reached only after rule 2 passed the call, so its arguments have the schema's zod-inferred
+ * type (the guards that decide where a reply leads call this, so it does not parse again).
+ */
 export function boundaryOf(call: QueuedCall): Boundary {
-  const args = call.args as Record<string, unknown>;
-  switch (call.call.function.name) {
+  const name = call.call.function.name;
+  switch (name) {
     case 'run_worker': {
-      const { workerId, reason, requiresApproval, roleId } = args as unknown as { workerId: string; reason: string; requiresApproval: boolean; roleId?: string };
+      const { workerId, reason, requiresApproval, roleId } = call.args as RunWorkerArgs;
       return { tool: 'run_worker', step: { workerId, reason, requiresApproval, ...(roleId ? { roleId } : {}) } };
     }
     case 'ask_user':
-      return { tool: 'ask_user', ...(args as object) };
+      return { tool: 'ask_user', ...(call.args as ManagerAskUserArgs) };
     case 'review_blackboard':
-      return { tool: 'review_blackboard', ...(args as object) };
+      return { tool: 'review_blackboard', ...(call.args as ReviewBlackboardArgs) };
+    case 'finish':
+      return { tool: 'finish', ...(call.args as FinishArgs) };
     default:
-      return { tool: 'finish', ...(args as object) };
+      throw new Error(`"${name}" is not a manager boundary tool (a bug in Steward: only boundary tools are settled as boundaries).`);
   }
 }
 
@@ -190,10 +216,11 @@ export function chooseBoundary(ctx: SessionContext): Update {
 
 export function chooseWorkerCall(ctx: SessionContext): Update {
   const call = head(ctx);
-  const args = call.args as { questions?: string[] };
   const isSubmit = call.call.function.name === 'submit';
-  // What is published is zod's parsed copy, not the raw arguments: rule 2 checked that copy.
-  const workerChoice = isSubmit ? { ...ctx.reply.workerChoice, outputs: SubmitArgs.parse(call.args).outputs } : { ...ctx.reply.workerChoice, questions: args.questions };
+  // What zod parsed, not the raw arguments: what is written is what was validated.
+  const workerChoice = isSubmit
+    ? { ...ctx.reply.workerChoice, outputs: parsedArgs(SubmitArgs, call).outputs }
+    : { ...ctx.reply.workerChoice, questions: (call.args as WorkerAskUserArgs).questions };
   const result = isSubmit
     ? `Submitted as artifact ${nextArtifactId(ctx.artifacts)}; the user reviews it.`
     : 'Your questions are shown to the user; their answers follow.';
@@ -219,11 +246,11 @@ export function publishArtifact(ctx: SessionContext): Update {
   const step = ctx.step!;
   const id = nextArtifactId(ctx.artifacts);
   const { outputs, questions: asked } = ctx.reply.workerChoice;
-  const at = now();
+  const at = ctx.reply.at;
   const written: [string, number][] = [];
   let blackboard: Blackboard = ctx.blackboard;
   for (const [tag, body] of Object.entries(outputs!)) {
-    const next = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, at });
+    const next = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, ...stamp(at) });
     blackboard = next.board;
     written.push([tag, next.version.version]);
   }
@@ -269,7 +296,7 @@ export function noticeWorkerFailure(ctx: SessionContext, error: unknown): Update
   return { ...noticeModelFailure('worker', error), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function recordRejection(ctx: SessionContext, rejection: Omit<Rejection, 'at'>): Update {
-  const rejections = [...ctx.rejections, { ...rejection, at: now() }];
+export function recordRejection(ctx: SessionContext, rejection: Rejection): Update {
+  const rejections = [...ctx.rejections, rejection];
   return { rejections: rejections.length > REJECTION_LOG_SIZE ? rejections.slice(-REJECTION_LOG_SIZE) : rejections };
 }

@@ -272,3 +272,28 @@ describe('while the agents are working', () => {
     model.assertComplete();
   });
 });
+
+describe('a refusal carries structured fields besides the message', () => {
+  it('send() returns eventType, state, accepted and enabled, read from the chart', async () => {
+    const { model, session } = await reach.intake();
+    const result = await session.send({ type: 'user_answered_questions', answers: { q1: 'x' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        code: 'event_refused',
+        message: 'There is no question card to answer: send user_submitted_input instead.',
+        eventType: 'user_answered_questions',
+        state: 'waiting_user.intake',
+        accepted: declared.intake,
+        enabled: ['user_submitted_input'],
+      },
+    });
+    model.assertComplete();
+  });
+
+  it('EventRefusedError carries the same fields', async () => {
+    const { EventRefusedError } = await import('../../src/errors.js');
+    const error = new EventRefusedError('no', { eventType: 'user_confirmed_intake', state: 'waiting_user.input', accepted: ['user_submitted_input'], enabled: ['user_submitted_input'] });
+    expect(error).toMatchObject({ code: 'event_refused', message: 'no', eventType: 'user_confirmed_intake', state: 'waiting_user.input', accepted: ['user_submitted_input'], enabled: ['user_submitted_input'] });
+  });
+});
