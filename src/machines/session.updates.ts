@@ -7,6 +7,7 @@ import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
 import { REQUEST_TAG, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import type { ChatMessage, ModelReply } from '../models/model.js';
+import { redactSecrets } from '../models/redact.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, type QueuedCall } from '../tools/reply.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
@@ -247,7 +248,8 @@ export function noticeBurstLimit(ctx: SessionContext): Update {
   return { notice: burstLimitNotice(ctx.maxBurst), reply: NO_REPLY };
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+// Masked: a model's error may echo a key or a URL with credentials, and notices are stored and shown.
+const errorText = (error: unknown) => redactSecrets(error instanceof Error ? error.message : String(error));
 
 export function noticeModelFailure(actor: ToolActor, error: unknown): Update {
   const detail = errorText(error);

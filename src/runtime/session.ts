@@ -10,6 +10,7 @@ import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { JournalEntryInput, SessionStore } from '../store/session-store.js';
+import { redactSecrets } from '../models/redact.js';
 import { envelope } from './persisted.js';
 import { sessionView, type SessionView } from './view.js';
 
@@ -30,9 +31,10 @@ function journalKind(type: string): JournalEntryInput['kind'] | undefined {
   return undefined;
 }
 
-/** Events as JSON: an actor error becomes its message (Error objects do not serialise). */
+/** Events as JSON: an actor error becomes its message, secrets masked (Error objects do not serialise). */
 function eventPayload(event: { type: string; error?: unknown }): unknown {
-  if (event.error instanceof Error) return { ...event, error: { name: event.error.name, message: event.error.message } };
+  if (event.error instanceof Error) return { ...event, error: { name: event.error.name, message: redactSecrets(event.error.message) } };
+  if (event.error !== undefined) return { ...event, error: redactSecrets(String(event.error)) };
   return event;
 }
 
