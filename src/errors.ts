@@ -74,3 +74,10 @@ export class SnapshotError extends StewardError {
     super('bad_snapshot', message, options);
   }
 }
+
+/** A value over one of the size limits (src/limits.ts); `limit` names it, `setting` says where it is set. */
+export class LimitExceededError extends StewardError {
+  constructor(message: string, readonly limit: string, readonly max: number, readonly actual: number) {
+    super('limit_exceeded', message);
+  }
+}

@@ -6,6 +6,7 @@
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
 import { REQUEST_TAG, withVersion, type Blackboard } from '../blackboard/blackboard.js';
+import { clip, DEFAULT_LIMITS } from '../limits.js';
 import type { ChatMessage, ModelReply } from '../models/model.js';
 import { redactSecrets } from '../models/redact.js';
 import { runLoopTool } from '../tools/loop-tools.js';
@@ -133,7 +134,9 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelR
 
 export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
   const call = head(ctx);
-  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, toolResult(call, `Error: ${reason}`)) };
+  // Bounded: a refusal that lists what was wrong (10,000 tags…) must not flood the next prompt.
+  const content = `Error: ${clip(reason, DEFAULT_LIMITS.refusalMessageChars)}`;
+  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, toolResult(call, content)) };
 }
 
 export function runLoopCall(ctx: SessionContext): Update {

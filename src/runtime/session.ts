@@ -5,7 +5,8 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, StewardError } from '../errors.js';
+import { ConflictError, LimitExceededError, StewardError } from '../errors.js';
+import { DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
@@ -38,6 +39,16 @@ function eventPayload(event: { type: string; error?: unknown }): unknown {
   return event;
 }
 
+/** The text of a user event (every string field, all answers together) over `max` characters. */
+function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
+  const strings = Object.entries(event).flatMap(([key, value]) =>
+    key === 'type' ? [] : typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value as Record<string, string>) : []);
+  const size = strings.reduce((n, s) => n + s.length, 0);
+  if (size <= max) return undefined;
+  const message = `${overLimitMessage(`The text of ${event.type}`, size, 'userTextChars', max)} Nothing was sent; send a shorter text or raise the limit.`;
+  return new LimitExceededError(message, 'userTextChars', max, size);
+}
+
 export class Session {
   readonly id: string;
   private actor!: Actor<SessionMachine>;
@@ -57,6 +68,7 @@ export class Session {
     private readonly userInspect?: (e: InspectionEvent) => void,
     /** Called once when the actor ends (done, stopped or failed). */
     onEnd?: () => void,
+    private readonly limits: Readonly<Limits> = DEFAULT_LIMITS,
   ) {
     this.id = id;
     const inspect = persistence || userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
@@ -138,6 +150,8 @@ export class Session {
         return this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
       }
       const event: UserEvent = parsed.data;
+      const tooBig = overUserTextLimit(event, this.limits.userTextChars);
+      if (tooBig) return this.refuse(tooBig.code, tooBig.message);
       const before = this.actor.getSnapshot();
       if (before.status === 'done') return this.refuse('event_refused', `"${event.type}" is not accepted because the session is done.`);
       this.actor.send(event);
