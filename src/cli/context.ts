@@ -3,7 +3,10 @@
  * the model (OPENAI_* from the environment, else the offline demo model), the runtime,
  * a read-only look at a stored session, and the failures commands end with.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { limitsFromEnv } from '../limits.js';
 import { SessionNotFoundError, StewardError } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
 import type { Model } from '../models/model.js';
@@ -63,7 +66,7 @@ export async function openContext(options: GlobalOptions, { readOnly = false, in
   const store = new SqliteStore(dbPath);
   let runtime: Runtime;
   try {
-    runtime = createRuntime({ model, store, ...(inspect ? { inspect } : {}) });
+    runtime = createRuntime({ model, store, limits: limitsFromEnv(), ...(inspect ? { inspect } : {}) });
   } catch (error) {
     void store.close();
     throw error;
@@ -101,6 +104,27 @@ export function resumeCommand(id: string, dbPath: string): string {
 
 export function shellQuote(text: string): string {
   return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A text option that may come from a file or stdin: `--text TEXT`, `--text -` (stdin) or
+ * `--text-file FILE` (long text does not fit a command line). Undefined when neither is given.
+ */
+export function readTextOption(option: string, value: string | undefined, file: string | undefined): string | undefined {
+  if (value !== undefined && file !== undefined) throw new CliError('usage', `--${option} and --${option}-file both give the ${option}; use one of them.`);
+  if (file !== undefined) return readTextFrom(`--${option}-file`, resolve(file));
+  if (value === '-') return readTextFrom(`--${option} -`, 0);
+  return value;
+}
+
+function readTextFrom(what: string, source: string | 0): string {
+  try {
+    return readFileSync(source, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new CliError('usage', source === 0 ? `Cannot read ${what} from stdin: ${reason}.` : `Cannot read ${what} "${source}": ${reason}.`);
+  }
 }
 
 export function printJson(value: unknown): void {
