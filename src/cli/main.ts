@@ -16,7 +16,7 @@ import * as packagesCommand from './commands/packages.js';
 import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
 import * as showCommand from './commands/show.js';
-import { printJson } from './context.js';
+import { cliCommand, printJson, resolveDbPath } from './context.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
@@ -60,13 +60,22 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     await program.parseAsync(argv as string[]);
   } catch (error) {
     const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = withCliHint(code, error instanceof Error ? error.message : String(error), resolveDbPath(program.opts()));
     process.stderr.write(`steward [${code}]: ${message}\n`);
     if (process.env.STEWARD_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     if (json) printJson({ error: { code, message } });
     process.exitCode = 1;
   }
   return typeof process.exitCode === 'number' ? process.exitCode : 0;
+}
+
+/** Library errors say what happened; the CLI adds the command that helps, for this store. */
+function withCliHint(code: string, message: string, dbPath: string): string {
+  if (code === 'session_not_found') {
+    const named = message.includes(dbPath) ? message : message.replace(/in this store\.$/, `in the store ${dbPath}.`);
+    return `${named} List the sessions with \`${cliCommand('list', dbPath)}\` or create one with \`${cliCommand('new', dbPath)}\`.`;
+  }
+  return message;
 }
 
 function isEntryPoint(): boolean {
