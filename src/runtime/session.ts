@@ -6,7 +6,7 @@
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
 import { ConflictError, LimitExceededError, StewardError } from '../errors.js';
-import { DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
+import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
@@ -140,6 +140,23 @@ export class Session {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
+  /**
+   * A refusal decided here, before the machine saw the event (malformed, over a limit, session
+   * done), journalled like the machine's own: the event's type and the refusal, never its
+   * (possibly huge or malformed) fields. Nothing else changes.
+   */
+  private async refuseRecorded(raw: unknown, code: string, message: string): Promise<SendResult> {
+    if (this.persistence) {
+      const type = (raw as { type?: unknown } | null)?.type;
+      const state = snapshotState(this.actor.getSnapshot());
+      const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
+      (this.unwritten ??= []).push({ kind: 'event', type: entryType, payload: { type: entryType, refused: { code, message: clip(message, this.limits.refusalMessageChars) } }, state });
+      if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
+      await this.flush();
+    }
+    return this.refuse(code, message);
+  }
+
   private async sendNow(raw: unknown): Promise<SendResult> {
     try {
       if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
@@ -147,13 +164,13 @@ export class Session {
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
-        return this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
+        return this.refuseRecorded(raw, 'invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
       }
       const event: UserEvent = parsed.data;
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
-      if (tooBig) return this.refuse(tooBig.code, tooBig.message);
+      if (tooBig) return this.refuseRecorded(event, tooBig.code, tooBig.message);
       const before = this.actor.getSnapshot();
-      if (before.status === 'done') return this.refuse('event_refused', `"${event.type}" is not accepted because the session is done.`);
+      if (before.status === 'done') return this.refuseRecorded(event, 'event_refused', `"${event.type}" is not accepted because the session is done.`);
       this.actor.send(event);
       const after = this.actor.getSnapshot();
       if (after.context.rejections !== before.context.rejections) {
