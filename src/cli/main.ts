@@ -13,6 +13,7 @@ import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
 import * as newCommand from './commands/new.js';
 import * as packagesCommand from './commands/packages.js';
+import * as resumeCommand from './commands/resume.js';
 import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
 import * as showCommand from './commands/show.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   runCommand.register(program);
   newCommand.register(program);
   sendCommand.register(program);
+  resumeCommand.register(program);
   showCommand.register(program);
   listCommand.register(program);
   logCommand.register(program);

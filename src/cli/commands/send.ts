@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import { ConflictError, EventRefusedError } from '../../errors.js';
-import { CliError, peekSession, printJson, readTextOption, resumeCommand, viewJson, wholeNumber, withContext } from '../context.js';
+import { CliError, cliCommand, peekSession, printJson, readTextOption, viewJson, wholeNumber, withContext } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 
@@ -54,7 +54,7 @@ export function register(program: Command): void {
         if (peek.view.phase === 'running') {
           throw new EventRefusedError(
             `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
-              `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${resumeCommand(id, ctx.dbPath)}`,
+              `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath)}`,
           );
         }
         const session = await ctx.runtime.resumeSession(id);
