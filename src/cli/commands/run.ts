@@ -8,7 +8,7 @@ import { DemoModel } from '../../models/demo-model.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
 import { parseInspectMode, setupInspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
-import { CliError, readTextOption, resumeCommand, wholeNumber, withContext } from '../context.js';
+import { CliError, cliCommand, readTextOption, resumeCommand, wholeNumber, withContext } from '../context.js';
 
 interface RunFlags {
   package: string;
@@ -58,7 +58,7 @@ export function register(program: Command): void {
         });
         if (page) process.stderr.write(`Inspector: ${page.url}\n`);
         const resume = resumeCommand(session.id, ctx.dbPath);
-        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume };
+        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume, command: (args: string) => cliCommand(args, ctx.dbPath) };
 
         if (!interactive) {
           const onSignal = () => {
@@ -80,6 +80,7 @@ export function register(program: Command): void {
           process.exitCode = await interactive(session, {
             ...common,
             isDemoModel: ctx.model instanceof DemoModel,
+            runtime: ctx.runtime,
             ...(request !== undefined ? { request } : {}),
           });
         }
