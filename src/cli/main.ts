@@ -77,6 +77,8 @@ function withCliHint(code: string, message: string, dbPath: string): string {
     const named = message.includes(dbPath) ? message : message.replace(/in this store\.$/, `in the store ${dbPath}.`);
     return `${named} List the sessions with \`${cliCommand('list', dbPath)}\` or create one with \`${cliCommand('new', dbPath)}\`.`;
   }
+  if (code === 'store_read_only') return `${message} The reading commands (list, show, log) still work on it.`;
+  if (code.startsWith('store_')) return `${message} (--db or STEWARD_DB chooses the file.)`;
   return message;
 }
 

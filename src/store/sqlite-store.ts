@@ -102,7 +102,7 @@ export class SqliteStore implements SessionStore {
     this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
     if (path !== ':memory:') {
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new StoreError('store_unavailable', `"${path}" is a folder, not a database file. Pass a file path, e.g. --db ${join(path, 'steward.db')}.`, path);
+        throw new StoreError('store_unavailable', `"${path}" is a folder, not a database file. Use a file path, e.g. ${join(path, 'steward.db')}.`, path);
       }
       if (!this.readOnly) {
         try {
@@ -264,7 +264,7 @@ function checkReadable(db: Database.Database, path: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw newerSchema(path, version);
   if (version < SCHEMA_VERSION) {
-    throw new StoreError('store_unavailable', `"${path}" holds no Steward sessions yet (schema version ${version}): a command that writes (steward new or run) sets it up.`, path);
+    throw new StoreError('store_unavailable', `"${path}" holds no Steward sessions yet (schema version ${version}): opening it for writing sets it up.`, path);
   }
 }
 

@@ -85,7 +85,7 @@ describe('store faults', () => {
     const log = await runCli(['log', id], asNobody);
     expect(log.code, log.stderr).toBe(0);
     const send = await runCli(['send', id, 'input', '--text', 'hi'], asNobody);
-    expectStoreFailure(send, 'store_read_only', `"${db}"`, 'read-only', /list, show and log still work/);
+    expectStoreFailure(send, 'store_read_only', `"${db}"`, 'read-only', /reading commands \(list, show, log\) still work/);
     expect(existsSync(`${db}-wal`)).toBe(false);
   }, CLI_TIMEOUT);
 
@@ -109,7 +109,7 @@ describe('store faults', () => {
   it('a folder passed as --db: store_unavailable saying it is a folder', async () => {
     const dir = tmp.path('a-folder');
     mkdirSync(dir);
-    expectStoreFailure(await runCli(['list', '--db', dir], { db: dir }), 'store_unavailable', `"${dir}" is a folder`, /steward\.db/);
+    expectStoreFailure(await runCli(['list', '--db', dir], { db: dir }), 'store_unavailable', `"${dir}" is a folder`, /steward\.db/, '--db or STEWARD_DB');
     expectStoreFailure(await runCli(['new', '--db', dir], { db: dir }), 'store_unavailable', `"${dir}" is a folder`);
   }, CLI_TIMEOUT);
 
