@@ -186,3 +186,32 @@ it.skipIf(!hasScript)('the done hint is a command that works when pasted: --db o
   expect(tty.screen).toContain(`steward show ${id} --db ${db}`);
   expect(tty.screen).toContain(`steward log ${id} --db ${db}`);
 }, 90_000);
+
+it.skipIf(!hasScript)('with --inspect local, approving in the inspector page makes the terminal show the new state, not a refusal and the old card', async () => {
+  const db = tmp.path('inspect-stale.db');
+  const tty = terminal('--package tiny --inspect local', db);
+  try {
+    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.type(`A note about green tea${ENTER}`);
+    await tty.waitFor(/Approve the step/, 'the approve choice');
+    const url = new URL(/Inspector: (http:\/\/127\.0\.0\.1:\d+\/\?token=\w+)/.exec(tty.screen)![1]!);
+    const id = /Session (s_\w+)/.exec(tty.screen)![1]!;
+    const token = url.searchParams.get('token')!;
+    const response = await fetch(new URL(`/api/sessions/${id}/events`, url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-steward-token': token },
+      body: JSON.stringify({ type: 'user_approved_next_step' }),
+    });
+    expect(response.status).toBe(200);
+    await tty.type(ENTER); // "Approve the step", from the menu drawn before the page approved it
+    await tty.waitFor(/changed while you were choosing/, 'the notice that the session moved on');
+    await tty.waitFor(/Accept the artifact/, 'the review menu for a1');
+    const afterNotice = tty.screen.slice(tty.screen.lastIndexOf('changed while you were choosing'));
+    expect(afterNotice).not.toMatch(/Proposed step/);
+    await tty.type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await tty.waitFor(/Saved\. Continue with/, 'the goodbye');
+  } finally {
+    tty.kill();
+  }
+  expect(tty.screen).not.toMatch(/not accepted/);
+}, 90_000);
