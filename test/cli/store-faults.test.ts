@@ -8,7 +8,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, openSync, writeSync, closeSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { ViewJson } from '../../src/cli/context.js';
 import { bin, parseJson, root, runCli, until, type CliResult } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
@@ -73,8 +73,9 @@ describe('store faults', () => {
     const db = join(dir, 'steward.db');
     const id = await storeWithSession(db);
     chmodSync(join(db, '..', '..'), 0o755);
-    chmodSync(dir, 0o755);
-    chmodSync(db, 0o644);
+    chmodSync(dir, 0o555);
+    chmodSync(db, 0o444);
+    onTestFinished(() => chmodSync(dir, 0o755)); // so the temp folder can be removed
     const asNobody = { db, env: { HOME: '/tmp' }, ...(isRoot ? { uid: NOBODY } : {}) };
     const list = await runCli(['list'], asNobody);
     expect(list.stderr).toBe('');
