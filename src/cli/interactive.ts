@@ -191,6 +191,15 @@ export async function interactive(first: Session, options: InteractiveOptions): 
       return 0;
     }
 
+    // Before offering anything: another process may have moved the session on meanwhile.
+    const latest = await reread(session, options);
+    if (latest !== session) {
+      session = latest;
+      view = session.view();
+      p.log.warn(`The session changed elsewhere; it is now in ${view.state}.`);
+      continue;
+    }
+
     // What the menu is offered for: if the session moves on while the user chooses (the
     // inspector page, another process), the choice is not sent and the new state is shown.
     const shown = { revision: session.revision, state: view.state, rounds: view.rounds };
