@@ -15,6 +15,7 @@ import { DEFAULT_MAX_BURST, type PackageInfo } from '../machines/session.context
 import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
 import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
+import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import type { SessionStore } from '../store/session-store.js';
 import { envelope, openEnvelope } from './persisted.js';
@@ -30,6 +31,8 @@ export interface RuntimeOptions {
   store?: SessionStore;
   /** Receives XState inspection events of every session (see src/inspect). */
   inspect?: (event: InspectionEvent) => void;
+  /** Size limits (src/limits.ts, DEFAULT_LIMITS); `userTextChars` can also be set per session. */
+  limits?: Partial<Limits>;
 }
 
 export interface Runtime {
@@ -37,7 +40,8 @@ export interface Runtime {
   readonly packages: ReadonlyMap<string, SkillPackage>;
   readonly machine: SessionMachine;
   readonly store: SessionStore | undefined;
-  createSession(options?: { packageId?: string; maxBurst?: number; id?: string }): Promise<Session>;
+  createSession(options?: { packageId?: string; maxBurst?: number; id?: string; limits?: Pick<Partial<Limits>, 'userTextChars'> }): Promise<Session>;
+  readonly limits: Readonly<Limits>;
   /** Reopens a saved session; a model call that was in flight runs again. */
   resumeSession(id: string): Promise<Session>;
   /**
@@ -75,6 +79,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
   }
   const maxBurst = checkMaxBurst(options.maxBurst, 'createRuntime');
+  const limits = resolveLimits(options.limits);
   const packages = loadPackages(options.packagesDir);
   const promptOf = (packageId: string, workerId: string) =>
     packages.get(packageId)?.workers.find((w) => w.id === workerId)?.prompt;
@@ -88,7 +93,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const store = options.store;
   const live = new Map<string, Session>();
 
-  async function createSession(opts: { packageId?: string; maxBurst?: number; id?: string } = {}): Promise<Session> {
+  async function createSession(opts: { packageId?: string; maxBurst?: number; id?: string; limits?: Pick<Partial<Limits>, 'userTextChars'> } = {}): Promise<Session> {
+    // Per-session limits live with this Session object only (a resumed session has the runtime's).
+    const sessionLimits = opts.limits ? resolveLimits({ ...limits, ...opts.limits }, 'createSession') : limits;
     let pkg: SkillPackage | undefined;
     if (opts.packageId !== undefined) {
       pkg = packages.get(opts.packageId);
@@ -110,7 +117,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst }, state } });
       persistence = { store, revision: stored.revision };
     }
-    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd));
+    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits));
   }
 
   async function resumeSession(id: string): Promise<Session> {
@@ -132,6 +139,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       persistence,
       options.inspect,
       onEnd,
+      limits,
     );
   }
 
@@ -158,5 +166,5 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return live.get(id) ?? resumeSession(id);
   }
 
-  return { model: options.model, packages, machine, store, live, createSession, resumeSession, restoreSession, openSession };
+  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession };
 }
