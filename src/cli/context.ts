@@ -10,7 +10,9 @@ import type { Model } from '../models/model.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
-import { defaultDbPath, SqliteStore } from '../store/sqlite-store.js';
+import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import { defaultDbPath } from '../store/sqlite-store.js';
 
 /** Options every command inherits from the program. */
 export interface GlobalOptions {
@@ -32,15 +34,16 @@ export function viewJson(view: SessionView, revision: number | undefined): ViewJ
 }
 
 export interface CliContext {
+  /** An SQLite file path or a postgres:// URL (see src/store/open-store.ts). */
   readonly dbPath: string;
-  readonly store: SqliteStore;
+  readonly store: SessionStore;
   readonly runtime: Runtime;
   readonly model: Model;
   close(): Promise<void>;
 }
 
 export function resolveDbPath(options: GlobalOptions): string {
-  return options.db ? defaultDbPath({ STEWARD_DB: options.db }) : defaultDbPath();
+  return resolveStoreLocation(options.db);
 }
 
 /**
@@ -60,7 +63,7 @@ export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise
 export async function openContext(options: GlobalOptions, { readOnly = false, inspect }: { readOnly?: boolean; inspect?: RuntimeOptions['inspect'] } = {}): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
   const model = readOnly ? new DemoModel() : await chooseModel();
-  const store = new SqliteStore(dbPath);
+  const store = await openStore(dbPath);
   let runtime: Runtime;
   try {
     runtime = createRuntime({ model, store, ...(inspect ? { inspect } : {}) });
@@ -96,7 +99,9 @@ export async function peekSession(ctx: CliContext, id: string): Promise<{ view: 
 export function resumeCommand(id: string, dbPath: string): string {
   // Without --db, `steward run` opens the built-in default (STEWARD_DB may not be set then).
   const isDefault = dbPath === defaultDbPath({});
-  return `npx steward run --session ${id}${isDefault ? '' : ` --db ${shellQuote(dbPath)}`}`;
+  // A PostgreSQL URL is shown with PASSWORD in place of its password: never echoed.
+  const shown = isPostgresUrl(dbPath) ? redactUrl(dbPath, 'PASSWORD') : dbPath;
+  return `npx steward run --session ${id}${isDefault ? '' : ` --db ${shellQuote(shown)}`}`;
 }
 
 export function shellQuote(text: string): string {

@@ -11,6 +11,7 @@
 import pg from 'pg';
 import { ConflictError, SessionNotFoundError, StoreUnavailableError, UserError } from '../errors.js';
 import { revisionConflict } from './memory-store.js';
+import { redactUrl } from './redact-url.js';
 import type {
   JournalEntry,
   JournalEntryInput,
@@ -23,6 +24,8 @@ import type {
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
 export const PG_SCHEMA_VERSION = 1;
+
+export { redactUrl };
 
 /** The default PostgreSQL schema (namespace) Steward's tables live in. */
 export const DEFAULT_PG_SCHEMA = 'steward';
@@ -475,18 +478,6 @@ export function translateConnectError(error: unknown, target: string): StoreUnav
         return new StoreUnavailableError('unreachable', target, `Lost the connection to PostgreSQL at ${target}: ${detail}. Check that the server is up. ${fixUrl}`, { cause: error });
       }
       return undefined;
-  }
-}
-
-/** A postgres:// URL without its password (and without query parameters that could hold one). */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '';
-    parsed.search = '';
-    return parsed.toString();
-  } catch {
-    return 'the PostgreSQL URL given (it does not parse as a URL)';
   }
 }
 

@@ -4,9 +4,13 @@
  * several pools on one database, LISTEN/NOTIFY watches, migrations, and connection errors.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, StoreUnavailableError, UserError } from '../../src/errors.js';
+import { LiveHub } from '../../src/inspect/live-hub.js';
+import { DemoModel } from '../../src/models/demo-model.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { PG_SCHEMA_VERSION, PostgresStore, redactUrl } from '../../src/store/postgres-store.js';
 import type { SessionChange } from '../../src/store/session-store.js';
 import { postgresUnavailable, startPostgres, TEST_PASSWORD, type TestPostgres } from '../support/postgres.js';
@@ -124,6 +128,49 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       await expect.poll(() => seen.some((c) => c.sessionId === 'r1' && c.revision === 2), { timeout: 5000 }).toBe(true);
     });
 
+    it("the inspector's live hub hears another server's write through the store's watch, and never polls", async () => {
+      const schema = freshSchema();
+      const writer = connect(schema);
+      const reader = connect(schema);
+      let lists = 0;
+      const list = reader.list.bind(reader);
+      reader.list = () => {
+        lists += 1;
+        return list();
+      };
+      await writer.create({ id: 'h1', packageId: null, snapshot: {}, entry: created });
+      const hub = new LiveHub(createRuntime({ model: new DemoModel(), store: reader }), reader, null);
+      const http: Server = createServer((_req, res) => hub.attach(res, 'h1'));
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = http.address() as { port: number };
+        const stream = await fetch(`http://127.0.0.1:${port}/`);
+        const reader2 = stream.body!.getReader();
+        let text = '';
+        const reading = (async () => {
+          for (;;) {
+            const { value, done } = await reader2.read();
+            if (done) return;
+            text += new TextDecoder().decode(value);
+          }
+        })();
+        await expect.poll(() => text).toContain('event: hello');
+        await new Promise((r) => setTimeout(r, 100));
+        // Idle: a polling hub would have listed the sessions every 250 ms by now.
+        const idleLists = lists;
+        await new Promise((r) => setTimeout(r, 700));
+        expect(lists).toBe(idleLists);
+
+        await writer.append('h1', 1, [entry('go', 'working')], {});
+        await expect.poll(() => text, { timeout: 2000 }).toContain('event: session\ndata: {"id":"h1","revision":2}');
+        await reader2.cancel();
+        await reading.catch(() => {});
+      } finally {
+        hub.close();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      }
+    });
+
     it('two stores opening a fresh schema at once migrate it once, to the current version', async () => {
       const schema = freshSchema();
       const stores = Array.from({ length: 3 }, () => connect(schema));
@@ -216,8 +263,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       expect(error.message).not.toContain(TEST_PASSWORD);
     });
 
-    it('redacts passwords (and query parameters) from URLs it prints', () => {
-      expect(redactUrl('postgres://u:p%40ss@h:1/db?password=x')).toBe('postgres://u@h:1/db');
+    it('redacts passwords (in the user part or a parameter) from URLs it prints', () => {
+      expect(redactUrl('postgres://u:p%40ss@h:1/db?password=x&sslmode=require')).toBe('postgres://u@h:1/db?password=&sslmode=require');
+      expect(redactUrl('postgres://u:secret@h/db', 'PASSWORD')).toBe('postgres://u:PASSWORD@h/db');
       expect(redactUrl('not a url')).not.toContain('not a url');
     });
   });
