@@ -9,7 +9,7 @@
  * Where neither exists: under CI=true that is a failure; elsewhere the tests say so and skip.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -29,12 +29,18 @@ export const postgresUnavailable: string | null = (() => {
   return why;
 })();
 
+/** `pg_config --bindir`, else the newest Debian server folder (/usr/lib/postgresql/N/bin). */
 function findBindir(): string | null {
   try {
-    return execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+    const bindir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    if (bindir && existsSync(join(bindir, 'initdb'))) return bindir;
   } catch {
-    return null;
+    // no pg_config: look where Debian puts the server
   }
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], 'bin') : null;
 }
 
 export interface TestPostgres {
@@ -76,13 +82,20 @@ async function startCluster(): Promise<TestPostgres> {
   run('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync', '--locale=C']);
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200`;
   run('pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options]);
-  const stopCluster = async () => {
+  let stopped = false;
+  const stopNow = () => {
+    if (stopped) return;
+    stopped = true;
     try {
       run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      process.off('exit', stopNow);
     }
   };
+  // A test run that ends without afterAll (a crash, Ctrl+C) still leaves no server behind.
+  process.on('exit', stopNow);
+  const stopCluster = async () => stopNow();
   try {
     return await serverAt(`postgres://postgres:${TEST_PASSWORD}@127.0.0.1:${port}/postgres`, stopCluster);
   } catch (error) {
