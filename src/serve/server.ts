@@ -13,8 +13,9 @@ import type { SessionStore } from '../store/session-store.js';
 import { createServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 
-export const DEFAULT_SERVE_PORT = 4800;
-export const DEFAULT_GRACE_MS = 10_000;
+import { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
+
+export { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT };
 
 export interface ServeOptions {
   runtime: Runtime;

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { printableLocation } from '../../store/open-store.js';
-import { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT, startServe } from '../../serve/server.js';
+import { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
 import { openContext, wholeNumber } from '../context.js';
 
 interface ServeFlags {
@@ -23,6 +23,8 @@ export function register(program: Command): void {
     .option('--port <n>', `the port (0: any free port)`, wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--grace-ms <n>', 'on shutdown, how long sends under way may take to settle', wholeNumber(0), DEFAULT_GRACE_MS)
     .action(async (flags: ServeFlags, command: Command) => {
+      // Loaded here: the other commands never pay for the HTTP stack.
+      const { startServe } = await import('../../serve/server.js');
       const ctx = await openContext(command.optsWithGlobals());
       try {
         const token = process.env.STEWARD_TOKEN?.trim() || undefined;
