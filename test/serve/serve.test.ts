@@ -206,6 +206,11 @@ describe('steward serve', () => {
     await expect.poll(() => again.events.at(-1)?.event).toBe('done');
     expect(again.events.filter((e) => e.event === 'entry').map((e) => e.data.seq)).toEqual([journal.length - 1, journal.length]);
     await again.stop();
+
+    // Caught up on a finished session: done at once, not an endless wait.
+    const caughtUp = await readEvents(await fetch(`${server.url}/sessions/${id}/stream?after=${journal.length}`));
+    await expect.poll(() => caughtUp.events.map((e) => e.event)).toEqual(['hello', 'done']);
+    await caughtUp.stop();
   });
 
   it('shuts down gracefully: new work is refused, a send under way past the grace period is handed back saved', async () => {

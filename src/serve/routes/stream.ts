@@ -56,6 +56,14 @@ export const stream: RouteModule = {
         const poller = unwatch ? null : setInterval(poke, POLL_MS);
         try {
           await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: 1000 });
+          // A client already past the last entry of a finished session: nothing will follow.
+          if (after > 0) {
+            const [last] = await store.journal(id, { afterSeq: after - 1, limit: 1 });
+            if (last?.seq === after && last.state === 'done') {
+              await sse.writeSSE({ event: 'done', data: JSON.stringify({ sessionId: id, seq: last.seq }) });
+              ended = true;
+            }
+          }
           while (!ended) {
             if (!dirty) {
               const beat = await new Promise<boolean>((resolve) => {
