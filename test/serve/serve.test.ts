@@ -213,6 +213,47 @@ describe('steward serve', () => {
     await caughtUp.stop();
   });
 
+  it('a send that settles within the grace period is answered normally during shutdown; new work is refused', async () => {
+    const demo = new DemoModel();
+    let calls = 0;
+    const slow: Model = { label: 'slow demo', complete: async (req) => {
+      calls += 1;
+      await new Promise((r) => setTimeout(r, 300));
+      return demo.complete(req);
+    } };
+    const { http, server } = await serveOn({ model: slow, graceMs: 10_000 });
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const sending = http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
+    await expect.poll(() => calls).toBe(1);
+    const closing = server.close();
+    await expect.poll(() => server.host.isDraining).toBe(true);
+    await expect(server.host.create({ packageId: 'tiny' })).rejects.toMatchObject({ status: 503, code: 'server_stopping' });
+    await expect(server.host.send(id, { type: 'user_confirmed_intake' })).rejects.toMatchObject({ status: 503, code: 'server_stopping' });
+    const answer = await sending;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ ok: true, view: { phase: 'waiting_user' } });
+    expect(await closing).toEqual({ settled: 1, handedBack: [] });
+  });
+
+  it('says the store is unreachable: /healthz 503, other routes 503 store_unavailable, no password', async () => {
+    const { PostgresStore } = await import('../../src/store/postgres-store.js');
+    const { closedPort } = await import('../support/temp.js');
+    const store = new PostgresStore(`postgres://app:pw-secret-1@127.0.0.1:${await closedPort()}/steward`);
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    const server = await startServe({ runtime, store, port: 0, log: () => {}, storeLabel: store.target });
+    open.push(server);
+    const http = client(server.url);
+    const health = await http.get('/healthz');
+    expect(health.status).toBe(503);
+    expect(health.body).toEqual({ ok: false, store: expect.stringMatching(/^postgres:\/\/app@127\.0\.0\.1:\d+\/steward$/), draining: false });
+    const list = await http.get('/sessions');
+    expect(list.status).toBe(503);
+    expect(list.body.error.code).toBe('store_unavailable');
+    expect(list.body.error.message).toMatch(/Cannot reach the PostgreSQL server/);
+    expect(JSON.stringify([health.body, list.body])).not.toContain('pw-secret-1');
+    await store.close();
+  });
+
   it('shuts down gracefully: new work is refused, a send under way past the grace period is handed back saved', async () => {
     let calls = 0;
     const never: Model = { label: 'never answers', complete: () => new Promise<ModelReply>(() => {
