@@ -56,11 +56,20 @@ export class Listener {
       }
       client.on('notification', (message) => {
         if (message.channel !== this.channel || !message.payload) return;
-        this.lastSeen = new Date();
-        this.dispatch(JSON.parse(message.payload) as SessionChange);
+        // Anyone with access to the database can NOTIFY this channel: check the shape.
+        const change = parseChange(message.payload);
+        if (!change) {
+          for (const entry of this.entries) entry.onError?.(new Error(`Ignored a malformed notification on "${this.channel}".`));
+          return;
+        }
+        if (!this.lastSeen || change.at > this.lastSeen) this.lastSeen = change.at;
+        this.dispatch(change.change);
       });
       client.on('error', (error) => this.lost(client, error));
       await client.query(`LISTEN "${this.channel}"`);
+      // The server's clock, not ours: catching up after a loss compares with its updated_at.
+      const { rows } = await client.query<{ at: Date }>('SELECT now() AS at');
+      this.lastSeen ??= rows[0]!.at;
       this.client = client;
     })().finally(() => {
       this.connecting = null;
@@ -100,11 +109,15 @@ export class Listener {
     this.retry.unref();
   }
 
-  /** After a reconnect: announce what was written while nobody listened (a few seconds' margin). */
+  /**
+   * After a reconnect: announce what was written while nobody listened. `since` is the
+   * server's time of the last change heard (or of the LISTEN); the margin covers writes
+   * whose transaction began before it but committed after.
+   */
   private async catchUp(since: Date | null): Promise<void> {
     const { rows } = await this.pool.query<{ id: string; revision: number; last_seq: number; state: string }>(
-      `SELECT id, revision, last_seq, state FROM ${this.S}.sessions WHERE $1::timestamptz IS NULL OR updated_at > $1::timestamptz - interval '5 seconds'`,
-      [since],
+      `SELECT id, revision, last_seq, state FROM ${this.S}.sessions WHERE updated_at > $1::timestamptz - interval '5 seconds'`,
+      [since ?? new Date(0)],
     );
     for (const row of rows) this.dispatch({ sessionId: row.id, revision: row.revision, lastSeq: row.last_seq, state: row.state });
   }
@@ -122,3 +135,18 @@ export class Listener {
   }
 }
 
+
+/** The trigger's payload `{sessionId, revision, lastSeq, state, at}`, or null for anything else. */
+function parseChange(payload: string): { change: SessionChange; at: Date } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const v = value as Record<string, unknown> | null;
+  if (!v || typeof v.sessionId !== 'string' || typeof v.revision !== 'number' || typeof v.lastSeq !== 'number' || typeof v.state !== 'string' || typeof v.at !== 'string') return null;
+  const at = new Date(v.at);
+  if (Number.isNaN(at.getTime())) return null;
+  return { change: { sessionId: v.sessionId, revision: v.revision, lastSeq: v.lastSeq, state: v.state }, at };
+}

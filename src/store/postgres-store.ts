@@ -66,7 +66,7 @@ const migrations: Array<(S: string, channel: string) => string> = [
     CREATE FUNCTION ${S}.notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       PERFORM pg_notify(${quoteLiteral(channel)}, json_build_object(
-        'sessionId', NEW.id, 'revision', NEW.revision, 'lastSeq', NEW.last_seq, 'state', NEW.state)::text);
+        'sessionId', NEW.id, 'revision', NEW.revision, 'lastSeq', NEW.last_seq, 'state', NEW.state, 'at', NEW.updated_at)::text);
       RETURN NULL;
     END $$;
     CREATE TRIGGER sessions_changed AFTER INSERT OR UPDATE ON ${S}.sessions

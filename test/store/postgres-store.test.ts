@@ -107,19 +107,22 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
     });
 
     it('a watcher that lost its connection reconnects and re-announces what was written meanwhile', async () => {
-      const schema = freshSchema();
-      const writer = connect(schema);
-      const reader = connect(schema);
+      // A database of its own: the connections ended below are only this test's.
+      const own = await server.createDatabase();
+      const writer = new PostgresStore(own);
+      const reader = new PostgresStore(own);
+      open.push(writer, reader);
       await writer.create({ id: 'r1', packageId: null, snapshot: {}, entry: created });
       const seen: SessionChange[] = [];
       const errors: unknown[] = [];
       await reader.watch((change) => seen.push(change), { onError: (e) => errors.push(e) });
 
       // The server ends the listening connection (as a restart or a network cut would).
-      const admin = new pg.Client({ connectionString: url });
+      const admin = new pg.Client({ connectionString: own });
       await admin.connect();
       try {
-        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()`);
+        // Every other connection to this database: the listener's and the pools' (a restart).
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
       } finally {
         await admin.end();
       }
@@ -169,6 +172,29 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         hub.close();
         await new Promise<void>((resolve) => http.close(() => resolve()));
       }
+    });
+
+    it('a forged or malformed notification on the channel is reported and ignored, never crashes the process', async () => {
+      const schema = freshSchema();
+      const writer = connect(schema);
+      const reader = connect(schema);
+      await writer.create({ id: 'f1', packageId: null, snapshot: {}, entry: created });
+      const seen: SessionChange[] = [];
+      const errors: unknown[] = [];
+      await reader.watch((change) => seen.push(change), { onError: (e) => errors.push(e) });
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        for (const payload of ['not json', '{"sessionId":1}', 'null', '{"sessionId":"f1","revision":9,"lastSeq":9,"state":"x"}']) {
+          await admin.query('SELECT pg_notify($1, $2)', [`steward_changes_${schema}`, payload]);
+        }
+      } finally {
+        await admin.end();
+      }
+      await expect.poll(() => errors.length).toBe(4);
+      expect(String(errors[0])).toMatch(/Ignored a malformed notification/);
+      await writer.append('f1', 1, [entry('real', 'working')], {});
+      await expect.poll(() => seen.map((c) => c.revision)).toEqual([2]);
     });
 
     it('two stores opening a fresh schema at once migrate it once, to the current version', async () => {
