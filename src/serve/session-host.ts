@@ -126,7 +126,8 @@ export class SessionHost {
             `If that process is gone, resume the session with \`steward run --session ${id}\` (the interrupted model call runs again).`,
         );
       }
-      return this.runtime.resumeSession(id);
+      // Resume exactly what was checked: a second read could find it running by now.
+      return this.runtime.resumeSession(id, { from: stored });
     })();
     ready.catch(() => {}); // handled by the request that awaits it
     const held: Held = { ready, users: 1 };

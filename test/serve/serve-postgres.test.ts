@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
+import type { Model } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SessionView } from '../../src/runtime/view.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
@@ -29,10 +30,18 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Model calls made by every server of a test (the demo model, counted). */
+let modelCalls = 0;
+
 /** One server as another machine would run it: its own pool, runtime and port. */
 async function server(url: string): Promise<{ handle: ServeHandle; http: ReturnType<typeof client> }> {
   const store = new PostgresStore(url);
-  const runtime = createRuntime({ model: new DemoModel(), store });
+  const demo = new DemoModel();
+  const model: Model = { label: demo.label, complete: (request) => {
+    modelCalls += 1;
+    return demo.complete(request);
+  } };
+  const runtime = createRuntime({ model, store });
   const handle = await startServe({ runtime, store, port: 0, log: () => {} });
   cleanups.push(() => store.close(), () => handle.close());
   return { handle, http: client(handle.url) };
@@ -65,8 +74,9 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
   it('two events racing on one session from two servers: one is taken, the other is a 409, the journal is gapless', async () => {
     const url = await pg.createDatabase();
     const [a, b] = await Promise.all([server(url), server(url)]);
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 30; round++) {
       const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+      modelCalls = 0;
       const [fromA, fromB] = await Promise.all([
         a.http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'from A' }),
         b.http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'from B' }),
@@ -75,6 +85,11 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
       expect(statuses, JSON.stringify([fromA.body, fromB.body])).toEqual([200, 409]);
       const loser = fromA.status === 409 ? fromA : fromB;
       expect(['conflict', 'session_running_elsewhere', 'event_refused']).toContain(loser.body.error.code);
+      // The tiny package's intake takes two manager calls. A server runs them from the state
+      // it checked, never by resuming a session the other server has running (that would
+      // re-run a call in flight: an odd count). Both may run them in a true race: the
+      // loser's result is discarded by the revision check (leases will prevent that).
+      expect(modelCalls % 2, `round ${round}: ${modelCalls} model calls`).toBe(0);
 
       const journal = (await a.http.get(`/sessions/${id}/journal`)).body.entries as Array<{ seq: number; type: string; state: string; payload: { text?: string } }>;
       expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
