@@ -254,6 +254,19 @@ describe('steward serve', () => {
     await store.close();
   });
 
+  it('a store failing mid-stream ends the stream with a structured error event', async () => {
+    const { http, server, store } = await serveOn();
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const { StoreUnavailableError } = await import('../../src/errors.js');
+    store.journal = async () => {
+      throw new StoreUnavailableError('unreachable', 'postgres://app@db/steward', 'Cannot reach the PostgreSQL server at postgres://app@db/steward (ECONNREFUSED).');
+    };
+    const sse = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`));
+    await expect.poll(() => sse.events.map((e) => e.event)).toEqual(['hello', 'error']);
+    expect(sse.events[1]!.data).toEqual({ error: { code: 'store_unavailable', message: expect.stringContaining('Cannot reach the PostgreSQL server') } });
+    await sse.stop();
+  });
+
   it('shuts down gracefully: new work is refused, a send under way past the grace period is handed back saved', async () => {
     let calls = 0;
     const never: Model = { label: 'never answers', complete: () => new Promise<ModelReply>(() => {

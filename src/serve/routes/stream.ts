@@ -11,7 +11,7 @@
 import { streamSSE } from 'hono/streaming';
 import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
-import { HttpError, parseOr400 } from '../http-error.js';
+import { HttpError, parseOr400, toHttpError } from '../http-error.js';
 import { ErrorBody, StreamQuery } from '../schemas.js';
 
 const POLL_MS = 250;
@@ -51,10 +51,12 @@ export const stream: RouteModule = {
         const handle = { close: () => { ended = true; wake?.(); } };
         streams.add(handle);
         sse.onAbort(handle.close);
-        // Listen before the first read: a write between the read and the listen is never missed.
-        const unwatch = store.watch ? await store.watch(poke, { sessionId: id, onError: (e) => log(`stream ${id}: ${String(e)}`) }) : null;
-        const poller = unwatch ? null : setInterval(poke, POLL_MS);
+        let unwatch: (() => Promise<void>) | null = null;
+        let poller: NodeJS.Timeout | null = null;
         try {
+          // Listen before the first read: a write between the read and the listen is never missed.
+          unwatch = store.watch ? await store.watch(poke, { sessionId: id, onError: (e) => log(`stream ${id}: ${String(e)}`) }) : null;
+          if (!unwatch) poller = setInterval(poke, POLL_MS);
           await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: 1000 });
           // A client already past the last entry of a finished session: nothing will follow.
           if (after > 0) {
@@ -90,10 +92,16 @@ export const stream: RouteModule = {
               }
             }
           }
+        } catch (error) {
+          // The store failed mid-stream: say so in the stream's own terms, then end it
+          // (the EventSource reconnects with Last-Event-ID and resumes where it was).
+          const http = toHttpError(error);
+          if (http.status === 500) log(`stream ${id}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          await sse.writeSSE({ event: 'error', data: JSON.stringify(http.body()) }).catch(() => {});
         } finally {
           streams.delete(handle);
           if (poller) clearInterval(poller);
-          await unwatch?.();
+          await unwatch?.().catch(() => {});
         }
       });
     });
