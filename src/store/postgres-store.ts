@@ -311,6 +311,13 @@ export class PostgresStore implements SessionStore {
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
+        if ((error as { code?: string }).code === '42501') {
+          throw new UserError(
+            `The PostgreSQL role at ${this.target} may not create Steward's tables (schema "${this.schema}"): ${(error as Error).message}. ` +
+              `Run Steward once with a role that has CREATE on the database (it creates and migrates the schema), or GRANT CREATE ON DATABASE to this role.`,
+            { cause: error },
+          );
+        }
         throw error;
       }
     } finally {

@@ -289,6 +289,29 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       expect(error.message).not.toContain(TEST_PASSWORD);
     });
 
+    it('a role that may not create the schema: says which role and how to fix it', async () => {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      const role = `reader_${randomBytes(3).toString('hex')}`;
+      try {
+        await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw-123'`);
+        await admin.query(`REVOKE CREATE ON DATABASE ${new URL(url).pathname.slice(1)} FROM PUBLIC`);
+      } finally {
+        await admin.end();
+      }
+      const asReader = new URL(url);
+      asReader.username = role;
+      asReader.password = 'reader-pw-123';
+      const store = new PostgresStore(asReader.toString(), { schema: freshSchema() });
+      try {
+        await expect(store.list()).rejects.toThrow(UserError);
+        await expect(store.list()).rejects.toThrow(/may not create Steward's tables .*GRANT CREATE ON DATABASE/);
+        await expect(store.list()).rejects.not.toThrow(/reader-pw-123/);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('redacts passwords (in the user part or a parameter) from URLs it prints', () => {
       expect(redactUrl('postgres://u:p%40ss@h:1/db?password=x&sslmode=require')).toBe('postgres://u@h:1/db?password=&sslmode=require');
       expect(redactUrl('postgres://u:secret@h/db', 'PASSWORD')).toBe('postgres://u:PASSWORD@h/db');
