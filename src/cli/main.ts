@@ -16,6 +16,7 @@ import * as packagesCommand from './commands/packages.js';
 import * as resumeCommand from './commands/resume.js';
 import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
+import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
 import { cliCommand, printJson, resolveDbPath } from './context.js';
 import { safeText } from './safe-text.js';
@@ -29,7 +30,7 @@ export function buildProgram(): Command {
   const program = new Command('steward')
     .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
     .version(version())
-    .option('--db <path>', 'the SQLite file of sessions (env STEWARD_DB; default .steward/steward.db)')
+    .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.');
 
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   packagesCommand.register(program);
   inspectCommand.register(program);
   diagramCommand.register(program);
+  serveCommand.register(program);
 
   return program;
 }
