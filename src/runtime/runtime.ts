@@ -17,7 +17,7 @@ import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
 import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
-import type { SessionStore, StoredSession } from '../store/session-store.js';
+import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import { envelope, openEnvelope } from './persisted.js';
 import { Session } from './session.js';
 
@@ -43,7 +43,7 @@ export interface Runtime {
   createSession(options?: { packageId?: string; maxBurst?: number; id?: string; limits?: Pick<Partial<Limits>, 'userTextChars'> }): Promise<Session>;
   readonly limits: Readonly<Limits>;
   /** Reopens a saved session; a model call that was in flight runs again. */
-  resumeSession(id: string, options?: { from?: StoredSession }): Promise<Session>;
+  resumeSession(id: string, options?: { from?: StoredSession; lease?: Lease }): Promise<Session>;
   /**
    * A live, in-memory session from a persisted snapshot (`session.persisted()`) that the app
    * stored itself; nothing is journalled. Validated like a stored one.
@@ -120,17 +120,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits));
   }
 
-  /** `from`: the stored session the caller already loaded and checked (no second read that could differ). */
-  async function resumeSession(id: string, resumeOptions: { from?: StoredSession } = {}): Promise<Session> {
+  /**
+   * `from`: the stored session the caller already loaded and checked (no second read that
+   * could differ). `lease`: a lease the caller holds on it; every write is fenced by it.
+   */
+  async function resumeSession(id: string, resumeOptions: { from?: StoredSession; lease?: Lease } = {}): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
     // Let a live copy finish its queued writes first, or they would race this one's first write.
     await live.get(id)?.close();
     const stored = resumeOptions.from ?? (await store.load(id));
     if (!stored) throw new SessionNotFoundError(id);
-    return track((onEnd) => restore(id, stored.snapshot, { store, revision: stored.revision }, onEnd));
+    const persistence = { store, revision: stored.revision, ...(resumeOptions.lease ? { lease: resumeOptions.lease } : {}) };
+    return track((onEnd) => restore(id, stored.snapshot, persistence, onEnd));
   }
 
-  function restore(id: string, persisted: unknown, persistence: { store: SessionStore; revision: number } | null, onEnd?: () => void): Session {
+  function restore(id: string, persisted: unknown, persistence: { store: SessionStore; revision: number; lease?: Lease } | null, onEnd?: () => void): Session {
     const snapshot = openEnvelope(id, persisted) as { context: { package: PackageInfo | null } };
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;

@@ -11,7 +11,7 @@ import { enabledUserEvents, readSnapshot, snapshotState } from '../machines/refu
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import { redactSecrets } from '../models/redact.js';
-import type { JournalEntryInput, SessionStore } from '../store/session-store.js';
+import type { JournalEntryInput, Lease, SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
@@ -30,6 +30,8 @@ export type SendResult =
 export interface Persistence {
   store: SessionStore;
   revision: number;
+  /** Every write is fenced by this lease (stores with leases: PostgresStore); see SessionHost. */
+  lease?: Lease;
 }
 
 const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || s.matches('waiting_user');
@@ -284,7 +286,7 @@ export class Session {
     this.unwritten = null;
     if (this.writeError || !entries?.length) return;
     try {
-      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted());
+      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), persistence.lease ? { lease: persistence.lease } : undefined);
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this
       // process never runs on a state it could not save. The store still holds the last
