@@ -27,6 +27,7 @@ import { BURSTS, CALLS_PER_SESSION, FIRST_INPUT, K, MAX_BURST } from './scenario
 import { JOURNAL_PER_SESSION, runStewardSession, seededTemplate, startStewardSession, StewardHarness } from './steward.js';
 import { median, ModeSamples, summarize, type SessionSamples } from './stats.js';
 import { storeFigures } from './store-bench.js';
+import { formatPostgres, postgresFigures } from './postgres-bench.js';
 
 interface Config {
   quick: boolean;
@@ -185,6 +186,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${samples['steward-hot'].sessions} recorded sessions per mode (after ${warmBlocks * config.block} warm-up), blocks of ${config.block}; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n`);
     process.stdout.write(`${formatTable(figures)}\n`);
 
+    // ── PostgreSQL beside SQLite, and serve throughput (bench/postgres-bench.ts) ──
+    const pg = await postgresFigures({ model, template, iterations: config.storeIterations, journalEntries: config.journalEntries, sessions: config.quick ? 10 : 60, throughputSessions: config.quick ? 12 : 60, progress });
+    if (pg) process.stdout.write(formatPostgres(pg, { append: store.sqliteAppend.median, resumeLong: store.resumeLong.median, pauseResume: median(samples['steward-sqlite'].pauseResume) }));
+
     if (config.json) {
       const us3 = (values: number[]) => { const x = summarize(values); return { median: us(x.median), p10: us(x.p10), p90: us(x.p90), n: x.n }; };
       writeJson(config.json, {
@@ -197,6 +202,7 @@ async function main(): Promise<void> {
         })),
         retained: { ...retained, sessions: config.retained },
         store: Object.fromEntries(Object.entries(store).map(([k, v]) => [k, typeof v === 'number' ? v : { median: us(v.median), p10: us(v.p10), p90: us(v.p90), n: v.n }])),
+        postgres: pg,
       });
       process.stdout.write(`\nJSON: ${config.json}\n`);
     }
