@@ -11,7 +11,7 @@
  * skipped with one line that says why.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { JournalEntry, Session } from '../src/index.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
@@ -30,6 +30,8 @@ export interface PostgresFigures {
   sessions: number;
   throughput: Array<{ servers: number; sessions: number; seconds: number; perSecond: number }>;
   cores: number;
+  /** Load average when the throughput runs ended (the machine may be shared). */
+  load: number;
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -100,7 +102,7 @@ export async function postgresFigures(options: {
       return {
         append, resumeLong, journalEntries,
         pauseResume: median(samples.pauseResume), pause: median(samples.pause), resume: median(samples.resume),
-        sessions: samples.sessions, throughput, cores: cpus().length,
+        sessions: samples.sessions, throughput, cores: cpus().length, load: loadavg()[0]!,
       };
     } finally {
       await store.close();
@@ -121,7 +123,7 @@ export function formatPostgres(pg: PostgresFigures, sqlite: { append: number; re
     row(`  resume, ${pg.journalEntries}-entry journal`, pg.resumeLong.median, sqlite.resumeLong),
     row(`  pause+resume, durable (${pg.sessions} sessions)`, pg.pauseResume, sqlite.pauseResume),
     `    of which pause ${us(pg.pause).trim()}, resume ${us(pg.resume).trim()}`,
-    `Throughput: tiny-package sessions to done per second over HTTP, demo model (no delay), ${pg.cores} cores shared by servers, PostgreSQL and the load driver`,
+    `Throughput: tiny-package sessions to done per second over HTTP, demo model (no delay), ${pg.cores} cores shared by servers, PostgreSQL and the load driver (load average ${pg.load.toFixed(1)})`,
     ...pg.throughput.map((t) => `  ${t.servers} serve process${t.servers > 1 ? 'es' : ''}:`.padEnd(24) + `${t.perSecond.toFixed(1).padStart(6)} sessions/s  (${t.sessions} sessions in ${t.seconds.toFixed(1)} s)`),
   ];
   return `${lines.join('\n')}\n`;

@@ -42,7 +42,8 @@ export function register(program: Command): void {
         });
         process.stdout.write(
           `Steward serve on ${server.url} · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · ` +
-            `${token ? 'bearer token required (STEWARD_TOKEN)' : 'no token (loopback only)'}\n` +
+            `${token ? 'bearer token required (STEWARD_TOKEN)' : 'no token (loopback only)'}` +
+            `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,
         );
         const signal = await new Promise<NodeJS.Signals>((resolve) => {
