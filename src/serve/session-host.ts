@@ -293,8 +293,9 @@ export class SessionHost {
     if (held.users > 0) return;
     if (this.held.get(id) === held) this.held.delete(id);
     const session = await held.ready.catch(() => undefined);
-    await session?.close();
+    // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
     held.unsubscribe?.();
+    await session?.close();
     await held.keeper?.release();
   }
 }

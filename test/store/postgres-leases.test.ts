@@ -130,15 +130,15 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(quiet).not.toContain('alive');
   });
 
-  it('migrates a schema of version 1 (sessions written before leases existed) to the current one', async () => {
+  it('migrates a schema from before leases (sessions already written) to the current one', async () => {
     const schema = freshSchema();
     const old = connect(schema);
     await old.create({ id: 'v1', packageId: null, snapshot: { kept: true }, entry: created() });
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      // Back to version 1, as a database from before leases.
-      await admin.query(`DROP TABLE "${schema}".leases; DROP INDEX "${schema}".sessions_running; DELETE FROM "${schema}".schema_version WHERE version > 1`);
+      // Back to the version before leases (their step is the last one), as a database from before them.
+      await admin.query(`DROP TABLE "${schema}".leases; DROP INDEX "${schema}".sessions_running; DELETE FROM "${schema}".schema_version WHERE version = ${PG_SCHEMA_VERSION}`);
     } finally {
       await admin.end();
     }
