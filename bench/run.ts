@@ -24,7 +24,7 @@ import { buildFigures, MODES, type Measured, type Mode } from './figures.js';
 import { freedPerSession, retainedPerSession, settle } from './memory.js';
 import { formatTable, ratioOf, writeJson } from './report.js';
 import { BURSTS, CALLS_PER_SESSION, FIRST_INPUT, K, MAX_BURST } from './scenario.js';
-import { JOURNAL_PER_SESSION, runStewardSession, seededTemplate, startStewardSession, StewardHarness } from './steward.js';
+import { JOURNAL_PER_SESSION, runStewardSession, startStewardSession, StewardHarness } from './steward.js';
 import { median, ModeSamples, summarize, type SessionSamples } from './stats.js';
 import { storeFigures } from './store-bench.js';
 
@@ -90,13 +90,12 @@ async function main(): Promise<void> {
   progress(`${config.quick ? 'quick run' : 'full run'}: ${config.sessions} recorded sessions per mode after ${config.warmup} warm-up, blocks of ${config.block}; modes ${config.modes.join(', ')}; SQLite in ${dir}`);
 
   const model = new FakeModel();
-  const template = await seededTemplate(model);
   const machine = createBaselineMachine(model);
   const sqlite = new SqliteStore(join(dir, 'sessions.db'));
   const harness = {
-    hot: new StewardHarness(model, 'hot', undefined, template),
-    memory: new StewardHarness(model, 'memory', new MemoryStore(), template),
-    sqlite: new StewardHarness(model, 'sqlite', sqlite, template),
+    hot: new StewardHarness(model, 'hot', undefined),
+    memory: new StewardHarness(model, 'memory', new MemoryStore()),
+    sqlite: new StewardHarness(model, 'sqlite', sqlite),
   };
   let counter = 0;
   const run: Record<Mode, () => Promise<SessionSamples>> = {
@@ -161,7 +160,7 @@ async function main(): Promise<void> {
     // runtime.live keeps finished sessions: what a runtime frees when it is dropped.
     progress(`bytes kept by runtime.live per finished session (${config.liveSessions} sessions)`);
     const liveStore = new MemoryStore();
-    const liveHarness = new StewardHarness(model, 'memory', liveStore, template);
+    const liveHarness = new StewardHarness(model, 'memory', liveStore);
     for (let i = 0; i < config.liveSessions; i++) await runStewardSession(liveHarness, `live_${i}`);
     const live = { size: liveHarness.runtime.live.size, sessions: config.liveSessions, perSession: await freedPerSession(config.liveSessions, () => liveHarness.renew()) };
 
@@ -177,7 +176,7 @@ async function main(): Promise<void> {
 
     // ── 5: durable store ──
     await settle();
-    const store = await storeFigures({ model, template, machine, dir, iterations: config.storeIterations, journalEntries: config.journalEntries, progress });
+    const store = await storeFigures({ model, machine, dir, iterations: config.storeIterations, journalEntries: config.journalEntries, progress });
 
     const measured: Measured = { samples, retained, live, persistedBytes: { steward: stewardPersisted, baseline: baselinePersisted }, store };
     const figures = buildFigures(measured);

@@ -1,10 +1,12 @@
 /**
  * A worker's prompt (DESIGN §5): its skill prompt, then a brief assembled from the session —
  * the bodies of its inputTags, the manager's reason and role, revision notes and its previous
- * artifact when revising — then its own conversation (questions asked, answers given).
+ * artifact when revising — then its own conversation (questions asked, answers given), the
+ * bounded window the context keeps of it.
  */
-import { latest, versionOf } from '../blackboard/blackboard.js';
+import { latest, REQUEST_TAG, requestText, versionOf } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
+import { omittedNote } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import type { WorkerInfo } from '../tools/validation.js';
 
@@ -22,7 +24,9 @@ export function workerBrief(context: SessionContext, worker: WorkerInfo): string
   }
   for (const tag of worker.inputTags) {
     const v = latest(context.blackboard, tag);
-    parts.push(v ? `## Input "${tag}" (v${v.version})\n${v.body}` : `## Input "${tag}"\n(not written yet)`);
+    // The request is in parts (the request, then each answer in intake): all of them.
+    const body = tag === REQUEST_TAG ? requestText(context.blackboard) : v?.body;
+    parts.push(v ? `## Input "${tag}" (v${v.version})\n${body}` : `## Input "${tag}"\n(not written yet)`);
   }
   if (step.revises) {
     const previous = context.artifacts.find((a) => a.id === step.revises);
@@ -40,6 +44,7 @@ export function workerMessages(context: SessionContext, worker: WorkerInfo, skil
   return [
     { role: 'system', content: skillPrompt },
     { role: 'user', content: workerBrief(context, worker) },
-    ...context.workerMessages,
+    ...omittedNote(context.transcripts.worker, 'your brief above is complete and current.'),
+    ...context.transcripts.worker.messages,
   ];
 }

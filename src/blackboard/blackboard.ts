@@ -2,18 +2,36 @@
  * The tag blackboard: every tag keeps every version, nothing is overwritten, so a rejected
  * draft stays readable. Plain, immutable data (JSON-serialisable) so it persists with the
  * snapshot and an unchanged board can be recognised by identity.
+ *
+ * The context holds bodies only where the next step may need them: the latest version of
+ * each tag, every part of the request (workers read all of it), and the versions of an
+ * artifact under review or rejected (a revision reads them). Every other version keeps its
+ * place in the list as an `ArchivedTagVersion` — number, size, author, artifact — and its
+ * body is read from the archive (runtime `history()`, `read_blackboard` with a `version`).
  */
+import type { Artifact } from './artifacts.js';
 
 export interface TagVersion {
   version: number;
   body: string;
-  /** A worker id, or "user" for the request the user typed. */
+  /** A worker id, "user" for the request the user typed, "app" for tags an app seeded. */
   writtenBy: string;
   artifactId?: string;
   at: string;
 }
 
-export type Blackboard = Record<string, TagVersion[]>;
+/** A version whose body left the context (it is in the archive). */
+export interface ArchivedTagVersion {
+  version: number;
+  writtenBy: string;
+  artifactId?: string;
+  /** Characters of the body. */
+  size: number;
+  archived: true;
+}
+
+export type TagSlot = TagVersion | ArchivedTagVersion;
+export type Blackboard = Record<string, TagSlot[]>;
 
 export interface TagIndexEntry {
   tag: string;
@@ -23,8 +41,13 @@ export interface TagIndexEntry {
   writtenBy: string;
 }
 
-/** The tag that holds what the user asked for; every worker may read it. */
+/**
+ * The tag that holds what the user asked for; every worker may read it. Each version is one
+ * part — the request, then each answer given in intake — and readers get all parts.
+ */
 export const REQUEST_TAG = 'request';
+
+export const hasBody = (v: TagSlot | undefined): v is TagVersion => v !== undefined && !('archived' in v);
 
 /**
  * Returns a new board with one more version of `tag`; the old board is untouched and shares
@@ -32,18 +55,63 @@ export const REQUEST_TAG = 'request';
  * proxies cost ~30× more here, measured); nested edits such as artifact moves use immer.
  */
 export function withVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): { board: Blackboard; version: TagVersion } {
-  const versions = board[tag] ?? [];
+  const versions = Object.hasOwn(board, tag) ? board[tag]! : [];
   const version: TagVersion = { version: versions.length + 1, ...entry };
   return { board: { ...board, [tag]: [...versions, version] }, version };
 }
 
+/** The latest version of a tag (always held with its body). */
 export function latest(board: Blackboard, tag: string): TagVersion | undefined {
-  const versions = board[tag];
-  return versions?.[versions.length - 1];
+  if (!Object.hasOwn(board, tag)) return undefined;
+  const versions = board[tag]!;
+  const v = versions[versions.length - 1];
+  return hasBody(v) ? v : undefined;
 }
 
+/** A version as the context holds it: with its body, or archived (body in the archive). */
+export function slotOf(board: Blackboard, tag: string, version: number): TagSlot | undefined {
+  return Object.hasOwn(board, tag) ? board[tag]![version - 1] : undefined;
+}
+
+/** A version with its body, when the context holds it. */
 export function versionOf(board: Blackboard, tag: string, version: number): TagVersion | undefined {
-  return board[tag]?.[version - 1];
+  const v = slotOf(board, tag, version);
+  return hasBody(v) ? v : undefined;
+}
+
+/** The whole request: all its parts, oldest first (undefined before the user wrote one). */
+export function requestText(board: Blackboard): string | undefined {
+  if (!Object.hasOwn(board, REQUEST_TAG)) return undefined;
+  return board[REQUEST_TAG]!.filter(hasBody).map((v) => v.body).join('\n\n');
+}
+
+function archivedOf(v: TagVersion): ArchivedTagVersion {
+  return { version: v.version, writtenBy: v.writtenBy, ...(v.artifactId ? { artifactId: v.artifactId } : {}), size: v.body.length, archived: true };
+}
+
+/**
+ * The board with bodies kept only where the context needs them (see the file comment);
+ * the same object when nothing changes. Run after every write and artifact move.
+ */
+export function retainBodies(board: Blackboard, artifacts: readonly Artifact[]): Blackboard {
+  const needed = new Set<string>();
+  for (const a of artifacts) {
+    if (a.status !== 'pending_review' && a.status !== 'rejected') continue;
+    for (const [tag, version] of Object.entries(a.tags)) needed.add(`${version}\u0000${tag}`);
+  }
+  let next: Blackboard | undefined;
+  for (const tag of Object.keys(board)) {
+    if (tag === REQUEST_TAG) continue;
+    const versions = board[tag]!;
+    let changed: TagSlot[] | undefined;
+    for (let i = 0; i < versions.length - 1; i++) {
+      const v = versions[i]!;
+      if (!hasBody(v) || needed.has(`${v.version}\u0000${tag}`)) continue;
+      (changed ??= [...versions])[i] = archivedOf(v);
+    }
+    if (changed) (next ??= { ...board })[tag] = changed;
+  }
+  return next ?? board;
 }
 
 const FIRST_LINE_MAX = 80;
@@ -54,7 +122,7 @@ export function blackboardIndex(board: Blackboard): TagIndexEntry[] {
     const v = latest(board, tag)!;
     // indexOf/slice rather than trimStart().split(): this runs for every tag on every
     // blackboard write, and the split allocated an array per tag.
-    const body = v.body;
+    const body = tag === REQUEST_TAG ? requestText(board)! : v.body;
     let start = 0;
     while (start < body.length && body.charCodeAt(start) <= 32) start++;
     const end = body.indexOf('\n', start);
@@ -62,7 +130,7 @@ export function blackboardIndex(board: Blackboard): TagIndexEntry[] {
     return {
       tag,
       version: v.version,
-      size: v.body.length,
+      size: body.length,
       firstLine: firstLine.length > FIRST_LINE_MAX ? `${firstLine.slice(0, FIRST_LINE_MAX - 1)}…` : firstLine,
       writtenBy: v.writtenBy,
     };

@@ -3,10 +3,11 @@
  * `phase` and `waitingReason` are not fields here — they are the state value.
  */
 import type { Artifact, Question } from '../blackboard/artifacts.js';
-import type { Blackboard } from '../blackboard/blackboard.js';
-import type { ChatMessage, ModelReply, TokenUsage } from '../models/model.js';
+import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
+import type { ModelReply, TokenUsage } from '../models/model.js';
 import type { QueuedCall } from '../tools/reply.js';
 import type { WorkerInfo } from '../tools/validation.js';
+import type { Transcript, WindowLimits } from './transcript.js';
 
 export const DEFAULT_MAX_BURST = 12;
 export const REJECTION_LOG_SIZE = 50;
@@ -50,9 +51,25 @@ export interface ReplyUnderCheck {
   boundary: Boundary | null;
   /** The worker's submit / ask_user chosen so far in this reply. */
   workerChoice: WorkerChoice;
+  /** Archived tag versions the turn fetched for this reply's read_blackboard calls. */
+  attachments?: TurnAttachments;
 }
 
 export const NO_REPLY: ReplyUnderCheck = { queue: [], boundary: null, workerChoice: {} };
+
+/** What a turn actor fetched from the archive for its reply (I/O stays in actors). */
+export interface TurnAttachments {
+  versions: { tag: string; version: TagVersion }[];
+}
+
+/** Both conversations, each a bounded window (src/machines/transcript.ts), and the window's limits. */
+export interface Transcripts {
+  /** The manager's conversation (its system prompt is assembled fresh each turn). */
+  manager: Transcript;
+  /** The current worker run's conversation (its brief is assembled fresh each turn). */
+  worker: Transcript;
+  window: WindowLimits;
+}
 
 /** A refused user event, kept (bounded) so the inspector and the journal can show why. */
 export interface Rejection {
@@ -77,10 +94,8 @@ export interface SessionContext {
   /** LLM rounds since the last hard user event; never above maxBurst. */
   burst: number;
   intakeConfirmed: boolean;
-  /** The manager's conversation (its system prompt is assembled fresh each turn). */
-  managerMessages: ChatMessage[];
-  /** The current worker run's conversation (its brief is assembled fresh each turn). */
-  workerMessages: ChatMessage[];
+  /** The manager's and the worker's conversations, bounded windows of them. */
+  transcripts: Transcripts;
   /** The latest model reply while its tool calls are checked. */
   reply: ReplyUnderCheck;
   step: Step | null;
@@ -104,7 +119,11 @@ export interface SessionInput {
   package?: PackageInfo | null;
   catalog?: PackageInfo[];
   maxBurst?: number;
+  /** Limits of the transcript windows (default DEFAULT_WINDOW). */
+  window?: WindowLimits;
+  /** Tags an app put on the blackboard before the session started (createSession's `blackboard`). */
+  blackboard?: Blackboard;
 }
 
-/** What the managerTurn / workerTurn actors resolve with. */
-export type TurnOutput = ModelReply;
+/** What the managerTurn / workerTurn actors resolve with: the reply, and what they fetched for it. */
+export type TurnOutput = ModelReply & { attachments?: TurnAttachments };

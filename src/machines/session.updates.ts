@@ -5,14 +5,15 @@
  */
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
-import { REQUEST_TAG, withVersion, type Blackboard } from '../blackboard/blackboard.js';
-import type { ChatMessage, ModelReply } from '../models/model.js';
+import { REQUEST_TAG, retainBodies, withVersion, type Blackboard } from '../blackboard/blackboard.js';
+import type { ChatMessage } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, type QueuedCall } from '../tools/reply.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
 import { burstLimitNotice } from '../tools/validation.js';
-import type { Boundary, Rejection, SessionContext, Step } from './session.context.js';
+import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
+import { appendToTranscript, resetTranscript } from './transcript.js';
 
 type Update = Partial<SessionContext>;
 
@@ -22,10 +23,17 @@ type Update = Partial<SessionContext>;
 const { produce } = new Immer({ autoFreeze: false });
 
 const now = () => new Date().toISOString();
-const messagesKey = (actor: ToolActor) => (actor === 'manager' ? 'managerMessages' : 'workerMessages');
-
+/** Appends to an actor's transcript window (which cuts its oldest groups when over its limits). */
 function append(ctx: SessionContext, actor: ToolActor, ...messages: ChatMessage[]): Update {
-  return { [messagesKey(actor)]: [...ctx[messagesKey(actor)], ...messages] };
+  const t = ctx.transcripts;
+  return { transcripts: { ...t, [actor]: appendToTranscript(t[actor], t.window, messages) } };
+}
+
+/** A worker run (or a revision) starts a new worker conversation. */
+export function startWorkerConversation(ctx: SessionContext): Update {
+  const t = ctx.transcripts;
+  const worker = resetTranscript(t.worker);
+  return worker === t.worker ? {} : { transcripts: { ...t, worker } };
 }
 
 function toolResult(call: QueuedCall, content: string): ChatMessage {
@@ -49,10 +57,9 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 export const resetBurst = (): Update => ({ burst: 0, notice: null });
 
 export function recordRequest(ctx: SessionContext, text: string): Update {
-  // A reply to a clarification adds to the request: workers read only the latest version,
-  // so it carries the earlier words too (the original request is never lost to them).
-  const previous = ctx.blackboard[REQUEST_TAG]?.at(-1)?.body;
-  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', at: now() });
+  // A reply to a clarification adds a part to the request; readers get every part
+  // (requestText), so each version holds only what is new and storage stays linear.
+  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: 'user', at: now() });
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
@@ -92,9 +99,10 @@ export function acceptArtifact(ctx: SessionContext, artifactId: string): Update 
     moveArtifact(a, 'accepted');
     delete a.questions; // Accept dismisses the questions that rode along
   });
+  const blackboard = retainBodies(ctx.blackboard, artifacts);
   const tags = Object.entries(accepted.tags).map(([t, v]) => `${t} v${v}`).join(', ');
   const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}). Plan the next step.`;
-  return { artifacts, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
+  return { artifacts, blackboard, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: string | undefined): Update {
@@ -108,12 +116,12 @@ export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: 
 
 export function startRevision(ctx: SessionContext, notes: string): Update {
   const previous = ctx.step!.revisionNotes;
-  return { step: { ...ctx.step!, revisionNotes: previous ? `${previous}\n${notes}` : notes }, workerMessages: [] };
+  return { step: { ...ctx.step!, revisionNotes: previous ? `${previous}\n${notes}` : notes }, ...startWorkerConversation(ctx) };
 }
 
 // ── model replies and their tool calls ────────────────────────────────────────
 
-export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelReply): Update {
+export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
   const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`);
   const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
@@ -125,7 +133,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: ModelR
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     usage,
-    reply: { queue, boundary: null, workerChoice: {} },
+    reply: { queue, boundary: null, workerChoice: {}, ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}) },
     ...append(ctx, actor, message, ...nudge),
   };
 }
@@ -141,6 +149,7 @@ export function runLoopCall(ctx: SessionContext): Update {
     blackboard: ctx.blackboard,
     workers: ctx.package?.workers ?? [],
     artifacts: ctx.artifacts,
+    ...(ctx.reply.attachments ? { attachments: ctx.reply.attachments.versions } : {}),
   });
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
@@ -236,7 +245,7 @@ export function publishArtifact(ctx: SessionContext): Update {
       ...(step.revises ? { revises: step.revises } : {}),
     });
   });
-  return { blackboard, artifacts, reply: NO_REPLY, questions: questions ?? null };
+  return { blackboard: retainBodies(blackboard, artifacts), artifacts, reply: NO_REPLY, questions: questions ?? null };
 }
 
 export function askWorkerQuestions(ctx: SessionContext): Update {

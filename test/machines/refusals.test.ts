@@ -3,6 +3,7 @@
  * the event and what is accepted now, and changes nothing but the bounded `rejections` log.
  */
 import { describe, expect, it } from 'vitest';
+import { requestText } from '../../src/blackboard/blackboard.js';
 import { call, createRuntime, ScriptedModel, userEventTypes } from '../../src/index.js';
 import type { ScriptStep, Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
 
@@ -178,7 +179,12 @@ describe('guards that refuse an event the state declares', () => {
     const step = await sendOk(session, { type: 'user_answered_questions', answers: { q1: 'The 1890s' } });
     expect(step.waitingReason).toBe('approve_step');
     const context = session.actorRef.getSnapshot().context;
-    expect(context.blackboard.request?.at(-1)?.body).toBe(
+    // The answer is a new part of the request: it holds only what is new; readers get all parts.
+    expect(context.blackboard.request?.map((v) => ('body' in v ? v.body : null))).toEqual([
+      'A ghost story in a lighthouse',
+      'Answers to the clarifying questions:\n- Which century?\n  → The 1890s',
+    ]);
+    expect(requestText(context.blackboard)).toBe(
       'A ghost story in a lighthouse\n\nAnswers to the clarifying questions:\n- Which century?\n  → The 1890s',
     );
     model.assertComplete();
