@@ -4,12 +4,14 @@
  * checks the reply's tool calls. Create them here and hand them to `sessionMachine.provide()`.
  *
  * I/O belongs here, not in transitions: when the manager's reply reads a tag version whose
- * body left the context (`read_blackboard` with `version`), the turn fetches it from the
- * session's archive and attaches it to its output, so the loop tool that runs in the
- * machine stays a pure function of the context and the event.
+ * body left the context (`read_blackboard` with `version`, or the request, whose earlier
+ * parts are archived), the turn fetches it from the session's archive and attaches it to its
+ * output, so the loop tool that runs in the machine stays a pure function of the context and
+ * the event (and replays from the journal). A worker's turn fetches the request's earlier
+ * parts before it builds the worker's brief.
  */
 import { fromPromise } from 'xstate';
-import { hasBody, slotOf, type TagVersion } from '../blackboard/blackboard.js';
+import { archivedVersions, hasBody, REQUEST_TAG, slotOf, type TagVersion } from '../blackboard/blackboard.js';
 import { UserError } from '../errors.js';
 import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
 import type { Model, ModelReply } from '../models/model.js';
@@ -21,30 +23,46 @@ import { workerMessages } from './worker-context.js';
 /** Finds a worker's skill prompt (the body of its prompt file). */
 export type SkillPromptLookup = (packageId: string, workerId: string) => string | undefined;
 
-/** Reads an archived tag version of a session (the runtime gives one per store, or in memory). */
-export type TagVersionLookup = (sessionId: string, tag: string, version: number) => Promise<TagVersion | undefined>;
+/** Reads archived versions of a session's tag (the runtime gives one, reading its store or memory). */
+export type TagVersionLookup = (sessionId: string, tag: string, versions: readonly number[]) => Promise<TagVersion[]>;
 
-/** The archived versions the reply's read_blackboard calls name, fetched; undefined when none. */
+async function fetchVersions(context: SessionContext, wanted: ReadonlyMap<string, number[]>, lookup: TagVersionLookup): Promise<TurnAttachments | undefined> {
+  const versions: TurnAttachments['versions'] = [];
+  for (const [tag, numbers] of wanted) {
+    for (const version of await lookup(context.sessionId, tag, numbers)) versions.push({ tag, version });
+  }
+  return versions.length ? { versions } : undefined;
+}
+
+function want(wanted: Map<string, number[]>, tag: string, versions: readonly number[]): void {
+  const list = wanted.get(tag) ?? [];
+  for (const v of versions) if (!list.includes(v)) list.push(v);
+  if (list.length) wanted.set(tag, list);
+}
+
+/** The archived versions the reply's read_blackboard calls need, fetched; undefined when none. */
 export async function fetchArchivedReads(context: SessionContext, reply: ModelReply, lookup: TagVersionLookup): Promise<TurnAttachments | undefined> {
   const calls = Array.isArray(reply?.toolCalls) ? reply.toolCalls : [];
-  // Cheap test first: nearly every reply reads no old version.
-  if (!calls.some((c) => c?.function?.name === 'read_blackboard' && typeof c.function.arguments === 'string' && c.function.arguments.includes('version'))) return undefined;
-  const wanted = new Map<string, { tag: string; version: number }>();
+  // Cheap test first: nearly every reply reads no old version and not a request in parts.
+  const requestInParts = archivedVersions(context.blackboard, REQUEST_TAG).length > 0;
+  if (!calls.some((c) => typeof c?.function?.arguments === 'string' && (c.function.arguments.includes('version') || (requestInParts && c.function.arguments.includes(REQUEST_TAG))))
+    && !(requestInParts && typeof reply?.content === 'string' && reply.content.includes(REQUEST_TAG))) return undefined;
+  const wanted = new Map<string, number[]>();
   for (const { call, args } of normalizeReply('manager', reply, 'lookup').queue) {
     if (call.function.name !== 'read_blackboard') continue;
     const parsed = ReadBlackboardArgs.safeParse(args);
-    if (!parsed.success || parsed.data.version === undefined) continue;
-    for (const tag of parsed.data.tags) {
-      const slot = slotOf(context.blackboard, tag, parsed.data.version);
-      if (slot && !hasBody(slot)) wanted.set(`${parsed.data.version}\u0000${tag}`, { tag, version: parsed.data.version });
+    if (!parsed.success) continue;
+    const { tags, version } = parsed.data;
+    for (const tag of tags) {
+      if (version === undefined) {
+        if (tag === REQUEST_TAG) want(wanted, tag, archivedVersions(context.blackboard, tag));
+        continue;
+      }
+      const slot = slotOf(context.blackboard, tag, version);
+      if (slot && !hasBody(slot)) want(wanted, tag, [version]);
     }
   }
-  const versions: TurnAttachments['versions'] = [];
-  for (const { tag, version } of wanted.values()) {
-    const found = await lookup(context.sessionId, tag, version);
-    if (found) versions.push({ tag, version: found });
-  }
-  return versions.length ? { versions } : undefined;
+  return wanted.size ? fetchVersions(context, wanted, lookup) : undefined;
 }
 
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
@@ -55,7 +73,7 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
   });
 }
 
-export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup) {
+export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal }) => {
     const pkg = input.package;
     const step = input.step;
@@ -63,6 +81,9 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup) {
     if (!pkg || !step || !worker) throw new UserError('A worker turn started without a package, a step or a known worker (a bug in Steward).');
     const prompt = promptOf(pkg.id, worker.id);
     if (prompt === undefined) throw new UserError(`No prompt for worker "${worker.id}" of package "${pkg.id}": is the package folder still there?`);
-    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt), tools: [...workerToolSpecs], signal });
+    // The request's earlier parts left the context: read them for the brief.
+    const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
+    const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
+    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal });
   });
 }

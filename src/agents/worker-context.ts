@@ -8,6 +8,7 @@ import { latest, REQUEST_TAG, requestText, versionOf } from '../blackboard/black
 import type { SessionContext } from '../machines/session.context.js';
 import { omittedNote } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
+import type { TurnAttachments } from '../machines/session.context.js';
 import type { WorkerInfo } from '../tools/validation.js';
 
 const WORKER_RULES = `## How to reply
@@ -15,7 +16,8 @@ const WORKER_RULES = `## How to reply
 - Call ask_user with questions only if you cannot produce anything useful without the answers.
 - You may call ask_user together with submit: the questions then ride along with your artifact.`;
 
-export function workerBrief(context: SessionContext, worker: WorkerInfo): string {
+/** `fetched`: the request's earlier parts, read from the archive by the worker's turn. */
+export function workerBrief(context: SessionContext, worker: WorkerInfo, fetched?: TurnAttachments): string {
   const step = context.step!;
   const parts: string[] = [`# Your task\n${step.reason}`];
   if (step.roleId) {
@@ -25,7 +27,7 @@ export function workerBrief(context: SessionContext, worker: WorkerInfo): string
   for (const tag of worker.inputTags) {
     const v = latest(context.blackboard, tag);
     // The request is in parts (the request, then each answer in intake): all of them.
-    const body = tag === REQUEST_TAG ? requestText(context.blackboard) : v?.body;
+    const body = tag === REQUEST_TAG ? requestText(context.blackboard, fetched?.versions) : v?.body;
     parts.push(v ? `## Input "${tag}" (v${v.version})\n${body}` : `## Input "${tag}"\n(not written yet)`);
   }
   if (step.revises) {
@@ -40,10 +42,10 @@ export function workerBrief(context: SessionContext, worker: WorkerInfo): string
   return parts.join('\n\n');
 }
 
-export function workerMessages(context: SessionContext, worker: WorkerInfo, skillPrompt: string): ChatMessage[] {
+export function workerMessages(context: SessionContext, worker: WorkerInfo, skillPrompt: string, fetched?: TurnAttachments): ChatMessage[] {
   return [
     { role: 'system', content: skillPrompt },
-    { role: 'user', content: workerBrief(context, worker) },
+    { role: 'user', content: workerBrief(context, worker, fetched) },
     ...omittedNote(context.transcripts.worker, 'your brief above is complete and current.'),
     ...context.transcripts.worker.messages,
   ];

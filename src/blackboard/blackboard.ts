@@ -4,10 +4,11 @@
  * snapshot and an unchanged board can be recognised by identity.
  *
  * The context holds bodies only where the next step may need them: the latest version of
- * each tag, every part of the request (workers read all of it), and the versions of an
- * artifact under review or rejected (a revision reads them). Every other version keeps its
- * place in the list as an `ArchivedTagVersion` — number, size, author, artifact — and its
- * body is read from the archive (runtime `history()`, `read_blackboard` with a `version`).
+ * each tag and the versions of an artifact under review or rejected (a revision reads them).
+ * Every other version keeps its place in the list as an `ArchivedTagVersion` — number, size,
+ * author, artifact — and its body is read from the archive: by the runtime's `history()`, and
+ * by the turn actors when a model needs it (`read_blackboard` with a `version`, the earlier
+ * parts of the request), see src/agents/turns.ts.
  */
 import type { Artifact } from './artifacts.js';
 
@@ -79,10 +80,34 @@ export function versionOf(board: Blackboard, tag: string, version: number): TagV
   return hasBody(v) ? v : undefined;
 }
 
-/** The whole request: all its parts, oldest first (undefined before the user wrote one). */
-export function requestText(board: Blackboard): string | undefined {
+/** Versions of a tag whose bodies the context does not hold. */
+export function archivedVersions(board: Blackboard, tag: string): number[] {
+  if (!Object.hasOwn(board, tag)) return [];
+  const out: number[] = [];
+  for (const v of board[tag]!) if (!hasBody(v)) out.push(v.version);
+  return out;
+}
+
+/**
+ * The whole request: all its parts, oldest first (undefined before the user wrote one).
+ * Parts whose bodies left the context come from `fetched` (the turn actor reads them from
+ * the archive); a part found in neither is marked, never silently dropped.
+ */
+export function requestText(board: Blackboard, fetched?: readonly { tag: string; version: TagVersion }[]): string | undefined {
   if (!Object.hasOwn(board, REQUEST_TAG)) return undefined;
-  return board[REQUEST_TAG]!.filter(hasBody).map((v) => v.body).join('\n\n');
+  return board[REQUEST_TAG]!.map((v) => {
+    if (hasBody(v)) return v.body;
+    const found = fetched?.find((f) => f.tag === REQUEST_TAG && f.version.version === v.version);
+    return found ? found.version.body : `(part ${v.version} of the request could not be read from the archive)`;
+  }).join('\n\n');
+}
+
+/** Characters of the whole request (its parts and the blank lines between them). */
+function requestSize(board: Blackboard): number {
+  const parts = board[REQUEST_TAG]!;
+  let n = 2 * (parts.length - 1);
+  for (const v of parts) n += hasBody(v) ? v.body.length : v.size;
+  return n;
 }
 
 function archivedOf(v: TagVersion): ArchivedTagVersion {
@@ -101,7 +126,6 @@ export function retainBodies(board: Blackboard, artifacts: readonly Artifact[]):
   }
   let next: Blackboard | undefined;
   for (const tag of Object.keys(board)) {
-    if (tag === REQUEST_TAG) continue;
     const versions = board[tag]!;
     let changed: TagSlot[] | undefined;
     for (let i = 0; i < versions.length - 1; i++) {
@@ -122,7 +146,7 @@ export function blackboardIndex(board: Blackboard): TagIndexEntry[] {
     const v = latest(board, tag)!;
     // indexOf/slice rather than trimStart().split(): this runs for every tag on every
     // blackboard write, and the split allocated an array per tag.
-    const body = tag === REQUEST_TAG ? requestText(board)! : v.body;
+    const body = v.body;
     let start = 0;
     while (start < body.length && body.charCodeAt(start) <= 32) start++;
     const end = body.indexOf('\n', start);
@@ -130,7 +154,7 @@ export function blackboardIndex(board: Blackboard): TagIndexEntry[] {
     return {
       tag,
       version: v.version,
-      size: body.length,
+      size: tag === REQUEST_TAG ? requestSize(board) : body.length,
       firstLine: firstLine.length > FIRST_LINE_MAX ? `${firstLine.slice(0, FIRST_LINE_MAX - 1)}…` : firstLine,
       writtenBy: v.writtenBy,
     };

@@ -59,7 +59,8 @@ export const resetBurst = (): Update => ({ burst: 0, notice: null });
 export function recordRequest(ctx: SessionContext, text: string): Update {
   // A reply to a clarification adds a part to the request; readers get every part
   // (requestText), so each version holds only what is new and storage stays linear.
-  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: 'user', at: now() });
+  const { board } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: 'user', at: now() });
+  const blackboard = retainBodies(board, ctx.artifacts);
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }

@@ -101,3 +101,11 @@ export async function allTagVersions(read: ArchiveReader, context: SessionContex
   if (context && Object.hasOwn(context.blackboard, tag)) for (const v of context.blackboard[tag]!) if (hasBody(v) && !byN.has(v.version)) byN.set(v.version, v);
   return [...byN.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
 }
+
+/** Archived versions of a tag, in one range read. */
+export async function readVersions(read: ArchiveReader, tag: string, versions: readonly number[]): Promise<TagVersion[]> {
+  if (versions.length === 0) return [];
+  const wanted = new Set(versions);
+  const items = await read('version', tag, { from: Math.min(...versions), to: Math.max(...versions) });
+  return items.filter((i) => wanted.has(i.n)).map((i) => i.value as TagVersion);
+}

@@ -20,7 +20,7 @@ import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import type { SessionStore } from '../store/session-store.js';
-import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, type ArchiveReader, type TranscriptName } from './archive.js';
+import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
 
@@ -131,13 +131,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const live = new Map<string, Session>();
   /** Every running Session object by id (restored ones too): the manager turn reads archived versions through it. */
   const running = new Map<string, Session>();
-  const lookup = async (sessionId: string, tag: string, version: number) => {
+  const lookup = async (sessionId: string, tag: string, versions: readonly number[]): Promise<TagVersion[]> => {
     const session = running.get(sessionId);
-    if (session) return session.tagVersion(tag, version);
-    return store ? findTagVersion(storeReader(sessionId), undefined, tag, version) : undefined;
+    if (session) return session.archivedVersions(tag, versions);
+    return store ? readVersions(storeReader(sessionId), tag, versions) : [];
   };
   const machine = sessionMachine.provide({
-    actors: { managerTurn: createManagerTurn(options.model, lookup), workerTurn: createWorkerTurn(options.model, promptOf) },
+    actors: { managerTurn: createManagerTurn(options.model, lookup), workerTurn: createWorkerTurn(options.model, promptOf, lookup) },
   });
   const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
 

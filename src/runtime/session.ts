@@ -13,7 +13,7 @@ import type { TagVersion } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
-import { allTagVersions, fullTranscript, findTagVersion, historyItems, MemoryArchive, type ArchiveReader, type TranscriptName } from './archive.js';
+import { allTagVersions, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { envelope } from './persisted.js';
 import { sessionView, type SessionView } from './view.js';
 
@@ -121,6 +121,12 @@ export class Session {
   async tagVersion(tag: string, version: number): Promise<TagVersion | undefined> {
     await this.writes;
     return findTagVersion(this.readArchive, this.actor.getSnapshot().context, tag, version);
+  }
+
+  /** Versions of a tag as the archive holds them (for the turn actors). */
+  async archivedVersions(tag: string, versions: readonly number[]): Promise<TagVersion[]> {
+    await this.writes;
+    return readVersions(this.readArchive, tag, versions);
   }
 
   /** Every version of a tag with its body, oldest first. */

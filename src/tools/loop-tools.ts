@@ -36,7 +36,7 @@ export function readBlackboard(args: ReadBlackboardArgs, data: LoopToolData): st
         return `## ${tag} (v${old.version}, by ${old.writtenBy})\n${old.body}`;
       }
       // The request is in parts (the request, then each answer in intake): all of them.
-      if (tag === REQUEST_TAG && args.version === undefined && v.version > 1) return `## ${tag} (v1–v${v.version}, by ${v.writtenBy})\n${requestText(data.blackboard)}`;
+      if (tag === REQUEST_TAG && args.version === undefined && v.version > 1) return `## ${tag} (v1–v${v.version}, by ${v.writtenBy})\n${requestText(data.blackboard, data.attachments)}`;
       return `## ${tag} (v${v.version}, by ${v.writtenBy})\n${v.body}`;
     })
     .join('\n\n');

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { requestText } from '../../src/blackboard/blackboard.js';
+import { requestText, type TagVersion } from '../../src/blackboard/blackboard.js';
 import { openEnvelopeWithHistory, SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
 import { call, createRuntime, MemoryStore, ScriptedModel, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
 import { useTempDir } from '../support/temp.js';
@@ -32,8 +32,10 @@ describe('snapshot schema v1 → v2', () => {
     expect(manager.messages).toEqual(oldContext.managerMessages.slice(-manager.messages.length));
     // The request's cumulative versions become parts; readers still get the whole text.
     const request = context.blackboard.request!;
-    expect(request.map((v) => ('body' in v ? v.body : null))).toEqual(['A ghost story in a lighthouse', 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
-    expect(requestText(context.blackboard)).toBe((v1.snapshot.context.blackboard as Record<string, { body: string }[]>).request!.at(-1)!.body);
+    expect(request.map((v) => ('body' in v ? v.body : null))).toEqual([null, 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
+    const parts = migratedHistory!.filter((i) => i.kind === 'version' && i.key === 'request').map((i) => ({ tag: 'request', version: i.value as TagVersion }));
+    expect(parts.map((p) => p.version.body)).toEqual(['A ghost story in a lighthouse', 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
+    expect(requestText(context.blackboard, parts)).toBe((v1.snapshot.context.blackboard as Record<string, { body: string }[]>).request!.at(-1)!.body);
     // note v1 (accepted, then a newer version) leaves the context; v2 keeps its body.
     expect(context.blackboard.note).toEqual([{ version: 1, writtenBy: 'echo', artifactId: 'a1', size: 'First note.'.length, archived: true }, expect.objectContaining({ version: 2, body: 'Second note.' })]);
     const messages = migratedHistory!.filter((i) => i.kind === 'message' && i.key === 'manager').map((i) => i.value);
