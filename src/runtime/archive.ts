@@ -47,6 +47,38 @@ export function historyItems(before: SessionContext | null, after: SessionContex
   return out;
 }
 
+/**
+ * What left the context between `before` and `after`: messages cut from a window (or a reset
+ * one) and tag bodies the board stopped holding. The in-memory archive of a session without
+ * a store keeps only these — the context holds the rest — so a short session pays nothing
+ * for its archive.
+ */
+export function droppedItems(before: SessionContext, after: SessionContext): ArchiveItemInput[] {
+  const out: ArchiveItemInput[] = [];
+  if (before.transcripts !== after.transcripts) {
+    for (const name of TRANSCRIPT_NAMES) {
+      const b = before.transcripts[name];
+      const a = after.transcripts[name];
+      if (b === a) continue;
+      const first = firstNumber(b);
+      const end = Math.min(b.total, firstNumber(a));
+      for (let n = first; n < end; n++) out.push({ kind: 'message', key: name, n, value: b.messages[n - first]! });
+    }
+  }
+  if (before.blackboard !== after.blackboard) {
+    for (const tag of Object.keys(before.blackboard)) {
+      const old = before.blackboard[tag]!;
+      const now = Object.hasOwn(after.blackboard, tag) ? after.blackboard[tag]! : undefined;
+      if (now === old || !now) continue;
+      for (let i = 0; i < old.length; i++) {
+        const v = old[i]!;
+        if (hasBody(v) && !hasBody(now[i])) out.push({ kind: 'version', key: tag, n: v.version, value: v });
+      }
+    }
+  }
+  return out;
+}
+
 /** Reads a session's archive, whichever holds it. */
 export type ArchiveReader = (kind: ArchiveItemInput['kind'], key: string, options?: { from?: number; to?: number }) => Promise<ArchiveItem[]>;
 

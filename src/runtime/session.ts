@@ -13,7 +13,7 @@ import type { TagVersion } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
-import { allTagVersions, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
+import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { envelope } from './persisted.js';
 import { sessionView, type SessionView } from './view.js';
 
@@ -66,7 +66,8 @@ export class Session {
     /** Called once when the actor ends (done, stopped or failed). */
     onEnd?: () => void,
     /**
-     * `from`: the context whose history is already archived (null: none of it is);
+     * `from`: the context whose history is already archived (null: none of it is; without a
+     * store, the context the session starts from);
      * `memory`: the archive to keep, without a store (a migrated snapshot's history).
      */
     archive: { from: SessionContext | null; memory?: MemoryArchive } = { from: null },
@@ -76,8 +77,9 @@ export class Session {
     this.memoryArchive = persistence ? null : (archive.memory ?? new MemoryArchive());
     const inspect = persistence || userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
     this.actor = start(inspect);
-    // What the start itself added (an eventless step of a restored snapshot; a new session's seeds).
-    this.archive(this.actor.getSnapshot().context);
+    // What the start itself changed (an eventless step of a restored snapshot; a new session's seeds).
+    if (this.memoryArchive && !this.archivedContext) this.archivedContext = this.actor.getSnapshot().context;
+    else this.archive(this.actor.getSnapshot().context);
     if (this.memoryArchive) this.actor.subscribe({ next: (snapshot) => this.archive(snapshot.context), error: () => {} });
     // Without an error observer XState rethrows an actor's error asynchronously (a crash).
     const observer: Observer<AnyMachineSnapshot> = {
@@ -140,12 +142,16 @@ export class Session {
 
   /** Takes what the context added since the last call: into the memory archive, or for the next write. */
   private archive(context: SessionContext): void {
-    if (context === this.archivedContext) return;
-    const added = historyItems(this.archivedContext, context);
+    const before = this.archivedContext;
+    if (context === before) return;
     this.archivedContext = context;
-    if (added.length === 0) return;
-    if (this.memoryArchive) this.memoryArchive.add(added);
-    else (this.unarchived ??= []).push(...added);
+    if (this.memoryArchive) {
+      // In memory, only what left the context is kept apart (the context holds the rest).
+      if (before) this.memoryArchive.add(droppedItems(before, context));
+      return;
+    }
+    const added = historyItems(before, context);
+    if (added.length) (this.unarchived ??= []).push(...added);
   }
 
   /** XState's persisted snapshot in Steward's versioned envelope. */
