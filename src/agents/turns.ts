@@ -40,13 +40,25 @@ function want(wanted: Map<string, number[]>, tag: string, versions: readonly num
   if (list.length) wanted.set(tag, list);
 }
 
+/**
+ * Cheap test, run on every reply: could it read a version whose body is archived (a
+ * `version` argument, or the request while some of its parts are archived)? Nearly every
+ * reply cannot, and then the turn resolves with the model's reply as it is.
+ */
+function mayReadArchive(context: SessionContext, reply: ModelReply): boolean {
+  const calls = Array.isArray(reply?.toolCalls) ? reply.toolCalls : [];
+  let request: boolean | undefined;
+  const requestInParts = () => (request ??= archivedVersions(context.blackboard, REQUEST_TAG).length > 0);
+  for (const c of calls) {
+    const args = c?.function?.arguments;
+    if (typeof args === 'string' && (args.includes('version') || (args.includes(REQUEST_TAG) && requestInParts()))) return true;
+  }
+  // A legacy JSON decision in the content becomes a tool call later.
+  return calls.length === 0 && typeof reply?.content === 'string' && reply.content.includes('read_blackboard');
+}
+
 /** The archived versions the reply's read_blackboard calls need, fetched; undefined when none. */
 export async function fetchArchivedReads(context: SessionContext, reply: ModelReply, lookup: TagVersionLookup): Promise<TurnAttachments | undefined> {
-  const calls = Array.isArray(reply?.toolCalls) ? reply.toolCalls : [];
-  // Cheap test first: nearly every reply reads no old version and not a request in parts.
-  const requestInParts = archivedVersions(context.blackboard, REQUEST_TAG).length > 0;
-  if (!calls.some((c) => typeof c?.function?.arguments === 'string' && (c.function.arguments.includes('version') || (requestInParts && c.function.arguments.includes(REQUEST_TAG))))
-    && !(requestInParts && typeof reply?.content === 'string' && reply.content.includes(REQUEST_TAG))) return undefined;
   const wanted = new Map<string, number[]>();
   for (const { call, args } of normalizeReply('manager', reply, 'lookup').queue) {
     if (call.function.name !== 'read_blackboard') continue;
@@ -66,10 +78,14 @@ export async function fetchArchivedReads(context: SessionContext, reply: ModelRe
 }
 
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
-  return fromPromise<TurnOutput, SessionContext>(async ({ input, signal }) => {
-    const reply = await model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal });
-    const attachments = lookup && reply ? await fetchArchivedReads(input, reply, lookup) : undefined;
-    return attachments ? { ...reply, attachments } : reply;
+  return fromPromise<TurnOutput, SessionContext>(({ input, signal }) => {
+    const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal });
+    if (!lookup) return replied;
+    // A plain (not async) callback: the common reply resolves without an extra promise.
+    return replied.then((reply): TurnOutput | Promise<TurnOutput> => {
+      if (!reply || !mayReadArchive(input, reply)) return reply;
+      return fetchArchivedReads(input, reply, lookup).then((attachments) => (attachments ? { ...reply, attachments } : reply));
+    });
   });
 }
 

@@ -26,7 +26,8 @@ const now = () => new Date().toISOString();
 /** Appends to an actor's transcript window (which cuts its oldest groups when over its limits). */
 function append(ctx: SessionContext, actor: ToolActor, ...messages: ChatMessage[]): Update {
   const t = ctx.transcripts;
-  return { transcripts: { ...t, [actor]: appendToTranscript(t[actor], t.window, messages) } };
+  const next = appendToTranscript(t[actor], t.window, messages);
+  return { transcripts: actor === 'manager' ? { manager: next, worker: t.worker, window: t.window } : { manager: t.manager, worker: next, window: t.window } };
 }
 
 /** A worker run (or a revision) starts a new worker conversation. */
