@@ -3,6 +3,14 @@
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime.js';
 export { Session, type SendResult } from './runtime/session.js';
+export {
+  SessionStreamEventSchema,
+  type SessionStreamEvent,
+  type SessionStreamEventType,
+  type StreamEventOf,
+  type SessionEventListener,
+  type SubscribeOptions,
+} from './runtime/session-events.js';
 export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/view.js';
 export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
 export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo } from './machines/session.context.js';

@@ -18,6 +18,7 @@ import type { Model, ModelReply } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
 import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
+import { textDeltaSink } from './text-deltas.js';
 import { workerMessages } from './worker-context.js';
 
 /** Finds a worker's skill prompt (the body of its prompt file). */
@@ -77,9 +78,15 @@ export async function fetchArchivedReads(context: SessionContext, reply: ModelRe
   return wanted.size ? fetchVersions(context, wanted, lookup) : undefined;
 }
 
+/** `onTextDelta` only when a listener of this session wants text: the model streams only then. */
+function deltas(system: object): { onTextDelta?: (text: string) => void } {
+  const sink = textDeltaSink(system);
+  return sink ? { onTextDelta: sink } : {};
+}
+
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
-  return fromPromise<TurnOutput, SessionContext>(({ input, signal }) => {
-    const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal });
+  return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => {
+    const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) });
     if (!lookup) return replied;
     // A plain (not async) callback: the common reply resolves without an extra promise.
     return replied.then((reply): TurnOutput | Promise<TurnOutput> => {
@@ -90,7 +97,7 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
 }
 
 export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup) {
-  return fromPromise<TurnOutput, SessionContext>(async ({ input, signal }) => {
+  return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     const pkg = input.package;
     const step = input.step;
     const worker = pkg?.workers.find((w) => w.id === step?.workerId);
@@ -100,6 +107,6 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, look
     // The request's earlier parts left the context: read them for the brief.
     const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
     const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
-    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal });
+    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(system) });
   });
 }

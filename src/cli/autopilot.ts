@@ -13,6 +13,7 @@ import type { SessionView } from '../runtime/view.js';
 import type { SkillPackage } from '../skills/index.js';
 import { burstLimitNotice } from '../tools/validation.js';
 import { aliasOf } from './events.js';
+import { followProgress } from './progress.js';
 import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
 
 /** The request the demo sends when none is given. */
@@ -91,6 +92,8 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
       write(pc.dim(`  … ${label}`));
     }
   }, error: () => {} /* the session reports its own failure */ });
+  // Then, from the event stream, what each round took and which tool calls were refused.
+  const offProgress = followProgress(session, { modelLabel: options.modelLabel, line: (text) => write(pc.dim(`    ${text}`)) });
 
   try {
     let view = session.view();
@@ -120,6 +123,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
     return 0;
   } finally {
     subscription.unsubscribe();
+    offProgress();
   }
 
   function stop(message: string): number {

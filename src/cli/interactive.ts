@@ -11,6 +11,7 @@ import type { Session } from '../runtime/session.js';
 import type { SessionView } from '../runtime/view.js';
 import type { SkillPackage } from '../skills/index.js';
 import { aliasOf, EVENT_LABELS } from './events.js';
+import { followProgress } from './progress.js';
 import { headline, runningLabel, waitBlocks, type Block, type RenderOptions } from './render.js';
 
 export interface InteractiveOptions {
@@ -122,6 +123,7 @@ async function withSpinner<T>(session: Session, options: InteractiveOptions, wor
     const label = runningLabel(snapshot, options.modelLabel);
     if (label) spin.message(label);
   }, error: () => {} /* the session reports its own failure */ });
+  const offProgress = followProgress(session, { modelLabel: options.modelLabel, status: (text) => spin.message(text) });
   const roundsBefore = session.view().rounds;
   try {
     const result = await work();
@@ -133,6 +135,7 @@ async function withSpinner<T>(session: Session, options: InteractiveOptions, wor
     throw error;
   } finally {
     subscription.unsubscribe();
+    offProgress();
     process.off('exit', interrupted);
   }
 }

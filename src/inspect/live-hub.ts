@@ -4,7 +4,9 @@
  * - a session another process runs (the CLI): the store, polled every 250 ms — a changed
  *   revision means new journal entries and a new snapshot.
  * The page is told *that* something changed (session, list of sessions, pending model
- * requests) and fetches what it shows; a lost message costs nothing.
+ * requests) and fetches what it shows; a lost message costs nothing. A live session's own
+ * events (rounds with timings and tokens, tool calls checked…) go out as they are, as
+ * `progress` messages (see runtime/session-events.ts; no text deltas).
  */
 import type { ServerResponse } from 'node:http';
 import type { Subscription } from 'xstate';
@@ -28,6 +30,8 @@ interface Watch {
   signature: string;
   session: Session | null;
   subscription: Subscription | null;
+  /** Unsubscribes the `progress` forwarding of the live session. */
+  offProgress: (() => void) | null;
 }
 
 export class LiveHub {
@@ -90,7 +94,10 @@ export class LiveHub {
     clearInterval(this.poller);
     clearInterval(this.heartbeat);
     this.offModel();
-    for (const watch of this.watches.values()) watch.subscription?.unsubscribe();
+    for (const watch of this.watches.values()) {
+      watch.subscription?.unsubscribe();
+      watch.offProgress?.();
+    }
     this.watches.clear();
     for (const client of this.clients) client.res.end();
     this.clients.clear();
@@ -98,12 +105,13 @@ export class LiveHub {
 
   private watch(sessionId: string): void {
     if (this.watches.has(sessionId)) return;
-    this.watches.set(sessionId, { signature: '', session: null, subscription: null });
+    this.watches.set(sessionId, { signature: '', session: null, subscription: null, offProgress: null });
     void this.poll();
   }
 
   private unwatch(sessionId: string): void {
     this.watches.get(sessionId)?.subscription?.unsubscribe();
+    this.watches.get(sessionId)?.offProgress?.();
     this.watches.delete(sessionId);
   }
 
@@ -113,9 +121,12 @@ export class LiveHub {
     const live = found && found.actorRef.getSnapshot().status !== 'stopped' ? found : null;
     if (live === watch.session) return;
     watch.subscription?.unsubscribe();
+    watch.offProgress?.();
     watch.session = live;
     watch.subscription = null;
+    watch.offProgress = null;
     if (!live) return;
+    watch.offProgress = live.subscribe((event) => this.sendTo(sessionId, message('progress', event)), { textDeltas: false });
     let queued = false;
     watch.subscription = live.actorRef.subscribe({
       next: () => {

@@ -36,6 +36,12 @@ export interface ModelRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
   signal?: AbortSignal;
+  /**
+   * Set when someone watches the reply as it is written (a `session.stream()` reader, say).
+   * A model that can stream calls it with each piece of the reply's text, in order, and
+   * still resolves with the whole reply; a model that cannot ignores it.
+   */
+  onTextDelta?: (text: string) => void;
 }
 
 export interface ModelReply {

@@ -9,6 +9,7 @@ import type { ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { ModelError, UserError } from '../errors.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import { streamedCompletion } from './openai-stream.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -47,7 +48,7 @@ export class OpenAIModel implements Model {
     this.baseURL = this.client.baseURL;
   }
 
-  async complete({ messages, tools, signal }: ModelRequest): Promise<ModelReply> {
+  async complete({ messages, tools, signal, onTextDelta }: ModelRequest): Promise<ModelReply> {
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: this.model,
       // Our ChatMessage is the wire shape already: sent as is, so transcripts replay anywhere.
@@ -66,11 +67,11 @@ export class OpenAIModel implements Model {
 
     let completion: ChatCompletion;
     try {
-      const call = this.client.chat.completions.create(body, {
-        signal: signal ?? null,
-        timeout: this.timeoutMs,
-        maxRetries: this.maxRetries,
-      });
+      const options = { signal: signal ?? null, timeout: this.timeoutMs, maxRetries: this.maxRetries };
+      // Streamed only when someone watches the text: the reply is assembled to the same shape.
+      const call = onTextDelta
+        ? streamedCompletion(this.client, body, options, onTextDelta)
+        : this.client.chat.completions.create(body, options);
       completion = await untilAborted(call, signal);
     } catch (error) {
       throw this.toModelError(error, signal);

@@ -14,7 +14,10 @@ import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
+import { SessionEventHub } from './event-hub.js';
+import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
+import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import { sessionView, type SessionView } from './view.js';
 
 export type SendResult =
@@ -56,6 +59,8 @@ export class Session {
   private unarchived: ArchiveItemInput[] | null = null;
   /** Without a store, the session's archive lives here. */
   private readonly memoryArchive: MemoryArchive | null;
+  /** Made on the first subscribe(): an idle session carries nothing for live events. */
+  private events: SessionEventHub | null = null;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(
@@ -103,6 +108,31 @@ export class Session {
 
   view(): SessionView {
     return sessionView(this.actor.getSnapshot());
+  }
+
+  /**
+   * Calls `listener` synchronously with each live event (rounds, tool checks, artifacts,
+   * waits, text deltas…) until the returned function is called. See session-events.ts.
+   */
+  subscribe(listener: SessionEventListener, options?: SubscribeOptions): () => void {
+    return this.eventHub().subscribe(listener, options);
+  }
+
+  /**
+   * The events from now until the session next waits for the user, is done or stops (that
+   * event included). Create it before `send()`; leaving the loop early unsubscribes it.
+   */
+  stream(options?: SubscribeOptions): AsyncIterableIterator<SessionStreamEvent, undefined> {
+    return new SessionEventStream(this.eventHub(), options);
+  }
+
+  /** Listeners and unfinished streams attached to this session (0 when nobody listens). */
+  get listenerCount(): number {
+    return this.events?.listenerCount ?? 0;
+  }
+
+  private eventHub(): SessionEventHub {
+    return (this.events ??= new SessionEventHub(this.id, () => this.actor));
   }
 
   /** The user events the session would take now, its guards evaluated (a subset of `view().acceptedEvents`). */

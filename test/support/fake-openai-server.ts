@@ -1,7 +1,11 @@
 /**
  * A tiny OpenAI-compatible server on 127.0.0.1 for end-to-end tests of the real `openai`
  * client over HTTP. It serves a script of steps in order, one per request, and records every
- * request so a test can assert what was sent and how many attempts the SDK made.
+ * request so a test can assert what was sent and how many attempts the SDK made. A request
+ * with `stream: true` gets the same reply as Server-Sent Events, the way OpenAI sends it:
+ * the role first, the content and each tool call's arguments in pieces (a tool call's id
+ * and name only in its first piece, matched by index after), finish_reason, then — when
+ * `stream_options.include_usage` is set — a last chunk with no choices and the usage.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -12,6 +16,10 @@ export interface FakeReply {
   toolCalls?: Array<{ name: string; arguments: string; id?: string }>;
   /** Omitted from the response when not given, like some local servers do. */
   usage?: { promptTokens: number; completionTokens: number };
+  /** When streamed: how many pieces the content and each tool call's arguments are cut into (default 3). */
+  pieces?: number;
+  /** When streamed: a pause before each chunk, so a test can see pieces arrive before the end. */
+  chunkDelayMs?: number;
 }
 
 export type FakeStep =
@@ -106,7 +114,56 @@ function serve(step: FakeStep, res: ServerResponse, body: unknown, n: number, ti
     res.end(text);
     return;
   }
+  if ((body as { stream?: unknown })?.stream === true) return void streamCompletion(res, step.reply, body, n, timers);
   sendJson(res, 200, completion(step.reply, body, n));
+}
+
+/** Cuts `text` into `count` pieces of about equal length (fewer when it is shorter); '' gives none. */
+export function piecesOf(text: string, count: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / Math.max(1, count)));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+/** The `chat.completion.chunk` objects of a streamed reply, in order. */
+export function completionChunks(reply: FakeReply, body: unknown, n: number): Record<string, unknown>[] {
+  const model = typeof (body as { model?: unknown })?.model === 'string' ? (body as { model: string }).model : 'fake';
+  const head = { id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const pieces = reply.pieces ?? 3;
+  const chunks: Record<string, unknown>[] = [chunk({ role: 'assistant', content: '' })];
+  for (const text of piecesOf(reply.content ?? '', pieces)) chunks.push(chunk({ content: text }));
+  (reply.toolCalls ?? []).forEach((call, index) => {
+    const args = piecesOf(call.arguments, pieces);
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id ?? `call_${n}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const part of args) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+  });
+  chunks.push(chunk({}, (reply.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop'));
+  const wantsUsage = (body as { stream_options?: { include_usage?: unknown } })?.stream_options?.include_usage === true;
+  if (wantsUsage && reply.usage) {
+    const { promptTokens, completionTokens } = reply.usage;
+    chunks.push({ ...head, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } });
+  }
+  return chunks;
+}
+
+async function streamCompletion(res: ServerResponse, reply: FakeReply, body: unknown, n: number, timers: Set<NodeJS.Timeout>): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const chunk of completionChunks(reply, body, n)) {
+    if (reply.chunkDelayMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve();
+        }, reply.chunkDelayMs);
+        timers.add(timer);
+      });
+    }
+    if (res.destroyed) return;
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  }
+  res.end('data: [DONE]\n\n');
 }
 
 /** A `chat.completion` object as OpenAI returns it. */

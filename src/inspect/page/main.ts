@@ -13,6 +13,7 @@ import { DiagramView } from './diagram-view.js';
 import { byId, fill, h } from './dom.js';
 import { renderEvents, type EventFormState } from './events-panel.js';
 import { renderModelPanel } from './model-panel.js';
+import { parseProgress, ProgressLine } from './progress-line.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -342,6 +343,12 @@ function connectStream(): void {
       queued = false;
       void refreshSession().catch((error) => showSendResult(false, errorText(error)));
     }, 30);
+  });
+  // The latest round and tool check of a session this server runs, as they happen.
+  const progress = new ProgressLine(byId('live-progress'));
+  stream.addEventListener('progress', (e) => {
+    const event = parseProgress((e as MessageEvent).data);
+    if (event && event.sessionId === app.sessionId) progress.show(event);
   });
   stream.addEventListener('sessions', () => void refreshSessions().catch(() => {}));
   stream.addEventListener('model', () => void refreshModel().catch(() => {}));

@@ -1,0 +1,66 @@
+/**
+ * The CLI's live progress from the event stream: the autopilot's transcript gets a line per
+ * model round (time, tokens, tools) and per refused tool call; model-written text never
+ * reaches the terminal with its control characters.
+ */
+import { describe, expect, it } from 'vitest';
+import { autopilot } from '../../src/cli/autopilot.js';
+import { followProgress, plain } from '../../src/cli/progress.js';
+import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+
+describe('progress lines', () => {
+  it('strips escape sequences, controls and bidi overrides, and cuts long text', () => {
+    expect(plain('run\x1b[2J\x1b]0;pwned\x07_worker')).toBe('run [2J ]0;pwned _worker');
+    expect(plain('a\r\nb\u202ec\u0085d')).toBe('a b c d');
+    expect(plain('x'.repeat(500), 20)).toHaveLength(20);
+  });
+
+  it('the autopilot prints each round with its time, tokens and tools, and each refusal with its rule', async () => {
+    const model = new ScriptedModel([
+      {
+        agent: 'manager',
+        toolCalls: [call('evil\x1b[31mtool'), call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })],
+        usage: { promptTokens: 120, completionTokens: 30 },
+      },
+      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'Tea.' } })], usage: { promptTokens: 80, completionTokens: 20 } },
+      { agent: 'manager', toolCalls: [call('finish', { summary: 'All done.' })] },
+    ]);
+    const runtime = createRuntime({ model });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    const lines: string[] = [];
+    const code = await autopilot(session, {
+      request: 'A note about tea',
+      packageId: 'tiny',
+      modelLabel: model.label,
+      packages: runtime.packages,
+      resume: 'steward run',
+      write: (text) => lines.push(text.replace(/\x1b\[[0-9;]*m/g, '')),
+    });
+    expect(code).toBe(0);
+    const progress = lines.filter((l) => /^ {4}[✓✗■]/.test(l)).map((l) => l.trim().replace(/\d+ ms/, 'T'));
+    expect(progress).toEqual([
+      '✓ manager · burst 1/12 · T · 120+30 tokens → evil [31mtool, run_worker',
+      expect.stringMatching(/^✗ refused evil \[31mtool \(actorMayUseTool\): There is no tool named "evil \[31mtool"/),
+      '✓ worker echo · burst 2/12 · T · 80+20 tokens → submit',
+      '✓ manager · burst 1/12 · T → finish',
+    ]);
+    expect(lines.join('\n')).not.toContain('\x1b[31m');
+    expect(session.listenerCount).toBe(0);
+  });
+
+  it('gives the spinner a status at each round start with the previous round and the total', async () => {
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })], usage: { promptTokens: 100, completionTokens: 50 } },
+      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'Tea.' } })] },
+    ]);
+    const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
+    const status: string[] = [];
+    const off = followProgress(session, { modelLabel: 'm', status: (text) => status.push(text) });
+    await session.send({ type: 'user_submitted_input', text: 'tea' });
+    off();
+    expect(status.map((s) => s.replace(/\d+ ms/, 'T'))).toEqual([
+      'Manager thinking · burst 1/12 · m',
+      'Worker echo writing · burst 2/12 · m · last round T, 150 tokens → run_worker · 150 tokens in all',
+    ]);
+  });
+});

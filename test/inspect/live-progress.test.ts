@@ -1,0 +1,108 @@
+/**
+ * The inspector shows a live session's rounds and tool checks as they happen: the server's
+ * SSE stream carries them as `progress` messages, and the page shows the latest round and
+ * tool line (in Debian's chromium, as the other page tests).
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime, MemoryStore, ScriptedModel, type Model } from '../../src/index.js';
+import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
+import { ManualModel } from '../../src/models/manual-model.js';
+import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/runtime/session-events.js';
+import { buildPage } from './page-build.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+let pageDir = '';
+beforeAll(async () => {
+  pageDir = await buildPage();
+}, 90_000);
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function setup(model: Model) {
+  const store = new MemoryStore();
+  const runtime = createRuntime({ model, store });
+  const session = await runtime.createSession({ packageId: 'tiny' });
+  const inspector: InspectorHandle = await startInspector({ runtime, store, port: 0, sessionId: session.id, pageDir, log: () => {} });
+  cleanups.push(() => inspector.close());
+  cleanups.push(() => session.stop());
+  return { session, inspector, base: new URL(inspector.url).origin };
+}
+
+/** The `progress` messages of the SSE stream, parsed and checked against the schema. */
+function progressOf(raw: string): SessionStreamEvent[] {
+  return [...raw.matchAll(/event: progress\ndata: (.*)\n\n/g)].map((m) => SessionStreamEventSchema.parse(JSON.parse(m[1]!)));
+}
+
+describe('live progress in the inspector', () => {
+  it('the SSE stream forwards the live session events as `progress`, without text deltas', async () => {
+    const model = new ScriptedModel([
+      (request) => {
+        request.onTextDelta?.('should not be asked for');
+        return { content: 'Asking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify({ message: 'Which tea?' }) } }], usage: { promptTokens: 7, completionTokens: 3 } };
+      },
+    ]);
+    const { session, inspector, base } = await setup(model);
+    const res = await fetch(`${base}/api/stream?token=${inspector.token}&session=${session.id}`);
+    const reader = res.body!.getReader();
+    let raw = '';
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        raw += new TextDecoder().decode(value);
+      }
+    })();
+    // The hub follows the live session on its next poll.
+    await expect.poll(() => session.listenerCount, { timeout: 5_000 }).toBe(1);
+    const sent = await fetch(`${base}/api/sessions/${session.id}/events`, {
+      method: 'POST',
+      headers: { 'x-steward-token': inspector.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'user_submitted_input', text: 'Tea.' }),
+    });
+    expect(sent.status).toBe(200);
+    await expect.poll(() => progressOf(raw).map((e) => e.type).at(-1)).toBe('waiting');
+    const events = progressOf(raw);
+    expect(events.find((e) => e.type === 'round_finished')).toMatchObject({ agent: 'manager', toolCalls: ['ask_user'], usage: { promptTokens: 7, completionTokens: 3 } });
+    expect(events.find((e) => e.type === 'tool_call_checked')).toMatchObject({ tool: 'ask_user', accepted: true });
+    expect(events.some((e) => e.type === 'text_delta')).toBe(false);
+    expect(model.calls[0]!.onTextDelta).toBeUndefined();
+    await reader.cancel();
+    await reading.catch(() => {});
+    // The page left: the hub lets go of the session.
+    await expect.poll(() => session.listenerCount, { timeout: 5_000 }).toBe(0);
+  });
+
+  describe.skipIf(noBrowser)('the page', () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+      cleanups.push(() => browser.close());
+    }, 60_000);
+
+    it('shows the latest round with its time and tools, and the latest tool check, as text', async () => {
+      const model = new ManualModel();
+      const { inspector, session } = await setup(model);
+      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+      cleanups.push(() => page.close());
+      await page.goto(inspector.url);
+      await page.waitForSelector('#diagram-svg .state.active-leaf[data-path="waiting_user.intake"]', { timeout: 15_000 });
+      await expect.poll(() => session.listenerCount, { timeout: 5_000 }).toBe(1);
+      expect(await page.isHidden('#live-progress')).toBe(true);
+
+      const sent = session.send({ type: 'user_submitted_input', text: 'Tea.' });
+      await expect.poll(() => page.textContent('#live-progress')).toContain('manager · burst 1/12 · calling the model…');
+      const [pending] = model.pending();
+      model.reply(pending!.id, { toolCalls: [{ name: '<b>bold</b>_tool', arguments: {} }, { name: 'ask_user', arguments: { message: 'Which tea?' } }] });
+      await sent;
+      await expect.poll(() => page.textContent('#live-progress .progress-round')).toMatch(/^manager · burst 1\/12 · \d+ ms → <b>bold<\/b>_tool, ask_user$/);
+      expect(await page.textContent('#live-progress .progress-tool')).toBe('✓ ask_user');
+      expect(await page.locator('#live-progress b').count()).toBe(0);
+    });
+  });
+});
