@@ -132,27 +132,39 @@ export async function growthFigures(options: { dir: string; sessions: number; he
     }
     const appendUs = (b: number) => median(d.appends.filter((a) => a.burst === b).map((a) => a.ms)) * 1000;
 
-    // Sizes and resume at each point, on one more session.
-    options.progress('growth: sizes and resume cost at bursts 1, 10, 30, 60');
+    // Sizes at each point, on one more session; a session is parked (closed) at each point.
+    options.progress('growth: sizes at bursts 1, 10, 30, 60; resume cost of sessions parked there');
     d.model.sizing = true;
-    const sizes = new Map<number, Omit<GrowthPoint, 'appendUs' | 'retainedSqliteB' | 'retainedMemoryB' | 'promptBytes' | 'promptMessages'>>();
-    let session = await d.start('growth_sizes');
+    const sizes = new Map<number, Omit<GrowthPoint, 'appendUs' | 'resumeUs' | 'retainedSqliteB' | 'retainedMemoryB' | 'promptBytes' | 'promptMessages'>>();
+    const parked = new Map<number, string>();
+    const session = await d.start('growth_sizes');
     for (let b = 1; b <= GROWTH_BURSTS; b++) {
       if ((GROWTH_POINTS as readonly number[]).includes(b)) {
         const context = session.actorRef.getSnapshot().context;
-        const snapshotBytes = Buffer.byteLength(JSON.stringify(session.persisted()));
-        const times: number[] = [];
-        for (let i = 0; i < options.resumes; i++) {
-          const t = performance.now();
-          session = await d.runtime.resumeSession(session.id);
-          times.push(performance.now() - t);
-        }
-        sizes.set(b, { burst: b, snapshotBytes, resumeUs: median(times.slice(Math.floor(times.length / 5))) * 1000, contextMessages: context.transcripts.manager.messages.length, requestParts: context.blackboard.request?.length ?? 0 });
+        sizes.set(b, { burst: b, snapshotBytes: Buffer.byteLength(JSON.stringify(session.persisted())), contextMessages: context.transcripts.manager.messages.length, requestParts: context.blackboard.request?.length ?? 0 });
+        // A copy parked at this wait: the same rows, under another id (resumed below).
+        const id = `growth_parked_${b}`;
+        const stored = (await store.load(session.id))!;
+        await store.create({ id, packageId: PACKAGE_ID, snapshot: stored.snapshot, entry: { kind: 'created', type: 'created', payload: {}, state: WAIT_STATE } });
+        parked.set(b, id);
       }
       if (b < GROWTH_BURSTS) expectWait(await d.answer(session, b), `sizing burst ${b + 1}`);
     }
     session.stop();
     d.model.sizing = false;
+    // resumeSession of the parked sessions, alternating between the points (so that a noisy
+    // moment costs every point alike); each resumed session is closed again.
+    const resumeTimes = new Map<number, number[]>(GROWTH_POINTS.map((b) => [b, []]));
+    for (let i = 0; i < options.resumes; i++) {
+      for (const b of GROWTH_POINTS) {
+        const t = performance.now();
+        const resumed = await d.runtime.resumeSession(parked.get(b)!);
+        resumeTimes.get(b)!.push(performance.now() - t);
+        if (resumed.view().state !== WAIT_STATE) throw new Error(`[growth] parked session ${b} resumed in ${resumed.view().state}`);
+        await resumed.close();
+      }
+    }
+    const resumeUs = (b: number) => median(resumeTimes.get(b)!.slice(Math.floor(options.resumes / 5))) * 1000;
 
     // Retained heap: fresh runtimes, nothing recorded per write.
     d.untime();
@@ -163,6 +175,7 @@ export async function growthFigures(options: { dir: string; sessions: number; he
     return GROWTH_POINTS.map((b) => ({
       ...sizes.get(b)!,
       appendUs: appendUs(b),
+      resumeUs: resumeUs(b),
       retainedSqliteB: retainedSqlite.get(b)!,
       retainedMemoryB: retainedMemory.get(b)!,
       promptBytes: d.model.askPrompt.get(b)!.bytes,

@@ -26,10 +26,18 @@ const TranscriptSchema = z.looseObject({
   total: z.number().int().nonnegative(),
   omitted: z.number().int().nonnegative(),
 });
-const TagSlotSchema = z.union([
-  z.looseObject({ version: z.number().int().positive(), body: z.string(), writtenBy: z.string() }),
-  z.looseObject({ version: z.number().int().positive(), size: z.number().int().nonnegative(), writtenBy: z.string(), archived: z.literal(true) }),
-]);
+// One object schema with a check rather than a union: a union tries the first shape, builds
+// its errors for every archived version, then the second (resume of a long session spent
+// most of its validation there, measured).
+const TagSlotSchema = z
+  .looseObject({
+    version: z.number().int().positive(),
+    writtenBy: z.string(),
+    body: z.string().optional(),
+    size: z.number().int().nonnegative().optional(),
+    archived: z.literal(true).optional(),
+  })
+  .refine((v) => v.body !== undefined || (v.archived === true && v.size !== undefined), 'a tag version needs a body, or archived: true and its size');
 
 const ContextSchema = z.looseObject({
   sessionId: z.string(),
