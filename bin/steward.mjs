@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// The `steward` command. Runs the TypeScript sources through tsx, so a fresh clone works
-// without a build step (tsx is a runtime dependency).
-import { register } from 'tsx/esm/api';
+// The `steward` command: the compiled CLI (npm install / npm run build write dist/).
+// Nothing is compiled at start; the tests run the sources through test/support/steward-src.mjs.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('steward: dist/cli/main.js is missing: run `npm run build` (npm install runs it) in the Steward folder.\n');
+  process.exit(1);
+}
+const { main } = await import(entry.href);
 await main(process.argv);

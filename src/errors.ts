@@ -16,7 +16,7 @@ export class StewardError extends Error {
 
   /** Works across duplicated installs, where `instanceof` would not; Node's and SQLite's coded errors are not ours. */
   static isStewardError(value: unknown): value is StewardError {
-    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[STEWARD_ERROR] === true;
+    return value instanceof Error && (value as Error & { [STEWARD_ERROR]?: unknown })[STEWARD_ERROR] === true;
   }
 }
 
@@ -27,10 +27,30 @@ export class UserError extends StewardError {
   }
 }
 
+/** What a refusal is about, for an app that renders its own UI instead of the message. */
+export interface RefusalDetails {
+  /** The refused event's type. */
+  eventType: string;
+  /** The session's state when it refused, e.g. "waiting_user.intake" or "done". */
+  state: string;
+  /** The user events the state declares (a guard may still refuse one). */
+  accepted: readonly string[];
+  /** The user events the session would take now, guards evaluated. */
+  enabled: readonly string[];
+}
+
 /** A well-formed user event that the session's current state does not accept. */
-export class EventRefusedError extends StewardError {
-  constructor(message: string) {
+export class EventRefusedError extends StewardError implements RefusalDetails {
+  readonly eventType: string;
+  readonly state: string;
+  readonly accepted: readonly string[];
+  readonly enabled: readonly string[];
+  constructor(message: string, details: RefusalDetails) {
     super('event_refused', message);
+    this.eventType = details.eventType;
+    this.state = details.state;
+    this.accepted = [...details.accepted];
+    this.enabled = [...details.enabled];
   }
 }
 
@@ -72,5 +92,12 @@ export class ConflictError extends StewardError {
 export class SnapshotError extends StewardError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('bad_snapshot', message, options);
+  }
+}
+
+/** testAllTransitions found a path its replay on a real actor does not follow, or could not walk the machine. */
+export class TransitionTestError extends StewardError {
+  constructor(message: string) {
+    super('transition_test_failed', `testAllTransitions: ${message}`);
   }
 }

@@ -1,8 +1,10 @@
 /**
- * Steward's public API. Everything an app or an outside test relies on is named here.
+ * `steward`: the Node runtime — Steward's public API. Everything an app or an outside test
+ * relies on is named here. Browser-safe parts are also in `steward/machine` (src/machine.ts),
+ * the testing kit in `steward/testing` (src/testing.ts).
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime.js';
-export { Session, type SendResult } from './runtime/session.js';
+export { Session, type SendResult, type SendError } from './runtime/session.js';
 export {
   SessionStreamEventSchema,
   type SessionStreamEvent,
@@ -15,9 +17,11 @@ export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/
 export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
 export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo } from './machines/session.context.js';
 export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
-export { acceptedUserEvents } from './machines/refusals.js';
+export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
+export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
-export { ScriptedModel, call, type ScriptStep, type ScriptedReply } from './models/scripted-model.js';
+export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall } from './models/scripted-model.js';
+export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransitionsResult } from './testing.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';

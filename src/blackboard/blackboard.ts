@@ -1,7 +1,9 @@
 /**
  * The tag blackboard: every tag keeps every version, nothing is overwritten, so a rejected
  * draft stays readable. Plain, immutable data (JSON-serialisable) so it persists with the
- * snapshot and an unchanged board can be recognised by identity.
+ * snapshot and an unchanged board can be recognised by identity. Tags are names a package
+ * or a model chose ("constructor", "__proto__"…): read them only through the functions
+ * below, which never look up the prototype chain (see keyed.ts).
  *
  * The context holds bodies only where the next step may need them: the latest version of
  * each tag and the versions of an artifact under review or rejected (a revision reads them).
@@ -11,6 +13,7 @@
  * parts of the request), see src/agents/turns.ts.
  */
 import type { Artifact } from './artifacts.js';
+import { ownValue } from './keyed.js';
 
 export interface TagVersion {
   version: number;
@@ -18,7 +21,8 @@ export interface TagVersion {
   /** A worker id, "user" for the request the user typed, "app" for tags an app seeded. */
   writtenBy: string;
   artifactId?: string;
-  at: string;
+  /** When it was written, from the event that wrote it (user events are stamped by send(); a worker's, see the journal). */
+  at?: string;
 }
 
 /** A version whose body left the context (it is in the archive). */
@@ -56,22 +60,21 @@ export const hasBody = (v: TagSlot | undefined): v is TagVersion => v !== undefi
  * proxies cost ~30× more here, measured); nested edits such as artifact moves use immer.
  */
 export function withVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): { board: Blackboard; version: TagVersion } {
-  const versions = Object.hasOwn(board, tag) ? board[tag]! : [];
+  const versions = ownValue(board, tag) ?? [];
   const version: TagVersion = { version: versions.length + 1, ...entry };
+  // Spread and a computed key both define own properties, "__proto__" included.
   return { board: { ...board, [tag]: [...versions, version] }, version };
 }
 
 /** The latest version of a tag (always held with its body). */
 export function latest(board: Blackboard, tag: string): TagVersion | undefined {
-  if (!Object.hasOwn(board, tag)) return undefined;
-  const versions = board[tag]!;
-  const v = versions[versions.length - 1];
+  const v = ownValue(board, tag)?.at(-1);
   return hasBody(v) ? v : undefined;
 }
 
 /** A version as the context holds it: with its body, or archived (body in the archive). */
 export function slotOf(board: Blackboard, tag: string, version: number): TagSlot | undefined {
-  return Object.hasOwn(board, tag) ? board[tag]![version - 1] : undefined;
+  return ownValue(board, tag)?.[version - 1];
 }
 
 /** A version with its body, when the context holds it. */
@@ -82,9 +85,8 @@ export function versionOf(board: Blackboard, tag: string, version: number): TagV
 
 /** Versions of a tag whose bodies the context does not hold. */
 export function archivedVersions(board: Blackboard, tag: string): number[] {
-  if (!Object.hasOwn(board, tag)) return [];
   const out: number[] = [];
-  for (const v of board[tag]!) if (!hasBody(v)) out.push(v.version);
+  for (const v of ownValue(board, tag) ?? []) if (!hasBody(v)) out.push(v.version);
   return out;
 }
 
@@ -94,8 +96,9 @@ export function archivedVersions(board: Blackboard, tag: string): number[] {
  * the archive); a part found in neither is marked, never silently dropped.
  */
 export function requestText(board: Blackboard, fetched?: readonly { tag: string; version: TagVersion }[]): string | undefined {
-  if (!Object.hasOwn(board, REQUEST_TAG)) return undefined;
-  return board[REQUEST_TAG]!.map((v) => {
+  const parts = ownValue(board, REQUEST_TAG);
+  if (!parts) return undefined;
+  return parts.map((v) => {
     if (hasBody(v)) return v.body;
     const found = fetched?.find((f) => f.tag === REQUEST_TAG && f.version.version === v.version);
     return found ? found.version.body : `(part ${v.version} of the request could not be read from the archive)`;
@@ -104,7 +107,7 @@ export function requestText(board: Blackboard, fetched?: readonly { tag: string;
 
 /** Characters of the whole request (its parts and the blank lines between them). */
 function requestSize(board: Blackboard): number {
-  const parts = board[REQUEST_TAG]!;
+  const parts = ownValue(board, REQUEST_TAG) ?? [];
   let n = 2 * (parts.length - 1);
   for (const v of parts) n += hasBody(v) ? v.body.length : v.size;
   return n;
@@ -126,14 +129,15 @@ export function retainBodies(board: Blackboard, artifacts: readonly Artifact[]):
   }
   let next: Blackboard | undefined;
   for (const tag of Object.keys(board)) {
-    const versions = board[tag]!;
+    const versions = ownValue(board, tag)!;
     let changed: TagSlot[] | undefined;
     for (let i = 0; i < versions.length - 1; i++) {
       const v = versions[i]!;
       if (!hasBody(v) || needed.has(`${v.version}\u0000${tag}`)) continue;
       (changed ??= [...versions])[i] = archivedOf(v);
     }
-    if (changed) (next ??= { ...board })[tag] = changed;
+    // A computed key defines an own property ("__proto__" included); `next[tag] =` would not.
+    if (changed) next = { ...(next ?? board), [tag]: changed };
   }
   return next ?? board;
 }

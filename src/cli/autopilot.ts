@@ -15,6 +15,7 @@ import { burstLimitNotice } from '../tools/validation.js';
 import { aliasOf } from './events.js';
 import { followProgress } from './progress.js';
 import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
+import { safeText } from './safe-text.js';
 
 /** The request the demo sends when none is given. */
 export const DEMO_REQUEST =
@@ -127,7 +128,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   }
 
   function stop(message: string): number {
-    process.stderr.write(`${message}\nThe session is saved; continue it with: ${options.resume}\n`);
+    process.stderr.write(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
     return 1;
   }
 }

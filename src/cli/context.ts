@@ -11,6 +11,7 @@ import { storedSnapshot } from '../runtime/persisted.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import { defaultDbPath, SqliteStore } from '../store/sqlite-store.js';
+import { safeJson } from './safe-text.js';
 
 /** Options every command inherits from the program. */
 export interface GlobalOptions {
@@ -104,7 +105,8 @@ export function shellQuote(text: string): string {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  // JSON.stringify leaves C1 and bidi controls raw; safeJson escapes them losslessly.
+  process.stdout.write(`${safeJson(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** Commander argument parser for whole numbers ≥ 1 (--max-burst) or ≥ 0 (--after). */

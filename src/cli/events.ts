@@ -53,7 +53,7 @@ export function aliasOf(type: UserEventType): string {
 }
 
 export function resolveEventName(name: string): UserEventType {
-  const type = EVENT_ALIASES[name] ?? name;
+  const type = Object.hasOwn(EVENT_ALIASES, name) ? EVENT_ALIASES[name]! : name; // "constructor" is not an alias
   if (isUserEventType(type)) return type;
   const known = Object.entries(EVENT_ALIASES).map(([alias, full]) => `${alias} (${full})`).join(', ');
   throw new CliError('usage', `Unknown event "${name}". Events: ${known}.`);

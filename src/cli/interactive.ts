@@ -13,6 +13,7 @@ import type { SkillPackage } from '../skills/index.js';
 import { aliasOf, EVENT_LABELS } from './events.js';
 import { followProgress } from './progress.js';
 import { headline, runningLabel, waitBlocks, type Block, type RenderOptions } from './render.js';
+import { safeLine, safeText } from './safe-text.js';
 
 export interface InteractiveOptions {
   modelLabel: string;
@@ -88,7 +89,7 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
     case 'user_answered_questions': {
       const answers: Record<string, string> = {};
       for (const q of view.questions ?? []) {
-        const answer = await text(q.text, false);
+        const answer = await text(safeLine(q.text), false);
         if (typeof answer === 'symbol') return undefined;
         if (answer) answers[q.id] = answer;
       }
@@ -177,10 +178,10 @@ export async function interactive(session: Session, options: InteractiveOptions)
     const result = await withSpinner(session, options, () => session.send(event));
     if (!result.ok) {
       if (result.error.code === 'event_refused' || result.error.code === 'invalid_event') {
-        p.log.warn(result.error.message);
+        p.log.warn(safeText(result.error.message));
         continue;
       }
-      p.log.error(`[${result.error.code}] ${result.error.message}`);
+      p.log.error(`[${result.error.code}] ${safeText(result.error.message)}`);
       p.outro(`Continue with ${pc.bold(options.resume)}`);
       return 1;
     }

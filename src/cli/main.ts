@@ -17,6 +17,7 @@ import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
 import * as showCommand from './commands/show.js';
 import { printJson } from './context.js';
+import { safeText } from './safe-text.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
@@ -61,7 +62,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   } catch (error) {
     const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`steward [${code}]: ${message}\n`);
+    process.stderr.write(`steward [${code}]: ${safeText(message)}\n`);
     if (process.env.STEWARD_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     if (json) printJson({ error: { code, message } });
     process.exitCode = 1;

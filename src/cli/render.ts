@@ -3,6 +3,8 @@
  * Everything returns text (or blocks of text); the caller decides where it goes (clack in
  * the interactive `run`, plain stdout in scripts and transcripts). Colours come from
  * picocolors, which turns itself off when the output is not a terminal or NO_COLOR is set.
+ * Everything a model, a package or a user wrote goes through safe-text.ts here, before any
+ * colour is added: the renderers are where data meets the terminal.
  */
 import pc from 'picocolors';
 import { stateString } from '../machines/refusals.js';
@@ -11,6 +13,7 @@ import type { SkillPackage } from '../skills/index.js';
 import type { JournalEntry, SessionSummary } from '../store/session-store.js';
 import type { SessionView } from '../runtime/view.js';
 import { aliasOf } from './events.js';
+import { safeLine, safeText } from './safe-text.js';
 
 export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
 
@@ -31,6 +34,10 @@ const by = (options: RenderOptions) => (options.modelLabel ? ` · ${options.mode
 
 /** One line saying what the session waits for. */
 export function headline(view: SessionView): string {
+  return safeLine(headlineText(view));
+}
+
+function headlineText(view: SessionView): string {
   switch (view.waitingReason) {
     case 'skill_selection': return 'Waiting for you: choose a package.';
     case 'intake': return view.blackboard.some((b) => b.tag === 'request')
@@ -53,8 +60,12 @@ function tagList(tags: readonly string[]): string {
   return tags.length ? tags.join(', ') : '(none)';
 }
 
-/** What the session shows the user at its current wait (or at the end). */
+/** What the session shows the user at its current wait (or at the end), made safe to print. */
 export function waitBlocks(view: SessionView, options: RenderOptions = {}): Block[] {
+  return rawWaitBlocks(view, options).map((b) => ({ title: safeLine(b.title), body: safeText(b.body), tone: b.tone }));
+}
+
+function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
   const blocks: Block[] = [];
   if (view.notice) blocks.push({ title: 'Notice', body: view.notice, tone: 'warn' });
   if (view.phase === 'done') {
@@ -137,19 +148,19 @@ export function actionHints(view: SessionView): string {
 /** `steward show`: the whole session on one screen. */
 export function formatSession(view: SessionView, revision: number | undefined, options: RenderOptions = {}): string {
   const lines: string[] = [];
-  lines.push(pc.bold(`Session ${view.id}`) + pc.dim(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`));
+  lines.push(pc.bold(`Session ${safeLine(view.id)}`) + pc.dim(safeLine(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`)));
   lines.push(headline(view));
-  if (view.phase === 'running') lines.push(`If no process is running it (one was interrupted), \`steward run --session ${view.id}\` continues it: the model call runs again.`);
+  if (view.phase === 'running') lines.push(safeLine(`If no process is running it (one was interrupted), \`steward run --session ${view.id}\` continues it: the model call runs again.`));
   const blocks = waitBlocks(view, options);
   if (blocks.length) lines.push('', formatBlocks(blocks));
   lines.push('');
-  lines.push(pc.bold('Blackboard: ') + (view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'));
-  lines.push(pc.bold('Artifacts: ') + (view.artifacts.length ? view.artifacts.map((a) => `${a.id} ${a.workerId} ${a.status}`).join(', ') : '(none)'));
+  lines.push(pc.bold('Blackboard: ') + safeLine(view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'));
+  lines.push(pc.bold('Artifacts: ') + safeLine(view.artifacts.length ? view.artifacts.map((a) => `${a.id} ${a.workerId} ${a.status}`).join(', ') : '(none)'));
   lines.push(pc.bold('Model rounds: ') + `${view.rounds} (tokens: ${view.usage.promptTokens} in, ${view.usage.completionTokens} out)`);
   const last = view.rejections.at(-1);
-  if (last) lines.push(pc.bold('Last refused event: ') + `${last.type} in ${last.state}: ${last.reason}`);
+  if (last) lines.push(pc.bold('Last refused event: ') + safeText(`${last.type} in ${last.state}: ${last.reason}`));
   if (view.acceptedEvents.length) {
-    lines.push(pc.bold('Send: ') + `steward send ${view.id} <event>, where <event> is one of: ${actionHints(view)}`);
+    lines.push(pc.bold('Send: ') + safeLine(`steward send ${view.id} <event>, where <event> is one of: ${actionHints(view)}`));
   }
   return lines.join('\n');
 }
@@ -163,10 +174,10 @@ export function formatSessionList(sessions: SessionSummary[]): string {
 export function formatPackages(packages: ReadonlyMap<string, SkillPackage>): string {
   const out: string[] = [];
   for (const pkg of packages.values()) {
-    out.push(`${pc.bold(pkg.id)}  ${pkg.title}`, `  ${pkg.description}`);
+    out.push(`${pc.bold(safeLine(pkg.id))}  ${safeLine(pkg.title)}`, `  ${safeLine(pkg.description)}`);
     for (const w of pkg.workers) {
       const roles = w.roles?.length ? `  roles: ${w.roles.map((r) => r.id).join(', ')}` : '';
-      out.push(`  - ${pc.cyan(w.id)}: reads ${tagList(w.inputTags)} → writes ${tagList(w.outputTags)}${roles}`);
+      out.push(`  - ${pc.cyan(safeLine(w.id))}: ${safeLine(`reads ${tagList(w.inputTags)} → writes ${tagList(w.outputTags)}${roles}`)}`);
     }
     out.push('');
   }
@@ -182,7 +193,8 @@ function clip(text: string, max = 100): string {
 function payloadGist(entry: JournalEntry): string {
   const payload = (entry.payload ?? {}) as Record<string, unknown>;
   if (entry.kind === 'event') {
-    const { type: _type, ...fields } = payload;
+    // `at` (stamped by send()) is the AT column already.
+    const { type: _type, at: _at, ...fields } = payload;
     return Object.keys(fields).length ? clip(JSON.stringify(fields)) : '';
   }
   if (entry.kind === 'actor') {
@@ -203,7 +215,9 @@ export function formatJournal(entries: JournalEntry[]): string {
   return table(['SEQ', 'AT', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows);
 }
 
-function table(header: string[], rows: string[][]): string {
+/** Cells are data (ids, package ids, journal gists): each is made one safe line first. */
+function table(header: string[], dataRows: string[][]): string {
+  const rows = dataRows.map((r) => r.map(safeLine));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [pc.bold(line(header)), ...rows.map(line)].join('\n');
@@ -215,6 +229,6 @@ export function runningLabel(snapshot: { status: string; value: unknown; context
   const state = stateString(snapshot.value);
   if (!state.startsWith('running.')) return undefined;
   const { context } = snapshot;
-  const who = state.startsWith('running.worker') ? `Worker ${context.step?.workerId ?? '?'} writing` : 'Manager thinking';
+  const who = state.startsWith('running.worker') ? `Worker ${safeLine(context.step?.workerId ?? '?')} writing` : 'Manager thinking';
   return `${who} · burst ${Math.min(context.burst + 1, context.maxBurst)}/${context.maxBurst} · ${modelLabel}`;
 }

@@ -19,6 +19,8 @@ import { UserError } from '../errors.js';
 
 export const STATELY_CONFIG_FILE = 'stately.config.json';
 const STEWARD_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Steward's own machine, from the sources (tests, tsx) or from the build (an installed package ships only dist/). */
+const OWN_MACHINE = import.meta.url.endsWith('.ts') ? 'src/machines/session.machine.ts#sessionMachine' : 'dist/machines/session.machine.js#sessionMachine';
 export const DEFAULT_INSPECTOR_PORT = 4747;
 
 /** off: no inspection · local: Steward's inspector page · stately: Stately's online inspector · ws://…: any WebSocket inspector. */
@@ -46,7 +48,7 @@ export const StatelyConfigSchema = z.strictObject({
     }))
     .min(1, 'must list at least one machine')
     .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'machine names must be unique')
-    .default([{ name: 'session', source: 'src/machines/session.machine.ts#sessionMachine', draw: true }]),
+    .default([{ name: 'session', source: OWN_MACHINE, draw: true }]),
   inspector: z
     .strictObject({
       host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
@@ -108,13 +110,30 @@ const isMachine = (value: unknown): value is AnyStateMachine =>
   !!value && typeof value === 'object' && 'root' in value && typeof (value as { transition?: unknown }).transition === 'function';
 
 /**
- * Imports a machine named by "file#export" (relative to `dir`). TypeScript sources need a
- * TypeScript-aware loader (the CLI runs under tsx).
+ * Registers tsx once, when a machine source is TypeScript: the compiled CLI does not load
+ * a TypeScript compiler at start, only when a config names a .ts machine.
  */
+let typescriptLoader: Promise<void> | undefined;
+function loadTypeScript(ref: string): Promise<void> {
+  typescriptLoader ??= (async () => {
+    let api: { register: () => unknown };
+    try {
+      api = (await import('tsx/esm/api')) as typeof api;
+    } catch (error) {
+      typescriptLoader = undefined;
+      throw new UserError(`Machine source "${ref}" is TypeScript: install tsx in your project (npm install --save-dev tsx), or point the source at compiled JavaScript.`, { cause: error });
+    }
+    api.register();
+  })();
+  return typescriptLoader;
+}
+
+/** Imports a machine named by "file#export" (relative to `dir`); .ts sources go through tsx. */
 export async function loadMachine(ref: string, dir: string = process.cwd()): Promise<AnyStateMachine> {
   const { file, exportName } = parseMachineRef(ref);
   const path = isAbsolute(file) ? file : resolve(dir, file);
   if (!existsSync(path)) throw new UserError(`Machine source "${ref}": ${path} does not exist.`);
+  if (/\.[cm]?tsx?$/.test(path) && !import.meta.url.endsWith('.ts')) await loadTypeScript(ref);
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

@@ -8,6 +8,7 @@
  * graph.edges.filter((e) => e.kind === 'always').map((e) => e.label);
  */
 import type { AnyStateMachine } from 'xstate';
+import { guardLabel } from '../machines/rules.js';
 
 export type GraphNodeType = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
 
@@ -43,8 +44,10 @@ export interface GraphEdge {
   /** The event type as XState sees it ("user_submitted_input", "xstate.done.actor.managerTurn", "*"); "always" for eventless transitions. */
   event: string;
   kind: GraphEdgeKind;
-  /** The guard's name, e.g. "hasRequest" or "not(actorMayUseTool(actor=manager))". */
+  /** The guard's name, e.g. "hasRequest" or "breaksRule(actor=manager, rule=actorMayUseTool)". */
   guard?: string;
+  /** The guard in words, from the rule table (rules.ts), e.g. "manager breaks rule 1: actor may use the tool". */
+  guardLabel?: string;
   actions: string[];
   /** "event [guard]" — the label every drawing uses. */
   label: string;
@@ -110,6 +113,16 @@ export function guardName(guard: unknown): string | undefined {
   return 'inline';
 }
 
+/** The guard in words, for the guards the rule table knows. */
+function guardLabelOf(guard: unknown): string | undefined {
+  if (typeof guard === 'string') return guardLabel(guard, undefined);
+  if (guard && typeof guard === 'object' && typeof (guard as { type?: unknown }).type === 'string') {
+    const g = guard as { type: string; params?: unknown };
+    return guardLabel(g.type, g.params);
+  }
+  return undefined;
+}
+
 /** An action's name: strings and `{ type }` objects are named; built-ins show their type. */
 export function actionName(action: unknown): string {
   if (typeof action === 'string') return action;
@@ -140,7 +153,7 @@ export function edgeLabel(event: string, guard: string | undefined): string {
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
-  const rootNode = machine.root as unknown as StateNodeLike;
+  const rootNode: StateNodeLike = machine.root;
 
   const visit = (node: StateNodeLike): void => {
     const children = Object.values(node.states ?? {});
@@ -161,6 +174,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     const add = (event: string, transitions: readonly TransitionLike[]): void => {
       transitions.forEach((t, order) => {
         const guard = guardName(t.guard);
+        const label = guardLabelOf(t.guard);
         const targets = t.target && t.target.length > 0 ? t.target.map((x) => x.id) : [null];
         for (const target of targets) {
           edges.push({
@@ -171,6 +185,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
             event,
             kind: edgeKind(event),
             ...(guard ? { guard } : {}),
+            ...(label ? { guardLabel: label } : {}),
             actions: (t.actions ?? []).map(actionName),
             label: edgeLabel(event, guard),
             order,

@@ -8,7 +8,6 @@
  * events (rounds with timings and tokens, tool calls checked…) go out as they are, as
  * `progress` messages (see runtime/session-events.ts; no text deltas).
  */
-import type { ServerResponse } from 'node:http';
 import type { Subscription } from 'xstate';
 import type { ManualModel } from '../models/manual-model.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -19,8 +18,15 @@ import { snapshotState } from './replay.js';
 export const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
 
+/** Where a page's stream is written: raw SSE text (the route holds the HTTP response). */
+export interface StreamSink {
+  write(text: string): void;
+  /** Ends the stream (the inspector closes). */
+  end(): void;
+}
+
 interface Client {
-  res: ServerResponse;
+  res: StreamSink;
   /** The session the page has open, if any. */
   sessionId: string | null;
 }
@@ -66,23 +72,17 @@ export class LiveHub {
     }
   }
 
-  /** Attaches a page's EventSource; the stream stays open until the page leaves. */
-  attach(res: ServerResponse, sessionId: string | null): void {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+  /** Attaches a page's EventSource; returns the detach to call when the page leaves. */
+  attach(res: StreamSink, sessionId: string | null): () => void {
     res.write('retry: 1000\n\n');
     const client: Client = { res, sessionId };
     this.clients.add(client);
     if (sessionId) this.watch(sessionId);
-    res.on('close', () => {
-      this.clients.delete(client);
-      if (sessionId && ![...this.clients].some((c) => c.sessionId === sessionId)) this.unwatch(sessionId);
-    });
     res.write(message('hello', { sessionId }));
+    return () => {
+      if (!this.clients.delete(client)) return;
+      if (sessionId && ![...this.clients].some((c) => c.sessionId === sessionId)) this.unwatch(sessionId);
+    };
   }
 
   /** Tells the pages that watch `sessionId` to refresh it now (after a send from this process). */

@@ -8,7 +8,9 @@
  * event, the store stays one snapshot per session, and replay checks itself — each
  * rebuilt state is compared with the state the journal recorded, and a difference is
  * reported (`divergedAt`), e.g. after the machine changed under an old session.
- * Timestamps inside the rebuilt context (blackboard `at`, rejections `at`) are replay time.
+ * The machine's transitions are pure, and the times the context keeps (blackboard `at`,
+ * rejections `at`) come with the journalled events, so the rebuilt context is the one the
+ * session had.
  */
 import { getNextSnapshot, initialTransition, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import { snapshotState } from '../machines/refusals.js';

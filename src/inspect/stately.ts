@@ -173,9 +173,17 @@ export class OneShotSocketAdapter {
   }
 }
 
+/**
+ * Options for @statelyai/inspect's `createInspector`. Its default `serializationDepthLimit`
+ * (10) cuts the machine definition short, so a transition's guard and action params (e.g.
+ * `breaksRule` `{ actor, rule }`) arrived as "[Object]" and the refusal edges looked alike;
+ * the session chart is about 12 levels deep, so 64 leaves room for a user's deeper params.
+ */
+export const STATELY_INSPECTOR_OPTIONS = { serializationDepthLimit: 64 } as const;
+
 function create(url: string, log: (msg: string) => void, encode?: (event: StatelyInspectionEvent) => string, name?: string): { inspect: (e: InspectionEvent) => void; stop(): void } {
   const adapter = new OneShotSocketAdapter(url, log, encode, name);
-  const inspector = createInspector(adapter);
+  const inspector = createInspector(adapter, STATELY_INSPECTOR_OPTIONS);
   inspector.start();
   return {
     inspect: (event) => {

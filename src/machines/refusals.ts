@@ -1,11 +1,16 @@
 /**
- * Why a user event was refused, in words that name the fix. Used by the machine's
- * root-level wildcard handler (so the refusal lands in `context.rejections`) and by the
- * runtime (so `send()` returns the same message).
+ * What the chart says about user events, read from the chart itself: `readChart` looks at
+ * the active state nodes' transitions (`StateNode.on`, public XState API) and at the guards
+ * on them, evaluated with the same functions the machine's guards call (EVENT_GUARDS in
+ * rules.ts). From that one reading come the events a state accepts (declares), the events
+ * enabled now (some payload would pass its guard), and why a refused event is refused, with
+ * the guard's own message. The root wildcard (the refusal log), `session.send()`, the view
+ * and the inspector all use it, so none restates a guard.
  */
-import type { AnyMachineSnapshot } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } from 'xstate';
+import { EVENT_GUARDS, isEventGuardId, type EventGuardId } from './rules.js';
 import type { SessionContext } from './session.context.js';
-import { isUserEventType, type UserEventType } from './session.events.js';
+import { isUserEventType, type UserEvent, type UserEventType } from './session.events.js';
 
 /** Dotted state value, e.g. "waiting_user.review_artifact". */
 export function stateString(value: unknown): string {
@@ -17,52 +22,116 @@ export function stateString(value: unknown): string {
   return String(value);
 }
 
-// The machine's structure never changes, so the answer per set of active nodes is cached.
-const acceptedCache = new WeakMap<object, UserEventType[]>();
-
 /** "waiting_user.intake", or "done" for a finished session (as the journal writes it). */
 export function snapshotState(snapshot: AnyMachineSnapshot): string {
   return snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
 }
 
-/** The user events that the active states declare a transition for (guards not evaluated). */
-export function acceptedUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
-  if (snapshot.status !== 'active') return [];
-  const leaf = snapshot._nodes[snapshot._nodes.length - 1];
-  const cached = leaf && acceptedCache.get(leaf);
-  if (cached) return [...cached];
-  const types = new Set<UserEventType>();
-  for (const node of snapshot._nodes) {
-    for (const type of node.ownEvents) if (isUserEventType(type)) types.add(type);
+/** The active state nodes for a state value, root first (the machine is not parallel). */
+export function activeNodes(machine: AnyStateMachine, value: StateValue): AnyStateNode[] {
+  const nodes: AnyStateNode[] = [machine.root];
+  let node: AnyStateNode = machine.root;
+  let rest: unknown = value;
+  while (rest !== undefined && rest !== null) {
+    const key: string | undefined = typeof rest === 'string' ? rest : Object.keys(rest as object)[0];
+    if (key === undefined || !Object.hasOwn(node.states, key)) break;
+    node = node.states[key]!;
+    nodes.push(node);
+    rest = typeof rest === 'string' ? undefined : (rest as Record<string, unknown>)[key];
   }
-  const list = [...types];
-  if (leaf) acceptedCache.set(leaf, list);
-  return [...list];
+  return nodes;
 }
 
-/** A representative event of `type`, with the payload the current context makes sensible. */
-function sampleEvent(type: UserEventType, context: SessionContext): { type: string } & Record<string, unknown> {
-  switch (type) {
-    case 'user_selected_package': return { type, packageId: context.catalog[0]?.id ?? '' };
-    case 'user_submitted_input': return { type, text: '…' };
-    case 'user_accepted_artifact':
-    case 'user_rejected_artifact':
-      return { type, artifactId: context.artifacts.find((a) => a.status === 'pending_review')?.id ?? '' };
-    case 'user_answered_questions': return { type, answers: {} };
-    default: return { type };
-  }
+/** The active nodes from the leaf up to the root. */
+function ancestry(leaf: AnyStateNode): AnyStateNode[] {
+  const nodes: AnyStateNode[] = [];
+  for (let node: AnyStateNode | undefined = leaf; node; node = node.parent) nodes.unshift(node);
+  return nodes;
 }
 
-/**
- * The user events the session would take now, guards evaluated: `acceptedUserEvents` minus
- * those a guard refuses (no request to confirm yet, no question card, no artifact under
- * review). `snapshot.can()` cannot tell, since the root wildcard takes every event.
- */
-export function enabledUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
-  const context = snapshot.context as SessionContext;
-  return acceptedUserEvents(snapshot).filter((type) =>
-    snapshot.machine.getTransitionData(snapshot as never, sampleEvent(type, context) as never).some((t) => t.eventType !== '*'),
-  );
+/** Every atomic (leaf) state node of the machine, for `stateIn` checks. */
+export function leafNodes(machine: AnyStateMachine): AnyStateNode[] {
+  const leaves: AnyStateNode[] = [];
+  const visit = (node: AnyStateNode) => {
+    const children = Object.values(node.states);
+    if (children.length === 0) leaves.push(node);
+    children.forEach(visit);
+  };
+  visit(machine.root);
+  return leaves;
+}
+
+/** A user-event transition as the chart declares it: the event and the guard's name, if any. */
+interface Candidate {
+  type: UserEventType;
+  guard: EventGuardId | string | null;
+}
+
+function guardType(guard: unknown): string | null {
+  if (guard === undefined || guard === null) return null;
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'object' && typeof (guard as { type?: unknown }).type === 'string') return (guard as { type: string }).type;
+  return 'inline';
+}
+
+/** What the chart declares at a set of active nodes (it never changes, so it is read once per leaf). */
+interface Declared {
+  state: string;
+  /** The user-event transitions, deepest node first (XState's order). */
+  candidates: Candidate[];
+  accepted: UserEventType[];
+  /** Whether any accepted event has a guard (if none, every accepted event is enabled). */
+  guarded: boolean;
+}
+
+const declaredCache = new WeakMap<AnyStateNode, Declared>();
+
+function declaredAt(nodes: readonly AnyStateNode[]): Declared {
+  const leaf = nodes[nodes.length - 1]!;
+  const cached = declaredCache.get(leaf);
+  if (cached) return cached;
+  const candidates: Candidate[] = [];
+  for (const node of [...nodes].reverse()) {
+    for (const [type, transitions] of Object.entries(node.on)) {
+      if (!isUserEventType(type)) continue;
+      for (const t of transitions as { guard?: unknown }[]) candidates.push({ type, guard: guardType(t.guard) });
+    }
+  }
+  const declared: Declared = {
+    state: nodes.slice(1).map((n) => n.key).join('.') || 'done',
+    candidates,
+    accepted: [...new Set(candidates.map((c) => c.type))],
+    guarded: candidates.some((c) => c.guard !== null),
+  };
+  declaredCache.set(leaf, declared);
+  return declared;
+}
+
+const NOTHING: Declared = { state: 'done', candidates: [], accepted: [], guarded: false };
+
+/** Null when the guard lets the event (or, with null, some event of that type) through. */
+function guardRefusal(guard: string | null, context: SessionContext, event: UserEvent | null): string | null {
+  if (guard === null) return null;
+  // A guard outside the table (a user's own, via provide()) cannot be read here: the chart
+  // offers its event, and the machine decides.
+  return isEventGuardId(guard) ? EVENT_GUARDS[guard].refusal(context, event) : null;
+}
+
+export interface ChartReading {
+  /** Dotted state, "done" for a finished session. */
+  state: string;
+  /** The user events the active states declare a transition for (guards not evaluated). */
+  accepted: UserEventType[];
+  /** The accepted events whose guard would let some payload through now. */
+  enabled: UserEventType[];
+}
+
+export interface Refusal extends ChartReading {
+  eventType: string;
+  /** Why, in words that name the fix: the guard's own message, or what is accepted now. */
+  reason: string;
+  /** The guard that said no, when the state declares the event. */
+  guard?: string;
 }
 
 function describeState(state: string): string {
@@ -71,34 +140,55 @@ function describeState(state: string): string {
   return `while the session waits in ${state.replace('waiting_user.', '')}`;
 }
 
-export function explainRefusal(
-  state: string,
-  accepted: readonly string[],
-  event: { type: string } & Record<string, unknown>,
-  context: SessionContext,
-): string {
-  const type = event.type;
-  if (!accepted.includes(type)) {
+/**
+ * The one reading of the chart: for the active nodes and the context, what is accepted and
+ * enabled; with an event, also whether it is refused and why (null: a transition takes it).
+ */
+export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext): ChartReading;
+export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext, event: { type: string }): ChartReading & { refusal: Refusal | null };
+export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext, event?: { type: string }) {
+  const { state, candidates, accepted: declared, guarded } = nodes ? declaredAt(nodes) : NOTHING;
+  // Copies: a caller may keep or change its lists without touching the cache.
+  const accepted = [...declared];
+  const enabled = guarded
+    ? declared.filter((type) => candidates.some((c) => c.type === type && guardRefusal(c.guard, context, null) === null))
+    : [...declared];
+  const reading: ChartReading = { state, accepted, enabled };
+  if (!event) return reading;
+  const refusal = (reason: string, guard?: string): Refusal => ({ ...reading, eventType: event.type, reason, ...(guard ? { guard } : {}) });
+  const own = candidates.filter((c) => c.type === event.type);
+  if (own.length === 0) {
     const now = accepted.length ? ` Accepted now: ${accepted.join(', ')}.` : '';
-    return `"${type}" is not accepted ${describeState(state)}.${now}`;
+    return { ...reading, refusal: refusal(`"${event.type}" is not accepted ${describeState(state)}.${now}`) };
   }
-  // Accepted here, so a guard said no: say which condition failed.
-  switch (type) {
-    case 'user_confirmed_intake':
-      return 'There is no request to confirm yet: send user_submitted_input with your request first.';
-    case 'user_accepted_artifact':
-    case 'user_rejected_artifact': {
-      const pending = context.artifacts.find((a) => a.status === 'pending_review');
-      return `Artifact "${String(event.artifactId)}" is not the one under review${pending ? `; the artifact under review is "${pending.id}"` : ''}.`;
-    }
-    case 'user_answered_questions':
-    case 'user_skipped_questions':
-      return 'There is no question card to answer: send user_submitted_input instead.';
-    case 'user_selected_package': {
-      const known = context.catalog.map((p) => p.id).join(', ') || '(none)';
-      return `Unknown package "${String(event.packageId)}". Packages: ${known}.`;
-    }
-    default:
-      return `"${type}" was refused ${describeState(state)}.`;
+  // Declared here: refused only when every candidate's guard says no; the first one's words.
+  const userEvent = event as UserEvent;
+  let first: { guard: string; reason: string } | null = null;
+  for (const c of own) {
+    const reason = guardRefusal(c.guard, context, userEvent);
+    if (reason === null) return { ...reading, refusal: null };
+    first ??= { guard: c.guard!, reason };
   }
+  return { ...reading, refusal: refusal(first!.reason, first!.guard) };
 }
+
+/** The chart read at a snapshot (a finished or stopped session accepts nothing). */
+export function readSnapshot(snapshot: AnyMachineSnapshot): ChartReading;
+export function readSnapshot(snapshot: AnyMachineSnapshot, event: { type: string }): ChartReading & { refusal: Refusal | null };
+export function readSnapshot(snapshot: AnyMachineSnapshot, event?: { type: string }) {
+  const nodes = snapshot.status === 'active' ? activeNodes(snapshot.machine, snapshot.value) : null;
+  const context = snapshot.context as SessionContext;
+  return event ? readChart(nodes, context, event) : readChart(nodes, context);
+}
+
+/** The user events the active states declare a transition for (guards not evaluated). */
+export function acceptedUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
+  return readSnapshot(snapshot).accepted;
+}
+
+/** The user events the session would take now, guards evaluated (a subset of `acceptedUserEvents`). */
+export function enabledUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
+  return readSnapshot(snapshot).enabled;
+}
+
+export { ancestry };

@@ -53,6 +53,8 @@ export interface ReplyUnderCheck {
   workerChoice: WorkerChoice;
   /** Archived tag versions the turn fetched for this reply's read_blackboard calls. */
   attachments?: TurnAttachments;
+  /** When the reply arrived, from the turn's output when its actor stamps one: its artifact's time. */
+  at?: string;
 }
 
 export const NO_REPLY: ReplyUnderCheck = { queue: [], boundary: null, workerChoice: {} };
@@ -76,7 +78,8 @@ export interface Rejection {
   type: string;
   state: string;
   reason: string;
-  at: string;
+  /** When the refused event was sent, from the event's `at` (stamped by the runtime). */
+  at?: string;
 }
 
 /**
@@ -126,4 +129,13 @@ export interface SessionInput {
 }
 
 /** What the managerTurn / workerTurn actors resolve with: the reply, and what they fetched for it. */
-export type TurnOutput = ModelReply & { attachments?: TurnAttachments };
+export type TurnOutput = ModelReply & {
+  /**
+   * When the reply arrived, if the actor says (the machine reads no clock): the time of the
+   * tag versions it writes. Steward's own turns leave it out; the journal entry of the
+   * actor's result has the time.
+   */
+  at?: string;
+  /** Archived tag versions the turn fetched for the reply's read_blackboard calls (src/agents/turns.ts). */
+  attachments?: TurnAttachments;
+};

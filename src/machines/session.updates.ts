@@ -8,9 +8,19 @@ import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifac
 import { REQUEST_TAG, retainBodies, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import type { ChatMessage } from '../models/model.js';
 import { runLoopTool } from '../tools/loop-tools.js';
-import { normalizeReply, type QueuedCall } from '../tools/reply.js';
-import { findTool, type ToolActor } from '../tools/schemas.js';
+import { normalizeReply, toolCallIds, type QueuedCall } from '../tools/reply.js';
+import {
+  findTool,
+  SubmitArgs,
+  type FinishArgs,
+  type ManagerAskUserArgs,
+  type ReviewBlackboardArgs,
+  type RunWorkerArgs,
+  type ToolActor,
+  type WorkerAskUserArgs,
+} from '../tools/schemas.js';
 import { burstLimitNotice } from '../tools/validation.js';
+import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
 import { appendToTranscript, resetTranscript } from './transcript.js';
@@ -22,7 +32,10 @@ type Update = Partial<SessionContext>;
 // edit), and the host app's global immer settings stay untouched.
 const { produce } = new Immer({ autoFreeze: false });
 
-const now = () => new Date().toISOString();
+// No clock here: these are the machine's actions, pure functions of context and event. A time
+// the context keeps comes with the event (`at`, stamped by the runtime), or is left out.
+const stamp = (at: string | undefined) => (at === undefined ? {} : { at });
+
 /** Appends to an actor's transcript window (which cuts its oldest groups when over its limits). */
 function append(ctx: SessionContext, actor: ToolActor, ...messages: ChatMessage[]): Update {
   const t = ctx.transcripts;
@@ -57,10 +70,10 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 
 export const resetBurst = (): Update => ({ burst: 0, notice: null });
 
-export function recordRequest(ctx: SessionContext, text: string): Update {
+export function recordRequest(ctx: SessionContext, text: string, at?: string): Update {
   // A reply to a clarification adds a part to the request; readers get every part
   // (requestText), so each version holds only what is new and storage stays linear.
-  const { board } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: 'user', at: now() });
+  const { board } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: 'user', ...stamp(at) });
   const blackboard = retainBodies(board, ctx.artifacts);
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
@@ -71,14 +84,14 @@ export function confirmIntake(ctx: SessionContext): Update {
   return { intakeConfirmed: true, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function recordUserInput(ctx: SessionContext, text: string): Update {
+export function recordUserInput(ctx: SessionContext, text: string, at?: string): Update {
   // Before the intake is confirmed (e.g. after a failure during intake) input still adds to the request.
-  if (!ctx.intakeConfirmed) return recordRequest(ctx, text);
+  if (!ctx.intakeConfirmed) return recordRequest(ctx, text, at);
   return { questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
 
-export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>): Update {
-  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`);
+export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>, at?: string): Update {
+  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`, at);
 }
 
 export function recordAnswers(ctx: SessionContext, actor: ToolActor, answers: Record<string, string> | null): Update {
@@ -124,7 +137,8 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 // ── model replies and their tool calls ────────────────────────────────────────
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
-  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`);
+  // Ids already used in the window (what the model is sent): a repeated one is renamed.
+  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
   const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
     : ctx.usage;
@@ -135,7 +149,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     usage,
-    reply: { queue, boundary: null, workerChoice: {}, ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}) },
+    reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at), ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}) },
     ...append(ctx, actor, message, ...nudge),
   };
 }
@@ -156,19 +170,33 @@ export function runLoopCall(ctx: SessionContext): Update {
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
 
+/** The arguments as the tool's schema parsed them: zod's own copy (what is written is what was validated). */
+function parsedArgs<S extends z.ZodType>(schema: S, call: QueuedCall): z.infer<S> {
+  const parsed = schema.safeParse(call.args);
+  if (!parsed.success) throw new Error(`${call.call.function.name} reached its settlement with arguments rule 2 refuses (a bug in Steward).`);
+  return parsed.data;
+}
+
+/**
+ * The boundary a manager's boundary-tool call chooses; any other name is a bug, not a finish.
+ * Reached only after rule 2 passed the call, so its arguments have the schema's zod-inferred
+ * type (the guards that decide where a reply leads call this, so it does not parse again).
+ */
 export function boundaryOf(call: QueuedCall): Boundary {
-  const args = call.args as Record<string, unknown>;
-  switch (call.call.function.name) {
+  const name = call.call.function.name;
+  switch (name) {
     case 'run_worker': {
-      const { workerId, reason, requiresApproval, roleId } = args as unknown as { workerId: string; reason: string; requiresApproval: boolean; roleId?: string };
+      const { workerId, reason, requiresApproval, roleId } = call.args as RunWorkerArgs;
       return { tool: 'run_worker', step: { workerId, reason, requiresApproval, ...(roleId ? { roleId } : {}) } };
     }
     case 'ask_user':
-      return { tool: 'ask_user', ...(args as object) };
+      return { tool: 'ask_user', ...(call.args as ManagerAskUserArgs) };
     case 'review_blackboard':
-      return { tool: 'review_blackboard', ...(args as object) };
+      return { tool: 'review_blackboard', ...(call.args as ReviewBlackboardArgs) };
+    case 'finish':
+      return { tool: 'finish', ...(call.args as FinishArgs) };
     default:
-      return { tool: 'finish', ...(args as object) };
+      throw new Error(`"${name}" is not a manager boundary tool (a bug in Steward: only boundary tools are settled as boundaries).`);
   }
 }
 
@@ -201,9 +229,11 @@ export function chooseBoundary(ctx: SessionContext): Update {
 
 export function chooseWorkerCall(ctx: SessionContext): Update {
   const call = head(ctx);
-  const args = call.args as { outputs?: Record<string, string>; questions?: string[] };
   const isSubmit = call.call.function.name === 'submit';
-  const workerChoice = isSubmit ? { ...ctx.reply.workerChoice, outputs: args.outputs } : { ...ctx.reply.workerChoice, questions: args.questions };
+  // What zod parsed, not the raw arguments: what is written is what was validated.
+  const workerChoice = isSubmit
+    ? { ...ctx.reply.workerChoice, outputs: parsedArgs(SubmitArgs, call).outputs }
+    : { ...ctx.reply.workerChoice, questions: (call.args as WorkerAskUserArgs).questions };
   const result = isSubmit
     ? `Submitted as artifact ${nextArtifactId(ctx.artifacts)}; the user reviews it.`
     : 'Your questions are shown to the user; their answers follow.';
@@ -229,14 +259,16 @@ export function publishArtifact(ctx: SessionContext): Update {
   const step = ctx.step!;
   const id = nextArtifactId(ctx.artifacts);
   const { outputs, questions: asked } = ctx.reply.workerChoice;
-  const at = now();
-  const tags: Record<string, number> = {};
+  const at = ctx.reply.at;
+  const written: [string, number][] = [];
   let blackboard: Blackboard = ctx.blackboard;
   for (const [tag, body] of Object.entries(outputs!)) {
-    const written = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, at });
-    blackboard = written.board;
-    tags[tag] = written.version.version;
+    const next = withVersion(blackboard, tag, { body, writtenBy: step.workerId, artifactId: id, ...stamp(at) });
+    blackboard = next.board;
+    written.push([tag, next.version.version]);
   }
+  // fromEntries defines own keys: `tags[tag] = …` would set the prototype for "__proto__".
+  const tags: Record<string, number> = Object.fromEntries(written);
   const questions = asked?.length ? toQuestions(asked) : undefined;
   const artifacts = produce(ctx.artifacts, (list) => {
     if (step.revises) moveArtifact(list.find((a) => a.id === step.revises)!, 'superseded');
@@ -277,7 +309,7 @@ export function noticeWorkerFailure(ctx: SessionContext, error: unknown): Update
   return { ...noticeModelFailure('worker', error), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function recordRejection(ctx: SessionContext, rejection: Omit<Rejection, 'at'>): Update {
-  const rejections = [...ctx.rejections, { ...rejection, at: now() }];
+export function recordRejection(ctx: SessionContext, rejection: Rejection): Update {
+  const rejections = [...ctx.rejections, rejection];
   return { rejections: rejections.length > REJECTION_LOG_SIZE ? rejections.slice(-REJECTION_LOG_SIZE) : rejections };
 }

@@ -5,18 +5,27 @@
  *
  * @example
  * const model = new ScriptedModel([
- *   { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })] },
- *   { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'hi' } })] },
+ *   { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })] },
+ *   { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'hi' } })] },
  * ]);
  */
 import { ScriptMismatchError } from '../errors.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
 
+/**
+ * One tool call of a scripted step, as `scriptedCall()` builds it. It is NOT a `ToolCall`
+ * (what a model reply carries): `ScriptedModel` turns it into one. The `function` and `type`
+ * fields are declared `never` so that putting it where a `ToolCall` belongs (an actor's
+ * output, a `ModelReply`) does not compile.
+ */
 export interface ScriptedToolCall {
+  readonly kind: 'scripted_call';
   name: string;
   /** An object is sent as JSON; a string is sent as it is (to test malformed JSON). */
   arguments: unknown;
   id?: string;
+  type?: never;
+  function?: never;
 }
 
 export interface ScriptedReply {
@@ -32,8 +41,20 @@ export type ScriptStep =
   | { agent?: 'manager' | 'worker'; error: Error }
   | ((request: ModelRequest, index: number) => ModelReply | Promise<ModelReply>);
 
-export function call(name: string, args: unknown = {}, id?: string): ScriptedToolCall {
-  return { name, arguments: args, ...(id ? { id } : {}) };
+/** A tool call for a ScriptedModel step: `{ toolCalls: [scriptedCall('finish', { summary: 'Done.' })] }`. */
+export function scriptedCall(name: string, args: unknown = {}, id?: string): ScriptedToolCall {
+  const scripted: ScriptedToolCall = { kind: 'scripted_call', name, arguments: args, ...(id ? { id } : {}) };
+  // Where the types are not checked (JavaScript, a cast), reading it as a ToolCall fails
+  // loudly instead of the reply silently counting as one without tool calls.
+  Object.defineProperty(scripted, 'function', {
+    enumerable: false,
+    get(): never {
+      throw new ScriptMismatchError(
+        `scriptedCall('${name}') is a ScriptedModel step, not a ToolCall: it was put in a model reply or an actor's output. Pass the steps to new ScriptedModel([...]) and let it answer, or build a ToolCall ({ id, type: 'function', function: { name, arguments } }).`,
+      );
+    },
+  });
+  return scripted;
 }
 
 export class ScriptedModel implements Model {

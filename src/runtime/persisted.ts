@@ -8,6 +8,7 @@ import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { z } from 'zod';
 import { hasBody, REQUEST_TAG, retainBodies, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
 import type { Artifact } from '../blackboard/artifacts.js';
+import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
 import { DEFAULT_WINDOW, transcriptOf } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
@@ -49,7 +50,8 @@ const ContextSchema = z.looseObject({
     worker: TranscriptSchema,
     window: z.looseObject({ messages: z.number().int().positive(), chars: z.number().int().positive() }),
   }),
-  blackboard: z.record(z.string(), z.array(TagSlotSchema)),
+  // ownRecord: z.record would drop a tag named "__proto__".
+  blackboard: ownRecord(z.string(), z.array(TagSlotSchema)),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
 });

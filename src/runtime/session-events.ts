@@ -6,7 +6,7 @@
  * Every event carries `sessionId` and `at` (epoch ms, when Steward saw it). Strings a model
  * wrote (tool names, text deltas, refusal messages) are data: show them escaped.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Longest tool name an event carries: a model may invent any name, of any length. */
 export const MAX_TOOL_NAME = 100;

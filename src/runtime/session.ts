@@ -5,8 +5,8 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, StewardError } from '../errors.js';
-import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
+import { ConflictError, StewardError, type RefusalDetails } from '../errors.js';
+import { enabledUserEvents, readSnapshot, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { TagVersion } from '../blackboard/blackboard.js';
@@ -20,9 +20,14 @@ import { envelope } from './persisted.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import { sessionView, type SessionView } from './view.js';
 
+/** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
+export type SendError =
+  | ({ code: 'event_refused'; message: string } & RefusalDetails)
+  | { code: string; message: string };
+
 export type SendResult =
   | { ok: true; view: SessionView }
-  | { ok: false; error: { code: string; message: string }; view: SessionView };
+  | { ok: false; error: SendError; view: SessionView };
 
 export interface Persistence {
   store: SessionStore;
@@ -222,6 +227,12 @@ export class Session {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
+  /** A refused event: the message and the chart's reading at the state that refused it. */
+  private refused(before: AnyMachineSnapshot, eventType: string, message: string): SendResult {
+    const { state, accepted, enabled } = readSnapshot(before);
+    return { ok: false, error: { code: 'event_refused', message, eventType, state, accepted, enabled }, view: this.view() };
+  }
+
   private async sendNow(raw: unknown): Promise<SendResult> {
     try {
       if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
@@ -231,15 +242,18 @@ export class Session {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
         return this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
       }
+      // Stamped here, so that a time the context keeps comes with the event (transitions are
+      // pure). zod's output is a fresh object of ours: set the field rather than copy it.
       const event: UserEvent = parsed.data;
+      event.at = new Date().toISOString();
       const before = this.actor.getSnapshot();
-      if (before.status === 'done') return this.refuse('event_refused', `"${event.type}" is not accepted because the session is done.`);
+      if (before.status === 'done') return this.refused(before, event.type, `"${event.type}" is not accepted because the session is done.`);
       this.actor.send(event);
       const after = this.actor.getSnapshot();
       if (after.context.rejections !== before.context.rejections) {
         await this.flush();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
-        return this.refuse('event_refused', last.reason);
+        return this.refused(before, event.type, last.reason);
       }
       await this.untilWaitOrEnd();
       if (this.persistence) await this.flush();

@@ -5,7 +5,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import { versionOf } from '../blackboard/blackboard.js';
 import type { Question } from '../blackboard/artifacts.js';
-import { acceptedUserEvents, snapshotState } from '../machines/refusals.js';
+import { readSnapshot } from '../machines/refusals.js';
 import type { Rejection, SessionContext, Step } from '../machines/session.context.js';
 import type { UserEventType } from '../machines/session.events.js';
 import type { TokenUsage } from '../models/model.js';
@@ -44,6 +44,8 @@ export interface SessionView {
   artifacts: { id: string; workerId: string; status: string }[];
   /** User events the current state declares (guards may still refuse one). */
   acceptedEvents: UserEventType[];
+  /** The accepted events the guards allow now: what a UI should offer (`session.enabledEvents()`). */
+  enabledEvents: UserEventType[];
   rejections: Rejection[];
   usage: TokenUsage;
   rounds: number;
@@ -63,7 +65,8 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
 
 export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
   const context = snapshot.context as SessionContext;
-  const state = snapshotState(snapshot);
+  // One reading of the chart gives the state, what it accepts and what is enabled now.
+  const { state, accepted, enabled } = readSnapshot(snapshot);
   const [phase, reason] = state.split('.') as [Phase, string | undefined];
   const waitingReason = phase === 'waiting_user' ? (reason as WaitingReason) : undefined;
   const underReview = waitingReason === 'review_artifact' || waitingReason === 'revision'
@@ -88,7 +91,8 @@ export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
       return { tag, version: v.version, writtenBy: v.writtenBy };
     }),
     artifacts: context.artifacts.map((a) => ({ id: a.id, workerId: a.workerId, status: a.status })),
-    acceptedEvents: acceptedUserEvents(snapshot),
+    acceptedEvents: accepted,
+    enabledEvents: enabled,
     rejections: context.rejections,
     usage: context.usage,
     rounds: context.rounds,

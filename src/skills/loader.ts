@@ -119,6 +119,29 @@ function readWorkers(packageDir: string, manifest: PackageManifest): WorkerSkill
   return workers;
 }
 
+/**
+ * gray-matter picks its parser from the text after the opening "---": "---js" and
+ * "---javascript" mean eval(), "---coffee" would load CoffeeScript. A package is data, so the
+ * loader reads the language itself and refuses all but YAML before gray-matter sees the file;
+ * the engines below refuse too, in case a future gray-matter finds a language another way.
+ * Its YAML engine is js-yaml's `safeLoad` (DEFAULT_SAFE_SCHEMA: no !!js/function,
+ * !!js/regexp or !!js/undefined), pinned by a test.
+ */
+const refuseEngine = (name: string) => () => {
+  throw new Error(`front matter engine "${name}" is disabled: only YAML is read`);
+};
+const YAML_ONLY = {
+  language: 'yaml',
+  engines: { javascript: refuseEngine('javascript'), coffee: refuseEngine('coffee'), json: refuseEngine('json') },
+};
+
+/** The language named after the opening "---" ("yaml" for none, "yml" or "yaml"). */
+function frontMatterLanguage(source: string): string {
+  const end = source.indexOf('\n');
+  const name = source.slice(3, end < 0 ? source.length : end).trim();
+  return name === '' || /^ya?ml$/i.test(name) ? 'yaml' : name;
+}
+
 /** Returns the worker, or the problems of its file. */
 function readWorker(file: string, workerId: string): WorkerSkill | string[] {
   const source = readText(file, '');
@@ -126,11 +149,15 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
   if (!matter.test(source)) {
     return [`${where}: no YAML front matter; start the file with a "---" block holding id, title, description, inputTags and outputTags, then "---" and the prompt.`];
   }
+  const language = frontMatterLanguage(source);
+  if (language !== 'yaml') {
+    return [`${where}: front matter language ${JSON.stringify(language.slice(0, 40))} is not allowed: Steward reads YAML front matter only and never runs package content; start the file with a plain "---" line and write the fields as YAML.`];
+  }
   let data: unknown;
   let body: string;
   try {
     // Options disable gray-matter's cache, which would keep a file whose YAML failed to parse.
-    const parsed = matter(source, {});
+    const parsed = matter(source, YAML_ONLY);
     data = parsed.data;
     body = parsed.content;
   } catch (error) {

@@ -11,13 +11,17 @@ import { z } from 'zod';
 /** The tag the runtime writes from the user's input; any worker may read it. */
 export { REQUEST_TAG } from '../blackboard/blackboard.js';
 
-/** Short path-like names: `brief`, `outline`, `chapter.3`. */
-export const TAG_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/;
+/**
+ * Short path-like names: `brief`, `outline`, `chapter.3`, `sceneList`. Names that
+ * Object.prototype also has (`constructor`, `__proto__`, `toString`) are ordinary tags:
+ * keyed data never looks up the prototype chain (src/blackboard/keyed.ts).
+ */
+export const TAG_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 
 /** Package, worker and role ids: also folder and file names, so keep them plain. */
 export const ID_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
-const TAG_HINT = 'a tag like "outline" or "chapter.3" (lowercase letters, digits, "-" or "_", dot-separated, starting with a letter)';
+const TAG_HINT = 'a tag like "outline" or "chapter.3" (letters, digits, "-" or "_", dot-separated, starting with a letter or "_")';
 const ID_HINT = 'an id like "brief-writer" (lowercase letters, digits, "-" or "_", starting with a letter)';
 
 const text = (what: string) =>

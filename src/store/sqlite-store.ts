@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ConflictError, SessionNotFoundError, SnapshotError, UserError } from '../errors.js';
 import { revisionConflict } from './memory-store.js';
 import type {
@@ -12,6 +13,22 @@ import type {
   SessionSummary,
   StoredSession,
 } from './session-store.js';
+
+/**
+ * better-sqlite3 is an optional peer dependency (a native module: apps that keep sessions
+ * elsewhere should not have to compile it), so it is loaded when the first store opens.
+ */
+let driver: typeof Database | undefined;
+function sqliteDriver(): typeof Database {
+  if (driver) return driver;
+  try {
+    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new UserError('SqliteStore needs better-sqlite3, an optional peer dependency of Steward: run `npm install better-sqlite3@12`, or use MemoryStore (or another SessionStore).', { cause: error });
+  }
+  return driver;
+}
 
 /** The schema this code reads and writes, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 2;
@@ -111,8 +128,9 @@ export class SqliteStore implements SessionStore {
 
   constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
     this.path = path;
+    const Driver = sqliteDriver();
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-    this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.db = new Driver(path, { timeout: options.busyTimeoutMs ?? 5000 });
     try {
       // Before anything else touches the file: its header says if it is SQLite at all.
       migrate(this.db, path);
@@ -121,7 +139,7 @@ export class SqliteStore implements SessionStore {
       this.stmts = prepare(this.db);
     } catch (error) {
       this.db.close();
-      if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB') {
+      if (error instanceof Driver.SqliteError && error.code === 'SQLITE_NOTADB') {
         throw new UserError(`"${path}" is not a Steward database (not an SQLite file). Point STEWARD_DB at another file.`, { cause: error });
       }
       throw error;
@@ -171,7 +189,7 @@ export class SqliteStore implements SessionStore {
     try {
       this.createTx(row, toJournalRow(session.id, 1, at, session.entry), (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item)));
     } catch (error) {
-      if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
       }
       throw error;

@@ -6,7 +6,7 @@
  * - the workers' "Phase A" JSON `{"outputs": {…}, "askUser": [...]}`;
  * - plain manager text, which is shown to the user as `ask_user`.
  */
-import type { AssistantMessage, ModelReply, ToolCall } from '../models/model.js';
+import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../models/model.js';
 import type { ToolActor } from './schemas.js';
 
 /** A tool call with its arguments parsed once (rules 2–5 all read them). */
@@ -22,12 +22,40 @@ export interface NormalizedReply {
   queue: QueuedCall[];
 }
 
+/**
+ * Deepest nesting a reply's JSON may have. JSON.parse itself copes with any depth, but what
+ * runs on the parsed value afterwards recurses (JSON.stringify of the snapshot and of
+ * synthetic calls, zod, structuredClone): 100,000 nested arrays overflowed the stack there.
+ * No tool argument of the contract nests deeper than 3.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `text` nests brackets deeper than `max` (outside strings); one linear pass. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+const tooDeep = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+
 export function parseCall(call: ToolCall): QueuedCall {
   const raw: unknown = call.function?.arguments;
   // A model (or a server) may send something that is not a string: refuse it by rule 2 like
   // malformed JSON, never crash the session over it.
   if (typeof raw !== 'string') return { call, args: undefined, parseError: `arguments must be a JSON string, got ${raw === null ? 'null' : typeof raw}` };
   if (raw.trim() === '') return { call, args: {} };
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) return { call, args: undefined, parseError: tooDeep };
   try {
     return { call, args: JSON.parse(raw) as unknown };
   } catch (error) {
@@ -39,11 +67,26 @@ function syntheticCall(id: string, name: string, args: unknown): ToolCall {
   return { id, type: 'function', function: { name, arguments: JSON.stringify(args ?? {}) } };
 }
 
+const FENCE = '```';
+
+/**
+ * The body of a reply that is one fenced block (```json … ``` or ``` … ```), else the reply.
+ * Plain string operations, each linear in the reply's length: model text is hostile input,
+ * and the regex this replaces (`^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$`) backtracked
+ * cubically on an unclosed fence (three backticks and 5,000 spaces blocked the process 105 s).
+ * The fence must open at the start and close at the very end, as the regex required.
+ */
+function unfenced(content: string): string {
+  const text = content.trim();
+  if (text.length < 2 * FENCE.length || !text.startsWith(FENCE) || !text.endsWith(FENCE)) return text;
+  const inner = text.slice(FENCE.length, -FENCE.length);
+  return (inner.slice(0, 4).toLowerCase() === 'json' ? inner.slice(4) : inner).trim();
+}
+
 /** JSON in the content, bare or fenced as ```json … ```; undefined when it is not an object. */
 export function jsonObjectIn(content: string): Record<string, unknown> | undefined {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(content);
-  const text = (fenced ? fenced[1]! : content).trim();
-  if (!text.startsWith('{')) return undefined;
+  const text = unfenced(content);
+  if (!text.startsWith('{') || nestsDeeperThan(text, MAX_JSON_DEPTH)) return undefined;
   try {
     const value = JSON.parse(text) as unknown;
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -75,28 +118,41 @@ function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefi
   return calls;
 }
 
-/** Every tool call needs exactly one result, matched by id: a missing or repeated id is renamed. */
-function withUniqueIds(calls: ToolCall[], idBase: string): ToolCall[] {
-  if (calls.length === 1 && calls[0]!.id) return calls;
+/**
+ * Every tool call needs exactly one result, matched by id: an id that is missing, repeated
+ * within the reply, or already used earlier in the transcript (`used`) is renamed, so a
+ * result can only ever match one call.
+ */
+function withUniqueIds(calls: ToolCall[], idBase: string, used: ReadonlySet<string>): ToolCall[] {
   const seen = new Set<string>();
   let renamed = false;
+  const taken = (id: string) => seen.has(id) || used.has(id);
   const unique = calls.map((c, i) => {
-    if (c.id && !seen.has(c.id)) {
+    if (typeof c.id === 'string' && c.id !== '' && !taken(c.id)) {
       seen.add(c.id);
       return c;
     }
     renamed = true;
-    const id = `${idBase}_dup${i}`;
+    let id = `${idBase}_dup${i}`;
+    for (let n = 2; taken(id); n++) id = `${idBase}_dup${i}_${n}`;
     seen.add(id);
     return { ...c, id };
   });
   return renamed ? unique : calls;
 }
 
+/** The tool call ids of a transcript, for `normalizeReply`'s `usedIds`. */
+export function toolCallIds(messages: readonly ChatMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === 'assistant' && m.tool_calls) for (const c of m.tool_calls) ids.add(c.id);
+  return ids;
+}
+
 /**
  * @param idBase unique within the session (e.g. "fallback_12"), used for synthetic call ids.
+ * @param usedIds call ids the transcript already holds: a model that repeats one gets it renamed.
  */
-export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string): NormalizedReply {
+export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string, usedIds: ReadonlySet<string> = new Set()): NormalizedReply {
   // A Model implementation (an app's own, say) may hand back something off-shape: treat what
   // is not there as absent rather than crash the session over it.
   const reply: ModelReply = {
@@ -108,7 +164,7 @@ export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string
     const legacy = actor === 'manager' ? legacyManagerCalls(reply.content, idBase) : legacyWorkerCalls(reply.content, idBase);
     calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: reply.content.trim() })] : []);
   }
-  calls = withUniqueIds(calls, idBase);
+  calls = withUniqueIds(calls, idBase, usedIds);
   const message: AssistantMessage = calls.length > 0
     ? { role: 'assistant', content: reply.content, tool_calls: calls }
     : { role: 'assistant', content: reply.content ?? '' };

@@ -2,7 +2,9 @@
  * The tools of the contract, one strict zod object each. The JSON Schemas the model sees are
  * generated from these same objects, so what the model is told and what is checked never drift.
  */
-import { z } from 'zod';
+// A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
+import * as z from 'zod';
+import { ownRecord, ownRecordJsonSchema } from '../blackboard/keyed.js';
 import type { ToolSpec } from '../models/model.js';
 
 const tagName = z.string().min(1).max(120);
@@ -31,8 +33,8 @@ export const FinishArgs = z.strictObject({
   summary: z.string().optional().describe('A closing summary for the user.'),
 });
 export const SubmitArgs = z.strictObject({
-  outputs: z
-    .record(tagName, z.string())
+  // ownRecord, not z.record: zod drops a "__proto__" key unchecked, and a tag may be named so.
+  outputs: ownRecord(tagName, z.string(), { error: 'outputs must be an object of tag → Markdown body' })
     .refine((o) => Object.keys(o).length > 0, 'outputs must hold at least one tag')
     .describe('Your results: one entry per output tag, the value is the Markdown body.'),
 });
@@ -93,7 +95,7 @@ export function findTool(actor: ToolActor, name: string): ToolDefinition | undef
 }
 
 function toSpec(tool: ToolDefinition): ToolSpec {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { unrepresentable: 'any', override: ownRecordJsonSchema }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };
 }
 

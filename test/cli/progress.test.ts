@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { autopilot } from '../../src/cli/autopilot.js';
 import { followProgress, plain } from '../../src/cli/progress.js';
-import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
 
 describe('progress lines', () => {
   it('strips escape sequences, controls and bidi overrides, and cuts long text', () => {
@@ -19,11 +19,11 @@ describe('progress lines', () => {
     const model = new ScriptedModel([
       {
         agent: 'manager',
-        toolCalls: [call('evil\x1b[31mtool'), call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })],
+        toolCalls: [scriptedCall('evil\x1b[31mtool'), scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })],
         usage: { promptTokens: 120, completionTokens: 30 },
       },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'Tea.' } })], usage: { promptTokens: 80, completionTokens: 20 } },
-      { agent: 'manager', toolCalls: [call('finish', { summary: 'All done.' })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Tea.' } })], usage: { promptTokens: 80, completionTokens: 20 } },
+      { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'All done.' })] },
     ]);
     const runtime = createRuntime({ model });
     const session = await runtime.createSession({ packageId: 'tiny' });
@@ -50,8 +50,8 @@ describe('progress lines', () => {
 
   it('gives the spinner a status at each round start with the previous round and the total', async () => {
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })], usage: { promptTokens: 100, completionTokens: 50 } },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'Tea.' } })] },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })], usage: { promptTokens: 100, completionTokens: 50 } },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Tea.' } })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
     const status: string[] = [];

@@ -34,14 +34,16 @@ const mermaidId = (id: string) => (id === 'session' ? 'session' : id.replace(/^s
 describe('diagrams of the session machine', () => {
   const transitions = transitionsOf(sessionMachine);
 
-  it('the graph has every state and every transition, with guard names (not(...) included)', () => {
+  it('the graph has every state and every transition, with guard names and params, and the rule table\'s labels', () => {
     const graph = machineGraph(sessionMachine);
     expect(graph.nodes.map((n) => n.path)).toContain('running.manager.checking');
     const count = (node: typeof sessionMachine.root): number => 1 + Object.values(node.states).reduce((n, c) => n + count(c), 0);
     expect(graph.nodes).toHaveLength(count(sessionMachine.root));
     expect(graph.edges).toHaveLength(transitions.length);
-    expect(graph.edges.map((e) => e.label)).toContain('always [not(burstWithinLimit)]');
-    expect(graph.edges.map((e) => e.label)).toContain('always [not(actorMayUseTool(actor=manager))]');
+    expect(graph.edges.map((e) => e.label)).toContain('always [burstUsedUp]');
+    expect(graph.edges.map((e) => e.label)).toContain('always [breaksRule(actor=manager, rule=actorMayUseTool)]');
+    expect(graph.edges.find((e) => e.guard === 'breaksRule(actor=worker, rule=tagsWithinOutputTags)')?.guardLabel).toBe('worker breaks rule 4: tags within the output tags');
+    expect(graph.edges.filter((e) => e.guard?.startsWith('not('))).toEqual([]);
     expect(graph.edges.find((e) => e.event === '*')).toMatchObject({ source: 'session', kind: 'wildcard', actions: ['recordRejection'], hasTarget: false });
   });
 

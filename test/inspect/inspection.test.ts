@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
+import { STATELY_INSPECTOR_OPTIONS } from '../../src/inspect/stately.js';
 import { closedPort } from '../support/temp.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/remote-run.ts', import.meta.url));
@@ -21,8 +22,8 @@ function reduce(events: StatelyInspectionEvent[]) {
 }
 
 const twoManagerRounds = () => new ScriptedModel([
-  { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['request'] })] },
-  { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
+  { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] },
+  { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
 ]);
 
 describe('inspection events, offline', () => {
@@ -75,6 +76,33 @@ async function runChild(target: string, limitMs = 10_000, env: Record<string, st
   clearTimeout(killer);
   return { code, signal, stdout, stderr, ms: Date.now() - started };
 }
+
+describe('the machine definition as the Stately inspector receives it', () => {
+  /** The session's definition from an @xstate.actor event, as the inspector would parse it. */
+  async function definitionWith(options: Parameters<typeof createInspector>[1]) {
+    const received: StatelyInspectionEvent[] = [];
+    const inspector = createInspector({ send: (event) => received.push(event) }, options);
+    const runtime = createRuntime({ model: twoManagerRounds(), inspect: (event) => inspector.inspect.next?.(event) });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    await new Promise((r) => setTimeout(r, 20));
+    session.stop();
+    const actor = received.find((e) => e.type === '@xstate.actor' && e.name === 'session');
+    return JSON.parse((actor as { definition: string }).definition) as { states: Record<string, { states: Record<string, { states: Record<string, { always: { guard: unknown; actions: unknown }[] }> }> }> };
+  }
+
+  it("keeps guard and action params visible (the default depth limit turns them into '[Object]')", async () => {
+    const checking = (await definitionWith(STATELY_INSPECTOR_OPTIONS)).states.running!.states.manager!.states.checking!;
+    expect(checking.always[0]).toEqual({
+      guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool' } },
+      actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } },
+    });
+    const refusals = checking.always.filter((t) => (t.guard as { type?: string } | undefined)?.type === 'breaksRule');
+    expect(new Set(refusals.map((t) => JSON.stringify(t.guard))).size).toBe(refusals.length);
+    // Why the option is needed: with @statelyai/inspect's default (10) the params are cut off.
+    const cut = (await definitionWith(undefined)).states.running!.states.manager!.states.checking!;
+    expect(JSON.stringify(cut.always[0])).toContain('[Object]');
+  });
+});
 
 describe('remote inspection (createRemoteInspect)', () => {
   it('--inspect ws://127.0.0.1:<closed port>: the session completes and the process exits on its own', async () => {

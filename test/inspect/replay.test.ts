@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createRuntime, DemoModel, MemoryStore, ScriptedModel, type SessionContext } from '../../src/index.js';
+import { scriptedCall, createRuntime, DemoModel, MemoryStore, ScriptedModel, type SessionContext } from '../../src/index.js';
 import { JournalReplayer, snapshotState } from '../../src/inspect/replay.js';
 
 /** Context without wall-clock times, which a replay cannot reproduce. */
@@ -46,7 +46,7 @@ describe('time travel: the journal replayed through the pure machine', () => {
     const store = new MemoryStore();
     const model = new ScriptedModel([
       { agent: 'manager', error: new Error('the server said 503') },
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Back again.' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Back again.' })] },
     ]);
     const runtime = createRuntime({ model, store });
     const session = await runtime.createSession({ packageId: 'tiny' });

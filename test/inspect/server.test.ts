@@ -72,6 +72,55 @@ describe('the local inspector server', () => {
     expect(status).toBe(403);
   });
 
+  it('answers other attacks with the same guards: size, traversal, unknown routes, methods, listen address', async () => {
+    const { base, api, session, inspector } = await setup();
+    const { port } = new URL(base);
+    /** A raw request (fetch would normalise the path). */
+    const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    // A body over 1 MB is refused before it is parsed (declared or streamed), and the session
+    // is untouched. The server answers 413 at once; a client still sending may see the
+    // connection close before it reads the answer.
+    const huge = JSON.stringify({ type: 'user_submitted_input', text: 'x'.repeat(1_100_000) });
+    const events = `/api/sessions/${session.id}/events`;
+    const declaredOrStreamed: Record<string, string>[] = [{ 'content-length': String(huge.length) }, { 'transfer-encoding': 'chunked' }];
+    for (const headers of declaredOrStreamed) {
+      const big = await raw('POST', events, { 'x-steward-token': inspector.token, 'content-type': 'application/json', ...headers }, huge).catch((error: Error) => ({ status: 0, type: '', text: error.message }));
+      if (big.status !== 0) {
+        expect(big.status).toBe(413);
+        expect(JSON.parse(big.text)).toMatchObject({ ok: false, error: { code: 'body_too_large' } });
+      } else {
+        expect(big.text).toMatch(/socket hang up|ECONNRESET|EPIPE/);
+      }
+    }
+    expect(session.view().state).toBe('waiting_user.intake');
+    expect(session.view().rejections).toEqual([]);
+    expect((await api('POST', `/sessions/${session.id}/events`, { type: 'user_confirmed_intake' })).body).toMatchObject({ ok: false, error: { code: 'event_refused' } });
+    // No file outside the page folder, however the path is spelt.
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/assets/..%2f..%2fpackage.json', '/..\\package.json', '//etc/passwd']) {
+      const res = await raw('GET', path);
+      expect(res.text, path).not.toContain('"name": "steward"');
+      expect(res.text, path).not.toContain('root:');
+    }
+    // Unknown API routes are JSON 404s, behind the token like every API path.
+    expect((await api('GET', '/nothing-here')).status).toBe(404);
+    expect((await api('GET', '/nothing-here', undefined, null)).status).toBe(403);
+    expect((await raw('GET', '/api')).status).toBe(403);
+    expect((await raw('DELETE', '/')).status).toBe(405);
+    // The stream is SSE, behind the token too.
+    expect((await raw('GET', '/api/stream')).status).toBe(403);
+    // Any address but a loopback one is refused before listening.
+    const store = new MemoryStore();
+    await expect(startInspector({ runtime: createRuntime({ model: new DemoModel(), store }), store, host: '0.0.0.0', port: 0, pageDir })).rejects.toThrow(/this machine only/);
+  });
+
   it('serves the page without the token (the page itself carries no data)', async () => {
     const { base } = await setup();
     const res = await fetch(`${base}/`);

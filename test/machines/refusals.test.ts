@@ -3,7 +3,7 @@
  * the event and what is accepted now, and changes nothing but the bounded `rejections` log.
  */
 import { describe, expect, it } from 'vitest';
-import { call, createRuntime, ScriptedModel, userEventTypes } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel, userEventTypes } from '../../src/index.js';
 import type { ScriptStep, Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
 
 /** One valid payload per event: refusals here are about the state, never the payload. */
@@ -31,7 +31,7 @@ const declared: Record<WaitingReason, UserEventType[]> = {
 };
 
 const request = validEvent.user_submitted_input;
-const runEcho = (requiresApproval: boolean) => call('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval });
+const runEcho = (requiresApproval: boolean) => scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval });
 
 /** `packageId: null` opens the legacy path through skill_selection. */
 async function open(steps: ScriptStep[], packageId: string | null = 'tiny') {
@@ -53,8 +53,8 @@ const reach: Record<WaitingReason, () => Promise<{ model: ScriptedModel; session
   intake: () => open([]),
   async input() {
     const opened = await open([
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'A lighthouse ghost: shall I start?' })] },
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Anything to add before the first step?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'A lighthouse ghost: shall I start?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Anything to add before the first step?' })] },
     ]);
     await sendOk(opened.session, request);
     await sendOk(opened.session, { type: 'user_confirmed_intake' });
@@ -68,7 +68,7 @@ const reach: Record<WaitingReason, () => Promise<{ model: ScriptedModel; session
   async review_artifact() {
     const opened = await open([
       { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A ghost haunts a lighthouse.' } })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A ghost haunts a lighthouse.' } })] },
     ]);
     await sendOk(opened.session, request);
     return opened;
@@ -76,7 +76,7 @@ const reach: Record<WaitingReason, () => Promise<{ model: ScriptedModel; session
   async worker_questions() {
     const opened = await open([
       { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', toolCalls: [call('ask_user', { questions: ['Which lighthouse?'] })] },
+      { agent: 'worker', toolCalls: [scriptedCall('ask_user', { questions: ['Which lighthouse?'] })] },
     ]);
     await sendOk(opened.session, request);
     return opened;
@@ -146,7 +146,7 @@ describe('guards that refuse an event the state declares', () => {
 
   it('accepting the rejected version after a revision names the new one under review', async () => {
     const { model, session } = await reach.revision();
-    model.push({ agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A ghost haunts a lighthouse keeper.' } })] });
+    model.push({ agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A ghost haunts a lighthouse keeper.' } })] });
     const view = await sendOk(session, { type: 'user_submitted_input', text: 'Give the ghost a victim' });
     expect(view.artifacts).toEqual([
       { id: 'a1', workerId: 'echo', status: 'superseded' },
@@ -170,9 +170,9 @@ describe('guards that refuse an event the state declares', () => {
 
   it('answering a clarification card in intake adds the answers to the request', async () => {
     const { model, session } = await open([
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Before I start:', questions: ['Which century?'] })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Before I start:', questions: ['Which century?'] })] },
       { agent: 'manager', toolCalls: [runEcho(true)] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A note.' } })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A note.' } })] },
     ]);
     const card = await sendOk(session, request);
     expect(card).toMatchObject({ waitingReason: 'intake', questions: [{ id: 'q1', text: 'Which century?' }] });
@@ -196,9 +196,9 @@ describe('guards that refuse an event the state declares', () => {
 
   it('answering a question card in input is accepted', async () => {
     const { model, session } = await open([
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Shall I start?' })] },
-      { agent: 'manager', toolCalls: [call('ask_user', { assessment: 'A promising seed.', questions: ['Which century?'] })] },
-      { agent: 'manager', toolCalls: [call('finish', { summary: 'Done.' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Shall I start?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { assessment: 'A promising seed.', questions: ['Which century?'] })] },
+      { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })] },
     ]);
     await sendOk(session, request);
     const card = await sendOk(session, { type: 'user_confirmed_intake' });
@@ -244,7 +244,7 @@ describe('invalid payloads', () => {
 
 describe('after done', () => {
   it.each(userEventTypes)('%s is refused because the session is done', async (type) => {
-    const { model, session } = await open([{ agent: 'manager', toolCalls: [call('finish', { summary: 'Nothing to do.' })] }]);
+    const { model, session } = await open([{ agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Nothing to do.' })] }]);
     const done = await sendOk(session, request);
     expect(done).toMatchObject({ phase: 'done', state: 'done', message: 'Nothing to do.', acceptedEvents: [] });
     const before = session.actorRef.getSnapshot();
@@ -280,5 +280,30 @@ describe('while the agents are working', () => {
     const result = await pending;
     expect(result).toMatchObject({ ok: true, view: { waitingReason: 'intake', message: 'Ready?' } });
     model.assertComplete();
+  });
+});
+
+describe('a refusal carries structured fields besides the message', () => {
+  it('send() returns eventType, state, accepted and enabled, read from the chart', async () => {
+    const { model, session } = await reach.intake();
+    const result = await session.send({ type: 'user_answered_questions', answers: { q1: 'x' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        code: 'event_refused',
+        message: 'There is no question card to answer: send user_submitted_input instead.',
+        eventType: 'user_answered_questions',
+        state: 'waiting_user.intake',
+        accepted: declared.intake,
+        enabled: ['user_submitted_input'],
+      },
+    });
+    model.assertComplete();
+  });
+
+  it('EventRefusedError carries the same fields', async () => {
+    const { EventRefusedError } = await import('../../src/errors.js');
+    const error = new EventRefusedError('no', { eventType: 'user_confirmed_intake', state: 'waiting_user.input', accepted: ['user_submitted_input'], enabled: ['user_submitted_input'] });
+    expect(error).toMatchObject({ code: 'event_refused', message: 'no', eventType: 'user_confirmed_intake', state: 'waiting_user.input', accepted: ['user_submitted_input'], enabled: ['user_submitted_input'] });
   });
 });

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { appendToTranscript, EMPTY_TRANSCRIPT, messageSize, type Transcript, type WindowLimits } from '../../src/machines/transcript.js';
 import type { ChatMessage, ModelRequest, ToolCall } from '../../src/models/model.js';
-import { call, createRuntime, ScriptedModel, type ScriptStep } from '../../src/index.js';
+import { createRuntime, scriptedCall as call, ScriptedModel, type ScriptStep } from '../../src/index.js';
 
 /** Every assistant tool call is followed by exactly its results; no tool message stands alone. */
 function expectValid(messages: readonly ChatMessage[], where: string): void {

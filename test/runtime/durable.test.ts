@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, createRuntime, MemoryStore, ScriptedModel, SqliteStore, type Model, type SessionStore } from '../../src/index.js';
+import { scriptedCall, createRuntime, MemoryStore, ScriptedModel, SqliteStore, type Model, type SessionStore } from '../../src/index.js';
 
 const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
 
@@ -23,8 +23,8 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     const made = make();
     cleanup = made.cleanup;
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['request'] })] },
-      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
+      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
     ]);
     const runtime = createRuntime({ model, store: made.store });
     const session = await runtime.createSession({ packageId: 'tiny' });
@@ -55,7 +55,7 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     crashed.stop(); // the process "dies" while the manager's call is in flight
 
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Got it.' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Got it.' })] },
     ]);
     const second = createRuntime({ model, store: made.store });
     const resumed = await second.resumeSession(crashed.id);
@@ -74,7 +74,7 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     const made = make();
     cleanup = made.cleanup;
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'one' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'one' })] },
     ]);
     const runtimeA = createRuntime({ model, store: made.store });
     const a = await runtimeA.createSession({ packageId: 'tiny' });

@@ -2,17 +2,17 @@
  * Edge cases found in review: each once broke a promise of the design.
  */
 import { describe, expect, it } from 'vitest';
-import { call, createRuntime, ScriptedModel, type Model } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel, type Model } from '../../src/index.js';
 
 const request = { type: 'user_submitted_input', text: 'A note about tea' } as const;
 
 describe('edge cases', () => {
   it('a worker that uses up the burst ends its step and the manager hears of it', async () => {
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })] },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })] },
       { agent: 'worker', content: 'thinking…' },
       { agent: 'worker', content: 'still thinking…' },
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'The worker got stuck. Again?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'The worker got stuck. Again?' })] },
     ]);
     const session = await createRuntime({ model, maxBurst: 3 }).createSession({ packageId: 'tiny' });
     const stuck = await session.send(request);
@@ -29,7 +29,7 @@ describe('edge cases', () => {
   it('arguments that are not a JSON string are refused by rule 2, not a crash', async () => {
     const model = new ScriptedModel([
       () => ({ content: null, toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: { message: 'hi' } as unknown as string } }] }),
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Fixed.' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Fixed.' })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
     const result = await session.send(request);
@@ -42,8 +42,8 @@ describe('edge cases', () => {
 
   it('rejecting the first proposed step keeps the intake open: a clarification returns to intake', async () => {
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true })] },
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'What would you like instead?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'What would you like instead?' })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
     expect((await session.send(request)).view.waitingReason).toBe('approve_step');
@@ -68,7 +68,7 @@ describe('edge cases', () => {
     const model = new ScriptedModel([
       () => undefined as never,
       () => ({ content: 42, toolCalls: 'nope' }) as never,
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Back on track.' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Back on track.' })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
     const result = await session.send(request);

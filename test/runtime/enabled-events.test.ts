@@ -3,14 +3,14 @@
  * a subset of `view().acceptedEvents` (which lists what the state declares).
  */
 import { describe, expect, it } from 'vitest';
-import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
 
 describe('enabled events', () => {
   it('follow the guards: no confirm before a request, no answers without a card, accept only with an artifact', async () => {
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Which tea?', questions: ['Green or black?'] })] },
-      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'Green tea.' } })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which tea?', questions: ['Green or black?'] })] },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Green tea.' } })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
     expect(session.view().acceptedEvents).toEqual(['user_submitted_input', 'user_confirmed_intake', 'user_answered_questions', 'user_skipped_questions']);
@@ -26,7 +26,7 @@ describe('enabled events', () => {
   });
 
   it('in skill_selection a package can be chosen; once done nothing is enabled', async () => {
-    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [call('finish', { summary: 'ok' })] }]);
+    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'ok' })] }]);
     const runtime = createRuntime({ model });
     const session = await runtime.createSession();
     expect(session.enabledEvents()).toEqual(['user_selected_package']);

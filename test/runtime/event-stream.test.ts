@@ -4,14 +4,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { textDeltaSink } from '../../src/agents/text-deltas.js';
-import { call, createRuntime, ScriptedModel, type Model, type ScriptStep } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel, type Model, type ScriptStep } from '../../src/index.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { Session } from '../../src/runtime/session.js';
 import { SessionStreamEventSchema, type SessionStreamEvent, type StreamEventOf } from '../../src/runtime/session-events.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
 const request = { type: 'user_submitted_input', text: 'A note about tea' } as const;
-const runEcho = (requiresApproval = false) => call('run_worker', { workerId: 'echo', reason: 'restate it', requiresApproval });
+const runEcho = (requiresApproval = false) => scriptedCall('run_worker', { workerId: 'echo', reason: 'restate it', requiresApproval });
 
 async function tinySession(steps: ScriptStep[], maxBurst?: number): Promise<{ session: Session; model: ScriptedModel }> {
   const model = new ScriptedModel(steps);
@@ -55,10 +55,10 @@ describe('session.stream()', () => {
     const { session, model } = await tinySession([
       {
         agent: 'manager',
-        toolCalls: [call('list_workers'), call('no_such_tool'), call('read_blackboard', { tags: 'request' }), runEcho()],
+        toolCalls: [scriptedCall('list_workers'), scriptedCall('no_such_tool'), scriptedCall('read_blackboard', { tags: 'request' }), runEcho()],
         usage: { promptTokens: 120, completionTokens: 30 },
       },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'Tea, restated.' } })], usage: { promptTokens: 80, completionTokens: 20 } },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Tea, restated.' } })], usage: { promptTokens: 80, completionTokens: 20 } },
     ]);
     const stream = session.stream();
     const sent = session.send(request);
@@ -100,13 +100,13 @@ describe('session.stream()', () => {
       {
         agent: 'manager',
         toolCalls: [
-          call('run_worker', { workerId: 'ghost', reason: 'x', requiresApproval: false }),
-          call('ask_user', { message: 'first' }),
-          call('finish', { summary: 'second' }),
+          scriptedCall('run_worker', { workerId: 'ghost', reason: 'x', requiresApproval: false }),
+          scriptedCall('ask_user', { message: 'first' }),
+          scriptedCall('finish', { summary: 'second' }),
         ],
       },
       { agent: 'manager', toolCalls: [runEcho()] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { summary: 'not mine' } }), call('submit', { outputs: { note: 'mine' } })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { summary: 'not mine' } }), scriptedCall('submit', { outputs: { note: 'mine' } })] },
     ]);
     const stream = session.stream();
     void session.send(request);
@@ -136,7 +136,7 @@ describe('session.stream()', () => {
   });
 
   it('ends at done with the summary, and a stream of a finished session ends at once', async () => {
-    const { session } = await tinySession([{ agent: 'manager', toolCalls: [call('finish', { summary: 'Nothing to do.' })] }]);
+    const { session } = await tinySession([{ agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Nothing to do.' })] }]);
     const stream = session.stream();
     void session.send(request);
     const events = await collect(stream);
@@ -185,9 +185,9 @@ describe('session.subscribe()', () => {
       [
         { agent: 'manager', toolCalls: [runEcho(true)] },
         { agent: 'worker', content: 'thinking…' },
-        { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'n' } })] },
-        { agent: 'manager', toolCalls: [call('list_artifacts'), call('read_blackboard', { tags: ['note'] })] },
-        { agent: 'manager', toolCalls: [call('finish', { summary: 'done' })] },
+        { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n' } })] },
+        { agent: 'manager', toolCalls: [scriptedCall('list_artifacts'), scriptedCall('read_blackboard', { tags: ['note'] })] },
+        { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'done' })] },
       ],
       12,
     );
@@ -236,7 +236,7 @@ describe('session.subscribe()', () => {
   });
 
   it('calls the listener synchronously, inside send()', async () => {
-    const { session } = await tinySession([{ agent: 'manager', toolCalls: [call('ask_user', { message: 'Which tea?' })] }]);
+    const { session } = await tinySession([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which tea?' })] }]);
     const seen: string[] = [];
     session.subscribe((e) => seen.push(e.type));
     const sent = session.send(request);
@@ -254,7 +254,7 @@ describe('session.subscribe()', () => {
     const persisted = first.persisted();
     first.stop();
 
-    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [call('ask_user', { message: 'Again?' })] }]);
+    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Again?' })] }]);
     const restored = createRuntime({ model }).restoreSession(persisted);
     const events = await collect(restored.stream());
     expect(trace(events)).toEqual(['finish manager replied [ask_user]', 'state running.manager.checking', 'accept ask_user', 'state waiting_user.intake', 'waiting intake']);
@@ -262,7 +262,7 @@ describe('session.subscribe()', () => {
 });
 
 describe('text deltas', () => {
-  async function openAISession(content: string, toolCall = call('ask_user', { message: 'Which tea?' })) {
+  async function openAISession(content: string, toolCall = scriptedCall('ask_user', { message: 'Which tea?' })) {
     const server = await startFakeOpenAI([
       { reply: { content, toolCalls: [{ name: toolCall.name, arguments: JSON.stringify(toolCall.arguments) }], usage: { promptTokens: 50, completionTokens: 12 }, pieces: 4 } },
     ]);
@@ -323,7 +323,7 @@ describe('memory', () => {
   it('streams nobody reads are released when the session waits', async () => {
     const { session } = await tinySession([
       { agent: 'manager', toolCalls: [runEcho()] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'n' } })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n' } })] },
     ]);
     const streams = Array.from({ length: 500 }, () => session.stream());
     expect(session.listenerCount).toBe(500);
@@ -335,7 +335,7 @@ describe('memory', () => {
   });
 
   it('a reader that leaves early unsubscribes at once and drops its buffer', async () => {
-    const { session } = await tinySession([{ agent: 'manager', toolCalls: [call('ask_user', { message: 'Which tea?' })] }]);
+    const { session } = await tinySession([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which tea?' })] }]);
     const stream = session.stream();
     const sent = session.send(request);
     for await (const event of stream) {
@@ -349,8 +349,8 @@ describe('memory', () => {
 
   it('an unsubscribed listener hears nothing more, and nothing listens to the actor', async () => {
     const { session } = await tinySession([
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Which tea?' })] },
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Green or black?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which tea?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Green or black?' })] },
     ]);
     const seen: string[] = [];
     const off = session.subscribe((e) => seen.push(e.type));

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { requestText, type TagVersion } from '../../src/blackboard/blackboard.js';
 import { openEnvelopeWithHistory, SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
-import { call, createRuntime, MemoryStore, ScriptedModel, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
+import { createRuntime, MemoryStore, scriptedCall as call, ScriptedModel, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
 import { useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-migration-');

@@ -4,7 +4,7 @@
  * agents received.
  */
 import { describe, expect, it } from 'vitest';
-import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
 import type { ChatMessage, ModelRequest, Session, SessionView, UserEvent } from '../../src/index.js';
 
 const REQUEST = 'A ghost story set in a lighthouse off the Norwegian coast.';
@@ -44,19 +44,19 @@ const everything = (r: ModelRequest) => r.messages.map(text).join('\n');
 describe('a short story from intake to done', () => {
   it('clarifies, plans with approval, asks, revises and finishes', async () => {
     const model = new ScriptedModel([
-      /* 0 */ { agent: 'manager', toolCalls: [call('ask_user', { message: 'Who is it for, and how long should it be?' })] },
-      /* 1 */ { agent: 'manager', toolCalls: [call('ask_user', { message: 'An eerie 2,000-word ghost story for adults. Shall I start?' })] },
-      /* 2 */ { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'brief-writer', reason: 'Fix the creative decisions for a quiet lighthouse ghost story.', requiresApproval: true })] },
-      /* 3 */ { agent: 'worker', toolCalls: [call('submit', { outputs: { brief: BRIEF } })] },
-      /* 4 */ { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'outliner', reason: 'Plan three scenes from the brief.', requiresApproval: true })] },
-      /* 5 */ { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'outliner', reason: 'Plan five scenes from the brief.', requiresApproval: false })] },
-      /* 6 */ { agent: 'worker', toolCalls: [call('ask_user', { questions: ['Does Ines survive?', 'Is the ghost real or imagined?'] })] },
-      /* 7 */ { agent: 'worker', toolCalls: [call('submit', { outputs: { outline: OUTLINE } })] },
-      /* 8 */ { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'drafter', reason: 'Write the full story from the outline.', requiresApproval: false, roleId: 'literary' })] },
-      /* 9 */ { agent: 'worker', toolCalls: [call('submit', { outputs: { draft: DRAFT_1 } })] },
-      /* 10 */ { agent: 'worker', toolCalls: [call('submit', { outputs: { draft: DRAFT_2 } }), call('ask_user', { questions: ['Keep the open ending?'] })] },
-      /* 11 */ { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['draft'] })] },
-      /* 12 */ { agent: 'manager', toolCalls: [call('finish', { summary: SUMMARY })] },
+      /* 0 */ { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Who is it for, and how long should it be?' })] },
+      /* 1 */ { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'An eerie 2,000-word ghost story for adults. Shall I start?' })] },
+      /* 2 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Fix the creative decisions for a quiet lighthouse ghost story.', requiresApproval: true })] },
+      /* 3 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { brief: BRIEF } })] },
+      /* 4 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'outliner', reason: 'Plan three scenes from the brief.', requiresApproval: true })] },
+      /* 5 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'outliner', reason: 'Plan five scenes from the brief.', requiresApproval: false })] },
+      /* 6 */ { agent: 'worker', toolCalls: [scriptedCall('ask_user', { questions: ['Does Ines survive?', 'Is the ghost real or imagined?'] })] },
+      /* 7 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { outline: OUTLINE } })] },
+      /* 8 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the full story from the outline.', requiresApproval: false, roleId: 'literary' })] },
+      /* 9 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { draft: DRAFT_1 } })] },
+      /* 10 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { draft: DRAFT_2 } }), scriptedCall('ask_user', { questions: ['Keep the open ending?'] })] },
+      /* 11 */ { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['draft'] })] },
+      /* 12 */ { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: SUMMARY })] },
     ]);
     const runtime = createRuntime({ model });
     const session = await runtime.createSession({ packageId: 'short-story' });
@@ -224,10 +224,10 @@ describe('the manager prompt', () => {
     const secret = 'The keeper is the ghost.';
     const note = [firstLine, ...Array.from({ length: 40 }, (_, i) => `Line ${i + 2} of the note.`), secret].join('\n');
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [call('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval: false })] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note } })] },
-      { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['note'] }, 'read')] },
-      { agent: 'manager', toolCalls: [call('finish', { summary: 'Read it.' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval: false })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note } })] },
+      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['note'] }, 'read')] },
+      { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Read it.' })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
     await step(session, { type: 'user_submitted_input', text: 'A ghost story' });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -216,10 +216,10 @@ describe('loading a package from disk', () => {
 
   it('refuses a malformed tag and names the offending entry', () => {
     writeValidPackage();
-    write('workers/outliner.md', workerFile({ ...outlinerWorker, outputTags: ['Outline'] }));
+    write('workers/outliner.md', workerFile({ ...outlinerWorker, outputTags: ['out line'] }));
     const message = refusal(() => loadPackage(dir));
     expect(message).toContain(`${outlinerPath()}: front matter field "outputTags[0]" must be a tag like "outline"`);
-    expect(message).toContain('(got: "Outline")');
+    expect(message).toContain('(got: "out line")');
   });
 
   it('refuses a broken chain: an input tag that no worker writes', () => {
@@ -271,6 +271,47 @@ describe('loading a package from disk', () => {
 
     write('workers/outliner.md', '---\nid: outliner\ntitle: Outliner: the one\n---\nPrompt.\n');
     expect(refusal(() => loadPackage(dir))).toContain(`${outlinerPath()}: the front matter is not valid YAML`);
+  });
+
+  it('never runs front matter: ---js / ---javascript are refused before anything is evaluated', () => {
+    const marker = join(root, 'pwned.txt');
+    // Valid as JavaScript and as a worker: gray-matter's JS engine would run it and accept the package.
+    const code = `{ id: (require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'), 'outliner'), title: 'Outliner', description: 'Writes the outline.', inputTags: ['request', 'brief'], outputTags: ['outline'] }`;
+    for (const language of ['js', 'javascript', 'JS ', 'coffee', 'json', 'constructor']) {
+      writeValidPackage();
+      write('workers/outliner.md', `---${language}\n${code}\n---\nYou are a worker.\n`);
+      const message = refusal(() => loadPackage(dir));
+      expect(existsSync(marker), `---${language} ran code`).toBe(false);
+      expect(message).toContain(`${outlinerPath()}: front matter language "${language.trim()}" is not allowed`);
+      expect(message).toContain('YAML');
+    }
+  });
+
+  it('reports a refused front matter language together with the other problems of the package', () => {
+    writeValidPackage();
+    write('workers/briefer.md', workerFile({ ...briefWorker, title: '' }));
+    write('workers/outliner.md', '---javascript\n{}\n---\nPrompt.\n');
+    const message = refusal(() => loadPackage(dir));
+    expect(message).toMatch(/has 2 problems/);
+    expect(message).toContain('front matter field "title"');
+    expect(message).toContain(`${outlinerPath()}: front matter language "javascript" is not allowed`);
+  });
+
+  it('reads YAML with a safe schema: no !!js/function, !!js/regexp or !!js/undefined', () => {
+    for (const tag of ['!!js/function "function () { return 1 }"', '!!js/regexp /x/', '!!js/undefined ""']) {
+      writeValidPackage();
+      write('workers/outliner.md', `---\nid: outliner\ntitle: Outliner\ndescription: ${tag}\ninputTags: [request, brief]\noutputTags: [outline]\n---\nPrompt.\n`);
+      expect(refusal(() => loadPackage(dir)), tag).toContain(`${outlinerPath()}: the front matter is not valid YAML`);
+    }
+    // A "__proto__" key in YAML is an own key (refused as unknown), never the prototype.
+    writeValidPackage();
+    write('workers/outliner.md', workerFile(outlinerWorker).replace('---\n', '---\n__proto__:\n  polluted: true\n'));
+    expect(refusal(() => loadPackage(dir))).toContain('has unknown field "__proto__"');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // An explicit "---yaml" (or "---yml") opening is still YAML.
+    writeValidPackage();
+    write('workers/outliner.md', workerFile(outlinerWorker).replace(/^---\n/, '---yaml\n'));
+    expect(loadPackage(dir).workers[1]!.id).toBe('outliner');
   });
 
   it('reports every problem of a package at once', () => {

@@ -1,14 +1,15 @@
 /**
- * Runs the real `steward` command (`node bin/steward.mjs …`) as a child process for the
- * tests in test/cli. The child gets its own SQLite file (STEWARD_DB), no colours, and no
- * OPENAI_* settings unless a test passes them (so it uses the offline demo model).
+ * Runs the real `steward` command from the sources (`node test/support/steward-src.mjs …`,
+ * the CLI through tsx, so no build is needed) as a child process for the tests in test/cli.
+ * The compiled bin/steward.mjs is tested from an installed tarball in test/consumer. The
+ * child gets its own SQLite file (STEWARD_DB), no colours, and no OPENAI_* settings unless a test passes them (so it uses the offline demo model).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const bin = join(root, 'bin/steward.mjs');
+export const bin = join(root, 'test/support/steward-src.mjs');
 
 export interface CliResult {
   code: number | null;
@@ -44,7 +45,7 @@ export interface RunningCli {
   result: Promise<CliResult>;
 }
 
-/** Starts `node bin/steward.mjs ...args` (or another command line with `command`). */
+/** Starts `steward ...args` from the sources (or another command line with `command`). */
 export function startCli(args: string[], options: CliOptions, command: string[] = [process.execPath, bin]): RunningCli {
   const [file, ...rest] = command;
   const child = spawn(file!, [...rest, ...args], {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelReply, ToolCall } from '../../src/index.js';
-import { jsonObjectIn, normalizeReply, parseCall } from '../../src/tools/reply.js';
+import { MAX_JSON_DEPTH, jsonObjectIn, normalizeReply, parseCall, toolCallIds } from '../../src/tools/reply.js';
 
 const text = (content: string | null): ModelReply => ({ content, toolCalls: [] });
 const toolCall = (name: string, args: string, id = 'c1'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
@@ -122,5 +122,84 @@ describe('jsonObjectIn', () => {
     expect(jsonObjectIn(' {"a": 1} ')).toEqual({ a: 1 });
     expect(jsonObjectIn('Decision: {"a": 1}')).toBeUndefined();
     expect(jsonObjectIn('[{"a": 1}]')).toBeUndefined();
+  });
+});
+
+describe('jsonObjectIn: fence parsing in linear time', () => {
+  it('reads ```JSON fences case-insensitively, fences without a newline, and only a fence that closes at the end', () => {
+    expect(jsonObjectIn('```JSON{"a": 1}```')).toEqual({ a: 1 });
+    expect(jsonObjectIn('\n```\n\n {"a": 1} \n\n```\n')).toEqual({ a: 1 });
+    expect(jsonObjectIn('```json\n{"a": "```"}\n```')).toEqual({ a: '```' });
+    expect(jsonObjectIn('```json\n{"a": 1}\n``` trailing words')).toBeUndefined();
+    expect(jsonObjectIn('```json\n{"a": 1}')).toBeUndefined();
+    expect(jsonObjectIn('````')).toBeUndefined();
+    expect(jsonObjectIn('```')).toBeUndefined();
+  });
+
+  it('refuses JSON nested deeper than MAX_JSON_DEPTH instead of letting a later JSON.stringify overflow the stack', () => {
+    const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    const legacy = `{"tool": "finish", "arguments": {"summary": ${deep(100_000)}}}`;
+    const manager = normalizeReply('manager', text(legacy), 'f');
+    expect(manager.queue.map((q) => q.call.function.name)).toEqual(['ask_user']); // shown as text, not parsed
+    const worker = normalizeReply('worker', text(`{"outputs": {"note": ${deep(100_000)}}}`), 'f');
+    expect(worker.queue).toEqual([]);
+    expect(parseCall(toolCall('submit', `{"outputs": ${deep(MAX_JSON_DEPTH)}}`)).parseError).toMatch(/nested deeper than 64/);
+    expect(parseCall(toolCall('submit', `{"outputs": ${deep(MAX_JSON_DEPTH - 2)}}`)).parseError).toBeUndefined();
+    // Brackets inside strings (and escaped quotes) do not count.
+    expect(parseCall(toolCall('submit', JSON.stringify({ outputs: { note: '"[['.repeat(1000) } }))).parseError).toBeUndefined();
+  });
+
+  /**
+   * Wall time (ms) of one handling of `content`: the fastest of `runs` samples, since a busy
+   * machine only ever adds time; each sample times `batch` handlings, so short ones rise above timer noise.
+   */
+  function fastestTime(content: string, batch: number, runs = 9): number {
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      for (let j = 0; j < batch; j++) {
+        jsonObjectIn(content);
+        normalizeReply('manager', text(content), 'f');
+        normalizeReply('worker', text(content), 'f');
+      }
+      times.push((performance.now() - start) / batch);
+    }
+    return Math.min(...times);
+  }
+
+  // Shapes that make a backtracking fence regex explode: a fence that never closes, with
+  // long runs of what the regex's \s* and lazy body both may match.
+  const shapes: [string, (n: number) => string][] = [
+    ['three backticks + spaces', (n) => '```' + ' '.repeat(n - 3)],
+    ['```json + newlines + a letter', (n) => '```json' + '\n'.repeat(n - 8) + 'x'],
+    ['``` + " ```" repeated', (n) => '```' + ' ```'.repeat(Math.floor((n - 3) / 4)) + 'x'],
+    ['spaces, then an unclosed fence', (n) => ' '.repeat(n - 4) + '```{'],
+    ['backticks only', (n) => '`'.repeat(n)],
+    ['``` + tabs and newlines + ``', (n) => '```' + '\t\n'.repeat(Math.floor((n - 5) / 2)) + '``'],
+    ['an unclosed fenced object', (n) => '```json\n{"a": "' + 'x'.repeat(n - 17) + '\n'],
+    ['deeply nested arrays in a fence', (n) => '```\n{"a":' + '['.repeat(n - 20) + '\n```'],
+  ];
+
+  it.each(shapes)('a 100,000-character reply (%s) is handled in time linear in its size (vs a 1,000-character one)', (_label, make) => {
+    const small = make(1_000);
+    const large = make(100_000);
+    expect(small.length).toBeLessThanOrEqual(1_000);
+    expect(large.length).toBeGreaterThan(99_000);
+    fastestTime(small, 20, 3); // warm up the JIT on this shape
+    const base = fastestTime(small, 20);
+    const big = fastestTime(large, 1);
+    // 100x the input may take 100x the time, times 3 for GC and a busy machine (measured
+    // ratios: 54 to 113); quadratic parsing would be 10,000x, and the old regex never finished.
+    expect(big).toBeLessThan(100 * 3 * base);
+  });
+});
+
+describe('normalizeReply: call ids', () => {
+  it('renames ids that are missing, repeated in the reply, or already used in the transcript', () => {
+    const used = toolCallIds([{ role: 'assistant', content: null, tool_calls: [toolCall('list_workers', '{}', 'same'), toolCall('list_workers', '{}', 'f_dup1')] }]);
+    const reply: ModelReply = { content: null, toolCalls: [toolCall('list_workers', '{}', 'same'), toolCall('list_artifacts', '{}', 'same'), toolCall('list_workers', '{}', ''), toolCall('list_workers', '{}', 'fresh')] };
+    const ids = normalizeReply('manager', reply, 'f', used).queue.map((q) => q.call.id);
+    expect(ids).toEqual(['f_dup0', 'f_dup1_2', 'f_dup2', 'fresh']);
+    expect(normalizeReply('manager', { content: null, toolCalls: [toolCall('list_workers', '{}', 'same')] }, 'g', used).queue[0]!.call.id).toBe('g_dup0');
   });
 });

@@ -4,10 +4,10 @@
  * the round still counts toward the burst.
  */
 import { describe, expect, it } from 'vitest';
-import { call, createRuntime, ScriptedModel } from '../../src/index.js';
+import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
 import type { ChatMessage, ModelRequest, ScriptStep, Session } from '../../src/index.js';
 
-type ScriptedCall = ReturnType<typeof call>;
+type ScriptedCall = ReturnType<typeof scriptedCall>;
 
 async function start(steps: ScriptStep[], options: { packageId?: string; maxBurst?: number } = {}) {
   const model = new ScriptedModel(steps);
@@ -39,8 +39,8 @@ function expectEveryCallAnswered(messages: readonly ChatMessage[]) {
 
 const contextOf = (session: Session) => session.actorRef.getSnapshot().context;
 
-const runEcho = (requiresApproval: boolean) => call('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval });
-const askToGoOn: ScriptStep = { agent: 'manager', toolCalls: [call('ask_user', { message: 'Shall I go on?' })] };
+const runEcho = (requiresApproval: boolean) => scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval });
+const askToGoOn: ScriptStep = { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Shall I go on?' })] };
 
 /**
  * The manager's first round makes the call under test (id "bad"); its second round asks the
@@ -60,7 +60,7 @@ async function workerTries(bad: ScriptedCall) {
   const { model, session } = await start([
     { agent: 'manager', toolCalls: [runEcho(false)] },
     { agent: 'worker', toolCalls: [named(bad, 'bad')] },
-    { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A ghost story, set in a lighthouse.' } })] },
+    { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A ghost story, set in a lighthouse.' } })] },
   ]);
   const sent = await session.send(input('A ghost story in a lighthouse'));
   model.assertComplete();
@@ -71,7 +71,7 @@ async function workerTries(bad: ScriptedCall) {
 describe('rule 1: the actor may use the tool', () => {
   it('a manager that calls a loop tool gets its result and keeps its turn', async () => {
     const { model, session } = await start([
-      { agent: 'manager', toolCalls: [call('list_workers', {}, 'lw')] },
+      { agent: 'manager', toolCalls: [scriptedCall('list_workers', {}, 'lw')] },
       askToGoOn,
     ]);
     const { view } = await session.send(input('A ghost story'));
@@ -82,26 +82,26 @@ describe('rule 1: the actor may use the tool', () => {
   });
 
   it('a manager that calls the worker tool submit is told it is a worker tool', async () => {
-    const { result, view } = await managerTries(call('submit', { outputs: { note: 'I wrote it myself' } }));
+    const { result, view } = await managerTries(scriptedCall('submit', { outputs: { note: 'I wrote it myself' } }));
     expect(result).toBe('Error: "submit" is a worker tool; the manager may not call it. Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.');
     expect(view.blackboard.map((b) => b.tag)).toEqual(['request']); // nothing was written
     expect(view.burst).toBe(2); // the refused round counted
   });
 
   it.each(['accept', 'user_accepted_artifact'])('a manager that calls the user action %s is told only the user accepts', async (name) => {
-    const { result, view } = await managerTries(call(name, { artifactId: 'a1' }));
+    const { result, view } = await managerTries(scriptedCall(name, { artifactId: 'a1' }));
     expect(result).toMatch(new RegExp(`^Error: "${name}" is the user's action, not a tool: only the user approves, rejects or accepts\\. Tools available to the manager: read_blackboard`));
     expect(view.burst).toBe(2);
   });
 
   it('a manager that calls a tool that does not exist gets the list of tools that do', async () => {
-    const { result, view } = await managerTries(call('write_story', { text: 'Once upon a time' }));
+    const { result, view } = await managerTries(scriptedCall('write_story', { text: 'Once upon a time' }));
     expect(result).toBe('Error: There is no tool named "write_story". Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.');
     expect(view.burst).toBe(2);
   });
 
   it('a worker that calls run_worker is told it is a manager tool, and may submit next', async () => {
-    const { result, view } = await workerTries(call('run_worker', { workerId: 'summarize', reason: 'help me', requiresApproval: false }));
+    const { result, view } = await workerTries(scriptedCall('run_worker', { workerId: 'summarize', reason: 'help me', requiresApproval: false }));
     expect(result).toBe('Error: "run_worker" is a manager tool; the worker may not call it. Tools available to the worker: submit, ask_user.');
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'A ghost story, set in a lighthouse.' }]);
@@ -111,7 +111,7 @@ describe('rule 1: the actor may use the tool', () => {
   it('a worker may call ask_user, which both actors have', async () => {
     const { model, session } = await start([
       { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', toolCalls: [call('ask_user', { questions: ['Which lighthouse?'] })] },
+      { agent: 'worker', toolCalls: [scriptedCall('ask_user', { questions: ['Which lighthouse?'] })] },
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('worker_questions');
@@ -131,32 +131,32 @@ describe('rule 2: the arguments match the tool schema', () => {
   });
 
   it('a missing field is named', async () => {
-    const { result, view } = await managerTries(call('run_worker', { workerId: 'echo', requiresApproval: true }));
+    const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', requiresApproval: true }));
     expect(result).toBe('Error: Invalid arguments for run_worker: reason: Invalid input: expected string, received undefined. Fix them and call run_worker again.');
     expect(view.pendingStep).toBeUndefined();
     expect(view.burst).toBe(2);
   });
 
   it('a wrong type is named', async () => {
-    const { result, view } = await managerTries(call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: 'yes' }));
+    const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: 'yes' }));
     expect(result).toBe('Error: Invalid arguments for run_worker: requiresApproval: Invalid input: expected boolean, received string. Fix them and call run_worker again.');
     expect(view.burst).toBe(2);
   });
 
   it('an unknown key is refused (the schemas are strict)', async () => {
-    const { result, view } = await managerTries(call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, priority: 'high' }));
+    const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, priority: 'high' }));
     expect(result).toBe('Error: Invalid arguments for run_worker: (arguments): Unrecognized key: "priority". Fix them and call run_worker again.');
     expect(view.burst).toBe(2);
   });
 
   it('malformed JSON arguments are refused with the parser error', async () => {
-    const { result, view } = await managerTries(call('run_worker', '{"workerId": "echo",'));
+    const { result, view } = await managerTries(scriptedCall('run_worker', '{"workerId": "echo",'));
     expect(result).toMatch(/^Error: The arguments of run_worker are not valid JSON \(.+\)\. Send a JSON object matching the tool's schema\.$/);
     expect(view.burst).toBe(2);
   });
 
   it('a worker submit without any output is refused, and the worker may submit again', async () => {
-    const { result, view } = await workerTries(call('submit', { outputs: {} }));
+    const { result, view } = await workerTries(scriptedCall('submit', { outputs: {} }));
     expect(result).toBe('Error: Invalid arguments for submit: outputs: outputs must hold at least one tag. Fix them and call submit again.');
     expect(view.artifacts).toEqual([{ id: 'a1', workerId: 'echo', status: 'pending_review' }]);
   });
@@ -164,25 +164,25 @@ describe('rule 2: the arguments match the tool schema', () => {
 
 describe('rule 3: workerId is in the package registry', () => {
   it('an unknown workerId gets the list of workers', async () => {
-    const { result, view } = await managerTries(call('run_worker', { workerId: 'poet', reason: 'a poem', requiresApproval: true }));
+    const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'poet', reason: 'a poem', requiresApproval: true }));
     expect(result).toBe('Error: Unknown workerId "poet". Workers of this package: echo, summarize. Call list_workers for their tags.');
     expect(view.pendingStep).toBeUndefined();
     expect(view.burst).toBe(2);
   });
 
   it('an unknown roleId gets the roles of that worker', async () => {
-    const { result } = await managerTries(call('run_worker', { workerId: 'drafter', reason: 'write it', requiresApproval: true, roleId: 'comic' }), 'short-story');
+    const { result } = await managerTries(scriptedCall('run_worker', { workerId: 'drafter', reason: 'write it', requiresApproval: true, roleId: 'comic' }), 'short-story');
     expect(result).toBe('Error: Worker "drafter" has no role "comic". Its roles: literary, genre; or leave roleId out.');
   });
 
   it('a roleId for a worker without roles is refused', async () => {
-    const { result } = await managerTries(call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, roleId: 'literary' }));
+    const { result } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, roleId: 'literary' }));
     expect(result).toBe('Error: Worker "echo" declares no roles; leave roleId out.');
   });
 
   it('a registered worker with one of its roles is proposed as it is', async () => {
     const { model, session } = await start(
-      [{ agent: 'manager', toolCalls: [call('run_worker', { workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' })] }],
+      [{ agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' })] }],
       { packageId: 'short-story' },
     );
     const { view } = await session.send(input('A ghost story'));
@@ -193,7 +193,7 @@ describe('rule 3: workerId is in the package registry', () => {
 
 describe('rule 4: submitted tags are within the worker outputTags', () => {
   it('a tag the worker does not declare is refused and nothing is written', async () => {
-    const { result, view } = await workerTries(call('submit', { outputs: { note: 'hi', summary: 'sneaky' } }));
+    const { result, view } = await workerTries(scriptedCall('submit', { outputs: { note: 'hi', summary: 'sneaky' } }));
     expect(result).toBe('Error: You may only write your declared output tags (note); not "summary". Submit again with only those tags.');
     // Only the second, valid submit reached the blackboard.
     expect(view.blackboard).toEqual([
@@ -207,7 +207,7 @@ describe('rule 4: submitted tags are within the worker outputTags', () => {
   it('a submit of exactly the declared tags becomes an artifact under review', async () => {
     const { model, session } = await start([
       { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A note.' } }, 'ok')] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A note.' } }, 'ok')] },
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
@@ -219,7 +219,7 @@ describe('rule 4: submitted tags are within the worker outputTags', () => {
 
 describe('rule 5: the manager does not pass inputTags / outputTags', () => {
   it('passing inputTags gets the specific message, not "unknown key"', async () => {
-    const { result, view } = await managerTries(call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'] }));
+    const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'] }));
     expect(result).toBe('Error: Do not pass inputTags to run_worker: the runtime reads a worker\'s tags from its skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.');
     expect(result).not.toMatch(/Unrecognized key/);
     expect(view.pendingStep).toBeUndefined();
@@ -227,14 +227,14 @@ describe('rule 5: the manager does not pass inputTags / outputTags', () => {
   });
 
   it('passing both tag lists names both', async () => {
-    const { result } = await managerTries(call('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'], outputTags: ['note'] }));
+    const { result } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'], outputTags: ['note'] }));
     expect(result).toMatch(/^Error: Do not pass inputTags or outputTags to run_worker: the runtime reads a worker's tags from its skill\./);
   });
 
   it('a run_worker without tag lists takes the tags from the skill', async () => {
     const { model, session } = await start([
       { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A note.' } })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A note.' } })] },
     ]);
     await session.send(input('A ghost story in a lighthouse'));
     const brief = model.calls[1]!.messages[1]!.content;
@@ -246,7 +246,7 @@ describe('rule 5: the manager does not pass inputTags / outputTags', () => {
 
 describe('rule 6: the burst stays within maxBurst', () => {
   it('after maxBurst rounds of loop tools the session waits for the user with a notice, and a new input resets the burst', async () => {
-    const listing: ScriptStep = { agent: 'manager', toolCalls: [call('list_workers')] };
+    const listing: ScriptStep = { agent: 'manager', toolCalls: [scriptedCall('list_workers')] };
     const { model, session } = await start([listing, listing, listing], { maxBurst: 3 });
 
     const stopped = await session.send(input('A ghost story'));
@@ -259,9 +259,9 @@ describe('rule 6: the burst stays within maxBurst', () => {
 
     // A hard user event resets the counter: three more rounds are allowed.
     model.push(
-      { agent: 'manager', toolCalls: [call('list_artifacts')] },
-      { agent: 'manager', toolCalls: [call('list_workers')] },
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Which worker first?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('list_artifacts')] },
+      { agent: 'manager', toolCalls: [scriptedCall('list_workers')] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which worker first?' })] },
     );
     const resumed = await session.send(input('Go on'));
     expect(model.calls[3]!.messages[0]!.content).toContain('Round 1 of at most 3');
@@ -292,12 +292,12 @@ describe('several tool calls in one reply', () => {
       {
         agent: 'manager',
         toolCalls: [
-          call('list_workers', {}, 'workers'),
-          call('read_blackboard', { tags: ['request'] }, 'read'),
+          scriptedCall('list_workers', {}, 'workers'),
+          scriptedCall('read_blackboard', { tags: ['request'] }, 'read'),
           named(runEcho(true), 'run'),
-          call('finish', { summary: 'All done' }, 'finish'),
-          call('ask_user', { message: 'Or should I ask?' }, 'ask'),
-          call('list_artifacts', {}, 'artifacts'),
+          scriptedCall('finish', { summary: 'All done' }, 'finish'),
+          scriptedCall('ask_user', { message: 'Or should I ask?' }, 'ask'),
+          scriptedCall('list_artifacts', {}, 'artifacts'),
         ],
       },
       askToGoOn,
@@ -324,7 +324,7 @@ describe('several tool calls in one reply', () => {
   it('a worker that submits twice in one reply keeps the first submit', async () => {
     const { model, session } = await start([
       { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'first' } }, 's1'), call('submit', { outputs: { note: 'second' } }, 's2')] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'first' } }, 's1'), scriptedCall('submit', { outputs: { note: 'second' } }, 's2')] },
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'first' }]);
@@ -339,11 +339,11 @@ describe('several tool calls in one reply', () => {
 
   it('every call of a long mixed burst gets exactly one result, refused ones included', async () => {
     const { model, session } = await start([
-      { agent: 'manager', toolCalls: [call('list_workers'), call('write_story'), call('run_worker', '{oops')] },
-      { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['request', 'missing'] }), call('run_worker', { workerId: 'echo', reason: 'x', requiresApproval: true, inputTags: [] })] },
-      { agent: 'manager', toolCalls: [runEcho(false), call('review_blackboard', {})] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'n', other: 'o' } }), call('ask_user', { questions: [] })] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'n' } }), call('ask_user', { questions: ['Longer?'] })] },
+      { agent: 'manager', toolCalls: [scriptedCall('list_workers'), scriptedCall('write_story'), scriptedCall('run_worker', '{oops')] },
+      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request', 'missing'] }), scriptedCall('run_worker', { workerId: 'echo', reason: 'x', requiresApproval: true, inputTags: [] })] },
+      { agent: 'manager', toolCalls: [runEcho(false), scriptedCall('review_blackboard', {})] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n', other: 'o' } }), scriptedCall('ask_user', { questions: [] })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n' } }), scriptedCall('ask_user', { questions: ['Longer?'] })] },
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
@@ -440,7 +440,7 @@ describe('plain text and failures', () => {
     const { model, session } = await start([
       { agent: 'manager', toolCalls: [runEcho(false)] },
       { agent: 'worker', content: 'Here is a note: a ghost.' },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A ghost.' } })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A ghost.' } })] },
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(model.calls[2]!.messages.at(-1)).toEqual({ role: 'user', content: 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.' });
@@ -452,7 +452,7 @@ describe('plain text and failures', () => {
   it('a manager model that throws lands in input with the error shown, and the next input retries', async () => {
     const { model, session } = await start([
       { agent: 'manager', error: new Error('connect ECONNRESET 10.0.0.1:443') },
-      { agent: 'manager', toolCalls: [call('ask_user', { message: 'Back again: which era?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Back again: which era?' })] },
     ]);
     const failed = await session.send(input('A ghost story'));
     expect(failed.ok).toBe(true); // a model failure is a state, not an exception
@@ -474,7 +474,7 @@ describe('plain text and failures', () => {
       { agent: 'manager', toolCalls: [runEcho(true)] },
       { agent: 'worker', error: new Error('429 rate limited') },
       { agent: 'manager', toolCalls: [named(runEcho(false), 'again')] },
-      { agent: 'worker', toolCalls: [call('submit', { outputs: { note: 'A note.' } })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A note.' } })] },
     ]);
     await session.send(input('A ghost story'));
     const failed = await session.send({ type: 'user_approved_next_step' });

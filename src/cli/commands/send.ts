@@ -52,6 +52,7 @@ export function register(program: Command): void {
           throw new EventRefusedError(
             `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
               `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${resumeCommand(id, ctx.dbPath)}`,
+            { eventType: type, state: peek.view.state, accepted: peek.view.acceptedEvents, enabled: [] },
           );
         }
         const session = await ctx.runtime.resumeSession(id);

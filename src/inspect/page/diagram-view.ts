@@ -126,14 +126,14 @@ export class DiagramView {
         'data-target': e.target,
         'data-event': e.event,
       });
-      g.append(s('title', null, `${e.label}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}${e.hasTarget ? '' : ' (stays)'}`));
+      g.append(s('title', null, `${e.label}${e.guardLabel ? ` — ${e.guardLabel}` : ''}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}${e.hasTarget ? '' : ' (stays)'}`));
       g.append(s('path', { d: pathOf(laid.points), 'marker-end': 'url(#arrow)' }));
       edgesLayer.append(g);
       if (laid.label) {
         const { x, y, width, height, text } = laid.label;
         const lines = text.split('\n');
         labelsLayer.append(s('g', { class: `edge-label kind-${e.kind}`, 'data-edge-id': e.id, 'data-source': e.source },
-          s('title', null, `${e.label}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}`),
+          s('title', null, `${e.label}${e.guardLabel ? ` — ${e.guardLabel}` : ''}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}`),
           s('rect', { x, y, width, height, rx: 3 }),
           lines.map((line, i) => s('text', { class: i ? 'guard' : 'event', x: x + width / 2, y: y + 11 + i * LINE, 'text-anchor': 'middle' }, line))));
       }

@@ -15,7 +15,7 @@ function apply(el: Element, attrs: Attrs): void {
     if (key.startsWith('on') && typeof value === 'function') {
       el.addEventListener(key.slice(2), value as EventListener);
     } else if (PROPS.has(key)) {
-      (el as unknown as Record<string, unknown>)[key] = value;
+      Reflect.set(el, key, value); // a DOM property (value, checked, …), not an attribute
     } else if (key === 'dataset' && typeof value === 'object') {
       for (const [k, v] of Object.entries(value as Record<string, string>)) (el as HTMLElement).dataset[k] = v;
     } else {

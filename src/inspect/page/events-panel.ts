@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 /**
- * The events enabled now (`view.acceptedEvents`), each a small form with its payload
+ * The events enabled now (`view.enabledEvents`: the state declares them and the guards allow
+ * them, read from the chart), each a small form with its payload
  * fields: text, artifactId (prefilled with the artifact under review), reason, one answer
  * per question. "Show every user event" adds the others, to see how they are refused.
  * Forms are rebuilt only when what they offer changes, so typing survives live updates.
@@ -90,8 +91,8 @@ function collect(form: HTMLFormElement, type: string): Record<string, unknown> {
 
 export function renderEvents(host: HTMLElement, state: EventFormState, ctx: EventsContext): void {
   const { view } = ctx;
-  const accepted = view?.acceptedEvents ?? [];
-  const shown = state.showAll ? ctx.allEvents : accepted;
+  const enabled = view?.enabledEvents ?? [];
+  const shown = state.showAll ? ctx.allEvents : enabled;
   const signature = JSON.stringify([view?.id, view?.state, shown, view?.artifact?.id, questionsOf(view).map((q) => q.id), ctx.disabledReason, state.showAll]);
   if (signature === state.signature) return;
   state.signature = signature;
@@ -108,10 +109,10 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
     return;
   }
   fill(host, shown.map((type) => {
-    const enabled = accepted.includes(type as never);
-    const form: HTMLFormElement = h('form', { class: `event-form${enabled ? '' : ' not-enabled'}`, 'data-event': type },
+    const isEnabled = enabled.includes(type as never);
+    const form: HTMLFormElement = h('form', { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type },
       (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(field, view, ctx.packages))),
-      h('button', { type: 'submit', 'data-send': type, title: enabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` }, type));
+      h('button', { type: 'submit', 'data-send': type, title: isEnabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` }, type));
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       const button = form.querySelector('button')!;

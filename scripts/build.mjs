@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// `npm run build` (and `prepare`, so `npm install` runs it): src → dist.
+//   1. tsc -p tsconfig.build.json: JavaScript + declarations, same folder layout as src;
+//   2. what runs beside the code: the bundled skill packages (src/skills/packages);
+//   3. the inspector page, built by Vite into dist/inspector.
+// `--out DIR` builds somewhere else (test/consumer packs a copy without touching dist/).
+import { execFileSync } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const at = process.argv.indexOf('--out');
+const out = at > 0 && process.argv[at + 1] ? resolve(process.argv[at + 1]) : join(root, 'dist');
+const started = Date.now();
+
+rmSync(out, { recursive: true, force: true });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', out], { stdio: 'inherit' });
+cpSync(join(root, 'src/skills/packages'), join(out, 'skills/packages'), { recursive: true });
+const { build } = await import('vite');
+await build({ configFile: join(root, 'src/inspect/page/vite.config.ts'), logLevel: 'warn', build: { outDir: join(out, 'inspector'), emptyOutDir: true } });
+console.log(`steward: built ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`);

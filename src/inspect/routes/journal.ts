@@ -1,0 +1,13 @@
+/** GET /api/sessions/:id/journal?afterSeq&limit&payload=0: journal entries (payload=0: without payloads, for the timeline). */
+import type { Hono } from 'hono';
+import { countParam, json, type InspectorContext } from './context.js';
+
+export function journalRoute(app: Hono, ctx: InspectorContext): void {
+  app.get('/api/sessions/:id/journal', async (c) => {
+    const afterSeq = countParam(c, 'afterSeq') ?? 0;
+    const limit = countParam(c, 'limit');
+    const entries = await ctx.store.journal(c.req.param('id'), { afterSeq, ...(limit !== undefined ? { limit } : {}) });
+    const lean = c.req.query('payload') === '0';
+    return json(c, { entries: lean ? entries.map(({ payload: _payload, ...rest }) => rest) : entries });
+  });
+}

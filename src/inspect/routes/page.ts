@@ -1,0 +1,25 @@
+/**
+ * The built inspector page (dist/inspector), served by @hono/node-server's serveStatic: it
+ * refuses `..`, doubled slashes and backslashes. A path without an extension gets the page
+ * (it reads ?token and ?session itself); a missing file with one is a 404. The page carries
+ * no data, so it needs no token.
+ */
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { Context, Hono } from 'hono';
+import { extname } from 'node:path';
+import { HttpError } from './context.js';
+
+function pageHeaders(path: string, c: Context): void {
+  c.header('cache-control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=3600');
+  c.header('x-content-type-options', 'nosniff');
+  c.header('referrer-policy', 'no-referrer');
+}
+
+export function pageRoute(app: Hono, pageDir: string): void {
+  const page = serveStatic({ root: pageDir, path: 'index.html', onFound: pageHeaders });
+  app.get('*', serveStatic({ root: pageDir, onFound: pageHeaders }));
+  app.get('*', async (c, next) => {
+    if (extname(c.req.path)) throw new HttpError(404, `No file ${c.req.path}.`, 'not_found');
+    return page(c, next);
+  });
+}

@@ -1,0 +1,16 @@
+/** GET /api/sessions: the store's sessions; POST /api/sessions: a new one (optionally of a package). */
+import type { Hono } from 'hono';
+import { json, readJson, type InspectorContext } from './context.js';
+
+export function sessionsRoute(app: Hono, ctx: InspectorContext): void {
+  app.get('/api/sessions', async (c) => {
+    const list = await ctx.store.list();
+    return json(c, { sessions: list.map((s) => ({ ...s, live: ctx.runtime.live.has(s.id) })) });
+  });
+  app.post('/api/sessions', async (c) => {
+    const body = (await readJson(c)) as { packageId?: unknown } | null;
+    const packageId = typeof body?.packageId === 'string' && body.packageId ? body.packageId : undefined;
+    const session = await ctx.runtime.createSession(packageId ? { packageId } : {});
+    return json(c, { id: session.id, view: session.view() }, 201);
+  });
+}

@@ -1,0 +1,30 @@
+/** GET /api/sessions/:id/at/:seq: the state and context after journal entry `seq`, rebuilt by replay (read-only). */
+import type { Hono } from 'hono';
+import type { SessionContext } from '../../machines/session.context.js';
+import { storedSnapshot } from '../../runtime/persisted.js';
+import { sessionView } from '../../runtime/view.js';
+import { snapshotState } from '../replay.js';
+import { HttpError, json, type InspectorContext } from './context.js';
+
+export function timeTravelRoute(app: Hono, ctx: InspectorContext): void {
+  app.get('/api/sessions/:id/at/:seq', async (c) => {
+    const id = c.req.param('id');
+    const text = c.req.param('seq');
+    const seq = Number(text);
+    if (!Number.isInteger(seq) || seq < 1) throw new HttpError(400, `Journal entry "${text}" is not a number ≥ 1.`);
+    const entries = await ctx.store.journal(id, { limit: seq });
+    if (entries.length === 0) throw new HttpError(404, `No journal for session "${id}".`, 'session_not_found');
+    const stored = await ctx.store.load(id);
+    const current = stored ? (storedSnapshot(ctx.runtime.machine, stored).context as SessionContext) : undefined;
+    const point = ctx.replayer.at(id, entries, seq, current);
+    return json(c, {
+      seq: point.seq,
+      state: snapshotState(point.snapshot),
+      recordedState: entries[point.seq - 1]?.state ?? null,
+      entry: entries[point.seq - 1] ?? null,
+      ...(point.divergedAt !== undefined ? { divergedAt: point.divergedAt } : {}),
+      view: sessionView(point.snapshot),
+      context: point.snapshot.context,
+    });
+  });
+}

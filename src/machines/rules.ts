@@ -1,0 +1,231 @@
+/**
+ * The rule table: the seed's six validation rules plus one-boundary-per-reply, once each and
+ * in the seed's order. The machine's guards (`breaksRule`, `burstUsedUp`), the message a
+ * refused tool call gets, the inspector's labels and the docs all come from here, so a rule
+ * is changed in one place.
+ *
+ * A failed check runs once per call: the guard that finds the violation leaves it in a
+ * memo keyed by the queued call, and `refuseCall` (the action on the same transition) takes
+ * it from there. The memo is a cache of a pure function, not state: dropping it changes no
+ * result, only the work done.
+ */
+import { REQUEST_TAG } from '../blackboard/blackboard.js';
+import type { QueuedCall } from '../tools/reply.js';
+import { findTool, type ToolActor } from '../tools/schemas.js';
+import {
+  checkActorMayUseTool,
+  checkArgumentsMatchSchema,
+  checkBurstWithinLimit,
+  checkManagerOmitsTagLists,
+  checkTagsWithinOutputTags,
+  checkWorkerIsRegistered,
+  type Finding,
+} from '../tools/validation.js';
+import type { SessionContext } from './session.context.js';
+import type { UserEvent, UserEventType } from './session.events.js';
+
+export type RuleId =
+  | 'actorMayUseTool'
+  | 'argumentsMatchSchema'
+  | 'workerIsRegistered'
+  | 'tagsWithinOutputTags'
+  | 'managerOmitsTagLists'
+  | 'burstWithinLimit'
+  | 'oneBoundaryPerReply';
+
+/** A broken rule: which one, the message the model (or the user) gets, and its facts. */
+export interface Violation {
+  rule: RuleId;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export interface Rule {
+  id: RuleId;
+  /** The seed's number (1–6); one-boundary-per-reply is Steward's own. */
+  seed: number | null;
+  actors: readonly ToolActor[];
+  /** What the inspector and the diagrams print on the refusal edge. */
+  label: string;
+  /** One sentence for the docs. */
+  doc: string;
+  /** Null when the rule holds for the head of the tool-call queue (or, rule 6, for the burst). */
+  check(context: SessionContext, actor: ToolActor): Violation | null;
+}
+
+function outputTagsOfStep(context: SessionContext): string[] {
+  const workerId = context.step?.workerId;
+  return context.package?.workers.find((w) => w.id === workerId)?.outputTags ?? [];
+}
+
+const headKind = (context: SessionContext, actor: ToolActor) => {
+  const head = context.reply.queue[0];
+  return head && findTool(actor, head.call.function.name)?.kind;
+};
+
+/** A rule on the head of the queue; an empty queue has nothing to refuse. */
+function onHead(rule: RuleId, find: (call: QueuedCall, context: SessionContext, actor: ToolActor) => Finding | null) {
+  return (context: SessionContext, actor: ToolActor): Violation | null => {
+    const head = context.reply.queue[0];
+    const found = head === undefined ? null : find(head, context, actor);
+    return found && { rule, ...found };
+  };
+}
+
+function oneBoundary(call: QueuedCall, context: SessionContext, actor: ToolActor): Finding | null {
+  const tool = call.call.function.name;
+  const already = actor === 'manager'
+    ? context.reply.boundary !== null && headKind(context, 'manager') === 'boundary'
+    : tool === 'submit' ? context.reply.workerChoice.outputs !== undefined : context.reply.workerChoice.questions !== undefined;
+  if (!already) return null;
+  const what = actor === 'manager' ? 'boundary tool' : `${tool} call`;
+  return {
+    message: `Only one ${what} runs per reply, and this reply already chose one. Call ${tool} again in a later turn if it is still needed.`,
+    data: { tool, chosen: actor === 'manager' ? context.reply.boundary?.tool : tool },
+  };
+}
+
+export const RULES: readonly Rule[] = [
+  {
+    id: 'actorMayUseTool', seed: 1, actors: ['manager', 'worker'],
+    label: 'rule 1: actor may use the tool',
+    doc: 'The tool exists for this actor: a manager cannot submit or accept, a worker cannot run_worker; user actions are never tools.',
+    check: onHead('actorMayUseTool', (call, _context, actor) => checkActorMayUseTool(actor, call)),
+  },
+  {
+    id: 'argumentsMatchSchema', seed: 2, actors: ['manager', 'worker'],
+    label: "rule 2: arguments match the tool's schema",
+    doc: "The arguments are JSON and match the tool's zod schema.",
+    check: onHead('argumentsMatchSchema', (call, _context, actor) => checkArgumentsMatchSchema(actor, call)),
+  },
+  {
+    id: 'workerIsRegistered', seed: 3, actors: ['manager'],
+    label: 'rule 3: the worker is registered',
+    doc: "run_worker names a worker of the package (and, if given, one of that worker's roles).",
+    check: onHead('workerIsRegistered', (call, context) => checkWorkerIsRegistered(call, context.package?.workers ?? [])),
+  },
+  {
+    id: 'tagsWithinOutputTags', seed: 4, actors: ['worker'],
+    label: 'rule 4: tags within the output tags',
+    doc: "A submit writes only the worker's declared output tags.",
+    check: onHead('tagsWithinOutputTags', (call, context) => checkTagsWithinOutputTags(call, outputTagsOfStep(context))),
+  },
+  {
+    id: 'managerOmitsTagLists', seed: 5, actors: ['manager'],
+    label: 'rule 5: the manager omits tag lists',
+    doc: "The manager does not pass inputTags / outputTags to run_worker: the runtime reads them from the worker's skill.",
+    check: onHead('managerOmitsTagLists', (call, _context, actor) => checkManagerOmitsTagLists(actor, call)),
+  },
+  {
+    id: 'burstWithinLimit', seed: 6, actors: ['manager', 'worker'],
+    label: 'rule 6: burst used up',
+    doc: 'Another model round runs only while the burst (rounds since the last user action) is below maxBurst; else the session waits for the user with a notice.',
+    check: (context) => {
+      const found = checkBurstWithinLimit(context.burst, context.maxBurst);
+      return found && { rule: 'burstWithinLimit', ...found };
+    },
+  },
+  {
+    id: 'oneBoundaryPerReply', seed: null, actors: ['manager', 'worker'],
+    label: 'one boundary per reply',
+    doc: 'A reply takes one boundary tool (manager), one submit and one ask_user (worker); a second one is refused.',
+    check: onHead('oneBoundaryPerReply', oneBoundary),
+  },
+];
+
+export const ruleById = Object.fromEntries(RULES.map((r) => [r.id, r])) as Readonly<Record<RuleId, Rule>>;
+
+/**
+ * The order a tool call is checked in, per actor: the seed's order, except that the manager's
+ * rule 5 comes before rule 2 (the schema is strict, so a passed inputTags would otherwise get
+ * rule 2's generic message instead of its own). Rule 6 is not a call rule.
+ */
+export const CALL_RULE_ORDER: Readonly<Record<ToolActor, readonly RuleId[]>> = {
+  manager: ['actorMayUseTool', 'managerOmitsTagLists', 'argumentsMatchSchema', 'workerIsRegistered', 'oneBoundaryPerReply'],
+  worker: ['actorMayUseTool', 'argumentsMatchSchema', 'tagsWithinOutputTags', 'oneBoundaryPerReply'],
+};
+
+// The violation a guard found, for the action of the same transition: keyed by the queued
+// call object (the same object in the guard and the action). Only violations are kept, so a
+// call that passes costs no bookkeeping; a call breaks at most one rule (it is refused then).
+const found = new WeakMap<QueuedCall, Violation & { actor: ToolActor }>();
+
+/** The rule's check of the head call; a violation found by the guard is not checked again by the action. */
+export function violationOf(context: SessionContext, actor: ToolActor, rule: RuleId): Violation | null {
+  const head = context.reply.queue[0];
+  // Rule 6 reads the burst, not the call: nothing to keep.
+  if (head === undefined || rule === 'burstWithinLimit') return ruleById[rule].check(context, actor);
+  const known = found.get(head);
+  if (known && known.rule === rule && known.actor === actor) return known;
+  const violation = ruleById[rule].check(context, actor);
+  if (violation) found.set(head, { ...violation, actor });
+  return violation;
+}
+
+// ── guards on user events ─────────────────────────────────────────────────────
+
+export type EventGuardId = 'packageIsKnown' | 'hasRequest' | 'hasQuestionCard' | 'isArtifactUnderReview';
+
+export interface EventGuard {
+  id: EventGuardId;
+  label: string;
+  doc: string;
+  /**
+   * Null when the guard lets `event` through; else why not, in words that name the fix.
+   * With `event` null: null when some event of the transition's type would pass now (what
+   * "enabled now" means for a guard that reads the payload).
+   */
+  refusal(context: SessionContext, event: UserEvent | null): string | null;
+}
+
+const pendingArtifact = (context: SessionContext) => context.artifacts.find((a) => a.status === 'pending_review');
+
+export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
+  packageIsKnown: {
+    id: 'packageIsKnown', label: 'the package is in the catalog',
+    doc: 'user_selected_package names a package of the catalog.',
+    refusal(context, event) {
+      const packageId = event?.type === 'user_selected_package' ? event.packageId : null;
+      if (packageId === null ? context.catalog.length > 0 : context.catalog.some((p) => p.id === packageId)) return null;
+      const known = context.catalog.map((p) => p.id).join(', ') || '(none)';
+      return packageId === null ? `There are no packages to choose from. Packages: ${known}.` : `Unknown package "${packageId}". Packages: ${known}.`;
+    },
+  },
+  hasRequest: {
+    id: 'hasRequest', label: 'a request was made',
+    doc: 'user_confirmed_intake needs a request on the blackboard.',
+    refusal: (context) => (Object.hasOwn(context.blackboard, REQUEST_TAG) ? null : 'There is no request to confirm yet: send user_submitted_input with your request first.'),
+  },
+  hasQuestionCard: {
+    id: 'hasQuestionCard', label: 'a question card is shown',
+    doc: 'Answering or skipping questions needs a question card.',
+    refusal: (context) => (context.questions !== null ? null : 'There is no question card to answer: send user_submitted_input instead.'),
+  },
+  isArtifactUnderReview: {
+    id: 'isArtifactUnderReview', label: 'the artifact is under review',
+    doc: 'Accepting or rejecting names the artifact under review.',
+    refusal(context, event) {
+      const pending = pendingArtifact(context);
+      const artifactId = event && 'artifactId' in event ? event.artifactId : null;
+      if (pending && (artifactId === null || pending.id === artifactId)) return null;
+      if (artifactId === null) return 'There is no artifact under review.';
+      return `Artifact "${artifactId}" is not the one under review${pending ? `; the artifact under review is "${pending.id}"` : ''}.`;
+    },
+  },
+};
+
+export const isEventGuardId = (name: string): name is EventGuardId => Object.hasOwn(EVENT_GUARDS, name);
+
+/** The label for a named guard with its params, as the inspector and the diagrams show it. */
+export function guardLabel(type: string, params: unknown): string | undefined {
+  if (type === 'breaksRule' && params && typeof params === 'object') {
+    const { actor, rule } = params as { actor?: string; rule?: string };
+    const known = rule && Object.hasOwn(ruleById, rule) ? ruleById[rule as RuleId] : undefined;
+    return known ? `${actor} breaks ${known.label}` : undefined;
+  }
+  if (type === 'burstUsedUp') return ruleById.burstWithinLimit.label;
+  if (isEventGuardId(type)) return EVENT_GUARDS[type].label;
+  return undefined;
+}
+
+export type { UserEventType };

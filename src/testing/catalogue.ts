@@ -1,0 +1,99 @@
+/**
+ * What `testAllTransitions` offers the machine by default: a two-worker test package, every
+ * kind of manager and worker reply (valid tools, legacy forms, each validation rule broken)
+ * and concrete payloads for every user event (right and wrong artifact ids, unknown packages).
+ * Everything is derived from the package under test, so an app's own package works too.
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+import { REQUEST_TAG } from '../blackboard/blackboard.js';
+import type { PackageInfo, SessionContext } from '../machines/session.context.js';
+import type { UserEvent, UserEventType } from '../machines/session.events.js';
+import type { ModelReply, ToolCall } from '../models/model.js';
+
+/** A package shaped like the bundled `tiny` one: a chain of two workers, no roles. */
+export const testingPackage: PackageInfo = {
+  id: 'two-step',
+  title: 'Two-step test package',
+  description: 'One worker writes a note from the request, the next one summarizes it.',
+  workers: [
+    { id: 'noter', title: 'Noter', description: 'Restates the request as a note.', inputTags: [REQUEST_TAG], outputTags: ['note'], roles: [] },
+    { id: 'summarizer', title: 'Summarizer', description: 'Summarizes the note.', inputTags: ['note'], outputTags: ['summary'], roles: [] },
+  ],
+};
+
+function toolCall(name: string, args: unknown, id = `call_${name}`): ToolCall {
+  return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
+}
+const reply = (toolCalls: ToolCall[], content: string | null = null): ModelReply => ({ content, toolCalls });
+
+/** Every kind of manager reply: valid loop and boundary tools, legacy forms, and each rule broken. */
+export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
+  const [first, second = first] = pkg.workers;
+  if (!first) throw new Error(`testAllTransitions: package "${pkg.id}" has no workers; pass a package with at least one.`);
+  const ids = new Set(pkg.workers.map((w) => w.id));
+  let ghost = 'ghost';
+  while (ids.has(ghost)) ghost += '_';
+  const firstTag = first.outputTags[0] ?? 'note';
+  return {
+    read_blackboard: reply([toolCall('read_blackboard', { tags: [REQUEST_TAG, firstTag] })]),
+    list_workers: reply([toolCall('list_workers', {})]),
+    list_artifacts: reply([toolCall('list_artifacts', {})]),
+    run_worker_with_approval: reply([toolCall('run_worker', { workerId: first.id, reason: 'Restate the request.', requiresApproval: true })]),
+    run_worker_without_approval: reply([toolCall('run_worker', { workerId: second!.id, reason: 'Go on.', requiresApproval: false })]),
+    ask_user_with_questions: reply([toolCall('ask_user', { message: 'A few questions first.', assessment: 'Looks fine.', questions: ['Which tone?', 'How long?'] })]),
+    ask_user_message: reply([toolCall('ask_user', { message: 'What next?' })]),
+    review_blackboard: reply([toolCall('review_blackboard', { message: 'Here is the board.' })]),
+    finish: reply([toolCall('finish', { summary: 'All done.' })]),
+    plain_text: reply([], 'What should it be about?'),
+    legacy_json: reply([], JSON.stringify({ tool: 'run_worker', arguments: { workerId: first.id, reason: 'legacy', requiresApproval: true } })),
+    empty: reply([], null),
+    malformed_json_args: reply([toolCall('read_blackboard', '{"tags": [')]),
+    schema_mismatch: reply([toolCall('finish', { summary: 42 })]),
+    unknown_tool: reply([toolCall('fly_to_the_moon', {})]),
+    worker_tool: reply([toolCall('submit', { outputs: { [firstTag]: 'hi' } })]),
+    user_action: reply([toolCall('approve', {})]),
+    passes_input_tags: reply([toolCall('run_worker', { workerId: first.id, reason: 'x', requiresApproval: true, inputTags: [REQUEST_TAG] })]),
+    unknown_worker: reply([toolCall('run_worker', { workerId: ghost, reason: 'x', requiresApproval: false })]),
+    unknown_role: reply([toolCall('run_worker', { workerId: first.id, reason: 'x', requiresApproval: false, roleId: 'no-such-role' })]),
+    two_boundaries: reply([toolCall('ask_user', { message: 'first' }, 'call_b1'), toolCall('finish', {}, 'call_b2')]),
+    loop_then_boundary: reply([toolCall('list_workers', {}, 'call_l1'), toolCall('ask_user', { message: 'Listed.' }, 'call_l2')]),
+  };
+}
+
+/** Every kind of worker reply for one worker (a valid submit writes that worker's first output tag). */
+export function workerReplies(pkg: PackageInfo, workerId: string): Record<string, ModelReply> {
+  const worker = pkg.workers.find((w) => w.id === workerId);
+  if (!worker) throw new Error(`testAllTransitions: worker "${workerId}" is not in package "${pkg.id}".`);
+  const tag = worker.outputTags[0] ?? 'note';
+  return {
+    submit: reply([toolCall('submit', { outputs: { [tag]: `The ${tag}.` } })]),
+    submit_and_ask: reply([toolCall('submit', { outputs: { [tag]: 'v1' } }, 'call_s'), toolCall('ask_user', { questions: ['Good enough?'] }, 'call_q')]),
+    ask_only: reply([toolCall('ask_user', { questions: ['What is the topic?'] })]),
+    undeclared_tag: reply([toolCall('submit', { outputs: { [`${tag}_undeclared`]: 'x' } })]),
+    run_worker_by_worker: reply([toolCall('run_worker', { workerId, reason: 'x', requiresApproval: false })]),
+    bad_args: reply([toolCall('submit', '{"outputs": ')]),
+    empty_outputs: reply([toolCall('submit', { outputs: {} })]),
+    double_submit: reply([toolCall('submit', { outputs: { [tag]: 'one' } }, 'call_d1'), toolCall('submit', { outputs: { [tag]: 'two' } }, 'call_d2')]),
+    no_calls: reply([], 'Let me think about it.'),
+    legacy_phase_a: reply([], JSON.stringify({ outputs: { [tag]: 'legacy body' }, askUser: ['Anything else?'] })),
+  };
+}
+
+const WRONG_ARTIFACT = 'a99';
+
+/** Concrete payloads for a user event type, for the session as it is now. */
+export function userEventsFor(type: UserEventType, snapshot: AnyMachineSnapshot, pkg: PackageInfo): UserEvent[] {
+  const context = snapshot.context as SessionContext;
+  const pending = context.artifacts.find((a) => a.status === 'pending_review')?.id;
+  switch (type) {
+    case 'user_selected_package': return [{ type, packageId: pkg.id }, { type, packageId: `${pkg.id}-no-such-package` }];
+    case 'user_submitted_input': return [{ type, text: 'A short note about otters.' }];
+    case 'user_confirmed_intake': return [{ type }];
+    case 'user_approved_next_step': return [{ type }];
+    case 'user_rejected_next_step': return [{ type, reason: 'Not now.' }];
+    case 'user_accepted_artifact': return [...(pending ? [{ type, artifactId: pending }] : []), { type, artifactId: WRONG_ARTIFACT }];
+    case 'user_rejected_artifact': return [...(pending ? [{ type, artifactId: pending, reason: 'Shorter.' }] : []), { type, artifactId: WRONG_ARTIFACT }];
+    case 'user_answered_questions': return [{ type, answers: { q1: 'Cheerful.' } }];
+    case 'user_skipped_questions': return [{ type }];
+  }
+}

@@ -1,0 +1,31 @@
+// (b) A TypeScript app compiled with `tsc --strict` against the installed declarations
+// (tsconfig.nodenext.json and tsconfig.bundler.json).
+import { createRuntime, MemoryStore, type SessionView, type Runtime } from 'steward';
+import { sessionMachine, UserEventSchema, enabledUserEvents, type ModelReply, type UserEvent } from 'steward/machine';
+import { ScriptedModel, scriptedCall, testAllTransitions, type TestAllTransitionsResult } from 'steward/testing';
+import { createActor, fromPromise } from 'xstate';
+
+const runtime: Runtime = createRuntime({ model: new ScriptedModel([]), store: new MemoryStore() });
+export async function first(): Promise<SessionView> {
+  const session = await runtime.createSession({ packageId: 'tiny' });
+  return session.view();
+}
+
+const event: UserEvent = UserEventSchema.parse({ type: 'user_submitted_input', text: 'hi' });
+const actor = createActor(sessionMachine, { input: { sessionId: 's1', catalog: [] } });
+export const offered: string[] = enabledUserEvents(actor.getSnapshot());
+export const sent: UserEvent['type'] = event.type;
+
+export const coverage: () => TestAllTransitionsResult = () => testAllTransitions(sessionMachine.provide({}));
+
+// A scripted step's tool call is not a ToolCall: putting it in a model reply must not compile.
+// @ts-expect-error scriptedCall() is for ScriptedModel steps only
+export const wrong: ModelReply = { content: null, toolCalls: [scriptedCall('finish', { summary: 'x' })] };
+
+// Nor as an actor's output.
+export const wrongActor = sessionMachine.provide({
+  actors: {
+    // @ts-expect-error scriptedCall() is for ScriptedModel steps only
+    managerTurn: fromPromise(async (): Promise<ModelReply> => ({ content: null, toolCalls: [scriptedCall('finish', { summary: 'x' })] })),
+  },
+});

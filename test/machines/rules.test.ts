@@ -1,0 +1,70 @@
+/**
+ * The rule table (src/machines/rules.ts) is the one place of a rule: the machine's refusal
+ * edges name its rules, a failed check runs once per call, the messages the model gets are
+ * the table's, and the docs list every rule with the table's words.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fromPromise, initialTransition, transition } from 'xstate';
+import { CALL_RULE_ORDER, RULES, ruleById } from '../../src/machines/rules.js';
+import type { SessionContext, TurnOutput } from '../../src/machines/session.context.js';
+import { sessionMachine } from '../../src/machines/session.machine.js';
+import { packageInfo } from '../../src/runtime/runtime.js';
+import { loadPackages } from '../../src/skills/index.js';
+
+const never = fromPromise<TurnOutput, SessionContext>(() => new Promise<TurnOutput>(() => {}));
+const machine = sessionMachine.provide({ actors: { managerTurn: never, workerTurn: never } });
+const tiny = packageInfo(loadPackages().get('tiny')!);
+
+function managerThinking() {
+  const [start] = initialTransition(machine, { sessionId: 'rules', package: tiny, maxBurst: 4 });
+  return transition(machine, start, { type: 'user_submitted_input', text: 'Otters.' })[0];
+}
+const toolCall = (name: string, args: unknown) => ({ id: `call_${name}`, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('the rule table', () => {
+  it("holds the seed's six rules in order, then one-boundary-per-reply", () => {
+    expect(RULES.map((r) => [r.seed, r.id])).toEqual([
+      [1, 'actorMayUseTool'], [2, 'argumentsMatchSchema'], [3, 'workerIsRegistered'], [4, 'tagsWithinOutputTags'],
+      [5, 'managerOmitsTagLists'], [6, 'burstWithinLimit'], [null, 'oneBoundaryPerReply'],
+    ]);
+  });
+
+  it("the machine's refusal edges are exactly the table's call rules, per actor, in the checking order", () => {
+    const edges = (actor: 'manager' | 'worker') =>
+      machine.getStateNodeById(`session.running.${actor}.checking`).always!
+        .map((t) => t.guard as { type?: string; params?: { actor: string; rule: string } } | undefined)
+        .filter((g) => g?.type === 'breaksRule')
+        .map((g) => { expect(g!.params!.actor).toBe(actor); return g!.params!.rule; });
+    expect(edges('manager')).toEqual(CALL_RULE_ORDER.manager);
+    expect(edges('worker')).toEqual(CALL_RULE_ORDER.worker);
+    for (const actor of ['manager', 'worker'] as const) {
+      for (const rule of CALL_RULE_ORDER[actor]) expect(ruleById[rule].actors).toContain(actor);
+    }
+  });
+
+  it('a failed check runs once per call, and the model gets its structured violation\'s message', () => {
+    const check = vi.spyOn(ruleById.actorMayUseTool, 'check');
+    const [after] = transition(machine, managerThinking(), {
+      type: 'xstate.done.actor.managerTurn',
+      output: { content: null, toolCalls: [toolCall('fly_to_the_moon', {}), toolCall('ask_user', { message: 'Hi.' })] },
+    });
+    // Two calls, one check each: the refused one is not checked again for its message.
+    expect(check).toHaveBeenCalledTimes(2);
+    const violation = check.mock.results[0]!.value;
+    expect(violation).toMatchObject({ rule: 'actorMayUseTool', data: { tool: 'fly_to_the_moon', actor: 'manager' } });
+    expect(after.context.transcripts.manager.messages).toContainEqual({ role: 'tool', tool_call_id: 'call_fly_to_the_moon', content: `Error: ${violation.message}` });
+    expect(after.value).toEqual({ waiting_user: 'intake' });
+  });
+
+  it('docs/design.md lists every rule with its label and doc text', () => {
+    const design = readFileSync(new URL('../../docs/design.md', import.meta.url), 'utf8');
+    for (const rule of RULES) {
+      expect(design, rule.id).toContain(`\`${rule.id}\``);
+      expect(design, rule.id).toContain(rule.label);
+      expect(design, rule.id).toContain(rule.doc);
+    }
+  });
+});

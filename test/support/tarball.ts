@@ -1,0 +1,101 @@
+/**
+ * `npm pack` of the current sources, once per set of sources: test/consumer and
+ * test/examples both install this tarball. It is built into a staging copy (package.json,
+ * README, LICENSE, bin/ and `scripts/build.mjs --out stage/dist`), so the repo's own dist/
+ * is never rebuilt under other tests' feet, and packed with `--ignore-scripts` (the build
+ * has just run). Keyed by a hash of what goes in, under the system temp folder; a lock
+ * folder makes concurrent test files wait for one build instead of racing.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { root } from './cli-process.js';
+
+const run = promisify(execFile);
+
+export interface Tarball {
+  /** Absolute path of the .tgz file. */
+  file: string;
+  /** Bytes of the .tgz, bytes unpacked, and number of files, as `npm pack --json` reports them. */
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+  files: string[];
+}
+
+const inputs = ['package.json', 'README.md', 'LICENSE', 'bin', 'src', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
+
+function listFiles(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path).sort().flatMap((name) => listFiles(join(path, name)));
+}
+
+function sourcesHash(): string {
+  const hash = createHash('sha256');
+  for (const file of inputs.flatMap((p) => listFiles(join(root, p)))) {
+    hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function waitFor(file: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > until) throw new Error(`Gave up waiting for ${file} (another test file is packing Steward; remove the folder if it died).`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+let packed: Promise<Tarball> | undefined;
+
+export function packedTarball(): Promise<Tarball> {
+  packed ??= (async () => {
+    const dir = join(tmpdir(), `steward-tarball-${sourcesHash()}`);
+    const done = join(dir, 'tarball.json');
+    try {
+      mkdirSync(dir); // atomic: whoever creates it builds, the others wait for tarball.json
+    } catch {
+      await waitFor(done, 240_000);
+      return JSON.parse(readFileSync(done, 'utf8')) as Tarball;
+    }
+    try {
+      const stage = join(dir, 'stage');
+      mkdirSync(stage);
+      for (const p of ['package.json', 'README.md', 'LICENSE', 'bin']) cpSync(join(root, p), join(stage, p), { recursive: true });
+      await run(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(stage, 'dist')], { cwd: root, maxBuffer: 16 << 20 });
+      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: stage, maxBuffer: 16 << 20 });
+      const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }[];
+      const tarball: Tarball = {
+        file: join(dir, info!.filename),
+        size: info!.size,
+        unpackedSize: info!.unpackedSize,
+        entryCount: info!.entryCount,
+        files: info!.files.map((f) => f.path),
+      };
+      rmSync(stage, { recursive: true, force: true });
+      writeFileSync(done, JSON.stringify(tarball));
+      return tarball;
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  })();
+  return packed;
+}
+
+/**
+ * `npm install` in `dir` from the npm registry only, preferring the local npm cache (which
+ * `npm ci` has just filled in CI). Returns the wall time in milliseconds.
+ */
+export async function npmInstall(dir: string, args: string[] = []): Promise<number> {
+  const started = Date.now();
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...args], {
+    cwd: dir,
+    maxBuffer: 16 << 20,
+  });
+  return Date.now() - started;
+}
