@@ -75,9 +75,10 @@ export class ScriptMismatchError extends StewardError {
   }
 }
 
+/** No session with this id; `store` (a file path, for messages) names where it was looked for. */
 export class SessionNotFoundError extends StewardError {
-  constructor(sessionId: string) {
-    super('session_not_found', `No session "${sessionId}" in this store. List the sessions with \`steward list\` or create one with \`steward new\`.`);
+  constructor(readonly sessionId: string, readonly store?: string) {
+    super('session_not_found', `No session "${sessionId}" in ${store ? `the store ${store}` : 'this store'}.`);
   }
 }
 
@@ -99,5 +100,39 @@ export class SnapshotError extends StewardError {
 export class TransitionTestError extends StewardError {
   constructor(message: string) {
     super('transition_test_failed', `testAllTransitions: ${message}`);
+  }
+}
+
+/** A value over one of the size limits (src/limits.ts); `limit` names it, `setting` says where it is set. */
+export class LimitExceededError extends StewardError {
+  constructor(message: string, readonly limit: string, readonly max: number, readonly actual: number) {
+    super('limit_exceeded', message);
+  }
+}
+
+/**
+ * The database could not be used: locked by another process, read-only, malformed, full,
+ * missing or not a file. `code` says which (store_locked, store_read_only, store_corrupt,
+ * store_full, store_unavailable, store_io_error); the message names the file and the fix.
+ */
+export class StoreError extends StewardError {
+  constructor(code: `store_${string}`, message: string, readonly path: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/**
+ * The session store cannot be reached or opened: `reason` says which (server unreachable,
+ * credentials refused, database missing, …). The message names the target without its
+ * password, and the fix.
+ */
+export class StoreUnavailableError extends StewardError {
+  readonly reason: 'unreachable' | 'bad_credentials' | 'missing_database' | 'other';
+  /** Where the store points, password removed (e.g. "postgres://app@db:5432/steward"). */
+  readonly target: string;
+  constructor(reason: StoreUnavailableError['reason'], target: string, message: string, options?: { cause?: unknown }) {
+    super('store_unavailable', message, options);
+    this.reason = reason;
+    this.target = target;
   }
 }

@@ -33,6 +33,8 @@ export { SqliteStore, defaultDbPath } from './store/sqlite-store.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export type { Blackboard, TagVersion, TagSlot, ArchivedTagVersion } from './blackboard/blackboard.js';
 export * from './errors.js';
+export { DEFAULT_LIMITS, resolveLimits, clip, type Limits } from './limits.js';
+export { redactSecrets, redactUrl } from './models/redact.js';
 export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';
 export { ManualModel } from './models/manual-model.js';
 export {

@@ -34,6 +34,8 @@ export interface AutopilotOptions {
   packages: ReadonlyMap<string, SkillPackage>;
   /** The command that continues the session, printed when the autopilot stops early. */
   resume: string;
+  /** A steward command to paste, for this store (`show ID` → `steward show ID --db …`). */
+  command?: (args: string) => string;
   write?: (text: string) => void;
 }
 
@@ -120,7 +122,8 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
     write('');
     write(formatBlocks(waitBlocks(view, render)));
     write('');
-    write(`Session ${session.id} is done (${view.rounds} model rounds). See it again with \`steward show ${session.id}\` and \`steward log ${session.id}\`.`);
+    const command = options.command ?? ((args: string) => `steward ${args}`);
+    write(`Session ${session.id} is done (${view.rounds} model rounds). See it again with \`${command(`show ${session.id}`)}\` and \`${command(`log ${session.id}`)}\`.`);
     return 0;
   } finally {
     subscription.unsubscribe();

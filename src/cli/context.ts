@@ -3,14 +3,19 @@
  * the model (OPENAI_* from the environment, else the offline demo model), the runtime,
  * a read-only look at a stored session, and the failures commands end with.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { limitsFromEnv } from '../limits.js';
 import { SessionNotFoundError, StewardError } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
 import type { Model } from '../models/model.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
-import { defaultDbPath, SqliteStore } from '../store/sqlite-store.js';
+import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import { defaultDbPath } from '../store/sqlite-store.js';
 import { safeJson } from './safe-text.js';
 
 /** Options every command inherits from the program. */
@@ -33,15 +38,16 @@ export function viewJson(view: SessionView, revision: number | undefined): ViewJ
 }
 
 export interface CliContext {
+  /** An SQLite file path or a postgres:// URL (see src/store/open-store.ts). */
   readonly dbPath: string;
-  readonly store: SqliteStore;
+  readonly store: SessionStore;
   readonly runtime: Runtime;
   readonly model: Model;
   close(): Promise<void>;
 }
 
 export function resolveDbPath(options: GlobalOptions): string {
-  return options.db ? defaultDbPath({ STEWARD_DB: options.db }) : defaultDbPath();
+  return resolveStoreLocation(options.db);
 }
 
 /**
@@ -54,26 +60,31 @@ export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise
   return modelFromEnv(env) ?? new DemoModel();
 }
 
-/**
- * Opens the store and a runtime on it. Commands that never call a model (show, list, log)
- * pass `readOnly` and get the demo model, so a bad OPENAI_* setting cannot break them.
- */
-export async function openContext(options: GlobalOptions, { readOnly = false, inspect }: { readOnly?: boolean; inspect?: RuntimeOptions['inspect'] } = {}): Promise<CliContext> {
+export interface ContextFlags {
+  /** Never calls a model (show, list, log, new): the demo model, so a bad OPENAI_* setting cannot break it. */
+  readOnly?: boolean;
+  /** Only reads the store (show, list, log): opened read-only, never created; a missing file reads as empty. */
+  readStore?: boolean;
+  inspect?: RuntimeOptions['inspect'];
+}
+
+/** Opens the store and a runtime on it. */
+export async function openContext(options: GlobalOptions, { readOnly = false, readStore = false, inspect }: ContextFlags = {}): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
-  const model = readOnly ? new DemoModel() : await chooseModel();
-  const store = new SqliteStore(dbPath);
+  const model = readOnly || readStore ? new DemoModel() : await chooseModel();
+  const store = await openStore(dbPath, { readOnly: readStore });
   let runtime: Runtime;
   try {
-    runtime = createRuntime({ model, store, ...(inspect ? { inspect } : {}) });
+    runtime = createRuntime({ model, store, limits: limitsFromEnv(), ...(inspect ? { inspect } : {}) });
   } catch (error) {
     void store.close();
     throw error;
   }
-  return { dbPath, store, runtime, model, close: () => store.close() };
+  return { dbPath, store, runtime, model, close: async () => store.close?.() };
 }
 
 /** Runs `fn` with a context and always closes the store. */
-export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContext) => Promise<T>, flags?: { readOnly?: boolean; inspect?: RuntimeOptions['inspect'] }): Promise<T> {
+export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContext) => Promise<T>, flags?: ContextFlags): Promise<T> {
   const ctx = await openContext(options, flags);
   try {
     return await fn(ctx);
@@ -89,19 +100,51 @@ export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContex
  */
 export async function peekSession(ctx: CliContext, id: string): Promise<{ view: SessionView; revision: number }> {
   const stored = await ctx.store.load(id);
-  if (!stored) throw new SessionNotFoundError(id);
+  if (!stored) throw new SessionNotFoundError(id, ctx.dbPath);
   return { view: sessionView(storedSnapshot(ctx.runtime.machine, stored)), revision: stored.revision };
 }
 
-/** The exact command that continues a session, with --db when the store is not the default one. */
-export function resumeCommand(id: string, dbPath: string): string {
-  // Without --db, `steward run` opens the built-in default (STEWARD_DB may not be set then).
+/**
+ * A steward command to paste: `npx steward` when this one was started through npm (npx, npm
+ * start: `steward` may not be on PATH then), else `steward`; `--db` only when the store is not
+ * the built-in default (STEWARD_DB may not be set in the shell the command is pasted into).
+ */
+export function cliCommand(args: string, dbPath: string, env: NodeJS.ProcessEnv = process.env): string {
+  const program = env.npm_command || env.npm_lifecycle_event ? 'npx steward' : 'steward';
   const isDefault = dbPath === defaultDbPath({});
-  return `npx steward run --session ${id}${isDefault ? '' : ` --db ${shellQuote(dbPath)}`}`;
+  // A PostgreSQL URL is shown with PASSWORD in place of its password: never echoed.
+  const shown = isPostgresUrl(dbPath) ? redactUrl(dbPath, 'PASSWORD') : dbPath;
+  return `${program} ${args}${isDefault ? '' : ` --db ${shellQuote(shown)}`}`;
+}
+
+/** The exact command that continues a session. */
+export function resumeCommand(id: string, dbPath: string): string {
+  return cliCommand(`run --session ${id}`, dbPath);
 }
 
 export function shellQuote(text: string): string {
   return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A text option that may come from a file or stdin: `--text TEXT`, `--text -` (stdin) or
+ * `--text-file FILE` (long text does not fit a command line). Undefined when neither is given.
+ */
+export function readTextOption(option: string, value: string | undefined, file: string | undefined): string | undefined {
+  if (value !== undefined && file !== undefined) throw new CliError('usage', `--${option} and --${option}-file both give the ${option}; use one of them.`);
+  if (file !== undefined) return readTextFrom(`--${option}-file`, resolve(file));
+  if (value === '-') return readTextFrom(`--${option} -`, 0);
+  return value;
+}
+
+function readTextFrom(what: string, source: string | 0): string {
+  try {
+    return readFileSync(source, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new CliError('usage', source === 0 ? `Cannot read ${what} from stdin: ${reason}.` : `Cannot read ${what} "${source}": ${reason}.`);
+  }
 }
 
 export function printJson(value: unknown): void {

@@ -7,7 +7,10 @@
 import * as p from '@clack/prompts';
 import pc from 'picocolors';
 import type { UserEvent, UserEventType } from '../machines/session.events.js';
+import { storedSnapshot } from '../runtime/persisted.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
+import { sessionView } from '../runtime/view.js';
 import type { SessionView } from '../runtime/view.js';
 import type { SkillPackage } from '../skills/index.js';
 import { aliasOf, EVENT_LABELS } from './events.js';
@@ -21,6 +24,10 @@ export interface InteractiveOptions {
   packages: ReadonlyMap<string, SkillPackage>;
   /** The command that continues the session. */
   resume: string;
+  /** A steward command to paste, for this store (`show ID` → `steward show ID --db …`). */
+  command: (args: string) => string;
+  /** The runtime the session lives in: used to re-read it when another process moved it on. */
+  runtime?: Runtime;
   /** Sent first when the session still waits for its request. */
   request?: string;
 }
@@ -141,9 +148,35 @@ async function withSpinner<T>(session: Session, options: InteractiveOptions, wor
   }
 }
 
+/** Resolves after `ms` milliseconds. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The session as the store has it now. Another process (`steward send`, a second terminal)
+ * may have moved it on since this one loaded it: then it is opened again from the store —
+ * after that process finished its turn, so its model call is never made twice.
+ */
+async function reread(session: Session, options: InteractiveOptions): Promise<Session> {
+  const store = options.runtime?.store;
+  if (!store || session.revision === undefined) return session;
+  let stored = await store.load(session.id);
+  if (!stored || stored.revision === session.revision) return session;
+  let spin: ReturnType<typeof p.spinner> | undefined;
+  while (sessionView(storedSnapshot(options.runtime!.machine, stored)).phase === 'running') {
+    spin ??= p.spinner();
+    spin.start('Another process is working on this session; waiting for it');
+    await sleep(300);
+    stored = (await store.load(session.id)) ?? stored;
+  }
+  spin?.stop('The other process is done');
+  session.stop();
+  return options.runtime!.resumeSession(session.id);
+}
+
 /** The interactive loop; resolves with the exit code. */
-export async function interactive(session: Session, options: InteractiveOptions): Promise<number> {
+export async function interactive(first: Session, options: InteractiveOptions): Promise<number> {
   const render: RenderOptions = { modelLabel: options.modelLabel, packages: options.packages };
+  let session = first;
   let view = session.view();
   p.intro(pc.inverse(' steward '));
   p.log.info(
@@ -158,10 +191,22 @@ export async function interactive(session: Session, options: InteractiveOptions)
     }
     showBlocks(waitBlocks(view, render));
     if (view.phase === 'done') {
-      p.outro(`Done. See it again with ${pc.bold(`steward show ${session.id}`)} and ${pc.bold(`steward log ${session.id}`)}.`);
+      p.outro(`Done. See it again with ${pc.bold(options.command(`show ${session.id}`))} and ${pc.bold(options.command(`log ${session.id}`))}.`);
       return 0;
     }
 
+    // Before offering anything: another process may have moved the session on meanwhile.
+    const latest = await reread(session, options);
+    if (latest !== session) {
+      session = latest;
+      view = session.view();
+      p.log.warn(`The session changed elsewhere; it is now in ${view.state}.`);
+      continue;
+    }
+
+    // What the menu is offered for: if the session moves on while the user chooses (the
+    // inspector page, another process), the choice is not sent and the new state is shown.
+    const shown = { revision: session.revision, state: view.state, rounds: view.rounds };
     let event: UserEvent | undefined;
     if (options.request && view.waitingReason === 'intake' && !view.blackboard.some((b) => b.tag === 'request')) {
       event = { type: 'user_submitted_input', text: options.request };
@@ -175,10 +220,27 @@ export async function interactive(session: Session, options: InteractiveOptions)
       return 0;
     }
 
+    session = await reread(session, options);
+    const now = session.view();
+    if (session.revision !== shown.revision || now.state !== shown.state || now.rounds !== shown.rounds) {
+      p.log.warn(`The session changed while you were choosing (it was in ${shown.state}, now ${now.state}): "${aliasOf(event.type)}" was not sent.\n${headline(now)}`);
+      view = now;
+      continue;
+    }
+
     const result = await withSpinner(session, options, () => session.send(event));
     if (!result.ok) {
-      if (result.error.code === 'event_refused' || result.error.code === 'invalid_event') {
+      if (result.error.code === 'event_refused' || result.error.code === 'invalid_event' || result.error.code === 'limit_exceeded') {
         p.log.warn(safeText(result.error.message));
+        // Re-read: the refusal may come from a state this terminal had not seen yet.
+        session = await reread(session, options);
+        view = session.view();
+        continue;
+      }
+      if (result.error.code === 'conflict') {
+        p.log.warn(`${safeText(result.error.message)}\nReloading the session as it is now.`);
+        session = await reread(session, options);
+        view = session.view();
         continue;
       }
       p.log.error(`[${result.error.code}] ${safeText(result.error.message)}`);

@@ -13,10 +13,12 @@ import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
 import * as newCommand from './commands/new.js';
 import * as packagesCommand from './commands/packages.js';
+import * as resumeCommand from './commands/resume.js';
 import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
+import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
-import { printJson } from './context.js';
+import { cliCommand, printJson, resolveDbPath } from './context.js';
 import { safeText } from './safe-text.js';
 
 function version(): string {
@@ -28,19 +30,21 @@ export function buildProgram(): Command {
   const program = new Command('steward')
     .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
     .version(version())
-    .option('--db <path>', 'the SQLite file of sessions (env STEWARD_DB; default .steward/steward.db)')
+    .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.');
 
   runCommand.register(program);
   newCommand.register(program);
   sendCommand.register(program);
+  resumeCommand.register(program);
   showCommand.register(program);
   listCommand.register(program);
   logCommand.register(program);
   packagesCommand.register(program);
   inspectCommand.register(program);
   diagramCommand.register(program);
+  serveCommand.register(program);
 
   return program;
 }
@@ -61,13 +65,24 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     await program.parseAsync(argv as string[]);
   } catch (error) {
     const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = withCliHint(code, error instanceof Error ? error.message : String(error), resolveDbPath(program.opts()));
     process.stderr.write(`steward [${code}]: ${safeText(message)}\n`);
     if (process.env.STEWARD_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     if (json) printJson({ error: { code, message } });
     process.exitCode = 1;
   }
   return typeof process.exitCode === 'number' ? process.exitCode : 0;
+}
+
+/** Library errors say what happened; the CLI adds the command that helps, for this store. */
+function withCliHint(code: string, message: string, dbPath: string): string {
+  if (code === 'session_not_found') {
+    const named = message.includes(dbPath) ? message : message.replace(/in this store\.$/, `in the store ${dbPath}.`);
+    return `${named} List the sessions with \`${cliCommand('list', dbPath)}\` or create one with \`${cliCommand('new', dbPath)}\`.`;
+  }
+  if (code === 'store_read_only') return `${message} The reading commands (list, show, log) still work on it.`;
+  if (code.startsWith('store_')) return `${message} (--db or STEWARD_DB chooses the file.)`;
+  return message;
 }
 
 function isEntryPoint(): boolean {

@@ -6,7 +6,9 @@
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
 import { REQUEST_TAG, retainBodies, withVersion, type Blackboard } from '../blackboard/blackboard.js';
+import { clip, DEFAULT_LIMITS } from '../limits.js';
 import type { ChatMessage } from '../models/model.js';
+import { redactSecrets } from '../models/redact.js';
 import { runLoopTool } from '../tools/loop-tools.js';
 import { normalizeReply, toolCallIds, type QueuedCall } from '../tools/reply.js';
 import {
@@ -156,7 +158,9 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
 
 export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
   const call = head(ctx);
-  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, toolResult(call, `Error: ${reason}`)) };
+  // Bounded: a refusal that lists what was wrong (10,000 tags…) must not flood the next prompt.
+  const content = `Error: ${clip(reason, DEFAULT_LIMITS.refusalMessageChars)}`;
+  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, toolResult(call, content)) };
 }
 
 export function runLoopCall(ctx: SessionContext): Update {
@@ -290,7 +294,8 @@ export function noticeBurstLimit(ctx: SessionContext): Update {
   return { notice: burstLimitNotice(ctx.maxBurst), reply: NO_REPLY };
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+// Masked: a model's error may echo a key or a URL with credentials, and notices are stored and shown.
+const errorText = (error: unknown) => redactSecrets(error instanceof Error ? error.message : String(error));
 
 export function noticeModelFailure(actor: ToolActor, error: unknown): Update {
   const detail = errorText(error);

@@ -10,11 +10,19 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { ModelError, UserError } from '../errors.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
 import { streamedCompletion } from './openai-stream.js';
+import { redactSecrets, redactUrl } from './redact.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/**
+ * Statuses that waiting cannot heal (bad request, key, permission, model or endpoint): the
+ * SDK retries 5xx, so 501 would be tried three times. They are not retried at all.
+ */
+export const NOT_RETRIED_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 501]);
+/** How much of a server's error text a message quotes. */
+const ERROR_EXCERPT_CHARS = 300;
 
 export interface OpenAIModelOptions {
   /** Falls back to the SDK's own lookup of `OPENAI_API_KEY` when omitted. */
@@ -37,6 +45,8 @@ export class OpenAIModel implements Model {
   readonly baseURL: string;
   private readonly client: OpenAI;
   private readonly model: string;
+  /** Exact values masked out of every error message (the key may be echoed back). */
+  private readonly secrets: readonly string[];
 
   constructor(options: OpenAIModelOptions) {
     if (!options.model) throw new UserError('OpenAIModel needs a model name (set STEWARD_MODEL, e.g. "gpt-4o-mini").');
@@ -46,6 +56,7 @@ export class OpenAIModel implements Model {
     this.timeoutMs = options.timeoutMs ?? (options.client ? options.client.timeout : DEFAULT_TIMEOUT_MS);
     this.maxRetries = options.maxRetries ?? (options.client ? options.client.maxRetries : DEFAULT_MAX_RETRIES);
     this.baseURL = this.client.baseURL;
+    this.secrets = [options.apiKey ?? this.client.apiKey].filter((k): k is string => typeof k === 'string');
   }
 
   async complete({ messages, tools, signal, onTextDelta }: ModelRequest): Promise<ModelReply> {
@@ -105,9 +116,14 @@ export class OpenAIModel implements Model {
     return reply;
   }
 
-  /** A message that says what happened and what to do; the SDK error stays as `cause`. */
+  /** A message that says what happened and what to do, secrets masked; the SDK error stays as `cause`. */
   private toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
     if (error instanceof ModelError) return error;
+    const mapped = this.describeError(error, signal);
+    return new ModelError(redactSecrets(mapped.message, this.secrets), { cause: mapped.cause });
+  }
+
+  private describeError(error: unknown, signal: AbortSignal | undefined): ModelError {
     const where = this.where();
     const attempts = `${this.maxRetries + 1} attempt${this.maxRetries === 0 ? '' : 's'}`;
     if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
@@ -125,13 +141,13 @@ export class OpenAIModel implements Model {
     if (error instanceof OpenAI.APIConnectionError) {
       const detail = describeCause(error);
       return new ModelError(
-        `Could not connect to ${where}${detail ? ` (${detail})` : ''} after ${attempts}. Is the server at ${this.baseURL} running? Check OPENAI_BASE_URL.`,
+        `Could not connect to ${where}${detail ? ` (${detail})` : ''} after ${attempts}. Is the server at ${redactUrl(this.baseURL)} running? Check OPENAI_BASE_URL.`,
         { cause: error },
       );
     }
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       // The SDK's message already starts with the status ("401 Incorrect API key provided").
-      const said = error.message.replace(new RegExp(`^${error.status}\\s*`), '').replace(/\.+$/, '');
+      const said = excerpt(error.message.replace(new RegExp(`^${error.status}\\s*`), '')).replace(/\.+$/, '');
       return new ModelError(`${capitalize(where)} answered ${error.status}: ${said}. ${adviceFor(error.status, this.model, attempts)}`, {
         cause: error,
       });
@@ -141,7 +157,7 @@ export class OpenAIModel implements Model {
   }
 
   private where(): string {
-    return this.baseURL.replace(/\/+$/, '') === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${this.baseURL}`;
+    return this.baseURL.replace(/\/+$/, '') === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${redactUrl(this.baseURL)}`;
   }
 }
 
@@ -157,7 +173,7 @@ function createClient(options: OpenAIModelOptions): OpenAI {
       baseURL: options.baseURL,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: withoutHopelessRetries(options.fetch ?? globalThis.fetch),
     });
   } catch (error) {
     // The SDK throws at construction when no key is found at all.
@@ -165,10 +181,42 @@ function createClient(options: OpenAIModelOptions): OpenAI {
   }
 }
 
+/**
+ * Marks the responses in NOT_RETRIED_STATUSES with `x-should-retry: false`, the header the
+ * SDK obeys before its own retry rules: a wrong key or model fails at once.
+ */
+function withoutHopelessRetries(fetchImpl: NonNullable<ClientOptions['fetch']>): NonNullable<ClientOptions['fetch']> {
+  return async (...args) => {
+    const response = await fetchImpl(...args);
+    if (!NOT_RETRIED_STATUSES.has(response.status)) return response;
+    const headers = new Headers(response.headers);
+    headers.set('x-should-retry', 'false');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+/**
+ * A server's error text, short: an HTML error page (a proxy's 502, a wrong base URL) becomes
+ * its title or first heading plus a little text, never the whole page.
+ */
+export function excerpt(text: string): string {
+  let out = text;
+  if (/<\s*(!doctype|html|head|body|title|h1)\b/i.test(text)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(text)?.[1];
+    const body = text.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ');
+    out = `an HTML page${title?.trim() ? ` "${title.trim()}"` : ''}: ${body}`;
+  }
+  out = out.replace(/\s+/g, ' ').trim();
+  return out.length > ERROR_EXCERPT_CHARS ? `${out.slice(0, ERROR_EXCERPT_CHARS)}…` : out;
+}
+
 function adviceFor(status: number, model: string, attempts: string): string {
+  // Not retried (NOT_RETRIED_STATUSES): name the setting to fix, never "try again later".
+  if (status === 400) return 'Retrying will not help: check STEWARD_MODEL and that the server supports tool calls.';
   if (status === 401) return 'Check OPENAI_API_KEY.';
   if (status === 403) return 'The key lacks access to this model or project: check OPENAI_API_KEY and STEWARD_MODEL.';
   if (status === 404) return `Check STEWARD_MODEL ("${model}") and that OPENAI_BASE_URL ends in /v1.`;
+  if (status === 501) return 'The server does not implement Chat Completions: check OPENAI_BASE_URL (an OpenAI-compatible server, ending in /v1).';
   if (status === 429) return `Still rate limited after ${attempts}: wait and resume the session, or check your quota.`;
   if (status >= 500) return `The server kept failing (${attempts}): try again later or check the server's logs.`;
   return 'The server refused the request: check STEWARD_MODEL and that the server supports tool calls.';

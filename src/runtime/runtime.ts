@@ -18,8 +18,9 @@ import type { ChatMessage } from '../models/model.js';
 import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
 import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
+import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
-import type { SessionStore } from '../store/session-store.js';
+import type { SessionStore, StoredSession } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
@@ -34,6 +35,8 @@ export interface RuntimeOptions {
   store?: SessionStore;
   /** Receives XState inspection events of every session (see src/inspect). */
   inspect?: (event: InspectionEvent) => void;
+  /** Size limits (src/limits.ts, DEFAULT_LIMITS); `userTextChars` can also be set per session. */
+  limits?: Partial<Limits>;
   /**
    * Limits of the transcript windows the context keeps and the prompts show (default
    * { messages: 60, chars: 32000 }); older messages stay readable through `history()`.
@@ -45,6 +48,7 @@ export interface CreateSessionOptions {
   packageId?: string;
   maxBurst?: number;
   id?: string;
+  limits?: Pick<Partial<Limits>, 'userTextChars'>;
   /** Tags to put on the blackboard before the session starts (version 1 of each, written by "app"). */
   blackboard?: Record<string, string>;
 }
@@ -62,8 +66,9 @@ export interface Runtime {
   readonly machine: SessionMachine;
   readonly store: SessionStore | undefined;
   createSession(options?: CreateSessionOptions): Promise<Session>;
+  readonly limits: Readonly<Limits>;
   /** Reopens a saved session; a model call that was in flight runs again. */
-  resumeSession(id: string): Promise<Session>;
+  resumeSession(id: string, options?: { from?: StoredSession }): Promise<Session>;
   /**
    * A live, in-memory session from a persisted snapshot (`session.persisted()`) that the app
    * stored itself; nothing is journalled. Validated like a stored one.
@@ -120,6 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const windowProblem = windowLimitsProblem(options.window);
   if (windowProblem) throw new UserError(`createRuntime: ${windowProblem}.`);
   const window: WindowLimits = { ...DEFAULT_WINDOW, ...options.window };
+  const limits = resolveLimits(options.limits);
   const packages = loadPackages(options.packagesDir);
   const promptOf = (packageId: string, workerId: string) =>
     packages.get(packageId)?.workers.find((w) => w.id === workerId)?.prompt;
@@ -142,6 +148,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
 
   async function createSession(opts: CreateSessionOptions = {}): Promise<Session> {
+    // Per-session limits live with this Session object only (a resumed session has the runtime's).
+    const sessionLimits = opts.limits ? resolveLimits({ ...limits, ...opts.limits }, 'createSession') : limits;
     let pkg: SkillPackage | undefined;
     if (opts.packageId !== undefined) {
       pkg = packages.get(opts.packageId);
@@ -170,14 +178,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) } });
       persistence = { store, revision: stored.revision };
     }
-    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, { from }));
+    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits, { from }));
   }
 
-  async function resumeSession(id: string): Promise<Session> {
+  /** `from`: the stored session the caller already loaded and checked (no second read that could differ). */
+  async function resumeSession(id: string, resumeOptions: { from?: StoredSession } = {}): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
     // Let a live copy finish its queued writes first, or they would race this one's first write.
     await live.get(id)?.close();
-    const stored = await store.load(id);
+    const stored = resumeOptions.from ?? (await store.load(id));
     if (!stored) throw new SessionNotFoundError(id);
     const opened = openEnvelopeWithHistory(id, stored.snapshot);
     let revision = stored.revision;
@@ -202,6 +211,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       persistence,
       options.inspect,
       ended,
+      limits,
       { from: snapshot.context, ...(memory ? { memory } : {}) },
     );
     if (session.actorRef.getSnapshot().status === 'active') running.set(id, session);
@@ -259,5 +269,5 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return live.get(id) ?? resumeSession(id);
   }
 
-  return { model: options.model, packages, machine, store, live, createSession, resumeSession, restoreSession, openSession, history };
+  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history };
 }

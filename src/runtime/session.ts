@@ -5,15 +5,17 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, StewardError, type RefusalDetails } from '../errors.js';
+import { ConflictError, LimitExceededError, StewardError, type RefusalDetails } from '../errors.js';
+import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, readSnapshot, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { TagVersion } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
-import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
+import { redactSecrets } from '../models/redact.js';
+import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
@@ -42,10 +44,21 @@ function journalKind(type: string): JournalEntryInput['kind'] | undefined {
   return undefined;
 }
 
-/** Events as JSON: an actor error becomes its message (Error objects do not serialise). */
+/** Events as JSON: an actor error becomes its message, secrets masked (Error objects do not serialise). */
 function eventPayload(event: { type: string; error?: unknown }): unknown {
-  if (event.error instanceof Error) return { ...event, error: { name: event.error.name, message: event.error.message } };
+  if (event.error instanceof Error) return { ...event, error: { name: event.error.name, message: redactSecrets(event.error.message) } };
+  if (event.error !== undefined) return { ...event, error: redactSecrets(String(event.error)) };
   return event;
+}
+
+/** The text of a user event (every string field, all answers together) over `max` characters. */
+function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
+  const strings = Object.entries(event).flatMap(([key, value]) =>
+    key === 'type' ? [] : typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value as Record<string, string>) : []);
+  const size = strings.reduce((n, s) => n + s.length, 0);
+  if (size <= max) return undefined;
+  const message = `${overLimitMessage(`The text of ${event.type}`, size, 'userTextChars', max)} Nothing was sent; send a shorter text or raise the limit.`;
+  return new LimitExceededError(message, 'userTextChars', max, size);
 }
 
 export class Session {
@@ -75,6 +88,7 @@ export class Session {
     private readonly userInspect?: (e: InspectionEvent) => void,
     /** Called once when the actor ends (done, stopped or failed). */
     onEnd?: () => void,
+    private readonly limits: Readonly<Limits> = DEFAULT_LIMITS,
     /**
      * `from`: the context whose history is already archived (null: none of it is; without a
      * store, the context the session starts from);
@@ -233,6 +247,23 @@ export class Session {
     return { ok: false, error: { code: 'event_refused', message, eventType, state, accepted, enabled }, view: this.view() };
   }
 
+  /**
+   * A refusal decided here, before the machine saw the event (malformed, over a limit, session
+   * done), journalled like the machine's own: the event's type and the refusal, never its
+   * (possibly huge or malformed) fields. Nothing else changes.
+   */
+  private async refuseRecorded(raw: unknown, code: string, message: string, result: SendResult = this.refuse(code, message)): Promise<SendResult> {
+    if (this.persistence) {
+      const type = (raw as { type?: unknown } | null)?.type;
+      const state = snapshotState(this.actor.getSnapshot());
+      const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
+      (this.unwritten ??= []).push({ kind: 'event', type: entryType, payload: { type: entryType, refused: { code, message: clip(message, this.limits.refusalMessageChars) } }, state });
+      if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
+      await this.flush();
+    }
+    return result;
+  }
+
   private async sendNow(raw: unknown): Promise<SendResult> {
     try {
       if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
@@ -240,14 +271,19 @@ export class Session {
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
-        return this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
+        return this.refuseRecorded(raw, 'invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
       }
       // Stamped here, so that a time the context keeps comes with the event (transitions are
       // pure). zod's output is a fresh object of ours: set the field rather than copy it.
       const event: UserEvent = parsed.data;
+      const tooBig = overUserTextLimit(event, this.limits.userTextChars);
+      if (tooBig) return this.refuseRecorded(event, tooBig.code, tooBig.message);
       event.at = new Date().toISOString();
       const before = this.actor.getSnapshot();
-      if (before.status === 'done') return this.refused(before, event.type, `"${event.type}" is not accepted because the session is done.`);
+      if (before.status === 'done') {
+        const message = `"${event.type}" is not accepted because the session is done.`;
+        return this.refuseRecorded(event, 'event_refused', message, this.refused(before, event.type, message));
+      }
       this.actor.send(event);
       const after = this.actor.getSnapshot();
       if (after.context.rejections !== before.context.rejections) {

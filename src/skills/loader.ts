@@ -3,6 +3,7 @@
  * and reports every problem of a package at once (fixing one error per restart is slow).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { DEFAULT_LIMITS } from '../limits.js';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import matter from 'gray-matter';
@@ -258,9 +259,11 @@ function preview(value: unknown): string {
 }
 
 function readText(file: string, hint: string): string {
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat?.isFile()) {
     throw new PackageError(`${show(file)}: file not found${hint ? `; ${hint}` : ''}.`);
   }
+  if (stat.size > DEFAULT_LIMITS.promptFileBytes) throw new PackageError(`${show(file)}: ${stat.size} bytes, more than the ${DEFAULT_LIMITS.promptFileBytes}-byte limit (promptFileBytes); shorten the file.`);
   // Strip a byte-order mark: editors on Windows add one and JSON.parse rejects it.
   return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
 }

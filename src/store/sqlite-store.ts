@@ -1,9 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, SessionNotFoundError, SnapshotError, UserError } from '../errors.js';
+import { ConflictError, SessionNotFoundError, SnapshotError, StoreError, UserError } from '../errors.js';
 import { revisionConflict } from './memory-store.js';
+import { storeFault } from './sqlite-faults.js';
 import type {
   ArchiveItem,
   ArchiveItemInput,
@@ -29,6 +31,10 @@ function sqliteDriver(): typeof Database {
   }
   return driver;
 }
+
+/** How long a command waits for another process's lock: reading commands should not hang. */
+export const WRITE_BUSY_TIMEOUT_MS = 5000;
+export const READ_BUSY_TIMEOUT_MS = 2000;
 
 /** The schema this code reads and writes, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 2;
@@ -114,7 +120,7 @@ interface JournalRow {
  */
 export class SqliteStore implements SessionStore {
   readonly path: string;
-  private readonly db: Database.Database;
+  private readonly db!: Database.Database;
   private readonly stmts: ReturnType<typeof prepare>;
   private readonly createTx: (row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => void;
   private readonly appendTx: (
@@ -126,24 +132,43 @@ export class SqliteStore implements SessionStore {
     archive: ArchiveItemInput[],
   ) => number;
 
-  constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
+  /** Opened with `readOnly`: reads work on a read-only file or folder; nothing is created or migrated. */
+  readonly readOnly: boolean;
+  private readonly busyTimeoutMs: number;
+
+  constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean } = {}) {
     this.path = path;
-    const Driver = sqliteDriver();
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-    this.db = new Driver(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    try {
-      // Before anything else touches the file: its header says if it is SQLite at all.
-      migrate(this.db, path);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('foreign_keys = ON');
-      this.stmts = prepare(this.db);
-    } catch (error) {
-      this.db.close();
-      if (error instanceof Driver.SqliteError && error.code === 'SQLITE_NOTADB') {
-        throw new UserError(`"${path}" is not a Steward database (not an SQLite file). Point STEWARD_DB at another file.`, { cause: error });
+    this.readOnly = options.readOnly === true;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
+    if (path !== ':memory:') {
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new StoreError('store_unavailable', `"${path}" is a folder, not a database file. Use a file path, e.g. ${join(path, 'steward.db')}.`, path);
       }
-      throw error;
+      if (!this.readOnly) {
+        try {
+          mkdirSync(dirname(resolve(path)), { recursive: true });
+        } catch (error) {
+          throw storeFault(error, path, this.busyTimeoutMs);
+        }
+      }
     }
+    let db: Database.Database | undefined;
+    try {
+      db = this.readOnly ? this.openForReading(path) : new (sqliteDriver())(path, { timeout: this.busyTimeoutMs });
+      // Before anything else touches the file: its header says if it is SQLite at all.
+      if (this.readOnly) checkReadable(db, path);
+      else {
+        migrate(db, path);
+        db.pragma('journal_mode = WAL');
+      }
+      db.pragma('foreign_keys = ON');
+      this.stmts = prepare(db);
+    } catch (error) {
+      db?.close();
+      if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
+      throw storeFault(error, path, this.busyTimeoutMs);
+    }
+    this.db = db;
 
     const s = this.stmts;
     this.createTx = this.db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => {
@@ -192,24 +217,24 @@ export class SqliteStore implements SessionStore {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
       }
-      throw error;
+      throw this.fault(error);
     }
     return toStoredSession(row);
   }
 
   async load(id: string): Promise<StoredSession | undefined> {
-    const row = this.stmts.session.get(id);
+    const row = this.guard(() => this.stmts.session.get(id));
     return row ? toStoredSession(row) : undefined;
   }
 
   async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
     // Serialise outside the transaction: a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
-    return this.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive);
+    return this.guard(() => this.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive));
   }
 
   async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
-    const rows = this.stmts.archived.all(id, kind, key, options.from ?? Number.MIN_SAFE_INTEGER, options.to ?? Number.MAX_SAFE_INTEGER);
+    const rows = this.guard(() => this.stmts.archived.all(id, kind, key, options.from ?? Number.MIN_SAFE_INTEGER, options.to ?? Number.MAX_SAFE_INTEGER));
     return rows.map((row) => ({
       kind: row.kind,
       key: row.key,
@@ -222,7 +247,7 @@ export class SqliteStore implements SessionStore {
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     // LIMIT -1 means "no limit" in SQLite; a negative caller limit means "none", as in MemoryStore.
     const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit));
-    const rows = this.stmts.journal.all(id, options.afterSeq ?? 0, limit);
+    const rows = this.guard(() => this.stmts.journal.all(id, options.afterSeq ?? 0, limit));
     return rows.map((row) => ({
       sessionId: row.session_id,
       seq: row.seq,
@@ -235,7 +260,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async list(): Promise<SessionSummary[]> {
-    return this.stmts.list.all().map((row) => ({
+    return this.guard(() => this.stmts.list.all()).map((row) => ({
       id: row.id,
       packageId: row.package_id,
       revision: row.revision,
@@ -246,7 +271,54 @@ export class SqliteStore implements SessionStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (this.db?.open) this.db.close();
+    if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
+  }
+
+  /** A copy made to read a store in a read-only folder; removed on close. */
+  private copyDir: string | undefined;
+
+  /**
+   * A read-only connection. SQLite cannot read a WAL database in a folder it may not write
+   * (it needs the -shm file beside it): then the file (and its -wal) are copied to a
+   * private temp folder and read there, a snapshot of the store as it is now.
+   */
+  private openForReading(path: string): Database.Database {
+    const db = new (sqliteDriver())(path, { timeout: this.busyTimeoutMs, readonly: true, fileMustExist: true });
+    try {
+      db.pragma('user_version'); // the first read is where a missing -shm shows
+      return db;
+    } catch (error) {
+      db.close();
+      if (!(error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_READONLY_DIRECTORY')) throw error;
+      this.copyDir = mkdtempSync(join(tmpdir(), 'steward-read-'));
+      const copy = join(this.copyDir, 'steward.db');
+      copyFileSync(path, copy);
+      if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+      return new (sqliteDriver())(copy, { timeout: this.busyTimeoutMs, readonly: true, fileMustExist: true });
+    }
+  }
+
+  private fault(error: unknown): unknown {
+    return storeFault(error, this.path, this.busyTimeoutMs);
+  }
+
+  /** Runs a statement; SQLite's failures become StoreErrors naming this file. */
+  private guard<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      throw this.fault(error);
+    }
+  }
+}
+
+/** A read-only connection migrates nothing: the file must already hold this schema. */
+function checkReadable(db: Database.Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) throw newerSchema(path, version);
+  if (version < SCHEMA_VERSION) {
+    throw new StoreError('store_unavailable', `"${path}" holds no Steward sessions yet (schema version ${version}): opening it for writing sets it up.`, path);
   }
 }
 

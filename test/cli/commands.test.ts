@@ -141,7 +141,7 @@ describe('steward (scriptable commands)', () => {
       cli('send', id, 'reject-step', '--reason', 'no', '--json'),
       cli('new', '--package', 'nope'),
     ]);
-    expectFailure(unknownSession, 'session_not_found', 'No session "nope" in this store.');
+    expectFailure(unknownSession, 'session_not_found', `No session "nope" in the store ${db}. List the sessions with \`steward list --db ${db}\``);
     expect(parseJson(unknownSession)).toEqual({ error: { code: 'session_not_found', message: expect.stringContaining('No session "nope"') } });
     expectFailure(badJson, 'usage', /--answers must be a JSON object of question ids to answers.*got invalid JSON/);
     expectFailure(unknownEvent, 'usage', 'Unknown event "frobnicate". Events: input (user_submitted_input), confirm');

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
-import { bin } from '../support/cli-process.js';
+import { bin, runCli } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 
 const ENTER = '\r';
@@ -127,4 +127,91 @@ it.skipIf(!hasScript)('Ctrl-C at a prompt leaves the session resumable and says 
   } finally {
     again.kill();
   }
+}, 90_000);
+
+it.skipIf(!hasScript)('a prompt made stale by another process is not sent: the terminal shows what changed and offers what the session takes now', async () => {
+  const db = tmp.path('stale.db');
+  const tty = terminal('--package tiny', db);
+  try {
+    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.type(`A note about green tea${ENTER}`);
+    await tty.waitFor(/Approve the step/, 'the approve choice');
+    const id = /Session (s_\w+)/.exec(tty.screen)![1]!;
+    // Someone else approves the step while the menu is open (another terminal, a script).
+    const other = await runCli(['send', id, 'approve'], { db });
+    expect(other.code, other.stderr).toBe(0);
+    await tty.type(ENTER); // "Approve the step", from the stale menu
+    await tty.waitFor(/changed while you were choosing/, 'the notice that the session moved on');
+    await tty.waitFor(/Accept the artifact/, 'the review menu for a1');
+    const afterNotice = tty.screen.slice(tty.screen.lastIndexOf('changed while you were choosing'));
+    expect(afterNotice).not.toMatch(/Proposed step/);
+    expect(afterNotice).toMatch(/Artifact a1/);
+    await tty.type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await tty.waitFor(/Saved\. Continue with/, 'the goodbye');
+    expect(await tty.exited).toBe(0);
+  } finally {
+    tty.kill();
+  }
+  expect(tty.screen).not.toMatch(/not accepted/);
+  const store = new SqliteStore(db, { readOnly: true });
+  try {
+    const [summary] = await store.list();
+    expect(summary!.state).toBe('waiting_user.review_artifact');
+    const approvals = (await store.journal(summary!.id)).filter((e) => e.type === 'user_approved_next_step');
+    expect(approvals).toHaveLength(1);
+  } finally {
+    await store.close();
+  }
+}, 90_000);
+
+it.skipIf(!hasScript)('the done hint is a command that works when pasted: --db only when the store is not the default', async () => {
+  const db = tmp.path('done.db');
+  const tty = terminal('--package tiny', db);
+  try {
+    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.type(`A note${ENTER}`);
+    for (let i = 0; i < 2; i++) {
+      await tty.waitFor(/Approve the step/, 'the approve choice');
+      await tty.type(ENTER);
+      await tty.waitFor(/Accept the artifact/, 'the review choice');
+      await tty.type(ENTER);
+    }
+    await tty.waitFor(/Done\. See it again with/, 'the done hint');
+    await tty.waitFor(/\n/, 'the end of the hint');
+    expect(await tty.exited).toBe(0);
+  } finally {
+    tty.kill();
+  }
+  const id = /Session (s_\w+)/.exec(tty.screen)![1]!;
+  expect(tty.screen).toContain(`steward show ${id} --db ${db}`);
+  expect(tty.screen).toContain(`steward log ${id} --db ${db}`);
+}, 90_000);
+
+it.skipIf(!hasScript)('with --inspect local, approving in the inspector page makes the terminal show the new state, not a refusal and the old card', async () => {
+  const db = tmp.path('inspect-stale.db');
+  const tty = terminal('--package tiny --inspect local', db);
+  try {
+    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.type(`A note about green tea${ENTER}`);
+    await tty.waitFor(/Approve the step/, 'the approve choice');
+    const url = new URL(/Inspector: (http:\/\/127\.0\.0\.1:\d+\/\?token=\w+)/.exec(tty.screen)![1]!);
+    const id = /Session (s_\w+)/.exec(tty.screen)![1]!;
+    const token = url.searchParams.get('token')!;
+    const response = await fetch(new URL(`/api/sessions/${id}/events`, url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-steward-token': token },
+      body: JSON.stringify({ type: 'user_approved_next_step' }),
+    });
+    expect(response.status).toBe(200);
+    await tty.type(ENTER); // "Approve the step", from the menu drawn before the page approved it
+    await tty.waitFor(/changed while you were choosing/, 'the notice that the session moved on');
+    await tty.waitFor(/Accept the artifact/, 'the review menu for a1');
+    const afterNotice = tty.screen.slice(tty.screen.lastIndexOf('changed while you were choosing'));
+    expect(afterNotice).not.toMatch(/Proposed step/);
+    await tty.type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await tty.waitFor(/Saved\. Continue with/, 'the goodbye');
+  } finally {
+    tty.kill();
+  }
+  expect(tty.screen).not.toMatch(/not accepted/);
 }, 90_000);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SnapshotError, UserError } from '../../src/errors.js';
+import { SnapshotError, StoreError, UserError } from '../../src/errors.js';
 import { SCHEMA_VERSION, SqliteStore, defaultDbPath } from '../../src/store/sqlite-store.js';
 import { describeSessionStore, entry } from './session-store.spec.js';
 
@@ -115,12 +115,13 @@ describe('SqliteStore on disk', () => {
     expect(() => new SqliteStore(path)).toThrow(path);
   });
 
-  it('refuses a file that is not SQLite with a UserError naming the file', () => {
+  it('refuses a file that is not SQLite with a StoreError (store_corrupt) naming the file', () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);
     const path = join(dir, 'notes.txt');
     writeFileSync(path, 'these are not the pages you are looking for '.repeat(50));
-    expect(() => new SqliteStore(path)).toThrow(UserError);
+    expect(() => new SqliteStore(path)).toThrow(StoreError);
+    expect(() => new SqliteStore(path)).toThrow(/store|SQLite/);
     expect(() => new SqliteStore(path)).toThrow(path);
   });
 

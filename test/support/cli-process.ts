@@ -25,13 +25,17 @@ export interface CliOptions {
   /** Written to stdin, which is then closed (stdin is a pipe: never a terminal). */
   input?: string;
   timeoutMs?: number;
+  /** Run as this user and group (tests that run as root use it to see permissions bite). */
+  uid?: number;
+  gid?: number;
 }
 
 /** The parent's environment without anything that would pick a model or a store. */
 export function cliEnv(db: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('OPENAI_') || key.startsWith('STEWARD_') || key === 'FORCE_COLOR') continue;
+    // npm_* (set when the tests run under npx or npm) would make hints say `npx steward`.
+    if (key.startsWith('OPENAI_') || key.startsWith('STEWARD_') || key.startsWith('npm_') || key === 'FORCE_COLOR') continue;
     env[key] = value;
   }
   return { ...env, STEWARD_DB: db, NO_COLOR: '1', ...extra };
@@ -52,6 +56,7 @@ export function startCli(args: string[], options: CliOptions, command: string[] 
     cwd: root,
     env: cliEnv(options.db, options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid ?? options.uid } : {}),
   });
   let stdout = '';
   let stderr = '';

@@ -13,6 +13,6 @@ export function register(program: Command): void {
         const sessions = await ctx.store.list();
         if (options.json) printJson(sessions);
         else process.stdout.write(`${formatSessionList(sessions)}\n`);
-      }, { readOnly: true });
+      }, { readStore: true });
     });
 }

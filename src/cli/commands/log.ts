@@ -14,13 +14,13 @@ export function register(program: Command): void {
     .option('--json', 'print the entries as JSON')
     .action(async (id: string, options: { after?: number; limit?: number; json?: boolean }, command: Command) => {
       await withContext(command.optsWithGlobals(), async (ctx) => {
-        if (!(await ctx.store.load(id))) throw new SessionNotFoundError(id);
+        if (!(await ctx.store.load(id))) throw new SessionNotFoundError(id, ctx.dbPath);
         const entries = await ctx.store.journal(id, {
           ...(options.after !== undefined ? { afterSeq: options.after } : {}),
           ...(options.limit !== undefined ? { limit: options.limit } : {}),
         });
         if (options.json) printJson(entries);
         else process.stdout.write(`${formatJournal(entries)}\n`);
-      }, { readOnly: true });
+      }, { readStore: true });
     });
 }

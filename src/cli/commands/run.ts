@@ -8,12 +8,13 @@ import { DemoModel } from '../../models/demo-model.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
 import { parseInspectMode, setupInspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
-import { CliError, resumeCommand, wholeNumber, withContext } from '../context.js';
+import { CliError, cliCommand, readTextOption, resumeCommand, wholeNumber, withContext } from '../context.js';
 
 interface RunFlags {
   package: string;
   session?: string;
   request?: string;
+  requestFile?: string;
   auto?: boolean;
   maxBurst?: number;
   inspect?: string;
@@ -25,7 +26,8 @@ export function register(program: Command): void {
     .description('work on a session: see what it waits for and answer (interactive on a terminal)')
     .option('-p, --package <id>', 'the skill package of a new session', 'short-story')
     .option('-s, --session <id>', 'continue this session instead of creating one')
-    .option('--request <text>', 'the first request (without a terminal: a fixed demo request)')
+    .option('--request <text>', 'the first request ("-" reads it from stdin; without a terminal: a fixed demo request)')
+    .option('--request-file <file>', 'read the first request from this file')
     .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')
     .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', wholeNumber(1))
     .option('--inspect <mode>', 'off | local (the inspector page) | stately (a Stately inspector link) | ws://HOST:PORT (default: stately.config.json "inspect")')
@@ -37,6 +39,7 @@ export function register(program: Command): void {
           throw new CliError('usage', `${names} ${misplaced.length > 1 ? 'apply' : 'applies'} only to a new session; session "${flags.session}" keeps its own.`);
         }
       }
+      const request = readTextOption('request', flags.request, flags.requestFile);
       const auto = flags.auto === true || !process.stdin.isTTY;
       // Loaded only on a terminal (scripts never pay for the prompt library), and before the
       // session starts, so a resumed model call is shown with its spinner from the start.
@@ -55,7 +58,7 @@ export function register(program: Command): void {
         });
         if (page) process.stderr.write(`Inspector: ${page.url}\n`);
         const resume = resumeCommand(session.id, ctx.dbPath);
-        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume };
+        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume, command: (args: string) => cliCommand(args, ctx.dbPath) };
 
         if (!interactive) {
           const onSignal = () => {
@@ -68,7 +71,7 @@ export function register(program: Command): void {
           try {
             process.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
             process.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
-            process.exitCode = await autopilot(session, { ...common, request: flags.request ?? DEMO_REQUEST, packageId: flags.package });
+            process.exitCode = await autopilot(session, { ...common, request: request ?? DEMO_REQUEST, packageId: flags.package });
           } finally {
             process.off('SIGINT', onSignal);
             process.off('SIGTERM', onSignal);
@@ -77,7 +80,8 @@ export function register(program: Command): void {
           process.exitCode = await interactive(session, {
             ...common,
             isDemoModel: ctx.model instanceof DemoModel,
-            ...(flags.request !== undefined ? { request: flags.request } : {}),
+            runtime: ctx.runtime,
+            ...(request !== undefined ? { request } : {}),
           });
         }
       }, inspection.inspect ? { inspect: inspection.inspect } : undefined).finally(() => inspection.stop());

@@ -9,12 +9,13 @@
  */
 import type { Command } from 'commander';
 import { ConflictError, EventRefusedError } from '../../errors.js';
-import { CliError, peekSession, printJson, resumeCommand, viewJson, wholeNumber, withContext } from '../context.js';
+import { CliError, cliCommand, peekSession, printJson, readTextOption, viewJson, wholeNumber, withContext } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 
 interface SendFlags {
   text?: string;
+  textFile?: string;
   artifact?: string;
   reason?: string;
   answers?: string;
@@ -30,7 +31,8 @@ export function register(program: Command): void {
     .description('send one user event to a session and wait until it waits for you again')
     .argument('<id>', 'the session id')
     .argument('<event>', 'a full event name (user_approved_next_step…) or an alias (approve…)')
-    .option('--text <text>', 'input: your message')
+    .option('--text <text>', 'input: your message ("-" reads it from stdin)')
+    .option('--text-file <file>', 'input: read your message from this file')
     .option('--artifact <id>', 'accept / reject: the artifact (default: the one under review)')
     .option('--reason <text>', 'reject-step / reject: why')
     .option('--answers <json>', `answer: a JSON object of question ids to answers, e.g. '{"q1":"yes"}'`)
@@ -40,6 +42,7 @@ export function register(program: Command): void {
     .addHelpText('after', `\nEvents (alias, full name):\n${aliases}`)
     .action(async (id: string, eventName: string, flags: SendFlags, command: Command) => {
       const type = resolveEventName(eventName);
+      const text = readTextOption('text', flags.text, flags.textFile);
       await withContext(command.optsWithGlobals(), async (ctx) => {
         // Look first without starting anything: a session saved mid-turn must not have its
         // model call run again by a one-shot command (another process may be running it).
@@ -47,11 +50,11 @@ export function register(program: Command): void {
         if (flags.revision !== undefined && peek.revision !== flags.revision) {
           throw new ConflictError(`Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you looked. Nothing was sent; look again with \`steward show ${id}\`.`);
         }
-        const event = buildEvent(type, { text: flags.text, artifact: flags.artifact, reason: flags.reason, answers: flags.answers, package: flags.package }, peek.view);
+        const event = buildEvent(type, { text, artifact: flags.artifact, reason: flags.reason, answers: flags.answers, package: flags.package }, peek.view);
         if (peek.view.phase === 'running') {
           throw new EventRefusedError(
             `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
-              `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${resumeCommand(id, ctx.dbPath)}`,
+              `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath)}`,
             { eventType: type, state: peek.view.state, accepted: peek.view.acceptedEvents, enabled: [] },
           );
         }

@@ -14,6 +14,6 @@ export function register(program: Command): void {
         const { view, revision } = await peekSession(ctx, id);
         if (options.json) printJson(viewJson(view, revision));
         else process.stdout.write(`${formatSession(view, revision, { packages: ctx.runtime.packages })}\n`);
-      }, { readOnly: true });
+      }, { readStore: true });
     });
 }

@@ -1,0 +1,41 @@
+/**
+ * `steward resume ID [--json]`: continues a session that a crash or a kill left `running`
+ * (a model call was in flight): the call runs again, and the command returns when the
+ * session waits for the user again (or is done), printing the view — with --json the same
+ * JSON as `send --json`. A session that already waits is only shown (exit 0).
+ *
+ * Only one process should run a session: resume one whose `steward run` is still alive and
+ * both make the model call; the store's revision check lets one of them save it.
+ */
+import type { Command } from 'commander';
+import { CliError, peekSession, printJson, viewJson, withContext } from '../context.js';
+import { formatBlocks, headline, waitBlocks } from '../render.js';
+
+export function register(program: Command): void {
+  program
+    .command('resume')
+    .description('continue a session left running by a crash: its model call runs again, up to the next wait')
+    .argument('<id>', 'the session id (see `steward list`)')
+    .option('--json', 'print the session view as JSON (as `send --json` does)')
+    .action(async (id: string, flags: { json?: boolean }, command: Command) => {
+      await withContext(command.optsWithGlobals(), async (ctx) => {
+        const peek = await peekSession(ctx, id);
+        let view = peek.view;
+        let revision: number | undefined = peek.revision;
+        if (view.phase === 'running') {
+          const session = await ctx.runtime.resumeSession(id);
+          view = await session.settled();
+          revision = session.revision;
+          if (session.actorRef.getSnapshot().status === 'stopped') {
+            throw new CliError('session_stopped', `Session "${id}" stopped before it waited for you again (another process saved it first, or the store failed). Look at it with \`steward show ${id}\`.`);
+          }
+        }
+        if (flags.json) {
+          printJson(viewJson(view, revision));
+        } else {
+          const blocks = waitBlocks(view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
+          process.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
+        }
+      });
+    });
+}

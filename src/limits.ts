@@ -1,0 +1,99 @@
+/**
+ * Size limits, in one place: what a user event, a model's tool call, a package's prompt file
+ * and a refusal message may hold. Anything a person, a model or a package wrote is data with
+ * a bound: without one, 20 MB of input became a 210 MB database and a 10,000-tag refusal
+ * put ~100 KB into the next prompt.
+ *
+ * - User-side limits (`userTextChars`) are checked by `session.send()`: a refusal with code
+ *   `limit_exceeded` that names the limit and its setting.
+ * - Model-side limits (`artifactBodyChars`, `toolArgumentsChars`, `tagsPerSubmit`) are part
+ *   of the tools' zod schemas (src/tools/schemas.ts): a call over them is refused by rule 2
+ *   with a message naming the limit, so the model can retry smaller. They are the defaults
+ *   below (the JSON Schema the model reads states them), the same for every runtime.
+ * - `refusalMessageChars` bounds every refusal a model reads as a tool result.
+ * - `promptFileBytes` bounds a worker's .md file when a package loads.
+ */
+import * as z from 'zod';
+import { UserError } from './errors.js';
+
+export interface Limits {
+  /** Characters of text in one user event (input, a reason, all answers together). */
+  userTextChars: number;
+  /** Characters of one artifact body (one tag of a submit), and of any text field of a tool call. */
+  artifactBodyChars: number;
+  /** Characters of one tool call's arguments, as JSON. */
+  toolArgumentsChars: number;
+  /** Tags in one submit. */
+  tagsPerSubmit: number;
+  /** Bytes of one worker prompt file (.md) of a skill package. */
+  promptFileBytes: number;
+  /** Characters of a refusal message a model gets as a tool result. */
+  refusalMessageChars: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  userTextChars: 200_000,
+  artifactBodyChars: 200_000,
+  toolArgumentsChars: 1_000_000,
+  tagsPerSubmit: 32,
+  promptFileBytes: 256 * 1024,
+  refusalMessageChars: 2_000,
+});
+
+/** Where each limit is set, for messages: the createRuntime option, and the env/CLI setting if any. */
+export const LIMIT_SETTINGS: Readonly<Record<keyof Limits, string>> = Object.freeze({
+  userTextChars: 'createRuntime({ limits: { userTextChars } }), env STEWARD_MAX_USER_TEXT',
+  artifactBodyChars: 'the tool contract (fixed: limits.artifactBodyChars)',
+  toolArgumentsChars: 'the tool contract (fixed: limits.toolArgumentsChars)',
+  tagsPerSubmit: 'the tool contract (fixed: limits.tagsPerSubmit)',
+  promptFileBytes: 'the skill package (fixed: limits.promptFileBytes)',
+  refusalMessageChars: 'the runtime (fixed: limits.refusalMessageChars)',
+});
+
+const positive = z.number().int().positive();
+const LimitsSchema = z.strictObject({
+  userTextChars: positive.optional(),
+  artifactBodyChars: positive.optional(),
+  toolArgumentsChars: positive.optional(),
+  tagsPerSubmit: positive.optional(),
+  promptFileBytes: positive.optional(),
+  refusalMessageChars: positive.optional(),
+});
+
+/** The defaults with `overrides` applied; a wrong value is a UserError naming it. */
+export function resolveLimits(overrides: unknown, where = 'createRuntime'): Limits {
+  if (overrides === undefined) return { ...DEFAULT_LIMITS };
+  const parsed = LimitsSchema.safeParse(overrides);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'limits'}: ${i.message}`).join('; ');
+    throw new UserError(`${where}: invalid limits (${problems}). Each limit is a whole number ≥ 1; the names are ${Object.keys(DEFAULT_LIMITS).join(', ')}.`);
+  }
+  const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+  return { ...DEFAULT_LIMITS, ...defined };
+}
+
+/** The limits set by the environment (STEWARD_MAX_USER_TEXT); a bad value names the variable. */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Limits> {
+  const raw = env.STEWARD_MAX_USER_TEXT?.trim();
+  if (!raw) return {};
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`STEWARD_MAX_USER_TEXT must be a whole number of characters ≥ 1, got "${raw}".`);
+  return { userTextChars: n };
+}
+
+/** `text` cut to at most about `max` characters, saying how much was left out. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const rest = text.length - max;
+  return `${text.slice(0, max)}… (${rest} more character${rest === 1 ? '' : 's'} left out)`;
+}
+
+/** A zod string with a length limit whose message names the limit (for tool schemas). */
+export function boundedString(max: number, limit: keyof Limits): z.ZodString {
+  return z.string().max(max, `longer than ${max} characters (the ${limit} limit): send less`);
+}
+
+/** The message for a value over a limit: what, how big, the limit and where it is set. */
+export function overLimitMessage(what: string, actual: number, limit: keyof Limits, max: number, unit = 'characters'): string {
+  return `${what} has ${actual} ${unit}; the limit is ${max} (${limit}, set with ${LIMIT_SETTINGS[limit]}).`;
+}
