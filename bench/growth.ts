@@ -118,6 +118,11 @@ async function check(session: Session): Promise<void> {
 export async function growthFigures(options: { dir: string; sessions: number; held: number; resumes: number; progress: (m: string) => void }): Promise<GrowthPoint[]> {
   const store = new SqliteStore(join(options.dir, 'growth.db'));
   try {
+    // Retained heap first, on fresh runtimes, before the other phases leave garbage behind
+    // (collected during a measurement, it shows as negative bytes).
+    options.progress(`growth: retained heap of ${options.held} sessions advanced together, SQLite and no store`);
+    const retainedSqlite = await retained(new Driver(store, false), options.held, 'held_sqlite');
+    const retainedMemory = await retained(new Driver(undefined), options.held, 'held_memory');
     const d = new Driver(store);
     // Timing: `sessions` long sessions; appends are grouped by the burst they ran in.
     options.progress(`growth: ${options.sessions} sessions of ${GROWTH_BURSTS} bursts on SQLite`);
@@ -166,11 +171,6 @@ export async function growthFigures(options: { dir: string; sessions: number; he
     }
     const resumeUs = (b: number) => median(resumeTimes.get(b)!.slice(Math.floor(options.resumes / 5))) * 1000;
 
-    // Retained heap: fresh runtimes, nothing recorded per write.
-    d.untime();
-    const retainedSqlite = await retained(new Driver(store, false), options.held, 'held_sqlite');
-    const memory = new Driver(undefined);
-    const retainedMemory = await retained(memory, options.held, 'held_memory');
 
     return GROWTH_POINTS.map((b) => ({
       ...sizes.get(b)!,
