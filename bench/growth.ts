@@ -121,6 +121,9 @@ export async function growthFigures(options: { dir: string; sessions: number; he
     // Retained heap first, on fresh runtimes, before the other phases leave garbage behind
     // (collected during a measurement, it shows as negative bytes).
     options.progress(`growth: retained heap of ${options.held} sessions advanced together, SQLite and no store`);
+    // A small throwaway round of each first: code compiled on first use is not a session's.
+    await retained(new Driver(store, false), 3, 'warm_sqlite');
+    await retained(new Driver(undefined), 3, 'warm_memory');
     const retainedSqlite = await retained(new Driver(store, false), options.held, 'held_sqlite');
     const retainedMemory = await retained(new Driver(undefined), options.held, 'held_memory');
     const d = new Driver(store);
