@@ -81,7 +81,8 @@ function withCliHint(code: string, message: string, dbPath: string): string {
     return `${named} List the sessions with \`${cliCommand('list', dbPath)}\` or create one with \`${cliCommand('new', dbPath)}\`.`;
   }
   if (code === 'store_read_only') return `${message} The reading commands (list, show, log) still work on it.`;
-  if (code.startsWith('store_')) return `${message} (--db or STEWARD_DB chooses the file.)`;
+  // A PostgreSQL message names STEWARD_DB already.
+  if (code.startsWith('store_') && !message.includes('STEWARD_DB')) return `${message} (--db or STEWARD_DB chooses the store.)`;
   return message;
 }
 

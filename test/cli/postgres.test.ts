@@ -101,7 +101,7 @@ describe.skipIf(postgresUnavailable !== null)('steward on PostgreSQL', () => {
     expect(missing.stderr).not.toContain(TEST_PASSWORD);
   }, CLI_TIMEOUT);
 
-  it('SIGKILL during a model call, then `steward run --session`: nothing accepted is lost and the call runs again', async () => {
+  it('SIGKILL during a model call, then `steward resume`: nothing accepted is lost and the call runs again', async () => {
     const db = await server.createDatabase();
     const before = await startFakeOpenAI([
       reply('read_blackboard', { tags: ['request'] }),
@@ -134,7 +134,7 @@ describe.skipIf(postgresUnavailable !== null)('steward on PostgreSQL', () => {
       // with PASSWORD in place of the password.
       const busy = await runCli(['send', id, 'approve'], { db });
       expect(busy.code).toBe(1);
-      expect(busy.stderr).toContain(`continue it with: npx steward run --session ${id} --db postgres://postgres:PASSWORD@127.0.0.1:`);
+      expect(busy.stderr).toContain(`continue it with: steward resume ${id} --db postgres://postgres:PASSWORD@127.0.0.1:`);
       expect(busy.stderr).not.toContain(TEST_PASSWORD);
 
       const after = await startFakeOpenAI([
@@ -144,10 +144,15 @@ describe.skipIf(postgresUnavailable !== null)('steward on PostgreSQL', () => {
         reply('finish', { summary: 'The note and its summary are ready.' }),
       ]);
       fakes.push(after);
+      // `steward resume` re-runs the interrupted call and stops at the next wait…
+      const continued = await runCli(['resume', id, '--json'], { db, env: { ...env, OPENAI_BASE_URL: after.baseURL } });
+      expect(continued.stderr).toBe('');
+      expect(continued.code).toBe(0);
+      expect((JSON.parse(continued.stdout) as { state: string }).state).toBe('waiting_user.review_artifact');
+      // …and `steward run --session` plays the user from there to the end.
       const resumed = await runCli(['run', '--session', id], { db, env: { ...env, OPENAI_BASE_URL: after.baseURL } });
       expect(resumed.stderr).toBe('');
       expect(resumed.code).toBe(0);
-      expect(resumed.stdout).toContain(`Resuming ${id} in running.worker.thinking: the interrupted model call runs again.`);
       expect(resumed.stdout).toContain('── Summary · fake-model ──\nThe note and its summary are ready.');
       expect((after.requests[0] as { messages: unknown }).messages).toEqual((before.requests[2] as { messages: unknown }).messages);
       expect(after.unexpected).toEqual([]);
