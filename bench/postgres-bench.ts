@@ -40,7 +40,6 @@ const STEWARD_SRC = fileURLToPath(new URL('../test/support/steward-src.mjs', imp
 /** Runs the section; null (and a printed reason) when no PostgreSQL server can be had. */
 export async function postgresFigures(options: {
   model: FakeModel;
-  template: string;
   iterations: number;
   journalEntries: number;
   sessions: number;
@@ -58,7 +57,7 @@ export async function postgresFigures(options: {
     const url = await server.createDatabase();
     const store = new PostgresStore(url);
     try {
-      const h = new StewardHarness(options.model, 'postgres', store, options.template);
+      const h = new StewardHarness(options.model, 'postgres', store);
       const n = options.iterations;
       const warm = Math.max(5, Math.floor(n / 10));
 

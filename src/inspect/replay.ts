@@ -34,7 +34,7 @@ export { snapshotState };
  * chosen); a legacy session gets the runtime's catalog, as createSession gave it.
  */
 export function replayInput(runtime: Runtime, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionInput {
-  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number };
+  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number; window?: SessionInput['window']; blackboard?: SessionInput['blackboard'] };
   const packageId = payload.packageId ?? null;
   const saved = current?.package && current.package.id === packageId ? current.package : undefined;
   const pkg = packageId === null ? null : saved ?? (runtime.packages.get(packageId) ? packageInfo(runtime.packages.get(packageId)!) : null);
@@ -43,6 +43,9 @@ export function replayInput(runtime: Runtime, sessionId: string, created: Journa
     package: pkg,
     catalog: packageId === null ? [...runtime.packages.values()].map(packageInfo) : [],
     ...(payload.maxBurst !== undefined ? { maxBurst: payload.maxBurst } : current ? { maxBurst: current.maxBurst } : {}),
+    // The window limits and an app's seed tags, as createSession journalled them.
+    ...(payload.window ? { window: payload.window } : current ? { window: current.transcripts.window } : {}),
+    ...(payload.blackboard ? { blackboard: payload.blackboard } : {}),
   };
 }
 

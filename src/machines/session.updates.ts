@@ -5,7 +5,7 @@
  */
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
-import { REQUEST_TAG, latest, withVersion, type Blackboard } from '../blackboard/blackboard.js';
+import { REQUEST_TAG, retainBodies, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import { clip, DEFAULT_LIMITS } from '../limits.js';
 import type { ChatMessage } from '../models/model.js';
 import { redactSecrets } from '../models/redact.js';
@@ -25,6 +25,7 @@ import { burstLimitNotice } from '../tools/validation.js';
 import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
+import { appendToTranscript, resetTranscript } from './transcript.js';
 
 type Update = Partial<SessionContext>;
 
@@ -36,10 +37,19 @@ const { produce } = new Immer({ autoFreeze: false });
 // No clock here: these are the machine's actions, pure functions of context and event. A time
 // the context keeps comes with the event (`at`, stamped by the runtime), or is left out.
 const stamp = (at: string | undefined) => (at === undefined ? {} : { at });
-const messagesKey = (actor: ToolActor) => (actor === 'manager' ? 'managerMessages' : 'workerMessages');
 
+/** Appends to an actor's transcript window (which cuts its oldest groups when over its limits). */
 function append(ctx: SessionContext, actor: ToolActor, ...messages: ChatMessage[]): Update {
-  return { [messagesKey(actor)]: [...ctx[messagesKey(actor)], ...messages] };
+  const t = ctx.transcripts;
+  const next = appendToTranscript(t[actor], t.window, messages);
+  return { transcripts: actor === 'manager' ? { manager: next, worker: t.worker, window: t.window } : { manager: t.manager, worker: next, window: t.window } };
+}
+
+/** A worker run (or a revision) starts a new worker conversation. */
+export function startWorkerConversation(ctx: SessionContext): Update {
+  const t = ctx.transcripts;
+  const worker = resetTranscript(t.worker);
+  return worker === t.worker ? {} : { transcripts: { ...t, worker } };
 }
 
 function toolResult(call: QueuedCall, content: string): ChatMessage {
@@ -63,10 +73,10 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 export const resetBurst = (): Update => ({ burst: 0, notice: null });
 
 export function recordRequest(ctx: SessionContext, text: string, at?: string): Update {
-  // A reply to a clarification adds to the request: workers read only the latest version,
-  // so it carries the earlier words too (the original request is never lost to them).
-  const previous = latest(ctx.blackboard, REQUEST_TAG)?.body;
-  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', ...stamp(at) });
+  // A reply to a clarification adds a part to the request; readers get every part
+  // (requestText), so each version holds only what is new and storage stays linear.
+  const { board } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: 'user', ...stamp(at) });
+  const blackboard = retainBodies(board, ctx.artifacts);
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
@@ -106,9 +116,10 @@ export function acceptArtifact(ctx: SessionContext, artifactId: string): Update 
     moveArtifact(a, 'accepted');
     delete a.questions; // Accept dismisses the questions that rode along
   });
+  const blackboard = retainBodies(ctx.blackboard, artifacts);
   const tags = Object.entries(accepted.tags).map(([t, v]) => `${t} v${v}`).join(', ');
   const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}). Plan the next step.`;
-  return { artifacts, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
+  return { artifacts, blackboard, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: string | undefined): Update {
@@ -122,13 +133,14 @@ export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: 
 
 export function startRevision(ctx: SessionContext, notes: string): Update {
   const previous = ctx.step!.revisionNotes;
-  return { step: { ...ctx.step!, revisionNotes: previous ? `${previous}\n${notes}` : notes }, workerMessages: [] };
+  return { step: { ...ctx.step!, revisionNotes: previous ? `${previous}\n${notes}` : notes }, ...startWorkerConversation(ctx) };
 }
 
 // ── model replies and their tool calls ────────────────────────────────────────
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
-  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx[messagesKey(actor)]));
+  // Ids already used in the window (what the model is sent): a repeated one is renamed.
+  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
   const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
     : ctx.usage;
@@ -139,7 +151,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     usage,
-    reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at) },
+    reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at), ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}) },
     ...append(ctx, actor, message, ...nudge),
   };
 }
@@ -157,6 +169,7 @@ export function runLoopCall(ctx: SessionContext): Update {
     blackboard: ctx.blackboard,
     workers: ctx.package?.workers ?? [],
     artifacts: ctx.artifacts,
+    ...(ctx.reply.attachments ? { attachments: ctx.reply.attachments.versions } : {}),
   });
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
@@ -270,7 +283,7 @@ export function publishArtifact(ctx: SessionContext): Update {
       ...(step.revises ? { revises: step.revises } : {}),
     });
   });
-  return { blackboard, artifacts, reply: NO_REPLY, questions: questions ?? null };
+  return { blackboard: retainBodies(blackboard, artifacts), artifacts, reply: NO_REPLY, questions: questions ?? null };
 }
 
 export function askWorkerQuestions(ctx: SessionContext): Update {

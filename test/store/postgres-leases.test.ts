@@ -71,21 +71,21 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const [a, b] = [connect(schema), connect(schema)];
     await a.create({ id: 'f', packageId: null, snapshot: { n: 0 }, entry: created() });
     const lease = (await a.leases.acquireLease('f', 'A', 400))!;
-    expect(await a.append('f', 1, [entry('e1', 'running')], { n: 1 }, { lease })).toBe(2);
+    expect(await a.append('f', 1, [entry('e1', 'running')], { n: 1 }, [], { lease })).toBe(2);
 
     // Someone without the lease (another process, the CLI) cannot write while A holds it.
     await expect(b.append('f', 2, [entry('intruder', 'x')], { n: 'intruder' })).rejects.toThrow(ConflictError);
     await expect(b.append('f', 2, [entry('intruder', 'x')], { n: 'intruder' })).rejects.toThrow(/leased by another server \(A\)/);
     // The revision check is still there for the holder.
-    await expect(a.append('f', 1, [entry('stale', 'x')], { n: 'stale' }, { lease })).rejects.toThrow(ConflictError);
+    await expect(a.append('f', 1, [entry('stale', 'x')], { n: 'stale' }, [], { lease })).rejects.toThrow(ConflictError);
 
     // A pauses past its lease (a "zombie"): its write is refused even though nobody took over yet.
     await sleep(500);
-    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, { lease })).rejects.toThrow(LeaseLostError);
+    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, [], { lease })).rejects.toThrow(LeaseLostError);
     // B takes over; A's old token can never write again, B's can.
     const taken = (await b.leases.acquireLease('f', 'B', 5000))!;
-    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, { lease })).rejects.toThrow(LeaseLostError);
-    expect(await b.append('f', 2, [entry('e2', 'waiting')], { n: 2 }, { lease: taken })).toBe(3);
+    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, [], { lease })).rejects.toThrow(LeaseLostError);
+    expect(await b.append('f', 2, [entry('e2', 'waiting')], { n: 2 }, [], { lease: taken })).toBe(3);
 
     const journal = await a.journal('f');
     expect(journal.map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'e1'], [3, 'e2']]);
@@ -102,12 +102,12 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     for (const id of ids) {
       await dead.create({ id, packageId: null, snapshot: {}, entry: created() });
       const lease = (await dead.leases.acquireLease(id, 'dead', 200))!;
-      await dead.append(id, 1, [entry('go', 'running.manager.thinking')], {}, { lease });
+      await dead.append(id, 1, [entry('go', 'running.manager.thinking')], {}, [], { lease });
     }
     await dead.create({ id: 'waiting', packageId: null, snapshot: {}, entry: created('waiting_user.input') });
     await dead.create({ id: 'alive', packageId: null, snapshot: {}, entry: created() });
     const alive = (await dead.leases.acquireLease('alive', 'alive', 60_000))!;
-    await dead.append('alive', 1, [entry('go', 'running.worker.thinking')], {}, { lease: alive });
+    await dead.append('alive', 1, [entry('go', 'running.worker.thinking')], {}, [], { lease: alive });
     // Running, never leased (a process without leases), written just now: not yet.
     await dead.create({ id: 'fresh', packageId: null, snapshot: {}, entry: created('running.manager.thinking') });
 
