@@ -63,7 +63,7 @@ it.skipIf(!hasScript)('drives a session by keystrokes on a real terminal and qui
   const tty = terminal('--package tiny', db);
   const { waitFor, type } = tty;
   try {
-    await waitFor(/Describe the work you want/, 'the request prompt');
+    await waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
     await type(`A note about green tea${ENTER}`);
     await waitFor(/Approve the step/, 'the approve choice');
     await type(ENTER);
@@ -108,7 +108,7 @@ it.skipIf(!hasScript)('Ctrl-C at a prompt leaves the session resumable and says 
   const db = tmp.path('ctrl-c.db');
   const first = terminal('--package tiny', db);
   try {
-    await first.waitFor(/Describe the work you want/, 'the request prompt');
+    await first.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
     await first.type(`A note about green tea${ENTER}`);
     await first.waitFor(/Approve the step/, 'the approve choice');
     await first.type('\x03');
@@ -133,7 +133,7 @@ it.skipIf(!hasScript)('a prompt made stale by another process is not sent: the t
   const db = tmp.path('stale.db');
   const tty = terminal('--package tiny', db);
   try {
-    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
     await tty.type(`A note about green tea${ENTER}`);
     await tty.waitFor(/Approve the step/, 'the approve choice');
     const id = /Session (s_\w+)/.exec(tty.screen)![1]!;
@@ -168,7 +168,7 @@ it.skipIf(!hasScript)('the done hint is a command that works when pasted: --db o
   const db = tmp.path('done.db');
   const tty = terminal('--package tiny', db);
   try {
-    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
     await tty.type(`A note${ENTER}`);
     for (let i = 0; i < 2; i++) {
       await tty.waitFor(/Approve the step/, 'the approve choice');
@@ -191,7 +191,7 @@ it.skipIf(!hasScript)('with --inspect local, approving in the inspector page mak
   const db = tmp.path('inspect-stale.db');
   const tty = terminal('--package tiny --inspect local', db);
   try {
-    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
     await tty.type(`A note about green tea${ENTER}`);
     await tty.waitFor(/Approve the step/, 'the approve choice');
     const url = new URL(/Inspector: (http:\/\/127\.0\.0\.1:\d+\/\?token=\w+)/.exec(tty.screen)![1]!);

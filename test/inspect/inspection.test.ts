@@ -107,14 +107,14 @@ describe('the machine definition as the Stately inspector receives it', () => {
 describe('remote inspection (createRemoteInspect)', () => {
   it('--inspect ws://127.0.0.1:<closed port>: the session completes and the process exits on its own', async () => {
     const port = await closedPort();
-    const run = await runChild(`ws://127.0.0.1:${port}`);
+    // The stock WebSocket inspector retries every 5 s forever: such a process is killed at 15 s.
+    const run = await runChild(`ws://127.0.0.1:${port}`, 15_000);
     expect(run.signal, `killed after ${run.ms} ms: the process was kept alive\n${run.stderr}`).toBeNull();
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ state: 'done', ok: true });
-    expect(run.ms).toBeLessThan(6_000);
     const said = run.stderr.split('\n').filter((l) => l.startsWith('[inspect]'));
     expect(said).toEqual([`[inspect] Inspector at ws://127.0.0.1:${port} is unreachable (ECONNREFUSED); the session runs without inspection.`]);
-  }, 15_000);
+  }, 30_000);
 
   it('a reachable ws:// inspector receives the session, and still does not keep the process alive', async () => {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
