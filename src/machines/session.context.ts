@@ -27,6 +27,11 @@ export interface Step {
   /** The rejected artifact this run revises, with the user's notes. */
   revises?: string;
   revisionNotes?: string;
+  /**
+   * The step as the manager proposed it, when the user edited it before approving (reason
+   * and roleId above are then the user's), and who edited it.
+   */
+  proposed?: { reason: string; roleId?: string; by?: string };
 }
 
 /** The boundary tool chosen in the latest reply, applied when its calls are all checked. */
@@ -65,6 +70,29 @@ export interface Rejection {
   at?: string;
 }
 
+/** Where a forked session came from: the original's id and the journal entry it starts after. */
+export interface ForkOrigin {
+  id: string;
+  seq: number;
+}
+
+/**
+ * Token bookkeeping of the burst and the session's provenance, grouped in one field (the
+ * context's field count, see below). Tokens are the model's reported usage (prompt +
+ * completion); a reply without usage counts 0.
+ */
+export interface Ledger {
+  /** Tokens allowed per burst (between two hard user events); null: no budget. */
+  maxBurstTokens: number | null;
+  /** Tokens the model calls of this burst used. */
+  burstTokens: number;
+  /** Tokens of the latest model call: the estimate of the next one (a prompt only grows within a burst). */
+  lastCallTokens: number;
+  forkedFrom?: ForkOrigin;
+}
+
+export const NO_LEDGER: Ledger = { maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
+
 /**
  * Keep at most 18 top-level fields: XState's assign copies the context with Object.assign,
  * and V8 turns a larger copy into a slow dictionary-mode object (checked with
@@ -100,6 +128,8 @@ export interface SessionContext {
   usage: TokenUsage;
   /** Model calls made in this session, all agents. */
   rounds: number;
+  /** The burst's token budget and count, and where a fork came from. */
+  ledger: Ledger;
 }
 
 export interface SessionInput {
@@ -107,6 +137,8 @@ export interface SessionInput {
   package?: PackageInfo | null;
   catalog?: PackageInfo[];
   maxBurst?: number;
+  /** Tokens allowed per burst (default: no budget). */
+  maxBurstTokens?: number | null;
 }
 
 /** What the managerTurn / workerTurn actors resolve with. */

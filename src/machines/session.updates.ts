@@ -24,7 +24,9 @@ import {
 import { burstLimitNotice } from '../tools/validation.js';
 import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
-import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
+import { NO_LEDGER, NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
+import { burstTokensNotice } from './rules.js';
+import { ownValue } from '../blackboard/keyed.js';
 
 type Update = Partial<SessionContext>;
 
@@ -60,13 +62,17 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 
 // ── hard user events ──────────────────────────────────────────────────────────
 
-export const resetBurst = (): Update => ({ burst: 0, notice: null });
+/** A hard user event starts a new burst: its rounds and its tokens count from 0 again. */
+export function resetBurst(ctx: SessionContext): Update {
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  return { burst: 0, notice: null, ledger: { ...ledger, burstTokens: 0, lastCallTokens: 0 } };
+}
 
-export function recordRequest(ctx: SessionContext, text: string, at?: string): Update {
+export function recordRequest(ctx: SessionContext, text: string, at?: string, by?: string): Update {
   // A reply to a clarification adds to the request: workers read only the latest version,
   // so it carries the earlier words too (the original request is never lost to them).
   const previous = latest(ctx.blackboard, REQUEST_TAG)?.body;
-  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: 'user', ...stamp(at) });
+  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: by ?? 'user', ...stamp(at) });
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
@@ -76,14 +82,14 @@ export function confirmIntake(ctx: SessionContext): Update {
   return { intakeConfirmed: true, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function recordUserInput(ctx: SessionContext, text: string, at?: string): Update {
+export function recordUserInput(ctx: SessionContext, text: string, at?: string, by?: string): Update {
   // Before the intake is confirmed (e.g. after a failure during intake) input still adds to the request.
-  if (!ctx.intakeConfirmed) return recordRequest(ctx, text, at);
+  if (!ctx.intakeConfirmed) return recordRequest(ctx, text, at, by);
   return { questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
 
-export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>, at?: string): Update {
-  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`, at);
+export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>, at?: string, by?: string): Update {
+  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`, at, by);
 }
 
 export function recordAnswers(ctx: SessionContext, actor: ToolActor, answers: Record<string, string> | null): Update {
@@ -99,16 +105,73 @@ export function tellManagerStepRejected(ctx: SessionContext, reason: string | un
   return { step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function acceptArtifact(ctx: SessionContext, artifactId: string): Update {
+/**
+ * Approving the proposed step, possibly edited: the worker runs with the user's reason and
+ * role. The manager's own run_worker call stays as it made it; its tool result (which the
+ * model has not read yet: the manager does not run while a step waits for approval) says
+ * that the user approved it, with which edits.
+ */
+export function approveStep(ctx: SessionContext, edits: { reason?: string; roleId?: string } | undefined, by?: string): Update {
+  const step = ctx.step!;
+  if (!edits) return {};
+  const edited: Step = {
+    ...step,
+    reason: edits.reason ?? step.reason,
+    ...(edits.roleId !== undefined ? { roleId: edits.roleId } : {}),
+    proposed: { reason: step.reason, ...(step.roleId !== undefined ? { roleId: step.roleId } : {}), ...(by !== undefined ? { by } : {}) },
+  };
+  const changes = [
+    ...(edits.reason !== undefined ? [`reason "${edits.reason}" (you proposed "${step.reason}")`] : []),
+    ...(edits.roleId !== undefined ? [`role "${edits.roleId}" (you proposed ${step.roleId ? `"${step.roleId}"` : 'no role'})`] : []),
+  ];
+  const content = `The user${by ? ` (${by})` : ''} approved this step with edits: ${changes.join('; ')}. The worker ${step.workerId} runs with the edited step; you will hear when the user has reviewed its artifact.`;
+  return { step: edited, managerMessages: withApprovalResult(ctx.managerMessages, content) };
+}
+
+/** The manager's messages with the tool result of its latest accepted run_worker call replaced by `content`. */
+function withApprovalResult(messages: ChatMessage[], content: string): ChatMessage[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant') continue;
+    const ids = new Set((m.tool_calls ?? []).filter((c) => c.function.name === 'run_worker').map((c) => c.id));
+    const at = messages.findIndex((r, j) => j > i && r.role === 'tool' && ids.has(r.tool_call_id) && !r.content.startsWith('Error:'));
+    if (at < 0) break;
+    const next = [...messages];
+    next[at] = { ...(messages[at] as Extract<ChatMessage, { role: 'tool' }>), content };
+    return next;
+  }
+  // A legacy reply (run_worker as JSON text) has no tool call to answer: tell it as the user.
+  return [...messages, { role: 'user', content }];
+}
+
+/**
+ * Accepting the artifact under review, possibly with the user's own bodies for some of its
+ * tags: each becomes a new version written by the user (the worker's stays readable), the
+ * artifact points at it, and the manager is told which tags the user changed.
+ */
+export function acceptArtifact(ctx: SessionContext, artifactId: string, edits?: Record<string, string>, at?: string, by?: string): Update {
   const accepted = ctx.artifacts.find((x) => x.id === artifactId)!;
+  let blackboard = ctx.blackboard;
+  const changed: [string, number][] = [];
+  for (const [tag, body] of Object.entries(edits ?? {})) {
+    const next = withVersion(blackboard, tag, { body, writtenBy: by ?? 'user', artifactId, ...stamp(at) });
+    blackboard = next.board;
+    changed.push([tag, next.version.version]);
+  }
+  // fromEntries / spread define own keys, "__proto__" included.
+  const tagsNow: Record<string, number> = { ...accepted.tags, ...Object.fromEntries(changed) };
   const artifacts = produce(ctx.artifacts, (list) => {
     const a = list.find((x) => x.id === artifactId)!;
     moveArtifact(a, 'accepted');
+    if (changed.length) a.tags = tagsNow;
     delete a.questions; // Accept dismisses the questions that rode along
   });
-  const tags = Object.entries(accepted.tags).map(([t, v]) => `${t} v${v}`).join(', ');
-  const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}). Plan the next step.`;
-  return { artifacts, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
+  const tags = Object.entries(tagsNow).map(([t, v]) => `${t} v${v}`).join(', ');
+  const editNote = changed.length
+    ? ` The user${by ? ` (${by})` : ''} edited ${changed.map(([t, v]) => `${t} (now v${v}, written by ${by ?? 'user'}; the worker's v${ownValue(accepted.tags, t)} stays readable)`).join(', ')}: read the new version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
+    : '';
+  const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}).${editNote} Plan the next step.`;
+  return { blackboard, artifacts, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: string | undefined): Update {
@@ -132,6 +195,8 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
   const usage = reply?.usage
     ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
     : ctx.usage;
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  const callTokens = tokensOf(reply?.usage);
   const nudge: ChatMessage[] = queue.length === 0
     ? [{ role: 'user', content: actor === 'worker' ? 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.' : 'Reply by calling one of your tools.' }]
     : [];
@@ -139,9 +204,16 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     usage,
+    ledger: { ...ledger, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens },
     reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at) },
     ...append(ctx, actor, message, ...nudge),
   };
+}
+
+/** A call's tokens (prompt + completion); a missing or malformed usage counts 0. */
+function tokensOf(usage: { promptTokens?: unknown; completionTokens?: unknown } | undefined): number {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+  return usage ? n(usage.promptTokens) + n(usage.completionTokens) : 0;
 }
 
 export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
@@ -279,6 +351,23 @@ export function askWorkerQuestions(ctx: SessionContext): Update {
 
 export function noticeBurstLimit(ctx: SessionContext): Update {
   return { notice: burstLimitNotice(ctx.maxBurst), reply: NO_REPLY };
+}
+
+/** The token budget stopped the burst before the next manager call. */
+export function noticeTokenBudget(ctx: SessionContext): Update {
+  return { notice: violationNotice(ctx), reply: NO_REPLY };
+}
+
+/** The token budget stopped a worker before its next call: its step ends, as for the burst limit. */
+export function noticeWorkerTokenBudget(ctx: SessionContext): Update {
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  const content = `The worker ${ctx.step?.workerId ?? ''} stopped before submitting: this burst used ${ledger.burstTokens} tokens of its budget of ${ledger.maxBurstTokens} (maxBurstTokens); its step ended. Decide with the user how to go on.`;
+  return { ...noticeTokenBudget(ctx), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
+}
+
+function violationNotice(ctx: SessionContext): string {
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  return burstTokensNotice(ledger.burstTokens, ledger.lastCallTokens, ledger.maxBurstTokens ?? 0);
 }
 
 // Masked: a model's error may echo a key or a URL with credentials, and notices are stored and shown.

@@ -9,7 +9,18 @@ import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
 import type { StoredSession } from '../store/session-store.js';
 
-export const SNAPSHOT_SCHEMA_VERSION = 1;
+/**
+ * v1: the first. v2 (issue 12): the context has `ledger` (token budget of the burst, fork
+ * origin); a v1 snapshot gets the empty ledger (no budget, nothing counted) on load.
+ */
+export const SNAPSHOT_SCHEMA_VERSION = 2;
+
+/** Migrations, by the version they upgrade from: each takes the snapshot of that version to the next. */
+const MIGRATIONS: Readonly<Record<number, (snapshot: { context: Record<string, unknown> }) => void>> = {
+  1: (snapshot) => {
+    snapshot.context.ledger ??= { maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
+  },
+};
 
 const ContextSchema = z.looseObject({
   sessionId: z.string(),
@@ -22,6 +33,12 @@ const ContextSchema = z.looseObject({
   blackboard: ownRecord(z.string(), z.array(z.looseObject({ version: z.number().int().positive(), body: z.string(), writtenBy: z.string() }))),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
+  ledger: z.looseObject({
+    maxBurstTokens: z.number().int().positive().nullable(),
+    burstTokens: z.number().int().nonnegative(),
+    lastCallTokens: z.number().int().nonnegative(),
+    forkedFrom: z.strictObject({ id: z.string(), seq: z.number().int().positive() }).optional(),
+  }).optional(),
 });
 
 export const PersistedSessionSchema = z.strictObject({
@@ -50,7 +67,9 @@ export function openEnvelope(sessionId: string, stored: unknown): unknown {
     const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new SnapshotError(`Session "${sessionId}" has a snapshot that is not a valid Steward session (${where}). It cannot be resumed; other sessions are unaffected.`);
   }
-  return parsed.data.snapshot;
+  const snapshot = parsed.data.snapshot as { context: Record<string, unknown> };
+  for (let v = parsed.data.schemaVersion; v < SNAPSHOT_SCHEMA_VERSION; v++) MIGRATIONS[v]?.(snapshot);
+  return snapshot;
 }
 
 /**

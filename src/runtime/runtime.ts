@@ -18,6 +18,8 @@ import type { Model } from '../models/model.js';
 import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import type { SessionStore } from '../store/session-store.js';
+import { makeFork } from './fork.js';
+import { packageInfoOf } from './journal-replay.js';
 import { envelope, openEnvelope } from './persisted.js';
 import { Session } from './session.js';
 
@@ -25,6 +27,12 @@ export interface RuntimeOptions {
   model: Model;
   /** LLM rounds allowed between two user actions (default 12). */
   maxBurst?: number;
+  /**
+   * Tokens (prompt + completion, as the model reports them) allowed per burst, between two
+   * user actions; off by default. Checked before each model call (the guard
+   * `burstTokensWithinBudget`); over it the session waits for the user with a notice.
+   */
+  maxBurstTokens?: number;
   /** Folder of skill packages (default: the bundled ones). */
   packagesDir?: string;
   /** Where sessions are saved; without one, sessions live in memory only. */
@@ -35,12 +43,28 @@ export interface RuntimeOptions {
   limits?: Partial<Limits>;
 }
 
+export interface CreateSessionOptions {
+  packageId?: string;
+  maxBurst?: number;
+  /** Tokens per burst for this session (default: the runtime's, off by default); null turns it off. */
+  maxBurstTokens?: number | null;
+  id?: string;
+  limits?: Pick<Partial<Limits>, 'userTextChars'>;
+}
+
 export interface Runtime {
   readonly model: Model;
   readonly packages: ReadonlyMap<string, SkillPackage>;
   readonly machine: SessionMachine;
   readonly store: SessionStore | undefined;
-  createSession(options?: { packageId?: string; maxBurst?: number; id?: string; limits?: Pick<Partial<Limits>, 'userTextChars'> }): Promise<Session>;
+  createSession(options?: CreateSessionOptions): Promise<Session>;
+  /**
+   * A new session whose state is this one's after journal entry `atSeq` (replayed through
+   * the pure machine, as time travel does), with `forkedFrom` in its view and a first
+   * journal entry "forked". The original is not touched; a model call in flight at that
+   * point runs again in the fork.
+   */
+  forkSession(id: string, options: { atSeq: number; id?: string }): Promise<Session>;
   readonly limits: Readonly<Limits>;
   /** Reopens a saved session; a model call that was in flight runs again. */
   resumeSession(id: string): Promise<Session>;
@@ -61,14 +85,13 @@ function checkMaxBurst(value: number | undefined, where: string): number {
   return n;
 }
 
-export function packageInfo(pkg: SkillPackage): PackageInfo {
-  return {
-    id: pkg.id,
-    title: pkg.title,
-    description: pkg.description,
-    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles }) => ({ id, title, description, inputTags, outputTags, roles })),
-  };
+function checkMaxBurstTokens(value: number | null | undefined, where: string): number | null {
+  if (value === undefined || value === null) return null;
+  if (!Number.isInteger(value) || value < 1) throw new UserError(`${where}: maxBurstTokens must be a whole number of tokens ≥ 1, or null for no budget (got ${String(value)}).`);
+  return value;
 }
+
+export const packageInfo = packageInfoOf;
 
 export function newSessionId(): string {
   return `s_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -79,6 +102,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
   }
   const maxBurst = checkMaxBurst(options.maxBurst, 'createRuntime');
+  const maxBurstTokens = checkMaxBurstTokens(options.maxBurstTokens, 'createRuntime');
   const limits = resolveLimits(options.limits);
   const packages = loadPackages(options.packagesDir);
   const promptOf = (packageId: string, workerId: string) =>
@@ -93,7 +117,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const store = options.store;
   const live = new Map<string, Session>();
 
-  async function createSession(opts: { packageId?: string; maxBurst?: number; id?: string; limits?: Pick<Partial<Limits>, 'userTextChars'> } = {}): Promise<Session> {
+  async function createSession(opts: CreateSessionOptions = {}): Promise<Session> {
     // Per-session limits live with this Session object only (a resumed session has the runtime's).
     const sessionLimits = opts.limits ? resolveLimits({ ...limits, ...opts.limits }, 'createSession') : limits;
     let pkg: SkillPackage | undefined;
@@ -107,6 +131,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       package: pkg ? infos.get(pkg.id)! : null,
       catalog: pkg ? [] : [...infos.values()],
       maxBurst: checkMaxBurst(opts.maxBurst ?? maxBurst, 'createSession'),
+      maxBurstTokens: opts.maxBurstTokens === undefined ? maxBurstTokens : checkMaxBurstTokens(opts.maxBurstTokens, 'createSession'),
     };
     let persistence = null;
     if (store) {
@@ -114,7 +139,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const probe = createActor(machine, { input });
       const snapshot = envelope(probe.getPersistedSnapshot());
       const state = stateString(probe.getSnapshot().value);
-      const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst }, state } });
+      const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst, ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}) }, state } });
       persistence = { store, revision: stored.revision };
     }
     return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits));
@@ -166,5 +191,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return live.get(id) ?? resumeSession(id);
   }
 
-  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession };
+  async function forkSession(id: string, opts: { atSeq: number; id?: string }): Promise<Session> {
+    if (!store) throw new UserError('forkSession needs a store: createRuntime({ model, store }).');
+    const forkId = opts?.id ?? newSessionId();
+    const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
+    const stored = await store.create({ id: forkId, packageId: made.packageId, snapshot: made.persisted, entry: made.entry });
+    // Opened like a resumed session: a model call that was in flight at atSeq runs again.
+    return track((onEnd) => restore(forkId, stored.snapshot, { store, revision: stored.revision }, onEnd));
+  }
+
+  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, forkSession };
 }
