@@ -194,7 +194,7 @@ function payloadGist(entry: JournalEntry): string {
   const payload = (entry.payload ?? {}) as Record<string, unknown>;
   if (entry.kind === 'event') {
     // `at` (stamped by send()) is the AT column already.
-    const { type: _type, at: _at, ...fields } = payload;
+    const { type: _type, at: _at, by: _by, ...fields } = payload;
     return Object.keys(fields).length ? clip(JSON.stringify(fields)) : '';
   }
   if (entry.kind === 'actor') {
@@ -206,13 +206,25 @@ function payloadGist(entry: JournalEntry): string {
     const error = payload.error as { message?: string } | undefined;
     if (error) return clip(`error: ${error.message ?? ''}`);
   }
+  // A fork's first entry holds its whole starting snapshot: say where it came from instead.
+  if (entry.kind === 'created' && entry.type === 'forked') {
+    const from = payload.forkedFrom as { id?: string; seq?: number } | undefined;
+    return `forked from ${from?.id ?? '?'} after entry ${from?.seq ?? '?'}`;
+  }
   if (entry.kind === 'created') return clip(JSON.stringify(payload));
   return '';
 }
 
 export function formatJournal(entries: JournalEntry[]): string {
-  const rows = entries.map((e) => [String(e.seq), e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), e.kind, e.type, e.state, payloadGist(e)]);
-  return table(['SEQ', 'AT', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows);
+  const rows = entries.map((e) => [String(e.seq), e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), whoOf(e), e.kind, e.type, e.state, payloadGist(e)]);
+  return table(['SEQ', 'AT', 'BY', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows);
+}
+
+/** Who acted: a user event's `by` (cut to 24 characters here; `--format jsonl` has it whole), "-" if none. */
+function whoOf(entry: JournalEntry): string {
+  if (entry.kind !== 'event') return '';
+  const by = (entry.payload as { by?: unknown } | null)?.by;
+  return typeof by === 'string' ? (by.length > 24 ? `${by.slice(0, 23)}…` : by) : '-';
 }
 
 /** Cells are data (ids, package ids, journal gists): each is made one safe line first. */
