@@ -120,3 +120,19 @@ export class StoreError extends StewardError {
     super(code, message, options);
   }
 }
+
+/**
+ * The session store cannot be reached or opened: `reason` says which (server unreachable,
+ * credentials refused, database missing, …). The message names the target without its
+ * password, and the fix.
+ */
+export class StoreUnavailableError extends StewardError {
+  readonly reason: 'unreachable' | 'bad_credentials' | 'missing_database' | 'other';
+  /** Where the store points, password removed (e.g. "postgres://app@db:5432/steward"). */
+  readonly target: string;
+  constructor(reason: StoreUnavailableError['reason'], target: string, message: string, options?: { cause?: unknown }) {
+    super('store_unavailable', message, options);
+    this.reason = reason;
+    this.target = target;
+  }
+}

@@ -3,7 +3,7 @@
  * the model (OPENAI_* from the environment, else the offline demo model), the runtime,
  * a read-only look at a stored session, and the failures commands end with.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
@@ -15,9 +15,9 @@ import type { Model } from '../models/model.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
-import { MemoryStore } from '../store/memory-store.js';
+import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
 import type { SessionStore } from '../store/session-store.js';
-import { defaultDbPath, SqliteStore } from '../store/sqlite-store.js';
+import { defaultDbPath } from '../store/sqlite-store.js';
 import { safeJson } from './safe-text.js';
 
 /** Options every command inherits from the program. */
@@ -60,6 +60,7 @@ export function viewJson(view: SessionView, revision: number | undefined): ViewJ
 }
 
 export interface CliContext {
+  /** An SQLite file path or a postgres:// URL (see src/store/open-store.ts). */
   readonly dbPath: string;
   readonly store: SessionStore;
   readonly runtime: Runtime;
@@ -68,7 +69,7 @@ export interface CliContext {
 }
 
 export function resolveDbPath(options: GlobalOptions): string {
-  return options.db ? defaultDbPath({ STEWARD_DB: options.db }) : defaultDbPath();
+  return resolveStoreLocation(options.db);
 }
 
 /**
@@ -89,17 +90,11 @@ export interface ContextFlags {
   inspect?: RuntimeOptions['inspect'];
 }
 
-/** The store a command works on: read-only commands neither create the file nor need write access. */
-function openStore(dbPath: string, readStore: boolean): SessionStore {
-  if (readStore && !existsSync(dbPath)) return new MemoryStore();
-  return new SqliteStore(dbPath, { readOnly: readStore });
-}
-
 /** Opens the store and a runtime on it. */
 export async function openContext(options: GlobalOptions, { readOnly = false, readStore = false, inspect }: ContextFlags = {}): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
   const model = readOnly || readStore ? new DemoModel() : await chooseModel();
-  const store = openStore(dbPath, readStore);
+  const store = await openStore(dbPath, { readOnly: readStore });
   let runtime: Runtime;
   try {
     runtime = createRuntime({ model, store, limits: limitsFromEnv(), ...(inspect ? { inspect } : {}) });
@@ -139,7 +134,9 @@ export async function peekSession(ctx: CliContext, id: string): Promise<{ view: 
 export function cliCommand(args: string, dbPath: string, env: NodeJS.ProcessEnv = process.env): string {
   const program = env.npm_command || env.npm_lifecycle_event ? 'npx steward' : 'steward';
   const isDefault = dbPath === defaultDbPath({});
-  return `${program} ${args}${isDefault ? '' : ` --db ${shellQuote(dbPath)}`}`;
+  // A PostgreSQL URL is shown with PASSWORD in place of its password: never echoed.
+  const shown = isPostgresUrl(dbPath) ? redactUrl(dbPath, 'PASSWORD') : dbPath;
+  return `${program} ${args}${isDefault ? '' : ` --db ${shellQuote(shown)}`}`;
 }
 
 /** The exact command that continues a session. */

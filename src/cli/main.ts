@@ -17,6 +17,7 @@ import * as packagesCommand from './commands/packages.js';
 import * as resumeCommand from './commands/resume.js';
 import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
+import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
 import { cliCommand, printJson, resolveDbPath } from './context.js';
 import { safeText } from './safe-text.js';
@@ -30,7 +31,7 @@ export function buildProgram(): Command {
   const program = new Command('steward')
     .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
     .version(version())
-    .option('--db <path>', 'the SQLite file of sessions (env STEWARD_DB; default .steward/steward.db)')
+    .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
     .option('--as <name>', 'who acts: recorded as `by` with every user event sent (default: the OS user name)')
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.');
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   packagesCommand.register(program);
   inspectCommand.register(program);
   diagramCommand.register(program);
+  serveCommand.register(program);
 
   return program;
 }
@@ -82,7 +84,8 @@ function withCliHint(code: string, message: string, dbPath: string): string {
     return `${named} List the sessions with \`${cliCommand('list', dbPath)}\` or create one with \`${cliCommand('new', dbPath)}\`.`;
   }
   if (code === 'store_read_only') return `${message} The reading commands (list, show, log) still work on it.`;
-  if (code.startsWith('store_')) return `${message} (--db or STEWARD_DB chooses the file.)`;
+  // A PostgreSQL message names STEWARD_DB already.
+  if (code.startsWith('store_') && !message.includes('STEWARD_DB')) return `${message} (--db or STEWARD_DB chooses the store.)`;
   return message;
 }
 

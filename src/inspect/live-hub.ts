@@ -1,8 +1,9 @@
 /**
  * Live updates for the inspector page, over Server-Sent Events. Two sources, one stream:
  * - a session this process runs: its actor's subscription (immediate);
- * - a session another process runs (the CLI): the store, polled every 250 ms — a changed
- *   revision means new journal entries and a new snapshot.
+ * - a session another process runs (the CLI): the store's `watch` where it has one
+ *   (PostgreSQL's LISTEN/NOTIFY: at once, from any server), else the store polled every
+ *   250 ms (SQLite) — a changed revision means new journal entries and a new snapshot.
  * The page is told *that* something changed (session, list of sessions, pending model
  * requests) and fetches what it shows; a lost message costs nothing. A live session's own
  * events (rounds with timings and tokens, tool calls checked…) go out as they are, as
@@ -44,9 +45,13 @@ export class LiveHub {
   private readonly clients = new Set<Client>();
   private readonly watches = new Map<string, Watch>();
   private listSignature = '';
-  private readonly poller: NodeJS.Timeout;
+  private poller: NodeJS.Timeout | null = null;
   private readonly heartbeat: NodeJS.Timeout;
   private polling = false;
+  /** A change arrived during a poll: poll once more when it ends. */
+  private pollAgain = false;
+  private unwatchStore: Promise<(() => Promise<void>) | null> = Promise.resolve(null);
+  private closed = false;
   private readonly offModel: () => void;
 
   constructor(
@@ -55,8 +60,16 @@ export class LiveHub {
     manual: ManualModel | null,
     private readonly onError: (error: unknown) => void = () => {},
   ) {
-    this.poller = setInterval(() => void this.poll(), POLL_MS);
-    this.poller.unref();
+    if (store.watch) {
+      // Notified of every write, so no timer; a store that cannot listen falls back to polling.
+      this.unwatchStore = store.watch(() => void this.poll(), { onError }).catch((error: unknown) => {
+        onError(error);
+        if (!this.closed) this.startPolling();
+        return null;
+      });
+    } else {
+      this.startPolling();
+    }
     this.heartbeat = setInterval(() => this.broadcast(': ping\n\n'), HEARTBEAT_MS);
     this.heartbeat.unref();
     if (manual) {
@@ -91,7 +104,9 @@ export class LiveHub {
   }
 
   close(): void {
-    clearInterval(this.poller);
+    this.closed = true;
+    if (this.poller) clearInterval(this.poller);
+    void this.unwatchStore.then((unwatch) => unwatch?.()).catch(this.onError);
     clearInterval(this.heartbeat);
     this.offModel();
     for (const watch of this.watches.values()) {
@@ -142,8 +157,17 @@ export class LiveHub {
     });
   }
 
+  private startPolling(): void {
+    this.poller = setInterval(() => void this.poll(), POLL_MS);
+    this.poller.unref();
+  }
+
   private async poll(): Promise<void> {
-    if (this.polling || this.clients.size === 0) return;
+    if (this.clients.size === 0) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
     this.polling = true;
     try {
       const list = await this.store.list();
@@ -167,6 +191,10 @@ export class LiveHub {
       this.onError(error);
     } finally {
       this.polling = false;
+      if (this.pollAgain) {
+        this.pollAgain = false;
+        void this.poll();
+      }
     }
   }
 

@@ -17,7 +17,7 @@ import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
 import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
-import type { SessionStore } from '../store/session-store.js';
+import type { SessionStore, StoredSession } from '../store/session-store.js';
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
 import { envelope, openEnvelope } from './persisted.js';
@@ -67,7 +67,7 @@ export interface Runtime {
   forkSession(id: string, options: { atSeq: number; id?: string }): Promise<Session>;
   readonly limits: Readonly<Limits>;
   /** Reopens a saved session; a model call that was in flight runs again. */
-  resumeSession(id: string): Promise<Session>;
+  resumeSession(id: string, options?: { from?: StoredSession }): Promise<Session>;
   /**
    * A live, in-memory session from a persisted snapshot (`session.persisted()`) that the app
    * stored itself; nothing is journalled. Validated like a stored one.
@@ -145,11 +145,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits));
   }
 
-  async function resumeSession(id: string): Promise<Session> {
+  /** `from`: the stored session the caller already loaded and checked (no second read that could differ). */
+  async function resumeSession(id: string, resumeOptions: { from?: StoredSession } = {}): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
     // Let a live copy finish its queued writes first, or they would race this one's first write.
     await live.get(id)?.close();
-    const stored = await store.load(id);
+    const stored = resumeOptions.from ?? (await store.load(id));
     if (!stored) throw new SessionNotFoundError(id);
     return track((onEnd) => restore(id, stored.snapshot, { store, revision: stored.revision }, onEnd));
   }

@@ -46,6 +46,24 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
+/** What `watch` reports after a write: enough to tell whether a reader is behind. */
+export interface SessionChange {
+  sessionId: string;
+  /** The session's revision after the write. */
+  revision: number;
+  /** The seq of its last journal entry after the write. */
+  lastSeq: number;
+  /** Its state after the write (dotted). */
+  state: string;
+}
+
+export interface WatchOptions {
+  /** Only this session's changes (default: every session's). */
+  sessionId?: string;
+  /** A lost connection (the store reconnects and re-announces what changed meanwhile) or a listener that threw. */
+  onError?: (error: unknown) => void;
+}
+
 export interface SessionStore {
   /** Creates the session at revision 1 with its first journal entry. Throws ConflictError if the id exists. */
   create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession>;
@@ -61,5 +79,11 @@ export interface SessionStore {
   journal(id: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
   /** All sessions, most recently updated first. */
   list(): Promise<SessionSummary[]>;
+  /**
+   * Optional: reports every committed write, from any process on this store, as it happens
+   * (PostgresStore: LISTEN/NOTIFY). Resolves once listening; the function it returns stops.
+   * Stores without it (SQLite, memory) are polled by readers that need live updates.
+   */
+  watch?(listener: (change: SessionChange) => void, options?: WatchOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

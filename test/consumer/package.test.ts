@@ -119,7 +119,7 @@ describe('an app that installed steward', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Use it from code'), readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 1));
     const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    expect(blocks.length).toBe(3);
+    expect(blocks.length).toBe(4);
     blocks.forEach((code, i) => writeFileSync(join(app, `readme-${i + 1}.ts`), code));
     const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.readme.json'], { cwd: app }).catch((e: { stdout: string }) => e);
     expect(compiled.stdout).toBe('');
@@ -128,6 +128,9 @@ describe('an app that installed steward', () => {
     expect(outputs[0]!.stdout).toContain('waiting_user.approve_step');
     expect(outputs[1]!.stdout).toContain('waiting_user.approve_step');
     expect(outputs[2]!.stdout).toMatch(/transitions covered: (\d+)\/\1 /);
+    // The live events: one line per round with its tokens and tools, then the wait.
+    expect(outputs[3]!.stdout).toContain('manager 1/12');
+    expect(outputs[3]!.stdout).toContain('waits: approve_step');
   }, 120_000);
 
   it('says how to get better-sqlite3 when a SqliteStore is asked for without it', async () => {

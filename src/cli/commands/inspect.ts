@@ -10,7 +10,7 @@ import { loadStatelyConfig } from '../../inspect/config.js';
 import { startInspector } from '../../inspect/server.js';
 import { ManualModel } from '../../models/manual-model.js';
 import { createRuntime } from '../../runtime/runtime.js';
-import { SqliteStore } from '../../store/sqlite-store.js';
+import { openStore, printableLocation } from '../../store/open-store.js';
 import { chooseModel, printJson, resolveDbPath, wholeNumber } from '../context.js';
 
 interface InspectFlags {
@@ -45,7 +45,7 @@ export function register(program: Command): void {
     .action(async (id: string | undefined, flags: InspectFlags, command: Command) => {
       const { config } = loadStatelyConfig(process.cwd());
       const dbPath = resolveDbPath(command.optsWithGlobals());
-      const store = new SqliteStore(dbPath);
+      const store = await openStore(dbPath);
       try {
         const model = flags.manual ? new ManualModel() : await chooseModel();
         const runtime = createRuntime({ model, store });
@@ -60,7 +60,7 @@ export function register(program: Command): void {
         if (flags.json) {
           printJson({ url: inspector.url, token: inspector.token });
         } else {
-          process.stdout.write(`Steward inspector · store ${dbPath} · model: ${model.label}\n`);
+          process.stdout.write(`Steward inspector · store ${printableLocation(dbPath)} · model: ${model.label}\n`);
           process.stdout.write(`Open ${inspector.url}\n(the token in the URL is the key: share it like a password). Ctrl+C stops.\n`);
         }
         await untilStopped();

@@ -1,0 +1,82 @@
+/**
+ * The `steward serve` HTTP app (hono): middleware in the order a request meets it —
+ * shutdown gate, bearer token, body size limit — then one module per route, and one JSON
+ * shape for every failure.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Hono } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { HttpError, toHttpError } from './http-error.js';
+import type { RouteModule, ServeDeps } from './route.js';
+import { createSession } from './routes/create-session.js';
+import { getSession } from './routes/get-session.js';
+import { healthz } from './routes/healthz.js';
+import { journal } from './routes/journal.js';
+import { listSessions } from './routes/list-sessions.js';
+import { openapi } from './routes/openapi.js';
+import { sendEvent } from './routes/send-event.js';
+import { stream } from './routes/stream.js';
+
+export const routes: readonly RouteModule[] = [healthz, openapi, createSession, listSessions, getSession, sendEvent, journal, stream];
+
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+export interface AppOptions extends Omit<ServeDeps, 'routes' | 'auth' | 'streams'> {
+  /** Required as `Authorization: Bearer …` on every route but the public ones; none: no auth. */
+  token?: string;
+  maxBodyBytes?: number;
+  streams?: ServeDeps['streams'];
+}
+
+export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDeps } {
+  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), routes, auth: options.token !== undefined };
+  const app = new Hono();
+  const publicPaths = new Set(routes.filter((r) => r.doc.public).map((r) => r.doc.path));
+
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse();
+    const http = toHttpError(error);
+    if (http.status === 500) options.log(`serve: ${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return c.json(http.body(), http.status);
+  });
+  app.notFound((c) => c.json(new HttpError(404, 'not_found', `No route ${c.req.method} ${c.req.path}. The API is described at GET /openapi.json.`).body(), 404));
+
+  app.use('*', async (c, next) => {
+    if (options.host.isDraining && c.req.path !== '/healthz') {
+      c.header('connection', 'close');
+      return c.json(new HttpError(503, 'server_stopping', 'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.').body(), 503);
+    }
+    return next();
+  });
+
+  if (options.token !== undefined) {
+    const expected = digest(options.token);
+    const refusal = (message: string) => ({ error: { code: 'unauthorized', message } });
+    const auth = bearerAuth({
+      // Compare digests in constant time: the token's length does not leak either.
+      verifyToken: (given) => timingSafeEqual(digest(given), expected),
+      noAuthenticationHeader: { message: refusal('This server needs a token: send "Authorization: Bearer <STEWARD_TOKEN>".') },
+      invalidAuthenticationHeader: { message: refusal('The Authorization header must be "Bearer <STEWARD_TOKEN>".') },
+      invalidToken: { message: refusal('Wrong token: use the STEWARD_TOKEN the server was started with.') },
+    });
+    app.use('*', async (c, next) => (publicPaths.has(c.req.path) ? next() : auth(c, next)));
+  }
+
+  const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize,
+      onError: (c) => c.json(new HttpError(413, 'body_too_large', `The body is larger than ${maxSize} bytes, the limit of this server.`).body(), 413),
+    }),
+  );
+
+  for (const route of routes) route.mount(app, deps);
+  return { app, deps };
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,4 @@
+/** Defaults of `steward serve`, apart from the server so the CLI can show them without loading hono. */
+export const DEFAULT_SERVE_PORT = 4800;
+/** How long a graceful shutdown waits for sends under way. */
+export const DEFAULT_GRACE_MS = 10_000;

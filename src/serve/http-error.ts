@@ -1,0 +1,57 @@
+/**
+ * How `steward serve` fails: one JSON shape, `{ error: { code, message, issues? } }`
+ * (ErrorBody in schemas.ts), a status that matches the code, and a message that names the fix.
+ */
+import type { z } from 'zod';
+import { StewardError } from '../errors.js';
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 413 | 500 | 503,
+    readonly code: string,
+    message: string,
+    readonly issues?: Issue[],
+  ) {
+    super(message);
+  }
+
+  body(): { error: { code: string; message: string; issues?: Issue[] } } {
+    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
+  }
+}
+
+/** Status codes of the runtime's error codes (SendResult.error.code and StewardError.code). */
+const statusOfCode: Record<string, HttpError['status']> = {
+  invalid_event: 400,
+  user_error: 400,
+  event_refused: 409,
+  conflict: 409,
+  session_not_found: 404,
+  session_stopped: 503,
+  store_unavailable: 503,
+};
+
+export function statusOf(code: string): HttpError['status'] {
+  return statusOfCode[code] ?? 500;
+}
+
+/** A Steward error as an HttpError; anything else is an internal error whose details stay in the log. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (StewardError.isStewardError(error)) return new HttpError(statusOf(error.code), error.code, error.message);
+  return new HttpError(500, 'internal_error', 'The server failed on this request; its log has the details.');
+}
+
+/** Parses `value` with `schema`, or throws a 400 that lists every problem with its path. */
+export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+  const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}.`, issues);
+}

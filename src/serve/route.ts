@@ -1,0 +1,68 @@
+/**
+ * What a route module of `steward serve` provides: its OpenAPI description (built from the
+ * same zod schemas it validates with) and `mount`, which adds its handler to the app.
+ */
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import type { Runtime } from '../runtime/runtime.js';
+import type { SessionStore } from '../store/session-store.js';
+import { HttpError, parseOr400 } from './http-error.js';
+import type { SessionHost } from './session-host.js';
+
+export interface ServeDeps {
+  runtime: Runtime;
+  store: SessionStore;
+  host: SessionHost;
+  /** The store as it may be printed (no password). */
+  storeLabel: string;
+  /** Open event streams, ended at shutdown. */
+  streams: Set<{ close(): void }>;
+  /** Every route, for /openapi.json. */
+  routes: readonly RouteModule[];
+  /** Whether requests need the bearer token. */
+  auth: boolean;
+  log: (message: string) => void;
+}
+
+export interface RouteDoc {
+  method: 'get' | 'post';
+  /** OpenAPI form: /sessions/{id}. */
+  path: string;
+  summary: string;
+  /** Open without the token (health checks, the API document). */
+  public?: boolean;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+}
+
+export interface RouteModule {
+  doc: RouteDoc;
+  mount(app: Hono, deps: ServeDeps): void;
+}
+
+/** The JSON body, `{}` when there is none (when `emptyAs` is given), or a 400 that says what is wrong. */
+export async function jsonBody(c: Context, emptyAs?: unknown): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) {
+    if (emptyAs !== undefined) return emptyAs;
+    throw new HttpError(400, 'invalid_request', 'The request needs a JSON body (Content-Type: application/json).');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new HttpError(400, 'invalid_request', `The body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+/** The query string parsed with the route's schema (an unknown parameter is a 400 too). */
+export function query<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
+  return parseOr400(schema, c.req.query(), 'query');
+}
+
+/** A session id from the path: bounded, so it never reaches the store unchecked. */
+export function sessionId(c: Context): string {
+  const id = c.req.param('id') ?? '';
+  if (!id || id.length > 200) throw new HttpError(400, 'invalid_request', 'A session id has 1 to 200 characters.');
+  return id;
+}

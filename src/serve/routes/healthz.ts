@@ -1,0 +1,29 @@
+import type { RouteModule } from '../route.js';
+import { HealthResponse } from '../schemas.js';
+
+export const healthz: RouteModule = {
+  doc: {
+    method: 'get',
+    path: '/healthz',
+    summary: 'Liveness: 200 while the store answers and the server takes work',
+    public: true,
+    responses: {
+      200: { description: 'Healthy', schema: HealthResponse },
+      503: { description: 'The store does not answer, or the server is shutting down', schema: HealthResponse },
+    },
+  },
+  mount(app, { store, host, storeLabel, log }) {
+    app.get('/healthz', async (c) => {
+      let reachable = true;
+      try {
+        // A primary-key read: proves the store answers without scanning anything.
+        await store.load('healthz-probe');
+      } catch (error) {
+        reachable = false;
+        log(`healthz: the store does not answer: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const ok = reachable && !host.isDraining;
+      return c.json({ ok, store: storeLabel, draining: host.isDraining }, ok ? 200 : 503);
+    });
+  },
+};

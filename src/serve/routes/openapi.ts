@@ -1,0 +1,64 @@
+/**
+ * GET /openapi.json — the API document, generated from each route's doc and the zod
+ * schemas the routes validate with (zod 4's z.toJSONSchema): one source for both.
+ */
+import { z } from 'zod';
+import type { RouteDoc, RouteModule } from '../route.js';
+
+export const openapi: RouteModule = {
+  doc: {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document (OpenAPI 3.1)',
+    public: true,
+    responses: { 200: { description: 'The OpenAPI document' } },
+  },
+  mount(app, { routes, auth }) {
+    const document = openapiDocument(routes.map((r) => r.doc), auth);
+    app.get('/openapi.json', (c) => c.json(document));
+  },
+};
+
+export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const doc of docs) {
+    const parameters: unknown[] = [];
+    for (const name of doc.path.match(/\{(\w+)\}/g) ?? []) {
+      parameters.push({ name: name.slice(1, -1), in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } });
+    }
+    if (doc.query) {
+      for (const [name, schema] of Object.entries(doc.query.shape)) {
+        const json = z.toJSONSchema(schema as z.ZodType, { io: 'input' }) as Record<string, unknown>;
+        const { description, ...rest } = json;
+        parameters.push({ name, in: 'query', required: !(schema as z.ZodType).safeParse(undefined).success, schema: rest, ...(description ? { description } : {}) });
+      }
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(doc.responses)) {
+      const type = response.contentType ?? 'application/json';
+      responses[status] = {
+        description: response.description,
+        ...(response.schema ? { content: { [type]: { schema: jsonSchema(response.schema, 'output') } } } : response.contentType ? { content: { [type]: {} } } : {}),
+      };
+    }
+    if (auth && !doc.public) responses['401'] = { description: 'Missing or wrong bearer token' };
+    (paths[doc.path] ??= {})[doc.method] = {
+      summary: doc.summary,
+      ...(parameters.length ? { parameters } : {}),
+      ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body, 'input') } } } } : {}),
+      responses,
+      ...(auth && !doc.public ? { security: [{ bearer: [] }] } : { security: [] }),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Steward serve', version: '1', description: 'Sessions of human-in-the-loop agent teams over HTTP. Errors are { error: { code, message, issues? } }.' },
+    paths,
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'STEWARD_TOKEN of the server' } } },
+  };
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}

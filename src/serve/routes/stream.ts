@@ -1,0 +1,109 @@
+/**
+ * GET /sessions/:id/stream — Server-Sent Events of the session's journal as it is written,
+ * by this server or any other on the same store: each entry is an `entry` event whose id is
+ * its seq (so a reconnecting EventSource resumes with Last-Event-ID), then `done` when the
+ * session is done. New writes are heard through the store's watch (PostgreSQL LISTEN/NOTIFY:
+ * at once) or, for stores without one (SQLite), by polling every 250 ms.
+ *
+ * Interim: the library's own event stream (issue "event stream") is not built yet; when it
+ * is, this route streams it instead and keeps the journal entries as a fallback.
+ */
+import { streamSSE } from 'hono/streaming';
+import type { RouteModule } from '../route.js';
+import { query, sessionId } from '../route.js';
+import { HttpError, parseOr400, toHttpError } from '../http-error.js';
+import { ErrorBody, StreamQuery } from '../schemas.js';
+
+const POLL_MS = 250;
+const HEARTBEAT_MS = 15_000;
+const PAGE = 500;
+
+export const stream: RouteModule = {
+  doc: {
+    method: 'get',
+    path: '/sessions/{id}/stream',
+    summary: "Server-Sent Events: the session's journal entries as they are written (from any server), then `done`",
+    query: StreamQuery,
+    responses: {
+      200: { description: '`event: entry` (data: a journal entry, id: its seq) … `event: done`', contentType: 'text/event-stream' },
+      400: { description: 'Bad query or Last-Event-ID', schema: ErrorBody },
+      404: { description: 'No such session', schema: ErrorBody },
+    },
+  },
+  mount(app, { store, streams, log }) {
+    app.get('/sessions/:id/stream', async (c) => {
+      const id = sessionId(c);
+      const lastEventId = c.req.header('last-event-id');
+      const after = lastEventId !== undefined
+        ? parseOr400(StreamQuery.shape.after, lastEventId.trim(), 'Last-Event-ID header') ?? 0
+        : query(c, StreamQuery).after ?? 0;
+      if (!(await store.load(id))) throw new HttpError(404, 'session_not_found', `No session "${id}" in this store.`);
+
+      return streamSSE(c, async (sse) => {
+        let cursor = after;
+        let dirty = true;
+        let ended = false;
+        let wake: (() => void) | null = null;
+        const poke = () => {
+          dirty = true;
+          wake?.();
+        };
+        const handle = { close: () => { ended = true; wake?.(); } };
+        streams.add(handle);
+        sse.onAbort(handle.close);
+        let unwatch: (() => Promise<void>) | null = null;
+        let poller: NodeJS.Timeout | null = null;
+        try {
+          // Listen before the first read: a write between the read and the listen is never missed.
+          unwatch = store.watch ? await store.watch(poke, { sessionId: id, onError: (e) => log(`stream ${id}: ${String(e)}`) }) : null;
+          if (!unwatch) poller = setInterval(poke, POLL_MS);
+          await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: 1000 });
+          // A client already past the last entry of a finished session: nothing will follow.
+          if (after > 0) {
+            const [last] = await store.journal(id, { afterSeq: after - 1, limit: 1 });
+            if (last?.seq === after && last.state === 'done') {
+              await sse.writeSSE({ event: 'done', data: JSON.stringify({ sessionId: id, seq: last.seq }) });
+              ended = true;
+            }
+          }
+          while (!ended) {
+            if (!dirty) {
+              const beat = await new Promise<boolean>((resolve) => {
+                const timer = setTimeout(() => resolve(true), HEARTBEAT_MS);
+                wake = () => {
+                  clearTimeout(timer);
+                  resolve(false);
+                };
+              });
+              wake = null;
+              if (beat) await sse.write(': ping\n\n');
+              continue;
+            }
+            dirty = false;
+            const entries = await store.journal(id, { afterSeq: cursor, limit: PAGE });
+            if (entries.length === PAGE) dirty = true;
+            for (const entry of entries) {
+              await sse.writeSSE({ event: 'entry', id: String(entry.seq), data: JSON.stringify(entry) });
+              cursor = entry.seq;
+              if (entry.state === 'done') {
+                await sse.writeSSE({ event: 'done', data: JSON.stringify({ sessionId: id, seq: entry.seq }) });
+                ended = true;
+                break;
+              }
+            }
+          }
+        } catch (error) {
+          // The store failed mid-stream: say so in the stream's own terms, then end it
+          // (the EventSource reconnects with Last-Event-ID and resumes where it was).
+          const http = toHttpError(error);
+          if (http.status === 500) log(`stream ${id}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          await sse.writeSSE({ event: 'error', data: JSON.stringify(http.body()) }).catch(() => {});
+        } finally {
+          streams.delete(handle);
+          if (poller) clearInterval(poller);
+          await unwatch?.().catch(() => {});
+        }
+      });
+    });
+  },
+};

@@ -1,0 +1,94 @@
+/**
+ * `startServe`: the HTTP API on 127.0.0.1 by default (@hono/node-server on Node's http),
+ * and its graceful shutdown: stop listening, answer 503 to requests on open connections,
+ * let running sends settle for `graceMs`, stop the rest (they stay saved and resume
+ * elsewhere), end the event streams, close the connections.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { UserError } from '../errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { SessionStore } from '../store/session-store.js';
+import { createServeApp } from './app.js';
+import { SessionHost } from './session-host.js';
+
+import { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
+
+export { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT };
+
+export interface ServeOptions {
+  runtime: Runtime;
+  store: SessionStore;
+  /** Default 127.0.0.1. Any other address needs a token. */
+  host?: string;
+  /** Default 4800; 0 picks a free port. */
+  port?: number;
+  /** Bearer token (STEWARD_TOKEN); required unless the host is a loopback address. */
+  token?: string;
+  maxBodyBytes?: number;
+  /** How long shutdown waits for sends under way (default 10 s). */
+  graceMs?: number;
+  /** The store as it may be printed (no password). */
+  storeLabel?: string;
+  log?: (message: string) => void;
+}
+
+export interface ServeHandle {
+  url: string;
+  port: number;
+  host: SessionHost;
+  /** Graceful shutdown; resolves with what happened to the sessions under way. */
+  close(): Promise<{ settled: number; handedBack: string[] }>;
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+export async function startServe(options: ServeOptions): Promise<ServeHandle> {
+  const hostname = options.host ?? '127.0.0.1';
+  const token = options.token?.trim() || undefined;
+  if (!token && !isLoopback(hostname)) {
+    throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
+  }
+  if (token && token.length < 16) throw new UserError('STEWARD_TOKEN is too short to be a secret: use at least 16 characters (e.g. `openssl rand -hex 24`).');
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const host = new SessionHost(options.runtime, options.store);
+  const { app, deps } = createServeApp({
+    runtime: options.runtime,
+    store: options.store,
+    host,
+    storeLabel: options.storeLabel ?? 'store',
+    log,
+    ...(token ? { token } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname, port: options.port ?? DEFAULT_SERVE_PORT }, () => resolve(s as Server)) as Server;
+    s.once('error', (error: NodeJS.ErrnoException) => {
+      reject(error.code === 'EADDRINUSE'
+        ? new UserError(`Port ${options.port} on ${hostname} is in use: pick another with --port (0: any free port).`)
+        : error);
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
+
+  let closing: Promise<{ settled: number; handedBack: string[] }> | null = null;
+  const close = () => (closing ??= (async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const report = await host.drain(options.graceMs ?? DEFAULT_GRACE_MS);
+    for (const stream of [...deps.streams]) stream.close();
+    server.closeIdleConnections();
+    // Whatever still hangs (a client that never reads) is cut after a short wait.
+    const cut = setTimeout(() => server.closeAllConnections(), 1000);
+    await closed;
+    clearTimeout(cut);
+    return report;
+  })());
+
+  return { url: `http://${shown}:${port}`, port, host, close };
+}

@@ -1,0 +1,370 @@
+/**
+ * SessionStore on PostgreSQL (node-postgres), for several processes or servers on one
+ * database. Same guarantees as SqliteStore: an event is journalled with its snapshot in one
+ * statement (so one transaction), `revision` is the optimistic-concurrency token, `seq` is
+ * gapless per session, and the schema is versioned with append-only migrations.
+ *
+ * Cross-process live updates: a trigger NOTIFYs every committed write, and `watch()`
+ * LISTENs on one dedicated connection. Only this file imports `pg`, so apps that never use
+ * PostgreSQL never load it (src/store/open-store.ts imports this module on demand).
+ */
+import pg from 'pg';
+import { ConflictError, SessionNotFoundError, UserError } from '../errors.js';
+import { revisionConflict } from './memory-store.js';
+import { translateConnectError } from './postgres-errors.js';
+import { Listener } from './postgres-listener.js';
+import { redactUrl } from './redact-url.js';
+import type {
+  JournalEntry,
+  JournalEntryInput,
+  SessionChange,
+  SessionStore,
+  SessionSummary,
+  StoredSession,
+  WatchOptions,
+} from './session-store.js';
+
+/** The schema this code reads and writes, kept in `<schema>.schema_version`. */
+export const PG_SCHEMA_VERSION = 1;
+
+export { redactUrl, translateConnectError };
+
+/** The default PostgreSQL schema (namespace) Steward's tables live in. */
+export const DEFAULT_PG_SCHEMA = 'steward';
+
+/**
+ * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
+ * Append only; never edit a shipped step. A lease table (see docs/design.md) is step 2.
+ */
+const migrations: Array<(S: string, channel: string) => string> = [
+  (S, channel) => `
+    CREATE TABLE ${S}.sessions (
+      id          text PRIMARY KEY,
+      package_id  text,
+      revision    integer NOT NULL,
+      last_seq    integer NOT NULL,
+      snapshot    json NOT NULL,
+      state       text NOT NULL,
+      created_at  timestamptz NOT NULL,
+      updated_at  timestamptz NOT NULL,
+      -- Store-wide write order: breaks ties in list() when two writes share a timestamp.
+      touched     bigint NOT NULL
+    );
+    CREATE SEQUENCE ${S}.write_order;
+    CREATE TABLE ${S}.journal (
+      session_id  text NOT NULL REFERENCES ${S}.sessions(id),
+      seq         integer NOT NULL,
+      at          timestamptz NOT NULL,
+      kind        text NOT NULL,
+      type        text NOT NULL,
+      payload     json NOT NULL,
+      state       text NOT NULL,
+      PRIMARY KEY (session_id, seq)
+    );
+    CREATE INDEX sessions_by_update ON ${S}.sessions (updated_at DESC, touched DESC);
+    -- Every committed write is announced (NOTIFY is delivered at commit, never for a rollback).
+    CREATE FUNCTION ${S}.notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify(${quoteLiteral(channel)}, json_build_object(
+        'sessionId', NEW.id, 'revision', NEW.revision, 'lastSeq', NEW.last_seq, 'state', NEW.state, 'at', NEW.updated_at)::text);
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER sessions_changed AFTER INSERT OR UPDATE ON ${S}.sessions
+      FOR EACH ROW EXECUTE FUNCTION ${S}.notify_change();`,
+];
+
+export interface PostgresStoreOptions {
+  /** PostgreSQL schema for Steward's tables (default "steward"); created if missing. */
+  schema?: string;
+}
+
+interface SessionRow {
+  id: string;
+  package_id: string | null;
+  revision: number;
+  snapshot: unknown;
+  state: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface JournalRow {
+  session_id: string;
+  seq: number;
+  at: Date;
+  kind: JournalEntry['kind'];
+  type: string;
+  payload: unknown;
+  state: string;
+}
+
+export class PostgresStore implements SessionStore {
+  /** Where the store points, password removed: safe to print. */
+  readonly target: string;
+  readonly schema: string;
+  private readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+  private readonly S: string;
+  private readonly channel: string;
+  private readyPromise: Promise<void> | null = null;
+  private listener: Listener | null = null;
+  private closed = false;
+
+  /** `connection`: a postgres:// URL (the store owns and ends its pool) or an app's pg.Pool (left open). */
+  constructor(connection: string | pg.Pool, options: PostgresStoreOptions = {}) {
+    this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) {
+      throw new UserError(`PostgreSQL schema name "${this.schema}" is not allowed: use lower-case letters, digits and _ (at most 63, not starting with a digit).`);
+    }
+    this.S = `"${this.schema}"`;
+    this.channel = `steward_changes_${this.schema}`;
+    if (typeof connection === 'string') {
+      this.target = redactUrl(connection);
+      this.pool = new pg.Pool({ connectionString: connection, max: 10 });
+      this.ownsPool = true;
+    } else {
+      this.target = describePool(connection);
+      this.pool = connection;
+      this.ownsPool = false;
+    }
+    // An idle client's error (server restart) must not crash the process: the next query
+    // reconnects. An app's own pool keeps the app's handling.
+    if (this.ownsPool) this.pool.on('error', () => {});
+  }
+
+  /** Connects and brings the schema up to date; every method awaits it. Throws StoreUnavailableError. */
+  ready(): Promise<void> {
+    this.readyPromise ??= this.migrate().catch((error: unknown) => {
+      this.readyPromise = null; // let a later call try again (the server may come up)
+      throw error;
+    });
+    return this.readyPromise;
+  }
+
+  async create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession> {
+    const snapshot = toJson(session.snapshot, `the snapshot of session "${session.id}"`);
+    const payload = toJson(session.entry.payload, `the payload of "${session.entry.type}" in session "${session.id}"`);
+    // One statement: the session row and its first journal entry commit together.
+    const sql = `
+      WITH s AS (
+        INSERT INTO ${this.S}.sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, touched)
+        VALUES ($1, $2, 1, 1, $3::json, $4, now(), now(), nextval('${this.S}.write_order'))
+        RETURNING id, package_id, revision, snapshot, state, created_at, updated_at
+      ), j AS (
+        INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
+        SELECT id, 1, created_at, $5, $6, $7::json, $4 FROM s
+      )
+      SELECT * FROM s`;
+    try {
+      const { rows } = await this.query<SessionRow>(sql, [session.id, session.packageId, snapshot, session.entry.state, session.entry.kind, session.entry.type, payload]);
+      return toStoredSession(rows[0]!);
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') {
+        throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
+      }
+      throw error;
+    }
+  }
+
+  async load(id: string): Promise<StoredSession | undefined> {
+    const { rows } = await this.query<SessionRow>(
+      `SELECT id, package_id, revision, snapshot, state, created_at, updated_at FROM ${this.S}.sessions WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ? toStoredSession(rows[0]) : undefined;
+  }
+
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number> {
+    // Serialise before talking to the server: a bad value fails before anything is locked.
+    const json = toJson(snapshot, `the snapshot of session "${id}"`);
+    const payloads = entries.map((e) => toJson(e.payload, `the payload of "${e.type}" in session "${id}"`));
+    // The UPDATE's WHERE is the revision check: a concurrent writer waits for our row lock,
+    // then re-checks the revision and matches nothing. Journal rows ride in the same statement.
+    const sql = `
+      WITH u AS (
+        UPDATE ${this.S}.sessions SET revision = revision + 1, last_seq = last_seq + $3, snapshot = $4::json,
+          state = COALESCE($5, state), updated_at = now(), touched = nextval('${this.S}.write_order')
+        WHERE id = $1 AND revision = $2
+        RETURNING revision, last_seq - $3 AS base, updated_at
+      ), j AS (
+        INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
+        SELECT $1, u.base + e.ord, u.updated_at, e.kind, e.type, e.payload::json, e.state
+        FROM u, unnest($6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e(kind, type, payload, state, ord)
+      )
+      SELECT revision FROM u`;
+    const { rows } = await this.query<{ revision: number }>(sql, [
+      id,
+      expectedRevision,
+      entries.length,
+      json,
+      entries.at(-1)?.state ?? null,
+      entries.map((e) => e.kind),
+      entries.map((e) => e.type),
+      payloads,
+      entries.map((e) => e.state),
+    ]);
+    if (rows[0]) return rows[0].revision;
+    const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
+    if (!current.rows[0]) throw new SessionNotFoundError(id);
+    throw revisionConflict(id, current.rows[0].revision, expectedRevision);
+  }
+
+  async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
+    // LIMIT NULL means "no limit"; a negative caller limit means "none", as in MemoryStore.
+    const limit = options.limit === undefined ? null : Math.max(0, Math.floor(options.limit));
+    const { rows } = await this.query<JournalRow>(
+      `SELECT * FROM ${this.S}.journal WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [id, Math.floor(options.afterSeq ?? 0), limit],
+    );
+    return rows.map((row) => ({
+      sessionId: row.session_id,
+      seq: row.seq,
+      at: row.at.toISOString(),
+      kind: row.kind,
+      type: row.type,
+      payload: row.payload,
+      state: row.state,
+    }));
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const { rows } = await this.query<SessionRow>(
+      `SELECT id, package_id, revision, state, created_at, updated_at FROM ${this.S}.sessions ORDER BY updated_at DESC, touched DESC`,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      packageId: row.package_id,
+      revision: row.revision,
+      state: row.state,
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
+    }));
+  }
+
+  /**
+   * Calls `listener` after every committed write to a session (of any process on this
+   * database), or only `options.sessionId`'s. Resolves once listening: a write committed
+   * after that is never missed. Delivery is at least once (after a lost connection the
+   * sessions changed meanwhile are re-announced); compare `revision` to skip repeats.
+   */
+  async watch(listener: (change: SessionChange) => void, options: WatchOptions = {}): Promise<() => Promise<void>> {
+    await this.ready();
+    this.listener ??= new Listener(this.pool, this.channel, this.S, this.target);
+    const entry = { listener, sessionId: options.sessionId, onError: options.onError };
+    await this.listener.add(entry);
+    let done = false;
+    return async () => {
+      if (done) return;
+      done = true;
+      await this.listener?.remove(entry);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.listener?.close();
+    this.listener = null;
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    await this.ready();
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (error) {
+      throw translateConnectError(error, this.target) ?? error;
+    }
+  }
+
+  private async migrate(): Promise<void> {
+    if (this.closed) throw new UserError('This PostgresStore is closed; open a new one.');
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw translateConnectError(error, this.target) ?? error;
+    }
+    try {
+      const version = async () => {
+        const exists = await client.query(`SELECT to_regclass($1) AS t`, [`${this.S}.schema_version`]);
+        if (!exists.rows[0].t) return 0;
+        const { rows } = await client.query(`SELECT max(version) AS v FROM ${this.S}.schema_version`);
+        return Number(rows[0].v ?? 0);
+      };
+      const seen = await version();
+      if (seen > PG_SCHEMA_VERSION) throw newerSchema(this.target, this.schema, seen);
+      if (seen === PG_SCHEMA_VERSION) return;
+      // A transaction-scoped advisory lock: two servers opening a fresh database at once
+      // migrate it only once; the second re-reads the version after the first commits.
+      await client.query('BEGIN');
+      try {
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`steward-migrate:${this.schema}`]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.S}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.S}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+        const from = await version();
+        if (from > PG_SCHEMA_VERSION) throw newerSchema(this.target, this.schema, from);
+        for (let v = from; v < PG_SCHEMA_VERSION; v++) {
+          await client.query(migrations[v]!(this.S, this.channel));
+          await client.query(`INSERT INTO ${this.S}.schema_version (version) VALUES ($1)`, [v + 1]);
+        }
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        if ((error as { code?: string }).code === '42501') {
+          throw new UserError(
+            `The PostgreSQL role at ${this.target} may not create Steward's tables (schema "${this.schema}"): ${(error as Error).message}. ` +
+              `Run Steward once with a role that has CREATE on the database (it creates and migrates the schema), or GRANT CREATE ON DATABASE to this role.`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function describePool(pool: pg.Pool): string {
+  const options = pool.options as pg.PoolConfig;
+  if (options.connectionString) return redactUrl(options.connectionString);
+  const user = options.user ?? process.env.PGUSER ?? '';
+  const host = options.host ?? process.env.PGHOST ?? 'localhost';
+  const port = options.port ?? process.env.PGPORT ?? 5432;
+  const database = options.database ?? process.env.PGDATABASE ?? user;
+  return `postgres://${user ? `${user}@` : ''}${host}:${port}/${database}`;
+}
+
+function newerSchema(target: string, schema: string, found: number): UserError {
+  return new UserError(
+    `The PostgreSQL schema "${schema}" at ${target} has Steward schema version ${found}, but this Steward supports up to ${PG_SCHEMA_VERSION}. ` +
+      `Upgrade Steward, or point it at another database or schema.`,
+  );
+}
+
+function quoteLiteral(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+function toStoredSession(row: SessionRow): StoredSession {
+  return {
+    id: row.id,
+    packageId: row.package_id,
+    revision: row.revision,
+    snapshot: row.snapshot,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function toJson(value: unknown, what: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new UserError(`Cannot store ${what}: ${(error as Error).message}.`, { cause: error });
+  }
+  if (json === undefined) throw new UserError(`Cannot store ${what}: it is not JSON-serialisable (got ${typeof value}).`);
+  return json;
+}

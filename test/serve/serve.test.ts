@@ -1,0 +1,290 @@
+/**
+ * `steward serve` over real HTTP on 127.0.0.1 (startServe in this process, fetch as the
+ * client): a story to done on the demo model, the bearer token, 400s that say what is wrong,
+ * 409 for refused events, the OpenAPI document, the journal, the event stream, shutdown.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { DemoModel } from '../../src/models/demo-model.js';
+import type { Model, ModelReply } from '../../src/models/model.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import type { SessionView } from '../../src/runtime/view.js';
+import { startServe, type ServeHandle } from '../../src/serve/server.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { userEventTypes } from '../../src/machines/session.events.js';
+import { client, nextEvent, readEvents } from './http.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+const open: ServeHandle[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+async function serveOn(options: { model?: Model; token?: string; maxBodyBytes?: number; graceMs?: number } = {}) {
+  const store = new MemoryStore();
+  const runtime = createRuntime({ model: options.model ?? new DemoModel(), store });
+  const server = await startServe({ runtime, store, port: 0, log: () => {}, ...options });
+  open.push(server);
+  return { server, store, http: client(server.url, options.token) };
+}
+
+describe('steward serve', () => {
+  it('drives the short story from intake to done over HTTP, journal gapless', async () => {
+    const { http, server } = await serveOn();
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const created = await http.post('/sessions', { packageId: 'short-story' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ revision: 1, view: { state: 'waiting_user.intake', packageId: 'short-story' } });
+    const id: string = created.body.view.id;
+
+    let view: SessionView = created.body.view;
+    let sends = 0;
+    while (view.phase !== 'done') {
+      const sent = await http.post(`/sessions/${id}/events`, nextEvent(view, 'A lighthouse keeper'));
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+      expect(sent.body.ok).toBe(true);
+      view = sent.body.view;
+      expect(++sends).toBeLessThan(30);
+    }
+    expect(view.state).toBe('done');
+    expect(view.artifacts.map((a) => a.workerId)).toEqual(['brief-writer', 'outliner', 'drafter', 'critic']);
+
+    const got = await http.get(`/sessions/${id}`);
+    expect(got.body).toMatchObject({ view: { state: 'done' }, revision: expect.any(Number) });
+    const journal = await http.get(`/sessions/${id}/journal`);
+    const seqs = journal.body.entries.map((e: { seq: number }) => e.seq);
+    expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
+    expect(journal.body.entries.at(-1).state).toBe('done');
+    expect(journal.body.next).toBeNull();
+    const page = await http.get(`/sessions/${id}/journal?after=2&limit=3`);
+    expect(page.body.entries.map((e: { seq: number }) => e.seq)).toEqual([3, 4, 5]);
+    expect(page.body.next).toBe(5);
+
+    const list = await http.get('/sessions');
+    expect(list.body).toMatchObject({ total: 1, next: null, sessions: [{ id, state: 'done' }] });
+  });
+
+  it('pages GET /sessions with limit and offset', async () => {
+    const { http } = await serveOn();
+    for (let i = 0; i < 5; i++) expect((await http.post('/sessions', {})).status).toBe(201);
+    const first = await http.get('/sessions?limit=2');
+    expect(first.body).toMatchObject({ total: 5, next: 2 });
+    expect(first.body.sessions).toHaveLength(2);
+    const last = await http.get('/sessions?limit=2&offset=4');
+    expect(last.body).toMatchObject({ total: 5, next: null });
+    expect(last.body.sessions).toHaveLength(1);
+    expect(last.body.sessions[0].state).toBe('waiting_user.skill_selection');
+  });
+
+  it('refuses requests without the right bearer token (401, JSON), but not /healthz and /openapi.json', async () => {
+    const { server } = await serveOn({ token: TOKEN });
+    const anonymous = client(server.url);
+    const none = await anonymous.get('/sessions');
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('Authorization: Bearer <STEWARD_TOKEN>') } });
+    const wrong = await client(server.url, 'not-the-token-at-all').post('/sessions', {});
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.message).toMatch(/Wrong token/);
+    const malformed = await anonymous.get('/sessions', { authorization: 'Basic abc' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('unauthorized');
+    expect((await anonymous.get('/healthz')).status).toBe(200);
+    expect((await anonymous.get('/openapi.json')).status).toBe(200);
+    expect((await client(server.url, TOKEN).get('/sessions')).status).toBe(200);
+  });
+
+  it('will not listen beyond loopback without a token, nor with a short one', async () => {
+    const store = new MemoryStore();
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    await expect(startServe({ runtime, store, host: '0.0.0.0', port: 0 })).rejects.toThrow(UserError);
+    await expect(startServe({ runtime, store, host: '0.0.0.0', port: 0 })).rejects.toThrow(/set STEWARD_TOKEN/);
+    await expect(startServe({ runtime, store, port: 0, token: 'short' })).rejects.toThrow(/at least 16 characters/);
+  });
+
+  it('answers 400 with what is wrong for bad bodies, events and queries; 413 past the size limit', async () => {
+    const { http } = await serveOn({ maxBodyBytes: 2048 });
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+
+    const unknownType = await http.post(`/sessions/${id}/events`, { type: 'user_did_something' });
+    expect(unknownType.status).toBe(400);
+    expect(unknownType.body.error.code).toBe('invalid_request');
+    expect(unknownType.body.error.message).toMatch(/^Invalid event: type: /);
+    expect(unknownType.body.error.issues[0].path).toBe('type');
+
+    const missingField = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input' });
+    expect(missingField.status).toBe(400);
+    expect(missingField.body.error.issues).toEqual([{ path: 'text', message: expect.any(String) }]);
+    const extraField = await http.post(`/sessions/${id}/events`, { type: 'user_confirmed_intake', sneaky: true });
+    expect(extraField.status).toBe(400);
+    expect(extraField.body.error.message).toMatch(/sneaky/);
+
+    const notJson = await http.post(`/sessions/${id}/events`, '{type: oops');
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error.message).toMatch(/^The body is not valid JSON/);
+    const empty = await http.post(`/sessions/${id}/events`, '');
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toMatch(/needs a JSON body/);
+
+    const badCreate = await http.post('/sessions', { packageId: 'tiny', maxBurst: 0 });
+    expect(badCreate.status).toBe(400);
+    expect(badCreate.body.error.issues[0].path).toBe('maxBurst');
+    const unknownPackage = await http.post('/sessions', { packageId: 'nope' });
+    expect(unknownPackage.status).toBe(400);
+    expect(unknownPackage.body.error.message).toMatch(/Unknown package "nope"/);
+
+    const badQuery = await http.get(`/sessions/${id}/journal?limit=abc`);
+    expect(badQuery.status).toBe(400);
+    expect(badQuery.body.error.message).toMatch(/limit: must be a whole number from 1 to 1000/);
+    const unknownQuery = await http.get('/sessions?page=2');
+    expect(unknownQuery.status).toBe(400);
+    expect(unknownQuery.body.error.message).toMatch(/page/);
+
+    const huge = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'x'.repeat(4096) });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error).toEqual({ code: 'body_too_large', message: 'The body is larger than 2048 bytes, the limit of this server.' });
+
+    // None of it reached the session.
+    expect((await http.get(`/sessions/${id}/journal`)).body.entries).toHaveLength(1);
+  });
+
+  it('answers 409 with the structured refusal for an event the state does not accept, and changes nothing', async () => {
+    const { http } = await serveOn();
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const refused = await http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      ok: false,
+      error: { code: 'event_refused', message: expect.stringContaining('"user_approved_next_step" is not accepted while the session waits in intake') },
+      view: { state: 'waiting_user.intake' },
+    });
+    expect((await http.get(`/sessions/${id}`)).body.view.state).toBe('waiting_user.intake');
+  });
+
+  it('answers 404 for an unknown session or route', async () => {
+    const { http } = await serveOn();
+    for (const reply of [await http.get('/sessions/nope'), await http.post('/sessions/nope/events', { type: 'user_confirmed_intake' }), await http.get('/sessions/nope/journal'), await http.get('/sessions/nope/stream')]) {
+      expect(reply.status).toBe(404);
+      expect(reply.body.error.code).toBe('session_not_found');
+    }
+    const route = await http.get('/nowhere');
+    expect(route.status).toBe(404);
+    expect(route.body.error.message).toMatch(/GET \/openapi\.json/);
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the zod schemas', async () => {
+    const { http } = await serveOn({ token: TOKEN });
+    const doc = (await http.get('/openapi.json')).body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/openapi.json', '/sessions', '/sessions/{id}', '/sessions/{id}/events', '/sessions/{id}/journal', '/sessions/{id}/stream']);
+    const send = doc.paths['/sessions/{id}/events'].post;
+    const events = send.requestBody.content['application/json'].schema.oneOf;
+    expect(events.map((e: { properties: { type: { const: string } } }) => e.properties.type.const).sort()).toEqual([...userEventTypes].sort());
+    expect(send.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(send.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '409']));
+    expect(doc.paths['/healthz'].get.security).toEqual([]);
+    const journalParams = doc.paths['/sessions/{id}/journal'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
+    expect(journalParams).toEqual(['path:id', 'query:after', 'query:limit']);
+  });
+
+  it('streams the journal as Server-Sent Events, resumes after Last-Event-ID, and ends with done', async () => {
+    const { http, server } = await serveOn();
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const res = await fetch(`${server.url}/sessions/${id}/stream`);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const sse = await readEvents(res);
+    await expect.poll(() => sse.events.filter((e) => e.event === 'entry').length).toBe(1);
+    let view: SessionView = (await http.get(`/sessions/${id}`)).body.view;
+    while (view.phase !== 'done') view = (await http.post(`/sessions/${id}/events`, nextEvent(view, 'Hello'))).body.view;
+    await expect.poll(() => sse.events.at(-1)?.event, { timeout: 5000 }).toBe('done');
+    const entries = sse.events.filter((e) => e.event === 'entry');
+    const journal = (await http.get(`/sessions/${id}/journal`)).body.entries;
+    expect(entries.map((e) => e.data)).toEqual(journal);
+    expect(entries.map((e) => e.id)).toEqual(journal.map((e: { seq: number }) => String(e.seq)));
+    await sse.stop();
+
+    const again = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`, { headers: { 'last-event-id': String(journal.length - 2) } }));
+    await expect.poll(() => again.events.at(-1)?.event).toBe('done');
+    expect(again.events.filter((e) => e.event === 'entry').map((e) => e.data.seq)).toEqual([journal.length - 1, journal.length]);
+    await again.stop();
+
+    // Caught up on a finished session: done at once, not an endless wait.
+    const caughtUp = await readEvents(await fetch(`${server.url}/sessions/${id}/stream?after=${journal.length}`));
+    await expect.poll(() => caughtUp.events.map((e) => e.event)).toEqual(['hello', 'done']);
+    await caughtUp.stop();
+  });
+
+  it('a send that settles within the grace period is answered normally during shutdown; new work is refused', async () => {
+    const demo = new DemoModel();
+    let calls = 0;
+    const slow: Model = { label: 'slow demo', complete: async (req) => {
+      calls += 1;
+      await new Promise((r) => setTimeout(r, 300));
+      return demo.complete(req);
+    } };
+    const { http, server } = await serveOn({ model: slow, graceMs: 10_000 });
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const sending = http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
+    await expect.poll(() => calls).toBe(1);
+    const closing = server.close();
+    await expect.poll(() => server.host.isDraining).toBe(true);
+    await expect(server.host.create({ packageId: 'tiny' })).rejects.toMatchObject({ status: 503, code: 'server_stopping' });
+    await expect(server.host.send(id, { type: 'user_confirmed_intake' })).rejects.toMatchObject({ status: 503, code: 'server_stopping' });
+    const answer = await sending;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ ok: true, view: { phase: 'waiting_user' } });
+    expect(await closing).toEqual({ settled: 1, handedBack: [] });
+  });
+
+  it('says the store is unreachable: /healthz 503, other routes 503 store_unavailable, no password', async () => {
+    const { PostgresStore } = await import('../../src/store/postgres-store.js');
+    const { closedPort } = await import('../support/temp.js');
+    const store = new PostgresStore(`postgres://app:pw-secret-1@127.0.0.1:${await closedPort()}/steward`);
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    const server = await startServe({ runtime, store, port: 0, log: () => {}, storeLabel: store.target });
+    open.push(server);
+    const http = client(server.url);
+    const health = await http.get('/healthz');
+    expect(health.status).toBe(503);
+    expect(health.body).toEqual({ ok: false, store: expect.stringMatching(/^postgres:\/\/app@127\.0\.0\.1:\d+\/steward$/), draining: false });
+    const list = await http.get('/sessions');
+    expect(list.status).toBe(503);
+    expect(list.body.error.code).toBe('store_unavailable');
+    expect(list.body.error.message).toMatch(/Cannot reach the PostgreSQL server/);
+    expect(JSON.stringify([health.body, list.body])).not.toContain('pw-secret-1');
+    await store.close();
+  });
+
+  it('a store failing mid-stream ends the stream with a structured error event', async () => {
+    const { http, server, store } = await serveOn();
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const { StoreUnavailableError } = await import('../../src/errors.js');
+    store.journal = async () => {
+      throw new StoreUnavailableError('unreachable', 'postgres://app@db/steward', 'Cannot reach the PostgreSQL server at postgres://app@db/steward (ECONNREFUSED).');
+    };
+    const sse = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`));
+    await expect.poll(() => sse.events.map((e) => e.event)).toEqual(['hello', 'error']);
+    expect(sse.events[1]!.data).toEqual({ error: { code: 'store_unavailable', message: expect.stringContaining('Cannot reach the PostgreSQL server') } });
+    await sse.stop();
+  });
+
+  it('shuts down gracefully: new work is refused, a send under way past the grace period is handed back saved', async () => {
+    let calls = 0;
+    const never: Model = { label: 'never answers', complete: () => new Promise<ModelReply>(() => {
+      calls += 1;
+    }) };
+    const { http, server, store } = await serveOn({ model: never, graceMs: 200 });
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const sending = http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
+    await expect.poll(() => calls).toBe(1);
+    expect(server.host.busy).toBe(1);
+
+    const report = await server.close();
+    expect(report).toEqual({ settled: 0, handedBack: [id] });
+    const answer = await sending;
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ ok: false, error: { code: 'session_stopped' } });
+    // Saved where it was: the interrupted call runs again when the session is resumed.
+    expect((await store.journal(id)).at(-1)?.state).toBe('running.manager.thinking');
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+});

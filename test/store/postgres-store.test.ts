@@ -1,0 +1,321 @@
+/**
+ * PostgresStore on a real server (test/support/postgres.ts: a throwaway cluster, or
+ * STEWARD_TEST_PG): the shared SessionStore contract, then what only PostgreSQL has —
+ * several pools on one database, LISTEN/NOTIFY watches, migrations, and connection errors.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, StoreUnavailableError, UserError } from '../../src/errors.js';
+import { LiveHub } from '../../src/inspect/live-hub.js';
+import { DemoModel } from '../../src/models/demo-model.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { PG_SCHEMA_VERSION, PostgresStore, redactUrl } from '../../src/store/postgres-store.js';
+import type { SessionChange } from '../../src/store/session-store.js';
+import { postgresUnavailable, startPostgres, TEST_PASSWORD, type TestPostgres } from '../support/postgres.js';
+import { closedPort } from '../support/temp.js';
+import { describeSessionStore, entry } from './session-store.spec.js';
+
+let server: TestPostgres;
+let url = '';
+beforeAll(async () => {
+  if (postgresUnavailable) return;
+  server = await startPostgres();
+  url = await server.createDatabase();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+}, 60_000);
+
+/** Each test gets its own PostgreSQL schema, so tests never see each other's sessions. */
+const freshSchema = () => `t_${randomBytes(5).toString('hex')}`;
+const created = { kind: 'created', type: 'session.created', payload: {}, state: 'idle' } as const;
+
+describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
+  describeSessionStore('PostgresStore', async () => {
+    const store = new PostgresStore(url, { schema: freshSchema() });
+    return { store, cleanup: () => store.close() };
+  });
+
+  describe('PostgresStore on a shared database', () => {
+    const open: PostgresStore[] = [];
+    afterAll(async () => {
+      await Promise.all(open.map((s) => s.close()));
+    });
+    /** Another store instance with its own pool: as another process or server would be. */
+    const connect = (schema: string) => {
+      const store = new PostgresStore(url, { schema });
+      open.push(store);
+      return store;
+    };
+
+    it('two pools racing on one session: exactly one write wins, the others get ConflictError, seq stays gapless', async () => {
+      const schema = freshSchema();
+      const stores = Array.from({ length: 4 }, () => connect(schema));
+      await stores[0]!.create({ id: 'race', packageId: null, snapshot: { n: 0 }, entry: created });
+      for (let round = 1; round <= 5; round++) {
+        const results = await Promise.allSettled(
+          stores.map((store, i) => store.append('race', round, [entry(`w${i}`, 'x'), entry(`w${i}b`, 'y')], { n: round, by: i })),
+        );
+        const won = results.filter((r) => r.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConflictError);
+      }
+      const journal = await stores[1]!.journal('race');
+      expect(journal.map((e) => e.seq)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+      // Each winner's two entries are adjacent: no interleaving of two writers.
+      for (let i = 1; i < journal.length; i += 2) expect(journal[i + 1]!.type).toBe(`${journal[i]!.type}b`);
+      expect((await stores[2]!.load('race'))?.revision).toBe(6);
+    });
+
+    it('a watcher on one pool sees a write made through another pool at once (LISTEN/NOTIFY, no polling)', async () => {
+      const schema = freshSchema();
+      const writer = connect(schema);
+      const reader = connect(schema);
+      await writer.create({ id: 'w1', packageId: null, snapshot: {}, entry: created });
+
+      const all: SessionChange[] = [];
+      const onlyW2: SessionChange[] = [];
+      const stopAll = await reader.watch((change) => all.push(change));
+      const stopW2 = await reader.watch((change) => onlyW2.push(change), { sessionId: 'w2' });
+
+      const next = new Promise<SessionChange>((resolve) => {
+        void reader.watch((change) => resolve(change), { sessionId: 'w1' });
+      });
+      const start = Date.now();
+      await writer.append('w1', 1, [entry('a', 'working'), entry('b', 'waiting_user.review')], { step: 1 });
+      const change = await next;
+      const latencyMs = Date.now() - start;
+      expect(change).toEqual({ sessionId: 'w1', revision: 2, lastSeq: 3, state: 'waiting_user.review' });
+      // Far below any polling interval the inspector used (250 ms).
+      expect(latencyMs).toBeLessThan(200);
+
+      await writer.create({ id: 'w2', packageId: null, snapshot: {}, entry: created });
+      await expect.poll(() => onlyW2.length).toBe(1);
+      expect(onlyW2[0]).toMatchObject({ sessionId: 'w2', revision: 1, lastSeq: 1, state: 'idle' });
+      expect(all.map((c) => `${c.sessionId}@${c.revision}`)).toEqual(['w1@2', 'w2@1']);
+
+      // A refused write (conflict) commits nothing and announces nothing.
+      await expect(writer.append('w1', 1, [entry('late', 'x')], {})).rejects.toThrow(ConflictError);
+      await stopW2();
+      await writer.append('w2', 1, [entry('c', 'done')], {});
+      await expect.poll(() => all.length).toBe(3);
+      expect(all[2]).toMatchObject({ sessionId: 'w2', revision: 2, state: 'done' });
+      expect(onlyW2).toHaveLength(1);
+      await stopAll();
+    });
+
+    it('a watcher that lost its connection reconnects and re-announces what was written meanwhile', async () => {
+      // A database of its own: the connections ended below are only this test's.
+      const own = await server.createDatabase();
+      const writer = new PostgresStore(own);
+      const reader = new PostgresStore(own);
+      open.push(writer, reader);
+      await writer.create({ id: 'r1', packageId: null, snapshot: {}, entry: created });
+      const seen: SessionChange[] = [];
+      const errors: unknown[] = [];
+      await reader.watch((change) => seen.push(change), { onError: (e) => errors.push(e) });
+
+      // The server ends the listening connection (as a restart or a network cut would).
+      const admin = new pg.Client({ connectionString: own });
+      await admin.connect();
+      try {
+        // Every other connection to this database: the listener's and the pools' (a restart).
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+      } finally {
+        await admin.end();
+      }
+      await expect.poll(() => errors.length).toBeGreaterThan(0);
+      await writer.append('r1', 1, [entry('while-away', 'working')], {});
+      await expect.poll(() => seen.some((c) => c.sessionId === 'r1' && c.revision === 2), { timeout: 5000 }).toBe(true);
+    });
+
+    it("the inspector's live hub hears another server's write through the store's watch, and never polls", async () => {
+      const schema = freshSchema();
+      const writer = connect(schema);
+      const reader = connect(schema);
+      let lists = 0;
+      const list = reader.list.bind(reader);
+      reader.list = () => {
+        lists += 1;
+        return list();
+      };
+      await writer.create({ id: 'h1', packageId: null, snapshot: {}, entry: created });
+      const hub = new LiveHub(createRuntime({ model: new DemoModel(), store: reader }), reader, null);
+      const http: Server = createServer((_req, res) => hub.attach(res, 'h1'));
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = http.address() as { port: number };
+        const stream = await fetch(`http://127.0.0.1:${port}/`);
+        const reader2 = stream.body!.getReader();
+        let text = '';
+        const reading = (async () => {
+          for (;;) {
+            const { value, done } = await reader2.read();
+            if (done) return;
+            text += new TextDecoder().decode(value);
+          }
+        })();
+        await expect.poll(() => text).toContain('event: hello');
+        await new Promise((r) => setTimeout(r, 100));
+        // Idle: a polling hub would have listed the sessions every 250 ms by now.
+        const idleLists = lists;
+        await new Promise((r) => setTimeout(r, 700));
+        expect(lists).toBe(idleLists);
+
+        await writer.append('h1', 1, [entry('go', 'working')], {});
+        await expect.poll(() => text, { timeout: 2000 }).toContain('event: session\ndata: {"id":"h1","revision":2}');
+        await reader2.cancel();
+        await reading.catch(() => {});
+      } finally {
+        hub.close();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      }
+    });
+
+    it('a forged or malformed notification on the channel is reported and ignored, never crashes the process', async () => {
+      const schema = freshSchema();
+      const writer = connect(schema);
+      const reader = connect(schema);
+      await writer.create({ id: 'f1', packageId: null, snapshot: {}, entry: created });
+      const seen: SessionChange[] = [];
+      const errors: unknown[] = [];
+      await reader.watch((change) => seen.push(change), { onError: (e) => errors.push(e) });
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        for (const payload of ['not json', '{"sessionId":1}', 'null', '{"sessionId":"f1","revision":9,"lastSeq":9,"state":"x"}']) {
+          await admin.query('SELECT pg_notify($1, $2)', [`steward_changes_${schema}`, payload]);
+        }
+      } finally {
+        await admin.end();
+      }
+      await expect.poll(() => errors.length).toBe(4);
+      expect(String(errors[0])).toMatch(/Ignored a malformed notification/);
+      await writer.append('f1', 1, [entry('real', 'working')], {});
+      await expect.poll(() => seen.map((c) => c.revision)).toEqual([2]);
+    });
+
+    it('two stores opening a fresh schema at once migrate it once, to the current version', async () => {
+      const schema = freshSchema();
+      const stores = Array.from({ length: 3 }, () => connect(schema));
+      await Promise.all(stores.map((s) => s.ready()));
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
+        expect(rows.map((r) => r.version)).toEqual([PG_SCHEMA_VERSION]);
+
+        // A schema written by a newer Steward is refused with the fix, not misread.
+        await client.query(`INSERT INTO "${schema}".schema_version (version) VALUES ($1)`, [PG_SCHEMA_VERSION + 1]);
+      } finally {
+        await client.end();
+      }
+      const newer = connect(schema);
+      await expect(newer.list()).rejects.toThrow(UserError);
+      await expect(newer.list()).rejects.toThrow(/schema version 2, but this Steward supports up to 1\. Upgrade Steward/);
+    });
+
+    it('keeps the exact JSON it was given (key order, unicode, big numbers as JSON numbers)', async () => {
+      const store = connect(freshSchema());
+      const snapshot = { z: 1, a: { 'ü': 'naïve — ✓', nul: 'a\u0000b' }, n: 1.5e300, list: [null, true, ''] };
+      await store.create({ id: 'json', packageId: 'pkg', snapshot, entry: created });
+      const loaded = await store.load('json');
+      expect(loaded?.snapshot).toEqual(snapshot);
+      expect(Object.keys(loaded!.snapshot as object)).toEqual(['z', 'a', 'n', 'list']);
+    });
+
+    it('uses an app-provided pg.Pool and leaves it open on close', async () => {
+      const pool = new pg.Pool({ connectionString: url });
+      try {
+        const store = new PostgresStore(pool, { schema: freshSchema() });
+        expect(store.target).not.toContain(TEST_PASSWORD);
+        await store.create({ id: 'p1', packageId: null, snapshot: {}, entry: created });
+        await store.close();
+        expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('refuses a schema name that is not a plain identifier', () => {
+      expect(() => new PostgresStore(url, { schema: 'x"; DROP TABLE y; --' })).toThrow(/schema name .* is not allowed/);
+    });
+  });
+
+  describe('PostgresStore connection errors', () => {
+    const attempt = async (target: string) => {
+      const store = new PostgresStore(target);
+      try {
+        await store.list();
+        throw new Error('expected a failure');
+      } catch (error) {
+        return error as StoreUnavailableError;
+      } finally {
+        await store.close();
+      }
+    };
+
+    it('an unreachable server: says so, names host and port, never the password', async () => {
+      const port = await closedPort();
+      const error = await attempt(`postgres://app:hunter2-secret@127.0.0.1:${port}/steward`);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error.reason).toBe('unreachable');
+      expect(error.code).toBe('store_unavailable');
+      expect(error.message).toContain(`Cannot reach the PostgreSQL server at postgres://app@127.0.0.1:${port}/steward`);
+      expect(error.message).toMatch(/Start the server, or fix the host and port/);
+      expect(error.message).not.toContain('hunter2');
+      expect(error.target).not.toContain('hunter2');
+    });
+
+    it('bad credentials: says the login was refused and how to fix it, never the password', async () => {
+      const wrong = new URL(url);
+      wrong.password = 'wrong-password-xyz';
+      const error = await attempt(wrong.toString());
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error.reason).toBe('bad_credentials');
+      expect(error.message).toMatch(/refused the login: password authentication failed for user "postgres"\. Fix the user name and password/);
+      expect(error.message).not.toContain('wrong-password-xyz');
+    });
+
+    it('a missing database: names it and says how to create it', async () => {
+      const missing = new URL(url);
+      missing.pathname = '/no_such_db';
+      const error = await attempt(missing.toString());
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error.reason).toBe('missing_database');
+      expect(error.message).toMatch(/has no such database: database "no_such_db" does not exist\. Create it/);
+      expect(error.message).not.toContain(TEST_PASSWORD);
+    });
+
+    it('a role that may not create the schema: says which role and how to fix it', async () => {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      const role = `reader_${randomBytes(3).toString('hex')}`;
+      try {
+        await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw-123'`);
+        await admin.query(`REVOKE CREATE ON DATABASE ${new URL(url).pathname.slice(1)} FROM PUBLIC`);
+      } finally {
+        await admin.end();
+      }
+      const asReader = new URL(url);
+      asReader.username = role;
+      asReader.password = 'reader-pw-123';
+      const store = new PostgresStore(asReader.toString(), { schema: freshSchema() });
+      try {
+        await expect(store.list()).rejects.toThrow(UserError);
+        await expect(store.list()).rejects.toThrow(/may not create Steward's tables .*GRANT CREATE ON DATABASE/);
+        await expect(store.list()).rejects.not.toThrow(/reader-pw-123/);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('redacts passwords (in the user part or a parameter) from URLs it prints', () => {
+      expect(redactUrl('postgres://u:p%40ss@h:1/db?password=x&sslmode=require')).toBe('postgres://u@h:1/db?password=&sslmode=require');
+      expect(redactUrl('postgres://u:secret@h/db', 'PASSWORD')).toBe('postgres://u:PASSWORD@h/db');
+      expect(redactUrl('not a url')).not.toContain('not a url');
+    });
+  });
+});
