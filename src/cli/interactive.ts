@@ -66,11 +66,10 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
     const choice = await p.select<string>({
       message: headline(view),
       options: [
-        ...offered.flatMap((t) => [
-          { value: t, label: EVENT_LABELS[t], hint: aliasOf(t) },
-          ...(t === 'user_approved_next_step' ? [{ value: EDIT_THEN_APPROVE, label: 'Edit, then approve', hint: 'change the reason or the role first' }] : []),
-          ...(t === 'user_accepted_artifact' && options.editText ? [{ value: EDIT_THEN_ACCEPT, label: 'Edit, then accept', hint: 'change a body in your editor first' }] : []),
-        ]),
+        ...offered.map((t) => ({ value: t, label: EVENT_LABELS[t], hint: aliasOf(t) })),
+        // After the events (their order stays as the chart gives it): the same events with edits.
+        ...(offered.includes('user_approved_next_step') ? [{ value: EDIT_THEN_APPROVE, label: 'Edit, then approve', hint: 'change the reason or the role first' }] : []),
+        ...(offered.includes('user_accepted_artifact') && options.editText ? [{ value: EDIT_THEN_ACCEPT, label: 'Edit, then accept', hint: 'change a body in $EDITOR first' }] : []),
         { value: QUIT, label: 'Quit for now', hint: 'the session is saved' },
       ],
     });
