@@ -77,11 +77,13 @@ export interface ForkOrigin {
 }
 
 /**
- * Token bookkeeping of the burst and the session's provenance, grouped in one field (the
- * context's field count, see below). Tokens are the model's reported usage (prompt +
- * completion); a reply without usage counts 0.
+ * Token bookkeeping — the session's usage, the burst's count and budget — and the session's
+ * provenance, grouped in one field (the context's field count, see below). Tokens are the
+ * model's reported usage (prompt + completion); a reply without usage counts 0.
  */
 export interface Ledger {
+  /** Tokens of all model calls of the session. */
+  usage: TokenUsage;
   /** Tokens allowed per burst (between two hard user events); null: no budget. */
   maxBurstTokens: number | null;
   /** Tokens the model calls of this burst used. */
@@ -91,12 +93,13 @@ export interface Ledger {
   forkedFrom?: ForkOrigin;
 }
 
-export const NO_LEDGER: Ledger = { maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
+export const NO_LEDGER: Ledger = { usage: { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
 
 /**
  * Keep at most 18 top-level fields: XState's assign copies the context with Object.assign,
  * and V8 turns a larger copy into a slow dictionary-mode object (checked with
- * %HasFastProperties: 21 fields did; 19 do not). Group related fields instead.
+ * %HasFastProperties: 21 and 20 fields did; 19 do not). Group related fields instead: the
+ * token counts and the fork origin share `ledger` for this reason (19 fields now).
  */
 export interface SessionContext {
   sessionId: string;
@@ -125,10 +128,9 @@ export interface SessionContext {
   /** A runtime notice: burst limit reached, model failure. */
   notice: string | null;
   rejections: Rejection[];
-  usage: TokenUsage;
   /** Model calls made in this session, all agents. */
   rounds: number;
-  /** The burst's token budget and count, and where a fork came from. */
+  /** Token usage (session and burst), the burst's token budget, and where a fork came from. */
   ledger: Ledger;
 }
 

@@ -244,7 +244,6 @@ export const sessionMachine = setup({
     assessment: null,
     notice: null,
     rejections: [],
-    usage: { promptTokens: 0, completionTokens: 0 },
     rounds: 0,
     ledger: { ...NO_LEDGER, maxBurstTokens: input.maxBurstTokens ?? null },
   }),

@@ -192,10 +192,10 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
   const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx[messagesKey(actor)]));
-  const usage = reply?.usage
-    ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
-    : ctx.usage;
   const ledger = ctx.ledger ?? NO_LEDGER;
+  const usage = reply?.usage
+    ? { promptTokens: ledger.usage.promptTokens + reply.usage.promptTokens, completionTokens: ledger.usage.completionTokens + reply.usage.completionTokens }
+    : ledger.usage;
   const callTokens = tokensOf(reply?.usage);
   const nudge: ChatMessage[] = queue.length === 0
     ? [{ role: 'user', content: actor === 'worker' ? 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.' : 'Reply by calling one of your tools.' }]
@@ -203,8 +203,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
   return {
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
-    usage,
-    ledger: { ...ledger, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens },
+    ledger: { ...ledger, usage, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens },
     reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at) },
     ...append(ctx, actor, message, ...nudge),
   };

@@ -10,15 +10,17 @@ import { SnapshotError } from '../errors.js';
 import type { StoredSession } from '../store/session-store.js';
 
 /**
- * v1: the first. v2 (issue 12): the context has `ledger` (token budget of the burst, fork
- * origin); a v1 snapshot gets the empty ledger (no budget, nothing counted) on load.
+ * v1: the first. v2 (issue 12): the context's `usage` moves into `ledger` with the burst's
+ * token count and budget and the fork origin; a v1 snapshot gets its usage in a ledger with
+ * no budget and nothing counted for the burst, on load.
  */
 export const SNAPSHOT_SCHEMA_VERSION = 2;
 
 /** Migrations, by the version they upgrade from: each takes the snapshot of that version to the next. */
 const MIGRATIONS: Readonly<Record<number, (snapshot: { context: Record<string, unknown> }) => void>> = {
   1: (snapshot) => {
-    snapshot.context.ledger ??= { maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
+    const { usage, ...rest } = snapshot.context as { usage?: unknown };
+    snapshot.context = { ...rest, ledger: { usage: usage ?? { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 } };
   },
 };
 
@@ -34,6 +36,7 @@ const ContextSchema = z.looseObject({
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
   ledger: z.looseObject({
+    usage: z.looseObject({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() }),
     maxBurstTokens: z.number().int().positive().nullable(),
     burstTokens: z.number().int().nonnegative(),
     lastCallTokens: z.number().int().nonnegative(),
@@ -69,6 +72,9 @@ export function openEnvelope(sessionId: string, stored: unknown): unknown {
   }
   const snapshot = parsed.data.snapshot as { context: Record<string, unknown> };
   for (let v = parsed.data.schemaVersion; v < SNAPSHOT_SCHEMA_VERSION; v++) MIGRATIONS[v]?.(snapshot);
+  if (!snapshot.context.ledger) {
+    throw new SnapshotError(`Session "${sessionId}" has a snapshot of schema v${parsed.data.schemaVersion} without its ledger (token usage): it is not a valid Steward session. It cannot be resumed; other sessions are unaffected.`);
+  }
   return snapshot;
 }
 

@@ -102,11 +102,11 @@ export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
     acceptedEvents: accepted,
     enabledEvents: enabled,
     rejections: context.rejections,
-    usage: context.usage,
+    usage: context.ledger.usage,
     rounds: context.rounds,
     tokens: {
       burst: context.ledger?.burstTokens ?? 0,
-      session: context.usage.promptTokens + context.usage.completionTokens,
+      session: context.ledger.usage.promptTokens + context.ledger.usage.completionTokens,
       maxBurst: context.ledger?.maxBurstTokens ?? null,
     },
     ...(context.ledger?.forkedFrom ? { forkedFrom: context.ledger.forkedFrom } : {}),

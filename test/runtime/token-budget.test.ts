@@ -47,3 +47,15 @@ describe('maxBurstTokens', () => {
     await expect(createRuntime({ model: new ScriptedModel() }).createSession({ maxBurstTokens: 1.5 })).rejects.toThrow('maxBurstTokens must be a whole number');
   });
 });
+
+describe('snapshot schema v2', () => {
+  it('a v1 snapshot keeps its usage, moved into the ledger, with no budget', async () => {
+    const { readFileSync } = await import('node:fs');
+    const v1 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v1.json', import.meta.url), 'utf8')) as { snapshot: { context: { usage: { promptTokens: number; completionTokens: number } } } };
+    v1.snapshot.context.usage = { promptTokens: 70, completionTokens: 5 };
+    const session = createRuntime({ model: new ScriptedModel() }).restoreSession(v1);
+    expect(session.view().usage).toEqual({ promptTokens: 70, completionTokens: 5 });
+    expect(session.view().tokens).toEqual({ burst: 0, session: 75, maxBurst: null });
+    expect(Object.keys(session.actorRef.getSnapshot().context)).not.toContain('usage');
+  });
+});
