@@ -193,8 +193,9 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
   const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx[messagesKey(actor)]));
   const ledger = ctx.ledger ?? NO_LEDGER;
+  // Counted as whole, non-negative numbers: a model (or its SDK) may report garbage.
   const usage = reply?.usage
-    ? { promptTokens: ledger.usage.promptTokens + reply.usage.promptTokens, completionTokens: ledger.usage.completionTokens + reply.usage.completionTokens }
+    ? { promptTokens: ledger.usage.promptTokens + count(reply.usage.promptTokens), completionTokens: ledger.usage.completionTokens + count(reply.usage.completionTokens) }
     : ledger.usage;
   const callTokens = tokensOf(reply?.usage);
   const nudge: ChatMessage[] = queue.length === 0
@@ -211,9 +212,10 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
 
 /** A call's tokens (prompt + completion); a missing or malformed usage counts 0. */
 function tokensOf(usage: { promptTokens?: unknown; completionTokens?: unknown } | undefined): number {
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
-  return usage ? n(usage.promptTokens) + n(usage.completionTokens) : 0;
+  return usage ? count(usage.promptTokens) + count(usage.completionTokens) : 0;
 }
+
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
 export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
   const call = head(ctx);
