@@ -9,6 +9,7 @@
  * --sessions N  recorded sessions per mode (default 240; at least 200 for real figures)
  * --block N     sessions per mode and block (default 10)
  * --modes a,b   only the timing loop, on these modes (for investigating; no table)
+ * --growth      only the growth section (one session of 60 bursts, bench/growth.ts)
  *
  * Progress goes to stderr; the table to stdout. Every session's transcript is checked
  * (bench/scenario.ts): a wrong one stops the run with a non-zero exit code.
@@ -24,9 +25,10 @@ import { buildFigures, MODES, type Measured, type Mode } from './figures.js';
 import { freedPerSession, retainedPerSession, settle } from './memory.js';
 import { formatTable, ratioOf, writeJson } from './report.js';
 import { BURSTS, CALLS_PER_SESSION, FIRST_INPUT, K, MAX_BURST } from './scenario.js';
-import { JOURNAL_PER_SESSION, runStewardSession, seededTemplate, startStewardSession, StewardHarness } from './steward.js';
+import { JOURNAL_PER_SESSION, runStewardSession, startStewardSession, StewardHarness } from './steward.js';
 import { median, ModeSamples, summarize, type SessionSamples } from './stats.js';
 import { storeFigures } from './store-bench.js';
+import { formatGrowth, growthFigures } from './growth.js';
 
 interface Config {
   quick: boolean;
@@ -42,6 +44,9 @@ interface Config {
   modes: Mode[];
   /** Only the timing loop (--modes): for investigating. */
   timingOnly: boolean;
+  /** Only the growth section (--growth). */
+  growthOnly: boolean;
+  growth: { sessions: number; held: number; resumes: number };
 }
 
 const positive = (flag: string, value: string | undefined): number => {
@@ -52,13 +57,17 @@ const positive = (flag: string, value: string | undefined): number => {
 
 function parseArgs(argv: string[]): Config {
   const quick = argv.includes('--quick');
-  const common = { quick, journalEntries: 1000, json: undefined, modes: [...MODES], timingOnly: false };
+  const common = { quick, journalEntries: 1000, json: undefined, modes: [...MODES], timingOnly: false, growthOnly: false };
   const config: Config = quick
-    ? { ...common, sessions: 20, warmup: 5, block: 5, retained: 100, retainedReps: 1, liveSessions: 20, storeIterations: 30 }
-    : { ...common, sessions: 240, warmup: 30, block: 10, retained: 1000, retainedReps: 3, liveSessions: 200, storeIterations: 300 };
+    ? { ...common, sessions: 20, warmup: 5, block: 5, retained: 100, retainedReps: 1, liveSessions: 20, storeIterations: 30, growth: { sessions: 1, held: 5, resumes: 5 } }
+    : { ...common, sessions: 240, warmup: 30, block: 10, retained: 1000, retainedReps: 3, liveSessions: 200, storeIterations: 300, growth: { sessions: 10, held: 50, resumes: 25 } };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') continue;
+    if (arg === '--growth') {
+      config.growthOnly = true;
+      continue;
+    }
     if (arg === '--json') {
       const next = argv[i + 1];
       config.json = next && !next.startsWith('--') ? (i++, next) : fileURLToPath(new URL('./results.json', import.meta.url));
@@ -72,7 +81,7 @@ function parseArgs(argv: string[]): Config {
       config.modes = modes;
       config.timingOnly = true;
     } else {
-      throw new Error(`Unknown option ${arg}. Options: --quick, --json [path], --sessions N, --block N, --modes a,b.`);
+      throw new Error(`Unknown option ${arg}. Options: --quick, --json [path], --sessions N, --block N, --modes a,b, --growth.`);
     }
   }
   config.sessions = Math.ceil(config.sessions / config.block) * config.block;
@@ -90,13 +99,12 @@ async function main(): Promise<void> {
   progress(`${config.quick ? 'quick run' : 'full run'}: ${config.sessions} recorded sessions per mode after ${config.warmup} warm-up, blocks of ${config.block}; modes ${config.modes.join(', ')}; SQLite in ${dir}`);
 
   const model = new FakeModel();
-  const template = await seededTemplate(model);
   const machine = createBaselineMachine(model);
   const sqlite = new SqliteStore(join(dir, 'sessions.db'));
   const harness = {
-    hot: new StewardHarness(model, 'hot', undefined, template),
-    memory: new StewardHarness(model, 'memory', new MemoryStore(), template),
-    sqlite: new StewardHarness(model, 'sqlite', sqlite, template),
+    hot: new StewardHarness(model, 'hot', undefined),
+    memory: new StewardHarness(model, 'memory', new MemoryStore()),
+    sqlite: new StewardHarness(model, 'sqlite', sqlite),
   };
   let counter = 0;
   const run: Record<Mode, () => Promise<SessionSamples>> = {
@@ -109,6 +117,12 @@ async function main(): Promise<void> {
   const samples = Object.fromEntries(MODES.map((m) => [m, new ModeSamples()])) as Record<Mode, ModeSamples>;
 
   try {
+    if (config.growthOnly) {
+      const growth = await growthFigures({ dir, ...config.growth, progress });
+      process.stdout.write(`\n${formatGrowth(growth)}\n`);
+      if (config.json) writeJson(config.json, { growth });
+      return;
+    }
     // ── 1, 2: rounds and pause/resume, alternating in blocks ──
     const warmBlocks = Math.ceil(config.warmup / config.block);
     const blocks = config.sessions / config.block;
@@ -161,7 +175,7 @@ async function main(): Promise<void> {
     // runtime.live keeps finished sessions: what a runtime frees when it is dropped.
     progress(`bytes kept by runtime.live per finished session (${config.liveSessions} sessions)`);
     const liveStore = new MemoryStore();
-    const liveHarness = new StewardHarness(model, 'memory', liveStore, template);
+    const liveHarness = new StewardHarness(model, 'memory', liveStore);
     for (let i = 0; i < config.liveSessions; i++) await runStewardSession(liveHarness, `live_${i}`);
     const live = { size: liveHarness.runtime.live.size, sessions: config.liveSessions, perSession: await freedPerSession(config.liveSessions, () => liveHarness.renew()) };
 
@@ -177,13 +191,18 @@ async function main(): Promise<void> {
 
     // ── 5: durable store ──
     await settle();
-    const store = await storeFigures({ model, template, machine, dir, iterations: config.storeIterations, journalEntries: config.journalEntries, progress });
+    const store = await storeFigures({ model, machine, dir, iterations: config.storeIterations, journalEntries: config.journalEntries, progress });
+
+    // ── 6: growth in session length ──
+    await settle();
+    const growth = await growthFigures({ dir, ...config.growth, progress });
 
     const measured: Measured = { samples, retained, live, persistedBytes: { steward: stewardPersisted, baseline: baselinePersisted }, store };
     const figures = buildFigures(measured);
     process.stdout.write(`\nSteward vs bare XState v5 — burst workflow, K=${K}, ${BURSTS} bursts, ${CALLS_PER_SESSION} calls/session, maxBurst ${MAX_BURST}\n`);
     process.stdout.write(`${samples['steward-hot'].sessions} recorded sessions per mode (after ${warmBlocks * config.block} warm-up), blocks of ${config.block}; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n`);
     process.stdout.write(`${formatTable(figures)}\n`);
+    process.stdout.write(`\n${formatGrowth(growth)}\n`);
 
     if (config.json) {
       const us3 = (values: number[]) => { const x = summarize(values); return { median: us(x.median), p10: us(x.p10), p90: us(x.p90), n: x.n }; };
@@ -196,6 +215,7 @@ async function main(): Promise<void> {
           return [mode, { sessions: s.sessions, round: us3(s.rounds), roundByBurst: s.roundsByBurst.map(us3), burst: us3(s.burst), pause: us3(s.pause), resume: us3(s.resume), pauseResume: us3(s.pauseResume), session: us3(s.session) }];
         })),
         retained: { ...retained, sessions: config.retained },
+        growth,
         store: Object.fromEntries(Object.entries(store).map(([k, v]) => [k, typeof v === 'number' ? v : { median: us(v.median), p10: us(v.p10), p90: us(v.p90), n: v.n }])),
       });
       process.stdout.write(`\nJSON: ${config.json}\n`);

@@ -1,55 +1,28 @@
 /**
  * Steward under the scenario: a runtime on the bench package (bench/packages/bench), the
- * fake model, and sessions that start with the blackboard seeded with k0..k15.
- *
- * Seeding. The blackboard is written only by the runtime (the user's request) and by worker
- * submits, so no user event can put k0..k15 on it, and the scenario's first input is fixed.
- * The honest way in is the one Steward itself uses to reopen a session: a persisted
- * snapshot. We let the runtime create a real session of the bench package (through
- * `createSession` on a throwaway MemoryStore), take the envelope it saved, and pre-fill its
- * `context.blackboard`. That template (kept as JSON, parsed anew for every session so no
- * two sessions share objects) is then opened:
- * - durable modes (MemoryStore, SqliteStore): `store.create()` with the template, then the
- *   public `runtime.resumeSession(id)`: zod-validated envelope, `createActor(machine,
- *   { snapshot })`, journal + snapshot written on every accepted event, as in production;
- * - hot mode (no store): the public `runtime.restoreSession(envelope)`: the same validation
- *   and restore as `resumeSession`, without a store (nothing journalled).
- *   Only the initial snapshot differs from a `createSession()` session.
+ * fake model, and sessions that start with the blackboard seeded with k0..k15 through the
+ * public API: `runtime.createSession({ packageId, blackboard })` (each seeded tag is version
+ * 1, written by "app").
+ * - durable modes (MemoryStore, SqliteStore): the session is created in the store; at every
+ *   wait it is dropped and reopened with `runtime.resumeSession(id)`: zod-validated
+ *   envelope, `createActor(machine, { snapshot })`, journal + snapshot + archive written on
+ *   every accepted event, as in production;
+ * - hot mode (no store): the live session answers directly (nothing journalled).
  */
 import { fileURLToPath } from 'node:url';
-import { createRuntime, MemoryStore, type Session, type Runtime, type SendResult, type SessionContext, type SessionStore } from '../src/index.js';
+import { createRuntime, type Session, type Runtime, type SendResult, type SessionStore } from '../src/index.js';
 import type { FakeModel } from './fake-model.js';
-import { answerText, BURSTS, CALLS_PER_SESSION, FIRST_INPUT, MAX_BURST, seedTags, TAGS, verifyTranscript } from './scenario.js';
+import { answerText, BURSTS, CALLS_PER_SESSION, FIRST_INPUT, MAX_BURST, seedTags, verifyTranscript } from './scenario.js';
 import type { SessionSamples } from './stats.js';
 
 export type StewardMode = 'hot' | 'memory' | 'sqlite';
 
 export const PACKAGES_DIR = fileURLToPath(new URL('./packages', import.meta.url));
 export const PACKAGE_ID = 'bench';
-const SEED_AT = '2025-01-01T00:00:00.000Z';
 const WAIT_STATE = 'waiting_user.intake'; // ask_user before the intake is confirmed: a clarification
 /** Journal of a whole session: created + 4 user events + 19 manager turns. */
 export const JOURNAL_PER_SESSION = 1 + (1 + BURSTS) + CALLS_PER_SESSION;
-
-interface Envelope {
-  schemaVersion: number;
-  snapshot: { value: unknown; context: SessionContext };
-}
-
-/** The seeded envelope of a fresh bench-package session waiting in intake, as JSON. */
-export async function seededTemplate(model: FakeModel): Promise<string> {
-  const store = new MemoryStore();
-  const runtime = createRuntime({ model, packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, store });
-  const session = await runtime.createSession({ packageId: PACKAGE_ID, id: 'bench_template' });
-  if (session.view().state !== WAIT_STATE) throw new Error(`template session is in ${session.view().state}, expected ${WAIT_STATE}`);
-  session.stop();
-  const stored = await store.load('bench_template');
-  const envelope = stored!.snapshot as Envelope;
-  envelope.snapshot.context.blackboard = Object.fromEntries(
-    seedTags().map(([tag, body]) => [tag, [{ version: 1, body, writtenBy: 'seed', at: SEED_AT }]]),
-  );
-  return JSON.stringify(envelope);
-}
+const SEEDS = Object.fromEntries(seedTags());
 
 export class StewardHarness {
   runtime!: Runtime;
@@ -58,7 +31,6 @@ export class StewardHarness {
     readonly model: FakeModel,
     readonly mode: StewardMode,
     public store: SessionStore | undefined,
-    private readonly template: string,
   ) {
     if ((mode === 'hot') !== (store === undefined)) throw new Error(`mode ${mode} ${store ? 'takes no store' : 'needs a store'}`);
     this.renew();
@@ -74,23 +46,11 @@ export class StewardHarness {
     this.runtime = createRuntime({ model: this.model, packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, ...(store ? { store } : {}) });
   }
 
-  envelopeFor(id: string): Envelope {
-    const envelope = JSON.parse(this.template) as Envelope;
-    envelope.snapshot.context.sessionId = id;
-    return envelope;
-  }
-
   /** A new session waiting in intake, blackboard seeded (see the file comment). */
   async open(id: string): Promise<Session> {
-    const envelope = this.envelopeFor(id);
-    if (!this.store) return this.runtime.restoreSession(envelope);
-    await this.store.create({
-      id,
-      packageId: PACKAGE_ID,
-      snapshot: envelope,
-      entry: { kind: 'created', type: 'created', payload: { packageId: PACKAGE_ID, maxBurst: MAX_BURST, seededTags: TAGS }, state: WAIT_STATE },
-    });
-    return this.runtime.resumeSession(id);
+    const session = await this.runtime.createSession({ packageId: PACKAGE_ID, id, blackboard: SEEDS });
+    if (session.view().state !== WAIT_STATE) throw new Error(`new session is in ${session.view().state}, expected ${WAIT_STATE}`);
+    return session;
   }
 }
 
@@ -129,13 +89,13 @@ export async function runStewardSession(h: StewardHarness, id: string, options: 
   }
   expectState(`${label} end`, result, 'done');
   const stamps = h.model.takeStamps();
-  verifyTranscript(label, session.actorRef.getSnapshot().context.managerMessages, h.model.calls);
+  verifyTranscript(label, await session.transcript('manager'), h.model.calls);
   if (durable && options.checkJournal) {
     const journal = await h.store!.journal(id);
     if (journal.length !== JOURNAL_PER_SESSION) throw new Error(`[${label}] journal holds ${journal.length} entries, expected ${JOURNAL_PER_SESSION}`);
-    const stored = await h.store!.load(id);
-    const context = (stored!.snapshot as Envelope).snapshot.context;
-    verifyTranscript(`${label} (stored snapshot)`, context.managerMessages, CALLS_PER_SESSION);
+    // What the store holds (the archive and the snapshot's window), read as another process would.
+    const stored = await h.runtime.history(id);
+    verifyTranscript(`${label} (stored history)`, await stored.transcript('manager'), CALLS_PER_SESSION);
   }
   return { stamps, waitSeen, resumeStart };
 }

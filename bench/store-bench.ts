@@ -58,19 +58,18 @@ async function baselineToWait(model: FakeModel, machine: BaselineMachine, waits:
 
 export async function storeFigures(options: {
   model: FakeModel;
-  template: string;
   machine: BaselineMachine;
   dir: string;
   iterations: number;
   journalEntries: number;
   progress: (message: string) => void;
 }): Promise<StoreFigures> {
-  const { model, template, machine, dir, iterations: n, journalEntries } = options;
+  const { model, machine, dir, iterations: n, journalEntries } = options;
   const warm = Math.max(5, Math.floor(n / 10));
   const store = new SqliteStore(join(dir, 'store-bench.db'));
   const memory = new MemoryStore();
   try {
-    const h = new StewardHarness(model, 'sqlite', store, template);
+    const h = new StewardHarness(model, 'sqlite', store);
 
     // ── persist cost: a realistic mid-session point (the 2nd wait) ──
     options.progress('persist cost per event');

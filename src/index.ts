@@ -3,7 +3,8 @@
  * relies on is named here. Browser-safe parts are also in `steward/machine` (src/machine.ts),
  * the testing kit in `steward/testing` (src/testing.ts).
  */
-export { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime.js';
+export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type SessionHistory } from './runtime/runtime.js';
+export type { TranscriptName } from './runtime/archive.js';
 export { Session, type SendResult, type SendError } from './runtime/session.js';
 export {
   SessionStreamEventSchema,
@@ -15,7 +16,8 @@ export {
 } from './runtime/session-events.js';
 export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/view.js';
 export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
-export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo } from './machines/session.context.js';
+export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo, Transcripts, TurnAttachments } from './machines/session.context.js';
+export type { Transcript, WindowLimits } from './machines/transcript.js';
 export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
 export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
 export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
@@ -25,11 +27,11 @@ export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransit
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
-export type { SessionStore, JournalEntry, StoredSession, SessionSummary } from './store/session-store.js';
+export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput } from './store/session-store.js';
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore, defaultDbPath } from './store/sqlite-store.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
-export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
+export type { Blackboard, TagVersion, TagSlot, ArchivedTagVersion } from './blackboard/blackboard.js';
 export * from './errors.js';
 export { DEFAULT_LIMITS, resolveLimits, clip, type Limits } from './limits.js';
 export { redactSecrets, redactUrl } from './models/redact.js';

@@ -1,11 +1,12 @@
 /**
  * The manager's prompt, assembled fresh for every round (DESIGN §5): role and rules, the
  * package and its workers, the blackboard *index* (never bodies: those enter through
- * read_blackboard), artifact statuses, then the conversation — compacted when it grows long,
- * so the prompt stays bounded however long the work runs.
+ * read_blackboard), artifact statuses, then the conversation: the bounded window the context
+ * keeps, so the prompt stays bounded however long the work runs.
  */
 import { blackboardIndex } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
+import { omittedNote } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import { listArtifacts, listWorkers } from '../tools/loop-tools.js';
 
@@ -19,9 +20,6 @@ How you work:
 - Only the user accepts or rejects artifacts. After a worker runs, the user reviews its artifact; you hear the outcome.
 - At most one boundary tool per reply. You have a limited number of rounds between two user actions: do not read the same tag twice.
 - If a tool result starts with "Error:", fix the call as it says.`;
-
-/** Older messages beyond this many are replaced by a one-line summary. */
-export const MANAGER_TRANSCRIPT_LIMIT = 60;
 
 /**
  * The prompt's parts change only when their data does; the context's objects are immutable,
@@ -58,22 +56,16 @@ export function managerSystemPrompt(context: SessionContext): string {
   return `${MANAGER_ROLE}\n\n${pkg}\n\n${boardText(context.blackboard)}\n\n${artifactsText(context.artifacts)}\n\n${status}`;
 }
 
-/**
- * Keeps the last `limit` messages, cut where a user message starts so that no tool result is
- * separated from the assistant message that called it (the transcript stays valid for the API).
- */
-export function compactTranscript(messages: readonly ChatMessage[], limit = MANAGER_TRANSCRIPT_LIMIT): ChatMessage[] {
-  if (messages.length <= limit) return messages as ChatMessage[];
-  let start = messages.length - limit;
-  while (start < messages.length && messages[start]!.role !== 'user') start++;
-  if (start >= messages.length) return messages as ChatMessage[]; // no safe cut: keep all
-  const dropped = start;
-  return [
-    { role: 'user', content: `(${dropped} earlier messages are omitted to keep this prompt short; the blackboard and artifact lists above are current.)` },
-    ...messages.slice(start),
-  ];
-}
+/** The note before a window that lost messages. */
+const OMITTED_HINT = 'the blackboard and artifact lists above are current, and read_blackboard with a version reads an older one.';
 
+/**
+ * The system prompt, then the manager's transcript window (src/machines/transcript.ts): the
+ * context keeps only a bounded window, cut between groups (an assistant message with all its
+ * tool results; a user message), so the prompt is bounded within one long turn too and stays
+ * valid for the API.
+ */
 export function managerMessages(context: SessionContext): ChatMessage[] {
-  return [{ role: 'system', content: managerSystemPrompt(context) }, ...compactTranscript(context.managerMessages)];
+  const t = context.transcripts.manager;
+  return [{ role: 'system', content: managerSystemPrompt(context) }, ...omittedNote(t, OMITTED_HINT), ...t.messages];
 }

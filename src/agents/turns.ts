@@ -2,12 +2,21 @@
  * The manager and worker turns: the actors the session machine invokes for one LLM round.
  * Each assembles its prompt from the session context and calls the model; the machine then
  * checks the reply's tool calls. Create them here and hand them to `sessionMachine.provide()`.
+ *
+ * I/O belongs here, not in transitions: when the manager's reply reads a tag version whose
+ * body left the context (`read_blackboard` with `version`, or the request, whose earlier
+ * parts are archived), the turn fetches it from the session's archive and attaches it to its
+ * output, so the loop tool that runs in the machine stays a pure function of the context and
+ * the event (and replays from the journal). A worker's turn fetches the request's earlier
+ * parts before it builds the worker's brief.
  */
 import { fromPromise } from 'xstate';
+import { archivedVersions, hasBody, REQUEST_TAG, slotOf, type TagVersion } from '../blackboard/blackboard.js';
 import { UserError } from '../errors.js';
-import type { SessionContext, TurnOutput } from '../machines/session.context.js';
-import type { Model } from '../models/model.js';
-import { managerToolSpecs, workerToolSpecs } from '../tools/schemas.js';
+import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
+import type { Model, ModelReply } from '../models/model.js';
+import { normalizeReply } from '../tools/reply.js';
+import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
 import { textDeltaSink } from './text-deltas.js';
 import { workerMessages } from './worker-context.js';
@@ -15,19 +24,91 @@ import { workerMessages } from './worker-context.js';
 /** Finds a worker's skill prompt (the body of its prompt file). */
 export type SkillPromptLookup = (packageId: string, workerId: string) => string | undefined;
 
+/** Reads archived versions of a session's tag (the runtime gives one, reading its store or memory). */
+export type TagVersionLookup = (sessionId: string, tag: string, versions: readonly number[]) => Promise<TagVersion[]>;
+
+async function fetchVersions(context: SessionContext, wanted: ReadonlyMap<string, number[]>, lookup: TagVersionLookup): Promise<TurnAttachments | undefined> {
+  const versions: TurnAttachments['versions'] = [];
+  for (const [tag, numbers] of wanted) {
+    for (const version of await lookup(context.sessionId, tag, numbers)) versions.push({ tag, version });
+  }
+  return versions.length ? { versions } : undefined;
+}
+
+function want(wanted: Map<string, number[]>, tag: string, versions: readonly number[]): void {
+  const list = wanted.get(tag) ?? [];
+  for (const v of versions) if (!list.includes(v)) list.push(v);
+  if (list.length) wanted.set(tag, list);
+}
+
+/** Whether any tag version's body left the context; remembered for the last board seen (boards are immutable). */
+let lastBoard: SessionContext['blackboard'] | undefined;
+let lastBoardHasArchived = false;
+function hasArchived(board: SessionContext['blackboard']): boolean {
+  if (board !== lastBoard) {
+    lastBoard = board;
+    lastBoardHasArchived = Object.keys(board).some((tag) => board[tag]!.some((v) => !hasBody(v)));
+  }
+  return lastBoardHasArchived;
+}
+
+/**
+ * Cheap test, run on every reply: could it read a version whose body is archived (a
+ * `version` argument, or the request while some of its parts are archived)? Nearly every
+ * reply cannot, and then the turn resolves with the model's reply as it is.
+ */
+function mayReadArchive(context: SessionContext, reply: ModelReply): boolean {
+  const calls = Array.isArray(reply?.toolCalls) ? reply.toolCalls : [];
+  let request: boolean | undefined;
+  const requestInParts = () => (request ??= archivedVersions(context.blackboard, REQUEST_TAG).length > 0);
+  for (const c of calls) {
+    const args = c?.function?.arguments;
+    if (typeof args === 'string' && (args.includes('version') || (args.includes(REQUEST_TAG) && requestInParts()))) return true;
+  }
+  // A legacy JSON decision in the content becomes a tool call later.
+  return calls.length === 0 && typeof reply?.content === 'string' && reply.content.includes('read_blackboard');
+}
+
+/** The archived versions the reply's read_blackboard calls need, fetched; undefined when none. */
+export async function fetchArchivedReads(context: SessionContext, reply: ModelReply, lookup: TagVersionLookup): Promise<TurnAttachments | undefined> {
+  const wanted = new Map<string, number[]>();
+  for (const { call, args } of normalizeReply('manager', reply, 'lookup').queue) {
+    if (call.function.name !== 'read_blackboard') continue;
+    const parsed = ReadBlackboardArgs.safeParse(args);
+    if (!parsed.success) continue;
+    const { tags, version } = parsed.data;
+    for (const tag of tags) {
+      if (version === undefined) {
+        if (tag === REQUEST_TAG) want(wanted, tag, archivedVersions(context.blackboard, tag));
+        continue;
+      }
+      const slot = slotOf(context.blackboard, tag, version);
+      if (slot && !hasBody(slot)) want(wanted, tag, [version]);
+    }
+  }
+  return wanted.size ? fetchVersions(context, wanted, lookup) : undefined;
+}
+
 /** `onTextDelta` only when a listener of this session wants text: the model streams only then. */
 function deltas(system: object): { onTextDelta?: (text: string) => void } {
   const sink = textDeltaSink(system);
   return sink ? { onTextDelta: sink } : {};
 }
 
-export function createManagerTurn(model: Model) {
-  return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
-    model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) }),
-  );
+export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
+  return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => {
+    const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) });
+    // Nothing archived (most sessions, most of the time): no reply can need the archive.
+    if (!lookup || !hasArchived(input.blackboard)) return replied;
+    // A plain (not async) callback: the common reply resolves without an extra promise.
+    return replied.then((reply): TurnOutput | Promise<TurnOutput> => {
+      if (!reply || !mayReadArchive(input, reply)) return reply;
+      return fetchArchivedReads(input, reply, lookup).then((attachments) => (attachments ? { ...reply, attachments } : reply));
+    });
+  });
 }
 
-export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup) {
+export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     const pkg = input.package;
     const step = input.step;
@@ -35,6 +116,9 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup) {
     if (!pkg || !step || !worker) throw new UserError('A worker turn started without a package, a step or a known worker (a bug in Steward).');
     const prompt = promptOf(pkg.id, worker.id);
     if (prompt === undefined) throw new UserError(`No prompt for worker "${worker.id}" of package "${pkg.id}": is the package folder still there?`);
-    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt), tools: [...workerToolSpecs], signal, ...deltas(system) });
+    // The request's earlier parts left the context: read them for the brief.
+    const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
+    const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
+    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(system) });
   });
 }

@@ -3,10 +3,11 @@
  * `phase` and `waitingReason` are not fields here — they are the state value.
  */
 import type { Artifact, Question } from '../blackboard/artifacts.js';
-import type { Blackboard } from '../blackboard/blackboard.js';
-import type { ChatMessage, ModelReply, TokenUsage } from '../models/model.js';
+import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
+import type { ModelReply, TokenUsage } from '../models/model.js';
 import type { QueuedCall } from '../tools/reply.js';
 import type { WorkerInfo } from '../tools/validation.js';
+import type { Transcript, WindowLimits } from './transcript.js';
 
 export const DEFAULT_MAX_BURST = 12;
 export const REJECTION_LOG_SIZE = 50;
@@ -55,11 +56,27 @@ export interface ReplyUnderCheck {
   boundary: Boundary | null;
   /** The worker's submit / ask_user chosen so far in this reply. */
   workerChoice: WorkerChoice;
+  /** Archived tag versions the turn fetched for this reply's read_blackboard calls. */
+  attachments?: TurnAttachments;
   /** When the reply arrived, from the turn's output when its actor stamps one: its artifact's time. */
   at?: string;
 }
 
 export const NO_REPLY: ReplyUnderCheck = { queue: [], boundary: null, workerChoice: {} };
+
+/** What a turn actor fetched from the archive for its reply (I/O stays in actors). */
+export interface TurnAttachments {
+  versions: { tag: string; version: TagVersion }[];
+}
+
+/** Both conversations, each a bounded window (src/machines/transcript.ts), and the window's limits. */
+export interface Transcripts {
+  /** The manager's conversation (its system prompt is assembled fresh each turn). */
+  manager: Transcript;
+  /** The current worker run's conversation (its brief is assembled fresh each turn). */
+  worker: Transcript;
+  window: WindowLimits;
+}
 
 /** A refused user event, kept (bounded) so the inspector and the journal can show why. */
 export interface Rejection {
@@ -111,10 +128,8 @@ export interface SessionContext {
   /** LLM rounds since the last hard user event; never above maxBurst. */
   burst: number;
   intakeConfirmed: boolean;
-  /** The manager's conversation (its system prompt is assembled fresh each turn). */
-  managerMessages: ChatMessage[];
-  /** The current worker run's conversation (its brief is assembled fresh each turn). */
-  workerMessages: ChatMessage[];
+  /** The manager's and the worker's conversations, bounded windows of them. */
+  transcripts: Transcripts;
   /** The latest model reply while its tool calls are checked. */
   reply: ReplyUnderCheck;
   step: Step | null;
@@ -141,9 +156,13 @@ export interface SessionInput {
   maxBurst?: number;
   /** Tokens allowed per burst (default: no budget). */
   maxBurstTokens?: number | null;
+  /** Limits of the transcript windows (default DEFAULT_WINDOW). */
+  window?: WindowLimits;
+  /** Tags an app put on the blackboard before the session started (createSession's `blackboard`). */
+  blackboard?: Blackboard;
 }
 
-/** What the managerTurn / workerTurn actors resolve with. */
+/** What the managerTurn / workerTurn actors resolve with: the reply, and what they fetched for it. */
 export type TurnOutput = ModelReply & {
   /**
    * When the reply arrived, if the actor says (the machine reads no clock): the time of the
@@ -151,4 +170,6 @@ export type TurnOutput = ModelReply & {
    * actor's result has the time.
    */
   at?: string;
+  /** Archived tag versions the turn fetched for the reply's read_blackboard calls (src/agents/turns.ts). */
+  attachments?: TurnAttachments;
 };

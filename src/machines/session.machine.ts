@@ -33,6 +33,7 @@ import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
 import * as update from './session.updates.js';
+import { initialTranscripts } from './transcript.js';
 
 type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
@@ -193,7 +194,7 @@ export const sessionMachine = setup({
 
     proposeStep: assign(({ context }) => update.takeStep(context)),
     showManagerMessage: assign(({ context }) => update.showManagerMessage(context)),
-    startWorkerRun: assign({ workerMessages: [], intakeConfirmed: true }),
+    startWorkerRun: assign(({ context }) => ({ ...update.startWorkerConversation(context), intakeConfirmed: true })),
     publishArtifact: assign(({ context }) => update.publishArtifact(context)),
     askWorkerQuestions: assign(({ context }) => update.askWorkerQuestions(context)),
     noticeBurstLimit: assign(({ context }) => update.noticeBurstLimit(context)),
@@ -233,11 +234,10 @@ export const sessionMachine = setup({
     maxBurst: input.maxBurst ?? DEFAULT_MAX_BURST,
     burst: 0,
     intakeConfirmed: false,
-    managerMessages: [],
-    workerMessages: [],
+    transcripts: initialTranscripts(input.window),
     reply: NO_REPLY,
     step: null,
-    blackboard: {},
+    blackboard: input.blackboard ?? {},
     artifacts: [],
     questions: null,
     message: null,

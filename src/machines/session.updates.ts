@@ -5,7 +5,7 @@
  */
 import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
-import { REQUEST_TAG, latest, withVersion, type Blackboard } from '../blackboard/blackboard.js';
+import { REQUEST_TAG, retainBodies, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import { clip, DEFAULT_LIMITS } from '../limits.js';
 import type { ChatMessage } from '../models/model.js';
 import { redactSecrets } from '../models/redact.js';
@@ -27,6 +27,7 @@ import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './se
 import { NO_LEDGER, NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
 import { burstTokensNotice } from './rules.js';
 import { ownValue } from '../blackboard/keyed.js';
+import { appendToTranscript, resetTranscript } from './transcript.js';
 
 type Update = Partial<SessionContext>;
 
@@ -38,10 +39,19 @@ const { produce } = new Immer({ autoFreeze: false });
 // No clock here: these are the machine's actions, pure functions of context and event. A time
 // the context keeps comes with the event (`at`, stamped by the runtime), or is left out.
 const stamp = (at: string | undefined) => (at === undefined ? {} : { at });
-const messagesKey = (actor: ToolActor) => (actor === 'manager' ? 'managerMessages' : 'workerMessages');
 
+/** Appends to an actor's transcript window (which cuts its oldest groups when over its limits). */
 function append(ctx: SessionContext, actor: ToolActor, ...messages: ChatMessage[]): Update {
-  return { [messagesKey(actor)]: [...ctx[messagesKey(actor)], ...messages] };
+  const t = ctx.transcripts;
+  const next = appendToTranscript(t[actor], t.window, messages);
+  return { transcripts: actor === 'manager' ? { manager: next, worker: t.worker, window: t.window } : { manager: t.manager, worker: next, window: t.window } };
+}
+
+/** A worker run (or a revision) starts a new worker conversation. */
+export function startWorkerConversation(ctx: SessionContext): Update {
+  const t = ctx.transcripts;
+  const worker = resetTranscript(t.worker);
+  return worker === t.worker ? {} : { transcripts: { ...t, worker } };
 }
 
 function toolResult(call: QueuedCall, content: string): ChatMessage {
@@ -69,10 +79,10 @@ export function resetBurst(ctx: SessionContext): Update {
 }
 
 export function recordRequest(ctx: SessionContext, text: string, at?: string, by?: string): Update {
-  // A reply to a clarification adds to the request: workers read only the latest version,
-  // so it carries the earlier words too (the original request is never lost to them).
-  const previous = latest(ctx.blackboard, REQUEST_TAG)?.body;
-  const { board: blackboard } = withVersion(ctx.blackboard, REQUEST_TAG, { body: previous ? `${previous}\n\n${text}` : text, writtenBy: by ?? 'user', ...stamp(at) });
+  // A reply to a clarification adds a part to the request; readers get every part
+  // (requestText), so each version holds only what is new and storage stays linear.
+  const { board } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: by ?? 'user', ...stamp(at) });
+  const blackboard = retainBodies(board, ctx.artifacts);
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
@@ -107,9 +117,10 @@ export function tellManagerStepRejected(ctx: SessionContext, reason: string | un
 
 /**
  * Approving the proposed step, possibly edited: the worker runs with the user's reason and
- * role. The manager's own run_worker call stays as it made it; its tool result (which the
- * model has not read yet: the manager does not run while a step waits for approval) says
- * that the user approved it, with which edits.
+ * role. The manager's own run_worker call and its tool result ("Proposed to the user; you will
+ * hear whether they approved it.") stay as they were; what the user approved follows as the
+ * next user message, so the model sees both its call and what ran. (Appended, not rewritten:
+ * the archive keeps what each event added, and a transcript is only ever appended to.)
  */
 export function approveStep(ctx: SessionContext, edits: { reason?: string; roleId?: string } | undefined, by?: string): Update {
   const step = ctx.step!;
@@ -124,24 +135,8 @@ export function approveStep(ctx: SessionContext, edits: { reason?: string; roleI
     ...(edits.reason !== undefined ? [`reason "${edits.reason}" (you proposed "${step.reason}")`] : []),
     ...(edits.roleId !== undefined ? [`role "${edits.roleId}" (you proposed ${step.roleId ? `"${step.roleId}"` : 'no role'})`] : []),
   ];
-  const content = `The user${by ? ` (${by})` : ''} approved this step with edits: ${changes.join('; ')}. The worker ${step.workerId} runs with the edited step; you will hear when the user has reviewed its artifact.`;
-  return { step: edited, managerMessages: withApprovalResult(ctx.managerMessages, content) };
-}
-
-/** The manager's messages with the tool result of its latest accepted run_worker call replaced by `content`. */
-function withApprovalResult(messages: ChatMessage[], content: string): ChatMessage[] {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== 'assistant') continue;
-    const ids = new Set((m.tool_calls ?? []).filter((c) => c.function.name === 'run_worker').map((c) => c.id));
-    const at = messages.findIndex((r, j) => j > i && r.role === 'tool' && ids.has(r.tool_call_id) && !r.content.startsWith('Error:'));
-    if (at < 0) break;
-    const next = [...messages];
-    next[at] = { ...(messages[at] as Extract<ChatMessage, { role: 'tool' }>), content };
-    return next;
-  }
-  // A legacy reply (run_worker as JSON text) has no tool call to answer: tell it as the user.
-  return [...messages, { role: 'user', content }];
+  const content = `The user${by ? ` (${by})` : ''} approved your run_worker(${step.workerId}) with edits: ${changes.join('; ')}. The worker runs with the edited step; you will hear when the user has reviewed its artifact.`;
+  return { step: edited, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 /**
@@ -171,7 +166,7 @@ export function acceptArtifact(ctx: SessionContext, artifactId: string, edits?: 
     ? ` The user${by ? ` (${by})` : ''} edited ${changed.map(([t, v]) => `${t} (now v${v}, written by ${by ?? 'user'}; the worker's v${ownValue(accepted.tags, t)} stays readable)`).join(', ')}: read the new version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
     : '';
   const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}).${editNote} Plan the next step.`;
-  return { blackboard, artifacts, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
+  return { artifacts, blackboard: retainBodies(blackboard, artifacts), step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: string | undefined): Update {
@@ -185,13 +180,14 @@ export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: 
 
 export function startRevision(ctx: SessionContext, notes: string): Update {
   const previous = ctx.step!.revisionNotes;
-  return { step: { ...ctx.step!, revisionNotes: previous ? `${previous}\n${notes}` : notes }, workerMessages: [] };
+  return { step: { ...ctx.step!, revisionNotes: previous ? `${previous}\n${notes}` : notes }, ...startWorkerConversation(ctx) };
 }
 
 // ── model replies and their tool calls ────────────────────────────────────────
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
-  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx[messagesKey(actor)]));
+  // Ids already used in the window (what the model is sent): a repeated one is renamed.
+  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
   const ledger = ctx.ledger ?? NO_LEDGER;
   // Counted as whole, non-negative numbers: a model (or its SDK) may report garbage.
   const usage = reply?.usage
@@ -205,7 +201,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     ledger: { ...ledger, usage, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens },
-    reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at) },
+    reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at), ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}) },
     ...append(ctx, actor, message, ...nudge),
   };
 }
@@ -230,6 +226,7 @@ export function runLoopCall(ctx: SessionContext): Update {
     blackboard: ctx.blackboard,
     workers: ctx.package?.workers ?? [],
     artifacts: ctx.artifacts,
+    ...(ctx.reply.attachments ? { attachments: ctx.reply.attachments.versions } : {}),
   });
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, 'manager', toolResult(call, result)) };
 }
@@ -343,7 +340,7 @@ export function publishArtifact(ctx: SessionContext): Update {
       ...(step.revises ? { revises: step.revises } : {}),
     });
   });
-  return { blackboard, artifacts, reply: NO_REPLY, questions: questions ?? null };
+  return { blackboard: retainBodies(blackboard, artifacts), artifacts, reply: NO_REPLY, questions: questions ?? null };
 }
 
 export function askWorkerQuestions(ctx: SessionContext): Update {

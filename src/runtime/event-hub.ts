@@ -208,7 +208,7 @@ export class SessionEventHub {
       tool: clip(String(head.call.function.name)),
     };
     if (rule === undefined) return this.emit({ ...base, accepted: true });
-    const result = toolResult(agent === 'manager' ? now.managerMessages : now.workerMessages, head.call.id);
+    const result = toolResult(now.transcripts[agent].messages, head.call.id);
     this.emit({ ...base, accepted: false, rule, message: result?.replace(/^Error: /, '') ?? '' });
   }
 

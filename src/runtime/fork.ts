@@ -9,7 +9,8 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { SessionNotFoundError, UserError } from '../errors.js';
 import { snapshotState } from '../machines/refusals.js';
 import type { SessionContext } from '../machines/session.context.js';
-import type { JournalEntryInput, SessionStore } from '../store/session-store.js';
+import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
+import { historyItems } from './archive.js';
 import { replayStep, startOf, type ForkedPayload, type ReplayHost } from './journal-replay.js';
 import { envelope, storedSnapshot, type PersistedSession } from './persisted.js';
 
@@ -31,7 +32,14 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   const entries = await store.journal(id, { limit: atSeq });
   const current = storedSnapshot(host.machine, stored).context as SessionContext;
   let snapshot = startOf(host, forkId, entries[0]!, current);
-  for (const entry of entries.slice(1)) snapshot = replayStep(host.machine, snapshot, entry);
+  // The fork's own history (archive): what each replayed event added, as the live session
+  // archived it (historyItems on consecutive contexts), up to atSeq and nothing after.
+  const added: ArchiveItemInput[] = historyItems(null, snapshot.context as SessionContext);
+  for (const entry of entries.slice(1)) {
+    const before = snapshot.context as SessionContext;
+    snapshot = replayStep(host.machine, snapshot, entry);
+    added.push(...historyItems(before, snapshot.context as SessionContext));
+  }
   const state = snapshotState(snapshot);
   if (state !== entries[atSeq - 1]!.state) {
     throw new UserError(`Session "${id}" cannot be forked at entry ${atSeq}: replaying its journal gives ${state}, the journal recorded ${entries[atSeq - 1]!.state} (the machine changed since it was written). Fork at an earlier entry, or use the Steward version that wrote it.`);
@@ -45,5 +53,5 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   const persisted = envelope(host.machine.getPersistedSnapshot(forked));
   const packageId = context.package?.id ?? null;
   const payload: ForkedPayload = { forkedFrom, packageId, snapshot: persisted };
-  return { packageId, persisted, snapshot: forked, entry: { kind: 'created', type: 'forked', payload, state } };
+  return { packageId, persisted, snapshot: forked, entry: { kind: 'created', type: 'forked', payload, state, added } };
 }

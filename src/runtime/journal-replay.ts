@@ -41,7 +41,7 @@ export function packageInfoOf(pkg: SkillPackage): PackageInfo {
  * chosen); a legacy session gets the runtime's catalog, as createSession gave it.
  */
 export function replayInput(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionInput {
-  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number; maxBurstTokens?: number | null };
+  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number; maxBurstTokens?: number | null; window?: SessionInput['window']; blackboard?: SessionInput['blackboard'] };
   const packageId = payload.packageId ?? null;
   const saved = current?.package && current.package.id === packageId ? current.package : undefined;
   const known = packageId === null ? undefined : host.packages.get(packageId);
@@ -52,6 +52,9 @@ export function replayInput(host: ReplayHost, sessionId: string, created: Journa
     catalog: packageId === null ? [...host.packages.values()].map(packageInfoOf) : [],
     ...(payload.maxBurst !== undefined ? { maxBurst: payload.maxBurst } : current ? { maxBurst: current.maxBurst } : {}),
     ...(payload.maxBurstTokens !== undefined ? { maxBurstTokens: payload.maxBurstTokens } : current?.ledger ? { maxBurstTokens: current.ledger.maxBurstTokens } : {}),
+    // The window limits and an app's seed tags, as createSession journalled them.
+    ...(payload.window ? { window: payload.window } : current ? { window: current.transcripts.window } : {}),
+    ...(payload.blackboard ? { blackboard: payload.blackboard } : {}),
   };
 }
 

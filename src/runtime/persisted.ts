@@ -1,38 +1,59 @@
 /**
  * The persisted form of a session: XState's persisted snapshot inside an envelope with a
  * schema version, validated with zod on load. A row from a newer Steward, or one that is
- * not a session snapshot at all, is refused with a message naming the session.
+ * not a session snapshot at all, is refused with a message naming the session. A row of an
+ * older schema is migrated (MIGRATIONS) before it is validated.
  */
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { z } from 'zod';
+import { hasBody, REQUEST_TAG, retainBodies, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
+import type { Artifact } from '../blackboard/artifacts.js';
 import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
-import type { StoredSession } from '../store/session-store.js';
+import { DEFAULT_WINDOW, transcriptOf } from '../machines/transcript.js';
+import type { ChatMessage } from '../models/model.js';
+import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
 
 /**
- * v1: the first. v2 (issue 12): the context's `usage` moves into `ledger` with the burst's
- * token count and budget and the fork origin; a v1 snapshot gets its usage in a ledger with
- * no budget and nothing counted for the burst, on load.
+ * v1: the whole transcripts and every tag version's body in the context.
+ * v2: bounded windows (`transcripts`), archived tag versions without bodies, the request in parts.
+ * v3 (issue 12): the context's `usage` moves into `ledger`, with the burst's token count and
+ *   budget and the fork origin; a v2 context gets its usage in a ledger with no budget.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 2;
+export const SNAPSHOT_SCHEMA_VERSION = 3;
 
-/** Migrations, by the version they upgrade from: each takes the snapshot of that version to the next. */
-const MIGRATIONS: Readonly<Record<number, (snapshot: { context: Record<string, unknown> }) => void>> = {
-  1: (snapshot) => {
-    const { usage, ...rest } = snapshot.context as { usage?: unknown };
-    snapshot.context = { ...rest, ledger: { usage: usage ?? { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 } };
-  },
-};
+const Role = z.enum(['system', 'user', 'assistant', 'tool']);
+const TranscriptSchema = z.looseObject({
+  messages: z.array(z.looseObject({ role: Role })),
+  chars: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  omitted: z.number().int().nonnegative(),
+});
+// One object schema with a check rather than a union: a union tries the first shape, builds
+// its errors for every archived version, then the second (resume of a long session spent
+// most of its validation there, measured).
+const TagSlotSchema = z
+  .looseObject({
+    version: z.number().int().positive(),
+    writtenBy: z.string(),
+    body: z.string().optional(),
+    size: z.number().int().nonnegative().optional(),
+    archived: z.literal(true).optional(),
+  })
+  .refine((v) => v.body !== undefined || (v.archived === true && v.size !== undefined), 'a tag version needs a body, or archived: true and its size');
 
 const ContextSchema = z.looseObject({
   sessionId: z.string(),
   package: z.looseObject({ id: z.string(), workers: z.array(z.looseObject({ id: z.string(), outputTags: z.array(z.string()) })) }).nullable(),
   maxBurst: z.number().int().positive(),
   burst: z.number().int().nonnegative(),
-  managerMessages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) })),
-  workerMessages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) })),
+  transcripts: z.looseObject({
+    manager: TranscriptSchema,
+    worker: TranscriptSchema,
+    window: z.looseObject({ messages: z.number().int().positive(), chars: z.number().int().positive() }),
+  }),
   // ownRecord: z.record would drop a tag named "__proto__".
-  blackboard: ownRecord(z.string(), z.array(z.looseObject({ version: z.number().int().positive(), body: z.string(), writtenBy: z.string() }))),
+  blackboard: ownRecord(z.string(), z.array(TagSlotSchema)),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
   ledger: z.looseObject({
@@ -41,7 +62,7 @@ const ContextSchema = z.looseObject({
     burstTokens: z.number().int().nonnegative(),
     lastCallTokens: z.number().int().nonnegative(),
     forkedFrom: z.strictObject({ id: z.string(), seq: z.number().int().positive() }).optional(),
-  }).optional(),
+  }),
 });
 
 export const PersistedSessionSchema = z.strictObject({
@@ -59,23 +80,102 @@ export function envelope(snapshot: unknown): PersistedSession {
   return { schemaVersion: SNAPSHOT_SCHEMA_VERSION, snapshot };
 }
 
-/** Validates a stored envelope; returns XState's persisted snapshot inside it. */
+/** A migration step: the context of version n → n + 1, plus the history it moved out of the context. */
+type Migration = (context: Record<string, unknown>) => { context: Record<string, unknown>; history: ArchiveItemInput[] };
+
+const isArray = (x: unknown): x is unknown[] => Array.isArray(x);
+
+/**
+ * v1 → v2. The transcripts become windows (cut to the default limits); every message and tag
+ * version of the old context goes to the archive (`history`), so nothing is lost when the
+ * migrated session is saved; the request's versions, which each repeated all earlier text,
+ * become parts holding only what each added; bodies the context no longer needs leave it.
+ */
+function v1ToV2(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
+  const { managerMessages, workerMessages, ...rest } = old;
+  const manager = (isArray(managerMessages) ? managerMessages : []) as ChatMessage[];
+  const worker = (isArray(workerMessages) ? workerMessages : []) as ChatMessage[];
+  const history: ArchiveItemInput[] = [
+    ...manager.map((value, n) => ({ kind: 'message' as const, key: 'manager', n, value })),
+    ...worker.map((value, n) => ({ kind: 'message' as const, key: 'worker', n, value })),
+  ];
+  const board: Blackboard = {};
+  const oldBoard = old.blackboard && typeof old.blackboard === 'object' ? (old.blackboard as Record<string, unknown>) : {};
+  for (const tag of Object.keys(oldBoard)) {
+    const versions = oldBoard[tag];
+    if (!isArray(versions)) {
+      board[tag] = versions as TagSlot[]; // left for the schema to refuse
+      continue;
+    }
+    board[tag] = versions.map((v, i) => {
+      const slot = v as TagSlot;
+      if (tag !== REQUEST_TAG || i === 0 || !hasBody(slot)) return slot;
+      const before = versions[i - 1] as TagSlot;
+      const prefix = hasBody(before) ? `${before.body}\n\n` : undefined;
+      return prefix && slot.body.startsWith(prefix) ? { ...slot, body: slot.body.slice(prefix.length) } : slot;
+    });
+    for (const slot of board[tag]) if (hasBody(slot)) history.push({ kind: 'version', key: tag, n: slot.version, value: slot });
+  }
+  const artifacts = (isArray(old.artifacts) ? old.artifacts : []) as Artifact[];
+  return {
+    context: {
+      ...rest,
+      transcripts: { manager: transcriptOf(manager, DEFAULT_WINDOW), worker: transcriptOf(worker, DEFAULT_WINDOW), window: DEFAULT_WINDOW },
+      blackboard: retainBodies(board, artifacts),
+    },
+    history,
+  };
+}
+
+/** MIGRATIONS[n] takes a snapshot's context from schema version n to n + 1. Append only. */
+/** v2 → v3: `usage` moves into `ledger` (no budget, nothing counted for the burst); nothing leaves the context. */
+function v2ToV3(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
+  const { usage, ...rest } = old;
+  return { context: { ...rest, ledger: { usage: usage ?? { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 } }, history: [] };
+}
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3 };
+
+export interface OpenedEnvelope {
+  /** XState's persisted snapshot, at the current schema version. */
+  snapshot: unknown;
+  /** Set when the envelope was migrated: the history the migration moved out of the context, to archive. */
+  migratedHistory?: ArchiveItemInput[];
+}
+
+/** Validates a stored envelope (migrating an older one); returns XState's persisted snapshot inside it. */
 export function openEnvelope(sessionId: string, stored: unknown): unknown {
+  return openEnvelopeWithHistory(sessionId, stored).snapshot;
+}
+
+export function openEnvelopeWithHistory(sessionId: string, stored: unknown): OpenedEnvelope {
   const version = (stored as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > SNAPSHOT_SCHEMA_VERSION) {
     throw new SnapshotError(`Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`);
   }
-  const parsed = PersistedSessionSchema.safeParse(stored);
-  if (!parsed.success) {
-    const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  let current = stored;
+  let migratedHistory: ArchiveItemInput[] | undefined;
+  if (typeof version === 'number' && Number.isInteger(version) && version >= 1 && version < SNAPSHOT_SCHEMA_VERSION) {
+    const snapshot = (stored as { snapshot?: { context?: unknown } }).snapshot;
+    if (snapshot && typeof snapshot === 'object' && snapshot.context && typeof snapshot.context === 'object') {
+      let context = snapshot.context as Record<string, unknown>;
+      migratedHistory = [];
+      for (let v = version; v < SNAPSHOT_SCHEMA_VERSION; v++) {
+        const step = MIGRATIONS[v]!(context);
+        context = step.context;
+        migratedHistory.push(...step.history);
+      }
+      current = { schemaVersion: SNAPSHOT_SCHEMA_VERSION, snapshot: { ...snapshot, context } };
+    }
+  }
+  const parsed = PersistedSessionSchema.safeParse(current);
+  if (!parsed.success || parsed.data.schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
+    const where = parsed.success
+      ? `schemaVersion: ${String(version)} is not a version this Steward knows`
+      : parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new SnapshotError(`Session "${sessionId}" has a snapshot that is not a valid Steward session (${where}). It cannot be resumed; other sessions are unaffected.`);
   }
-  const snapshot = parsed.data.snapshot as { context: Record<string, unknown> };
-  for (let v = parsed.data.schemaVersion; v < SNAPSHOT_SCHEMA_VERSION; v++) MIGRATIONS[v]?.(snapshot);
-  if (!snapshot.context.ledger) {
-    throw new SnapshotError(`Session "${sessionId}" has a snapshot of schema v${parsed.data.schemaVersion} without its ledger (token usage): it is not a valid Steward session. It cannot be resumed; other sessions are unaffected.`);
-  }
-  return snapshot;
+  return { snapshot: parsed.data.snapshot, ...(migratedHistory ? { migratedHistory } : {}) };
 }
 
 /**

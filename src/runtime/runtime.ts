@@ -10,17 +10,21 @@
 import { randomBytes } from 'node:crypto';
 import { createActor, type InspectionEvent } from 'xstate';
 import { createManagerTurn, createWorkerTurn } from '../agents/turns.js';
+import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
 import { SessionNotFoundError, UserError } from '../errors.js';
-import { DEFAULT_MAX_BURST, type PackageInfo } from '../machines/session.context.js';
+import { DEFAULT_MAX_BURST, type SessionContext } from '../machines/session.context.js';
+import { DEFAULT_WINDOW, windowLimitsProblem, type WindowLimits } from '../machines/transcript.js';
+import type { ChatMessage } from '../models/model.js';
 import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
 import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
 import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import type { SessionStore, StoredSession } from '../store/session-store.js';
+import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
-import { envelope, openEnvelope } from './persisted.js';
+import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
 
 export interface RuntimeOptions {
@@ -41,6 +45,11 @@ export interface RuntimeOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Size limits (src/limits.ts, DEFAULT_LIMITS); `userTextChars` can also be set per session. */
   limits?: Partial<Limits>;
+  /**
+   * Limits of the transcript windows the context keeps and the prompts show (default
+   * { messages: 60, chars: 32000 }); older messages stay readable through `history()`.
+   */
+  window?: Partial<WindowLimits>;
 }
 
 export interface CreateSessionOptions {
@@ -50,6 +59,15 @@ export interface CreateSessionOptions {
   maxBurstTokens?: number | null;
   id?: string;
   limits?: Pick<Partial<Limits>, 'userTextChars'>;
+  /** Tags to put on the blackboard before the session starts (version 1 of each, written by "app"). */
+  blackboard?: Record<string, string>;
+}
+
+/** A session's whole history — every transcript message and tag version ever written. */
+export interface SessionHistory {
+  transcript(name?: TranscriptName): Promise<ChatMessage[]>;
+  tagVersion(tag: string, version: number): Promise<TagVersion | undefined>;
+  tagVersions(tag: string): Promise<TagVersion[]>;
 }
 
 export interface Runtime {
@@ -77,6 +95,11 @@ export interface Runtime {
   openSession(id: string): Promise<Session>;
   /** Sessions this runtime holds in memory. */
   readonly live: ReadonlyMap<string, Session>;
+  /**
+   * The whole history of a session: the live one's, else the store's. Snapshots keep only
+   * bounded windows and the latest tag bodies; this reads everything ever written.
+   */
+  history(id: string): Promise<SessionHistory>;
 }
 
 function checkMaxBurst(value: number | undefined, where: string): number {
@@ -92,6 +115,18 @@ function checkMaxBurstTokens(value: number | null | undefined, where: string): n
 }
 
 export const packageInfo = packageInfoOf;
+/** An app's seed tags as version 1 of each, written by "app"; undefined when there are none. */
+function seededBoard(tags: Record<string, string> | undefined): Blackboard | undefined {
+  if (tags === undefined) return undefined;
+  if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) throw new UserError('createSession: blackboard must be an object of tag → body (strings).');
+  const at = new Date().toISOString();
+  const board: Blackboard = {};
+  for (const [tag, body] of Object.entries(tags)) {
+    if (typeof body !== 'string' || tag.length === 0 || tag.length > 120) throw new UserError(`createSession: blackboard tag "${tag.slice(0, 40)}" needs a name of 1 to 120 characters and a string body.`);
+    Object.defineProperty(board, tag, { value: [{ version: 1, body, writtenBy: 'app', at }], enumerable: true, writable: true, configurable: true });
+  }
+  return Object.keys(board).length ? board : undefined;
+}
 
 export function newSessionId(): string {
   return `s_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -103,6 +138,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const maxBurst = checkMaxBurst(options.maxBurst, 'createRuntime');
   const maxBurstTokens = checkMaxBurstTokens(options.maxBurstTokens, 'createRuntime');
+  const windowProblem = windowLimitsProblem(options.window);
+  if (windowProblem) throw new UserError(`createRuntime: ${windowProblem}.`);
+  const window: WindowLimits = { ...DEFAULT_WINDOW, ...options.window };
   const limits = resolveLimits(options.limits);
   const packages = loadPackages(options.packagesDir);
   const promptOf = (packageId: string, workerId: string) =>
@@ -111,11 +149,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // restored snapshots when it matches), so sessions do not each carry a copy.
   const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg)]));
   const infoJson = new Map([...infos.values()].map((info) => [info.id, JSON.stringify(info)]));
-  const machine = sessionMachine.provide({
-    actors: { managerTurn: createManagerTurn(options.model), workerTurn: createWorkerTurn(options.model, promptOf) },
-  });
   const store = options.store;
   const live = new Map<string, Session>();
+  /** Every running Session object by id (restored ones too): the manager turn reads archived versions through it. */
+  const running = new Map<string, Session>();
+  const lookup = async (sessionId: string, tag: string, versions: readonly number[]): Promise<TagVersion[]> => {
+    const session = running.get(sessionId);
+    if (session) return session.archivedVersions(tag, versions);
+    return store ? readVersions(storeReader(sessionId), tag, versions) : [];
+  };
+  const machine = sessionMachine.provide({
+    actors: { managerTurn: createManagerTurn(options.model, lookup), workerTurn: createWorkerTurn(options.model, promptOf, lookup) },
+  });
+  const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
 
   async function createSession(opts: CreateSessionOptions = {}): Promise<Session> {
     // Per-session limits live with this Session object only (a resumed session has the runtime's).
@@ -126,23 +172,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (!pkg) throw new UserError(`Unknown package "${opts.packageId}". Packages: ${[...packages.keys()].join(', ')}.`);
     }
     const id = opts.id ?? newSessionId();
+    const blackboard = seededBoard(opts.blackboard);
     const input = {
       sessionId: id,
       package: pkg ? infos.get(pkg.id)! : null,
       catalog: pkg ? [] : [...infos.values()],
       maxBurst: checkMaxBurst(opts.maxBurst ?? maxBurst, 'createSession'),
       maxBurstTokens: opts.maxBurstTokens === undefined ? maxBurstTokens : checkMaxBurstTokens(opts.maxBurstTokens, 'createSession'),
+      window,
+      ...(blackboard ? { blackboard } : {}),
     };
     let persistence = null;
+    let from: SessionContext | null = null;
     if (store) {
       // Persist the initial snapshot before anything can happen to it.
       const probe = createActor(machine, { input });
       const snapshot = envelope(probe.getPersistedSnapshot());
       const state = stateString(probe.getSnapshot().value);
-      const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload: { packageId: pkg?.id ?? null, maxBurst: input.maxBurst, ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}) }, state } });
+      from = probe.getSnapshot().context;
+      // The payload holds what replay needs to rebuild the same initial context.
+      const payload = { packageId: pkg?.id ?? null, maxBurst: input.maxBurst, window, ...(blackboard ? { blackboard } : {}), ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}) };
+      const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) } });
       persistence = { store, revision: stored.revision };
     }
-    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits));
+    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits, { from }));
   }
 
   /** `from`: the stored session the caller already loaded and checked (no second read that could differ). */
@@ -152,27 +205,45 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     await live.get(id)?.close();
     const stored = resumeOptions.from ?? (await store.load(id));
     if (!stored) throw new SessionNotFoundError(id);
-    return track((onEnd) => restore(id, stored.snapshot, { store, revision: stored.revision }, onEnd));
+    const opened = openEnvelopeWithHistory(id, stored.snapshot);
+    let revision = stored.revision;
+    // A snapshot of an older schema: save it migrated, with the history it moved out of the
+    // context, before anything runs, so nothing it held is lost.
+    if (opened.migratedHistory) revision = await store.append(id, revision, [], envelope(opened.snapshot), opened.migratedHistory);
+    return track((onEnd) => restore(id, opened.snapshot, { store, revision }, onEnd));
   }
 
-  function restore(id: string, persisted: unknown, persistence: { store: SessionStore; revision: number } | null, onEnd?: () => void): Session {
-    const snapshot = openEnvelope(id, persisted) as { context: { package: PackageInfo | null } };
+  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number } | null, onEnd?: () => void, memory?: MemoryArchive): Session {
+    const snapshot = opened as { context: SessionContext };
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
-    return new Session(
+    let session: Session | undefined;
+    const ended = () => {
+      if (session && running.get(id) === session) running.delete(id);
+      onEnd?.();
+    };
+    session = new Session(
       id,
       (inspect) => createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(),
       persistence,
       options.inspect,
-      onEnd,
+      ended,
       limits,
+      { from: snapshot.context, ...(memory ? { memory } : {}) },
     );
+    if (session.actorRef.getSnapshot().status === 'active') running.set(id, session);
+    return session;
   }
 
   function restoreSession(persisted: unknown): Session {
-    const id = (persisted as { snapshot?: { context?: { sessionId?: unknown } } } | null)?.snapshot?.context?.sessionId;
+    const raw = (persisted as { snapshot?: { context?: { sessionId?: unknown } } } | null)?.snapshot?.context?.sessionId;
+    const id = typeof raw === 'string' ? raw : '(unknown)';
+    const opened = openEnvelopeWithHistory(id, persisted);
+    // An older snapshot's history, moved out of the context by the migration, stays in memory with it.
+    let memory: MemoryArchive | undefined;
+    if (opened.migratedHistory) (memory = new MemoryArchive()).add(opened.migratedHistory);
     // Not tracked in `live`: with no store there is nothing to open by id later.
-    return restore(typeof id === 'string' ? id : '(unknown)', persisted, null);
+    return restore(id, opened.snapshot, null, undefined, memory);
   }
 
   /** Holds a session while it is live; a done, stopped or failed one is let go. */
@@ -183,9 +254,32 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     session = make(() => {
       ended = true;
       if (session && live.get(session.id) === session) live.delete(session.id);
+      if (session && running.get(session.id) === session) running.delete(session.id);
     });
-    if (!ended) live.set(session.id, session);
+    if (!ended) {
+      live.set(session.id, session);
+      running.set(session.id, session);
+    }
     return session;
+  }
+
+  async function history(id: string): Promise<SessionHistory> {
+    const session = running.get(id) ?? live.get(id);
+    if (session) return { transcript: (name) => session.transcript(name), tagVersion: (tag, v) => session.tagVersion(tag, v), tagVersions: (tag) => session.tagVersions(tag) };
+    if (!store) throw new SessionNotFoundError(id);
+    const stored = await store.load(id);
+    if (!stored) throw new SessionNotFoundError(id);
+    const opened = openEnvelopeWithHistory(id, stored.snapshot);
+    const context = (opened.snapshot as { context: SessionContext }).context;
+    // A snapshot not yet migrated in the store: its own history is still in it.
+    const legacy = new MemoryArchive();
+    if (opened.migratedHistory) legacy.add(opened.migratedHistory);
+    const read: ArchiveReader = async (kind, key, o) => [...(await legacy.read(kind, key, o)), ...(await store.archived(id, kind, key, o))];
+    return {
+      transcript: (name = 'manager') => fullTranscript(read, name, context.transcripts[name]),
+      tagVersion: (tag, v) => findTagVersion(read, context, tag, v),
+      tagVersions: (tag) => allTagVersions(read, context, tag),
+    };
   }
 
   async function openSession(id: string): Promise<Session> {
@@ -201,5 +295,5 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return track((onEnd) => restore(forkId, stored.snapshot, { store, revision: stored.revision }, onEnd));
   }
 
-  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, forkSession };
+  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history, forkSession };
 }

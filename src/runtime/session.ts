@@ -10,8 +10,12 @@ import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.j
 import { enabledUserEvents, readSnapshot, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
+import type { TagVersion } from '../blackboard/blackboard.js';
+import type { SessionContext } from '../machines/session.context.js';
+import type { ChatMessage } from '../models/model.js';
+import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { redactSecrets } from '../models/redact.js';
-import type { JournalEntryInput, SessionStore } from '../store/session-store.js';
+import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
@@ -68,6 +72,12 @@ export class Session {
   /** The send in progress, if any: sends run one at a time, in call order. */
   private busy: Promise<void> | null = null;
   private fatal: unknown = null;
+  /** The context whose history is archived (or handed to the store with the next write). */
+  private archivedContext: SessionContext | null;
+  /** History items not yet attached to a journal entry. */
+  private unarchived: ArchiveItemInput[] | null = null;
+  /** Without a store, the session's archive lives here. */
+  private readonly memoryArchive: MemoryArchive | null;
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
 
@@ -80,10 +90,22 @@ export class Session {
     /** Called once when the actor ends (done, stopped or failed). */
     onEnd?: () => void,
     private readonly limits: Readonly<Limits> = DEFAULT_LIMITS,
+    /**
+     * `from`: the context whose history is already archived (null: none of it is; without a
+     * store, the context the session starts from);
+     * `memory`: the archive to keep, without a store (a migrated snapshot's history).
+     */
+    archive: { from: SessionContext | null; memory?: MemoryArchive } = { from: null },
   ) {
     this.id = id;
+    this.archivedContext = archive.from;
+    this.memoryArchive = persistence ? null : (archive.memory ?? new MemoryArchive());
     const inspect = persistence || userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
     this.actor = start(inspect);
+    // What the start itself changed (an eventless step of a restored snapshot; a new session's seeds).
+    if (this.memoryArchive && !this.archivedContext) this.archivedContext = this.actor.getSnapshot().context;
+    else this.archive(this.actor.getSnapshot().context);
+    if (this.memoryArchive) this.actor.subscribe({ next: (snapshot) => this.archive(snapshot.context), error: () => {} });
     // Without an error observer XState rethrows an actor's error asynchronously (a crash).
     const observer: Observer<AnyMachineSnapshot> = {
       error: (err) => {
@@ -136,6 +158,50 @@ export class Session {
   /** The user events the session would take now, its guards evaluated (a subset of `view().acceptedEvents`). */
   enabledEvents(): UserEventType[] {
     return enabledUserEvents(this.actor.getSnapshot());
+  }
+
+  /**
+   * The whole conversation of the manager or of the worker (every worker run, in order):
+   * the archive's messages and the context's window. The context keeps only the window.
+   */
+  async transcript(name: TranscriptName = 'manager'): Promise<ChatMessage[]> {
+    await this.writes;
+    return fullTranscript(this.readArchive, name, this.actor.getSnapshot().context.transcripts[name]);
+  }
+
+  /** A tag version with its body, also one whose body left the context. */
+  async tagVersion(tag: string, version: number): Promise<TagVersion | undefined> {
+    await this.writes;
+    return findTagVersion(this.readArchive, this.actor.getSnapshot().context, tag, version);
+  }
+
+  /** Versions of a tag as the archive holds them (for the turn actors). */
+  async archivedVersions(tag: string, versions: readonly number[]): Promise<TagVersion[]> {
+    await this.writes;
+    return readVersions(this.readArchive, tag, versions);
+  }
+
+  /** Every version of a tag with its body, oldest first. */
+  async tagVersions(tag: string): Promise<TagVersion[]> {
+    await this.writes;
+    return allTagVersions(this.readArchive, this.actor.getSnapshot().context, tag);
+  }
+
+  private readonly readArchive: ArchiveReader = (kind, key, options) =>
+    this.persistence ? this.persistence.store.archived(this.id, kind, key, options) : this.memoryArchive!.read(kind, key, options);
+
+  /** Takes what the context added since the last call: into the memory archive, or for the next write. */
+  private archive(context: SessionContext): void {
+    const before = this.archivedContext;
+    if (context === before) return;
+    this.archivedContext = context;
+    if (this.memoryArchive) {
+      // In memory, only what left the context is kept apart (the context holds the rest).
+      if (before) this.memoryArchive.add(droppedItems(before, context));
+      return;
+    }
+    const added = historyItems(before, context);
+    if (added.length) (this.unarchived ??= []).push(...added);
   }
 
   /** XState's persisted snapshot in Steward's versioned envelope. */
@@ -269,10 +335,14 @@ export class Session {
   private onInspect(e: InspectionEvent): void {
     this.userInspect?.(e);
     if (!this.persistence || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
+    const snapshot = e.snapshot as AnyMachineSnapshot;
+    this.archive(snapshot.context as SessionContext);
     const kind = journalKind(e.event.type);
     if (!kind) return;
-    const state = snapshotState(e.snapshot as AnyMachineSnapshot);
-    (this.unwritten ??= []).push({ kind, type: e.event.type, payload: eventPayload(e.event), state });
+    const state = snapshotState(snapshot);
+    const added = this.unarchived;
+    this.unarchived = null;
+    (this.unwritten ??= []).push({ kind, type: e.event.type, payload: eventPayload(e.event), state, ...(added ? { added } : {}) });
     // Writes are chained so the journal keeps the order of events. Events that arrive while a
     // write is under way go together in the next one, with the snapshot as it is then: one
     // transaction for all of them, and one snapshot instead of one per event.

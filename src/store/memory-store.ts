@@ -1,5 +1,7 @@
 import { ConflictError, SessionNotFoundError } from '../errors.js';
 import type {
+  ArchiveItem,
+  ArchiveItemInput,
   JournalEntry,
   JournalEntryInput,
   SessionStore,
@@ -11,6 +13,8 @@ interface Row {
   session: StoredSession;
   state: string;
   journal: JournalEntry[];
+  /** The archive: `kind key` → items by n. */
+  archive: Map<string, Map<number, ArchiveItem>>;
   /** Store-wide write counter: breaks ties in list() when two writes share a millisecond. */
   touched: number;
 }
@@ -44,7 +48,9 @@ export class MemoryStore implements SessionStore {
       updatedAt: at,
     };
     const first = toEntry(session.id, 1, at, session.entry);
-    this.rows.set(session.id, { session: stored, state: first.state, journal: [first], touched: ++this.writes });
+    const archive = new Map<string, Map<number, ArchiveItem>>();
+    addToArchive(archive, archiveItems(session.entry.added, 1));
+    this.rows.set(session.id, { session: stored, state: first.state, journal: [first], archive, touched: ++this.writes });
     return structuredClone(stored);
   }
 
@@ -53,7 +59,7 @@ export class MemoryStore implements SessionStore {
     return row ? structuredClone(row.session) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number> {
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
     const row = this.rows.get(id);
     if (!row) throw new SessionNotFoundError(id);
     const current = row.session.revision;
@@ -65,8 +71,16 @@ export class MemoryStore implements SessionStore {
     const lastSeq = row.journal.length;
     const added = entries.map((entry, i) => toEntry(id, lastSeq + i + 1, at, entry));
     const snapshotCopy = structuredClone(snapshot);
+    const items = [
+      ...archiveItems(archive, lastSeq),
+      ...entries.flatMap((entry, i) => archiveItems(entry.added, lastSeq + i + 1)),
+    ];
+    for (const item of items) {
+      if (row.archive.get(`${item.kind} ${item.key}`)?.has(item.n)) throw new Error(`Archive of session "${id}" already holds ${item.kind} ${item.key} #${item.n} (a bug in Steward).`);
+    }
 
     row.journal.push(...added);
+    addToArchive(row.archive, items);
     row.session = { ...row.session, revision: current + 1, snapshot: snapshotCopy, updatedAt: at };
     row.state = added.at(-1)?.state ?? row.state;
     row.touched = ++this.writes;
@@ -79,6 +93,14 @@ export class MemoryStore implements SessionStore {
     const from = all.filter((entry) => entry.seq > afterSeq);
     const page = options.limit === undefined ? from : from.slice(0, Math.max(0, Math.floor(options.limit)));
     return structuredClone(page);
+  }
+
+  async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
+    const items = this.rows.get(id)?.archive.get(`${kind} ${key}`);
+    if (!items) return [];
+    const from = options.from ?? -Infinity;
+    const to = options.to ?? Infinity;
+    return structuredClone([...items.values()].filter((item) => item.n >= from && item.n <= to).sort((a, b) => a.n - b.n));
   }
 
   async list(): Promise<SessionSummary[]> {
@@ -109,6 +131,20 @@ function toEntry(sessionId: string, seq: number, at: string, input: JournalEntry
     payload: structuredClone(input.payload),
     state: input.state,
   };
+}
+
+/** Deep copies of the items, stamped with the journal entry that added them. */
+function archiveItems(items: ArchiveItemInput[] | undefined, entrySeq: number): ArchiveItem[] {
+  return (items ?? []).map((item) => ({ kind: item.kind, key: item.key, n: item.n, value: structuredClone(item.value), entrySeq }));
+}
+
+function addToArchive(archive: Map<string, Map<number, ArchiveItem>>, items: ArchiveItem[]): void {
+  for (const item of items) {
+    const k = `${item.kind} ${item.key}`;
+    let byN = archive.get(k);
+    if (!byN) archive.set(k, (byN = new Map()));
+    byN.set(item.n, item);
+  }
 }
 
 /** Shared wording with SqliteStore, so callers and users see one message for one situation. */

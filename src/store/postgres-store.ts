@@ -15,6 +15,8 @@ import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { redactUrl } from './redact-url.js';
 import type {
+  ArchiveItem,
+  ArchiveItemInput,
   JournalEntry,
   JournalEntryInput,
   SessionChange,
@@ -25,7 +27,7 @@ import type {
 } from './session-store.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 export { redactUrl, translateConnectError };
 
@@ -34,7 +36,7 @@ export const DEFAULT_PG_SCHEMA = 'steward';
 
 /**
  * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
- * Append only; never edit a shipped step. A lease table (see docs/design.md) is step 2.
+ * Append only; never edit a shipped step. A lease table (see docs/design.md) is step 3.
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -71,6 +73,18 @@ const migrations: Array<(S: string, channel: string) => string> = [
     END $$;
     CREATE TRIGGER sessions_changed AFTER INSERT OR UPDATE ON ${S}.sessions
       FOR EACH ROW EXECUTE FUNCTION ${S}.notify_change();`,
+  // Step 2: the archive — every transcript message and tag version an event added, so the
+  // snapshot can stay bounded. Written in the journal entry's statement.
+  (S) => `
+    CREATE TABLE ${S}.archive (
+      session_id  text NOT NULL REFERENCES ${S}.sessions(id),
+      kind        text NOT NULL,
+      key         text NOT NULL,
+      n           integer NOT NULL,
+      entry_seq   integer NOT NULL,
+      value       json NOT NULL,
+      PRIMARY KEY (session_id, kind, key, n)
+    );`,
 ];
 
 export interface PostgresStoreOptions {
@@ -153,10 +167,14 @@ export class PostgresStore implements SessionStore {
       ), j AS (
         INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
         SELECT id, 1, created_at, $5, $6, $7::json, $4 FROM s
+      ), a AS (
+        INSERT INTO ${this.S}.archive (session_id, kind, key, n, entry_seq, value)
+        SELECT s.id, x.kind, x.key, x.n, 1, x.value::json FROM s, unnest($8::text[], $9::text[], $10::int[], $11::text[]) AS x(kind, key, n, value)
       )
       SELECT * FROM s`;
+    const added = archiveColumns(session.id, (session.entry.added ?? []).map((item) => ({ item, ord: 1 })));
     try {
-      const { rows } = await this.query<SessionRow>(sql, [session.id, session.packageId, snapshot, session.entry.state, session.entry.kind, session.entry.type, payload]);
+      const { rows } = await this.query<SessionRow>(sql, [session.id, session.packageId, snapshot, session.entry.state, session.entry.kind, session.entry.type, payload, added.kinds, added.keys, added.ns, added.values]);
       return toStoredSession(rows[0]!);
     } catch (error) {
       if ((error as { code?: string }).code === '23505') {
@@ -174,10 +192,16 @@ export class PostgresStore implements SessionStore {
     return rows[0] ? toStoredSession(rows[0]) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number> {
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
     // Serialise before talking to the server: a bad value fails before anything is locked.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
     const payloads = entries.map((e) => toJson(e.payload, `the payload of "${e.type}" in session "${id}"`));
+    // What the entries added (and `archive`, tied to no new entry: ordinal 0) goes to the
+    // archive in the same statement, numbered by the entry that added it.
+    const added = archiveColumns(id, [
+      ...archive.map((item) => ({ item, ord: 0 })),
+      ...entries.flatMap((e, i) => (e.added ?? []).map((item) => ({ item, ord: i + 1 }))),
+    ]);
     // The UPDATE's WHERE is the revision check: a concurrent writer waits for our row lock,
     // then re-checks the revision and matches nothing. Journal rows ride in the same statement.
     const sql = `
@@ -190,6 +214,10 @@ export class PostgresStore implements SessionStore {
         INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
         SELECT $1, u.base + e.ord, u.updated_at, e.kind, e.type, e.payload::json, e.state
         FROM u, unnest($6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e(kind, type, payload, state, ord)
+      ), a AS (
+        INSERT INTO ${this.S}.archive (session_id, kind, key, n, entry_seq, value)
+        SELECT $1, x.kind, x.key, x.n, u.base + x.ord, x.value::json
+        FROM u, unnest($10::text[], $11::text[], $12::int[], $13::int[], $14::text[]) AS x(kind, key, n, ord, value)
       )
       SELECT revision FROM u`;
     const { rows } = await this.query<{ revision: number }>(sql, [
@@ -202,11 +230,25 @@ export class PostgresStore implements SessionStore {
       entries.map((e) => e.type),
       payloads,
       entries.map((e) => e.state),
+      added.kinds,
+      added.keys,
+      added.ns,
+      added.ords,
+      added.values,
     ]);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
     if (!current.rows[0]) throw new SessionNotFoundError(id);
     throw revisionConflict(id, current.rows[0].revision, expectedRevision);
+  }
+
+  async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
+    const { rows } = await this.query<{ kind: ArchiveItemInput['kind']; key: string; n: number; entry_seq: number; value: unknown }>(
+      `SELECT kind, key, n, entry_seq, value FROM ${this.S}.archive
+       WHERE session_id = $1 AND kind = $2 AND key = $3 AND n BETWEEN $4 AND $5 ORDER BY n`,
+      [id, kind, key, Math.max(-2147483648, Math.floor(options.from ?? -2147483648)), Math.min(2147483647, Math.floor(options.to ?? 2147483647))],
+    );
+    return rows.map((row) => ({ kind: row.kind, key: row.key, n: row.n, entrySeq: row.entry_seq, value: row.value }));
   }
 
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
@@ -345,6 +387,17 @@ function newerSchema(target: string, schema: string, found: number): UserError {
 
 function quoteLiteral(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** Archive items as the parallel arrays a statement unnests; values serialised (a bad one fails here). */
+function archiveColumns(id: string, items: { item: ArchiveItemInput; ord: number }[]) {
+  return {
+    kinds: items.map(({ item }) => item.kind),
+    keys: items.map(({ item }) => item.key),
+    ns: items.map(({ item }) => item.n),
+    ords: items.map(({ ord }) => ord),
+    values: items.map(({ item }) => toJson(item.value, `the archived ${item.kind} ${item.key} #${item.n} of session "${id}"`)),
+  };
 }
 
 function toStoredSession(row: SessionRow): StoredSession {

@@ -5,7 +5,28 @@
  * Every accepted event (or actor result) is appended to the session's journal and the
  * session's persisted snapshot is replaced *in the same transaction*; `revision` is the
  * optimistic-concurrency token: a writer that read revision r may only write r + 1.
+ *
+ * The snapshot is bounded (windows of the transcripts, the latest tag bodies); what an event
+ * added to the session's history — transcript messages, tag versions — goes to the archive
+ * in that same transaction, so everything ever written stays readable without the snapshot
+ * growing with the session.
  */
+
+/** One thing a journalled event added to the session's history. */
+export interface ArchiveItemInput {
+  /** 'message': a transcript message (key: "manager" or "worker"); 'version': a tag version (key: the tag). */
+  kind: 'message' | 'version';
+  key: string;
+  /** The message's number in its transcript (0-based, never reused), or the version number. */
+  n: number;
+  /** The message or the tag version, JSON-serialisable. */
+  value: unknown;
+}
+
+export interface ArchiveItem extends ArchiveItemInput {
+  /** The journal entry that added it (the latest entry at the time, for items written without one). */
+  entrySeq: number;
+}
 
 export interface JournalEntryInput {
   /** 'event' for user events, 'actor' for manager/worker results, 'created' for the first entry. */
@@ -16,9 +37,11 @@ export interface JournalEntryInput {
   payload: unknown;
   /** The state value after the event, as a dotted string ("waiting_user.review_artifact"). */
   state: string;
+  /** What the event added to the session's history: written to the archive, not the journal row. */
+  added?: ArchiveItemInput[];
 }
 
-export interface JournalEntry extends JournalEntryInput {
+export interface JournalEntry extends Omit<JournalEntryInput, 'added'> {
   sessionId: string;
   /** 1, 2, 3, … without gaps within a session. */
   seq: number;
@@ -70,11 +93,17 @@ export interface SessionStore {
   /** The session, or undefined when there is none with that id. */
   load(id: string): Promise<StoredSession | undefined>;
   /**
-   * Appends entries to the journal and replaces the snapshot, atomically, if the stored
-   * revision still equals `expectedRevision`; returns the new revision. Otherwise throws
-   * ConflictError and writes nothing.
+   * Appends entries to the journal (and what they added to the archive) and replaces the
+   * snapshot, atomically, if the stored revision still equals `expectedRevision`; returns the
+   * new revision. Otherwise throws ConflictError and writes nothing. `archive` holds items
+   * that belong to no new entry (a migrated snapshot's history).
    */
-  append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number>;
+  append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive?: ArchiveItemInput[]): Promise<number>;
+  /**
+   * Archived items of one kind and key, in `n` order; `from` / `to` bound `n` (inclusive).
+   * A session without such items (or unknown) gives an empty list.
+   */
+  archived(id: string, kind: ArchiveItemInput['kind'], key: string, options?: { from?: number; to?: number }): Promise<ArchiveItem[]>;
   /** Journal entries in seq order; `afterSeq` skips the first ones, `limit` caps the count. */
   journal(id: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
   /** All sessions, most recently updated first. */

@@ -7,6 +7,8 @@ import { ConflictError, SessionNotFoundError, SnapshotError, StoreError, UserErr
 import { revisionConflict } from './memory-store.js';
 import { storeFault } from './sqlite-faults.js';
 import type {
+  ArchiveItem,
+  ArchiveItemInput,
   JournalEntry,
   JournalEntryInput,
   SessionStore,
@@ -35,7 +37,7 @@ export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
 /** The schema this code reads and writes, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** migrations[n] takes a database from user_version n to n + 1. Append only; never edit a shipped step. */
 const migrations: string[] = [
@@ -59,6 +61,17 @@ const migrations: string[] = [
      PRIMARY KEY (session_id, seq)
    );
    CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions(updated_at DESC);`,
+  // v2: the archive — every transcript message and tag version an event added, so the
+  // snapshot can stay bounded. Written in the journal entry's transaction.
+  `CREATE TABLE IF NOT EXISTS archive (
+     session_id  TEXT NOT NULL REFERENCES sessions(id),
+     kind        TEXT NOT NULL,
+     key         TEXT NOT NULL,
+     n           INTEGER NOT NULL,
+     entry_seq   INTEGER NOT NULL,
+     value       TEXT NOT NULL,
+     PRIMARY KEY (session_id, kind, key, n)
+   ) WITHOUT ROWID;`,
 ];
 
 /** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */
@@ -75,6 +88,15 @@ interface SessionRow {
   state: string;
   created_at: string;
   updated_at: string;
+}
+
+interface ArchiveRow {
+  session_id: string;
+  kind: ArchiveItemInput['kind'];
+  key: string;
+  n: number;
+  entry_seq: number;
+  value: string;
 }
 
 interface JournalRow {
@@ -100,13 +122,14 @@ export class SqliteStore implements SessionStore {
   readonly path: string;
   private readonly db!: Database.Database;
   private readonly stmts: ReturnType<typeof prepare>;
-  private readonly createTx: (row: SessionRow, entry: JournalRow) => void;
+  private readonly createTx: (row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => void;
   private readonly appendTx: (
     id: string,
     expectedRevision: number,
     entries: JournalEntryInput[],
     snapshot: string,
     at: string,
+    archive: ArchiveItemInput[],
   ) => number;
 
   /** Opened with `readOnly`: reads work on a read-only file or folder; nothing is created or migrated. */
@@ -148,20 +171,23 @@ export class SqliteStore implements SessionStore {
     this.db = db;
 
     const s = this.stmts;
-    this.createTx = this.db.transaction((row: SessionRow, entry: JournalRow) => {
+    this.createTx = this.db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => {
       s.insertSession.run(row);
       s.insertEntry.run(entry);
+      for (const item of archive) s.insertArchive.run(item);
     }).immediate;
     // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
     // process can slip a write between our revision check and our update.
-    this.appendTx = this.db.transaction((id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: string, at: string) => {
+    this.appendTx = this.db.transaction((id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: string, at: string, archive: ArchiveItemInput[]) => {
       const current = s.revision.get(id)?.revision;
       if (current === undefined) throw new SessionNotFoundError(id);
       if (current !== expectedRevision) throw revisionConflict(id, current, expectedRevision);
       let seq = s.lastSeq.get(id)?.seq ?? 0;
+      for (const item of archive) s.insertArchive.run(toArchiveRow(id, seq, item));
       for (const entry of entries) {
         seq += 1;
         s.insertEntry.run(toJournalRow(id, seq, at, entry));
+        if (entry.added) for (const item of entry.added) s.insertArchive.run(toArchiveRow(id, seq, item));
       }
       const next = current + 1;
       s.updateSession.run({ id, revision: next, snapshot, state: entries.at(-1)?.state ?? null, updated_at: at });
@@ -186,7 +212,7 @@ export class SqliteStore implements SessionStore {
       updated_at: at,
     };
     try {
-      this.createTx(row, toJournalRow(session.id, 1, at, session.entry));
+      this.createTx(row, toJournalRow(session.id, 1, at, session.entry), (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item)));
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -201,10 +227,21 @@ export class SqliteStore implements SessionStore {
     return row ? toStoredSession(row) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown): Promise<number> {
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
     // Serialise outside the transaction: a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
-    return this.guard(() => this.appendTx(id, expectedRevision, entries, json, new Date().toISOString()));
+    return this.guard(() => this.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive));
+  }
+
+  async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
+    const rows = this.guard(() => this.stmts.archived.all(id, kind, key, options.from ?? Number.MIN_SAFE_INTEGER, options.to ?? Number.MAX_SAFE_INTEGER));
+    return rows.map((row) => ({
+      kind: row.kind,
+      key: row.key,
+      n: row.n,
+      entrySeq: row.entry_seq,
+      value: parseJson(row.value, () => `Archived ${row.kind} ${row.key} #${row.n} of session "${row.session_id}" holds corrupt JSON`),
+    }));
   }
 
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
@@ -322,6 +359,13 @@ function prepare(db: Database.Database) {
          state = COALESCE(@state, state), updated_at = @updated_at
        WHERE id = @id`,
     ),
+    insertArchive: db.prepare<[ArchiveRow]>(
+      `INSERT INTO archive (session_id, kind, key, n, entry_seq, value)
+       VALUES (@session_id, @kind, @key, @n, @entry_seq, @value)`,
+    ),
+    archived: db.prepare<[string, string, string, number, number], ArchiveRow>(
+      `SELECT * FROM archive WHERE session_id = ? AND kind = ? AND key = ? AND n BETWEEN ? AND ? ORDER BY n`,
+    ),
     revision: db.prepare<[string], { revision: number }>(`SELECT revision FROM sessions WHERE id = ?`),
     lastSeq: db.prepare<[string], { seq: number | null }>(`SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?`),
     session: db.prepare<[string], SessionRow>(`SELECT * FROM sessions WHERE id = ?`),
@@ -347,6 +391,17 @@ function toJournalRow(sessionId: string, seq: number, at: string, entry: Journal
     type: entry.type,
     payload: toJson(entry.payload, `the payload of "${entry.type}" in session "${sessionId}"`),
     state: entry.state,
+  };
+}
+
+function toArchiveRow(sessionId: string, entrySeq: number, item: ArchiveItemInput): ArchiveRow {
+  return {
+    session_id: sessionId,
+    kind: item.kind,
+    key: item.key,
+    n: item.n,
+    entry_seq: entrySeq,
+    value: toJson(item.value, `the archived ${item.kind} ${item.key} #${item.n} of session "${sessionId}"`),
   };
 }
 

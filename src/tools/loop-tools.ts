@@ -3,7 +3,7 @@
  * manager's messages as the call's result. Pure functions of the data they are given.
  */
 import type { Artifact } from '../blackboard/artifacts.js';
-import { latest, type Blackboard } from '../blackboard/blackboard.js';
+import { latest, REQUEST_TAG, requestText, slotOf, versionOf, type Blackboard, type TagVersion } from '../blackboard/blackboard.js';
 import type { ReadBlackboardArgs } from './schemas.js';
 import type { WorkerInfo } from './validation.js';
 
@@ -11,6 +11,14 @@ export interface LoopToolData {
   blackboard: Blackboard;
   workers: readonly WorkerInfo[];
   artifacts: readonly Artifact[];
+  /** Archived versions the manager's turn fetched for this reply (see src/agents/turns.ts). */
+  attachments?: readonly { tag: string; version: TagVersion }[];
+}
+
+/** A version's body from the context, else from what the turn fetched from the archive. */
+function bodyOf(data: LoopToolData, tag: string, version: number): TagVersion | undefined {
+  return versionOf(data.blackboard, tag, version)
+    ?? data.attachments?.find((a) => a.tag === tag && a.version.version === version)?.version;
 }
 
 export function readBlackboard(args: ReadBlackboardArgs, data: LoopToolData): string {
@@ -21,6 +29,14 @@ export function readBlackboard(args: ReadBlackboardArgs, data: LoopToolData): st
         const known = Object.keys(data.blackboard).join(', ') || '(the blackboard is empty)';
         return `## ${tag}\n(no such tag; tags on the blackboard: ${known})`;
       }
+      if (args.version !== undefined && args.version !== v.version) {
+        if (!slotOf(data.blackboard, tag, args.version)) return `## ${tag}\n(no version ${args.version}; versions are 1 to ${v.version})`;
+        const old = bodyOf(data, tag, args.version);
+        if (!old) return `## ${tag}\n(version ${args.version} could not be read from the session's archive)`;
+        return `## ${tag} (v${old.version}, by ${old.writtenBy})\n${old.body}`;
+      }
+      // The request is in parts (the request, then each answer in intake): all of them.
+      if (tag === REQUEST_TAG && args.version === undefined && v.version > 1) return `## ${tag} (v1–v${v.version}, by ${v.writtenBy})\n${requestText(data.blackboard, data.attachments)}`;
       return `## ${tag} (v${v.version}, by ${v.writtenBy})\n${v.body}`;
     })
     .join('\n\n');

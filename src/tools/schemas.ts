@@ -27,6 +27,7 @@ function bounded<T extends z.ZodType>(schema: T): T {
 
 export const ReadBlackboardArgs = z.strictObject({
   tags: z.array(tagName).min(1).max(32).describe('Tags to read, e.g. ["brief", "outline"]. Each returns its latest version.'),
+  version: z.number().int().positive().optional().describe('Read this older version of each tag instead of the latest (version numbers are in the index and list_artifacts).'),
 });
 export const ListWorkersArgs = z.strictObject({});
 export const ListArtifactsArgs = z.strictObject({});
@@ -78,7 +79,7 @@ export interface ToolDefinition {
 }
 
 export const managerTools = [
-  { name: 'read_blackboard', actor: 'manager', kind: 'loop', schema: bounded(ReadBlackboardArgs), description: 'Read the latest body of blackboard tags. The prompt only shows an index; read what you need.' },
+  { name: 'read_blackboard', actor: 'manager', kind: 'loop', schema: bounded(ReadBlackboardArgs), description: 'Read the latest body of blackboard tags, or an older version with `version`. The prompt only shows an index; read what you need.' },
   { name: 'list_workers', actor: 'manager', kind: 'loop', schema: ListWorkersArgs, description: "List the package's workers with their input and output tags and roles." },
   { name: 'list_artifacts', actor: 'manager', kind: 'loop', schema: ListArtifactsArgs, description: 'List the artifacts produced so far and their review status.' },
   { name: 'run_worker', actor: 'manager', kind: 'boundary', schema: bounded(RunWorkerArgs), description: 'Run a worker. Its input and output tags come from its skill; do not pass them. Ends your turn.' },

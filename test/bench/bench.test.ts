@@ -59,7 +59,12 @@ describe('bench/run.ts --quick', () => {
     expect(run.stdout).toContain('pause+resume, durable SQLite');
     expect(run.stdout).toContain(`JSON: ${json}`);
 
-    const results = JSON.parse(readFileSync(json, 'utf8')) as { figures: Figure[]; modes: Record<string, { sessions: number }>; scenario: { callsPerSession: number } };
+    expect(run.stdout).toContain('growth: one session, burst →');
+    const results = JSON.parse(readFileSync(json, 'utf8')) as { figures: Figure[]; modes: Record<string, { sessions: number }>; scenario: { callsPerSession: number }; growth: { burst: number; snapshotBytes: number; contextMessages: number }[] };
+    // The growth section: bursts 1, 10, 30, 60 of one long session; the context's window is bounded.
+    expect(results.growth.map((p) => p.burst)).toEqual([1, 10, 30, 60]);
+    expect(results.growth.at(-1)!.contextMessages).toBeLessThanOrEqual(60);
+    for (const p of results.growth) expect(Object.values(p).every((v) => Number.isFinite(v)), JSON.stringify(p)).toBe(true);
     expect(results.scenario.callsPerSession).toBe(19);
     for (const mode of ['baseline-hot', 'steward-hot', 'baseline-durable', 'steward-memory', 'steward-sqlite']) {
       expect(results.modes[mode]?.sessions).toBe(20);

@@ -63,7 +63,7 @@ it('resumes a session killed mid-call: nothing accepted is lost and the call run
       ['xstate.done.actor.managerTurn', 'waiting_user.approve_step'],
       ['user_approved_next_step', 'running.worker.thinking'],
     ]);
-    expect(blackboardBefore.request?.map((v) => v.body)).toEqual(['A lighthouse that remembers']);
+    expect(blackboardBefore.request?.map((v) => ('body' in v ? v.body : null))).toEqual(['A lighthouse that remembers']);
 
     const after = await startFakeOpenAI([
       reply('submit', { outputs: { note: 'A lighthouse keeps its memories.' } }),
@@ -96,7 +96,7 @@ it('resumes a session killed mid-call: nothing accepted is lost and the call run
     for (const [tag, versions] of Object.entries(blackboardBefore)) {
       expect(blackboardAfter[tag]!.slice(0, versions.length)).toEqual(versions);
     }
-    expect(blackboardAfter.note?.map((v) => v.body)).toEqual(['A lighthouse keeps its memories.']);
+    expect(blackboardAfter.note?.map((v) => ('body' in v ? v.body : null))).toEqual(['A lighthouse keeps its memories.']);
   } finally {
     await store.close();
   }

@@ -94,7 +94,7 @@ describe('pure, deterministic transitions', () => {
     const [again] = transition(machine, proposed, { type: 'xstate.done.actor.workerTurn', output: reply(call('submit', { outputs: { bogus: 'x' } })) });
     const refusedTwice = await twiceEqual(proposed, { type: 'xstate.done.actor.workerTurn', output: reply(call('submit', { outputs: { bogus: 'x' } })) });
     expect(essence(refusedTwice)).toEqual(essence(again));
-    expect(refusedTwice.context.workerMessages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Error: You may only write your declared output tags/) });
+    expect(refusedTwice.context.transcripts.worker.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Error: You may only write your declared output tags/) });
   });
 });
 

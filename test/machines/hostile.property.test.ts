@@ -251,8 +251,8 @@ function checkAfterSend(session: Session, result: SendResult, event: unknown): v
   const where = `after send(${String(JSON.stringify(event))?.slice(0, 120)}) in ${stateOf(session)}`;
   checkPrototypes(where);
   const context = contextOf(session);
-  checkTranscript('managerMessages', context.managerMessages);
-  checkTranscript('workerMessages', context.workerMessages);
+  checkTranscript('managerMessages', context.transcripts.manager.messages);
+  checkTranscript('workerMessages', context.transcripts.worker.messages);
   expect(context.burst).toBeLessThanOrEqual(context.maxBurst);
   if (result.ok) {
     const state = stateOf(session);
@@ -262,7 +262,7 @@ function checkAfterSend(session: Session, result: SendResult, event: unknown): v
     expect(['invalid_event', 'event_refused'], `${where}: ${result.error.code}: ${result.error.message}`).toContain(result.error.code);
   }
   for (const versions of Object.values(context.blackboard)) {
-    for (const v of versions) expect(typeof v.body, `${where}: a blackboard body is not text`).toBe('string');
+    for (const v of versions) expect('body' in v ? typeof v.body : typeof v.size, `${where}: a blackboard body is not text`).toBe('body' in v ? 'string' : 'number');
   }
 }
 

@@ -172,14 +172,24 @@ describe('guards that refuse an event the state declares', () => {
     const { model, session } = await open([
       { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Before I start:', questions: ['Which century?'] })] },
       { agent: 'manager', toolCalls: [runEcho(true)] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A note.' } })] },
     ]);
     const card = await sendOk(session, request);
     expect(card).toMatchObject({ waitingReason: 'intake', questions: [{ id: 'q1', text: 'Which century?' }] });
     const step = await sendOk(session, { type: 'user_answered_questions', answers: { q1: 'The 1890s' } });
     expect(step.waitingReason).toBe('approve_step');
+    // The answer is a new part of the request holding only what is new (storage stays
+    // linear); the earlier part left the context for the archive.
     const context = session.actorRef.getSnapshot().context;
-    expect(context.blackboard.request?.at(-1)?.body).toBe(
-      'A ghost story in a lighthouse\n\nAnswers to the clarifying questions:\n- Which century?\n  → The 1890s',
+    expect(context.blackboard.request?.map((v) => ('body' in v ? v.body : null))).toEqual([null, 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
+    expect((await session.tagVersions('request')).map((v) => v.body)).toEqual([
+      'A ghost story in a lighthouse',
+      'Answers to the clarifying questions:\n- Which century?\n  → The 1890s',
+    ]);
+    // The worker still reads the whole request: its turn fetches the archived part.
+    expect((await sendOk(session, { type: 'user_approved_next_step' })).waitingReason).toBe('review_artifact');
+    expect(model.calls[2]!.messages[1]!.content).toContain(
+      '## Input "request" (v2)\nA ghost story in a lighthouse\n\nAnswers to the clarifying questions:\n- Which century?\n  → The 1890s',
     );
     model.assertComplete();
   });

@@ -55,7 +55,7 @@ describe('the rule table', () => {
     expect(check).toHaveBeenCalledTimes(2);
     const violation = check.mock.results[0]!.value;
     expect(violation).toMatchObject({ rule: 'actorMayUseTool', data: { tool: 'fly_to_the_moon', actor: 'manager' } });
-    expect(after.context.managerMessages).toContainEqual({ role: 'tool', tool_call_id: 'call_fly_to_the_moon', content: `Error: ${violation.message}` });
+    expect(after.context.transcripts.manager.messages).toContainEqual({ role: 'tool', tool_call_id: 'call_fly_to_the_moon', content: `Error: ${violation.message}` });
     expect(after.value).toEqual({ waiting_user: 'intake' });
   });
 

@@ -64,7 +64,7 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     expect(view.message).toBe('Got it.');
     expect(model.calls[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'remember me' });
     const snapshot = resumed.actorRef.getSnapshot();
-    expect(snapshot.context.blackboard.request?.map((v) => v.body)).toEqual(['remember me']);
+    expect(snapshot.context.blackboard.request?.map((v) => ('body' in v ? v.body : null))).toEqual(['remember me']);
     const journal = await made.store.journal(crashed.id);
     expect(journal.map((e) => e.seq)).toEqual([1, 2, 3]);
     model.assertComplete();

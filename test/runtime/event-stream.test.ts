@@ -117,7 +117,7 @@ describe('session.stream()', () => {
       ['ask_user', true, undefined],
       ['finish', false, 'oneBoundaryPerReply'],
     ]);
-    const told = session.actorRef.getSnapshot().context.managerMessages.filter((m) => m.role === 'tool');
+    const told = session.actorRef.getSnapshot().context.transcripts.manager.messages.filter((m) => m.role === 'tool');
     for (const refused of checked.filter((c) => !c.accepted)) {
       const message = told.find((m) => m.tool_call_id === refused.callId)!.content;
       expect(`Error: ${refused.message}`).toBe(message);
@@ -203,7 +203,7 @@ describe('session.subscribe()', () => {
     expect(ofType(events, 'round_finished')).toHaveLength(model.calls.length);
     expect(ofType(events, 'round_finished').map((r) => r.round)).toEqual([1, 2, 3, 4, 5]);
     const context = session.actorRef.getSnapshot().context;
-    const callIds = [...context.managerMessages, ...context.workerMessages].flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+    const callIds = [...context.transcripts.manager.messages, ...context.transcripts.worker.messages].flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
     // The worker's messages of its run; the manager's whole conversation.
     expect(ofType(events, 'tool_call_checked').map((c) => c.callId).sort()).toEqual(callIds.sort());
     expect(ofType(events, 'waiting').map((w) => w.reason)).toEqual(['approve_step', 'review_artifact']);

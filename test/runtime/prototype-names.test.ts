@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scriptedCall, createRuntime, ScriptedModel, SqliteStore } from '../../src/index.js';
-import type { ChatMessage, Session, SessionView, UserEvent } from '../../src/index.js';
+import type { Session, SessionView, UserEvent } from '../../src/index.js';
 import { latest, versionOf, withVersion, type Blackboard } from '../../src/blackboard/blackboard.js';
 import { loadPackage } from '../../src/skills/index.js';
 
@@ -91,12 +91,12 @@ describe('tag names that Object.prototype also has', () => {
       expect(view.blackboard.map((b) => b.tag)).toEqual(['request', 'constructor', '__proto__', 'toString']);
       view = await step(reopened, { type: 'user_accepted_artifact', artifactId: 'a1' });
 
-      const workerResults = (session.persisted() as { snapshot: { context: { workerMessages: ChatMessage[] } } }).snapshot.context.workerMessages
+      const workerResults = (await session.transcript('worker'))
         .filter((m) => m.role === 'tool').map((m) => String(m.content));
       expect(workerResults[0]).toMatch(/^Error: Invalid arguments for submit: outputs\.__proto__: .*expected string/);
 
       // read_blackboard returned the bodies, and an unknown prototype name is just unknown.
-      const toolResults = (reopened.persisted() as { snapshot: { context: { managerMessages: ChatMessage[] } } }).snapshot.context.managerMessages
+      const toolResults = (await reopened.transcript('manager'))
         .filter((m) => m.role === 'tool').map((m) => String(m.content));
       const read = toolResults.find((c) => c.includes('## constructor'))!;
       expect(read).toContain('## constructor (v1, by maker)\nC body');

@@ -39,7 +39,7 @@ describe('maxBurstTokens', () => {
     expect(model.calls).toHaveLength(2);
     expect(result.view).toMatchObject({ waitingReason: 'input', tokens: { burst: 600, maxBurst: 1000 } });
     expect(result.view.notice).toContain('This burst used 600 tokens');
-    expect(session.actorRef.getSnapshot().context.managerMessages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('stopped before submitting: this burst used 600 tokens of its budget of 1000') });
+    expect(session.actorRef.getSnapshot().context.transcripts.manager.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('stopped before submitting: this burst used 600 tokens of its budget of 1000') });
 
     const off = await createRuntime({ model: new ScriptedModel() }).createSession({ packageId: 'tiny' });
     expect(off.view().tokens).toEqual({ burst: 0, session: 0, maxBurst: null });

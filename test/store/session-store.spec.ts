@@ -106,6 +106,29 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       await expect(store.append('ghost', 1, [entry('a', 'x')], {})).rejects.toThrow(SessionNotFoundError);
     });
 
+    it('archives what each entry added in the same write, read back by kind, key and range', async () => {
+      await store.create({ id: 'a', packageId: 'pkg', snapshot: {}, entry: { ...created('a'), added: [{ kind: 'version', key: 'seed', n: 1, value: { version: 1, body: 'x' } }] } });
+      const msg = (n: number) => ({ kind: 'message' as const, key: 'manager', n, value: { role: 'user', content: `m${n}` } });
+      await store.append('a', 1, [{ ...entry('e1', 's1'), added: [msg(0), msg(1)] }, { ...entry('e2', 's2'), added: [msg(2)] }], { step: 1 });
+      await store.append('a', 2, [], { step: 2 }, [{ kind: 'version', key: 'seed', n: 2, value: { version: 2, body: 'y' } }]);
+      expect(await store.archived('a', 'message', 'manager')).toEqual([
+        { ...msg(0), entrySeq: 2 }, { ...msg(1), entrySeq: 2 }, { ...msg(2), entrySeq: 3 },
+      ]);
+      expect((await store.archived('a', 'message', 'manager', { from: 1, to: 1 })).map((i) => i.value)).toEqual([{ role: 'user', content: 'm1' }]);
+      expect((await store.archived('a', 'version', 'seed')).map((i) => [i.n, i.entrySeq])).toEqual([[1, 1], [2, 3]]);
+      expect(await store.archived('a', 'message', 'worker')).toEqual([]);
+      expect(await store.archived('nobody', 'message', 'manager')).toEqual([]);
+      // The journal rows stay as they were: what an entry added is not part of its payload.
+      expect((await store.journal('a')).map((e) => Object.keys(e).includes('added'))).toEqual([false, false, false]);
+    });
+
+    it('a refused append archives nothing', async () => {
+      await createSession('r');
+      await store.append('r', 1, [entry('e1', 's1')], { step: 1 });
+      await expect(store.append('r', 1, [{ ...entry('e2', 's2'), added: [{ kind: 'message', key: 'manager', n: 0, value: { role: 'user', content: 'lost' } }] }], { step: 9 })).rejects.toBeInstanceOf(ConflictError);
+      expect(await store.archived('r', 'message', 'manager')).toEqual([]);
+    });
+
     it('pages the journal with afterSeq and limit', async () => {
       await createSession('s1');
       await store.append('s1', 1, [entry('a', 'x'), entry('b', 'x'), entry('c', 'x'), entry('d', 'x')], {});

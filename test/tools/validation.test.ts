@@ -51,7 +51,7 @@ async function managerTries(bad: ScriptedCall, packageId = 'tiny') {
   const sent = await session.send(input('A ghost story in a lighthouse'));
   expect(sent.ok).toBe(true);
   model.assertComplete();
-  expectEveryCallAnswered(contextOf(session).managerMessages);
+  expectEveryCallAnswered(contextOf(session).transcripts.manager.messages);
   return { result: resultOf(model.calls[1], 'bad'), view: sent.view, model, session };
 }
 
@@ -64,7 +64,7 @@ async function workerTries(bad: ScriptedCall) {
   ]);
   const sent = await session.send(input('A ghost story in a lighthouse'));
   model.assertComplete();
-  expectEveryCallAnswered(contextOf(session).workerMessages);
+  expectEveryCallAnswered(contextOf(session).transcripts.worker.messages);
   return { result: resultOf(model.calls[2], 'bad'), view: sent.view, model, session };
 }
 
@@ -212,7 +212,7 @@ describe('rule 4: submitted tags are within the worker outputTags', () => {
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.artifact).toEqual({ id: 'a1', workerId: 'echo', status: 'pending_review', tags: [{ tag: 'note', version: 1, body: 'A note.' }] });
-    expect(contextOf(session).workerMessages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'ok', content: 'Submitted as artifact a1; the user reviews it.' });
+    expect(contextOf(session).transcripts.worker.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'ok', content: 'Submitted as artifact a1; the user reviews it.' });
     model.assertComplete();
   });
 });
@@ -269,7 +269,7 @@ describe('rule 6: the burst stays within maxBurst', () => {
     expect(resumed.view.notice).toBeUndefined();
     expect(resumed.view.message).toBe('Which worker first?');
     expect(resumed.view.burst).toBe(3);
-    expectEveryCallAnswered(contextOf(session).managerMessages);
+    expectEveryCallAnswered(contextOf(session).transcripts.manager.messages);
     model.assertComplete();
   });
 
@@ -328,7 +328,7 @@ describe('several tool calls in one reply', () => {
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'first' }]);
-    const messages = contextOf(session).workerMessages;
+    const messages = contextOf(session).transcripts.worker.messages;
     expect(messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
       'Submitted as artifact a1; the user reviews it.',
       'Error: Only one submit call runs per reply, and this reply already chose one. Call submit again in a later turn if it is still needed.',
@@ -349,7 +349,7 @@ describe('several tool calls in one reply', () => {
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.artifact?.questions).toEqual([{ id: 'q1', text: 'Longer?' }]);
     expect(view.burst).toBe(5);
-    const { managerMessages, workerMessages } = contextOf(session);
+    const { manager: { messages: managerMessages }, worker: { messages: workerMessages } } = contextOf(session).transcripts;
     expectEveryCallAnswered(managerMessages);
     expectEveryCallAnswered(workerMessages);
     expect(managerMessages.filter((m) => m.role === 'tool')).toHaveLength(7);
@@ -366,7 +366,7 @@ describe('legacy JSON fallbacks', () => {
     expect(view.waitingReason).toBe('approve_step');
     expect(view.pendingStep).toEqual({ workerId: 'echo', reason: 'Restate it.', requiresApproval: true });
     // The transcript holds a synthetic call with its result, so it stays valid for the API.
-    const messages = contextOf(session).managerMessages;
+    const messages = contextOf(session).transcripts.manager.messages;
     expect(messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'fallback_1_0', function: { name: 'run_worker' } }] });
     expect(messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'fallback_1_0', content: 'Proposed to the user; you will hear whether they approved it.' });
     model.assertComplete();
@@ -390,7 +390,7 @@ describe('legacy JSON fallbacks', () => {
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.artifact).toMatchObject({ id: 'a1', tags: [{ tag: 'note', version: 1, body: 'A lighthouse ghost.' }], questions: [{ id: 'q1', text: 'Should it rhyme?' }] });
-    expectEveryCallAnswered(contextOf(session).workerMessages);
+    expectEveryCallAnswered(contextOf(session).transcripts.worker.messages);
     model.assertComplete();
   });
 
@@ -414,7 +414,7 @@ describe('legacy JSON fallbacks', () => {
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.artifact?.questions).toBeUndefined();
-    expect(contextOf(session).workerMessages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['Submitted as artifact a1; the user reviews it.']);
+    expect(contextOf(session).transcripts.worker.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['Submitted as artifact a1; the user reviews it.']);
     model.assertComplete();
   });
 });
@@ -432,7 +432,7 @@ describe('plain text and failures', () => {
     const confirmed = await session.send({ type: 'user_confirmed_intake' });
     expect(confirmed.view.waitingReason).toBe('input');
     expect(confirmed.view.message).toBe('Noted. Anything else before I start?');
-    expectEveryCallAnswered(contextOf(session).managerMessages);
+    expectEveryCallAnswered(contextOf(session).transcripts.manager.messages);
     model.assertComplete();
   });
 

@@ -1,0 +1,143 @@
+/**
+ * The session's history outside its snapshot. The context keeps bounded windows of the
+ * transcripts and only the tag bodies the next steps need; everything a transition added —
+ * each transcript message, each tag version — is taken from the context right after the
+ * transition (a window never cuts what the transition just appended, see
+ * src/machines/transcript.ts) and archived: by the store, in the same transaction as the
+ * journal entry; without a store, here, in memory, per session.
+ */
+import { hasBody, type TagVersion } from '../blackboard/blackboard.js';
+import type { SessionContext } from '../machines/session.context.js';
+import { firstNumber, type Transcript } from '../machines/transcript.js';
+import type { ChatMessage } from '../models/model.js';
+import type { ArchiveItem, ArchiveItemInput } from '../store/session-store.js';
+
+export type TranscriptName = 'manager' | 'worker';
+export const TRANSCRIPT_NAMES: readonly TranscriptName[] = ['manager', 'worker'];
+
+function addedMessages(name: TranscriptName, before: Transcript | undefined, after: Transcript, out: ArchiveItemInput[]): void {
+  const from = Math.max(before?.total ?? 0, firstNumber(after));
+  const first = firstNumber(after);
+  for (let n = from; n < after.total; n++) out.push({ kind: 'message', key: name, n, value: after.messages[n - first]! });
+}
+
+/**
+ * What `after` holds that `before` did not: new messages (by number) and new tag versions.
+ * `before` null: everything `after` holds (a session whose history was never archived).
+ */
+export function historyItems(before: SessionContext | null, after: SessionContext): ArchiveItemInput[] {
+  const out: ArchiveItemInput[] = [];
+  if (before?.transcripts !== after.transcripts) {
+    for (const name of TRANSCRIPT_NAMES) {
+      const b = before?.transcripts[name];
+      if (b !== after.transcripts[name]) addedMessages(name, b, after.transcripts[name], out);
+    }
+  }
+  if (before?.blackboard !== after.blackboard) {
+    for (const tag of Object.keys(after.blackboard)) {
+      const versions = after.blackboard[tag]!;
+      const old = before && Object.hasOwn(before.blackboard, tag) ? before.blackboard[tag]! : undefined;
+      if (old === versions) continue;
+      for (let i = old?.length ?? 0; i < versions.length; i++) {
+        const v = versions[i]!;
+        if (hasBody(v)) out.push({ kind: 'version', key: tag, n: v.version, value: v });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * What left the context between `before` and `after`: messages cut from a window (or a reset
+ * one) and tag bodies the board stopped holding. The in-memory archive of a session without
+ * a store keeps only these — the context holds the rest — so a short session pays nothing
+ * for its archive.
+ */
+export function droppedItems(before: SessionContext, after: SessionContext): ArchiveItemInput[] {
+  const out: ArchiveItemInput[] = [];
+  if (before.transcripts !== after.transcripts) {
+    for (const name of TRANSCRIPT_NAMES) {
+      const b = before.transcripts[name];
+      const a = after.transcripts[name];
+      if (b === a) continue;
+      const first = firstNumber(b);
+      const end = Math.min(b.total, firstNumber(a));
+      for (let n = first; n < end; n++) out.push({ kind: 'message', key: name, n, value: b.messages[n - first]! });
+    }
+  }
+  if (before.blackboard !== after.blackboard) {
+    for (const tag of Object.keys(before.blackboard)) {
+      const old = before.blackboard[tag]!;
+      const now = Object.hasOwn(after.blackboard, tag) ? after.blackboard[tag]! : undefined;
+      if (now === old || !now) continue;
+      for (let i = 0; i < old.length; i++) {
+        const v = old[i]!;
+        if (hasBody(v) && !hasBody(now[i])) out.push({ kind: 'version', key: tag, n: v.version, value: v });
+      }
+    }
+  }
+  return out;
+}
+
+/** Reads a session's archive, whichever holds it. */
+export type ArchiveReader = (kind: ArchiveItemInput['kind'], key: string, options?: { from?: number; to?: number }) => Promise<ArchiveItem[]>;
+
+/** The archive of a session without a store. */
+export class MemoryArchive {
+  private readonly items = new Map<string, Map<number, ArchiveItem>>();
+  private entries = 0;
+
+  add(items: readonly ArchiveItemInput[]): void {
+    if (items.length === 0) return;
+    this.entries++;
+    for (const item of items) {
+      const k = `${item.kind} ${item.key}`;
+      let byN = this.items.get(k);
+      if (!byN) this.items.set(k, (byN = new Map()));
+      byN.set(item.n, { ...item, entrySeq: this.entries });
+    }
+  }
+
+  read: ArchiveReader = async (kind, key, options = {}) => {
+    const byN = this.items.get(`${kind} ${key}`);
+    if (!byN) return [];
+    const from = options.from ?? -Infinity;
+    const to = options.to ?? Infinity;
+    return [...byN.values()].filter((i) => i.n >= from && i.n <= to).sort((a, b) => a.n - b.n);
+  };
+}
+
+/** A whole transcript: the archive's messages, and the window's where the archive lacks them. */
+export async function fullTranscript(read: ArchiveReader, name: TranscriptName, window: Transcript | undefined): Promise<ChatMessage[]> {
+  const byN = new Map<number, ChatMessage>();
+  for (const item of await read('message', name)) byN.set(item.n, item.value as ChatMessage);
+  if (window) {
+    const first = firstNumber(window);
+    window.messages.forEach((m, i) => { if (!byN.has(first + i)) byN.set(first + i, m); });
+  }
+  return [...byN.entries()].sort((a, b) => a[0] - b[0]).map(([, m]) => m);
+}
+
+/** One tag version with its body: from the context when it holds it, else from the archive. */
+export async function findTagVersion(read: ArchiveReader, context: SessionContext | undefined, tag: string, version: number): Promise<TagVersion | undefined> {
+  const held = context && Object.hasOwn(context.blackboard, tag) ? context.blackboard[tag]![version - 1] : undefined;
+  if (hasBody(held)) return held;
+  const [item] = await read('version', tag, { from: version, to: version });
+  return item?.value as TagVersion | undefined;
+}
+
+/** Every version of a tag with its body, oldest first. */
+export async function allTagVersions(read: ArchiveReader, context: SessionContext | undefined, tag: string): Promise<TagVersion[]> {
+  const byN = new Map<number, TagVersion>();
+  for (const item of await read('version', tag)) byN.set(item.n, item.value as TagVersion);
+  if (context && Object.hasOwn(context.blackboard, tag)) for (const v of context.blackboard[tag]!) if (hasBody(v) && !byN.has(v.version)) byN.set(v.version, v);
+  return [...byN.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+}
+
+/** Archived versions of a tag, in one range read. */
+export async function readVersions(read: ArchiveReader, tag: string, versions: readonly number[]): Promise<TagVersion[]> {
+  if (versions.length === 0) return [];
+  const wanted = new Set(versions);
+  const items = await read('version', tag, { from: Math.min(...versions), to: Math.max(...versions) });
+  return items.filter((i) => wanted.has(i.n)).map((i) => i.value as TagVersion);
+}

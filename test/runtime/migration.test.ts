@@ -1,0 +1,82 @@
+/**
+ * A session saved with snapshot schema v1 (whole transcripts and every tag body in the
+ * context; the request's versions each repeating all earlier text) opens through the v1 → v2
+ * migration: bounded windows, the request in parts, old bodies archived — and nothing it
+ * held is lost: resume saves the migrated snapshot with that history in the archive.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { requestText, type TagVersion } from '../../src/blackboard/blackboard.js';
+import { openEnvelopeWithHistory, SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
+import { createRuntime, MemoryStore, scriptedCall as call, ScriptedModel, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
+import { useTempDir } from '../support/temp.js';
+
+const tmp = useTempDir('steward-migration-');
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/session-v1-bounded.json', import.meta.url), 'utf8')) as {
+  session: { id: string; packageId: string; snapshot: { schemaVersion: number; snapshot: { context: Record<string, unknown> } } };
+};
+const v1 = fixture.session.snapshot;
+const oldContext = v1.snapshot.context as { managerMessages: ChatMessage[]; workerMessages: ChatMessage[] };
+
+describe('snapshot schema v1 → v2', () => {
+  it('the fixture is v1, and the migration bounds it without losing anything', () => {
+    expect(v1.schemaVersion).toBe(1);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(2);
+    expect(oldContext.managerMessages.length).toBeGreaterThan(60);
+    const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
+    const context = (snapshot as { context: SessionContext }).context;
+    const manager = context.transcripts.manager;
+    expect(manager.messages.length).toBeLessThanOrEqual(60);
+    expect(manager.total).toBe(oldContext.managerMessages.length);
+    expect(manager.omitted + manager.messages.length).toBe(manager.total);
+    expect(manager.messages).toEqual(oldContext.managerMessages.slice(-manager.messages.length));
+    // The request's cumulative versions become parts; readers still get the whole text.
+    const request = context.blackboard.request!;
+    expect(request.map((v) => ('body' in v ? v.body : null))).toEqual([null, 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
+    const parts = migratedHistory!.filter((i) => i.kind === 'version' && i.key === 'request').map((i) => ({ tag: 'request', version: i.value as TagVersion }));
+    expect(parts.map((p) => p.version.body)).toEqual(['A ghost story in a lighthouse', 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
+    expect(requestText(context.blackboard, parts)).toBe((v1.snapshot.context.blackboard as Record<string, { body: string }[]>).request!.at(-1)!.body);
+    // note v1 (accepted, then a newer version) leaves the context; v2 keeps its body.
+    expect(context.blackboard.note).toEqual([{ version: 1, writtenBy: 'echo', artifactId: 'a1', size: 'First note.'.length, archived: true }, expect.objectContaining({ version: 2, body: 'Second note.' })]);
+    const messages = migratedHistory!.filter((i) => i.kind === 'message' && i.key === 'manager').map((i) => i.value);
+    expect(messages).toEqual(oldContext.managerMessages);
+    expect(migratedHistory!.filter((i) => i.kind === 'version' && i.key === 'note').map((i) => (i.value as { body: string }).body)).toEqual(['First note.', 'Second note.']);
+  });
+
+  it('resume saves the migrated snapshot with its history in the archive; the session goes on', async () => {
+    const store = new SqliteStore(tmp.path('v1.db'));
+    try {
+      await store.create({ id: fixture.session.id, packageId: 'tiny', snapshot: v1, entry: { kind: 'created', type: 'created', payload: { packageId: 'tiny' }, state: 'waiting_user.input' } });
+      const model = new ScriptedModel([{ agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['note'], version: 1 })] }, { agent: 'manager', toolCalls: [call('ask_user', { message: 'Anything else?' })] }]);
+      const runtime = createRuntime({ model, store });
+      const session = await runtime.resumeSession(fixture.session.id);
+      const stored = await store.load(fixture.session.id);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(2);
+      expect(stored!.revision).toBe(2);
+      expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
+      expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
+      expect((await session.tagVersion('note', 1))?.body).toBe('First note.');
+      const r = await session.send({ type: 'user_submitted_input', text: 'Show me the first note again.' });
+      expect(r.ok && r.view.waitingReason).toBe('input');
+      expect(model.calls[1]!.messages.findLast((m) => m.role === 'tool')!.content).toBe('## note (v1, by echo)\nFirst note.');
+      // Another process sees the same history.
+      await session.close();
+      const history = await createRuntime({ model: new ScriptedModel([]), store }).history(fixture.session.id);
+      const all = await history.transcript('manager');
+      expect(all.slice(0, oldContext.managerMessages.length)).toEqual(oldContext.managerMessages);
+      expect(all.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_2_1', content: 'Shown to the user; their reply follows.' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('restoreSession keeps a v1 snapshot\'s history in memory; a newer or broken snapshot is refused', async () => {
+    const runtime = createRuntime({ model: new ScriptedModel([]), store: new MemoryStore() });
+    const session = runtime.restoreSession(structuredClone(v1));
+    expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
+    expect((await session.tagVersion('note', 1))?.body).toBe('First note.');
+    session.stop();
+    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 3 })).toThrow(/newer Steward.*v3/);
+    expect(() => runtime.restoreSession({ schemaVersion: 1, snapshot: { context: { managerMessages: 'x' } } })).toThrow(SnapshotError);
+  });
+});
