@@ -292,7 +292,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
     const stored = await store.create({ id: forkId, packageId: made.packageId, snapshot: made.persisted, entry: made.entry });
     // Opened like a resumed session: a model call that was in flight at atSeq runs again.
-    return track((onEnd) => restore(forkId, stored.snapshot, { store, revision: stored.revision }, onEnd));
+    return track((onEnd) => restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision }, onEnd));
   }
 
   return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history, forkSession };

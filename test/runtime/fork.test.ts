@@ -101,6 +101,12 @@ describe('forkSession', () => {
     const view = fork.view();
     expect(view).toMatchObject({ waitingReason: 'review_artifact', forkedFrom: { id: 'original', seq: atReview.seq }, artifacts: [{ id: 'a1', status: 'pending_review' }] });
     expect(view.blackboard.find((b) => b.tag === 'note')).toMatchObject({ version: 1 });
+    // Its history (the archive) holds what was written up to that entry, and nothing after.
+    expect((await fork.tagVersions('note')).map((v) => v.body)).toEqual(['Draft one.']);
+    const original = await runtime.history('original');
+    expect((await original.tagVersions('note')).map((v) => v.body)).toEqual(['Draft one.', 'Draft two.']);
+    const forkTranscript = await fork.transcript('manager');
+    expect((await original.transcript('manager')).slice(0, forkTranscript.length)).toEqual(forkTranscript);
     const result = await fork.send({ type: 'user_accepted_artifact', artifactId: 'a1' });
     expect(result.view).toMatchObject({ phase: 'done', message: 'Fork done.' });
     // Time travel works on the fork too: entry 1 is its starting state.
