@@ -28,6 +28,7 @@ import { BURSTS, CALLS_PER_SESSION, FIRST_INPUT, K, MAX_BURST } from './scenario
 import { JOURNAL_PER_SESSION, runStewardSession, startStewardSession, StewardHarness } from './steward.js';
 import { median, ModeSamples, summarize, type SessionSamples } from './stats.js';
 import { storeFigures } from './store-bench.js';
+import { formatPostgres, postgresFigures } from './postgres-bench.js';
 import { formatGrowth, growthFigures } from './growth.js';
 
 interface Config {
@@ -204,6 +205,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${formatTable(figures)}\n`);
     process.stdout.write(`\n${formatGrowth(growth)}\n`);
 
+    // ── PostgreSQL beside SQLite, and serve throughput (bench/postgres-bench.ts) ──
+    const pg = await postgresFigures({ model, iterations: config.storeIterations, journalEntries: config.journalEntries, sessions: config.quick ? 10 : 60, throughputSessions: config.quick ? 12 : 60, progress });
+    if (pg) process.stdout.write(formatPostgres(pg, { append: store.sqliteAppend.median, resumeLong: store.resumeLong.median, pauseResume: median(samples['steward-sqlite'].pauseResume) }));
+
     if (config.json) {
       const us3 = (values: number[]) => { const x = summarize(values); return { median: us(x.median), p10: us(x.p10), p90: us(x.p90), n: x.n }; };
       writeJson(config.json, {
@@ -217,6 +222,7 @@ async function main(): Promise<void> {
         retained: { ...retained, sessions: config.retained },
         growth,
         store: Object.fromEntries(Object.entries(store).map(([k, v]) => [k, typeof v === 'number' ? v : { median: us(v.median), p10: us(v.p10), p90: us(v.p90), n: v.n }])),
+        postgres: pg,
       });
       process.stdout.write(`\nJSON: ${config.json}\n`);
     }

@@ -15,7 +15,7 @@ import type { FakeModel } from './fake-model.js';
 import { answerText, BURSTS, CALLS_PER_SESSION, FIRST_INPUT, MAX_BURST, seedTags, verifyTranscript } from './scenario.js';
 import type { SessionSamples } from './stats.js';
 
-export type StewardMode = 'hot' | 'memory' | 'sqlite';
+export type StewardMode = 'hot' | 'memory' | 'sqlite' | 'postgres';
 
 export const PACKAGES_DIR = fileURLToPath(new URL('./packages', import.meta.url));
 export const PACKAGE_ID = 'bench';

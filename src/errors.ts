@@ -89,6 +89,17 @@ export class ConflictError extends StewardError {
   }
 }
 
+/**
+ * A write or a renewal found that this process no longer holds the session's lease (it
+ * expired, e.g. after a long pause, and another server took the session over). Nothing was
+ * written; the session continues on the server that holds the lease now.
+ */
+export class LeaseLostError extends StewardError {
+  constructor(readonly sessionId: string, message?: string) {
+    super('lease_lost', message ?? `This server's lease on session "${sessionId}" expired or was taken over: nothing was written. The session continues on the server that holds it now; reload it to see where it is.`);
+  }
+}
+
 /** A persisted snapshot that cannot be loaded (corrupt, or from a newer schema version). */
 export class SnapshotError extends StewardError {
   constructor(message: string, options?: { cause?: unknown }) {

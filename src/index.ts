@@ -27,7 +27,7 @@ export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransit
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
-export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput } from './store/session-store.js';
+export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, EventBus, AppendOptions } from './store/session-store.js';
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore, defaultDbPath } from './store/sqlite-store.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';

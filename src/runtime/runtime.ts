@@ -20,7 +20,7 @@ import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
 import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
-import type { SessionStore, StoredSession } from '../store/session-store.js';
+import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
@@ -85,7 +85,7 @@ export interface Runtime {
   forkSession(id: string, options: { atSeq: number; id?: string }): Promise<Session>;
   readonly limits: Readonly<Limits>;
   /** Reopens a saved session; a model call that was in flight runs again. */
-  resumeSession(id: string, options?: { from?: StoredSession }): Promise<Session>;
+  resumeSession(id: string, options?: { from?: StoredSession; lease?: Lease }): Promise<Session>;
   /**
    * A live, in-memory session from a persisted snapshot (`session.persisted()`) that the app
    * stored itself; nothing is journalled. Validated like a stored one.
@@ -198,8 +198,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits, { from }));
   }
 
-  /** `from`: the stored session the caller already loaded and checked (no second read that could differ). */
-  async function resumeSession(id: string, resumeOptions: { from?: StoredSession } = {}): Promise<Session> {
+  /**
+   * `from`: the stored session the caller already loaded and checked (no second read that
+   * could differ). `lease`: a lease the caller holds on it; every write is fenced by it.
+   */
+  async function resumeSession(id: string, resumeOptions: { from?: StoredSession; lease?: Lease } = {}): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
     // Let a live copy finish its queued writes first, or they would race this one's first write.
     await live.get(id)?.close();
@@ -209,11 +212,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     let revision = stored.revision;
     // A snapshot of an older schema: save it migrated, with the history it moved out of the
     // context, before anything runs, so nothing it held is lost.
-    if (opened.migratedHistory) revision = await store.append(id, revision, [], envelope(opened.snapshot), opened.migratedHistory);
-    return track((onEnd) => restore(id, opened.snapshot, { store, revision }, onEnd));
+    const lease = resumeOptions.lease;
+    if (opened.migratedHistory) revision = await store.append(id, revision, [], envelope(opened.snapshot), opened.migratedHistory, lease ? { lease } : undefined);
+    return track((onEnd) => restore(id, opened.snapshot, { store, revision, ...(lease ? { lease } : {}) }, onEnd));
   }
 
-  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number } | null, onEnd?: () => void, memory?: MemoryArchive): Session {
+  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number; lease?: Lease } | null, onEnd?: () => void, memory?: MemoryArchive): Session {
     const snapshot = opened as { context: SessionContext };
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;

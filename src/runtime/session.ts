@@ -15,7 +15,7 @@ import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
 import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { redactSecrets } from '../models/redact.js';
-import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
+import type { ArchiveItemInput, JournalEntryInput, Lease, SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
@@ -34,6 +34,8 @@ export type SendResult =
 export interface Persistence {
   store: SessionStore;
   revision: number;
+  /** Every write is fenced by this lease (stores with leases: PostgresStore); see SessionHost. */
+  lease?: Lease;
 }
 
 const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || s.matches('waiting_user');
@@ -355,7 +357,7 @@ export class Session {
     this.unwritten = null;
     if (this.writeError || !entries?.length) return;
     try {
-      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted());
+      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), undefined, persistence.lease ? { lease: persistence.lease } : undefined);
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this
       // process never runs on a state it could not save. The store still holds the last

@@ -2,3 +2,5 @@
 export const DEFAULT_SERVE_PORT = 4800;
 /** How long a graceful shutdown waits for sends under way. */
 export const DEFAULT_GRACE_MS = 10_000;
+/** How long a server's lease on a session lasts without renewal (renewed every third of it). */
+export const DEFAULT_LEASE_MS = 30_000;

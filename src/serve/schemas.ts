@@ -40,7 +40,7 @@ export { UserEventSchema };
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().describe('stable: invalid_request, unauthorized, event_refused, conflict, session_not_found, session_running_elsewhere, server_stopping, …'),
+      code: z.string().describe('stable: invalid_request, unauthorized, event_refused, conflict, session_not_found, session_running_elsewhere, lease_lost, server_stopping, …'),
       message: z.string().describe('what is wrong and how to fix it'),
       issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),

@@ -13,9 +13,9 @@ import type { SessionStore } from '../store/session-store.js';
 import { createServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 
-import { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
 
-export { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT };
+export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT };
 
 export interface ServeOptions {
   runtime: Runtime;
@@ -29,6 +29,8 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** How long shutdown waits for sends under way (default 10 s). */
   graceMs?: number;
+  /** Lease length on stores with leases (PostgreSQL; default 30 s): a dead server's sessions are taken over this long after. */
+  leaseMs?: number;
   /** The store as it may be printed (no password). */
   storeLabel?: string;
   log?: (message: string) => void;
@@ -54,7 +56,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   }
   if (token && token.length < 16) throw new UserError('STEWARD_TOKEN is too short to be a secret: use at least 16 characters (e.g. `openssl rand -hex 24`).');
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
-  const host = new SessionHost(options.runtime, options.store);
+  const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
   const { app, deps } = createServeApp({
     runtime: options.runtime,
     store: options.store,
@@ -74,6 +76,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     });
   });
   const { port } = server.address() as AddressInfo;
+  // Several servers on one database: adopt the running sessions of servers that died.
+  host.startTakeover();
   const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
 
   let closing: Promise<{ settled: number; handedBack: string[] }> | null = null;

@@ -1,46 +1,85 @@
 /**
  * The sessions one `steward serve` process drives. A session is held in memory only while a
- * request uses it: loaded from the store for a send, closed when the send settles. So every
- * request sees what any other server wrote, memory does not grow with the number of
- * sessions, and two servers racing on one session meet at the store's revision check
- * (one wins, the other answers 409 conflict).
+ * request (or a takeover) uses it: loaded from the store for a send, closed when the send
+ * settles. So every request sees what any other server wrote, and memory does not grow
+ * with the number of sessions.
  *
- * Shutdown (`drain`): no new sends; the ones under way get `graceMs` to settle; then the
- * rest are stopped — each stays saved at its last write (a model call in flight runs again
- * when the session is resumed, by another server's request or `steward run --session`).
+ * On a store with leases (PostgresStore) a held session is leased (src/serve/lease-keeper.ts):
+ * the lease is taken before the session is loaded, so two servers never both run one; a
+ * second server's send gets 409 `session_running_elsewhere` at once, without running a
+ * model call. The takeover scan (`startTakeover`) adopts running sessions whose server died.
+ * Without leases (SQLite, memory: one machine) servers meet at the revision check only.
+ *
+ * Shutdown (`drain`): no new sends, no more takeovers; the sends under way get `graceMs`
+ * to settle; then the rest are stopped and their leases released, so another server takes
+ * a running one over at its next scan instead of after a whole lease.
  */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { snapshotState } from '../machines/refusals.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
+import type { SessionStreamEvent } from '../runtime/session-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
-import type { SessionStore } from '../store/session-store.js';
+import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
+import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError } from './http-error.js';
+import { LeaseKeeper } from './lease-keeper.js';
 
 interface Held {
-  /** The session, once loaded. */
+  /** The session, once loaded (and leased). */
   ready: Promise<Session>;
-  /** Requests using it; counted at once, so a release never closes it under a newcomer. */
+  /** Requests (and a takeover) using it; counted at once, so a release never closes it under a newcomer. */
   users: number;
+  keeper: LeaseKeeper | null;
+  unsubscribe: (() => void) | null;
 }
 
+export interface SessionHostOptions {
+  /** Lease length (default 30 s): a dead server's sessions are taken over this long after its last renewal. */
+  leaseMs?: number;
+  /** This process's name in the leases table (default host:pid:random). */
+  owner?: string;
+  log?: (message: string) => void;
+}
+
+type LiveListener = (event: SessionStreamEvent) => void;
+
 export class SessionHost {
+  readonly owner: string;
+  readonly leaseMs: number;
   private readonly held = new Map<string, Held>();
   private readonly sends = new Set<Promise<unknown>>();
+  private readonly takeovers = new Set<Promise<void>>();
+  /** Live events of held sessions, for streams on this process when the store carries none across. */
+  private readonly local = new Map<string, Set<LiveListener>>();
+  private readonly log: (message: string) => void;
+  private scan: NodeJS.Timeout | null = null;
+  private scanning = false;
   private draining = false;
 
   constructor(
     readonly runtime: Runtime,
     readonly store: SessionStore,
-  ) {}
+    options: SessionHostOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.log = options.log ?? (() => {});
+  }
 
   get isDraining(): boolean {
     return this.draining;
   }
 
-  /** Sessions with a send under way in this process. */
+  /** Sessions this process holds now (sends under way and takeovers). */
   get busy(): number {
     return this.held.size;
+  }
+
+  private get leases(): LeaseOps | undefined {
+    return this.store.leases;
   }
 
   async create(options: { packageId?: string; maxBurst?: number }): Promise<{ view: SessionView; revision: number | null }> {
@@ -72,6 +111,7 @@ export class SessionHost {
       this.sends.add(sending);
       try {
         const result = await sending;
+        if (!result.ok && held.keeper?.lost) return { ok: false, error: { code: 'lease_lost', message: held.keeper.lostMessage }, view: result.view, revision: session.revision ?? null };
         return { ...result, revision: session.revision ?? null };
       } finally {
         this.sends.delete(sending);
@@ -81,9 +121,58 @@ export class SessionHost {
     }
   }
 
-  /** Stops taking sends, lets those under way settle for up to `graceMs`, then stops the rest. */
+  /**
+   * The live events of a session, wherever it runs: through the store's event bus when it
+   * has one (PostgreSQL NOTIFY: sessions on other servers too), else those of the sessions
+   * this process holds. Resolves once listening.
+   */
+  async watchEvents(id: string, listener: LiveListener, onError?: (error: unknown) => void): Promise<() => Promise<void>> {
+    const bus = this.store.events;
+    if (bus) return bus.watchEvents(id, listener as (event: unknown) => void, onError ? { onError } : {});
+    const set = this.local.get(id) ?? new Set();
+    this.local.set(id, set);
+    set.add(listener);
+    return async () => {
+      set.delete(listener);
+      if (set.size === 0 && this.local.get(id) === set) this.local.delete(id);
+    };
+  }
+
+  /**
+   * Scans for running sessions whose lease expired (their server died or stopped) every
+   * half lease, and runs each one it claims until it waits for the user: the call that was
+   * in flight runs again, here only. No-op on a store without leases.
+   */
+  startTakeover(): void {
+    if (!this.leases || this.scan) return;
+    const every = Math.max(50, Math.floor(this.leaseMs / 2));
+    this.scan = setInterval(() => void this.scanOnce(), every);
+    this.scan.unref();
+    void this.scanOnce();
+  }
+
+  /** One takeover scan; resolves with the ids claimed (their runs go on in the background). */
+  async scanOnce(limit = 20): Promise<string[]> {
+    const leases = this.leases;
+    if (!leases || this.draining || this.scanning) return [];
+    this.scanning = true;
+    try {
+      const claimed = await leases.claimExpired(this.owner, this.leaseMs, limit);
+      for (const lease of claimed) this.adopt(lease);
+      return claimed.map((l) => l.sessionId);
+    } catch (error) {
+      this.log(`serve: takeover scan failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
+      return [];
+    } finally {
+      this.scanning = false;
+    }
+  }
+
+  /** Stops taking sends and takeovers, lets sends under way settle for up to `graceMs`, then stops the rest. */
   async drain(graceMs: number): Promise<{ settled: number; handedBack: string[] }> {
     this.draining = true;
+    if (this.scan) clearInterval(this.scan);
+    this.scan = null;
     const pending = [...this.sends];
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -98,8 +187,8 @@ export class SessionHost {
       handedBack.push(id);
       await session.close();
     }
-    // The stopped sends answer now (session_stopped); wait for their releases.
-    await Promise.allSettled([...this.sends]);
+    // The stopped sends and takeovers end now; their releases give the leases back.
+    await Promise.allSettled([...this.sends, ...this.takeovers]);
     return { settled: pending.length - handedBack.length, handedBack };
   }
 
@@ -114,25 +203,89 @@ export class SessionHost {
       existing.users += 1;
       return existing;
     }
-    const ready = (async () => {
-      const stored = await this.store.load(id);
-      if (!stored) throw notFound(id);
-      const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
-      if (state.startsWith('running')) {
-        throw new HttpError(
-          409,
-          'session_running_elsewhere',
-          `Session "${id}" is running (${state}) in another process. Wait until it waits for you (GET /sessions/${id}/stream tells you). ` +
-            `If that process is gone, resume the session with \`steward run --session ${id}\` (the interrupted model call runs again).`,
-        );
+    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null };
+    held.ready = (async () => {
+      // Lease first, then read: what this server loads can no longer change under it.
+      const lease = this.leases ? await this.leases.acquireLease(id, this.owner, this.leaseMs) : null;
+      if (this.leases && !lease) {
+        if (!(await this.store.load(id))) throw notFound(id);
+        throw new HttpError(409, 'session_running_elsewhere', `Session "${id}" is running on another server right now. Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`);
       }
-      // Resume exactly what was checked: a second read could find it running by now.
-      return this.runtime.resumeSession(id, { from: stored });
+      try {
+        const stored = await this.store.load(id);
+        if (!stored) throw notFound(id);
+        const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
+        if (state.startsWith('running')) {
+          throw new HttpError(
+            409,
+            'session_running_elsewhere',
+            lease
+              ? `Session "${id}" was running (${state}) on a server that stopped; it is being taken over and runs again shortly. Wait until it waits for you (GET /sessions/${id}/stream), then send again.`
+              : `Session "${id}" is running (${state}) in another process. Wait until it waits for you (GET /sessions/${id}/stream tells you). ` +
+                  `If that process is gone, resume the session with \`steward run --session ${id}\` (the interrupted model call runs again).`,
+          );
+        }
+        // Resume exactly what was checked: a second read could find it running by now.
+        return this.start(held, id, stored, lease);
+      } catch (error) {
+        // Released expired: a running session whose server died is claimed by the next scan.
+        if (lease) await this.leases!.releaseLease(lease).catch(() => {});
+        throw error;
+      }
     })();
-    ready.catch(() => {}); // handled by the request that awaits it
-    const held: Held = { ready, users: 1 };
+    held.ready.catch(() => {}); // handled by the request that awaits it
     this.held.set(id, held);
     return held;
+  }
+
+  /** A running session this server just claimed: run it until it waits (the in-flight call again). */
+  private adopt(lease: Lease): void {
+    const id = lease.sessionId;
+    if (this.held.has(id)) {
+      // Cannot happen while this process renews its own leases; never run a session twice here.
+      void this.leases!.releaseLease(lease).catch(() => {});
+      return;
+    }
+    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null };
+    held.ready = (async () => {
+      try {
+        const stored = await this.store.load(id);
+        if (!stored) throw notFound(id);
+        const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
+        this.log(`serve: took over ${id} (${state}, revision ${stored.revision}): its model call runs again here.`);
+        return this.start(held, id, stored, lease);
+      } catch (error) {
+        await this.leases!.releaseLease(lease).catch(() => {});
+        throw error;
+      }
+    })();
+    this.held.set(id, held);
+    const run = (async () => {
+      try {
+        const session = await held.ready;
+        const view = await session.settled();
+        if (held.keeper?.lost) this.log(`serve: lost the lease on ${id} during the takeover: ${held.keeper.lostMessage}`);
+        else this.log(`serve: ${id} taken over, now ${view.state}.`);
+      } catch (error) {
+        this.log(`serve: takeover of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        await this.release(id, held);
+      }
+    })();
+    this.takeovers.add(run);
+    void run.finally(() => this.takeovers.delete(run));
+  }
+
+  private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null): Promise<Session> {
+    const session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease } : {}) });
+    if (lease) held.keeper = new LeaseKeeper(this.leases!, lease, this.leaseMs, () => session.stop(), this.log);
+    held.unsubscribe = session.subscribe((event) => this.publish(id, event), { textDeltas: false });
+    return session;
+  }
+
+  private publish(id: string, event: SessionStreamEvent): void {
+    if (this.store.events) this.store.events.publishEvents(id, [event]);
+    else for (const listener of [...(this.local.get(id) ?? [])]) listener(event);
   }
 
   private async release(id: string, held: Held): Promise<void> {
@@ -140,7 +293,10 @@ export class SessionHost {
     if (held.users > 0) return;
     if (this.held.get(id) === held) this.held.delete(id);
     const session = await held.ready.catch(() => undefined);
+    // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
+    held.unsubscribe?.();
     await session?.close();
+    await held.keeper?.release();
   }
 }
 

@@ -3,8 +3,8 @@ import type pg from 'pg';
 import type { SessionChange } from './session-store.js';
 import { translateConnectError } from './postgres-errors.js';
 
-export interface ListenerEntry {
-  listener: (change: SessionChange) => void;
+export interface ListenerEntry<T = SessionChange> {
+  listener: (change: T) => void;
   sessionId: string | undefined;
   onError: ((error: unknown) => void) | undefined;
 }
@@ -14,8 +14,8 @@ export interface ListenerEntry {
  * be handed to queries that do not expect notifications). Reconnects after a loss and
  * re-announces the sessions written meanwhile.
  */
-export class Listener {
-  private readonly entries = new Set<ListenerEntry>();
+export class Listener<T extends { sessionId: string } = SessionChange> {
+  private readonly entries = new Set<ListenerEntry<T>>();
   private client: pg.PoolClient | null = null;
   private connecting: Promise<void> | null = null;
   private lastSeen: Date | null = null;
@@ -27,14 +27,18 @@ export class Listener {
     private readonly channel: string,
     private readonly S: string,
     private readonly target: string,
+    /** Reads a notification's payload; `at` (the server's time of a change) drives the catch-up after a reconnect. */
+    private readonly parse: (payload: string) => { change: T; at?: Date } | null = parseChange as never,
+    /** Re-announce the sessions written while the connection was lost (changes only: live events are not kept). */
+    private readonly catchUpAfterLoss = true,
   ) {}
 
-  async add(entry: ListenerEntry): Promise<void> {
+  async add(entry: ListenerEntry<T>): Promise<void> {
     this.entries.add(entry);
     await this.connect();
   }
 
-  async remove(entry: ListenerEntry): Promise<void> {
+  async remove(entry: ListenerEntry<T>): Promise<void> {
     this.entries.delete(entry);
     if (this.entries.size === 0) await this.disconnect();
   }
@@ -57,12 +61,12 @@ export class Listener {
       client.on('notification', (message) => {
         if (message.channel !== this.channel || !message.payload) return;
         // Anyone with access to the database can NOTIFY this channel: check the shape.
-        const change = parseChange(message.payload);
+        const change = this.parse(message.payload);
         if (!change) {
           for (const entry of this.entries) entry.onError?.(new Error(`Ignored a malformed notification on "${this.channel}".`));
           return;
         }
-        if (!this.lastSeen || change.at > this.lastSeen) this.lastSeen = change.at;
+        if (change.at && (!this.lastSeen || change.at > this.lastSeen)) this.lastSeen = change.at;
         this.dispatch(change.change);
       });
       client.on('error', (error) => this.lost(client, error));
@@ -98,7 +102,7 @@ export class Listener {
       this.retry = null;
       if (this.closed || this.entries.size === 0) return;
       this.connect()
-        .then(() => this.catchUp(since))
+        .then(() => (this.catchUpAfterLoss ? this.catchUp(since) : undefined))
         .catch((failure: unknown) => {
           for (const entry of this.entries) entry.onError?.(failure);
           this.retry = setTimeout(again, 1000);
@@ -119,10 +123,10 @@ export class Listener {
       `SELECT id, revision, last_seq, state FROM ${this.S}.sessions WHERE updated_at > $1::timestamptz - interval '5 seconds'`,
       [since ?? new Date(0)],
     );
-    for (const row of rows) this.dispatch({ sessionId: row.id, revision: row.revision, lastSeq: row.last_seq, state: row.state });
+    for (const row of rows) this.dispatch({ sessionId: row.id, revision: row.revision, lastSeq: row.last_seq, state: row.state } as unknown as T);
   }
 
-  private dispatch(change: SessionChange): void {
+  private dispatch(change: T): void {
     for (const entry of [...this.entries]) {
       if (entry.sessionId !== undefined && entry.sessionId !== change.sessionId) continue;
       try {

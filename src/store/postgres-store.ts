@@ -9,12 +9,15 @@
  * PostgreSQL never load it (src/store/open-store.ts imports this module on demand).
  */
 import pg from 'pg';
-import { ConflictError, SessionNotFoundError, UserError } from '../errors.js';
+import { ConflictError, LeaseLostError, SessionNotFoundError, UserError } from '../errors.js';
 import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
+import { PgEventBus } from './postgres-events.js';
+import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
 import { redactUrl } from './redact-url.js';
 import type {
+  AppendOptions,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -27,7 +30,7 @@ import type {
 } from './session-store.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 
 export { redactUrl, translateConnectError };
 
@@ -36,7 +39,7 @@ export const DEFAULT_PG_SCHEMA = 'steward';
 
 /**
  * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
- * Append only; never edit a shipped step. A lease table (see docs/design.md) is step 3.
+ * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts).
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -85,6 +88,7 @@ const migrations: Array<(S: string, channel: string) => string> = [
       value       json NOT NULL,
       PRIMARY KEY (session_id, kind, key, n)
     );`,
+  (S) => leasesMigration(S),
 ];
 
 export interface PostgresStoreOptions {
@@ -123,6 +127,10 @@ export class PostgresStore implements SessionStore {
   private readyPromise: Promise<void> | null = null;
   private listener: Listener | null = null;
   private closed = false;
+  /** Leases for several servers on this database (docs/design.md "Leases and takeover"). */
+  readonly leases: PgLeases;
+  /** Live session events across servers: NOTIFY on steward_events_<schema>. */
+  readonly events: PgEventBus;
 
   /** `connection`: a postgres:// URL (the store owns and ends its pool) or an app's pg.Pool (left open). */
   constructor(connection: string | pg.Pool, options: PostgresStoreOptions = {}) {
@@ -144,6 +152,8 @@ export class PostgresStore implements SessionStore {
     // An idle client's error (server restart) must not crash the process: the next query
     // reconnects. An app's own pool keeps the app's handling.
     if (this.ownsPool) this.pool.on('error', () => {});
+    this.leases = new PgLeases((sql, params) => this.query(sql, params), this.S);
+    this.events = new PgEventBus(this.pool, `steward_events_${this.schema}`, this.S, this.target);
   }
 
   /** Connects and brings the schema up to date; every method awaits it. Throws StoreUnavailableError. */
@@ -192,7 +202,7 @@ export class PostgresStore implements SessionStore {
     return rows[0] ? toStoredSession(rows[0]) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = [], options: AppendOptions = {}): Promise<number> {
     // Serialise before talking to the server: a bad value fails before anything is locked.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
     const payloads = entries.map((e) => toJson(e.payload, `the payload of "${e.type}" in session "${id}"`));
@@ -204,11 +214,12 @@ export class PostgresStore implements SessionStore {
     ]);
     // The UPDATE's WHERE is the revision check: a concurrent writer waits for our row lock,
     // then re-checks the revision and matches nothing. Journal rows ride in the same statement.
+    // The lease is the first fence ($15, $16): a holder whose lease expired commits nothing.
     const sql = `
       WITH u AS (
         UPDATE ${this.S}.sessions SET revision = revision + 1, last_seq = last_seq + $3, snapshot = $4::json,
           state = COALESCE($5, state), updated_at = now(), touched = nextval('${this.S}.write_order')
-        WHERE id = $1 AND revision = $2
+        WHERE id = $1 AND revision = $2 AND ${fenceSql(this.S, '$15', '$16')}
         RETURNING revision, last_seq - $3 AS base, updated_at
       ), j AS (
         INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
@@ -235,11 +246,19 @@ export class PostgresStore implements SessionStore {
       added.ns,
       added.ords,
       added.values,
+      options.lease?.owner ?? null,
+      options.lease?.token ?? null,
     ]);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
     if (!current.rows[0]) throw new SessionNotFoundError(id);
-    throw revisionConflict(id, current.rows[0].revision, expectedRevision);
+    if (current.rows[0].revision !== expectedRevision) throw revisionConflict(id, current.rows[0].revision, expectedRevision);
+    if (options.lease) throw new LeaseLostError(id);
+    const holder = await leaseHolder((sql, params) => this.query(sql, params), this.S, id);
+    throw new ConflictError(
+      `Session "${id}" is leased by another server (${holder?.owner ?? 'a server'}) that is running it: nothing was written. ` +
+        'Send events through `steward serve` (any server), or wait until it waits for you.',
+    );
   }
 
   async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
@@ -307,6 +326,7 @@ export class PostgresStore implements SessionStore {
     this.closed = true;
     await this.listener?.close();
     this.listener = null;
+    await this.events.close();
     if (this.ownsPool) await this.pool.end();
   }
 

@@ -87,6 +87,50 @@ export interface WatchOptions {
   onError?: (error: unknown) => void;
 }
 
+/** A server's hold on a session (PostgresStore leases): who, and which grant (the fencing token). */
+export interface Lease {
+  sessionId: string;
+  owner: string;
+  /** Incremented by every new grant of this session's lease: a stale holder's token no longer matches. */
+  token: number;
+}
+
+export interface AppendOptions {
+  /**
+   * Fence the write with this lease: it commits only while the lease is held and unexpired
+   * (LeaseLostError otherwise). Without one, a store with leases refuses the write while
+   * another owner holds an unexpired lease on the session.
+   */
+  lease?: Lease;
+}
+
+/**
+ * Optional lease operations (PostgresStore). Every time is the database's `now()`, so server
+ * clocks never matter. See docs/design.md "Leases and takeover".
+ */
+export interface LeaseOps {
+  /** Grants the lease for `ms` if nobody else holds an unexpired one (a new token each grant); null otherwise. */
+  acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null>;
+  /** Extends the lease by `ms` from now; false when it was lost (expired and taken, or released). */
+  renewLease(lease: Lease, ms: number): Promise<boolean>;
+  /** Gives the lease up: it expires at once, so any server may take the session over now. */
+  releaseLease(lease: Lease): Promise<void>;
+  /**
+   * Claims up to `limit` running sessions whose lease expired (or that have none and were
+   * last written over `ms` ago), locking their rows with FOR UPDATE SKIP LOCKED so two
+   * servers scanning at once never claim the same one. Returns the new leases.
+   */
+  claimExpired(owner: string, ms: number, limit: number): Promise<Lease[]>;
+}
+
+/** Live events carried across processes (PostgresStore: NOTIFY on a per-store channel). */
+export interface EventBus {
+  /** Sends small JSON events of a session to every process listening; order is kept per publisher. */
+  publishEvents(sessionId: string, events: unknown[]): void;
+  /** Calls `listener` with each event published for `sessionId` by any process. Resolves once listening. */
+  watchEvents(sessionId: string, listener: (event: unknown) => void, options?: { onError?: (error: unknown) => void }): Promise<() => Promise<void>>;
+}
+
 export interface SessionStore {
   /** Creates the session at revision 1 with its first journal entry. Throws ConflictError if the id exists. */
   create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession>;
@@ -98,7 +142,7 @@ export interface SessionStore {
    * new revision. Otherwise throws ConflictError and writes nothing. `archive` holds items
    * that belong to no new entry (a migrated snapshot's history).
    */
-  append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive?: ArchiveItemInput[]): Promise<number>;
+  append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive?: ArchiveItemInput[], options?: AppendOptions): Promise<number>;
   /**
    * Archived items of one kind and key, in `n` order; `from` / `to` bound `n` (inclusive).
    * A session without such items (or unknown) gives an empty list.
@@ -114,5 +158,9 @@ export interface SessionStore {
    * Stores without it (SQLite, memory) are polled by readers that need live updates.
    */
   watch?(listener: (change: SessionChange) => void, options?: WatchOptions): Promise<() => Promise<void>>;
+  /** Optional: leases for several servers on one store (PostgresStore). */
+  readonly leases?: LeaseOps;
+  /** Optional: live events across processes (PostgresStore). */
+  readonly events?: EventBus;
   close(): Promise<void>;
 }

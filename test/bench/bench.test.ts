@@ -51,13 +51,15 @@ describe('bench/run.ts --quick', () => {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--json', json], {
       cwd: root,
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: 240_000,
     });
     expect(run.stderr).not.toContain('bench failed');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('1 round (hot)');
     expect(run.stdout).toContain('pause+resume, durable SQLite');
     expect(run.stdout).toContain(`JSON: ${json}`);
+    // PostgreSQL beside SQLite and the serve throughput, or one line saying why not.
+    expect(run.stdout).toMatch(/PostgreSQL \(throwaway local cluster|PostgreSQL: skipped — /);
 
     expect(run.stdout).toContain('growth: one session, burst →');
     const results = JSON.parse(readFileSync(json, 'utf8')) as { figures: Figure[]; modes: Record<string, { sessions: number }>; scenario: { callsPerSession: number }; growth: { burst: number; snapshotBytes: number; contextMessages: number }[] };
@@ -69,6 +71,8 @@ describe('bench/run.ts --quick', () => {
     for (const mode of ['baseline-hot', 'steward-hot', 'baseline-durable', 'steward-memory', 'steward-sqlite']) {
       expect(results.modes[mode]?.sessions).toBe(20);
     }
+    const pg = (results as { postgres?: { throughput: Array<{ servers: number; perSecond: number }> } | null }).postgres;
+    if (pg) expect(pg.throughput.map((t) => [t.servers, t.perSecond > 0])).toEqual([[1, true], [2, true], [4, true]]);
     const ids = results.figures.map((f) => f.id);
     for (const id of ['round', 'round_burst_1', 'round_burst_2', 'round_burst_3', 'pause_resume_hot', 'pause_resume_sqlite', 'retained', 'persisted_bytes', 'persist_event_sqlite', 'sqlite_append', 'resume_long']) {
       expect(ids).toContain(id);
@@ -80,7 +84,7 @@ describe('bench/run.ts --quick', () => {
         expect(Number.isFinite(f.ratio), f.id).toBe(true);
       }
     }
-  }, 150_000);
+  }, 270_000);
 
   it('fails loudly on an unknown option', () => {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--no-such-flag'], { cwd: root, encoding: 'utf8', timeout: 60_000 });

@@ -213,6 +213,22 @@ describe('steward serve', () => {
     await caughtUp.stop();
   });
 
+  it('the stream carries the live library events of a session this server runs (a store without an event bus: in process)', async () => {
+    const { http, server } = await serveOn();
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const sse = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`));
+    await expect.poll(() => sse.events.some((e) => e.event === 'entry')).toBe(true);
+    let view: SessionView = (await http.get(`/sessions/${id}`)).body.view;
+    view = (await http.post(`/sessions/${id}/events`, nextEvent(view, 'Hello'))).body.view;
+    expect(view.waitingReason).toBe('approve_step');
+    await expect.poll(() => sse.events.filter((e) => e.event === 'session').map((e) => e.data.type).filter((t) => t !== 'state_entered'), { timeout: 5000 }).toEqual([
+      'round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting',
+    ]);
+    const waiting = sse.events.find((e) => e.data?.type === 'waiting')!;
+    expect(waiting.data).toMatchObject({ sessionId: id, reason: 'approve_step', state: 'waiting_user.approve_step' });
+    await sse.stop();
+  });
+
   it('a send that settles within the grace period is answered normally during shutdown; new work is refused', async () => {
     const demo = new DemoModel();
     let calls = 0;

@@ -38,17 +38,26 @@ export interface FakeOpenAI {
   headers: IncomingHttpHeaders[];
   /** One message per request the script did not foresee: a test should expect this empty. */
   unexpected: string[];
+  /** Requests received and not yet answered (or dropped by the client). */
+  readonly inFlight: number;
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAI(script: FakeStep[]): Promise<FakeOpenAI> {
+/**
+ * `script`: the steps in order, one per request; or a function that answers each request
+ * from its body (for many concurrent sessions, whose requests arrive in no fixed order).
+ */
+export async function startFakeOpenAI(script: FakeStep[] | ((body: unknown, n: number) => Promise<FakeStep>)): Promise<FakeOpenAI> {
   const requests: unknown[] = [];
   const headers: IncomingHttpHeaders[] = [];
   const unexpected: string[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let served = 0;
+  let inFlight = 0;
 
   const server = createServer((req, res) => {
+    inFlight += 1;
+    res.once('close', () => (inFlight -= 1));
     void readBody(req).then((raw) => {
       const body = parseJson(raw);
       requests.push(body);
@@ -59,6 +68,7 @@ export async function startFakeOpenAI(script: FakeStep[]): Promise<FakeOpenAI> {
         unexpected.push(message);
         return sendError(res, 404, message);
       }
+      if (typeof script === 'function') return script(body, n).then((step) => serve(step, res, body, n, timers));
       const step = script[served++];
       if (!step) {
         const message = `fake server: unexpected extra request #${n}`;
@@ -66,7 +76,7 @@ export async function startFakeOpenAI(script: FakeStep[]): Promise<FakeOpenAI> {
         return sendError(res, 500, message);
       }
       serve(step, res, body, n, timers);
-    }, () => res.destroy());
+    }).catch(() => res.destroy());
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -80,6 +90,9 @@ export async function startFakeOpenAI(script: FakeStep[]): Promise<FakeOpenAI> {
     requests,
     headers,
     unexpected,
+    get inFlight() {
+      return inFlight;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of timers) clearTimeout(timer);

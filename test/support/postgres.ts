@@ -51,14 +51,17 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-/** Starts (or connects to) the server; call stop() at the end of the file. */
-export async function startPostgres(): Promise<TestPostgres> {
+/**
+ * Starts (or connects to) the server; call stop() at the end of the file. `durable`: keep
+ * fsync on (the benchmark's figures); tests turn it off for speed.
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const external = process.env.STEWARD_TEST_PG;
   if (external) return serverAt(external, async () => {});
-  return startCluster();
+  return startCluster(options.durable === true);
 }
 
-async function startCluster(): Promise<TestPostgres> {
+async function startCluster(durable: boolean): Promise<TestPostgres> {
   const bindir = findBindir()!;
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(join(tmpdir(), 'steward-pg-'));
@@ -80,7 +83,7 @@ async function startCluster(): Promise<TestPostgres> {
   const port = await closedPort();
   // Password auth over TCP (the store's bad-credentials path is real), trust on the socket.
   run('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync', '--locale=C']);
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200`;
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=${durable ? 'on' : 'off'} -c max_connections=200`;
   run('pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options]);
   let stopped = false;
   const stopNow = () => {

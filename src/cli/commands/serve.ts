@@ -6,13 +6,14 @@
  */
 import type { Command } from 'commander';
 import { printableLocation } from '../../store/open-store.js';
-import { DEFAULT_GRACE_MS, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
 import { openContext, wholeNumber } from '../context.js';
 
 interface ServeFlags {
   host: string;
   port: number;
   graceMs: number;
+  leaseMs: number;
 }
 
 export function register(program: Command): void {
@@ -22,6 +23,7 @@ export function register(program: Command): void {
     .option('--host <address>', 'the address to listen on (anything but loopback needs STEWARD_TOKEN)', '127.0.0.1')
     .option('--port <n>', `the port (0: any free port)`, wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--grace-ms <n>', 'on shutdown, how long sends under way may take to settle', wholeNumber(0), DEFAULT_GRACE_MS)
+    .option('--lease-ms <n>', 'PostgreSQL: how long a lease on a running session lasts unrenewed; a dead server\'s sessions are taken over after it', wholeNumber(100), DEFAULT_LEASE_MS)
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
@@ -34,12 +36,14 @@ export function register(program: Command): void {
           host: flags.host,
           port: flags.port,
           graceMs: flags.graceMs,
+          leaseMs: flags.leaseMs,
           storeLabel: printableLocation(ctx.dbPath),
           ...(token ? { token } : {}),
         });
         process.stdout.write(
           `Steward serve on ${server.url} · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · ` +
-            `${token ? 'bearer token required (STEWARD_TOKEN)' : 'no token (loopback only)'}\n` +
+            `${token ? 'bearer token required (STEWARD_TOKEN)' : 'no token (loopback only)'}` +
+            `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,
         );
         const signal = await new Promise<NodeJS.Signals>((resolve) => {

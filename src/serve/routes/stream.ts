@@ -1,18 +1,23 @@
 /**
- * GET /sessions/:id/stream — Server-Sent Events of the session's journal as it is written,
- * by this server or any other on the same store: each entry is an `entry` event whose id is
- * its seq (so a reconnecting EventSource resumes with Last-Event-ID), then `done` when the
- * session is done. New writes are heard through the store's watch (PostgreSQL LISTEN/NOTIFY:
- * at once) or, for stores without one (SQLite), by polling every 250 ms.
- *
- * Interim: the library's own event stream (issue "event stream") is not built yet; when it
- * is, this route streams it instead and keeps the journal entries as a fallback.
+ * GET /sessions/:id/stream — Server-Sent Events of one session, from any server:
+ * - `entry`: each journal entry as it is written, by this server or any other on the same
+ *   store; its id is its seq, so a reconnecting EventSource resumes with Last-Event-ID and
+ *   misses nothing (the durable record). New writes are heard through the store's watch
+ *   (PostgreSQL LISTEN/NOTIFY: at once) or, for stores without one (SQLite), by polling.
+ * - `session`: the library's live event stream (session.subscribe(): round_started,
+ *   round_finished, tool_call_checked, artifact_published, waiting, done, …) of the session
+ *   wherever it runs: the server running it publishes each event on the store's event bus
+ *   (PostgreSQL NOTIFY), or, on a store without one, this process forwards its own
+ *   sessions'. Live only and best effort: no id, not replayed after a reconnect, text
+ *   deltas not carried, long strings clipped; checked with SessionStreamEventSchema.
+ * - `done` once the journal reaches the done state, then the stream ends.
  */
 import { streamSSE } from 'hono/streaming';
 import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
 import { HttpError, parseOr400, toHttpError } from '../http-error.js';
 import { ErrorBody, StreamQuery } from '../schemas.js';
+import { SessionStreamEventSchema, type SessionStreamEvent } from '../../runtime/session-events.js';
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
@@ -22,15 +27,15 @@ export const stream: RouteModule = {
   doc: {
     method: 'get',
     path: '/sessions/{id}/stream',
-    summary: "Server-Sent Events: the session's journal entries as they are written (from any server), then `done`",
+    summary: "Server-Sent Events: the session's journal entries as they are written and its live events (from any server), then `done`",
     query: StreamQuery,
     responses: {
-      200: { description: '`event: entry` (data: a journal entry, id: its seq) … `event: done`', contentType: 'text/event-stream' },
+      200: { description: '`event: entry` (data: a journal entry, id: its seq; durable, resumable) and `event: session` (data: a live library event, SessionStreamEvent; best effort, no text deltas) … `event: done`', contentType: 'text/event-stream' },
       400: { description: 'Bad query or Last-Event-ID', schema: ErrorBody },
       404: { description: 'No such session', schema: ErrorBody },
     },
   },
-  mount(app, { store, streams, log }) {
+  mount(app, { store, streams, log, host }) {
     app.get('/sessions/:id/stream', async (c) => {
       const id = sessionId(c);
       const lastEventId = c.req.header('last-event-id');
@@ -52,11 +57,19 @@ export const stream: RouteModule = {
         streams.add(handle);
         sse.onAbort(handle.close);
         let unwatch: (() => Promise<void>) | null = null;
+        let unlive: (() => Promise<void>) | null = null;
+        const live: SessionStreamEvent[] = [];
         let poller: NodeJS.Timeout | null = null;
         try {
           // Listen before the first read: a write between the read and the listen is never missed.
           unwatch = store.watch ? await store.watch(poke, { sessionId: id, onError: (e) => log(`stream ${id}: ${String(e)}`) }) : null;
           if (!unwatch) poller = setInterval(poke, POLL_MS);
+          unlive = await host.watchEvents(id, (raw) => {
+            // From the database: anyone who can NOTIFY could have sent it. Bounded while the client lags.
+            const parsed = SessionStreamEventSchema.safeParse(raw);
+            if (parsed.success && live.length < 1000) live.push(parsed.data);
+            wake?.();
+          }, (e) => log(`stream ${id}: ${String(e)}`));
           await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: 1000 });
           // A client already past the last entry of a finished session: nothing will follow.
           if (after > 0) {
@@ -67,7 +80,8 @@ export const stream: RouteModule = {
             }
           }
           while (!ended) {
-            if (!dirty) {
+            for (const event of live.splice(0)) await sse.writeSSE({ event: 'session', data: JSON.stringify(event) });
+            if (!dirty && live.length === 0) {
               const beat = await new Promise<boolean>((resolve) => {
                 const timer = setTimeout(() => resolve(true), HEARTBEAT_MS);
                 wake = () => {
@@ -79,6 +93,7 @@ export const stream: RouteModule = {
               if (beat) await sse.write(': ping\n\n');
               continue;
             }
+            if (!dirty) continue; // woken by live events only
             dirty = false;
             const entries = await store.journal(id, { afterSeq: cursor, limit: PAGE });
             if (entries.length === PAGE) dirty = true;
@@ -102,6 +117,7 @@ export const stream: RouteModule = {
           streams.delete(handle);
           if (poller) clearInterval(poller);
           await unwatch?.().catch(() => {});
+          await unlive?.().catch(() => {});
         }
       });
     });

@@ -1,0 +1,102 @@
+/**
+ * Live session events across servers (EventBus on PostgreSQL): NOTIFY on a per-store
+ * channel, `steward_events_<schema>`, LISTENed by one dedicated connection per process.
+ * NOTIFY payloads are limited to 8000 bytes, so strings are clipped and an event still too
+ * big is dropped: these events are live progress, best effort; the journal (and its
+ * `entry` events on the stream) stays the durable record.
+ *
+ * Order: a publisher's events go out through one queue, a batch per statement
+ * (`pg_notify` over `unnest`), and PostgreSQL delivers one transaction's notifications in
+ * order, so a listener sees one session's events in the order they happened.
+ * Types only from `pg`: postgres-store.ts loads it.
+ */
+import type pg from 'pg';
+import type { EventBus } from './session-store.js';
+import { Listener } from './postgres-listener.js';
+
+/** Under PostgreSQL's 8000-byte NOTIFY limit, with room for the envelope. */
+export const MAX_EVENT_PAYLOAD = 7800;
+/** Longest string an event carries across servers (a notice, a refusal message, a summary). */
+const MAX_STRING = 1000;
+
+interface Published {
+  sessionId: string;
+  event: unknown;
+}
+
+export class PgEventBus implements EventBus {
+  private queue: string[] = [];
+  private sending: Promise<void> | null = null;
+  private listener: Listener<Published> | null = null;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly channel: string,
+    private readonly S: string,
+    private readonly target: string,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  publishEvents(sessionId: string, events: unknown[]): void {
+    for (const event of events) {
+      const payload = JSON.stringify({ sessionId, event: clipStrings(event) });
+      if (Buffer.byteLength(payload) <= MAX_EVENT_PAYLOAD) this.queue.push(payload);
+    }
+    this.sending ??= this.drain();
+  }
+
+  /** Resolves once every event published so far was handed to the server. */
+  async flush(): Promise<void> {
+    while (this.sending) await this.sending;
+  }
+
+  async watchEvents(sessionId: string, listener: (event: unknown) => void, options: { onError?: (error: unknown) => void } = {}): Promise<() => Promise<void>> {
+    this.listener ??= new Listener<Published>(this.pool, this.channel, this.S, this.target, parsePublished, false);
+    const entry = { listener: (p: Published) => listener(p.event), sessionId, onError: options.onError };
+    await this.listener.add(entry);
+    let done = false;
+    return async () => {
+      if (done) return;
+      done = true;
+      await this.listener?.remove(entry);
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.flush().catch(() => {});
+    await this.listener?.close();
+    this.listener = null;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, 200);
+        await this.pool.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [this.channel, batch]).catch(this.onError);
+      }
+    } finally {
+      this.sending = null;
+    }
+  }
+}
+
+/** A copy with every string clipped to MAX_STRING characters (events are small by design; a model's text may not be). */
+function clipStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING - 1)}…` : value;
+  if (Array.isArray(value)) return value.map(clipStrings);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clipStrings(v)]));
+  return value;
+}
+
+/** Anyone with access to the database can NOTIFY: only `{sessionId: string, event: object}` passes. */
+function parsePublished(payload: string): { change: Published } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const v = value as Partial<Published> | null;
+  if (!v || typeof v.sessionId !== 'string' || !v.event || typeof v.event !== 'object') return null;
+  return { change: { sessionId: v.sessionId, event: v.event } };
+}

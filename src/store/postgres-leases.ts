@@ -1,0 +1,121 @@
+/**
+ * Leases on PostgreSQL: the `leases` table of migration step 2, one row per session ever
+ * leased (owner, token, expires_at). Every time is the database's `now()`, so the clocks of
+ * the servers never matter. The protocol (docs/design.md "Leases and takeover"):
+ * - acquire: an upsert that succeeds only when no unexpired lease exists, and bumps the token;
+ * - renew: extends only the caller's own unexpired grant (same owner and token);
+ * - release: expires the grant at once, so another server may take a running session now;
+ * - claimExpired: running sessions with an expired lease (or none, last written over a lease
+ *   ago), their rows locked FOR UPDATE SKIP LOCKED, so two scanning servers never both
+ *   claim one; the upsert's own WHERE makes a racing acquire lose too;
+ * - the fence on writes lives in PostgresStore.append (see fenceSql).
+ * Types only from `pg`: postgres-store.ts loads it.
+ */
+import type pg from 'pg';
+import { SessionNotFoundError, UserError } from '../errors.js';
+import type { Lease, LeaseOps } from './session-store.js';
+
+type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
+
+/** Migration step 2 (schema version 1 → 2). */
+export function leasesMigration(S: string): string {
+  return `
+    CREATE TABLE ${S}.leases (
+      session_id  text PRIMARY KEY REFERENCES ${S}.sessions(id),
+      owner       text NOT NULL,
+      token       bigint NOT NULL,
+      expires_at  timestamptz NOT NULL
+    );
+    -- The takeover scan reads only running sessions.
+    CREATE INDEX sessions_running ON ${S}.sessions (updated_at) WHERE state LIKE 'running%';`;
+}
+
+/**
+ * The condition append() adds to its UPDATE (parameters $owner and $token, NULL for an
+ * unfenced write): with a lease, it must be this grant and unexpired; without one, nobody
+ * may hold an unexpired lease on the session.
+ */
+export function fenceSql(S: string, owner: string, token: string): string {
+  return `CASE WHEN ${owner}::text IS NULL
+      THEN NOT EXISTS (SELECT 1 FROM ${S}.leases l WHERE l.session_id = $1 AND l.expires_at > now())
+      ELSE EXISTS (SELECT 1 FROM ${S}.leases l WHERE l.session_id = $1 AND l.owner = ${owner}::text AND l.token = ${token}::bigint AND l.expires_at > now())
+    END`;
+}
+
+/** Whether a lease, as the fence reads it, is held now by someone else or by nobody (for the error after a failed write). */
+export async function leaseHolder(query: Query, S: string, sessionId: string): Promise<{ owner: string; token: number } | null> {
+  const { rows } = await query<{ owner: string; token: string }>(
+    `SELECT owner, token FROM ${S}.leases WHERE session_id = $1 AND expires_at > now()`,
+    [sessionId],
+  );
+  return rows[0] ? { owner: rows[0].owner, token: Number(rows[0].token) } : null;
+}
+
+export class PgLeases implements LeaseOps {
+  constructor(
+    private readonly query: Query,
+    private readonly S: string,
+  ) {}
+
+  async acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null> {
+    checkMs(ms);
+    try {
+      const { rows } = await this.query<{ token: string }>(
+        `INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
+         VALUES ($1, $2, 1, now() + $3 * interval '1 millisecond')
+         ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
+         WHERE l.expires_at <= now()
+         RETURNING token`,
+        [sessionId, owner, ms],
+      );
+      return rows[0] ? { sessionId, owner, token: Number(rows[0].token) } : null;
+    } catch (error) {
+      if ((error as { code?: string }).code === '23503') throw new SessionNotFoundError(sessionId);
+      throw error;
+    }
+  }
+
+  async renewLease(lease: Lease, ms: number): Promise<boolean> {
+    checkMs(ms);
+    const { rowCount } = await this.query(
+      `UPDATE ${this.S}.leases SET expires_at = now() + $4 * interval '1 millisecond'
+       WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`,
+      [lease.sessionId, lease.owner, lease.token, ms],
+    );
+    return rowCount === 1;
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    await this.query(
+      `UPDATE ${this.S}.leases SET expires_at = now() WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`,
+      [lease.sessionId, lease.owner, lease.token],
+    );
+  }
+
+  async claimExpired(owner: string, ms: number, limit: number): Promise<Lease[]> {
+    checkMs(ms);
+    const { rows } = await this.query<{ session_id: string; token: string }>(
+      `WITH c AS (
+         SELECT s.id FROM ${this.S}.sessions s
+         WHERE s.state LIKE 'running%'
+           AND NOT EXISTS (SELECT 1 FROM ${this.S}.leases l WHERE l.session_id = s.id AND l.expires_at > now())
+           -- Never leased (run by a process without leases, e.g. the CLI): only once it has been quiet a whole lease.
+           AND (EXISTS (SELECT 1 FROM ${this.S}.leases l WHERE l.session_id = s.id) OR s.updated_at < now() - $2 * interval '1 millisecond')
+         ORDER BY s.updated_at
+         LIMIT $3
+         FOR UPDATE OF s SKIP LOCKED
+       )
+       INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
+       SELECT id, $1, 1, now() + $2 * interval '1 millisecond' FROM c
+       ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
+       WHERE l.expires_at <= now()
+       RETURNING session_id, token`,
+      [owner, ms, Math.max(1, Math.floor(limit))],
+    );
+    return rows.map((row) => ({ sessionId: row.session_id, owner, token: Number(row.token) }));
+  }
+}
+
+function checkMs(ms: number): void {
+  if (!Number.isInteger(ms) || ms < 1) throw new UserError(`A lease lasts a whole number of milliseconds ≥ 1 (got ${String(ms)}).`);
+}

@@ -1,0 +1,160 @@
+/**
+ * Leases and takeover across servers on one PostgreSQL database (a real server,
+ * test/support/postgres.ts), in process: each "server" has its own pool, runtime and
+ * SessionHost. A server that stops renewing (its database connection gone) loses its
+ * leases; two survivors scanning at once take each running session over exactly once (the
+ * model calls are counted); the live library events of a session run by one server reach a
+ * stream on another.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DemoModel } from '../../src/models/demo-model.js';
+import type { Model, ModelRequest } from '../../src/models/model.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { SessionStreamEventSchema } from '../../src/runtime/session-events.js';
+import type { SessionView } from '../../src/runtime/view.js';
+import { startServe } from '../../src/serve/server.js';
+import { SessionHost } from '../../src/serve/session-host.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { until } from '../support/cli-process.js';
+import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { client, nextEvent, readEvents } from './http.js';
+
+let pg: TestPostgres;
+beforeAll(async () => {
+  if (postgresUnavailable) return;
+  pg = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await pg?.stop();
+}, 60_000);
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+/** The demo model, counting its calls. */
+function counted(): Model & { calls: number } {
+  const demo = new DemoModel();
+  const model = { label: demo.label, calls: 0, complete: (request: ModelRequest) => {
+    model.calls += 1;
+    return demo.complete(request);
+  } };
+  return model;
+}
+
+/** A model call that never answers (until the session is stopped): the call in flight when its server dies. */
+const hanging: Model = {
+  label: 'hangs',
+  complete: ({ signal }) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+};
+
+const LEASE_MS = 600;
+
+describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL', () => {
+  it('a server that stops renewing loses its leases; two survivors racing take each running session over exactly once', async () => {
+    const url = await pg.createDatabase();
+    const deadStore = new PostgresStore(url);
+    const dead = new SessionHost(createRuntime({ model: hanging, store: deadStore }), deadStore, { leaseMs: LEASE_MS, owner: 'dead' });
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push((await dead.create({ packageId: 'tiny' })).view.id);
+    // Each intake's first manager call is in flight on the dead server.
+    const sends = ids.map((id) => dead.send(id, { type: 'user_submitted_input', text: `story ${id}` }));
+    const watch = new PostgresStore(url);
+    cleanups.push(() => watch.close());
+    await until(async () => (await watch.list()).filter((s) => s.state === 'running.manager.thinking').length === 8, 'the 8 calls in flight');
+    // Its database connection is gone: no renewal, no write. Its leases run out.
+    await deadStore.close();
+
+    const survivors = ['B', 'C'].map((owner) => {
+      const store = new PostgresStore(url);
+      const model = counted();
+      const host = new SessionHost(createRuntime({ model, store }), store, { leaseMs: LEASE_MS, owner });
+      cleanups.push(() => store.close(), () => host.drain(0));
+      return { host, model, claimed: [] as string[] };
+    });
+    // Before the lease ran out: nothing to take.
+    expect(await survivors[0]!.host.scanOnce()).toEqual([]);
+    const killedAt = Date.now();
+    // Both scan as fast as they can, at the same time.
+    let waiting = 0;
+    while (waiting < 8) {
+      const claims = await Promise.all(survivors.map((s) => s.host.scanOnce()));
+      claims.forEach((ids, i) => survivors[i]!.claimed.push(...ids));
+      waiting = (await watch.list()).filter((s) => s.state === 'waiting_user.approve_step').length;
+      if (Date.now() - killedAt > 20_000) throw new Error('the sessions were not taken over');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await until(() => survivors.every((s) => s.host.busy === 0), 'the takeovers to end');
+
+    // Each session claimed once, by one of them; each ran the interrupted call again and
+    // the next one (the tiny intake takes two manager calls): 16 calls in all, no more.
+    expect([...survivors[0]!.claimed, ...survivors[1]!.claimed].sort()).toEqual([...ids].sort());
+    expect(survivors[0]!.model.calls + survivors[1]!.model.calls).toBe(16);
+    expect(survivors[0]!.model.calls).toBe(2 * survivors[0]!.claimed.length);
+    for (const id of ids) {
+      const journal = await watch.journal(id);
+      expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
+      expect(journal.map((e) => e.state)).toEqual([
+        'waiting_user.intake',
+        'running.manager.thinking',
+        'running.manager.thinking',
+        'waiting_user.approve_step',
+      ]);
+    }
+    // The dead server's sends end (stopped: its lease was lost), never as a success.
+    for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
+  }, 60_000);
+
+  it('graceful shutdown releases the leases: another server takes over at once, not after a whole lease', async () => {
+    const url = await pg.createDatabase();
+    const storeA = new PostgresStore(url);
+    cleanups.push(() => storeA.close());
+    const a = new SessionHost(createRuntime({ model: hanging, store: storeA }), storeA, { leaseMs: 60_000, owner: 'A' });
+    const id = (await a.create({ packageId: 'tiny' })).view.id;
+    const sent = a.send(id, { type: 'user_submitted_input', text: 'hello' });
+    await until(async () => (await storeA.load(id)) && (await storeA.journal(id)).length === 2, 'the call in flight');
+    expect((await a.drain(0)).handedBack).toEqual([id]);
+    expect((await sent).ok).toBe(false);
+
+    const storeB = new PostgresStore(url);
+    cleanups.push(() => storeB.close());
+    const model = counted();
+    const b = new SessionHost(createRuntime({ model, store: storeB }), storeB, { leaseMs: 60_000, owner: 'B' });
+    cleanups.push(() => b.drain(0));
+    expect(await b.scanOnce()).toEqual([id]);
+    await until(() => b.busy === 0, 'the takeover to end');
+    expect((await storeB.journal(id)).at(-1)!.state).toBe('waiting_user.approve_step');
+    expect(model.calls).toBe(2);
+  }, 30_000);
+
+  it('GET /sessions/:id/stream on one server delivers the live library events of a session another server runs', async () => {
+    const url = await pg.createDatabase();
+    const servers = await Promise.all([0, 1].map(async () => {
+      const store = new PostgresStore(url);
+      const handle = await startServe({ runtime: createRuntime({ model: counted(), store }), store, port: 0, leaseMs: 2000, log: () => {} });
+      cleanups.push(() => store.close(), () => handle.close());
+      return { handle, http: client(handle.url) };
+    }));
+    const [a, b] = servers as [typeof servers[0], typeof servers[0]];
+    const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const sse = await readEvents(await fetch(`${b.handle.url}/sessions/${id}/stream`));
+    cleanups.push(() => sse.stop());
+    await expect.poll(() => sse.events.some((e) => e.event === 'entry')).toBe(true);
+
+    let view: SessionView = (await a.http.get(`/sessions/${id}`)).body.view;
+    while (view.phase !== 'done') view = (await a.http.post(`/sessions/${id}/events`, nextEvent(view, 'Hello'))).body.view;
+    await expect.poll(() => sse.events.at(-1)?.event, { timeout: 5000 }).toBe('done');
+
+    const live = sse.events.filter((e) => e.event === 'session').map((e) => SessionStreamEventSchema.parse(e.data));
+    const types = new Set(live.map((e) => e.type));
+    for (const type of ['round_started', 'round_finished', 'tool_call_checked', 'artifact_published', 'waiting', 'state_entered']) expect(types, type).toContain(type);
+    expect(live.every((e) => e.sessionId === id)).toBe(true);
+    // One session's events arrive in the order they happened: every round finishes after it starts.
+    const rounds = live.filter((e) => e.type === 'round_started' || e.type === 'round_finished').map((e) => `${e.type}:${(e as { round: number }).round}`);
+    for (let i = 0; i < rounds.length; i += 2) expect(rounds.slice(i, i + 2)).toEqual([`round_started:${i / 2 + 1}`, `round_finished:${i / 2 + 1}`]);
+    // The durable entries are still all there.
+    const journal = (await b.http.get(`/sessions/${id}/journal`)).body.entries;
+    expect(sse.events.filter((e) => e.event === 'entry').map((e) => e.data)).toEqual(journal);
+  }, 30_000);
+});

@@ -1,0 +1,172 @@
+/**
+ * Leases on PostgresStore (a real server, test/support/postgres.ts): acquire, renew, expiry,
+ * release, the fence on append (an expired holder commits nothing; the revision check stays
+ * the second fence), the takeover claim (FOR UPDATE SKIP LOCKED: two stores racing claim
+ * each expired session once), the migration from schema version 1, and the event bus.
+ * Every store here has its own pool, as another server would.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/errors.js';
+import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';
+import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { entry } from './session-store.spec.js';
+
+let server: TestPostgres;
+let url = '';
+const open: PostgresStore[] = [];
+beforeAll(async () => {
+  if (postgresUnavailable) return;
+  server = await startPostgres();
+  url = await server.createDatabase();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(open.map((s) => s.close()));
+  await server?.stop();
+}, 60_000);
+
+const freshSchema = () => `t_${randomBytes(5).toString('hex')}`;
+const connect = (schema: string) => {
+  const store = new PostgresStore(url, { schema });
+  open.push(store);
+  return store;
+};
+const created = (state = 'idle') => ({ kind: 'created', type: 'session.created', payload: {}, state }) as const;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
+  it('acquire: one owner at a time, a new token per grant; renew extends only the own grant; expiry and release free it', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    await a.create({ id: 's', packageId: null, snapshot: {}, entry: created() });
+
+    const first = await a.leases.acquireLease('s', 'A', 300);
+    expect(first).toEqual({ sessionId: 's', owner: 'A', token: 1 });
+    expect(await b.leases.acquireLease('s', 'B', 300)).toBeNull();
+    // Renewed twice across its own length: still A's.
+    for (let i = 0; i < 3; i++) {
+      await sleep(150);
+      expect(await a.leases.renewLease(first!, 300)).toBe(true);
+    }
+    expect(await b.leases.acquireLease('s', 'B', 300)).toBeNull();
+
+    // Not renewed: it expires, B gets it with the next token, A's renewal fails.
+    await sleep(400);
+    const second = await b.leases.acquireLease('s', 'B', 5000);
+    expect(second).toEqual({ sessionId: 's', owner: 'B', token: 2 });
+    expect(await a.leases.renewLease(first!, 300)).toBe(false);
+    expect(await b.leases.renewLease({ ...second!, token: 1 }, 300)).toBe(false);
+
+    // Released: free at once (a 5 s lease, taken again right away).
+    await b.leases.releaseLease(second!);
+    expect(await b.leases.renewLease(second!, 300)).toBe(false);
+    expect(await a.leases.acquireLease('s', 'A', 300)).toEqual({ sessionId: 's', owner: 'A', token: 3 });
+
+    await expect(a.leases.acquireLease('missing', 'A', 300)).rejects.toThrow(SessionNotFoundError);
+  });
+
+  it('the fence: an expired or superseded holder commits nothing (LeaseLostError); a write without the lease is refused while it is held; the revision check stays', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    await a.create({ id: 'f', packageId: null, snapshot: { n: 0 }, entry: created() });
+    const lease = (await a.leases.acquireLease('f', 'A', 400))!;
+    expect(await a.append('f', 1, [entry('e1', 'running')], { n: 1 }, [], { lease })).toBe(2);
+
+    // Someone without the lease (another process, the CLI) cannot write while A holds it.
+    await expect(b.append('f', 2, [entry('intruder', 'x')], { n: 'intruder' })).rejects.toThrow(ConflictError);
+    await expect(b.append('f', 2, [entry('intruder', 'x')], { n: 'intruder' })).rejects.toThrow(/leased by another server \(A\)/);
+    // The revision check is still there for the holder.
+    await expect(a.append('f', 1, [entry('stale', 'x')], { n: 'stale' }, [], { lease })).rejects.toThrow(ConflictError);
+
+    // A pauses past its lease (a "zombie"): its write is refused even though nobody took over yet.
+    await sleep(500);
+    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, [], { lease })).rejects.toThrow(LeaseLostError);
+    // B takes over; A's old token can never write again, B's can.
+    const taken = (await b.leases.acquireLease('f', 'B', 5000))!;
+    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, [], { lease })).rejects.toThrow(LeaseLostError);
+    expect(await b.append('f', 2, [entry('e2', 'waiting')], { n: 2 }, [], { lease: taken })).toBe(3);
+
+    const journal = await a.journal('f');
+    expect(journal.map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'e1'], [3, 'e2']]);
+    expect((await a.load('f'))!.snapshot).toEqual({ n: 2 });
+    // Released: unfenced writes go through again.
+    await b.leases.releaseLease(taken);
+    expect(await a.append('f', 3, [entry('e3', 'waiting')], { n: 3 })).toBe(4);
+  });
+
+  it('claimExpired: two stores racing claim each expired running session exactly once; live leases and waiting sessions are never claimed', async () => {
+    const schema = freshSchema();
+    const [dead, b, c] = [connect(schema), connect(schema), connect(schema)];
+    const ids = Array.from({ length: 20 }, (_, i) => `run${i}`);
+    for (const id of ids) {
+      await dead.create({ id, packageId: null, snapshot: {}, entry: created() });
+      const lease = (await dead.leases.acquireLease(id, 'dead', 200))!;
+      await dead.append(id, 1, [entry('go', 'running.manager.thinking')], {}, [], { lease });
+    }
+    await dead.create({ id: 'waiting', packageId: null, snapshot: {}, entry: created('waiting_user.input') });
+    await dead.create({ id: 'alive', packageId: null, snapshot: {}, entry: created() });
+    const alive = (await dead.leases.acquireLease('alive', 'alive', 60_000))!;
+    await dead.append('alive', 1, [entry('go', 'running.worker.thinking')], {}, [], { lease: alive });
+    // Running, never leased (a process without leases), written just now: not yet.
+    await dead.create({ id: 'fresh', packageId: null, snapshot: {}, entry: created('running.manager.thinking') });
+
+    expect(await b.leases.claimExpired('B', 1000, 50)).toEqual([]);
+    await sleep(300);
+    const claims = await Promise.all([b, c, b, c].map((store, i) => store.leases.claimExpired(i % 2 ? 'C' : 'B', 60_000, 50)));
+    const claimed = claims.flat().map((l) => l.sessionId).sort();
+    expect(claimed).toEqual([...ids].sort());
+    for (const lease of claims.flat()) expect(lease.token).toBe(2);
+    // Claimed leases are live: nothing is claimed twice.
+    expect(await c.leases.claimExpired('C', 60_000, 50)).toEqual([]);
+
+    // The never-leased running session once it has been quiet for a whole lease.
+    await sleep(1100);
+    const late = await c.leases.claimExpired('C', 60_000, 50);
+    expect(late).toEqual([]);
+    const quiet = (await c.leases.claimExpired('C', 1000, 50)).map((l) => l.sessionId);
+    expect(quiet).toContain('fresh');
+    expect(quiet).not.toContain('waiting');
+    expect(quiet).not.toContain('alive');
+  });
+
+  it('migrates a schema from before leases (sessions already written) to the current one', async () => {
+    const schema = freshSchema();
+    const old = connect(schema);
+    await old.create({ id: 'v1', packageId: null, snapshot: { kept: true }, entry: created() });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // Back to the version before leases (their step is the last one), as a database from before them.
+      await admin.query(`DROP TABLE "${schema}".leases; DROP INDEX "${schema}".sessions_running; DELETE FROM "${schema}".schema_version WHERE version = ${PG_SCHEMA_VERSION}`);
+    } finally {
+      await admin.end();
+    }
+    const upgraded = connect(schema);
+    expect(await upgraded.leases.acquireLease('v1', 'A', 1000)).toMatchObject({ token: 1 });
+    expect((await upgraded.load('v1'))!.snapshot).toEqual({ kept: true });
+    expect(PG_SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+  });
+
+  it('the event bus: events published through one store reach a watcher on another, in order; long strings are clipped; forged ones are ignored', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    const seen: unknown[] = [];
+    const stop = await b.events.watchEvents('s1', (e) => seen.push(e));
+    const other: unknown[] = [];
+    await b.events.watchEvents('s2', (e) => other.push(e));
+    const events = Array.from({ length: 50 }, (_, i) => ({ type: 'notice', sessionId: 's1', at: i, text: `n${i}` }));
+    for (const e of events) a.events.publishEvents('s1', [e]);
+    a.events.publishEvents('s1', [{ type: 'notice', sessionId: 's1', at: 99, text: 'x'.repeat(50_000) }]);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query('SELECT pg_notify($1, $2)', [`steward_events_${schema}`, 'not json']);
+    await admin.query('SELECT pg_notify($1, $2)', [`steward_events_${schema}`, '{"sessionId":"s1","event":"text"}']);
+    await admin.end();
+    await expect.poll(() => seen.length).toBe(51);
+    expect(seen.slice(0, 50)).toEqual(events);
+    expect((seen[50] as { text: string }).text).toHaveLength(1000);
+    expect(other).toEqual([]);
+    await stop();
+  });
+});
