@@ -116,7 +116,7 @@ export const NO_LEDGER: Ledger = { usage: { promptTokens: 0, completionTokens: 0
  * Keep at most 18 top-level fields: XState's assign copies the context with Object.assign,
  * and V8 turns a larger copy into a slow dictionary-mode object (checked with
  * %HasFastProperties: 21 and 20 fields did; 19 do not). Group related fields instead: the
- * token counts and the fork origin share `ledger` for this reason (19 fields now).
+ * token counts, the usage and the fork origin share `ledger` for this reason (18 fields now).
  */
 export interface SessionContext {
   sessionId: string;
