@@ -127,7 +127,11 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         await admin.end();
       }
       await expect.poll(() => errors.length).toBeGreaterThan(0);
-      await writer.append('r1', 1, [entry('while-away', 'working')], {});
+      // The write comes from another server: a fresh pool (the writer's idle connections were
+      // ended too, and a pool may hand one out before it has heard of that).
+      const other = new PostgresStore(own);
+      open.push(other);
+      await other.append('r1', 1, [entry('while-away', 'working')], {});
       await expect.poll(() => seen.some((c) => c.sessionId === 'r1' && c.revision === 2), { timeout: 5000 }).toBe(true);
     });
 
