@@ -37,6 +37,8 @@ export interface AutopilotOptions {
   /** A steward command to paste, for this store (`show ID` → `steward show ID --db …`). */
   command?: (args: string) => string;
   write?: (text: string) => void;
+  /** Who acts (`--as`, default the OS user): the `by` of every event the autopilot sends. */
+  by?: string;
 }
 
 type Decision = { event: UserEvent; say: string } | { stop: string };
@@ -115,7 +117,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
       if ('stop' in decision) return stop(decision.stop);
       nudges = decision.event.type === 'user_submitted_input' && view.waitingReason === 'input' ? nudges + 1 : 0;
       write(pc.green(`→ (auto) ${decision.say}`));
-      const result = await session.send(decision.event);
+      const result = await session.send(options.by !== undefined ? { ...decision.event, by: options.by } : decision.event);
       if (!result.ok) return stop(`The session refused "${decision.event.type}" [${result.error.code}]: ${result.error.message}`);
       view = result.view;
     }

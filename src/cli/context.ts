@@ -4,9 +4,11 @@
  * a read-only look at a stored session, and the failures commands end with.
  */
 import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { limitsFromEnv } from '../limits.js';
+import { BY_MAX_CHARS } from '../machines/session.events.js';
 import { SessionNotFoundError, StewardError } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
 import type { Model } from '../models/model.js';
@@ -21,6 +23,26 @@ import { safeJson } from './safe-text.js';
 /** Options every command inherits from the program. */
 export interface GlobalOptions {
   db?: string;
+  /** Who acts (`--as`): recorded as `by` with each user event this command sends. */
+  as?: string;
+}
+
+/**
+ * Who acts, for the `by` of the events a command sends: `--as NAME`, else the OS user name
+ * (none when the OS has no name for the user: the events then carry no `by`).
+ */
+export function actorName(options: GlobalOptions): string | undefined {
+  if (options.as !== undefined) {
+    const name = options.as.trim();
+    if (!name) throw new CliError('usage', '--as needs a name (who acts), e.g. --as alice.');
+    if (name.length > BY_MAX_CHARS) throw new CliError('usage', `--as takes a name of at most ${BY_MAX_CHARS} characters.`);
+    return name;
+  }
+  try {
+    return userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A failure a command ends with: a stable code (as in StewardError) and a message for humans. */
@@ -130,6 +152,14 @@ export function shellQuote(text: string): string {
  * A text option that may come from a file or stdin: `--text TEXT`, `--text -` (stdin) or
  * `--text-file FILE` (long text does not fit a command line). Undefined when neither is given.
  */
+/** Commander collector for a repeatable option (`--edit a --edit b`). */
+export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** A file's text for an option (`--text-file`), with the usual messages. */
+export function readTextFile(option: string, file: string): string {
+  return readTextFrom(option, resolve(file));
+}
+
 export function readTextOption(option: string, value: string | undefined, file: string | undefined): string | undefined {
   if (value !== undefined && file !== undefined) throw new CliError('usage', `--${option} and --${option}-file both give the ${option}; use one of them.`);
   if (file !== undefined) return readTextFrom(`--${option}-file`, resolve(file));

@@ -36,17 +36,18 @@ const FIELDS: Readonly<Record<UserEventType, ReadonlyArray<{ option: SendOption;
   user_selected_package: [{ option: 'package', required: true }],
   user_submitted_input: [{ option: 'text', required: true }],
   user_confirmed_intake: [],
-  user_approved_next_step: [],
+  user_approved_next_step: [{ option: 'reason', required: false }, { option: 'role', required: false }],
   user_rejected_next_step: [{ option: 'reason', required: false }],
-  user_accepted_artifact: [{ option: 'artifact', required: false }],
+  user_accepted_artifact: [{ option: 'artifact', required: false }, { option: 'edit', required: false }],
   user_rejected_artifact: [{ option: 'artifact', required: false }, { option: 'reason', required: false }],
   user_answered_questions: [{ option: 'answers', required: true }],
   user_skipped_questions: [],
 };
 
-export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package';
+export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package' | 'role' | 'edit';
 
-export type SendOptions = Partial<Record<SendOption, string>>;
+/** Each option's text; `edit` is tag → new body (from `--edit TAG --text-file F` pairs). */
+export type SendOptions = Partial<Record<Exclude<SendOption, 'edit'>, string>> & { edit?: Record<string, string>; by?: string };
 
 export function aliasOf(type: UserEventType): string {
   return Object.entries(EVENT_ALIASES).find(([, full]) => full === type)?.[0] ?? type;
@@ -85,7 +86,7 @@ export function parseAnswers(text: string): Record<string, string> {
 export function buildEvent(type: UserEventType, options: SendOptions, view: SessionView): UserEvent {
   const fields = FIELDS[type];
   const allowed = new Set(fields.map((f) => f.option));
-  const extra = (Object.keys(options) as SendOption[]).filter((o) => options[o] !== undefined && !allowed.has(o));
+  const extra = (Object.keys(options) as (SendOption | 'by')[]).filter((o): o is SendOption => o !== 'by' && options[o] !== undefined && !allowed.has(o));
   if (extra.length > 0) {
     const takes = fields.length ? fields.map((f) => `--${f.option}`).join(', ') : 'no options';
     throw new CliError('usage', `${extra.map((o) => `--${o}`).join(', ')} does not apply to ${type} (it takes ${takes}).`);
@@ -93,6 +94,11 @@ export function buildEvent(type: UserEventType, options: SendOptions, view: Sess
   for (const { option, required } of fields) {
     if (required && options[option] === undefined) throw new CliError('usage', `${type} needs --${option}.`);
   }
+  const by = options.by !== undefined ? { by: options.by } : {};
+  return { ...eventFor(type, options, view), ...by } as UserEvent;
+}
+
+function eventFor(type: UserEventType, options: SendOptions, view: SessionView): UserEvent {
   switch (type) {
     case 'user_selected_package':
       return { type, packageId: options.package! };
@@ -102,6 +108,11 @@ export function buildEvent(type: UserEventType, options: SendOptions, view: Sess
       return { type, answers: parseAnswers(options.answers!) };
     case 'user_rejected_next_step':
       return { type, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+    case 'user_approved_next_step': {
+      // --reason / --role edit the step before approving it (the manager is told).
+      const edits = { ...(options.reason !== undefined ? { reason: options.reason } : {}), ...(options.role !== undefined ? { roleId: options.role } : {}) };
+      return { type, ...(Object.keys(edits).length ? { edits } : {}) };
+    }
     case 'user_accepted_artifact':
     case 'user_rejected_artifact': {
       const artifactId = options.artifact ?? view.artifact?.id;
@@ -114,7 +125,7 @@ export function buildEvent(type: UserEventType, options: SendOptions, view: Sess
         );
       }
       return type === 'user_accepted_artifact'
-        ? { type, artifactId }
+        ? { type, artifactId, ...(options.edit ? { edits: options.edit } : {}) }
         : { type, artifactId, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
     }
     default:

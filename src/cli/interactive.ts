@@ -30,9 +30,16 @@ export interface InteractiveOptions {
   runtime?: Runtime;
   /** Sent first when the session still waits for its request. */
   request?: string;
+  /** Who acts (`--as`, default the OS user): the `by` of every event sent. */
+  by?: string;
+  /** Opens text in the user's editor and returns what was saved (default: $VISUAL / $EDITOR; see editor.ts). */
+  editText?: (text: string, name: string) => Promise<string | undefined>;
 }
 
 const QUIT = '__quit__';
+/** The menu's extra choices: not events of their own, but an event with its edits. */
+const EDIT_THEN_APPROVE = '__edit_then_approve__';
+const EDIT_THEN_ACCEPT = '__edit_then_accept__';
 
 function showBlocks(blocks: Block[]): void {
   for (const block of blocks) {
@@ -60,10 +67,15 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
       message: headline(view),
       options: [
         ...offered.map((t) => ({ value: t, label: EVENT_LABELS[t], hint: aliasOf(t) })),
+        // After the events (their order stays as the chart gives it): the same events with edits.
+        ...(offered.includes('user_approved_next_step') ? [{ value: EDIT_THEN_APPROVE, label: 'Edit, then approve', hint: 'change the reason or the role first' }] : []),
+        ...(offered.includes('user_accepted_artifact') && options.editText ? [{ value: EDIT_THEN_ACCEPT, label: 'Edit, then accept', hint: 'change a body in $EDITOR first' }] : []),
         { value: QUIT, label: 'Quit for now', hint: 'the session is saved' },
       ],
     });
     if (p.isCancel(choice) || choice === QUIT) return undefined;
+    if (choice === EDIT_THEN_APPROVE) return editThenApprove(view, options);
+    if (choice === EDIT_THEN_ACCEPT) return editThenAccept(view, options);
     type = choice as UserEventType;
   }
 
@@ -112,6 +124,50 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
     default:
       return { type } as UserEvent;
   }
+}
+
+/** "Edit, then approve": a new reason (prefilled with the manager's) and, if the worker has roles, a role. */
+async function editThenApprove(view: SessionView, options: InteractiveOptions): Promise<UserEvent | undefined> {
+  const step = view.pendingStep!;
+  const reason = await p.text({ message: "The worker's task (edit the manager's reason)", initialValue: step.reason, validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write the task (Ctrl-C to quit).') });
+  if (p.isCancel(reason)) return undefined;
+  const roles = (view.packageId ? options.packages.get(view.packageId) : undefined)?.workers.find((w) => w.id === step.workerId)?.roles ?? [];
+  let roleId: string | undefined = step.roleId;
+  if (roles.length) {
+    const chosen = await p.select<string>({
+      message: 'Which role?',
+      initialValue: step.roleId ?? '',
+      options: [{ value: '', label: '(no role)' }, ...roles.map((r) => ({ value: r.id, label: safeLine(r.id), hint: safeLine(r.description).slice(0, 60) }))],
+    });
+    if (p.isCancel(chosen)) return undefined;
+    roleId = chosen || undefined;
+  }
+  const edits = {
+    ...(reason.trim() !== step.reason ? { reason: reason.trim() } : {}),
+    ...(roleId !== undefined && roleId !== step.roleId ? { roleId } : {}),
+  };
+  return { type: 'user_approved_next_step', ...(Object.keys(edits).length ? { edits } : {}) };
+}
+
+/** "Edit, then accept": one tag's body opened in the editor; an unchanged body is no edit. */
+async function editThenAccept(view: SessionView, options: InteractiveOptions): Promise<UserEvent | undefined> {
+  const artifact = view.artifact!;
+  let tag = artifact.tags[0]?.tag;
+  if (artifact.tags.length > 1) {
+    const chosen = await p.select<string>({ message: 'Which tag?', options: artifact.tags.map((t) => ({ value: t.tag, label: safeLine(t.tag), hint: `v${t.version}` })) });
+    if (p.isCancel(chosen)) return undefined;
+    tag = chosen;
+  }
+  const current = artifact.tags.find((t) => t.tag === tag);
+  if (!current) return undefined;
+  const edited = await options.editText!(current.body, current.tag);
+  if (edited === undefined) {
+    p.log.warn('The editor did not save a body: nothing was sent.');
+    return undefined;
+  }
+  const changed = edited !== current.body;
+  if (!changed) p.log.info('The body is unchanged: accepting it as the worker wrote it.');
+  return { type: 'user_accepted_artifact', artifactId: artifact.id, ...(changed ? { edits: Object.fromEntries([[current.tag, edited]]) } : {}) };
 }
 
 /**
@@ -228,7 +284,8 @@ export async function interactive(first: Session, options: InteractiveOptions): 
       continue;
     }
 
-    const result = await withSpinner(session, options, () => session.send(event));
+    const sent: UserEvent = options.by !== undefined ? { ...event, by: options.by } : event;
+    const result = await withSpinner(session, options, () => session.send(sent));
     if (!result.ok) {
       if (result.error.code === 'event_refused' || result.error.code === 'invalid_event' || result.error.code === 'limit_exceeded') {
         p.log.warn(safeText(result.error.message));

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { StewardError } from '../errors.js';
 import * as diagramCommand from './commands/diagram.js';
+import * as forkCommand from './commands/fork.js';
 import * as inspectCommand from './commands/inspect.js';
 import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
     .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
     .version(version())
     .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
+    .option('--as <name>', 'who acts: recorded as `by` with every user event sent (default: the OS user name)')
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.');
 
@@ -41,6 +43,7 @@ export function buildProgram(): Command {
   showCommand.register(program);
   listCommand.register(program);
   logCommand.register(program);
+  forkCommand.register(program);
   packagesCommand.register(program);
   inspectCommand.register(program);
   diagramCommand.register(program);

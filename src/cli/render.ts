@@ -68,6 +68,8 @@ export function waitBlocks(view: SessionView, options: RenderOptions = {}): Bloc
 function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
   const blocks: Block[] = [];
   if (view.notice) blocks.push({ title: 'Notice', body: view.notice, tone: 'warn' });
+  if (view.forkedFrom) blocks.push({ title: 'Fork', body: `Forked from ${view.forkedFrom.id} after journal entry ${view.forkedFrom.seq}.`, tone: 'info' });
+  if (view.tokens?.maxBurst != null) blocks.push({ title: 'Tokens', body: `${view.tokens.burst} of ${view.tokens.maxBurst} this burst (maxBurstTokens) · ${view.tokens.session} in the session`, tone: 'info' });
   if (view.phase === 'done') {
     blocks.push({ title: `Summary${by(options)}`, body: view.message ?? '(the manager finished without a summary)', tone: 'success' });
     return blocks;
@@ -99,6 +101,8 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
       const lines = [
         `Reason: ${step.reason}`,
         ...(worker ? [`${worker.title}: ${worker.description}`, `Reads: ${tagList(worker.inputTags)} → writes: ${tagList(worker.outputTags)}`] : []),
+        ...(worker?.roles.length ? [`Roles: ${worker.roles.map((r) => r.id).join(', ')}`] : []),
+        'To change the reason or the role first: approve --reason TEXT --role ID ("Edit, then approve" in steward run).',
       ];
       blocks.push({ title: `Proposed step · run ${step.workerId}${step.roleId ? ` as ${step.roleId}` : ''}${by(options)}`, body: lines.join('\n'), tone: 'step' });
       break;
@@ -107,6 +111,10 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
     case 'revision': {
       const artifact = view.artifact;
       if (!artifact) break;
+      if (view.pendingStep?.proposed) {
+        const p = view.pendingStep.proposed;
+        blocks.push({ title: `The step ran as edited${p.by ? ` by ${p.by}` : ''}`, body: `Reason: ${view.pendingStep.reason}${view.pendingStep.roleId ? `\nRole: ${view.pendingStep.roleId}` : ''}\n(the manager proposed: ${p.reason}${p.roleId ? `, role ${p.roleId}` : ''})`, tone: 'info' });
+      }
       for (const { tag, version, body } of artifact.tags) {
         blocks.push({ title: `Artifact ${artifact.id} by ${artifact.workerId}${artifact.roleId ? ` (${artifact.roleId})` : ''} · ${tag} v${version}${by(options)}`, body, tone: 'info' });
       }
@@ -194,7 +202,7 @@ function payloadGist(entry: JournalEntry): string {
   const payload = (entry.payload ?? {}) as Record<string, unknown>;
   if (entry.kind === 'event') {
     // `at` (stamped by send()) is the AT column already.
-    const { type: _type, at: _at, ...fields } = payload;
+    const { type: _type, at: _at, by: _by, ...fields } = payload;
     return Object.keys(fields).length ? clip(JSON.stringify(fields)) : '';
   }
   if (entry.kind === 'actor') {
@@ -206,13 +214,25 @@ function payloadGist(entry: JournalEntry): string {
     const error = payload.error as { message?: string } | undefined;
     if (error) return clip(`error: ${error.message ?? ''}`);
   }
+  // A fork's first entry holds its whole starting snapshot: say where it came from instead.
+  if (entry.kind === 'created' && entry.type === 'forked') {
+    const from = payload.forkedFrom as { id?: string; seq?: number } | undefined;
+    return `forked from ${from?.id ?? '?'} after entry ${from?.seq ?? '?'}`;
+  }
   if (entry.kind === 'created') return clip(JSON.stringify(payload));
   return '';
 }
 
 export function formatJournal(entries: JournalEntry[]): string {
-  const rows = entries.map((e) => [String(e.seq), e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), e.kind, e.type, e.state, payloadGist(e)]);
-  return table(['SEQ', 'AT', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows);
+  const rows = entries.map((e) => [String(e.seq), e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), whoOf(e), e.kind, e.type, e.state, payloadGist(e)]);
+  return table(['SEQ', 'AT', 'BY', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows);
+}
+
+/** Who acted: a user event's `by` (cut to 24 characters here; `--format jsonl` has it whole), "-" if none. */
+function whoOf(entry: JournalEntry): string {
+  if (entry.kind !== 'event') return '';
+  const by = (entry.payload as { by?: unknown } | null)?.by;
+  return typeof by === 'string' ? (by.length > 24 ? `${by.slice(0, 23)}…` : by) : '-';
 }
 
 /** Cells are data (ids, package ids, journal gists): each is made one safe line first. */

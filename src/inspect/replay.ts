@@ -12,11 +12,11 @@
  * rejections `at`) come with the journalled events, so the rebuilt context is the one the
  * session had.
  */
-import { getNextSnapshot, initialTransition, type AnyMachineSnapshot, type EventObject } from 'xstate';
+import type { AnyMachineSnapshot } from 'xstate';
 import { snapshotState } from '../machines/refusals.js';
-import type { SessionInput, SessionContext } from '../machines/session.context.js';
+import type { SessionContext } from '../machines/session.context.js';
+import { replayInput, replayStep, startOf } from '../runtime/journal-replay.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { packageInfo } from '../runtime/runtime.js';
 import type { JournalEntry } from '../store/session-store.js';
 
 export interface ReplayPoint {
@@ -26,40 +26,7 @@ export interface ReplayPoint {
   divergedAt?: number;
 }
 
-export { snapshotState };
-
-/**
- * The input the session was created with, rebuilt from its first journal entry: a package
- * session gets its package as saved in the current snapshot (a package never changes once
- * chosen); a legacy session gets the runtime's catalog, as createSession gave it.
- */
-export function replayInput(runtime: Runtime, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionInput {
-  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number; window?: SessionInput['window']; blackboard?: SessionInput['blackboard'] };
-  const packageId = payload.packageId ?? null;
-  const saved = current?.package && current.package.id === packageId ? current.package : undefined;
-  const pkg = packageId === null ? null : saved ?? (runtime.packages.get(packageId) ? packageInfo(runtime.packages.get(packageId)!) : null);
-  return {
-    sessionId,
-    package: pkg,
-    catalog: packageId === null ? [...runtime.packages.values()].map(packageInfo) : [],
-    ...(payload.maxBurst !== undefined ? { maxBurst: payload.maxBurst } : current ? { maxBurst: current.maxBurst } : {}),
-    // The window limits and an app's seed tags, as createSession journalled them.
-    ...(payload.window ? { window: payload.window } : current ? { window: current.transcripts.window } : {}),
-    ...(payload.blackboard ? { blackboard: payload.blackboard } : {}),
-  };
-}
-
-/** The journal's event as the machine saw it (an actor error was saved as `{ name, message }`). */
-function eventOf(entry: JournalEntry): EventObject {
-  const event = entry.payload as EventObject & { error?: unknown };
-  if (entry.type.startsWith('xstate.error.') && event.error && typeof event.error === 'object' && !(event.error instanceof Error)) {
-    const { name, message } = event.error as { name?: string; message?: string };
-    const error = new Error(message ?? 'unknown error');
-    if (name) error.name = name;
-    return { ...event, error } as EventObject;
-  }
-  return event;
-}
+export { replayInput, snapshotState };
 
 /**
  * Replays journals with checkpoints, so stepping through a long timeline does not replay
@@ -80,16 +47,14 @@ export class JournalReplayer {
     const saved = this.checkpoints.get(sessionId) ?? [];
     let point = [...saved].reverse().find((p) => p.seq <= target);
     if (!point) {
-      const [snapshot] = initialTransition(this.runtime.machine, replayInput(this.runtime, sessionId, created, current));
-      point = { seq: 1, snapshot: snapshot as AnyMachineSnapshot, ...(snapshotState(snapshot as AnyMachineSnapshot) !== created.state ? { divergedAt: 1 } : {}) };
+      const snapshot = startOf(this.runtime, sessionId, created, current);
+      point = { seq: 1, snapshot, ...(snapshotState(snapshot) !== created.state ? { divergedAt: 1 } : {}) };
       saved.push(point);
     }
     let { snapshot, divergedAt } = point;
     for (let s = point.seq + 1; s <= target; s++) {
       const entry = entries[s - 1]!;
-      // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
-      // the state before the event, as a live actor does (the refusal log reads it).
-      snapshot = getNextSnapshot(this.runtime.machine, snapshot as never, eventOf(entry) as never) as AnyMachineSnapshot;
+      snapshot = replayStep(this.runtime.machine, snapshot, entry);
       if (divergedAt === undefined && snapshotState(snapshot) !== entry.state) divergedAt = s;
       if (s % this.every === 0 && !saved.some((p) => p.seq === s)) saved.push({ seq: s, snapshot, ...(divergedAt !== undefined ? { divergedAt } : {}) });
     }

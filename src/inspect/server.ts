@@ -39,6 +39,7 @@ import { journalRoute } from './routes/journal.js';
 import { modelRoute } from './routes/model.js';
 import { pageRoute } from './routes/page.js';
 import { resumeRoute } from './routes/resume.js';
+import { forkRoute } from './routes/fork.js';
 import { handleErrors, hostCheck, isLoopback, limitBody, tokenCheck } from './routes/security.js';
 import { sessionRoute } from './routes/session.js';
 import { sessionsRoute } from './routes/sessions.js';
@@ -83,7 +84,7 @@ function inspectorApp(ctx: InspectorContext, options: { token: string; pageDir: 
   handleErrors(app, options.log);
   app.use('*', hostCheck(options.allowedHosts));
   app.use('/api/*', tokenCheck(options.token), limitBody);
-  for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, modelRoute]) route(app, ctx);
+  for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute]) route(app, ctx);
   app.all('/api/*', (c) => {
     throw new HttpError(404, `No API route ${c.req.method} ${c.req.path}.`, 'not_found');
   });

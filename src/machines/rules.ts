@@ -31,6 +31,7 @@ export type RuleId =
   | 'tagsWithinOutputTags'
   | 'managerOmitsTagLists'
   | 'burstWithinLimit'
+  | 'burstTokensWithinBudget'
   | 'oneBoundaryPerReply';
 
 /** A broken rule: which one, the message the model (or the user) gets, and its facts. */
@@ -126,12 +127,38 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    id: 'burstTokensWithinBudget', seed: null, actors: ['manager', 'worker'],
+    label: 'burst tokens within budget',
+    doc: 'With maxBurstTokens set, another model call starts only if the tokens of this burst plus those of the last call (the estimate of the next) stay within it; else the session waits for the user with a notice.',
+    check: (context) => {
+      const found = checkBurstTokens(context);
+      return found && { rule: 'burstTokensWithinBudget', ...found };
+    },
+  },
+  {
     id: 'oneBoundaryPerReply', seed: null, actors: ['manager', 'worker'],
     label: 'one boundary per reply',
     doc: 'A reply takes one boundary tool (manager), one submit and one ask_user (worker); a second one is refused.',
     check: onHead('oneBoundaryPerReply', oneBoundary),
   },
 ];
+
+/** The notice when the token budget stops a burst: what was used, and how to go on or raise it. */
+export function burstTokensNotice(used: number, next: number, max: number): string {
+  return `This burst used ${used} tokens; the next model call (about ${next}, like the last one) would go over the budget of ${max} tokens per burst (maxBurstTokens). ` +
+    'Nothing was lost: say how to continue and the count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).';
+}
+
+function checkBurstTokens(context: SessionContext): { message: string; data: Record<string, unknown> } | null {
+  // A snapshot from before budgets existed has no ledger: no budget.
+  const ledger = context.ledger;
+  if (!ledger || ledger.maxBurstTokens === null || ledger.burstTokens === 0) return null;
+  if (ledger.burstTokens + ledger.lastCallTokens <= ledger.maxBurstTokens) return null;
+  return {
+    message: burstTokensNotice(ledger.burstTokens, ledger.lastCallTokens, ledger.maxBurstTokens),
+    data: { burstTokens: ledger.burstTokens, lastCallTokens: ledger.lastCallTokens, maxBurstTokens: ledger.maxBurstTokens },
+  };
+}
 
 export const ruleById = Object.fromEntries(RULES.map((r) => [r.id, r])) as Readonly<Record<RuleId, Rule>>;
 
@@ -153,8 +180,8 @@ const found = new WeakMap<QueuedCall, Violation & { actor: ToolActor }>();
 /** The rule's check of the head call; a violation found by the guard is not checked again by the action. */
 export function violationOf(context: SessionContext, actor: ToolActor, rule: RuleId): Violation | null {
   const head = context.reply.queue[0];
-  // Rule 6 reads the burst, not the call: nothing to keep.
-  if (head === undefined || rule === 'burstWithinLimit') return ruleById[rule].check(context, actor);
+  // Rule 6 and the token budget read the burst, not the call: nothing to keep.
+  if (head === undefined || rule === 'burstWithinLimit' || rule === 'burstTokensWithinBudget') return ruleById[rule].check(context, actor);
   const known = found.get(head);
   if (known && known.rule === rule && known.actor === actor) return known;
   const violation = ruleById[rule].check(context, actor);
@@ -164,7 +191,7 @@ export function violationOf(context: SessionContext, actor: ToolActor, rule: Rul
 
 // ── guards on user events ─────────────────────────────────────────────────────
 
-export type EventGuardId = 'packageIsKnown' | 'hasRequest' | 'hasQuestionCard' | 'isArtifactUnderReview';
+export type EventGuardId = 'packageIsKnown' | 'hasRequest' | 'hasQuestionCard' | 'isArtifactUnderReview' | 'editedRoleIsWorkers' | 'editsWithinArtifactTags';
 
 export interface EventGuard {
   id: EventGuardId;
@@ -212,6 +239,34 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
       return `Artifact "${artifactId}" is not the one under review${pending ? `; the artifact under review is "${pending.id}"` : ''}.`;
     },
   },
+  editedRoleIsWorkers: {
+    id: 'editedRoleIsWorkers', label: "an edited role is one of the worker's",
+    doc: "Approving with edits.roleId names one of the proposed worker's roles.",
+    refusal(context, event) {
+      const roleId = event?.type === 'user_approved_next_step' ? event.edits?.roleId : undefined;
+      if (roleId === undefined) return null;
+      const workerId = context.step?.workerId;
+      const roles = context.package?.workers.find((w) => w.id === workerId)?.roles ?? [];
+      if (roles.some((r) => r.id === roleId)) return null;
+      const known = roles.map((r) => r.id).join(', ');
+      return `Role "${roleId}" is not a role of worker "${workerId ?? '?'}"; ${known ? `its roles: ${known}` : 'it has no roles: leave edits.roleId out'}. Nothing was approved.`;
+    },
+  },
+  editsWithinArtifactTags: {
+    id: 'editsWithinArtifactTags', label: 'the artifact is under review; edits name only its tags',
+    doc: 'Accepting names the artifact under review, and edits (tag → new body) name only tags of that artifact.',
+    refusal(context, event) {
+      const underReview = EVENT_GUARDS.isArtifactUnderReview.refusal(context, event);
+      if (underReview !== null) return underReview;
+      const edits = event?.type === 'user_accepted_artifact' ? event.edits : undefined;
+      if (!edits) return null;
+      const artifact = pendingArtifact(context)!;
+      const outside = Object.keys(edits).filter((tag) => !Object.hasOwn(artifact.tags, tag));
+      if (outside.length === 0) return null;
+      const shown = outside.slice(0, 5).map((t) => `"${t}"`).join(', ') + (outside.length > 5 ? ` and ${outside.length - 5} more` : '');
+      return `Edits name ${shown}, not a tag of artifact "${artifact.id}"; its tags: ${Object.keys(artifact.tags).join(', ')}. Nothing was accepted.`;
+    },
+  },
 };
 
 export const isEventGuardId = (name: string): name is EventGuardId => Object.hasOwn(EVENT_GUARDS, name);
@@ -224,6 +279,8 @@ export function guardLabel(type: string, params: unknown): string | undefined {
     return known ? `${actor} breaks ${known.label}` : undefined;
   }
   if (type === 'burstUsedUp') return ruleById.burstWithinLimit.label;
+  if (type === 'burstTokensWithinBudget') return ruleById.burstTokensWithinBudget.label;
+  if (type === 'burstTokensUsedUp') return 'burst tokens over budget';
   if (isEventGuardId(type)) return EVENT_GUARDS[type].label;
   return undefined;
 }

@@ -28,6 +28,11 @@ export interface Step {
   /** The rejected artifact this run revises, with the user's notes. */
   revises?: string;
   revisionNotes?: string;
+  /**
+   * The step as the manager proposed it, when the user edited it before approving (reason
+   * and roleId above are then the user's), and who edited it.
+   */
+  proposed?: { reason: string; roleId?: string; by?: string };
 }
 
 /** The boundary tool chosen in the latest reply, applied when its calls are all checked. */
@@ -82,10 +87,36 @@ export interface Rejection {
   at?: string;
 }
 
+/** Where a forked session came from: the original's id and the journal entry it starts after. */
+export interface ForkOrigin {
+  id: string;
+  seq: number;
+}
+
+/**
+ * Token bookkeeping — the session's usage, the burst's count and budget — and the session's
+ * provenance, grouped in one field (the context's field count, see below). Tokens are the
+ * model's reported usage (prompt + completion); a reply without usage counts 0.
+ */
+export interface Ledger {
+  /** Tokens of all model calls of the session. */
+  usage: TokenUsage;
+  /** Tokens allowed per burst (between two hard user events); null: no budget. */
+  maxBurstTokens: number | null;
+  /** Tokens the model calls of this burst used. */
+  burstTokens: number;
+  /** Tokens of the latest model call: the estimate of the next one (a prompt only grows within a burst). */
+  lastCallTokens: number;
+  forkedFrom?: ForkOrigin;
+}
+
+export const NO_LEDGER: Ledger = { usage: { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
+
 /**
  * Keep at most 18 top-level fields: XState's assign copies the context with Object.assign,
  * and V8 turns a larger copy into a slow dictionary-mode object (checked with
- * %HasFastProperties: 21 fields did; 19 do not). Group related fields instead.
+ * %HasFastProperties: 21 and 20 fields did; 19 do not). Group related fields instead: the
+ * token counts, the usage and the fork origin share `ledger` for this reason (18 fields now).
  */
 export interface SessionContext {
   sessionId: string;
@@ -112,9 +143,10 @@ export interface SessionContext {
   /** A runtime notice: burst limit reached, model failure. */
   notice: string | null;
   rejections: Rejection[];
-  usage: TokenUsage;
   /** Model calls made in this session, all agents. */
   rounds: number;
+  /** Token usage (session and burst), the burst's token budget, and where a fork came from. */
+  ledger: Ledger;
 }
 
 export interface SessionInput {
@@ -122,6 +154,8 @@ export interface SessionInput {
   package?: PackageInfo | null;
   catalog?: PackageInfo[];
   maxBurst?: number;
+  /** Tokens allowed per burst (default: no budget). */
+  maxBurstTokens?: number | null;
   /** Limits of the transcript windows (default DEFAULT_WINDOW). */
   window?: WindowLimits;
   /** Tags an app put on the blackboard before the session started (createSession's `blackboard`). */

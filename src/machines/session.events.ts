@@ -1,9 +1,13 @@
 /**
  * The nine user events of the contract: plain objects named as in the seed, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
+ * Every event may say who acted (`by`); an approval may edit the step, an acceptance the
+ * artifact's bodies (issue 12).
  */
 // A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
 import * as z from 'zod';
+import { ownRecord } from '../blackboard/keyed.js';
+import { boundedString, DEFAULT_LIMITS } from '../limits.js';
 
 const text = z.string().trim().min(1, 'must not be empty');
 
@@ -13,19 +17,47 @@ const text = z.string().trim().min(1, 'must not be empty');
  */
 const at = z.iso.datetime({ offset: true }).optional();
 
-export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, packageId: text });
-export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, text });
-export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at });
-export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at });
-export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, reason: z.string().optional() });
-export const UserAcceptedArtifact = z.strictObject({ type: z.literal('user_accepted_artifact'), at, artifactId: text });
-export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, artifactId: text, reason: z.string().optional() });
+/** The longest `by` (who acted) kept: a name, an email, a token's name. */
+export const BY_MAX_CHARS = 120;
+
+/**
+ * Who acted: the CLI's `--as` (default the OS user), the inspector's token name, the API's
+ * caller. Data like any text: printed through the terminal-safe functions, bounded here.
+ */
+const by = z.string().trim().min(1, 'must not be empty').max(BY_MAX_CHARS, `longer than ${BY_MAX_CHARS} characters: give a shorter name`).optional();
+
+/**
+ * The step as the user edited it before approving: a new reason (the worker's task) and/or
+ * another of the worker's roles (the guard `editedRoleIsWorkers` checks it is one).
+ */
+export const StepEdits = z.strictObject({
+  reason: boundedString(DEFAULT_LIMITS.artifactBodyChars, 'artifactBodyChars').trim().min(1, 'must not be empty').optional(),
+  roleId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+}).refine((e) => e.reason !== undefined || e.roleId !== undefined, 'give reason and/or roleId (or leave edits out)');
+
+/**
+ * New bodies for tags of the artifact under review, tag → body, with the limits of a
+ * worker's submit (DEFAULT_LIMITS: artifactBodyChars per body, tagsPerSubmit tags).
+ * ownRecord: a tag named "__proto__" is kept and checked like any other.
+ */
+export const ArtifactEdits = ownRecord(z.string().min(1).max(200), boundedString(DEFAULT_LIMITS.artifactBodyChars, 'artifactBodyChars'))
+  .refine((e) => Object.keys(e).length >= 1, 'give at least one tag (or leave edits out)')
+  .refine((e) => Object.keys(e).length <= DEFAULT_LIMITS.tagsPerSubmit, `at most ${DEFAULT_LIMITS.tagsPerSubmit} tags (the tagsPerSubmit limit)`);
+
+export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, packageId: text });
+export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, text });
+export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by });
+export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, edits: StepEdits.optional() });
+export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, reason: z.string().optional() });
+export const UserAcceptedArtifact = z.strictObject({ type: z.literal('user_accepted_artifact'), at, by, artifactId: text, edits: ArtifactEdits.optional() });
+export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, by, artifactId: text, reason: z.string().optional() });
 export const UserAnsweredQuestions = z.strictObject({
   type: z.literal('user_answered_questions'),
   at,
+  by,
   answers: z.record(z.string(), z.string()).describe('question id (q1, q2, …) → answer'),
 });
-export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at });
+export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by });
 
 export const UserEventSchema = z.discriminatedUnion('type', [
   UserSelectedPackage,

@@ -19,7 +19,9 @@
  * Every guard, action and actor is named here, so the inspector shows the names and
  * `sessionMachine.provide()` swaps them (the runtime provides the real manager and worker
  * turns). The seed's validation rules live in one table (rules.ts): every refusal edge of
- * `checking` is the guard `breaksRule` with params `{ actor, rule }`, rule 6 is `burstUsedUp`;
+ * `checking` is the guard `breaksRule` with params `{ actor, rule }`, rule 6 is `burstUsedUp`,
+ * the token budget `burstTokensWithinBudget` (manager: the next round) / `burstTokensUsedUp`
+ * (worker: the next call);
  * the guards on user events (hasRequest, …) come with their refusal messages from the same
  * file. No guard is wrapped in `not(...)`, so the Stately tools show every one by name.
  */
@@ -28,7 +30,7 @@ import { UserError } from '../errors.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
 import { ancestry, leafNodes, readChart } from './refusals.js';
 import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
-import { DEFAULT_MAX_BURST, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
+import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
 import * as update from './session.updates.js';
 import { initialTranscripts } from './transcript.js';
@@ -95,10 +97,16 @@ export const sessionMachine = setup({
     hasRequest: ({ context, event }) => EVENT_GUARDS.hasRequest.refusal(context, asUserEvent(event)) === null,
     hasQuestionCard: ({ context, event }) => EVENT_GUARDS.hasQuestionCard.refusal(context, asUserEvent(event)) === null,
     isArtifactUnderReview: ({ context, event }) => EVENT_GUARDS.isArtifactUnderReview.refusal(context, asUserEvent(event)) === null,
+    editedRoleIsWorkers: ({ context, event }) => EVENT_GUARDS.editedRoleIsWorkers.refusal(context, asUserEvent(event)) === null,
+    editsWithinArtifactTags: ({ context, event }) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
 
     // The rule table (rules.ts), checked on the head of the tool-call queue.
     breaksRule: ({ context }, { actor, rule }: RuleParams) => violationOf(context, actor, rule) !== null,
     burstUsedUp: ({ context }) => violationOf(context, 'manager', 'burstWithinLimit') !== null,
+    // The token budget (maxBurstTokens), checked before each model call: the manager's next
+    // round goes on only within it; a worker's next call is stopped when it is used up.
+    burstTokensWithinBudget: ({ context }) => violationOf(context, 'manager', 'burstTokensWithinBudget') === null,
+    burstTokensUsedUp: ({ context }) => violationOf(context, 'worker', 'burstTokensWithinBudget') !== null,
 
     moreCallsQueued: ({ context }) => context.reply.queue.length > 1,
 
@@ -121,19 +129,19 @@ export const sessionMachine = setup({
       assertEvent(event, 'user_selected_package');
       return { package: context.catalog.find((p) => p.id === event.packageId) ?? null, catalog: [] };
     }),
-    resetBurst: assign(update.resetBurst),
+    resetBurst: assign(({ context }) => update.resetBurst(context)),
     recordRequest: assign(({ context, event }) => {
       assertEvent(event, 'user_submitted_input');
-      return update.recordRequest(context, event.text, event.at);
+      return update.recordRequest(context, event.text, event.at, event.by);
     }),
     confirmIntake: assign(({ context }) => update.confirmIntake(context)),
     recordUserInput: assign(({ context, event }) => {
       assertEvent(event, 'user_submitted_input');
-      return update.recordUserInput(context, event.text, event.at);
+      return update.recordUserInput(context, event.text, event.at, event.by);
     }),
     recordRequestAnswers: assign(({ context, event }) => {
       assertEvent(event, 'user_answered_questions');
-      return update.recordRequestAnswers(context, event.answers, event.at);
+      return update.recordRequestAnswers(context, event.answers, event.at, event.by);
     }),
     giveManagerAnswers: assign(({ context, event }) => {
       assertEvent(event, ['user_answered_questions', 'user_skipped_questions']);
@@ -147,9 +155,14 @@ export const sessionMachine = setup({
       assertEvent(event, 'user_rejected_next_step');
       return update.tellManagerStepRejected(context, event.reason);
     }),
+    /** The step as approved: the user's edits (if any) applied, the manager's call answered. */
+    approveStep: assign(({ context, event }) => {
+      assertEvent(event, 'user_approved_next_step');
+      return update.approveStep(context, event.edits, event.by);
+    }),
     acceptArtifact: assign(({ context, event }) => {
       assertEvent(event, 'user_accepted_artifact');
-      return update.acceptArtifact(context, event.artifactId);
+      return update.acceptArtifact(context, event.artifactId, event.edits, event.at, event.by);
     }),
     rejectArtifact: assign(({ context, event }) => {
       assertEvent(event, 'user_rejected_artifact');
@@ -186,6 +199,8 @@ export const sessionMachine = setup({
     askWorkerQuestions: assign(({ context }) => update.askWorkerQuestions(context)),
     noticeBurstLimit: assign(({ context }) => update.noticeBurstLimit(context)),
     noticeWorkerBurstLimit: assign(({ context }) => update.noticeWorkerBurstLimit(context)),
+    noticeTokenBudget: assign(({ context }) => update.noticeTokenBudget(context)),
+    noticeWorkerTokenBudget: assign(({ context }) => update.noticeWorkerTokenBudget(context)),
     noticeManagerFailure: assign(({ event }) => {
       assertEvent(event, 'xstate.error.actor.managerTurn');
       return update.noticeModelFailure('manager', event.error);
@@ -229,8 +244,8 @@ export const sessionMachine = setup({
     assessment: null,
     notice: null,
     rejections: [],
-    usage: { promptTokens: 0, completionTokens: 0 },
     rounds: 0,
+    ledger: { ...NO_LEDGER, maxBurstTokens: input.maxBurstTokens ?? null },
   }),
   initial: 'start',
   on: {
@@ -270,13 +285,13 @@ export const sessionMachine = setup({
         },
         approve_step: {
           on: {
-            user_approved_next_step: { target: '#session.running.worker', actions: ['resetBurst', 'startWorkerRun'] },
+            user_approved_next_step: { guard: 'editedRoleIsWorkers', target: '#session.running.worker', actions: ['resetBurst', 'approveStep', 'startWorkerRun'] },
             user_rejected_next_step: { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
           },
         },
         review_artifact: {
           on: {
-            user_accepted_artifact: { guard: 'isArtifactUnderReview', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
+            user_accepted_artifact: { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             user_rejected_artifact: { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
           },
         },
@@ -329,7 +344,8 @@ export const sessionMachine = setup({
                 // Only loop tools (or refused calls) in this reply: the burst goes on — unless it
                 // is used up (rule 6), checked here because only this edge starts another round.
                 { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: ['settleCall', 'noticeBurstLimit'] },
-                { target: 'thinking', actions: 'settleCall' },
+                { guard: 'burstTokensWithinBudget', target: 'thinking', actions: 'settleCall' },
+                { target: '#session.waiting_user.input', actions: ['settleCall', 'noticeTokenBudget'] },
               ],
             },
           },
@@ -339,7 +355,10 @@ export const sessionMachine = setup({
           initial: 'thinking',
           states: {
             thinking: {
-              always: { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: 'noticeWorkerBurstLimit' },
+              always: [
+                { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: 'noticeWorkerBurstLimit' },
+                { guard: 'burstTokensUsedUp', target: '#session.waiting_user.input', actions: 'noticeWorkerTokenBudget' },
+              ],
               invoke: {
                 id: 'workerTurn',
                 src: 'workerTurn',

@@ -24,7 +24,9 @@ import {
 import { burstLimitNotice } from '../tools/validation.js';
 import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
-import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
+import { NO_LEDGER, NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
+import { burstTokensNotice } from './rules.js';
+import { ownValue } from '../blackboard/keyed.js';
 import { appendToTranscript, resetTranscript } from './transcript.js';
 
 type Update = Partial<SessionContext>;
@@ -70,12 +72,16 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 
 // ── hard user events ──────────────────────────────────────────────────────────
 
-export const resetBurst = (): Update => ({ burst: 0, notice: null });
+/** A hard user event starts a new burst: its rounds and its tokens count from 0 again. */
+export function resetBurst(ctx: SessionContext): Update {
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  return { burst: 0, notice: null, ledger: { ...ledger, burstTokens: 0, lastCallTokens: 0 } };
+}
 
-export function recordRequest(ctx: SessionContext, text: string, at?: string): Update {
+export function recordRequest(ctx: SessionContext, text: string, at?: string, by?: string): Update {
   // A reply to a clarification adds a part to the request; readers get every part
   // (requestText), so each version holds only what is new and storage stays linear.
-  const { board } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: 'user', ...stamp(at) });
+  const { board } = withVersion(ctx.blackboard, REQUEST_TAG, { body: text, writtenBy: by ?? 'user', ...stamp(at) });
   const blackboard = retainBodies(board, ctx.artifacts);
   // The reply answers any clarification shown in intake: its card and message are spent.
   return { blackboard, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
@@ -86,14 +92,14 @@ export function confirmIntake(ctx: SessionContext): Update {
   return { intakeConfirmed: true, questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function recordUserInput(ctx: SessionContext, text: string, at?: string): Update {
+export function recordUserInput(ctx: SessionContext, text: string, at?: string, by?: string): Update {
   // Before the intake is confirmed (e.g. after a failure during intake) input still adds to the request.
-  if (!ctx.intakeConfirmed) return recordRequest(ctx, text, at);
+  if (!ctx.intakeConfirmed) return recordRequest(ctx, text, at, by);
   return { questions: null, message: null, assessment: null, ...append(ctx, 'manager', { role: 'user', content: text }) };
 }
 
-export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>, at?: string): Update {
-  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`, at);
+export function recordRequestAnswers(ctx: SessionContext, answers: Record<string, string>, at?: string, by?: string): Update {
+  return recordRequest(ctx, `Answers to the clarifying questions:\n${formatAnswers(ctx.questions, answers)}`, at, by);
 }
 
 export function recordAnswers(ctx: SessionContext, actor: ToolActor, answers: Record<string, string> | null): Update {
@@ -109,17 +115,58 @@ export function tellManagerStepRejected(ctx: SessionContext, reason: string | un
   return { step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
-export function acceptArtifact(ctx: SessionContext, artifactId: string): Update {
+/**
+ * Approving the proposed step, possibly edited: the worker runs with the user's reason and
+ * role. The manager's own run_worker call and its tool result ("Proposed to the user; you will
+ * hear whether they approved it.") stay as they were; what the user approved follows as the
+ * next user message, so the model sees both its call and what ran. (Appended, not rewritten:
+ * the archive keeps what each event added, and a transcript is only ever appended to.)
+ */
+export function approveStep(ctx: SessionContext, edits: { reason?: string; roleId?: string } | undefined, by?: string): Update {
+  const step = ctx.step!;
+  if (!edits) return {};
+  const edited: Step = {
+    ...step,
+    reason: edits.reason ?? step.reason,
+    ...(edits.roleId !== undefined ? { roleId: edits.roleId } : {}),
+    proposed: { reason: step.reason, ...(step.roleId !== undefined ? { roleId: step.roleId } : {}), ...(by !== undefined ? { by } : {}) },
+  };
+  const changes = [
+    ...(edits.reason !== undefined ? [`reason "${edits.reason}" (you proposed "${step.reason}")`] : []),
+    ...(edits.roleId !== undefined ? [`role "${edits.roleId}" (you proposed ${step.roleId ? `"${step.roleId}"` : 'no role'})`] : []),
+  ];
+  const content = `The user${by ? ` (${by})` : ''} approved your run_worker(${step.workerId}) with edits: ${changes.join('; ')}. The worker runs with the edited step; you will hear when the user has reviewed its artifact.`;
+  return { step: edited, ...append(ctx, 'manager', { role: 'user', content }) };
+}
+
+/**
+ * Accepting the artifact under review, possibly with the user's own bodies for some of its
+ * tags: each becomes a new version written by the user (the worker's stays readable), the
+ * artifact points at it, and the manager is told which tags the user changed.
+ */
+export function acceptArtifact(ctx: SessionContext, artifactId: string, edits?: Record<string, string>, at?: string, by?: string): Update {
   const accepted = ctx.artifacts.find((x) => x.id === artifactId)!;
+  let blackboard = ctx.blackboard;
+  const changed: [string, number][] = [];
+  for (const [tag, body] of Object.entries(edits ?? {})) {
+    const next = withVersion(blackboard, tag, { body, writtenBy: by ?? 'user', artifactId, ...stamp(at) });
+    blackboard = next.board;
+    changed.push([tag, next.version.version]);
+  }
+  // fromEntries / spread define own keys, "__proto__" included.
+  const tagsNow: Record<string, number> = { ...accepted.tags, ...Object.fromEntries(changed) };
   const artifacts = produce(ctx.artifacts, (list) => {
     const a = list.find((x) => x.id === artifactId)!;
     moveArtifact(a, 'accepted');
+    if (changed.length) a.tags = tagsNow;
     delete a.questions; // Accept dismisses the questions that rode along
   });
-  const blackboard = retainBodies(ctx.blackboard, artifacts);
-  const tags = Object.entries(accepted.tags).map(([t, v]) => `${t} v${v}`).join(', ');
-  const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}). Plan the next step.`;
-  return { artifacts, blackboard, step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
+  const tags = Object.entries(tagsNow).map(([t, v]) => `${t} v${v}`).join(', ');
+  const editNote = changed.length
+    ? ` The user${by ? ` (${by})` : ''} edited ${changed.map(([t, v]) => `${t} (now v${v}, written by ${by ?? 'user'}; the worker's v${ownValue(accepted.tags, t)} stays readable)`).join(', ')}: read the new version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
+    : '';
+  const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}).${editNote} Plan the next step.`;
+  return { artifacts, blackboard: retainBodies(blackboard, artifacts), step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function rejectArtifact(ctx: SessionContext, artifactId: string, reason: string | undefined): Update {
@@ -141,20 +188,30 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
   // Ids already used in the window (what the model is sent): a repeated one is renamed.
   const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  // Counted as whole, non-negative numbers: a model (or its SDK) may report garbage.
   const usage = reply?.usage
-    ? { promptTokens: ctx.usage.promptTokens + reply.usage.promptTokens, completionTokens: ctx.usage.completionTokens + reply.usage.completionTokens }
-    : ctx.usage;
+    ? { promptTokens: ledger.usage.promptTokens + count(reply.usage.promptTokens), completionTokens: ledger.usage.completionTokens + count(reply.usage.completionTokens) }
+    : ledger.usage;
+  const callTokens = tokensOf(reply?.usage);
   const nudge: ChatMessage[] = queue.length === 0
     ? [{ role: 'user', content: actor === 'worker' ? 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.' : 'Reply by calling one of your tools.' }]
     : [];
   return {
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
-    usage,
+    ledger: { ...ledger, usage, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens },
     reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at), ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}) },
     ...append(ctx, actor, message, ...nudge),
   };
 }
+
+/** A call's tokens (prompt + completion); a missing or malformed usage counts 0. */
+function tokensOf(usage: { promptTokens?: unknown; completionTokens?: unknown } | undefined): number {
+  return usage ? count(usage.promptTokens) + count(usage.completionTokens) : 0;
+}
+
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
 export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
   const call = head(ctx);
@@ -292,6 +349,23 @@ export function askWorkerQuestions(ctx: SessionContext): Update {
 
 export function noticeBurstLimit(ctx: SessionContext): Update {
   return { notice: burstLimitNotice(ctx.maxBurst), reply: NO_REPLY };
+}
+
+/** The token budget stopped the burst before the next manager call. */
+export function noticeTokenBudget(ctx: SessionContext): Update {
+  return { notice: violationNotice(ctx), reply: NO_REPLY };
+}
+
+/** The token budget stopped a worker before its next call: its step ends, as for the burst limit. */
+export function noticeWorkerTokenBudget(ctx: SessionContext): Update {
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  const content = `The worker ${ctx.step?.workerId ?? ''} stopped before submitting: this burst used ${ledger.burstTokens} tokens of its budget of ${ledger.maxBurstTokens} (maxBurstTokens); its step ended. Decide with the user how to go on.`;
+  return { ...noticeTokenBudget(ctx), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
+}
+
+function violationNotice(ctx: SessionContext): string {
+  const ledger = ctx.ledger ?? NO_LEDGER;
+  return burstTokensNotice(ledger.burstTokens, ledger.lastCallTokens, ledger.maxBurstTokens ?? 0);
 }
 
 // Masked: a model's error may echo a key or a URL with credentials, and notices are stored and shown.

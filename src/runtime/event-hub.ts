@@ -187,7 +187,7 @@ export class SessionEventHub {
       outcome,
       durationMs: Math.max(0, Date.now() - round.startedAt),
       usage,
-      totalUsage: { ...context.usage },
+      totalUsage: { ...context.ledger.usage },
       toolCalls: outcome === 'replied' ? context.reply.queue.map((q) => clip(String(q.call.function.name))) : [],
       ...(error !== undefined ? { error } : {}),
     });

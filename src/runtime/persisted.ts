@@ -17,8 +17,10 @@ import type { ArchiveItemInput, StoredSession } from '../store/session-store.js'
 /**
  * v1: the whole transcripts and every tag version's body in the context.
  * v2: bounded windows (`transcripts`), archived tag versions without bodies, the request in parts.
+ * v3 (issue 12): the context's `usage` moves into `ledger`, with the burst's token count and
+ *   budget and the fork origin; a v2 context gets its usage in a ledger with no budget.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 2;
+export const SNAPSHOT_SCHEMA_VERSION = 3;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -54,6 +56,13 @@ const ContextSchema = z.looseObject({
   blackboard: ownRecord(z.string(), z.array(TagSlotSchema)),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
+  ledger: z.looseObject({
+    usage: z.looseObject({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() }),
+    maxBurstTokens: z.number().int().positive().nullable(),
+    burstTokens: z.number().int().nonnegative(),
+    lastCallTokens: z.number().int().nonnegative(),
+    forkedFrom: z.strictObject({ id: z.string(), seq: z.number().int().positive() }).optional(),
+  }),
 });
 
 export const PersistedSessionSchema = z.strictObject({
@@ -119,7 +128,13 @@ function v1ToV2(old: Record<string, unknown>): { context: Record<string, unknown
 }
 
 /** MIGRATIONS[n] takes a snapshot's context from schema version n to n + 1. Append only. */
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2 };
+/** v2 → v3: `usage` moves into `ledger` (no budget, nothing counted for the burst); nothing leaves the context. */
+function v2ToV3(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
+  const { usage, ...rest } = old;
+  return { context: { ...rest, ledger: { usage: usage ?? { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 } }, history: [] };
+}
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

@@ -12,7 +12,7 @@ import { createActor, type InspectionEvent } from 'xstate';
 import { createManagerTurn, createWorkerTurn } from '../agents/turns.js';
 import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
 import { SessionNotFoundError, UserError } from '../errors.js';
-import { DEFAULT_MAX_BURST, type PackageInfo, type SessionContext } from '../machines/session.context.js';
+import { DEFAULT_MAX_BURST, type SessionContext } from '../machines/session.context.js';
 import { DEFAULT_WINDOW, windowLimitsProblem, type WindowLimits } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
@@ -22,6 +22,8 @@ import { resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
+import { makeFork } from './fork.js';
+import { packageInfoOf } from './journal-replay.js';
 import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
 
@@ -29,6 +31,12 @@ export interface RuntimeOptions {
   model: Model;
   /** LLM rounds allowed between two user actions (default 12). */
   maxBurst?: number;
+  /**
+   * Tokens (prompt + completion, as the model reports them) allowed per burst, between two
+   * user actions; off by default. Checked before each model call (the guard
+   * `burstTokensWithinBudget`); over it the session waits for the user with a notice.
+   */
+  maxBurstTokens?: number;
   /** Folder of skill packages (default: the bundled ones). */
   packagesDir?: string;
   /** Where sessions are saved; without one, sessions live in memory only. */
@@ -47,6 +55,8 @@ export interface RuntimeOptions {
 export interface CreateSessionOptions {
   packageId?: string;
   maxBurst?: number;
+  /** Tokens per burst for this session (default: the runtime's, off by default); null turns it off. */
+  maxBurstTokens?: number | null;
   id?: string;
   limits?: Pick<Partial<Limits>, 'userTextChars'>;
   /** Tags to put on the blackboard before the session starts (version 1 of each, written by "app"). */
@@ -66,6 +76,13 @@ export interface Runtime {
   readonly machine: SessionMachine;
   readonly store: SessionStore | undefined;
   createSession(options?: CreateSessionOptions): Promise<Session>;
+  /**
+   * A new session whose state is this one's after journal entry `atSeq` (replayed through
+   * the pure machine, as time travel does), with `forkedFrom` in its view and a first
+   * journal entry "forked". The original is not touched; a model call in flight at that
+   * point runs again in the fork.
+   */
+  forkSession(id: string, options: { atSeq: number; id?: string }): Promise<Session>;
   readonly limits: Readonly<Limits>;
   /** Reopens a saved session; a model call that was in flight runs again. */
   resumeSession(id: string, options?: { from?: StoredSession; lease?: Lease }): Promise<Session>;
@@ -91,15 +108,13 @@ function checkMaxBurst(value: number | undefined, where: string): number {
   return n;
 }
 
-export function packageInfo(pkg: SkillPackage): PackageInfo {
-  return {
-    id: pkg.id,
-    title: pkg.title,
-    description: pkg.description,
-    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles }) => ({ id, title, description, inputTags, outputTags, roles })),
-  };
+function checkMaxBurstTokens(value: number | null | undefined, where: string): number | null {
+  if (value === undefined || value === null) return null;
+  if (!Number.isInteger(value) || value < 1) throw new UserError(`${where}: maxBurstTokens must be a whole number of tokens ≥ 1, or null for no budget (got ${String(value)}).`);
+  return value;
 }
 
+export const packageInfo = packageInfoOf;
 /** An app's seed tags as version 1 of each, written by "app"; undefined when there are none. */
 function seededBoard(tags: Record<string, string> | undefined): Blackboard | undefined {
   if (tags === undefined) return undefined;
@@ -122,6 +137,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
   }
   const maxBurst = checkMaxBurst(options.maxBurst, 'createRuntime');
+  const maxBurstTokens = checkMaxBurstTokens(options.maxBurstTokens, 'createRuntime');
   const windowProblem = windowLimitsProblem(options.window);
   if (windowProblem) throw new UserError(`createRuntime: ${windowProblem}.`);
   const window: WindowLimits = { ...DEFAULT_WINDOW, ...options.window };
@@ -162,6 +178,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       package: pkg ? infos.get(pkg.id)! : null,
       catalog: pkg ? [] : [...infos.values()],
       maxBurst: checkMaxBurst(opts.maxBurst ?? maxBurst, 'createSession'),
+      maxBurstTokens: opts.maxBurstTokens === undefined ? maxBurstTokens : checkMaxBurstTokens(opts.maxBurstTokens, 'createSession'),
       window,
       ...(blackboard ? { blackboard } : {}),
     };
@@ -174,7 +191,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const state = stateString(probe.getSnapshot().value);
       from = probe.getSnapshot().context;
       // The payload holds what replay needs to rebuild the same initial context.
-      const payload = { packageId: pkg?.id ?? null, maxBurst: input.maxBurst, window, ...(blackboard ? { blackboard } : {}) };
+      const payload = { packageId: pkg?.id ?? null, maxBurst: input.maxBurst, window, ...(blackboard ? { blackboard } : {}), ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}) };
       const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) } });
       persistence = { store, revision: stored.revision };
     }
@@ -273,5 +290,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return live.get(id) ?? resumeSession(id);
   }
 
-  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history };
+  async function forkSession(id: string, opts: { atSeq: number; id?: string }): Promise<Session> {
+    if (!store) throw new UserError('forkSession needs a store: createRuntime({ model, store }).');
+    const forkId = opts?.id ?? newSessionId();
+    const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
+    const stored = await store.create({ id: forkId, packageId: made.packageId, snapshot: made.persisted, entry: made.entry });
+    // Opened like a resumed session: a model call that was in flight at atSeq runs again.
+    return track((onEnd) => restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision }, onEnd));
+  }
+
+  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history, forkSession };
 }

@@ -56,7 +56,8 @@ function eventPayload(event: { type: string; error?: unknown }): unknown {
 /** The text of a user event (every string field, all answers together) over `max` characters. */
 function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
   const strings = Object.entries(event).flatMap(([key, value]) =>
-    key === 'type' ? [] : typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value as Record<string, string>) : []);
+    // `by` has its own bound (the event schema); `at` is ours.
+    key === 'type' || key === 'by' || key === 'at' ? [] : typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value as Record<string, string>) : []);
   const size = strings.reduce((n, s) => n + s.length, 0);
   if (size <= max) return undefined;
   const message = `${overLimitMessage(`The text of ${event.type}`, size, 'userTextChars', max)} Nothing was sent; send a shorter text or raise the limit.`;

@@ -6,7 +6,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { versionOf } from '../blackboard/blackboard.js';
 import type { Question } from '../blackboard/artifacts.js';
 import { readSnapshot } from '../machines/refusals.js';
-import type { Rejection, SessionContext, Step } from '../machines/session.context.js';
+import type { ForkOrigin, Rejection, SessionContext, Step } from '../machines/session.context.js';
 import type { UserEventType } from '../machines/session.events.js';
 import type { TokenUsage } from '../models/model.js';
 
@@ -19,7 +19,8 @@ export interface ArtifactView {
   roleId?: string;
   status: string;
   revises?: string;
-  tags: { tag: string; version: number; body: string }[];
+  /** writtenBy: the worker, or who edited the tag while accepting (the worker's version stays on the blackboard). */
+  tags: { tag: string; version: number; body: string; writtenBy: string }[];
   questions?: Question[];
 }
 
@@ -49,6 +50,10 @@ export interface SessionView {
   rejections: Rejection[];
   usage: TokenUsage;
   rounds: number;
+  /** Tokens: used in this burst, in the whole session, and the per-burst budget (null: none). */
+  tokens: { burst: number; session: number; maxBurst: number | null };
+  /** The session this one was forked from, and the journal entry it starts after. */
+  forkedFrom?: ForkOrigin;
 }
 
 export function artifactView(context: SessionContext, id: string): ArtifactView | undefined {
@@ -58,7 +63,10 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
     id: a.id, workerId: a.workerId, status: a.status,
     ...(a.roleId ? { roleId: a.roleId } : {}),
     ...(a.revises ? { revises: a.revises } : {}),
-    tags: Object.entries(a.tags).map(([tag, version]) => ({ tag, version, body: versionOf(context.blackboard, tag, version)?.body ?? '' })),
+    tags: Object.entries(a.tags).map(([tag, version]) => {
+      const v = versionOf(context.blackboard, tag, version);
+      return { tag, version, body: v?.body ?? '', writtenBy: v?.writtenBy ?? a.workerId };
+    }),
     ...(a.questions ? { questions: a.questions } : {}),
   };
 }
@@ -94,7 +102,13 @@ export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
     acceptedEvents: accepted,
     enabledEvents: enabled,
     rejections: context.rejections,
-    usage: context.usage,
+    usage: context.ledger.usage,
     rounds: context.rounds,
+    tokens: {
+      burst: context.ledger?.burstTokens ?? 0,
+      session: context.ledger.usage.promptTokens + context.ledger.usage.completionTokens,
+      maxBurst: context.ledger?.maxBurstTokens ?? null,
+    },
+    ...(context.ledger?.forkedFrom ? { forkedFrom: context.ledger.forkedFrom } : {}),
   };
 }

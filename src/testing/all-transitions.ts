@@ -33,6 +33,7 @@ import { getShortestPaths } from 'xstate/graph';
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
 import { TransitionTestError } from '../errors.js';
 import { acceptedUserEvents, stateString } from '../machines/refusals.js';
+import { ruleById } from '../machines/rules.js';
 import type { PackageInfo, SessionContext, SessionInput } from '../machines/session.context.js';
 import { userEventTypes, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { ModelReply } from '../models/model.js';
@@ -46,6 +47,8 @@ export interface TestAllTransitionsOptions {
   package?: PackageInfo;
   /** LLM rounds per burst (default 2: small, so the burst limit is reached on short paths). */
   maxBurst?: number;
+  /** Tokens per burst (default 1,000: the catalogue's costly replies use 700, so one leaves too little for the next); null: no budget. */
+  maxBurstTokens?: number | null;
   /** Also walk the legacy start without a package, choosing it from a catalogue (default true). */
   legacyCatalog?: boolean;
   /**
@@ -94,7 +97,9 @@ export function sessionFacts(snapshot: AnyMachineSnapshot): string {
   const c = snapshot.context as SessionContext;
   const state = stateOf(snapshot);
   const parts = [state, `confirmed=${c.intakeConfirmed}`, `card=${c.questions !== null}`, `refused=${c.rejections.length > 0}`];
-  if (state.endsWith('.thinking')) parts.push(`burst=${c.burst}/${c.maxBurst}`);
+  // Which notice (burst limit, token budget, a failure): two edges into the same state with different notices are different edges.
+  if (c.notice) parts.push(`notice=${c.notice.slice(0, 12)}`);
+  if (state.endsWith('.thinking')) parts.push(`burst=${c.burst}/${c.maxBurst}`, `tokensOver=${ruleById.burstTokensWithinBudget.check(c, 'manager') !== null}`);
   if (state === 'waiting_user.intake') parts.push(`request=${REQUEST_TAG in c.blackboard}`);
   if (state === 'waiting_user.review_artifact') parts.push(`pending=${c.artifacts.some((a) => a.status === 'pending_review')}`);
   if (state.startsWith('running.worker') || ['approve_step', 'worker_questions', 'revision'].some((s) => state.endsWith(s))) {
@@ -151,6 +156,7 @@ function withInertActors(machine: AnyStateMachine): AnyStateMachine {
 export function testAllTransitions(machine: AnyStateMachine, options: TestAllTransitionsOptions = {}): TestAllTransitionsResult {
   const pkg = options.package ?? testingPackage;
   const maxBurst = options.maxBurst ?? 2;
+  const maxBurstTokens = options.maxBurstTokens === undefined ? 1000 : options.maxBurstTokens;
   const facts = options.facts ?? sessionFacts;
   const userEvents = options.userEvents ?? ((type, snapshot) => userEventsFor(type, snapshot, pkg));
   const managerCatalogue = Object.entries(managerReplies(pkg));
@@ -226,11 +232,11 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
   };
 
   const runs: { input: SessionInput; stopWhen?: (s: AnyMachineSnapshot) => boolean }[] = [
-    { input: { sessionId: 'all-transitions', package: pkg, maxBurst } },
+    { input: { sessionId: 'all-transitions', package: pkg, maxBurst, maxBurstTokens } },
   ];
   // The legacy start only needs walking until a package is chosen: from there on it is the graph above.
   if (options.legacyCatalog ?? true) {
-    runs.push({ input: { sessionId: 'all-transitions-catalog', catalog: [pkg], maxBurst }, stopWhen: (s) => !s.matches({ waiting_user: 'skill_selection' }) });
+    runs.push({ input: { sessionId: 'all-transitions-catalog', catalog: [pkg], maxBurst, maxBurstTokens }, stopWhen: (s) => !s.matches({ waiting_user: 'skill_selection' }) });
   }
 
   const paths: TransitionPath[] = [];

@@ -26,6 +26,9 @@ function toolCall(name: string, args: unknown, id = `call_${name}`): ToolCall {
 }
 const reply = (toolCalls: ToolCall[], content: string | null = null): ModelReply => ({ content, toolCalls });
 
+/** Usage of the replies that report it: with the walk's maxBurstTokens (1,000) one such call leaves too little for the next. */
+export const COSTLY_USAGE = { promptTokens: 600, completionTokens: 100 };
+
 /** Every kind of manager reply: valid loop and boundary tools, legacy forms, and each rule broken. */
 export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
   const [first, second = first] = pkg.workers;
@@ -36,6 +39,8 @@ export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
   const firstTag = first.outputTags[0] ?? 'note';
   return {
     read_blackboard: reply([toolCall('read_blackboard', { tags: [REQUEST_TAG, firstTag] })]),
+    // A loop tool that reports its usage: the token budget stops the next round.
+    list_workers_costly: { ...reply([toolCall('list_workers', {})]), usage: COSTLY_USAGE },
     list_workers: reply([toolCall('list_workers', {})]),
     list_artifacts: reply([toolCall('list_artifacts', {})]),
     run_worker_with_approval: reply([toolCall('run_worker', { workerId: first.id, reason: 'Restate the request.', requiresApproval: true })]),
@@ -75,23 +80,39 @@ export function workerReplies(pkg: PackageInfo, workerId: string): Record<string
     empty_outputs: reply([toolCall('submit', { outputs: {} })]),
     double_submit: reply([toolCall('submit', { outputs: { [tag]: 'one' } }, 'call_d1'), toolCall('submit', { outputs: { [tag]: 'two' } }, 'call_d2')]),
     no_calls: reply([], 'Let me think about it.'),
+    no_calls_costly: { ...reply([], 'Let me think it over at length.'), usage: COSTLY_USAGE },
     legacy_phase_a: reply([], JSON.stringify({ outputs: { [tag]: 'legacy body' }, askUser: ['Anything else?'] })),
   };
 }
 
 const WRONG_ARTIFACT = 'a99';
 
+/** A role of the proposed step's worker, if it has one (an edit to it passes the guard). */
+function roleOf(context: SessionContext, pkg: PackageInfo): string | undefined {
+  return pkg.workers.find((w) => w.id === context.step?.workerId)?.roles[0]?.id;
+}
+
 /** Concrete payloads for a user event type, for the session as it is now. */
 export function userEventsFor(type: UserEventType, snapshot: AnyMachineSnapshot, pkg: PackageInfo): UserEvent[] {
   const context = snapshot.context as SessionContext;
-  const pending = context.artifacts.find((a) => a.status === 'pending_review')?.id;
+  const pendingArtifact = context.artifacts.find((a) => a.status === 'pending_review');
+  const pending = pendingArtifact?.id;
+  const pendingTag = pendingArtifact && Object.keys(pendingArtifact.tags)[0];
   switch (type) {
     case 'user_selected_package': return [{ type, packageId: pkg.id }, { type, packageId: `${pkg.id}-no-such-package` }];
     case 'user_submitted_input': return [{ type, text: 'A short note about otters.' }];
     case 'user_confirmed_intake': return [{ type }];
-    case 'user_approved_next_step': return [{ type }];
+    case 'user_approved_next_step': return [
+      { type },
+      { type, by: 'tester', edits: { reason: 'The edited task.', ...(roleOf(context, pkg) ? { roleId: roleOf(context, pkg)! } : {}) } },
+      { type, edits: { roleId: 'no-such-role' } },
+    ];
     case 'user_rejected_next_step': return [{ type, reason: 'Not now.' }];
-    case 'user_accepted_artifact': return [...(pending ? [{ type, artifactId: pending }] : []), { type, artifactId: WRONG_ARTIFACT }];
+    case 'user_accepted_artifact': return [
+      ...(pending ? [{ type, artifactId: pending }] : []),
+      ...(pending && pendingTag ? [{ type, artifactId: pending, by: 'tester', edits: { [pendingTag]: 'The user\'s version.' } }, { type, artifactId: pending, edits: { [`${pendingTag}_not_in_artifact`]: 'x' } }] : []),
+      { type, artifactId: WRONG_ARTIFACT },
+    ];
     case 'user_rejected_artifact': return [...(pending ? [{ type, artifactId: pending, reason: 'Shorter.' }] : []), { type, artifactId: WRONG_ARTIFACT }];
     case 'user_answered_questions': return [{ type, answers: { q1: 'Cheerful.' } }];
     case 'user_skipped_questions': return [{ type }];

@@ -5,7 +5,7 @@
  * is saved where it stopped.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
 import { bin, runCli } from '../support/cli-process.js';
@@ -18,12 +18,15 @@ const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').
 const tmp = useTempDir('steward-tty-');
 
 /** A `steward run` on a real pseudo-terminal: type keys, wait for text on the screen. */
-function terminal(args: string, db: string) {
+function terminal(args: string, db: string, extraEnv: Record<string, string> = {}) {
   // A pty that `script` opens without a parent terminal has no size: give it one.
   const command = `stty cols 120 rows 60; ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${args} --db ${JSON.stringify(db)}`;
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
+  delete env.EDITOR;
+  delete env.VISUAL;
+  Object.assign(env, extraEnv);
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   child.stdout.on('data', (d: Buffer) => (screen += stripAnsi(d.toString())));
@@ -76,7 +79,7 @@ it.skipIf(!hasScript)('drives a session by keystrokes on a real terminal and qui
     await waitFor(/Accept the artifact/, 'the review choice for a2');
     await type(ENTER);
     await waitFor(/Approve the step/, 'the next step');
-    await type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await type(`${DOWN}${DOWN}${DOWN}${ENTER}`); // Quit for now (after Reject and "Edit, then approve")
     await waitFor(/Saved\. Continue with/, 'the goodbye');
     expect(await tty.exited).toBe(0);
   } finally {
@@ -121,7 +124,7 @@ it.skipIf(!hasScript)('Ctrl-C at a prompt leaves the session resumable and says 
   const again = terminal(`--session ${id}`, db);
   try {
     await again.waitFor(/Approve the step/, 'the same step, after resuming');
-    await again.type(`${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await again.type(`${DOWN}${DOWN}${DOWN}${ENTER}`); // Quit for now
     await again.waitFor(/Saved\. Continue with/, 'the goodbye');
     expect(await again.exited).toBe(0);
   } finally {
@@ -214,4 +217,42 @@ it.skipIf(!hasScript)('with --inspect local, approving in the inspector page mak
     tty.kill();
   }
   expect(tty.screen).not.toMatch(/not accepted/);
+}, 90_000);
+
+it.skipIf(!hasScript)('"Edit, then approve" edits the reason; "Edit, then accept" opens $EDITOR on the body; --as fills `by`', async () => {
+  const db = tmp.path('edit.db');
+  const editor = tmp.path('editor.sh');
+  // A small editor: replaces the file it is given with a fixed body.
+  writeFileSync(editor, '#!/bin/sh\nprintf "Edited in the editor.\\n" > "$1"\n', { mode: 0o755 });
+  const tty = terminal('--package tiny --as tester', db, { EDITOR: editor });
+  try {
+    await tty.waitFor(/Describe the work you want/, 'the request prompt');
+    await tty.type(`A note about green tea${ENTER}`);
+    await tty.waitFor(/Edit, then approve/, 'the edit choice');
+    await tty.type(`${DOWN}${DOWN}${ENTER}`); // Edit, then approve (after Approve, Reject)
+    await tty.waitFor(/The worker's task/, 'the reason prompt');
+    await tty.type(` Keep it short.${ENTER}`);
+    await tty.waitFor(/Edit, then accept/, 'the review menu with the edit choice');
+    await tty.type(`${DOWN}${DOWN}${ENTER}`); // Edit, then accept
+    await tty.waitFor(/Approve the step/, 'the next step');
+    await tty.type(`${DOWN}${DOWN}${DOWN}${ENTER}`); // Quit for now
+    await tty.waitFor(/Saved\. Continue with/, 'the goodbye');
+    expect(await tty.exited).toBe(0);
+  } finally {
+    tty.kill();
+  }
+  const store = new SqliteStore(db, { readOnly: true });
+  try {
+    const [summary] = await store.list();
+    const journal = await store.journal(summary!.id);
+    const approved = journal.find((e) => e.type === 'user_approved_next_step')!.payload as { by?: string; edits?: { reason?: string } };
+    expect(approved.by).toBe('tester');
+    expect(approved.edits?.reason).toMatch(/ Keep it short\.$/);
+    const accepted = journal.find((e) => e.type === 'user_accepted_artifact')!.payload as { by?: string; edits?: Record<string, string> };
+    expect(accepted).toMatchObject({ by: 'tester', edits: { note: 'Edited in the editor.\n' } });
+    const stored = (await store.load(summary!.id))!.snapshot as { snapshot: { context: { blackboard: Record<string, { writtenBy: string; body: string }[]> } } };
+    expect(stored.snapshot.context.blackboard.note!.map((v) => v.writtenBy)).toEqual(['echo', 'tester']);
+  } finally {
+    await store.close();
+  }
 }, 90_000);

@@ -11,7 +11,11 @@
  * - blackboard versions only grow: per tag the count never shrinks, old versions never change;
  * - artifact statuses move only along LEGAL_ARTIFACT_MOVES; a new artifact is pending_review;
  * - a refused event leaves state and context unchanged, except the rejection log;
- * - a question card is shown only in intake, input, review_artifact or worker_questions.
+ * - a question card is shown only in intake, input, review_artifact or worker_questions;
+ * - with a token budget (maxBurstTokens, random per session), every model call started within
+ *   it: the burst's tokens before the last call stay ≤ the budget;
+ * - edits (of a step, of an artifact's bodies) and `by` ride along on random events: a user
+ *   version of a tag is written by the event's `by` (or "user").
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -31,7 +35,7 @@ const NUM_RUNS = 1000;
 
 /** A tool call as generated; the model gives it a fresh id when it is used. */
 interface GenCall { name: string; arguments: string }
-type GenReply = { kind: 'reply'; content: string | null; calls: GenCall[] } | { kind: 'failure'; message: string };
+type GenReply = { kind: 'reply'; content: string | null; calls: GenCall[]; tokens?: number | undefined } | { kind: 'failure'; message: string };
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -90,7 +94,7 @@ const legacyContent = fc.constantFrom(
 );
 
 const genReply: fc.Arbitrary<GenReply> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('reply' as const), content: fc.constant(null), calls: fc.array(genCall, { minLength: 1, maxLength: 3 }) }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('reply' as const), content: fc.constant(null), calls: fc.array(genCall, { minLength: 1, maxLength: 3 }), tokens: fc.option(fc.integer({ min: 20, max: 200 }), { nil: undefined }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reply' as const), content: fc.option(legacyContent, { nil: null }), calls: fc.constant<GenCall[]>([]) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('failure' as const), message: fc.constantFrom('HTTP 503', 'socket hang up') }) },
 );
@@ -101,7 +105,7 @@ const genReply: fc.Arbitrary<GenReply> = fc.oneof(
 type ArtifactRef = 'under_review' | 'a1' | 'a2' | 'a3' | 'zz';
 type GenUserStep =
   | { kind: 'event'; event: unknown }
-  | { kind: 'artifact'; type: 'user_accepted_artifact' | 'user_rejected_artifact'; ref: ArtifactRef; reason?: string }
+  | { kind: 'artifact'; type: 'user_accepted_artifact' | 'user_rejected_artifact'; ref: ArtifactRef; reason?: string; edit?: 'own_tag' | 'other_tag' | 'proto'; by?: string }
   /** Picks one of the events the current state declares, with a valid payload. */
   | { kind: 'accepted'; pick: number };
 
@@ -113,6 +117,10 @@ const userEventStep: fc.Arbitrary<GenUserStep> = fc.oneof(
       { type: 'user_submitted_input', text: 'Make it funnier.' },
       { type: 'user_confirmed_intake' },
       { type: 'user_approved_next_step' },
+      { type: 'user_approved_next_step', by: 'alice', edits: { reason: 'The edited task.' } },
+      { type: 'user_approved_next_step', edits: { roleId: 'no-such-role' } },
+      { type: 'user_approved_next_step', edits: {} },
+      { type: 'user_submitted_input', text: 'Otters, by Bob.', by: 'bob' },
       { type: 'user_rejected_next_step', reason: 'Not yet.' },
       { type: 'user_rejected_next_step' },
       { type: 'user_answered_questions', answers: { q1: 'Cheerful.', q2: 'Short.' } },
@@ -130,6 +138,8 @@ const userEventStep: fc.Arbitrary<GenUserStep> = fc.oneof(
       { type: 'user_submitted_input', text: 'x', extra: 1 },
       { type: 'user_answered_questions', answers: 'yes' },
       { type: 'user_accepted_artifact', artifactId: '' },
+      { type: 'user_submitted_input', text: 'x', by: '' },
+      { type: 'user_submitted_input', text: 'x', by: 'x'.repeat(500) },
       { type: 'user_selected_package' },
       { type: 'no_such_event' },
       { type: 'xstate.done.actor.managerTurn', output: { content: null, toolCalls: [] } },
@@ -145,6 +155,8 @@ const userEventStep: fc.Arbitrary<GenUserStep> = fc.oneof(
       type: fc.constantFrom('user_accepted_artifact' as const, 'user_rejected_artifact' as const),
       ref: fc.constantFrom<ArtifactRef>('under_review', 'under_review', 'a1', 'a2', 'a3', 'zz'),
       reason: fc.option(fc.constantFrom('Shorter.', ''), { nil: undefined }),
+      edit: fc.option(fc.constantFrom('own_tag' as const, 'own_tag' as const, 'other_tag' as const, 'proto' as const), { nil: undefined }),
+      by: fc.option(fc.constantFrom('carol', 'dave'), { nil: undefined }),
     }),
   },
   { weight: 6, arbitrary: fc.nat().map((pick) => ({ kind: 'accepted' as const, pick })) },
@@ -157,6 +169,7 @@ const genStep: fc.Arbitrary<GenStep> = fc.oneof(
 );
 const genScenario = fc.record({
   withPackage: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+  maxBurstTokens: fc.option(fc.constantFrom(150, 400), { nil: undefined }),
   steps: fc.array(genStep, { minLength: 1, maxLength: 30, size: 'max' }),
 });
 
@@ -183,7 +196,7 @@ const model: Model = {
     if (!next) return fallbackReply(request);
     if (next.kind === 'failure') throw new Error(next.message);
     const toolCalls: ToolCall[] = next.calls.map((c) => ({ id: `call_${++script.nextId}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-    return { content: next.content, toolCalls };
+    return { content: next.content, toolCalls, ...(next.tokens ? { usage: { promptTokens: next.tokens - 10, completionTokens: 10 } } : {}) };
   },
 };
 
@@ -255,6 +268,12 @@ function checkInvariants(session: Session, result: SendResult, before: { state: 
   const state = stateOf(session);
   expect(after.burst).toBeLessThanOrEqual(after.maxBurst);
   expect(after.maxBurst).toBe(MAX_BURST);
+  if (after.ledger.maxBurstTokens !== null) {
+    expect(after.ledger.burstTokens - after.ledger.lastCallTokens, 'every model call starts within the token budget').toBeLessThanOrEqual(after.ledger.maxBurstTokens);
+  }
+  for (const versions of Object.values(after.blackboard)) {
+    for (const v of versions) expect(typeof v.writtenBy === 'string' && v.writtenBy.length > 0 && v.writtenBy.length <= 120).toBe(true);
+  }
   checkTranscript('managerMessages', after.transcripts.manager.messages);
   checkTranscript('workerMessages', after.transcripts.worker.messages);
   checkBlackboard(before.context.blackboard, after.blackboard);
@@ -298,7 +317,17 @@ function resolve(step: GenUserStep, session: Session): unknown {
     case 'event': return step.event;
     case 'artifact': {
       const id = step.ref === 'under_review' ? (context.artifacts.find((a) => a.status === 'pending_review')?.id ?? 'a1') : step.ref;
-      return { type: step.type, artifactId: id, ...(step.reason !== undefined ? { reason: step.reason } : {}) };
+      const pending = context.artifacts.find((a) => a.id === id);
+      const ownTag = pending ? Object.keys(pending.tags)[0] : undefined;
+      const edits = step.type !== 'user_accepted_artifact' || step.edit === undefined ? undefined
+        : step.edit === 'proto' ? JSON.parse('{"__proto__": "polluted?"}') as Record<string, string>
+        : Object.fromEntries([[step.edit === 'own_tag' && ownTag ? ownTag : 'not_a_tag', 'The user\'s body.']]);
+      return {
+        type: step.type, artifactId: id,
+        ...(step.reason !== undefined ? { reason: step.reason } : {}),
+        ...(edits ? { edits } : {}),
+        ...(step.by !== undefined ? { by: step.by } : {}),
+      };
     }
     case 'accepted': {
       const accepted = session.view().acceptedEvents;
@@ -313,10 +342,10 @@ function resolve(step: GenUserStep, session: Session): unknown {
 describe('session properties (fast-check, real runtime)', () => {
   it(`keeps its invariants over ${NUM_RUNS} random sessions`, async () => {
     const started = Date.now();
-    const stats = { sends: 0, refused: 0, invalid: 0, states: new Set<string>() };
+    const stats = { sends: 0, refused: 0, invalid: 0, states: new Set<string>(), budgetStops: 0, edited: 0 };
     await fc.assert(
-      fc.asyncProperty(genScenario, async ({ withPackage, steps }) => {
-        const session = await runtime.createSession(withPackage ? { packageId: 'tiny' } : {});
+      fc.asyncProperty(genScenario, async ({ withPackage, maxBurstTokens, steps }) => {
+        const session = await runtime.createSession({ ...(withPackage ? { packageId: 'tiny' } : {}), ...(maxBurstTokens !== undefined ? { maxBurstTokens } : {}) });
         script.replies = [];
         script.session = session;
         try {
@@ -338,6 +367,8 @@ describe('session properties (fast-check, real runtime)', () => {
             if (!result.ok) stats[result.error.code === 'invalid_event' ? 'invalid' : 'refused']++;
             stats.states.add(stateOf(session));
             checkInvariants(session, result, before);
+            if (result.ok && result.view.notice?.startsWith('This burst used')) stats.budgetStops++;
+            if (result.ok && (event as { edits?: unknown } | null)?.edits !== undefined) stats.edited++;
           }
         } finally {
           session.stop();
@@ -350,6 +381,9 @@ describe('session properties (fast-check, real runtime)', () => {
       `properties: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused, ${stats.invalid} invalid) in ${seconds}s; ` +
       `states reached: ${[...stats.states].sort().join(', ')}`,
     );
+    console.log(`properties: ${stats.budgetStops} bursts stopped by the token budget, ${stats.edited} accepted events with edits`);
+    expect(stats.budgetStops).toBeGreaterThan(0);
+    expect(stats.edited).toBeGreaterThan(0);
     // The generators must reach the interesting waiting points, or the property proves little.
     for (const state of ['waiting_user.intake', 'waiting_user.input', 'waiting_user.approve_step', 'waiting_user.review_artifact', 'waiting_user.worker_questions', 'waiting_user.revision', 'done']) {
       expect(stats.states, state).toContain(state);

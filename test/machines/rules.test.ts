@@ -25,10 +25,10 @@ const toolCall = (name: string, args: unknown) => ({ id: `call_${name}`, type: '
 afterEach(() => vi.restoreAllMocks());
 
 describe('the rule table', () => {
-  it("holds the seed's six rules in order, then one-boundary-per-reply", () => {
+  it("holds the seed's six rules in order, then the token budget and one-boundary-per-reply", () => {
     expect(RULES.map((r) => [r.seed, r.id])).toEqual([
       [1, 'actorMayUseTool'], [2, 'argumentsMatchSchema'], [3, 'workerIsRegistered'], [4, 'tagsWithinOutputTags'],
-      [5, 'managerOmitsTagLists'], [6, 'burstWithinLimit'], [null, 'oneBoundaryPerReply'],
+      [5, 'managerOmitsTagLists'], [6, 'burstWithinLimit'], [null, 'burstTokensWithinBudget'], [null, 'oneBoundaryPerReply'],
     ]);
   });
 

@@ -21,7 +21,7 @@ const oldContext = v1.snapshot.context as { managerMessages: ChatMessage[]; work
 describe('snapshot schema v1 → v2', () => {
   it('the fixture is v1, and the migration bounds it without losing anything', () => {
     expect(v1.schemaVersion).toBe(1);
-    expect(SNAPSHOT_SCHEMA_VERSION).toBe(2);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(3);
     expect(oldContext.managerMessages.length).toBeGreaterThan(60);
     const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
     const context = (snapshot as { context: SessionContext }).context;
@@ -51,7 +51,7 @@ describe('snapshot schema v1 → v2', () => {
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
-      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(2);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(3);
       expect(stored!.revision).toBe(2);
       expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
       expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
@@ -76,7 +76,7 @@ describe('snapshot schema v1 → v2', () => {
     expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
     expect((await session.tagVersion('note', 1))?.body).toBe('First note.');
     session.stop();
-    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 3 })).toThrow(/newer Steward.*v3/);
+    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 4 })).toThrow(/newer Steward.*v4/);
     expect(() => runtime.restoreSession({ schemaVersion: 1, snapshot: { context: { managerMessages: 'x' } } })).toThrow(SnapshotError);
   });
 });

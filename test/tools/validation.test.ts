@@ -104,7 +104,7 @@ describe('rule 1: the actor may use the tool', () => {
     const { result, view } = await workerTries(scriptedCall('run_worker', { workerId: 'summarize', reason: 'help me', requiresApproval: false }));
     expect(result).toBe('Error: "run_worker" is a manager tool; the worker may not call it. Tools available to the worker: submit, ask_user.');
     expect(view.waitingReason).toBe('review_artifact');
-    expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'A ghost story, set in a lighthouse.' }]);
+    expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'A ghost story, set in a lighthouse.', writtenBy: 'echo' }]);
     expect(view.burst).toBe(3); // one manager round + two worker rounds
   });
 
@@ -211,7 +211,7 @@ describe('rule 4: submitted tags are within the worker outputTags', () => {
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
-    expect(view.artifact).toEqual({ id: 'a1', workerId: 'echo', status: 'pending_review', tags: [{ tag: 'note', version: 1, body: 'A note.' }] });
+    expect(view.artifact).toEqual({ id: 'a1', workerId: 'echo', status: 'pending_review', tags: [{ tag: 'note', version: 1, body: 'A note.', writtenBy: 'echo' }] });
     expect(contextOf(session).transcripts.worker.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'ok', content: 'Submitted as artifact a1; the user reviews it.' });
     model.assertComplete();
   });
@@ -327,7 +327,7 @@ describe('several tool calls in one reply', () => {
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'first' } }, 's1'), scriptedCall('submit', { outputs: { note: 'second' } }, 's2')] },
     ]);
     const { view } = await session.send(input('A ghost story'));
-    expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'first' }]);
+    expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'first', writtenBy: 'echo' }]);
     const messages = contextOf(session).transcripts.worker.messages;
     expect(messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
       'Submitted as artifact a1; the user reviews it.',

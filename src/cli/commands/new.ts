@@ -9,12 +9,14 @@ export function register(program: Command): void {
     .option('-p, --package <id>', 'the skill package (see `steward packages`)', 'short-story')
     .option('--no-package', 'let the user choose the package first (the session starts in skill_selection)')
     .option('--max-burst <n>', 'model rounds allowed between two user actions (default 12)', wholeNumber(1))
+    .option('--max-burst-tokens <n>', 'tokens (as the model reports them) allowed between two user actions (default: no budget)', wholeNumber(1))
     .option('--json', 'print the session view as JSON')
-    .action(async (options: { package: string | false; maxBurst?: number; json?: boolean }, command: Command) => {
+    .action(async (options: { package: string | false; maxBurst?: number; maxBurstTokens?: number; json?: boolean }, command: Command) => {
       await withContext(command.optsWithGlobals(), async (ctx) => {
         const session = await ctx.runtime.createSession({
           ...(options.package !== false ? { packageId: options.package } : {}),
           ...(options.maxBurst !== undefined ? { maxBurst: options.maxBurst } : {}),
+          ...(options.maxBurstTokens !== undefined ? { maxBurstTokens: options.maxBurstTokens } : {}),
         });
         if (options.json) printJson(viewJson(session.view(), session.revision));
         else process.stdout.write(`${session.id}\n`);

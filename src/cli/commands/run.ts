@@ -8,7 +8,8 @@ import { DemoModel } from '../../models/demo-model.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
 import { parseInspectMode, setupInspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
-import { CliError, cliCommand, readTextOption, resumeCommand, wholeNumber, withContext } from '../context.js';
+import { editInEditor, editorCommand } from '../editor.js';
+import { actorName, CliError, cliCommand, readTextOption, resumeCommand, wholeNumber, withContext } from '../context.js';
 
 interface RunFlags {
   package: string;
@@ -17,6 +18,7 @@ interface RunFlags {
   requestFile?: string;
   auto?: boolean;
   maxBurst?: number;
+  maxBurstTokens?: number;
   inspect?: string;
 }
 
@@ -30,12 +32,14 @@ export function register(program: Command): void {
     .option('--request-file <file>', 'read the first request from this file')
     .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')
     .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', wholeNumber(1))
+    .option('--max-burst-tokens <n>', 'tokens (as the model reports them) allowed between two user actions, for a new session (default: no budget)', wholeNumber(1))
     .option('--inspect <mode>', 'off | local (the inspector page) | stately (a Stately inspector link) | ws://HOST:PORT (default: stately.config.json "inspect")')
     .action(async (flags: RunFlags, command: Command) => {
       if (flags.session !== undefined) {
-        const misplaced = (['package', 'maxBurst'] as const).filter((o) => command.getOptionValueSource(o) === 'cli');
+        const misplaced = (['package', 'maxBurst', 'maxBurstTokens'] as const).filter((o) => command.getOptionValueSource(o) === 'cli');
         if (misplaced.length) {
-          const names = misplaced.map((o) => (o === 'package' ? '--package' : '--max-burst')).join(' and ');
+          const flagOf = { package: '--package', maxBurst: '--max-burst', maxBurstTokens: '--max-burst-tokens' } as const;
+          const names = misplaced.map((o) => flagOf[o]).join(' and ');
           throw new CliError('usage', `${names} ${misplaced.length > 1 ? 'apply' : 'applies'} only to a new session; session "${flags.session}" keeps its own.`);
         }
       }
@@ -49,7 +53,11 @@ export function register(program: Command): void {
       await withContext(command.optsWithGlobals(), async (ctx) => {
         const session = flags.session !== undefined
           ? await ctx.runtime.resumeSession(flags.session)
-          : await ctx.runtime.createSession({ packageId: flags.package, ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}) });
+          : await ctx.runtime.createSession({
+            packageId: flags.package,
+            ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}),
+            ...(flags.maxBurstTokens !== undefined ? { maxBurstTokens: flags.maxBurstTokens } : {}),
+          });
         // The session matters more than the port: a busy configured port falls back to a free one.
         const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector).catch(async (error: unknown) => {
           if (!(error instanceof Error && / is in use/.test(error.message))) throw error;
@@ -58,7 +66,8 @@ export function register(program: Command): void {
         });
         if (page) process.stderr.write(`Inspector: ${page.url}\n`);
         const resume = resumeCommand(session.id, ctx.dbPath);
-        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume, command: (args: string) => cliCommand(args, ctx.dbPath) };
+        const by = actorName(command.optsWithGlobals());
+        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume, command: (args: string) => cliCommand(args, ctx.dbPath), ...(by !== undefined ? { by } : {}) };
 
         if (!interactive) {
           const onSignal = () => {
@@ -81,6 +90,7 @@ export function register(program: Command): void {
             ...common,
             isDemoModel: ctx.model instanceof DemoModel,
             runtime: ctx.runtime,
+            ...(editorCommand() ? { editText: (text: string, name: string) => editInEditor(editorCommand()!, text, name) } : {}),
             ...(request !== undefined ? { request } : {}),
           });
         }

@@ -9,13 +9,15 @@
  */
 import type { Command } from 'commander';
 import { ConflictError, EventRefusedError } from '../../errors.js';
-import { CliError, cliCommand, peekSession, printJson, readTextOption, viewJson, wholeNumber, withContext } from '../context.js';
+import { actorName, CliError, cliCommand, collect, peekSession, printJson, readTextFile, readTextOption, viewJson, wholeNumber, withContext } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 
 interface SendFlags {
   text?: string;
-  textFile?: string;
+  textFile?: string[];
+  role?: string;
+  edit?: string[];
   artifact?: string;
   reason?: string;
   answers?: string;
@@ -32,9 +34,11 @@ export function register(program: Command): void {
     .argument('<id>', 'the session id')
     .argument('<event>', 'a full event name (user_approved_next_step…) or an alias (approve…)')
     .option('--text <text>', 'input: your message ("-" reads it from stdin)')
-    .option('--text-file <file>', 'input: read your message from this file')
+    .option('--text-file <file>', 'input: read your message from this file; accept: the new body of the --edit tag in the same position (repeatable)', collect)
     .option('--artifact <id>', 'accept / reject: the artifact (default: the one under review)')
-    .option('--reason <text>', 'reject-step / reject: why')
+    .option('--edit <tag>', 'accept: replace this tag\'s body with the next --text-file (repeatable): a new version written by you', collect)
+    .option('--reason <text>', 'approve: the edited reason (the worker\'s task); reject-step / reject: why')
+    .option('--role <id>', "approve: run the worker in this one of its roles (an edit of the step)")
     .option('--answers <json>', `answer: a JSON object of question ids to answers, e.g. '{"q1":"yes"}'`)
     .option('--package <id>', 'select: the package')
     .option('--revision <n>', 'send only if the session is still at this revision (see --json of show)', wholeNumber(1))
@@ -42,7 +46,11 @@ export function register(program: Command): void {
     .addHelpText('after', `\nEvents (alias, full name):\n${aliases}`)
     .action(async (id: string, eventName: string, flags: SendFlags, command: Command) => {
       const type = resolveEventName(eventName);
-      const text = readTextOption('text', flags.text, flags.textFile);
+      const edit = type === 'user_accepted_artifact' ? editsFrom(flags.edit, flags.textFile) : undefined;
+      if (type !== 'user_accepted_artifact' && flags.edit) throw new CliError('usage', `--edit does not apply to ${type} (it edits an artifact while accepting it).`);
+      if (type !== 'user_accepted_artifact' && (flags.textFile?.length ?? 0) > 1) throw new CliError('usage', '--text-file is given more than once: input takes one message.');
+      const text = readTextOption('text', flags.text, type === 'user_accepted_artifact' ? undefined : flags.textFile?.[0]);
+      const by = actorName(command.optsWithGlobals());
       await withContext(command.optsWithGlobals(), async (ctx) => {
         // Look first without starting anything: a session saved mid-turn must not have its
         // model call run again by a one-shot command (another process may be running it).
@@ -50,7 +58,7 @@ export function register(program: Command): void {
         if (flags.revision !== undefined && peek.revision !== flags.revision) {
           throw new ConflictError(`Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you looked. Nothing was sent; look again with \`steward show ${id}\`.`);
         }
-        const event = buildEvent(type, { text, artifact: flags.artifact, reason: flags.reason, answers: flags.answers, package: flags.package }, peek.view);
+        const event = buildEvent(type, { text, artifact: flags.artifact, reason: flags.reason, role: flags.role, edit, answers: flags.answers, package: flags.package, ...(by !== undefined ? { by } : {}) }, peek.view);
         if (peek.view.phase === 'running') {
           throw new EventRefusedError(
             `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
@@ -73,4 +81,19 @@ export function register(program: Command): void {
         }
       });
     });
+}
+
+/** `--edit TAG --text-file F` pairs, in order, as tag → body (own keys: a tag may be named "__proto__"). */
+function editsFrom(tags: string[] | undefined, files: string[] | undefined): Record<string, string> | undefined {
+  if (!tags?.length && !files?.length) return undefined;
+  if ((tags?.length ?? 0) !== (files?.length ?? 0)) {
+    throw new CliError('usage', `accept takes --edit TAG --text-file FILE in pairs (got ${tags?.length ?? 0} --edit and ${files?.length ?? 0} --text-file).`);
+  }
+  const seen = new Set<string>();
+  const pairs = tags!.map((tag, i): [string, string] => {
+    if (seen.has(tag)) throw new CliError('usage', `--edit ${tag} is given twice: give each tag once.`);
+    seen.add(tag);
+    return [tag, readTextFile(`--text-file (for --edit ${tag})`, files![i]!)];
+  });
+  return Object.fromEntries(pairs);
 }

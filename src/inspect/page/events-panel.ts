@@ -6,6 +6,8 @@
  * fields: text, artifactId (prefilled with the artifact under review), reason, one answer
  * per question. "Show every user event" adds the others, to see how they are refused.
  * Forms are rebuilt only when what they offer changes, so typing survives live updates.
+ * "Approve" takes an edited reason and role (sent as `edits`), "accept" the artifact's
+ * bodies to edit (only changed ones are sent as `edits`); "acting as" fills every event's `by`.
  */
 import type { SessionView } from '../../runtime/view.js';
 import { fill, h } from './dom.js';
@@ -14,6 +16,8 @@ export interface EventFormState {
   /** What the forms were built for; '' forces a rebuild. */
   signature: string;
   showAll: boolean;
+  /** "Acting as": the `by` of the events sent from here (empty: none). */
+  by?: string;
 }
 
 export interface EventsContext {
@@ -24,16 +28,19 @@ export interface EventsContext {
   disabledReason: string | null;
 }
 
-type FieldKind = 'text' | 'textarea' | 'artifact' | 'package' | 'answers';
+type FieldKind = 'text' | 'textarea' | 'artifact' | 'package' | 'answers' | 'step-edit' | 'artifact-edits';
 interface Field { name: string; kind: FieldKind; optional?: boolean; label: string }
 
 const FIELDS: Record<string, Field[]> = {
   user_selected_package: [{ name: 'packageId', kind: 'package', label: 'package' }],
   user_submitted_input: [{ name: 'text', kind: 'textarea', label: 'text' }],
   user_confirmed_intake: [],
-  user_approved_next_step: [],
+  user_approved_next_step: [
+    { name: 'reason', kind: 'step-edit', optional: true, label: 'edit the reason (optional)' },
+    { name: 'roleId', kind: 'step-edit', optional: true, label: 'edit the role (optional)' },
+  ],
   user_rejected_next_step: [{ name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' }],
-  user_accepted_artifact: [{ name: 'artifactId', kind: 'artifact', label: 'artifact' }],
+  user_accepted_artifact: [{ name: 'artifactId', kind: 'artifact', label: 'artifact' }, { name: 'edits', kind: 'artifact-edits', optional: true, label: 'edit the bodies (optional)' }],
   user_rejected_artifact: [{ name: 'artifactId', kind: 'artifact', label: 'artifact' }, { name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' }],
   user_answered_questions: [{ name: 'answers', kind: 'answers', label: 'answers' }],
   user_skipped_questions: [],
@@ -52,6 +59,16 @@ function fieldInput(field: Field, view: SessionView | null, packages: EventsCont
       return h('input', { name: field.name, type: 'text', 'aria-label': field.label, placeholder: field.label });
     case 'artifact':
       return h('input', { name: field.name, type: 'text', value: view?.artifact?.id ?? '', 'aria-label': field.label, placeholder: 'artifact id' });
+    case 'step-edit': {
+      const step = view?.pendingStep;
+      const value = field.name === 'reason' ? step?.reason ?? '' : step?.roleId ?? '';
+      return h('input', { name: field.name, type: 'text', value, 'data-original': value, 'aria-label': field.label, placeholder: field.name === 'roleId' ? 'a role of the worker' : 'the worker\'s task' });
+    }
+    case 'artifact-edits': {
+      const tags = view?.artifact?.tags ?? [];
+      return h('div', { class: 'artifact-edits' }, tags.map((t) => h('label', null, h('span', null, `${t.tag} (v${t.version}, ${t.writtenBy})`),
+        h('textarea', { rows: 4, 'data-edit-tag': t.tag, 'aria-label': `new body of ${t.tag}` }, t.body))));
+    }
     case 'package':
       return h('select', { name: field.name, 'aria-label': field.label }, packages.map((p) => h('option', { value: p.id }, p.id)));
     case 'answers': {
@@ -64,9 +81,20 @@ function fieldInput(field: Field, view: SessionView | null, packages: EventsCont
   }
 }
 
-function collect(form: HTMLFormElement, type: string): Record<string, unknown> {
-  const event: Record<string, unknown> = { type };
+function collect(form: HTMLFormElement, type: string, by: string): Record<string, unknown> {
+  const event: Record<string, unknown> = { type, ...(by.trim() ? { by: by.trim() } : {}) };
   for (const field of FIELDS[type] ?? []) {
+    if (field.kind === 'step-edit') {
+      const el = form.elements.namedItem(field.name) as HTMLInputElement | null;
+      // Only what the user changed is an edit.
+      if (el && el.value.trim() && el.value.trim() !== el.dataset.original) event.edits = { ...(event.edits as object | undefined), [field.name]: el.value.trim() };
+      continue;
+    }
+    if (field.kind === 'artifact-edits') {
+      const areas = [...form.querySelectorAll<HTMLTextAreaElement>('[data-edit-tag]')].filter((a) => a.value !== a.defaultValue);
+      if (areas.length) event.edits = Object.fromEntries(areas.map((a) => [a.dataset.editTag!, a.value]));
+      continue;
+    }
     if (field.kind === 'answers') {
       const inputs = [...form.querySelectorAll<HTMLInputElement>('[data-answer]')];
       if (inputs.length) {
@@ -93,7 +121,7 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
   const { view } = ctx;
   const enabled = view?.enabledEvents ?? [];
   const shown = state.showAll ? ctx.allEvents : enabled;
-  const signature = JSON.stringify([view?.id, view?.state, shown, view?.artifact?.id, questionsOf(view).map((q) => q.id), ctx.disabledReason, state.showAll]);
+  const signature = JSON.stringify([view?.id, view?.state, shown, view?.artifact?.id, view?.artifact?.tags.map((t) => t.version), view?.pendingStep?.reason, questionsOf(view).map((q) => q.id), ctx.disabledReason, state.showAll]);
   if (signature === state.signature) return;
   state.signature = signature;
   if (!view) {
@@ -108,7 +136,11 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
     fill(host, h('p', { class: 'muted' }, view.phase === 'done' ? 'The session is done.' : 'No user event is enabled now (the agents are working).'));
     return;
   }
-  fill(host, shown.map((type) => {
+  const actingAs: HTMLInputElement = h('input', { id: 'acting-as', type: 'text', value: state.by ?? '', maxlength: 120, placeholder: 'your name (optional)', 'aria-label': 'acting as' });
+  actingAs.addEventListener('input', () => {
+    state.by = actingAs.value;
+  });
+  fill(host, h('label', { class: 'field acting-as' }, h('span', null, 'acting as (by)'), actingAs), shown.map((type) => {
     const isEnabled = enabled.includes(type as never);
     const form: HTMLFormElement = h('form', { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type },
       (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(field, view, ctx.packages))),
@@ -117,7 +149,7 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
       event.preventDefault();
       const button = form.querySelector('button')!;
       button.disabled = true;
-      void ctx.send(collect(form, type)).finally(() => {
+      void ctx.send(collect(form, type, state.by ?? '')).finally(() => {
         button.disabled = false;
       });
     });

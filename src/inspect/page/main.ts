@@ -17,7 +17,7 @@ import { parseProgress, ProgressLine } from './progress-line.js';
 
 const params = new URLSearchParams(location.search);
 
-type TimelineEntry = Omit<JournalEntry, 'payload'>;
+type TimelineEntry = Omit<JournalEntry, 'payload'> & { by?: string };
 
 interface AppState {
   info: Info | null;
@@ -133,7 +133,9 @@ function appendTimeline(fresh: TimelineEntry[]): void {
         h('span', { class: 'type' }, shortType(entry.type)),
         h('span', { class: 'arrow' }, '→'),
         h('span', { class: 'to' }, entry.state),
-        h('time', { datetime: entry.at }, new Date(entry.at).toLocaleTimeString()))));
+        entry.by !== undefined ? h('span', { class: 'by', title: `by ${entry.by}` }, `by ${entry.by.length > 24 ? `${entry.by.slice(0, 23)}…` : entry.by}`) : null,
+        h('time', { datetime: entry.at }, new Date(entry.at).toLocaleTimeString())),
+      h('button', { type: 'button', class: 'fork', 'data-fork': String(entry.seq), onclick: () => void forkAt(entry.seq), title: `A new session from the state after entry #${entry.seq}; this one stays as it is` }, 'Fork from here')));
   }
   list.append(frag);
   byId('journal-count').textContent = `(${app.entries.length})`;
@@ -145,6 +147,19 @@ function appendTimeline(fresh: TimelineEntry[]): void {
 function markSelectedEntry(): void {
   for (const li of byId('timeline').querySelectorAll<HTMLLIElement>('li.entry')) {
     li.classList.toggle('selected', app.travel !== null && Number(li.dataset.seq) === app.travel.seq);
+  }
+}
+
+/** "Fork from here": a new session from the state after entry `seq`, opened at once. */
+async function forkAt(seq: number): Promise<void> {
+  const from = app.sessionId;
+  if (!from) return;
+  try {
+    const { id } = await api.fork(from, seq);
+    await openSession(id);
+    showSendResult(true, `Forked ${from} after entry #${seq}: this is the fork, ${id}.`);
+  } catch (error) {
+    showSendResult(false, `Fork failed: ${errorText(error)}`);
   }
 }
 
@@ -198,6 +213,10 @@ function renderStatus(current: SessionPayload | null, travel: TimePoint | null):
     h('span', { id: 'state-name', class: `state-pill phase-${v.phase}` }, v.state),
     h('span', { id: 'burst', title: 'LLM rounds since the last user action / the limit' }, `burst ${v.burst}/${v.maxBurst}`),
     h('span', { class: 'muted' }, `rounds ${v.rounds}`),
+    v.tokens ? h('span', { id: 'tokens', class: 'muted', title: 'Tokens the model reported: in this burst (of its budget, if set) and in the whole session' },
+      `tokens ${v.tokens.burst}${v.tokens.maxBurst !== null ? `/${v.tokens.maxBurst}` : ''} this burst · ${v.tokens.session} session`) : null,
+    v.forkedFrom ? h('a', { id: 'forked-from', href: '#', onclick: (e: Event) => { e.preventDefault(); void openSession(v.forkedFrom!.id); } },
+      `forked from ${v.forkedFrom.id} #${v.forkedFrom.seq}`) : null,
     h('span', { class: 'muted' }, current.revision !== null ? `rev ${current.revision}` : ''),
     current.live ? h('span', { class: 'badge live' }, 'live here') : h('span', { class: 'badge' }, 'from the store'),
     !current.live && current.view.phase === 'running'

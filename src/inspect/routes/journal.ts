@@ -1,4 +1,7 @@
-/** GET /api/sessions/:id/journal?afterSeq&limit&payload=0: journal entries (payload=0: without payloads, for the timeline). */
+/**
+ * GET /api/sessions/:id/journal?afterSeq&limit&payload=0: journal entries (payload=0:
+ * without payloads, for the timeline, but with who acted: `by` of a user event).
+ */
 import type { Hono } from 'hono';
 import { countParam, json, type InspectorContext } from './context.js';
 
@@ -8,6 +11,10 @@ export function journalRoute(app: Hono, ctx: InspectorContext): void {
     const limit = countParam(c, 'limit');
     const entries = await ctx.store.journal(c.req.param('id'), { afterSeq, ...(limit !== undefined ? { limit } : {}) });
     const lean = c.req.query('payload') === '0';
-    return json(c, { entries: lean ? entries.map(({ payload: _payload, ...rest }) => rest) : entries });
+    const byOf = (payload: unknown) => {
+      const by = (payload as { by?: unknown } | null)?.by;
+      return typeof by === 'string' ? { by } : {};
+    };
+    return json(c, { entries: lean ? entries.map(({ payload, ...rest }) => ({ ...rest, ...byOf(payload) })) : entries });
   });
 }

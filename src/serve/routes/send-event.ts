@@ -7,7 +7,7 @@ export const sendEvent: RouteModule = {
   doc: {
     method: 'post',
     path: '/sessions/{id}/events',
-    summary: 'Send a user event; answers once the session waits for you again (or is done)',
+    summary: 'Send a user event; answers once the session waits for you again (or is done). Who acted: the event\'s `by`, else the X-Steward-User header',
     body: UserEventSchema,
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
@@ -20,7 +20,12 @@ export const sendEvent: RouteModule = {
   mount(app, { host }) {
     app.post('/sessions/:id/events', async (c) => {
       const id = sessionId(c);
-      const event = parseOr400(UserEventSchema, await jsonBody(c), 'event');
+      const body = await jsonBody(c);
+      // Who acted: the event's own `by`, else the X-Steward-User header (the server has one
+      // shared token with no name to take it from); the session's zod schema bounds it.
+      const user = c.req.header('x-steward-user');
+      const withBy = user !== undefined && body && typeof body === 'object' && !Array.isArray(body) && !('by' in body) ? { ...body, by: user } : body;
+      const event = parseOr400(UserEventSchema, withBy, 'event');
       const result = await host.send(id, event);
       if (result.ok) return c.json(result, 200);
       return c.json(result, statusOf(result.error.code) === 500 ? 500 : statusOf(result.error.code));

@@ -1,0 +1,21 @@
+/**
+ * POST /api/sessions/:id/fork { atSeq }: a new session from this one's state after journal
+ * entry atSeq (runtime.forkSession); the original is not touched. Answers with the fork's
+ * id once it waits for the user (a model call in flight at atSeq runs again first).
+ */
+import type { Hono } from 'hono';
+import * as z from 'zod';
+import { HttpError, json, readJson, type InspectorContext } from './context.js';
+
+const ForkBody = z.strictObject({ atSeq: z.number().int().positive() });
+
+export function forkRoute(app: Hono, ctx: InspectorContext): void {
+  app.post('/api/sessions/:id/fork', async (c) => {
+    const parsed = ForkBody.safeParse(await readJson(c));
+    if (!parsed.success) throw new HttpError(400, 'The body is { "atSeq": N }, N a journal entry of the session (1, 2, …).', 'invalid_body');
+    const fork = await ctx.runtime.forkSession(c.req.param('id'), { atSeq: parsed.data.atSeq });
+    const view = await fork.settled();
+    ctx.hub.touch(fork.id);
+    return json(c, { id: fork.id, view });
+  });
+}

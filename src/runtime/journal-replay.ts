@@ -1,0 +1,91 @@
+/**
+ * Replaying a journal through the pure machine: the start of a session rebuilt from its
+ * first entry, and each journalled event applied with `getNextSnapshot` (nothing runs: the
+ * results of invoked actors are in the journal as `xstate.done.actor.*` / `xstate.error.actor.*`
+ * events). Time travel (src/inspect/replay.ts) and forking (runtime.forkSession) both read
+ * sessions this way, so a fork's state is exactly what time travel shows at that entry.
+ */
+import { getNextSnapshot, initialTransition, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
+import type { PackageInfo, SessionContext, SessionInput } from '../machines/session.context.js';
+import type { SkillPackage } from '../skills/index.js';
+import type { JournalEntry } from '../store/session-store.js';
+import { openEnvelope } from './persisted.js';
+
+/** What the replay needs of a runtime: its machine and its packages. */
+export interface ReplayHost {
+  readonly machine: AnyStateMachine;
+  readonly packages: ReadonlyMap<string, SkillPackage>;
+}
+
+/** The first entry of a fork: where it came from, and its whole starting snapshot (replay starts there). */
+export interface ForkedPayload {
+  forkedFrom: { id: string; seq: number };
+  packageId: string | null;
+  snapshot: unknown;
+}
+
+export const isForkEntry = (entry: JournalEntry): boolean => entry.kind === 'created' && entry.type === 'forked';
+
+export function packageInfoOf(pkg: SkillPackage): PackageInfo {
+  return {
+    id: pkg.id,
+    title: pkg.title,
+    description: pkg.description,
+    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles }) => ({ id, title, description, inputTags, outputTags, roles })),
+  };
+}
+
+/**
+ * The input the session was created with, rebuilt from its first journal entry: a package
+ * session gets its package as saved in the current snapshot (a package never changes once
+ * chosen); a legacy session gets the runtime's catalog, as createSession gave it.
+ */
+export function replayInput(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionInput {
+  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number; maxBurstTokens?: number | null; window?: SessionInput['window']; blackboard?: SessionInput['blackboard'] };
+  const packageId = payload.packageId ?? null;
+  const saved = current?.package && current.package.id === packageId ? current.package : undefined;
+  const known = packageId === null ? undefined : host.packages.get(packageId);
+  const pkg = packageId === null ? null : saved ?? (known ? packageInfoOf(known) : null);
+  return {
+    sessionId,
+    package: pkg,
+    catalog: packageId === null ? [...host.packages.values()].map(packageInfoOf) : [],
+    ...(payload.maxBurst !== undefined ? { maxBurst: payload.maxBurst } : current ? { maxBurst: current.maxBurst } : {}),
+    ...(payload.maxBurstTokens !== undefined ? { maxBurstTokens: payload.maxBurstTokens } : current?.ledger ? { maxBurstTokens: current.ledger.maxBurstTokens } : {}),
+    // The window limits and an app's seed tags, as createSession journalled them.
+    ...(payload.window ? { window: payload.window } : current ? { window: current.transcripts.window } : {}),
+    ...(payload.blackboard ? { blackboard: payload.blackboard } : {}),
+  };
+}
+
+/** The session as its first entry made it: the initial state, or (a fork) the snapshot it was forked with. */
+export function startOf(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): AnyMachineSnapshot {
+  if (isForkEntry(created)) {
+    const persisted = openEnvelope(sessionId, (created.payload as ForkedPayload).snapshot) as { value: unknown; context: unknown; status: string };
+    return host.machine.resolveState({
+      value: persisted.value as never,
+      context: persisted.context as never,
+      ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}),
+    }) as AnyMachineSnapshot;
+  }
+  return initialTransition(host.machine, replayInput(host, sessionId, created, current))[0] as AnyMachineSnapshot;
+}
+
+/** The journal's event as the machine saw it (an actor error was saved as `{ name, message }`). */
+export function eventOf(entry: JournalEntry): EventObject {
+  const event = entry.payload as EventObject & { error?: unknown };
+  if (entry.type.startsWith('xstate.error.') && event.error && typeof event.error === 'object' && !(event.error instanceof Error)) {
+    const { name, message } = event.error as { name?: string; message?: string };
+    const error = new Error(message ?? 'unknown error');
+    if (name) error.name = name;
+    return { ...event, error } as EventObject;
+  }
+  return event;
+}
+
+/** One journalled event applied to `snapshot`, as the live actor applied it. */
+export function replayStep(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, entry: JournalEntry): AnyMachineSnapshot {
+  // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
+  // the state before the event, as a live actor does (the refusal log reads it).
+  return getNextSnapshot(machine, snapshot as never, eventOf(entry) as never) as AnyMachineSnapshot;
+}
