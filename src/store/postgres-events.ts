@@ -52,14 +52,7 @@ export class PgEventBus implements EventBus {
 
   async watchEvents(sessionId: string, listener: (event: unknown) => void, options: { onError?: (error: unknown) => void } = {}): Promise<() => Promise<void>> {
     this.listener ??= new Listener<Published>(this.pool, this.channel, this.S, this.target, parsePublished, false);
-    const entry = { listener: (p: Published) => listener(p.event), sessionId, onError: options.onError };
-    await this.listener.add(entry);
-    let done = false;
-    return async () => {
-      if (done) return;
-      done = true;
-      await this.listener?.remove(entry);
-    };
+    return this.listener.subscribe({ listener: (p: Published) => listener(p.event), sessionId, onError: options.onError });
   }
 
   async close(): Promise<void> {

@@ -38,6 +38,17 @@ export class Listener<T extends { sessionId: string } = SessionChange> {
     await this.connect();
   }
 
+  /** Adds `entry` once listening; resolves with its remover (idempotent). */
+  async subscribe(entry: ListenerEntry<T>): Promise<() => Promise<void>> {
+    await this.add(entry);
+    let done = false;
+    return async () => {
+      if (done) return;
+      done = true;
+      await this.remove(entry);
+    };
+  }
+
   async remove(entry: ListenerEntry<T>): Promise<void> {
     this.entries.delete(entry);
     if (this.entries.size === 0) await this.disconnect();

@@ -10,6 +10,7 @@
  */
 import pg from 'pg';
 import { ConflictError, LeaseLostError, SessionNotFoundError, UserError } from '../errors.js';
+import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
@@ -311,14 +312,7 @@ export class PostgresStore implements SessionStore {
   async watch(listener: (change: SessionChange) => void, options: WatchOptions = {}): Promise<() => Promise<void>> {
     await this.ready();
     this.listener ??= new Listener(this.pool, this.channel, this.S, this.target);
-    const entry = { listener, sessionId: options.sessionId, onError: options.onError };
-    await this.listener.add(entry);
-    let done = false;
-    return async () => {
-      if (done) return;
-      done = true;
-      await this.listener?.remove(entry);
-    };
+    return this.listener.subscribe({ listener, sessionId: options.sessionId, onError: options.onError });
   }
 
   async close(): Promise<void> {
@@ -431,13 +425,3 @@ function toStoredSession(row: SessionRow): StoredSession {
   };
 }
 
-function toJson(value: unknown, what: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new UserError(`Cannot store ${what}: ${(error as Error).message}.`, { cause: error });
-  }
-  if (json === undefined) throw new UserError(`Cannot store ${what}: it is not JSON-serialisable (got ${typeof value}).`);
-  return json;
-}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ConflictError, SessionNotFoundError, SnapshotError, StoreError, UserError } from '../errors.js';
+import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { storeFault } from './sqlite-faults.js';
 import type {
@@ -416,18 +417,6 @@ function toStoredSession(row: SessionRow): StoredSession {
   };
 }
 
-function toJson(value: unknown, what: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    // Cycles and BigInts: say which value, not just "Converting circular structure".
-    throw new UserError(`Cannot store ${what}: ${(error as Error).message}.`, { cause: error });
-  }
-  // JSON.stringify(undefined) is undefined, not a string: catch it here, not as a NOT NULL error.
-  if (json === undefined) throw new UserError(`Cannot store ${what}: it is not JSON-serialisable (got ${typeof value}).`);
-  return json;
-}
 
 function parseJson(text: string, describe: () => string): unknown {
   try {

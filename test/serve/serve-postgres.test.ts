@@ -4,7 +4,7 @@
  * session driven through another, two events racing from two servers give one success and
  * one 409, and the real `steward serve` command runs a story to done and stops on SIGTERM.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -12,18 +12,12 @@ import type { SessionView } from '../../src/runtime/view.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { startCli, until } from '../support/cli-process.js';
-import { postgresUnavailable, startPostgres, TEST_PASSWORD, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
+import { usePostgres } from '../support/use-postgres.js';
 import { client, nextEvent, readEvents } from './http.js';
 
 const CLI_TIMEOUT = 90_000;
-let pg: TestPostgres;
-beforeAll(async () => {
-  if (postgresUnavailable) return;
-  pg = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await pg?.stop();
-}, 60_000);
+const pg = usePostgres();
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

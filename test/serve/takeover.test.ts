@@ -6,7 +6,7 @@
  * model calls are counted); the live library events of a session run by one server reach a
  * stream on another.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -16,17 +16,11 @@ import { startServe } from '../../src/serve/server.js';
 import { SessionHost } from '../../src/serve/session-host.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { until } from '../support/cli-process.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable } from '../support/postgres.js';
+import { usePostgres } from '../support/use-postgres.js';
 import { client, nextEvent, readEvents } from './http.js';
 
-let pg: TestPostgres;
-beforeAll(async () => {
-  if (postgresUnavailable) return;
-  pg = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await pg?.stop();
-}, 60_000);
+const pg = usePostgres();
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

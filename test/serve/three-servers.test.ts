@@ -8,13 +8,14 @@
  * every transcript a fake received is valid (each tool call has its result), and the
  * takeover time is printed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/runtime/view.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { demoResponder, transcriptProblems } from '../support/demo-replies.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { startCli, until, type RunningCli } from '../support/cli-process.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable } from '../support/postgres.js';
+import { usePostgres } from '../support/use-postgres.js';
 import { nextEvent } from './http.js';
 
 const SESSIONS = 60;
@@ -22,14 +23,7 @@ const CONCURRENCY = 20;
 const LEASE_MS = 1500;
 const DEADLINE_MS = 100_000;
 
-let pg: TestPostgres;
-beforeAll(async () => {
-  if (postgresUnavailable) return;
-  pg = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await pg?.stop();
-}, 60_000);
+const pg = usePostgres();
 
 interface Server {
   cli: RunningCli;
