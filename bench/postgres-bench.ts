@@ -13,7 +13,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { JournalEntry, Session } from '../src/index.js';
+import type { JournalEntry, Session, SessionView } from '../src/index.js';
+import { nextEvent } from '../test/serve/http.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import type { FakeModel } from './fake-model.js';
 import { answerText, BURSTS, FIRST_INPUT } from './scenario.js';
@@ -154,7 +155,7 @@ async function measureThroughput(db: string, servers: number, sessions: number):
         if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
         let view = created.body.view;
         while (view.phase !== 'done') {
-          const sent = await call('POST', `/sessions/${view.id}/events`, nextEvent(view));
+          const sent = await call('POST', `/sessions/${view.id}/events`, nextEvent(view as SessionView, 'A lighthouse keeper'));
           if (sent.status !== 200) throw new Error(`send: ${sent.status} ${JSON.stringify(sent.body)}`);
           view = sent.body.view;
         }
@@ -192,18 +193,3 @@ function startServer(db: string, children: ChildProcess[]): Promise<string> {
   });
 }
 
-/** The autopilot's choice at each wait (as test/serve/http.ts's nextEvent). */
-function nextEvent(view: { waitingReason: string | null; blackboard: Array<{ tag: string }>; artifact?: { id: string } | null }): unknown {
-  switch (view.waitingReason) {
-    case 'intake':
-      return view.blackboard.some((b) => b.tag === 'request') ? { type: 'user_confirmed_intake' } : { type: 'user_submitted_input', text: 'A lighthouse keeper' };
-    case 'approve_step':
-      return { type: 'user_approved_next_step' };
-    case 'review_artifact':
-      return { type: 'user_accepted_artifact', artifactId: view.artifact!.id };
-    case 'worker_questions':
-      return { type: 'user_skipped_questions' };
-    default:
-      return { type: 'user_submitted_input', text: 'Please go on.' };
-  }
-}
