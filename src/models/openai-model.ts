@@ -10,7 +10,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { ModelError, UserError } from '../errors.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
 import { streamedCompletion } from './openai-stream.js';
-import { redactSecrets, redactUrl } from './redact.js';
+import { redactSecrets } from './redact.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -141,7 +141,7 @@ export class OpenAIModel implements Model {
     if (error instanceof OpenAI.APIConnectionError) {
       const detail = describeCause(error);
       return new ModelError(
-        `Could not connect to ${where}${detail ? ` (${detail})` : ''} after ${attempts}. Is the server at ${redactUrl(this.baseURL)} running? Check OPENAI_BASE_URL.`,
+        `Could not connect to ${where}${detail ? ` (${detail})` : ''} after ${attempts}. Is the server at ${redactSecrets(this.baseURL)} running? Check OPENAI_BASE_URL.`,
         { cause: error },
       );
     }
@@ -157,7 +157,7 @@ export class OpenAIModel implements Model {
   }
 
   private where(): string {
-    return this.baseURL.replace(/\/+$/, '') === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${redactUrl(this.baseURL)}`;
+    return this.baseURL.replace(/\/+$/, '') === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${redactSecrets(this.baseURL)}`;
   }
 }
 

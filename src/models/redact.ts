@@ -26,7 +26,18 @@ export function redactSecrets(text: string, known: readonly (string | undefined)
   return out;
 }
 
-/** A URL for messages: its credentials masked. */
-export function redactUrl(url: string): string {
-  return url.replace(URL_CREDENTIALS, '$1***@');
+/**
+ * A URL (an OpenAI base URL, a postgres:// connection string) without its password, in the
+ * user part or a `password=` parameter; the user name and host stay (they help to debug).
+ * `placeholder` stands where a password was.
+ */
+export function redactUrl(url: string, placeholder = ''): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = placeholder;
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', placeholder);
+    return parsed.toString();
+  } catch {
+    return 'the URL given (it does not parse as a URL)';
+  }
 }

@@ -16,7 +16,7 @@ import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
-import { redactUrl } from './redact-url.js';
+import { redactUrl } from '../models/redact.js';
 import type {
   AppendOptions,
   ArchiveItem,
