@@ -25,9 +25,12 @@ export interface CliOptions {
   /** Written to stdin, which is then closed (stdin is a pipe: never a terminal). */
   input?: string;
   timeoutMs?: number;
-  /** Run as this user and group (tests that run as root use it to see permissions bite). */
-  uid?: number;
-  gid?: number;
+  /**
+   * Run without the capabilities that let root ignore file permissions (CAP_DAC_OVERRIDE,
+   * CAP_DAC_READ_SEARCH), through util-linux's `setpriv`: a test running as root sees
+   * permissions bite while the process can still read the checkout, wherever it lies.
+   */
+  permissionsBite?: boolean;
 }
 
 /** The parent's environment without anything that would pick a model or a store. */
@@ -51,12 +54,11 @@ export interface RunningCli {
 
 /** Starts `steward ...args` from the sources (or another command line with `command`). */
 export function startCli(args: string[], options: CliOptions, command: string[] = [process.execPath, bin]): RunningCli {
-  const [file, ...rest] = command;
+  const [file, ...rest] = options.permissionsBite ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--', ...command] : command;
   const child = spawn(file!, [...rest, ...args], {
     cwd: root,
     env: cliEnv(options.db, options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
-    ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid ?? options.uid } : {}),
   });
   let stdout = '';
   let stderr = '';
