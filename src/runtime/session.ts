@@ -38,7 +38,8 @@ export interface Persistence {
   lease?: Lease;
 }
 
-const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || s.matches('waiting_user');
+// The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
+const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || (typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user'));
 
 function journalKind(type: string): JournalEntryInput['kind'] | undefined {
   if (type.startsWith('user_')) return 'event';
