@@ -196,13 +196,28 @@ export const sessionMachine = setup({
       return update.startRevision(context, event.text);
     }),
 
-    acceptManagerReply: assign(({ context, event }) => {
-      assertEvent(event, 'xstate.done.actor.managerTurn');
-      return update.acceptArrivedReply(context, 'manager', event.output);
-    }),
+    /** A worker reply with no call to check: into the transcript (with a nudge), and the round counted. */
     acceptWorkerReply: assign(({ context, event }) => {
       assertEvent(event, 'xstate.done.actor.workerTurn');
       return update.acceptArrivedReply(context, 'worker', event.output);
+    }),
+    /**
+     * A turn's reply accepted (into the transcript, the round and its tokens counted, its calls
+     * queued) and its first call settled, in one assign: one snapshot instead of two on the
+     * edge every round takes (XState copies the snapshot per assign).
+     */
+    acceptAndSettleFirstCall: assign(({ context, event }, { actor }: { actor: ToolActor }) => {
+      assertEvent(event, ['xstate.done.actor.managerTurn', 'xstate.done.actor.workerTurn']);
+      const accepted = update.withArrivedReply(context, actor, event.output);
+      return { ...update.acceptArrivedReply(context, actor, event.output), ...(actor === 'manager' ? update.settleCall(accepted) : update.settleWorkerCall(accepted)) };
+    }),
+    /** A turn's reply accepted, and its first call refused for breaking `rule`: its tool result is the rule's message. */
+    acceptAndRefuseFirstCall: assign(({ context, event }, { actor, rule }: RuleParams) => {
+      assertEvent(event, ['xstate.done.actor.managerTurn', 'xstate.done.actor.workerTurn']);
+      const accepted = update.withArrivedReply(context, actor, event.output);
+      const violation = violationOf(accepted, actor, rule);
+      if (!violation) throw new Error(`acceptAndRefuseFirstCall ran although ${rule} holds (a bug in Steward: it belongs on a breaksRule transition).`);
+      return { ...update.acceptArrivedReply(context, actor, event.output), ...update.refuseCall(accepted, actor, violation.message) };
     }),
     /** The call at the head of the queue broke `rule`: its tool result is the rule's message. */
     refuseCall: assign(({ context }, { actor, rule }: RuleParams) => {
@@ -347,23 +362,23 @@ export const sessionMachine = setup({
                 // CALL_RULE_ORDER (rules.ts: the seed's order, rule 5 before 2 so that a passed
                 // inputTags gets its own message; one-boundary-per-reply cannot refuse a first
                 // call): refused or settled, and where a one-call reply (the common case)
-                // leads, in one step. The guards read the reply as acceptManagerReply takes it
-                // ({ reply: 'arrived' }). The calls after the first: `checking`.
+                // leads, in one step. The guards read the reply as the edge's action will take
+                // it ({ reply: 'arrived' }). The calls after the first: `checking`.
                 onDone: [
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: ['acceptManagerReply', { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } }] },
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'managerOmitsTagLists', reply: 'arrived' } }, target: 'checking', actions: ['acceptManagerReply', { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } }] },
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: ['acceptManagerReply', { type: 'refuseCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } }] },
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'workerIsRegistered', reply: 'arrived' } }, target: 'checking', actions: ['acceptManagerReply', { type: 'refuseCall', params: { actor: 'manager', rule: 'workerIsRegistered' } }] },
-                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: ['acceptManagerReply', 'settleCall'] },
-                  { guard: { type: 'choseApprovalStep', params: { reply: 'arrived' } }, target: '#session.waiting_user.approve_step', actions: ['acceptManagerReply', 'settleCall', 'proposeStep'] },
-                  { guard: { type: 'choseWorkerRun', params: { reply: 'arrived' } }, target: '#session.running.worker', actions: ['acceptManagerReply', 'settleCall', 'proposeStep', 'startWorkerRun'] },
-                  { guard: { type: 'choseClarification', params: { reply: 'arrived' } }, target: '#session.waiting_user.intake', actions: ['acceptManagerReply', 'settleCall', 'showManagerMessage'] },
-                  { guard: { type: 'choseUserTurn', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: ['acceptManagerReply', 'settleCall', 'showManagerMessage'] },
-                  { guard: { type: 'choseFinish', params: { reply: 'arrived' } }, target: '#session.done', actions: ['acceptManagerReply', 'settleCall', 'showManagerMessage'] },
-                  { guard: { type: 'burstUsedUp', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: ['acceptManagerReply', 'settleCall', 'noticeBurstLimit'] },
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'managerOmitsTagLists', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'workerIsRegistered', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
+                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } } },
+                  { guard: { type: 'choseApprovalStep', params: { reply: 'arrived' } }, target: '#session.waiting_user.approve_step', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'proposeStep'] },
+                  { guard: { type: 'choseWorkerRun', params: { reply: 'arrived' } }, target: '#session.running.worker', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'proposeStep', 'startWorkerRun'] },
+                  { guard: { type: 'choseClarification', params: { reply: 'arrived' } }, target: '#session.waiting_user.intake', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
+                  { guard: { type: 'choseUserTurn', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
+                  { guard: { type: 'choseFinish', params: { reply: 'arrived' } }, target: '#session.done', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
+                  { guard: { type: 'burstUsedUp', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'noticeBurstLimit'] },
                   // A loop tool: the next round, its actor started anew.
-                  { guard: { type: 'burstTokensWithinBudget', params: { reply: 'arrived' } }, target: 'thinking', reenter: true, actions: ['acceptManagerReply', 'settleCall'] },
-                  { target: '#session.waiting_user.input', actions: ['acceptManagerReply', 'settleCall', 'noticeTokenBudget'] },
+                  { guard: { type: 'burstTokensWithinBudget', params: { reply: 'arrived' } }, target: 'thinking', reenter: true, actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } } },
+                  { target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'noticeTokenBudget'] },
                 ],
                 onError: { target: '#session.waiting_user.input', actions: 'noticeManagerFailure' },
               },
@@ -408,12 +423,12 @@ export const sessionMachine = setup({
                 input: ({ context }) => context,
                 // As the manager's: the first call checked here, the others in `checking`.
                 onDone: [
-                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: ['acceptWorkerReply', { type: 'refuseCall', params: { actor: 'worker', rule: 'actorMayUseTool' } }] },
-                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: ['acceptWorkerReply', { type: 'refuseCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } }] },
-                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'tagsWithinOutputTags', reply: 'arrived' } }, target: 'checking', actions: ['acceptWorkerReply', { type: 'refuseCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } }] },
-                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: ['acceptWorkerReply', 'settleWorkerCall'] },
-                  { guard: { type: 'workerSubmitted', params: { reply: 'arrived' } }, target: '#session.waiting_user.review_artifact', actions: ['acceptWorkerReply', 'settleWorkerCall', 'publishArtifact'] },
-                  { guard: { type: 'workerAsked', params: { reply: 'arrived' } }, target: '#session.waiting_user.worker_questions', actions: ['acceptWorkerReply', 'settleWorkerCall', 'askWorkerQuestions'] },
+                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'tagsWithinOutputTags', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } } },
+                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } } },
+                  { guard: { type: 'workerSubmitted', params: { reply: 'arrived' } }, target: '#session.waiting_user.review_artifact', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } }, 'publishArtifact'] },
+                  { guard: { type: 'workerAsked', params: { reply: 'arrived' } }, target: '#session.waiting_user.worker_questions', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } }, 'askWorkerQuestions'] },
                   // Nothing usable in this reply: the worker tries again (the round counted).
                   { target: 'thinking', reenter: true, actions: 'acceptWorkerReply' },
                 ],

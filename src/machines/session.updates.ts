@@ -209,8 +209,8 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
 /**
  * The reply that just arrived, for a turn's onDone edges. XState evaluates a transition's
  * guards before its actions, so the guards of those edges read the context as acceptReply
- * will leave it (`withArrivedReply`), and the edge's acceptManagerReply / acceptWorkerReply
- * takes that same update (`acceptArrivedReply`). One slot keeps it, as guards and action run
+ * will leave it (`withArrivedReply`), and the edge's action (acceptAndSettleFirstCall,
+ * acceptAndRefuseFirstCall, acceptWorkerReply) takes that same update (`acceptArrivedReply`). One slot keeps it, as guards and action run
  * in the same macrostep: a cache of a pure function, not state (dropping it changes no
  * result, only the work done). It also gives guard and action the same queued-call objects,
  * which the rule memo of rules.ts is keyed by.

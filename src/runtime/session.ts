@@ -81,6 +81,8 @@ export class Session {
   private unarchived: ArchiveItemInput[] | null = null;
   /** Without a store, the session's archive lives here. */
   private readonly memoryArchive: MemoryArchive | null;
+  /** Callers of untilWaitOrEnd() waiting for the next wait, end or stop (one observer serves them all). */
+  private waiters: (() => void)[] | null = null;
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
 
@@ -108,14 +110,23 @@ export class Session {
     // What the start itself changed (an eventless step of a restored snapshot; a new session's seeds).
     if (this.memoryArchive && !this.archivedContext) this.archivedContext = this.actor.getSnapshot().context;
     else this.archive(this.actor.getSnapshot().context);
-    if (this.memoryArchive) this.actor.subscribe({ next: (snapshot) => this.archive(snapshot.context), error: () => {} });
-    // Without an error observer XState rethrows an actor's error asynchronously (a crash).
+    // One observer for the session's life: the memory archive, the waiters of send() and
+    // settled() (no subscription per send), and the end. Without an error observer XState
+    // rethrows an actor's error asynchronously (a crash).
     const observer: Observer<AnyMachineSnapshot> = {
+      next: (snapshot) => {
+        if (this.memoryArchive) this.archive(snapshot.context as SessionContext);
+        if (this.waiters && isWaitOrEnd(snapshot)) this.wake();
+      },
       error: (err) => {
         this.fatal = err;
         onEnd?.();
+        this.wake();
       },
-      ...(onEnd ? { complete: onEnd } : {}),
+      complete: () => {
+        onEnd?.();
+        this.wake();
+      },
     };
     this.actor.subscribe(observer);
   }
@@ -312,18 +323,15 @@ export class Session {
    * write stops it). Never rejects: what went wrong is read from `fatal` / `writeError`.
    */
   private untilWaitOrEnd(): Promise<void> {
-    if (isWaitOrEnd(this.actor.getSnapshot())) return Promise.resolve();
-    return new Promise((resolve) => {
-      const subscription = this.actor.subscribe({
-        next: (snapshot) => {
-          if (!isWaitOrEnd(snapshot)) return;
-          subscription.unsubscribe();
-          resolve();
-        },
-        error: () => resolve(),
-        complete: () => resolve(),
-      });
-    });
+    const snapshot = this.actor.getSnapshot();
+    if (isWaitOrEnd(snapshot) || snapshot.status !== 'active') return Promise.resolve();
+    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = null;
+    if (waiters) for (const resolve of waiters) resolve();
   }
 
   private async flush(): Promise<void> {
