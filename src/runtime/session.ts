@@ -19,6 +19,7 @@ import type { ArchiveItemInput, JournalEntryInput, Lease, SessionStore } from '.
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
+import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import { sessionView, type SessionView } from './view.js';
 
@@ -298,7 +299,7 @@ export class Session {
       const event: UserEvent = parsed.data;
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
       if (tooBig) return this.refuseRecorded(event, tooBig.code, tooBig.message);
-      event.at = new Date().toISOString();
+      event.at = isoNow();
       const before = this.actor.getSnapshot();
       if (before.status === 'done') {
         const message = `"${event.type}" is not accepted because the session is done.`;
