@@ -59,11 +59,13 @@ function hasArchived(board: SessionContext['blackboard']): boolean {
  */
 function mayReadArchive(context: SessionContext, reply: ModelReply): boolean {
   const calls = Array.isArray(reply?.toolCalls) ? reply.toolCalls : [];
+  // Whether the request is in parts, found out at most once (no closure: this runs per reply).
   let request: boolean | undefined;
-  const requestInParts = () => (request ??= archivedVersions(context.blackboard, REQUEST_TAG).length > 0);
   for (const c of calls) {
     const args = c?.function?.arguments;
-    if (typeof args === 'string' && (args.includes('version') || (args.includes(REQUEST_TAG) && requestInParts()))) return true;
+    if (typeof args !== 'string') continue;
+    if (args.includes('version')) return true;
+    if (args.includes(REQUEST_TAG) && (request ??= archivedVersions(context.blackboard, REQUEST_TAG).length > 0)) return true;
   }
   // A legacy JSON decision in the content becomes a tool call later.
   return calls.length === 0 && typeof reply?.content === 'string' && reply.content.includes('read_blackboard');

@@ -48,7 +48,7 @@ export interface WorkerChoice {
   questions?: string[];
 }
 
-/** A model reply while its tool calls are checked, one per step of `checking`. */
+/** A model reply while its tool calls are checked, one per step (the turn's onDone, then `checking`). */
 export interface ReplyUnderCheck {
   /** Tool calls still to be checked, in order. */
   queue: QueuedCall[];

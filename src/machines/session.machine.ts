@@ -12,14 +12,15 @@
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
  *   ├── running
- *   │   ├── manager            thinking (one LLM round) → checking (each tool call, by rule) → where the reply leads
+ *   │   ├── manager            thinking (one LLM round; its onDone checks the reply's first call, by rule,
+ *   │   │                      and leads where a one-call reply goes) → checking (the calls after the first)
  *   │   └── worker             thinking → checking
  *   └── done
  *
  * Every guard, action and actor is named here, so the inspector shows the names and
  * `sessionMachine.provide()` swaps them (the runtime provides the real manager and worker
- * turns). The seed's validation rules live in one table (rules.ts): every refusal edge of
- * `checking` is the guard `breaksRule` with params `{ actor, rule }`, rule 6 is `burstUsedUp`,
+ * turns). The seed's validation rules live in one table (rules.ts): every refusal edge (a
+ * turn's onDone, `checking`) is the guard `breaksRule` with params `{ actor, rule }`, rule 6 is `burstUsedUp`,
  * the token budget `burstTokensWithinBudget` (manager: the next round) / `burstTokensUsedUp`
  * (worker: the next call);
  * the guards on user events (hasRequest, …) come with their refusal messages from the same
@@ -39,7 +40,22 @@ type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; out
 type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
 type SessionEvent = UserEvent | DoneTurn | ErrorTurn;
 
-type RuleParams = { actor: ToolActor; rule: RuleId };
+/**
+ * `{ reply: 'arrived' }`: the guard is on a turn's onDone edge, so it reads the reply that
+ * just arrived, as the edge's accept action will take it (XState evaluates guards before
+ * actions). Without it, the guard reads the context (the `checking` edges, for the calls after
+ * the first).
+ */
+type Arrived = { reply?: 'arrived' };
+type RuleParams = { actor: ToolActor; rule: RuleId } & Arrived;
+
+/** The context a reply guard reads: with `{ reply: 'arrived' }`, with the turn's reply accepted. */
+function underCheck(context: SessionContext, event: SessionEvent, params: Arrived | undefined): SessionContext {
+  if (params?.reply !== 'arrived') return context;
+  if (event.type === 'xstate.done.actor.managerTurn') return update.withArrivedReply(context, 'manager', event.output);
+  if (event.type === 'xstate.done.actor.workerTurn') return update.withArrivedReply(context, 'worker', event.output);
+  return context;
+}
 
 const headKind = (context: SessionContext) => {
   const head = context.reply.queue[0];
@@ -101,28 +117,35 @@ export const sessionMachine = setup({
     editsWithinArtifactTags: ({ context, event }) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
 
     // The rule table (rules.ts), checked on the head of the tool-call queue.
-    breaksRule: ({ context }, { actor, rule }: RuleParams) => violationOf(context, actor, rule) !== null,
-    burstUsedUp: ({ context }) => violationOf(context, 'manager', 'burstWithinLimit') !== null,
+    breaksRule: ({ context, event }, params: RuleParams) => violationOf(underCheck(context, event, params), params.actor, params.rule) !== null,
+    burstUsedUp: ({ context, event }, params?: Arrived) => violationOf(underCheck(context, event, params), 'manager', 'burstWithinLimit') !== null,
     // The token budget (maxBurstTokens), checked before each model call: the manager's next
     // round goes on only within it; a worker's next call is stopped when it is used up.
-    burstTokensWithinBudget: ({ context }) => violationOf(context, 'manager', 'burstTokensWithinBudget') === null,
+    burstTokensWithinBudget: ({ context, event }, params?: Arrived) => violationOf(underCheck(context, event, params), 'manager', 'burstTokensWithinBudget') === null,
     burstTokensUsedUp: ({ context }) => violationOf(context, 'worker', 'burstTokensWithinBudget') !== null,
 
-    moreCallsQueued: ({ context }) => context.reply.queue.length > 1,
+    moreCallsQueued: ({ context, event }, params?: Arrived) => underCheck(context, event, params).reply.queue.length > 1,
 
     // Where a reply leads, once its last call is settled.
-    choseApprovalStep: ({ context }) => {
-      const boundary = settledBoundary(context);
+    choseApprovalStep: ({ context, event }, params?: Arrived) => {
+      const boundary = settledBoundary(underCheck(context, event, params));
       return boundary?.tool === 'run_worker' && boundary.step.requiresApproval;
     },
-    choseWorkerRun: ({ context }) => settledBoundary(context)?.tool === 'run_worker',
-    choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
-    choseUserTurn: ({ context }) => isUserTurn(settledBoundary(context)),
-    choseFinish: ({ context }) => settledBoundary(context)?.tool === 'finish',
-    workerSubmitted: ({ context }) =>
-      context.reply.queue.length <= 1 && (context.reply.workerChoice.outputs !== undefined || context.reply.queue[0]?.call.function.name === 'submit'),
-    workerAsked: ({ context }) =>
-      context.reply.queue.length <= 1 && (context.reply.workerChoice.questions !== undefined || context.reply.queue[0]?.call.function.name === 'ask_user'),
+    choseWorkerRun: ({ context, event }, params?: Arrived) => settledBoundary(underCheck(context, event, params))?.tool === 'run_worker',
+    choseClarification: ({ context, event }, params?: Arrived) => {
+      const checked = underCheck(context, event, params);
+      return !checked.intakeConfirmed && isUserTurn(settledBoundary(checked));
+    },
+    choseUserTurn: ({ context, event }, params?: Arrived) => isUserTurn(settledBoundary(underCheck(context, event, params))),
+    choseFinish: ({ context, event }, params?: Arrived) => settledBoundary(underCheck(context, event, params))?.tool === 'finish',
+    workerSubmitted: ({ context, event }, params?: Arrived) => {
+      const { reply } = underCheck(context, event, params);
+      return reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit');
+    },
+    workerAsked: ({ context, event }, params?: Arrived) => {
+      const { reply } = underCheck(context, event, params);
+      return reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user');
+    },
   },
   actions: {
     selectPackage: assign(({ context, event }) => {
@@ -173,13 +196,28 @@ export const sessionMachine = setup({
       return update.startRevision(context, event.text);
     }),
 
-    acceptManagerReply: assign(({ context, event }) => {
-      assertEvent(event, 'xstate.done.actor.managerTurn');
-      return update.acceptReply(context, 'manager', event.output);
-    }),
+    /** A worker reply with no call to check: into the transcript (with a nudge), and the round counted. */
     acceptWorkerReply: assign(({ context, event }) => {
       assertEvent(event, 'xstate.done.actor.workerTurn');
-      return update.acceptReply(context, 'worker', event.output);
+      return update.acceptArrivedReply(context, 'worker', event.output);
+    }),
+    /**
+     * A turn's reply accepted (into the transcript, the round and its tokens counted, its calls
+     * queued) and its first call settled, in one assign: one snapshot instead of two on the
+     * edge every round takes (XState copies the snapshot per assign).
+     */
+    acceptAndSettleFirstCall: assign(({ context, event }, { actor }: { actor: ToolActor }) => {
+      assertEvent(event, ['xstate.done.actor.managerTurn', 'xstate.done.actor.workerTurn']);
+      const accepted = update.withArrivedReply(context, actor, event.output);
+      return { ...update.acceptArrivedReply(context, actor, event.output), ...(actor === 'manager' ? update.settleCall(accepted) : update.settleWorkerCall(accepted)) };
+    }),
+    /** A turn's reply accepted, and its first call refused for breaking `rule`: its tool result is the rule's message. */
+    acceptAndRefuseFirstCall: assign(({ context, event }, { actor, rule }: RuleParams) => {
+      assertEvent(event, ['xstate.done.actor.managerTurn', 'xstate.done.actor.workerTurn']);
+      const accepted = update.withArrivedReply(context, actor, event.output);
+      const violation = violationOf(accepted, actor, rule);
+      if (!violation) throw new Error(`acceptAndRefuseFirstCall ran although ${rule} holds (a bug in Steward: it belongs on a breaksRule transition).`);
+      return { ...update.acceptArrivedReply(context, actor, event.output), ...update.refuseCall(accepted, actor, violation.message) };
     }),
     /** The call at the head of the queue broke `rule`: its tool result is the rule's message. */
     refuseCall: assign(({ context }, { actor, rule }: RuleParams) => {
@@ -320,14 +358,34 @@ export const sessionMachine = setup({
                 id: 'managerTurn',
                 src: 'managerTurn',
                 input: ({ context }) => context,
-                onDone: { target: 'checking', actions: 'acceptManagerReply' },
+                // The reply's first call is checked on these edges, against the rules in
+                // CALL_RULE_ORDER (rules.ts: the seed's order, rule 5 before 2 so that a passed
+                // inputTags gets its own message; one-boundary-per-reply cannot refuse a first
+                // call): refused or settled, and where a one-call reply (the common case)
+                // leads, in one step. The guards read the reply as the edge's action will take
+                // it ({ reply: 'arrived' }). The calls after the first: `checking`.
+                onDone: [
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'managerOmitsTagLists', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'workerIsRegistered', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
+                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } } },
+                  { guard: { type: 'choseApprovalStep', params: { reply: 'arrived' } }, target: '#session.waiting_user.approve_step', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'proposeStep'] },
+                  { guard: { type: 'choseWorkerRun', params: { reply: 'arrived' } }, target: '#session.running.worker', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'proposeStep', 'startWorkerRun'] },
+                  { guard: { type: 'choseClarification', params: { reply: 'arrived' } }, target: '#session.waiting_user.intake', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
+                  { guard: { type: 'choseUserTurn', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
+                  { guard: { type: 'choseFinish', params: { reply: 'arrived' } }, target: '#session.done', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
+                  { guard: { type: 'burstUsedUp', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'noticeBurstLimit'] },
+                  // A loop tool: the next round, its actor started anew.
+                  { guard: { type: 'burstTokensWithinBudget', params: { reply: 'arrived' } }, target: 'thinking', reenter: true, actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } } },
+                  { target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'noticeTokenBudget'] },
+                ],
                 onError: { target: '#session.waiting_user.input', actions: 'noticeManagerFailure' },
               },
             },
-            // Each pass checks the head of the queue against the rules in CALL_RULE_ORDER (rules.ts:
-            // the seed's order, rule 5 before 2 so that a passed inputTags gets its own message) and refuses it,
-            // or settles it; the last call is settled on the transition that leaves, so that a
-            // one-call reply (the common case) takes a single step from here.
+            // The calls after the first (a reply's first call refused, or more than one call):
+            // each pass checks the head of the queue by the same rules, in the same order, and
+            // refuses or settles it; the last call is settled on the transition that leaves.
             checking: {
               always: [
                 { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
@@ -363,7 +421,17 @@ export const sessionMachine = setup({
                 id: 'workerTurn',
                 src: 'workerTurn',
                 input: ({ context }) => context,
-                onDone: { target: 'checking', actions: 'acceptWorkerReply' },
+                // As the manager's: the first call checked here, the others in `checking`.
+                onDone: [
+                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
+                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'tagsWithinOutputTags', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } } },
+                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } } },
+                  { guard: { type: 'workerSubmitted', params: { reply: 'arrived' } }, target: '#session.waiting_user.review_artifact', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } }, 'publishArtifact'] },
+                  { guard: { type: 'workerAsked', params: { reply: 'arrived' } }, target: '#session.waiting_user.worker_questions', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } }, 'askWorkerQuestions'] },
+                  // Nothing usable in this reply: the worker tries again (the round counted).
+                  { target: 'thinking', reenter: true, actions: 'acceptWorkerReply' },
+                ],
                 onError: { target: '#session.waiting_user.input', actions: 'noticeWorkerFailure' },
               },
             },

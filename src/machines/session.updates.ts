@@ -206,6 +206,27 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
   };
 }
 
+/**
+ * The reply that just arrived, for a turn's onDone edges. XState evaluates a transition's
+ * guards before its actions, so the guards of those edges read the context as acceptReply
+ * will leave it (`withArrivedReply`), and the edge's action (acceptAndSettleFirstCall,
+ * acceptAndRefuseFirstCall, acceptWorkerReply) takes that same update (`acceptArrivedReply`). One slot keeps it, as guards and action run
+ * in the same macrostep: a cache of a pure function, not state (dropping it changes no
+ * result, only the work done). It also gives guard and action the same queued-call objects,
+ * which the rule memo of rules.ts is keyed by.
+ */
+let lastArrival: { ctx: SessionContext; actor: ToolActor; output: TurnOutput; update: Update; after: SessionContext } | null = null;
+
+function arrival(ctx: SessionContext, actor: ToolActor, output: TurnOutput) {
+  const last = lastArrival;
+  if (last !== null && last.ctx === ctx && last.output === output && last.actor === actor) return last;
+  const update = acceptReply(ctx, actor, output);
+  return (lastArrival = { ctx, actor, output, update, after: { ...ctx, ...update } });
+}
+
+export const acceptArrivedReply = (ctx: SessionContext, actor: ToolActor, output: TurnOutput): Update => arrival(ctx, actor, output).update;
+export const withArrivedReply = (ctx: SessionContext, actor: ToolActor, output: TurnOutput): SessionContext => arrival(ctx, actor, output).after;
+
 /** A call's tokens (prompt + completion); a missing or malformed usage counts 0. */
 function tokensOf(usage: { promptTokens?: unknown; completionTokens?: unknown } | undefined): number {
   return usage ? count(usage.promptTokens) + count(usage.completionTokens) : 0;

@@ -15,6 +15,7 @@ import type { Actor, AnyActorRef, AnyMachineSnapshot, AnyTransitionDefinition, I
 import { setTextDeltaSink } from '../agents/text-deltas.js';
 import { snapshotState, stateString } from '../machines/refusals.js';
 import type { SessionContext } from '../machines/session.context.js';
+import { firstNumber, type Transcript } from '../machines/transcript.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import type { ChatMessage, TokenUsage } from '../models/model.js';
 import {
@@ -121,11 +122,11 @@ export class SessionEventHub {
     // XState hands a turn's done/error event to every microstep of its macrostep: the first
     // one closes the round (finishRound clears it), the others find no round open.
     const turn = TURN_EVENT.exec(event.type);
-    if (turn) this.finishRound(turn[1] === 'done' ? 'replied' : 'failed', event, after);
-    else if (event.type === 'xstate.stop') this.finishRound('stopped', event, after);
+    if (turn) this.finishRound(turn[1] === 'done' ? 'replied' : 'failed', event, before, after);
+    else if (event.type === 'xstate.stop') this.finishRound('stopped', event, before, after);
     const was = before.context as SessionContext;
     const now = after.context as SessionContext;
-    this.checkedCall(before, now, transitions);
+    this.checkedCalls(before, now, transitions);
     if (now.artifacts !== was.artifacts) {
       const known = new Set(was.artifacts.map((a) => a.id));
       for (const a of now.artifacts) {
@@ -174,11 +175,15 @@ export class SessionEventHub {
     return null;
   }
 
-  private finishRound(outcome: 'replied' | 'failed' | 'stopped', event: { type: string }, after: AnyMachineSnapshot): void {
+  private finishRound(outcome: 'replied' | 'failed' | 'stopped', event: { type: string }, before: AnyMachineSnapshot, after: AnyMachineSnapshot): void {
     const round = this.round;
     this.round = null;
     if (!round) return;
     const context = after.context as SessionContext;
+    // The reply's calls: the assistant message its accept appended (its first call may be
+    // settled on the same edge already, so the queue no longer holds all of them).
+    const agent = round.info.agent;
+    const reply = outcome === 'replied' ? appended((before.context as SessionContext).transcripts[agent], context.transcripts[agent]).find((m) => m.role === 'assistant') : undefined;
     const usage = outcome === 'replied' ? usageOf((event as { output?: { usage?: unknown } }).output?.usage) : null;
     const error = outcome === 'failed' ? errorText((event as { error?: unknown }).error) : undefined;
     this.emit({
@@ -188,28 +193,35 @@ export class SessionEventHub {
       durationMs: Math.max(0, Date.now() - round.startedAt),
       usage,
       totalUsage: { ...context.ledger.usage },
-      toolCalls: outcome === 'replied' ? context.reply.queue.map((q) => clip(String(q.call.function.name))) : [],
+      toolCalls: reply?.role === 'assistant' ? (reply.tool_calls ?? []).map((c) => clip(String(c.function.name))) : [],
       ...(error !== undefined ? { error } : {}),
     });
   }
 
-  /** The head of the reply queue left it in this microstep: it was checked, accepted or refused. */
-  private checkedCall(before: AnyMachineSnapshot, now: SessionContext, transitions: AnyTransitionDefinition[]): void {
+  /**
+   * The calls checked in this microstep, accepted or refused: each gets its tool result on the
+   * edge that checks it (a turn's onDone checks the first call, `checking` each other one).
+   */
+  private checkedCalls(before: AnyMachineSnapshot, now: SessionContext, transitions: AnyTransitionDefinition[]): void {
+    const state = stateString(before.value);
+    if (!state.startsWith('running.')) return;
     const was = before.context as SessionContext;
-    const head = was.reply.queue[0];
-    if (!head || now.reply.queue[0] === head) return;
-    const agent: Agent = stateString(before.value).startsWith('running.worker') ? 'worker' : 'manager';
-    const rule = ruleOf(transitions);
-    const base = {
-      type: 'tool_call_checked' as const,
-      agent,
-      workerId: agent === 'worker' ? (was.step?.workerId ?? null) : null,
-      callId: head.call.id,
-      tool: clip(String(head.call.function.name)),
-    };
-    if (rule === undefined) return this.emit({ ...base, accepted: true });
-    const result = toolResult(now.transcripts[agent].messages, head.call.id);
-    this.emit({ ...base, accepted: false, rule, message: result?.replace(/^Error: /, '') ?? '' });
+    const agent: Agent = state.startsWith('running.worker') ? 'worker' : 'manager';
+    const added = appended(was.transcripts[agent], now.transcripts[agent]);
+    for (const result of added) {
+      if (result.role !== 'tool') continue;
+      const call = callOf(now.transcripts[agent].messages, result.tool_call_id);
+      const rule = ruleOf(transitions);
+      const base = {
+        type: 'tool_call_checked' as const,
+        agent,
+        workerId: agent === 'worker' ? (was.step?.workerId ?? null) : null,
+        callId: result.tool_call_id,
+        tool: clip(String(call?.function.name ?? '')),
+      };
+      if (rule === undefined) this.emit({ ...base, accepted: true });
+      else this.emit({ ...base, accepted: false, rule, message: result.content.replace(/^Error: /, '') });
+    }
   }
 
   private end(reason: 'done' | 'stopped' | 'failed', error?: unknown): void {
@@ -249,10 +261,21 @@ function ruleOf(transitions: AnyTransitionDefinition[]): string | undefined {
   return undefined;
 }
 
-function toolResult(messages: ChatMessage[], callId: string): string | undefined {
+/** The messages `now` holds that `before` did not (by number: a window is only appended to, or reset). */
+function appended(before: Transcript, now: Transcript): ChatMessage[] {
+  if (now === before) return [];
+  const first = firstNumber(now);
+  return now.messages.slice(Math.max(before.total, first) - first);
+}
+
+/** The tool call with this id, from the latest assistant message that made it. */
+function callOf(messages: ChatMessage[], callId: string) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    if (m.role === 'tool' && m.tool_call_id === callId) return m.content;
+    if (m.role === 'assistant') {
+      const call = m.tool_calls?.find((c) => c.id === callId);
+      if (call) return call;
+    }
   }
   return undefined;
 }

@@ -19,6 +19,7 @@ import type { ArchiveItemInput, JournalEntryInput, Lease, SessionStore } from '.
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
+import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import { sessionView, type SessionView } from './view.js';
 
@@ -38,7 +39,8 @@ export interface Persistence {
   lease?: Lease;
 }
 
-const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || s.matches('waiting_user');
+// The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
+const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || (typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user'));
 
 function journalKind(type: string): JournalEntryInput['kind'] | undefined {
   if (type.startsWith('user_')) return 'event';
@@ -55,10 +57,15 @@ function eventPayload(event: { type: string; error?: unknown }): unknown {
 
 /** The text of a user event (every string field, all answers together) over `max` characters. */
 function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
-  const strings = Object.entries(event).flatMap(([key, value]) =>
+  // A plain loop: this runs on every user event (no arrays built to sum a length).
+  let size = 0;
+  for (const key of Object.keys(event)) {
     // `by` has its own bound (the event schema); `at` is ours.
-    key === 'type' || key === 'by' || key === 'at' ? [] : typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value as Record<string, string>) : []);
-  const size = strings.reduce((n, s) => n + s.length, 0);
+    if (key === 'type' || key === 'by' || key === 'at') continue;
+    const value = (event as unknown as Record<string, unknown>)[key];
+    if (typeof value === 'string') size += value.length;
+    else if (value && typeof value === 'object') for (const v of Object.values(value as Record<string, string>)) size += v.length;
+  }
   if (size <= max) return undefined;
   const message = `${overLimitMessage(`The text of ${event.type}`, size, 'userTextChars', max)} Nothing was sent; send a shorter text or raise the limit.`;
   return new LimitExceededError(message, 'userTextChars', max, size);
@@ -80,6 +87,8 @@ export class Session {
   private unarchived: ArchiveItemInput[] | null = null;
   /** Without a store, the session's archive lives here. */
   private readonly memoryArchive: MemoryArchive | null;
+  /** Callers of untilWaitOrEnd() waiting for the next wait, end or stop (one observer serves them all). */
+  private waiters: (() => void)[] | null = null;
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
 
@@ -107,14 +116,23 @@ export class Session {
     // What the start itself changed (an eventless step of a restored snapshot; a new session's seeds).
     if (this.memoryArchive && !this.archivedContext) this.archivedContext = this.actor.getSnapshot().context;
     else this.archive(this.actor.getSnapshot().context);
-    if (this.memoryArchive) this.actor.subscribe({ next: (snapshot) => this.archive(snapshot.context), error: () => {} });
-    // Without an error observer XState rethrows an actor's error asynchronously (a crash).
+    // One observer for the session's life: the memory archive, the waiters of send() and
+    // settled() (no subscription per send), and the end. Without an error observer XState
+    // rethrows an actor's error asynchronously (a crash).
     const observer: Observer<AnyMachineSnapshot> = {
+      next: (snapshot) => {
+        if (this.memoryArchive) this.archive(snapshot.context as SessionContext);
+        if (this.waiters && isWaitOrEnd(snapshot)) this.wake();
+      },
       error: (err) => {
         this.fatal = err;
         onEnd?.();
+        this.wake();
       },
-      ...(onEnd ? { complete: onEnd } : {}),
+      complete: () => {
+        onEnd?.();
+        this.wake();
+      },
     };
     this.actor.subscribe(observer);
   }
@@ -281,7 +299,7 @@ export class Session {
       const event: UserEvent = parsed.data;
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
       if (tooBig) return this.refuseRecorded(event, tooBig.code, tooBig.message);
-      event.at = new Date().toISOString();
+      event.at = isoNow();
       const before = this.actor.getSnapshot();
       if (before.status === 'done') {
         const message = `"${event.type}" is not accepted because the session is done.`;
@@ -311,18 +329,15 @@ export class Session {
    * write stops it). Never rejects: what went wrong is read from `fatal` / `writeError`.
    */
   private untilWaitOrEnd(): Promise<void> {
-    if (isWaitOrEnd(this.actor.getSnapshot())) return Promise.resolve();
-    return new Promise((resolve) => {
-      const subscription = this.actor.subscribe({
-        next: (snapshot) => {
-          if (!isWaitOrEnd(snapshot)) return;
-          subscription.unsubscribe();
-          resolve();
-        },
-        error: () => resolve(),
-        complete: () => resolve(),
-      });
-    });
+    const snapshot = this.actor.getSnapshot();
+    if (isWaitOrEnd(snapshot) || snapshot.status !== 'active') return Promise.resolve();
+    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = null;
+    if (waiters) for (const resolve of waiters) resolve();
   }
 
   private async flush(): Promise<void> {

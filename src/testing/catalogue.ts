@@ -62,6 +62,21 @@ export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
     unknown_role: reply([toolCall('run_worker', { workerId: first.id, reason: 'x', requiresApproval: false, roleId: 'no-such-role' })]),
     two_boundaries: reply([toolCall('ask_user', { message: 'first' }, 'call_b1'), toolCall('finish', {}, 'call_b2')]),
     loop_then_boundary: reply([toolCall('list_workers', {}, 'call_l1'), toolCall('ask_user', { message: 'Listed.' }, 'call_l2')]),
+    // Calls after the first are checked in `checking`: each rule broken there, a loop call
+    // with more queued, and each place the last call leads to.
+    mixed_calls: reply([
+      toolCall('list_workers', {}, 'call_m1'),
+      toolCall('fly_to_the_moon', {}, 'call_m2'),
+      toolCall('run_worker', { workerId: first.id, reason: 'x', requiresApproval: true, inputTags: [REQUEST_TAG] }, 'call_m3'),
+      toolCall('finish', { summary: 42 }, 'call_m4'),
+      toolCall('run_worker', { workerId: ghost, reason: 'x', requiresApproval: false }, 'call_m5'),
+      toolCall('list_artifacts', {}, 'call_m6'),
+      toolCall('ask_user', { message: 'Checked them all.' }, 'call_m7'),
+    ]),
+    loop_then_run_worker_with_approval: reply([toolCall('list_workers', {}, 'call_a1'), toolCall('run_worker', { workerId: first.id, reason: 'After a look.', requiresApproval: true }, 'call_a2')]),
+    loop_then_run_worker_without_approval: reply([toolCall('list_workers', {}, 'call_w1'), toolCall('run_worker', { workerId: second!.id, reason: 'After a look.', requiresApproval: false }, 'call_w2')]),
+    loop_then_finish: reply([toolCall('list_artifacts', {}, 'call_f1'), toolCall('finish', { summary: 'Done after a look.' }, 'call_f2')]),
+    two_loops_costly: { ...reply([toolCall('list_workers', {}, 'call_c1'), toolCall('list_artifacts', {}, 'call_c2')]), usage: COSTLY_USAGE },
   };
 }
 
@@ -79,6 +94,19 @@ export function workerReplies(pkg: PackageInfo, workerId: string): Record<string
     bad_args: reply([toolCall('submit', '{"outputs": ')]),
     empty_outputs: reply([toolCall('submit', { outputs: {} })]),
     double_submit: reply([toolCall('submit', { outputs: { [tag]: 'one' } }, 'call_d1'), toolCall('submit', { outputs: { [tag]: 'two' } }, 'call_d2')]),
+    // Calls after the first, checked in `checking`: each rule broken there, then questions only.
+    ask_then_bad_calls: reply([
+      toolCall('ask_user', { questions: ['Which part first?'] }, 'call_x1'),
+      toolCall('run_worker', { workerId, reason: 'x', requiresApproval: false }, 'call_x2'),
+      toolCall('submit', '{"outputs": ', 'call_x3'),
+      toolCall('submit', { outputs: { [`${tag}_undeclared`]: 'x' } }, 'call_x4'),
+    ]),
+    // A valid submit with more queued after it.
+    ask_submit_then_bad: reply([
+      toolCall('ask_user', { questions: ['Is this the tone?'] }, 'call_y1'),
+      toolCall('submit', { outputs: { [tag]: 'With a question.' } }, 'call_y2'),
+      toolCall('run_worker', { workerId, reason: 'x', requiresApproval: false }, 'call_y3'),
+    ]),
     no_calls: reply([], 'Let me think about it.'),
     no_calls_costly: { ...reply([], 'Let me think it over at length.'), usage: COSTLY_USAGE },
     legacy_phase_a: reply([], JSON.stringify({ outputs: { [tag]: 'legacy body' }, askUser: ['Anything else?'] })),

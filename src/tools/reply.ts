@@ -123,7 +123,9 @@ function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefi
  * within the reply, or already used earlier in the transcript (`used`) is renamed, so a
  * result can only ever match one call.
  */
-function withUniqueIds(calls: ToolCall[], idBase: string, used: ReadonlySet<string>): ToolCall[] {
+function withUniqueIds(calls: ToolCall[], idBase: string, used: UsedIds): ToolCall[] {
+  // The common reply (one call, a fresh id) allocates nothing here.
+  if (calls.length === 1 && typeof calls[0]!.id === 'string' && calls[0]!.id !== '' && !used.has(calls[0]!.id)) return calls;
   const seen = new Set<string>();
   let renamed = false;
   const taken = (id: string) => seen.has(id) || used.has(id);
@@ -141,32 +143,46 @@ function withUniqueIds(calls: ToolCall[], idBase: string, used: ReadonlySet<stri
   return renamed ? unique : calls;
 }
 
-/** The tool call ids of a transcript, for `normalizeReply`'s `usedIds`. */
-export function toolCallIds(messages: readonly ChatMessage[]): Set<string> {
-  const ids = new Set<string>();
-  for (const m of messages) if (m.role === 'assistant' && m.tool_calls) for (const c of m.tool_calls) ids.add(c.id);
-  return ids;
+/** Call ids already taken: a Set, or `toolCallIds` of a transcript. */
+export interface UsedIds {
+  has(id: string): boolean;
 }
+
+/**
+ * The tool call ids of a transcript, for `normalizeReply`'s `usedIds`: looked up in the
+ * messages when asked (a reply has a call or two; a Set of the whole window per reply cost more).
+ */
+export function toolCallIds(messages: readonly ChatMessage[]): UsedIds {
+  return {
+    has(id) {
+      for (let i = messages.length - 1; i >= 0; i--) {
+        const m = messages[i]!;
+        if (m.role === 'assistant' && m.tool_calls) for (const c of m.tool_calls) if (c.id === id) return true;
+      }
+      return false;
+    },
+  };
+}
+
+const validCall = (c: ToolCall) => c && typeof c.function?.name === 'string';
 
 /**
  * @param idBase unique within the session (e.g. "fallback_12"), used for synthetic call ids.
  * @param usedIds call ids the transcript already holds: a model that repeats one gets it renamed.
  */
-export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string, usedIds: ReadonlySet<string> = new Set()): NormalizedReply {
+export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string, usedIds: UsedIds = new Set()): NormalizedReply {
   // A Model implementation (an app's own, say) may hand back something off-shape: treat what
   // is not there as absent rather than crash the session over it.
-  const reply: ModelReply = {
-    content: typeof raw?.content === 'string' ? raw.content : null,
-    toolCalls: Array.isArray(raw?.toolCalls) ? raw.toolCalls.filter((c) => c && typeof c.function?.name === 'string') : [],
-  };
-  let calls = reply.toolCalls;
-  if (calls.length === 0 && reply.content && reply.content.trim() !== '') {
-    const legacy = actor === 'manager' ? legacyManagerCalls(reply.content, idBase) : legacyWorkerCalls(reply.content, idBase);
-    calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: reply.content.trim() })] : []);
+  const content = typeof raw?.content === 'string' ? raw.content : null;
+  const given = Array.isArray(raw?.toolCalls) ? raw.toolCalls : [];
+  let calls = given.every(validCall) ? given : given.filter(validCall);
+  if (calls.length === 0 && content && content.trim() !== '') {
+    const legacy = actor === 'manager' ? legacyManagerCalls(content, idBase) : legacyWorkerCalls(content, idBase);
+    calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: content.trim() })] : []);
   }
   calls = withUniqueIds(calls, idBase, usedIds);
   const message: AssistantMessage = calls.length > 0
-    ? { role: 'assistant', content: reply.content, tool_calls: calls }
-    : { role: 'assistant', content: reply.content ?? '' };
+    ? { role: 'assistant', content, tool_calls: calls }
+    : { role: 'assistant', content: content ?? '' };
   return { message, queue: calls.map(parseCall) };
 }

@@ -33,13 +33,20 @@ describe('the rule table', () => {
   });
 
   it("the machine's refusal edges are exactly the table's call rules, per actor, in the checking order", () => {
-    const edges = (actor: 'manager' | 'worker') =>
-      machine.getStateNodeById(`session.running.${actor}.checking`).always!
-        .map((t) => t.guard as { type?: string; params?: { actor: string; rule: string } } | undefined)
+    type Guard = { type?: string; params?: { actor: string; rule: string; reply?: string } } | undefined;
+    const rulesOf = (actor: 'manager' | 'worker', transitions: readonly { guard?: unknown }[], reply: string | undefined) =>
+      transitions
+        .map((t) => t.guard as Guard)
         .filter((g) => g?.type === 'breaksRule')
-        .map((g) => { expect(g!.params!.actor).toBe(actor); return g!.params!.rule; });
-    expect(edges('manager')).toEqual(CALL_RULE_ORDER.manager);
-    expect(edges('worker')).toEqual(CALL_RULE_ORDER.worker);
+        .map((g) => { expect(g!.params!.actor).toBe(actor); expect(g!.params!.reply).toBe(reply); return g!.params!.rule; });
+    const checking = (actor: 'manager' | 'worker') => rulesOf(actor, machine.getStateNodeById(`session.running.${actor}.checking`).always!, undefined);
+    // A turn's onDone checks the reply's first call: the same rules but one-boundary-per-reply (nothing is chosen before a first call).
+    const onDone = (actor: 'manager' | 'worker') =>
+      rulesOf(actor, machine.getStateNodeById(`session.running.${actor}.thinking`).transitions.get(`xstate.done.actor.${actor}Turn`)!, 'arrived');
+    expect(checking('manager')).toEqual(CALL_RULE_ORDER.manager);
+    expect(checking('worker')).toEqual(CALL_RULE_ORDER.worker);
+    expect(onDone('manager')).toEqual(CALL_RULE_ORDER.manager.filter((r) => r !== 'oneBoundaryPerReply'));
+    expect(onDone('worker')).toEqual(CALL_RULE_ORDER.worker.filter((r) => r !== 'oneBoundaryPerReply'));
     for (const actor of ['manager', 'worker'] as const) {
       for (const rule of CALL_RULE_ORDER[actor]) expect(ruleById[rule].actors).toContain(actor);
     }
