@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { createRuntime, SqliteStore, type Model, type ModelReply, type ModelRequest, type Runtime, type Session } from '../src/index.js';
+import { versionCount } from '../src/blackboard/blackboard.js';
 import { heapPlusExternal, settle } from './memory.js';
 import { FIRST_INPUT, K, MAX_BURST, seedTags, tagOf, TAGS } from './scenario.js';
 import { PACKAGE_ID, PACKAGES_DIR } from './steward.js';
@@ -149,7 +150,7 @@ export async function growthFigures(options: { dir: string; sessions: number; he
     for (let b = 1; b <= GROWTH_BURSTS; b++) {
       if ((GROWTH_POINTS as readonly number[]).includes(b)) {
         const context = session.actorRef.getSnapshot().context;
-        sizes.set(b, { burst: b, snapshotBytes: Buffer.byteLength(JSON.stringify(session.persisted())), contextMessages: context.transcripts.manager.messages.length, requestParts: context.blackboard.request?.length ?? 0 });
+        sizes.set(b, { burst: b, snapshotBytes: Buffer.byteLength(JSON.stringify(session.persisted())), contextMessages: context.transcripts.manager.messages.length, requestParts: versionCount(context.blackboard, 'request') });
         // A copy parked at this wait: the same rows, under another id (resumed below).
         const id = `growth_parked_${b}`;
         const stored = (await store.load(session.id))!;

@@ -20,7 +20,7 @@ export interface WindowLimits {
   chars: number;
 }
 
-export const DEFAULT_WINDOW: WindowLimits = { messages: 60, chars: 32_000 };
+export const DEFAULT_WINDOW: WindowLimits = { messages: 30, chars: 32_000 };
 
 export interface Transcript {
   /** The window: the latest messages of the conversation, starting at a group boundary. */
