@@ -133,9 +133,11 @@ export function hasArchivedVersions(board: Blackboard): boolean {
 export function requestText(board: Blackboard, fetched?: readonly { tag: string; version: TagVersion }[]): string | undefined {
   const count = versionCount(board, REQUEST_TAG);
   if (count === 0) return undefined;
+  const archived = new Map<number, string>();
+  for (const f of fetched ?? []) if (f.tag === REQUEST_TAG) archived.set(f.version.version, f.version.body);
   const out: string[] = [];
   for (let n = 1; n <= count; n++) {
-    const body = versionOf(board, REQUEST_TAG, n)?.body ?? fetched?.find((f) => f.tag === REQUEST_TAG && f.version.version === n)?.version.body;
+    const body = versionOf(board, REQUEST_TAG, n)?.body ?? archived.get(n);
     out.push(body ?? `(part ${n} of the request could not be read from the archive)`);
   }
   return out.join('\n\n');
