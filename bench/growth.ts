@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { createRuntime, SqliteStore, type Model, type ModelReply, type ModelRequest, type Runtime, type Session } from '../src/index.js';
+import { versionCount } from '../src/blackboard/blackboard.js';
 import { heapPlusExternal, settle } from './memory.js';
 import { FIRST_INPUT, K, MAX_BURST, seedTags, tagOf, TAGS } from './scenario.js';
 import { PACKAGE_ID, PACKAGES_DIR } from './steward.js';
@@ -120,7 +121,7 @@ export async function growthFigures(options: { dir: string; sessions: number; he
   try {
     // Retained heap first, on fresh runtimes, before the other phases leave garbage behind
     // (collected during a measurement, it shows as negative bytes).
-    options.progress(`growth: retained heap of ${options.held} sessions advanced together, SQLite and no store`);
+    options.progress(`growth: retained heap, ${options.held} sessions per point advanced together and closed at their point, SQLite and no store`);
     // A small throwaway round of each first: code compiled on first use is not a session's.
     await retained(new Driver(store, false), 3, 'warm_sqlite');
     await retained(new Driver(undefined), 3, 'warm_memory');
@@ -149,7 +150,7 @@ export async function growthFigures(options: { dir: string; sessions: number; he
     for (let b = 1; b <= GROWTH_BURSTS; b++) {
       if ((GROWTH_POINTS as readonly number[]).includes(b)) {
         const context = session.actorRef.getSnapshot().context;
-        sizes.set(b, { burst: b, snapshotBytes: Buffer.byteLength(JSON.stringify(session.persisted())), contextMessages: context.transcripts.manager.messages.length, requestParts: context.blackboard.request?.length ?? 0 });
+        sizes.set(b, { burst: b, snapshotBytes: Buffer.byteLength(JSON.stringify(session.persisted())), contextMessages: context.transcripts.manager.messages.length, requestParts: versionCount(context.blackboard, 'request') });
         // A copy parked at this wait: the same rows, under another id (resumed below).
         const id = `growth_parked_${b}`;
         const stored = (await store.load(session.id))!;
@@ -189,23 +190,43 @@ export async function growthFigures(options: { dir: string; sessions: number; he
   }
 }
 
-/** Retained heap of one waiting session at each point: `held` sessions advanced together, Δ(heap + external) / held. */
+/**
+ * Retained heap of one waiting session at each point: one cohort of `held` sessions per point,
+ * all advanced together from the start; at its point a cohort is closed, and what that frees
+ * (Δ(heap + external) after gc(), per session) is what a waiting session retains there.
+ * (Measuring the heap's growth since before the sessions started also counted the code the
+ * JIT compiled meanwhile: in a process already warmed by a whole round, heap snapshots showed
+ * ~590 KB of optimized code and deoptimization data compiled between bursts 1 and 60 — 12 KB
+ * "per session" of 50 that no session holds.)
+ */
 async function retained(d: Driver, held: number, prefix: string): Promise<Map<number, number>> {
   const out = new Map<number, number>();
-  const sessions: Session[] = [];
-  await settle();
-  const before = heapPlusExternal();
-  for (let i = 0; i < held; i++) sessions.push(await d.start(`${prefix}_${i}`));
+  const cohorts: Session[][] = [];
+  for (const point of GROWTH_POINTS) {
+    const cohort: Session[] = [];
+    for (let i = 0; i < held; i++) cohort.push(await d.start(`${prefix}_${point}_${i}`));
+    cohorts.push(cohort);
+  }
   for (let b = 1; b <= GROWTH_BURSTS; b++) {
-    if ((GROWTH_POINTS as readonly number[]).includes(b)) {
+    const at = (GROWTH_POINTS as readonly number[]).indexOf(b);
+    if (at >= 0) {
       await settle();
-      out.set(b, (heapPlusExternal() - before) / held);
+      const withCohort = heapPlusExternal();
+      await closeAll(cohorts[at]!);
+      cohorts[at] = [];
+      await settle();
+      out.set(b, (withCohort - heapPlusExternal()) / held);
     }
     if (b === GROWTH_BURSTS) break;
-    for (const s of sessions) expectWait(await d.answer(s, b), `held burst ${b + 1}`);
+    for (const cohort of cohorts) for (const s of cohort) expectWait(await d.answer(s, b), `held burst ${b + 1}`);
   }
-  for (const s of sessions) await s.close();
   return out;
+}
+
+/** Closes the sessions and empties the list (in a frame of its own: a suspended loop's iterator must not keep them). */
+async function closeAll(sessions: Session[]): Promise<void> {
+  for (const s of sessions) await s.close();
+  sessions.length = 0;
 }
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');

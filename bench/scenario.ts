@@ -9,6 +9,13 @@ export const K = 5; // loop-tool rounds per burst
 export const BURSTS = 3; // user turns
 export const MAX_BURST = 12;
 export const TAGS = 16;
+/**
+ * The transcript window the Steward runs get: the fake model decides from the number of tool
+ * results in its prompt, so the prompt must hold the whole session (BURSTS × (1 + 2 × (K + 1))
+ * + 1 = 40 messages), as the baseline's does; Steward's default window (30 messages) holds
+ * about two bursts.
+ */
+export const SCENARIO_WINDOW = { messages: 60 };
 /** Model calls per burst: K reads + the boundary call. */
 export const CALLS_PER_BURST = K + 1;
 /** 19: BURSTS bursts of K + 1 calls, then finish. */

@@ -12,7 +12,7 @@
 import { fileURLToPath } from 'node:url';
 import { createRuntime, type Session, type Runtime, type SendResult, type SessionStore } from '../src/index.js';
 import type { FakeModel } from './fake-model.js';
-import { answerText, BURSTS, CALLS_PER_SESSION, FIRST_INPUT, MAX_BURST, seedTags, verifyTranscript } from './scenario.js';
+import { answerText, BURSTS, CALLS_PER_SESSION, FIRST_INPUT, MAX_BURST, SCENARIO_WINDOW, seedTags, verifyTranscript } from './scenario.js';
 import type { SessionSamples } from './stats.js';
 
 export type StewardMode = 'hot' | 'memory' | 'sqlite' | 'postgres';
@@ -43,7 +43,7 @@ export class StewardHarness {
    */
   renew(store: SessionStore | undefined = this.store): void {
     this.store = store;
-    this.runtime = createRuntime({ model: this.model, packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, ...(store ? { store } : {}) });
+    this.runtime = createRuntime({ model: this.model, packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, window: SCENARIO_WINDOW, ...(store ? { store } : {}) });
   }
 
   /** A new session waiting in intake, blackboard seeded (see the file comment). */

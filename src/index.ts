@@ -31,7 +31,7 @@ export type { SessionStore, JournalEntry, StoredSession, SessionSummary, Archive
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore, defaultDbPath } from './store/sqlite-store.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
-export type { Blackboard, TagVersion, TagSlot, ArchivedTagVersion } from './blackboard/blackboard.js';
+export type { Blackboard, TagVersion, TagSlot, ArchivedVersions } from './blackboard/blackboard.js';
 export * from './errors.js';
 export { DEFAULT_LIMITS, resolveLimits, clip, type Limits } from './limits.js';
 export { redactSecrets, redactUrl } from './models/redact.js';

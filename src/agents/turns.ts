@@ -11,7 +11,7 @@
  * parts before it builds the worker's brief.
  */
 import { fromPromise } from 'xstate';
-import { archivedVersions, hasBody, REQUEST_TAG, slotOf, type TagVersion } from '../blackboard/blackboard.js';
+import { archivedVersions, hasArchivedVersions, hasVersion, REQUEST_TAG, versionOf, type TagVersion } from '../blackboard/blackboard.js';
 import { UserError } from '../errors.js';
 import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
 import type { Model, ModelReply } from '../models/model.js';
@@ -47,7 +47,7 @@ let lastBoardHasArchived = false;
 function hasArchived(board: SessionContext['blackboard']): boolean {
   if (board !== lastBoard) {
     lastBoard = board;
-    lastBoardHasArchived = Object.keys(board).some((tag) => board[tag]!.some((v) => !hasBody(v)));
+    lastBoardHasArchived = hasArchivedVersions(board);
   }
   return lastBoardHasArchived;
 }
@@ -84,8 +84,7 @@ export async function fetchArchivedReads(context: SessionContext, reply: ModelRe
         if (tag === REQUEST_TAG) want(wanted, tag, archivedVersions(context.blackboard, tag));
         continue;
       }
-      const slot = slotOf(context.blackboard, tag, version);
-      if (slot && !hasBody(slot)) want(wanted, tag, [version]);
+      if (hasVersion(context.blackboard, tag, version) && !versionOf(context.blackboard, tag, version)) want(wanted, tag, [version]);
     }
   }
   return wanted.size ? fetchVersions(context, wanted, lookup) : undefined;

@@ -7,10 +7,12 @@
  *
  * The context holds bodies only where the next step may need them: the latest version of
  * each tag and the versions of an artifact under review or rejected (a revision reads them).
- * Every other version keeps its place in the list as an `ArchivedTagVersion` — number, size,
- * author, artifact — and its body is read from the archive: by the runtime's `history()`, and
- * by the turn actors when a model needs it (`read_blackboard` with a `version`, the earlier
- * parts of the request), see src/agents/turns.ts.
+ * The other versions are not listed one by one: a tag's list starts with one summary,
+ * `ArchivedVersions` (how many versions left the context and their characters), so the
+ * context stays bounded however many versions a tag gets. Those versions are read from the
+ * archive: by the runtime's `history()`, and by the turn actors when a model needs one
+ * (`read_blackboard` with a `version`, the earlier parts of the request), see
+ * src/agents/turns.ts. A tag's version count is its latest version's number.
  */
 import type { Artifact } from './artifacts.js';
 import { ownValue } from './keyed.js';
@@ -25,17 +27,22 @@ export interface TagVersion {
   at?: string;
 }
 
-/** A version whose body left the context (it is in the archive). */
-export interface ArchivedTagVersion {
-  version: number;
-  writtenBy: string;
-  artifactId?: string;
-  /** Characters of the body. */
+/**
+ * The versions of a tag whose bodies left the context (they are in the archive), counted:
+ * first in the tag's list when there are any.
+ */
+export interface ArchivedVersions {
+  /** How many versions. */
+  archived: number;
+  /** Characters of their bodies (the index gives the whole request's size). */
   size: number;
-  archived: true;
 }
 
-export type TagSlot = TagVersion | ArchivedTagVersion;
+/**
+ * A tag's list: [ArchivedVersions?, ...versions with bodies, oldest first]; the last is the
+ * latest version, always held.
+ */
+export type TagSlot = TagVersion | ArchivedVersions;
 export type Blackboard = Record<string, TagSlot[]>;
 
 export interface TagIndexEntry {
@@ -54,6 +61,17 @@ export const REQUEST_TAG = 'request';
 
 export const hasBody = (v: TagSlot | undefined): v is TagVersion => v !== undefined && !('archived' in v);
 
+/** A tag's summary of archived versions, if it has one. */
+function summaryOf(versions: readonly TagSlot[]): ArchivedVersions | undefined {
+  const first = versions[0];
+  return first !== undefined && !hasBody(first) ? first : undefined;
+}
+
+/** How many versions a tag has (0: no such tag): its latest version's number. */
+export function versionCount(board: Blackboard, tag: string): number {
+  return latest(board, tag)?.version ?? 0;
+}
+
 /**
  * Returns a new board with one more version of `tag`; the old board is untouched and shares
  * every other tag with the new one. Writes only ever append, so this needs no draft (immer's
@@ -61,7 +79,8 @@ export const hasBody = (v: TagSlot | undefined): v is TagVersion => v !== undefi
  */
 export function withVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): { board: Blackboard; version: TagVersion } {
   const versions = ownValue(board, tag) ?? [];
-  const version: TagVersion = { version: versions.length + 1, ...entry };
+  const last = versions.at(-1);
+  const version: TagVersion = { version: (hasBody(last) ? last.version : 0) + 1, ...entry };
   // Spread and a computed key both define own properties, "__proto__" included.
   return { board: { ...board, [tag]: [...versions, version] }, version };
 }
@@ -72,22 +91,38 @@ export function latest(board: Blackboard, tag: string): TagVersion | undefined {
   return hasBody(v) ? v : undefined;
 }
 
-/** A version as the context holds it: with its body, or archived (body in the archive). */
-export function slotOf(board: Blackboard, tag: string, version: number): TagSlot | undefined {
-  return ownValue(board, tag)?.[version - 1];
+/** Whether the tag has this version (held in the context or archived). */
+export function hasVersion(board: Blackboard, tag: string, version: number): boolean {
+  return Number.isInteger(version) && version >= 1 && version <= versionCount(board, tag);
 }
 
 /** A version with its body, when the context holds it. */
 export function versionOf(board: Blackboard, tag: string, version: number): TagVersion | undefined {
-  const v = slotOf(board, tag, version);
-  return hasBody(v) ? v : undefined;
+  const versions = ownValue(board, tag);
+  if (!versions) return undefined;
+  // Newest first: the latest is the one read most; the list holds a few versions at most.
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const v = versions[i]!;
+    if (hasBody(v) && v.version === version) return v;
+  }
+  return undefined;
 }
 
-/** Versions of a tag whose bodies the context does not hold. */
+/** Versions of a tag whose bodies the context does not hold (in the archive), ascending. */
 export function archivedVersions(board: Blackboard, tag: string): number[] {
+  const versions = ownValue(board, tag);
+  if (!versions || !summaryOf(versions)) return [];
+  const held = new Set<number>();
+  for (const v of versions) if (hasBody(v)) held.add(v.version);
   const out: number[] = [];
-  for (const v of ownValue(board, tag) ?? []) if (!hasBody(v)) out.push(v.version);
+  for (let n = 1, count = versionCount(board, tag); n <= count; n++) if (!held.has(n)) out.push(n);
   return out;
+}
+
+/** Whether any tag has versions in the archive. */
+export function hasArchivedVersions(board: Blackboard): boolean {
+  for (const tag of Object.keys(board)) if (summaryOf(ownValue(board, tag)!)) return true;
+  return false;
 }
 
 /**
@@ -96,25 +131,24 @@ export function archivedVersions(board: Blackboard, tag: string): number[] {
  * the archive); a part found in neither is marked, never silently dropped.
  */
 export function requestText(board: Blackboard, fetched?: readonly { tag: string; version: TagVersion }[]): string | undefined {
-  const parts = ownValue(board, REQUEST_TAG);
-  if (!parts) return undefined;
-  return parts.map((v) => {
-    if (hasBody(v)) return v.body;
-    const found = fetched?.find((f) => f.tag === REQUEST_TAG && f.version.version === v.version);
-    return found ? found.version.body : `(part ${v.version} of the request could not be read from the archive)`;
-  }).join('\n\n');
+  const count = versionCount(board, REQUEST_TAG);
+  if (count === 0) return undefined;
+  const archived = new Map<number, string>();
+  for (const f of fetched ?? []) if (f.tag === REQUEST_TAG) archived.set(f.version.version, f.version.body);
+  const out: string[] = [];
+  for (let n = 1; n <= count; n++) {
+    const body = versionOf(board, REQUEST_TAG, n)?.body ?? archived.get(n);
+    out.push(body ?? `(part ${n} of the request could not be read from the archive)`);
+  }
+  return out.join('\n\n');
 }
 
 /** Characters of the whole request (its parts and the blank lines between them). */
 function requestSize(board: Blackboard): number {
   const parts = ownValue(board, REQUEST_TAG) ?? [];
-  let n = 2 * (parts.length - 1);
+  let n = 2 * (versionCount(board, REQUEST_TAG) - 1);
   for (const v of parts) n += hasBody(v) ? v.body.length : v.size;
   return n;
-}
-
-function archivedOf(v: TagVersion): ArchivedTagVersion {
-  return { version: v.version, writtenBy: v.writtenBy, ...(v.artifactId ? { artifactId: v.artifactId } : {}), size: v.body.length, archived: true };
 }
 
 /**
@@ -130,14 +164,26 @@ export function retainBodies(board: Blackboard, artifacts: readonly Artifact[]):
   let next: Blackboard | undefined;
   for (const tag of Object.keys(board)) {
     const versions = ownValue(board, tag)!;
-    let changed: TagSlot[] | undefined;
+    // Most tags hold only their latest version: nothing to look at.
+    if (versions.length === 1 || (versions.length === 2 && summaryOf(versions))) continue;
+    let leaving = 0;
     for (let i = 0; i < versions.length - 1; i++) {
       const v = versions[i]!;
-      if (!hasBody(v) || needed.has(`${v.version}\u0000${tag}`)) continue;
-      (changed ??= [...versions])[i] = archivedOf(v);
+      if (hasBody(v) && !needed.has(`${v.version}\u0000${tag}`)) leaving++;
+    }
+    if (leaving === 0) continue;
+    const summary = { archived: 0, size: 0, ...summaryOf(versions) };
+    const kept: TagSlot[] = [summary];
+    for (let i = 0; i < versions.length; i++) {
+      const v = versions[i]!;
+      if (!hasBody(v)) continue;
+      if (i < versions.length - 1 && !needed.has(`${v.version}\u0000${tag}`)) {
+        summary.archived++;
+        summary.size += v.body.length;
+      } else kept.push(v);
     }
     // A computed key defines an own property ("__proto__" included); `next[tag] =` would not.
-    if (changed) next = { ...(next ?? board), [tag]: changed };
+    next = { ...(next ?? board), [tag]: kept };
   }
   return next ?? board;
 }

@@ -20,7 +20,13 @@ export interface WindowLimits {
   chars: number;
 }
 
-export const DEFAULT_WINDOW: WindowLimits = { messages: 60, chars: 32_000 };
+/**
+ * The working memory of the current turns (the blackboard is the session's): 30 messages hold
+ * a full burst at the default maxBurst (1 + 2 × 12) with the question it answers, or about the
+ * current burst and the one before it; 32,000 characters (~8k tokens) are the token budget,
+ * room for one burst's reads of real bodies. The reasoning: docs/design.md §5.
+ */
+export const DEFAULT_WINDOW: WindowLimits = { messages: 30, chars: 32_000 };
 
 export interface Transcript {
   /** The window: the latest messages of the conversation, starting at a group boundary. */

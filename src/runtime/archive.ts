@@ -6,7 +6,7 @@
  * src/machines/transcript.ts) and archived: by the store, in the same transaction as the
  * journal entry; without a store, here, in memory, per session.
  */
-import { hasBody, type TagVersion } from '../blackboard/blackboard.js';
+import { hasBody, versionOf, type TagSlot, type TagVersion } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
 import { firstNumber, type Transcript } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
@@ -38,10 +38,9 @@ export function historyItems(before: SessionContext | null, after: SessionContex
       const versions = after.blackboard[tag]!;
       const old = before && Object.hasOwn(before.blackboard, tag) ? before.blackboard[tag]! : undefined;
       if (old === versions) continue;
-      for (let i = old?.length ?? 0; i < versions.length; i++) {
-        const v = versions[i]!;
-        if (hasBody(v)) out.push({ kind: 'version', key: tag, n: v.version, value: v });
-      }
+      // Versions are only ever appended: the new ones are numbered after the old latest.
+      const known = latestNumber(old);
+      for (const v of versions) if (hasBody(v) && v.version > known) out.push({ kind: 'version', key: tag, n: v.version, value: v });
     }
   }
   return out;
@@ -70,13 +69,16 @@ export function droppedItems(before: SessionContext, after: SessionContext): Arc
       const old = before.blackboard[tag]!;
       const now = Object.hasOwn(after.blackboard, tag) ? after.blackboard[tag]! : undefined;
       if (now === old || !now) continue;
-      for (let i = 0; i < old.length; i++) {
-        const v = old[i]!;
-        if (hasBody(v) && !hasBody(now[i])) out.push({ kind: 'version', key: tag, n: v.version, value: v });
-      }
+      for (const v of old) if (hasBody(v) && !versionOf(after.blackboard, tag, v.version)) out.push({ kind: 'version', key: tag, n: v.version, value: v });
     }
   }
   return out;
+}
+
+/** The number of a tag list's latest version (0: no list). */
+function latestNumber(versions: readonly TagSlot[] | undefined): number {
+  const last = versions?.at(-1);
+  return hasBody(last) ? last.version : 0;
 }
 
 /** Reads a session's archive, whichever holds it. */
@@ -120,8 +122,8 @@ export async function fullTranscript(read: ArchiveReader, name: TranscriptName, 
 
 /** One tag version with its body: from the context when it holds it, else from the archive. */
 export async function findTagVersion(read: ArchiveReader, context: SessionContext | undefined, tag: string, version: number): Promise<TagVersion | undefined> {
-  const held = context && Object.hasOwn(context.blackboard, tag) ? context.blackboard[tag]![version - 1] : undefined;
-  if (hasBody(held)) return held;
+  const held = context ? versionOf(context.blackboard, tag, version) : undefined;
+  if (held) return held;
   const [item] = await read('version', tag, { from: version, to: version });
   return item?.value as TagVersion | undefined;
 }

@@ -6,11 +6,11 @@
  */
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { z } from 'zod';
-import { hasBody, REQUEST_TAG, retainBodies, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
+import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
 import type { Artifact } from '../blackboard/artifacts.js';
 import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
-import { DEFAULT_WINDOW, transcriptOf } from '../machines/transcript.js';
+import { DEFAULT_WINDOW, transcriptOf, type WindowLimits } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
 
@@ -19,8 +19,11 @@ import type { ArchiveItemInput, StoredSession } from '../store/session-store.js'
  * v2: bounded windows (`transcripts`), archived tag versions without bodies, the request in parts.
  * v3 (issue 12): the context's `usage` moves into `ledger`, with the burst's token count and
  *   budget and the fork origin; a v2 context gets its usage in a ledger with no budget.
+ * v4: a tag's archived versions are counted in one summary `{archived, size}` first in its
+ *   list instead of an entry each (the context is bounded however many versions a tag gets);
+ *   a window of the old default limits takes the new default.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 3;
+export const SNAPSHOT_SCHEMA_VERSION = 4;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -29,18 +32,25 @@ const TranscriptSchema = z.looseObject({
   total: z.number().int().nonnegative(),
   omitted: z.number().int().nonnegative(),
 });
-// One object schema with a check rather than a union: a union tries the first shape, builds
-// its errors for every archived version, then the second (resume of a long session spent
-// most of its validation there, measured).
+// One object schema with a check rather than a union: a union tries the first shape and
+// builds its errors before it tries the second (measured: most of a resume's validation).
 const TagSlotSchema = z
   .looseObject({
-    version: z.number().int().positive(),
-    writtenBy: z.string(),
+    version: z.number().int().positive().optional(),
+    writtenBy: z.string().optional(),
     body: z.string().optional(),
+    archived: z.number().int().positive().optional(),
     size: z.number().int().nonnegative().optional(),
-    archived: z.literal(true).optional(),
   })
-  .refine((v) => v.body !== undefined || (v.archived === true && v.size !== undefined), 'a tag version needs a body, or archived: true and its size');
+  .refine(
+    (v) => (v.body !== undefined && v.version !== undefined && v.writtenBy !== undefined && v.archived === undefined) || (v.body === undefined && v.archived !== undefined && v.size !== undefined),
+    'a tag version needs version, writtenBy and body; a summary of archived versions needs archived and size',
+  );
+// [summary?, ...versions with bodies]: a summary only first, the latest version (with its body) last.
+const TagListSchema = z.array(TagSlotSchema).refine(
+  (list) => list.length > 0 && list.at(-1)!.body !== undefined && list.every((v, i) => i === 0 || v.body !== undefined),
+  'a tag lists its versions with bodies, the latest last, after at most one summary of archived versions',
+);
 
 const ContextSchema = z.looseObject({
   sessionId: z.string(),
@@ -53,7 +63,7 @@ const ContextSchema = z.looseObject({
     window: z.looseObject({ messages: z.number().int().positive(), chars: z.number().int().positive() }),
   }),
   // ownRecord: z.record would drop a tag named "__proto__".
-  blackboard: ownRecord(z.string(), z.array(TagSlotSchema)),
+  blackboard: ownRecord(z.string(), TagListSchema),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
   ledger: z.looseObject({
@@ -120,8 +130,8 @@ function v1ToV2(old: Record<string, unknown>): { context: Record<string, unknown
   return {
     context: {
       ...rest,
-      transcripts: { manager: transcriptOf(manager, DEFAULT_WINDOW), worker: transcriptOf(worker, DEFAULT_WINDOW), window: DEFAULT_WINDOW },
-      blackboard: retainBodies(board, artifacts),
+      transcripts: { manager: transcriptOf(manager, V3_DEFAULT_WINDOW), worker: transcriptOf(worker, V3_DEFAULT_WINDOW), window: V3_DEFAULT_WINDOW },
+      blackboard: retainBodiesV3(board, artifacts),
     },
     history,
   };
@@ -134,7 +144,51 @@ function v2ToV3(old: Record<string, unknown>): { context: Record<string, unknown
   return { context: { ...rest, ledger: { usage: usage ?? { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 } }, history: [] };
 }
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3 };
+/** The window limits every session had by default up to v3. */
+const V3_DEFAULT_WINDOW: WindowLimits = { messages: 60, chars: 32_000 };
+
+/** v2's rule of retainBodies: a version whose body leaves keeps an entry of its own. */
+function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Blackboard {
+  const needed = new Set<string>();
+  for (const a of artifacts) {
+    if (a.status === 'pending_review' || a.status === 'rejected') for (const [tag, version] of Object.entries(a.tags)) needed.add(`${version}\u0000${tag}`);
+  }
+  return Object.fromEntries(Object.entries(board).map(([tag, versions]) => [tag, versions.map((v, i) =>
+    !hasBody(v) || i === versions.length - 1 || needed.has(`${v.version}\u0000${tag}`)
+      ? v
+      : ({ version: v.version, writtenBy: v.writtenBy, ...(v.artifactId ? { artifactId: v.artifactId } : {}), size: v.body.length, archived: true } as unknown as TagSlot))]));
+}
+
+/**
+ * v3 → v4: a tag's archived entries (`{version, writtenBy, size, archived: true}`, one per
+ * version) become one summary `{archived: count, size: total}` first in its list; their
+ * bodies are in the archive already, so nothing leaves the context's history. A window of
+ * v3's default limits takes today's default (an app's own limits stay).
+ */
+function v3ToV4(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
+  // Entries, not `board[tag] =`: a tag named "__proto__" must stay an own key.
+  const board: [string, unknown][] = [];
+  const oldBoard = old.blackboard && typeof old.blackboard === 'object' ? (old.blackboard as Record<string, unknown>) : {};
+  for (const tag of Object.keys(oldBoard)) {
+    const versions = oldBoard[tag];
+    if (!isArray(versions)) {
+      board.push([tag, versions]); // left for the schema to refuse
+      continue;
+    }
+    const held = versions.filter((v) => !(v && typeof v === 'object' && (v as { archived?: unknown }).archived === true));
+    const archived = versions.filter((v) => !held.includes(v)) as { size?: unknown }[];
+    const size = archived.reduce((n, v) => n + (typeof v.size === 'number' ? v.size : 0), 0);
+    board.push([tag, archived.length ? [{ archived: archived.length, size }, ...held] : held]);
+  }
+  const transcripts = old.transcripts as { window?: Partial<WindowLimits> } | undefined;
+  const oldDefault = transcripts?.window?.messages === V3_DEFAULT_WINDOW.messages && transcripts.window.chars === V3_DEFAULT_WINDOW.chars;
+  return {
+    context: { ...old, blackboard: Object.fromEntries(board), ...(oldDefault ? { transcripts: { ...transcripts, window: DEFAULT_WINDOW } } : {}) },
+    history: [],
+  };
+}
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

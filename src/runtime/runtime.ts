@@ -47,7 +47,8 @@ export interface RuntimeOptions {
   limits?: Partial<Limits>;
   /**
    * Limits of the transcript windows the context keeps and the prompts show (default
-   * { messages: 60, chars: 32000 }); older messages stay readable through `history()`.
+   * { messages: 30, chars: 32000 }: about the current burst and the one before it, see
+   * docs/design.md §5); older messages stay readable through `history()`.
    */
   window?: Partial<WindowLimits>;
 }

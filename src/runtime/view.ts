@@ -3,7 +3,7 @@
  * snapshot. phase = top-level state; waitingReason = the `waiting_user` substate.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import { versionOf } from '../blackboard/blackboard.js';
+import { latest, versionOf } from '../blackboard/blackboard.js';
 import type { Question } from '../blackboard/artifacts.js';
 import { readSnapshot } from '../machines/refusals.js';
 import type { ForkOrigin, Rejection, SessionContext, Step } from '../machines/session.context.js';
@@ -94,8 +94,8 @@ export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
     ...(context.message ? { message: context.message } : {}),
     ...(context.assessment ? { assessment: context.assessment } : {}),
     ...(context.notice ? { notice: context.notice } : {}),
-    blackboard: Object.entries(context.blackboard).map(([tag, versions]) => {
-      const v = versions[versions.length - 1]!;
+    blackboard: Object.keys(context.blackboard).map((tag) => {
+      const v = latest(context.blackboard, tag)!;
       return { tag, version: v.version, writtenBy: v.writtenBy };
     }),
     artifacts: context.artifacts.map((a) => ({ id: a.id, workerId: a.workerId, status: a.status })),

@@ -3,7 +3,7 @@
  * manager's messages as the call's result. Pure functions of the data they are given.
  */
 import type { Artifact } from '../blackboard/artifacts.js';
-import { latest, REQUEST_TAG, requestText, slotOf, versionOf, type Blackboard, type TagVersion } from '../blackboard/blackboard.js';
+import { latest, REQUEST_TAG, requestText, hasVersion, versionOf, type Blackboard, type TagVersion } from '../blackboard/blackboard.js';
 import type { ReadBlackboardArgs } from './schemas.js';
 import type { WorkerInfo } from './validation.js';
 
@@ -30,7 +30,7 @@ export function readBlackboard(args: ReadBlackboardArgs, data: LoopToolData): st
         return `## ${tag}\n(no such tag; tags on the blackboard: ${known})`;
       }
       if (args.version !== undefined && args.version !== v.version) {
-        if (!slotOf(data.blackboard, tag, args.version)) return `## ${tag}\n(no version ${args.version}; versions are 1 to ${v.version})`;
+        if (!hasVersion(data.blackboard, tag, args.version)) return `## ${tag}\n(no version ${args.version}; versions are 1 to ${v.version})`;
         const old = bodyOf(data, tag, args.version);
         if (!old) return `## ${tag}\n(version ${args.version} could not be read from the session's archive)`;
         return `## ${tag} (v${old.version}, by ${old.writtenBy})\n${old.body}`;

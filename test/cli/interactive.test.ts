@@ -251,7 +251,9 @@ it.skipIf(!hasScript)('"Edit, then approve" edits the reason; "Edit, then accept
     const accepted = journal.find((e) => e.type === 'user_accepted_artifact')!.payload as { by?: string; edits?: Record<string, string> };
     expect(accepted).toMatchObject({ by: 'tester', edits: { note: 'Edited in the editor.\n' } });
     const stored = (await store.load(summary!.id))!.snapshot as { snapshot: { context: { blackboard: Record<string, { writtenBy: string; body: string }[]> } } };
-    expect(stored.snapshot.context.blackboard.note!.map((v) => v.writtenBy)).toEqual(['echo', 'tester']);
+    // The snapshot keeps the latest version; the worker's, no longer under review, is in the archive.
+    expect(stored.snapshot.context.blackboard.note!.at(-1)!.writtenBy).toBe('tester');
+    expect((await store.archived(summary!.id, 'version', 'note')).map((i) => (i.value as { writtenBy: string }).writtenBy)).toEqual(['echo', 'tester']);
   } finally {
     await store.close();
   }

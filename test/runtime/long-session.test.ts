@@ -135,6 +135,9 @@ describe('a session of 2,000 events', () => {
     const context = session.actorRef.getSnapshot().context;
     expect(context.transcripts.manager.messages.length).toBeLessThanOrEqual(context.transcripts.window.messages);
     expect(context.blackboard.note!.filter((v) => 'body' in v).map((v) => v.version)).toEqual([NOTES]);
+    // The older versions are counted, not listed: the tag's list is bounded however many it has.
+    expect(context.blackboard.note![0]).toEqual({ archived: NOTES - 1, size: Array.from({ length: NOTES - 1 }, (_, i) => `note ${i + 1}`.length).reduce((a, b) => a + b, 0) });
+    expect(context.blackboard.note).toHaveLength(2);
 
     // Every note version ever written is readable, from the live session and from the store.
     const history = await runtime.history(id);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { requestText, type TagVersion } from '../../src/blackboard/blackboard.js';
 import { openEnvelopeWithHistory, SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
+import { DEFAULT_WINDOW } from '../../src/machines/transcript.js';
 import { createRuntime, MemoryStore, scriptedCall as call, ScriptedModel, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
 import { useTempDir } from '../support/temp.js';
 
@@ -18,10 +19,45 @@ const fixture = JSON.parse(readFileSync(new URL('../fixtures/session-v1-bounded.
 const v1 = fixture.session.snapshot;
 const oldContext = v1.snapshot.context as { managerMessages: ChatMessage[]; workerMessages: ChatMessage[] };
 
+describe('snapshot schema v3 → v4', () => {
+  const v3 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v3.json', import.meta.url), 'utf8')) as { schemaVersion: number; snapshot: { context: SessionContext } };
+
+  it('the archived entries of a tag become one summary; the default window becomes the new default', () => {
+    expect(v3.schemaVersion).toBe(3);
+    const oldRequest = v3.snapshot.context.blackboard.request as unknown as { version: number; archived?: true; size?: number; body?: string }[];
+    expect(oldRequest.map((v) => v.archived ?? false)).toEqual([true, false]);
+    const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v3));
+    const context = (snapshot as { context: SessionContext }).context;
+    expect(context.blackboard.request).toEqual([{ archived: 1, size: oldRequest[0]!.size }, oldRequest[1]]);
+    expect(context.blackboard.note).toEqual(v3.snapshot.context.blackboard.note);
+    expect(context.transcripts.window).toEqual(DEFAULT_WINDOW);
+    expect(context.transcripts.manager).toEqual(v3.snapshot.context.transcripts.manager);
+    expect(migratedHistory).toEqual([]);
+  });
+
+  it("an app's own window limits stay", () => {
+    const own = structuredClone(v3);
+    own.snapshot.context.transcripts.window = { messages: 200, chars: 100_000 };
+    const { snapshot } = openEnvelopeWithHistory('s', own);
+    expect((snapshot as { context: SessionContext }).context.transcripts.window).toEqual({ messages: 200, chars: 100_000 });
+  });
+
+  it('a v4 tag list with a summary anywhere but first, or without its latest body, is refused', () => {
+    const { snapshot } = openEnvelopeWithHistory('s', structuredClone(v3));
+    const context = (snapshot as { context: SessionContext }).context;
+    const [summary, latest] = context.blackboard.request!;
+    const envelopeWith = (request: unknown[]) => ({ schemaVersion: 4, snapshot: { ...(snapshot as object), context: { ...context, blackboard: { ...context.blackboard, request } } } });
+    expect(() => openEnvelopeWithHistory('s', envelopeWith([summary, latest]))).not.toThrow();
+    expect(() => openEnvelopeWithHistory('s', envelopeWith([latest, summary]))).toThrow(SnapshotError);
+    expect(() => openEnvelopeWithHistory('s', envelopeWith([summary]))).toThrow(SnapshotError);
+    expect(() => openEnvelopeWithHistory('s', envelopeWith([{ archived: 1 }, latest]))).toThrow(/blackboard\.request/);
+  });
+});
+
 describe('snapshot schema v1 → v2', () => {
   it('the fixture is v1, and the migration bounds it without losing anything', () => {
     expect(v1.schemaVersion).toBe(1);
-    expect(SNAPSHOT_SCHEMA_VERSION).toBe(3);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(4);
     expect(oldContext.managerMessages.length).toBeGreaterThan(60);
     const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
     const context = (snapshot as { context: SessionContext }).context;
@@ -37,7 +73,8 @@ describe('snapshot schema v1 → v2', () => {
     expect(parts.map((p) => p.version.body)).toEqual(['A ghost story in a lighthouse', 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
     expect(requestText(context.blackboard, parts)).toBe((v1.snapshot.context.blackboard as Record<string, { body: string }[]>).request!.at(-1)!.body);
     // note v1 (accepted, then a newer version) leaves the context; v2 keeps its body.
-    expect(context.blackboard.note).toEqual([{ version: 1, writtenBy: 'echo', artifactId: 'a1', size: 'First note.'.length, archived: true }, expect.objectContaining({ version: 2, body: 'Second note.' })]);
+    // (v4: the archived versions are counted in one summary, first in the tag's list.)
+    expect(context.blackboard.note).toEqual([{ archived: 1, size: 'First note.'.length }, expect.objectContaining({ version: 2, body: 'Second note.' })]);
     const messages = migratedHistory!.filter((i) => i.kind === 'message' && i.key === 'manager').map((i) => i.value);
     expect(messages).toEqual(oldContext.managerMessages);
     expect(migratedHistory!.filter((i) => i.kind === 'version' && i.key === 'note').map((i) => (i.value as { body: string }).body)).toEqual(['First note.', 'Second note.']);
@@ -51,7 +88,7 @@ describe('snapshot schema v1 → v2', () => {
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
-      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(3);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(4);
       expect(stored!.revision).toBe(2);
       expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
       expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
@@ -76,7 +113,7 @@ describe('snapshot schema v1 → v2', () => {
     expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
     expect((await session.tagVersion('note', 1))?.body).toBe('First note.');
     session.stop();
-    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 4 })).toThrow(/newer Steward.*v4/);
+    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 5 })).toThrow(/newer Steward.*v5/);
     expect(() => runtime.restoreSession({ schemaVersion: 1, snapshot: { context: { managerMessages: 'x' } } })).toThrow(SnapshotError);
   });
 });

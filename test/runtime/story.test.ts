@@ -186,7 +186,7 @@ describe('a short story from intake to done', () => {
     // The rejected draft is still readable: nothing on the blackboard is overwritten (its
     // body left the context once superseded; the session's archive keeps it).
     const draft = session.actorRef.getSnapshot().context.blackboard.draft!;
-    expect(draft.map((v) => [v.version, 'body' in v])).toEqual([[1, false], [2, true]]);
+    expect(draft.map((v) => ('body' in v ? [v.version, true] : [v.archived, false]))).toEqual([[1, false], [2, true]]);
     expect((await session.tagVersions('draft')).map((v) => [v.version, v.artifactId, v.body])).toEqual([
       [1, 'a3', DRAFT_1],
       [2, 'a4', DRAFT_2],

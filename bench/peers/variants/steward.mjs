@@ -59,6 +59,13 @@ export const SEEDS = Object.fromEntries(BLACKBOARD);
 const toolCall = (id, name, args) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
 
 /** Steward's Model: a pure function of the tool results in the prompt, via the harness's nextStep. */
+/**
+ * HarnessModel decides from the number of tool results in its prompt, so the prompt must hold
+ * the whole session (40 messages), as the peers' prompts do; Steward's default window holds
+ * about two bursts (30 messages).
+ */
+export const HARNESS_WINDOW = { messages: 60 };
+
 export class HarnessModel {
   label = 'anchors-bench fake model';
   complete(request) {
@@ -112,7 +119,7 @@ export async function toolResults(h) {
 export const send = (session, text) => session.send({ type: 'user_submitted_input', text });
 
 export const create = () => {
-  const runtime = createRuntime({ model: new HarnessModel(), packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST });
+  const runtime = createRuntime({ model: new HarnessModel(), packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, window: HARNESS_WINDOW });
   return {
     name: 'steward',
     runtime,

@@ -14,7 +14,7 @@
 //   the journal: entries and the bytes of their payload JSON.
 // The store is opened lazily (run.mjs calls create() once just to read the name).
 import { MAX_BURST, USER_TEXT } from '../scenario.mjs';
-import { steward, HarnessModel, PACKAGES_DIR, openSeeded, settled, toolResults, send, tempSqliteStore } from './steward.mjs';
+import { steward, HarnessModel, HARNESS_WINDOW, PACKAGES_DIR, openSeeded, settled, toolResults, send, tempSqliteStore } from './steward.mjs';
 
 const { createRuntime } = steward;
 
@@ -23,7 +23,7 @@ export const create = () => {
   const rt = () => {
     if (!runtime) {
       store = tempSqliteStore('anchors');
-      runtime = createRuntime({ model: new HarnessModel(), packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, store });
+      runtime = createRuntime({ model: new HarnessModel(), packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, window: HARNESS_WINDOW, store });
     }
     return runtime;
   };

@@ -271,7 +271,9 @@ function details(view: SessionView, context: SessionContext): HTMLElement[] {
       const versions = context.blackboard[b.tag] ?? [];
       return h('li', null, h('details', null,
         h('summary', null, h('code', null, b.tag), ` v${b.version} · ${b.writtenBy}`),
-        versions.slice().reverse().map((v) => h('div', null, h('div', { class: 'muted' }, `v${v.version} by ${v.writtenBy}`), 'body' in v ? h('pre', { class: 'body' }, v.body) : h('p', { class: 'muted' }, `archived (${v.size} chars): the snapshot keeps only the latest body`)))));
+        versions.slice().reverse().map((v) => 'body' in v
+          ? h('div', null, h('div', { class: 'muted' }, `v${v.version} by ${v.writtenBy}`), h('pre', { class: 'body' }, v.body))
+          : h('p', { class: 'muted' }, `${v.archived} older version${v.archived === 1 ? '' : 's'} archived (${v.size} chars): the snapshot keeps only the latest body and those under review`))));
     }))));
   if (view.artifacts.length) {
     out.push(section('Artifacts', h('ul', null, view.artifacts.map((a) => h('li', null, `${a.id} · ${a.workerId} · `, h('span', { class: `status-${a.status}` }, a.status))))));
