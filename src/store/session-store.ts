@@ -102,6 +102,15 @@ export interface AppendOptions {
    * another owner holds an unexpired lease on the session.
    */
   lease?: Lease;
+  /**
+   * false: nobody is shown this write's outcome before a later write (a commit inside a model
+   * loop; `send()` resolves only at the next wait). A store may then commit it without
+   * forcing it to disk (SqliteStore: `synchronous=NORMAL`): it survives a crash of the
+   * process, but a power loss or an OS crash may roll it back, together with every such
+   * write after the last durable one. The next durable write makes all of them durable.
+   * Default true: on disk before `append` resolves. Stores that always sync ignore it.
+   */
+  durable?: boolean;
 }
 
 /**

@@ -8,6 +8,7 @@ import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { storeFault } from './sqlite-faults.js';
 import type {
+  AppendOptions,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -36,6 +37,27 @@ function sqliteDriver(): typeof Database {
 /** How long a command waits for another process's lock: reading commands should not hang. */
 export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
+
+/**
+ * When a commit reaches the disk (see docs/design.md §8, "Durability"):
+ * - 'acknowledged' (default): a write that ends a `send()` (the wait, done, a refusal, stop)
+ *   and every write without `durable: false` commits at `synchronous=FULL` (the WAL is
+ *   fsynced, and with it every frame before); the commits inside a model loop
+ *   (`durable: false`) at `synchronous=NORMAL`, which survives a crash of the process but
+ *   not a power loss: that loses at most the rounds since the last acknowledged write,
+ *   which `steward resume` runs again, as it runs an interrupted model call again.
+ * - 'every-event': every commit is fsynced (one fsync per journalled event).
+ */
+export const DURABILITIES = ['acknowledged', 'every-event'] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
+/** `STEWARD_DURABILITY` for the CLI and `steward serve`; unset or empty: 'acknowledged'. */
+export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durability {
+  const value = env.STEWARD_DURABILITY;
+  if (!value) return 'acknowledged';
+  if ((DURABILITIES as readonly string[]).includes(value)) return value as Durability;
+  throw new UserError(`STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}, or unset it (default "acknowledged").`);
+}
 
 /** The schema this code reads and writes, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 2;
@@ -135,11 +157,18 @@ export class SqliteStore implements SessionStore {
 
   /** Opened with `readOnly`: reads work on a read-only file or folder; nothing is created or migrated. */
   readonly readOnly: boolean;
+  readonly durability: Durability;
   private readonly busyTimeoutMs: number;
+  /** The connection's `synchronous` level (2 FULL, 1 NORMAL), set before each commit that needs another. */
+  private syncLevel = 0;
 
-  constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean } = {}) {
+  constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
     this.readOnly = options.readOnly === true;
+    this.durability = options.durability ?? 'acknowledged';
+    if (!(DURABILITIES as readonly string[]).includes(this.durability)) {
+      throw new UserError(`SqliteStore durability "${String(this.durability)}" is unknown: use ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}.`);
+    }
     this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
     if (path !== ':memory:') {
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
@@ -213,6 +242,7 @@ export class SqliteStore implements SessionStore {
       updated_at: at,
     };
     try {
+      this.commitAt(FULL);
       this.createTx(row, toJournalRow(session.id, 1, at, session.entry), (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item)));
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -228,10 +258,33 @@ export class SqliteStore implements SessionStore {
     return row ? toStoredSession(row) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = [], options: AppendOptions = {}): Promise<number> {
     // Serialise outside the transaction: a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
-    return this.guard(() => this.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive));
+    return this.guard(() => {
+      this.commitAt(options.durable === false && this.durability === 'acknowledged' ? NORMAL : FULL);
+      return this.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive);
+    });
+  }
+
+  /**
+   * The connection's `PRAGMA synchronous` now (2 FULL, 1 NORMAL): the level the last commit
+   * used. SQLite refuses to change it inside a transaction, so it is set before BEGIN.
+   */
+  synchronous(): number {
+    return this.guard(() => this.db.pragma('synchronous', { simple: true }) as number);
+  }
+
+  /**
+   * Sets the level of the next commit. Set explicitly, never left to SQLite: a connection
+   * that opens a file already in WAL mode starts at NORMAL in better-sqlite3's build
+   * (SQLITE_DEFAULT_WAL_SYNCHRONOUS=1), one that switched it to WAL at FULL.
+   */
+  private commitAt(level: typeof FULL | typeof NORMAL): void {
+    if (this.syncLevel === level) return;
+    // Not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs.
+    this.db.exec(level === FULL ? 'PRAGMA synchronous = FULL' : 'PRAGMA synchronous = NORMAL');
+    this.syncLevel = level;
   }
 
   async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
@@ -342,6 +395,9 @@ function newerSchema(path: string, found: number): UserError {
       `Upgrade Steward, or point STEWARD_DB at another file.`,
   );
 }
+
+const FULL = 2;
+const NORMAL = 1;
 
 /** Every statement is compiled once per connection, here. */
 function prepare(db: Database.Database) {

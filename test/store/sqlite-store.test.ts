@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SnapshotError, StoreError, UserError } from '../../src/errors.js';
-import { SCHEMA_VERSION, SqliteStore, defaultDbPath } from '../../src/store/sqlite-store.js';
+import { SCHEMA_VERSION, SqliteStore, defaultDbPath, durabilityFromEnv } from '../../src/store/sqlite-store.js';
 import { describeSessionStore, entry } from './session-store.spec.js';
 
 /** A fresh directory under the OS temp dir per test; removed by the returned function. */
@@ -69,6 +69,35 @@ describe('SqliteStore on disk', () => {
     });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
+  it('fsyncs what is acknowledged, also on a reopened file; defers only the writes marked durable: false', async () => {
+    const path = dbFile();
+    const first = open(path);
+    await first.create({ id: 's1', packageId: null, snapshot: { step: 0 }, entry: created });
+    await first.close();
+    // better-sqlite3 opens a file already in WAL mode at synchronous=NORMAL (its build sets
+    // SQLITE_DEFAULT_WAL_SYNCHRONOUS=1): the store must set the level itself.
+    const store = open(path);
+    expect(await store.append('s1', 1, [entry('a', 'waiting')], { step: 1 })).toBe(2);
+    expect(store.synchronous()).toBe(2); // FULL: the WAL is fsynced at commit
+    expect(await store.append('s1', 2, [entry('b', 'running')], { step: 2 }, [], { durable: false })).toBe(3);
+    expect(store.synchronous()).toBe(1); // NORMAL: survives a process crash, not a power loss
+    await store.create({ id: 's2', packageId: null, snapshot: { step: 0 }, entry: created });
+    expect(store.synchronous()).toBe(2);
+
+    const everyEvent = new SqliteStore(path, { durability: 'every-event' });
+    cleanups.push(() => everyEvent.close());
+    expect(await everyEvent.append('s1', 3, [entry('c', 'running')], { step: 3 }, [], { durable: false })).toBe(4);
+    expect(everyEvent.synchronous()).toBe(2);
+    expect(() => new SqliteStore(path, { durability: 'sometimes' as never })).toThrow(/durability "sometimes" is unknown: use "acknowledged" or "every-event"/);
+  });
+
+  it('reads STEWARD_DURABILITY, naming the values it takes', () => {
+    expect(durabilityFromEnv({})).toBe('acknowledged');
+    expect(durabilityFromEnv({ STEWARD_DURABILITY: '' })).toBe('acknowledged');
+    expect(durabilityFromEnv({ STEWARD_DURABILITY: 'every-event' })).toBe('every-event');
+    expect(() => durabilityFromEnv({ STEWARD_DURABILITY: 'always' })).toThrow(/STEWARD_DURABILITY is "always".*"acknowledged" or "every-event"/);
   });
 
   it('reports a corrupt snapshot as SnapshotError naming the session, and still loads the others', async () => {
