@@ -100,6 +100,37 @@ describe('SqliteStore on disk', () => {
     expect(() => durabilityFromEnv({ STEWARD_DURABILITY: 'always' })).toThrow(/STEWARD_DURABILITY is "always".*"acknowledged" or "every-event"/);
   });
 
+  it('migrates a v2 file: last_seq from the journal, the updated_at index gone; read-only connections still read v2', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 's1', packageId: null, snapshot: { step: 0 }, entry: created });
+    await store.append('s1', 1, [entry('a', 'x'), entry('b', 'y')], { step: 1 });
+    await store.create({ id: 's2', packageId: null, snapshot: { step: 0 }, entry: created });
+    await store.close();
+    // Back to the v2 shape, as a file written by the previous Steward.
+    const raw = new Database(path);
+    raw.exec(`ALTER TABLE sessions DROP COLUMN last_seq; CREATE INDEX sessions_by_update ON sessions(updated_at DESC);`);
+    raw.pragma('user_version = 2');
+    raw.close();
+
+    const reader = new SqliteStore(path, { readOnly: true });
+    cleanups.push(() => reader.close());
+    expect((await reader.list()).map((s) => s.id).sort()).toEqual(['s1', 's2']);
+    expect((await reader.journal('s1')).map((e) => e.seq)).toEqual([1, 2, 3]);
+    await reader.close();
+
+    const migrated = open(path);
+    expect(await migrated.append('s1', 2, [entry('c', 'z')], { step: 2 })).toBe(3);
+    expect((await migrated.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a'], [3, 'b'], [4, 'c']]);
+    expect(await migrated.append('s2', 1, [entry('d', 'z')], { step: 1 })).toBe(2);
+    expect((await migrated.journal('s2')).map((e) => e.seq)).toEqual([1, 2]);
+    const check = new Database(path, { readonly: true });
+    cleanups.push(() => { check.close(); });
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'sessions_by_update'`).all()).toEqual([]);
+    expect(check.prepare(`SELECT id, last_seq FROM sessions ORDER BY id`).all()).toEqual([{ id: 's1', last_seq: 4 }, { id: 's2', last_seq: 2 }]);
+  });
+
   it('reports a corrupt snapshot as SnapshotError naming the session, and still loads the others', async () => {
     const path = dbFile();
     const store = open(path);
