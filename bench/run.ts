@@ -207,7 +207,7 @@ async function main(): Promise<void> {
 
     // ── PostgreSQL beside SQLite, and serve throughput (bench/postgres-bench.ts) ──
     const pg = await postgresFigures({ model, iterations: config.storeIterations, journalEntries: config.journalEntries, sessions: config.quick ? 10 : 60, throughputSessions: config.quick ? 12 : 60, progress });
-    if (pg) process.stdout.write(formatPostgres(pg, { append: store.sqliteAppend.median, resumeLong: store.resumeLong.median, pauseResume: median(samples['steward-sqlite'].pauseResume) }));
+    if (pg) process.stdout.write(formatPostgres(pg, { append: store.sqliteAppendDurable.median, resumeLong: store.resumeLong.median, pauseResume: median(samples['steward-sqlite'].pauseResume) }));
 
     if (config.json) {
       const us3 = (values: number[]) => { const x = summarize(values); return { median: us(x.median), p10: us(x.p10), p90: us(x.p90), n: x.n }; };
