@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { MemoryStore } from './memory-store.js';
 import { redactUrl } from './redact-url.js';
 import type { SessionStore } from './session-store.js';
-import { defaultDbPath, durabilityFromEnv, SqliteStore, type Durability } from './sqlite-store.js';
+import { durabilityFromEnv, type Durability } from './session-store.js';
+import { defaultDbPath, SqliteStore } from './sqlite-store.js';
 
 export { redactUrl };
 
@@ -33,8 +34,8 @@ export function printableLocation(location: string): string {
 /**
  * Opens the store at `location` (`readOnly`: an SQLite file is only read, never created) and, for PostgreSQL, connects and migrates before
  * returning, so a wrong URL fails here with a StoreUnavailableError that names the fix.
- * `durability` (SQLite; default STEWARD_DURABILITY, else 'acknowledged'): when commits are
- * fsynced. PostgreSQL fsyncs every commit.
+ * `durability` (default STEWARD_DURABILITY, else 'acknowledged'): which commits are flushed
+ * to disk before they resolve (see session-store.ts).
  */
 export async function openStore(location: string, { readOnly = false, durability }: { readOnly?: boolean; durability?: Durability } = {}): Promise<SessionStore> {
   if (!isPostgresUrl(location)) {
@@ -43,7 +44,7 @@ export async function openStore(location: string, { readOnly = false, durability
     return new SqliteStore(location, { readOnly, durability: durability ?? durabilityFromEnv() });
   }
   const { PostgresStore } = await import('./postgres-store.js');
-  const store = new PostgresStore(location);
+  const store = new PostgresStore(location, { durability: durability ?? durabilityFromEnv() });
   try {
     await store.ready();
   } catch (error) {

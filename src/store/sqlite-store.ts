@@ -7,6 +7,7 @@ import { ConflictError, SessionNotFoundError, SnapshotError, StoreError, UserErr
 import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { storeFault } from './sqlite-faults.js';
+import { DURABILITIES, type Durability } from './session-store.js';
 import type {
   AppendOptions,
   ArchiveItem,
@@ -38,28 +39,9 @@ function sqliteDriver(): typeof Database {
 export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
-/**
- * When a commit reaches the disk (see docs/design.md §8, "Durability"):
- * - 'acknowledged' (default): a write that ends a `send()` (the wait, done, a refusal, stop)
- *   and every write without `durable: false` commits at `synchronous=FULL` (the WAL is
- *   fsynced, and with it every frame before); the commits inside a model loop
- *   (`durable: false`) at `synchronous=NORMAL`, which survives a crash of the process but
- *   not a power loss: that loses at most the rounds since the last acknowledged write,
- *   which `steward resume` runs again, as it runs an interrupted model call again.
- * - 'every-event': every commit is fsynced (one fsync per journalled event).
- */
-export const DURABILITIES = ['acknowledged', 'every-event'] as const;
-export type Durability = (typeof DURABILITIES)[number];
-
-/** `STEWARD_DURABILITY` for the CLI and `steward serve`; unset or empty: 'acknowledged'. */
-export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durability {
-  const value = env.STEWARD_DURABILITY;
-  if (!value) return 'acknowledged';
-  if ((DURABILITIES as readonly string[]).includes(value)) return value as Durability;
-  throw new UserError(`STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}, or unset it (default "acknowledged").`);
-}
-
 /** The schema this code reads and writes, kept in `PRAGMA user_version`. */
+export { DURABILITIES, durabilityFromEnv, type Durability } from './session-store.js';
+
 export const SCHEMA_VERSION = 3;
 /** The oldest schema a read-only connection reads (it cannot migrate): v3 changed nothing readers use. */
 const OLDEST_READABLE_VERSION = 2;
