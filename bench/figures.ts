@@ -71,8 +71,12 @@ export function buildFigures({ samples, retained, live, persistedBytes, store }:
     },
     { id: 'persist_event_memory', label: '  persist / accepted event, Memory e2e', unit: 'µs', steward: (m('steward-memory', burst) - burstHot) / EVENTS_PER_BURST, baseline: null },
     {
-      id: 'sqlite_append', label: '  SqliteStore.append (mid-session)', unit: 'µs', steward: us(store.sqliteAppend.median), baseline: us(store.baselinePersist.median),
+      id: 'sqlite_append', label: '  SqliteStore.append (mid-session, in a model loop)', unit: 'µs', steward: us(store.sqliteAppend.median), baseline: us(store.baselinePersist.median),
       note: `one entry + the ${store.snapshotBytesMid.toLocaleString('en-US')}-byte snapshot of the 2nd wait; baseline = getPersistedSnapshot → JSON.stringify at the same point`,
+    },
+    {
+      id: 'sqlite_append_durable', label: '  SqliteStore.append, durable (ends a send())', unit: 'µs', steward: us(store.sqliteAppendDurable.median), baseline: null,
+      note: 'the same append committed at synchronous=FULL: the WAL is fsynced (the figure above is a commit inside a model loop, at NORMAL)',
     },
     { id: 'snapshot_stringify', label: '    of which JSON.stringify(snapshot)', unit: 'µs', steward: us(store.snapshotStringify.median), baseline: null },
     { id: 'memory_append', label: '  MemoryStore.append (mid-session)', unit: 'µs', steward: us(store.memoryAppend.median), baseline: us(store.baselinePersist.median) },

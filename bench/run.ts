@@ -19,6 +19,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryStore, SqliteStore } from '../src/index.js';
+import { durabilityFromEnv } from '../src/store/session-store.js';
 import { answer, createBaselineMachine, runBaselineSession, startBaseline, type BaselineActor } from './baseline.js';
 import { FakeModel } from './fake-model.js';
 import { buildFigures, MODES, type Measured, type Mode } from './figures.js';
@@ -101,7 +102,8 @@ async function main(): Promise<void> {
 
   const model = new FakeModel();
   const machine = createBaselineMachine(model);
-  const sqlite = new SqliteStore(join(dir, 'sessions.db'));
+  // STEWARD_DURABILITY=every-event measures an fsync per event (default: per acknowledgement).
+  const sqlite = new SqliteStore(join(dir, 'sessions.db'), { durability: durabilityFromEnv() });
   const harness = {
     hot: new StewardHarness(model, 'hot', undefined),
     memory: new StewardHarness(model, 'memory', new MemoryStore()),
@@ -207,7 +209,7 @@ async function main(): Promise<void> {
 
     // ── PostgreSQL beside SQLite, and serve throughput (bench/postgres-bench.ts) ──
     const pg = await postgresFigures({ model, iterations: config.storeIterations, journalEntries: config.journalEntries, sessions: config.quick ? 10 : 60, throughputSessions: config.quick ? 12 : 60, progress });
-    if (pg) process.stdout.write(formatPostgres(pg, { append: store.sqliteAppend.median, resumeLong: store.resumeLong.median, pauseResume: median(samples['steward-sqlite'].pauseResume) }));
+    if (pg) process.stdout.write(formatPostgres(pg, { append: store.sqliteAppendDurable.median, resumeLong: store.resumeLong.median, pauseResume: median(samples['steward-sqlite'].pauseResume) }));
 
     if (config.json) {
       const us3 = (values: number[]) => { const x = summarize(values); return { median: us(x.median), p10: us(x.p10), p90: us(x.p90), n: x.n }; };

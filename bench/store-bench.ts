@@ -14,8 +14,10 @@ import { expectState, StewardHarness } from './steward.js';
 import { summarize, timeEach, timeEachSync, type Summary } from './stats.js';
 
 export interface StoreFigures {
-  /** SqliteStore.append of one entry + the mid-session snapshot (stringify, transaction, fsync). */
+  /** SqliteStore.append of one entry + the mid-session snapshot inside a model loop (`durable: false`: stringify, transaction, no fsync). */
   sqliteAppend: Summary;
+  /** The same append as the write that ends a send() (durable: the WAL fsynced at commit). */
+  sqliteAppendDurable: Summary;
   /** JSON.stringify of that snapshot alone (part of sqliteAppend). */
   snapshotStringify: Summary;
   /** MemoryStore.append of the same (structuredClone). */
@@ -83,7 +85,8 @@ export async function storeFigures(options: {
     await memory.create({ id: 'append_memory', packageId: 'bench', snapshot, entry: { ...entry, kind: 'created', type: 'created' } });
     let sqliteRevision = 1;
     let memoryRevision = 1;
-    const sqliteAppend = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append('append_sqlite', sqliteRevision, [entry], snapshot); }));
+    const sqliteAppend = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append('append_sqlite', sqliteRevision, [entry], snapshot, [], { durable: false }); }));
+    const sqliteAppendDurable = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append('append_sqlite', sqliteRevision, [entry], snapshot); }));
     const memoryAppend = summarize(await timeEach(n, warm, async () => { memoryRevision = await memory.append('append_memory', memoryRevision, [entry], snapshot); }));
     const snapshotStringify = summarize(timeEachSync(n, warm, () => JSON.stringify(snapshot)));
     const stewardPersisted = summarize(timeEachSync(n, warm, () => mid.persisted()));
@@ -146,7 +149,7 @@ export async function storeFigures(options: {
     live.stop();
 
     return {
-      sqliteAppend, snapshotStringify, memoryAppend, stewardPersisted, baselinePersist,
+      sqliteAppend, sqliteAppendDurable, snapshotStringify, memoryAppend, stewardPersisted, baselinePersist,
       resumeLong, resumeShort, resumeLoad, resumeValidate, baselineRestore,
       journalEntries: entries, shortJournalEntries: shortEntries, snapshotBytesMid: Buffer.byteLength(json),
     };

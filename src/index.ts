@@ -29,7 +29,7 @@ export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
 export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, EventBus, AppendOptions } from './store/session-store.js';
 export { MemoryStore } from './store/memory-store.js';
-export { SqliteStore, defaultDbPath } from './store/sqlite-store.js';
+export { SqliteStore, defaultDbPath, DURABILITIES, type Durability } from './store/sqlite-store.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export type { Blackboard, TagVersion, TagSlot, ArchivedVersions } from './blackboard/blackboard.js';
 export * from './errors.js';

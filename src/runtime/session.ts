@@ -89,6 +89,8 @@ export class Session {
   private readonly memoryArchive: MemoryArchive | null;
   /** Callers of untilWaitOrEnd() waiting for the next wait, end or stop (one observer serves them all). */
   private waiters: (() => void)[] | null = null;
+  /** A send() resolves after the next write (a refusal): it must be durable, whatever the state. */
+  private acknowledging = false;
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
 
@@ -279,6 +281,7 @@ export class Session {
       const state = snapshotState(this.actor.getSnapshot());
       const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
       (this.unwritten ??= []).push({ kind: 'event', type: entryType, payload: { type: entryType, refused: { code, message: clip(message, this.limits.refusalMessageChars) } }, state });
+      this.acknowledging = true;
       if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
       await this.flush();
     }
@@ -308,6 +311,7 @@ export class Session {
       this.actor.send(event);
       const after = this.actor.getSnapshot();
       if (after.context.rejections !== before.context.rejections) {
+        this.acknowledging = true;
         await this.flush();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
         return this.refused(before, event.type, last.reason);
@@ -371,8 +375,15 @@ export class Session {
     const entries = this.unwritten;
     this.unwritten = null;
     if (this.writeError || !entries?.length) return;
+    // What a person is shown — a wait, the end, a refusal, a stop — is durable before send()
+    // resolves, and makes every write before it durable too; a write inside a model loop
+    // need not be (a power loss then loses only rounds no send() acknowledged; resume runs
+    // them again). See docs/design.md §8, "Durability".
+    const durable = this.acknowledging || isWaitOrEnd(this.actor.getSnapshot());
+    this.acknowledging = false;
+    const options = { ...(persistence.lease ? { lease: persistence.lease } : {}), ...(durable ? {} : { durable: false }) };
     try {
-      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), undefined, persistence.lease ? { lease: persistence.lease } : undefined);
+      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), undefined, options);
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this
       // process never runs on a state it could not save. The store still holds the last

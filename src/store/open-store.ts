@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { MemoryStore } from './memory-store.js';
 import { redactUrl } from '../models/redact.js';
 import type { SessionStore } from './session-store.js';
+import { durabilityFromEnv, type Durability } from './session-store.js';
 import { defaultDbPath, SqliteStore } from './sqlite-store.js';
 
 export { redactUrl };
@@ -33,15 +34,17 @@ export function printableLocation(location: string): string {
 /**
  * Opens the store at `location` (`readOnly`: an SQLite file is only read, never created) and, for PostgreSQL, connects and migrates before
  * returning, so a wrong URL fails here with a StoreUnavailableError that names the fix.
+ * `durability` (default STEWARD_DURABILITY, else 'acknowledged'): which commits are flushed
+ * to disk before they resolve (see session-store.ts).
  */
-export async function openStore(location: string, { readOnly = false }: { readOnly?: boolean } = {}): Promise<SessionStore> {
+export async function openStore(location: string, { readOnly = false, durability }: { readOnly?: boolean; durability?: Durability } = {}): Promise<SessionStore> {
   if (!isPostgresUrl(location)) {
     // A reading command neither creates the file nor needs write access: a missing file reads as empty.
     if (readOnly && !existsSync(location)) return new MemoryStore();
-    return new SqliteStore(location, { readOnly });
+    return new SqliteStore(location, { readOnly, durability: durability ?? durabilityFromEnv() });
   }
   const { PostgresStore } = await import('./postgres-store.js');
-  const store = new PostgresStore(location);
+  const store = new PostgresStore(location, { durability: durability ?? durabilityFromEnv() });
   try {
     await store.ready();
   } catch (error) {

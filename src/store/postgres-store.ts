@@ -17,6 +17,14 @@ import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
 import { redactUrl } from '../models/redact.js';
+import { DURABILITIES, type Durability } from './session-store.js';
+
+/**
+ * Appended to a deferred write's statement: `synchronous_commit=off` for its own (implicit)
+ * transaction — read at commit, reset after it, so it never leaks into the pooled connection.
+ * An uncorrelated subquery in WHERE runs once, as an InitPlan.
+ */
+const DEFER_FLUSH = ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
 import type {
   AppendOptions,
   ArchiveItem,
@@ -95,6 +103,13 @@ const migrations: Array<(S: string, channel: string) => string> = [
 export interface PostgresStoreOptions {
   /** PostgreSQL schema for Steward's tables (default "steward"); created if missing. */
   schema?: string;
+  /**
+   * 'acknowledged' (default): a write marked `durable: false` (inside a model loop) commits
+   * with `synchronous_commit=off` for that transaction only; the next durable commit flushes
+   * the WAL up to its own record, and so every write before it. 'every-event': every commit
+   * waits for its WAL flush.
+   */
+  durability?: Durability;
 }
 
 interface SessionRow {
@@ -121,6 +136,7 @@ export class PostgresStore implements SessionStore {
   /** Where the store points, password removed: safe to print. */
   readonly target: string;
   readonly schema: string;
+  readonly durability: Durability;
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
   private readonly S: string;
@@ -136,6 +152,10 @@ export class PostgresStore implements SessionStore {
   /** `connection`: a postgres:// URL (the store owns and ends its pool) or an app's pg.Pool (left open). */
   constructor(connection: string | pg.Pool, options: PostgresStoreOptions = {}) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
+    this.durability = options.durability ?? 'acknowledged';
+    if (!(DURABILITIES as readonly string[]).includes(this.durability)) {
+      throw new UserError(`PostgresStore durability "${String(this.durability)}" is unknown: use ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}.`);
+    }
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) {
       throw new UserError(`PostgreSQL schema name "${this.schema}" is not allowed: use lower-case letters, digits and _ (at most 63, not starting with a digit).`);
     }
@@ -231,7 +251,7 @@ export class PostgresStore implements SessionStore {
         SELECT $1, x.kind, x.key, x.n, u.base + x.ord, x.value::json
         FROM u, unnest($10::text[], $11::text[], $12::int[], $13::int[], $14::text[]) AS x(kind, key, n, ord, value)
       )
-      SELECT revision FROM u`;
+      SELECT revision FROM u${options.durable === false && this.durability === 'acknowledged' ? DEFER_FLUSH : ''}`;
     const { rows } = await this.query<{ revision: number }>(sql, [
       id,
       expectedRevision,

@@ -12,6 +12,29 @@
  * growing with the session.
  */
 
+import { UserError } from '../errors.js';
+
+/**
+ * When a store's commits reach the disk (see docs/design.md §8, "Durability"):
+ * - 'acknowledged' (default): a write that ends a `send()` (the wait, done, a refusal, stop)
+ *   and every write without `durable: false` is flushed to disk before it resolves, and with
+ *   it every write before; the commits inside a model loop (`durable: false`) are not
+ *   (SQLite: `synchronous=NORMAL`; PostgreSQL: `synchronous_commit=off`): they survive a
+ *   crash of the process, and a power loss (or a database server crash) loses at most the
+ *   rounds since the last acknowledged write, which `steward resume` runs again.
+ * - 'every-event': every commit is flushed (one fsync per journalled event).
+ */
+export const DURABILITIES = ['acknowledged', 'every-event'] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
+/** `STEWARD_DURABILITY` for the CLI and `steward serve`; unset or empty: 'acknowledged'. */
+export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durability {
+  const value = env.STEWARD_DURABILITY;
+  if (!value) return 'acknowledged';
+  if ((DURABILITIES as readonly string[]).includes(value)) return value as Durability;
+  throw new UserError(`STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}, or unset it (default "acknowledged").`);
+}
+
 /** One thing a journalled event added to the session's history. */
 export interface ArchiveItemInput {
   /** 'message': a transcript message (key: "manager" or "worker"); 'version': a tag version (key: the tag). */
@@ -102,6 +125,15 @@ export interface AppendOptions {
    * another owner holds an unexpired lease on the session.
    */
   lease?: Lease;
+  /**
+   * false: nobody is shown this write's outcome before a later write (a commit inside a model
+   * loop; `send()` resolves only at the next wait). A store may then commit it without
+   * forcing it to disk (SqliteStore: `synchronous=NORMAL`): it survives a crash of the
+   * process, but a power loss or an OS crash may roll it back, together with every such
+   * write after the last durable one. The next durable write makes all of them durable.
+   * Default true: on disk before `append` resolves. Stores that always sync ignore it.
+   */
+  durable?: boolean;
 }
 
 /**

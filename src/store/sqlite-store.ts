@@ -7,7 +7,9 @@ import { ConflictError, SessionNotFoundError, SnapshotError, StoreError, UserErr
 import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { storeFault } from './sqlite-faults.js';
+import { DURABILITIES, type Durability } from './session-store.js';
 import type {
+  AppendOptions,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -38,7 +40,11 @@ export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
 /** The schema this code reads and writes, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 2;
+export { DURABILITIES, durabilityFromEnv, type Durability } from './session-store.js';
+
+export const SCHEMA_VERSION = 3;
+/** The oldest schema a read-only connection reads (it cannot migrate): v3 changed nothing readers use. */
+const OLDEST_READABLE_VERSION = 2;
 
 /** migrations[n] takes a database from user_version n to n + 1. Append only; never edit a shipped step. */
 const migrations: string[] = [
@@ -73,6 +79,13 @@ const migrations: string[] = [
      value       TEXT NOT NULL,
      PRIMARY KEY (session_id, kind, key, n)
    ) WITHOUT ROWID;`,
+  // v3: fewer pages per write (each commit writes every page it touched to the WAL, and
+  // that is most of its cost). The index on updated_at was rewritten by every write and
+  // served only list(), which reads every session anyway; last_seq saves the MAX(seq)
+  // lookup of every append.
+  `DROP INDEX IF EXISTS sessions_by_update;
+   ALTER TABLE sessions ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
+   UPDATE sessions SET last_seq = COALESCE((SELECT MAX(seq) FROM journal WHERE journal.session_id = sessions.id), 0);`,
 ];
 
 /** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */
@@ -89,6 +102,8 @@ interface SessionRow {
   state: string;
   created_at: string;
   updated_at: string;
+  /** The seq of the session's last journal entry (v3). */
+  last_seq?: number;
 }
 
 interface ArchiveRow {
@@ -122,24 +137,24 @@ interface JournalRow {
 export class SqliteStore implements SessionStore {
   readonly path: string;
   private readonly db!: Database.Database;
-  private readonly stmts: ReturnType<typeof prepare>;
-  private readonly createTx: (row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => void;
-  private readonly appendTx: (
-    id: string,
-    expectedRevision: number,
-    entries: JournalEntryInput[],
-    snapshot: string,
-    at: string,
-    archive: ArchiveItemInput[],
-  ) => number;
+  private readonly stmts: ReturnType<typeof prepareReads>;
+  /** The writing statements and transactions, made on the first write (a read-only connection may read a v2 file). */
+  private writer: Writer | undefined;
 
   /** Opened with `readOnly`: reads work on a read-only file or folder; nothing is created or migrated. */
   readonly readOnly: boolean;
+  readonly durability: Durability;
   private readonly busyTimeoutMs: number;
+  /** The connection's `synchronous` level (2 FULL, 1 NORMAL), set before each commit that needs another. */
+  private syncLevel = 0;
 
-  constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean } = {}) {
+  constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
     this.readOnly = options.readOnly === true;
+    this.durability = options.durability ?? 'acknowledged';
+    if (!(DURABILITIES as readonly string[]).includes(this.durability)) {
+      throw new UserError(`SqliteStore durability "${String(this.durability)}" is unknown: use ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}.`);
+    }
     this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
     if (path !== ':memory:') {
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
@@ -163,37 +178,17 @@ export class SqliteStore implements SessionStore {
         db.pragma('journal_mode = WAL');
       }
       db.pragma('foreign_keys = ON');
-      this.stmts = prepare(db);
+      this.stmts = prepareReads(db);
     } catch (error) {
       db?.close();
       if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
       throw storeFault(error, path, this.busyTimeoutMs);
     }
     this.db = db;
+  }
 
-    const s = this.stmts;
-    this.createTx = this.db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => {
-      s.insertSession.run(row);
-      s.insertEntry.run(entry);
-      for (const item of archive) s.insertArchive.run(item);
-    }).immediate;
-    // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
-    // process can slip a write between our revision check and our update.
-    this.appendTx = this.db.transaction((id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: string, at: string, archive: ArchiveItemInput[]) => {
-      const current = s.revision.get(id)?.revision;
-      if (current === undefined) throw new SessionNotFoundError(id);
-      if (current !== expectedRevision) throw revisionConflict(id, current, expectedRevision);
-      let seq = s.lastSeq.get(id)?.seq ?? 0;
-      for (const item of archive) s.insertArchive.run(toArchiveRow(id, seq, item));
-      for (const entry of entries) {
-        seq += 1;
-        s.insertEntry.run(toJournalRow(id, seq, at, entry));
-        if (entry.added) for (const item of entry.added) s.insertArchive.run(toArchiveRow(id, seq, item));
-      }
-      const next = current + 1;
-      s.updateSession.run({ id, revision: next, snapshot, state: entries.at(-1)?.state ?? null, updated_at: at });
-      return next;
-    }).immediate;
+  private get write(): Writer {
+    return (this.writer ??= makeWriter(this.db));
   }
 
   async create(session: {
@@ -211,9 +206,11 @@ export class SqliteStore implements SessionStore {
       state: session.entry.state,
       created_at: at,
       updated_at: at,
+      last_seq: 1,
     };
     try {
-      this.createTx(row, toJournalRow(session.id, 1, at, session.entry), (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item)));
+      this.commitAt(FULL);
+      this.write.createTx(row, toJournalRow(session.id, 1, at, session.entry), (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item)));
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -228,10 +225,33 @@ export class SqliteStore implements SessionStore {
     return row ? toStoredSession(row) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
+  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = [], options: AppendOptions = {}): Promise<number> {
     // Serialise outside the transaction: a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
-    return this.guard(() => this.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive));
+    return this.guard(() => {
+      this.commitAt(options.durable === false && this.durability === 'acknowledged' ? NORMAL : FULL);
+      return this.write.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive);
+    });
+  }
+
+  /**
+   * The connection's `PRAGMA synchronous` now (2 FULL, 1 NORMAL): the level the last commit
+   * used. SQLite refuses to change it inside a transaction, so it is set before BEGIN.
+   */
+  synchronous(): number {
+    return this.guard(() => this.db.pragma('synchronous', { simple: true }) as number);
+  }
+
+  /**
+   * Sets the level of the next commit. Set explicitly, never left to SQLite: a connection
+   * that opens a file already in WAL mode starts at NORMAL in better-sqlite3's build
+   * (SQLITE_DEFAULT_WAL_SYNCHRONOUS=1), one that switched it to WAL at FULL.
+   */
+  private commitAt(level: typeof FULL | typeof NORMAL): void {
+    if (this.syncLevel === level) return;
+    // Not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs.
+    this.db.exec(level === FULL ? 'PRAGMA synchronous = FULL' : 'PRAGMA synchronous = NORMAL');
+    this.syncLevel = level;
   }
 
   async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
@@ -318,7 +338,7 @@ export class SqliteStore implements SessionStore {
 function checkReadable(db: Database.Database, path: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw newerSchema(path, version);
-  if (version < SCHEMA_VERSION) {
+  if (version < OLDEST_READABLE_VERSION) {
     throw new StoreError('store_unavailable', `"${path}" holds no Steward sessions yet (schema version ${version}): opening it for writing sets it up.`, path);
   }
 }
@@ -343,32 +363,15 @@ function newerSchema(path: string, found: number): UserError {
   );
 }
 
-/** Every statement is compiled once per connection, here. */
-function prepare(db: Database.Database) {
+const FULL = 2;
+const NORMAL = 1;
+
+/** The reading statements, compiled once per connection; they read schema v2 and v3 alike. */
+function prepareReads(db: Database.Database) {
   return {
-    insertSession: db.prepare<[SessionRow]>(
-      `INSERT INTO sessions (id, package_id, revision, snapshot, state, created_at, updated_at)
-       VALUES (@id, @package_id, @revision, @snapshot, @state, @created_at, @updated_at)`,
-    ),
-    insertEntry: db.prepare<[JournalRow]>(
-      `INSERT INTO journal (session_id, seq, at, kind, type, payload, state)
-       VALUES (@session_id, @seq, @at, @kind, @type, @payload, @state)`,
-    ),
-    updateSession: db.prepare<[{ id: string; revision: number; snapshot: string; state: string | null; updated_at: string }]>(
-      // An append without entries keeps the state it had.
-      `UPDATE sessions SET revision = @revision, snapshot = @snapshot,
-         state = COALESCE(@state, state), updated_at = @updated_at
-       WHERE id = @id`,
-    ),
-    insertArchive: db.prepare<[ArchiveRow]>(
-      `INSERT INTO archive (session_id, kind, key, n, entry_seq, value)
-       VALUES (@session_id, @kind, @key, @n, @entry_seq, @value)`,
-    ),
     archived: db.prepare<[string, string, string, number, number], ArchiveRow>(
       `SELECT * FROM archive WHERE session_id = ? AND kind = ? AND key = ? AND n BETWEEN ? AND ? ORDER BY n`,
     ),
-    revision: db.prepare<[string], { revision: number }>(`SELECT revision FROM sessions WHERE id = ?`),
-    lastSeq: db.prepare<[string], { seq: number | null }>(`SELECT MAX(seq) AS seq FROM journal WHERE session_id = ?`),
     session: db.prepare<[string], SessionRow>(`SELECT * FROM sessions WHERE id = ?`),
     journal: db.prepare<[string, number, number], JournalRow>(
       `SELECT * FROM journal WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -380,6 +383,58 @@ function prepare(db: Database.Database) {
        ORDER BY s.updated_at DESC,
          (SELECT j.rowid FROM journal j WHERE j.session_id = s.id ORDER BY j.seq DESC LIMIT 1) DESC`,
     ),
+  };
+}
+
+type Writer = ReturnType<typeof makeWriter>;
+
+/** The writing statements (schema v3) and the two write transactions. */
+function makeWriter(db: Database.Database) {
+  const s = {
+    insertSession: db.prepare<[SessionRow]>(
+      `INSERT INTO sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at)
+       VALUES (@id, @package_id, @revision, @last_seq, @snapshot, @state, @created_at, @updated_at)`,
+    ),
+    insertEntry: db.prepare<[JournalRow]>(
+      `INSERT INTO journal (session_id, seq, at, kind, type, payload, state)
+       VALUES (@session_id, @seq, @at, @kind, @type, @payload, @state)`,
+    ),
+    updateSession: db.prepare<[{ id: string; revision: number; last_seq: number; snapshot: string; state: string | null; updated_at: string }]>(
+      // An append without entries keeps the state it had.
+      `UPDATE sessions SET revision = @revision, last_seq = @last_seq, snapshot = @snapshot,
+         state = COALESCE(@state, state), updated_at = @updated_at
+       WHERE id = @id`,
+    ),
+    insertArchive: db.prepare<[ArchiveRow]>(
+      `INSERT INTO archive (session_id, kind, key, n, entry_seq, value)
+       VALUES (@session_id, @kind, @key, @n, @entry_seq, @value)`,
+    ),
+    head: db.prepare<[string], { revision: number; last_seq: number }>(`SELECT revision, last_seq FROM sessions WHERE id = ?`),
+  };
+  return {
+    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => {
+      s.insertSession.run(row);
+      s.insertEntry.run(entry);
+      for (const item of archive) s.insertArchive.run(item);
+    }).immediate,
+    // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
+    // process can slip a write between our revision check and our update.
+    appendTx: db.transaction((id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: string, at: string, archive: ArchiveItemInput[]): number => {
+      const head = s.head.get(id);
+      if (head === undefined) throw new SessionNotFoundError(id);
+      const current = head.revision;
+      if (current !== expectedRevision) throw revisionConflict(id, current, expectedRevision);
+      let seq = head.last_seq;
+      for (const item of archive) s.insertArchive.run(toArchiveRow(id, seq, item));
+      for (const entry of entries) {
+        seq += 1;
+        s.insertEntry.run(toJournalRow(id, seq, at, entry));
+        if (entry.added) for (const item of entry.added) s.insertArchive.run(toArchiveRow(id, seq, item));
+      }
+      const next = current + 1;
+      s.updateSession.run({ id, revision: next, last_seq: seq, snapshot, state: entries.at(-1)?.state ?? null, updated_at: at });
+      return next;
+    }).immediate,
   };
 }
 

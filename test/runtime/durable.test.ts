@@ -101,3 +101,52 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     await expect(runtime.resumeSession('missing')).rejects.toThrow(/No session "missing"/);
   });
 });
+
+/** A MemoryStore that records, per append, whether it was asked to be durable and where the session stood. */
+class RecordingStore extends MemoryStore {
+  readonly appends: Array<{ durable: boolean; states: string[] }> = [];
+  override async append(...args: Parameters<SessionStore['append']>): Promise<number> {
+    const [, , entries, , , options] = args;
+    this.appends.push({ durable: options?.durable !== false, states: entries.map((e) => e.state) });
+    return super.append(...(args as Parameters<MemoryStore['append']>));
+  }
+}
+
+describe('durability of the writes a session makes', () => {
+  it('defers only the commits inside a model loop; the wait that ends send() and every refusal are durable', async () => {
+    const store = new RecordingStore();
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] },
+      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which one?' })] },
+    ]);
+    const runtime = createRuntime({ model, store });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    expect((await session.send({ type: 'user_submitted_input', text: 'hello' })).ok).toBe(true);
+    expect((await session.send({ type: 'user_approved_next_step' })).ok).toBe(false); // refused by the chart at the wait
+    expect((await session.send({ type: 'no_such_event' })).ok).toBe(false); // refused before the chart
+    const last = (a: { states: string[] }) => a.states.at(-1)!;
+    // Every write that left the session running was deferred, every other one durable.
+    for (const a of store.appends) expect([last(a), a.durable]).toEqual([last(a), !last(a).startsWith('running.')]);
+    expect(store.appends.filter((a) => !a.durable).length).toBeGreaterThan(0);
+    expect(store.appends.at(-3)).toMatchObject({ durable: true, states: expect.arrayContaining(['waiting_user.intake']) });
+    expect(store.appends.slice(-2).map((a) => a.durable)).toEqual([true, true]);
+    model.assertComplete();
+  });
+
+  it('makes a refusal durable even while the session runs (a resumed in-flight call)', async () => {
+    const store = new RecordingStore();
+    const first = createRuntime({ model: never, store });
+    const crashed = await first.createSession({ packageId: 'tiny' });
+    void crashed.send({ type: 'user_submitted_input', text: 'go' });
+    await new Promise((r) => setTimeout(r, 20));
+    crashed.stop();
+    const resumed = await createRuntime({ model: never, store }).resumeSession(crashed.id);
+    expect(resumed.view().state).toMatch(/^running\./);
+    const before = store.appends.length;
+    const refused = await resumed.send({ type: 'user_approved_next_step' });
+    expect(refused.ok).toBe(false);
+    expect(store.appends.slice(before)).toEqual([{ durable: true, states: [expect.stringMatching(/^running\./)] }]);
+    resumed.stop();
+  });
+});

@@ -50,6 +50,40 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       return store;
     };
 
+    it('a write marked durable: false commits without waiting for its WAL flush; the next durable one flushes it too; nothing leaks into the pool', async () => {
+      const admin = new pg.Pool({ connectionString: url, max: 1 });
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      const store = new PostgresStore(pool, { schema: freshSchema() });
+      const everyEvent = new PostgresStore(url, { schema: store.schema, durability: 'every-event' });
+      open.push(everyEvent);
+      const lsn = async () => (await admin.query<{ flushed: string; inserted: string; behind: boolean }>(
+        `SELECT pg_current_wal_flush_lsn()::text AS flushed, pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() AS behind`)).rows[0]!;
+      // The WAL writer would flush an asynchronous commit within wal_writer_delay (200 ms): slow it down.
+      await admin.query(`ALTER SYSTEM SET wal_writer_delay = '10s'`);
+      await admin.query(`SELECT pg_reload_conf()`);
+      try {
+        await store.create({ id: 's', packageId: null, snapshot: { n: 0 }, entry: created });
+        expect(await store.append('s', 1, [entry('loop', 'running')], { n: 1 }, [], { durable: false })).toBe(2);
+        const afterDeferred = await lsn();
+        expect(afterDeferred.behind).toBe(true); // committed, visible, not yet on disk
+        expect((await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit).toBe('on');
+        expect((await store.journal('s')).map((e) => e.type)).toEqual(['session.created', 'loop']);
+        expect(await store.append('s', 2, [entry('wait', 'waiting')], { n: 2 })).toBe(3);
+        const afterDurable = await lsn();
+        expect(await admin.query(`SELECT $1::pg_lsn >= $2::pg_lsn AS ok`, [afterDurable.flushed, afterDeferred.inserted]).then((r) => r.rows[0].ok)).toBe(true);
+        // every-event ignores durable: false.
+        const before = await lsn();
+        expect(await everyEvent.append('s', 3, [entry('loop2', 'running')], { n: 3 }, [], { durable: false })).toBe(4);
+        expect(await admin.query(`SELECT $1::pg_lsn > $2::pg_lsn AS ok`, [(await lsn()).flushed, before.inserted]).then((r) => r.rows[0].ok)).toBe(true);
+      } finally {
+        await admin.query(`ALTER SYSTEM RESET wal_writer_delay`);
+        await admin.query(`SELECT pg_reload_conf()`);
+        await store.close();
+        await pool.end();
+        await admin.end();
+      }
+    });
+
     it('two pools racing on one session: exactly one write wins, the others get ConflictError, seq stays gapless', async () => {
       const schema = freshSchema();
       const stores = Array.from({ length: 4 }, () => connect(schema));

@@ -86,6 +86,17 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       expect(await store.journal('s1')).toHaveLength(2);
     });
 
+    it('a write marked durable: false is a write like any other: journal, snapshot, archive, revision check', async () => {
+      await createSession('s1');
+      const added = [{ kind: 'message' as const, key: 'manager', n: 0, value: { role: 'user', content: 'hi' } }];
+      expect(await store.append('s1', 1, [{ ...entry('loop', 'running'), added }], { step: 1 }, [], { durable: false })).toBe(2);
+      expect(await store.append('s1', 2, [entry('wait', 'waiting')], { step: 2 })).toBe(3);
+      await expect(store.append('s1', 2, [entry('late', 'x')], {}, [], { durable: false })).rejects.toThrow(ConflictError);
+      expect((await store.journal('s1')).map((e) => [e.seq, e.type, e.state])).toEqual([[1, 'session.created', 'idle'], [2, 'loop', 'running'], [3, 'wait', 'waiting']]);
+      expect((await store.load('s1'))?.snapshot).toEqual({ step: 2 });
+      expect((await store.archived('s1', 'message', 'manager')).map((i) => [i.n, i.entrySeq])).toEqual([[0, 2]]);
+    });
+
     it('append with a stale revision throws ConflictError and writes nothing', async () => {
       await createSession('s1');
       await store.append('s1', 1, [entry('a', 'working')], { step: 1 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SnapshotError, StoreError, UserError } from '../../src/errors.js';
-import { SCHEMA_VERSION, SqliteStore, defaultDbPath } from '../../src/store/sqlite-store.js';
+import { SCHEMA_VERSION, SqliteStore, defaultDbPath, durabilityFromEnv } from '../../src/store/sqlite-store.js';
 import { describeSessionStore, entry } from './session-store.spec.js';
 
 /** A fresh directory under the OS temp dir per test; removed by the returned function. */
@@ -69,6 +69,66 @@ describe('SqliteStore on disk', () => {
     });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
+  it('fsyncs what is acknowledged, also on a reopened file; defers only the writes marked durable: false', async () => {
+    const path = dbFile();
+    const first = open(path);
+    await first.create({ id: 's1', packageId: null, snapshot: { step: 0 }, entry: created });
+    await first.close();
+    // better-sqlite3 opens a file already in WAL mode at synchronous=NORMAL (its build sets
+    // SQLITE_DEFAULT_WAL_SYNCHRONOUS=1): the store must set the level itself.
+    const store = open(path);
+    expect(await store.append('s1', 1, [entry('a', 'waiting')], { step: 1 })).toBe(2);
+    expect(store.synchronous()).toBe(2); // FULL: the WAL is fsynced at commit
+    expect(await store.append('s1', 2, [entry('b', 'running')], { step: 2 }, [], { durable: false })).toBe(3);
+    expect(store.synchronous()).toBe(1); // NORMAL: survives a process crash, not a power loss
+    await store.create({ id: 's2', packageId: null, snapshot: { step: 0 }, entry: created });
+    expect(store.synchronous()).toBe(2);
+
+    const everyEvent = new SqliteStore(path, { durability: 'every-event' });
+    cleanups.push(() => everyEvent.close());
+    expect(await everyEvent.append('s1', 3, [entry('c', 'running')], { step: 3 }, [], { durable: false })).toBe(4);
+    expect(everyEvent.synchronous()).toBe(2);
+    expect(() => new SqliteStore(path, { durability: 'sometimes' as never })).toThrow(/durability "sometimes" is unknown: use "acknowledged" or "every-event"/);
+  });
+
+  it('reads STEWARD_DURABILITY, naming the values it takes', () => {
+    expect(durabilityFromEnv({})).toBe('acknowledged');
+    expect(durabilityFromEnv({ STEWARD_DURABILITY: '' })).toBe('acknowledged');
+    expect(durabilityFromEnv({ STEWARD_DURABILITY: 'every-event' })).toBe('every-event');
+    expect(() => durabilityFromEnv({ STEWARD_DURABILITY: 'always' })).toThrow(/STEWARD_DURABILITY is "always".*"acknowledged" or "every-event"/);
+  });
+
+  it('migrates a v2 file: last_seq from the journal, the updated_at index gone; read-only connections still read v2', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 's1', packageId: null, snapshot: { step: 0 }, entry: created });
+    await store.append('s1', 1, [entry('a', 'x'), entry('b', 'y')], { step: 1 });
+    await store.create({ id: 's2', packageId: null, snapshot: { step: 0 }, entry: created });
+    await store.close();
+    // Back to the v2 shape, as a file written by the previous Steward.
+    const raw = new Database(path);
+    raw.exec(`ALTER TABLE sessions DROP COLUMN last_seq; CREATE INDEX sessions_by_update ON sessions(updated_at DESC);`);
+    raw.pragma('user_version = 2');
+    raw.close();
+
+    const reader = new SqliteStore(path, { readOnly: true });
+    cleanups.push(() => reader.close());
+    expect((await reader.list()).map((s) => s.id).sort()).toEqual(['s1', 's2']);
+    expect((await reader.journal('s1')).map((e) => e.seq)).toEqual([1, 2, 3]);
+    await reader.close();
+
+    const migrated = open(path);
+    expect(await migrated.append('s1', 2, [entry('c', 'z')], { step: 2 })).toBe(3);
+    expect((await migrated.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a'], [3, 'b'], [4, 'c']]);
+    expect(await migrated.append('s2', 1, [entry('d', 'z')], { step: 1 })).toBe(2);
+    expect((await migrated.journal('s2')).map((e) => e.seq)).toEqual([1, 2]);
+    const check = new Database(path, { readonly: true });
+    cleanups.push(() => { check.close(); });
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'sessions_by_update'`).all()).toEqual([]);
+    expect(check.prepare(`SELECT id, last_seq FROM sessions ORDER BY id`).all()).toEqual([{ id: 's1', last_seq: 4 }, { id: 's2', last_seq: 2 }]);
   });
 
   it('reports a corrupt snapshot as SnapshotError naming the session, and still loads the others', async () => {
