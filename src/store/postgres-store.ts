@@ -17,7 +17,7 @@ import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
 import { redactUrl } from '../models/redact.js';
-import { DURABILITIES, type Durability } from './session-store.js';
+import { DURABILITIES, flushesCommit, type Durability } from './session-store.js';
 
 /**
  * Appended to a deferred write's statement: `synchronous_commit=off` for its own (implicit)
@@ -251,7 +251,7 @@ export class PostgresStore implements SessionStore {
         SELECT $1, x.kind, x.key, x.n, u.base + x.ord, x.value::json
         FROM u, unnest($10::text[], $11::text[], $12::int[], $13::int[], $14::text[]) AS x(kind, key, n, ord, value)
       )
-      SELECT revision FROM u${options.durable === false && this.durability === 'acknowledged' ? DEFER_FLUSH : ''}`;
+      SELECT revision FROM u${flushesCommit(this.durability, options) ? '' : DEFER_FLUSH}`;
     const { rows } = await this.query<{ revision: number }>(sql, [
       id,
       expectedRevision,

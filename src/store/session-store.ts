@@ -23,9 +23,18 @@ import { UserError } from '../errors.js';
  *   crash of the process, and a power loss (or a database server crash) loses at most the
  *   rounds since the last acknowledged write, which `steward resume` runs again.
  * - 'every-event': every commit is flushed (one fsync per journalled event).
+ * - 'process': no commit is flushed by the store (SQLite `synchronous=NORMAL` throughout,
+ *   PostgreSQL `synchronous_commit=off`): what was written survives a crash of the process,
+ *   not of the machine; a power loss can lose acknowledged writes (for scratch stores, tests,
+ *   and for measuring Steward's own cost beside a baseline that writes to no disk).
  */
-export const DURABILITIES = ['acknowledged', 'every-event'] as const;
+export const DURABILITIES = ['acknowledged', 'every-event', 'process'] as const;
 export type Durability = (typeof DURABILITIES)[number];
+
+/** Whether a commit is flushed to disk before it resolves, under `durability`. */
+export function flushesCommit(durability: Durability, options: AppendOptions = {}): boolean {
+  return durability === 'every-event' || (durability === 'acknowledged' && options.durable !== false);
+}
 
 /** `STEWARD_DURABILITY` for the CLI and `steward serve`; unset or empty: 'acknowledged'. */
 export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durability {

@@ -7,7 +7,7 @@ import { ConflictError, SessionNotFoundError, SnapshotError, StoreError, UserErr
 import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { storeFault } from './sqlite-faults.js';
-import { DURABILITIES, type Durability } from './session-store.js';
+import { DURABILITIES, flushesCommit, type Durability } from './session-store.js';
 import type {
   AppendOptions,
   ArchiveItem,
@@ -209,7 +209,7 @@ export class SqliteStore implements SessionStore {
       last_seq: 1,
     };
     try {
-      this.commitAt(FULL);
+      this.commitAt(flushesCommit(this.durability) ? FULL : NORMAL);
       this.write.createTx(row, toJournalRow(session.id, 1, at, session.entry), (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item)));
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -229,7 +229,7 @@ export class SqliteStore implements SessionStore {
     // Serialise outside the transaction: a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
     return this.guard(() => {
-      this.commitAt(options.durable === false && this.durability === 'acknowledged' ? NORMAL : FULL);
+      this.commitAt(flushesCommit(this.durability, options) ? FULL : NORMAL);
       return this.write.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive);
     });
   }

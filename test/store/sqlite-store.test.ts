@@ -90,14 +90,22 @@ describe('SqliteStore on disk', () => {
     cleanups.push(() => everyEvent.close());
     expect(await everyEvent.append('s1', 3, [entry('c', 'running')], { step: 3 }, [], { durable: false })).toBe(4);
     expect(everyEvent.synchronous()).toBe(2);
-    expect(() => new SqliteStore(path, { durability: 'sometimes' as never })).toThrow(/durability "sometimes" is unknown: use "acknowledged" or "every-event"/);
+    // 'process': nothing flushed by the store, not even what ends a send().
+    const processOnly = new SqliteStore(path, { durability: 'process' });
+    cleanups.push(() => processOnly.close());
+    expect(await processOnly.append('s1', 4, [entry('d', 'waiting')], { step: 4 })).toBe(5);
+    expect(processOnly.synchronous()).toBe(1);
+    await processOnly.create({ id: 's3', packageId: null, snapshot: { step: 0 }, entry: created });
+    expect(processOnly.synchronous()).toBe(1);
+    expect(() => new SqliteStore(path, { durability: 'sometimes' as never })).toThrow(/durability "sometimes" is unknown: use "acknowledged" or "every-event" or "process"/);
   });
 
   it('reads STEWARD_DURABILITY, naming the values it takes', () => {
     expect(durabilityFromEnv({})).toBe('acknowledged');
     expect(durabilityFromEnv({ STEWARD_DURABILITY: '' })).toBe('acknowledged');
     expect(durabilityFromEnv({ STEWARD_DURABILITY: 'every-event' })).toBe('every-event');
-    expect(() => durabilityFromEnv({ STEWARD_DURABILITY: 'always' })).toThrow(/STEWARD_DURABILITY is "always".*"acknowledged" or "every-event"/);
+    expect(durabilityFromEnv({ STEWARD_DURABILITY: 'process' })).toBe('process');
+    expect(() => durabilityFromEnv({ STEWARD_DURABILITY: 'always' })).toThrow(/STEWARD_DURABILITY is "always".*"acknowledged" or "every-event" or "process"/);
   });
 
   it('migrates a v2 file: last_seq from the journal, the updated_at index gone; read-only connections still read v2', async () => {
