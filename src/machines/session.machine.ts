@@ -49,11 +49,16 @@ type SessionEvent = UserEvent | DoneTurn | ErrorTurn;
 type Arrived = { reply?: 'arrived' };
 type RuleParams = { actor: ToolActor; rule: RuleId } & Arrived;
 
-/** The context a reply guard reads: with `{ reply: 'arrived' }`, with the turn's reply accepted. */
-function underCheck(context: SessionContext, event: SessionEvent, params: Arrived | undefined): SessionContext {
+/**
+ * The context a reply guard reads: with `{ reply: 'arrived' }` (a turn's onDone edge), the
+ * context with the turn's reply accepted; else the context itself. Exported for apps that
+ * swap a reply guard with `provide()`: such a guard must read `replyGuardContext(context,
+ * event, params)`, not `context`, or on the onDone edges it sees the reply before this one.
+ */
+export function replyGuardContext(context: SessionContext, event: { type: string; output?: unknown }, params: Arrived | undefined): SessionContext {
   if (params?.reply !== 'arrived') return context;
-  if (event.type === 'xstate.done.actor.managerTurn') return update.withArrivedReply(context, 'manager', event.output);
-  if (event.type === 'xstate.done.actor.workerTurn') return update.withArrivedReply(context, 'worker', event.output);
+  if (event.type === 'xstate.done.actor.managerTurn') return update.withArrivedReply(context, 'manager', event.output as TurnOutput);
+  if (event.type === 'xstate.done.actor.workerTurn') return update.withArrivedReply(context, 'worker', event.output as TurnOutput);
   return context;
 }
 
@@ -117,33 +122,33 @@ export const sessionMachine = setup({
     editsWithinArtifactTags: ({ context, event }) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
 
     // The rule table (rules.ts), checked on the head of the tool-call queue.
-    breaksRule: ({ context, event }, params: RuleParams) => violationOf(underCheck(context, event, params), params.actor, params.rule) !== null,
-    burstUsedUp: ({ context, event }, params?: Arrived) => violationOf(underCheck(context, event, params), 'manager', 'burstWithinLimit') !== null,
+    breaksRule: ({ context, event }, params: RuleParams) => violationOf(replyGuardContext(context, event, params), params.actor, params.rule) !== null,
+    burstUsedUp: ({ context, event }, params?: Arrived) => violationOf(replyGuardContext(context, event, params), 'manager', 'burstWithinLimit') !== null,
     // The token budget (maxBurstTokens), checked before each model call: the manager's next
     // round goes on only within it; a worker's next call is stopped when it is used up.
-    burstTokensWithinBudget: ({ context, event }, params?: Arrived) => violationOf(underCheck(context, event, params), 'manager', 'burstTokensWithinBudget') === null,
+    burstTokensWithinBudget: ({ context, event }, params?: Arrived) => violationOf(replyGuardContext(context, event, params), 'manager', 'burstTokensWithinBudget') === null,
     burstTokensUsedUp: ({ context }) => violationOf(context, 'worker', 'burstTokensWithinBudget') !== null,
 
-    moreCallsQueued: ({ context, event }, params?: Arrived) => underCheck(context, event, params).reply.queue.length > 1,
+    moreCallsQueued: ({ context, event }, params?: Arrived) => replyGuardContext(context, event, params).reply.queue.length > 1,
 
     // Where a reply leads, once its last call is settled.
     choseApprovalStep: ({ context, event }, params?: Arrived) => {
-      const boundary = settledBoundary(underCheck(context, event, params));
+      const boundary = settledBoundary(replyGuardContext(context, event, params));
       return boundary?.tool === 'run_worker' && boundary.step.requiresApproval;
     },
-    choseWorkerRun: ({ context, event }, params?: Arrived) => settledBoundary(underCheck(context, event, params))?.tool === 'run_worker',
+    choseWorkerRun: ({ context, event }, params?: Arrived) => settledBoundary(replyGuardContext(context, event, params))?.tool === 'run_worker',
     choseClarification: ({ context, event }, params?: Arrived) => {
-      const checked = underCheck(context, event, params);
+      const checked = replyGuardContext(context, event, params);
       return !checked.intakeConfirmed && isUserTurn(settledBoundary(checked));
     },
-    choseUserTurn: ({ context, event }, params?: Arrived) => isUserTurn(settledBoundary(underCheck(context, event, params))),
-    choseFinish: ({ context, event }, params?: Arrived) => settledBoundary(underCheck(context, event, params))?.tool === 'finish',
+    choseUserTurn: ({ context, event }, params?: Arrived) => isUserTurn(settledBoundary(replyGuardContext(context, event, params))),
+    choseFinish: ({ context, event }, params?: Arrived) => settledBoundary(replyGuardContext(context, event, params))?.tool === 'finish',
     workerSubmitted: ({ context, event }, params?: Arrived) => {
-      const { reply } = underCheck(context, event, params);
+      const { reply } = replyGuardContext(context, event, params);
       return reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit');
     },
     workerAsked: ({ context, event }, params?: Arrived) => {
-      const { reply } = underCheck(context, event, params);
+      const { reply } = replyGuardContext(context, event, params);
       return reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user');
     },
   },

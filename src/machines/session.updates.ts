@@ -224,7 +224,12 @@ function arrival(ctx: SessionContext, actor: ToolActor, output: TurnOutput) {
   return (lastArrival = { ctx, actor, output, update, after: { ...ctx, ...update } });
 }
 
-export const acceptArrivedReply = (ctx: SessionContext, actor: ToolActor, output: TurnOutput): Update => arrival(ctx, actor, output).update;
+/** The accept: the last to read the slot, which it empties (it must not keep a closed session's context alive). */
+export function acceptArrivedReply(ctx: SessionContext, actor: ToolActor, output: TurnOutput): Update {
+  const { update } = arrival(ctx, actor, output);
+  lastArrival = null;
+  return update;
+}
 export const withArrivedReply = (ctx: SessionContext, actor: ToolActor, output: TurnOutput): SessionContext => arrival(ctx, actor, output).after;
 
 /** A call's tokens (prompt + completion); a missing or malformed usage counts 0. */

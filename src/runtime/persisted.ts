@@ -10,7 +10,7 @@ import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboa
 import type { Artifact } from '../blackboard/artifacts.js';
 import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
-import { DEFAULT_WINDOW, transcriptOf, type WindowLimits } from '../machines/transcript.js';
+import { transcriptOf, type WindowLimits } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
 
@@ -162,8 +162,10 @@ function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Blac
 /**
  * v3 → v4: a tag's archived entries (`{version, writtenBy, size, archived: true}`, one per
  * version) become one summary `{archived: count, size: total}` first in its list; their
- * bodies are in the archive already, so nothing leaves the context's history. A window of
- * v3's default limits takes today's default (an app's own limits stay).
+ * bodies are in the archive already, so nothing leaves the context's history. The window
+ * limits stay as stored: v3's default (60 messages) cannot be told apart from an app that
+ * chose the same limits, and a session's window must not shrink behind its app's back; only
+ * new sessions get today's default.
  */
 function v3ToV4(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
   // Entries, not `board[tag] =`: a tag named "__proto__" must stay an own key.
@@ -180,12 +182,7 @@ function v3ToV4(old: Record<string, unknown>): { context: Record<string, unknown
     const size = archived.reduce((n, v) => n + (typeof v.size === 'number' ? v.size : 0), 0);
     board.push([tag, archived.length ? [{ archived: archived.length, size }, ...held] : held]);
   }
-  const transcripts = old.transcripts as { window?: Partial<WindowLimits> } | undefined;
-  const oldDefault = transcripts?.window?.messages === V3_DEFAULT_WINDOW.messages && transcripts.window.chars === V3_DEFAULT_WINDOW.chars;
-  return {
-    context: { ...old, blackboard: Object.fromEntries(board), ...(oldDefault ? { transcripts: { ...transcripts, window: DEFAULT_WINDOW } } : {}) },
-    history: [],
-  };
+  return { context: { ...old, blackboard: Object.fromEntries(board) }, history: [] };
 }
 
 const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4 };

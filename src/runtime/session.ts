@@ -375,7 +375,7 @@ export class Session {
     const entries = this.unwritten;
     this.unwritten = null;
     if (this.writeError || !entries?.length) return;
-    // What a person is shown — a wait, the end, a refusal, a stop — is durable before send()
+    // What a person is shown — a wait, the end, a refusal — is durable before send()
     // resolves, and makes every write before it durable too; a write inside a model loop
     // need not be (a power loss then loses only rounds no send() acknowledged; resume runs
     // them again). See docs/design.md §8, "Durability".

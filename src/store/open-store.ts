@@ -41,7 +41,8 @@ export async function openStore(location: string, { readOnly = false, durability
   if (!isPostgresUrl(location)) {
     // A reading command neither creates the file nor needs write access: a missing file reads as empty.
     if (readOnly && !existsSync(location)) return new MemoryStore();
-    return new SqliteStore(location, { readOnly, durability: durability ?? durabilityFromEnv() });
+    // A reading command writes nothing: STEWARD_DURABILITY is not read (a bad value must not break `list`).
+    return new SqliteStore(location, readOnly ? { readOnly } : { durability: durability ?? durabilityFromEnv() });
   }
   const { PostgresStore } = await import('./postgres-store.js');
   const store = new PostgresStore(location, { durability: durability ?? durabilityFromEnv() });

@@ -16,15 +16,16 @@ import { UserError } from '../errors.js';
 
 /**
  * When a store's commits reach the disk (see docs/design.md §8, "Durability"):
- * - 'acknowledged' (default): a write that ends a `send()` (the wait, done, a refusal, stop)
+ * - 'acknowledged' (default): a write that ends a `send()` (the wait, done, a refusal)
  *   and every write without `durable: false` is flushed to disk before it resolves, and with
  *   it every write before; the commits inside a model loop (`durable: false`) are not
  *   (SQLite: `synchronous=NORMAL`; PostgreSQL: `synchronous_commit=off`): they survive a
  *   crash of the process, and a power loss (or a database server crash) loses at most the
  *   rounds since the last acknowledged write, which `steward resume` runs again.
  * - 'every-event': every commit is flushed (one fsync per journalled event).
- * - 'process': no commit is flushed by the store (SQLite `synchronous=NORMAL` throughout,
- *   PostgreSQL `synchronous_commit=off`): what was written survives a crash of the process,
+ * - 'process': no session write is flushed by the store (SQLite `synchronous=NORMAL` for
+ *   every commit; PostgreSQL `synchronous_commit=off` for every append — its `create`, leases
+ *   and migrations stay synchronous, they are rare): what was written survives a crash of the process,
  *   not of the machine; a power loss can lose acknowledged writes (for scratch stores, tests,
  *   and for measuring Steward's own cost beside a baseline that writes to no disk).
  */

@@ -230,7 +230,17 @@ export class SqliteStore implements SessionStore {
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
     return this.guard(() => {
       this.commitAt(flushesCommit(this.durability, options) ? FULL : NORMAL);
-      return this.write.appendTx(id, expectedRevision, entries, json, new Date().toISOString(), archive);
+      const at = new Date().toISOString();
+      try {
+        return this.write.appendTx(id, expectedRevision, entries, json, at, archive);
+      } catch (error) {
+        if (!isJournalKeyClash(error)) throw error;
+        // A Steward of schema v2 that had the file open before it was migrated writes entries
+        // without keeping last_seq: derive it from the journal once and write again (the
+        // failed transaction rolled back whole).
+        this.write.repairLastSeq.run(id);
+        return this.write.appendTx(id, expectedRevision, entries, json, at, archive);
+      }
     });
   }
 
@@ -410,8 +420,12 @@ function makeWriter(db: Database.Database) {
        VALUES (@session_id, @kind, @key, @n, @entry_seq, @value)`,
     ),
     head: db.prepare<[string], { revision: number; last_seq: number }>(`SELECT revision, last_seq FROM sessions WHERE id = ?`),
+    repairLastSeq: db.prepare<[string]>(
+      `UPDATE sessions SET last_seq = COALESCE((SELECT MAX(seq) FROM journal WHERE journal.session_id = sessions.id), 0) WHERE id = ?`,
+    ),
   };
   return {
+    repairLastSeq: s.repairLastSeq,
     createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => {
       s.insertSession.run(row);
       s.insertEntry.run(entry);
@@ -479,4 +493,9 @@ function parseJson(text: string, describe: () => string): unknown {
   } catch (error) {
     throw new SnapshotError(`${describe()}: ${(error as Error).message}. The row cannot be used; restore it from a backup or delete the session.`, { cause: error });
   }
+}
+
+/** A journal row whose (session, seq) is taken: last_seq was behind the journal. */
+function isJournalKeyClash(error: unknown): boolean {
+  return error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' && /\bjournal\./.test(error.message);
 }

@@ -175,7 +175,8 @@ export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string
   // is not there as absent rather than crash the session over it.
   const content = typeof raw?.content === 'string' ? raw.content : null;
   const given = Array.isArray(raw?.toolCalls) ? raw.toolCalls : [];
-  let calls = given.every(validCall) ? given : given.filter(validCall);
+  // A copy either way: the context must not share an array the Model may reuse or mutate.
+  let calls = given.every(validCall) ? given.slice() : given.filter(validCall);
   if (calls.length === 0 && content && content.trim() !== '') {
     const legacy = actor === 'manager' ? legacyManagerCalls(content, idBase) : legacyWorkerCalls(content, idBase);
     calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: content.trim() })] : []);

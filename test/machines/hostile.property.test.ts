@@ -28,7 +28,8 @@ import { bundledPackagesDir } from '../../src/skills/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SendResult, Session } from '../../src/runtime/session.js';
 
-const NUM_RUNS = 1000;
+// STEWARD_FUZZ_RUNS=20000 for a longer hunt; the default keeps the suite at ~10 s.
+const NUM_RUNS = Number(process.env.STEWARD_FUZZ_RUNS ?? 1000);
 const MAX_BURST = 4;
 const json = (value: unknown) => JSON.stringify(value);
 

@@ -22,7 +22,7 @@ const oldContext = v1.snapshot.context as { managerMessages: ChatMessage[]; work
 describe('snapshot schema v3 → v4', () => {
   const v3 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v3.json', import.meta.url), 'utf8')) as { schemaVersion: number; snapshot: { context: SessionContext } };
 
-  it('the archived entries of a tag become one summary; the default window becomes the new default', () => {
+  it('the archived entries of a tag become one summary; the window limits stay as stored (v3 default: 60 messages)', () => {
     expect(v3.schemaVersion).toBe(3);
     const oldRequest = v3.snapshot.context.blackboard.request as unknown as { version: number; archived?: true; size?: number; body?: string }[];
     expect(oldRequest.map((v) => v.archived ?? false)).toEqual([true, false]);
@@ -30,7 +30,8 @@ describe('snapshot schema v3 → v4', () => {
     const context = (snapshot as { context: SessionContext }).context;
     expect(context.blackboard.request).toEqual([{ archived: 1, size: oldRequest[0]!.size }, oldRequest[1]]);
     expect(context.blackboard.note).toEqual(v3.snapshot.context.blackboard.note);
-    expect(context.transcripts.window).toEqual(DEFAULT_WINDOW);
+    expect(context.transcripts.window).toEqual({ messages: 60, chars: 32_000 });
+    expect(context.transcripts.window).not.toEqual(DEFAULT_WINDOW);
     expect(context.transcripts.manager).toEqual(v3.snapshot.context.transcripts.manager);
     expect(migratedHistory).toEqual([]);
   });

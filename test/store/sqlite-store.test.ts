@@ -139,6 +139,24 @@ describe('SqliteStore on disk', () => {
     expect(check.prepare(`SELECT id, last_seq FROM sessions ORDER BY id`).all()).toEqual([{ id: 's1', last_seq: 4 }, { id: 's2', last_seq: 2 }]);
   });
 
+  it('keeps writing after an older Steward (schema v2, open before the migration) wrote entries without last_seq', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 's1', packageId: null, snapshot: { step: 0 }, entry: created });
+    // What a v2 process does on this file: a journal row, the revision bumped, last_seq untouched;
+    // and a session it creates has last_seq 0 (the column's default).
+    const old = new Database(path);
+    cleanups.push(() => { old.close(); });
+    old.prepare(`INSERT INTO journal (session_id, seq, at, kind, type, payload, state) VALUES ('s1', 2, 'now', 'event', 'old', '{}', 'x')`).run();
+    old.prepare(`UPDATE sessions SET revision = 2 WHERE id = 's1'`).run();
+    old.prepare(`INSERT INTO sessions (id, package_id, revision, snapshot, state, created_at, updated_at) VALUES ('s2', NULL, 1, '{}', 'x', 'now', 'now')`).run();
+    old.prepare(`INSERT INTO journal (session_id, seq, at, kind, type, payload, state) VALUES ('s2', 1, 'now', 'event', 'session.created', '{}', 'x')`).run();
+    expect(await store.append('s1', 2, [entry('a', 'y')], { step: 2 })).toBe(3);
+    expect(await store.append('s2', 1, [entry('b', 'y')], { step: 1 })).toBe(2);
+    expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'old'], [3, 'a']]);
+    expect((await store.journal('s2')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b']]);
+  });
+
   it('reports a corrupt snapshot as SnapshotError naming the session, and still loads the others', async () => {
     const path = dbFile();
     const store = open(path);
