@@ -1,11 +1,23 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, SessionNotFoundError, SnapshotError, StoreError, UserError } from '../errors.js';
-import { toJson } from './store-json.js';
+import { ConflictError, SessionNotFoundError, StoreError, UserError } from '../errors.js';
 import { revisionConflict } from './memory-store.js';
+import { toJson } from './store-json.js';
+import {
+  checkReadable,
+  isJournalKeyClash,
+  migrate,
+  parseJson,
+  sqliteDriver,
+  toArchiveRow,
+  toJournalRow,
+  toStoredSession,
+  type ArchiveRow,
+  type JournalRow,
+  type SessionRow,
+} from './sqlite-schema.js';
 import { storeFault } from './sqlite-faults.js';
 import { DURABILITIES, flushesCommit, type Durability } from './session-store.js';
 import type {
@@ -19,74 +31,12 @@ import type {
   StoredSession,
 } from './session-store.js';
 
-/**
- * better-sqlite3 is an optional peer dependency (a native module: apps that keep sessions
- * elsewhere should not have to compile it), so it is loaded when the first store opens.
- */
-let driver: typeof Database | undefined;
-function sqliteDriver(): typeof Database {
-  if (driver) return driver;
-  try {
-    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new UserError('SqliteStore needs better-sqlite3, an optional peer dependency of Steward: run `npm install better-sqlite3@12`, or use MemoryStore (or another SessionStore).', { cause: error });
-  }
-  return driver;
-}
-
 /** How long a command waits for another process's lock: reading commands should not hang. */
 export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
-/** The schema this code reads and writes, kept in `PRAGMA user_version`. */
 export { DURABILITIES, durabilityFromEnv, type Durability } from './session-store.js';
-
-export const SCHEMA_VERSION = 3;
-/** The oldest schema a read-only connection reads (it cannot migrate): v3 changed nothing readers use. */
-const OLDEST_READABLE_VERSION = 2;
-
-/** migrations[n] takes a database from user_version n to n + 1. Append only; never edit a shipped step. */
-const migrations: string[] = [
-  `CREATE TABLE IF NOT EXISTS sessions (
-     id          TEXT PRIMARY KEY,
-     package_id  TEXT,
-     revision    INTEGER NOT NULL,
-     snapshot    TEXT NOT NULL,
-     state       TEXT NOT NULL,
-     created_at  TEXT NOT NULL,
-     updated_at  TEXT NOT NULL
-   );
-   CREATE TABLE IF NOT EXISTS journal (
-     session_id  TEXT NOT NULL REFERENCES sessions(id),
-     seq         INTEGER NOT NULL,
-     at          TEXT NOT NULL,
-     kind        TEXT NOT NULL,
-     type        TEXT NOT NULL,
-     payload     TEXT NOT NULL,
-     state       TEXT NOT NULL,
-     PRIMARY KEY (session_id, seq)
-   );
-   CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions(updated_at DESC);`,
-  // v2: the archive — every transcript message and tag version an event added, so the
-  // snapshot can stay bounded. Written in the journal entry's transaction.
-  `CREATE TABLE IF NOT EXISTS archive (
-     session_id  TEXT NOT NULL REFERENCES sessions(id),
-     kind        TEXT NOT NULL,
-     key         TEXT NOT NULL,
-     n           INTEGER NOT NULL,
-     entry_seq   INTEGER NOT NULL,
-     value       TEXT NOT NULL,
-     PRIMARY KEY (session_id, kind, key, n)
-   ) WITHOUT ROWID;`,
-  // v3: fewer pages per write (each commit writes every page it touched to the WAL, and
-  // that is most of its cost). The index on updated_at was rewritten by every write and
-  // served only list(), which reads every session anyway; last_seq saves the MAX(seq)
-  // lookup of every append.
-  `DROP INDEX IF EXISTS sessions_by_update;
-   ALTER TABLE sessions ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
-   UPDATE sessions SET last_seq = COALESCE((SELECT MAX(seq) FROM journal WHERE journal.session_id = sessions.id), 0);`,
-];
+export { SCHEMA_VERSION } from './sqlite-schema.js';
 
 /** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
@@ -94,36 +44,8 @@ export function defaultDbPath(env: NodeJS.ProcessEnv = process.env, cwd: string 
   return configured ? resolve(cwd, configured) : join(cwd, '.steward', 'steward.db');
 }
 
-interface SessionRow {
-  id: string;
-  package_id: string | null;
-  revision: number;
-  snapshot: string;
-  state: string;
-  created_at: string;
-  updated_at: string;
-  /** The seq of the session's last journal entry (v3). */
-  last_seq?: number;
-}
-
-interface ArchiveRow {
-  session_id: string;
-  kind: ArchiveItemInput['kind'];
-  key: string;
-  n: number;
-  entry_seq: number;
-  value: string;
-}
-
-interface JournalRow {
-  session_id: string;
-  seq: number;
-  at: string;
-  kind: JournalEntry['kind'];
-  type: string;
-  payload: string;
-  state: string;
-}
+const FULL = 2;
+const NORMAL = 1;
 
 /**
  * The default SessionStore: one SQLite file, shared safely by several processes.
@@ -344,38 +266,6 @@ export class SqliteStore implements SessionStore {
   }
 }
 
-/** A read-only connection migrates nothing: the file must already hold this schema. */
-function checkReadable(db: Database.Database, path: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) throw newerSchema(path, version);
-  if (version < OLDEST_READABLE_VERSION) {
-    throw new StoreError('store_unavailable', `"${path}" holds no Steward sessions yet (schema version ${version}): opening it for writing sets it up.`, path);
-  }
-}
-
-function migrate(db: Database.Database, path: string): void {
-  const version = () => db.pragma('user_version', { simple: true }) as number;
-  if (version() > SCHEMA_VERSION) throw newerSchema(path, version());
-  if (version() === SCHEMA_VERSION) return;
-  // IMMEDIATE + re-check: two processes opening a fresh file at once migrate it only once.
-  db.transaction(() => {
-    const from = version();
-    if (from > SCHEMA_VERSION) throw newerSchema(path, from);
-    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(migrations[v]!);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
-}
-
-function newerSchema(path: string, found: number): UserError {
-  return new UserError(
-    `The database "${path}" has schema version ${found}, but this Steward supports up to ${SCHEMA_VERSION}. ` +
-      `Upgrade Steward, or point STEWARD_DB at another file.`,
-  );
-}
-
-const FULL = 2;
-const NORMAL = 1;
-
 /** The reading statements, compiled once per connection; they read schema v2 and v3 alike. */
 function prepareReads(db: Database.Database) {
   return {
@@ -450,52 +340,4 @@ function makeWriter(db: Database.Database) {
       return next;
     }).immediate,
   };
-}
-
-function toJournalRow(sessionId: string, seq: number, at: string, entry: JournalEntryInput): JournalRow {
-  return {
-    session_id: sessionId,
-    seq,
-    at,
-    kind: entry.kind,
-    type: entry.type,
-    payload: toJson(entry.payload, `the payload of "${entry.type}" in session "${sessionId}"`),
-    state: entry.state,
-  };
-}
-
-function toArchiveRow(sessionId: string, entrySeq: number, item: ArchiveItemInput): ArchiveRow {
-  return {
-    session_id: sessionId,
-    kind: item.kind,
-    key: item.key,
-    n: item.n,
-    entry_seq: entrySeq,
-    value: toJson(item.value, `the archived ${item.kind} ${item.key} #${item.n} of session "${sessionId}"`),
-  };
-}
-
-function toStoredSession(row: SessionRow): StoredSession {
-  return {
-    id: row.id,
-    packageId: row.package_id,
-    revision: row.revision,
-    snapshot: parseJson(row.snapshot, () => `The stored snapshot of session "${row.id}" is corrupt JSON`),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-
-function parseJson(text: string, describe: () => string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new SnapshotError(`${describe()}: ${(error as Error).message}. The row cannot be used; restore it from a backup or delete the session.`, { cause: error });
-  }
-}
-
-/** A journal row whose (session, seq) is taken: last_seq was behind the journal. */
-function isJournalKeyClash(error: unknown): boolean {
-  return error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' && /\bjournal\./.test(error.message);
 }
