@@ -21,7 +21,7 @@ import type { ArchiveItemInput, StoredSession } from '../store/session-store.js'
  *   budget and the fork origin; a v2 context gets its usage in a ledger with no budget.
  * v4: a tag's archived versions are counted in one summary `{archived, size}` first in its
  *   list instead of an entry each (the context is bounded however many versions a tag gets);
- *   a window of the old default limits takes the new default.
+ *   window limits stay as saved.
  */
 export const SNAPSHOT_SCHEMA_VERSION = 4;
 
