@@ -317,7 +317,9 @@ describe('hostile model replies and user events (fast-check, real runtime)', () 
     // The hostile generators must still reach the places where names meet keyed data (the
     // reader's "toString", two accepted artifacts deep, is reached in most runs;
     // test/runtime/prototype-names.test.ts walks that path every time).
-    for (const tag of ['constructor', '__proto__', 'note']) expect(stats.tags, tag).toContain(tag);
+    // (Not 'note': an artifact accepted on the plain package ends only 2–6 runs of 1,000, so
+    // about one run in 20 had none; the review and done states below show that flow is reached.)
+    for (const tag of ['constructor', '__proto__']) expect(stats.tags, tag).toContain(tag);
     for (const state of ['waiting_user.review_artifact', 'done']) expect(stats.states, state).toContain(state);
   }, 120_000);
 });
