@@ -4,26 +4,20 @@
  * resume (`steward run --session ID`, as test/cli/crash.test.ts does on SQLite), and the
  * error a wrong URL ends with. The server is real (test/support/postgres.ts).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ViewJson } from '../../src/cli/context.js';
 import type { Blackboard, JournalEntry, SessionSummary } from '../../src/index.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../support/fake-openai-server.js';
 import { parseJson, runCli, startCli, until } from '../support/cli-process.js';
-import { postgresUnavailable, startPostgres, TEST_PASSWORD, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
+import { usePostgres } from '../support/use-postgres.js';
 import { closedPort } from '../support/temp.js';
 
 /** Child processes start in ~1 s each (tsx); leave room for a busy machine. */
 const CLI_TIMEOUT = 90_000;
 
-let server: TestPostgres;
-beforeAll(async () => {
-  if (postgresUnavailable) return;
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
+const server = usePostgres();
 
 const fakes: FakeOpenAI[] = [];
 afterEach(async () => {

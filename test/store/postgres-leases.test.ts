@@ -10,20 +10,20 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/errors.js';
 import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable } from '../support/postgres.js';
+import { usePostgres } from '../support/use-postgres.js';
 import { entry } from './session-store.spec.js';
 
-let server: TestPostgres;
+const server = usePostgres();
 let url = '';
 const open: PostgresStore[] = [];
 beforeAll(async () => {
   if (postgresUnavailable) return;
-  server = await startPostgres();
   url = await server.createDatabase();
 }, 60_000);
+// Runs before usePostgres()'s stop (after-hooks run in reverse order).
 afterAll(async () => {
   await Promise.all(open.map((s) => s.close()));
-  await server?.stop();
 }, 60_000);
 
 const freshSchema = () => `t_${randomBytes(5).toString('hex')}`;

@@ -13,19 +13,16 @@ import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { PG_SCHEMA_VERSION, PostgresStore, redactUrl } from '../../src/store/postgres-store.js';
 import type { SessionChange } from '../../src/store/session-store.js';
-import { postgresUnavailable, startPostgres, TEST_PASSWORD, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
+import { usePostgres } from '../support/use-postgres.js';
 import { closedPort } from '../support/temp.js';
 import { describeSessionStore, entry } from './session-store.spec.js';
 
-let server: TestPostgres;
+const server = usePostgres();
 let url = '';
 beforeAll(async () => {
   if (postgresUnavailable) return;
-  server = await startPostgres();
   url = await server.createDatabase();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
 }, 60_000);
 
 /** Each test gets its own PostgreSQL schema, so tests never see each other's sessions. */
