@@ -23,10 +23,11 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stateString } from '../../src/machines/refusals.js';
 import type { SessionContext } from '../../src/machines/session.context.js';
-import type { ChatMessage, Model, ModelReply, ModelRequest } from '../../src/models/model.js';
+import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
 import { bundledPackagesDir } from '../../src/skills/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SendResult, Session } from '../../src/runtime/session.js';
+import { expectValidTranscript } from '../support/transcript.js';
 
 // STEWARD_FUZZ_RUNS=20000 for a longer hunt; the default keeps the suite at ~10 s.
 const NUM_RUNS = Number(process.env.STEWARD_FUZZ_RUNS ?? 1000);
@@ -226,34 +227,13 @@ const stateOf = (session: Session) => {
   return s.status === 'done' ? 'done' : stateString(s.value);
 };
 
-/** Valid for the API: each assistant tool call is answered once, right after; no orphan tool message. */
-function checkTranscript(who: string, messages: readonly ChatMessage[]): void {
-  const seen = new Set<string>();
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    expect(m.role, `${who}[${i}]: an orphan tool message`).not.toBe('tool');
-    if (m.role !== 'assistant' || m.tool_calls === undefined) continue;
-    expect(m.tool_calls.length, `${who}[${i}]: tool_calls must be omitted, not empty`).toBeGreaterThan(0);
-    const ids = m.tool_calls.map((c) => c.id);
-    for (const id of ids) {
-      expect(typeof id === 'string' && id !== '' && !seen.has(id), `${who}[${i}]: tool call id ${String(id)} missing or used twice`).toBe(true);
-      seen.add(id);
-    }
-    const results = messages.slice(i + 1, i + 1 + ids.length);
-    expect(results.map((r) => r.role), `${who}[${i}]: each tool call needs a tool result right after`).toEqual(ids.map(() => 'tool'));
-    const resultIds = results.map((r) => (r as Extract<ChatMessage, { role: 'tool' }>).tool_call_id);
-    expect([...resultIds].sort(), `${who}[${i}]: exactly one result per call id`).toEqual([...ids].sort());
-    for (const r of results) expect(typeof r.content, `${who}: tool result content is text`).toBe('string');
-    i += ids.length;
-  }
-}
 
 function checkAfterSend(session: Session, result: SendResult, event: unknown): void {
   const where = `after send(${String(JSON.stringify(event))?.slice(0, 120)}) in ${stateOf(session)}`;
   checkPrototypes(where);
   const context = contextOf(session);
-  checkTranscript('managerMessages', context.transcripts.manager.messages);
-  checkTranscript('workerMessages', context.transcripts.worker.messages);
+  expectValidTranscript('managerMessages', context.transcripts.manager.messages);
+  expectValidTranscript('workerMessages', context.transcripts.worker.messages);
   expect(context.burst).toBeLessThanOrEqual(context.maxBurst);
   if (result.ok) {
     const state = stateOf(session);

@@ -24,9 +24,10 @@ import type { Blackboard, TagSlot, TagVersion } from '../../src/blackboard/black
 import { stateString } from '../../src/machines/refusals.js';
 import type { SessionContext } from '../../src/machines/session.context.js';
 import type { UserEvent, UserEventType } from '../../src/machines/session.events.js';
-import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from '../../src/models/model.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SendResult, Session } from '../../src/runtime/session.js';
+import { expectValidTranscript } from '../support/transcript.js';
 
 const MAX_BURST = 3;
 const NUM_RUNS = 1000;
@@ -220,25 +221,6 @@ const stateOf = (session: Session) => {
   return s.status === 'done' ? 'done' : stateString(s.value);
 };
 
-function checkTranscript(who: string, messages: readonly ChatMessage[]): void {
-  const seen = new Set<string>();
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    expect(m.role, `${who}[${i}]: a tool result that does not follow its assistant message`).not.toBe('tool');
-    if (m.role !== 'assistant' || m.tool_calls === undefined) continue;
-    expect(m.tool_calls.length, `${who}[${i}]: tool_calls must be omitted, not empty`).toBeGreaterThan(0);
-    const ids = m.tool_calls.map((c) => c.id);
-    for (const id of ids) {
-      expect(seen.has(id), `${who}[${i}]: tool call id ${id} used twice`).toBe(false);
-      seen.add(id);
-    }
-    const results = messages.slice(i + 1, i + 1 + ids.length);
-    expect(results.map((r) => r.role), `${who}[${i}]: each tool call needs a tool result right after`).toEqual(ids.map(() => 'tool'));
-    const resultIds = results.map((r) => (r as Extract<ChatMessage, { role: 'tool' }>).tool_call_id);
-    expect([...resultIds].sort(), `${who}[${i}]: exactly one result per call id`).toEqual([...ids].sort());
-    i += ids.length;
-  }
-}
 
 function checkBlackboard(before: Blackboard, after: Blackboard): void {
   // A tag's list: [{archived, size}?, ...versions with bodies, ascending]; the last is the latest.
@@ -291,8 +273,8 @@ function checkInvariants(session: Session, result: SendResult, before: { state: 
   for (const versions of Object.values(after.blackboard)) {
     for (const v of versions) if ('body' in v) expect(typeof v.writtenBy === 'string' && v.writtenBy.length > 0 && v.writtenBy.length <= 120).toBe(true);
   }
-  checkTranscript('managerMessages', after.transcripts.manager.messages);
-  checkTranscript('workerMessages', after.transcripts.worker.messages);
+  expectValidTranscript('managerMessages', after.transcripts.manager.messages);
+  expectValidTranscript('workerMessages', after.transcripts.worker.messages);
   checkBlackboard(before.context.blackboard, after.blackboard);
   checkArtifacts(before.context.artifacts, after.artifacts);
   if (result.ok) {

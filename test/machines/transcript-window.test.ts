@@ -9,19 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { appendToTranscript, EMPTY_TRANSCRIPT, messageSize, type Transcript, type WindowLimits } from '../../src/machines/transcript.js';
 import type { ChatMessage, ModelRequest, ToolCall } from '../../src/models/model.js';
 import { createRuntime, scriptedCall as call, ScriptedModel, type ScriptStep } from '../../src/index.js';
+import { expectValidTranscript } from '../support/transcript.js';
 
-/** Every assistant tool call is followed by exactly its results; no tool message stands alone. */
-function expectValid(messages: readonly ChatMessage[], where: string): void {
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    expect(m.role, `${where}[${i}]: a tool result without its call`).not.toBe('tool');
-    if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
-    const ids = m.tool_calls.map((c) => c.id);
-    const results = messages.slice(i + 1, i + 1 + ids.length);
-    expect(results.map((r) => (r.role === 'tool' ? r.tool_call_id : `(${r.role})`)), `${where}[${i}]: results of its calls`).toEqual(ids);
-    i += ids.length;
-  }
-}
 
 /** Groups in a window: a user message, or an assistant message with its tool results. */
 const groupsOf = (messages: readonly ChatMessage[]) => messages.filter((m) => m.role !== 'tool').length;
@@ -62,7 +51,7 @@ describe('transcript window', () => {
           g.results.forEach((size, i) => step([{ role: 'tool', tool_call_id: calls[i]!.id, content: 'r'.repeat(size) }]));
         }
         // After each whole group — what a prompt sees — the window is valid and bounded.
-        expectValid(t.messages, 'window');
+        expectValidTranscript('window', t.messages);
         if (!within(t.messages, limits)) expect(groupsOf(t.messages), 'over the bound only with the latest step alone').toBeLessThanOrEqual(2);
         if (groupsOf(t.messages) > 2) expect(within(t.messages, limits)).toBe(true);
       }
@@ -97,12 +86,12 @@ describe('transcript window', () => {
         const [system, ...rest] = request.messages;
         expect(system!.role).toBe('system');
         const window = rest[0]?.role === 'user' && rest[0].content.includes('earlier messages are omitted') ? rest.slice(1) : rest;
-        expectValid(window, `prompt ${i + 1}`);
+        expectValidTranscript(`prompt ${i + 1}`, window);
         if (!within(window, limits)) expect(groupsOf(window), `prompt ${i + 1} over the bound`).toBeLessThanOrEqual(1);
       });
       // Nothing is lost: the whole transcript has every user message and every call's result.
       const all = await session.transcript('manager');
-      expectValid(all, 'history');
+      expectValidTranscript('history', all);
       expect(all.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(bursts.map((_, b) => `part ${b}: ${'w'.repeat(40)}`));
       expect(all.filter((m) => m.role === 'tool')).toHaveLength(steps.reduce((n, s) => n + ((s as { toolCalls: unknown[] }).toolCalls.length), 0));
       session.stop();
