@@ -8,16 +8,16 @@
  */
 import type { Session } from '../runtime/session.js';
 import type { SessionStreamEvent, StreamEventOf } from '../runtime/session-events.js';
+import { safeLineAs } from './safe-text.js';
 
 const MAX_DETAIL = 160;
 
-// C0/C1 controls (ESC included, so no ANSI sequence survives), DEL, and the bidi overrides
-// that could make a line read differently from what it is.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
-
-/** `text` made safe for one terminal line: controls become a space, the rest is cut to `max`. */
+/**
+ * `text` made safe for one terminal line: what safe-text.ts shows visibly elsewhere (C0/C1
+ * controls, DEL, bidi controls, line separators) becomes a space here, the rest is cut to `max`.
+ */
 export function plain(text: string, max = MAX_DETAIL): string {
-  const flat = text.replace(UNSAFE, ' ').replace(/ {2,}/g, ' ').trim();
+  const flat = safeLineAs(text, ' ').replace(/ {2,}/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

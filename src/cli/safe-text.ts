@@ -40,6 +40,11 @@ export function safeLine(text: string): string {
   return text.replace(UNSAFE_IN_LINE, visible);
 }
 
+/** One line with every unsafe character replaced by `replacement` (the compact progress lines). */
+export function safeLineAs(text: string, replacement: string): string {
+  return text.replace(UNSAFE_IN_LINE, replacement);
+}
+
 /**
  * JSON text safe to print: JSON.stringify already escapes U+0000–U+001F, and these
  * characters can only occur inside strings, so `\uXXXX` for the rest keeps the JSON valid

@@ -12,6 +12,7 @@ describe('progress lines', () => {
   it('strips escape sequences, controls and bidi overrides, and cuts long text', () => {
     expect(plain('run\x1b[2J\x1b]0;pwned\x07_worker')).toBe('run [2J ]0;pwned _worker');
     expect(plain('a\r\nb\u202ec\u0085d')).toBe('a b c d');
+    expect(plain('e\u2028f\u061Cg\u2029h')).toBe('e f g h');
     expect(plain('x'.repeat(500), 20)).toHaveLength(20);
   });
 
