@@ -25,11 +25,13 @@ export interface Fork {
 export async function makeFork(host: ReplayHost, store: SessionStore, id: string, atSeq: unknown, forkId: string): Promise<Fork> {
   const stored = await store.load(id);
   if (!stored) throw new SessionNotFoundError(id);
-  const last = (await store.journal(id, { afterSeq: 0 })).length;
-  if (typeof atSeq !== 'number' || !Number.isInteger(atSeq) || atSeq < 1 || atSeq > last) {
-    throw new UserError(`forkSession: atSeq must be a journal entry of "${id}", a whole number from 1 to ${last} (got ${String(atSeq)}). See the entries with \`steward log ${id}\`.`);
+  const valid = typeof atSeq === 'number' && Number.isInteger(atSeq) && atSeq >= 1;
+  // One read: the first atSeq entries; fewer than that means atSeq is past the journal's end
+  // (the whole journal is read only to name its length in the error).
+  const entries = await store.journal(id, valid ? { limit: atSeq } : {});
+  if (!valid || entries.length < atSeq) {
+    throw new UserError(`forkSession: atSeq must be a journal entry of "${id}", a whole number from 1 to ${entries.length} (got ${String(atSeq)}). See the entries with \`steward log ${id}\`.`);
   }
-  const entries = await store.journal(id, { limit: atSeq });
   const current = storedSnapshot(host.machine, stored).context as SessionContext;
   let snapshot = startOf(host, forkId, entries[0]!, current);
   // The fork's own history (archive): what each replayed event added, as the live session

@@ -14,6 +14,7 @@ import { createServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 
 import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
+import { isLoopback } from '../inspect/routes/security.js';
 
 export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT };
 
@@ -44,9 +45,8 @@ export interface ServeHandle {
   close(): Promise<{ settled: number; handedBack: string[] }>;
 }
 
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
+// One loopback check for the inspector and the server (both refuse a public bind without a token).
+export { isLoopback };
 
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const hostname = options.host ?? '127.0.0.1';

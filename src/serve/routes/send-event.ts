@@ -28,7 +28,7 @@ export const sendEvent: RouteModule = {
       const event = parseOr400(UserEventSchema, withBy, 'event');
       const result = await host.send(id, event);
       if (result.ok) return c.json(result, 200);
-      return c.json(result, statusOf(result.error.code) === 500 ? 500 : statusOf(result.error.code));
+      return c.json(result, statusOf(result.error.code));
     });
   },
 };
