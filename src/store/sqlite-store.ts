@@ -148,20 +148,22 @@ export class SqliteStore implements SessionStore {
   }
 
   async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = [], options: AppendOptions = {}): Promise<number> {
-    // Serialise outside the transaction: a bad value fails before any lock is taken.
+    // Serialise outside the transaction (once, also for the retry): a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
+    const at = new Date().toISOString();
+    const rows = appendRows(id, at, entries, archive);
+    const state = entries.at(-1)?.state ?? null;
     return this.guard(() => {
       this.commitAt(flushesCommit(this.durability, options) ? FULL : NORMAL);
-      const at = new Date().toISOString();
       try {
-        return this.write.appendTx(id, expectedRevision, entries, json, at, archive);
+        return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       } catch (error) {
         if (!isJournalKeyClash(error)) throw error;
         // A Steward of schema v2 that had the file open before it was migrated writes entries
         // without keeping last_seq: derive it from the journal once and write again (the
         // failed transaction rolled back whole).
         this.write.repairLastSeq.run(id);
-        return this.write.appendTx(id, expectedRevision, entries, json, at, archive);
+        return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       }
     });
   }
@@ -323,21 +325,34 @@ function makeWriter(db: Database.Database) {
     }).immediate,
     // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
     // process can slip a write between our revision check and our update.
-    appendTx: db.transaction((id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: string, at: string, archive: ArchiveItemInput[]): number => {
+    // The rows come serialised, their seq / entry_seq counted from 0 (the session's last seq
+    // is read under the lock and added here), so no JSON is built while the lock is held.
+    appendTx: db.transaction((id: string, expectedRevision: number, rows: AppendRows, snapshot: string, at: string, state: string | null): number => {
       const head = s.head.get(id);
       if (head === undefined) throw new SessionNotFoundError(id);
       const current = head.revision;
       if (current !== expectedRevision) throw revisionConflict(id, current, expectedRevision);
-      let seq = head.last_seq;
-      for (const item of archive) s.insertArchive.run(toArchiveRow(id, seq, item));
-      for (const entry of entries) {
-        seq += 1;
-        s.insertEntry.run(toJournalRow(id, seq, at, entry));
-        if (entry.added) for (const item of entry.added) s.insertArchive.run(toArchiveRow(id, seq, item));
-      }
+      const base = head.last_seq;
+      for (const row of rows.journal) s.insertEntry.run({ ...row, seq: base + row.seq });
+      for (const row of rows.archive) s.insertArchive.run({ ...row, entry_seq: base + row.entry_seq });
       const next = current + 1;
-      s.updateSession.run({ id, revision: next, last_seq: seq, snapshot, state: entries.at(-1)?.state ?? null, updated_at: at });
+      s.updateSession.run({ id, revision: next, last_seq: base + rows.journal.length, snapshot, state, updated_at: at });
       return next;
     }).immediate,
   };
+}
+
+/** An append's rows, serialised: seq counted from 1 for the entries, entry_seq from 0 (the archive given beside them belongs to the entry before). */
+interface AppendRows {
+  journal: JournalRow[];
+  archive: ArchiveRow[];
+}
+
+function appendRows(id: string, at: string, entries: JournalEntryInput[], archive: ArchiveItemInput[]): AppendRows {
+  const rows: AppendRows = { journal: [], archive: archive.map((item) => toArchiveRow(id, 0, item)) };
+  entries.forEach((entry, i) => {
+    rows.journal.push(toJournalRow(id, i + 1, at, entry));
+    for (const item of entry.added ?? []) rows.archive.push(toArchiveRow(id, i + 1, item));
+  });
+  return rows;
 }
