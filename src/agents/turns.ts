@@ -41,17 +41,6 @@ function want(wanted: Map<string, number[]>, tag: string, versions: readonly num
   if (list.length) wanted.set(tag, list);
 }
 
-/** Whether any tag version's body left the context; remembered for the last board seen (boards are immutable). */
-let lastBoard: SessionContext['blackboard'] | undefined;
-let lastBoardHasArchived = false;
-function hasArchived(board: SessionContext['blackboard']): boolean {
-  if (board !== lastBoard) {
-    lastBoard = board;
-    lastBoardHasArchived = hasArchivedVersions(board);
-  }
-  return lastBoardHasArchived;
-}
-
 /**
  * Cheap test, run on every reply: could it read a version whose body is archived (a
  * `version` argument, or the request while some of its parts are archived)? Nearly every
@@ -100,7 +89,7 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => {
     const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) });
     // Nothing archived (most sessions, most of the time): no reply can need the archive.
-    if (!lookup || !hasArchived(input.blackboard)) return replied;
+    if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
     // A plain (not async) callback: the common reply resolves without an extra promise.
     return replied.then((reply): TurnOutput | Promise<TurnOutput> => {
       if (!reply || !mayReadArchive(input, reply)) return reply;

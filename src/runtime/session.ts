@@ -7,7 +7,7 @@
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
 import { ConflictError, LimitExceededError, StewardError, type RefusalDetails } from '../errors.js';
 import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
-import { enabledUserEvents, readSnapshot, snapshotState } from '../machines/refusals.js';
+import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { TagVersion } from '../blackboard/blackboard.js';
@@ -264,10 +264,14 @@ export class Session {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
-  /** A refused event: the message and the chart's reading at the state that refused it. */
-  private refused(before: AnyMachineSnapshot, eventType: string, message: string): SendResult {
-    const { state, accepted, enabled } = readSnapshot(before);
-    return { ok: false, error: { code: 'event_refused', message, eventType, state, accepted, enabled }, view: this.view() };
+  /**
+   * A refused event: the message and the chart's reading at the state that refused it. A
+   * refusal changes only `rejections`, which no guard reads, so the view's reading of the
+   * state now is that reading: the chart is read once.
+   */
+  private refused(eventType: string, message: string): SendResult {
+    const view = this.view();
+    return { ok: false, error: { code: 'event_refused', message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents }, view };
   }
 
   /**
@@ -306,7 +310,7 @@ export class Session {
       const before = this.actor.getSnapshot();
       if (before.status === 'done') {
         const message = `"${event.type}" is not accepted because the session is done.`;
-        return this.refuseRecorded(event, 'event_refused', message, this.refused(before, event.type, message));
+        return this.refuseRecorded(event, 'event_refused', message, this.refused(event.type, message));
       }
       this.actor.send(event);
       const after = this.actor.getSnapshot();
@@ -314,7 +318,7 @@ export class Session {
         this.acknowledging = true;
         await this.flush();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
-        return this.refused(before, event.type, last.reason);
+        return this.refused(event.type, last.reason);
       }
       await this.untilWaitOrEnd();
       if (this.persistence) await this.flush();

@@ -353,14 +353,27 @@ describe('memory', () => {
       { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which tea?' })] },
       { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Green or black?' })] },
     ]);
+    // Count the inspection subscriptions the hub takes on the actor system, and their ends.
+    const system = session.actorRef.system;
+    const inspect = system.inspect.bind(system);
+    let taken = 0;
+    let ended = 0;
+    system.inspect = ((observer: Parameters<typeof inspect>[0]) => {
+      const subscription = inspect(observer);
+      taken++;
+      return { unsubscribe: () => (ended++, subscription.unsubscribe()) };
+    }) as typeof system.inspect;
     const seen: string[] = [];
     const off = session.subscribe((e) => seen.push(e.type));
     await session.send(request);
     const count = seen.length;
+    expect(taken).toBe(1);
     off();
     off(); // twice is harmless
     expect(session.listenerCount).toBe(0);
+    expect(ended, 'the hub let go of the actor system').toBe(1);
     await session.send({ type: 'user_submitted_input', text: 'Green.' });
     expect(seen).toHaveLength(count);
+    expect(taken, 'nothing subscribed again').toBe(1);
   });
 });
