@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { root } from './cli-process.js';
+import { root, until } from './cli-process.js';
 
 const run = promisify(execFile);
 
@@ -42,14 +42,6 @@ function sourcesHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function waitFor(file: string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!existsSync(file)) {
-    if (Date.now() > until) throw new Error(`Gave up waiting for ${file} (another test file is packing Steward; remove the folder if it died).`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 let packed: Promise<Tarball> | undefined;
 
 export function packedTarball(): Promise<Tarball> {
@@ -59,7 +51,7 @@ export function packedTarball(): Promise<Tarball> {
     try {
       mkdirSync(dir); // atomic: whoever creates it builds, the others wait for tarball.json
     } catch {
-      await waitFor(done, 240_000);
+      await until(() => existsSync(done), `${done} (another test file is packing Steward; remove the folder if it died)`, 240_000);
       return JSON.parse(readFileSync(done, 'utf8')) as Tarball;
     }
     try {
