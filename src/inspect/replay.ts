@@ -15,7 +15,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import { snapshotState } from '../machines/refusals.js';
 import type { SessionContext } from '../machines/session.context.js';
-import { replayInput, replayStep, startOf } from '../runtime/journal-replay.js';
+import { replayStep, startOf } from '../runtime/journal-replay.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { JournalEntry } from '../store/session-store.js';
 
@@ -26,7 +26,7 @@ export interface ReplayPoint {
   divergedAt?: number;
 }
 
-export { replayInput, snapshotState };
+export { snapshotState };
 
 /**
  * Replays journals with checkpoints, so stepping through a long timeline does not replay

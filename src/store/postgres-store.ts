@@ -41,7 +41,7 @@ import type {
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
 export const PG_SCHEMA_VERSION = 3;
 
-export { redactUrl, translateConnectError };
+export { redactUrl };
 
 /** The default PostgreSQL schema (namespace) Steward's tables live in. */
 export const DEFAULT_PG_SCHEMA = 'steward';
