@@ -150,9 +150,9 @@ export function burstTokensNotice(used: number, next: number, max: number): stri
 }
 
 function checkBurstTokens(context: SessionContext): { message: string; data: Record<string, unknown> } | null {
-  // A snapshot from before budgets existed has no ledger: no budget.
+  // Every context has a ledger (the v2 → v3 migration gives an old one its own, with no budget).
   const ledger = context.ledger;
-  if (!ledger || ledger.maxBurstTokens === null || ledger.burstTokens === 0) return null;
+  if (ledger.maxBurstTokens === null || ledger.burstTokens === 0) return null;
   if (ledger.burstTokens + ledger.lastCallTokens <= ledger.maxBurstTokens) return null;
   return {
     message: burstTokensNotice(ledger.burstTokens, ledger.lastCallTokens, ledger.maxBurstTokens),

@@ -24,7 +24,7 @@ import {
 import { burstLimitNotice } from '../tools/validation.js';
 import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
-import { NO_LEDGER, NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
+import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
 import { burstTokensNotice } from './rules.js';
 import { ownValue } from '../blackboard/keyed.js';
 import { appendToTranscript, resetTranscript } from './transcript.js';
@@ -74,7 +74,7 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
 
 /** A hard user event starts a new burst: its rounds and its tokens count from 0 again. */
 export function resetBurst(ctx: SessionContext): Update {
-  const ledger = ctx.ledger ?? NO_LEDGER;
+  const ledger = ctx.ledger;
   return { burst: 0, notice: null, ledger: { ...ledger, burstTokens: 0, lastCallTokens: 0 } };
 }
 
@@ -188,7 +188,7 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
   // Ids already used in the window (what the model is sent): a repeated one is renamed.
   const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
-  const ledger = ctx.ledger ?? NO_LEDGER;
+  const ledger = ctx.ledger;
   // Counted as whole, non-negative numbers: a model (or its SDK) may report garbage.
   const usage = reply?.usage
     ? { promptTokens: ledger.usage.promptTokens + count(reply.usage.promptTokens), completionTokens: ledger.usage.completionTokens + count(reply.usage.completionTokens) }
@@ -384,13 +384,13 @@ export function noticeTokenBudget(ctx: SessionContext): Update {
 
 /** The token budget stopped a worker before its next call: its step ends, as for the burst limit. */
 export function noticeWorkerTokenBudget(ctx: SessionContext): Update {
-  const ledger = ctx.ledger ?? NO_LEDGER;
+  const ledger = ctx.ledger;
   const content = `The worker ${ctx.step?.workerId ?? ''} stopped before submitting: this burst used ${ledger.burstTokens} tokens of its budget of ${ledger.maxBurstTokens} (maxBurstTokens); its step ended. Decide with the user how to go on.`;
   return { ...noticeTokenBudget(ctx), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 function violationNotice(ctx: SessionContext): string {
-  const ledger = ctx.ledger ?? NO_LEDGER;
+  const ledger = ctx.ledger;
   return burstTokensNotice(ledger.burstTokens, ledger.lastCallTokens, ledger.maxBurstTokens ?? 0);
 }
 

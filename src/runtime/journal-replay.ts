@@ -51,7 +51,7 @@ export function replayInput(host: ReplayHost, sessionId: string, created: Journa
     package: pkg,
     catalog: packageId === null ? [...host.packages.values()].map(packageInfoOf) : [],
     ...(payload.maxBurst !== undefined ? { maxBurst: payload.maxBurst } : current ? { maxBurst: current.maxBurst } : {}),
-    ...(payload.maxBurstTokens !== undefined ? { maxBurstTokens: payload.maxBurstTokens } : current?.ledger ? { maxBurstTokens: current.ledger.maxBurstTokens } : {}),
+    ...(payload.maxBurstTokens !== undefined ? { maxBurstTokens: payload.maxBurstTokens } : current ? { maxBurstTokens: current.ledger.maxBurstTokens } : {}),
     // The window limits and an app's seed tags, as createSession journalled them.
     ...(payload.window ? { window: payload.window } : current ? { window: current.transcripts.window } : {}),
     ...(payload.blackboard ? { blackboard: payload.blackboard } : {}),

@@ -105,10 +105,10 @@ export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
     usage: context.ledger.usage,
     rounds: context.rounds,
     tokens: {
-      burst: context.ledger?.burstTokens ?? 0,
+      burst: context.ledger.burstTokens,
       session: context.ledger.usage.promptTokens + context.ledger.usage.completionTokens,
-      maxBurst: context.ledger?.maxBurstTokens ?? null,
+      maxBurst: context.ledger.maxBurstTokens,
     },
-    ...(context.ledger?.forkedFrom ? { forkedFrom: context.ledger.forkedFrom } : {}),
+    ...(context.ledger.forkedFrom ? { forkedFrom: context.ledger.forkedFrom } : {}),
   };
 }
