@@ -17,7 +17,7 @@ import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
 import { redactUrl } from '../models/redact.js';
-import { DURABILITIES, flushesCommit, type Durability } from './session-store.js';
+import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
 
 /**
  * Appended to a deferred write's statement: `synchronous_commit=off` for its own (implicit)
@@ -152,10 +152,7 @@ export class PostgresStore implements SessionStore {
   /** `connection`: a postgres:// URL (the store owns and ends its pool) or an app's pg.Pool (left open). */
   constructor(connection: string | pg.Pool, options: PostgresStoreOptions = {}) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
-    this.durability = options.durability ?? 'acknowledged';
-    if (!(DURABILITIES as readonly string[]).includes(this.durability)) {
-      throw new UserError(`PostgresStore durability "${String(this.durability)}" is unknown: use ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}.`);
-    }
+    this.durability = durabilityOption(options.durability, 'PostgresStore');
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) {
       throw new UserError(`PostgreSQL schema name "${this.schema}" is not allowed: use lower-case letters, digits and _ (at most 63, not starting with a digit).`);
     }

@@ -37,12 +37,22 @@ export function flushesCommit(durability: Durability, options: AppendOptions = {
   return durability === 'every-event' || (durability === 'acknowledged' && options.durable !== false);
 }
 
+const isDurability = (value: unknown): value is Durability => (DURABILITIES as readonly unknown[]).includes(value);
+const durabilityList = () => DURABILITIES.map((d) => `"${d}"`).join(' or ');
+
+/** A store's `durability` option, checked (default 'acknowledged'); `store` names the store in the error. */
+export function durabilityOption(value: Durability | undefined, store: string): Durability {
+  if (value === undefined) return 'acknowledged';
+  if (isDurability(value)) return value;
+  throw new UserError(`${store} durability "${String(value)}" is unknown: use ${durabilityList()}.`);
+}
+
 /** `STEWARD_DURABILITY` for the CLI and `steward serve`; unset or empty: 'acknowledged'. */
 export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durability {
   const value = env.STEWARD_DURABILITY;
   if (!value) return 'acknowledged';
-  if ((DURABILITIES as readonly string[]).includes(value)) return value as Durability;
-  throw new UserError(`STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}, or unset it (default "acknowledged").`);
+  if (isDurability(value)) return value;
+  throw new UserError(`STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${durabilityList()}, or unset it (default "acknowledged").`);
 }
 
 /** One thing a journalled event added to the session's history. */

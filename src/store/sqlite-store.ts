@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, SessionNotFoundError, StoreError, UserError } from '../errors.js';
+import { ConflictError, SessionNotFoundError, StoreError } from '../errors.js';
 import { revisionConflict } from './memory-store.js';
 import { toJson } from './store-json.js';
 import {
@@ -19,7 +19,7 @@ import {
   type SessionRow,
 } from './sqlite-schema.js';
 import { storeFault } from './sqlite-faults.js';
-import { DURABILITIES, flushesCommit, type Durability } from './session-store.js';
+import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
 import type {
   AppendOptions,
   ArchiveItem,
@@ -73,10 +73,7 @@ export class SqliteStore implements SessionStore {
   constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
     this.readOnly = options.readOnly === true;
-    this.durability = options.durability ?? 'acknowledged';
-    if (!(DURABILITIES as readonly string[]).includes(this.durability)) {
-      throw new UserError(`SqliteStore durability "${String(this.durability)}" is unknown: use ${DURABILITIES.map((d) => `"${d}"`).join(' or ')}.`);
-    }
+    this.durability = durabilityOption(options.durability, 'SqliteStore');
     this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
     if (path !== ':memory:') {
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
