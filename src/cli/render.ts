@@ -10,7 +10,8 @@ import pc from 'picocolors';
 import { stateString } from '../machines/refusals.js';
 import type { SessionContext } from '../machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
-import type { JournalEntry, SessionSummary } from '../store/session-store.js';
+import { userOf, type JournalEntry, type SessionSummary } from '../store/session-store.js';
+import { isForkEntry } from '../runtime/journal-replay.js';
 import type { SessionView } from '../runtime/view.js';
 import { aliasOf } from './events.js';
 import { safeLine, safeText } from './safe-text.js';
@@ -215,7 +216,7 @@ function payloadGist(entry: JournalEntry): string {
     if (error) return clip(`error: ${error.message ?? ''}`);
   }
   // A fork's first entry holds its whole starting snapshot: say where it came from instead.
-  if (entry.kind === 'created' && entry.type === 'forked') {
+  if (isForkEntry(entry)) {
     const from = payload.forkedFrom as { id?: string; seq?: number } | undefined;
     return `forked from ${from?.id ?? '?'} after entry ${from?.seq ?? '?'}`;
   }
@@ -231,8 +232,8 @@ export function formatJournal(entries: JournalEntry[]): string {
 /** Who acted: a user event's `by` (cut to 24 characters here; `--format jsonl` has it whole), "-" if none. */
 function whoOf(entry: JournalEntry): string {
   if (entry.kind !== 'event') return '';
-  const by = (entry.payload as { by?: unknown } | null)?.by;
-  return typeof by === 'string' ? (by.length > 24 ? `${by.slice(0, 23)}…` : by) : '-';
+  const by = userOf(entry.payload);
+  return by === undefined ? '-' : by.length > 24 ? `${by.slice(0, 23)}…` : by;
 }
 
 /** Cells are data (ids, package ids, journal gists): each is made one safe line first. */

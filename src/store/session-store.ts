@@ -55,6 +55,12 @@ export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durabil
   throw new UserError(`STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${durabilityList()}, or unset it (default "acknowledged").`);
 }
 
+/** Who acted in a journal entry's payload: a user event's `by`, when it is a string. */
+export function userOf(payload: unknown): string | undefined {
+  const by = (payload as { by?: unknown } | null)?.by;
+  return typeof by === 'string' ? by : undefined;
+}
+
 /** One thing a journalled event added to the session's history. */
 export interface ArchiveItemInput {
   /** 'message': a transcript message (key: "manager" or "worker"); 'version': a tag version (key: the tag). */

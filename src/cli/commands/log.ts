@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { SessionNotFoundError } from '../../errors.js';
-import type { JournalEntry } from '../../store/session-store.js';
+import { userOf, type JournalEntry } from '../../store/session-store.js';
 import { CliError, printJson, wholeNumber, withContext } from '../context.js';
 import { formatJournal } from '../render.js';
 import { safeJson } from '../safe-text.js';
@@ -26,8 +26,8 @@ export interface AuditRecord {
 export function auditRecords(entries: readonly JournalEntry[], before: string | null): AuditRecord[] {
   let previous = before;
   return entries.map((e) => {
-    const by = e.kind === 'event' ? ((e.payload as { by?: unknown } | null)?.by ?? null) : 'steward';
-    const record: AuditRecord = { seq: e.seq, at: e.at, by: typeof by === 'string' ? by : null, kind: e.kind, type: e.type, event: e.payload, stateBefore: previous, stateAfter: e.state };
+    const by = e.kind === 'event' ? (userOf(e.payload) ?? null) : 'steward';
+    const record: AuditRecord = { seq: e.seq, at: e.at, by, kind: e.kind, type: e.type, event: e.payload, stateBefore: previous, stateAfter: e.state };
     previous = e.state;
     return record;
   });

@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono';
 import { countParam, json, type InspectorContext } from './context.js';
+import { userOf } from '../../store/session-store.js';
 
 export function journalRoute(app: Hono, ctx: InspectorContext): void {
   app.get('/api/sessions/:id/journal', async (c) => {
@@ -12,8 +13,8 @@ export function journalRoute(app: Hono, ctx: InspectorContext): void {
     const entries = await ctx.store.journal(c.req.param('id'), { afterSeq, ...(limit !== undefined ? { limit } : {}) });
     const lean = c.req.query('payload') === '0';
     const byOf = (payload: unknown) => {
-      const by = (payload as { by?: unknown } | null)?.by;
-      return typeof by === 'string' ? { by } : {};
+      const by = userOf(payload);
+      return by !== undefined ? { by } : {};
     };
     return json(c, { entries: lean ? entries.map(({ payload, ...rest }) => ({ ...rest, ...byOf(payload) })) : entries });
   });
