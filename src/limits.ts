@@ -11,7 +11,8 @@
  *   with a message naming the limit, so the model can retry smaller. They are the defaults
  *   below (the JSON Schema the model reads states them), the same for every runtime.
  * - `refusalMessageChars` bounds every refusal a model reads as a tool result.
- * - `promptFileBytes` bounds a worker's .md file when a package loads.
+ * - `promptFileBytes` bounds a worker's .md file when a package loads, `workersPerPackage` the
+ *   workers of a package (the manager's prompt lists every one): both checked before parsing.
  */
 import * as z from 'zod';
 import { UserError } from './errors.js';
@@ -29,6 +30,8 @@ export interface Limits {
   promptFileBytes: number;
   /** Characters of a refusal message a model gets as a tool result. */
   refusalMessageChars: number;
+  /** Workers of one skill package (the manifest's list, and the .md files in its workers/ folder). */
+  workersPerPackage: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -38,6 +41,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   tagsPerSubmit: 32,
   promptFileBytes: 256 * 1024,
   refusalMessageChars: 2_000,
+  workersPerPackage: 200,
 });
 
 /** Where each limit is set, for messages: the createRuntime option, and the env/CLI setting if any. */
@@ -48,6 +52,7 @@ export const LIMIT_SETTINGS: Readonly<Record<keyof Limits, string>> = Object.fre
   tagsPerSubmit: 'the tool contract (fixed: limits.tagsPerSubmit)',
   promptFileBytes: 'the skill package (fixed: limits.promptFileBytes)',
   refusalMessageChars: 'the runtime (fixed: limits.refusalMessageChars)',
+  workersPerPackage: 'the skill package (fixed: limits.workersPerPackage)',
 });
 
 const positive = z.number().int().positive();
@@ -58,6 +63,7 @@ const LimitsSchema = z.strictObject({
   tagsPerSubmit: positive.optional(),
   promptFileBytes: positive.optional(),
   refusalMessageChars: positive.optional(),
+  workersPerPackage: positive.optional(),
 });
 
 /** The defaults with `overrides` applied; a wrong value is a UserError naming it. */

@@ -39,8 +39,15 @@ export const StepEdits = z.strictObject({
  * New bodies for tags of the artifact under review, tag → body, with the limits of a
  * worker's submit (DEFAULT_LIMITS: artifactBodyChars per body, tagsPerSubmit tags).
  * ownRecord: a tag named "__proto__" is kept and checked like any other.
+ * A blank body is refused: accepted, it would become the tag's latest version, which every
+ * later worker reads as its input; to drop a result, reject the artifact instead. The body
+ * is kept as written (not trimmed): leading spaces and newlines are Markdown.
  */
-export const ArtifactEdits = ownRecord(z.string().min(1).max(200), boundedString(DEFAULT_LIMITS.artifactBodyChars, 'artifactBodyChars'))
+const EditedBody = boundedString(DEFAULT_LIMITS.artifactBodyChars, 'artifactBodyChars').refine(
+  (body) => body.trim() !== '',
+  'must not be empty or only whitespace: write the new body, or reject the artifact to drop it',
+);
+export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
   .refine((e) => Object.keys(e).length >= 1, 'give at least one tag (or leave edits out)')
   .refine((e) => Object.keys(e).length <= DEFAULT_LIMITS.tagsPerSubmit, `at most ${DEFAULT_LIMITS.tagsPerSubmit} tags (the tagsPerSubmit limit)`);
 

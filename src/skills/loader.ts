@@ -2,13 +2,14 @@
  * Loads and validates skill packages from disk. Runs once at startup, so it uses sync fs
  * and reports every problem of a package at once (fixing one error per restart is slow).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, lstatSync, opendirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import matter from 'gray-matter';
 import type { z } from 'zod';
 import { PackageError } from '../errors.js';
+import { parseFrontMatterYaml, YamlAliasRefusedError } from './front-matter-yaml.js';
 import {
   PackageManifestSchema,
   REQUEST_TAG,
@@ -93,10 +94,26 @@ function readWorkers(packageDir: string, manifest: PackageManifest): WorkerSkill
   const manifestFile = show(join(packageDir, 'manifest.json'));
   const problems: string[] = [];
   const workers: WorkerSkill[] = [];
+  if (lstatSync(workersDir, { throwIfNoEntry: false })?.isSymbolicLink()) fail(packageDir, [symlinkProblem(workersDir)]);
+
+  // A worker file the manifest does not list would silently never run: almost always a
+  // forgotten manifest entry or a misspelt file name. Counted before any file is read.
+  const listed = new Set(manifest.workers);
+  for (const name of workerFileNames(packageDir, workersDir)) {
+    const workerId = name.slice(0, -'.md'.length);
+    if (!listed.has(workerId)) {
+      problems.push(`${show(join(workersDir, name))}: worker "${workerId}" is not listed in ${manifestFile} field "workers"; add it there or delete the file.`);
+    }
+  }
 
   for (const workerId of manifest.workers) {
     const file = join(workersDir, `${workerId}.md`);
-    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) {
+      problems.push(symlinkProblem(file));
+      continue;
+    }
+    if (!stat?.isFile()) {
       problems.push(`${show(file)}: file not found, but ${manifestFile} lists worker "${workerId}" in field "workers"; create the file or remove the id.`);
       continue;
     }
@@ -105,19 +122,31 @@ function readWorkers(packageDir: string, manifest: PackageManifest): WorkerSkill
     else workers.push(result);
   }
 
-  // A worker file the manifest does not list would silently never run: almost always a
-  // forgotten manifest entry or a misspelt file name.
-  const listed = new Set(manifest.workers);
-  const files = statSync(workersDir, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(workersDir) : [];
-  for (const name of files.filter((n) => n.endsWith('.md')).sort()) {
-    const workerId = name.slice(0, -'.md'.length);
-    if (!listed.has(workerId)) {
-      problems.push(`${show(join(workersDir, name))}: worker "${workerId}" is not listed in ${manifestFile} field "workers"; add it there or delete the file.`);
-    }
-  }
-
   if (problems.length > 0) fail(packageDir, problems);
   return workers;
+}
+
+/**
+ * The `.md` names in `workers/`, sorted. Read one entry at a time and stopped past the
+ * workersPerPackage limit, so a folder of a million files costs no more than 201 names.
+ */
+function workerFileNames(packageDir: string, workersDir: string): string[] {
+  if (!statSync(workersDir, { throwIfNoEntry: false })?.isDirectory()) return [];
+  const max = DEFAULT_LIMITS.workersPerPackage;
+  const names: string[] = [];
+  const folder = opendirSync(workersDir);
+  try {
+    for (let entry = folder.readSync(); entry !== null; entry = folder.readSync()) {
+      if (!entry.name.endsWith('.md')) continue;
+      names.push(entry.name);
+      if (names.length > max) {
+        fail(packageDir, [`${show(workersDir)}: holds more than ${max} .md files (the workersPerPackage limit); a package has at most ${max} workers, so delete the files its manifest does not list or split the package.`]);
+      }
+    }
+  } finally {
+    folder.closeSync();
+  }
+  return names.sort();
 }
 
 /**
@@ -125,15 +154,21 @@ function readWorkers(packageDir: string, manifest: PackageManifest): WorkerSkill
  * "---javascript" mean eval(), "---coffee" would load CoffeeScript. A package is data, so the
  * loader reads the language itself and refuses all but YAML before gray-matter sees the file;
  * the engines below refuse too, in case a future gray-matter finds a language another way.
- * Its YAML engine is js-yaml's `safeLoad` (DEFAULT_SAFE_SCHEMA: no !!js/function,
- * !!js/regexp or !!js/undefined), pinned by a test.
+ * YAML is read by parseFrontMatterYaml (no anchors or aliases, no unknown tags such as
+ * !!js/function), not by gray-matter's own js-yaml engine; pinned by tests.
  */
 const refuseEngine = (name: string) => () => {
   throw new Error(`front matter engine "${name}" is disabled: only YAML is read`);
 };
 const YAML_ONLY = {
   language: 'yaml',
-  engines: { javascript: refuseEngine('javascript'), coffee: refuseEngine('coffee'), json: refuseEngine('json') },
+  engines: {
+    // gray-matter's types ask for an object; it passes the value on untouched and zod checks it.
+    yaml: (source: string) => parseFrontMatterYaml(source) as object,
+    javascript: refuseEngine('javascript'),
+    coffee: refuseEngine('coffee'),
+    json: refuseEngine('json'),
+  },
 };
 
 /** The language named after the opening "---" ("yaml" for none, "yml" or "yaml"). */
@@ -162,6 +197,9 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
     data = parsed.data;
     body = parsed.content;
   } catch (error) {
+    if (error instanceof YamlAliasRefusedError) {
+      return [`${where}: the front matter uses a YAML ${error.detail}; YAML aliases are not allowed in front matter (a few lines of them expand to billions of values): write the value out and remove the "&" and "*" names.`];
+    }
     return [`${where}: the front matter is not valid YAML (${firstLine((error as Error).message)}); fix the syntax.`];
   }
 
@@ -258,14 +296,41 @@ function preview(value: unknown): string {
   return json.length > 60 ? `${json.slice(0, 57)}...` : json;
 }
 
+/**
+ * Reads a package file: not a symbolic link, and within the size limit before a byte is read.
+ * O_NOFOLLOW makes the read itself refuse a link put there after the check.
+ */
 function readText(file: string, hint: string): string {
-  const stat = statSync(file, { throwIfNoEntry: false });
+  const stat = lstatSync(file, { throwIfNoEntry: false });
+  if (stat?.isSymbolicLink()) throw new PackageError(symlinkProblem(file));
   if (!stat?.isFile()) {
     throw new PackageError(`${show(file)}: file not found${hint ? `; ${hint}` : ''}.`);
   }
   if (stat.size > DEFAULT_LIMITS.promptFileBytes) throw new PackageError(`${show(file)}: ${stat.size} bytes, more than the ${DEFAULT_LIMITS.promptFileBytes}-byte limit (promptFileBytes); shorten the file.`);
   // Strip a byte-order mark: editors on Windows add one and JSON.parse rejects it.
-  return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new PackageError(symlinkProblem(file));
+    throw error;
+  }
+  try {
+    return readFileSync(fd, 'utf8').replace(/^\uFEFF/, '');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Any symbolic link in a package is refused, not only one that points out of its folder.
+ * "Points inside" needs both paths resolved and still holds only until the link or a folder
+ * on its way changes; and a package is a folder that is copied, archived and published,
+ * where a link breaks or points somewhere else on the next machine. A package never needs
+ * one, so the rule is the simple one: the loader reads only plain files and folders.
+ */
+function symlinkProblem(path: string): string {
+  return `${show(path)}: is a symbolic link; a skill package is read only from plain files and folders inside it, so copy the file into the package folder instead of linking it.`;
 }
 
 function fail(packageDir: string, problems: string[]): never {

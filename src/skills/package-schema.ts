@@ -7,6 +7,9 @@
  * the loader prefixes it with the file and the field, so authors read what to write.
  */
 import { z } from 'zod';
+import { DEFAULT_LIMITS } from '../limits.js';
+
+const MAX_WORKERS = DEFAULT_LIMITS.workersPerPackage;
 
 /** The tag the runtime writes from the user's input; any worker may read it. */
 export { REQUEST_TAG } from '../blackboard/blackboard.js';
@@ -56,6 +59,11 @@ export const PackageManifestSchema = strict(
     workers: z
       .array(id(), { error: 'must be a non-empty array of worker ids in chain order, e.g. ["brief-writer", "outliner"]' })
       .min(1, { error: 'must be a non-empty array of worker ids in chain order, e.g. ["brief-writer", "outliner"]' })
+      // The manager's prompt lists every worker: 10,000 of them made a 482k-character prompt.
+      .max(MAX_WORKERS, {
+        error: (issue) =>
+          `lists ${Array.isArray(issue.input) ? issue.input.length : 'too many'} workers; the limit is ${MAX_WORKERS} (workersPerPackage): split the package into smaller ones`,
+      })
       .refine(noDuplicates, { error: 'must not list the same worker twice' }),
   },
   'a JSON object with schemaVersion, id, title, description and workers',

@@ -130,6 +130,22 @@ describe('edit an artifact while accepting it', () => {
     expect(session.view()).toMatchObject({ waitingReason: 'review_artifact', artifact: { tags: [{ tag: 'brief', version: 1 }] } });
     expect(Object.getPrototypeOf(session.actorRef.getSnapshot().context.blackboard)).toBe(Object.prototype);
   });
+
+  it('refuses an edited body that is empty or only whitespace; nothing is accepted', async () => {
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Brief it.', requiresApproval: false })] },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { brief: STORY_BRIEF } })] },
+    ]);
+    const runtime = createRuntime({ model });
+    const session = await runtime.createSession({ packageId: 'short-story' });
+    await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
+    for (const body of ['', '  \n\t ']) {
+      const result = await session.send({ type: 'user_accepted_artifact', artifactId: 'a1', edits: { brief: body } });
+      expect(result.ok || result.error.code).toBe('invalid_event');
+      expect(result.ok || result.error.message).toContain('edits.brief: must not be empty');
+    }
+    expect(session.view()).toMatchObject({ waitingReason: 'review_artifact', artifact: { tags: [{ tag: 'brief', version: 1 }] } });
+  });
 });
 
 describe('who did what', () => {
