@@ -97,4 +97,10 @@ export const JournalEntrySchema = z.object({
 
 export const JournalResponse = z.object({ entries: z.array(JournalEntrySchema), next: z.number().nullable().describe('`after` for the next page, null when there is none yet') });
 
-export const HealthResponse = z.object({ ok: z.boolean(), store: z.string(), draining: z.boolean() });
+export const HealthResponse = z.object({
+  ok: z.boolean(),
+  store: z.string(),
+  draining: z.boolean(),
+  /** A write waits for a lock another process holds (SQLite): momentary, so still `ok`. */
+  storeBusy: z.boolean(),
+});

@@ -220,5 +220,10 @@ export interface SessionStore {
   readonly leases?: LeaseOps;
   /** Optional: live events across processes (PostgresStore). */
   readonly events?: EventBus;
+  /**
+   * Optional: true while an operation waits for a lock another process holds (SqliteStore,
+   * which waits without blocking, so reads still answer). Absent means never.
+   */
+  readonly busy?: boolean;
   close(): Promise<void>;
 }

@@ -19,6 +19,7 @@ import {
   type SessionRow,
 } from './sqlite-schema.js';
 import { storeFault } from './sqlite-faults.js';
+import { LockWaits } from './sqlite-busy.js';
 import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
 import type {
   AppendOptions,
@@ -49,12 +50,14 @@ const NORMAL = 1;
 
 /**
  * The default SessionStore: one SQLite file, shared safely by several processes.
- * WAL lets readers run beside the single writer; busy_timeout makes a second writer wait
- * for the lock instead of failing with SQLITE_BUSY; `revision` catches the writer that
+ * WAL lets readers run beside the single writer; a second writer waits for the lock (up to
+ * `busyTimeoutMs`) instead of failing with SQLITE_BUSY; `revision` catches the writer that
  * read a session before someone else saved it.
  *
- * better-sqlite3 is synchronous: a write waiting on another process's lock blocks this
- * event loop for up to `busyTimeoutMs`. That is fine for a CLI and a small server.
+ * better-sqlite3 is synchronous, so the wait is not SQLite's busy handler (it would sleep
+ * inside the call and stop this event loop): an operation that meets a lock is retried
+ * after an awaited timer (sqlite-busy.ts), and `busy` says one is waiting. Only opening the
+ * store (a migration, switching to WAL) waits synchronously, before it serves anything.
  */
 export class SqliteStore implements SessionStore {
   readonly path: string;
@@ -67,6 +70,7 @@ export class SqliteStore implements SessionStore {
   readonly readOnly: boolean;
   readonly durability: Durability;
   private readonly busyTimeoutMs: number;
+  private readonly lockWaits: LockWaits;
   /** The connection's `synchronous` level (2 FULL, 1 NORMAL), set before each commit that needs another. */
   private syncLevel = 0;
 
@@ -98,12 +102,20 @@ export class SqliteStore implements SessionStore {
       }
       db.pragma('foreign_keys = ON');
       this.stmts = prepareReads(db);
+      // Set up: from now on a lock fails at once and is waited for without blocking (see `guard`).
+      db.pragma('busy_timeout = 0');
     } catch (error) {
       db?.close();
       if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
       throw storeFault(error, path, this.busyTimeoutMs);
     }
     this.db = db;
+    this.lockWaits = new LockWaits(this.busyTimeoutMs);
+  }
+
+  /** True while an operation of this store waits for a lock another process holds: reads still answer meanwhile. */
+  get busy(): boolean {
+    return this.lockWaits.busy;
   }
 
   private get write(): Writer {
@@ -127,9 +139,14 @@ export class SqliteStore implements SessionStore {
       updated_at: at,
       last_seq: 1,
     };
+    const entry = toJournalRow(session.id, 1, at, session.entry);
+    const archive = (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item));
     try {
-      this.commitAt(flushesCommit(this.durability) ? FULL : NORMAL);
-      this.write.createTx(row, toJournalRow(session.id, 1, at, session.entry), (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item)));
+      await this.lockWaits.run(() => {
+        // In each attempt: another write of this process may have set another level meanwhile.
+        this.commitAt(flushesCommit(this.durability) ? FULL : NORMAL);
+        this.write.createTx(row, entry, archive);
+      });
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -140,7 +157,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async load(id: string): Promise<StoredSession | undefined> {
-    const row = this.guard(() => this.stmts.session.get(id));
+    const row = await this.guard(() => this.stmts.session.get(id));
     return row ? toStoredSession(row) : undefined;
   }
 
@@ -150,6 +167,7 @@ export class SqliteStore implements SessionStore {
     const at = new Date().toISOString();
     const rows = appendRows(id, at, entries, archive);
     const state = entries.at(-1)?.state ?? null;
+    // Each attempt (again after waiting for a lock) is whole: the level, the transaction, the repair.
     return this.guard(() => {
       this.commitAt(flushesCommit(this.durability, options) ? FULL : NORMAL);
       try {
@@ -170,7 +188,11 @@ export class SqliteStore implements SessionStore {
    * used. SQLite refuses to change it inside a transaction, so it is set before BEGIN.
    */
   synchronous(): number {
-    return this.guard(() => this.db.pragma('synchronous', { simple: true }) as number);
+    try {
+      return this.db.pragma('synchronous', { simple: true }) as number;
+    } catch (error) {
+      throw this.fault(error);
+    }
   }
 
   /**
@@ -186,7 +208,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
-    const rows = this.guard(() => this.stmts.archived.all(id, kind, key, options.from ?? Number.MIN_SAFE_INTEGER, options.to ?? Number.MAX_SAFE_INTEGER));
+    const rows = await this.guard(() => this.stmts.archived.all(id, kind, key, options.from ?? Number.MIN_SAFE_INTEGER, options.to ?? Number.MAX_SAFE_INTEGER));
     return rows.map((row) => ({
       kind: row.kind,
       key: row.key,
@@ -199,7 +221,7 @@ export class SqliteStore implements SessionStore {
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     // LIMIT -1 means "no limit" in SQLite; a negative caller limit means "none", as in MemoryStore.
     const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit));
-    const rows = this.guard(() => this.stmts.journal.all(id, options.afterSeq ?? 0, limit));
+    const rows = await this.guard(() => this.stmts.journal.all(id, options.afterSeq ?? 0, limit));
     return rows.map((row) => ({
       sessionId: row.session_id,
       seq: row.seq,
@@ -212,7 +234,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async list(): Promise<SessionSummary[]> {
-    return this.guard(() => this.stmts.list.all()).map((row) => ({
+    return (await this.guard(() => this.stmts.list.all())).map((row) => ({
       id: row.id,
       packageId: row.package_id,
       revision: row.revision,
@@ -255,10 +277,13 @@ export class SqliteStore implements SessionStore {
     return storeFault(error, this.path, this.busyTimeoutMs);
   }
 
-  /** Runs a statement; SQLite's failures become StoreErrors naming this file. */
-  private guard<T>(run: () => T): T {
+  /**
+   * Runs a statement (or a whole transaction), waiting for another process's lock without
+   * blocking; SQLite's failures become StoreErrors naming this file.
+   */
+  private async guard<T>(run: () => T): Promise<T> {
     try {
-      return run();
+      return await this.lockWaits.run(run);
     } catch (error) {
       throw this.fault(error);
     }

@@ -1,7 +1,7 @@
 /**
- * Two OS processes, one SQLite file, one session: busy_timeout makes the writers queue for
- * the lock, and the revision check turns every lost race into a ConflictError that the
- * writer retries — so nothing is lost and nothing is written twice.
+ * Two OS processes, one SQLite file, one session: waiting for the lock (retried without
+ * blocking) makes the writers queue for it, and the revision check turns every lost race
+ * into a ConflictError that the writer retries — so nothing is lost and nothing is written twice.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -5,7 +5,7 @@ export const healthz: RouteModule = {
   doc: {
     method: 'get',
     path: '/healthz',
-    summary: 'Liveness: 200 while the store answers and the server takes work',
+    summary: 'Liveness: 200 while the store answers and the server takes work (also while a write waits for a lock: storeBusy)',
     public: true,
     responses: {
       200: { description: 'Healthy', schema: HealthResponse },
@@ -23,7 +23,10 @@ export const healthz: RouteModule = {
         log(`healthz: the store does not answer: ${error instanceof Error ? error.message : String(error)}`);
       }
       const ok = reachable && !host.isDraining;
-      return c.json({ ok, store: storeLabel, draining: host.isDraining }, ok ? 200 : 503);
+      // A store locked by another process for a moment (a CLI writing) still serves reads:
+      // said, but no reason for a load balancer to take this server out.
+      const storeBusy = store.busy === true;
+      return c.json({ ok, store: storeLabel, draining: host.isDraining, storeBusy }, ok ? 200 : 503);
     });
   },
 };
