@@ -7,5 +7,9 @@
  * import { createRuntime } from 'steward';
  * import { startServe } from 'steward/serve';
  * const server = await startServe({ runtime, store, port: 4800, token: process.env.STEWARD_TOKEN });
+ * // or named tokens: `by` is then the token's name
+ * const named = await startServe({ runtime, store, tokens: parseTokenList(text, 'my token list') });
  */
 export * from './serve/server.js';
+// Named tokens (`startServe({ tokens })`): read them as `steward serve` does.
+export { parseTokenList, tokensFromEnv, TokenListError, type NamedToken, type ServeTokens } from './http/tokens.js';

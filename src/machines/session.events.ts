@@ -27,6 +27,13 @@ export const BY_MAX_CHARS = 120;
 const by = z.string().trim().min(1, 'must not be empty').max(BY_MAX_CHARS, `longer than ${BY_MAX_CHARS} characters: give a shorter name`).optional();
 
 /**
+ * Who sent the event for `by`, when they differ: `steward serve` sets it to the name of a
+ * token allowed to act for others (and refuses it in a request). Kept in the journal with
+ * the event; the machine never reads it.
+ */
+const via = by;
+
+/**
  * The step as the user edited it before approving: a new reason (the worker's task) and/or
  * another of the worker's roles (the guard `editedRoleIsWorkers` checks it is one).
  */
@@ -51,20 +58,21 @@ export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
   .refine((e) => Object.keys(e).length >= 1, 'give at least one tag (or leave edits out)')
   .refine((e) => Object.keys(e).length <= DEFAULT_LIMITS.tagsPerSubmit, `at most ${DEFAULT_LIMITS.tagsPerSubmit} tags (the tagsPerSubmit limit)`);
 
-export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, packageId: text });
-export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, text });
-export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by });
-export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, edits: StepEdits.optional() });
-export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, reason: z.string().optional() });
-export const UserAcceptedArtifact = z.strictObject({ type: z.literal('user_accepted_artifact'), at, by, artifactId: text, edits: ArtifactEdits.optional() });
-export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, by, artifactId: text, reason: z.string().optional() });
+export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, packageId: text });
+export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, text });
+export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via });
+export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, via, edits: StepEdits.optional() });
+export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, via, reason: z.string().optional() });
+export const UserAcceptedArtifact = z.strictObject({ type: z.literal('user_accepted_artifact'), at, by, via, artifactId: text, edits: ArtifactEdits.optional() });
+export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, by, via, artifactId: text, reason: z.string().optional() });
 export const UserAnsweredQuestions = z.strictObject({
   type: z.literal('user_answered_questions'),
   at,
   by,
+  via,
   answers: z.record(z.string(), z.string()).describe('question id (q1, q2, …) → answer'),
 });
-export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by });
+export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via });
 
 export const UserEventSchema = z.discriminatedUnion('type', [
   UserSelectedPackage,

@@ -15,6 +15,7 @@ import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
 import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { redactSecrets } from '../models/redact.js';
+import { reservedActorProblem } from './reserved-names.js';
 import type { ArchiveItemInput, JournalEntryInput, Lease, SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
@@ -60,8 +61,8 @@ function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | 
   // A plain loop: this runs on every user event (no arrays built to sum a length).
   let size = 0;
   for (const key of Object.keys(event)) {
-    // `by` has its own bound (the event schema); `at` is ours.
-    if (key === 'type' || key === 'by' || key === 'at') continue;
+    // `by` and `via` have their own bound (the event schema); `at` is ours.
+    if (key === 'type' || key === 'by' || key === 'via' || key === 'at') continue;
     const value = (event as unknown as Record<string, unknown>)[key];
     if (typeof value === 'string') size += value.length;
     else if (value && typeof value === 'object') for (const v of Object.values(value as Record<string, string>)) size += v.length;
@@ -304,6 +305,8 @@ export class Session {
       // Stamped here, so that a time the context keeps comes with the event (transitions are
       // pure). zod's output is a fresh object of ours: set the field rather than copy it.
       const event: UserEvent = parsed.data;
+      const reserved = reservedActorProblem(event, this.actor.getSnapshot().context);
+      if (reserved) return this.refuseRecorded(event, 'invalid_event', `Invalid event: ${reserved}`);
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
       if (tooBig) return this.refuseRecorded(event, tooBig.code, tooBig.message);
       event.at = isoNow();

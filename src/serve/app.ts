@@ -3,11 +3,11 @@
  * shutdown gate, bearer token, body size limit — then one module per route, and one JSON
  * shape for every failure.
  */
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { Hono } from 'hono';
-import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { tokenAuth } from '../http/auth.js';
+import type { NamedToken, ServeTokens } from '../http/tokens.js';
 import { HttpError, toHttpError } from './http-error.js';
 import type { RouteModule, ServeDeps } from './route.js';
 import { createSession } from './routes/create-session.js';
@@ -26,12 +26,14 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 export interface AppOptions extends Omit<ServeDeps, 'routes' | 'auth' | 'streams'> {
   /** Required as `Authorization: Bearer …` on every route but the public ones; none: no auth. */
   token?: string;
+  /** Named tokens instead of `token`: the caller's name is known (see src/http/tokens.ts). */
+  tokens?: readonly NamedToken[];
   maxBodyBytes?: number;
   streams?: ServeDeps['streams'];
 }
 
 export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDeps } {
-  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), routes, auth: options.token !== undefined };
+  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), routes, auth: options.token !== undefined || options.tokens !== undefined };
   const app = new Hono();
   const publicPaths = new Set(routes.filter((r) => r.doc.public).map((r) => r.doc.path));
 
@@ -51,18 +53,9 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
     return next();
   });
 
-  if (options.token !== undefined) {
-    const expected = digest(options.token);
-    const refusal = (message: string) => ({ error: { code: 'unauthorized', message } });
-    const auth = bearerAuth({
-      // Compare digests in constant time: the token's length does not leak either.
-      verifyToken: (given) => timingSafeEqual(digest(given), expected),
-      noAuthenticationHeader: { message: refusal('This server needs a token: send "Authorization: Bearer <STEWARD_TOKEN>".') },
-      invalidAuthenticationHeader: { message: refusal('The Authorization header must be "Bearer <STEWARD_TOKEN>".') },
-      invalidToken: { message: refusal('Wrong token: use the STEWARD_TOKEN the server was started with.') },
-    });
-    app.use('*', async (c, next) => (publicPaths.has(c.req.path) ? next() : auth(c, next)));
-  }
+  const tokens: ServeTokens = options.tokens ? { kind: 'named', tokens: options.tokens } : options.token !== undefined ? { kind: 'shared', token: options.token } : { kind: 'none' };
+  const auth = tokenAuth(tokens, (path) => publicPaths.has(path));
+  if (auth) app.use('*', auth);
 
   const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
@@ -75,8 +68,4 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
 
   for (const route of routes) route.mount(app, deps);
   return { app, deps };
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }

@@ -12,6 +12,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import { createServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
+import { checkNamedTokens, checkSharedToken, type NamedToken } from '../http/tokens.js';
 
 import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
 import { isLoopback } from '../inspect/routes/security.js';
@@ -25,8 +26,10 @@ export interface ServeOptions {
   host?: string;
   /** Default 4800; 0 picks a free port. */
   port?: number;
-  /** Bearer token (STEWARD_TOKEN); required unless the host is a loopback address. */
+  /** One shared bearer token (STEWARD_TOKEN): `by` stays a claim. This or `tokens` is required unless the host is a loopback address. */
   token?: string;
+  /** Named bearer tokens (STEWARD_TOKENS, STEWARD_TOKENS_FILE; see `tokensFromEnv`): `by` is the token's name, verified. */
+  tokens?: readonly NamedToken[];
   maxBodyBytes?: number;
   /** How long shutdown waits for sends under way (default 10 s). */
   graceMs?: number;
@@ -51,10 +54,12 @@ export { isLoopback };
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const hostname = options.host ?? '127.0.0.1';
   const token = options.token?.trim() || undefined;
-  if (!token && !isLoopback(hostname)) {
-    throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
+  if (token && options.tokens) throw new UserError('startServe got both `token` and `tokens`: give one (named tokens, or one shared STEWARD_TOKEN).');
+  const tokens = options.tokens ? checkNamedTokens(options.tokens, 'The named tokens (STEWARD_TOKENS)') : undefined;
+  if (!token && !tokens && !isLoopback(hostname)) {
+    throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
   }
-  if (token && token.length < 16) throw new UserError('STEWARD_TOKEN is too short to be a secret: use at least 16 characters (e.g. `openssl rand -hex 24`).');
+  if (token) checkSharedToken(token);
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
   const { app, deps } = createServeApp({
@@ -64,6 +69,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     storeLabel: options.storeLabel ?? 'store',
     log,
     ...(token ? { token } : {}),
+    ...(tokens ? { tokens } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
   });
 

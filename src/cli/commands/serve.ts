@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { printableLocation } from '../../store/open-store.js';
 import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
+import { tokensFromEnv } from '../../http/tokens.js';
 import { openContext, wholeNumber } from '../context.js';
 
 interface ServeFlags {
@@ -19,17 +20,18 @@ interface ServeFlags {
 export function register(program: Command): void {
   program
     .command('serve')
-    .description('serve the sessions over HTTP (JSON API, OpenAPI at /openapi.json); STEWARD_TOKEN: the bearer token')
-    .option('--host <address>', 'the address to listen on (anything but loopback needs STEWARD_TOKEN)', '127.0.0.1')
+    .description('serve the sessions over HTTP (JSON API, OpenAPI at /openapi.json); bearer tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS (named: "name token [act-for-others]" per line), or STEWARD_TOKEN (one shared)')
+    .option('--host <address>', 'the address to listen on (anything but loopback needs a token)', '127.0.0.1')
     .option('--port <n>', `the port (0: any free port)`, wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--grace-ms <n>', 'on shutdown, how long sends under way may take to settle', wholeNumber(0), DEFAULT_GRACE_MS)
     .option('--lease-ms <n>', 'PostgreSQL: how long a lease on a running session lasts unrenewed; a dead server\'s sessions are taken over after it', wholeNumber(100), DEFAULT_LEASE_MS)
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
+      // Before the store opens: a bad token list ends here, naming its line.
+      const tokens = tokensFromEnv();
       const ctx = await openContext(command.optsWithGlobals());
       try {
-        const token = process.env.STEWARD_TOKEN?.trim() || undefined;
         const server = await startServe({
           runtime: ctx.runtime,
           store: ctx.store,
@@ -38,11 +40,11 @@ export function register(program: Command): void {
           graceMs: flags.graceMs,
           leaseMs: flags.leaseMs,
           storeLabel: printableLocation(ctx.dbPath),
-          ...(token ? { token } : {}),
+          ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
         });
         process.stdout.write(
           `Steward serve on ${server.url} · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · ` +
-            `${token ? 'bearer token required (STEWARD_TOKEN)' : 'no token (loopback only)'}` +
+            `${tokens.kind === 'named' ? `named tokens required (${tokens.tokens.length}: by is the token's name)` : tokens.kind === 'shared' ? 'bearer token required (STEWARD_TOKEN)' : 'no token (loopback only)'}` +
             `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,
         );

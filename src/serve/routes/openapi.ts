@@ -54,7 +54,7 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
     openapi: '3.1.0',
     info: { title: 'Steward serve', version: '1', description: 'Sessions of human-in-the-loop agent teams over HTTP. Errors are { error: { code, message, issues? } }.' },
     paths,
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'STEWARD_TOKEN of the server' } } },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The server\'s STEWARD_TOKEN, or a named token of its STEWARD_TOKENS (STEWARD_TOKENS_FILE)' } } },
   };
 }
 

@@ -1,17 +1,19 @@
 import type { RouteModule } from '../route.js';
 import { jsonBody, sessionId } from '../route.js';
-import { parseOr400, statusOf } from '../http-error.js';
+import { HttpError, parseOr400, statusOf } from '../http-error.js';
+import { attribute } from '../../http/auth.js';
 import { ErrorBody, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 export const sendEvent: RouteModule = {
   doc: {
     method: 'post',
     path: '/sessions/{id}/events',
-    summary: 'Send a user event; answers once the session waits for you again (or is done). Who acted: the event\'s `by`, else the X-Steward-User header',
+    summary: 'Send a user event; answers once the session waits for you again (or is done). Who acted: with named tokens, the token\'s name (an act-for-others token may name another, recorded with `via`: the token); else the event\'s `by`, or the X-Steward-User header, as claimed',
     body: UserEventSchema,
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
-      400: { description: 'Not a user event (the issues say which field)', schema: ErrorBody },
+      400: { description: 'Not a user event (the issues say which field), or `by` is a reserved name', schema: ErrorBody },
+      403: { description: 'by_not_allowed: the event names another `by` than its token\'s name, and the token may not act for others; nothing was sent', schema: ErrorBody },
       404: { description: 'No such session', schema: ErrorBody },
       409: { description: 'Refused by the session in its state, or another writer saved first (conflict), or it runs elsewhere: the SendResult with the structured error, state unchanged', schema: SendResultSchema },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
@@ -21,12 +23,16 @@ export const sendEvent: RouteModule = {
     app.post('/sessions/:id/events', async (c) => {
       const id = sessionId(c);
       const body = await jsonBody(c);
-      // Who acted: the event's own `by`, else the X-Steward-User header (the server has one
-      // shared token with no name to take it from); the session's zod schema bounds it.
+      // Who acted, as claimed: the event's own `by`, else the X-Steward-User header; the
+      // session's zod schema bounds it. `attribute` then holds it to the caller's token.
       const user = c.req.header('x-steward-user');
       const withBy = user !== undefined && body && typeof body === 'object' && !Array.isArray(body) && !('by' in body) ? { ...body, by: user } : body;
       const event = parseOr400(UserEventSchema, withBy, 'event');
-      const result = await host.send(id, event);
+      if (event.via !== undefined) throw new HttpError(400, 'invalid_request', 'Invalid event: via: the server sets `via` (the token that sent an event for someone else): leave it out.');
+      const who = attribute(c.get('caller'), event.by);
+      if (!who.ok) return c.json({ error: { code: who.code, message: who.message } }, 403);
+      const { by: _claimed, ...rest } = event;
+      const result = await host.send(id, { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) });
       if (result.ok) return c.json(result, 200);
       return c.json(result, statusOf(result.error.code));
     });

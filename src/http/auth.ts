@@ -1,0 +1,79 @@
+/**
+ * Bearer-token authentication for an HTTP server, and what it proves about who acted.
+ * The middleware puts the authenticated caller on the hono context (`c.get('caller')`);
+ * `attribute` turns the `by` an event claims into the `by` the journal may record.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { ACT_FOR_OTHERS, SHARED_TOKEN_NAME, type ServeTokens } from './tokens.js';
+
+/** Who sent a request, as its bearer token proves it. */
+export interface Caller {
+  /** The token's name; for the one shared STEWARD_TOKEN, "token" (it names no one). */
+  name: string;
+  /** May record another name as an event's `by`. The shared token may: its holders are indistinguishable anyway. */
+  actForOthers: boolean;
+  /** A named token: `name` is verified, so an event with no `by` is by that name. */
+  named: boolean;
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by `tokenAuth` on every authenticated request; unset on a server without tokens and on public routes. */
+    caller: Caller | undefined;
+  }
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/**
+ * The middleware that refuses a request without a known token (401) and sets `caller`;
+ * none when the server takes no token. `isPublic` paths pass without one.
+ */
+export function tokenAuth(tokens: ServeTokens, isPublic: (path: string) => boolean): MiddlewareHandler | undefined {
+  if (tokens.kind === 'none') return undefined;
+  const known = tokens.kind === 'shared'
+    ? [{ digest: digest(tokens.token), caller: { name: SHARED_TOKEN_NAME, actForOthers: true, named: false } }]
+    : tokens.tokens.map((t) => ({ digest: digest(t.token), caller: { name: t.name, actForOthers: t.actForOthers, named: true } }));
+  const shared = tokens.kind === 'shared';
+  const placeholder = shared ? '<STEWARD_TOKEN>' : '<token>';
+  const which = shared ? 'the STEWARD_TOKEN the server was started with' : 'your token from the server\'s STEWARD_TOKENS (or STEWARD_TOKENS_FILE)';
+  const refusal = (message: string) => ({ error: { code: 'unauthorized', message } });
+  const auth = bearerAuth({
+    verifyToken: (given, c) => {
+      // Digests compared in constant time, against every token (no early exit): neither a
+      // token's length nor its place in the list leaks.
+      const wanted = digest(given);
+      let found: Caller | undefined;
+      for (const k of known) if (timingSafeEqual(wanted, k.digest) && !found) found = k.caller;
+      if (found) c.set('caller', found);
+      return found !== undefined;
+    },
+    noAuthenticationHeader: { message: refusal(`This server needs a token: send "Authorization: Bearer ${placeholder}"${shared ? '' : ` with ${which}`}.`) },
+    invalidAuthenticationHeader: { message: refusal(`The Authorization header must be "Bearer ${placeholder}".`) },
+    invalidToken: { message: refusal(`Wrong token: use ${which}.`) },
+  });
+  return async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next));
+}
+
+export type Attribution =
+  | { ok: true; by?: string; via?: string }
+  | { ok: false; code: 'by_not_allowed'; message: string };
+
+/**
+ * The `by` (and `via`) to record for an event that claims `claimed` as who acted, sent by
+ * `caller`. Without a named token `by` stays a claim; with one it is the token's name, or,
+ * for a token that may act for others, the claimed name plus the token's name as `via`.
+ */
+export function attribute(caller: Caller | undefined, claimed: string | undefined): Attribution {
+  if (!caller?.named) return { ok: true, ...(claimed !== undefined ? { by: claimed } : {}) };
+  if (claimed === undefined || claimed === caller.name) return { ok: true, by: caller.name };
+  if (caller.actForOthers) return { ok: true, by: claimed, via: caller.name };
+  return {
+    ok: false,
+    code: 'by_not_allowed',
+    message: `This is the token of "${caller.name}": the events it sends are by "${caller.name}", not ${JSON.stringify(claimed)}. ` +
+      `Leave \`by\` (and X-Steward-User) out, or send with the token of ${JSON.stringify(claimed)}; a front end that acts for its users needs a token marked ${ACT_FOR_OTHERS} in the server's token list.`,
+  };
+}
