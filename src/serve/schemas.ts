@@ -97,4 +97,4 @@ export const JournalEntrySchema = z.object({
 
 export const JournalResponse = z.object({ entries: z.array(JournalEntrySchema), next: z.number().nullable().describe('`after` for the next page, null when there is none yet') });
 
-export const HealthResponse = z.object({ ok: z.boolean(), store: z.string(), draining: z.boolean() });
+export const HealthResponse = z.object({ ok: z.boolean(), store: z.string().describe('The kind of store: sqlite, postgres or memory'), draining: z.boolean() });

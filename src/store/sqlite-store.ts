@@ -57,6 +57,7 @@ const NORMAL = 1;
  * event loop for up to `busyTimeoutMs`. That is fine for a CLI and a small server.
  */
 export class SqliteStore implements SessionStore {
+  readonly kind = 'sqlite';
   readonly path: string;
   private readonly db!: Database.Database;
   private readonly stmts: ReturnType<typeof prepareReads>;

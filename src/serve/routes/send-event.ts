@@ -1,6 +1,6 @@
 import type { RouteModule } from '../route.js';
 import { jsonBody, sessionId } from '../route.js';
-import { parseOr400, statusOf } from '../http-error.js';
+import { clientResult, parseOr400, statusOf } from '../http-error.js';
 import { ErrorBody, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 export const sendEvent: RouteModule = {
@@ -17,7 +17,7 @@ export const sendEvent: RouteModule = {
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
     },
   },
-  mount(app, { host }) {
+  mount(app, { host, log }) {
     app.post('/sessions/:id/events', async (c) => {
       const id = sessionId(c);
       const body = await jsonBody(c);
@@ -28,7 +28,7 @@ export const sendEvent: RouteModule = {
       const event = parseOr400(UserEventSchema, withBy, 'event');
       const result = await host.send(id, event);
       if (result.ok) return c.json(result, 200);
-      return c.json(result, statusOf(result.error.code));
+      return c.json(clientResult(result, log), statusOf(result.error.code));
     });
   },
 };
