@@ -16,7 +16,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle, type ServeOptions } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { root, until } from '../support/cli-process.js';
+import { root, startCli, until } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -111,6 +111,19 @@ describe('steward serve: Host', () => {
     }
     expect((await raw(server.port, 'GET', '/sessions', { host: `rebind.example:${server.port}`, ...auth })).status).toBe(403);
   });
+
+  it('`steward serve --allow-host NAME` (repeatable) answers on those names, and only on them', async () => {
+    const cli = startCli(['serve', '--port', '0', '--allow-host', 'steward.test', '--allow-host', 'other.test:8080'], { db: tmp.path('cli.db') });
+    try {
+      const port = Number(await until(() => /Steward serve on http:\/\/127\.0\.0\.1:(\d+)/.exec(cli.stdout)?.[1], 'the server URL', 30_000));
+      expect((await raw(port, 'GET', '/sessions', { host: 'steward.test' })).status).toBe(200);
+      expect((await raw(port, 'GET', '/sessions', { host: 'other.test:8080' })).status).toBe(200);
+      expect((await raw(port, 'GET', '/sessions', { host: 'other.test' })).status).toBe(403);
+    } finally {
+      cli.child.kill('SIGTERM');
+      await cli.result;
+    }
+  }, 60_000);
 
   it('refuses an allowed host or origin it cannot read, before it listens', async () => {
     const store = new MemoryStore();
