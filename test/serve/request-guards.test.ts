@@ -178,6 +178,14 @@ describe('steward serve: content type', () => {
     expect((await raw(server.port, 'POST', '/sessions', { host, 'content-length': '0' })).status).toBe(201);
     expect(await store.list()).toHaveLength(3);
   });
+
+  it('the OpenAPI document lists the guards\' answers: 403 on every route, 415 where a body goes', async () => {
+    const { server } = await serveOn();
+    const doc = (await raw(server.port, 'GET', '/openapi.json', { host: `127.0.0.1:${server.port}` })).body;
+    expect(Object.keys(doc.paths['/sessions'].post.responses)).toEqual(expect.arrayContaining(['403', '415']));
+    expect(Object.keys(doc.paths['/sessions'].get.responses)).toContain('403');
+    expect(Object.keys(doc.paths['/sessions'].get.responses)).not.toContain('415');
+  });
 });
 
 describe('steward serve: what it shows of requests and of its store', () => {
