@@ -5,10 +5,12 @@
  * in front of all of them:
  *
  * - loopback only: any other listen address is refused before the server starts;
- * - requests whose Host is not this server's (DNS rebinding) get 403;
+ * - requests whose Host is not this server's (DNS rebinding), or that come from another
+ *   site's page (Origin), get 403; a body that is not JSON gets 415 (src/http/security.ts);
  * - every /api request needs the token (header `x-steward-token` or `?token=`), reads
  *   included: 403 otherwise. The page's URL carries the token; share it like a password;
- * - request bodies are 1 MB at most (413).
+ * - request bodies are 1 MB at most (413);
+ * - every answer carries nosniff, no-referrer and a cache policy.
  *
  * @example
  * const runtime = createRuntime({ model: new DemoModel(), store });
@@ -40,7 +42,8 @@ import { modelRoute } from './routes/model.js';
 import { pageRoute } from './routes/page.js';
 import { resumeRoute } from './routes/resume.js';
 import { forkRoute } from './routes/fork.js';
-import { handleErrors, hostCheck, isLoopback, limitBody, tokenCheck } from './routes/security.js';
+import { handleErrors, inspectorGuards, isLoopback, limitBody, securityHeaders, tokenCheck } from './routes/security.js';
+import { safeText } from '../text/safe-text.js';
 import { sessionRoute } from './routes/session.js';
 import { sessionsRoute } from './routes/sessions.js';
 import { streamRoute } from './routes/stream.js';
@@ -79,10 +82,10 @@ export function defaultPageDir(): string {
 }
 
 /** The inspector's app: the guards, then the API routes, then the page. */
-function inspectorApp(ctx: InspectorContext, options: { token: string; pageDir: string; allowedHosts: () => ReadonlySet<string>; log: (msg: string) => void }): Hono {
+function inspectorApp(ctx: InspectorContext, options: { token: string; pageDir: string; listening: () => { host: string; port: number } | undefined; log: (msg: string) => void }): Hono {
   const app = new Hono();
   handleErrors(app, options.log);
-  app.use('*', hostCheck(options.allowedHosts));
+  app.use('*', securityHeaders, inspectorGuards(options.listening));
   app.use('/api/*', tokenCheck(options.token), limitBody);
   for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute]) route(app, ctx);
   app.all('/api/*', (c) => {
@@ -102,7 +105,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   // The page can send events and play the model: it is for this machine only.
   if (!isLoopback(host)) throw new UserError(`The inspector listens on this machine only: use 127.0.0.1, localhost or ::1, not "${host}".`);
   const token = options.token ?? randomBytes(24).toString('hex');
-  const log = options.log ?? ((msg: string) => console.error(msg));
+  const write = options.log ?? ((msg: string) => console.error(msg));
+  // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
+  const log = (msg: string) => write(safeText(msg));
   const pageDir = resolve(options.pageDir ?? defaultPageDir());
   const indexFile = join(pageDir, 'index.html');
   if (!existsSync(indexFile)) {
@@ -121,8 +126,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     sessionId: options.sessionId ?? null,
   };
 
-  let allowedHosts: ReadonlySet<string> = new Set();
-  const app = inspectorApp(ctx, { token, pageDir, allowedHosts: () => allowedHosts, log });
+  let listening: { host: string; port: number } | undefined;
+  const app = inspectorApp(ctx, { token, pageDir, listening: () => listening, log });
   // overrideGlobalObjects: false leaves the host app's global Request / Response alone
   // (@hono/node-server would otherwise replace them with its own for the whole process).
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host, overrideGlobalObjects: false }) as Server;
@@ -139,7 +144,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   });
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  allowedHosts = new Set([`${urlHost}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].map((h) => h.toLowerCase()));
+  listening = { host, port };
   const query = new URLSearchParams({ token, ...(options.sessionId ? { session: options.sessionId } : {}) });
 
   return {

@@ -1,13 +1,16 @@
 /**
  * The `steward serve` HTTP app (hono): middleware in the order a request meets it —
- * shutdown gate, bearer token, body size limit — then one module per route, and one JSON
- * shape for every failure.
+ * Host / Origin / content-type guards (src/http/security.ts), shutdown gate, bearer token,
+ * body size limit — then one module per route, and one JSON shape for every failure.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { tokenAuth } from '../http/auth.js';
 import type { NamedToken, ServeTokens } from '../http/tokens.js';
+import { requestGuards, type RequestGuardOptions } from '../http/security.js';
+import { safeLine, safeText } from '../text/safe-text.js';
+import { StoreError } from '../errors.js';
 import { HttpError, toHttpError } from './http-error.js';
 import type { RouteModule, ServeDeps } from './route.js';
 import { createSession } from './routes/create-session.js';
@@ -30,6 +33,12 @@ export interface AppOptions extends Omit<ServeDeps, 'routes' | 'auth' | 'streams
   tokens?: readonly NamedToken[];
   maxBodyBytes?: number;
   streams?: ServeDeps['streams'];
+  /** Where the server listens, once it does: the Host a request must name (until then: 403). */
+  listening: RequestGuardOptions['listening'];
+  /** More Host names clients may use (`--allow-host`). */
+  allowedHosts?: readonly string[];
+  /** Origins whose web pages may call the API; none by default. */
+  allowedOrigins?: readonly string[];
 }
 
 export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDeps } {
@@ -40,10 +49,20 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     const http = toHttpError(error);
-    if (http.status === 500) options.log(`serve: ${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    // A StoreError names the file: the client gets a message without it, the log the whole one.
+    if (http.status === 500 || error instanceof StoreError) options.log(`serve: ${safeLine(c.req.method)} ${safeLine(c.req.path)} failed: ${safeText(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
     return c.json(http.body(), http.status);
   });
-  app.notFound((c) => c.json(new HttpError(404, 'not_found', `No route ${c.req.method} ${c.req.path}. The API is described at GET /openapi.json.`).body(), 404));
+  app.notFound((c) => c.json(new HttpError(404, 'not_found', `No route ${safeLine(c.req.method)} ${safeLine(c.req.path)}. The API is described at GET /openapi.json.`).body(), 404));
+
+  app.use('*', requestGuards({
+    listening: options.listening,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+    hostFix: (name) => `start serve with --allow-host ${name} (startServe: allowedHosts)`,
+    originFix: 'Call the API from a program (it sends no Origin), or list the page\'s origin in startServe\'s allowedOrigins.',
+    refuse: ({ status, code, message }) => new HttpError(status, code, message),
+  }));
 
   app.use('*', async (c, next) => {
     if (options.host.isDraining && c.req.path !== '/healthz') {

@@ -99,7 +99,7 @@ export const JournalResponse = z.object({ entries: z.array(JournalEntrySchema), 
 
 export const HealthResponse = z.object({
   ok: z.boolean(),
-  store: z.string(),
+  store: z.string().describe('The kind of store: sqlite, postgres or memory'),
   draining: z.boolean(),
   /** A write waits for a lock another process holds (SQLite): momentary, so still `ok`. */
   storeBusy: z.boolean(),

@@ -15,7 +15,8 @@ import { SessionHost } from './session-host.js';
 import { checkNamedTokens, checkSharedToken, type NamedToken } from '../http/tokens.js';
 
 import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
-import { isLoopback } from '../inspect/routes/security.js';
+import { isLoopback } from '../http/security.js';
+import { safeText } from '../text/safe-text.js';
 
 export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT };
 
@@ -37,6 +38,13 @@ export interface ServeOptions {
   leaseMs?: number;
   /** The store as it may be printed (no password). */
   storeLabel?: string;
+  /**
+   * More Host names clients reach this server by (a reverse proxy's, a DNS name): `name`
+   * (any port) or `name:port`. The listening address is always allowed; any other Host: 403.
+   */
+  allowedHosts?: string[];
+  /** Origins (`http://host:port`) whose web pages may call the API; none by default. */
+  allowedOrigins?: string[];
   log?: (message: string) => void;
 }
 
@@ -60,14 +68,20 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
   }
   if (token) checkSharedToken(token);
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
+  const log = (message: string) => write(safeText(message));
   const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+  let listening: { host: string; port: number } | undefined;
   const { app, deps } = createServeApp({
     runtime: options.runtime,
     store: options.store,
     host,
     storeLabel: options.storeLabel ?? 'store',
     log,
+    listening: () => listening,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
     ...(token ? { token } : {}),
     ...(tokens ? { tokens } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
@@ -82,6 +96,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     });
   });
   const { port } = server.address() as AddressInfo;
+  listening = { host: hostname, port };
   // Several servers on one database: adopt the running sessions of servers that died.
   host.startTakeover();
   const shown = hostname.includes(':') ? `[${hostname}]` : hostname;

@@ -26,6 +26,7 @@ interface Row {
  * by serialising to text.
  */
 export class MemoryStore implements SessionStore {
+  readonly kind = 'memory';
   private readonly rows = new Map<string, Row>();
   private writes = 0;
 

@@ -133,6 +133,7 @@ interface JournalRow {
 }
 
 export class PostgresStore implements SessionStore {
+  readonly kind = 'postgres';
   /** Where the store points, password removed: safe to print. */
   readonly target: string;
   readonly schema: string;

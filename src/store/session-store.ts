@@ -216,6 +216,8 @@ export interface SessionStore {
    * Stores without it (SQLite, memory) are polled by readers that need live updates.
    */
   watch?(listener: (change: SessionChange) => void, options?: WatchOptions): Promise<() => Promise<void>>;
+  /** What kind of store this is ('sqlite', 'postgres', 'memory'): what a public health check may show of it. */
+  readonly kind?: string;
   /** Optional: leases for several servers on one store (PostgresStore). */
   readonly leases?: LeaseOps;
   /** Optional: live events across processes (PostgresStore). */

@@ -60,6 +60,7 @@ const NORMAL = 1;
  * store (a migration, switching to WAL) waits synchronously, before it serves anything.
  */
 export class SqliteStore implements SessionStore {
+  readonly kind = 'sqlite';
   readonly path: string;
   private readonly db!: Database.Database;
   private readonly stmts: ReturnType<typeof prepareReads>;

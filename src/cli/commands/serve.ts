@@ -15,7 +15,10 @@ interface ServeFlags {
   port: number;
   graceMs: number;
   leaseMs: number;
+  allowHost: string[];
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function register(program: Command): void {
   program
@@ -24,6 +27,7 @@ export function register(program: Command): void {
     .option('--host <address>', 'the address to listen on (anything but loopback needs a token)', '127.0.0.1')
     .option('--port <n>', `the port (0: any free port)`, wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--grace-ms <n>', 'on shutdown, how long sends under way may take to settle', wholeNumber(0), DEFAULT_GRACE_MS)
+    .option('--allow-host <name>', 'a Host name clients reach the server by besides its address (a proxy\'s, a DNS name; repeatable): any other Host gets 403', collect, [])
     .option('--lease-ms <n>', 'PostgreSQL: how long a lease on a running session lasts unrenewed; a dead server\'s sessions are taken over after it', wholeNumber(100), DEFAULT_LEASE_MS)
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
@@ -40,6 +44,7 @@ export function register(program: Command): void {
           graceMs: flags.graceMs,
           leaseMs: flags.leaseMs,
           storeLabel: printableLocation(ctx.dbPath),
+          allowedHosts: flags.allowHost,
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
         });
         process.stdout.write(

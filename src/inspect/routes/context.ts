@@ -29,7 +29,7 @@ export const MAX_BODY = 1_000_000;
 
 /** An HTTP failure with a status and a stable code; the error handler answers it as JSON. */
 export class HttpError extends Error {
-  constructor(readonly status: 400 | 403 | 404 | 405 | 409 | 413, message: string, readonly code = 'http_error') {
+  constructor(readonly status: 400 | 403 | 404 | 405 | 409 | 413 | 415, message: string, readonly code = 'http_error') {
     super(message);
   }
 }

@@ -5,19 +5,14 @@
  * no data, so it needs no token.
  */
 import { serveStatic } from '@hono/node-server/serve-static';
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { extname } from 'node:path';
 import { HttpError } from './context.js';
 
-function pageHeaders(path: string, c: Context): void {
-  c.header('cache-control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=3600');
-  c.header('x-content-type-options', 'nosniff');
-  c.header('referrer-policy', 'no-referrer');
-}
-
 export function pageRoute(app: Hono, pageDir: string): void {
-  const page = serveStatic({ root: pageDir, path: 'index.html', onFound: pageHeaders });
-  app.get('*', serveStatic({ root: pageDir, onFound: pageHeaders }));
+  // Its headers (cache policy, nosniff, no referrer) are set for every answer by securityHeaders.
+  const page = serveStatic({ root: pageDir, path: 'index.html' });
+  app.get('*', serveStatic({ root: pageDir }));
   app.get('*', async (c, next) => {
     if (extname(c.req.path)) throw new HttpError(404, `No file ${c.req.path}.`, 'not_found');
     return page(c, next);

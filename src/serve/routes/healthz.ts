@@ -12,7 +12,7 @@ export const healthz: RouteModule = {
       503: { description: 'The store does not answer, or the server is shutting down', schema: HealthResponse },
     },
   },
-  mount(app, { store, host, storeLabel, log }) {
+  mount(app, { store, host, log }) {
     app.get('/healthz', async (c) => {
       let reachable = true;
       try {
@@ -23,10 +23,11 @@ export const healthz: RouteModule = {
         log(`healthz: the store does not answer: ${error instanceof Error ? error.message : String(error)}`);
       }
       const ok = reachable && !host.isDraining;
+      // The kind only: the file's path or the database's URL is the operator's business, and this route is public.
       // A store locked by another process for a moment (a CLI writing) still serves reads:
       // said, but no reason for a load balancer to take this server out.
       const storeBusy = store.busy === true;
-      return c.json({ ok, store: storeLabel, draining: host.isDraining, storeBusy }, ok ? 200 : 503);
+      return c.json({ ok, store: store.kind ?? 'custom', draining: host.isDraining, storeBusy }, ok ? 200 : 503);
     });
   },
 };

@@ -42,6 +42,9 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
       };
     }
     if (auth && !doc.public) responses['401'] = { description: 'Missing or wrong bearer token' };
+    // The request guards (src/http/security.ts) answer before any route.
+    responses['403'] ??= { description: 'The Host is not an address of this server (or an allowed name), or the request comes from a web page whose Origin is not allowed' };
+    if (doc.body) responses['415'] = { description: 'The body is not sent as Content-Type: application/json' };
     (paths[doc.path] ??= {})[doc.method] = {
       summary: doc.summary,
       ...(parameters.length ? { parameters } : {}),

@@ -18,6 +18,8 @@ import { query, sessionId } from '../route.js';
 import { HttpError, parseOr400, toHttpError } from '../http-error.js';
 import { ErrorBody, StreamQuery } from '../schemas.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../runtime/session-events.js';
+import { safeLine } from '../../text/safe-text.js';
+import { StoreError } from '../../errors.js';
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
@@ -62,14 +64,14 @@ export const stream: RouteModule = {
         let poller: NodeJS.Timeout | null = null;
         try {
           // Listen before the first read: a write between the read and the listen is never missed.
-          unwatch = store.watch ? await store.watch(poke, { sessionId: id, onError: (e) => log(`stream ${id}: ${String(e)}`) }) : null;
+          unwatch = store.watch ? await store.watch(poke, { sessionId: id, onError: (e) => log(`stream ${safeLine(id)}: ${String(e)}`) }) : null;
           if (!unwatch) poller = setInterval(poke, POLL_MS);
           unlive = await host.watchEvents(id, (raw) => {
             // From the database: anyone who can NOTIFY could have sent it. Bounded while the client lags.
             const parsed = SessionStreamEventSchema.safeParse(raw);
             if (parsed.success && live.length < 1000) live.push(parsed.data);
             wake?.();
-          }, (e) => log(`stream ${id}: ${String(e)}`));
+          }, (e) => log(`stream ${safeLine(id)}: ${String(e)}`));
           await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: 1000 });
           // A client already past the last entry of a finished session: nothing will follow.
           if (after > 0) {
@@ -111,7 +113,7 @@ export const stream: RouteModule = {
           // The store failed mid-stream: say so in the stream's own terms, then end it
           // (the EventSource reconnects with Last-Event-ID and resumes where it was).
           const http = toHttpError(error);
-          if (http.status === 500) log(`stream ${id}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          if (http.status === 500 || error instanceof StoreError) log(`stream ${safeLine(id)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
           await sse.writeSSE({ event: 'error', data: JSON.stringify(http.body()) }).catch(() => {});
         } finally {
           streams.delete(handle);
