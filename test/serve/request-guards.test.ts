@@ -215,7 +215,7 @@ describe('steward serve: what it shows of requests and of its store', () => {
     try {
       const { server } = await serveOn({ store, storeLabel: file });
       const health = await raw(server.port, 'GET', '/healthz', { host: `127.0.0.1:${server.port}` });
-      expect(health.body).toEqual({ ok: true, store: 'sqlite', draining: false });
+      expect(health.body).toEqual({ ok: true, store: 'sqlite', draining: false, storeBusy: false });
     } finally {
       await Promise.all(open.splice(0).map((s) => s.close()));
       await store.close();
