@@ -29,6 +29,8 @@ export class HttpError extends Error {
 const statusOfCode: Record<string, HttpError['status']> = {
   invalid_event: 400,
   user_error: 400,
+  invalid_session_id: 400,
+  invalid_cursor: 400,
   event_refused: 409,
   conflict: 409,
   lease_lost: 409,
