@@ -12,7 +12,7 @@ export interface Issue {
 
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 500 | 503,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 429 | 500 | 503,
     readonly code: string,
     message: string,
     readonly issues?: Issue[],

@@ -6,6 +6,7 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { HttpError, parseOr400 } from './http-error.js';
 import { SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
 import type { SessionHost } from './session-host.js';
@@ -22,6 +23,8 @@ export interface ServeDeps {
   routes: readonly RouteModule[];
   /** Whether requests need the bearer token. */
   auth: boolean;
+  /** Sessions each caller may create per minute (POST /sessions); null: no limit. */
+  createLimit: RateLimiter | null;
   log: (message: string) => void;
 }
 

@@ -13,10 +13,11 @@ import type { SessionStore } from '../store/session-store.js';
 import { createServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 
-import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from './defaults.js';
 import { isLoopback } from '../inspect/routes/security.js';
+import { RateLimiter } from '../http/rate-limit.js';
 
-export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT };
+export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT };
 
 export interface ServeOptions {
   runtime: Runtime;
@@ -32,6 +33,8 @@ export interface ServeOptions {
   graceMs?: number;
   /** Lease length on stores with leases (PostgreSQL; default 30 s): a dead server's sessions are taken over this long after. */
   leaseMs?: number;
+  /** Sessions one caller may create per minute (a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
+  maxCreatesPerMinute?: number;
   /** The store as it may be printed (no password). */
   storeLabel?: string;
   log?: (message: string) => void;
@@ -55,6 +58,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
   }
   if (token && token.length < 16) throw new UserError('STEWARD_TOKEN is too short to be a secret: use at least 16 characters (e.g. `openssl rand -hex 24`).');
+  const perMinute = options.maxCreatesPerMinute ?? DEFAULT_MAX_CREATES_PER_MINUTE;
+  if (!Number.isInteger(perMinute) || perMinute < 0) throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
   const { app, deps } = createServeApp({
@@ -62,6 +67,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     store: options.store,
     host,
     storeLabel: options.storeLabel ?? 'store',
+    createLimit: perMinute > 0 ? new RateLimiter({ perMinute }) : null,
     log,
     ...(token ? { token } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { printableLocation } from '../../store/open-store.js';
-import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
 import { openContext, wholeNumber } from '../context.js';
 
 interface ServeFlags {
@@ -14,6 +14,7 @@ interface ServeFlags {
   port: number;
   graceMs: number;
   leaseMs: number;
+  maxCreatesPerMinute: number;
 }
 
 export function register(program: Command): void {
@@ -24,6 +25,7 @@ export function register(program: Command): void {
     .option('--port <n>', `the port (0: any free port)`, wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--grace-ms <n>', 'on shutdown, how long sends under way may take to settle', wholeNumber(0), DEFAULT_GRACE_MS)
     .option('--lease-ms <n>', 'PostgreSQL: how long a lease on a running session lasts unrenewed; a dead server\'s sessions are taken over after it', wholeNumber(100), DEFAULT_LEASE_MS)
+    .option('--max-creates-per-minute <n>', 'sessions one caller (one token) may create per minute; beyond it 429 with Retry-After (0: no limit)', wholeNumber(0), DEFAULT_MAX_CREATES_PER_MINUTE)
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
@@ -37,6 +39,7 @@ export function register(program: Command): void {
           port: flags.port,
           graceMs: flags.graceMs,
           leaseMs: flags.leaseMs,
+          maxCreatesPerMinute: flags.maxCreatesPerMinute,
           storeLabel: printableLocation(ctx.dbPath),
           ...(token ? { token } : {}),
         });
