@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError, InvalidCursorError, SessionNotFoundError, UserError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { listAll } from '../../src/store/list-page.js';
 import type { JournalEntryInput, SessionPage, SessionStore } from '../../src/store/session-store.js';
 
 export interface StoreFixture {
@@ -282,6 +283,15 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       }
       // A well-formed position nobody handed out is still a position: it lists what sorts after it.
       expect((await store.list({ after: forged(['2999-01-01T00:00:00.000Z', 'z']) })).sessions.map((s) => s.id)).toEqual(['b', 'a']);
+    });
+
+    it('listAll reads every page', async () => {
+      for (const id of ['a', 'b', 'c', 'd', 'e']) {
+        await createSession(id);
+        await nextMillisecond();
+      }
+      expect((await listAll(store, 2)).map((s) => s.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+      expect((await listAll(store)).map((s) => s.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
     });
 
     it('a journal read past any seq the store holds (2^31, 2^53 − 1) is empty, not a failure', async () => {
