@@ -45,8 +45,21 @@ const PositionSchema = z.tuple([
 const badCursor = (why: string) =>
   new InvalidCursorError(`The list cursor ${why}: pass the \`next\` of the previous page unchanged, or leave it out to start from the first page.`);
 
+// base64url through btoa/atob and TextEncoder, not Buffer: MemoryStore also runs in browsers.
+function toBase64url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64url(text: string): string {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
 export function encodeCursor(position: ListPosition): string {
-  return Buffer.from(JSON.stringify([position.updatedAt, position.id]), 'utf8').toString('base64url');
+  return toBase64url(JSON.stringify([position.updatedAt, position.id]));
 }
 
 export function decodeCursor(cursor: unknown): ListPosition {
@@ -54,7 +67,7 @@ export function decodeCursor(cursor: unknown): ListPosition {
   if (cursor.length === 0 || cursor.length > CURSOR_MAX_CHARS || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw badCursor('is not one a store handed out');
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    value = JSON.parse(fromBase64url(cursor));
   } catch {
     throw badCursor('is garbled');
   }
