@@ -147,3 +147,17 @@ export class StoreUnavailableError extends StewardError {
     this.target = target;
   }
 }
+
+/** A session id that breaks the id rule (src/ids.ts); the message states the rule. */
+export class InvalidSessionIdError extends StewardError {
+  constructor(message: string) {
+    super('invalid_session_id', message);
+  }
+}
+
+/** A `list()` cursor that no store handed out (garbled, truncated, or from another API). */
+export class InvalidCursorError extends StewardError {
+  constructor(message: string) {
+    super('invalid_cursor', message);
+  }
+}

@@ -19,6 +19,7 @@ import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../st
 import type { SessionStore } from '../store/session-store.js';
 import { defaultDbPath } from '../store/sqlite-store.js';
 import { safeJson } from './safe-text.js';
+import { checkSessionId } from '../ids.js';
 
 /** Options every command inherits from the program. */
 export interface GlobalOptions {
@@ -183,6 +184,15 @@ export function printJson(value: unknown): void {
 }
 
 /** Commander argument parser for whole numbers ≥ 1 (--max-burst) or ≥ 0 (--after). */
+/**
+ * The parser of a session id argument or option: the id rule (src/ids.ts). It throws the
+ * library's InvalidSessionIdError, not commander's error, so the message is printed
+ * through safe-text like every other (commander would echo the raw value).
+ */
+export function sessionIdArgument(what: string) {
+  return (text: string): string => checkSessionId(text, what);
+}
+
 export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
     const n = Number(text);

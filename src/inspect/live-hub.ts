@@ -14,6 +14,7 @@ import type { ManualModel } from '../models/manual-model.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
 import type { SessionStore } from '../store/session-store.js';
+import { listAll } from '../store/list-page.js';
 import { snapshotState } from './replay.js';
 
 export const POLL_MS = 250;
@@ -170,7 +171,7 @@ export class LiveHub {
     }
     this.polling = true;
     try {
-      const list = await this.store.list();
+      const list = await listAll(this.store);
       const listSignature = list.map((s) => `${s.id}@${s.revision}:${s.state}`).join(',');
       if (listSignature !== this.listSignature) {
         this.listSignature = listSignature;

@@ -26,6 +26,7 @@ import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
 import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
+import { checkSessionId } from '../ids.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -172,7 +173,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       pkg = packages.get(opts.packageId);
       if (!pkg) throw new UserError(`Unknown package "${opts.packageId}". Packages: ${[...packages.keys()].join(', ')}.`);
     }
-    const id = opts.id ?? newSessionId();
+    const id = opts.id === undefined ? newSessionId() : checkSessionId(opts.id, 'createSession({ id })');
     const blackboard = seededBoard(opts.blackboard);
     const input = {
       sessionId: id,
@@ -205,6 +206,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    */
   async function resumeSession(id: string, resumeOptions: { from?: StoredSession; lease?: Lease } = {}): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
+    checkSessionId(id, 'resumeSession');
     // Let a live copy finish its queued writes first, or they would race this one's first write.
     await live.get(id)?.close();
     const stored = resumeOptions.from ?? (await store.load(id));
@@ -269,6 +271,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   async function history(id: string): Promise<SessionHistory> {
+    checkSessionId(id, 'history');
     const session = running.get(id) ?? live.get(id);
     if (session) return { transcript: (name) => session.transcript(name), tagVersion: (tag, v) => session.tagVersion(tag, v), tagVersions: (tag) => session.tagVersions(tag) };
     if (!store) throw new SessionNotFoundError(id);
@@ -288,12 +291,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   async function openSession(id: string): Promise<Session> {
+    checkSessionId(id, 'openSession');
     return live.get(id) ?? resumeSession(id);
   }
 
   async function forkSession(id: string, opts: { atSeq: number; id?: string }): Promise<Session> {
     if (!store) throw new UserError('forkSession needs a store: createRuntime({ model, store }).');
-    const forkId = opts?.id ?? newSessionId();
+    checkSessionId(id, 'forkSession');
+    const forkId = opts?.id === undefined ? newSessionId() : checkSessionId(opts.id, 'forkSession({ id })');
     const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
     const stored = await store.create({ id: forkId, packageId: made.packageId, snapshot: made.persisted, entry: made.entry });
     // Opened like a resumed session: a model call that was in flight at atSeq runs again.

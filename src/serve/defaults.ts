@@ -4,3 +4,5 @@ export const DEFAULT_SERVE_PORT = 4800;
 export const DEFAULT_GRACE_MS = 10_000;
 /** How long a server's lease on a session lasts without renewal (renewed every third of it). */
 export const DEFAULT_LEASE_MS = 30_000;
+/** Sessions one caller (one bearer token; everyone, without a token) may create per minute; 0: no limit. */
+export const DEFAULT_MAX_CREATES_PER_MINUTE = 120;

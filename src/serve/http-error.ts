@@ -12,7 +12,7 @@ export interface Issue {
 
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503,
     readonly code: string,
     message: string,
     readonly issues?: Issue[],
@@ -29,6 +29,8 @@ export class HttpError extends Error {
 const statusOfCode: Record<string, HttpError['status']> = {
   invalid_event: 400,
   user_error: 400,
+  invalid_session_id: 400,
+  invalid_cursor: 400,
   event_refused: 409,
   conflict: 409,
   lease_lost: 409,

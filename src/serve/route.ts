@@ -6,7 +6,9 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { HttpError, parseOr400 } from './http-error.js';
+import { SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
 import type { SessionHost } from './session-host.js';
 
 export interface ServeDeps {
@@ -21,6 +23,8 @@ export interface ServeDeps {
   routes: readonly RouteModule[];
   /** Whether requests need the bearer token. */
   auth: boolean;
+  /** Sessions each caller may create per minute (POST /sessions); null: no limit. */
+  createLimit: RateLimiter | null;
   log: (message: string) => void;
 }
 
@@ -60,9 +64,10 @@ export function query<S extends z.ZodObject>(c: Context, schema: S): z.output<S>
   return parseOr400(schema, c.req.query(), 'query');
 }
 
-/** A session id from the path: bounded, so it never reaches the store unchecked. */
+/** A session id from the path, checked by the id rule (src/ids.ts), so it never reaches the store unchecked. */
 export function sessionId(c: Context): string {
   const id = c.req.param('id') ?? '';
-  if (!id || id.length > 200) throw new HttpError(400, 'invalid_request', 'A session id has 1 to 200 characters.');
+  const problem = sessionIdProblem(id);
+  if (problem) throw new HttpError(400, 'invalid_request', `Bad session id in the path: ${problem}, but ${SESSION_ID_RULE}.`, [{ path: 'id', message: problem }]);
   return id;
 }

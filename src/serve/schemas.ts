@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
+import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
 const count = (min: number, max: number) =>
@@ -21,10 +22,16 @@ export const CreateSessionBody = z
   })
   .describe('A new session');
 
-export const ListQuery = z.strictObject({
-  limit: count(1, 200).optional().describe('sessions per page (default 50)'),
-  offset: count(0, Number.MAX_SAFE_INTEGER).optional().describe('sessions to skip (from `next` of the previous page)'),
-});
+export const ListQuery = z.strictObject(
+  {
+    limit: count(1, 200).optional().describe('sessions per page (default 50)'),
+    cursor: z.string().min(1).max(CURSOR_MAX_CHARS).optional().describe('where the page starts: the `next` of the previous page (opaque); none: the first page'),
+  },
+  {
+    // Paging by offset is gone (it read every session): say what replaced it.
+    error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('offset') ? '`offset` is not supported: page with `cursor`, the `next` of the previous page' : undefined),
+  },
+);
 
 export const JournalQuery = z.strictObject({
   after: count(0, Number.MAX_SAFE_INTEGER).optional().describe('only entries with seq greater than this'),
@@ -81,8 +88,7 @@ export const SessionSummarySchema = z.object({
 
 export const ListResponse = z.object({
   sessions: z.array(SessionSummarySchema),
-  total: z.number(),
-  next: z.number().nullable().describe('offset of the next page, null on the last'),
+  next: z.string().nullable().describe('`cursor` of the next page, null on the last'),
 });
 
 export const JournalEntrySchema = z.object({

@@ -14,11 +14,12 @@ import { createServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 import { checkNamedTokens, checkSharedToken, type NamedToken } from '../http/tokens.js';
 
-import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from './defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from './defaults.js';
 import { isLoopback } from '../http/security.js';
 import { safeText } from '../text/safe-text.js';
+import { RateLimiter } from '../http/rate-limit.js';
 
-export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT };
+export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT };
 
 export interface ServeOptions {
   runtime: Runtime;
@@ -36,6 +37,8 @@ export interface ServeOptions {
   graceMs?: number;
   /** Lease length on stores with leases (PostgreSQL; default 30 s): a dead server's sessions are taken over this long after. */
   leaseMs?: number;
+  /** Sessions one caller may create per minute (a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
+  maxCreatesPerMinute?: number;
   /** The store as it may be printed (no password). */
   storeLabel?: string;
   /**
@@ -68,6 +71,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
   }
   if (token) checkSharedToken(token);
+  const perMinute = options.maxCreatesPerMinute ?? DEFAULT_MAX_CREATES_PER_MINUTE;
+  if (!Number.isInteger(perMinute) || perMinute < 0) throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
   const log = (message: string) => write(safeText(message));
@@ -78,6 +83,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     store: options.store,
     host,
     storeLabel: options.storeLabel ?? 'store',
+    createLimit: perMinute > 0 ? new RateLimiter({ perMinute }) : null,
     log,
     listening: () => listening,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),

@@ -4,10 +4,13 @@ import type {
   ArchiveItemInput,
   JournalEntry,
   JournalEntryInput,
+  ListOptions,
+  SessionPage,
   SessionStore,
-  SessionSummary,
   StoredSession,
 } from './session-store.js';
+import { checkSessionId } from '../ids.js';
+import { listRequest, listsBefore, pageOf, type ListPosition } from './list-page.js';
 
 interface Row {
   session: StoredSession;
@@ -15,8 +18,6 @@ interface Row {
   journal: JournalEntry[];
   /** The archive: `kind key` → items by n. */
   archive: Map<string, Map<number, ArchiveItem>>;
-  /** Store-wide write counter: breaks ties in list() when two writes share a millisecond. */
-  touched: number;
 }
 
 /**
@@ -28,7 +29,6 @@ interface Row {
 export class MemoryStore implements SessionStore {
   readonly kind = 'memory';
   private readonly rows = new Map<string, Row>();
-  private writes = 0;
 
   async create(session: {
     id: string;
@@ -36,6 +36,7 @@ export class MemoryStore implements SessionStore {
     snapshot: unknown;
     entry: JournalEntryInput;
   }): Promise<StoredSession> {
+    checkSessionId(session.id, 'MemoryStore.create');
     if (this.rows.has(session.id)) {
       throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
     }
@@ -51,7 +52,7 @@ export class MemoryStore implements SessionStore {
     const first = toEntry(session.id, 1, at, session.entry);
     const archive = new Map<string, Map<number, ArchiveItem>>();
     addToArchive(archive, archiveItems(session.entry.added, 1));
-    this.rows.set(session.id, { session: stored, state: first.state, journal: [first], archive, touched: ++this.writes });
+    this.rows.set(session.id, { session: stored, state: first.state, journal: [first], archive });
     return structuredClone(stored);
   }
 
@@ -84,7 +85,6 @@ export class MemoryStore implements SessionStore {
     addToArchive(row.archive, items);
     row.session = { ...row.session, revision: current + 1, snapshot: snapshotCopy, updatedAt: at };
     row.state = added.at(-1)?.state ?? row.state;
-    row.touched = ++this.writes;
     return current + 1;
   }
 
@@ -104,23 +104,28 @@ export class MemoryStore implements SessionStore {
     return structuredClone([...items.values()].filter((item) => item.n >= from && item.n <= to).sort((a, b) => a.n - b.n));
   }
 
-  async list(): Promise<SessionSummary[]> {
-    return [...this.rows.values()]
-      .sort((a, b) => b.session.updatedAt.localeCompare(a.session.updatedAt) || b.touched - a.touched)
-      .map(({ session, state }) => ({
-        id: session.id,
-        packageId: session.packageId,
-        revision: session.revision,
-        state,
-        createdAt: session.createdAt,
-        updatedAt: session.updatedAt,
-      }));
+  async list(options?: ListOptions): Promise<SessionPage> {
+    const { limit, after } = listRequest(options);
+    const rows = [...this.rows.values()]
+      .filter((row) => !after || listsBefore(after, positionOf(row)))
+      .sort((a, b) => (listsBefore(positionOf(a), positionOf(b)) ? -1 : 1))
+      .slice(0, limit + 1);
+    return pageOf(rows, limit, positionOf, ({ session, state }) => ({
+      id: session.id,
+      packageId: session.packageId,
+      revision: session.revision,
+      state,
+      createdAt: session.createdAt,
+      updatedAt: session.updatedAt,
+    }));
   }
 
   async close(): Promise<void> {
     // Nothing to release; the data lives as long as the instance.
   }
 }
+
+const positionOf = (row: Row): ListPosition => ({ updatedAt: row.session.updatedAt, id: row.session.id });
 
 function toEntry(sessionId: string, seq: number, at: string, input: JournalEntryInput): JournalEntry {
   return {

@@ -18,6 +18,8 @@ import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
 import { redactUrl } from '../models/redact.js';
 import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
+import { listRequest, pageOf } from './list-page.js';
+import { checkSessionId } from '../ids.js';
 
 /**
  * Appended to a deferred write's statement: `synchronous_commit=off` for its own (implicit)
@@ -33,13 +35,14 @@ import type {
   JournalEntryInput,
   SessionChange,
   SessionStore,
-  SessionSummary,
+  ListOptions,
+  SessionPage,
   StoredSession,
   WatchOptions,
 } from './session-store.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 3;
+export const PG_SCHEMA_VERSION = 4;
 
 export { redactUrl };
 
@@ -48,7 +51,8 @@ export const DEFAULT_PG_SCHEMA = 'steward';
 
 /**
  * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
- * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts).
+ * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts);
+ * step 4: the index list() pages on.
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -98,6 +102,12 @@ const migrations: Array<(S: string, channel: string) => string> = [
       PRIMARY KEY (session_id, kind, key, n)
     );`,
   (S) => leasesMigration(S),
+  // list() pages by keyset on (updated_at, id) — ids in byte order ("C"), whatever the
+  // database's locale, as SQLite and MemoryStore sort them. The old index ordered by
+  // \`touched\`, which nothing sorts by any more.
+  (S) => `
+    DROP INDEX IF EXISTS ${S}.sessions_by_update;
+    CREATE INDEX IF NOT EXISTS sessions_by_position ON ${S}.sessions (updated_at DESC, id COLLATE "C" DESC);`,
 ];
 
 export interface PostgresStoreOptions {
@@ -185,6 +195,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession> {
+    checkSessionId(session.id, 'PostgresStore.create');
     const snapshot = toJson(session.snapshot, `the snapshot of session "${session.id}"`);
     const payload = toJson(session.entry.payload, `the payload of "${session.entry.type}" in session "${session.id}"`);
     // One statement: the session row and its first journal entry commit together.
@@ -293,8 +304,9 @@ export class PostgresStore implements SessionStore {
     // LIMIT NULL means "no limit"; a negative caller limit means "none", as in MemoryStore.
     const limit = options.limit === undefined ? null : Math.max(0, Math.floor(options.limit));
     const { rows } = await this.query<JournalRow>(
-      `SELECT * FROM ${this.S}.journal WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-      [id, Math.floor(options.afterSeq ?? 0), limit],
+      // bigint: \`afterSeq\` may be any safe integer (seq is an integer column; past its range nothing follows).
+      `SELECT * FROM ${this.S}.journal WHERE session_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
+      [id, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(options.afterSeq ?? 0)), limit],
     );
     return rows.map((row) => ({
       sessionId: row.session_id,
@@ -307,11 +319,19 @@ export class PostgresStore implements SessionStore {
     }));
   }
 
-  async list(): Promise<SessionSummary[]> {
-    const { rows } = await this.query<SessionRow>(
-      `SELECT id, package_id, revision, state, created_at, updated_at FROM ${this.S}.sessions ORDER BY updated_at DESC, touched DESC`,
+  async list(options?: ListOptions): Promise<SessionPage> {
+    const { limit, after } = listRequest(options);
+    // The position keeps updated_at's microseconds: a cursor rounded to milliseconds would
+    // skip or repeat the rows of its millisecond.
+    const { rows } = await this.query<SessionRow & { position: string }>(
+      `SELECT id, package_id, revision, state, created_at, updated_at,
+         to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position
+       FROM ${this.S}.sessions
+       ${after ? `WHERE (updated_at, id COLLATE "C") < ($2::timestamptz, $3::text)` : ''}
+       ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $1`,
+      after ? [limit + 1, after.updatedAt, after.id] : [limit + 1],
     );
-    return rows.map((row) => ({
+    return pageOf(rows, limit, (row) => ({ updatedAt: row.position, id: row.id }), (row) => ({
       id: row.id,
       packageId: row.package_id,
       revision: row.revision,

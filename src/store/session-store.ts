@@ -118,6 +118,19 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
+export interface ListOptions {
+  /** Sessions per page: 1 to LIST_MAX_LIMIT (1,000); default LIST_DEFAULT_LIMIT (100). */
+  limit?: number;
+  /** Where to go on: the `next` of the previous page (opaque); none or null: the first page. */
+  after?: string | null;
+}
+
+export interface SessionPage {
+  sessions: SessionSummary[];
+  /** The cursor of the next page (pass it as `after`), or null when this page is the last. */
+  next: string | null;
+}
+
 /** What `watch` reports after a write: enough to tell whether a reader is behind. */
 export interface SessionChange {
   sessionId: string;
@@ -208,8 +221,14 @@ export interface SessionStore {
   archived(id: string, kind: ArchiveItemInput['kind'], key: string, options?: { from?: number; to?: number }): Promise<ArchiveItem[]>;
   /** Journal entries in seq order; `afterSeq` skips the first ones, `limit` caps the count. */
   journal(id: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
-  /** All sessions, most recently updated first. */
-  list(): Promise<SessionSummary[]>;
+  /**
+   * One page of sessions, most recently updated first (ties on `updatedAt`: by id,
+   * descending). `after` is the `next` of the page before; `next` is null on the last page.
+   * Paged by keyset on (updated_at, id), so a page costs its size, not the store's: a
+   * session written between two pages moves to the front and is not shown twice. A cursor
+   * no store handed out is an InvalidCursorError; to read every session, see `listAll`.
+   */
+  list(options?: ListOptions): Promise<SessionPage>;
   /**
    * Optional: reports every committed write, from any process on this store, as it happens
    * (PostgresStore: LISTEN/NOTIFY). Resolves once listening; the function it returns stops.

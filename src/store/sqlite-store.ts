@@ -27,10 +27,12 @@ import type {
   ArchiveItemInput,
   JournalEntry,
   JournalEntryInput,
+  ListOptions,
+  SessionPage,
   SessionStore,
-  SessionSummary,
   StoredSession,
 } from './session-store.js';
+import { listRequest, pageOf } from './list-page.js';
 
 /** How long a command waits for another process's lock: reading commands should not hang. */
 export const WRITE_BUSY_TIMEOUT_MS = 5000;
@@ -234,8 +236,10 @@ export class SqliteStore implements SessionStore {
     }));
   }
 
-  async list(): Promise<SessionSummary[]> {
-    return (await this.guard(() => this.stmts.list.all())).map((row) => ({
+  async list(options?: ListOptions): Promise<SessionPage> {
+    const { limit, after } = listRequest(options);
+    const rows = await this.guard(() => (after ? this.stmts.listAfter.all(after.updatedAt, after.id, limit + 1) : this.stmts.listFirst.all(limit + 1)));
+    return pageOf(rows, limit, (row) => ({ updatedAt: row.updated_at, id: row.id }), (row) => ({
       id: row.id,
       packageId: row.package_id,
       revision: row.revision,
@@ -301,12 +305,15 @@ function prepareReads(db: Database.Database) {
     journal: db.prepare<[string, number, number], JournalRow>(
       `SELECT * FROM journal WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),
-    // Ties on the millisecond clock are broken by write order: the journal's rowid grows
-    // with every insert (rows are never deleted), across processes too.
-    list: db.prepare<[], SessionRow>(
-      `SELECT s.id, s.package_id, s.revision, s.state, s.created_at, s.updated_at FROM sessions s
-       ORDER BY s.updated_at DESC,
-         (SELECT j.rowid FROM journal j WHERE j.session_id = s.id ORDER BY j.seq DESC LIMIT 1) DESC`,
+    // Keyset paging on (updated_at, id), newest first: the sessions_by_position index (v4) is read backwards from the cursor.
+    listFirst: db.prepare<[number], SessionRow>(
+      `SELECT id, package_id, revision, state, created_at, updated_at FROM sessions
+       ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    ),
+    listAfter: db.prepare<[string, string, number], SessionRow>(
+      `SELECT id, package_id, revision, state, created_at, updated_at FROM sessions
+       WHERE (updated_at, id) < (?, ?)
+       ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
   };
 }

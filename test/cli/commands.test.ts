@@ -150,4 +150,22 @@ describe('steward (scriptable commands)', () => {
     expect(parseJson(refusedJson)).toMatchObject({ error: { code: 'event_refused' } });
     expectFailure(unknownPackage, 'user_error', 'Unknown package "nope". Packages: ');
   }, CLI_TIMEOUT);
+
+  it('refuses a session id that breaks the id rule (arguments and --session) with exit 1, naming the rule, never echoing it raw', async () => {
+    const titleEscape = 'a\u001b]0;owned\u0007b';
+    const results = await Promise.all([
+      cli('show', ''),
+      cli('log', 'x'.repeat(201)),
+      cli('send', titleEscape, 'approve'),
+      cli('resume', 'a\u202eb'),
+      cli('fork', 'a\nb', '--at', '1'),
+      cli('run', '--session', titleEscape),
+    ]);
+    for (const result of results) {
+      expectFailure(result, 'invalid_session_id', /a session id has 1 to 200 characters, none of them a control or invisible character/);
+      expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    }
+    expect(results[0]!.stderr).toContain('steward show: the session id is empty');
+    expect(results[5]!.stderr).toContain('--session: character 2 of the session id is U+001B');
+  }, CLI_TIMEOUT);
 });

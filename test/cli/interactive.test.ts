@@ -89,7 +89,7 @@ it.skipIf(!hasScript)('drives a session by keystrokes on a real terminal and qui
   expect(tty.screen).toContain('demo model (no LLM)');
   const store = new SqliteStore(db);
   try {
-    const [summary] = await store.list();
+    const [summary] = (await store.list()).sessions;
     expect(summary).toMatchObject({ packageId: 'tiny', state: 'waiting_user.approve_step' });
     const journal = await store.journal(summary!.id);
     const userEvents = journal.filter((e) => e.kind === 'event').map((e) => e.type);
@@ -158,7 +158,7 @@ it.skipIf(!hasScript)('a prompt made stale by another process is not sent: the t
   expect(tty.screen).not.toMatch(/not accepted/);
   const store = new SqliteStore(db, { readOnly: true });
   try {
-    const [summary] = await store.list();
+    const [summary] = (await store.list()).sessions;
     expect(summary!.state).toBe('waiting_user.review_artifact');
     const approvals = (await store.journal(summary!.id)).filter((e) => e.type === 'user_approved_next_step');
     expect(approvals).toHaveLength(1);
@@ -243,7 +243,7 @@ it.skipIf(!hasScript)('"Edit, then approve" edits the reason; "Edit, then accept
   }
   const store = new SqliteStore(db, { readOnly: true });
   try {
-    const [summary] = await store.list();
+    const [summary] = (await store.list()).sessions;
     const journal = await store.journal(summary!.id);
     const approved = journal.find((e) => e.type === 'user_approved_next_step')!.payload as { by?: string; edits?: { reason?: string } };
     expect(approved.by).toBe('tester');

@@ -36,7 +36,7 @@ it('npm start without a terminal runs the demo to done and prints the transcript
 
   const store = new SqliteStore(db);
   try {
-    const [session] = await store.list();
+    const [session] = (await store.list()).sessions;
     expect(session).toMatchObject({ packageId: 'short-story', state: 'done' });
     const journal = await store.journal(session!.id);
     expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));

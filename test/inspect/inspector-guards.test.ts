@@ -68,14 +68,14 @@ describe('the inspector: Origin and content type', () => {
       expect(sent.status, type).toBe(415);
       expect(sent.body).toMatchObject({ ok: false, error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') } });
     }
-    expect(await store.list()).toEqual([]);
+    expect((await store.list()).sessions).toEqual([]);
   });
 
   it('takes its own page\'s requests: its origin, JSON with a charset', async () => {
     const { store, send, token, host } = await setup();
     const created = await send('POST', '/api/sessions', { ...token, origin: `http://${host}`, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify({ packageId: 'tiny' }));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(await store.list()).toHaveLength(1);
+    expect((await store.list()).sessions).toHaveLength(1);
   });
 });
 

@@ -187,7 +187,7 @@ describe('the local inspector server', () => {
     const other = createRuntime({ model: never, store }); // "the CLI in another process"
     const elsewhere = await other.createSession({ packageId: 'tiny' });
     void elsewhere.send({ type: 'user_submitted_input', text: 'busy' });
-    await expect.poll(async () => (await store.list())[0]?.state).toBe('running.manager.thinking');
+    await expect.poll(async () => (await store.list()).sessions[0]?.state).toBe('running.manager.thinking');
 
     const runtime = createRuntime({ model: new DemoModel(), store });
     const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {} });

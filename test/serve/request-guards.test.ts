@@ -78,7 +78,7 @@ describe('steward serve: Host', () => {
     expect((await raw(server.port, 'GET', '/healthz', { host })).status).toBe(403);
     // No Host at all (HTTP/1.0) names no address either.
     expect((await raw(server.port, 'GET', '/sessions', { host: '' })).status).toBe(403);
-    expect(await store.list()).toEqual([]);
+    expect((await store.list()).sessions).toEqual([]);
   });
 
   it('answers on its loopback names, with or without the port being the one it listens on', async () => {
@@ -96,7 +96,7 @@ describe('steward serve: Host', () => {
       expect((await raw(server.port, 'GET', '/sessions', { host })).status, host).toBe(200);
     }
     expect((await raw(server.port, 'POST', '/sessions', { host: 'steward.internal', ...json }, createBody)).status).toBe(201);
-    expect(await store.list()).toHaveLength(1);
+    expect((await store.list()).sessions).toHaveLength(1);
     for (const host of ['proxy.example', 'proxy.example:8444', 'other.internal']) {
       expect((await raw(server.port, 'GET', '/sessions', { host })).status, host).toBe(403);
     }
@@ -143,7 +143,7 @@ describe('steward serve: Origin', () => {
       expect(read.body.error.code).toBe('forbidden_origin');
       expect((await raw(server.port, 'POST', '/sessions', { host, origin, ...json }, createBody)).status, origin).toBe(403);
     }
-    expect(await store.list()).toEqual([]);
+    expect((await store.list()).sessions).toEqual([]);
   });
 
   it('takes its own origin and the allowed ones', async () => {
@@ -152,7 +152,7 @@ describe('steward serve: Origin', () => {
     expect((await raw(server.port, 'POST', '/sessions', { host, origin: `http://${host}`, ...json }, createBody)).status).toBe(201);
     expect((await raw(server.port, 'POST', '/sessions', { host, origin: 'http://localhost:5173', ...json }, createBody)).status).toBe(201);
     expect((await raw(server.port, 'GET', '/sessions', { host, origin: 'http://localhost:5174' })).status).toBe(403);
-    expect(await store.list()).toHaveLength(2);
+    expect((await store.list()).sessions).toHaveLength(2);
   });
 });
 
@@ -167,7 +167,7 @@ describe('steward serve: content type', () => {
       expect(sent.body).toEqual({ error: { code: 'unsupported_media_type', message: expect.stringContaining('Content-Type: application/json') } });
       expect((await raw(server.port, 'POST', '/sessions', headers, ['{"packageId":', '"tiny"}'])).status, `${type} chunked`).toBe(415);
     }
-    expect(await store.list()).toEqual([]);
+    expect((await store.list()).sessions).toEqual([]);
   });
 
   it('takes JSON with parameters, and a POST without a body', async () => {
@@ -176,7 +176,7 @@ describe('steward serve: content type', () => {
     expect((await raw(server.port, 'POST', '/sessions', { host, 'content-type': 'Application/JSON; charset=utf-8' }, createBody)).status).toBe(201);
     expect((await raw(server.port, 'POST', '/sessions', { host, 'content-type': 'application/json' }, ['{"packageId":', '"tiny"}'])).status).toBe(201);
     expect((await raw(server.port, 'POST', '/sessions', { host, 'content-length': '0' })).status).toBe(201);
-    expect(await store.list()).toHaveLength(3);
+    expect((await store.list()).sessions).toHaveLength(3);
   });
 
   it('the OpenAPI document lists the guards\' answers: 403 on every route, 415 where a body goes', async () => {

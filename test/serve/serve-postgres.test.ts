@@ -93,6 +93,38 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
     }
   });
 
+  it('answers a journal or stream position past PostgreSQL\'s integer range, and a NUL in an id, without a 500', async () => {
+    const url = await pg.createDatabase();
+    const { handle, http } = await server(url);
+    const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+
+    // Valid input (the schema allows any seq up to 2^53 − 1): an empty page, not a failure.
+    for (const after of ['2147483648', String(Number.MAX_SAFE_INTEGER)]) {
+      const page = await http.get(`/sessions/${id}/journal?after=${after}`);
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      expect(page.body).toEqual({ entries: [], next: null });
+    }
+    // An EventSource resuming far ahead gets its stream (and waits), not a 500 it would retry forever.
+    const controller = new AbortController();
+    const resumed = await fetch(`${handle.url}/sessions/${id}/stream`, { headers: { 'last-event-id': '2147483648' }, signal: controller.signal });
+    expect(resumed.status).toBe(200);
+    const sse = await readEvents(resumed);
+    cleanups.push(() => sse.stop());
+    await expect.poll(() => sse.events[0]?.event).toBe('hello');
+    expect(sse.events.filter((e) => e.event === 'error')).toEqual([]);
+    // Past the bound of the schema: a 400 that says so (an EventSource stops on it).
+    const beyond = await fetch(`${handle.url}/sessions/${id}/stream`, { headers: { 'last-event-id': '9007199254740992' } });
+    expect(beyond.status).toBe(400);
+    expect(((await beyond.json()) as { error: { message: string } }).error.message).toMatch(/Last-Event-ID header.*at most 9007199254740991/);
+
+    for (const path of ['/sessions/%00', '/sessions/a%00b/journal', '/sessions/%00/stream']) {
+      const refused = await http.get(path);
+      expect(refused.status, path).toBe(400);
+      expect(refused.body.error.message).toMatch(/U\+0000.*1 to 200 characters, none of them a control or invisible character/);
+    }
+    expect((await http.post('/sessions/%00/events', { type: 'user_confirmed_intake' })).status).toBe(400);
+  });
+
   it('`steward serve` with STEWARD_DB=postgres://… and STEWARD_TOKEN: a story to done, then SIGTERM stops it cleanly', async () => {
     const db = await pg.createDatabase();
     const token = 'cli-test-token-0123456789';

@@ -20,7 +20,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-async function serveOn(options: { model?: Model; token?: string; maxBodyBytes?: number; graceMs?: number } = {}) {
+async function serveOn(options: { model?: Model; token?: string; maxBodyBytes?: number; graceMs?: number; maxCreatesPerMinute?: number } = {}) {
   const store = new MemoryStore();
   const runtime = createRuntime({ model: options.model ?? new DemoModel(), store });
   const server = await startServe({ runtime, store, port: 0, log: () => {}, ...options });
@@ -61,19 +61,70 @@ describe('steward serve', () => {
     expect(page.body.next).toBe(5);
 
     const list = await http.get('/sessions');
-    expect(list.body).toMatchObject({ total: 1, next: null, sessions: [{ id, state: 'done' }] });
+    expect(list.body).toEqual({ next: null, sessions: [expect.objectContaining({ id, state: 'done' })] });
   });
 
-  it('pages GET /sessions with limit and offset', async () => {
-    const { http } = await serveOn();
+  it('pages GET /sessions with limit and cursor (the `next` of the page before); offset is refused, naming cursor', async () => {
+    const { http, store } = await serveOn();
     for (let i = 0; i < 5; i++) expect((await http.post('/sessions', {})).status).toBe(201);
+    const all = (await store.list()).sessions.map((s) => s.id);
+    expect(all).toHaveLength(5);
+
     const first = await http.get('/sessions?limit=2');
-    expect(first.body).toMatchObject({ total: 5, next: 2 });
-    expect(first.body.sessions).toHaveLength(2);
-    const last = await http.get('/sessions?limit=2&offset=4');
-    expect(last.body).toMatchObject({ total: 5, next: null });
-    expect(last.body.sessions).toHaveLength(1);
-    expect(last.body.sessions[0].state).toBe('waiting_user.skill_selection');
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(['next', 'sessions']); // no total: it would read every session
+    expect(first.body.sessions.map((s: { id: string }) => s.id)).toEqual(all.slice(0, 2));
+    const second = await http.get(`/sessions?limit=2&cursor=${encodeURIComponent(first.body.next)}`);
+    expect(second.body.sessions.map((s: { id: string }) => s.id)).toEqual(all.slice(2, 4));
+    const last = await http.get(`/sessions?limit=2&cursor=${encodeURIComponent(second.body.next)}`);
+    expect(last.body).toMatchObject({ next: null, sessions: [{ id: all[4], state: 'waiting_user.skill_selection' }] });
+
+    const offset = await http.get('/sessions?limit=2&offset=2');
+    expect(offset.status).toBe(400);
+    expect(offset.body.error.message).toMatch(/`offset` is not supported: page with `cursor`, the `next` of the previous page/);
+    const badCursor = await http.get('/sessions?cursor=not-a-cursor');
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.error).toMatchObject({ code: 'invalid_request', issues: [{ path: 'cursor' }] });
+    expect(badCursor.body.error.message).toMatch(/pass the `next` of the previous page unchanged/);
+    expect((await http.get(`/sessions?cursor=${'a'.repeat(5000)}`)).status).toBe(400);
+  });
+
+  it('limits session creation per caller: past the limit a 429 with Retry-After (seconds) and a JSON error naming the setting', async () => {
+    const { http, store } = await serveOn({ token: TOKEN, maxCreatesPerMinute: 3 });
+    for (let i = 0; i < 3; i++) expect((await http.post('/sessions', {})).status).toBe(201);
+    const refused = await http.post('/sessions', {});
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 20).toBe(true);
+    expect(refused.body.error.code).toBe('rate_limited');
+    expect(refused.body.error.message).toMatch(/3 per minute per caller.*Retry in \d+ s.*--max-creates-per-minute/);
+    expect((await store.list()).sessions).toHaveLength(3);
+    // Only creation is limited: the sessions stay readable.
+    expect((await http.get('/sessions')).status).toBe(200);
+  });
+
+  it('without a token every caller counts as one: another Authorization header buys no new allowance; 0 turns the limit off', async () => {
+    const { server } = await serveOn({ maxCreatesPerMinute: 2 });
+    const anonymous = client(server.url);
+    expect((await anonymous.post('/sessions', {})).status).toBe(201);
+    expect((await anonymous.post('/sessions', {})).status).toBe(201);
+    expect((await client(server.url, 'made-up-token-0123456789').post('/sessions', {})).status).toBe(429);
+
+    const unlimited = await serveOn({ maxCreatesPerMinute: 0 });
+    for (let i = 0; i < 5; i++) expect((await unlimited.http.post('/sessions', {})).status).toBe(201);
+    const store = new MemoryStore();
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    await expect(startServe({ runtime, store, port: 0, maxCreatesPerMinute: -1 })).rejects.toThrow(/maxCreatesPerMinute must be a whole number ≥ 0/);
+  });
+
+  it('refuses a session id in the path that breaks the id rule with a 400 naming the rule', async () => {
+    const { http } = await serveOn();
+    for (const path of ['/sessions/%00', `/sessions/${'x'.repeat(201)}`, '/sessions/a%1Bb/journal', '/sessions/a%E2%80%AEb/stream']) {
+      const refused = await http.get(path);
+      expect(refused.status, path).toBe(400);
+      expect(refused.body.error.message).toMatch(/1 to 200 characters, none of them a control or invisible character/);
+    }
+    expect((await http.get(`/sessions/${'x'.repeat(200)}`)).status).toBe(404);
   });
 
   it('refuses requests without the right bearer token (401, JSON), but not /healthz and /openapi.json', async () => {
@@ -184,6 +235,10 @@ describe('steward serve', () => {
     expect(doc.paths['/healthz'].get.security).toEqual([]);
     const journalParams = doc.paths['/sessions/{id}/journal'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     expect(journalParams).toEqual(['path:id', 'query:after', 'query:limit']);
+    const list = doc.paths['/sessions'].get;
+    expect(list.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['query:limit', 'query:cursor']);
+    expect(Object.keys(list.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['next', 'sessions']);
+    expect(Object.keys(doc.paths['/sessions'].post.responses)).toContain('429');
   });
 
   it('streams the journal as Server-Sent Events, resumes after Last-Event-ID, and ends with done', async () => {

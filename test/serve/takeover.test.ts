@@ -56,7 +56,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     const sends = ids.map((id) => dead.send(id, { type: 'user_submitted_input', text: `story ${id}` }));
     const watch = new PostgresStore(url);
     cleanups.push(() => watch.close());
-    await until(async () => (await watch.list()).filter((s) => s.state === 'running.manager.thinking').length === 8, 'the 8 calls in flight');
+    await until(async () => (await watch.list()).sessions.filter((s) => s.state === 'running.manager.thinking').length === 8, 'the 8 calls in flight');
     // Its database connection is gone: no renewal, no write. Its leases run out.
     await deadStore.close();
 
@@ -75,7 +75,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     while (waiting < 8) {
       const claims = await Promise.all(survivors.map((s) => s.host.scanOnce()));
       claims.forEach((ids, i) => survivors[i]!.claimed.push(...ids));
-      waiting = (await watch.list()).filter((s) => s.state === 'waiting_user.approve_step').length;
+      waiting = (await watch.list()).sessions.filter((s) => s.state === 'waiting_user.approve_step').length;
       if (Date.now() - killedAt > 20_000) throw new Error('the sessions were not taken over');
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -32,7 +32,17 @@ const created = { kind: 'created', type: 'session.created', payload: {}, state: 
 describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
   describeSessionStore('PostgresStore', async () => {
     const store = new PostgresStore(url, { schema: freshSchema() });
-    return { store, cleanup: () => store.close() };
+    const admin = new pg.Pool({ connectionString: url, max: 1 });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        await admin.end();
+      },
+      stamp: async (id, at) => {
+        await admin.query(`UPDATE "${store.schema}".sessions SET updated_at = $2::timestamptz WHERE id = $1`, [id, at]);
+      },
+    };
   });
 
   describe('PostgresStore on a shared database', () => {
@@ -46,6 +56,28 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       open.push(store);
       return store;
     };
+
+    it('pages sessions of one millisecond in microsecond order: the cursor keeps what the database compares', async () => {
+      const store = connect(freshSchema());
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        for (const [id, at] of [['x', '.123100'], ['y', '.123900'], ['z', '.123500'], ['w', '.124000']] as const) {
+          await store.create({ id, packageId: null, snapshot: {}, entry: created });
+          await admin.query(`UPDATE "${store.schema}".sessions SET updated_at = $2::timestamptz WHERE id = $1`, [id, `2031-05-06T07:08:09${at}Z`]);
+        }
+      } finally {
+        await admin.end();
+      }
+      const ids: string[] = [];
+      let after: string | null = null;
+      do {
+        const page: Awaited<ReturnType<PostgresStore['list']>> = await store.list({ limit: 1, after });
+        ids.push(...page.sessions.map((s) => s.id));
+        after = page.next;
+      } while (after !== null && ids.length < 10);
+      expect(ids).toEqual(['w', 'y', 'z', 'x']);
+    });
 
     it('a write marked durable: false commits without waiting for its WAL flush; the next durable one flushes it too; nothing leaks into the pool', async () => {
       const admin = new pg.Pool({ connectionString: url, max: 1 });

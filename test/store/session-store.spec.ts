@@ -1,16 +1,29 @@
 /**
  * The SessionStore contract, written once and run against every backend
- * (memory-store.test.ts, sqlite-store.test.ts). A new backend passes this file or is not done.
+ * (memory-store.test.ts, sqlite-store.test.ts, postgres-store.test.ts). A new backend passes this file or is not done.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, SessionNotFoundError } from '../../src/errors.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConflictError, InvalidCursorError, SessionNotFoundError, UserError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import type { JournalEntryInput, SessionStore } from '../../src/store/session-store.js';
+import { listAll } from '../../src/store/list-page.js';
+import type { JournalEntryInput, SessionPage, SessionStore } from '../../src/store/session-store.js';
 
 export interface StoreFixture {
   store: SessionStore;
   cleanup: () => Promise<void>;
+  /**
+   * Sets a session's updated_at to exactly `at` (ISO, up to microseconds), for stores whose
+   * clock a test cannot fake (PostgreSQL writes the database's now()). Without it the spec
+   * fakes Date for the writes that must share a time.
+   */
+  stamp?: (id: string, at: string) => Promise<void>;
+}
+
+/** Waits until Date.now() has moved on, so the next write is stamped later than the last one. */
+async function nextMillisecond(): Promise<void> {
+  const now = Date.now();
+  while (Date.now() <= now) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 export function entry(type: string, state: string, payload: unknown = { type }): JournalEntryInput {
@@ -23,9 +36,10 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
   describe(`${name} (SessionStore contract)`, () => {
     let store: SessionStore;
     let cleanup: () => Promise<void>;
+    let stamp: StoreFixture['stamp'];
 
     beforeEach(async () => {
-      ({ store, cleanup } = await makeStore());
+      ({ store, cleanup, stamp } = await makeStore());
     });
     afterEach(async () => {
       await cleanup();
@@ -74,7 +88,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       const session = await store.load('s1');
       expect(session).toMatchObject({ revision: 3, snapshot: { step: 2 } });
       expect(session!.updatedAt >= session!.createdAt).toBe(true);
-      expect((await store.list())[0]).toMatchObject({ id: 's1', revision: 3, state: 'done' });
+      expect((await store.list()).sessions[0]).toMatchObject({ id: 's1', revision: 3, state: 'done' });
     });
 
     it('append without entries replaces the snapshot and keeps the state', async () => {
@@ -82,7 +96,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       await store.append('s1', 1, [entry('a', 'working')], { step: 1 });
       expect(await store.append('s1', 2, [], { step: 2 })).toBe(3);
       expect((await store.load('s1'))?.snapshot).toEqual({ step: 2 });
-      expect((await store.list())[0]).toMatchObject({ revision: 3, state: 'working' });
+      expect((await store.list()).sessions[0]).toMatchObject({ revision: 3, state: 'working' });
       expect(await store.journal('s1')).toHaveLength(2);
     });
 
@@ -110,7 +124,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
       expect(await store.load('s1')).toEqual(before.session);
       expect(await store.journal('s1')).toEqual(before.journal);
-      expect(await store.list()).toEqual(before.list);
+      expect((await store.list()).sessions).toEqual(before.list);
     });
 
     it('append to an unknown session throws SessionNotFoundError', async () => {
@@ -156,17 +170,134 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     });
 
     it('lists sessions most recently updated first, with their current state', async () => {
-      expect(await store.list()).toEqual([]);
+      expect((await store.list()).sessions).toEqual({ sessions: [], next: null });
       await createSession('a');
+      await nextMillisecond();
       await createSession('b');
+      await nextMillisecond();
       await createSession('c');
+      await nextMillisecond();
       await store.append('a', 1, [entry('go', 'working')], {});
 
-      const list = await store.list();
+      const list = (await store.list()).sessions;
       expect(list.map((s) => s.id)).toEqual(['a', 'c', 'b']);
       expect(list[0]).toMatchObject({ id: 'a', packageId: 'pkg', revision: 2, state: 'working' });
       expect(list[1]).toMatchObject({ id: 'c', revision: 1, state: 'idle' });
       expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'id', 'packageId', 'revision', 'state', 'updatedAt']);
+    });
+
+    /** Every id of the store, read `limit` at a time, checking each page is full but the last. */
+    const walk = async (limit: number): Promise<string[]> => {
+      const ids: string[] = [];
+      let after: string | null = null;
+      for (let pages = 0; ; pages++) {
+        expect(pages).toBeLessThan(100);
+        const page: SessionPage = await store.list({ limit, after });
+        ids.push(...page.sessions.map((s) => s.id));
+        if (page.next === null) return ids;
+        expect(page.sessions).toHaveLength(limit);
+        after = page.next;
+      }
+    };
+
+    it('lists a page at a time, newest first: `next` goes on where the page ended and is null on the last page', async () => {
+      for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) {
+        await createSession(id);
+        await nextMillisecond();
+      }
+      const first = await store.list({ limit: 3 });
+      expect(first.sessions.map((s) => s.id)).toEqual(['g', 'f', 'e']);
+      expect(typeof first.next).toBe('string');
+      const second = await store.list({ limit: 3, after: first.next });
+      expect(second.sessions.map((s) => s.id)).toEqual(['d', 'c', 'b']);
+      expect(await store.list({ limit: 3, after: second.next })).toMatchObject({ sessions: [{ id: 'a' }], next: null });
+      // A page that ends exactly at the last session says so: no empty page follows.
+      expect((await store.list({ limit: 7 })).next).toBeNull();
+      for (const limit of [1, 2, 6, 7, 1000]) expect(await walk(limit)).toEqual(['g', 'f', 'e', 'd', 'c', 'b', 'a']);
+    });
+
+    it('pages 100 sessions by default', async () => {
+      for (let i = 0; i < 101; i++) await createSession(`s${String(i).padStart(3, '0')}`);
+      const page = await store.list();
+      expect(page.sessions).toHaveLength(100);
+      expect((await store.list({ after: page.next })).sessions).toHaveLength(1);
+    });
+
+    it('breaks ties on updatedAt by id, descending, and pages through them without skipping or repeating one', async () => {
+      const at = '2031-05-06T07:08:09.123Z';
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date(at));
+      try {
+        for (const id of ['b', 'e', 'a', 'd', 'c']) await createSession(id);
+      } finally {
+        vi.useRealTimers();
+      }
+      for (const id of ['a', 'b', 'c', 'd', 'e']) await stamp?.(id, '2031-05-06T07:08:09.123456Z');
+      const { sessions } = await store.list();
+      expect(new Set(sessions.map((s) => s.updatedAt))).toEqual(new Set([at]));
+      expect(sessions.map((s) => s.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+      for (const limit of [1, 2, 3, 4]) expect(await walk(limit)).toEqual(['e', 'd', 'c', 'b', 'a']);
+    });
+
+    it('a session written between two pages moves to the front: the next page neither repeats it nor stops early', async () => {
+      for (const id of ['a', 'b', 'c', 'd']) {
+        await createSession(id);
+        await nextMillisecond();
+      }
+      const first = await store.list({ limit: 2 });
+      expect(first.sessions.map((s) => s.id)).toEqual(['d', 'c']);
+      await store.append('c', 1, [entry('seen', 'working')], {}); // already shown
+      await nextMillisecond();
+      await store.append('a', 1, [entry('unseen', 'working')], {}); // not shown yet
+      expect(await store.list({ limit: 2, after: first.next })).toMatchObject({ sessions: [{ id: 'b' }], next: null });
+      expect(await walk(1)).toEqual(['a', 'c', 'd', 'b']);
+    });
+
+    it('refuses a limit out of 1–1000 (UserError) and a cursor it did not hand out (InvalidCursorError)', async () => {
+      await createSession('a');
+      await createSession('b');
+      for (const limit of [0, -1, 1.5, 1001, Number.NaN]) {
+        await expect(store.list({ limit })).rejects.toThrow(UserError);
+        await expect(store.list({ limit })).rejects.toThrow(/limit must be a whole number from 1 to 1000/);
+      }
+      const cursor = (await store.list({ limit: 1 })).next!;
+      const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const bad: unknown[] = [
+        '',
+        'not a cursor!',
+        cursor.slice(0, -3),
+        `${cursor}x`.repeat(200),
+        Buffer.from('{oops').toString('base64url'),
+        forged({ updatedAt: '2031-01-01T00:00:00.000Z', id: 'a' }),
+        forged(['2031-02-30T00:00:00.000Z', 'a']),
+        forged(['0000-01-01T00:00:00.000Z', 'a']),
+        forged(['2031-01-01 00:00:00', 'a']),
+        forged(['2031-01-01T00:00:00.000Z', 'a\u0000b']),
+        forged(['2031-01-01T00:00:00.000Z', '']),
+        42,
+      ];
+      for (const after of bad) {
+        const listing = store.list({ limit: 1, after: after as string });
+        await expect(listing).rejects.toThrow(InvalidCursorError);
+        await expect(listing).rejects.toThrow(/pass the `next` of the previous page unchanged/);
+      }
+      // A well-formed position nobody handed out is still a position: it lists what sorts after it.
+      expect((await store.list({ after: forged(['2999-01-01T00:00:00.000Z', 'z']) })).sessions.map((s) => s.id)).toEqual(['b', 'a']);
+    });
+
+    it('listAll reads every page', async () => {
+      for (const id of ['a', 'b', 'c', 'd', 'e']) {
+        await createSession(id);
+        await nextMillisecond();
+      }
+      expect((await listAll(store, 2)).map((s) => s.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+      expect((await listAll(store)).map((s) => s.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+    });
+
+    it('a journal read past any seq the store holds (2^31, 2^53 − 1) is empty, not a failure', async () => {
+      await createSession('s1');
+      expect(await store.journal('s1', { afterSeq: 2 ** 31 })).toEqual([]);
+      expect(await store.journal('s1', { afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 })).toEqual([]);
     });
 
     it('keeps sessions apart: revisions, seqs, snapshots and journals are per session', async () => {
@@ -206,11 +337,11 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
       const journal = await store.journal('s1');
       (journal[1]!.payload as typeof payload).nested.n = 3;
-      (await store.list())[0]!.state = 'mutated';
+      (await store.list()).sessions[0]!.state = 'mutated';
 
       expect(await store.load('s1')).toMatchObject({ revision: 2, snapshot: { context: { items: ['y'] } } });
       expect((await store.journal('s1')).map((e) => e.payload)).toEqual([{ id: 's1' }, { nested: { n: 1 } }]);
-      expect((await store.list())[0]?.state).toBe('x');
+      expect((await store.list()).sessions[0]?.state).toBe('x');
     });
   });
 }

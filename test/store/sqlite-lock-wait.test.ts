@@ -55,7 +55,7 @@ describe('SqliteStore waiting for a lock', () => {
     // Reads need no write lock (WAL): they answer while the write waits, and see the saved state.
     expect(await store.load('s1')).toMatchObject({ revision: 1, snapshot: { step: 0 } });
     expect((await store.journal('s1')).map((e) => e.type)).toEqual(['session.created']);
-    expect((await store.list()).map((s) => s.id)).toEqual(['s1']);
+    expect((await store.list()).sessions.map((s) => s.id)).toEqual(['s1']);
     expect(order).toEqual(['event loop ran']);
 
     lock.release();

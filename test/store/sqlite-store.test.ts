@@ -108,7 +108,7 @@ describe('SqliteStore on disk', () => {
     expect(() => durabilityFromEnv({ STEWARD_DURABILITY: 'always' })).toThrow(/STEWARD_DURABILITY is "always".*"acknowledged" or "every-event" or "process"/);
   });
 
-  it('migrates a v2 file: last_seq from the journal, the updated_at index gone; read-only connections still read v2', async () => {
+  it('migrates a v2 file: last_seq from the journal, the updated_at index replaced by the paging one; read-only connections still read v2', async () => {
     const path = dbFile();
     const store = open(path);
     await store.create({ id: 's1', packageId: null, snapshot: { step: 0 }, entry: created });
@@ -117,13 +117,13 @@ describe('SqliteStore on disk', () => {
     await store.close();
     // Back to the v2 shape, as a file written by the previous Steward.
     const raw = new Database(path);
-    raw.exec(`ALTER TABLE sessions DROP COLUMN last_seq; CREATE INDEX sessions_by_update ON sessions(updated_at DESC);`);
+    raw.exec(`ALTER TABLE sessions DROP COLUMN last_seq; DROP INDEX sessions_by_position; CREATE INDEX sessions_by_update ON sessions(updated_at DESC);`);
     raw.pragma('user_version = 2');
     raw.close();
 
     const reader = new SqliteStore(path, { readOnly: true });
     cleanups.push(() => reader.close());
-    expect((await reader.list()).map((s) => s.id).sort()).toEqual(['s1', 's2']);
+    expect((await reader.list()).sessions.map((s) => s.id).sort()).toEqual(['s1', 's2']);
     expect((await reader.journal('s1')).map((e) => e.seq)).toEqual([1, 2, 3]);
     await reader.close();
 
@@ -134,8 +134,9 @@ describe('SqliteStore on disk', () => {
     expect((await migrated.journal('s2')).map((e) => e.seq)).toEqual([1, 2]);
     const check = new Database(path, { readonly: true });
     cleanups.push(() => { check.close(); });
-    expect(check.pragma('user_version', { simple: true })).toBe(3);
-    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'sessions_by_update'`).all()).toEqual([]);
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    // v3 dropped the index on updated_at; v4 added the one list() pages on.
+    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'sessions_by_%'`).all()).toEqual([{ name: 'sessions_by_position' }]);
     expect(check.prepare(`SELECT id, last_seq FROM sessions ORDER BY id`).all()).toEqual([{ id: 's1', last_seq: 4 }, { id: 's2', last_seq: 2 }]);
   });
 
@@ -170,7 +171,7 @@ describe('SqliteStore on disk', () => {
     await expect(load).rejects.toThrow(SnapshotError);
     await expect(load).rejects.toThrow(/"broken"/);
     expect(await store.load('healthy')).toMatchObject({ snapshot: { ok: true } });
-    expect((await store.list()).map((s) => s.id).sort()).toEqual(['broken', 'healthy']);
+    expect((await store.list()).sessions.map((s) => s.id).sort()).toEqual(['broken', 'healthy']);
   });
 
   it('reports a corrupt journal payload as SnapshotError naming session and seq', async () => {

@@ -83,7 +83,7 @@ describe('two writers on one SQLite file', () => {
     const session = await store.load('shared');
     expect(session?.revision).toBe(101);
     expect(session?.snapshot).toEqual(journal.at(-1)?.payload);
-    expect((await store.list())[0]?.state).toBe(journal.at(-1)?.state);
+    expect((await store.list()).sessions[0]?.state).toBe(journal.at(-1)?.state);
     expect(results.map((r) => r.appended)).toEqual([50, 50]);
     await store.close();
   });

@@ -4,7 +4,7 @@
  * that was in flight at SEQ runs again in the fork, here, before the command returns.
  */
 import type { Command } from 'commander';
-import { printJson, viewJson, wholeNumber, withContext } from '../context.js';
+import { printJson, viewJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { headline } from '../render.js';
 import { safeLine } from '../safe-text.js';
 
@@ -12,7 +12,7 @@ export function register(program: Command): void {
   program
     .command('fork')
     .description("start a new session from a session's state after one of its journal entries (the original stays as it is)")
-    .argument('<id>', 'the session to fork')
+    .argument('<id>', 'the session to fork', sessionIdArgument('steward fork'))
     .requiredOption('--at <seq>', 'the journal entry to fork after (SEQ in `steward log ID`)', wholeNumber(1))
     .option('--json', 'print the new session view as JSON')
     .action(async (id: string, options: { at: number; json?: boolean }, command: Command) => {

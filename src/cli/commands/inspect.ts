@@ -11,7 +11,7 @@ import { startInspector } from '../../inspect/server.js';
 import { ManualModel } from '../../models/manual-model.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { openStore, printableLocation } from '../../store/open-store.js';
-import { chooseModel, printJson, resolveDbPath, wholeNumber } from '../context.js';
+import { chooseModel, printJson, resolveDbPath, wholeNumber, sessionIdArgument } from '../context.js';
 
 interface InspectFlags {
   port?: number;
@@ -37,7 +37,7 @@ export function register(program: Command): void {
   program
     .command('inspect')
     .description('open the local inspector: the statechart, the events to send, the journal with time travel')
-    .argument('[id]', 'the session to open first (default: choose in the page)')
+    .argument('[id]', 'the session to open first (default: choose in the page)', sessionIdArgument('steward inspect'))
     .option('--port <n>', 'the port (0: any free port; default from stately.config.json, else 4747)', wholeNumber(0, 65535))
     .addOption(new Option('--host <host>', 'the address to listen on (default from stately.config.json, else 127.0.0.1)').hideHelp())
     .option('--manual', 'play the model by hand: each model call waits for your reply in the page')

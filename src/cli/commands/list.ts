@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { printJson, withContext } from '../context.js';
 import { formatSessionList } from '../render.js';
+import { listAll } from '../../store/list-page.js';
 
 export function register(program: Command): void {
   program
@@ -10,7 +11,7 @@ export function register(program: Command): void {
     .option('--json', 'print the sessions as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       await withContext(command.optsWithGlobals(), async (ctx) => {
-        const sessions = await ctx.store.list();
+        const sessions = await listAll(ctx.store);
         if (options.json) printJson(sessions);
         else process.stdout.write(`${formatSessionList(sessions)}\n`);
       }, { readStore: true });

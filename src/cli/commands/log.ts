@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { SessionNotFoundError } from '../../errors.js';
 import { userOf, type JournalEntry } from '../../store/session-store.js';
-import { CliError, printJson, wholeNumber, withContext } from '../context.js';
+import { CliError, printJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { formatJournal } from '../render.js';
 import { safeJson } from '../safe-text.js';
 
@@ -37,7 +37,7 @@ export function register(program: Command): void {
   program
     .command('log')
     .description("print a session's journal (every event — refused ones too — and every model result, in order, with who acted)")
-    .argument('<id>', 'the session id')
+    .argument('<id>', 'the session id', sessionIdArgument('steward log'))
     .option('--after <seq>', 'only entries after this sequence number', wholeNumber(0))
     .option('--limit <n>', 'at most this many entries', wholeNumber(1))
     .option('--format <format>', 'table (default), json, or jsonl: the audit trail, one JSON object per line (seq, at, by, event, stateBefore, stateAfter)')

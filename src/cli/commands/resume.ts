@@ -8,14 +8,14 @@
  * both make the model call; the store's revision check lets one of them save it.
  */
 import type { Command } from 'commander';
-import { CliError, peekSession, printJson, viewJson, withContext } from '../context.js';
+import { CliError, peekSession, printJson, viewJson, withContext, sessionIdArgument } from '../context.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 
 export function register(program: Command): void {
   program
     .command('resume')
     .description('continue a session left running by a crash: its model call runs again, up to the next wait')
-    .argument('<id>', 'the session id (see `steward list`)')
+    .argument('<id>', 'the session id (see `steward list`)', sessionIdArgument('steward resume'))
     .option('--json', 'print the session view as JSON (as `send --json` does)')
     .action(async (id: string, flags: { json?: boolean }, command: Command) => {
       await withContext(command.optsWithGlobals(), async (ctx) => {

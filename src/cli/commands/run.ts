@@ -9,7 +9,7 @@ import { loadStatelyConfig } from '../../inspect/config.js';
 import { parseInspectMode, setupInspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
 import { editInEditor, editorCommand } from '../editor.js';
-import { actorName, CliError, cliCommand, readTextOption, resumeCommand, wholeNumber, withContext } from '../context.js';
+import { actorName, CliError, cliCommand, readTextOption, resumeCommand, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 
 interface RunFlags {
   package: string;
@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .command('run')
     .description('work on a session: see what it waits for and answer (interactive on a terminal)')
     .option('-p, --package <id>', 'the skill package of a new session', 'short-story')
-    .option('-s, --session <id>', 'continue this session instead of creating one')
+    .option('-s, --session <id>', 'continue this session instead of creating one', sessionIdArgument('--session'))
     .option('--request <text>', 'the first request ("-" reads it from stdin; without a terminal: a fixed demo request)')
     .option('--request-file <file>', 'read the first request from this file')
     .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')

@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import { ConflictError, EventRefusedError } from '../../errors.js';
-import { actorName, CliError, cliCommand, collect, peekSession, printJson, readTextFile, readTextOption, viewJson, wholeNumber, withContext } from '../context.js';
+import { actorName, CliError, cliCommand, collect, peekSession, printJson, readTextFile, readTextOption, viewJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 
@@ -31,7 +31,7 @@ export function register(program: Command): void {
   program
     .command('send')
     .description('send one user event to a session and wait until it waits for you again')
-    .argument('<id>', 'the session id')
+    .argument('<id>', 'the session id', sessionIdArgument('steward send'))
     .argument('<event>', 'a full event name (user_approved_next_step…) or an alias (approve…)')
     .option('--text <text>', 'input: your message ("-" reads it from stdin)')
     .option('--text-file <file>', 'input: read your message from this file; accept: the new body of the --edit tag in the same position (repeatable)', collect)

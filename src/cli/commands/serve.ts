@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { printableLocation } from '../../store/open-store.js';
-import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
 import { tokensFromEnv } from '../../http/tokens.js';
 import { openContext, wholeNumber } from '../context.js';
 
@@ -16,6 +16,7 @@ interface ServeFlags {
   graceMs: number;
   leaseMs: number;
   allowHost: string[];
+  maxCreatesPerMinute: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -29,6 +30,7 @@ export function register(program: Command): void {
     .option('--grace-ms <n>', 'on shutdown, how long sends under way may take to settle', wholeNumber(0), DEFAULT_GRACE_MS)
     .option('--allow-host <name>', 'a Host name clients reach the server by besides its address (a proxy\'s, a DNS name; repeatable): any other Host gets 403', collect, [])
     .option('--lease-ms <n>', 'PostgreSQL: how long a lease on a running session lasts unrenewed; a dead server\'s sessions are taken over after it', wholeNumber(100), DEFAULT_LEASE_MS)
+    .option('--max-creates-per-minute <n>', 'sessions one caller (one token) may create per minute; beyond it 429 with Retry-After (0: no limit)', wholeNumber(0), DEFAULT_MAX_CREATES_PER_MINUTE)
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
@@ -43,6 +45,7 @@ export function register(program: Command): void {
           port: flags.port,
           graceMs: flags.graceMs,
           leaseMs: flags.leaseMs,
+          maxCreatesPerMinute: flags.maxCreatesPerMinute,
           storeLabel: printableLocation(ctx.dbPath),
           allowedHosts: flags.allowHost,
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),

@@ -1,13 +1,13 @@
 /** `steward show ID`: the session as stored, without running anything. */
 import type { Command } from 'commander';
-import { peekSession, printJson, viewJson, withContext } from '../context.js';
+import { peekSession, printJson, viewJson, withContext, sessionIdArgument } from '../context.js';
 import { formatSession } from '../render.js';
 
 export function register(program: Command): void {
   program
     .command('show')
     .description('show a session: what it waits for, the artifact under review, the blackboard')
-    .argument('<id>', 'the session id (see `steward list`)')
+    .argument('<id>', 'the session id (see `steward list`)', sessionIdArgument('steward show'))
     .option('--json', 'print the session view as JSON')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       await withContext(command.optsWithGlobals(), async (ctx) => {

@@ -1,10 +1,11 @@
 /** GET /api/sessions: the store's sessions; POST /api/sessions: a new one (optionally of a package). */
 import type { Hono } from 'hono';
 import { json, readJson, type InspectorContext } from './context.js';
+import { listAll } from '../../store/list-page.js';
 
 export function sessionsRoute(app: Hono, ctx: InspectorContext): void {
   app.get('/api/sessions', async (c) => {
-    const list = await ctx.store.list();
+    const list = await listAll(ctx.store);
     return json(c, { sessions: list.map((s) => ({ ...s, live: ctx.runtime.live.has(s.id) })) });
   });
   app.post('/api/sessions', async (c) => {

@@ -1,6 +1,7 @@
 import type { RouteModule } from '../route.js';
 import { jsonBody } from '../route.js';
-import { parseOr400 } from '../http-error.js';
+import { HttpError, parseOr400 } from '../http-error.js';
+import { callerKey } from '../../http/rate-limit.js';
 import { CreateSessionBody, ErrorBody, ViewResponse } from '../schemas.js';
 
 export const createSession: RouteModule = {
@@ -12,11 +13,27 @@ export const createSession: RouteModule = {
     responses: {
       201: { description: 'The new session', schema: ViewResponse },
       400: { description: 'Bad body or unknown package', schema: ErrorBody },
+      429: { description: 'This caller created too many sessions in the last minute: retry after the `Retry-After` header (seconds)', schema: ErrorBody },
     },
   },
-  mount(app, { host }) {
+  mount(app, { host, auth, createLimit }) {
     app.post('/sessions', async (c) => {
       const body = parseOr400(CreateSessionBody, await jsonBody(c, {}), 'body');
+      if (createLimit) {
+        // Callers are told apart by their token; without auth the header is unchecked, so
+        // every caller is the same one (varying it must not buy a new allowance).
+        const decision = createLimit.take(auth ? callerKey(c.req.header('authorization')) : 'anonymous');
+        if (!decision.ok) {
+          c.header('Retry-After', String(decision.retryAfterSeconds));
+          const refusal = new HttpError(
+            429,
+            'rate_limited',
+            `Too many sessions created: ${createLimit.perMinute} per minute per caller is this server's limit. ` +
+              `Retry in ${decision.retryAfterSeconds} s, reuse a session, or start the server with a higher --max-creates-per-minute (startServe maxCreatesPerMinute; 0: no limit).`,
+          );
+          return c.json(refusal.body(), 429);
+        }
+      }
       const created = await host.create({
         ...(body.packageId !== undefined ? { packageId: body.packageId } : {}),
         ...(body.maxBurst !== undefined ? { maxBurst: body.maxBurst } : {}),

@@ -1,5 +1,7 @@
 import type { RouteModule } from '../route.js';
 import { query } from '../route.js';
+import { HttpError } from '../http-error.js';
+import { InvalidCursorError } from '../../errors.js';
 import { ErrorBody, ListQuery, ListResponse } from '../schemas.js';
 
 const DEFAULT_LIMIT = 50;
@@ -8,20 +10,23 @@ export const listSessions: RouteModule = {
   doc: {
     method: 'get',
     path: '/sessions',
-    summary: 'The sessions, most recently updated first, a page at a time',
+    summary: 'The sessions, most recently updated first, a page at a time (`next` is the `cursor` of the next page)',
     query: ListQuery,
     responses: {
       200: { description: 'One page', schema: ListResponse },
-      400: { description: 'Bad query', schema: ErrorBody },
+      400: { description: 'Bad query or cursor', schema: ErrorBody },
     },
   },
   mount(app, { store }) {
     app.get('/sessions', async (c) => {
-      const { limit = DEFAULT_LIMIT, offset = 0 } = query(c, ListQuery);
-      // SessionStore.list() has no paging yet: the page is cut here (fine for thousands).
-      const all = await store.list();
-      const sessions = all.slice(offset, offset + limit);
-      return c.json({ sessions, total: all.length, next: offset + limit < all.length ? offset + limit : null });
+      const { limit = DEFAULT_LIMIT, cursor } = query(c, ListQuery);
+      try {
+        // The store reads one page (keyset on updated_at, id), never every session.
+        return c.json(await store.list({ limit, after: cursor ?? null }));
+      } catch (error) {
+        if (!(error instanceof InvalidCursorError)) throw error;
+        throw new HttpError(400, 'invalid_request', error.message, [{ path: 'cursor', message: error.message }]);
+      }
     });
   },
 };

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { RouteDoc, RouteModule } from '../route.js';
+import { SESSION_ID_MAX_CHARS, SESSION_ID_RULE } from '../../ids.js';
 
 export const openapi: RouteModule = {
   doc: {
@@ -24,7 +25,7 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
   for (const doc of docs) {
     const parameters: unknown[] = [];
     for (const name of doc.path.match(/\{(\w+)\}/g) ?? []) {
-      parameters.push({ name: name.slice(1, -1), in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } });
+      parameters.push({ name: name.slice(1, -1), in: 'path', required: true, description: SESSION_ID_RULE, schema: { type: 'string', minLength: 1, maxLength: SESSION_ID_MAX_CHARS } });
     }
     if (doc.query) {
       for (const [name, schema] of Object.entries(doc.query.shape)) {
