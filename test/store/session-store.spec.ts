@@ -124,7 +124,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
       expect(await store.load('s1')).toEqual(before.session);
       expect(await store.journal('s1')).toEqual(before.journal);
-      expect((await store.list()).sessions).toEqual(before.list);
+      expect(await store.list()).toEqual(before.list);
     });
 
     it('append to an unknown session throws SessionNotFoundError', async () => {
@@ -170,7 +170,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     });
 
     it('lists sessions most recently updated first, with their current state', async () => {
-      expect((await store.list()).sessions).toEqual({ sessions: [], next: null });
+      expect(await store.list()).toEqual({ sessions: [], next: null });
       await createSession('a');
       await nextMillisecond();
       await createSession('b');
