@@ -3,7 +3,8 @@
  * event loop for a whole burst: each round waits for the next macrotask before it calls the
  * model, so a timer, stop(), an HTTP request or another session runs between two rounds.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { nextMacrotask } from '../../src/agents/next-macrotask.js';
 import { createRuntime, scriptedCall, ScriptedModel, type ModelRequest, type ScriptStep } from '../../src/index.js';
 
 const MAX = 1_000;
@@ -50,5 +51,28 @@ describe('rounds yield to the event loop', () => {
     expect(order.filter((s) => s === 'A')).toHaveLength(burst);
     expect(order.indexOf('B'), 'B had a round before A used up its burst').toBeLessThan(order.lastIndexOf('A'));
     model.assertComplete();
+  });
+
+  describe('nextMacrotask', () => {
+    afterEach(() => vi.unstubAllGlobals());
+    /** Microtasks that keep queueing each other: all of them run before any macrotask. */
+    const microtaskChain = (length: number, seen: number[]) => {
+      const step = (i: number) => queueMicrotask(() => {
+        seen.push(i);
+        if (i + 1 < length) step(i + 1);
+      });
+      step(0);
+    };
+
+    it.each([
+      ['setImmediate (Node)', false],
+      ['a MessageChannel message (a browser: no setImmediate)', true],
+    ])('resolves after every pending microtask, with %s', async (_, hideSetImmediate) => {
+      if (hideSetImmediate) vi.stubGlobal('setImmediate', undefined);
+      const seen: number[] = [];
+      const waited = nextMacrotask().then(() => seen.length);
+      microtaskChain(1_000, seen);
+      expect(await waited).toBe(1_000);
+    });
   });
 });
