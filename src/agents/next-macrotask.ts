@@ -10,18 +10,24 @@
  * to 4 ms there once nested), else `setTimeout(0)`. Nothing is kept between calls.
  */
 type Immediate = (callback: () => void) => unknown;
+/** What both a DOM and a Node MessagePort offer (their declared types differ). */
+interface Port {
+  onmessage: (() => void) | null;
+  postMessage(message: null): void;
+  close(): void;
+}
 
 export function nextMacrotask(): Promise<void> {
   const scope = globalThis as { setImmediate?: Immediate };
   if (typeof scope.setImmediate === 'function') return new Promise((resolve) => scope.setImmediate!(resolve));
   if (typeof MessageChannel === 'function') {
     return new Promise((resolve) => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => {
-        channel.port1.close();
+      const { port1, port2 } = new MessageChannel() as unknown as { port1: Port; port2: Port };
+      port1.onmessage = () => {
+        port1.close();
         resolve();
       };
-      channel.port2.postMessage(null);
+      port2.postMessage(null);
     });
   }
   return new Promise((resolve) => setTimeout(resolve, 0));
