@@ -35,7 +35,7 @@ export { SqliteStore, defaultDbPath, DURABILITIES, type Durability } from './sto
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export type { Blackboard, TagVersion, TagSlot, ArchivedVersions } from './blackboard/blackboard.js';
 export * from './errors.js';
-export { DEFAULT_LIMITS, resolveLimits, clip, type Limits } from './limits.js';
+export { DEFAULT_LIMITS, MAX_BURST_LIMIT, resolveLimits, clip, type Limits } from './limits.js';
 export { redactSecrets, redactUrl } from './models/redact.js';
 export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';
 export { ManualModel } from './models/manual-model.js';

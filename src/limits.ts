@@ -13,9 +13,10 @@
  * - `refusalMessageChars` bounds every refusal a model reads as a tool result.
  * - `promptFileBytes` bounds a worker's .md file when a package loads, `workersPerPackage` the
  *   workers of a package (the manager's prompt lists every one): both checked before parsing.
+ * - `MAX_BURST_LIMIT` bounds `maxBurst` itself, the same everywhere it can be set.
  */
 import * as z from 'zod';
-import { UserError } from './errors.js';
+import { LimitExceededError, UserError } from './errors.js';
 
 export interface Limits {
   /** Characters of text in one user event (input, a reason, all answers together). */
@@ -102,4 +103,32 @@ export function boundedString(max: number, limit: keyof Limits): z.ZodString {
 /** The message for a value over a limit: what, how big, the limit and where it is set. */
 export function overLimitMessage(what: string, actual: number, limit: keyof Limits, max: number, unit = 'characters'): string {
   return `${what} has ${actual} ${unit}; the limit is ${max} (${limit}, set with ${LIMIT_SETTINGS[limit]}).`;
+}
+
+/**
+ * The most model rounds a burst may allow (`maxBurst`). A burst runs with nobody watching:
+ * a thousand rounds are already far past any plan, and a value like 20,000 only turns a
+ * looping model into a long bill. Fixed; checked by createRuntime/createSession, the CLI's
+ * `--max-burst` and serve's `POST /sessions`, all with MAX_BURST_ADVICE.
+ */
+export const MAX_BURST_LIMIT = 1_000;
+
+/** What a maxBurst over the limit is told, in the library, the CLI and serve alike. */
+export const MAX_BURST_ADVICE = `the limit is ${MAX_BURST_LIMIT} rounds (MAX_BURST_LIMIT): a burst runs without the user, so a longer one only lets a looping model run on. Use at most ${MAX_BURST_LIMIT}; the user's next action starts a new burst.`;
+
+/** maxBurst in a request body (serve): a whole number from 1 to MAX_BURST_LIMIT. */
+export const MaxBurstSchema = z
+  .number()
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(MAX_BURST_LIMIT, `is more than ${MAX_BURST_LIMIT}; ${MAX_BURST_ADVICE}`);
+
+/**
+ * `value` if it is a valid maxBurst. Not a whole number ≥ 1: a UserError; over
+ * MAX_BURST_LIMIT: a LimitExceededError (limit `maxBurst`). `where` starts the message.
+ */
+export function checkMaxBurst(value: number, where: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new UserError(`${where}: maxBurst must be a whole number ≥ 1 (got ${String(value)}).`);
+  if (value > MAX_BURST_LIMIT) throw new LimitExceededError(`${where}: maxBurst is ${value}; ${MAX_BURST_ADVICE}`, 'maxBurst', MAX_BURST_LIMIT, value);
+  return value;
 }

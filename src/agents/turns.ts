@@ -18,6 +18,7 @@ import type { Model, ModelReply } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
 import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
+import { nextMacrotask } from './next-macrotask.js';
 import { textDeltaSink } from './text-deltas.js';
 import { workerMessages } from './worker-context.js';
 
@@ -85,8 +86,16 @@ function deltas(system: object): { onTextDelta?: (text: string) => void } {
   return sink ? { onTextDelta: sink } : {};
 }
 
+/**
+ * Waits for the next macrotask (see next-macrotask.ts), so timers, `stop()` and other
+ * sessions run between two rounds; stopped meanwhile, the round ends without a model call.
+ */
+function yieldToEventLoop(signal: AbortSignal): Promise<void> {
+  return nextMacrotask().then(() => signal.throwIfAborted());
+}
+
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
-  return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => {
+  return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => yieldToEventLoop(signal).then(() => {
     const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) });
     // Nothing archived (most sessions, most of the time): no reply can need the archive.
     if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
@@ -95,11 +104,12 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
       if (!reply || !mayReadArchive(input, reply)) return reply;
       return fetchArchivedReads(input, reply, lookup).then((attachments) => (attachments ? { ...reply, attachments } : reply));
     });
-  });
+  }));
 }
 
 export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
+    await yieldToEventLoop(signal);
     const pkg = input.package;
     const step = input.step;
     const worker = pkg?.workers.find((w) => w.id === step?.workerId);

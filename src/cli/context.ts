@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { limitsFromEnv } from '../limits.js';
+import { limitsFromEnv, MAX_BURST_ADVICE, MAX_BURST_LIMIT } from '../limits.js';
 import { BY_MAX_CHARS } from '../machines/session.events.js';
 import { SessionNotFoundError, StewardError } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
@@ -183,7 +183,6 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${safeJson(JSON.stringify(value, null, 2))}\n`);
 }
 
-/** Commander argument parser for whole numbers ≥ 1 (--max-burst) or ≥ 0 (--after). */
 /**
  * The parser of a session id argument or option: the id rule (src/ids.ts). It throws the
  * library's InvalidSessionIdError, not commander's error, so the message is printed
@@ -193,6 +192,7 @@ export function sessionIdArgument(what: string) {
   return (text: string): string => checkSessionId(text, what);
 }
 
+/** Commander argument parser for whole numbers ≥ 1 (--max-burst-tokens) or ≥ 0 (--after). */
 export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
     const n = Number(text);
@@ -201,4 +201,11 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
     }
     return n;
   };
+}
+
+/** Commander argument parser for --max-burst: a whole number from 1 to MAX_BURST_LIMIT, the library's rule. */
+export function maxBurstArgument(text: string): number {
+  const n = wholeNumber(1)(text);
+  if (n > MAX_BURST_LIMIT) throw new InvalidArgumentError(`${n} rounds is too many; ${MAX_BURST_ADVICE}`);
+  return n;
 }

@@ -18,7 +18,7 @@ import type { ChatMessage } from '../models/model.js';
 import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
 import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
-import { resolveLimits, type Limits } from '../limits.js';
+import { checkMaxBurst, resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
@@ -104,12 +104,6 @@ export interface Runtime {
   history(id: string): Promise<SessionHistory>;
 }
 
-function checkMaxBurst(value: number | undefined, where: string): number {
-  const n = value ?? DEFAULT_MAX_BURST;
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`${where}: maxBurst must be a whole number ≥ 1 (got ${String(value)}).`);
-  return n;
-}
-
 function checkMaxBurstTokens(value: number | null | undefined, where: string): number | null {
   if (value === undefined || value === null) return null;
   if (!Number.isInteger(value) || value < 1) throw new UserError(`${where}: maxBurstTokens must be a whole number of tokens ≥ 1, or null for no budget (got ${String(value)}).`);
@@ -138,7 +132,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (!options?.model || typeof options.model.complete !== 'function') {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
   }
-  const maxBurst = checkMaxBurst(options.maxBurst, 'createRuntime');
+  const maxBurst = checkMaxBurst(options.maxBurst ?? DEFAULT_MAX_BURST, 'createRuntime');
   const maxBurstTokens = checkMaxBurstTokens(options.maxBurstTokens, 'createRuntime');
   const windowProblem = windowLimitsProblem(options.window);
   if (windowProblem) throw new UserError(`createRuntime: ${windowProblem}.`);

@@ -4,6 +4,7 @@
  * the checks cannot drift apart. User events are the runtime's own UserEventSchema.
  */
 import { z } from 'zod';
+import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 
@@ -18,7 +19,7 @@ const count = (min: number, max: number) =>
 export const CreateSessionBody = z
   .strictObject({
     packageId: z.string().trim().min(1, 'must not be empty').max(200).optional().describe('skill package; without one the session starts in skill_selection'),
-    maxBurst: z.number().int().min(1).max(1000).optional().describe('LLM rounds allowed between two user actions (default 12)'),
+    maxBurst: MaxBurstSchema.optional().describe('LLM rounds allowed between two user actions (default 12)'),
   })
   .describe('A new session');
 

@@ -1,6 +1,6 @@
 /** `steward new`: creates a session and prints its id (or its view with --json). */
 import type { Command } from 'commander';
-import { printJson, viewJson, wholeNumber, withContext } from '../context.js';
+import { maxBurstArgument, printJson, viewJson, wholeNumber, withContext } from '../context.js';
 
 export function register(program: Command): void {
   program
@@ -8,7 +8,7 @@ export function register(program: Command): void {
     .description('create a session and print its id')
     .option('-p, --package <id>', 'the skill package (see `steward packages`)', 'short-story')
     .option('--no-package', 'let the user choose the package first (the session starts in skill_selection)')
-    .option('--max-burst <n>', 'model rounds allowed between two user actions (default 12)', wholeNumber(1))
+    .option('--max-burst <n>', 'model rounds allowed between two user actions (default 12)', maxBurstArgument)
     .option('--max-burst-tokens <n>', 'tokens (as the model reports them) allowed between two user actions (default: no budget)', wholeNumber(1))
     .option('--json', 'print the session view as JSON')
     .action(async (options: { package: string | false; maxBurst?: number; maxBurstTokens?: number; json?: boolean }, command: Command) => {

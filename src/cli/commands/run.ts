@@ -9,7 +9,7 @@ import { loadStatelyConfig } from '../../inspect/config.js';
 import { parseInspectMode, setupInspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
 import { editInEditor, editorCommand } from '../editor.js';
-import { actorName, CliError, cliCommand, readTextOption, resumeCommand, wholeNumber, withContext, sessionIdArgument } from '../context.js';
+import { actorName, CliError, cliCommand, readTextOption, resumeCommand, maxBurstArgument, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 
 interface RunFlags {
   package: string;
@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .option('--request <text>', 'the first request ("-" reads it from stdin; without a terminal: a fixed demo request)')
     .option('--request-file <file>', 'read the first request from this file')
     .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')
-    .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', wholeNumber(1))
+    .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', maxBurstArgument)
     .option('--max-burst-tokens <n>', 'tokens (as the model reports them) allowed between two user actions, for a new session (default: no budget)', wholeNumber(1))
     .option('--inspect <mode>', 'off | local (the inspector page) | stately (a Stately inspector link) | ws://HOST:PORT (default: stately.config.json "inspect")')
     .action(async (flags: RunFlags, command: Command) => {
