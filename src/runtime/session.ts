@@ -5,7 +5,7 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, LimitExceededError, StewardError, type RefusalDetails } from '../errors.js';
+import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails } from '../errors.js';
 import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
@@ -15,10 +15,11 @@ import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
 import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { redactSecrets } from '../models/redact.js';
-import type { ArchiveItemInput, JournalEntryInput, Lease, SessionStore } from '../store/session-store.js';
+import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
+import type { SessionLeasing } from './session-lease.js';
 import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import { sessionView, type SessionView } from './view.js';
@@ -26,6 +27,8 @@ import { sessionView, type SessionView } from './view.js';
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
   | ({ code: 'event_refused'; message: string } & RefusalDetails)
+  /** Another process holds the session's lease and runs it: `holder` is its own description. */
+  | { code: 'session_running_elsewhere'; message: string; holder: string | null }
   | { code: string; message: string };
 
 export type SendResult =
@@ -35,8 +38,8 @@ export type SendResult =
 export interface Persistence {
   store: SessionStore;
   revision: number;
-  /** Every write is fenced by this lease (stores with leases: PostgresStore); see SessionHost. */
-  lease?: Lease;
+  /** Stores with leases (PostgresStore): the session's lease, which fences every write (session-lease.ts). */
+  leasing?: SessionLeasing;
 }
 
 // The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
@@ -93,6 +96,8 @@ export class Session {
   private acknowledging = false;
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
+  /** sendNow() calls under way (at most one: send() queues them): the lease is not let go under one. */
+  private sending = 0;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(
@@ -137,6 +142,12 @@ export class Session {
       },
     };
     this.actor.subscribe(observer);
+    const leasing = persistence?.leasing;
+    if (leasing) {
+      leasing.onLost(() => this.stop());
+      // A resumed session that runs keeps the lease until it waits; one that waits lets it go now.
+      void this.untilWaitOrEnd().then(() => this.letGoIfIdle());
+    }
   }
 
   /** The machine's actor, for inspection and advanced embedding. */
@@ -252,12 +263,49 @@ export class Session {
   /** Stops the actor: an in-flight model call is aborted; a durable session stays resumable. */
   stop(): void {
     this.actor.stop();
+    void this.letGoIfIdle();
   }
 
-  /** Stops the actor and waits until the journal writes it had queued are done. */
+  /** Stops the actor and waits until the journal writes it had queued are done (and its lease is let go). */
   async close(): Promise<void> {
     this.actor.stop();
     await this.writes;
+    await this.letGoIfIdle();
+  }
+
+  /** Gives the session's own lease up once it waits, is done or stopped, its writes done, and no send is under way. */
+  private async letGoIfIdle(): Promise<void> {
+    const leasing = this.persistence?.leasing;
+    if (!leasing || this.sending > 0) return;
+    await this.writes;
+    const snapshot = this.actor.getSnapshot();
+    if (this.sending > 0 || !isWaitOrEnd(snapshot)) return;
+    await leasing.letGo();
+  }
+
+  /**
+   * Before a send: the session's lease (stores with leases). A fresh grant is checked
+   * against the store: another process may have moved the session on since this object
+   * loaded it, and a model call on a stale state would only end in a conflict.
+   */
+  private async takeLease(): Promise<SendResult | undefined> {
+    const persistence = this.persistence;
+    const leasing = persistence?.leasing;
+    if (!persistence || !leasing || this.fatal || this.actor.getSnapshot().status !== 'active') return undefined;
+    try {
+      if (!(await leasing.hold())) return undefined;
+      const stored = await persistence.store.load(this.id);
+      if (stored?.revision === persistence.revision) return undefined;
+      await leasing.letGo();
+      return this.refuse(
+        'conflict',
+        `Session "${this.id}" was changed by another process since this object loaded it (revision ${persistence.revision} → ${String(stored?.revision)}): nothing was sent. Open it again with runtime.resumeSession(id).`,
+      );
+    } catch (error) {
+      if (error instanceof SessionLeasedError) return { ok: false, error: { code: 'session_running_elsewhere', message: error.message, holder: error.holder }, view: this.view() };
+      const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
+      return this.refuse(code, error instanceof Error ? error.message : String(error));
+    }
   }
 
   private refuse(code: string, message: string): SendResult {
@@ -293,8 +341,20 @@ export class Session {
   }
 
   private async sendNow(raw: unknown): Promise<SendResult> {
+    this.sending += 1;
+    try {
+      return (await this.takeLease()) ?? (await this.handle(raw));
+    } finally {
+      this.sending -= 1;
+      await this.letGoIfIdle();
+    }
+  }
+
+  private async handle(raw: unknown): Promise<SendResult> {
     try {
       if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
+      const lost = this.persistence?.leasing?.lostMessage;
+      if (lost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', lost);
       if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', 'This session object was stopped (after a conflict, a failed write or stop()). Open it again with runtime.resumeSession(id).');
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
@@ -323,6 +383,8 @@ export class Session {
       await this.untilWaitOrEnd();
       if (this.persistence) await this.flush();
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
+      const leaseLost = this.persistence?.leasing?.lostMessage;
+      if (leaseLost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', leaseLost);
       if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.persistence ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
       return { ok: true, view: this.view() };
     } catch (error) {
@@ -385,9 +447,11 @@ export class Session {
     // them again). See docs/design.md §8, "Durability".
     const durable = this.acknowledging || isWaitOrEnd(this.actor.getSnapshot());
     this.acknowledging = false;
-    const options = { ...(persistence.lease ? { lease: persistence.lease } : {}), ...(durable ? {} : { durable: false }) };
+    const lease = persistence.leasing?.current;
+    const options = { ...(lease ? { lease } : {}), ...(durable ? {} : { durable: false }) };
     try {
       persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), undefined, options);
+      if (lease) persistence.leasing!.wrote();
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this
       // process never runs on a state it could not save. The store still holds the last

@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
-      const ctx = await openContext(command.optsWithGlobals());
+      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve' });
       try {
         const token = process.env.STEWARD_TOKEN?.trim() || undefined;
         const server = await startServe({
