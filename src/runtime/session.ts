@@ -340,7 +340,12 @@ export class Session {
     return result;
   }
 
-  private async sendNow(raw: unknown): Promise<SendResult> {
+  /** Without leases (memory, SQLite) the event reaches the actor synchronously, inside send(). */
+  private sendNow(raw: unknown): Promise<SendResult> {
+    return this.persistence?.leasing ? this.sendLeased(raw) : this.handle(raw);
+  }
+
+  private async sendLeased(raw: unknown): Promise<SendResult> {
     this.sending += 1;
     try {
       return (await this.takeLease()) ?? (await this.handle(raw));
