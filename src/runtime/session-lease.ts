@@ -11,9 +11,9 @@
  *   process (or server) may send it the next event.
  */
 import { performance } from 'node:perf_hooks';
-import { LeaseLostError, SessionLeasedError } from '../errors.js';
+import { LeaseLostError, SessionLeasedError, StewardError } from '../errors.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
-import type { Lease, LeaseOps } from '../store/session-store.js';
+import type { Lease, LeaseOps, SessionStore } from '../store/session-store.js';
 
 export interface SessionLeasing {
   /** The lease this session's writes are fenced with now (a lost one too: its writes then fail). */
@@ -124,5 +124,26 @@ export class OwnLease implements SessionLeasing {
     // A grant that wrote nothing leaves the session's last write to whoever made it (see LeaseOps.releaseLease).
     this.letting = keeper.release(this.wroteUnderGrant ? undefined : { unused: true }).finally(() => (this.letting = null));
     return this.letting;
+  }
+}
+
+/**
+ * Before a send: holds the session's lease; the send's error when it cannot. A fresh grant
+ * is checked against the store: another process may have moved the session on since this
+ * object loaded it, and a model call on a stale state would only end in a conflict.
+ */
+export async function leaseForSend(leasing: SessionLeasing, store: SessionStore, id: string, revision: number): Promise<{ code: string; message: string; holder?: string | null } | undefined> {
+  try {
+    if (!(await leasing.hold())) return undefined;
+    const stored = await store.load(id);
+    if (stored?.revision === revision) return undefined;
+    await leasing.letGo();
+    return {
+      code: 'conflict',
+      message: `Session "${id}" was changed by another process since this object loaded it (revision ${revision} → ${String(stored?.revision)}): nothing was sent. Open it again with runtime.resumeSession(id).`,
+    };
+  } catch (error) {
+    if (error instanceof SessionLeasedError) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
+    return { code: StewardError.isStewardError(error) ? error.code : 'internal_error', message: error instanceof Error ? error.message : String(error) };
   }
 }

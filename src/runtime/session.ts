@@ -5,7 +5,7 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails } from '../errors.js';
+import { ConflictError, LimitExceededError, StewardError, type RefusalDetails } from '../errors.js';
 import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
@@ -19,7 +19,7 @@ import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
-import type { SessionLeasing } from './session-lease.js';
+import { leaseForSend, type SessionLeasing } from './session-lease.js';
 import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import { sessionView, type SessionView } from './view.js';
@@ -283,29 +283,12 @@ export class Session {
     await leasing.letGo();
   }
 
-  /**
-   * Before a send: the session's lease (stores with leases). A fresh grant is checked
-   * against the store: another process may have moved the session on since this object
-   * loaded it, and a model call on a stale state would only end in a conflict.
-   */
+  /** Before a send: the session's lease (stores with leases); a refusal when it cannot be had. */
   private async takeLease(): Promise<SendResult | undefined> {
     const persistence = this.persistence;
-    const leasing = persistence?.leasing;
-    if (!persistence || !leasing || this.fatal || this.actor.getSnapshot().status !== 'active') return undefined;
-    try {
-      if (!(await leasing.hold())) return undefined;
-      const stored = await persistence.store.load(this.id);
-      if (stored?.revision === persistence.revision) return undefined;
-      await leasing.letGo();
-      return this.refuse(
-        'conflict',
-        `Session "${this.id}" was changed by another process since this object loaded it (revision ${persistence.revision} → ${String(stored?.revision)}): nothing was sent. Open it again with runtime.resumeSession(id).`,
-      );
-    } catch (error) {
-      if (error instanceof SessionLeasedError) return { ok: false, error: { code: 'session_running_elsewhere', message: error.message, holder: error.holder }, view: this.view() };
-      const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
-      return this.refuse(code, error instanceof Error ? error.message : String(error));
-    }
+    if (!persistence?.leasing || this.fatal || this.actor.getSnapshot().status !== 'active') return undefined;
+    const error = await leaseForSend(persistence.leasing, persistence.store, this.id, persistence.revision);
+    return error ? { ok: false, error, view: this.view() } : undefined;
   }
 
   private refuse(code: string, message: string): SendResult {

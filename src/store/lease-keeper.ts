@@ -101,7 +101,8 @@ export class LeaseKeeper {
       'The session was stopped here and continues where the lease is held now; reload it to see where it is.';
     this.stopTimer();
     this.log(this.lostMessage);
-    this.onLost();
+    // Not inside the caller: isHeld() runs in a session's event listeners, mid-transition.
+    queueMicrotask(this.onLost);
   }
 
   private stopTimer(): void {
