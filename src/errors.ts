@@ -96,7 +96,30 @@ export class ConflictError extends StewardError {
  */
 export class LeaseLostError extends StewardError {
   constructor(readonly sessionId: string, message?: string) {
-    super('lease_lost', message ?? `This server's lease on session "${sessionId}" expired or was taken over: nothing was written. The session continues on the server that holds it now; reload it to see where it is.`);
+    super('lease_lost', message ?? `This process's lease on session "${sessionId}" expired or was taken over: nothing was written. The session continues where the lease is held now; reload it to see where it is.`);
+  }
+}
+
+/**
+ * Another process holds the session's lease (PostgresStore): it is running the session now,
+ * so this one neither runs nor writes it. `holder` is that process's own description
+ * (e.g. "steward serve on web-3 pid 4711"), null when the lease ran out meanwhile.
+ */
+export class SessionLeasedError extends StewardError {
+  constructor(
+    readonly sessionId: string,
+    readonly holder: string | null,
+    /** How long the holder's lease lasts unless it renews it (ms); null when unknown. */
+    readonly expiresInMs: number | null,
+    message?: string,
+  ) {
+    super(
+      'session_running_elsewhere',
+      message ??
+        `Session "${sessionId}" is running in ${holder ?? 'another process'} right now (it holds the session's lease): nothing was done here. ` +
+          'Wait until it waits for you, then try again' +
+          (expiresInMs !== null ? `; if that process is gone, its lease runs out within ${Math.ceil(expiresInMs / 1000)} s and the session can be resumed then.` : '.'),
+    );
   }
 }
 

@@ -3,7 +3,7 @@
  * relies on is named here. Browser-safe parts are also in `steward/machine` (src/machine.ts),
  * the testing kit in `steward/testing` (src/testing.ts).
  */
-export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type SessionHistory } from './runtime/runtime.js';
+export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type ResumeOptions, type SessionHistory } from './runtime/runtime.js';
 export type { TranscriptName } from './runtime/archive.js';
 export { Session, type SendResult, type SendError } from './runtime/session.js';
 export {
@@ -27,7 +27,7 @@ export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransit
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
-export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, EventBus, AppendOptions, ListOptions, SessionPage } from './store/session-store.js';
+export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, LeaseHolder, EventBus, AppendOptions, ListOptions, SessionPage } from './store/session-store.js';
 export { listAll, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from './store/list-page.js';
 export { checkSessionId, sessionIdProblem, SESSION_ID_MAX_CHARS } from './ids.js';
 export { MemoryStore } from './store/memory-store.js';

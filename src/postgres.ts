@@ -8,4 +8,4 @@
  * const runtime = createRuntime({ model, store: new PostgresStore(process.env.DATABASE_URL!) });
  */
 export { PostgresStore, type PostgresStoreOptions } from './store/postgres-store.js';
-export { LeaseLostError, StoreUnavailableError } from './errors.js';
+export { LeaseLostError, SessionLeasedError, StoreUnavailableError } from './errors.js';

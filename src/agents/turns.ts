@@ -28,6 +28,18 @@ export type SkillPromptLookup = (packageId: string, workerId: string) => string 
 /** Reads archived versions of a session's tag (the runtime gives one, reading its store or memory). */
 export type TagVersionLookup = (sessionId: string, tag: string, versions: readonly number[]) => Promise<TagVersion[]>;
 
+/**
+ * Asked before each model call with the session's actor system (the runtime gives one: the
+ * session's lease must still be held); a rejection means the call is not made.
+ */
+export type ModelCallGate = (system: object) => Promise<void> | undefined;
+
+/** `model.complete(request)`, once the gate (if any) let it through. */
+function gated<T>(gate: ModelCallGate | undefined, system: object, call: () => Promise<T>): Promise<T> {
+  const waiting = gate?.(system);
+  return waiting ? waiting.then(call) : call();
+}
+
 async function fetchVersions(context: SessionContext, wanted: ReadonlyMap<string, number[]>, lookup: TagVersionLookup): Promise<TurnAttachments | undefined> {
   const versions: TurnAttachments['versions'] = [];
   for (const [tag, numbers] of wanted) {
@@ -94,9 +106,9 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
   return nextMacrotask().then(() => signal.throwIfAborted());
 }
 
-export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
+export function createManagerTurn(model: Model, lookup?: TagVersionLookup, gate?: ModelCallGate) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => yieldToEventLoop(signal).then(() => {
-    const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) });
+    const replied = gated(gate, system, () => model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) }));
     // Nothing archived (most sessions, most of the time): no reply can need the archive.
     if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
     // A plain (not async) callback: the common reply resolves without an extra promise.
@@ -107,7 +119,7 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
   }));
 }
 
-export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup) {
+export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup, gate?: ModelCallGate) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     await yieldToEventLoop(signal);
     const pkg = input.package;
@@ -119,6 +131,6 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, look
     // The request's earlier parts left the context: read them for the brief.
     const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
     const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
-    return model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(system) });
+    return gated(gate, system, () => model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(system) }));
   });
 }

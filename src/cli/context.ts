@@ -15,6 +15,7 @@ import type { Model } from '../models/model.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
+import { leaseOwnerName } from '../store/lease-keeper.js';
 import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { defaultDbPath } from '../store/sqlite-store.js';
@@ -89,16 +90,39 @@ export interface ContextFlags {
   /** Only reads the store (show, list, log): opened read-only, never created; a missing file reads as empty. */
   readStore?: boolean;
   inspect?: RuntimeOptions['inspect'];
+  /** The command, for the lease owner others are shown on PostgreSQL ("steward send on HOST pid N"). */
+  command?: string;
+}
+
+/**
+ * `STEWARD_LEASE_MS`: how long the lease of a session this command runs lasts unrenewed
+ * (PostgreSQL; default 30 s), i.e. how soon a server or `steward resume` may take over a
+ * session this process left running when it died.
+ */
+export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = env.STEWARD_LEASE_MS?.trim();
+  if (!value) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 100) throw new CliError('usage', `STEWARD_LEASE_MS is "${value.slice(0, 40)}": set it to a whole number of milliseconds ≥ 100, or unset it (default 30000).`);
+  return n;
 }
 
 /** Opens the store and a runtime on it. */
-export async function openContext(options: GlobalOptions, { readOnly = false, readStore = false, inspect }: ContextFlags = {}): Promise<CliContext> {
+export async function openContext(options: GlobalOptions, { readOnly = false, readStore = false, inspect, command }: ContextFlags = {}): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
+  const leaseMs = leaseMsFromEnv();
   const model = readOnly || readStore ? new DemoModel() : await chooseModel();
   const store = await openStore(dbPath, { readOnly: readStore });
   let runtime: Runtime;
   try {
-    runtime = createRuntime({ model, store, limits: limitsFromEnv(), ...(inspect ? { inspect } : {}) });
+    runtime = createRuntime({
+      model,
+      store,
+      limits: limitsFromEnv(),
+      leaseOwner: leaseOwnerName(`steward ${command ?? 'command'}`),
+      ...(leaseMs !== undefined ? { leaseMs } : {}),
+      ...(inspect ? { inspect } : {}),
+    });
   } catch (error) {
     void store.close();
     throw error;
@@ -106,13 +130,15 @@ export async function openContext(options: GlobalOptions, { readOnly = false, re
   return { dbPath, store, runtime, model, close: async () => store.close?.() };
 }
 
-/** Runs `fn` with a context and always closes the store. */
+/** Runs `fn` with a context and always closes the store (after the live sessions: their leases are given back first). */
 export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContext) => Promise<T>, flags?: ContextFlags): Promise<T> {
   const ctx = await openContext(options, flags);
   try {
     return await fn(ctx);
   } finally {
-    for (const session of ctx.runtime.live.values()) session.stop();
+    const live = [...ctx.runtime.live.values()];
+    if (ctx.store.leases) await Promise.allSettled(live.map((session) => session.close()));
+    else for (const session of live) session.stop();
     await ctx.close();
   }
 }

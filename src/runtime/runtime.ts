@@ -8,7 +8,7 @@
  * const result = await session.send({ type: 'user_submitted_input', text: 'A ghost story' });
  */
 import { randomBytes } from 'node:crypto';
-import { createActor, type InspectionEvent } from 'xstate';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import { createManagerTurn, createWorkerTurn } from '../agents/turns.js';
 import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
 import { SessionNotFoundError, UserError } from '../errors.js';
@@ -20,6 +20,7 @@ import { stateString } from '../machines/refusals.js';
 import type { Model } from '../models/model.js';
 import { checkMaxBurst, resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
+import { DEFAULT_LEASE_MS, leaseOwnerName } from '../store/lease-keeper.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { makeFork } from './fork.js';
@@ -27,6 +28,7 @@ import { packageInfoOf } from './journal-replay.js';
 import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
 import { checkSessionId } from '../ids.js';
+import { OwnLease, PassedLease, type SessionLeasing } from './session-lease.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -52,6 +54,24 @@ export interface RuntimeOptions {
    * docs/design.md §5); older messages stay readable through `history()`.
    */
   window?: Partial<WindowLimits>;
+  /**
+   * On a store with leases (PostgresStore): who this process is in the leases table, as
+   * another process is told when it finds a session running here (default
+   * "node on HOST pid N"). A session takes the lease before it runs and lets it go when it waits.
+   */
+  leaseOwner?: string;
+  /** On a store with leases: how long a lease lasts unrenewed (default 30 s): a session this process left running is taken over that long after. */
+  leaseMs?: number;
+}
+
+/** What a caller that holds a session's lease passes to `resumeSession` (SessionHost does). */
+export interface ResumeOptions {
+  /** The stored session the caller already loaded and checked (no second read that could differ). */
+  from?: StoredSession;
+  /** A lease the caller holds (and renews) on it; every write is fenced by it. Without one, the session takes its own. */
+  lease?: Lease;
+  /** With `lease`: asked before each model call; false (the lease is lost) stops the session instead. */
+  leaseCheck?: () => Promise<boolean>;
 }
 
 export interface CreateSessionOptions {
@@ -86,8 +106,11 @@ export interface Runtime {
    */
   forkSession(id: string, options: { atSeq: number; id?: string }): Promise<Session>;
   readonly limits: Readonly<Limits>;
-  /** Reopens a saved session; a model call that was in flight runs again. */
-  resumeSession(id: string, options?: { from?: StoredSession; lease?: Lease }): Promise<Session>;
+  /**
+   * Reopens a saved session; a model call that was in flight runs again. On a store with
+   * leases, another process running it gives SessionLeasedError (`session_running_elsewhere`).
+   */
+  resumeSession(id: string, options?: ResumeOptions): Promise<Session>;
   /**
    * A live, in-memory session from a persisted snapshot (`session.persisted()`) that the app
    * stored itself; nothing is journalled. Validated like a stored one.
@@ -146,6 +169,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg)]));
   const infoJson = new Map([...infos.values()].map((info) => [info.id, JSON.stringify(info)]));
   const store = options.store;
+  const leases = store?.leases;
+  const leaseOwner = options.leaseOwner ?? leaseOwnerName('node');
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new UserError(`createRuntime: leaseMs must be a whole number of milliseconds ≥ 100 (got ${String(options.leaseMs)}).`);
+  if (typeof leaseOwner !== 'string' || !leaseOwner.trim() || leaseOwner.length > 200) throw new UserError('createRuntime: leaseOwner must be a name of 1 to 200 characters (who this process is, e.g. "billing-worker on web-3").');
+  /** The session's own lease, on a store with leases (none was passed). */
+  const ownLease = (id: string): OwnLease | undefined => (leases ? new OwnLease(leases, id, leaseOwner, leaseMs) : undefined);
   const live = new Map<string, Session>();
   /** Every running Session object by id (restored ones too): the manager turn reads archived versions through it. */
   const running = new Map<string, Session>();
@@ -154,8 +184,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (session) return session.archivedVersions(tag, versions);
     return store ? readVersions(storeReader(sessionId), tag, versions) : [];
   };
+  // Before each model call the turn asks the session's lease (stores with leases), found by
+  // the session's actor system: registered before the actor starts, so a resumed session's
+  // first call is gated too.
+  const gates = new WeakMap<object, SessionLeasing>();
+  const beforeModelCall = (system: object) => gates.get(system)?.beforeModelCall();
+  const started = (actor: Actor<SessionMachine>, leasing: SessionLeasing | undefined): Actor<SessionMachine> => {
+    if (leasing) gates.set(actor.system, leasing);
+    return actor.start();
+  };
   const machine = sessionMachine.provide({
-    actors: { managerTurn: createManagerTurn(options.model, lookup), workerTurn: createWorkerTurn(options.model, promptOf, lookup) },
+    actors: { managerTurn: createManagerTurn(options.model, lookup, beforeModelCall), workerTurn: createWorkerTurn(options.model, promptOf, lookup, beforeModelCall) },
   });
   const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
 
@@ -178,7 +217,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       window,
       ...(blackboard ? { blackboard } : {}),
     };
-    let persistence = null;
+    let persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null = null;
     let from: SessionContext | null = null;
     if (store) {
       // Persist the initial snapshot before anything can happen to it.
@@ -189,32 +228,41 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // The payload holds what replay needs to rebuild the same initial context.
       const payload = { packageId: pkg?.id ?? null, maxBurst: input.maxBurst, window, ...(blackboard ? { blackboard } : {}), ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}) };
       const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) } });
-      persistence = { store, revision: stored.revision };
+      const leasing = ownLease(id);
+      persistence = { store, revision: stored.revision, ...(leasing ? { leasing } : {}) };
     }
-    return track((onEnd) => new Session(id, (inspect) => createActor(machine, { input, ...(inspect ? { inspect } : {}) }).start(), persistence, options.inspect, onEnd, sessionLimits, { from }));
+    return track((onEnd) => new Session(id, (inspect) => started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing), persistence, options.inspect, onEnd, sessionLimits, { from }));
   }
 
-  /**
-   * `from`: the stored session the caller already loaded and checked (no second read that
-   * could differ). `lease`: a lease the caller holds on it; every write is fenced by it.
-   */
-  async function resumeSession(id: string, resumeOptions: { from?: StoredSession; lease?: Lease } = {}): Promise<Session> {
+  async function resumeSession(id: string, resumeOptions: ResumeOptions = {}): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
     checkSessionId(id, 'resumeSession');
     // Let a live copy finish its queued writes first, or they would race this one's first write.
     await live.get(id)?.close();
-    const stored = resumeOptions.from ?? (await store.load(id));
-    if (!stored) throw new SessionNotFoundError(id);
-    const opened = openEnvelopeWithHistory(id, stored.snapshot);
-    let revision = stored.revision;
-    // A snapshot of an older schema: save it migrated, with the history it moved out of the
-    // context, before anything runs, so nothing it held is lost.
-    const lease = resumeOptions.lease;
-    if (opened.migratedHistory) revision = await store.append(id, revision, [], envelope(opened.snapshot), opened.migratedHistory, lease ? { lease } : undefined);
-    return track((onEnd) => restore(id, opened.snapshot, { store, revision, ...(lease ? { lease } : {}) }, onEnd));
+    const own = resumeOptions.lease ? undefined : ownLease(id);
+    const leasing: SessionLeasing | undefined = resumeOptions.lease ? new PassedLease(resumeOptions.lease, resumeOptions.leaseCheck) : own;
+    // Lease first, then read: what is loaded cannot change under this process any more.
+    if (own) await own.hold();
+    try {
+      const stored = resumeOptions.from ?? (await store.load(id));
+      if (!stored) throw new SessionNotFoundError(id);
+      const opened = openEnvelopeWithHistory(id, stored.snapshot);
+      let revision = stored.revision;
+      // A snapshot of an older schema: save it migrated, with the history it moved out of the
+      // context, before anything runs, so nothing it held is lost.
+      const lease = leasing?.current;
+      if (opened.migratedHistory) {
+        revision = await store.append(id, revision, [], envelope(opened.snapshot), opened.migratedHistory, lease ? { lease } : undefined);
+        leasing?.wrote();
+      }
+      return track((onEnd) => restore(id, opened.snapshot, { store, revision, ...(leasing ? { leasing } : {}) }, onEnd));
+    } catch (error) {
+      await own?.letGo();
+      throw error;
+    }
   }
 
-  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number; lease?: Lease } | null, onEnd?: () => void, memory?: MemoryArchive): Session {
+  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null, onEnd?: () => void, memory?: MemoryArchive): Session {
     const snapshot = opened as { context: SessionContext };
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
@@ -225,7 +273,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
     session = new Session(
       id,
-      (inspect) => createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }).start(),
+      (inspect) => started(createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }), persistence?.leasing),
       persistence,
       options.inspect,
       ended,
@@ -295,8 +343,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const forkId = opts?.id === undefined ? newSessionId() : checkSessionId(opts.id, 'forkSession({ id })');
     const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
     const stored = await store.create({ id: forkId, packageId: made.packageId, snapshot: made.persisted, entry: made.entry });
-    // Opened like a resumed session: a model call that was in flight at atSeq runs again.
-    return track((onEnd) => restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision }, onEnd));
+    // Opened like a resumed session: a model call that was in flight at atSeq runs again,
+    // under the fork's own lease (nobody else knows its id yet).
+    const leasing = ownLease(forkId);
+    await leasing?.hold();
+    return track((onEnd) => restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision, ...(leasing ? { leasing } : {}) }, onEnd));
   }
 
   return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history, forkSession };

@@ -16,10 +16,11 @@ import type { ChatMessage } from '../models/model.js';
 import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { redactSecrets } from '../models/redact.js';
 import { reservedActorProblem } from './reserved-names.js';
-import type { ArchiveItemInput, JournalEntryInput, Lease, SessionStore } from '../store/session-store.js';
+import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
+import { leaseForSend, type SessionLeasing } from './session-lease.js';
 import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import { sessionView, type SessionView } from './view.js';
@@ -27,6 +28,8 @@ import { sessionView, type SessionView } from './view.js';
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
   | ({ code: 'event_refused'; message: string } & RefusalDetails)
+  /** Another process holds the session's lease and runs it: `holder` is its own description. */
+  | { code: 'session_running_elsewhere'; message: string; holder: string | null }
   | { code: string; message: string };
 
 export type SendResult =
@@ -36,8 +39,8 @@ export type SendResult =
 export interface Persistence {
   store: SessionStore;
   revision: number;
-  /** Every write is fenced by this lease (stores with leases: PostgresStore); see SessionHost. */
-  lease?: Lease;
+  /** Stores with leases (PostgresStore): the session's lease, which fences every write (session-lease.ts). */
+  leasing?: SessionLeasing;
 }
 
 // The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
@@ -94,6 +97,8 @@ export class Session {
   private acknowledging = false;
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
+  /** sendNow() calls under way (at most one: send() queues them): the lease is not let go under one. */
+  private sending = 0;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(
@@ -138,6 +143,12 @@ export class Session {
       },
     };
     this.actor.subscribe(observer);
+    const leasing = persistence?.leasing;
+    if (leasing) {
+      leasing.onLost(() => this.stop());
+      // A resumed session that runs keeps the lease until it waits; one that waits lets it go now.
+      void this.untilWaitOrEnd().then(() => this.letGoIfIdle());
+    }
   }
 
   /** The machine's actor, for inspection and advanced embedding. */
@@ -253,12 +264,32 @@ export class Session {
   /** Stops the actor: an in-flight model call is aborted; a durable session stays resumable. */
   stop(): void {
     this.actor.stop();
+    void this.letGoIfIdle();
   }
 
-  /** Stops the actor and waits until the journal writes it had queued are done. */
+  /** Stops the actor and waits until the journal writes it had queued are done (and its lease is let go). */
   async close(): Promise<void> {
     this.actor.stop();
     await this.writes;
+    await this.letGoIfIdle();
+  }
+
+  /** Gives the session's own lease up once it waits, is done or stopped, its writes done, and no send is under way. */
+  private async letGoIfIdle(): Promise<void> {
+    const leasing = this.persistence?.leasing;
+    if (!leasing || this.sending > 0) return;
+    await this.writes;
+    const snapshot = this.actor.getSnapshot();
+    if (this.sending > 0 || !isWaitOrEnd(snapshot)) return;
+    await leasing.letGo();
+  }
+
+  /** Before a send: the session's lease (stores with leases); a refusal when it cannot be had. */
+  private async takeLease(): Promise<SendResult | undefined> {
+    const persistence = this.persistence;
+    if (!persistence?.leasing || this.fatal || this.actor.getSnapshot().status !== 'active') return undefined;
+    const error = await leaseForSend(persistence.leasing, persistence.store, this.id, persistence.revision);
+    return error ? { ok: false, error, view: this.view() } : undefined;
   }
 
   private refuse(code: string, message: string): SendResult {
@@ -293,9 +324,26 @@ export class Session {
     return result;
   }
 
-  private async sendNow(raw: unknown): Promise<SendResult> {
+  /** Without leases (memory, SQLite) the event reaches the actor synchronously, inside send(). */
+  private sendNow(raw: unknown): Promise<SendResult> {
+    return this.persistence?.leasing ? this.sendLeased(raw) : this.handle(raw);
+  }
+
+  private async sendLeased(raw: unknown): Promise<SendResult> {
+    this.sending += 1;
+    try {
+      return (await this.takeLease()) ?? (await this.handle(raw));
+    } finally {
+      this.sending -= 1;
+      await this.letGoIfIdle();
+    }
+  }
+
+  private async handle(raw: unknown): Promise<SendResult> {
     try {
       if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
+      const lost = this.persistence?.leasing?.lostMessage;
+      if (lost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', lost);
       if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', 'This session object was stopped (after a conflict, a failed write or stop()). Open it again with runtime.resumeSession(id).');
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
@@ -326,6 +374,8 @@ export class Session {
       await this.untilWaitOrEnd();
       if (this.persistence) await this.flush();
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
+      const leaseLost = this.persistence?.leasing?.lostMessage;
+      if (leaseLost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', leaseLost);
       if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.persistence ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
       return { ok: true, view: this.view() };
     } catch (error) {
@@ -388,9 +438,11 @@ export class Session {
     // them again). See docs/design.md §8, "Durability".
     const durable = this.acknowledging || isWaitOrEnd(this.actor.getSnapshot());
     this.acknowledging = false;
-    const options = { ...(persistence.lease ? { lease: persistence.lease } : {}), ...(durable ? {} : { durable: false }) };
+    const lease = persistence.leasing?.current;
+    const options = { ...(lease ? { lease } : {}), ...(durable ? {} : { durable: false }) };
     try {
       persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), undefined, options);
+      if (lease) persistence.leasing!.wrote();
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this
       // process never runs on a state it could not save. The store still holds the last

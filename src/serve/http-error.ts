@@ -34,6 +34,7 @@ const statusOfCode: Record<string, HttpError['status']> = {
   event_refused: 409,
   conflict: 409,
   lease_lost: 409,
+  session_running_elsewhere: 409,
   session_not_found: 404,
   session_stopped: 503,
   store_unavailable: 503,

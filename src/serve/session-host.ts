@@ -4,18 +4,20 @@
  * settles. So every request sees what any other server wrote, and memory does not grow
  * with the number of sessions.
  *
- * On a store with leases (PostgresStore) a held session is leased (src/serve/lease-keeper.ts):
- * the lease is taken before the session is loaded, so two servers never both run one; a
- * second server's send gets 409 `session_running_elsewhere` at once, without running a
- * model call. The takeover scan (`startTakeover`) adopts running sessions whose server died.
+ * On a store with leases (PostgresStore) a held session is leased (src/store/lease-keeper.ts):
+ * the lease is taken before the session is loaded, so two processes never both run one; a
+ * send while another process (a server, or a CLI `run`/`send`/`resume`, which lease too)
+ * runs it gets 409 `session_running_elsewhere` naming that process, without running a model
+ * call. The takeover scan (`startTakeover`) adopts running sessions whose runner died. While
+ * the lease is not known to be held (lost, or unconfirmed for a whole lease: this process
+ * was paused), no model call starts and no live event is published.
  * Without leases (SQLite, memory: one machine) servers meet at the revision check only.
  *
  * Shutdown (`drain`): no new sends, no more takeovers; the sends under way get `graceMs`
  * to settle; then the rest are stopped and their leases released, so another server takes
  * a running one over at its next scan instead of after a whole lease.
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { snapshotState } from '../machines/refusals.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -25,7 +27,7 @@ import { sessionView, type SessionView } from '../runtime/view.js';
 import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError } from './http-error.js';
-import { LeaseKeeper } from './lease-keeper.js';
+import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
 
 interface Held {
   /** The session, once loaded (and leased). */
@@ -39,7 +41,7 @@ interface Held {
 export interface SessionHostOptions {
   /** Lease length (default 30 s): a dead server's sessions are taken over this long after its last renewal. */
   leaseMs?: number;
-  /** This process's name in the leases table (default host:pid:random). */
+  /** This process's name in the leases table, shown to whoever finds a session running here (default "steward serve on HOST pid N"). */
   owner?: string;
   log?: (message: string) => void;
 }
@@ -65,7 +67,7 @@ export class SessionHost {
     options: SessionHostOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.owner = options.owner ?? leaseOwnerName('steward serve');
     this.log = options.log ?? (() => {});
   }
 
@@ -157,8 +159,9 @@ export class SessionHost {
     if (!leases || this.draining || this.scanning) return [];
     this.scanning = true;
     try {
+      const askedAt = performance.now();
       const claimed = await leases.claimExpired(this.owner, this.leaseMs, limit);
-      for (const lease of claimed) this.adopt(lease);
+      for (const lease of claimed) this.adopt(lease, askedAt);
       return claimed.map((l) => l.sessionId);
     } catch (error) {
       this.log(`serve: takeover scan failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
@@ -206,30 +209,42 @@ export class SessionHost {
     const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null };
     held.ready = (async () => {
       // Lease first, then read: what this server loads can no longer change under it.
+      const askedAt = performance.now();
       const lease = this.leases ? await this.leases.acquireLease(id, this.owner, this.leaseMs) : null;
       if (this.leases && !lease) {
-        if (!(await this.store.load(id))) throw notFound(id);
-        throw new HttpError(409, 'session_running_elsewhere', `Session "${id}" is running on another server right now. Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`);
+        const holder = await this.leases.holder(id);
+        if (!holder && !(await this.store.load(id))) throw notFound(id);
+        throw new HttpError(
+          409,
+          'session_running_elsewhere',
+          `Session "${id}" is running in ${holder?.owner ?? 'another process'} now (it holds the session's lease). Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
+        );
       }
       try {
         const stored = await this.store.load(id);
         if (!stored) throw notFound(id);
         const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
         if (state.startsWith('running')) {
+          // Nobody holds its lease, yet it runs: its runner stopped or lost the lease (every
+          // runner on a store with leases takes one), or it is a process that takes none.
           throw new HttpError(
             409,
             'session_running_elsewhere',
             lease
-              ? `Session "${id}" was running (${state}) on a server that stopped; it is being taken over and runs again shortly. Wait until it waits for you (GET /sessions/${id}/stream), then send again.`
+              ? `Session "${id}" is running (${state}), but no process holds its lease: the one running it stopped or lost it. ` +
+                  `A server takes it over once its last runner's lease has run out (the interrupted model call runs again), or resume it with \`steward resume ${id}\`. Wait until it waits for you (GET /sessions/${id}/stream), then send again.`
               : `Session "${id}" is running (${state}) in another process. Wait until it waits for you (GET /sessions/${id}/stream tells you). ` +
                   `If that process is gone, resume the session with \`steward run --session ${id}\` (the interrupted model call runs again).`,
           );
         }
         // Resume exactly what was checked: a second read could find it running by now.
-        return this.start(held, id, stored, lease);
+        return await this.start(held, id, stored, lease, askedAt);
       } catch (error) {
-        // Released expired: a running session whose server died is claimed by the next scan.
-        if (lease) await this.leases!.releaseLease(lease).catch(() => {});
+        // Unused: this grant wrote nothing, so the takeover scan still judges the session by
+        // its last runner's lease (or, for a runner without one, by a quiet period), never
+        // by this look: a live runner is not taken over because of a send.
+        if (held.keeper) await held.keeper.release({ unused: true });
+        else if (lease) await this.leases!.releaseLease(lease, { unused: true }).catch(() => {});
         throw error;
       }
     })();
@@ -239,7 +254,7 @@ export class SessionHost {
   }
 
   /** A running session this server just claimed: run it until it waits (the in-flight call again). */
-  private adopt(lease: Lease): void {
+  private adopt(lease: Lease, askedAt: number): void {
     const id = lease.sessionId;
     if (this.held.has(id)) {
       // Cannot happen while this process renews its own leases; never run a session twice here.
@@ -253,9 +268,10 @@ export class SessionHost {
         if (!stored) throw notFound(id);
         const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
         this.log(`serve: took over ${id} (${state}, revision ${stored.revision}): its model call runs again here.`);
-        return this.start(held, id, stored, lease);
+        return await this.start(held, id, stored, lease, askedAt);
       } catch (error) {
-        await this.leases!.releaseLease(lease).catch(() => {});
+        if (held.keeper) await held.keeper.release();
+        else await this.leases!.releaseLease(lease).catch(() => {});
         throw error;
       }
     })();
@@ -276,14 +292,20 @@ export class SessionHost {
     void run.finally(() => this.takeovers.delete(run));
   }
 
-  private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null): Promise<Session> {
-    const session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease } : {}) });
-    if (lease) held.keeper = new LeaseKeeper(this.leases!, lease, this.leaseMs, () => session.stop(), this.log);
-    held.unsubscribe = session.subscribe((event) => this.publish(id, event), { textDeltas: false });
+  /** `askedAt`: when the statement that granted `lease` was sent (performance.now()). */
+  private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null, askedAt: number): Promise<Session> {
+    let session: Session | undefined;
+    const keeper = lease ? new LeaseKeeper(this.leases!, lease, this.leaseMs, () => session?.stop(), (message) => this.log(`serve: ${message}`), askedAt) : null;
+    held.keeper = keeper;
+    session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld() } : {}) });
+    if (keeper?.lost) session.stop();
+    held.unsubscribe = session.subscribe((event) => this.publish(id, event, keeper), { textDeltas: false });
     return session;
   }
 
-  private publish(id: string, event: SessionStreamEvent): void {
+  /** A live event of a held session, to the streams; dropped once its lease is not known to be held (another server may run it now). */
+  private publish(id: string, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
+    if (keeper && !keeper.isHeld()) return;
     if (this.store.events) this.store.events.publishEvents(id, [event]);
     else for (const listener of [...(this.local.get(id) ?? [])]) listener(event);
   }

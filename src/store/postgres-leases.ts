@@ -4,16 +4,19 @@
  * the servers never matter. The protocol (docs/design.md "Leases and takeover"):
  * - acquire: an upsert that succeeds only when no unexpired lease exists, and bumps the token;
  * - renew: extends only the caller's own unexpired grant (same owner and token);
- * - release: expires the grant at once, so another server may take a running session now;
- * - claimExpired: running sessions with an expired lease (or none, last written over a lease
- *   ago), their rows locked FOR UPDATE SKIP LOCKED, so two scanning servers never both
- *   claim one; the upsert's own WHERE makes a racing acquire lose too;
+ * - release: expires the grant at once, so another server may take a running session now
+ *   (an unused grant expires as of the session's last write: see claimExpired);
+ * - claimExpired: running sessions nobody holds an unexpired lease on whose runner is gone:
+ *   the last write was made under a lease (the fence makes `updated_at < expires_at` mean
+ *   exactly that) that has expired since, or it was made without one over a lease ago; their
+ *   rows locked FOR UPDATE SKIP LOCKED, so two scanning servers never both claim one; the
+ *   upsert's own WHERE makes a racing acquire lose too;
  * - the fence on writes lives in PostgresStore.append (see fenceSql).
  * Types only from `pg`: postgres-store.ts loads it.
  */
 import type pg from 'pg';
 import { SessionNotFoundError, UserError } from '../errors.js';
-import type { Lease, LeaseOps } from './session-store.js';
+import type { Lease, LeaseHolder, LeaseOps } from './session-store.js';
 
 type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -85,11 +88,22 @@ export class PgLeases implements LeaseOps {
     return rowCount === 1;
   }
 
-  async releaseLease(lease: Lease): Promise<void> {
+  async releaseLease(lease: Lease, options: { unused?: boolean } = {}): Promise<void> {
+    // Unused: expired as of the last write, which then reads as made by no lease holder.
+    const until = options.unused ? `LEAST(now(), (SELECT s.updated_at FROM ${this.S}.sessions s WHERE s.id = $1))` : 'now()';
     await this.query(
-      `UPDATE ${this.S}.leases SET expires_at = now() WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`,
+      `UPDATE ${this.S}.leases SET expires_at = ${until} WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`,
       [lease.sessionId, lease.owner, lease.token],
     );
+  }
+
+  async holder(sessionId: string): Promise<LeaseHolder | null> {
+    const { rows } = await this.query<{ owner: string; ms: string }>(
+      `SELECT left(owner, 200) AS owner, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms
+       FROM ${this.S}.leases WHERE session_id = $1 AND expires_at > now()`,
+      [sessionId],
+    );
+    return rows[0] ? { owner: rows[0].owner, expiresInMs: Number(rows[0].ms) } : null;
   }
 
   async claimExpired(owner: string, ms: number, limit: number): Promise<Lease[]> {
@@ -99,8 +113,11 @@ export class PgLeases implements LeaseOps {
          SELECT s.id FROM ${this.S}.sessions s
          WHERE s.state LIKE 'running%'
            AND NOT EXISTS (SELECT 1 FROM ${this.S}.leases l WHERE l.session_id = s.id AND l.expires_at > now())
-           -- Never leased (run by a process without leases, e.g. the CLI): only once it has been quiet a whole lease.
-           AND (EXISTS (SELECT 1 FROM ${this.S}.leases l WHERE l.session_id = s.id) OR s.updated_at < now() - $2 * interval '1 millisecond')
+           -- Last written under a lease (a fenced write commits only while expires_at > its now()):
+           -- that holder is gone. Written without one (a process that takes no lease): only
+           -- once it has been quiet a whole lease, for it may still be running.
+           AND (EXISTS (SELECT 1 FROM ${this.S}.leases l WHERE l.session_id = s.id AND s.updated_at < l.expires_at)
+                OR s.updated_at < now() - $2 * interval '1 millisecond')
          ORDER BY s.updated_at
          LIMIT $3
          FOR UPDATE OF s SKIP LOCKED

@@ -149,12 +149,20 @@ export interface WatchOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A server's hold on a session (PostgresStore leases): who, and which grant (the fencing token). */
+/** A process's hold on a session (PostgresStore leases): who, and which grant (the fencing token). */
 export interface Lease {
   sessionId: string;
   owner: string;
   /** Incremented by every new grant of this session's lease: a stale holder's token no longer matches. */
   token: number;
+}
+
+/** The holder of a session's lease, as another process sees it. */
+export interface LeaseHolder {
+  /** The holder's own description, e.g. "steward send on web-3 pid 4711" (clipped to 200 characters). */
+  owner: string;
+  /** How long the lease lasts unless renewed (ms). */
+  expiresInMs: number;
 }
 
 export interface AppendOptions {
@@ -184,14 +192,22 @@ export interface LeaseOps {
   acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null>;
   /** Extends the lease by `ms` from now; false when it was lost (expired and taken, or released). */
   renewLease(lease: Lease, ms: number): Promise<boolean>;
-  /** Gives the lease up: it expires at once, so any server may take the session over now. */
-  releaseLease(lease: Lease): Promise<void>;
   /**
-   * Claims up to `limit` running sessions whose lease expired (or that have none and were
-   * last written over `ms` ago), locking their rows with FOR UPDATE SKIP LOCKED so two
+   * Gives the lease up: it expires at once, so any server may take a running session over
+   * now. `unused`: the grant wrote nothing (it was taken only to look, and the session was
+   * found running): the session's last write keeps counting as a write by no lease holder,
+   * so a takeover still waits until it has been quiet for a whole lease.
+   */
+  releaseLease(lease: Lease, options?: { unused?: boolean }): Promise<void>;
+  /**
+   * Claims up to `limit` running sessions nobody holds a lease on whose runner is gone: the
+   * last write was made under a lease that has expired since, or (written by a process
+   * without a lease) it was over `ms` ago. Rows are locked FOR UPDATE SKIP LOCKED, so two
    * servers scanning at once never claim the same one. Returns the new leases.
    */
   claimExpired(owner: string, ms: number, limit: number): Promise<Lease[]>;
+  /** Who holds an unexpired lease on the session now, and for how much longer; null when nobody does. */
+  holder(sessionId: string): Promise<LeaseHolder | null>;
 }
 
 /** Live events carried across processes (PostgresStore: NOTIFY on a per-store channel). */

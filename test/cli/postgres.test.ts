@@ -105,15 +105,19 @@ describe.skipIf(postgresUnavailable !== null)('steward on PostgreSQL', () => {
     ]);
     fakes.push(before);
     const env = { OPENAI_BASE_URL: before.baseURL, STEWARD_MODEL: 'fake-model' };
-    const first = startCli(['run', '--package', 'tiny', '--request', 'A lighthouse that remembers'], { db, env });
+    // The run holds the session's lease while it runs: a short one, so the test need not wait long after the kill.
+    const first = startCli(['run', '--package', 'tiny', '--request', 'A lighthouse that remembers'], { db, env: { ...env, STEWARD_LEASE_MS: '2000' } });
     const id = await until(() => /session (s_\w+)/.exec(first.stdout)?.[1], 'the session id');
     await until(() => before.requests.length === 3, 'the worker call to be in flight');
 
     const store = new PostgresStore(db);
     try {
       await until(async () => (await store.journal(id)).at(-1)?.state === 'running.worker.thinking', 'the approval to be saved');
+      expect(await store.leases.holder(id)).toMatchObject({ owner: expect.stringMatching(/^steward run on \S+ pid \d+$/) });
       first.child.kill('SIGKILL');
       expect((await first.result).signal).toBe('SIGKILL');
+      // Its lease runs out by itself (nobody renews it any more).
+      await until(async () => (await store.leases.holder(id)) === null, 'the dead run\'s lease to run out');
       const journalBefore = await store.journal(id);
       const blackboardBefore = blackboardOf((await store.load(id))!.snapshot);
       expect(journalBefore.map((e) => e.state)).toEqual([

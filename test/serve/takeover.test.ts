@@ -122,6 +122,43 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     expect(model.calls).toBe(2);
   }, 30_000);
 
+  it('library code on a PostgresStore leases the session it runs: another process is told who runs it; a server never takes it over; the lease is let go at the wait', async () => {
+    const url = await pg.createDatabase();
+    const storeA = new PostgresStore(url);
+    cleanups.push(() => storeA.close());
+    let answer: (() => void) | null = null;
+    const demo = new DemoModel();
+    // Each call waits until the test lets it answer: the session runs as long as the test wants.
+    const held: Model = { label: 'held', complete: (request) => new Promise((resolve) => (answer = () => resolve(demo.complete(request)))) };
+    const appA = createRuntime({ model: held, store: storeA, leaseOwner: 'billing worker on host-a', leaseMs: LEASE_MS });
+    const session = await appA.createSession({ packageId: 'tiny' });
+    const sent = session.send({ type: 'user_submitted_input', text: 'hello' });
+    await until(() => answer !== null, 'the first call');
+
+    const storeB = new PostgresStore(url);
+    cleanups.push(() => storeB.close());
+    const appB = createRuntime({ model: counted(), store: storeB, leaseOwner: 'report job on host-b' });
+    await expect(appB.resumeSession(session.id)).rejects.toMatchObject({ code: 'session_running_elsewhere', holder: 'billing worker on host-a', message: expect.stringContaining('is running in billing worker on host-a right now') });
+    // A server scanning for takeovers all along, across several leases, leaves it alone.
+    const server = new SessionHost(createRuntime({ model: counted(), store: storeB }), storeB, { leaseMs: LEASE_MS, owner: 'server' });
+    cleanups.push(() => server.drain(0));
+    for (let i = 0; i < 6; i++) {
+      expect(await server.scanOnce()).toEqual([]);
+      await new Promise((r) => setTimeout(r, LEASE_MS / 2));
+    }
+    await expect(server.send(session.id, { type: 'user_submitted_input', text: 'me too' })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('is running in billing worker on host-a now') });
+
+    // The calls answer; at the wait the lease is let go, and anyone may send the next event.
+    const answering = setInterval(() => answer?.(), 20);
+    cleanups.push(async () => clearInterval(answering));
+    expect(await sent).toMatchObject({ ok: true, view: { waitingReason: 'approve_step' } });
+    await until(async () => (await storeB.leases.holder(session.id)) === null, 'the lease to be let go');
+    const other = await appB.resumeSession(session.id);
+    expect(await other.send({ type: 'user_approved_next_step' })).toMatchObject({ ok: true });
+    // The first object is now behind: its next send is refused before any model call.
+    expect(await session.send({ type: 'user_approved_next_step' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+  }, 60_000);
+
   it('GET /sessions/:id/stream on one server delivers the live library events of a session another server runs', async () => {
     const url = await pg.createDatabase();
     const servers = await Promise.all([0, 1].map(async () => {

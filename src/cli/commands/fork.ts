@@ -25,6 +25,6 @@ export function register(program: Command): void {
           process.stdout.write(`${fork.id}\n`);
           process.stderr.write(`${safeLine(`Forked ${id} after entry ${options.at}: ${headline(view)}`)}\n`);
         }
-      });
+      }, { command: 'fork' });
     });
 }

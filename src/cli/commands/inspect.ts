@@ -10,6 +10,7 @@ import { loadStatelyConfig } from '../../inspect/config.js';
 import { startInspector } from '../../inspect/server.js';
 import { ManualModel } from '../../models/manual-model.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { leaseOwnerName } from '../../store/lease-keeper.js';
 import { openStore, printableLocation } from '../../store/open-store.js';
 import { chooseModel, printJson, resolveDbPath, wholeNumber, sessionIdArgument } from '../context.js';
 
@@ -48,7 +49,7 @@ export function register(program: Command): void {
       const store = await openStore(dbPath);
       try {
         const model = flags.manual ? new ManualModel() : await chooseModel();
-        const runtime = createRuntime({ model, store });
+        const runtime = createRuntime({ model, store, leaseOwner: leaseOwnerName('steward inspect') });
         if (id !== undefined && !(await store.load(id))) throw new SessionNotFoundError(id);
         const inspector = await startInspector({
           runtime,

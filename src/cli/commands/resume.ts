@@ -4,8 +4,10 @@
  * session waits for the user again (or is done), printing the view — with --json the same
  * JSON as `send --json`. A session that already waits is only shown (exit 0).
  *
- * Only one process should run a session: resume one whose `steward run` is still alive and
- * both make the model call; the store's revision check lets one of them save it.
+ * Only one process should run a session. On PostgreSQL the runner holds the session's lease:
+ * resuming one that a live process (a `steward run`, a server) runs ends with
+ * `session_running_elsewhere`, naming it. On SQLite, resume one whose `steward run` is still
+ * alive and both make the model call; the store's revision check lets one of them save it.
  */
 import type { Command } from 'commander';
 import { CliError, peekSession, printJson, viewJson, withContext, sessionIdArgument } from '../context.js';
@@ -36,6 +38,6 @@ export function register(program: Command): void {
           const blocks = waitBlocks(view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
           process.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
         }
-      });
+      }, { command: 'resume' });
     });
 }

@@ -71,9 +71,11 @@ export function register(program: Command): void {
 
         if (!interactive) {
           const onSignal = () => {
-            session.stop();
             process.stderr.write(`\nInterrupted. The session is saved; continue it with:\n  ${resume}\n`);
-            process.exit(130);
+            // Closed, not only stopped: its lease (PostgreSQL) is given back, so it can be resumed at once.
+            const exit = () => process.exit(130);
+            setTimeout(exit, 2000).unref();
+            void session.close().finally(exit);
           };
           process.once('SIGINT', onSignal);
           process.once('SIGTERM', onSignal);
@@ -94,6 +96,6 @@ export function register(program: Command): void {
             ...(request !== undefined ? { request } : {}),
           });
         }
-      }, inspection.inspect ? { inspect: inspection.inspect } : undefined).finally(() => inspection.stop());
+      }, { command: 'run', ...(inspection.inspect ? { inspect: inspection.inspect } : {}) }).finally(() => inspection.stop());
     });
 }

@@ -2,13 +2,14 @@
  * `steward send ID EVENT`: sends one user event and waits until the session waits for the
  * user again. Scriptable: --json prints the view; a refused event exits 1 with the reason.
  *
- * Two processes may send to one session at once. The store's revision check lets exactly
- * one of them write; the other gets `conflict` (it loaded the same revision) or
+ * Two processes may send to one session at once. On PostgreSQL the session's lease lets
+ * one of them run it (the other gets `session_running_elsewhere`, naming the holder);
+ * everywhere, the store's revision check lets exactly one of them write; the other gets `conflict` (it loaded the same revision) or
  * `event_refused` (it loaded after the winner moved the session on). `--revision N` turns
  * the second case into a conflict too: send only if the session is still at revision N.
  */
 import type { Command } from 'commander';
-import { ConflictError, EventRefusedError } from '../../errors.js';
+import { ConflictError, EventRefusedError, SessionLeasedError } from '../../errors.js';
 import { actorName, CliError, cliCommand, collect, peekSession, printJson, readTextFile, readTextOption, viewJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
@@ -60,6 +61,9 @@ export function register(program: Command): void {
         }
         const event = buildEvent(type, { text, artifact: flags.artifact, reason: flags.reason, role: flags.role, edit, answers: flags.answers, package: flags.package, ...(by !== undefined ? { by } : {}) }, peek.view);
         if (peek.view.phase === 'running') {
+          // On PostgreSQL the process running it holds its lease: name it.
+          const holder = await ctx.store.leases?.holder(id);
+          if (holder) throw new SessionLeasedError(id, holder.owner, holder.expiresInMs);
           throw new EventRefusedError(
             `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
               `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath)}`,
@@ -79,7 +83,7 @@ export function register(program: Command): void {
           const blocks = waitBlocks(result.view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
           process.stdout.write(`${headline(result.view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
         }
-      });
+      }, { command: 'send' });
     });
 }
 

@@ -1,0 +1,149 @@
+/**
+ * How a Session holds its lease on a store with leases (PostgresStore), so that one
+ * session is never run by two processes:
+ * - `PassedLease`: the caller took the lease and keeps it renewed (SessionHost: a send or
+ *   a takeover of `steward serve`); the session only fences its writes with it and asks the
+ *   caller before each model call.
+ * - `OwnLease`: nobody passed one (CLI `run`, `send`, `resume`, an app's own code): the
+ *   session takes the lease itself before it runs (a send, a resume of a running session, a
+ *   fork with a call in flight), keeps it renewed while it runs (LeaseKeeper), and lets it go
+ *   once it waits for the user, is done or is closed. A waiting session holds none, so any
+ *   process (or server) may send it the next event.
+ */
+import { performance } from 'node:perf_hooks';
+import { LeaseLostError, SessionLeasedError, StewardError } from '../errors.js';
+import { LeaseKeeper } from '../store/lease-keeper.js';
+import type { Lease, LeaseOps, SessionStore } from '../store/session-store.js';
+
+export interface SessionLeasing {
+  /** The lease this session's writes are fenced with now (a lost one too: its writes then fail). */
+  readonly current: Lease | undefined;
+  /** Why the lease was lost, once it was. */
+  readonly lostMessage: string | undefined;
+  /** Called when the lease is lost: the session stops (an in-flight model call is aborted). */
+  onLost(stop: () => void): void;
+  /** Before a send: holds the lease; true when it was granted just now. Throws SessionLeasedError. */
+  hold(): Promise<boolean>;
+  /** A write fenced by the current lease committed. */
+  wrote(): void;
+  /**
+   * Before each model call: resolves when the lease is (still) held; otherwise (lost, or
+   * unconfirmed for a whole lease: the process was paused) stops the session and rejects,
+   * so no call is made.
+   */
+  beforeModelCall(): Promise<void>;
+  /** The session waits, is done or closed: the lease is given up. */
+  letGo(): Promise<void>;
+}
+
+/** Stops the session and rejects unless `held`: a model call never starts on a lease not known to be held. */
+async function gate(held: Promise<boolean>, stop: () => void, sessionId: string, lostMessage: () => string | undefined): Promise<void> {
+  if (await held) return;
+  stop();
+  throw new LeaseLostError(sessionId, lostMessage());
+}
+
+/** A lease the caller holds and renews; `isHeld` (optional) tells before each model call whether it still does. */
+export class PassedLease implements SessionLeasing {
+  readonly lostMessage = undefined;
+  private stop: () => void = () => {};
+  constructor(
+    readonly current: Lease,
+    private readonly isHeld?: () => Promise<boolean>,
+  ) {}
+
+  onLost(stop: () => void): void {
+    this.stop = stop;
+  }
+  async hold(): Promise<boolean> {
+    return false;
+  }
+  wrote(): void {}
+  beforeModelCall(): Promise<void> {
+    return gate(this.isHeld ? this.isHeld() : Promise.resolve(true), () => this.stop(), this.current.sessionId, () => undefined);
+  }
+  async letGo(): Promise<void> {}
+}
+
+/** A lease the session takes and renews itself, while it runs. */
+export class OwnLease implements SessionLeasing {
+  private keeper: LeaseKeeper | null = null;
+  private letting: Promise<void> | null = null;
+  private wroteUnderGrant = false;
+  /** Why the last lease was lost, kept after it was let go. */
+  private lostWhy: string | undefined;
+  private stop: () => void = () => {};
+
+  constructor(
+    private readonly leases: LeaseOps,
+    readonly sessionId: string,
+    private readonly owner: string,
+    private readonly leaseMs: number,
+  ) {}
+
+  get current(): Lease | undefined {
+    return this.keeper?.lease;
+  }
+
+  get lostMessage(): string | undefined {
+    return this.keeper?.lost ? this.keeper.lostMessage : this.lostWhy;
+  }
+
+  onLost(stop: () => void): void {
+    this.stop = stop;
+  }
+
+  async hold(): Promise<boolean> {
+    await this.letting;
+    // Held already, or lost: then the session is stopped and its writes fail, fenced by it.
+    if (this.keeper) return false;
+    const askedAt = performance.now();
+    const lease = await this.leases.acquireLease(this.sessionId, this.owner, this.leaseMs);
+    if (!lease) {
+      const holder = await this.leases.holder(this.sessionId);
+      throw new SessionLeasedError(this.sessionId, holder?.owner ?? null, holder?.expiresInMs ?? null);
+    }
+    this.wroteUnderGrant = false;
+    this.keeper = new LeaseKeeper(this.leases, lease, this.leaseMs, () => this.stop(), () => {}, askedAt);
+    return true;
+  }
+
+  wrote(): void {
+    this.wroteUnderGrant = true;
+  }
+
+  beforeModelCall(): Promise<void> {
+    return gate(this.keeper ? this.keeper.ensureHeld() : Promise.resolve(false), () => this.stop(), this.sessionId, () => this.lostMessage);
+  }
+
+  async letGo(): Promise<void> {
+    const keeper = this.keeper;
+    if (!keeper) return this.letting ?? undefined;
+    this.keeper = null;
+    if (keeper.lost) this.lostWhy = keeper.lostMessage;
+    // A grant that wrote nothing leaves the session's last write to whoever made it (see LeaseOps.releaseLease).
+    this.letting = keeper.release(this.wroteUnderGrant ? undefined : { unused: true }).finally(() => (this.letting = null));
+    return this.letting;
+  }
+}
+
+/**
+ * Before a send: holds the session's lease; the send's error when it cannot. A fresh grant
+ * is checked against the store: another process may have moved the session on since this
+ * object loaded it, and a model call on a stale state would only end in a conflict.
+ */
+export async function leaseForSend(leasing: SessionLeasing, store: SessionStore, id: string, revision: number): Promise<{ code: string; message: string; holder?: string | null } | undefined> {
+  try {
+    if (!(await leasing.hold())) return undefined;
+    const stored = await store.load(id);
+    if (stored?.revision === revision) return undefined;
+    await leasing.letGo();
+    return {
+      code: 'conflict',
+      message: `Session "${id}" was changed by another process since this object loaded it (revision ${revision} → ${String(stored?.revision)}): nothing was sent. Open it again with runtime.resumeSession(id).`,
+    };
+  } catch (error) {
+    if (error instanceof SessionLeasedError) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
+    return { code: StewardError.isStewardError(error) ? error.code : 'internal_error', message: error instanceof Error ? error.message : String(error) };
+  }
+}
