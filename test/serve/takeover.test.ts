@@ -181,9 +181,13 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     const types = new Set(live.map((e) => e.type));
     for (const type of ['round_started', 'round_finished', 'tool_call_checked', 'artifact_published', 'waiting', 'state_entered']) expect(types, type).toContain(type);
     expect(live.every((e) => e.sessionId === id)).toBe(true);
-    // One session's events arrive in the order they happened: every round finishes after it starts.
+    // One session's events arrive in the order they happened: every round finishes after it
+    // starts. Live events are best effort and the stream ends at `done` (a journal entry, on
+    // another channel), so the last round's `round_finished` may come too late to be seen.
     const rounds = live.filter((e) => e.type === 'round_started' || e.type === 'round_finished').map((e) => `${e.type}:${(e as { round: number }).round}`);
-    for (let i = 0; i < rounds.length; i += 2) expect(rounds.slice(i, i + 2)).toEqual([`round_started:${i / 2 + 1}`, `round_finished:${i / 2 + 1}`]);
+    const inOrder = rounds.map((_, i) => `${i % 2 ? 'round_finished' : 'round_started'}:${Math.floor(i / 2) + 1}`);
+    expect(rounds).toEqual(inOrder);
+    expect(rounds.length).toBeGreaterThanOrEqual(2);
     // The durable entries are still all there.
     const journal = (await b.http.get(`/sessions/${id}/journal`)).body.entries;
     expect(sse.events.filter((e) => e.event === 'entry').map((e) => e.data)).toEqual(journal);
