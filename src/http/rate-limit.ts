@@ -6,7 +6,6 @@
  * The number of keys is bounded (`maxKeys`): past it, the buckets that have refilled (the
  * same as no bucket) go first, then the oldest, so a flood of new keys costs bounded memory.
  */
-import { createHash } from 'node:crypto';
 
 export interface RateLimitOptions {
   /** Actions per minute per key (also the burst); a whole number ≥ 1. */
@@ -64,12 +63,4 @@ export class RateLimiter {
       this.buckets.delete(key);
     }
   }
-}
-
-/**
- * Who a request counts as: a digest of its Authorization header (the token itself is never
- * kept), or "anonymous" without one.
- */
-export function callerKey(authorization: string | undefined): string {
-  return authorization ? createHash('sha256').update(authorization).digest('hex') : 'anonymous';
 }

@@ -1,6 +1,6 @@
-/** RateLimiter: a token bucket per key on an injected clock (no waiting), and callerKey. */
+/** RateLimiter: a token bucket per key on an injected clock (no waiting). */
 import { describe, expect, it } from 'vitest';
-import { callerKey, RateLimiter } from '../../src/http/rate-limit.js';
+import { RateLimiter } from '../../src/http/rate-limit.js';
 
 describe('RateLimiter', () => {
   it('allows a burst of perMinute per key, then says when the next one is back; keys are independent', () => {
@@ -34,15 +34,5 @@ describe('RateLimiter', () => {
 
   it('refuses a limit that is not a whole number ≥ 1', () => {
     for (const perMinute of [0, -1, 1.5, Number.NaN]) expect(() => new RateLimiter({ perMinute })).toThrow(RangeError);
-  });
-
-  it('keys a caller by a digest of the Authorization header, never the token itself', () => {
-    const key = callerKey('Bearer secret-token-123');
-    expect(key).toMatch(/^[0-9a-f]{64}$/);
-    expect(key).not.toContain('secret');
-    expect(callerKey('Bearer secret-token-123')).toBe(key);
-    expect(callerKey('Bearer other')).not.toBe(key);
-    expect(callerKey(undefined)).toBe('anonymous');
-    expect(callerKey('')).toBe('anonymous');
   });
 });

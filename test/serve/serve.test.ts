@@ -3,6 +3,7 @@
  * client): a story to done on the demo model, the bearer token, 400s that say what is wrong,
  * 409 for refused events, the OpenAPI document, the journal, the event stream, shutdown.
  */
+import type { NamedToken } from '../../src/http/tokens.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { DemoModel } from '../../src/models/demo-model.js';
@@ -20,7 +21,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-async function serveOn(options: { model?: Model; token?: string; maxBodyBytes?: number; graceMs?: number; maxCreatesPerMinute?: number } = {}) {
+async function serveOn(options: { model?: Model; token?: string; tokens?: NamedToken[]; maxBodyBytes?: number; graceMs?: number; maxCreatesPerMinute?: number } = {}) {
   const store = new MemoryStore();
   const runtime = createRuntime({ model: options.model ?? new DemoModel(), store });
   const server = await startServe({ runtime, store, port: 0, log: () => {}, ...options });
@@ -101,6 +102,21 @@ describe('steward serve', () => {
     expect((await store.list()).sessions).toHaveLength(3);
     // Only creation is limited: the sessions stay readable.
     expect((await http.get('/sessions')).status).toBe(200);
+  });
+
+  it('counts a caller by its verified token: another spelling of the header buys nothing, each named token has its own allowance', async () => {
+    const { server } = await serveOn({ token: TOKEN, maxCreatesPerMinute: 2 });
+    const create = (authorization: string) => fetch(`${server.url}/sessions`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{}' });
+    expect((await create(`Bearer ${TOKEN}`)).status).toBe(201);
+    expect((await create(`Bearer ${TOKEN}`)).status).toBe(201);
+    for (const spelling of [`bearer ${TOKEN}`, `BEARER ${TOKEN}`, `Bearer  ${TOKEN}`, `BeArer   ${TOKEN}`]) expect((await create(spelling)).status, spelling).toBe(429);
+
+    const alice = 'alice-token-0123456789abcdef';
+    const bob = 'bob-token-0123456789abcdefgh';
+    const named = await serveOn({ tokens: [{ name: 'alice', token: alice, actForOthers: false }, { name: 'bob', token: bob, actForOthers: false }], maxCreatesPerMinute: 1 });
+    expect((await client(named.server.url, alice).post('/sessions', {})).status).toBe(201);
+    expect((await client(named.server.url, alice).post('/sessions', {})).status).toBe(429);
+    expect((await client(named.server.url, bob).post('/sessions', {})).status).toBe(201);
   });
 
   it('without a token every caller counts as one: another Authorization header buys no new allowance; 0 turns the limit off', async () => {

@@ -1,7 +1,6 @@
 import type { RouteModule } from '../route.js';
 import { jsonBody } from '../route.js';
 import { HttpError, parseOr400 } from '../http-error.js';
-import { callerKey } from '../../http/rate-limit.js';
 import { CreateSessionBody, ErrorBody, ViewResponse } from '../schemas.js';
 
 export const createSession: RouteModule = {
@@ -16,13 +15,14 @@ export const createSession: RouteModule = {
       429: { description: 'This caller created too many sessions in the last minute: retry after the `Retry-After` header (seconds)', schema: ErrorBody },
     },
   },
-  mount(app, { host, auth, createLimit }) {
+  mount(app, { host, createLimit }) {
     app.post('/sessions', async (c) => {
       const body = parseOr400(CreateSessionBody, await jsonBody(c, {}), 'body');
       if (createLimit) {
-        // Callers are told apart by their token; without auth the header is unchecked, so
-        // every caller is the same one (varying it must not buy a new allowance).
-        const decision = createLimit.take(auth ? callerKey(c.req.header('authorization')) : 'anonymous');
+        // Callers are told apart by the token the auth middleware verified, never by the
+        // header's spelling (hono takes "bearer", "Bearer  " …): a new spelling must not buy
+        // a new allowance. Without tokens every caller is the same one.
+        const decision = createLimit.take(c.get('caller')?.name ?? 'anonymous');
         if (!decision.ok) {
           c.header('Retry-After', String(decision.retryAfterSeconds));
           const refusal = new HttpError(
