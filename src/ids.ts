@@ -10,23 +10,20 @@
  */
 import { z } from 'zod';
 import { InvalidSessionIdError } from './errors.js';
+import { CONTROL_OR_INVISIBLE } from './text/names.js';
 
 export const SESSION_ID_MAX_CHARS = 200;
 
-/**
- * Control characters (C0, DEL, C1: NUL, ESC, newlines…), format characters (bidi overrides,
- * zero-width), lone surrogates, and line/paragraph separators.
- */
-const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
-
-export const SESSION_ID_RULE = `a session id has 1 to ${SESSION_ID_MAX_CHARS} characters, none of them a control or invisible character`;
+export const SESSION_ID_RULE = `a session id has 1 to ${SESSION_ID_MAX_CHARS} characters, none of them a control or invisible character, and is not "." or ".."`;
 
 /** What is wrong with `id` as a session id (without echoing it: it may hold control characters), or null. */
 export function sessionIdProblem(id: unknown): string | null {
   if (typeof id !== 'string') return `the session id is ${id === null ? 'null' : typeof id}, not a string`;
   if (id.length === 0) return 'the session id is empty';
   if (id.length > SESSION_ID_MAX_CHARS) return `the session id has ${id.length} characters`;
-  const bad = FORBIDDEN.exec(id);
+  // A URL path cannot carry them: fetch and browsers resolve them away before sending.
+  if (id === '.' || id === '..') return `the session id is "${id}"`;
+  const bad = CONTROL_OR_INVISIBLE.exec(id);
   if (bad) {
     const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
     return `character ${bad.index + 1} of the session id is U+${code}`;

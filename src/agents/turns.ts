@@ -34,10 +34,10 @@ export type TagVersionLookup = (sessionId: string, tag: string, versions: readon
  */
 export type ModelCallGate = (system: object) => Promise<void> | undefined;
 
-/** `model.complete(request)`, once the gate (if any) let it through. */
-function gated<T>(gate: ModelCallGate | undefined, system: object, call: () => Promise<T>): Promise<T> {
+/** `model.complete(request)`, once the gate (if any) let it through and unless stopped meanwhile. */
+function gated<T>(gate: ModelCallGate | undefined, system: object, signal: AbortSignal, call: () => Promise<T>): Promise<T> {
   const waiting = gate?.(system);
-  return waiting ? waiting.then(call) : call();
+  return waiting ? waiting.then(() => (signal.throwIfAborted(), call())) : call();
 }
 
 async function fetchVersions(context: SessionContext, wanted: ReadonlyMap<string, number[]>, lookup: TagVersionLookup): Promise<TurnAttachments | undefined> {
@@ -108,7 +108,7 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
 
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup, gate?: ModelCallGate) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => yieldToEventLoop(signal).then(() => {
-    const replied = gated(gate, system, () => model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) }));
+    const replied = gated(gate, system, signal, () => model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) }));
     // Nothing archived (most sessions, most of the time): no reply can need the archive.
     if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
     // A plain (not async) callback: the common reply resolves without an extra promise.
@@ -131,6 +131,6 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, look
     // The request's earlier parts left the context: read them for the brief.
     const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
     const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
-    return gated(gate, system, () => model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(system) }));
+    return gated(gate, system, signal, () => model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(system) }));
   });
 }

@@ -17,6 +17,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod';
 import { UserError } from '../errors.js';
+import { RESERVED_ACTOR_NAMES } from '../runtime/reserved-names.js';
+import { foldName } from '../text/names.js';
 
 /** A token long enough that guessing it is hopeless (e.g. `openssl rand -hex 24`: 48 characters). */
 export const MIN_TOKEN_CHARS = 16;
@@ -25,12 +27,6 @@ const MAX_TOKEN_CHARS = 512;
 const MAX_LIST_BYTES = 256 * 1024;
 const MAX_NAME_CHARS = 64;
 export const ACT_FOR_OTHERS = 'act-for-others';
-
-/**
- * Names a token may not take: the journal's own names for the runtime (`steward`: model
- * results, `system`). The session refuses them as `by` too, with the package's worker ids.
- */
-export const RESERVED_TOKEN_NAMES: readonly string[] = ['steward', 'system'];
 
 /** The caller name of the one shared STEWARD_TOKEN: it names the secret, not a person. */
 export const SHARED_TOKEN_NAME = 'token';
@@ -67,7 +63,7 @@ const Entry = z.strictObject({
     .string()
     .max(MAX_NAME_CHARS, `the name is longer than ${MAX_NAME_CHARS} characters: use a shorter one`)
     .regex(NAME_CHARS, 'the name may use letters, digits and . _ @ - (starting with a letter or digit), e.g. alice or ci-bot')
-    .refine((n) => !RESERVED_TOKEN_NAMES.includes(n.toLowerCase()), `the name is reserved (${RESERVED_TOKEN_NAMES.join(', ')} are the journal's names for the runtime): name the person or service that holds the token`),
+    .refine((n) => !RESERVED_ACTOR_NAMES.includes(foldName(n)), `the name is reserved (${RESERVED_ACTOR_NAMES.join(', ')} are the journal's names for the runtime): name the person or service that holds the token`),
   token: z
     .string()
     .min(MIN_TOKEN_CHARS, `the token is too short to be a secret: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`)`)
@@ -158,4 +154,17 @@ function readTokenFile(path: string): string {
 export function checkSharedToken(token: string): void {
   if (token.length < MIN_TOKEN_CHARS) throw new UserError(`STEWARD_TOKEN is too short to be a secret: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`).`);
   if (!TOKEN_CHARS.test(token)) throw new UserError('STEWARD_TOKEN has characters an Authorization header cannot carry: use letters, digits and . _ ~ + / - (and = at its end), as `openssl rand -hex 24` prints.');
+}
+
+/**
+ * Refuses a token named as a worker of one of `packages`: the session refuses a worker's id
+ * as `by`, so every event that token sent would be refused. Said at start, not per event.
+ */
+export function checkTokenNamesAgainstWorkers(tokens: readonly NamedToken[], packages: Iterable<{ id: string; workers: readonly { id: string }[] }>): void {
+  const workers = new Map<string, string>();
+  for (const pkg of packages) for (const worker of pkg.workers) workers.set(foldName(worker.id), `${pkg.id}/${worker.id}`);
+  const clashes = tokens.filter((t) => workers.has(foldName(t.name))).map((t) => `"${t.name}" (the worker ${workers.get(foldName(t.name))})`);
+  if (clashes.length > 0) {
+    throw new UserError(`Token names ${clashes.join(', ')} are worker ids: the journal uses them for what those workers wrote, so every event these tokens sent would be refused. Rename the tokens (a person's or service's name).`);
+  }
 }

@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { ownRecord } from '../blackboard/keyed.js';
 import { boundedString, DEFAULT_LIMITS } from '../limits.js';
+import { CONTROL_OR_INVISIBLE } from '../text/names.js';
 
 const text = z.string().trim().min(1, 'must not be empty');
 
@@ -24,7 +25,14 @@ export const BY_MAX_CHARS = 120;
  * Who acted: the CLI's `--as` (default the OS user), the inspector's token name, the API's
  * caller. Data like any text: printed through the terminal-safe functions, bounded here.
  */
-const by = z.string().trim().min(1, 'must not be empty').max(BY_MAX_CHARS, `longer than ${BY_MAX_CHARS} characters: give a shorter name`).optional();
+const by = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(BY_MAX_CHARS, `longer than ${BY_MAX_CHARS} characters: give a shorter name`)
+  // A name is one visible line: no newline to forge a journal line, no zero-width or bidi mark to hide a reserved name.
+  .refine((name) => !CONTROL_OR_INVISIBLE.test(name), 'holds a control or invisible character (a newline, a zero-width or bidi mark): give a plain name')
+  .optional();
 
 /**
  * Who sent the event for `by`, when they differ: `steward serve` sets it to the name of a

@@ -6,6 +6,7 @@
  */
 import type { SessionContext } from '../machines/session.context.js';
 import type { UserEvent } from '../machines/session.events.js';
+import { foldName } from '../text/names.js';
 
 export const RESERVED_ACTOR_NAMES: readonly string[] = ['steward', 'system'];
 
@@ -23,10 +24,10 @@ export function reservedActorProblem(event: UserEvent, context: SessionContext):
   for (const field of ['by', 'via'] as const) {
     const name = event[field];
     if (name === undefined) continue;
-    // Case-blind: "Steward" in a log reads as the runtime just as well.
-    const lower = name.toLowerCase();
+    // As a reader sees it: "Steward" or "Ｓteward" in a log reads as the runtime just as well.
+    const folded = foldName(name);
     const workers = workerIds(context);
-    if (!RESERVED_ACTOR_NAMES.includes(lower) && !workers.some((w) => w.toLowerCase() === lower)) continue;
+    if (!RESERVED_ACTOR_NAMES.includes(folded) && !workers.some((w) => foldName(w) === folded)) continue;
     const listed = workers.length > LISTED_WORKERS ? `${workers.slice(0, LISTED_WORKERS).join(', ')}, …` : workers.join(', ');
     return `${field}: ${JSON.stringify(name)} is a reserved name: ${RESERVED_ACTOR_NAMES.join(', ')}${listed ? ` and the worker ids of this session's package (${listed})` : ''} ` +
       `name the runtime and its agents in the journal, so no person may act under them. Give the name of who acted (CLI: --as NAME; steward serve: a token with another name), or leave ${field} out.`;

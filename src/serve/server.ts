@@ -12,7 +12,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import { createServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
-import { checkNamedTokens, checkSharedToken, type NamedToken } from '../http/tokens.js';
+import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
 
 import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from './defaults.js';
 import { isLoopback } from '../http/security.js';
@@ -67,6 +67,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const token = options.token?.trim() || undefined;
   if (token && options.tokens) throw new UserError('startServe got both `token` and `tokens`: give one (named tokens, or one shared STEWARD_TOKEN).');
   const tokens = options.tokens ? checkNamedTokens(options.tokens, 'The named tokens (STEWARD_TOKENS)') : undefined;
+  if (tokens) checkTokenNamesAgainstWorkers(tokens, options.runtime.packages.values());
   if (!token && !tokens && !isLoopback(hostname)) {
     throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
   }

@@ -33,6 +33,7 @@ import type {
   StoredSession,
 } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
+import { checkSessionId } from '../ids.js';
 
 /** How long a command waits for another process's lock: reading commands should not hang. */
 export const WRITE_BUSY_TIMEOUT_MS = 5000;
@@ -131,6 +132,7 @@ export class SqliteStore implements SessionStore {
     snapshot: unknown;
     entry: JournalEntryInput;
   }): Promise<StoredSession> {
+    checkSessionId(session.id, 'SqliteStore.create');
     const at = new Date().toISOString();
     const row: SessionRow = {
       id: session.id,

@@ -17,7 +17,8 @@ it('refuses a reserved `by` with invalid_event, naming the names and the fix; no
       'name the runtime and its agents in the journal, so no person may act under them. Give the name of who acted (CLI: --as NAME; steward serve: a token with another name), or leave by out.',
   });
   expect(steward.view.waitingReason).toBe('intake');
-  for (const by of ['System', ' echo ', 'SUMMARIZE']) {
+  // Another case, width or ligature of a reserved name reads the same; a hidden or line-breaking character is no name at all.
+  for (const by of ['System', ' echo ', 'SUMMARIZE', 'Ｓteward', 'ſteward', 'ｅｃｈｏ', 'steward\u200b', 'ste\u202eward', 'x\nsteward']) {
     const result = await session.send({ type: 'user_submitted_input', by, text: 'Green tea.' });
     expect(result.ok ? 'accepted' : result.error.code, by).toBe('invalid_event');
   }

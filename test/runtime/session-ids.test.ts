@@ -9,10 +9,11 @@ import { InvalidSessionIdError } from '../../src/errors.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { checkSessionId, sessionIdProblem } from '../../src/ids.js';
 
-const RULE = /a session id has 1 to 200 characters, none of them a control or invisible character/;
-const BAD = ['', 'x'.repeat(201), 'x'.repeat(10_000), 'a\u0000b', 'a\u001b[2Jb', 'line\nbreak', 'tab\there', 'a\u202eb', 'zero\u200bwidth', 'del\u007f', 'c1\u0085', 'lone\ud800'];
+const RULE = /a session id has 1 to 200 characters, none of them a control or invisible character, and is not "\." or "\.\."/;
+const BAD = ['.', '..', '', 'x'.repeat(201), 'x'.repeat(10_000), 'a\u0000b', 'a\u001b[2Jb', 'line\nbreak', 'tab\there', 'a\u202eb', 'zero\u200bwidth', 'del\u007f', 'c1\u0085', 'lone\ud800'];
 
 describe('the session id rule', () => {
   it('refuses bad ids in every runtime entry point, naming the rule and never echoing the id', async () => {
@@ -34,10 +35,22 @@ describe('the session id rule', () => {
         expect(error, JSON.stringify(id.slice(0, 20))).toBeInstanceOf(InvalidSessionIdError);
         expect((error as InvalidSessionIdError).code).toBe('invalid_session_id');
         expect((error as Error).message).toMatch(RULE);
-        if (id.length > 1) expect((error as Error).message).not.toContain(id);
+        if (id.length > 1 && id !== '..') expect((error as Error).message).not.toContain(id);
       }
     }
     expect((await store.list()).sessions.map((s) => s.id)).toEqual([real.id]);
+  });
+
+  it('SqliteStore.create refuses them too, before anything is written', async () => {
+    const store = new SqliteStore(':memory:');
+    try {
+      for (const id of BAD) {
+        await expect(store.create({ id, packageId: null, snapshot: {}, entry: { kind: 'created', type: 'created', payload: {}, state: 'idle' } })).rejects.toThrow(InvalidSessionIdError);
+      }
+      expect((await store.list()).sessions).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses them without a store too (createSession({ id }) on a runtime that keeps nothing)', async () => {
