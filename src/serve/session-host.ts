@@ -52,6 +52,8 @@ export class SessionHost {
   readonly owner: string;
   readonly leaseMs: number;
   private readonly held = new Map<string, Held>();
+  /** Sessions this process is letting go of (closing, giving the lease back), by id. */
+  private readonly releasing = new Map<string, Promise<void>>();
   private readonly sends = new Set<Promise<unknown>>();
   private readonly takeovers = new Set<Promise<void>>();
   /** Live events of held sessions, for streams on this process when the store carries none across. */
@@ -208,6 +210,7 @@ export class SessionHost {
     }
     const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null };
     held.ready = (async () => {
+      await this.releasing.get(id);
       // Lease first, then read: what this server loads can no longer change under it.
       const askedAt = performance.now();
       const lease = this.leases ? await this.leases.acquireLease(id, this.owner, this.leaseMs) : null;
@@ -314,11 +317,21 @@ export class SessionHost {
     held.users -= 1;
     if (held.users > 0) return;
     if (this.held.get(id) === held) this.held.delete(id);
-    const session = await held.ready.catch(() => undefined);
-    // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
-    held.unsubscribe?.();
-    await session?.close();
-    await held.keeper?.release();
+    const letGo = (async () => {
+      const session = await held.ready.catch(() => undefined);
+      // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
+      held.unsubscribe?.();
+      await session?.close();
+      await held.keeper?.release();
+    })();
+    // Until the lease is given back, a send that comes in waits for it (see hold) instead of
+    // finding this server's own lease and answering that the session runs elsewhere.
+    this.releasing.set(id, letGo);
+    try {
+      await letGo;
+    } finally {
+      if (this.releasing.get(id) === letGo) this.releasing.delete(id);
+    }
   }
 }
 
