@@ -69,16 +69,15 @@ describe('session.stream()', () => {
       'state running.manager.thinking',
       'start manager 1/12',
       'finish manager replied [list_workers,no_such_tool,read_blackboard,run_worker]',
-      // The first call is checked on the turn's onDone edge, the others in `checking`.
-      'accept list_workers',
       'state running.manager.checking',
+      'accept list_workers',
       'refuse(actorMayUseTool) no_such_tool',
       'refuse(argumentsMatchSchema) read_blackboard',
       'accept run_worker',
       'state running.worker.thinking',
       'start worker 2/12',
       'finish worker replied [submit]',
-      // A one-call reply leads where it goes in one step, without `checking`.
+      'state running.worker.checking',
       'accept submit',
       'artifact a1',
       'state waiting_user.review_artifact',
@@ -258,7 +257,7 @@ describe('session.subscribe()', () => {
     const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Again?' })] }]);
     const restored = createRuntime({ model }).restoreSession(persisted);
     const events = await collect(restored.stream());
-    expect(trace(events)).toEqual(['finish manager replied [ask_user]', 'accept ask_user', 'state waiting_user.intake', 'waiting intake']);
+    expect(trace(events)).toEqual(['finish manager replied [ask_user]', 'state running.manager.checking', 'accept ask_user', 'state waiting_user.intake', 'waiting intake']);
   });
 });
 
