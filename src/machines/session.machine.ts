@@ -34,8 +34,7 @@
  */
 import { assertEvent, assign, emit, enqueueActions, fromPromise, setup, stateIn, type AnyStateMachine } from 'xstate';
 import { UserError } from '../errors.js';
-import type { ToolActor } from '../tools/schemas.js';
-import { findTool } from '../tools/schemas.js';
+import { findTool, type ToolActor } from '../tools/schemas.js';
 import { ancestry, leafNodes, readChart } from './refusals.js';
 import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
@@ -48,7 +47,7 @@ type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; out
 type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
 type SessionEvent = UserEvent | DoneTurn | ErrorTurn;
 type RuleParams = { actor: ToolActor; rule: RuleId };
-type WaitingReason = 'skill_selection' | 'intake' | 'input' | 'approve_step' | 'review_artifact' | 'worker_questions' | 'revision';
+type WaitingReason = report.WaitingReason;
 
 const headKind = (context: SessionContext) => {
   const head = context.reply.queue[0];

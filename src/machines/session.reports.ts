@@ -16,6 +16,9 @@ type Unstamped<E> = E extends { type: 'round_finished' } ? Omit<E, 'sessionId' |
 /** An event as the chart emits it: a live event without what only the runtime knows. */
 export type ChartEvent = SessionStreamEvent extends infer E ? (E extends SessionStreamEvent ? Unstamped<E> : never) : never;
 
+/** What a waiting state waits for: its name under `waiting_user`. */
+export type WaitingReason = StreamEventOf<'waiting'>['reason'];
+
 export type RoundInfo = Pick<StreamEventOf<'round_started'>, 'agent' | 'workerId' | 'burst' | 'maxBurst' | 'round'>;
 
 /** The model round `agent` is about to run (or runs) in `context`: the counts include it. */

@@ -154,8 +154,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (session) return session.archivedVersions(tag, versions);
     return store ? readVersions(storeReader(sessionId), tag, versions) : [];
   };
+  // A model call streams its text only while a listener of its session wants it.
+  const textDeltas = (sessionId: string) => running.get(sessionId)?.textDeltaSink();
   const machine = sessionMachine.provide({
-    actors: { managerTurn: createManagerTurn(options.model, lookup), workerTurn: createWorkerTurn(options.model, promptOf, lookup) },
+    actors: { managerTurn: createManagerTurn(options.model, lookup, textDeltas), workerTurn: createWorkerTurn(options.model, promptOf, lookup, textDeltas) },
   });
   const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
 
