@@ -15,7 +15,7 @@ export {
   type SubscribeOptions,
 } from './runtime/session-events.js';
 export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/view.js';
-export { sessionMachine, replyGuardContext, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
+export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
 export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo, Transcripts, TurnAttachments } from './machines/session.context.js';
 export type { Transcript, WindowLimits } from './machines/transcript.js';
 export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';

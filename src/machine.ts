@@ -16,7 +16,7 @@
  * actor.send({ type: 'user_submitted_input', text: 'A ghost story' });
  * enabledUserEvents(actor.getSnapshot()); // what a UI should offer now
  */
-export { sessionMachine, replyGuardContext, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
+export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
 export {
   DEFAULT_MAX_BURST,
   type SessionContext,

@@ -19,11 +19,16 @@ import { normalizeReply } from '../tools/reply.js';
 import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
 import { nextMacrotask } from './next-macrotask.js';
-import { textDeltaSink } from './text-deltas.js';
 import { workerMessages } from './worker-context.js';
 
 /** Finds a worker's skill prompt (the body of its prompt file). */
 export type SkillPromptLookup = (packageId: string, workerId: string) => string | undefined;
+
+/**
+ * Where a session's model call streams its text: the runtime gives one, which answers for a
+ * session while one of its listeners wants text deltas (undefined: the model does not stream).
+ */
+export type TextDeltaLookup = (sessionId: string) => ((text: string) => void) | undefined;
 
 /** Reads archived versions of a session's tag (the runtime gives one, reading its store or memory). */
 export type TagVersionLookup = (sessionId: string, tag: string, versions: readonly number[]) => Promise<TagVersion[]>;
@@ -93,8 +98,8 @@ export async function fetchArchivedReads(context: SessionContext, reply: ModelRe
 }
 
 /** `onTextDelta` only when a listener of this session wants text: the model streams only then. */
-function deltas(system: object): { onTextDelta?: (text: string) => void } {
-  const sink = textDeltaSink(system);
+function deltas(context: SessionContext, textDeltas: TextDeltaLookup | undefined): { onTextDelta?: (text: string) => void } {
+  const sink = textDeltas?.(context.sessionId);
   return sink ? { onTextDelta: sink } : {};
 }
 
@@ -106,9 +111,9 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
   return nextMacrotask().then(() => signal.throwIfAborted());
 }
 
-export function createManagerTurn(model: Model, lookup?: TagVersionLookup, gate?: ModelCallGate) {
+export function createManagerTurn(model: Model, lookup?: TagVersionLookup, textDeltas?: TextDeltaLookup, gate?: ModelCallGate) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => yieldToEventLoop(signal).then(() => {
-    const replied = gated(gate, system, signal, () => model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) }));
+    const replied = gated(gate, system, signal, () => model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, textDeltas) }));
     // Nothing archived (most sessions, most of the time): no reply can need the archive.
     if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
     // A plain (not async) callback: the common reply resolves without an extra promise.
@@ -119,7 +124,7 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup, gate?
   }));
 }
 
-export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup, gate?: ModelCallGate) {
+export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup, textDeltas?: TextDeltaLookup, gate?: ModelCallGate) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     await yieldToEventLoop(signal);
     const pkg = input.package;
@@ -131,6 +136,6 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, look
     // The request's earlier parts left the context: read them for the brief.
     const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
     const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
-    return gated(gate, system, signal, () => model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(system) }));
+    return gated(gate, system, signal, () => model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(input, textDeltas) }));
   });
 }

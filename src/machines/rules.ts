@@ -3,11 +3,6 @@
  * in the seed's order. The machine's guards (`breaksRule`, `burstUsedUp`), the message a
  * refused tool call gets, the inspector's labels and the docs all come from here, so a rule
  * is changed in one place.
- *
- * A failed check runs once per call: the guard that finds the violation leaves it in a
- * memo keyed by the queued call, and `refuseCall` (the action on the same transition) takes
- * it from there. The memo is a cache of a pure function, not state: dropping it changes no
- * result, only the work done.
  */
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
 import type { QueuedCall } from '../tools/reply.js';
@@ -172,21 +167,9 @@ export const CALL_RULE_ORDER: Readonly<Record<ToolActor, readonly RuleId[]>> = {
   worker: ['actorMayUseTool', 'argumentsMatchSchema', 'tagsWithinOutputTags', 'oneBoundaryPerReply'],
 };
 
-// The violation a guard found, for the action of the same transition: keyed by the queued
-// call object (the same object in the guard and the action). Only violations are kept, so a
-// call that passes costs no bookkeeping; a call breaks at most one rule (it is refused then).
-const found = new WeakMap<QueuedCall, Violation & { actor: ToolActor }>();
-
-/** The rule's check of the head call; a violation found by the guard is not checked again by the action. */
+/** The rule's check of the head call (or, rule 6 and the token budget, of the burst). */
 export function violationOf(context: SessionContext, actor: ToolActor, rule: RuleId): Violation | null {
-  const head = context.reply.queue[0];
-  // Rule 6 and the token budget read the burst, not the call: nothing to keep.
-  if (head === undefined || rule === 'burstWithinLimit' || rule === 'burstTokensWithinBudget') return ruleById[rule].check(context, actor);
-  const known = found.get(head);
-  if (known && known.rule === rule && known.actor === actor) return known;
-  const violation = ruleById[rule].check(context, actor);
-  if (violation) found.set(head, { ...violation, actor });
-  return violation;
+  return ruleById[rule].check(context, actor);
 }
 
 // ── guards on user events ─────────────────────────────────────────────────────

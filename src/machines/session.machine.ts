@@ -12,55 +12,42 @@
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
  *   ├── running
- *   │   ├── manager            thinking (one LLM round; its onDone checks the reply's first call, by rule,
- *   │   │                      and leads where a one-call reply goes) → checking (the calls after the first)
+ *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule)
  *   │   └── worker             thinking → checking
  *   └── done
  *
  * Every guard, action and actor is named here, so the inspector shows the names and
  * `sessionMachine.provide()` swaps them (the runtime provides the real manager and worker
- * turns). The seed's validation rules live in one table (rules.ts): every refusal edge (a
- * turn's onDone, `checking`) is the guard `breaksRule` with params `{ actor, rule }`, rule 6 is `burstUsedUp`,
- * the token budget `burstTokensWithinBudget` (manager: the next round) / `burstTokensUsedUp`
- * (worker: the next call);
- * the guards on user events (hasRequest, …) come with their refusal messages from the same
- * file. No guard is wrapped in `not(...)`, so the Stately tools show every one by name.
+ * turns). A turn's reply is accepted on its onDone edge; `checking` then checks each call by
+ * the rule table (rules.ts): every refusal edge is the guard `breaksRule` with params
+ * `{ actor, rule }`, rule 6 is `burstUsedUp`, the token budget `burstTokensWithinBudget`
+ * (manager: the next round) / `burstTokensUsedUp` (worker: the next call). The guards on user
+ * events (hasRequest, …) come with their refusal messages from the same file. No guard is
+ * wrapped in `not(...)`, so the Stately tools show every one by name; every guard reads the
+ * context as it is.
+ *
+ * The chart reports what happens as it happens, with XState's `emit` (session.reports.ts):
+ * each state announces itself on entry (`announceState`, `announceWaiting`, `announceRound`,
+ * `announceDone`), and each action that changes a fact listeners see reports the change it
+ * made (a call checked, a reply or a failure, an artifact, a notice, a refused event). The
+ * runtime's event hub subscribes with `actor.on('*')` and forwards.
  */
-import { assertEvent, assign, enqueueActions, fromPromise, setup, stateIn, type AnyStateMachine } from 'xstate';
+import { assertEvent, assign, emit, enqueueActions, fromPromise, setup, stateIn, type AnyStateMachine } from 'xstate';
 import { UserError } from '../errors.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
 import { ancestry, leafNodes, readChart } from './refusals.js';
 import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
+import * as report from './session.reports.js';
 import * as update from './session.updates.js';
 import { initialTranscripts } from './transcript.js';
 
 type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
 type SessionEvent = UserEvent | DoneTurn | ErrorTurn;
-
-/**
- * `{ reply: 'arrived' }`: the guard is on a turn's onDone edge, so it reads the reply that
- * just arrived, as the edge's accept action will take it (XState evaluates guards before
- * actions). Without it, the guard reads the context (the `checking` edges, for the calls after
- * the first).
- */
-type Arrived = { reply?: 'arrived' };
-type RuleParams = { actor: ToolActor; rule: RuleId } & Arrived;
-
-/**
- * The context a reply guard reads: with `{ reply: 'arrived' }` (a turn's onDone edge), the
- * context with the turn's reply accepted; else the context itself. Exported for apps that
- * swap a reply guard with `provide()`: such a guard must read `replyGuardContext(context,
- * event, params)`, not `context`, or on the onDone edges it sees the reply before this one.
- */
-export function replyGuardContext(context: SessionContext, event: { type: string; output?: unknown }, params: Arrived | undefined): SessionContext {
-  if (params?.reply !== 'arrived') return context;
-  if (event.type === 'xstate.done.actor.managerTurn') return update.withArrivedReply(context, 'manager', event.output as TurnOutput);
-  if (event.type === 'xstate.done.actor.workerTurn') return update.withArrivedReply(context, 'worker', event.output as TurnOutput);
-  return context;
-}
+type RuleParams = { actor: ToolActor; rule: RuleId };
+type WaitingReason = report.WaitingReason;
 
 const headKind = (context: SessionContext) => {
   const head = context.reply.queue[0];
@@ -91,6 +78,9 @@ const turnNotProvided = (name: string) =>
     throw new UserError(`No ${name} actor: create sessions with createRuntime({ model }), or provide one with sessionMachine.provide({ actors: { ${name} } }).`);
   });
 
+/** The notice a notice action sets, as listeners get it. */
+const noticed = (changes: Partial<SessionContext>): report.ChartEvent => ({ type: 'notice', text: changes.notice ?? '' });
+
 let chart: AnyStateMachine;
 
 // The leaves of the chart, for finding the active state with `stateIn` in the wildcard's action.
@@ -106,6 +96,7 @@ export const sessionMachine = setup({
     context: {} as SessionContext,
     input: {} as SessionInput,
     events: {} as SessionEvent,
+    emitted: {} as report.ChartEvent,
   },
   actors: {
     managerTurn: turnNotProvided('managerTurn'),
@@ -122,35 +113,26 @@ export const sessionMachine = setup({
     editsWithinArtifactTags: ({ context, event }) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
 
     // The rule table (rules.ts), checked on the head of the tool-call queue.
-    breaksRule: ({ context, event }, params: RuleParams) => violationOf(replyGuardContext(context, event, params), params.actor, params.rule) !== null,
-    burstUsedUp: ({ context, event }, params?: Arrived) => violationOf(replyGuardContext(context, event, params), 'manager', 'burstWithinLimit') !== null,
+    breaksRule: ({ context }, params: RuleParams) => violationOf(context, params.actor, params.rule) !== null,
+    burstUsedUp: ({ context }) => violationOf(context, 'manager', 'burstWithinLimit') !== null,
     // The token budget (maxBurstTokens), checked before each model call: the manager's next
     // round goes on only within it; a worker's next call is stopped when it is used up.
-    burstTokensWithinBudget: ({ context, event }, params?: Arrived) => violationOf(replyGuardContext(context, event, params), 'manager', 'burstTokensWithinBudget') === null,
+    burstTokensWithinBudget: ({ context }) => violationOf(context, 'manager', 'burstTokensWithinBudget') === null,
     burstTokensUsedUp: ({ context }) => violationOf(context, 'worker', 'burstTokensWithinBudget') !== null,
 
-    moreCallsQueued: ({ context, event }, params?: Arrived) => replyGuardContext(context, event, params).reply.queue.length > 1,
+    moreCallsQueued: ({ context }) => context.reply.queue.length > 1,
 
     // Where a reply leads, once its last call is settled.
-    choseApprovalStep: ({ context, event }, params?: Arrived) => {
-      const boundary = settledBoundary(replyGuardContext(context, event, params));
+    choseApprovalStep: ({ context }) => {
+      const boundary = settledBoundary(context);
       return boundary?.tool === 'run_worker' && boundary.step.requiresApproval;
     },
-    choseWorkerRun: ({ context, event }, params?: Arrived) => settledBoundary(replyGuardContext(context, event, params))?.tool === 'run_worker',
-    choseClarification: ({ context, event }, params?: Arrived) => {
-      const checked = replyGuardContext(context, event, params);
-      return !checked.intakeConfirmed && isUserTurn(settledBoundary(checked));
-    },
-    choseUserTurn: ({ context, event }, params?: Arrived) => isUserTurn(settledBoundary(replyGuardContext(context, event, params))),
-    choseFinish: ({ context, event }, params?: Arrived) => settledBoundary(replyGuardContext(context, event, params))?.tool === 'finish',
-    workerSubmitted: ({ context, event }, params?: Arrived) => {
-      const { reply } = replyGuardContext(context, event, params);
-      return reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit');
-    },
-    workerAsked: ({ context, event }, params?: Arrived) => {
-      const { reply } = replyGuardContext(context, event, params);
-      return reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user');
-    },
+    choseWorkerRun: ({ context }) => settledBoundary(context)?.tool === 'run_worker',
+    choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
+    choseUserTurn: ({ context }) => isUserTurn(settledBoundary(context)),
+    choseFinish: ({ context }) => settledBoundary(context)?.tool === 'finish',
+    workerSubmitted: ({ context: { reply } }) => reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit'),
+    workerAsked: ({ context: { reply } }) => reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user'),
   },
   actions: {
     selectPackage: assign(({ context, event }) => {
@@ -201,57 +183,92 @@ export const sessionMachine = setup({
       return update.startRevision(context, event.text);
     }),
 
-    /** A worker reply with no call to check: into the transcript (with a nudge), and the round counted. */
-    acceptWorkerReply: assign(({ context, event }) => {
-      assertEvent(event, 'xstate.done.actor.workerTurn');
-      return update.acceptArrivedReply(context, 'worker', event.output);
-    }),
-    /**
-     * A turn's reply accepted (into the transcript, the round and its tokens counted, its calls
-     * queued) and its first call settled, in one assign: one snapshot instead of two on the
-     * edge every round takes (XState copies the snapshot per assign).
-     */
-    acceptAndSettleFirstCall: assign(({ context, event }, { actor }: { actor: ToolActor }) => {
+    /** A turn's reply: into the transcript, the round and its tokens counted, its calls queued for `checking`. */
+    acceptReply: enqueueActions(({ context, event, enqueue }, { actor }: { actor: ToolActor }) => {
       assertEvent(event, ['xstate.done.actor.managerTurn', 'xstate.done.actor.workerTurn']);
-      const accepted = update.withArrivedReply(context, actor, event.output);
-      return { ...update.acceptArrivedReply(context, actor, event.output), ...(actor === 'manager' ? update.settleCall(accepted) : update.settleWorkerCall(accepted)) };
-    }),
-    /** A turn's reply accepted, and its first call refused for breaking `rule`: its tool result is the rule's message. */
-    acceptAndRefuseFirstCall: assign(({ context, event }, { actor, rule }: RuleParams) => {
-      assertEvent(event, ['xstate.done.actor.managerTurn', 'xstate.done.actor.workerTurn']);
-      const accepted = update.withArrivedReply(context, actor, event.output);
-      const violation = violationOf(accepted, actor, rule);
-      if (!violation) throw new Error(`acceptAndRefuseFirstCall ran although ${rule} holds (a bug in Steward: it belongs on a breaksRule transition).`);
-      return { ...update.acceptArrivedReply(context, actor, event.output), ...update.refuseCall(accepted, actor, violation.message) };
+      const accepted = update.acceptReply(context, actor, event.output);
+      enqueue.assign(accepted);
+      enqueue.emit(report.roundReplied({ ...context, ...accepted }, actor, event.output));
     }),
     /** The call at the head of the queue broke `rule`: its tool result is the rule's message. */
-    refuseCall: assign(({ context }, { actor, rule }: RuleParams) => {
-      const violation = violationOf(context, actor, rule);
-      if (!violation) throw new Error(`refuseCall ran although ${rule} holds (a bug in Steward: it belongs on a breaksRule transition).`);
-      return update.refuseCall(context, actor, violation.message);
+    refuseCall: enqueueActions(({ context, enqueue }, { actor, rule }: RuleParams) => {
+      // A guard swapped with provide() may refuse a call the rule passes: it is refused in general words.
+      const reason = violationOf(context, actor, rule)?.message ?? `This call was refused (${rule}).`;
+      const result = update.refusalResult(context, reason);
+      const checked = report.callChecked(context, actor, { rule, result });
+      enqueue.assign(update.refuseCall(context, actor, result));
+      if (checked) enqueue.emit(checked);
     }),
     /** Runs a loop tool, or takes a boundary tool as the reply's choice (no-op on an empty queue). */
-    settleCall: assign(({ context }) => update.settleCall(context)),
+    settleCall: enqueueActions(({ context, enqueue }) => {
+      const checked = report.callChecked(context, 'manager');
+      enqueue.assign(update.settleCall(context));
+      if (checked) enqueue.emit(checked);
+    }),
     /** Takes a submit or ask_user as the worker's choice (no-op on an empty queue). */
-    settleWorkerCall: assign(({ context }) => update.settleWorkerCall(context)),
+    settleWorkerCall: enqueueActions(({ context, enqueue }) => {
+      const checked = report.callChecked(context, 'worker');
+      enqueue.assign(update.settleWorkerCall(context));
+      if (checked) enqueue.emit(checked);
+    }),
 
     proposeStep: assign(({ context }) => update.takeStep(context)),
     showManagerMessage: assign(({ context }) => update.showManagerMessage(context)),
     startWorkerRun: assign(({ context }) => ({ ...update.startWorkerConversation(context), intakeConfirmed: true })),
-    publishArtifact: assign(({ context }) => update.publishArtifact(context)),
+    publishArtifact: enqueueActions(({ context, enqueue }) => {
+      const published = update.publishArtifact(context);
+      enqueue.assign(published);
+      const event = report.artifactPublished({ ...context, ...published });
+      if (event) enqueue.emit(event);
+    }),
     askWorkerQuestions: assign(({ context }) => update.askWorkerQuestions(context)),
-    noticeBurstLimit: assign(({ context }) => update.noticeBurstLimit(context)),
-    noticeWorkerBurstLimit: assign(({ context }) => update.noticeWorkerBurstLimit(context)),
-    noticeTokenBudget: assign(({ context }) => update.noticeTokenBudget(context)),
-    noticeWorkerTokenBudget: assign(({ context }) => update.noticeWorkerTokenBudget(context)),
-    noticeManagerFailure: assign(({ event }) => {
+    noticeBurstLimit: enqueueActions(({ context, enqueue }) => {
+      const changes = update.noticeBurstLimit(context);
+      enqueue.assign(changes);
+      enqueue.emit(noticed(changes));
+    }),
+    noticeWorkerBurstLimit: enqueueActions(({ context, enqueue }) => {
+      const changes = update.noticeWorkerBurstLimit(context);
+      enqueue.assign(changes);
+      enqueue.emit(noticed(changes));
+    }),
+    noticeTokenBudget: enqueueActions(({ context, enqueue }) => {
+      const changes = update.noticeTokenBudget(context);
+      enqueue.assign(changes);
+      enqueue.emit(noticed(changes));
+    }),
+    noticeWorkerTokenBudget: enqueueActions(({ context, enqueue }) => {
+      const changes = update.noticeWorkerTokenBudget(context);
+      enqueue.assign(changes);
+      enqueue.emit(noticed(changes));
+    }),
+    noticeManagerFailure: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'xstate.error.actor.managerTurn');
-      return update.noticeModelFailure('manager', event.error);
+      enqueue.emit(report.roundFailed(context, 'manager', event.error));
+      const changes = update.noticeModelFailure('manager', event.error);
+      enqueue.assign(changes);
+      enqueue.emit(noticed(changes));
     }),
-    noticeWorkerFailure: assign(({ context, event }) => {
+    noticeWorkerFailure: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'xstate.error.actor.workerTurn');
-      return update.noticeWorkerFailure(context, event.error);
+      enqueue.emit(report.roundFailed(context, 'worker', event.error));
+      const changes = update.noticeWorkerFailure(context, event.error);
+      enqueue.assign(changes);
+      enqueue.emit(noticed(changes));
     }),
+
+    // Each state says it was entered; a waiting state, what it waits for; a thinking state,
+    // the model round it starts.
+    announceState: emit((_, { state }: { state: string }) => ({ type: 'state_entered' as const, state })),
+    announceWaiting: emit((_, { reason }: { reason: WaitingReason }) => ({ type: 'waiting' as const, reason, state: `waiting_user.${reason}` })),
+    announceRound: emit(({ context }) => ({ type: 'round_started' as const, ...report.roundOf(context, 'manager') })),
+    // A worker round starts unless the burst or the token budget stops it (thinking's own eventless edges).
+    announceWorkerRound: enqueueActions(({ context, check, enqueue }) => {
+      const named = (guard: 'burstUsedUp' | 'burstTokensUsedUp') => check(guard as unknown as Parameters<typeof check>[0]);
+      if (named('burstUsedUp') || named('burstTokensUsedUp')) return;
+      enqueue.emit({ type: 'round_started', ...report.roundOf(context, 'worker') });
+    }),
+    announceDone: emit(({ context }) => ({ type: 'done' as const, summary: context.message })),
 
     /**
      * Root wildcard: an event no active state takes is recorded with its reason, never
@@ -266,6 +283,9 @@ export const sessionMachine = setup({
       const reason = refusal?.reason ?? `"${event.type}" was refused by a guard.`;
       const state = refusal?.state ?? (leaf ? leaf.path.join('.') : 'done');
       enqueue.assign(update.recordRejection(context, { type: event.type, state, reason, ...stampOf(event) }));
+      enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason });
+      // The session still waits for the user, as it did before the event.
+      if (leaf?.path[0] === 'waiting_user') enqueue.emit({ type: 'waiting', reason: leaf.path[1] as WaitingReason, state: leaf.path.join('.') });
     }),
   },
 }).createMachine({
@@ -306,11 +326,13 @@ export const sessionMachine = setup({
       initial: 'input',
       states: {
         skill_selection: {
+          entry: [{ type: 'announceState', params: { state: 'waiting_user.skill_selection' } }, { type: 'announceWaiting', params: { reason: 'skill_selection' } }],
           on: {
             user_selected_package: { guard: 'packageIsKnown', target: 'intake', actions: 'selectPackage' },
           },
         },
         intake: {
+          entry: [{ type: 'announceState', params: { state: 'waiting_user.intake' } }, { type: 'announceWaiting', params: { reason: 'intake' } }],
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
             user_confirmed_intake: { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
@@ -320,6 +342,7 @@ export const sessionMachine = setup({
           },
         },
         input: {
+          entry: [{ type: 'announceState', params: { state: 'waiting_user.input' } }, { type: 'announceWaiting', params: { reason: 'input' } }],
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordUserInput'] },
             user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
@@ -327,24 +350,28 @@ export const sessionMachine = setup({
           },
         },
         approve_step: {
+          entry: [{ type: 'announceState', params: { state: 'waiting_user.approve_step' } }, { type: 'announceWaiting', params: { reason: 'approve_step' } }],
           on: {
             user_approved_next_step: { guard: 'editedRoleIsWorkers', target: '#session.running.worker', actions: ['resetBurst', 'approveStep', 'startWorkerRun'] },
             user_rejected_next_step: { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
           },
         },
         review_artifact: {
+          entry: [{ type: 'announceState', params: { state: 'waiting_user.review_artifact' } }, { type: 'announceWaiting', params: { reason: 'review_artifact' } }],
           on: {
             user_accepted_artifact: { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             user_rejected_artifact: { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
           },
         },
         worker_questions: {
+          entry: [{ type: 'announceState', params: { state: 'waiting_user.worker_questions' } }, { type: 'announceWaiting', params: { reason: 'worker_questions' } }],
           on: {
             user_answered_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
             user_skipped_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
           },
         },
         revision: {
+          entry: [{ type: 'announceState', params: { state: 'waiting_user.revision' } }, { type: 'announceWaiting', params: { reason: 'revision' } }],
           on: {
             user_submitted_input: { target: '#session.running.worker', actions: ['resetBurst', 'startRevision'] },
           },
@@ -359,39 +386,20 @@ export const sessionMachine = setup({
           initial: 'thinking',
           states: {
             thinking: {
+              entry: [{ type: 'announceState', params: { state: 'running.manager.thinking' } }, 'announceRound'],
               invoke: {
                 id: 'managerTurn',
                 src: 'managerTurn',
                 input: ({ context }) => context,
-                // The reply's first call is checked on these edges, against the rules in
-                // CALL_RULE_ORDER (rules.ts: the seed's order, rule 5 before 2 so that a passed
-                // inputTags gets its own message; one-boundary-per-reply cannot refuse a first
-                // call): refused or settled, and where a one-call reply (the common case)
-                // leads, in one step. The guards read the reply as the edge's action will take
-                // it ({ reply: 'arrived' }). The calls after the first: `checking`.
-                onDone: [
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'managerOmitsTagLists', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
-                  { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'workerIsRegistered', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
-                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } } },
-                  { guard: { type: 'choseApprovalStep', params: { reply: 'arrived' } }, target: '#session.waiting_user.approve_step', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'proposeStep'] },
-                  { guard: { type: 'choseWorkerRun', params: { reply: 'arrived' } }, target: '#session.running.worker', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'proposeStep', 'startWorkerRun'] },
-                  { guard: { type: 'choseClarification', params: { reply: 'arrived' } }, target: '#session.waiting_user.intake', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
-                  { guard: { type: 'choseUserTurn', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
-                  { guard: { type: 'choseFinish', params: { reply: 'arrived' } }, target: '#session.done', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'showManagerMessage'] },
-                  { guard: { type: 'burstUsedUp', params: { reply: 'arrived' } }, target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'noticeBurstLimit'] },
-                  // A loop tool: the next round, its actor started anew.
-                  { guard: { type: 'burstTokensWithinBudget', params: { reply: 'arrived' } }, target: 'thinking', reenter: true, actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } } },
-                  { target: '#session.waiting_user.input', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'manager' } }, 'noticeTokenBudget'] },
-                ],
+                onDone: { target: 'checking', actions: { type: 'acceptReply', params: { actor: 'manager' } } },
                 onError: { target: '#session.waiting_user.input', actions: 'noticeManagerFailure' },
               },
             },
-            // The calls after the first (a reply's first call refused, or more than one call):
-            // each pass checks the head of the queue by the same rules, in the same order, and
-            // refuses or settles it; the last call is settled on the transition that leaves.
+            // Each pass checks the head of the queue against the rules in CALL_RULE_ORDER (rules.ts:
+            // the seed's order, rule 5 before 2 so that a passed inputTags gets its own message) and
+            // refuses it, or settles it; the last call is settled on the transition that leaves.
             checking: {
+              entry: { type: 'announceState', params: { state: 'running.manager.checking' } },
               always: [
                 { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
                 { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'managerOmitsTagLists' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
@@ -418,6 +426,7 @@ export const sessionMachine = setup({
           initial: 'thinking',
           states: {
             thinking: {
+              entry: [{ type: 'announceState', params: { state: 'running.worker.thinking' } }, 'announceWorkerRound'],
               always: [
                 { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: 'noticeWorkerBurstLimit' },
                 { guard: 'burstTokensUsedUp', target: '#session.waiting_user.input', actions: 'noticeWorkerTokenBudget' },
@@ -426,21 +435,12 @@ export const sessionMachine = setup({
                 id: 'workerTurn',
                 src: 'workerTurn',
                 input: ({ context }) => context,
-                // As the manager's: the first call checked here, the others in `checking`.
-                onDone: [
-                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'actorMayUseTool', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
-                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'argumentsMatchSchema', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
-                  { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'tagsWithinOutputTags', reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndRefuseFirstCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } } },
-                  { guard: { type: 'moreCallsQueued', params: { reply: 'arrived' } }, target: 'checking', actions: { type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } } },
-                  { guard: { type: 'workerSubmitted', params: { reply: 'arrived' } }, target: '#session.waiting_user.review_artifact', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } }, 'publishArtifact'] },
-                  { guard: { type: 'workerAsked', params: { reply: 'arrived' } }, target: '#session.waiting_user.worker_questions', actions: [{ type: 'acceptAndSettleFirstCall', params: { actor: 'worker' } }, 'askWorkerQuestions'] },
-                  // Nothing usable in this reply: the worker tries again (the round counted).
-                  { target: 'thinking', reenter: true, actions: 'acceptWorkerReply' },
-                ],
+                onDone: { target: 'checking', actions: { type: 'acceptReply', params: { actor: 'worker' } } },
                 onError: { target: '#session.waiting_user.input', actions: 'noticeWorkerFailure' },
               },
             },
             checking: {
+              entry: { type: 'announceState', params: { state: 'running.worker.checking' } },
               always: [
                 { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'actorMayUseTool' } }, actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
                 { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'argumentsMatchSchema' } }, actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
@@ -458,7 +458,7 @@ export const sessionMachine = setup({
       },
     },
 
-    done: { type: 'final' },
+    done: { type: 'final', entry: [{ type: 'announceState', params: { state: 'done' } }, 'announceDone'] },
   },
 });
 

@@ -206,32 +206,6 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
   };
 }
 
-/**
- * The reply that just arrived, for a turn's onDone edges. XState evaluates a transition's
- * guards before its actions, so the guards of those edges read the context as acceptReply
- * will leave it (`withArrivedReply`), and the edge's action (acceptAndSettleFirstCall,
- * acceptAndRefuseFirstCall, acceptWorkerReply) takes that same update (`acceptArrivedReply`). One slot keeps it, as guards and action run
- * in the same macrostep: a cache of a pure function, not state (dropping it changes no
- * result, only the work done). It also gives guard and action the same queued-call objects,
- * which the rule memo of rules.ts is keyed by.
- */
-let lastArrival: { ctx: SessionContext; actor: ToolActor; output: TurnOutput; update: Update; after: SessionContext } | null = null;
-
-function arrival(ctx: SessionContext, actor: ToolActor, output: TurnOutput) {
-  const last = lastArrival;
-  if (last !== null && last.ctx === ctx && last.output === output && last.actor === actor) return last;
-  const update = acceptReply(ctx, actor, output);
-  return (lastArrival = { ctx, actor, output, update, after: { ...ctx, ...update } });
-}
-
-/** The accept: the last to read the slot, which it empties (it must not keep a closed session's context alive). */
-export function acceptArrivedReply(ctx: SessionContext, actor: ToolActor, output: TurnOutput): Update {
-  const { update } = arrival(ctx, actor, output);
-  lastArrival = null;
-  return update;
-}
-export const withArrivedReply = (ctx: SessionContext, actor: ToolActor, output: TurnOutput): SessionContext => arrival(ctx, actor, output).after;
-
 /** A call's tokens (prompt + completion); a missing or malformed usage counts 0. */
 function tokensOf(usage: { promptTokens?: unknown; completionTokens?: unknown } | undefined): number {
   return usage ? count(usage.promptTokens) + count(usage.completionTokens) : 0;
@@ -239,11 +213,13 @@ function tokensOf(usage: { promptTokens?: unknown; completionTokens?: unknown } 
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
-export function refuseCall(ctx: SessionContext, actor: ToolActor, reason: string): Update {
-  const call = head(ctx);
-  // Bounded: a refusal that lists what was wrong (10,000 tags…) must not flood the next prompt.
-  const content = `Error: ${clip(reason, DEFAULT_LIMITS.refusalMessageChars)}`;
-  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, toolResult(call, content)) };
+/** The tool result of a refused head call: the rule's message, bounded (a list of 10,000 tags must not flood the next prompt). */
+export function refusalResult(ctx: SessionContext, reason: string): ChatMessage {
+  return toolResult(head(ctx), `Error: ${clip(reason, DEFAULT_LIMITS.refusalMessageChars)}`);
+}
+
+export function refuseCall(ctx: SessionContext, actor: ToolActor, result: ChatMessage): Update {
+  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, result) };
 }
 
 export function runLoopCall(ctx: SessionContext): Update {

@@ -193,8 +193,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (leasing) gates.set(actor.system, leasing);
     return actor.start();
   };
+  // A model call streams its text only while a listener of its session wants it.
+  const textDeltas = (sessionId: string) => running.get(sessionId)?.textDeltaSink();
   const machine = sessionMachine.provide({
-    actors: { managerTurn: createManagerTurn(options.model, lookup, beforeModelCall), workerTurn: createWorkerTurn(options.model, promptOf, lookup, beforeModelCall) },
+    actors: { managerTurn: createManagerTurn(options.model, lookup, textDeltas, beforeModelCall), workerTurn: createWorkerTurn(options.model, promptOf, lookup, textDeltas, beforeModelCall) },
   });
   const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
 

@@ -185,6 +185,14 @@ export class Session {
     return this.events?.listenerCount ?? 0;
   }
 
+  /**
+   * @internal Where this session's model calls stream their text while a listener wants it
+   * (undefined otherwise: the model then does not stream). The runtime's turns call it.
+   */
+  textDeltaSink(): ((text: string) => void) | undefined {
+    return this.events?.textDeltaSink;
+  }
+
   private eventHub(): SessionEventHub {
     return (this.events ??= new SessionEventHub(this.id, () => this.actor));
   }

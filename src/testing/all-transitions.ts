@@ -32,7 +32,7 @@ import {
 import { getShortestPaths } from 'xstate/graph';
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
 import { TransitionTestError } from '../errors.js';
-import { acceptedUserEvents, stateString } from '../machines/refusals.js';
+import { acceptedUserEvents, activeNodes, stateString } from '../machines/refusals.js';
 import { ruleById } from '../machines/rules.js';
 import type { PackageInfo, SessionContext, SessionInput } from '../machines/session.context.js';
 import { userEventTypes, type UserEvent, type UserEventType } from '../machines/session.events.js';
@@ -185,7 +185,7 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
   const offered = (snapshot: AnyMachineSnapshot): EventObject[] => {
     // A refused event ends its path: the rejection states are leaves of the graph.
     if (snapshot.status !== 'active' || (snapshot.context as SessionContext).rejections.length > 0) return [];
-    const own = new Set((snapshot._nodes as AnyStateNode[]).flatMap((n) => n.ownEvents));
+    const own = new Set(activeNodes(snapshot.machine, snapshot.value).flatMap((n) => n.ownEvents));
     const events: EventObject[] = [];
     const resultsOf = new Map<string, ActorResult[]>();
     for (const type of own) {

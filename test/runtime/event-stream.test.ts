@@ -3,7 +3,6 @@
  * the strict ScriptedModel (and, for text deltas, OpenAIModel against the fake server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { textDeltaSink } from '../../src/agents/text-deltas.js';
 import { scriptedCall, createRuntime, ScriptedModel, type Model, type ScriptStep } from '../../src/index.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { Session } from '../../src/runtime/session.js';
@@ -69,16 +68,15 @@ describe('session.stream()', () => {
       'state running.manager.thinking',
       'start manager 1/12',
       'finish manager replied [list_workers,no_such_tool,read_blackboard,run_worker]',
-      // The first call is checked on the turn's onDone edge, the others in `checking`.
-      'accept list_workers',
       'state running.manager.checking',
+      'accept list_workers',
       'refuse(actorMayUseTool) no_such_tool',
       'refuse(argumentsMatchSchema) read_blackboard',
       'accept run_worker',
       'state running.worker.thinking',
       'start worker 2/12',
       'finish worker replied [submit]',
-      // A one-call reply leads where it goes in one step, without `checking`.
+      'state running.worker.checking',
       'accept submit',
       'artifact a1',
       'state waiting_user.review_artifact',
@@ -258,7 +256,7 @@ describe('session.subscribe()', () => {
     const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Again?' })] }]);
     const restored = createRuntime({ model }).restoreSession(persisted);
     const events = await collect(restored.stream());
-    expect(trace(events)).toEqual(['finish manager replied [ask_user]', 'accept ask_user', 'state waiting_user.intake', 'waiting intake']);
+    expect(trace(events)).toEqual(['finish manager replied [ask_user]', 'state running.manager.checking', 'accept ask_user', 'state waiting_user.intake', 'waiting intake']);
   });
 });
 
@@ -289,7 +287,7 @@ describe('text deltas', () => {
     expect(ofType(events, 'round_finished')[0]!.usage).toEqual({ promptTokens: 50, completionTokens: 12 });
     expect(session.view().message).toBe('Which tea?');
     // The reader is gone: the next model call would not stream.
-    expect(textDeltaSink(session.actorRef.system)).toBeUndefined();
+    expect(session.textDeltaSink()).toBeUndefined();
   });
 
   it('a listener gets every piece; a stream read late holds them merged, one string per round', async () => {
@@ -330,7 +328,7 @@ describe('memory', () => {
     expect(session.listenerCount).toBe(500);
     await session.send(request);
     expect(session.listenerCount).toBe(0);
-    expect(textDeltaSink(session.actorRef.system)).toBeUndefined();
+    expect(session.textDeltaSink()).toBeUndefined();
     // Each kept its own run's events for a late reader; the session holds none of them.
     expect(trace(await collect(streams[0]!)).at(-1)).toBe('waiting review_artifact');
   });
@@ -353,16 +351,16 @@ describe('memory', () => {
       { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Which tea?' })] },
       { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Green or black?' })] },
     ]);
-    // Count the inspection subscriptions the hub takes on the actor system, and their ends.
-    const system = session.actorRef.system;
-    const inspect = system.inspect.bind(system);
+    // Count the subscriptions the hub takes on the chart's emitted events, and their ends.
+    const actor = session.actorRef;
+    const on = actor.on.bind(actor);
     let taken = 0;
     let ended = 0;
-    system.inspect = ((observer: Parameters<typeof inspect>[0]) => {
-      const subscription = inspect(observer);
+    actor.on = ((type: Parameters<typeof on>[0], handler: Parameters<typeof on>[1]) => {
+      const subscription = on(type, handler);
       taken++;
       return { unsubscribe: () => (ended++, subscription.unsubscribe()) };
-    }) as typeof system.inspect;
+    }) as typeof actor.on;
     const seen: string[] = [];
     const off = session.subscribe((e) => seen.push(e.type));
     await session.send(request);
@@ -371,7 +369,7 @@ describe('memory', () => {
     off();
     off(); // twice is harmless
     expect(session.listenerCount).toBe(0);
-    expect(ended, 'the hub let go of the actor system').toBe(1);
+    expect(ended, 'the hub let go of the actor').toBe(1);
     await session.send({ type: 'user_submitted_input', text: 'Green.' });
     expect(seen).toHaveLength(count);
     expect(taken, 'nothing subscribed again').toBe(1);

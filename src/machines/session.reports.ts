@@ -1,0 +1,89 @@
+/**
+ * What the chart tells its listeners: the events its actions `emit` (XState v5 `emit`,
+ * delivered to `actor.on(...)` once the macrostep is over). Each is built here from the
+ * context the action sees, as a pure function: emitted events are action objects, so a
+ * transition stays deterministic. The runtime's event hub only stamps them (`sessionId`,
+ * `at`, a round's `durationMs`: the clock is not the chart's) and forwards them.
+ */
+import type { ChatMessage } from '../models/model.js';
+import type { ToolActor } from '../tools/schemas.js';
+import type { SessionStreamEvent, StreamEventOf } from '../runtime/session-events.js';
+import { MAX_TOOL_NAME } from '../runtime/session-events.js';
+import type { SessionContext, TurnOutput } from './session.context.js';
+
+type Unstamped<E> = E extends { type: 'round_finished' } ? Omit<E, 'sessionId' | 'at' | 'durationMs'> : Omit<E, 'sessionId' | 'at'>;
+
+/** An event as the chart emits it: a live event without what only the runtime knows. */
+export type ChartEvent = SessionStreamEvent extends infer E ? (E extends SessionStreamEvent ? Unstamped<E> : never) : never;
+
+/** What a waiting state waits for: its name under `waiting_user`. */
+export type WaitingReason = StreamEventOf<'waiting'>['reason'];
+
+export type RoundInfo = Pick<StreamEventOf<'round_started'>, 'agent' | 'workerId' | 'burst' | 'maxBurst' | 'round'>;
+
+/** The model round `agent` is about to run (or runs) in `context`: the counts include it. */
+export function roundOf(context: SessionContext, agent: ToolActor): RoundInfo {
+  return {
+    agent,
+    workerId: agent === 'worker' ? (context.step?.workerId ?? null) : null,
+    burst: Math.min(context.burst + 1, context.maxBurst),
+    maxBurst: context.maxBurst,
+    round: context.rounds + 1,
+  };
+}
+
+/** A model may invent any tool name, of any length: events carry at most MAX_TOOL_NAME characters. */
+export function clipName(name: unknown): string {
+  const text = String(name);
+  return text.length > MAX_TOOL_NAME ? `${text.slice(0, MAX_TOOL_NAME - 1)}…` : text;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function usageOf(value: unknown): StreamEventOf<'round_finished'>['usage'] {
+  const u = value as { promptTokens?: unknown; completionTokens?: unknown } | null | undefined;
+  const ok = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+  return u && ok(u.promptTokens) && ok(u.completionTokens) ? { promptTokens: u.promptTokens, completionTokens: u.completionTokens } : null;
+}
+
+/** The round that just replied, read from the context its accept left (the round is counted there). */
+export function roundReplied(accepted: SessionContext, agent: ToolActor, output: TurnOutput): ChartEvent {
+  const counted = { ...accepted, burst: accepted.burst - 1, rounds: accepted.rounds - 1 };
+  return {
+    type: 'round_finished',
+    ...roundOf(counted, agent),
+    outcome: 'replied',
+    usage: usageOf(output?.usage),
+    totalUsage: { ...accepted.ledger.usage },
+    toolCalls: accepted.reply.queue.map((q) => clipName(q.call.function.name)),
+  };
+}
+
+/** The round whose model call failed, read from the context before the failure is noticed. */
+export function roundFailed(context: SessionContext, agent: ToolActor, error: unknown): ChartEvent {
+  return { type: 'round_finished', ...roundOf(context, agent), outcome: 'failed', usage: null, totalUsage: { ...context.ledger.usage }, toolCalls: [], error: errorText(error) };
+}
+
+/**
+ * The head call of the queue, checked: accepted, or refused by `rule` with the tool result
+ * the model was told (`refusal`, as appended to its transcript: "Error: …").
+ */
+export function callChecked(context: SessionContext, actor: ToolActor, refused?: { rule: string; result: ChatMessage }): ChartEvent | null {
+  const head = context.reply.queue[0];
+  if (!head) return null;
+  const base = {
+    type: 'tool_call_checked' as const,
+    agent: actor,
+    workerId: actor === 'worker' ? (context.step?.workerId ?? null) : null,
+    callId: head.call.id,
+    tool: clipName(head.call.function.name),
+  };
+  if (!refused) return { ...base, accepted: true };
+  return { ...base, accepted: false, rule: refused.rule, message: String(refused.result.content).replace(/^Error: /, '') };
+}
+
+/** The artifact the last publish added (the newest of the list). */
+export function artifactPublished(context: SessionContext): ChartEvent | null {
+  const a = context.artifacts[context.artifacts.length - 1];
+  return a ? { type: 'artifact_published', artifactId: a.id, workerId: a.workerId, tags: { ...a.tags }, revises: a.revises ?? null } : null;
+}
