@@ -24,7 +24,7 @@ import type { SessionStreamEvent } from '../runtime/session-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
-import { HttpError } from './http-error.js';
+import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
 interface Held {
@@ -298,8 +298,4 @@ export class SessionHost {
     await session?.close();
     await held.keeper?.release();
   }
-}
-
-function notFound(id: string): HttpError {
-  return new HttpError(404, 'session_not_found', `No session "${id}" in this store. List them with GET /sessions or create one with POST /sessions.`);
 }

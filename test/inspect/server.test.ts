@@ -95,7 +95,7 @@ describe('the local inspector server', () => {
       const big = await raw('POST', events, { 'x-steward-token': inspector.token, 'content-type': 'application/json', ...headers }, huge).catch((error: Error) => ({ status: 0, type: '', text: error.message }));
       if (big.status !== 0) {
         expect(big.status).toBe(413);
-        expect(JSON.parse(big.text)).toMatchObject({ ok: false, error: { code: 'body_too_large' } });
+        expect(JSON.parse(big.text)).toEqual({ error: { code: 'body_too_large', message: 'The body is larger than 1000000 bytes, the limit of this server.' } });
       } else {
         expect(big.text).toMatch(/socket hang up|ECONNRESET|EPIPE/);
       }

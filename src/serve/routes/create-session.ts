@@ -1,6 +1,6 @@
 import type { RouteModule } from '../route.js';
 import { jsonBody } from '../route.js';
-import { HttpError, parseOr400 } from '../http-error.js';
+import { HttpError, parseOr400 } from '../../http/errors.js';
 import { callerKey } from '../../http/rate-limit.js';
 import { CreateSessionBody, ErrorBody, ViewResponse } from '../schemas.js';
 

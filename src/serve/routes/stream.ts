@@ -15,11 +15,10 @@
 import { streamSSE } from 'hono/streaming';
 import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
-import { HttpError, parseOr400, toHttpError } from '../http-error.js';
+import { describeForLog, parseOr400, sessionNotFound, toHttpError, worthLogging } from '../../http/errors.js';
 import { ErrorBody, StreamQuery } from '../schemas.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../runtime/session-events.js';
 import { safeLine } from '../../text/safe-text.js';
-import { StoreError } from '../../errors.js';
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
@@ -44,7 +43,7 @@ export const stream: RouteModule = {
       const after = lastEventId !== undefined
         ? parseOr400(StreamQuery.shape.after, lastEventId.trim(), 'Last-Event-ID header') ?? 0
         : query(c, StreamQuery).after ?? 0;
-      if (!(await store.load(id))) throw new HttpError(404, 'session_not_found', `No session "${id}" in this store.`);
+      if (!(await store.load(id))) throw sessionNotFound(id);
 
       return streamSSE(c, async (sse) => {
         let cursor = after;
@@ -113,7 +112,7 @@ export const stream: RouteModule = {
           // The store failed mid-stream: say so in the stream's own terms, then end it
           // (the EventSource reconnects with Last-Event-ID and resumes where it was).
           const http = toHttpError(error);
-          if (http.status === 500 || error instanceof StoreError) log(`stream ${safeLine(id)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          if (worthLogging(error, http)) log(`stream ${safeLine(id)}: ${describeForLog(error)}`);
           await sse.writeSSE({ event: 'error', data: JSON.stringify(http.body()) }).catch(() => {});
         } finally {
           streams.delete(handle);
