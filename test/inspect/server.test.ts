@@ -203,6 +203,18 @@ describe('the local inspector server', () => {
     elsewhere.stop();
   });
 
+  it('creates a session from the body steward serve takes (its schema), and refuses a malformed one', async () => {
+    const { api, store } = await setup();
+    const before = (await store.list()).sessions.length;
+    const bad = await api('POST', '/sessions', { packageId: 3 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('packageId'), issues: [expect.objectContaining({ path: 'packageId' })] } });
+    expect((await store.list()).sessions).toHaveLength(before);
+    const made = await api('POST', '/sessions', { packageId: 'tiny', maxBurst: 3 });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ view: { packageId: 'tiny', maxBurst: 3 } });
+  });
+
   it('time travel: /at/:seq rebuilds an earlier state', async () => {
     const { api, session } = await setup();
     await session.send({ type: 'user_submitted_input', text: 'Tea.' });

@@ -2,6 +2,8 @@
 import type { Hono } from 'hono';
 import { json, type InspectorContext } from './context.js';
 import { jsonBody } from '../../http/body.js';
+import { parseOr400 } from '../../http/errors.js';
+import { CreateSessionBody } from '../../serve/schemas.js';
 import { listAll } from '../../store/list-page.js';
 
 export function sessionsRoute(app: Hono, ctx: InspectorContext): void {
@@ -10,9 +12,9 @@ export function sessionsRoute(app: Hono, ctx: InspectorContext): void {
     return json(c, { sessions: list.map((s) => ({ ...s, live: ctx.runtime.live.has(s.id) })) });
   });
   app.post('/sessions', async (c) => {
-    const body = (await jsonBody(c, {})) as { packageId?: unknown } | null;
-    const packageId = typeof body?.packageId === 'string' && body.packageId ? body.packageId : undefined;
-    const session = await ctx.runtime.createSession(packageId ? { packageId } : {});
+    // The body `steward serve` takes for a new session, checked by the same schema.
+    const { packageId, maxBurst } = parseOr400(CreateSessionBody, await jsonBody(c, {}), 'body');
+    const session = await ctx.runtime.createSession({ ...(packageId !== undefined ? { packageId } : {}), ...(maxBurst !== undefined ? { maxBurst } : {}) });
     return json(c, { id: session.id, view: session.view() }, 201);
   });
 }
