@@ -8,7 +8,6 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { HttpError, parseOr400 } from '../http/errors.js';
-export { jsonBody } from '../http/body.js';
 import { SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
 import type { SessionHost } from './session-host.js';
 

@@ -1,5 +1,6 @@
 import type { RouteModule } from '../route.js';
-import { jsonBody, sessionId } from '../route.js';
+import { sessionId } from '../route.js';
+import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
 import { clientResult, HttpError, parseOr400, statusOf } from '../../http/errors.js';
 import { ErrorBody, SendResultSchema, UserEventSchema } from '../schemas.js';
