@@ -1,11 +1,14 @@
 /**
- * Bearer-token authentication for an HTTP server, and what it proves about who acted.
- * The middleware puts the authenticated caller on the hono context (`c.get('caller')`);
- * `attribute` turns the `by` an event claims into the `by` the journal may record.
+ * Token authentication for Steward's HTTP servers, and what it proves about who acted.
+ * `steward serve`: bearer tokens (`tokenAuth`), which put the authenticated caller on the
+ * hono context (`c.get('caller')`); `attribute` turns the `by` an event claims into the
+ * `by` the journal may record. The inspector: the one random token its page's URL carries
+ * (`pageTokenAuth`). Either way tokens are compared as SHA-256 digests in constant time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
+import { HttpError } from './errors.js';
 import { ACT_FOR_OTHERS, SHARED_TOKEN_NAME, type ServeTokens } from './tokens.js';
 
 /** Who sent a request, as its bearer token proves it. */
@@ -55,6 +58,20 @@ export function tokenAuth(tokens: ServeTokens, isPublic: (path: string) => boole
     invalidToken: { message: refusal(`Wrong token: use ${which}.`) },
   });
   return async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next));
+}
+
+/**
+ * The middleware that refuses a request without `token` (403), given as the header
+ * `x-steward-token` or as `?token=` (an EventSource cannot send headers). `fix` says where
+ * the right token is.
+ */
+export function pageTokenAuth(token: string, fix: string): MiddlewareHandler {
+  const wanted = digest(token);
+  return async (c, next) => {
+    const given = c.req.header('x-steward-token') ?? c.req.query('token');
+    if (!given || !timingSafeEqual(digest(given), wanted)) throw new HttpError(403, 'forbidden', `Missing or wrong token: ${fix}.`);
+    await next();
+  };
 }
 
 export type Attribution =

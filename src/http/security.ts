@@ -13,19 +13,13 @@
  *   text/plain, form and multipart bodies to another site without asking it first (no CORS
  *   preflight), so accepting them would let a page write blind: 415.
  *
- * Each app renders a refusal in its own error shape: `refuse` turns it into the error the
- * app's error handler answers.
+ * A refusal is an HttpError (./errors.ts): both apps answer it in the one error shape.
  */
 import { networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
-
-export interface Refusal {
-  status: 403 | 415;
-  code: 'forbidden_host' | 'forbidden_origin' | 'unsupported_media_type';
-  message: string;
-}
+import { HttpError } from './errors.js';
 
 export interface RequestGuardOptions {
   /** The address the server listens on, once it does (until then every request is refused). */
@@ -38,8 +32,6 @@ export interface RequestGuardOptions {
   hostFix: (hostname: string) => string;
   /** What to tell a page whose Origin is refused. */
   originFix: string;
-  /** The error the app's error handler renders for a refusal. */
-  refuse: (refusal: Refusal) => Error;
 }
 
 /** The loopback names a server on this machine only can be reached by. */
@@ -125,30 +117,30 @@ export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
   return async (c, next) => {
     const host = (c.req.header('host') ?? '').trim().toLowerCase();
     if (!serverHosts().has(host) && !allowedNames.has(host) && !allowedNames.has(hostnameOf(host))) {
-      throw options.refuse({
-        status: 403,
-        code: 'forbidden_host',
-        message: `Host ${JSON.stringify(host)} is not an address this server listens on: a page under another name (DNS rebinding) gets no answer. If clients reach this server by that name, ${options.hostFix(hostnameOf(host) || 'NAME')}.`,
-      });
+      throw new HttpError(
+        403,
+        'forbidden_host',
+        `Host ${JSON.stringify(host)} is not an address this server listens on: a page under another name (DNS rebinding) gets no answer. If clients reach this server by that name, ${options.hostFix(hostnameOf(host) || 'NAME')}.`,
+      );
     }
     const origin = c.req.header('origin');
     if (origin !== undefined) {
       const normalized = origin.trim().toLowerCase();
       if (normalized !== `http://${host}` && !allowedOrigins.has(normalized)) {
-        throw options.refuse({
-          status: 403,
-          code: 'forbidden_origin',
-          message: `Requests from the page at ${JSON.stringify(origin)} are refused: this server answers no other site's pages. ${options.originFix}`,
-        });
+        throw new HttpError(
+          403,
+          'forbidden_origin',
+          `Requests from the page at ${JSON.stringify(origin)} are refused: this server answers no other site's pages. ${options.originFix}`,
+        );
       }
     }
     if (hasBody(c.req.header('content-length'), c.req.header('transfer-encoding')) && !isJson(c.req.header('content-type'))) {
       const given = c.req.header('content-type');
-      throw options.refuse({
-        status: 415,
-        code: 'unsupported_media_type',
-        message: `A request body must be JSON sent with "Content-Type: application/json" (this one has ${given === undefined ? 'no Content-Type' : JSON.stringify(given)}): set that header.`,
-      });
+      throw new HttpError(
+        415,
+        'unsupported_media_type',
+        `A request body must be JSON sent with "Content-Type: application/json" (this one has ${given === undefined ? 'no Content-Type' : JSON.stringify(given)}): set that header.`,
+      );
     }
     await next();
   };

@@ -15,10 +15,8 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
 import type { SessionStore } from '../store/session-store.js';
 import { listAll } from '../store/list-page.js';
+import { HEARTBEAT_MS, KEEP_ALIVE, RETRY_MS, sseMessage as message, watchOrPoll } from '../http/sse.js';
 import { snapshotState } from './replay.js';
-
-export const POLL_MS = 250;
-const HEARTBEAT_MS = 15_000;
 
 /** Where a page's stream is written: raw SSE text (the route holds the HTTP response). */
 export interface StreamSink {
@@ -46,13 +44,11 @@ export class LiveHub {
   private readonly clients = new Set<Client>();
   private readonly watches = new Map<string, Watch>();
   private listSignature = '';
-  private poller: NodeJS.Timeout | null = null;
   private readonly heartbeat: NodeJS.Timeout;
   private polling = false;
   /** A change arrived during a poll: poll once more when it ends. */
   private pollAgain = false;
-  private unwatchStore: Promise<(() => Promise<void>) | null> = Promise.resolve(null);
-  private closed = false;
+  private readonly unwatchStore: Promise<(() => Promise<void>) | null>;
   private readonly offModel: () => void;
 
   constructor(
@@ -61,17 +57,12 @@ export class LiveHub {
     manual: ManualModel | null,
     private readonly onError: (error: unknown) => void = () => {},
   ) {
-    if (store.watch) {
-      // Notified of every write, so no timer; a store that cannot listen falls back to polling.
-      this.unwatchStore = store.watch(() => void this.poll(), { onError }).catch((error: unknown) => {
-        onError(error);
-        if (!this.closed) this.startPolling();
-        return null;
-      });
-    } else {
-      this.startPolling();
-    }
-    this.heartbeat = setInterval(() => this.broadcast(': ping\n\n'), HEARTBEAT_MS);
+    // Notified of every write where the store can tell; a store that cannot listen is polled.
+    this.unwatchStore = watchOrPoll(store, () => void this.poll(), { onError, pollIfWatchFails: true }).catch((error: unknown) => {
+      onError(error);
+      return null;
+    });
+    this.heartbeat = setInterval(() => this.broadcast(KEEP_ALIVE), HEARTBEAT_MS);
     this.heartbeat.unref();
     if (manual) {
       const onModel = () => this.broadcast(message('model', { pending: manual.pending().length }));
@@ -88,7 +79,7 @@ export class LiveHub {
 
   /** Attaches a page's EventSource; returns the detach to call when the page leaves. */
   attach(res: StreamSink, sessionId: string | null): () => void {
-    res.write('retry: 1000\n\n');
+    res.write(`retry: ${RETRY_MS}\n\n`);
     const client: Client = { res, sessionId };
     this.clients.add(client);
     if (sessionId) this.watch(sessionId);
@@ -105,8 +96,6 @@ export class LiveHub {
   }
 
   close(): void {
-    this.closed = true;
-    if (this.poller) clearInterval(this.poller);
     void this.unwatchStore.then((unwatch) => unwatch?.()).catch(this.onError);
     clearInterval(this.heartbeat);
     this.offModel();
@@ -158,11 +147,6 @@ export class LiveHub {
     });
   }
 
-  private startPolling(): void {
-    this.poller = setInterval(() => void this.poll(), POLL_MS);
-    this.poller.unref();
-  }
-
   private async poll(): Promise<void> {
     if (this.clients.size === 0) return;
     if (this.polling) {
@@ -206,8 +190,4 @@ export class LiveHub {
   private broadcast(text: string): void {
     for (const client of this.clients) client.res.write(text);
   }
-}
-
-function message(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }

@@ -1,8 +1,8 @@
 /**
  * Steward's local inspector: a hono app on @hono/node-server, listening on 127.0.0.1, that
  * serves the inspector page (built by Vite into dist/inspector) and a JSON API behind a
- * random token. One module per route under ./routes; the guards (./routes/security.ts) sit
- * in front of all of them:
+ * random token. One module per route under ./routes, the API a hono sub-app under /api; the
+ * guards (./routes/security.ts) sit in front of all of them:
  *
  * - loopback only: any other listen address is refused before the server starts;
  * - requests whose Host is not this server's (DNS rebinding), or that come from another
@@ -34,7 +34,8 @@ import type { SessionStore } from '../store/session-store.js';
 import { machineGraph } from './graph.js';
 import { LiveHub } from './live-hub.js';
 import { JournalReplayer } from './replay.js';
-import { HttpError, type InspectorContext } from './routes/context.js';
+import { errorHandler, HttpError } from '../http/errors.js';
+import type { InspectorContext } from './routes/context.js';
 import { eventsRoute } from './routes/events.js';
 import { infoRoute } from './routes/info.js';
 import { journalRoute } from './routes/journal.js';
@@ -42,7 +43,7 @@ import { modelRoute } from './routes/model.js';
 import { pageRoute } from './routes/page.js';
 import { resumeRoute } from './routes/resume.js';
 import { forkRoute } from './routes/fork.js';
-import { handleErrors, inspectorGuards, isLoopback, limitBody, securityHeaders, tokenCheck } from './routes/security.js';
+import { apiGuards, inspectorGuards, isLoopback, securityHeaders } from './routes/security.js';
 import { safeText } from '../text/safe-text.js';
 import { sessionRoute } from './routes/session.js';
 import { sessionsRoute } from './routes/sessions.js';
@@ -81,19 +82,26 @@ export function defaultPageDir(): string {
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? candidates[0]!;
 }
 
-/** The inspector's app: the guards, then the API routes, then the page. */
+/** The JSON API under /api: the token and the size limit, then one module per route. */
+function inspectorApi(ctx: InspectorContext, token: string): Hono {
+  const api = new Hono();
+  api.use('*', ...apiGuards(token));
+  for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute]) route(api, ctx);
+  api.all('*', (c) => {
+    throw new HttpError(404, 'not_found', `No API route ${c.req.method} ${c.req.path}.`);
+  });
+  return api;
+}
+
+/** The inspector's app: the guards, then the API, then the page; failures in the one error shape. */
 function inspectorApp(ctx: InspectorContext, options: { token: string; pageDir: string; listening: () => { host: string; port: number } | undefined; log: (msg: string) => void }): Hono {
   const app = new Hono();
-  handleErrors(app, options.log);
+  app.onError(errorHandler('inspector', options.log));
   app.use('*', securityHeaders, inspectorGuards(options.listening));
-  app.use('/api/*', tokenCheck(options.token), limitBody);
-  for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute]) route(app, ctx);
-  app.all('/api/*', (c) => {
-    throw new HttpError(404, `No API route ${c.req.method} ${c.req.path}.`, 'not_found');
-  });
+  app.route('/api', inspectorApi(ctx, options.token));
   pageRoute(app, options.pageDir);
   app.all('*', (c) => {
-    throw new HttpError(405, `${c.req.method} is not allowed on ${c.req.path}.`, 'method_not_allowed');
+    throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}.`);
   });
   return app;
 }

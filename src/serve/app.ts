@@ -4,14 +4,12 @@
  * body size limit — then one module per route, and one JSON shape for every failure.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { tokenAuth } from '../http/auth.js';
 import type { NamedToken, ServeTokens } from '../http/tokens.js';
 import { requestGuards, type RequestGuardOptions } from '../http/security.js';
-import { safeLine, safeText } from '../text/safe-text.js';
-import { StoreError } from '../errors.js';
-import { HttpError, toHttpError } from './http-error.js';
+import { limitBody } from '../http/body.js';
+import { errorHandler, errorResponse, HttpError } from '../http/errors.js';
+import { safeLine } from '../text/safe-text.js';
 import type { RouteModule, ServeDeps } from './route.js';
 import { createSession } from './routes/create-session.js';
 import { getSession } from './routes/get-session.js';
@@ -46,14 +44,8 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
   const app = new Hono();
   const publicPaths = new Set(routes.filter((r) => r.doc.public).map((r) => r.doc.path));
 
-  app.onError((error, c) => {
-    if (error instanceof HTTPException) return error.getResponse();
-    const http = toHttpError(error);
-    // A StoreError names the file: the client gets a message without it, the log the whole one.
-    if (http.status === 500 || error instanceof StoreError) options.log(`serve: ${safeLine(c.req.method)} ${safeLine(c.req.path)} failed: ${safeText(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
-    return c.json(http.body(), http.status);
-  });
-  app.notFound((c) => c.json(new HttpError(404, 'not_found', `No route ${safeLine(c.req.method)} ${safeLine(c.req.path)}. The API is described at GET /openapi.json.`).body(), 404));
+  app.onError(errorHandler('serve', options.log));
+  app.notFound((c) => errorResponse(c, new HttpError(404, 'not_found', `No route ${safeLine(c.req.method)} ${safeLine(c.req.path)}. The API is described at GET /openapi.json.`)));
 
   app.use('*', requestGuards({
     listening: options.listening,
@@ -61,13 +53,12 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
     hostFix: (name) => `start serve with --allow-host ${name} (startServe: allowedHosts)`,
     originFix: 'Call the API from a program (it sends no Origin), or list the page\'s origin in startServe\'s allowedOrigins.',
-    refuse: ({ status, code, message }) => new HttpError(status, code, message),
   }));
 
   app.use('*', async (c, next) => {
     if (options.host.isDraining && c.req.path !== '/healthz') {
       c.header('connection', 'close');
-      return c.json(new HttpError(503, 'server_stopping', 'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.').body(), 503);
+      return errorResponse(c, new HttpError(503, 'server_stopping', 'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.'));
     }
     return next();
   });
@@ -76,14 +67,7 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
   const auth = tokenAuth(tokens, (path) => publicPaths.has(path));
   if (auth) app.use('*', auth);
 
-  const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize,
-      onError: (c) => c.json(new HttpError(413, 'body_too_large', `The body is larger than ${maxSize} bytes, the limit of this server.`).body(), 413),
-    }),
-  );
+  app.use('*', limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
   for (const route of routes) route.mount(app, deps);
   return { app, deps };

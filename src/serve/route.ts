@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { HttpError, parseOr400 } from './http-error.js';
+import { HttpError, parseOr400 } from '../http/errors.js';
 import { SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
 import type { SessionHost } from './session-host.js';
 
@@ -43,20 +43,6 @@ export interface RouteDoc {
 export interface RouteModule {
   doc: RouteDoc;
   mount(app: Hono, deps: ServeDeps): void;
-}
-
-/** The JSON body, `{}` when there is none (when `emptyAs` is given), or a 400 that says what is wrong. */
-export async function jsonBody(c: Context, emptyAs?: unknown): Promise<unknown> {
-  const text = await c.req.text();
-  if (!text.trim()) {
-    if (emptyAs !== undefined) return emptyAs;
-    throw new HttpError(400, 'invalid_request', 'The request needs a JSON body (Content-Type: application/json).');
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new HttpError(400, 'invalid_request', `The body is not valid JSON: ${(error as Error).message}.`);
-  }
 }
 
 /** The query string parsed with the route's schema (an unknown parameter is a 400 too). */

@@ -26,7 +26,7 @@ import type { SessionStreamEvent } from '../runtime/session-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
-import { HttpError } from './http-error.js';
+import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
 import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
 
 interface Held {
@@ -333,8 +333,4 @@ export class SessionHost {
       if (this.releasing.get(id) === letGo) this.releasing.delete(id);
     }
   }
-}
-
-function notFound(id: string): HttpError {
-  return new HttpError(404, 'session_not_found', `No session "${id}" in this store. List them with GET /sessions or create one with POST /sessions.`);
 }

@@ -60,13 +60,15 @@ describe('the inspector: Origin and content type', () => {
     for (const origin of ['http://evil.example', 'null', `http://rebind.example:${host.split(':')[1]}`]) {
       const read = await send('GET', '/api/sessions', { ...token, origin });
       expect(read.status, origin).toBe(403);
-      expect(read.body).toMatchObject({ ok: false, error: { code: 'forbidden_origin' } });
+      // The one error shape of both servers (src/http/errors.ts): `{ error }`, nothing else.
+      expect(Object.keys(read.body)).toEqual(['error']);
+      expect(read.body).toMatchObject({ error: { code: 'forbidden_origin' } });
       expect((await send('POST', '/api/sessions', { ...token, ...json, origin }, body)).status, origin).toBe(403);
     }
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
       const sent = await send('POST', '/api/sessions', { ...token, 'content-type': type }, body);
       expect(sent.status, type).toBe(415);
-      expect(sent.body).toMatchObject({ ok: false, error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') } });
+      expect(sent.body).toMatchObject({ error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') } });
     }
     expect((await store.list()).sessions).toEqual([]);
   });
@@ -110,7 +112,11 @@ describe('the inspector: its log', () => {
     }
     const { send, token, logged } = await setup(new FailingStore());
     const path = `/api/sessions/${encodeURIComponent('x\u001b]0;pwned\u0007\r\ninspector: forged line\u001b[2J\u009b')}`;
-    expect((await send('GET', path, token)).status).toBe(500);
+    const failed = await send('GET', path, token);
+    expect(failed.status).toBe(500);
+    // The page is told that it failed, the log what failed (as `steward serve` does).
+    expect(failed.body).toEqual({ error: { code: 'internal_error', message: expect.stringContaining('log') } });
+    expect(JSON.stringify(failed.body)).not.toContain('disk on fire');
     const line = logged.find((l) => l.includes('disk on fire'));
     expect(line).toBeDefined();
     expect(line!.split('\n')[0]).toMatch(/^inspector: GET \/api\/sessions\/x␛\]0(;|%3B)pwned␇␍␊inspector(:|%3A) forged line␛\[2J\\x9b failed: Error: disk on fire$/);

@@ -95,7 +95,7 @@ describe('the local inspector server', () => {
       const big = await raw('POST', events, { 'x-steward-token': inspector.token, 'content-type': 'application/json', ...headers }, huge).catch((error: Error) => ({ status: 0, type: '', text: error.message }));
       if (big.status !== 0) {
         expect(big.status).toBe(413);
-        expect(JSON.parse(big.text)).toMatchObject({ ok: false, error: { code: 'body_too_large' } });
+        expect(JSON.parse(big.text)).toEqual({ error: { code: 'body_too_large', message: 'The body is larger than 1000000 bytes, the limit of this server.' } });
       } else {
         expect(big.text).toMatch(/socket hang up|ECONNRESET|EPIPE/);
       }
@@ -201,6 +201,18 @@ describe('the local inspector server', () => {
     expect(((await res.json()) as Record<string, any>).error.message).toMatch(/running .* another process/);
     expect(runtime.live.has(elsewhere.id)).toBe(false);
     elsewhere.stop();
+  });
+
+  it('creates a session from the body steward serve takes (its schema), and refuses a malformed one', async () => {
+    const { api, store } = await setup();
+    const before = (await store.list()).sessions.length;
+    const bad = await api('POST', '/sessions', { packageId: 3 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('packageId'), issues: [expect.objectContaining({ path: 'packageId' })] } });
+    expect((await store.list()).sessions).toHaveLength(before);
+    const made = await api('POST', '/sessions', { packageId: 'tiny', maxBurst: 3 });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ view: { packageId: 'tiny', maxBurst: 3 } });
   });
 
   it('time travel: /at/:seq rebuilds an earlier state', async () => {

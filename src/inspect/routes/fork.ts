@@ -5,14 +5,16 @@
  */
 import type { Hono } from 'hono';
 import * as z from 'zod';
-import { HttpError, json, readJson, type InspectorContext } from './context.js';
+import { json, type InspectorContext } from './context.js';
+import { HttpError } from '../../http/errors.js';
+import { jsonBody } from '../../http/body.js';
 
 const ForkBody = z.strictObject({ atSeq: z.number().int().positive() });
 
 export function forkRoute(app: Hono, ctx: InspectorContext): void {
-  app.post('/api/sessions/:id/fork', async (c) => {
-    const parsed = ForkBody.safeParse(await readJson(c));
-    if (!parsed.success) throw new HttpError(400, 'The body is { "atSeq": N }, N a journal entry of the session (1, 2, …).', 'invalid_body');
+  app.post('/sessions/:id/fork', async (c) => {
+    const parsed = ForkBody.safeParse(await jsonBody(c, {}));
+    if (!parsed.success) throw new HttpError(400, 'invalid_request', 'The body is { "atSeq": N }, N a journal entry of the session (1, 2, …).');
     const fork = await ctx.runtime.forkSession(c.req.param('id'), { atSeq: parsed.data.atSeq });
     const view = await fork.settled();
     ctx.hub.touch(fork.id);

@@ -4,7 +4,7 @@ import { userEventTypes } from '../../machines/session.events.js';
 import { json, type InspectorContext } from './context.js';
 
 export function infoRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/api/info', (c) => json(c, {
+  app.get('/info', (c) => json(c, {
     machineId: ctx.graph.id,
     graph: ctx.graph,
     model: { label: ctx.runtime.model.label, manual: !!ctx.manual },

@@ -7,7 +7,7 @@ import { countParam, json, type InspectorContext } from './context.js';
 import { userOf } from '../../store/session-store.js';
 
 export function journalRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/api/sessions/:id/journal', async (c) => {
+  app.get('/sessions/:id/journal', async (c) => {
     const afterSeq = countParam(c, 'afterSeq') ?? 0;
     const limit = countParam(c, 'limit');
     const entries = await ctx.store.journal(c.req.param('id'), { afterSeq, ...(limit !== undefined ? { limit } : {}) });

@@ -5,7 +5,9 @@
 import type { Hono } from 'hono';
 import type { ManualReply } from '../../models/manual-model.js';
 import { snapshotState } from '../replay.js';
-import { HttpError, json, readJson, type InspectorContext } from './context.js';
+import { json, type InspectorContext } from './context.js';
+import { HttpError } from '../../http/errors.js';
+import { jsonBody } from '../../http/body.js';
 
 function pendingModel(ctx: InspectorContext) {
   const { manual, runtime } = ctx;
@@ -29,20 +31,20 @@ function pendingModel(ctx: InspectorContext) {
 }
 
 function manualOf(ctx: InspectorContext) {
-  if (!ctx.manual) throw new HttpError(409, `The runtime's model is "${ctx.runtime.model.label}", not the manual model: start the inspector with --manual to play the model by hand.`, 'not_manual');
+  if (!ctx.manual) throw new HttpError(409, 'not_manual', `The runtime's model is "${ctx.runtime.model.label}", not the manual model: start the inspector with --manual to play the model by hand.`);
   return ctx.manual;
 }
 
 export function modelRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/api/model', (c) => json(c, pendingModel(ctx)));
+  app.get('/model', (c) => json(c, pendingModel(ctx)));
 
-  app.post('/api/model/:id/reply', async (c) => {
+  app.post('/model/:id/reply', async (c) => {
     const manual = manualOf(ctx);
-    const reply = (await readJson(c)) as ManualReply | null;
-    if (!reply || typeof reply !== 'object') throw new HttpError(400, 'A reply looks like { content?, toolCalls: [{ name, arguments }] }.', 'invalid_reply');
+    const reply = (await jsonBody(c, {})) as ManualReply | null;
+    if (!reply || typeof reply !== 'object') throw new HttpError(400, 'invalid_reply', 'A reply looks like { content?, toolCalls: [{ name, arguments }] }.');
     const calls = reply.toolCalls ?? [];
     if (!Array.isArray(calls) || calls.some((call) => !call || typeof call.name !== 'string' || !call.name)) {
-      throw new HttpError(400, 'Each tool call needs a "name" (and "arguments": an object or JSON text).', 'invalid_reply');
+      throw new HttpError(400, 'invalid_reply', 'Each tool call needs a "name" (and "arguments": an object or JSON text).');
     }
     manual.reply(c.req.param('id'), {
       content: typeof reply.content === 'string' && reply.content.trim() ? reply.content : null,
@@ -51,9 +53,9 @@ export function modelRoute(app: Hono, ctx: InspectorContext): void {
     return json(c, { ok: true });
   });
 
-  app.post('/api/model/:id/fail', async (c) => {
+  app.post('/model/:id/fail', async (c) => {
     const manual = manualOf(ctx);
-    const body = (await readJson(c)) as { message?: unknown } | null;
+    const body = (await jsonBody(c, {})) as { message?: unknown } | null;
     manual.fail(c.req.param('id'), typeof body?.message === 'string' && body.message ? body.message : undefined);
     return json(c, { ok: true });
   });

@@ -7,14 +7,14 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Hono } from 'hono';
 import { extname } from 'node:path';
-import { HttpError } from './context.js';
+import { HttpError } from '../../http/errors.js';
 
 export function pageRoute(app: Hono, pageDir: string): void {
   // Its headers (cache policy, nosniff, no referrer) are set for every answer by securityHeaders.
   const page = serveStatic({ root: pageDir, path: 'index.html' });
   app.get('*', serveStatic({ root: pageDir }));
   app.get('*', async (c, next) => {
-    if (extname(c.req.path)) throw new HttpError(404, `No file ${c.req.path}.`, 'not_found');
+    if (extname(c.req.path)) throw new HttpError(404, 'not_found', `No file ${c.req.path}.`);
     return page(c, next);
   });
 }

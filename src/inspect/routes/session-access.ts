@@ -10,7 +10,8 @@ import type { Session } from '../../runtime/session.js';
 import { sessionView, type SessionView } from '../../runtime/view.js';
 import type { StoredSession } from '../../store/session-store.js';
 import { snapshotState } from '../replay.js';
-import { HttpError, type InspectorContext } from './context.js';
+import type { InspectorContext } from './context.js';
+import { sessionNotFound, sessionRunningElsewhere } from '../../http/errors.js';
 
 /** After an accepted event, how long a POST waits for the session to settle before answering "still running". */
 const SETTLE_GRACE_MS = 1_500;
@@ -29,7 +30,7 @@ export function currentLive(ctx: InspectorContext, id: string, stored: StoredSes
 export async function sessionPayload(ctx: InspectorContext, id: string) {
   const stored = await ctx.store.load(id);
   const live = currentLive(ctx, id, stored);
-  if (!stored && !live) throw new HttpError(404, `No session "${id}" in the store.`, 'session_not_found');
+  if (!stored && !live) throw sessionNotFound(id, '');
   const snapshot = live ? (live.actorRef.getSnapshot() as AnyMachineSnapshot) : storedSnapshot(ctx.runtime.machine, stored!);
   const view: SessionView = live ? live.view() : sessionView(snapshot);
   return {
@@ -48,10 +49,10 @@ async function sessionForSend(ctx: InspectorContext, id: string): Promise<Sessio
   const stored = await ctx.store.load(id);
   const live = currentLive(ctx, id, stored);
   if (live) return live;
-  if (!stored) throw new HttpError(404, `No session "${id}" in the store.`, 'session_not_found');
+  if (!stored) throw sessionNotFound(id, '');
   const state = snapshotState(storedSnapshot(ctx.runtime.machine, stored));
   if (state.startsWith('running')) {
-    throw new HttpError(409, `Session "${id}" is running (${state}), perhaps in another process. Wait until it waits for you, or use "Resume here" if that process is gone (an interrupted model call runs again).`, 'session_running_elsewhere');
+    throw sessionRunningElsewhere(id, state, 'Wait until it waits for you, or use "Resume here" if that process is gone (an interrupted model call runs again).');
   }
   return ctx.runtime.resumeSession(id);
 }

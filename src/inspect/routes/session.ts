@@ -4,5 +4,5 @@ import { json, type InspectorContext } from './context.js';
 import { sessionPayload } from './session-access.js';
 
 export function sessionRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/api/sessions/:id', async (c) => json(c, await sessionPayload(ctx, c.req.param('id'))));
+  app.get('/sessions/:id', async (c) => json(c, await sessionPayload(ctx, c.req.param('id'))));
 }

@@ -8,7 +8,7 @@ import { streamSSE } from 'hono/streaming';
 import type { InspectorContext } from './context.js';
 
 export function streamRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/api/stream', (c) => {
+  app.get('/stream', (c) => {
     const sessionId = c.req.query('session') || null;
     c.header('x-accel-buffering', 'no');
     c.header('cache-control', 'no-cache, no-transform');

@@ -4,16 +4,17 @@ import type { SessionContext } from '../../machines/session.context.js';
 import { storedSnapshot } from '../../runtime/persisted.js';
 import { sessionView } from '../../runtime/view.js';
 import { snapshotState } from '../replay.js';
-import { HttpError, json, type InspectorContext } from './context.js';
+import { json, type InspectorContext } from './context.js';
+import { HttpError, sessionNotFound } from '../../http/errors.js';
 
 export function timeTravelRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/api/sessions/:id/at/:seq', async (c) => {
+  app.get('/sessions/:id/at/:seq', async (c) => {
     const id = c.req.param('id');
     const text = c.req.param('seq');
     const seq = Number(text);
-    if (!Number.isInteger(seq) || seq < 1) throw new HttpError(400, `Journal entry "${text}" is not a number ≥ 1.`);
+    if (!Number.isInteger(seq) || seq < 1) throw new HttpError(400, 'invalid_request', `Journal entry "${text}" is not a number ≥ 1.`);
     const entries = await ctx.store.journal(id, { limit: seq });
-    if (entries.length === 0) throw new HttpError(404, `No journal for session "${id}".`, 'session_not_found');
+    if (entries.length === 0) throw sessionNotFound(id, '');
     const stored = await ctx.store.load(id);
     const current = stored ? (storedSnapshot(ctx.runtime.machine, stored).context as SessionContext) : undefined;
     const point = ctx.replayer.at(id, entries, seq, current);

@@ -1,6 +1,6 @@
 import type { RouteModule } from '../route.js';
-import { jsonBody } from '../route.js';
-import { HttpError, parseOr400 } from '../http-error.js';
+import { jsonBody } from '../../http/body.js';
+import { errorResponse, HttpError, parseOr400 } from '../../http/errors.js';
 import { CreateSessionBody, ErrorBody, ViewResponse } from '../schemas.js';
 
 export const createSession: RouteModule = {
@@ -31,7 +31,7 @@ export const createSession: RouteModule = {
             `Too many sessions created: ${createLimit.perMinute} per minute per caller is this server's limit. ` +
               `Retry in ${decision.retryAfterSeconds} s, reuse a session, or start the server with a higher --max-creates-per-minute (startServe maxCreatesPerMinute; 0: no limit).`,
           );
-          return c.json(refusal.body(), 429);
+          return errorResponse(c, refusal);
         }
       }
       const created = await host.create({

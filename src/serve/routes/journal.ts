@@ -1,6 +1,6 @@
 import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
-import { HttpError } from '../http-error.js';
+import { sessionNotFound } from '../../http/errors.js';
 import { ErrorBody, JournalQuery, JournalResponse } from '../schemas.js';
 
 const DEFAULT_LIMIT = 200;
@@ -23,7 +23,7 @@ export const journal: RouteModule = {
       const { after = 0, limit = DEFAULT_LIMIT } = query(c, JournalQuery);
       const entries = await store.journal(id, { afterSeq: after, limit });
       if (entries.length === 0 && !(await store.load(id))) {
-        throw new HttpError(404, 'session_not_found', `No session "${id}" in this store.`);
+        throw sessionNotFound(id);
       }
       return c.json({ entries, next: entries.length === limit ? entries.at(-1)!.seq : null });
     });

@@ -1,6 +1,6 @@
 import type { RouteModule } from '../route.js';
 import { query } from '../route.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../http/errors.js';
 import { InvalidCursorError } from '../../errors.js';
 import { ErrorBody, ListQuery, ListResponse } from '../schemas.js';
 

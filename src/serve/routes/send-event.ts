@@ -1,7 +1,8 @@
 import type { RouteModule } from '../route.js';
-import { jsonBody, sessionId } from '../route.js';
+import { sessionId } from '../route.js';
+import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
-import { clientResult, HttpError, parseOr400, statusOf } from '../http-error.js';
+import { clientResult, HttpError, parseOr400, statusOf } from '../../http/errors.js';
 import { ErrorBody, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 export const sendEvent: RouteModule = {
@@ -34,7 +35,7 @@ export const sendEvent: RouteModule = {
       const { by: _claimed, ...rest } = event;
       const result = await host.send(id, { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) });
       if (result.ok) return c.json(result, 200);
-      return c.json(clientResult(result, log), statusOf(result.error.code));
+      return c.json(clientResult(result, (message) => log(`serve: ${message}`)), statusOf(result.error.code));
     });
   },
 };

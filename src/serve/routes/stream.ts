@@ -15,14 +15,12 @@
 import { streamSSE } from 'hono/streaming';
 import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
-import { HttpError, parseOr400, toHttpError } from '../http-error.js';
+import { describeForLog, parseOr400, sessionNotFound, toHttpError, worthLogging } from '../../http/errors.js';
 import { ErrorBody, StreamQuery } from '../schemas.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../runtime/session-events.js';
 import { safeLine } from '../../text/safe-text.js';
-import { StoreError } from '../../errors.js';
+import { HEARTBEAT_MS, KEEP_ALIVE, RETRY_MS, watchOrPoll } from '../../http/sse.js';
 
-const POLL_MS = 250;
-const HEARTBEAT_MS = 15_000;
 const PAGE = 500;
 
 export const stream: RouteModule = {
@@ -44,7 +42,7 @@ export const stream: RouteModule = {
       const after = lastEventId !== undefined
         ? parseOr400(StreamQuery.shape.after, lastEventId.trim(), 'Last-Event-ID header') ?? 0
         : query(c, StreamQuery).after ?? 0;
-      if (!(await store.load(id))) throw new HttpError(404, 'session_not_found', `No session "${id}" in this store.`);
+      if (!(await store.load(id))) throw sessionNotFound(id);
 
       return streamSSE(c, async (sse) => {
         let cursor = after;
@@ -61,18 +59,16 @@ export const stream: RouteModule = {
         let unwatch: (() => Promise<void>) | null = null;
         let unlive: (() => Promise<void>) | null = null;
         const live: SessionStreamEvent[] = [];
-        let poller: NodeJS.Timeout | null = null;
         try {
           // Listen before the first read: a write between the read and the listen is never missed.
-          unwatch = store.watch ? await store.watch(poke, { sessionId: id, onError: (e) => log(`stream ${safeLine(id)}: ${String(e)}`) }) : null;
-          if (!unwatch) poller = setInterval(poke, POLL_MS);
+          unwatch = await watchOrPoll(store, poke, { sessionId: id, onError: (e) => log(`stream ${safeLine(id)}: ${String(e)}`) });
           unlive = await host.watchEvents(id, (raw) => {
             // From the database: anyone who can NOTIFY could have sent it. Bounded while the client lags.
             const parsed = SessionStreamEventSchema.safeParse(raw);
             if (parsed.success && live.length < 1000) live.push(parsed.data);
             wake?.();
           }, (e) => log(`stream ${safeLine(id)}: ${String(e)}`));
-          await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: 1000 });
+          await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: RETRY_MS });
           // A client already past the last entry of a finished session: nothing will follow.
           if (after > 0) {
             const [last] = await store.journal(id, { afterSeq: after - 1, limit: 1 });
@@ -92,7 +88,7 @@ export const stream: RouteModule = {
                 };
               });
               wake = null;
-              if (beat) await sse.write(': ping\n\n');
+              if (beat) await sse.write(KEEP_ALIVE);
               continue;
             }
             if (!dirty) continue; // woken by live events only
@@ -113,11 +109,10 @@ export const stream: RouteModule = {
           // The store failed mid-stream: say so in the stream's own terms, then end it
           // (the EventSource reconnects with Last-Event-ID and resumes where it was).
           const http = toHttpError(error);
-          if (http.status === 500 || error instanceof StoreError) log(`stream ${safeLine(id)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          if (worthLogging(error, http)) log(`stream ${safeLine(id)}: ${describeForLog(error)}`);
           await sse.writeSSE({ event: 'error', data: JSON.stringify(http.body()) }).catch(() => {});
         } finally {
           streams.delete(handle);
-          if (poller) clearInterval(poller);
           await unwatch?.().catch(() => {});
           await unlive?.().catch(() => {});
         }

@@ -1,18 +1,29 @@
 /**
- * How `steward serve` fails: one JSON shape, `{ error: { code, message, issues? } }`
- * (ErrorBody in schemas.ts), a status that matches the code, and a message that names the fix.
+ * How Steward's HTTP servers (`steward serve` and the inspector) fail: one JSON shape,
+ * `{ error: { code, message, issues? } }` (ErrorBody in src/serve/schemas.ts, the documented
+ * one), a status that matches the code, and a message that names the fix. What a client is
+ * told never names a database file; the server's log gets the whole error.
  */
+import type { Context, ErrorHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { StewardError, StoreError } from '../errors.js';
+import { safeLine, safeText } from '../text/safe-text.js';
 
 export interface Issue {
   path: string;
   message: string;
 }
 
+export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
+
+export interface ErrorBodyShape {
+  error: { code: string; message: string; issues?: Issue[] };
+}
+
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503,
+    readonly status: HttpStatus,
     readonly code: string,
     message: string,
     readonly issues?: Issue[],
@@ -20,17 +31,19 @@ export class HttpError extends Error {
     super(message);
   }
 
-  body(): { error: { code: string; message: string; issues?: Issue[] } } {
+  body(): ErrorBodyShape {
     return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
   }
 }
 
 /** Status codes of the runtime's error codes (SendResult.error.code and StewardError.code). */
-const statusOfCode: Record<string, HttpError['status']> = {
+const statusOfCode: Record<string, HttpStatus> = {
   invalid_event: 400,
   user_error: 400,
+  invalid_package: 400,
   invalid_session_id: 400,
   invalid_cursor: 400,
+  limit_exceeded: 400,
   event_refused: 409,
   conflict: 409,
   lease_lost: 409,
@@ -59,7 +72,7 @@ export function clientMessage(code: string, message: string, fromStoreError = fa
   return storeFaultForClients[code] ?? `The store failed (${code}): the server's log has the details.`;
 }
 
-export function statusOf(code: string): HttpError['status'] {
+export function statusOf(code: string): HttpStatus {
   return statusOfCode[code] ?? 500;
 }
 
@@ -68,7 +81,7 @@ export function clientResult<R extends { ok: boolean; error?: { code: string; me
   if (result.ok || !result.error) return result;
   const message = clientMessage(result.error.code, result.error.message);
   if (message === result.error.message) return result;
-  log(`serve: a send failed: ${result.error.message}`);
+  log(`a send failed: ${result.error.message}`);
   return { ...result, error: { ...result.error, message } };
 }
 
@@ -80,6 +93,35 @@ export function toHttpError(error: unknown): HttpError {
   return new HttpError(500, 'internal_error', 'The server failed on this request; its log has the details.');
 }
 
+/** Whether the log should get the whole of `error`: an internal failure, or a store fault whose file the client is not told. */
+export function worthLogging(error: unknown, http: HttpError): boolean {
+  return http.status === 500 || error instanceof StoreError;
+}
+
+/** `error` for a log line: its stack when it has one, inert text either way. */
+export function describeForLog(error: unknown): string {
+  return safeText(error instanceof Error ? (error.stack ?? error.message) : String(error));
+}
+
+/**
+ * The app's `onError`: every failure answers the one JSON shape; an HTTPException (hono's
+ * bearer-auth refusals, which carry that shape already) answers as it is. `log` lines start
+ * with `prefix` ("serve", "inspector").
+ */
+export function errorHandler(prefix: string, log: (message: string) => void): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof HTTPException) return error.getResponse();
+    const http = toHttpError(error);
+    if (worthLogging(error, http)) log(`${prefix}: ${safeLine(c.req.method)} ${safeLine(c.req.path)} failed: ${describeForLog(error)}`);
+    return errorResponse(c, http);
+  };
+}
+
+/** The answer of an HttpError. */
+export function errorResponse(c: Context, error: HttpError): Response {
+  return c.json(error.body(), error.status);
+}
+
 /** Parses `value` with `schema`, or throws a 400 that lists every problem with its path. */
 export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
@@ -87,4 +129,17 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what:
   const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
   const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
   throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}.`, issues);
+}
+
+/** No session `id` in the store; `hint` says where to find one (it differs per app). */
+export function sessionNotFound(id: string, hint = 'List them with GET /sessions or create one with POST /sessions.'): HttpError {
+  return new HttpError(404, 'session_not_found', `No session "${id}" in this store.${hint ? ` ${hint}` : ''}`);
+}
+
+/**
+ * The session is in a `running` state in another process (or on another server): a send
+ * here would run it twice. `advice` says how to wait, or how to take it over.
+ */
+export function sessionRunningElsewhere(id: string, state: string, advice: string): HttpError {
+  return new HttpError(409, 'session_running_elsewhere', `Session "${id}" is running (${state}) in another process. ${advice}`);
 }
