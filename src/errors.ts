@@ -2,21 +2,101 @@
  * Steward's error hierarchy. Every error carries a stable `code` (for APIs and the CLI's
  * exit paths) and a message that names the culprit and the fix.
  */
-const STEWARD_ERROR = Symbol.for('steward.error');
 
+/** What a store fault is about (StoreError.code). */
+export type StoreErrorCode = 'store_locked' | 'store_read_only' | 'store_corrupt' | 'store_full' | 'store_unavailable' | 'store_io_error';
+
+/**
+ * Every code a Steward error or a failed `send()` carries: switch on it rather than on
+ * messages, which may change.
+ *
+ * @example
+ * const result = await session.send({ type: 'user_confirmed_intake' });
+ * if (!result.ok) {
+ *   const code: StewardErrorCode = result.error.code;
+ *   if (code === 'event_refused') console.log('offer instead:', result.error.enabled);
+ * }
+ */
+export type StewardErrorCode =
+  | 'user_error'
+  | 'usage'
+  | 'event_refused'
+  | 'invalid_event'
+  | 'invalid_package'
+  | 'invalid_session_id'
+  | 'invalid_cursor'
+  | 'limit_exceeded'
+  | 'model_error'
+  | 'script_mismatch'
+  | 'transition_test_failed'
+  | 'session_not_found'
+  | 'session_failed'
+  | 'session_stopped'
+  | 'conflict'
+  | 'lease_lost'
+  | 'bad_snapshot'
+  | 'internal_error'
+  | StoreErrorCode;
+
+/**
+ * Each class marks its instances with a registered symbol per class of its chain (as the AI
+ * SDK does): `isInstance` then holds for an error thrown by another installed copy of
+ * Steward, where `instanceof` would not. Non-enumerable, so logs and JSON stay as they were.
+ */
+const markerOf = (className: string): symbol => Symbol.for(`steward.error.${className}`);
+
+function mark(error: Error, leaf: abstract new (...args: never[]) => unknown): void {
+  for (let c: unknown = leaf; typeof c === 'function' && c !== Error && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    Object.defineProperty(error, markerOf((c as { name: string }).name), { value: true, enumerable: false });
+  }
+}
+
+/**
+ * The base of every error Steward throws or reports.
+ *
+ * @example
+ * try {
+ *   await runtime.resumeSession('s_missing');
+ * } catch (error) {
+ *   if (StewardError.isInstance(error)) console.error(error.code, error.message); // session_not_found …
+ * }
+ */
 export class StewardError extends Error {
-  readonly code: string;
-  /** The marker `isStewardError` looks for (a registered symbol: shared by every copy of Steward). */
-  readonly [STEWARD_ERROR] = true;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: StewardErrorCode;
+  constructor(code: StewardErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+    mark(this, new.target);
   }
 
-  /** Works across duplicated installs, where `instanceof` would not; Node's and SQLite's coded errors are not ours. */
+  /**
+   * Whether `value` is an instance of this class (`StewardError.isInstance`, `UserError.isInstance`, …),
+   * also when it comes from another installed copy of Steward; Node's and SQLite's coded errors are not ours.
+   *
+   * @example
+   * if (SessionNotFoundError.isInstance(error)) return notFound(error.sessionId);
+   */
+  static isInstance<T extends abstract new (...args: never[]) => StewardError>(this: T, value: unknown): value is InstanceType<T> {
+    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[markerOf(this.name)] === true;
+  }
+
+  /** `StewardError.isInstance`, under its older name. */
   static isStewardError(value: unknown): value is StewardError {
-    return value instanceof Error && (value as Error & { [STEWARD_ERROR]?: unknown })[STEWARD_ERROR] === true;
+    return StewardError.isInstance(value);
+  }
+}
+
+/**
+ * A bug in Steward itself (an invariant broke): not the caller's fault, and reported as such
+ * (HTTP 500, never 400). The message says what broke; please report it.
+ *
+ * @example
+ * if (InternalError.isInstance(error)) reportBug(error);
+ */
+export class InternalError extends StewardError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('internal_error', `${message} This is a bug in Steward: please report it.`, options);
   }
 }
 
@@ -127,7 +207,7 @@ export class LimitExceededError extends StewardError {
  * store_full, store_unavailable, store_io_error); the message names the file and the fix.
  */
 export class StoreError extends StewardError {
-  constructor(code: `store_${string}`, message: string, readonly path: string, options?: { cause?: unknown }) {
+  constructor(code: StoreErrorCode, message: string, readonly path: string, options?: { cause?: unknown }) {
     super(code, message, options);
   }
 }

@@ -12,7 +12,7 @@
  */
 import { fromPromise } from 'xstate';
 import { archivedVersions, hasArchivedVersions, hasVersion, REQUEST_TAG, versionOf, type TagVersion } from '../blackboard/blackboard.js';
-import { UserError } from '../errors.js';
+import { InternalError, UserError } from '../errors.js';
 import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
 import type { Model, ModelReply } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
@@ -113,7 +113,7 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, look
     const pkg = input.package;
     const step = input.step;
     const worker = pkg?.workers.find((w) => w.id === step?.workerId);
-    if (!pkg || !step || !worker) throw new UserError('A worker turn started without a package, a step or a known worker (a bug in Steward).');
+    if (!pkg || !step || !worker) throw new InternalError('A worker turn started without a package, a step or a known worker.');
     const prompt = promptOf(pkg.id, worker.id);
     if (prompt === undefined) throw new UserError(`No prompt for worker "${worker.id}" of package "${pkg.id}": is the package folder still there?`);
     // The request's earlier parts left the context: read them for the brief.

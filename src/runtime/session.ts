@@ -5,7 +5,7 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, LimitExceededError, StewardError, type RefusalDetails } from '../errors.js';
+import { ConflictError, LimitExceededError, StewardError, type RefusalDetails, type StewardErrorCode } from '../errors.js';
 import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
@@ -27,7 +27,7 @@ import { sessionView, type SessionView } from './view.js';
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
   | ({ code: 'event_refused'; message: string } & RefusalDetails)
-  | { code: string; message: string };
+  | { code: Exclude<StewardErrorCode, 'event_refused'>; message: string };
 
 export type SendResult =
   | { ok: true; view: SessionView }
@@ -261,7 +261,7 @@ export class Session {
     await this.writes;
   }
 
-  private refuse(code: string, message: string): SendResult {
+  private refuse(code: Exclude<StewardErrorCode, 'event_refused'>, message: string): SendResult & { ok: false } {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
@@ -270,7 +270,7 @@ export class Session {
    * refusal changes only `rejections`, which no guard reads, so the view's reading of the
    * state now is that reading: the chart is read once.
    */
-  private refused(eventType: string, message: string): SendResult {
+  private refused(eventType: string, message: string): SendResult & { ok: false } {
     const view = this.view();
     return { ok: false, error: { code: 'event_refused', message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents }, view };
   }
@@ -280,8 +280,9 @@ export class Session {
    * done), journalled like the machine's own: the event's type and the refusal, never its
    * (possibly huge or malformed) fields. Nothing else changes.
    */
-  private async refuseRecorded(raw: unknown, code: string, message: string, result: SendResult = this.refuse(code, message)): Promise<SendResult> {
+  private async refuseRecorded(raw: unknown, result: SendResult & { ok: false }): Promise<SendResult> {
     if (this.persistence) {
+      const { code, message } = result.error;
       const type = (raw as { type?: unknown } | null)?.type;
       const state = snapshotState(this.actor.getSnapshot());
       const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
@@ -300,20 +301,20 @@ export class Session {
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
-        return this.refuseRecorded(raw, 'invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
+        return this.refuseRecorded(raw, this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`));
       }
       // Stamped here, so that a time the context keeps comes with the event (transitions are
       // pure). zod's output is a fresh object of ours: set the field rather than copy it.
       const event: UserEvent = parsed.data;
       const reserved = reservedActorProblem(event, this.actor.getSnapshot().context);
-      if (reserved) return this.refuseRecorded(event, 'invalid_event', `Invalid event: ${reserved}`);
+      if (reserved) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${reserved}`));
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
-      if (tooBig) return this.refuseRecorded(event, tooBig.code, tooBig.message);
+      if (tooBig) return this.refuseRecorded(event, this.refuse('limit_exceeded', tooBig.message));
       event.at = isoNow();
       const before = this.actor.getSnapshot();
       if (before.status === 'done') {
         const message = `"${event.type}" is not accepted because the session is done.`;
-        return this.refuseRecorded(event, 'event_refused', message, this.refused(event.type, message));
+        return this.refuseRecorded(event, this.refused(event.type, message));
       }
       this.actor.send(event);
       const after = this.actor.getSnapshot();
@@ -329,8 +330,9 @@ export class Session {
       if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.persistence ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
       return { ok: true, view: this.view() };
     } catch (error) {
-      if (error instanceof ConflictError) return this.refuse(error.code, error.message);
-      const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
+      if (error instanceof ConflictError) return this.refuse('conflict', error.message);
+      // send() never throws a refusal of its own: one arriving here would be a bug.
+      const code = StewardError.isInstance(error) && error.code !== 'event_refused' ? error.code : 'internal_error';
       return this.refuse(code, error instanceof Error ? error.message : String(error));
     }
   }

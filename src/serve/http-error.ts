@@ -38,6 +38,7 @@ const statusOfCode: Record<string, HttpError['status']> = {
   session_stopped: 503,
   store_unavailable: 503,
   store_locked: 503,
+  internal_error: 500,
 };
 
 /**
