@@ -240,7 +240,7 @@ export class Session {
   }
 
   /** Sends a user event; resolves when the session waits for the user again or is done. */
-  send(event: unknown): Promise<SendResult> {
+  send(event: UserEvent): Promise<SendResult> {
     const run = this.busy ? this.busy.then(() => this.sendNow(event)) : this.sendNow(event);
     // Keep only completion (not the result and its view) so an idle session holds nothing extra.
     const done: Promise<void> = run.then(() => {

@@ -233,7 +233,7 @@ describe('invalid payloads', () => {
   ])('%s is an invalid_event that the machine never sees', async (_label, event) => {
     const { model, session } = await reach.review_artifact();
     const before = session.actorRef.getSnapshot();
-    const result = await session.send(event);
+    const result = await session.send(event as UserEvent); // as a JS caller could send it
     expect(result.ok).toBe(false);
     expect(result.ok ? undefined : result.error.code).toBe('invalid_event');
     expect(result.ok ? '' : result.error.message).toMatch(/^Invalid event: .+\. Events look like \{ type: "user_submitted_input", text: "…" \}\.$/);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { scriptedCall, createRuntime, MemoryStore, ScriptedModel } from '../../src/index.js';
-import type { Model, ModelReply, ModelRequest } from '../../src/index.js';
+import type { Model, ModelReply, ModelRequest, UserEvent } from '../../src/index.js';
 import { JournalReplayer } from '../../src/inspect/replay.js';
 import { storedSnapshot } from '../../src/runtime/persisted.js';
 
@@ -39,7 +39,7 @@ async function finishedStory(store: MemoryStore) {
     { type: 'user_rejected_artifact', artifactId: 'a1', reason: 'Shorter.' },
     { type: 'user_submitted_input', text: 'Half as long.' },
     { type: 'user_accepted_artifact', artifactId: 'a2' },
-  ]) {
+  ] satisfies UserEvent[]) {
     const result = await session.send(event);
     expect(result.ok, event.type).toBe(true);
   }

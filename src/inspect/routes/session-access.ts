@@ -7,6 +7,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import type { SessionContext } from '../../machines/session.context.js';
 import { storedSnapshot } from '../../runtime/persisted.js';
 import type { Session } from '../../runtime/session.js';
+import type { UserEvent } from '../../machines/session.events.js';
 import { sessionView, type SessionView } from '../../runtime/view.js';
 import type { StoredSession } from '../../store/session-store.js';
 import { snapshotState } from '../replay.js';
@@ -71,7 +72,7 @@ export async function sendEvent(ctx: InspectorContext, id: string, event: unknow
       if (snapshotState(s) !== before) resolveMoved();
     }, error: () => resolveMoved() });
   });
-  const sending = session.send(event);
+  const sending = session.send(event as UserEvent); // a JSON body as sent: send() checks it and refuses what is malformed
   ctx.inFlight.add(sending);
   void sending.finally(() => {
     sub?.unsubscribe();
