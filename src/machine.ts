@@ -26,7 +26,10 @@ export {
   type Boundary,
   type Rejection,
   type PackageInfo,
+  type Transcripts,
+  type TurnAttachments,
 } from './machines/session.context.js';
+export type { Transcript, WindowLimits } from './machines/transcript.js';
 export {
   UserEventSchema,
   userEventTypes,
@@ -43,16 +46,13 @@ export {
   type UserEvent,
   type UserEventType,
 } from './machines/session.events.js';
-export { acceptedUserEvents, enabledUserEvents, readChart, readSnapshot, stateString, snapshotState, type ChartReading, type Refusal } from './machines/refusals.js';
+export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
 export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
 export {
   managerTools,
   workerTools,
   managerToolSpecs,
   workerToolSpecs,
-  userActionNames,
-  toolsFor,
-  findTool,
   ReadBlackboardArgs,
   ListWorkersArgs,
   ListArtifactsArgs,
@@ -72,11 +72,12 @@ export type { WorkerInfo } from './tools/validation.js';
 export { sessionView, artifactView, type SessionView, type ArtifactView, type Phase, type WaitingReason } from './runtime/view.js';
 export { createManagerTurn, createWorkerTurn, type SkillPromptLookup } from './agents/turns.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
-export { REQUEST_TAG, type Blackboard, type TagVersion } from './blackboard/blackboard.js';
+export { REQUEST_TAG, type Blackboard, type TagVersion, type TagSlot, type ArchivedVersions } from './blackboard/blackboard.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export * from './errors.js';
 export {
   SessionStreamEventSchema,
   type SessionStreamEvent,
   type SessionStreamEventType,
+  type StreamEventOf,
 } from './runtime/session-events.js';

@@ -3,8 +3,10 @@
  * the event and what is accepted now, and changes nothing but the bounded `rejections` log.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel, userEventTypes } from '../../src/index.js';
-import type { ScriptStep, Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
+import { createRuntime, userEventTypes } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import type { Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
+import type { ScriptStep } from '../../src/testing.js';
 
 /** One valid payload per event: refusals here are about the state, never the payload. */
 const validEvent: Record<UserEventType, UserEvent> = {

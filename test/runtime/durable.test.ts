@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel, SqliteStore, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
+import { createRuntime, MemoryStore, SqliteStore, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
 

@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { textDeltaSink } from '../../src/agents/text-deltas.js';
-import { scriptedCall, createRuntime, ScriptedModel, type Model, type ScriptStep } from '../../src/index.js';
+import { createRuntime, type Model } from '../../src/index.js';
+import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { Session } from '../../src/runtime/session.js';
 import { SessionStreamEventSchema, type SessionStreamEvent, type StreamEventOf } from '../../src/runtime/session-events.js';

@@ -4,7 +4,8 @@
  * the original is not touched, and a model call in flight at that point runs again.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel } from '../../src/index.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import type { Model, ModelReply, ModelRequest, UserEvent } from '../../src/index.js';
 import { JournalReplayer } from '../../src/inspect/replay.js';
 import { storedSnapshot } from '../../src/runtime/persisted.js';

@@ -4,7 +4,8 @@
  * one sent to a session that is done.
  */
 import { expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel, type UserEvent } from '../../src/index.js';
+import { createRuntime, MemoryStore, type UserEvent } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 it('journals every refused event, with the code and reason, and never the oversized text', async () => {
   const store = new MemoryStore();

@@ -10,7 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { scriptedCall, createRuntime, ScriptedModel, type UserEvent } from '../../src/index.js';
+import { createRuntime, type UserEvent } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
 
 export const FIXTURE_SESSION_ID = 'fixture-session';
