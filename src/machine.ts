@@ -69,7 +69,8 @@ export {
   type WorkerToolName,
 } from './tools/schemas.js';
 export type { WorkerInfo } from './tools/validation.js';
-export { sessionView, artifactView, type SessionView, type ArtifactView, type Phase, type WaitingReason } from './runtime/view.js';
+export { sessionView, artifactView, WaitingReasonSchema, type SessionView, type ArtifactView, type Phase, type WaitingReason } from './runtime/view.js';
+export type { SessionSnapshot } from './runtime/session-snapshot.js';
 export { createManagerTurn, createWorkerTurn, type SkillPromptLookup } from './agents/turns.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
 export { REQUEST_TAG, type Blackboard, type TagVersion, type TagSlot, type ArchivedVersions } from './blackboard/blackboard.js';

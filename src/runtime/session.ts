@@ -22,6 +22,7 @@ import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
 import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
+import type { SessionSnapshot } from './session-snapshot.js';
 import { sessionView, type SessionView } from './view.js';
 
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
@@ -122,9 +123,9 @@ export class Session {
     // One observer for the session's life: the memory archive, the waiters of send() and
     // settled() (no subscription per send), and the end. Without an error observer XState
     // rethrows an actor's error asynchronously (a crash).
-    const observer: Observer<AnyMachineSnapshot> = {
+    const observer: Observer<SessionSnapshot> = {
       next: (snapshot) => {
-        if (this.memoryArchive) this.archive(snapshot.context as SessionContext);
+        if (this.memoryArchive) this.archive(snapshot.context);
         if (this.waiters && isWaitOrEnd(snapshot)) this.wake();
       },
       error: (err) => {
@@ -365,8 +366,8 @@ export class Session {
   private onInspect(e: InspectionEvent): void {
     this.userInspect?.(e);
     if (!this.persistence || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
-    const snapshot = e.snapshot as AnyMachineSnapshot;
-    this.archive(snapshot.context as SessionContext);
+    const snapshot = e.snapshot as SessionSnapshot; // our own actor's (checked above)
+    this.archive(snapshot.context);
     const kind = journalKind(e.event.type);
     if (!kind) return;
     const state = snapshotState(snapshot);
