@@ -94,6 +94,13 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
   return nextMacrotask().then(() => signal.throwIfAborted());
 }
 
+/**
+ * The manager's model round as the chart's `managerTurn` actor: one call of `model`, with the manager's messages and tools.
+ *
+ * @example
+ * const machine = sessionMachine.provide({ actors: { managerTurn: createManagerTurn(model), workerTurn: createWorkerTurn(model, promptOf) } });
+ * const actor = createActor(machine, { input: { sessionId: 's1', package: team } }).start();
+ */
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => yieldToEventLoop(signal).then(() => {
     const replied = model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(system) });
@@ -107,6 +114,13 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup) {
   }));
 }
 
+/**
+ * A worker's model round as the chart's `workerTurn` actor: `promptOf(packageId, workerId)` gives the worker's prompt.
+ *
+ * @example
+ * const prompts: Record<string, string> = { echo: 'Restate the request in one sentence.' };
+ * const workerTurn = createWorkerTurn(model, (_packageId, workerId) => prompts[workerId]);
+ */
 export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     await yieldToEventLoop(signal);

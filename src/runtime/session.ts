@@ -73,6 +73,15 @@ function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | 
   return new LimitExceededError(message, 'userTextChars', max, size);
 }
 
+/**
+ * A live session: send it user events, read its view, follow its live events.
+ *
+ * @example
+ * const session = await runtime.createSession({ packageId: 'tiny' });
+ * const result = await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
+ * if (result.ok) console.log(result.view.state, session.enabledEvents());
+ * else console.log(result.error.code, result.error.message);
+ */
 export class Session {
   readonly id: string;
   private actor!: Actor<SessionMachine>;
@@ -157,6 +166,11 @@ export class Session {
   /**
    * Calls `listener` synchronously with each live event (rounds, tool checks, artifacts,
    * waits, text deltas…) until the returned function is called. See session-events.ts.
+   *
+   * @example
+   * const stop = session.subscribe((event) => { if (event.type === 'text_delta') process.stdout.write(event.text); });
+   * await session.send({ type: 'user_confirmed_intake' });
+   * stop();
    */
   subscribe(listener: SessionEventListener, options?: SubscribeOptions): () => void {
     return this.eventHub().subscribe(listener, options);
@@ -240,7 +254,15 @@ export class Session {
     return this.view();
   }
 
-  /** Sends a user event; resolves when the session waits for the user again or is done. */
+  /**
+   * Sends a user event; resolves when the session waits for the user again or is done. A
+   * refused or malformed event (from JavaScript the event is checked at run time too)
+   * resolves `{ ok: false, error }`, state unchanged: nothing is thrown.
+   *
+   * @example
+   * const result = await session.send({ type: 'user_approved_next_step' });
+   * if (!result.ok && result.error.code === 'event_refused') console.log('try', result.error.enabled);
+   */
   send(event: UserEvent): Promise<SendResult> {
     const run = this.busy ? this.busy.then(() => this.sendNow(event)) : this.sendNow(event);
     // Keep only completion (not the result and its view) so an idle session holds nothing extra.

@@ -74,6 +74,13 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
   };
 }
 
+/**
+ * What a UI, the CLI or a test needs to know of a session, derived from its snapshot.
+ *
+ * @example
+ * const view = sessionView(actor.getSnapshot());
+ * if (view.waitingReason === 'review_artifact') showArtifact(view.artifact!);
+ */
 export function sessionView(snapshot: SessionSnapshot): SessionView {
   const { context } = snapshot;
   // One reading of the chart gives the state, what it accepts and what is enabled now.

@@ -92,7 +92,12 @@ function stateOf(snapshot: AnyMachineSnapshot): string {
   return snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
 }
 
-/** The default facts: what Steward's guards read. */
+/**
+ * The default facts: what Steward's guards read.
+ *
+ * @example
+ * testAllTransitions(machine, { facts: (snapshot) => `${sessionFacts(snapshot)} ${snapshot.context.myFlag}` });
+ */
 export function sessionFacts(snapshot: AnyMachineSnapshot): string {
   const c = snapshot.context as SessionContext;
   const state = stateOf(snapshot);
