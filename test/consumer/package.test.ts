@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('ships the compiled code, its declarations, the skill packages and the inspector page, and no tests or sources', () => {
     const files = tarball.files;
-    for (const f of ['package.json', 'bin/steward.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/machine.js', 'dist/machine.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/cli/main.js', 'dist/skills/packages/tiny/manifest.json', 'dist/inspector/index.html']) {
+    for (const f of ['package.json', 'bin/steward.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/machine.js', 'dist/machine.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/inspect.js', 'dist/inspect.d.ts', 'dist/cli/main.js', 'dist/skills/packages/tiny/manifest.json', 'dist/inspector/index.html']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(test|bench|src|examples|scripts)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
