@@ -4,7 +4,7 @@
  * and concrete payloads for every user event (right and wrong artifact ids, unknown packages).
  * Everything is derived from the package under test, so an app's own package works too.
  */
-import type { AnyMachineSnapshot } from 'xstate';
+import type { SessionSnapshot } from '../runtime/session-snapshot.js';
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
 import type { PackageInfo, SessionContext } from '../machines/session.context.js';
 import type { UserEvent, UserEventType } from '../machines/session.events.js';
@@ -132,8 +132,8 @@ function roleOf(context: SessionContext, pkg: PackageInfo): string | undefined {
 }
 
 /** Concrete payloads for a user event type, for the session as it is now. */
-export function userEventsFor(type: UserEventType, snapshot: AnyMachineSnapshot, pkg: PackageInfo): UserEvent[] {
-  const context = snapshot.context as SessionContext;
+export function userEventsFor(type: UserEventType, snapshot: SessionSnapshot, pkg: PackageInfo): UserEvent[] {
+  const { context } = snapshot;
   const pendingArtifact = context.artifacts.find((a) => a.status === 'pending_review');
   const pending = pendingArtifact?.id;
   const pendingTag = pendingArtifact && Object.keys(pendingArtifact.tags)[0];
