@@ -133,6 +133,16 @@ describe('an app that installed steward', () => {
     expect(outputs[3]!.stdout).toContain('waits: approve_step');
   }, 120_000);
 
+  it("import 'steward' (the installed, compiled package) loads no HTTP or WebSocket module; steward/inspect does", async () => {
+    const loadedBy = async (entry: string) => {
+      const log = join(app, `modules-${entry.replace('/', '-')}.log`);
+      await run(process.execPath, ['--import', join(root, 'test/api/record-modules.mjs'), '--input-type=module', '-e', `await import('${entry}');`], { cwd: app, env: { ...process.env, STEWARD_MODULE_LOG: log } });
+      return readFileSync(log, 'utf8').split('\n').filter((url) => /node_modules\/(hono|@hono\/node-server|ws|@statelyai\/inspect)\/|^node:(http|https|http2|net)$/.test(url));
+    };
+    expect(await loadedBy('steward')).toEqual([]);
+    expect((await loadedBy('steward/inspect')).length).toBeGreaterThan(0);
+  });
+
   it('says how to get better-sqlite3 when a SqliteStore is asked for without it', async () => {
     const script = "import { SqliteStore } from 'steward'; try { new SqliteStore('x.db'); } catch (e) { console.log(e.code, e.message); }";
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
