@@ -2,25 +2,111 @@
  * Steward's error hierarchy. Every error carries a stable `code` (for APIs and the CLI's
  * exit paths) and a message that names the culprit and the fix.
  */
-const STEWARD_ERROR = Symbol.for('steward.error');
 
-export class StewardError extends Error {
-  readonly code: string;
-  /** The marker `isStewardError` looks for (a registered symbol: shared by every copy of Steward). */
-  readonly [STEWARD_ERROR] = true;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
+/** What a store fault is about (StoreError.code). */
+export type StoreErrorCode = 'store_locked' | 'store_read_only' | 'store_corrupt' | 'store_full' | 'store_unavailable' | 'store_io_error';
 
-  /** Works across duplicated installs, where `instanceof` would not; Node's and SQLite's coded errors are not ours. */
-  static isStewardError(value: unknown): value is StewardError {
-    return value instanceof Error && (value as Error & { [STEWARD_ERROR]?: unknown })[STEWARD_ERROR] === true;
+/**
+ * Every code a Steward error or a failed `send()` carries: switch on it rather than on
+ * messages, which may change.
+ *
+ * @example
+ * const result = await session.send({ type: 'user_confirmed_intake' });
+ * if (!result.ok) {
+ *   const code: StewardErrorCode = result.error.code;
+ *   if (code === 'event_refused') console.log('offer instead:', result.error.enabled);
+ * }
+ */
+export type StewardErrorCode =
+  | 'user_error'
+  | 'usage'
+  | 'event_refused'
+  | 'invalid_event'
+  | 'invalid_package'
+  | 'invalid_session_id'
+  | 'invalid_cursor'
+  | 'limit_exceeded'
+  | 'model_error'
+  | 'script_mismatch'
+  | 'transition_test_failed'
+  | 'session_not_found'
+  | 'session_failed'
+  | 'session_stopped'
+  | 'conflict'
+  | 'lease_lost'
+  | 'session_running_elsewhere'
+  | 'bad_snapshot'
+  | 'internal_error'
+  | StoreErrorCode;
+
+/**
+ * Each class marks its instances with a registered symbol per class of its chain (as the AI
+ * SDK does): `isInstance` then holds for an error thrown by another installed copy of
+ * Steward, where `instanceof` would not. Non-enumerable, so logs and JSON stay as they were.
+ */
+const markerOf = (className: string): symbol => Symbol.for(`steward.error.${className}`);
+
+function mark(error: Error, leaf: abstract new (...args: never[]) => unknown): void {
+  for (let c: unknown = leaf; typeof c === 'function' && c !== Error && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    Object.defineProperty(error, markerOf((c as { name: string }).name), { value: true, enumerable: false });
   }
 }
 
-/** The caller configured something wrongly (bad option, unknown package, …). */
+/**
+ * The base of every error Steward throws or reports.
+ *
+ * @example
+ * try {
+ *   await runtime.resumeSession('s_missing');
+ * } catch (error) {
+ *   if (StewardError.isInstance(error)) console.error(error.code, error.message); // session_not_found …
+ * }
+ */
+export class StewardError extends Error {
+  readonly code: StewardErrorCode;
+  constructor(code: StewardErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+    mark(this, new.target);
+  }
+
+  /**
+   * Whether `value` is an instance of this class (`StewardError.isInstance`, `UserError.isInstance`, …),
+   * also when it comes from another installed copy of Steward; Node's and SQLite's coded errors are not ours.
+   *
+   * @example
+   * if (SessionNotFoundError.isInstance(error)) return notFound(error.sessionId);
+   */
+  static isInstance<T extends abstract new (...args: never[]) => StewardError>(this: T, value: unknown): value is InstanceType<T> {
+    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[markerOf(this.name)] === true;
+  }
+
+  /** `StewardError.isInstance`, under its older name. */
+  static isStewardError(value: unknown): value is StewardError {
+    return StewardError.isInstance(value);
+  }
+}
+
+/**
+ * A bug in Steward itself (an invariant broke): not the caller's fault, and reported as such
+ * (HTTP 500, never 400). The message says what broke; please report it.
+ *
+ * @example
+ * if (InternalError.isInstance(error)) reportBug(error);
+ */
+export class InternalError extends StewardError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('internal_error', `${message} This is a bug in Steward: please report it.`, options);
+  }
+}
+
+/**
+ * The caller configured something wrongly (bad option, unknown package, …).
+ *
+ * @example
+ * if (UserError.isInstance(error)) console.error(error.message); // names the option and the fix
+ */
 export class UserError extends StewardError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('user_error', message, options);
@@ -39,7 +125,12 @@ export interface RefusalDetails {
   enabled: readonly string[];
 }
 
-/** A well-formed user event that the session's current state does not accept. */
+/**
+ * A well-formed user event that the session's current state does not accept.
+ *
+ * @example
+ * if (EventRefusedError.isInstance(error)) console.log(`${error.eventType} refused in ${error.state}; now: ${error.enabled.join(', ')}`);
+ */
 export class EventRefusedError extends StewardError implements RefusalDetails {
   readonly eventType: string;
   readonly state: string;
@@ -54,35 +145,62 @@ export class EventRefusedError extends StewardError implements RefusalDetails {
   }
 }
 
-/** A skill package whose manifest or prompt file is invalid; the message names file and field. */
+/**
+ * A skill package whose manifest or prompt file is invalid; the message names file and field.
+ *
+ * @example
+ * try { loadPackage('./packages/mine'); } catch (error) { if (PackageError.isInstance(error)) console.error(error.message); }
+ */
 export class PackageError extends StewardError {
   constructor(message: string) {
     super('invalid_package', message);
   }
 }
 
-/** The model failed (network, HTTP status after retries, timeout). */
+/**
+ * The model failed (network, HTTP status after retries, timeout).
+ *
+ * @example
+ * const result = await session.send(event);
+ * if (!result.ok && result.error.code === 'model_error') showRetry(result.error.message);
+ */
 export class ModelError extends StewardError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('model_error', message, options);
   }
 }
 
-/** A ScriptedModel was called in a way its script did not foresee. */
+/**
+ * A ScriptedModel was called in a way its script did not foresee.
+ *
+ * @example
+ * expect(() => model.assertComplete()).not.toThrow(ScriptMismatchError);
+ */
 export class ScriptMismatchError extends StewardError {
   constructor(message: string) {
     super('script_mismatch', message);
   }
 }
 
-/** No session with this id; `store` (a file path, for messages) names where it was looked for. */
+/**
+ * No session with this id; `store` (a file path, for messages) names where it was looked for.
+ *
+ * @example
+ * const session = await runtime.resumeSession(id).catch((error) => (SessionNotFoundError.isInstance(error) ? null : Promise.reject(error)));
+ */
 export class SessionNotFoundError extends StewardError {
   constructor(readonly sessionId: string, readonly store?: string) {
     super('session_not_found', `No session "${sessionId}" in ${store ? `the store ${store}` : 'this store'}.`);
   }
 }
 
-/** Another writer saved this session first (optimistic concurrency). Reload and retry. */
+/**
+ * Another writer saved this session first (optimistic concurrency). Reload and retry.
+ *
+ * @example
+ * const result = await session.send(event);
+ * if (!result.ok && result.error.code === 'conflict') session = await runtime.resumeSession(session.id);
+ */
 export class ConflictError extends StewardError {
   constructor(message: string) {
     super('conflict', message);
@@ -93,6 +211,9 @@ export class ConflictError extends StewardError {
  * A write or a renewal found that this process no longer holds the session's lease (it
  * expired, e.g. after a long pause, and another server took the session over). Nothing was
  * written; the session continues on the server that holds the lease now.
+ *
+ * @example
+ * if (LeaseLostError.isInstance(error)) console.log(`${error.sessionId} runs on another server now`);
  */
 export class LeaseLostError extends StewardError {
   constructor(readonly sessionId: string, message?: string) {
@@ -123,21 +244,36 @@ export class SessionLeasedError extends StewardError {
   }
 }
 
-/** A persisted snapshot that cannot be loaded (corrupt, or from a newer schema version). */
+/**
+ * A persisted snapshot that cannot be loaded (corrupt, or from a newer schema version).
+ *
+ * @example
+ * await runtime.resumeSession(id).catch((error) => { if (SnapshotError.isInstance(error)) markUnreadable(id); else throw error; });
+ */
 export class SnapshotError extends StewardError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('bad_snapshot', message, options);
   }
 }
 
-/** testAllTransitions found a path its replay on a real actor does not follow, or could not walk the machine. */
+/**
+ * testAllTransitions found a path its replay on a real actor does not follow, or could not walk the machine.
+ *
+ * @example
+ * expect(() => testAllTransitions(machine)).not.toThrow(TransitionTestError);
+ */
 export class TransitionTestError extends StewardError {
   constructor(message: string) {
     super('transition_test_failed', `testAllTransitions: ${message}`);
   }
 }
 
-/** A value over one of the size limits (src/limits.ts); `limit` names it, `setting` says where it is set. */
+/**
+ * A value over one of the size limits (src/limits.ts); `limit` names it, `setting` says where it is set.
+ *
+ * @example
+ * if (LimitExceededError.isInstance(error)) console.log(`${error.limit}: ${error.actual} > ${error.max}`);
+ */
 export class LimitExceededError extends StewardError {
   constructor(message: string, readonly limit: string, readonly max: number, readonly actual: number) {
     super('limit_exceeded', message);
@@ -148,9 +284,12 @@ export class LimitExceededError extends StewardError {
  * The database could not be used: locked by another process, read-only, malformed, full,
  * missing or not a file. `code` says which (store_locked, store_read_only, store_corrupt,
  * store_full, store_unavailable, store_io_error); the message names the file and the fix.
+ *
+ * @example
+ * if (StoreError.isInstance(error) && error.code === 'store_locked') setTimeout(retry, 1000);
  */
 export class StoreError extends StewardError {
-  constructor(code: `store_${string}`, message: string, readonly path: string, options?: { cause?: unknown }) {
+  constructor(code: StoreErrorCode, message: string, readonly path: string, options?: { cause?: unknown }) {
     super(code, message, options);
   }
 }
@@ -159,6 +298,9 @@ export class StoreError extends StewardError {
  * The session store cannot be reached or opened: `reason` says which (server unreachable,
  * credentials refused, database missing, …). The message names the target without its
  * password, and the fix.
+ *
+ * @example
+ * if (StoreUnavailableError.isInstance(error) && error.reason === 'bad_credentials') console.error(`Check the password for ${error.target}`);
  */
 export class StoreUnavailableError extends StewardError {
   readonly reason: 'unreachable' | 'bad_credentials' | 'missing_database' | 'other';
@@ -171,14 +313,24 @@ export class StoreUnavailableError extends StewardError {
   }
 }
 
-/** A session id that breaks the id rule (src/ids.ts); the message states the rule. */
+/**
+ * A session id that breaks the id rule (src/ids.ts); the message states the rule.
+ *
+ * @example
+ * await runtime.createSession({ packageId: 'tiny', id: 'no spaces please' }); // rejects with InvalidSessionIdError
+ */
 export class InvalidSessionIdError extends StewardError {
   constructor(message: string) {
     super('invalid_session_id', message);
   }
 }
 
-/** A `list()` cursor that no store handed out (garbled, truncated, or from another API). */
+/**
+ * A `list()` cursor that no store handed out (garbled, truncated, or from another API).
+ *
+ * @example
+ * const page = await store.list({ after: cursor }).catch((error) => (InvalidCursorError.isInstance(error) ? store.list() : Promise.reject(error)));
+ */
 export class InvalidCursorError extends StewardError {
   constructor(message: string) {
     super('invalid_cursor', message);

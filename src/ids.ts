@@ -31,7 +31,12 @@ export function sessionIdProblem(id: unknown): string | null {
   return null;
 }
 
-/** `id` when it is a valid session id; an InvalidSessionIdError naming the rule otherwise. `where` names the caller. */
+/**
+ * `id` when it is a valid session id; an InvalidSessionIdError naming the rule otherwise. `where` names the caller.
+ *
+ * @example
+ * const id = checkSessionId(request.params.id, 'GET /sessions/:id'); // throws InvalidSessionIdError
+ */
 export function checkSessionId(id: unknown, where: string): string {
   const problem = sessionIdProblem(id);
   if (problem) throw new InvalidSessionIdError(`${where}: ${problem}, but ${SESSION_ID_RULE}.`);

@@ -1,54 +1,30 @@
 /**
- * `steward`: the Node runtime — Steward's public API. Everything an app or an outside test
- * relies on is named here. Browser-safe parts are also in `steward/machine` (src/machine.ts),
- * the testing kit in `steward/testing` (src/testing.ts).
+ * `steward`: the Node runtime — sessions with a journal in a store, a model behind them.
+ * Everything in `steward/machine` (the browser-safe statechart, its events, views, types and
+ * errors) is re-exported here too, so a Node app imports from one place. The other entries
+ * hold what an app loads only when it needs it: `steward/testing` (scripted and demo models,
+ * the transition test), `steward/inspect` (the inspector page, remote inspectors, diagrams,
+ * the manual model), `steward/serve` (the HTTP API) and `steward/postgres` (PostgresStore).
+ * Importing `steward` loads no HTTP or WebSocket module (test/api/loaded-modules.test.ts).
+ *
+ * @example
+ * import { createRuntime, SqliteStore, OpenAIModel } from 'steward';
+ *
+ * const runtime = createRuntime({ model: new OpenAIModel({ model: 'gpt-4o-mini' }), store: new SqliteStore('steward.db') });
+ * const session = await runtime.createSession({ packageId: 'short-story' });
+ * const { view } = await session.send({ type: 'user_submitted_input', text: 'A ghost story in a lighthouse.' });
+ * console.log(view.state, session.enabledEvents());
  */
+export * from './machine.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type ResumeOptions, type SessionHistory } from './runtime/runtime.js';
 export type { TranscriptName } from './runtime/archive.js';
 export { Session, type SendResult, type SendError } from './runtime/session.js';
-export {
-  SessionStreamEventSchema,
-  type SessionStreamEvent,
-  type SessionStreamEventType,
-  type StreamEventOf,
-  type SessionEventListener,
-  type SubscribeOptions,
-} from './runtime/session-events.js';
-export type { SessionView, ArtifactView, Phase, WaitingReason } from './runtime/view.js';
-export { sessionMachine, type SessionMachine, type SessionEvent } from './machines/session.machine.js';
-export type { SessionContext, SessionInput, Step, Boundary, Rejection, PackageInfo, Transcripts, TurnAttachments } from './machines/session.context.js';
-export type { Transcript, WindowLimits } from './machines/transcript.js';
-export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
-export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
-export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
-export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
-export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall } from './models/scripted-model.js';
-export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransitionsResult } from './testing.js';
+export type { SessionEventListener, SubscribeOptions } from './runtime/session-events.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
-export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
-export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, LeaseHolder, EventBus, AppendOptions, ListOptions, SessionPage } from './store/session-store.js';
-export { listAll, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from './store/list-page.js';
-export { checkSessionId, sessionIdProblem, SESSION_ID_MAX_CHARS } from './ids.js';
+export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, LeaseHolder, EventBus, AppendOptions, ListOptions, SessionPage, Durability } from './store/session-store.js';
 export { MemoryStore } from './store/memory-store.js';
-export { SqliteStore, defaultDbPath, DURABILITIES, type Durability } from './store/sqlite-store.js';
-export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
-export type { Blackboard, TagVersion, TagSlot, ArchivedVersions } from './blackboard/blackboard.js';
-export * from './errors.js';
-export { DEFAULT_LIMITS, MAX_BURST_LIMIT, resolveLimits, clip, type Limits } from './limits.js';
-export { redactSecrets, redactUrl } from './models/redact.js';
-export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';
-export { ManualModel } from './models/manual-model.js';
-export {
-  startInspector,
-  createRemoteInspect,
-  setupInspection,
-  renderDiagram,
-  machineGraph,
-  loadStatelyConfig,
-  type InspectorHandle,
-  type InspectorOptions,
-  type MachineGraph,
-  type DiagramFormat,
-  type StatelyConfig,
-} from './inspect/index.js';
+export { SqliteStore } from './store/sqlite-store.js';
+export { listAll } from './store/list-page.js';
+export { checkSessionId, SESSION_ID_MAX_CHARS } from './ids.js';
+export { DEFAULT_LIMITS, MAX_BURST_LIMIT, type Limits } from './limits.js';

@@ -27,56 +27,18 @@ export {
   type Rejection,
   type PackageInfo,
 } from './machines/session.context.js';
-export {
-  UserEventSchema,
-  userEventTypes,
-  isUserEventType,
-  UserSelectedPackage,
-  UserSubmittedInput,
-  UserConfirmedIntake,
-  UserApprovedNextStep,
-  UserRejectedNextStep,
-  UserAcceptedArtifact,
-  UserRejectedArtifact,
-  UserAnsweredQuestions,
-  UserSkippedQuestions,
-  type UserEvent,
-  type UserEventType,
-} from './machines/session.events.js';
-export { acceptedUserEvents, enabledUserEvents, readChart, readSnapshot, stateString, snapshotState, type ChartReading, type Refusal } from './machines/refusals.js';
-export { RULES, ruleById, EVENT_GUARDS, type Rule, type RuleId, type Violation, type EventGuard } from './machines/rules.js';
-export {
-  managerTools,
-  workerTools,
-  managerToolSpecs,
-  workerToolSpecs,
-  userActionNames,
-  toolsFor,
-  findTool,
-  ReadBlackboardArgs,
-  ListWorkersArgs,
-  ListArtifactsArgs,
-  RunWorkerArgs,
-  ManagerAskUserArgs,
-  ReviewBlackboardArgs,
-  FinishArgs,
-  SubmitArgs,
-  WorkerAskUserArgs,
-  type ToolDefinition,
-  type ToolActor,
-  type ToolKind,
-  type ManagerToolName,
-  type WorkerToolName,
-} from './tools/schemas.js';
-export type { WorkerInfo } from './tools/validation.js';
-export { sessionView, artifactView, type SessionView, type ArtifactView, type Phase, type WaitingReason } from './runtime/view.js';
+export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
+export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
+export { sessionView, WaitingReasonSchema, type SessionView, type ArtifactView, type Phase, type WaitingReason } from './runtime/view.js';
+export type { SessionSnapshot } from './runtime/session-snapshot.js';
 export { createManagerTurn, createWorkerTurn, type SkillPromptLookup } from './agents/turns.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
-export { REQUEST_TAG, type Blackboard, type TagVersion } from './blackboard/blackboard.js';
+export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export * from './errors.js';
 export {
   SessionStreamEventSchema,
   type SessionStreamEvent,
   type SessionStreamEventType,
+  type StreamEventOf,
 } from './runtime/session-events.js';

@@ -10,6 +10,22 @@
  * // or named tokens: `by` is then the token's name
  * const named = await startServe({ runtime, store, tokens: parseTokenList(text, 'my token list') });
  */
-export * from './serve/server.js';
+import { startServe as start, type ServeHandle, type ServeOptions } from './serve/server.js';
+
+export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from './serve/server.js';
 // Named tokens (`startServe({ tokens })`): read them as `steward serve` does.
 export { parseTokenList, tokensFromEnv, TokenListError, type NamedToken, type ServeTokens } from './http/tokens.js';
+export type { ServeHandle, ServeOptions };
+
+/**
+ * Serves `runtime`'s sessions over HTTP until `close()`: every route, the event stream and
+ * `/openapi.json`. Off a loopback address a token (`token` or `tokens`) is required.
+ *
+ * @example
+ * const server = await startServe({ runtime, store, host: '127.0.0.1', port: 0, token: process.env.STEWARD_TOKEN });
+ * console.log(`Serving on ${server.url}`);
+ * const { settled, handedBack } = await server.close(); // graceful: running sessions are saved
+ */
+export function startServe(options: ServeOptions): Promise<ServeHandle> {
+  return start(options);
+}

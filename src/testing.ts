@@ -1,5 +1,6 @@
 /**
- * `steward/testing`: a strict scripted model and a model-based test for session machines.
+ * `steward/testing`: models that need no LLM — a strict scripted model for tests, the
+ * offline demo model — and a model-based test of every transition of a session machine.
  * Like `steward/machine`, nothing here imports Node, so these run in a browser test too.
  *
  * @example
@@ -14,14 +15,22 @@ import { sessionMachine } from './machines/session.machine.js';
 import { testAllTransitions as walkAll, type TestAllTransitionsOptions, type TestAllTransitionsResult } from './testing/all-transitions.js';
 
 export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall } from './models/scripted-model.js';
+export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';
 export { sessionFacts, type ActorResult, type TestAllTransitionsOptions, type TestAllTransitionsResult, type TransitionPath } from './testing/all-transitions.js';
 export { testingPackage, managerReplies, workerReplies } from './testing/catalogue.js';
-export { TransitionTestError, ScriptMismatchError } from './errors.js';
 
 /**
  * Walks `machine` (default: Steward's `sessionMachine`; pass your `sessionMachine.provide(...)`)
  * along every shortest path, replays each on a real actor whose invoked actors never settle,
- * and returns the transition coverage: `{ covered, total, uncovered, paths }`.
+ * and returns the transition coverage: `{ covered, total, uncovered, paths }`. A path the
+ * replay does not follow throws a `TransitionTestError`.
+ *
+ * @example
+ * import { sessionMachine } from 'steward';
+ * import { testAllTransitions } from 'steward/testing';
+ *
+ * const result = testAllTransitions(sessionMachine.provide({ guards: { withinBurst: () => true } }));
+ * console.log(`transitions covered: ${result.covered}/${result.total}`, result.uncovered);
  */
 export function testAllTransitions(machine: AnyStateMachine = sessionMachine, options?: TestAllTransitionsOptions): TestAllTransitionsResult {
   return walkAll(machine, options);

@@ -1,7 +1,8 @@
 // A plain Node app on Steward's runtime: one session of the bundled `tiny` package with the
 // offline demo model, in memory. Every time the session waits, the app picks the event a
 // person would (confirm, approve, accept) from what the machine enables now.
-import { createRuntime, DemoModel, MemoryStore } from 'steward';
+import { createRuntime, MemoryStore } from 'steward';
+import { DemoModel } from 'steward/testing';
 
 const runtime = createRuntime({ model: new DemoModel(), store: new MemoryStore() });
 const session = await runtime.createSession({ packageId: 'tiny' });

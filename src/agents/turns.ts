@@ -12,7 +12,7 @@
  */
 import { fromPromise } from 'xstate';
 import { archivedVersions, hasArchivedVersions, hasVersion, REQUEST_TAG, versionOf, type TagVersion } from '../blackboard/blackboard.js';
-import { UserError } from '../errors.js';
+import { InternalError, UserError } from '../errors.js';
 import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
 import type { Model, ModelReply } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
@@ -111,6 +111,13 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
   return nextMacrotask().then(() => signal.throwIfAborted());
 }
 
+/**
+ * The manager's model round as the chart's `managerTurn` actor: one call of `model`, with the manager's messages and tools.
+ *
+ * @example
+ * const machine = sessionMachine.provide({ actors: { managerTurn: createManagerTurn(model), workerTurn: createWorkerTurn(model, promptOf) } });
+ * const actor = createActor(machine, { input: { sessionId: 's1', package: team } }).start();
+ */
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup, textDeltas?: TextDeltaLookup, gate?: ModelCallGate) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => yieldToEventLoop(signal).then(() => {
     const replied = gated(gate, system, signal, () => model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, textDeltas) }));
@@ -124,13 +131,20 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup, textD
   }));
 }
 
+/**
+ * A worker's model round as the chart's `workerTurn` actor: `promptOf(packageId, workerId)` gives the worker's prompt.
+ *
+ * @example
+ * const prompts: Record<string, string> = { echo: 'Restate the request in one sentence.' };
+ * const workerTurn = createWorkerTurn(model, (_packageId, workerId) => prompts[workerId]);
+ */
 export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup, textDeltas?: TextDeltaLookup, gate?: ModelCallGate) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     await yieldToEventLoop(signal);
     const pkg = input.package;
     const step = input.step;
     const worker = pkg?.workers.find((w) => w.id === step?.workerId);
-    if (!pkg || !step || !worker) throw new UserError('A worker turn started without a package, a step or a known worker (a bug in Steward).');
+    if (!pkg || !step || !worker) throw new InternalError('A worker turn started without a package, a step or a known worker.');
     const prompt = promptOf(pkg.id, worker.id);
     if (prompt === undefined) throw new UserError(`No prompt for worker "${worker.id}" of package "${pkg.id}": is the package folder still there?`);
     // The request's earlier parts left the context: read them for the brief.

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { limitsFromEnv, MAX_BURST_ADVICE, MAX_BURST_LIMIT } from '../limits.js';
 import { BY_MAX_CHARS } from '../machines/session.events.js';
-import { SessionNotFoundError, StewardError } from '../errors.js';
+import { SessionNotFoundError, StewardError, type StewardErrorCode } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
 import type { Model } from '../models/model.js';
 import { storedSnapshot } from '../runtime/persisted.js';
@@ -49,7 +49,7 @@ export function actorName(options: GlobalOptions): string | undefined {
 
 /** A failure a command ends with: a stable code (as in StewardError) and a message for humans. */
 export class CliError extends StewardError {
-  constructor(code: string, message: string) {
+  constructor(code: StewardErrorCode, message: string) {
     super(code, message);
   }
 }

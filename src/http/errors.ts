@@ -52,6 +52,7 @@ const statusOfCode: Record<string, HttpStatus> = {
   session_stopped: 503,
   store_unavailable: 503,
   store_locked: 503,
+  internal_error: 500,
 };
 
 /**

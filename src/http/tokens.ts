@@ -44,7 +44,12 @@ export type ServeTokens =
   | { kind: 'shared'; token: string }
   | { kind: 'named'; tokens: readonly NamedToken[] };
 
-/** A token list with problems: each names its line and the fix (never the token itself: it is a secret). */
+/**
+ * A token list with problems: each names its line and the fix (never the token itself: it is a secret).
+ *
+ * @example
+ * try { parseTokenList(text, 'tokens.txt'); } catch (error) { if (TokenListError.isInstance(error)) console.error(error.message); }
+ */
 export class TokenListError extends UserError {
   /** `unit`: what `line` counts — lines of a file, or entries of STEWARD_TOKENS (where `;` separates too) or of an array. */
   constructor(readonly source: string, readonly problems: readonly { line: number; message: string }[], readonly unit: 'line' | 'entry' = 'line') {
@@ -77,6 +82,10 @@ const Entry = z.strictObject({
 /**
  * Parses a token list; `source` names it in errors (e.g. "STEWARD_TOKENS_FILE /etc/steward/tokens").
  * `semicolons`: a `;` ends an entry too (for an environment variable, which is one line).
+ *
+ * @example
+ * const tokens = parseTokenList(readFileSync('tokens.txt', 'utf8'), 'tokens.txt'); // "alice 3f0c9a…" a line
+ * const server = await startServe({ runtime, store, tokens });
  */
 export function parseTokenList(text: string, source: string, options: { semicolons?: boolean } = {}): NamedToken[] {
   const entries: { line: number; fields: string[] }[] = [];
@@ -126,6 +135,10 @@ function checkEntries(entries: readonly { line: number; fields: readonly string[
 /**
  * The tokens the environment configures: `STEWARD_TOKENS_FILE` (a file) or `STEWARD_TOKENS`
  * (the list itself), or the one shared `STEWARD_TOKEN`; at most one of the three.
+ *
+ * @example
+ * const env = tokensFromEnv(); // STEWARD_TOKEN, STEWARD_TOKENS or STEWARD_TOKENS_FILE
+ * const server = await startServe({ runtime, store, ...(env.kind === 'named' ? { tokens: env.tokens } : env.kind === 'shared' ? { token: env.token } : {}) });
  */
 export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): ServeTokens {
   const file = env.STEWARD_TOKENS_FILE?.trim() || undefined;

@@ -77,14 +77,25 @@ function describeIssues(file: string, error: z.ZodError): string {
   return `${file} is not valid:\n${lines.join('\n')}\nSee the format in src/inspect/config.ts.`;
 }
 
-/** Validates a parsed config object; errors name the file and each wrong field. */
+/**
+ * Validates a parsed config object; errors name the file and each wrong field.
+ *
+ * @example
+ * const config = parseStatelyConfig(JSON.parse(text), 'my-config.json'); // a UserError names the field
+ */
 export function parseStatelyConfig(value: unknown, file = STATELY_CONFIG_FILE): StatelyConfig {
   const parsed = StatelyConfigSchema.safeParse(value);
   if (!parsed.success) throw new UserError(describeIssues(file, parsed.error));
   return parsed.data as StatelyConfig;
 }
 
-/** Reads `stately.config.json` in `cwd`; without one, the defaults apply. */
+/**
+ * Reads `stately.config.json` in `cwd`; without one, the defaults apply.
+ *
+ * @example
+ * const { config, path } = loadStatelyConfig(); // stately.config.json of the working directory, or the defaults
+ * console.log(config.inspect, config.inspector.port, path);
+ */
 export function loadStatelyConfig(cwd: string = process.cwd()): LoadedStatelyConfig {
   const path = join(cwd, STATELY_CONFIG_FILE);
   // Without a config file the defaults name Steward's own machine: resolve it from Steward's
@@ -128,7 +139,13 @@ function loadTypeScript(ref: string): Promise<void> {
   return typescriptLoader;
 }
 
-/** Imports a machine named by "file#export" (relative to `dir`); .ts sources go through tsx. */
+/**
+ * Imports a machine named by "file#export" (relative to `dir`); .ts sources go through tsx.
+ *
+ * @example
+ * const machine = await loadMachine('./src/app-machine.ts#appMachine');
+ * console.log(renderDiagram(machine, 'mermaid'));
+ */
 export async function loadMachine(ref: string, dir: string = process.cwd()): Promise<AnyStateMachine> {
   const { file, exportName } = parseMachineRef(ref);
   const path = isAbsolute(file) ? file : resolve(dir, file);

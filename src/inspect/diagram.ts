@@ -96,7 +96,12 @@ function renderDot(graph: MachineGraph): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Renders the whole machine: every state, every transition labelled `event [guard]`. */
+/**
+ * Renders the whole machine: every state, every transition labelled `event [guard]`.
+ *
+ * @example
+ * writeFileSync('chart.mmd', renderDiagram(sessionMachine, 'mermaid')); // or 'dot', 'json'
+ */
 export function renderDiagram(machine: AnyStateMachine, format: DiagramFormat): string {
   const graph = machineGraph(machine);
   switch (format) {

@@ -149,7 +149,13 @@ export function edgeLabel(event: string, guard: string | undefined): string {
   return guard ? `${event} [${guard}]` : event;
 }
 
-/** Walks `machine.root` and returns every state node and transition. */
+/**
+ * Walks `machine.root` and returns every state node and transition.
+ *
+ * @example
+ * const { nodes, edges } = machineGraph(sessionMachine);
+ * console.log(`${nodes.length} states, ${edges.length} transitions`);
+ */
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];

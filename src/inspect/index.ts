@@ -35,13 +35,26 @@ export interface Inspection {
   stop(): Promise<void>;
 }
 
-/** Checks an inspect mode given on the command line; the message lists the valid ones. */
+/**
+ * Checks an inspect mode given on the command line; the message lists the valid ones.
+ *
+ * @example
+ * const mode = parseInspectMode(process.argv[2] ?? 'off'); // 'off' | 'local' | 'stately' | 'ws://…'
+ */
 export function parseInspectMode(text: string): InspectMode {
   if (text === 'off' || text === 'local' || text === 'stately' || /^wss?:\/\/\S+$/.test(text)) return text as InspectMode;
   throw new UserError(`Unknown inspect mode "${text}": use off, local, stately or a WebSocket URL such as ws://127.0.0.1:8080.`);
 }
 
-/** One inspect mode, ready to wire into a runtime; unreachable remote targets never stop a session. */
+/**
+ * One inspect mode, ready to wire into a runtime; unreachable remote targets never stop a session.
+ *
+ * @example
+ * const inspection = setupInspection('stately', (msg) => console.error(msg));
+ * const runtime = createRuntime({ model, store, ...(inspection.inspect ? { inspect: inspection.inspect } : {}) });
+ * if (inspection.url) console.log(`Inspector: ${inspection.url}`);
+ * await inspection.stop();
+ */
 export function setupInspection(mode: InspectMode, log: (msg: string) => void): Inspection {
   let page: InspectorHandle | undefined;
   if (mode === 'stately' || mode.startsWith('ws://') || mode.startsWith('wss://')) {

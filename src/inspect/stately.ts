@@ -197,6 +197,10 @@ function create(url: string, log: (msg: string) => void, encode?: (event: Statel
 /**
  * A remote inspector for `createRuntime({ inspect })`. An unreachable target is reported
  * once through `log`; the session carries on and the process exits as if there were none.
+ *
+ * @example
+ * const remote = createRemoteInspect('ws://127.0.0.1:8080', console.error);
+ * const runtime = createRuntime({ model, inspect: remote.inspect });
  */
 export function createRemoteInspect(target: RemoteTarget, log: (msg: string) => void): RemoteInspect {
   if (target === 'stately') {

@@ -172,7 +172,13 @@ export function readChart(nodes: readonly AnyStateNode[] | null, context: Sessio
   return { ...reading, refusal: refusal(first!.reason, first!.guard) };
 }
 
-/** The chart read at a snapshot (a finished or stopped session accepts nothing). */
+/**
+ * The chart read at a snapshot (a finished or stopped session accepts nothing).
+ *
+ * @example
+ * const { state, enabled, refusal } = readSnapshot(actor.getSnapshot(), { type: 'user_confirmed_intake' });
+ * if (refusal) console.log(`${state} refuses it: ${refusal.reason}; try ${enabled.join(', ')}`);
+ */
 export function readSnapshot(snapshot: AnyMachineSnapshot): ChartReading;
 export function readSnapshot(snapshot: AnyMachineSnapshot, event: { type: string }): ChartReading & { refusal: Refusal | null };
 export function readSnapshot(snapshot: AnyMachineSnapshot, event?: { type: string }) {
@@ -181,12 +187,22 @@ export function readSnapshot(snapshot: AnyMachineSnapshot, event?: { type: strin
   return event ? readChart(nodes, context, event) : readChart(nodes, context);
 }
 
-/** The user events the active states declare a transition for (guards not evaluated). */
+/**
+ * The user events the active states declare a transition for (guards not evaluated).
+ *
+ * @example
+ * acceptedUserEvents(actor.getSnapshot()); // e.g. ['user_accepted_artifact', 'user_rejected_artifact', 'user_answered_questions', …]
+ */
 export function acceptedUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
   return readSnapshot(snapshot).accepted;
 }
 
-/** The user events the session would take now, guards evaluated (a subset of `acceptedUserEvents`). */
+/**
+ * The user events the session would take now, guards evaluated (a subset of `acceptedUserEvents`).
+ *
+ * @example
+ * for (const type of enabledUserEvents(actor.getSnapshot())) renderButton(type); // what a UI should offer now
+ */
 export function enabledUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
   return readSnapshot(snapshot).enabled;
 }

@@ -99,6 +99,12 @@ export type UserEventType = UserEvent['type'];
 
 export const userEventTypes = UserEventSchema.options.map((o) => o.shape.type.value) as UserEventType[];
 
+/**
+ * Whether `type` names one of the user events (`userEventTypes`).
+ *
+ * @example
+ * if (isUserEventType(button.dataset.event)) actor.send(UserEventSchema.parse({ type: button.dataset.event }));
+ */
 export function isUserEventType(type: string): type is UserEventType {
   return (userEventTypes as string[]).includes(type);
 }

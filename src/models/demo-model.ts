@@ -26,6 +26,12 @@ function call(name: string, args: unknown, n: number): ToolCall {
 
 const textOf = (m: ChatMessage | undefined) => (m && typeof m.content === 'string' ? m.content : '');
 
+/**
+ * A model that needs no LLM: it plays any package through to the end with fixed, labelled texts (the CLI uses it when no API key is set).
+ *
+ * @example
+ * const runtime = createRuntime({ model: new DemoModel(), store: new MemoryStore() });
+ */
 export class DemoModel implements Model {
   readonly label = DEMO_MODEL_LABEL;
   private calls = 0;

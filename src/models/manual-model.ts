@@ -44,6 +44,14 @@ export interface ManualModelEvents {
   settled: [{ id: string; outcome: 'replied' | 'failed' | 'aborted' }];
 }
 
+/**
+ * A model played by a person: each call waits until someone replies (the inspector page does, with `steward inspect --manual`).
+ *
+ * @example
+ * const model = new ManualModel();
+ * model.on('request', (pending) => model.reply(pending.id, { content: 'Hello.', toolCalls: [{ name: 'finish', arguments: { summary: 'Done.' } }] }));
+ * const runtime = createRuntime({ model });
+ */
 export class ManualModel extends EventEmitter<ManualModelEvents> implements Model {
   readonly label = MANUAL_MODEL_LABEL;
   private readonly waiting = new Map<string, Waiting>();

@@ -38,6 +38,14 @@ export interface OpenAIModelOptions {
   fetch?: ClientOptions['fetch'];
 }
 
+/**
+ * A model behind an OpenAI-compatible chat completions API (OpenAI, Azure, a local server), with streaming, retries and secrets masked in every error.
+ *
+ * @example
+ * const model = new OpenAIModel({ model: 'gpt-4o-mini', apiKey: process.env.OPENAI_API_KEY });
+ * const local = new OpenAIModel({ model: 'llama3', baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'none' });
+ * const runtime = createRuntime({ model });
+ */
 export class OpenAIModel implements Model {
   readonly label: string;
   readonly timeoutMs: number;
@@ -251,6 +259,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 /**
  * The OpenAI model configured by the environment, or undefined when nothing is configured
  * (the caller then falls back to the offline demo model).
+ *
+ * @example
+ * const runtime = createRuntime({ model: modelFromEnv() ?? new DemoModel() }); // OPENAI_API_KEY, STEWARD_MODEL, OPENAI_BASE_URL
  */
 export function modelFromEnv(env: NodeJS.ProcessEnv = process.env): Model | undefined {
   const apiKey = nonEmpty(env.OPENAI_API_KEY);

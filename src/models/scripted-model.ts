@@ -41,7 +41,12 @@ export type ScriptStep =
   | { agent?: 'manager' | 'worker'; error: Error }
   | ((request: ModelRequest, index: number) => ModelReply | Promise<ModelReply>);
 
-/** A tool call for a ScriptedModel step: `{ toolCalls: [scriptedCall('finish', { summary: 'Done.' })] }`. */
+/**
+ * A tool call for a ScriptedModel step: `{ toolCalls: [scriptedCall('finish', { summary: 'Done.' })] }`.
+ *
+ * @example
+ * new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })] }]);
+ */
 export function scriptedCall(name: string, args: unknown = {}, id?: string): ScriptedToolCall {
   const scripted: ScriptedToolCall = { kind: 'scripted_call', name, arguments: args, ...(id ? { id } : {}) };
   // Where the types are not checked (JavaScript, a cast), reading it as a ToolCall fails
@@ -57,6 +62,18 @@ export function scriptedCall(name: string, args: unknown = {}, id?: string): Scr
   return scripted;
 }
 
+/**
+ * 
+ *
+ * @example
+ * const model = new ScriptedModel([
+ *   { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate it.' })] },
+ *   { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { echo: 'Otters.' } })] },
+ * ]);
+ * const runtime = createRuntime({ model });
+ * // … drive the session, then:
+ * model.assertComplete();
+ */
 export class ScriptedModel implements Model {
   readonly label = 'scripted model';
   readonly calls: ModelRequest[] = [];

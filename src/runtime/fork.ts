@@ -5,10 +5,9 @@
  * journal entry ("forked") holds that starting snapshot. Only the prefix is read, so nothing
  * the original wrote after `atSeq` reaches the fork, and nothing of the original is written.
  */
-import type { AnyMachineSnapshot } from 'xstate';
 import { SessionNotFoundError, UserError } from '../errors.js';
 import { snapshotState } from '../machines/refusals.js';
-import type { SessionContext } from '../machines/session.context.js';
+import type { SessionSnapshot } from './session-snapshot.js';
 import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { historyItems } from './archive.js';
 import { replayStep, startOf, type ForkedPayload, type ReplayHost } from './journal-replay.js';
@@ -18,7 +17,7 @@ export interface Fork {
   packageId: string | null;
   persisted: PersistedSession;
   entry: JournalEntryInput;
-  snapshot: AnyMachineSnapshot;
+  snapshot: SessionSnapshot;
 }
 
 /** The original's state after entry `atSeq`, as the fork starts from it (not yet saved). */
@@ -32,26 +31,26 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   if (!valid || entries.length < atSeq) {
     throw new UserError(`forkSession: atSeq must be a journal entry of "${id}", a whole number from 1 to ${entries.length} (got ${String(atSeq)}). See the entries with \`steward log ${id}\`.`);
   }
-  const current = storedSnapshot(host.machine, stored).context as SessionContext;
+  const current = storedSnapshot(host.machine, stored).context;
   let snapshot = startOf(host, forkId, entries[0]!, current);
   // The fork's own history (archive): what each replayed event added, as the live session
   // archived it (historyItems on consecutive contexts), up to atSeq and nothing after.
-  const added: ArchiveItemInput[] = historyItems(null, snapshot.context as SessionContext);
+  const added: ArchiveItemInput[] = historyItems(null, snapshot.context);
   for (const entry of entries.slice(1)) {
-    const before = snapshot.context as SessionContext;
+    const before = snapshot.context;
     snapshot = replayStep(host.machine, snapshot, entry);
-    added.push(...historyItems(before, snapshot.context as SessionContext));
+    added.push(...historyItems(before, snapshot.context));
   }
   const state = snapshotState(snapshot);
   if (state !== entries[atSeq - 1]!.state) {
     throw new UserError(`Session "${id}" cannot be forked at entry ${atSeq}: replaying its journal gives ${state}, the journal recorded ${entries[atSeq - 1]!.state} (the machine changed since it was written). Fork at an earlier entry, or use the Steward version that wrote it.`);
   }
-  const context = snapshot.context as SessionContext;
+  const { context } = snapshot;
   const forkedFrom = { id, seq: atSeq };
   // The fork's own identity; everything else is the original's state at atSeq. The replayed
   // snapshot is kept (not resolved again) so that an invoked model call that was in flight
   // is among its children, and runs again when the fork is opened.
-  const forked = { ...snapshot, context: { ...context, sessionId: forkId, ledger: { ...context.ledger, forkedFrom } } } as AnyMachineSnapshot;
+  const forked = { ...snapshot, context: { ...context, sessionId: forkId, ledger: { ...context.ledger, forkedFrom } } };
   const persisted = envelope(host.machine.getPersistedSnapshot(forked));
   const packageId = context.package?.id ?? null;
   const payload: ForkedPayload = { forkedFrom, packageId, snapshot: persisted };

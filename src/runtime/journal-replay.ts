@@ -5,7 +5,8 @@
  * events). Time travel (src/inspect/replay.ts) and forking (runtime.forkSession) both read
  * sessions this way, so a fork's state is exactly what time travel shows at that entry.
  */
-import { getNextSnapshot, initialTransition, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
+import { getNextSnapshot, initialTransition, type AnyStateMachine, type EventObject } from 'xstate';
+import type { SessionSnapshot } from './session-snapshot.js';
 import type { PackageInfo, SessionContext, SessionInput } from '../machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { JournalEntry } from '../store/session-store.js';
@@ -59,16 +60,16 @@ export function replayInput(host: ReplayHost, sessionId: string, created: Journa
 }
 
 /** The session as its first entry made it: the initial state, or (a fork) the snapshot it was forked with. */
-export function startOf(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): AnyMachineSnapshot {
+export function startOf(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionSnapshot {
   if (isForkEntry(created)) {
     const persisted = openEnvelope(sessionId, (created.payload as ForkedPayload).snapshot) as { value: unknown; context: unknown; status: string };
     return host.machine.resolveState({
       value: persisted.value as never,
       context: persisted.context as never,
       ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}),
-    }) as AnyMachineSnapshot;
+    }) as SessionSnapshot;
   }
-  return initialTransition(host.machine, replayInput(host, sessionId, created, current))[0] as AnyMachineSnapshot;
+  return initialTransition(host.machine, replayInput(host, sessionId, created, current))[0] as SessionSnapshot;
 }
 
 /** The journal's event as the machine saw it (an actor error was saved as `{ name, message }`). */
@@ -84,8 +85,8 @@ export function eventOf(entry: JournalEntry): EventObject {
 }
 
 /** One journalled event applied to `snapshot`, as the live actor applied it. */
-export function replayStep(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, entry: JournalEntry): AnyMachineSnapshot {
+export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): SessionSnapshot {
   // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
   // the state before the event, as a live actor does (the refusal log reads it).
-  return getNextSnapshot(machine, snapshot as never, eventOf(entry) as never) as AnyMachineSnapshot;
+  return getNextSnapshot(machine, snapshot as never, eventOf(entry) as never) as SessionSnapshot;
 }

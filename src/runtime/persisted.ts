@@ -4,7 +4,8 @@
  * not a session snapshot at all, is refused with a message naming the session. A row of an
  * older schema is migrated (MIGRATIONS) before it is validated.
  */
-import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
+import type { SessionSnapshot } from './session-snapshot.js';
 import { z } from 'zod';
 import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
 import type { Artifact } from '../blackboard/artifacts.js';
@@ -233,11 +234,11 @@ export function openEnvelopeWithHistory(sessionId: string, stored: unknown): Ope
  * A stored session's snapshot, to look at without running it: no actor starts, so a model
  * call that was in flight when it was saved is not made again (resume does that).
  */
-export function storedSnapshot(machine: AnyStateMachine, stored: StoredSession): AnyMachineSnapshot {
+export function storedSnapshot(machine: AnyStateMachine, stored: StoredSession): SessionSnapshot {
   const persisted = openEnvelope(stored.id, stored.snapshot) as { value: unknown; context: unknown; status: string };
   return machine.resolveState({
     value: persisted.value as never,
     context: persisted.context as never,
     ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}),
-  }) as AnyMachineSnapshot;
+  }) as SessionSnapshot;
 }

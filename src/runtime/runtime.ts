@@ -151,6 +151,14 @@ export function newSessionId(): string {
   return `s_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
+/**
+ * A runtime: sessions of the skill packages on one model and one store (default: in memory).
+ *
+ * @example
+ * const runtime = createRuntime({ model: new OpenAIModel({ model: 'gpt-4o-mini' }), store: new SqliteStore('steward.db') });
+ * const session = await runtime.createSession({ packageId: 'short-story' });
+ * const later = await runtime.resumeSession(session.id); // another process: the same session
+ */
 export function createRuntime(options: RuntimeOptions): Runtime {
   if (!options?.model || typeof options.model.complete !== 'function') {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');

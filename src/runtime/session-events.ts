@@ -7,13 +7,13 @@
  * wrote (tool names, text deltas, refusal messages) are data: show them escaped.
  */
 import * as z from 'zod';
+import { WaitingReasonSchema } from './view.js';
 
 /** Longest tool name an event carries: a model may invent any name, of any length. */
 export const MAX_TOOL_NAME = 100;
 
 const Agent = z.enum(['manager', 'worker']);
 const Usage = z.strictObject({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() });
-const WaitingReason = z.enum(['skill_selection', 'intake', 'input', 'approve_step', 'review_artifact', 'worker_questions', 'revision']);
 
 const base = { sessionId: z.string(), at: z.number() };
 
@@ -98,7 +98,7 @@ export const UserEventRefusedEvent = z.strictObject({
 export const WaitingEvent = z.strictObject({
   type: z.literal('waiting'),
   ...base,
-  reason: WaitingReason,
+  reason: WaitingReasonSchema,
   state: z.string(),
 });
 

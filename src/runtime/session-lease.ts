@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { LeaseLostError, SessionLeasedError, StewardError } from '../errors.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
 import type { Lease, LeaseOps, SessionStore } from '../store/session-store.js';
+import type { SendError } from './session.js';
 
 export interface SessionLeasing {
   /** The lease this session's writes are fenced with now (a lost one too: its writes then fail). */
@@ -132,7 +133,7 @@ export class OwnLease implements SessionLeasing {
  * is checked against the store: another process may have moved the session on since this
  * object loaded it, and a model call on a stale state would only end in a conflict.
  */
-export async function leaseForSend(leasing: SessionLeasing, store: SessionStore, id: string, revision: number): Promise<{ code: string; message: string; holder?: string | null } | undefined> {
+export async function leaseForSend(leasing: SessionLeasing, store: SessionStore, id: string, revision: number): Promise<Exclude<SendError, { code: 'event_refused' }> | undefined> {
   try {
     if (!(await leasing.hold())) return undefined;
     const stored = await store.load(id);
@@ -144,6 +145,9 @@ export async function leaseForSend(leasing: SessionLeasing, store: SessionStore,
     };
   } catch (error) {
     if (error instanceof SessionLeasedError) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
-    return { code: StewardError.isStewardError(error) ? error.code : 'internal_error', message: error instanceof Error ? error.message : String(error) };
+    const message = error instanceof Error ? error.message : String(error);
+    // A store's own failure keeps its code; anything else taking the lease can throw is Steward's bug.
+    if (StewardError.isStewardError(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere') return { code: error.code, message };
+    return { code: 'internal_error', message };
   }
 }

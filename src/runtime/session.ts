@@ -5,7 +5,7 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, LimitExceededError, StewardError, type RefusalDetails } from '../errors.js';
+import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails, type StewardErrorCode } from '../errors.js';
 import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
@@ -23,6 +23,7 @@ import { envelope } from './persisted.js';
 import { leaseForSend, type SessionLeasing } from './session-lease.js';
 import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
+import type { SessionSnapshot } from './session-snapshot.js';
 import { sessionView, type SessionView } from './view.js';
 
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
@@ -30,7 +31,7 @@ export type SendError =
   | ({ code: 'event_refused'; message: string } & RefusalDetails)
   /** Another process holds the session's lease and runs it: `holder` is its own description. */
   | { code: 'session_running_elsewhere'; message: string; holder: string | null }
-  | { code: string; message: string };
+  | { code: Exclude<StewardErrorCode, 'event_refused' | 'session_running_elsewhere'>; message: string };
 
 export type SendResult =
   | { ok: true; view: SessionView }
@@ -75,6 +76,15 @@ function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | 
   return new LimitExceededError(message, 'userTextChars', max, size);
 }
 
+/**
+ * A live session: send it user events, read its view, follow its live events.
+ *
+ * @example
+ * const session = await runtime.createSession({ packageId: 'tiny' });
+ * const result = await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
+ * if (result.ok) console.log(result.view.state, session.enabledEvents());
+ * else console.log(result.error.code, result.error.message);
+ */
 export class Session {
   readonly id: string;
   private actor!: Actor<SessionMachine>;
@@ -127,9 +137,9 @@ export class Session {
     // One observer for the session's life: the memory archive, the waiters of send() and
     // settled() (no subscription per send), and the end. Without an error observer XState
     // rethrows an actor's error asynchronously (a crash).
-    const observer: Observer<AnyMachineSnapshot> = {
+    const observer: Observer<SessionSnapshot> = {
       next: (snapshot) => {
-        if (this.memoryArchive) this.archive(snapshot.context as SessionContext);
+        if (this.memoryArchive) this.archive(snapshot.context);
         if (this.waiters && isWaitOrEnd(snapshot)) this.wake();
       },
       error: (err) => {
@@ -167,6 +177,11 @@ export class Session {
   /**
    * Calls `listener` synchronously with each live event (rounds, tool checks, artifacts,
    * waits, text deltas…) until the returned function is called. See session-events.ts.
+   *
+   * @example
+   * const stop = session.subscribe((event) => { if (event.type === 'text_delta') process.stdout.write(event.text); });
+   * await session.send({ type: 'user_confirmed_intake' });
+   * stop();
    */
   subscribe(listener: SessionEventListener, options?: SubscribeOptions): () => void {
     return this.eventHub().subscribe(listener, options);
@@ -258,8 +273,16 @@ export class Session {
     return this.view();
   }
 
-  /** Sends a user event; resolves when the session waits for the user again or is done. */
-  send(event: unknown): Promise<SendResult> {
+  /**
+   * Sends a user event; resolves when the session waits for the user again or is done. A
+   * refused or malformed event (from JavaScript the event is checked at run time too)
+   * resolves `{ ok: false, error }`, state unchanged: nothing is thrown.
+   *
+   * @example
+   * const result = await session.send({ type: 'user_approved_next_step' });
+   * if (!result.ok && result.error.code === 'event_refused') console.log('try', result.error.enabled);
+   */
+  send(event: UserEvent): Promise<SendResult> {
     const run = this.busy ? this.busy.then(() => this.sendNow(event)) : this.sendNow(event);
     // Keep only completion (not the result and its view) so an idle session holds nothing extra.
     const done: Promise<void> = run.then(() => {
@@ -300,7 +323,7 @@ export class Session {
     return error ? { ok: false, error, view: this.view() } : undefined;
   }
 
-  private refuse(code: string, message: string): SendResult {
+  private refuse(code: Exclude<StewardErrorCode, 'event_refused' | 'session_running_elsewhere'>, message: string): SendResult & { ok: false } {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
@@ -309,7 +332,7 @@ export class Session {
    * refusal changes only `rejections`, which no guard reads, so the view's reading of the
    * state now is that reading: the chart is read once.
    */
-  private refused(eventType: string, message: string): SendResult {
+  private refused(eventType: string, message: string): SendResult & { ok: false } {
     const view = this.view();
     return { ok: false, error: { code: 'event_refused', message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents }, view };
   }
@@ -319,8 +342,9 @@ export class Session {
    * done), journalled like the machine's own: the event's type and the refusal, never its
    * (possibly huge or malformed) fields. Nothing else changes.
    */
-  private async refuseRecorded(raw: unknown, code: string, message: string, result: SendResult = this.refuse(code, message)): Promise<SendResult> {
+  private async refuseRecorded(raw: unknown, result: SendResult & { ok: false }): Promise<SendResult> {
     if (this.persistence) {
+      const { code, message } = result.error;
       const type = (raw as { type?: unknown } | null)?.type;
       const state = snapshotState(this.actor.getSnapshot());
       const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
@@ -356,20 +380,20 @@ export class Session {
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
-        return this.refuseRecorded(raw, 'invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`);
+        return this.refuseRecorded(raw, this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`));
       }
       // Stamped here, so that a time the context keeps comes with the event (transitions are
       // pure). zod's output is a fresh object of ours: set the field rather than copy it.
       const event: UserEvent = parsed.data;
       const reserved = reservedActorProblem(event, this.actor.getSnapshot().context);
-      if (reserved) return this.refuseRecorded(event, 'invalid_event', `Invalid event: ${reserved}`);
+      if (reserved) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${reserved}`));
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
-      if (tooBig) return this.refuseRecorded(event, tooBig.code, tooBig.message);
+      if (tooBig) return this.refuseRecorded(event, this.refuse('limit_exceeded', tooBig.message));
       event.at = isoNow();
       const before = this.actor.getSnapshot();
       if (before.status === 'done') {
         const message = `"${event.type}" is not accepted because the session is done.`;
-        return this.refuseRecorded(event, 'event_refused', message, this.refused(event.type, message));
+        return this.refuseRecorded(event, this.refused(event.type, message));
       }
       this.actor.send(event);
       const after = this.actor.getSnapshot();
@@ -387,9 +411,12 @@ export class Session {
       if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.persistence ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
       return { ok: true, view: this.view() };
     } catch (error) {
-      if (error instanceof ConflictError) return this.refuse(error.code, error.message);
-      const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
-      return this.refuse(code, error instanceof Error ? error.message : String(error));
+      if (error instanceof ConflictError) return this.refuse('conflict', error.message);
+      // send() never throws a refusal of its own: one arriving here would be a bug.
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof SessionLeasedError) return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
+      const code = StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
+      return this.refuse(code, message);
     }
   }
 
@@ -421,8 +448,8 @@ export class Session {
   private onInspect(e: InspectionEvent): void {
     this.userInspect?.(e);
     if (!this.persistence || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
-    const snapshot = e.snapshot as AnyMachineSnapshot;
-    this.archive(snapshot.context as SessionContext);
+    const snapshot = e.snapshot as SessionSnapshot; // our own actor's (checked above)
+    this.archive(snapshot.context);
     const kind = journalKind(e.event.type);
     if (!kind) return;
     const state = snapshotState(snapshot);

@@ -2,16 +2,19 @@
  * The view of a session: what a UI, the CLI or a test needs to know, derived from the
  * snapshot. phase = top-level state; waitingReason = the `waiting_user` substate.
  */
-import type { AnyMachineSnapshot } from 'xstate';
+import * as z from 'zod';
 import { latest, versionOf } from '../blackboard/blackboard.js';
 import type { Question } from '../blackboard/artifacts.js';
 import { readSnapshot } from '../machines/refusals.js';
 import type { ForkOrigin, Rejection, SessionContext, Step } from '../machines/session.context.js';
 import type { UserEventType } from '../machines/session.events.js';
 import type { TokenUsage } from '../models/model.js';
+import type { SessionSnapshot } from './session-snapshot.js';
 
 export type Phase = 'waiting_user' | 'running' | 'done';
-export type WaitingReason = 'skill_selection' | 'intake' | 'input' | 'approve_step' | 'review_artifact' | 'worker_questions' | 'revision';
+/** What the session waits for: the substates of `waiting_user`. The one list; the type, the live events and the HTTP schema derive from it. */
+export const WaitingReasonSchema = z.enum(['skill_selection', 'intake', 'input', 'approve_step', 'review_artifact', 'worker_questions', 'revision']);
+export type WaitingReason = z.infer<typeof WaitingReasonSchema>;
 
 export interface ArtifactView {
   id: string;
@@ -71,8 +74,15 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
   };
 }
 
-export function sessionView(snapshot: AnyMachineSnapshot): SessionView {
-  const context = snapshot.context as SessionContext;
+/**
+ * What a UI, the CLI or a test needs to know of a session, derived from its snapshot.
+ *
+ * @example
+ * const view = sessionView(actor.getSnapshot());
+ * if (view.waitingReason === 'review_artifact') showArtifact(view.artifact!);
+ */
+export function sessionView(snapshot: SessionSnapshot): SessionView {
+  const { context } = snapshot;
   // One reading of the chart gives the state, what it accepts and what is enabled now.
   const { state, accepted, enabled } = readSnapshot(snapshot);
   const [phase, reason] = state.split('.') as [Phase, string | undefined];

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
+import { WaitingReasonSchema } from '../runtime/view.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
@@ -62,7 +63,7 @@ export const SessionViewSchema = z
     packageId: z.string().nullable(),
     state: z.string().describe('dotted state, e.g. waiting_user.approve_step'),
     phase: z.enum(['waiting_user', 'running', 'done']),
-    waitingReason: z.enum(['skill_selection', 'intake', 'input', 'approve_step', 'review_artifact', 'worker_questions', 'revision']).optional(),
+    waitingReason: WaitingReasonSchema.optional(),
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),

@@ -22,6 +22,7 @@ import { snapshotState } from '../machines/refusals.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
+import type { UserEvent } from '../machines/session.events.js';
 import type { SessionStreamEvent } from '../runtime/session-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
@@ -111,7 +112,7 @@ export class SessionHost {
     const held = this.hold(id);
     try {
       const session = await held.ready;
-      const sending = session.send(event);
+      const sending = session.send(event as UserEvent); // the route's schema checked it; send() checks it again
       this.sends.add(sending);
       try {
         const result = await sending;

@@ -56,7 +56,14 @@ export function loadPackages(packagesDir: string = bundledPackagesDir): Map<stri
   return packages;
 }
 
-/** Loads one package folder; throws a `PackageError` naming file, field and fix. */
+/**
+ * Loads one package folder; throws a `PackageError` naming file, field and fix.
+ *
+ * @example
+ * const pkg = loadPackage('./packages/my-team'); // a PackageError if anything is wrong
+ * console.log(pkg.id, pkg.workers.map((w) => w.id));
+ * const runtime = createRuntime({ model, packagesDir: './packages' });
+ */
 export function loadPackage(dir: string): SkillPackage {
   const packageDir = resolve(dir);
   if (!statSync(packageDir, { throwIfNoEntry: false })?.isDirectory()) {

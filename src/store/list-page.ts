@@ -104,6 +104,9 @@ export function listsBefore(a: ListPosition, b: ListPosition): boolean {
 /**
  * Every session, page by page (`pageSize` at a time), most recently updated first. A
  * session written during the walk may be missed or moved; a fresh call sees it.
+ *
+ * @example
+ * for (const s of await listAll(store)) console.log(s.id, s.state, s.updatedAt);
  */
 export async function listAll(store: SessionStore, pageSize = LIST_MAX_LIMIT): Promise<SessionSummary[]> {
   const all: SessionSummary[] = [];

@@ -25,6 +25,11 @@ interface Row {
  * boundary is deep-copied with structuredClone, so a caller mutating a returned (or
  * passed-in) object can never change what is stored — the same guarantee SQLite gives
  * by serialising to text.
+ *
+ * @example
+ * const store = new MemoryStore();
+ * const runtime = createRuntime({ model: new DemoModel(), store });
+ * const { sessions, next } = await store.list();
  */
 export class MemoryStore implements SessionStore {
   readonly kind = 'memory';

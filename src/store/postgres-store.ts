@@ -142,6 +142,14 @@ interface JournalRow {
   state: string;
 }
 
+/**
+ * Sessions in PostgreSQL: every process and server on the same database shares them, each session run by the one that holds its lease.
+ *
+ * @example
+ * const store = new PostgresStore(process.env.DATABASE_URL!, { schema: 'steward' });
+ * const runtime = createRuntime({ model, store });
+ * await store.close();
+ */
 export class PostgresStore implements SessionStore {
   readonly kind = 'postgres';
   /** Where the store points, password removed: safe to print. */

@@ -61,6 +61,12 @@ const NORMAL = 1;
  * inside the call and stop this event loop): an operation that meets a lock is retried
  * after an awaited timer (sqlite-busy.ts), and `busy` says one is waiting. Only opening the
  * store (a migration, switching to WAL) waits synchronously, before it serves anything.
+ *
+ * @example
+ * const store = new SqliteStore('.steward/steward.db', { durability: 'acknowledged' });
+ * const runtime = createRuntime({ model, store });
+ * // … when done:
+ * await store.close();
  */
 export class SqliteStore implements SessionStore {
   readonly kind = 'sqlite';

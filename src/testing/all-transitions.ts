@@ -22,19 +22,19 @@
 import {
   createActor,
   fromPromise,
-  type AnyMachineSnapshot,
   type AnyStateMachine,
   type AnyStateNode,
   type AnyTransitionDefinition,
   type EventObject,
   type InspectionEvent,
 } from 'xstate';
+import type { SessionSnapshot } from '../runtime/session-snapshot.js';
 import { getShortestPaths } from 'xstate/graph';
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
 import { TransitionTestError } from '../errors.js';
 import { acceptedUserEvents, activeNodes, stateString } from '../machines/refusals.js';
 import { ruleById } from '../machines/rules.js';
-import type { PackageInfo, SessionContext, SessionInput } from '../machines/session.context.js';
+import type { PackageInfo, SessionInput } from '../machines/session.context.js';
 import { userEventTypes, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { ModelReply } from '../models/model.js';
 import { managerReplies, testingPackage, userEventsFor, workerReplies } from './catalogue.js';
@@ -56,15 +56,15 @@ export interface TestAllTransitionsOptions {
    * `managerTurn` and `workerTurn` (every kind of reply, plus a model failure); an app that
    * invokes other actors names their results here.
    */
-  actorResults?: Record<string, (snapshot: AnyMachineSnapshot) => ActorResult[]>;
+  actorResults?: Record<string, (snapshot: SessionSnapshot) => ActorResult[]>;
   /** Payloads for each user event type (default: right and wrong ids, unknown packages). */
-  userEvents?: (type: UserEventType, snapshot: AnyMachineSnapshot) => UserEvent[];
+  userEvents?: (type: UserEventType, snapshot: SessionSnapshot) => UserEvent[];
   /**
    * The state value plus the context facts that change which transitions are enabled. Two
    * snapshots with the same facts count as one state; override it when an app's guards read
    * other context.
    */
-  facts?: (snapshot: AnyMachineSnapshot) => string;
+  facts?: (snapshot: SessionSnapshot) => string;
   /** Stop with an error after this many states explored (default 200,000): facts too fine-grained never end. */
   limit?: number;
 }
@@ -88,13 +88,18 @@ export interface TestAllTransitionsResult {
 
 const modelFailure = new Error('model unreachable (offered by testAllTransitions)');
 
-function stateOf(snapshot: AnyMachineSnapshot): string {
+function stateOf(snapshot: SessionSnapshot): string {
   return snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
 }
 
-/** The default facts: what Steward's guards read. */
-export function sessionFacts(snapshot: AnyMachineSnapshot): string {
-  const c = snapshot.context as SessionContext;
+/**
+ * The default facts: what Steward's guards read.
+ *
+ * @example
+ * testAllTransitions(machine, { facts: (snapshot) => `${sessionFacts(snapshot)} ${snapshot.context.myFlag}` });
+ */
+export function sessionFacts(snapshot: SessionSnapshot): string {
+  const c = snapshot.context;
   const state = stateOf(snapshot);
   const parts = [state, `confirmed=${c.intakeConfirmed}`, `card=${c.questions !== null}`, `refused=${c.rejections.length > 0}`];
   // Which notice (burst limit, token budget, a failure): two edges into the same state with different notices are different edges.
@@ -165,10 +170,10 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     ...list.map(([label, output]) => ({ output, label })),
     { error: modelFailure, label: 'model failure' },
   ];
-  const actorResults: Record<string, (snapshot: AnyMachineSnapshot) => ActorResult[]> = {
+  const actorResults: Record<string, (snapshot: SessionSnapshot) => ActorResult[]> = {
     managerTurn: () => fromReplies(managerCatalogue),
     workerTurn: (snapshot) => {
-      const workerId = (snapshot.context as SessionContext).step?.workerId;
+      const workerId = snapshot.context.step?.workerId;
       const replies = workerId === undefined ? undefined : workerCatalogues.get(workerId);
       if (!replies) throw new TransitionTestError(`a worker turn runs for "${workerId}", which is not a worker of package "${pkg.id}".`);
       return fromReplies(replies);
@@ -182,9 +187,9 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     return labels.get(event) ?? (event.type.startsWith('xstate.') ? event.type : JSON.stringify(event));
   };
 
-  const offered = (snapshot: AnyMachineSnapshot): EventObject[] => {
+  const offered = (snapshot: SessionSnapshot): EventObject[] => {
     // A refused event ends its path: the rejection states are leaves of the graph.
-    if (snapshot.status !== 'active' || (snapshot.context as SessionContext).rejections.length > 0) return [];
+    if (snapshot.status !== 'active' || snapshot.context.rejections.length > 0) return [];
     const own = new Set(activeNodes(snapshot.machine, snapshot.value).flatMap((n) => n.ownEvents));
     const events: EventObject[] = [];
     const resultsOf = new Map<string, ActorResult[]>();
@@ -231,7 +236,7 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     }
   };
 
-  const runs: { input: SessionInput; stopWhen?: (s: AnyMachineSnapshot) => boolean }[] = [
+  const runs: { input: SessionInput; stopWhen?: (s: SessionSnapshot) => boolean }[] = [
     { input: { sessionId: 'all-transitions', package: pkg, maxBurst, maxBurstTokens } },
   ];
   // The legacy start only needs walking until a package is chosen: from there on it is the graph above.
@@ -271,21 +276,21 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
 }
 
 interface ReplayTools {
-  facts: (s: AnyMachineSnapshot) => string;
+  facts: (s: SessionSnapshot) => string;
   label: (e: EventObject | undefined) => string;
   record: (e: InspectionEvent) => void;
 }
 
 /** JSON of a context without its rejection log (a refused event may change only that). */
-function withoutRejections(snapshot: AnyMachineSnapshot): string {
-  return JSON.stringify({ ...(snapshot.context as SessionContext), rejections: [] });
+function withoutRejections(snapshot: SessionSnapshot): string {
+  return JSON.stringify({ ...snapshot.context, rejections: [] });
 }
 
 function replay(
   machine: AnyStateMachine,
   input: SessionInput,
-  steps: { state: AnyMachineSnapshot; event: EventObject }[],
-  end: AnyMachineSnapshot,
+  steps: { state: SessionSnapshot; event: EventObject }[],
+  end: SessionSnapshot,
   { facts, label, record }: ReplayTools,
 ): TransitionPath {
   const events = steps.slice(1).map((s) => label(s.event));
@@ -303,7 +308,7 @@ function replay(
       const at = `after ${label(step.event)} from ${stateOf(before)}`;
       if (after.status === 'error') throw new TransitionTestError(where(`${at} the actor failed: ${String(after.error)}`));
       if (facts(after) !== facts(step.state)) throw new TransitionTestError(where(`${at} the actor is in "${facts(after)}", the walk in "${facts(step.state)}".`));
-      const refused = (after.context as SessionContext).rejections.length > (before.context as SessionContext).rejections.length;
+      const refused = after.context.rejections.length > before.context.rejections.length;
       if (refused && (stateOf(after) !== stateOf(before) || withoutRejections(after) !== withoutRejections(before))) {
         throw new TransitionTestError(where(`${at} the event was refused, yet the state or context changed beyond the rejection log.`));
       }

@@ -4,7 +4,7 @@
  * and concrete payloads for every user event (right and wrong artifact ids, unknown packages).
  * Everything is derived from the package under test, so an app's own package works too.
  */
-import type { AnyMachineSnapshot } from 'xstate';
+import type { SessionSnapshot } from '../runtime/session-snapshot.js';
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
 import type { PackageInfo, SessionContext } from '../machines/session.context.js';
 import type { UserEvent, UserEventType } from '../machines/session.events.js';
@@ -29,7 +29,13 @@ const reply = (toolCalls: ToolCall[], content: string | null = null): ModelReply
 /** Usage of the replies that report it: with the walk's maxBurstTokens (1,000) one such call leaves too little for the next. */
 export const COSTLY_USAGE = { promptTokens: 600, completionTokens: 100 };
 
-/** Every kind of manager reply: valid loop and boundary tools, legacy forms, and each rule broken. */
+/**
+ * Every kind of manager reply: valid loop and boundary tools, legacy forms, and each rule broken.
+ *
+ * @example
+ * const reply = managerReplies(testingPackage).finish;
+ * const machine = sessionMachine.provide({ actors: { managerTurn: fromPromise(async () => reply) } });
+ */
 export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
   const [first, second = first] = pkg.workers;
   if (!first) throw new Error(`testAllTransitions: package "${pkg.id}" has no workers; pass a package with at least one.`);
@@ -80,7 +86,12 @@ export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
   };
 }
 
-/** Every kind of worker reply for one worker (a valid submit writes that worker's first output tag). */
+/**
+ * Every kind of worker reply for one worker (a valid submit writes that worker's first output tag).
+ *
+ * @example
+ * const replies = Object.values(workerReplies(testingPackage, 'echo')); // each kind of worker reply, for a property test
+ */
 export function workerReplies(pkg: PackageInfo, workerId: string): Record<string, ModelReply> {
   const worker = pkg.workers.find((w) => w.id === workerId);
   if (!worker) throw new Error(`testAllTransitions: worker "${workerId}" is not in package "${pkg.id}".`);
@@ -121,8 +132,8 @@ function roleOf(context: SessionContext, pkg: PackageInfo): string | undefined {
 }
 
 /** Concrete payloads for a user event type, for the session as it is now. */
-export function userEventsFor(type: UserEventType, snapshot: AnyMachineSnapshot, pkg: PackageInfo): UserEvent[] {
-  const context = snapshot.context as SessionContext;
+export function userEventsFor(type: UserEventType, snapshot: SessionSnapshot, pkg: PackageInfo): UserEvent[] {
+  const { context } = snapshot;
   const pendingArtifact = context.artifacts.find((a) => a.status === 'pending_review');
   const pending = pendingArtifact?.id;
   const pendingTag = pendingArtifact && Object.keys(pendingArtifact.tags)[0];

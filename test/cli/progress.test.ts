@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { autopilot } from '../../src/cli/autopilot.js';
 import { followProgress, plain } from '../../src/cli/progress.js';
-import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 describe('progress lines', () => {
   it('strips escape sequences, controls and bidi overrides, and cuts long text', () => {

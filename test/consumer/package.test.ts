@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('ships the compiled code, its declarations, the skill packages and the inspector page, and no tests or sources', () => {
     const files = tarball.files;
-    for (const f of ['package.json', 'bin/steward.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/machine.js', 'dist/machine.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/cli/main.js', 'dist/skills/packages/tiny/manifest.json', 'dist/inspector/index.html']) {
+    for (const f of ['package.json', 'bin/steward.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/machine.js', 'dist/machine.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/inspect.js', 'dist/inspect.d.ts', 'dist/cli/main.js', 'dist/skills/packages/tiny/manifest.json', 'dist/inspector/index.html']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(test|bench|src|examples|scripts)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
@@ -132,6 +132,16 @@ describe('an app that installed steward', () => {
     expect(outputs[3]!.stdout).toContain('manager 1/12');
     expect(outputs[3]!.stdout).toContain('waits: approve_step');
   }, 120_000);
+
+  it("import 'steward' (the installed, compiled package) loads no HTTP or WebSocket module; steward/inspect does", async () => {
+    const loadedBy = async (entry: string) => {
+      const log = join(app, `modules-${entry.replace('/', '-')}.log`);
+      await run(process.execPath, ['--import', join(root, 'test/api/record-modules.mjs'), '--input-type=module', '-e', `await import('${entry}');`], { cwd: app, env: { ...process.env, STEWARD_MODULE_LOG: log } });
+      return readFileSync(log, 'utf8').split('\n').filter((url) => /node_modules\/(hono|@hono\/node-server|ws|@statelyai\/inspect)\/|^node:(http|https|http2|net)$/.test(url));
+    };
+    expect(await loadedBy('steward')).toEqual([]);
+    expect((await loadedBy('steward/inspect')).length).toBeGreaterThan(0);
+  });
 
   it('says how to get better-sqlite3 when a SqliteStore is asked for without it', async () => {
     const script = "import { SqliteStore } from 'steward'; try { new SqliteStore('x.db'); } catch (e) { console.log(e.code, e.message); }";

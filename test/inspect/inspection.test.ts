@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { STATELY_INSPECTOR_OPTIONS } from '../../src/inspect/stately.js';
 import { closedPort } from '../support/temp.js';
 

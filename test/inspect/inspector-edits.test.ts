@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, DemoModel, SqliteStore } from '../../src/index.js';
+import { createRuntime, SqliteStore } from '../../src/index.js';
+import { DemoModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { buildPage } from './page-build.js';
 

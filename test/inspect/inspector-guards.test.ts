@@ -9,7 +9,8 @@ import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, DemoModel, MemoryStore } from '../../src/index.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
+import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { buildPage } from './page-build.js';
 

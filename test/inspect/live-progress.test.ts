@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, MemoryStore, ScriptedModel, type Model } from '../../src/index.js';
+import { createRuntime, MemoryStore, type Model } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { ManualModel } from '../../src/models/manual-model.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/runtime/session-events.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, DemoModel, MemoryStore, ScriptedModel, type SessionContext } from '../../src/index.js';
+import { createRuntime, MemoryStore, type SessionContext } from '../../src/index.js';
+import { scriptedCall, DemoModel, ScriptedModel } from '../../src/testing.js';
 import { JournalReplayer, snapshotState } from '../../src/inspect/replay.js';
 
 /** Context without wall-clock times, which a replay cannot reproduce. */

@@ -3,7 +3,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, DemoModel, MemoryStore, type Model } from '../../src/index.js';
+import { createRuntime, MemoryStore, type Model } from '../../src/index.js';
+import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { buildPage } from './page-build.js';
 

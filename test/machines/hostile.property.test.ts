@@ -23,6 +23,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stateString } from '../../src/machines/refusals.js';
 import type { SessionContext } from '../../src/machines/session.context.js';
+import type { UserEvent } from '../../src/machines/session.events.js';
 import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
 import { bundledPackagesDir } from '../../src/skills/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -270,7 +271,7 @@ describe('hostile model replies and user events (fast-check, real runtime)', () 
               : validEvent(session, step.pick);
             let result: SendResult;
             try {
-              result = await session.send(event);
+              result = await session.send(event as UserEvent); // hostile on purpose: send() checks it as it would a JS caller's
             } catch (error) {
               throw new Error(`send(${String(JSON.stringify(event))?.slice(0, 200)}) threw in ${stateOf(session)}: ${String(error)}`);
             }

@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fromPromise } from 'xstate';
-import { loadPackages } from '../../src/index.js';
+import { loadPackages, TransitionTestError } from '../../src/index.js';
 import { sessionMachine, type PackageInfo, type SessionContext, type TurnOutput } from '../../src/machine.js';
-import { managerReplies, testAllTransitions, testingPackage, TransitionTestError, type TestAllTransitionsResult } from '../../src/testing.js';
+import { managerReplies, testAllTransitions, testingPackage, type TestAllTransitionsResult } from '../../src/testing.js';
 
 function report(name: string, result: TestAllTransitionsResult): void {
   console.log(`transitions covered: ${result.covered}/${result.total} (${name}, ${result.paths.length} paths replayed)`);

@@ -358,7 +358,7 @@ describe('session properties (fast-check, real runtime)', () => {
             const before = { state: stateOf(session), context: clone(contextOf(session)) };
             let result: SendResult;
             try {
-              result = await session.send(event);
+              result = await session.send(event as UserEvent); // may be malformed on purpose: send() checks it
             } catch (error) {
               throw new Error(`send(${JSON.stringify(event)}) threw in ${before.state}: ${String(error)}`);
             }

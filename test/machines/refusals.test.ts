@@ -3,8 +3,10 @@
  * the event and what is accepted now, and changes nothing but the bounded `rejections` log.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel, userEventTypes } from '../../src/index.js';
-import type { ScriptStep, Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
+import { createRuntime, userEventTypes } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import type { Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
+import type { ScriptStep } from '../../src/testing.js';
 
 /** One valid payload per event: refusals here are about the state, never the payload. */
 const validEvent: Record<UserEventType, UserEvent> = {
@@ -233,7 +235,7 @@ describe('invalid payloads', () => {
   ])('%s is an invalid_event that the machine never sees', async (_label, event) => {
     const { model, session } = await reach.review_artifact();
     const before = session.actorRef.getSnapshot();
-    const result = await session.send(event);
+    const result = await session.send(event as UserEvent); // as a JS caller could send it
     expect(result.ok).toBe(false);
     expect(result.ok ? undefined : result.error.code).toBe('invalid_event');
     expect(result.ok ? '' : result.error.message).toMatch(/^Invalid event: .+\. Events look like \{ type: "user_submitted_input", text: "…" \}\.$/);

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { appendToTranscript, EMPTY_TRANSCRIPT, messageSize, type Transcript, type WindowLimits } from '../../src/machines/transcript.js';
 import type { ChatMessage, ModelRequest, ToolCall } from '../../src/models/model.js';
-import { createRuntime, scriptedCall as call, ScriptedModel, type ScriptStep } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { scriptedCall as call, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import { expectValidTranscript } from '../support/transcript.js';
 
 

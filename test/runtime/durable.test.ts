@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel, SqliteStore, type Model, type SessionStore } from '../../src/index.js';
+import { createRuntime, MemoryStore, SqliteStore, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
 
@@ -124,7 +125,7 @@ describe('durability of the writes a session makes', () => {
     const session = await runtime.createSession({ packageId: 'tiny' });
     expect((await session.send({ type: 'user_submitted_input', text: 'hello' })).ok).toBe(true);
     expect((await session.send({ type: 'user_approved_next_step' })).ok).toBe(false); // refused by the chart at the wait
-    expect((await session.send({ type: 'no_such_event' })).ok).toBe(false); // refused before the chart
+    expect((await session.send({ type: 'no_such_event' } as unknown as UserEvent)).ok).toBe(false); // refused before the chart
     const last = (a: { states: string[] }) => a.states.at(-1)!;
     // Every write that left the session running was deferred, every other one durable.
     for (const a of store.appends) expect([last(a), a.durable]).toEqual([last(a), !last(a).startsWith('running.')]);

@@ -2,7 +2,8 @@
  * Edge cases found in review: each once broke a promise of the design.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel, type Model } from '../../src/index.js';
+import { createRuntime, type Model } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 const request = { type: 'user_submitted_input', text: 'A note about tea' } as const;
 

@@ -3,7 +3,8 @@
  * accepting it, and who did what (`by`, journalled; `steward log --format jsonl` reads it).
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel } from '../../src/index.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import type { ChatMessage, ModelRequest } from '../../src/index.js';
 import { auditRecords } from '../../src/cli/commands/log.js';
 

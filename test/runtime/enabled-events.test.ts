@@ -3,7 +3,8 @@
  * a subset of `view().acceptedEvents` (which lists what the state declares).
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 describe('enabled events', () => {
   it('follow the guards: no confirm before a request, no answers without a card, accept only with an artifact', async () => {

@@ -3,7 +3,8 @@
  * the strict ScriptedModel (and, for text deltas, OpenAIModel against the fake server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel, type Model, type ScriptStep } from '../../src/index.js';
+import { createRuntime, type Model } from '../../src/index.js';
+import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { Session } from '../../src/runtime/session.js';
 import { SessionStreamEventSchema, type SessionStreamEvent, type StreamEventOf } from '../../src/runtime/session-events.js';

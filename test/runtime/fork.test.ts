@@ -4,8 +4,9 @@
  * the original is not touched, and a model call in flight at that point runs again.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel } from '../../src/index.js';
-import type { Model, ModelReply, ModelRequest } from '../../src/index.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import type { Model, ModelReply, ModelRequest, UserEvent } from '../../src/index.js';
 import { JournalReplayer } from '../../src/inspect/replay.js';
 import { storedSnapshot } from '../../src/runtime/persisted.js';
 
@@ -39,7 +40,7 @@ async function finishedStory(store: MemoryStore) {
     { type: 'user_rejected_artifact', artifactId: 'a1', reason: 'Shorter.' },
     { type: 'user_submitted_input', text: 'Half as long.' },
     { type: 'user_accepted_artifact', artifactId: 'a2' },
-  ]) {
+  ] satisfies UserEvent[]) {
     const result = await session.send(event);
     expect(result.ok, event.type).toBe(true);
   }

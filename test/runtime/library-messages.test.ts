@@ -1,7 +1,8 @@
 /** Library errors say what happened and how to fix it in the library's terms; CLI advice is the CLI's to add. */
 import { mkdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { createRuntime, MemoryStore, ScriptedModel, SqliteStore } from '../../src/index.js';
+import { createRuntime, MemoryStore, SqliteStore } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing.js';
 import { useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-lib-messages-');

@@ -4,7 +4,8 @@
  * `limit_exceeded` naming the limit and its setting; every refusal a model reads is bounded.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { clip, DEFAULT_LIMITS, resolveLimits } from '../../src/limits.js';
 
 const request = { type: 'user_submitted_input', text: 'A note about tea' } as const;

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { requestText, type TagVersion } from '../../src/blackboard/blackboard.js';
 import { openEnvelopeWithHistory, SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
 import { DEFAULT_WINDOW } from '../../src/machines/transcript.js';
-import { createRuntime, MemoryStore, scriptedCall as call, ScriptedModel, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
+import { createRuntime, MemoryStore, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
+import { scriptedCall as call, ScriptedModel } from '../../src/testing.js';
 import { useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-migration-');

@@ -4,7 +4,8 @@
  * one sent to a session that is done.
  */
 import { expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel } from '../../src/index.js';
+import { createRuntime, MemoryStore, type UserEvent } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 it('journals every refused event, with the code and reason, and never the oversized text', async () => {
   const store = new MemoryStore();
@@ -14,7 +15,7 @@ it('journals every refused event, with the code and reason, and never the oversi
 
   expect((await session.send({ type: 'user_approved_next_step' })).ok).toBe(false); // the machine refuses it
   expect((await session.send({ type: 'user_submitted_input', text: '' })).ok).toBe(false); // malformed
-  expect((await session.send({ type: 'no_such_event' })).ok).toBe(false); // malformed
+  expect((await session.send({ type: 'no_such_event' } as unknown as UserEvent)).ok).toBe(false); // malformed
   expect((await session.send({ type: 'user_submitted_input', text: 'w'.repeat(51) })).ok).toBe(false); // over the limit
   expect((await session.send({ type: 'user_submitted_input', text: 'Go' })).ok).toBe(true);
   expect(session.view().phase).toBe('done');

@@ -3,7 +3,8 @@
  * ids are refused as `by` (and `via`) by `session.send()`, which every entry point goes through.
  */
 import { expect, it } from 'vitest';
-import { createRuntime, DemoModel, MemoryStore } from '../../src/index.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
+import { DemoModel } from '../../src/testing.js';
 
 it('refuses a reserved `by` with invalid_event, naming the names and the fix; nothing changes', async () => {
   const store = new MemoryStore();

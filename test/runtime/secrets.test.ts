@@ -4,7 +4,8 @@
  * OpenAIModel, which masks its own messages.
  */
 import { expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel } from '../../src/index.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 const leak = 'Incorrect API key provided: sk-live-abcdefghijklmnop1234 (via http://alice:hunter2@proxy.local/v1)';
 

@@ -9,7 +9,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, MemoryStore, ScriptedModel } from '../../src/index.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
 import { FIXTURE_SESSION_ID, fixturePath, makeFixtureSession } from '../support/snapshot-fixture.js';
 

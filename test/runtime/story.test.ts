@@ -4,7 +4,8 @@
  * agents received.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import type { ChatMessage, ModelRequest, Session, SessionView, UserEvent } from '../../src/index.js';
 
 const REQUEST = 'A ghost story set in a lighthouse off the Norwegian coast.';

@@ -4,7 +4,8 @@
  * a hard user event starts the count again.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel, UserError } from '../../src/index.js';
+import { createRuntime, UserError } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 const usage = { promptTokens: 80, completionTokens: 20 }; // 100 per call
 const listWorkers = () => ({ agent: 'manager' as const, toolCalls: [scriptedCall('list_workers', {})], usage });

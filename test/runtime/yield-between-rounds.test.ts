@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nextMacrotask } from '../../src/agents/next-macrotask.js';
-import { createRuntime, scriptedCall, ScriptedModel, type ModelRequest, type ScriptStep } from '../../src/index.js';
+import { createRuntime, type ModelRequest } from '../../src/index.js';
+import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 
 const MAX = 1_000;
 const listing: ScriptStep = { agent: 'manager', toolCalls: [scriptedCall('list_workers')] };

@@ -10,7 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
+import { createRuntime, type UserEvent } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
 
 export const FIXTURE_SESSION_ID = 'fixture-session';
@@ -30,7 +31,7 @@ export async function makeFixtureSession(): Promise<unknown> {
     { type: 'user_confirmed_intake' }, // refused: no request yet
     { type: 'user_submitted_input', text: 'A ghost story in a lighthouse.' },
     { type: 'user_answered_questions', answers: { q1: 'The Norwegian coast.' } },
-  ];
+  ] satisfies UserEvent[];
   for (const event of steps) await session.send(event);
   const view = session.view();
   if (view.state !== 'waiting_user.review_artifact') throw new Error(`The fixture script ended in ${view.state}, not review_artifact.`);

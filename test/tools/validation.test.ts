@@ -4,8 +4,10 @@
  * the round still counts toward the burst.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptedCall, createRuntime, ScriptedModel } from '../../src/index.js';
-import type { ChatMessage, ModelRequest, ScriptStep, Session } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import type { ChatMessage, ModelRequest, Session } from '../../src/index.js';
+import type { ScriptStep } from '../../src/testing.js';
 
 type ScriptedCall = ReturnType<typeof scriptedCall>;
 

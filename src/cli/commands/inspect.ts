@@ -7,7 +7,6 @@
 import { Option, type Command } from 'commander';
 import { SessionNotFoundError } from '../../errors.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
-import { startInspector } from '../../inspect/server.js';
 import { ManualModel } from '../../models/manual-model.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { leaseOwnerName } from '../../store/lease-keeper.js';
@@ -51,6 +50,8 @@ export function register(program: Command): void {
         const model = flags.manual ? new ManualModel() : await chooseModel();
         const runtime = createRuntime({ model, store, leaseOwner: leaseOwnerName('steward inspect') });
         if (id !== undefined && !(await store.load(id))) throw new SessionNotFoundError(id);
+        // Loaded here, not with the CLI: only this command needs hono and the page's server.
+        const { startInspector } = await import('../../inspect/server.js');
         const inspector = await startInspector({
           runtime,
           store,

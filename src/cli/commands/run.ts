@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { DemoModel } from '../../models/demo-model.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
-import { parseInspectMode, setupInspection } from '../../inspect/index.js';
+import type { Inspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
 import { editInEditor, editorCommand } from '../editor.js';
 import { actorName, CliError, cliCommand, readTextOption, resumeCommand, maxBurstArgument, wholeNumber, withContext, sessionIdArgument } from '../context.js';
@@ -20,6 +20,19 @@ interface RunFlags {
   maxBurst?: number;
   maxBurstTokens?: number;
   inspect?: string;
+}
+
+/** No inspector: nothing to attach or stop. */
+const noInspection: Inspection = { attach: async () => undefined, stop: async () => {} };
+
+/**
+ * The inspect mode wired for this run. The inspector's modules (hono, ws, @statelyai/inspect)
+ * are loaded only when a mode other than off asks for them, not with the CLI.
+ */
+async function inspectionOf(mode: string): Promise<Inspection> {
+  if (mode === 'off') return noInspection;
+  const { parseInspectMode, setupInspection } = await import('../../inspect/index.js');
+  return setupInspection(parseInspectMode(mode), (msg) => process.stderr.write(`${msg}\n`));
 }
 
 export function register(program: Command): void {
@@ -49,7 +62,7 @@ export function register(program: Command): void {
       // session starts, so a resumed model call is shown with its spinner from the start.
       const { interactive } = auto ? { interactive: undefined } : await import('../interactive.js');
       const { config } = loadStatelyConfig();
-      const inspection = setupInspection(flags.inspect !== undefined ? parseInspectMode(flags.inspect) : config.inspect, (msg) => process.stderr.write(`${msg}\n`));
+      const inspection = await inspectionOf(flags.inspect ?? config.inspect);
       await withContext(command.optsWithGlobals(), async (ctx) => {
         const session = flags.session !== undefined
           ? await ctx.runtime.resumeSession(flags.session)

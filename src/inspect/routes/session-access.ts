@@ -3,10 +3,10 @@
  * else the stored one (read-only for views; resumed here for a send, unless it is running —
  * perhaps in another process).
  */
-import type { AnyMachineSnapshot } from 'xstate';
-import type { SessionContext } from '../../machines/session.context.js';
 import { storedSnapshot } from '../../runtime/persisted.js';
 import type { Session } from '../../runtime/session.js';
+import type { SessionSnapshot } from '../../runtime/session-snapshot.js';
+import type { UserEvent } from '../../machines/session.events.js';
 import { sessionView, type SessionView } from '../../runtime/view.js';
 import type { StoredSession } from '../../store/session-store.js';
 import { snapshotState } from '../replay.js';
@@ -31,7 +31,7 @@ export async function sessionPayload(ctx: InspectorContext, id: string) {
   const stored = await ctx.store.load(id);
   const live = currentLive(ctx, id, stored);
   if (!stored && !live) throw sessionNotFound(id, '');
-  const snapshot = live ? (live.actorRef.getSnapshot() as AnyMachineSnapshot) : storedSnapshot(ctx.runtime.machine, stored!);
+  const snapshot: SessionSnapshot = live ? live.actorRef.getSnapshot() : storedSnapshot(ctx.runtime.machine, stored!);
   const view: SessionView = live ? live.view() : sessionView(snapshot);
   return {
     id,
@@ -40,7 +40,7 @@ export async function sessionPayload(ctx: InspectorContext, id: string) {
     updatedAt: stored?.updatedAt ?? null,
     createdAt: stored?.createdAt ?? null,
     view,
-    context: snapshot.context as SessionContext,
+    context: snapshot.context,
   };
 }
 
@@ -72,7 +72,7 @@ export async function sendEvent(ctx: InspectorContext, id: string, event: unknow
       if (snapshotState(s) !== before) resolveMoved();
     }, error: () => resolveMoved() });
   });
-  const sending = session.send(event);
+  const sending = session.send(event as UserEvent); // a JSON body as sent: send() checks it and refuses what is malformed
   ctx.inFlight.add(sending);
   void sending.finally(() => {
     sub?.unsubscribe();

@@ -1,6 +1,5 @@
 /** GET /api/sessions/:id/at/:seq: the state and context after journal entry `seq`, rebuilt by replay (read-only). */
 import type { Hono } from 'hono';
-import type { SessionContext } from '../../machines/session.context.js';
 import { storedSnapshot } from '../../runtime/persisted.js';
 import { sessionView } from '../../runtime/view.js';
 import { snapshotState } from '../replay.js';
@@ -16,7 +15,7 @@ export function timeTravelRoute(app: Hono, ctx: InspectorContext): void {
     const entries = await ctx.store.journal(id, { limit: seq });
     if (entries.length === 0) throw sessionNotFound(id, '');
     const stored = await ctx.store.load(id);
-    const current = stored ? (storedSnapshot(ctx.runtime.machine, stored).context as SessionContext) : undefined;
+    const current = stored ? storedSnapshot(ctx.runtime.machine, stored).context : undefined;
     const point = ctx.replayer.at(id, entries, seq, current);
     return json(c, {
       seq: point.seq,
