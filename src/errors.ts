@@ -225,6 +225,13 @@ export class LeaseLostError extends StewardError {
  * Another process holds the session's lease (PostgresStore): it is running the session now,
  * so this one neither runs nor writes it. `holder` is that process's own description
  * (e.g. "steward serve on web-3 pid 4711"), null when the lease ran out meanwhile.
+ *
+ * @example
+ * try {
+ *   await runtime.resumeSession(id);
+ * } catch (error) {
+ *   if (SessionLeasedError.isInstance(error)) console.log(`${id} runs in ${error.holder} now`);
+ * }
  */
 export class SessionLeasedError extends StewardError {
   constructor(
