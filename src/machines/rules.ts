@@ -17,7 +17,7 @@ import {
   type Finding,
 } from '../tools/validation.js';
 import type { SessionContext } from './session.context.js';
-import type { UserEvent, UserEventType } from './session.events.js';
+import type { UserEvent } from './session.events.js';
 
 export type RuleId =
   | 'actorMayUseTool'
@@ -268,4 +268,3 @@ export function guardLabel(type: string, params: unknown): string | undefined {
   return undefined;
 }
 
-export type { UserEventType };
