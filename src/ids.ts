@@ -8,7 +8,6 @@
  * Printable characters beyond ASCII stay allowed: ids are caller-chosen and sessions
  * created with such ids must stay reachable. Generated ids (`s_…`) are plain ASCII.
  */
-import { z } from 'zod';
 import { InvalidSessionIdError } from './errors.js';
 import { CONTROL_OR_INVISIBLE } from './text/names.js';
 
@@ -42,9 +41,3 @@ export function checkSessionId(id: unknown, where: string): string {
   if (problem) throw new InvalidSessionIdError(`${where}: ${problem}, but ${SESSION_ID_RULE}.`);
   return id as string;
 }
-
-/** The rule as a zod schema, for boundaries that validate with zod (HTTP paths, CLI options). */
-export const SessionIdSchema = z.string().superRefine((id, ctx) => {
-  const problem = sessionIdProblem(id);
-  if (problem) ctx.addIssue({ code: 'custom', message: `${problem}, but ${SESSION_ID_RULE}` });
-});

@@ -1,6 +1,6 @@
 /**
- * The rule table: the seed's six validation rules plus one-boundary-per-reply, once each and
- * in the seed's order. The machine's guards (`breaksRule`, `burstUsedUp`), the message a
+ * The rule table: the tool contract's six validation rules plus Steward's own, once each and
+ * in the contract's order. The machine's guards (`breaksRule`, `burstUsedUp`), the message a
  * refused tool call gets, the inspector's labels and the docs all come from here, so a rule
  * is changed in one place.
  */
@@ -17,7 +17,7 @@ import {
   type Finding,
 } from '../tools/validation.js';
 import type { SessionContext } from './session.context.js';
-import type { UserEvent, UserEventType } from './session.events.js';
+import type { UserEvent } from './session.events.js';
 
 export type RuleId =
   | 'actorMayUseTool'
@@ -38,8 +38,8 @@ export interface Violation {
 
 export interface Rule {
   id: RuleId;
-  /** The seed's number (1–6); one-boundary-per-reply is Steward's own. */
-  seed: number | null;
+  /** The rule's number in the tool contract (1–6); null for Steward's own rules (token budget, one boundary per reply). */
+  contractRule: number | null;
   actors: readonly ToolActor[];
   /** What the inspector and the diagrams print on the refusal edge. */
   label: string;
@@ -83,37 +83,37 @@ function oneBoundary(call: QueuedCall, context: SessionContext, actor: ToolActor
 
 export const RULES: readonly Rule[] = [
   {
-    id: 'actorMayUseTool', seed: 1, actors: ['manager', 'worker'],
+    id: 'actorMayUseTool', contractRule: 1, actors: ['manager', 'worker'],
     label: 'rule 1: actor may use the tool',
     doc: 'The tool exists for this actor: a manager cannot submit or accept, a worker cannot run_worker; user actions are never tools.',
     check: onHead('actorMayUseTool', (call, _context, actor) => checkActorMayUseTool(actor, call)),
   },
   {
-    id: 'argumentsMatchSchema', seed: 2, actors: ['manager', 'worker'],
+    id: 'argumentsMatchSchema', contractRule: 2, actors: ['manager', 'worker'],
     label: "rule 2: arguments match the tool's schema",
     doc: "The arguments are JSON and match the tool's zod schema.",
     check: onHead('argumentsMatchSchema', (call, _context, actor) => checkArgumentsMatchSchema(actor, call)),
   },
   {
-    id: 'workerIsRegistered', seed: 3, actors: ['manager'],
+    id: 'workerIsRegistered', contractRule: 3, actors: ['manager'],
     label: 'rule 3: the worker is registered',
     doc: "run_worker names a worker of the package (and, if given, one of that worker's roles).",
     check: onHead('workerIsRegistered', (call, context) => checkWorkerIsRegistered(call, context.package?.workers ?? [])),
   },
   {
-    id: 'tagsWithinOutputTags', seed: 4, actors: ['worker'],
+    id: 'tagsWithinOutputTags', contractRule: 4, actors: ['worker'],
     label: 'rule 4: tags within the output tags',
     doc: "A submit writes only the worker's declared output tags.",
     check: onHead('tagsWithinOutputTags', (call, context) => checkTagsWithinOutputTags(call, outputTagsOfStep(context))),
   },
   {
-    id: 'managerOmitsTagLists', seed: 5, actors: ['manager'],
+    id: 'managerOmitsTagLists', contractRule: 5, actors: ['manager'],
     label: 'rule 5: the manager omits tag lists',
     doc: "The manager does not pass inputTags / outputTags to run_worker: the runtime reads them from the worker's skill.",
     check: onHead('managerOmitsTagLists', (call, _context, actor) => checkManagerOmitsTagLists(actor, call)),
   },
   {
-    id: 'burstWithinLimit', seed: 6, actors: ['manager', 'worker'],
+    id: 'burstWithinLimit', contractRule: 6, actors: ['manager', 'worker'],
     label: 'rule 6: burst used up',
     doc: 'Another model round runs only while the burst (rounds since the last user action) is below maxBurst; else the session waits for the user with a notice.',
     check: (context) => {
@@ -122,7 +122,7 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
-    id: 'burstTokensWithinBudget', seed: null, actors: ['manager', 'worker'],
+    id: 'burstTokensWithinBudget', contractRule: null, actors: ['manager', 'worker'],
     label: 'burst tokens within budget',
     doc: 'With maxBurstTokens set, another model call starts only if the tokens of this burst plus those of the last call (the estimate of the next) stay within it; else the session waits for the user with a notice.',
     check: (context) => {
@@ -131,7 +131,7 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
-    id: 'oneBoundaryPerReply', seed: null, actors: ['manager', 'worker'],
+    id: 'oneBoundaryPerReply', contractRule: null, actors: ['manager', 'worker'],
     label: 'one boundary per reply',
     doc: 'A reply takes one boundary tool (manager), one submit and one ask_user (worker); a second one is refused.',
     check: onHead('oneBoundaryPerReply', oneBoundary),
@@ -158,7 +158,7 @@ function checkBurstTokens(context: SessionContext): { message: string; data: Rec
 export const ruleById = Object.fromEntries(RULES.map((r) => [r.id, r])) as Readonly<Record<RuleId, Rule>>;
 
 /**
- * The order a tool call is checked in, per actor: the seed's order, except that the manager's
+ * The order a tool call is checked in, per actor: the tool contract's order, except that the manager's
  * rule 5 comes before rule 2 (the schema is strict, so a passed inputTags would otherwise get
  * rule 2's generic message instead of its own). Rule 6 is not a call rule.
  */
@@ -268,4 +268,3 @@ export function guardLabel(type: string, params: unknown): string | undefined {
   return undefined;
 }
 
-export type { UserEventType };

@@ -122,7 +122,7 @@ export interface SessionContext {
   sessionId: string;
   /** The package's manifest as the machine needs it; null until one is chosen (legacy path). */
   package: PackageInfo | null;
-  /** Packages the user may choose from in `skill_selection` (legacy path only). */
+  /** Packages the user may choose from in `skill_selection` (legacy path only: docs/design.md "Legacy paths"). */
   catalog: PackageInfo[];
   maxBurst: number;
   /** LLM rounds since the last hard user event; never above maxBurst. */

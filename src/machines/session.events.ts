@@ -1,8 +1,8 @@
 /**
- * The nine user events of the contract: plain objects named as in the seed, each a strict
+ * The nine user events of the tool contract: plain objects named as there, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
  * Every event may say who acted (`by`); an approval may edit the step, an acceptance the
- * artifact's bodies (issue 12).
+ * artifact's bodies.
  */
 // A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
 import * as z from 'zod';

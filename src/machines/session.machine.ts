@@ -2,7 +2,7 @@
  * The session statechart — the table of contents of Steward.
  *
  *   session
- *   ├── start                  (transient: a session without a package takes the legacy path)
+ *   ├── start                  (transient: a session without a package takes the legacy path, docs/design.md "Legacy paths")
  *   ├── waiting_user
  *   │   ├── skill_selection    legacy: choose a package
  *   │   ├── intake             the first request; the manager may clarify before it is confirmed
@@ -396,7 +396,7 @@ export const sessionMachine = setup({
               },
             },
             // Each pass checks the head of the queue against the rules in CALL_RULE_ORDER (rules.ts:
-            // the seed's order, rule 5 before 2 so that a passed inputTags gets its own message) and
+            // the tool contract's order, rule 5 before 2 so that a passed inputTags gets its own message) and
             // refuses it, or settles it; the last call is settled on the transition that leaves.
             checking: {
               entry: { type: 'announceState', params: { state: 'running.manager.checking' } },

@@ -16,7 +16,6 @@ export type ChatMessage =
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
-export type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 
 /** A tool as the model sees it: name, description and a JSON Schema for its arguments. */
 export interface ToolSpec {

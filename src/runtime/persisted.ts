@@ -18,7 +18,7 @@ import type { ArchiveItemInput, StoredSession } from '../store/session-store.js'
 /**
  * v1: the whole transcripts and every tag version's body in the context.
  * v2: bounded windows (`transcripts`), archived tag versions without bodies, the request in parts.
- * v3 (issue 12): the context's `usage` moves into `ledger`, with the burst's token count and
+ * v3: the context's `usage` moves into `ledger`, with the burst's token count and
  *   budget and the fork origin; a v2 context gets its usage in a ledger with no budget.
  * v4: a tag's archived versions are counted in one summary `{archived, size}` first in its
  *   list instead of an entry each (the context is bounded however many versions a tag gets);

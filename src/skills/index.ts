@@ -1,17 +1,4 @@
 /** Skill packages: the format, the loader and the bundled packages' location. */
 export { bundledPackagesDir, loadPackage, loadPackages } from './loader.js';
-export {
-  ID_PATTERN,
-  PackageManifestSchema,
-  REQUEST_TAG,
-  TAG_PATTERN,
-  TagSchema,
-  WorkerFrontMatterSchema,
-} from './package-schema.js';
-export type {
-  PackageManifest,
-  SkillPackage,
-  WorkerFrontMatter,
-  WorkerRole,
-  WorkerSkill,
-} from './package-schema.js';
+export { REQUEST_TAG } from './package-schema.js';
+export type { SkillPackage, WorkerSkill } from './package-schema.js';

@@ -98,7 +98,6 @@ export const WorkerFrontMatterSchema = strict(
 );
 
 export type PackageManifest = z.infer<typeof PackageManifestSchema>;
-export type WorkerFrontMatter = z.infer<typeof WorkerFrontMatterSchema>;
 
 export interface WorkerRole {
   id: string;

@@ -1,9 +1,9 @@
 /**
  * Turns a model reply into an assistant message whose tool calls the machine checks one by
- * one. The legacy paths end up as ordinary tool calls too, so everything downstream (and
- * every saved transcript) sees one shape:
+ * one. The legacy paths the tool contract keeps (docs/design.md "Legacy paths") end up as
+ * ordinary tool calls too, so everything downstream (and every saved transcript) sees one shape:
  * - the manager's one-shot JSON decision `{"tool": "run_worker", "arguments": {…}}`;
- * - the workers' "Phase A" JSON `{"outputs": {…}, "askUser": [...]}`;
+ * - the workers' JSON reply `{"outputs": {…}, "askUser": [...]}`;
  * - plain manager text, which is shown to the user as `ask_user`.
  */
 import type { AssistantMessage, ChatMessage, ModelReply, ToolCall } from '../models/model.js';
@@ -111,7 +111,7 @@ function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefi
   if (json.askUser !== undefined) {
     const ask = json.askUser as unknown;
     const questions = Array.isArray(ask) ? ask : typeof ask === 'string' ? (ask.trim() ? [ask] : []) : (ask as { questions?: unknown })?.questions;
-    // Phase A writes `"askUser": []` (or null, or "") for "no questions": that is not a call.
+    // Workers that answer in JSON write `"askUser": []` (or null, or "") for "no questions": that is not a call.
     const none = questions === undefined || questions === null || (Array.isArray(questions) && questions.length === 0);
     if (!none || calls.length === 0) calls.push(syntheticCall(`${idBase}_1`, 'ask_user', { questions }));
   }

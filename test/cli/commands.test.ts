@@ -163,6 +163,7 @@ describe('steward (scriptable commands)', () => {
     ]);
     for (const result of results) {
       expectFailure(result, 'invalid_session_id', /a session id has 1 to 200 characters, none of them a control or invisible character/);
+      // eslint-disable-next-line no-control-regex -- no control character may reach the terminal: the regex names them
       expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
     }
     expect(results[0]!.stderr).toContain('steward show: the session id is empty');

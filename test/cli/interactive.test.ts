@@ -13,6 +13,7 @@ import { useTempDir } from '../support/temp.js';
 
 const ENTER = '\r';
 const DOWN = '\x1b[B';
+// eslint-disable-next-line no-control-regex -- strips the ANSI escapes the prompts write
 const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
 const tmp = useTempDir('steward-tty-');

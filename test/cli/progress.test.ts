@@ -36,6 +36,7 @@ describe('progress lines', () => {
       modelLabel: model.label,
       packages: runtime.packages,
       resume: 'steward run',
+      // eslint-disable-next-line no-control-regex -- strips the ANSI colour escapes
       write: (text) => lines.push(text.replace(/\x1b\[[0-9;]*m/g, '')),
     });
     expect(code).toBe(0);

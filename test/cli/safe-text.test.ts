@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- these tests look for control characters in what reaches a terminal */
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { safeJson, safeLine, safeText } from '../../src/cli/safe-text.js';

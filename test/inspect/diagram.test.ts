@@ -25,7 +25,7 @@ function transitionsOf(machine: typeof sessionMachine) {
     if (node.always) add('always', node.always);
     for (const child of Object.values(node.states)) walk(child);
   };
-  walk(sessionMachine.root);
+  walk(machine.root);
   return out;
 }
 

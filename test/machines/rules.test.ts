@@ -26,7 +26,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('the rule table', () => {
   it("holds the seed's six rules in order, then the token budget and one-boundary-per-reply", () => {
-    expect(RULES.map((r) => [r.seed, r.id])).toEqual([
+    expect(RULES.map((r) => [r.contractRule, r.id])).toEqual([
       [1, 'actorMayUseTool'], [2, 'argumentsMatchSchema'], [3, 'workerIsRegistered'], [4, 'tagsWithinOutputTags'],
       [5, 'managerOmitsTagLists'], [6, 'burstWithinLimit'], [null, 'burstTokensWithinBudget'], [null, 'oneBoundaryPerReply'],
     ]);
