@@ -18,13 +18,6 @@ import type { InspectMode } from './config.js';
 import { startInspector, type InspectorHandle } from './server.js';
 import { createRemoteInspect, type RemoteTarget } from './stately.js';
 
-export { machineGraph, activeNodeIds, guardName, type MachineGraph, type GraphNode, type GraphEdge } from './graph.js';
-export { renderDiagram, diagramFormats, type DiagramFormat } from './diagram.js';
-export { loadStatelyConfig, parseStatelyConfig, loadMachine, StatelyConfigSchema, type StatelyConfig, type InspectMode } from './config.js';
-export { createRemoteInspect, type RemoteInspect, type RemoteTarget } from './stately.js';
-export { startInspector, type InspectorOptions, type InspectorHandle } from './server.js';
-export { JournalReplayer } from './replay.js';
-
 export interface Inspection {
   /** For `createRuntime({ inspect })`: set for 'stately' and ws:// modes. */
   inspect?: (event: InspectionEvent) => void;

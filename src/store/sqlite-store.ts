@@ -39,7 +39,7 @@ import { checkSessionId } from '../ids.js';
 export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
-export { DURABILITIES, durabilityFromEnv, type Durability } from './session-store.js';
+export { durabilityFromEnv, type Durability } from './session-store.js';
 export { SCHEMA_VERSION } from './sqlite-schema.js';
 
 /** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */

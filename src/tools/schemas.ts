@@ -93,9 +93,6 @@ export const workerTools = [
   { name: 'ask_user', actor: 'worker', kind: 'boundary', schema: bounded(WorkerAskUserArgs), description: 'Ask the user questions you need answered. Before a submit: you wait for answers. Together with a submit: they ride along with the review.' },
 ] as const satisfies readonly ToolDefinition[];
 
-export type ManagerToolName = (typeof managerTools)[number]['name'];
-export type WorkerToolName = (typeof workerTools)[number]['name'];
-
 /** Names that belong to the user, never to a model: calling them is a rule-1 refusal. */
 export const userActionNames = [
   'submit_input', 'approve', 'reject', 'accept',
