@@ -27,7 +27,7 @@ export { testAllTransitions, type TestAllTransitionsOptions, type TestAllTransit
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { managerTools, workerTools, managerToolSpecs, workerToolSpecs } from './tools/schemas.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
-export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, LeaseHolder, EventBus, AppendOptions, ListOptions, SessionPage } from './store/session-store.js';
+export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, LeaseHolder, EventBus, AppendInput, AppendOptions, ListOptions, SessionPage } from './store/session-store.js';
 export { listAll, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from './store/list-page.js';
 export { checkSessionId, sessionIdProblem, SESSION_ID_MAX_CHARS } from './ids.js';
 export { MemoryStore } from './store/memory-store.js';

@@ -254,7 +254,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // context, before anything runs, so nothing it held is lost.
       const lease = leasing?.current;
       if (opened.migratedHistory) {
-        revision = await store.append(id, revision, [], envelope(opened.snapshot), opened.migratedHistory, lease ? { lease } : undefined);
+        revision = await store.append({ id, expectedRevision: revision, entries: [], snapshot: envelope(opened.snapshot), archive: opened.migratedHistory, ...(lease ? { lease } : {}) });
         leasing?.wrote();
       }
       return track((onEnd) => restore(id, opened.snapshot, { store, revision, ...(leasing ? { leasing } : {}) }, onEnd));

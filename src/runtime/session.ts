@@ -449,7 +449,7 @@ export class Session {
     const lease = persistence.leasing?.current;
     const options = { ...(lease ? { lease } : {}), ...(durable ? {} : { durable: false }) };
     try {
-      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), undefined, options);
+      persistence.revision = await persistence.store.append({ id: this.id, expectedRevision: persistence.revision, entries, snapshot: this.persisted(), ...options });
       if (lease) persistence.leasing!.wrote();
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this
