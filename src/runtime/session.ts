@@ -1,6 +1,8 @@
 /**
- * A live session: one actor of the session machine, its persistence, and `send()`, which
- * resolves when the session waits for the user again (or is done). A refused or malformed
+ * A live session: one actor of the session machine, `send()` (one at a time, in call order),
+ * which resolves when the session waits for the user again (or is done), its view and its
+ * live events. What the actor did is kept by SessionJournal (session-journal.ts): journal
+ * entries, writes, durability and the archive. A refused or malformed
  * event resolves `{ ok: false, error }` with state and context unchanged (but for the
  * refusal log); nothing escapes `send()` as an exception.
  */
