@@ -70,7 +70,7 @@ export async function postgresFigures(options: {
       mid.stop();
       await store.create({ id: 'pg_append', packageId: 'bench', snapshot, entry: { ...entry, kind: 'created', type: 'created' } });
       let revision = 1;
-      const append = summarize(await timeEach(n, warm, async () => { revision = await store.append('pg_append', revision, [entry], snapshot); }));
+      const append = summarize(await timeEach(n, warm, async () => { revision = await store.append({ id: 'pg_append', expectedRevision: revision, entries: [entry], snapshot: snapshot }); }));
 
       options.progress(`PostgreSQL: resume with a ${options.journalEntries}-entry journal`);
       const long = await toWait(h, 'pg_resume_long', BURSTS);
@@ -80,7 +80,7 @@ export async function postgresFigures(options: {
       let rev = long.revision!;
       long.stop();
       const padding = Array.from({ length: options.journalEntries - real.length }, (_, i) => actors[i % actors.length]!).map((e) => ({ kind: e.kind, type: e.type, payload: e.payload, state: e.state }));
-      for (let i = 0; i < padding.length; i += 100) rev = await store.append('pg_resume_long', rev, padding.slice(i, i + 100), longSnapshot);
+      for (let i = 0; i < padding.length; i += 100) rev = await store.append({ id: 'pg_resume_long', expectedRevision: rev, entries: padding.slice(i, i + 100), snapshot: longSnapshot });
       const journalEntries = (await store.journal('pg_resume_long')).length;
       let last: Session | undefined;
       const resumeLong = summarize(await timeEach(n, warm, async () => { last = await h.runtime.resumeSession('pg_resume_long'); }));

@@ -85,9 +85,9 @@ export async function storeFigures(options: {
     await memory.create({ id: 'append_memory', packageId: 'bench', snapshot, entry: { ...entry, kind: 'created', type: 'created' } });
     let sqliteRevision = 1;
     let memoryRevision = 1;
-    const sqliteAppend = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append('append_sqlite', sqliteRevision, [entry], snapshot, [], { durable: false }); }));
-    const sqliteAppendDurable = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append('append_sqlite', sqliteRevision, [entry], snapshot); }));
-    const memoryAppend = summarize(await timeEach(n, warm, async () => { memoryRevision = await memory.append('append_memory', memoryRevision, [entry], snapshot); }));
+    const sqliteAppend = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append({ id: 'append_sqlite', expectedRevision: sqliteRevision, entries: [entry], snapshot: snapshot, durable: false }); }));
+    const sqliteAppendDurable = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append({ id: 'append_sqlite', expectedRevision: sqliteRevision, entries: [entry], snapshot: snapshot }); }));
+    const memoryAppend = summarize(await timeEach(n, warm, async () => { memoryRevision = await memory.append({ id: 'append_memory', expectedRevision: memoryRevision, entries: [entry], snapshot: snapshot }); }));
     const snapshotStringify = summarize(timeEachSync(n, warm, () => JSON.stringify(snapshot)));
     const stewardPersisted = summarize(timeEachSync(n, warm, () => mid.persisted()));
     const baseMid = await baselineToWait(model, machine, 2);
@@ -104,7 +104,7 @@ export async function storeFigures(options: {
     let revision = long.revision!;
     for (let i = real.length; i < journalEntries; i++) {
       const e = actorEntries[i % actorEntries.length]!;
-      revision = await store.append('resume_long', revision, [{ kind: e.kind, type: e.type, payload: e.payload, state: e.state }], longSnapshot);
+      revision = await store.append({ id: 'resume_long', expectedRevision: revision, entries: [{ kind: e.kind, type: e.type, payload: e.payload, state: e.state }], snapshot: longSnapshot });
     }
     const entries = (await store.journal('resume_long')).length;
     if (entries !== journalEntries) throw new Error(`journal holds ${entries} entries, expected ${journalEntries}`);

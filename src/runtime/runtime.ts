@@ -118,7 +118,7 @@ export interface Runtime {
   restoreSession(persisted: unknown): Session;
   /** The live session with this id if this runtime holds it, else `resumeSession(id)`. */
   openSession(id: string): Promise<Session>;
-  /** Sessions this runtime holds in memory. */
+  /** Sessions this runtime holds in memory (restored ones too), until they are done, stopped or failed. */
   readonly live: ReadonlyMap<string, Session>;
   /**
    * The whole history of a session: the live one's, else the store's. Snapshots keep only
@@ -184,11 +184,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (typeof leaseOwner !== 'string' || !leaseOwner.trim() || leaseOwner.length > 200) throw new UserError('createRuntime: leaseOwner must be a name of 1 to 200 characters (who this process is, e.g. "billing-worker on web-3").');
   /** The session's own lease, on a store with leases (none was passed). */
   const ownLease = (id: string): OwnLease | undefined => (leases ? new OwnLease(leases, id, leaseOwner, leaseMs) : undefined);
+  /**
+   * Every Session this runtime holds, by id, until its actor ends: created, resumed, forked
+   * and restored ones. The turns read archived versions and stream text through it.
+   */
   const live = new Map<string, Session>();
-  /** Every running Session object by id (restored ones too): the manager turn reads archived versions through it. */
-  const running = new Map<string, Session>();
   const lookup = async (sessionId: string, tag: string, versions: readonly number[]): Promise<TagVersion[]> => {
-    const session = running.get(sessionId);
+    const session = live.get(sessionId);
     if (session) return session.archivedVersions(tag, versions);
     return store ? readVersions(storeReader(sessionId), tag, versions) : [];
   };
@@ -202,10 +204,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return actor.start();
   };
   // A model call streams its text only while a listener of its session wants it.
-  const textDeltas = (sessionId: string) => running.get(sessionId)?.textDeltaSink();
+  const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
   const machine = sessionMachine.provide({
     actors: { managerTurn: createManagerTurn(options.model, lookup, textDeltas, beforeModelCall), workerTurn: createWorkerTurn(options.model, promptOf, lookup, textDeltas, beforeModelCall) },
   });
+  const inspectOption = options.inspect ? { inspect: options.inspect } : {};
   const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
 
   async function createSession(opts: CreateSessionOptions = {}): Promise<Session> {
@@ -241,14 +244,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const leasing = ownLease(id);
       persistence = { store, revision: stored.revision, ...(leasing ? { leasing } : {}) };
     }
-    return track((onEnd) => new Session(id, (inspect) => started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing), persistence, options.inspect, onEnd, sessionLimits, { from }));
+    const start = (inspect: ((e: InspectionEvent) => void) | undefined) => started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
+    return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits: sessionLimits, archivedFrom: from, ...inspectOption }));
   }
 
   async function resumeSession(id: string, resumeOptions: ResumeOptions = {}): Promise<Session> {
     if (!store) throw new UserError('resumeSession needs a store: createRuntime({ model, store }).');
     checkSessionId(id, 'resumeSession');
-    // Let a live copy finish its queued writes first, or they would race this one's first write.
-    await live.get(id)?.close();
+    // Let a live copy finish its queued writes first, or they would race this one's first write
+    // (a memory-only copy, from restoreSession, writes nothing and is left alone).
+    const held = live.get(id);
+    if (held?.revision !== undefined) await held.close();
     const own = resumeOptions.lease ? undefined : ownLease(id);
     const leasing: SessionLeasing | undefined = resumeOptions.lease ? new PassedLease(resumeOptions.lease, resumeOptions.leaseCheck) : own;
     // Lease first, then read: what is loaded cannot change under this process any more.
@@ -262,36 +268,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // context, before anything runs, so nothing it held is lost.
       const lease = leasing?.current;
       if (opened.migratedHistory) {
-        revision = await store.append(id, revision, [], envelope(opened.snapshot), opened.migratedHistory, lease ? { lease } : undefined);
+        revision = await store.append({ id, expectedRevision: revision, entries: [], snapshot: envelope(opened.snapshot), archive: opened.migratedHistory, ...(lease ? { lease } : {}) });
         leasing?.wrote();
       }
-      return track((onEnd) => restore(id, opened.snapshot, { store, revision, ...(leasing ? { leasing } : {}) }, onEnd));
+      return restore(id, opened.snapshot, { store, revision, ...(leasing ? { leasing } : {}) });
     } catch (error) {
       await own?.letGo();
       throw error;
     }
   }
 
-  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null, onEnd?: () => void, memory?: MemoryArchive): Session {
+  /** A Session of a snapshot already opened (validated, migrated), held in `live` while it runs. */
+  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null, memory?: MemoryArchive): Session {
     const snapshot = opened as { context: SessionContext };
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
-    let session: Session | undefined;
-    const ended = () => {
-      if (session && running.get(id) === session) running.delete(id);
-      onEnd?.();
-    };
-    session = new Session(
-      id,
-      (inspect) => started(createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }), persistence?.leasing),
-      persistence,
-      options.inspect,
-      ended,
-      limits,
-      { from: snapshot.context, ...(memory ? { memory } : {}) },
-    );
-    if (session.actorRef.getSnapshot().status === 'active') running.set(id, session);
-    return session;
+    const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
+      started(createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
+    return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits, archivedFrom: snapshot.context, ...(memory ? { memory } : {}), ...inspectOption }));
   }
 
   function restoreSession(persisted: unknown): Session {
@@ -301,30 +295,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     // An older snapshot's history, moved out of the context by the migration, stays in memory with it.
     let memory: MemoryArchive | undefined;
     if (opened.migratedHistory) (memory = new MemoryArchive()).add(opened.migratedHistory);
-    // Not tracked in `live`: with no store there is nothing to open by id later.
-    return restore(id, opened.snapshot, null, undefined, memory);
+    return restore(id, opened.snapshot, null, memory);
   }
 
-  /** Holds a session while it is live; a done, stopped or failed one is let go. */
-  function track(make: (onEnd: () => void) => Session): Session {
+  /** Holds a session in `live` while it runs; a done, stopped or failed one is let go. */
+  function hold(make: (onEnd: () => void) => Session): Session {
     let ended = false;
     let session: Session | undefined;
     // onEnd may run inside make() already: a restored session that is done ends at once.
     session = make(() => {
       ended = true;
       if (session && live.get(session.id) === session) live.delete(session.id);
-      if (session && running.get(session.id) === session) running.delete(session.id);
     });
-    if (!ended) {
-      live.set(session.id, session);
-      running.set(session.id, session);
-    }
+    if (!ended) live.set(session.id, session);
     return session;
   }
 
   async function history(id: string): Promise<SessionHistory> {
     checkSessionId(id, 'history');
-    const session = running.get(id) ?? live.get(id);
+    const session = live.get(id);
     if (session) return { transcript: (name) => session.transcript(name), tagVersion: (tag, v) => session.tagVersion(tag, v), tagVersions: (tag) => session.tagVersions(tag) };
     if (!store) throw new SessionNotFoundError(id);
     const stored = await store.load(id);
@@ -344,7 +333,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   async function openSession(id: string): Promise<Session> {
     checkSessionId(id, 'openSession');
-    return live.get(id) ?? resumeSession(id);
+    const held = live.get(id);
+    // On a runtime with a store, a memory-only copy (restoreSession) is not the stored session: resume that one.
+    return held && (held.revision !== undefined || !store) ? held : resumeSession(id);
   }
 
   async function forkSession(id: string, opts: { atSeq: number; id?: string }): Promise<Session> {
@@ -357,7 +348,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     // under the fork's own lease (nobody else knows its id yet).
     const leasing = ownLease(forkId);
     await leasing?.hold();
-    return track((onEnd) => restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision, ...(leasing ? { leasing } : {}) }, onEnd));
+    return restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision, ...(leasing ? { leasing } : {}) });
   }
 
   return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history, forkSession };

@@ -1,26 +1,28 @@
 /**
- * A live session: one actor of the session machine, its persistence, and `send()`, which
- * resolves when the session waits for the user again (or is done). A refused or malformed
+ * A live session: one actor of the session machine, `send()` (one at a time, in call order),
+ * which resolves when the session waits for the user again (or is done), its view and its
+ * live events. What the actor did is kept by SessionJournal (session-journal.ts): journal
+ * entries, writes, durability and the archive. A refused or malformed
  * event resolves `{ ok: false, error }` with state and context unchanged (but for the
  * refusal log); nothing escapes `send()` as an exception.
  */
-import { type Actor, type AnyMachineSnapshot, type InspectionEvent, type Observer } from 'xstate';
+import { waitFor, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails, type StewardErrorCode } from '../errors.js';
-import { clip, DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
+import { DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
 import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { TagVersion } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage } from '../models/model.js';
-import { allTagVersions, droppedItems, fullTranscript, findTagVersion, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
-import { redactSecrets } from '../models/redact.js';
+import { allTagVersions, fullTranscript, findTagVersion, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { reservedActorProblem } from './reserved-names.js';
-import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
+import type { SessionStore } from '../store/session-store.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
 import { leaseForSend, type SessionLeasing } from './session-lease.js';
+import { MemoryHistory, SessionJournal } from './session-journal.js';
 import { isoNow } from './iso-now.js';
 import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
 import type { SessionSnapshot } from './session-snapshot.js';
@@ -44,21 +46,29 @@ export interface Persistence {
   leasing?: SessionLeasing;
 }
 
+/** @internal What the runtime passes to build a Session (`runtime.createSession()`, `resumeSession()`…). */
+export interface SessionOptions {
+  id: string;
+  /** Creates and starts the actor, with the inspection callback the session needs (undefined: none). */
+  start: (inspect: ((e: InspectionEvent) => void) | undefined) => Actor<SessionMachine>;
+  /** Where the session is journalled; without it, it lives in memory only. */
+  persistence?: Persistence | null;
+  /** The runtime's `inspect` option: every inspection event of the actor. */
+  inspect?: (e: InspectionEvent) => void;
+  /** Called once when the actor ends (done, stopped or failed). */
+  onEnd?: () => void;
+  limits?: Readonly<Limits>;
+  /**
+   * The context whose history is already archived (null or absent: none of it is; without a
+   * store, the context the session starts from).
+   */
+  archivedFrom?: SessionContext | null;
+  /** Without a store: the archive to keep (a migrated snapshot's history). */
+  memory?: MemoryArchive;
+}
+
 // The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
-const isWaitOrEnd = (s: AnyMachineSnapshot) => s.status !== 'active' || (typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user'));
-
-function journalKind(type: string): JournalEntryInput['kind'] | undefined {
-  if (type.startsWith('user_')) return 'event';
-  if (type.startsWith('xstate.done.actor.') || type.startsWith('xstate.error.actor.')) return 'actor';
-  return undefined;
-}
-
-/** Events as JSON: an actor error becomes its message, secrets masked (Error objects do not serialise). */
-function eventPayload(event: { type: string; error?: unknown }): unknown {
-  if (event.error instanceof Error) return { ...event, error: { name: event.error.name, message: redactSecrets(event.error.message) } };
-  if (event.error !== undefined) return { ...event, error: redactSecrets(String(event.error)) };
-  return event;
-}
+const isWaitOrEnd = (s: SessionSnapshot) => s.status !== 'active' || (typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user'));
 
 /** The text of a user event (every string field, all answers together) over `max` characters. */
 function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
@@ -88,72 +98,65 @@ function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | 
 export class Session {
   readonly id: string;
   private actor!: Actor<SessionMachine>;
-  private writes: Promise<void> | null = null;
-  /** Journal entries not yet handed to the store. */
-  private unwritten: JournalEntryInput[] | null = null;
-  private writeError: unknown = null;
+  /** With a store: the entries, writes and archive of this session. */
+  private readonly journal: SessionJournal | null;
+  /** Without a store: the session's archive, in memory. */
+  private readonly memory: MemoryHistory | null;
+  private readonly readArchive: ArchiveReader;
+  /** Stores with leases (PostgresStore): the session's lease, taken for a send and let go once it waits. */
+  private readonly leasing: SessionLeasing | undefined;
+  private readonly limits: Readonly<Limits>;
+  private readonly userInspect: ((e: InspectionEvent) => void) | undefined;
   /** The send in progress, if any: sends run one at a time, in call order. */
   private busy: Promise<void> | null = null;
   private fatal: unknown = null;
-  /** The context whose history is archived (or handed to the store with the next write). */
-  private archivedContext: SessionContext | null;
-  /** History items not yet attached to a journal entry. */
-  private unarchived: ArchiveItemInput[] | null = null;
-  /** Without a store, the session's archive lives here. */
-  private readonly memoryArchive: MemoryArchive | null;
-  /** Callers of untilWaitOrEnd() waiting for the next wait, end or stop (one observer serves them all). */
-  private waiters: (() => void)[] | null = null;
-  /** A send() resolves after the next write (a refusal): it must be durable, whatever the state. */
-  private acknowledging = false;
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
   /** sendNow() calls under way (at most one: send() queues them): the lease is not let go under one. */
   private sending = 0;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
-  constructor(
-    id: string,
-    start: (inspect: ((e: InspectionEvent) => void) | undefined) => Actor<SessionMachine>,
-    private readonly persistence: Persistence | null,
-    private readonly userInspect?: (e: InspectionEvent) => void,
-    /** Called once when the actor ends (done, stopped or failed). */
-    onEnd?: () => void,
-    private readonly limits: Readonly<Limits> = DEFAULT_LIMITS,
-    /**
-     * `from`: the context whose history is already archived (null: none of it is; without a
-     * store, the context the session starts from);
-     * `memory`: the archive to keep, without a store (a migrated snapshot's history).
-     */
-    archive: { from: SessionContext | null; memory?: MemoryArchive } = { from: null },
-  ) {
+  constructor(options: SessionOptions) {
+    const { id, persistence, onEnd } = options;
     this.id = id;
-    this.archivedContext = archive.from;
-    this.memoryArchive = persistence ? null : (archive.memory ?? new MemoryArchive());
-    const inspect = persistence || userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
-    this.actor = start(inspect);
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.userInspect = options.inspect;
+    this.leasing = persistence?.leasing;
+    const archivedFrom = options.archivedFrom ?? null;
+    this.journal = persistence
+      ? new SessionJournal({
+          id,
+          store: persistence.store,
+          revision: persistence.revision,
+          ...(persistence.leasing ? { leasing: persistence.leasing } : {}),
+          archivedFrom,
+          refusalMessageChars: this.limits.refusalMessageChars,
+          persisted: () => this.persisted(),
+          atRest: () => isWaitOrEnd(this.actor.getSnapshot()),
+          onWriteFailed: () => this.actor.stop(),
+        })
+      : null;
+    this.memory = this.journal ? null : new MemoryHistory(options.memory ?? new MemoryArchive(), archivedFrom);
+    this.readArchive = (this.journal ?? this.memory!).read;
+    const inspect = this.journal || this.userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
+    this.actor = options.start(inspect);
     // What the start itself changed (an eventless step of a restored snapshot; a new session's seeds).
-    if (this.memoryArchive && !this.archivedContext) this.archivedContext = this.actor.getSnapshot().context;
-    else this.archive(this.actor.getSnapshot().context);
-    // One observer for the session's life: the memory archive, the waiters of send() and
-    // settled() (no subscription per send), and the end. Without an error observer XState
-    // rethrows an actor's error asynchronously (a crash).
+    const context = this.actor.getSnapshot().context;
+    if (this.journal) this.journal.archive(context);
+    else this.memory!.keep(context);
+    // One observer for the session's life: the memory archive and the end. Without an error
+    // observer XState rethrows an actor's error asynchronously (a crash).
+    const memory = this.memory;
     const observer: Observer<SessionSnapshot> = {
-      next: (snapshot) => {
-        if (this.memoryArchive) this.archive(snapshot.context);
-        if (this.waiters && isWaitOrEnd(snapshot)) this.wake();
-      },
+      ...(memory ? { next: (snapshot: SessionSnapshot) => memory.keep(snapshot.context) } : {}),
       error: (err) => {
         this.fatal = err;
         onEnd?.();
-        this.wake();
       },
-      complete: () => {
-        onEnd?.();
-        this.wake();
-      },
+      complete: () => onEnd?.(),
     };
     this.actor.subscribe(observer);
-    const leasing = persistence?.leasing;
+    const leasing = this.leasing;
     if (leasing) {
       leasing.onLost(() => this.stop());
       // A resumed session that runs keeps the lease until it waits; one that waits lets it go now.
@@ -167,7 +170,7 @@ export class Session {
   }
 
   get revision(): number | undefined {
-    return this.persistence?.revision;
+    return this.journal?.revision;
   }
 
   view(): SessionView {
@@ -222,43 +225,26 @@ export class Session {
    * the archive's messages and the context's window. The context keeps only the window.
    */
   async transcript(name: TranscriptName = 'manager'): Promise<ChatMessage[]> {
-    await this.writes;
+    await this.journal?.written();
     return fullTranscript(this.readArchive, name, this.actor.getSnapshot().context.transcripts[name]);
   }
 
   /** A tag version with its body, also one whose body left the context. */
   async tagVersion(tag: string, version: number): Promise<TagVersion | undefined> {
-    await this.writes;
+    await this.journal?.written();
     return findTagVersion(this.readArchive, this.actor.getSnapshot().context, tag, version);
   }
 
   /** Versions of a tag as the archive holds them (for the turn actors). */
   async archivedVersions(tag: string, versions: readonly number[]): Promise<TagVersion[]> {
-    await this.writes;
+    await this.journal?.written();
     return readVersions(this.readArchive, tag, versions);
   }
 
   /** Every version of a tag with its body, oldest first. */
   async tagVersions(tag: string): Promise<TagVersion[]> {
-    await this.writes;
+    await this.journal?.written();
     return allTagVersions(this.readArchive, this.actor.getSnapshot().context, tag);
-  }
-
-  private readonly readArchive: ArchiveReader = (kind, key, options) =>
-    this.persistence ? this.persistence.store.archived(this.id, kind, key, options) : this.memoryArchive!.read(kind, key, options);
-
-  /** Takes what the context added since the last call: into the memory archive, or for the next write. */
-  private archive(context: SessionContext): void {
-    const before = this.archivedContext;
-    if (context === before) return;
-    this.archivedContext = context;
-    if (this.memoryArchive) {
-      // In memory, only what left the context is kept apart (the context holds the rest).
-      if (before) this.memoryArchive.add(droppedItems(before, context));
-      return;
-    }
-    const added = historyItems(before, context);
-    if (added.length) (this.unarchived ??= []).push(...added);
   }
 
   /** XState's persisted snapshot in Steward's versioned envelope. */
@@ -269,7 +255,7 @@ export class Session {
   /** Resolves when the session waits for the user or is done (e.g. after a resume). */
   async settled(): Promise<SessionView> {
     await this.untilWaitOrEnd();
-    await this.writes;
+    await this.journal?.written();
     return this.view();
   }
 
@@ -301,15 +287,15 @@ export class Session {
   /** Stops the actor and waits until the journal writes it had queued are done (and its lease is let go). */
   async close(): Promise<void> {
     this.actor.stop();
-    await this.writes;
+    await this.journal?.written();
     await this.letGoIfIdle();
   }
 
   /** Gives the session's own lease up once it waits, is done or stopped, its writes done, and no send is under way. */
   private async letGoIfIdle(): Promise<void> {
-    const leasing = this.persistence?.leasing;
+    const leasing = this.leasing;
     if (!leasing || this.sending > 0) return;
-    await this.writes;
+    await this.journal?.written();
     const snapshot = this.actor.getSnapshot();
     if (this.sending > 0 || !isWaitOrEnd(snapshot)) return;
     await leasing.letGo();
@@ -317,9 +303,9 @@ export class Session {
 
   /** Before a send: the session's lease (stores with leases); a refusal when it cannot be had. */
   private async takeLease(): Promise<SendResult | undefined> {
-    const persistence = this.persistence;
-    if (!persistence?.leasing || this.fatal || this.actor.getSnapshot().status !== 'active') return undefined;
-    const error = await leaseForSend(persistence.leasing, persistence.store, this.id, persistence.revision);
+    const journal = this.journal;
+    if (!this.leasing || !journal || this.fatal || this.actor.getSnapshot().status !== 'active') return undefined;
+    const error = await leaseForSend(this.leasing, journal.store, this.id, journal.revision);
     return error ? { ok: false, error, view: this.view() } : undefined;
   }
 
@@ -337,28 +323,15 @@ export class Session {
     return { ok: false, error: { code: 'event_refused', message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents }, view };
   }
 
-  /**
-   * A refusal decided here, before the machine saw the event (malformed, over a limit, session
-   * done), journalled like the machine's own: the event's type and the refusal, never its
-   * (possibly huge or malformed) fields. Nothing else changes.
-   */
+  /** A refusal decided here, before the machine saw the event, journalled like the machine's own. Nothing else changes. */
   private async refuseRecorded(raw: unknown, result: SendResult & { ok: false }): Promise<SendResult> {
-    if (this.persistence) {
-      const { code, message } = result.error;
-      const type = (raw as { type?: unknown } | null)?.type;
-      const state = snapshotState(this.actor.getSnapshot());
-      const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
-      (this.unwritten ??= []).push({ kind: 'event', type: entryType, payload: { type: entryType, refused: { code, message: clip(message, this.limits.refusalMessageChars) } }, state });
-      this.acknowledging = true;
-      if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
-      await this.flush();
-    }
+    await this.journal?.refusal(raw, result.error.code, result.error.message, snapshotState(this.actor.getSnapshot()));
     return result;
   }
 
   /** Without leases (memory, SQLite) the event reaches the actor synchronously, inside send(). */
   private sendNow(raw: unknown): Promise<SendResult> {
-    return this.persistence?.leasing ? this.sendLeased(raw) : this.handle(raw);
+    return this.leasing ? this.sendLeased(raw) : this.handle(raw);
   }
 
   private async sendLeased(raw: unknown): Promise<SendResult> {
@@ -374,7 +347,7 @@ export class Session {
   private async handle(raw: unknown): Promise<SendResult> {
     try {
       if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
-      const lost = this.persistence?.leasing?.lostMessage;
+      const lost = this.leasing?.lostMessage;
       if (lost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', lost);
       if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', 'This session object was stopped (after a conflict, a failed write or stop()). Open it again with runtime.resumeSession(id).');
       const parsed = UserEventSchema.safeParse(raw);
@@ -398,17 +371,16 @@ export class Session {
       this.actor.send(event);
       const after = this.actor.getSnapshot();
       if (after.context.rejections !== before.context.rejections) {
-        this.acknowledging = true;
-        await this.flush();
+        await this.journal?.acknowledge();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
         return this.refused(event.type, last.reason);
       }
       await this.untilWaitOrEnd();
-      if (this.persistence) await this.flush();
+      await this.journal?.flush();
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
-      const leaseLost = this.persistence?.leasing?.lostMessage;
+      const leaseLost = this.leasing?.lostMessage;
       if (leaseLost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', leaseLost);
-      if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.persistence ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
+      if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.journal ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
       return { ok: true, view: this.view() };
     } catch (error) {
       if (error instanceof ConflictError) return this.refuse('conflict', error.message);
@@ -422,68 +394,15 @@ export class Session {
 
   /**
    * Resolves when the session waits for the user, is done, or its actor stopped (a failed
-   * write stops it). Never rejects: what went wrong is read from `fatal` / `writeError`.
+   * write stops it). Never rejects: XState's `waitFor` rejects when the actor fails or stops
+   * first, which ends the wait just as well; what went wrong is read from `fatal` / the journal.
    */
-  private untilWaitOrEnd(): Promise<void> {
-    const snapshot = this.actor.getSnapshot();
-    if (isWaitOrEnd(snapshot) || snapshot.status !== 'active') return Promise.resolve();
-    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = null;
-    if (waiters) for (const resolve of waiters) resolve();
-  }
-
-  private async flush(): Promise<void> {
-    await this.writes;
-    if (this.writeError) {
-      const error = this.writeError;
-      this.writeError = null;
-      throw error;
-    }
+  private untilWaitOrEnd(): Promise<unknown> {
+    return waitFor(this.actor, isWaitOrEnd).catch(() => undefined);
   }
 
   private onInspect(e: InspectionEvent): void {
     this.userInspect?.(e);
-    if (!this.persistence || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
-    const snapshot = e.snapshot as SessionSnapshot; // our own actor's (checked above)
-    this.archive(snapshot.context);
-    const kind = journalKind(e.event.type);
-    if (!kind) return;
-    const state = snapshotState(snapshot);
-    const added = this.unarchived;
-    this.unarchived = null;
-    (this.unwritten ??= []).push({ kind, type: e.event.type, payload: eventPayload(e.event), state, ...(added ? { added } : {}) });
-    // Writes are chained so the journal keeps the order of events. Events that arrive while a
-    // write is under way go together in the next one, with the snapshot as it is then: one
-    // transaction for all of them, and one snapshot instead of one per event.
-    if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
-  }
-
-  private async writeUnwritten(): Promise<void> {
-    const persistence = this.persistence!;
-    const entries = this.unwritten;
-    this.unwritten = null;
-    if (this.writeError || !entries?.length) return;
-    // What a person is shown — a wait, the end, a refusal — is durable before send()
-    // resolves, and makes every write before it durable too; a write inside a model loop
-    // need not be (a power loss then loses only rounds no send() acknowledged; resume runs
-    // them again). See docs/design.md §8, "Durability".
-    const durable = this.acknowledging || isWaitOrEnd(this.actor.getSnapshot());
-    this.acknowledging = false;
-    const lease = persistence.leasing?.current;
-    const options = { ...(lease ? { lease } : {}), ...(durable ? {} : { durable: false }) };
-    try {
-      persistence.revision = await persistence.store.append(this.id, persistence.revision, entries, this.persisted(), undefined, options);
-      if (lease) persistence.leasing!.wrote();
-    } catch (error) {
-      // Another writer won (ConflictError) or the store failed: stop at once, so this
-      // process never runs on a state it could not save. The store still holds the last
-      // good state; resume from it.
-      this.writeError = error;
-      this.actor.stop();
-    }
+    if (this.journal && e.type === '@xstate.snapshot' && e.actorRef === this.actor) this.journal.record(e.event, e.snapshot as SessionSnapshot); // our own actor's (checked)
   }
 }

@@ -1,5 +1,6 @@
 import { ConflictError, SessionNotFoundError } from '../errors.js';
 import type {
+  AppendInput,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -66,7 +67,7 @@ export class MemoryStore implements SessionStore {
     return row ? structuredClone(row.session) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = []): Promise<number> {
+  async append({ id, expectedRevision, entries, snapshot, archive = [] }: AppendInput): Promise<number> {
     const row = this.rows.get(id);
     if (!row) throw new SessionNotFoundError(id);
     const current = row.session.revision;

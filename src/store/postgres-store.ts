@@ -28,7 +28,7 @@ import { checkSessionId } from '../ids.js';
  */
 const DEFER_FLUSH = ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
 import type {
-  AppendOptions,
+  AppendInput,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -240,7 +240,8 @@ export class PostgresStore implements SessionStore {
     return rows[0] ? toStoredSession(rows[0]) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = [], options: AppendOptions = {}): Promise<number> {
+  async append(input: AppendInput): Promise<number> {
+    const { id, expectedRevision, entries, snapshot, archive = [] } = input;
     // Serialise before talking to the server: a bad value fails before anything is locked.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
     const payloads = entries.map((e) => toJson(e.payload, `the payload of "${e.type}" in session "${id}"`));
@@ -268,7 +269,7 @@ export class PostgresStore implements SessionStore {
         SELECT $1, x.kind, x.key, x.n, u.base + x.ord, x.value::json
         FROM u, unnest($10::text[], $11::text[], $12::int[], $13::int[], $14::text[]) AS x(kind, key, n, ord, value)
       )
-      SELECT revision FROM u${flushesCommit(this.durability, options) ? '' : DEFER_FLUSH}`;
+      SELECT revision FROM u${flushesCommit(this.durability, input) ? '' : DEFER_FLUSH}`;
     const { rows } = await this.query<{ revision: number }>(sql, [
       id,
       expectedRevision,
@@ -284,14 +285,14 @@ export class PostgresStore implements SessionStore {
       added.ns,
       added.ords,
       added.values,
-      options.lease?.owner ?? null,
-      options.lease?.token ?? null,
+      input.lease?.owner ?? null,
+      input.lease?.token ?? null,
     ]);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
     if (!current.rows[0]) throw new SessionNotFoundError(id);
     if (current.rows[0].revision !== expectedRevision) throw revisionConflict(id, current.rows[0].revision, expectedRevision);
-    if (options.lease) throw new LeaseLostError(id);
+    if (input.lease) throw new LeaseLostError(id);
     const holder = await leaseHolder((sql, params) => this.query(sql, params), this.S, id);
     throw new ConflictError(
       `Session "${id}" is leased by another server (${holder?.owner ?? 'a server'}) that is running it: nothing was written. ` +

@@ -183,6 +183,18 @@ export interface AppendOptions {
   durable?: boolean;
 }
 
+/** One write of `SessionStore.append`: the session, the revision it was read at, and what to write. */
+export interface AppendInput extends AppendOptions {
+  id: string;
+  /** The revision the writer read: the write commits only if the store still holds it. */
+  expectedRevision: number;
+  entries: JournalEntryInput[];
+  /** The new snapshot envelope (JSON-serialisable), replacing the stored one. */
+  snapshot: unknown;
+  /** Archive items that belong to no new entry (a migrated snapshot's history). */
+  archive?: ArchiveItemInput[];
+}
+
 /**
  * Optional lease operations (PostgresStore). Every time is the database's `now()`, so server
  * clocks never matter. See docs/design.md "Leases and takeover".
@@ -224,12 +236,15 @@ export interface SessionStore {
   /** The session, or undefined when there is none with that id. */
   load(id: string): Promise<StoredSession | undefined>;
   /**
-   * Appends entries to the journal (and what they added to the archive) and replaces the
+   * Appends `entries` to the journal (and what they added to the archive) and replaces the
    * snapshot, atomically, if the stored revision still equals `expectedRevision`; returns the
-   * new revision. Otherwise throws ConflictError and writes nothing. `archive` holds items
-   * that belong to no new entry (a migrated snapshot's history).
+   * new revision. Otherwise throws ConflictError and writes nothing. One options object (not
+   * positional arguments) so that a store or a caller reads each field by its name.
+   *
+   * @example
+   * const revision = await store.append({ id, expectedRevision: 3, entries, snapshot, durable: false });
    */
-  append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive?: ArchiveItemInput[], options?: AppendOptions): Promise<number>;
+  append(input: AppendInput): Promise<number>;
   /**
    * Archived items of one kind and key, in `n` order; `from` / `to` bound `n` (inclusive).
    * A session without such items (or unknown) gives an empty list.

@@ -22,7 +22,7 @@ import { storeFault } from './sqlite-faults.js';
 import { LockWaits } from './sqlite-busy.js';
 import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
 import type {
-  AppendOptions,
+  AppendInput,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -172,7 +172,8 @@ export class SqliteStore implements SessionStore {
     return row ? toStoredSession(row) : undefined;
   }
 
-  async append(id: string, expectedRevision: number, entries: JournalEntryInput[], snapshot: unknown, archive: ArchiveItemInput[] = [], options: AppendOptions = {}): Promise<number> {
+  async append(input: AppendInput): Promise<number> {
+    const { id, expectedRevision, entries, snapshot, archive = [] } = input;
     // Serialise outside the transaction (once, also for the retry): a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
     const at = new Date().toISOString();
@@ -180,7 +181,7 @@ export class SqliteStore implements SessionStore {
     const state = entries.at(-1)?.state ?? null;
     // Each attempt (again after waiting for a lock) is whole: the level, the transaction, the repair.
     return this.guard(() => {
-      this.commitAt(flushesCommit(this.durability, options) ? FULL : NORMAL);
+      this.commitAt(flushesCommit(this.durability, input) ? FULL : NORMAL);
       try {
         return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       } catch (error) {

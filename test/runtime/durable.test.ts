@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, MemoryStore, SqliteStore, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
+import { createRuntime, MemoryStore, SqliteStore, type AppendInput, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
@@ -106,10 +106,9 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
 /** A MemoryStore that records, per append, whether it was asked to be durable and where the session stood. */
 class RecordingStore extends MemoryStore {
   readonly appends: Array<{ durable: boolean; states: string[] }> = [];
-  override async append(...args: Parameters<SessionStore['append']>): Promise<number> {
-    const [, , entries, , , options] = args;
-    this.appends.push({ durable: options?.durable !== false, states: entries.map((e) => e.state) });
-    return super.append(...(args as Parameters<MemoryStore['append']>));
+  override async append(input: AppendInput): Promise<number> {
+    this.appends.push({ durable: input.durable !== false, states: input.entries.map((e) => e.state) });
+    return super.append(input);
   }
 }
 

@@ -71,28 +71,28 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const [a, b] = [connect(schema), connect(schema)];
     await a.create({ id: 'f', packageId: null, snapshot: { n: 0 }, entry: created() });
     const lease = (await a.leases.acquireLease('f', 'A', 400))!;
-    expect(await a.append('f', 1, [entry('e1', 'running')], { n: 1 }, [], { lease })).toBe(2);
+    expect(await a.append({ id: 'f', expectedRevision: 1, entries: [entry('e1', 'running')], snapshot: { n: 1 }, lease })).toBe(2);
 
     // Someone without the lease (another process, the CLI) cannot write while A holds it.
-    await expect(b.append('f', 2, [entry('intruder', 'x')], { n: 'intruder' })).rejects.toThrow(ConflictError);
-    await expect(b.append('f', 2, [entry('intruder', 'x')], { n: 'intruder' })).rejects.toThrow(/leased by another server \(A\)/);
+    await expect(b.append({ id: 'f', expectedRevision: 2, entries: [entry('intruder', 'x')], snapshot: { n: 'intruder' } })).rejects.toThrow(ConflictError);
+    await expect(b.append({ id: 'f', expectedRevision: 2, entries: [entry('intruder', 'x')], snapshot: { n: 'intruder' } })).rejects.toThrow(/leased by another server \(A\)/);
     // The revision check is still there for the holder.
-    await expect(a.append('f', 1, [entry('stale', 'x')], { n: 'stale' }, [], { lease })).rejects.toThrow(ConflictError);
+    await expect(a.append({ id: 'f', expectedRevision: 1, entries: [entry('stale', 'x')], snapshot: { n: 'stale' }, lease })).rejects.toThrow(ConflictError);
 
     // A pauses past its lease (a "zombie"): its write is refused even though nobody took over yet.
     await sleep(500);
-    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, [], { lease })).rejects.toThrow(LeaseLostError);
+    await expect(a.append({ id: 'f', expectedRevision: 2, entries: [entry('zombie', 'x')], snapshot: { n: 'zombie' }, lease })).rejects.toThrow(LeaseLostError);
     // B takes over; A's old token can never write again, B's can.
     const taken = (await b.leases.acquireLease('f', 'B', 5000))!;
-    await expect(a.append('f', 2, [entry('zombie', 'x')], { n: 'zombie' }, [], { lease })).rejects.toThrow(LeaseLostError);
-    expect(await b.append('f', 2, [entry('e2', 'waiting')], { n: 2 }, [], { lease: taken })).toBe(3);
+    await expect(a.append({ id: 'f', expectedRevision: 2, entries: [entry('zombie', 'x')], snapshot: { n: 'zombie' }, lease })).rejects.toThrow(LeaseLostError);
+    expect(await b.append({ id: 'f', expectedRevision: 2, entries: [entry('e2', 'waiting')], snapshot: { n: 2 }, lease: taken })).toBe(3);
 
     const journal = await a.journal('f');
     expect(journal.map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'e1'], [3, 'e2']]);
     expect((await a.load('f'))!.snapshot).toEqual({ n: 2 });
     // Released: unfenced writes go through again.
     await b.leases.releaseLease(taken);
-    expect(await a.append('f', 3, [entry('e3', 'waiting')], { n: 3 })).toBe(4);
+    expect(await a.append({ id: 'f', expectedRevision: 3, entries: [entry('e3', 'waiting')], snapshot: { n: 3 } })).toBe(4);
   });
 
   it('claimExpired: two stores racing claim each expired running session exactly once; live leases and waiting sessions are never claimed', async () => {
@@ -102,12 +102,12 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     for (const id of ids) {
       await dead.create({ id, packageId: null, snapshot: {}, entry: created() });
       const lease = (await dead.leases.acquireLease(id, 'dead', 200))!;
-      await dead.append(id, 1, [entry('go', 'running.manager.thinking')], {}, [], { lease });
+      await dead.append({ id, expectedRevision: 1, entries: [entry('go', 'running.manager.thinking')], snapshot: {}, lease });
     }
     await dead.create({ id: 'waiting', packageId: null, snapshot: {}, entry: created('waiting_user.input') });
     await dead.create({ id: 'alive', packageId: null, snapshot: {}, entry: created() });
     const alive = (await dead.leases.acquireLease('alive', 'alive', 60_000))!;
-    await dead.append('alive', 1, [entry('go', 'running.worker.thinking')], {}, [], { lease: alive });
+    await dead.append({ id: 'alive', expectedRevision: 1, entries: [entry('go', 'running.worker.thinking')], snapshot: {}, lease: alive });
     // Running, never leased (a process without leases), written just now: not yet.
     await dead.create({ id: 'fresh', packageId: null, snapshot: {}, entry: created('running.manager.thinking') });
 
@@ -138,11 +138,11 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const earlier = (await server.leases.acquireLease('u', 'steward serve on a pid 1', 60_000))!;
     expect(await other.leases.holder('u')).toEqual({ owner: 'steward serve on a pid 1', expiresInMs: expect.any(Number) });
     expect((await other.leases.holder('u'))!.expiresInMs).toBeGreaterThan(50_000);
-    await server.append('u', 1, [entry('e', 'waiting_user.approve_step')], {}, [], { lease: earlier });
+    await server.append({ id: 'u', expectedRevision: 1, entries: [entry('e', 'waiting_user.approve_step')], snapshot: {}, lease: earlier });
     await server.leases.releaseLease(earlier);
     expect(await other.leases.holder('u')).toBeNull();
     // Then a process that takes no lease runs it: unfenced, allowed while nobody holds one.
-    await writer.append('u', 2, [entry('approve', 'running.worker.thinking')], {}, []);
+    await writer.append({ id: 'u', expectedRevision: 2, entries: [entry('approve', 'running.worker.thinking')], snapshot: {} });
     expect(await other.leases.claimExpired('C', 60_000, 10)).toEqual([]);
     // A server looks (acquires, finds it running, lets go unused): still not claimable.
     const look = (await other.leases.acquireLease('u', 'C', 60_000))!;
@@ -155,7 +155,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     // A runner that wrote under its lease and let it go (or whose lease ran out) is gone: claimed at once.
     await server.create({ id: 'r', packageId: null, snapshot: {}, entry: created('waiting_user.intake') });
     const ran = (await server.leases.acquireLease('r', 'A', 60_000))!;
-    await server.append('r', 1, [entry('go', 'running.manager.thinking')], {}, [], { lease: ran });
+    await server.append({ id: 'r', expectedRevision: 1, entries: [entry('go', 'running.manager.thinking')], snapshot: {}, lease: ran });
     await server.leases.releaseLease(ran);
     expect((await other.leases.claimExpired('C', 60_000, 10)).map((l) => l.sessionId)).toEqual(['r']);
   });

@@ -100,19 +100,19 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         const loops: string[] = [];
         for (let i = 0; i < 5; i++) {
           loops.push(`loop${i}`);
-          expect(await store.append('s', revision, [entry(`loop${i}`, 'running')], { n: revision }, [], { durable: false })).toBe(++revision);
+          expect(await store.append({ id: 's', expectedRevision: revision, entries: [entry(`loop${i}`, 'running')], snapshot: { n: revision }, durable: false })).toBe(++revision);
           afterDeferred = await lsn();
           if (afterDeferred.behind) break;
         }
         expect(afterDeferred.behind).toBe(true);
         expect((await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit).toBe('on');
         expect((await store.journal('s')).map((e) => e.type)).toEqual(['session.created', ...loops]);
-        expect(await store.append('s', revision, [entry('wait', 'waiting')], { n: revision }, [])).toBe(++revision);
+        expect(await store.append({ id: 's', expectedRevision: revision, entries: [entry('wait', 'waiting')], snapshot: { n: revision } })).toBe(++revision);
         const afterDurable = await lsn();
         expect(await admin.query(`SELECT $1::pg_lsn >= $2::pg_lsn AS ok`, [afterDurable.flushed, afterDeferred.inserted]).then((r) => r.rows[0].ok)).toBe(true);
         // every-event ignores durable: false.
         const before = await lsn();
-        expect(await everyEvent.append('s', revision, [entry('loop2', 'running')], { n: revision }, [], { durable: false })).toBe(++revision);
+        expect(await everyEvent.append({ id: 's', expectedRevision: revision, entries: [entry('loop2', 'running')], snapshot: { n: revision }, durable: false })).toBe(++revision);
         expect(await admin.query(`SELECT $1::pg_lsn > $2::pg_lsn AS ok`, [(await lsn()).flushed, before.inserted]).then((r) => r.rows[0].ok)).toBe(true);
       } finally {
         await admin.query(`ALTER SYSTEM RESET wal_writer_delay`);
@@ -129,7 +129,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       await stores[0]!.create({ id: 'race', packageId: null, snapshot: { n: 0 }, entry: created });
       for (let round = 1; round <= 5; round++) {
         const results = await Promise.allSettled(
-          stores.map((store, i) => store.append('race', round, [entry(`w${i}`, 'x'), entry(`w${i}b`, 'y')], { n: round, by: i })),
+          stores.map((store, i) => store.append({ id: 'race', expectedRevision: round, entries: [entry(`w${i}`, 'x'), entry(`w${i}b`, 'y')], snapshot: { n: round, by: i } })),
         );
         const won = results.filter((r) => r.status === 'fulfilled');
         expect(won).toHaveLength(1);
@@ -157,7 +157,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         void reader.watch((change) => resolve(change), { sessionId: 'w1' });
       });
       const start = Date.now();
-      await writer.append('w1', 1, [entry('a', 'working'), entry('b', 'waiting_user.review')], { step: 1 });
+      await writer.append({ id: 'w1', expectedRevision: 1, entries: [entry('a', 'working'), entry('b', 'waiting_user.review')], snapshot: { step: 1 } });
       const change = await next;
       const latencyMs = Date.now() - start;
       expect(change).toEqual({ sessionId: 'w1', revision: 2, lastSeq: 3, state: 'waiting_user.review' });
@@ -170,9 +170,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       expect(all.map((c) => `${c.sessionId}@${c.revision}`)).toEqual(['w1@2', 'w2@1']);
 
       // A refused write (conflict) commits nothing and announces nothing.
-      await expect(writer.append('w1', 1, [entry('late', 'x')], {})).rejects.toThrow(ConflictError);
+      await expect(writer.append({ id: 'w1', expectedRevision: 1, entries: [entry('late', 'x')], snapshot: {} })).rejects.toThrow(ConflictError);
       await stopW2();
-      await writer.append('w2', 1, [entry('c', 'done')], {});
+      await writer.append({ id: 'w2', expectedRevision: 1, entries: [entry('c', 'done')], snapshot: {} });
       await expect.poll(() => all.length).toBe(3);
       expect(all[2]).toMatchObject({ sessionId: 'w2', revision: 2, state: 'done' });
       expect(onlyW2).toHaveLength(1);
@@ -204,7 +204,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       // ended too, and a pool may hand one out before it has heard of that).
       const other = new PostgresStore(own);
       open.push(other);
-      await other.append('r1', 1, [entry('while-away', 'working')], {});
+      await other.append({ id: 'r1', expectedRevision: 1, entries: [entry('while-away', 'working')], snapshot: {} });
       await expect.poll(() => seen.some((c) => c.sessionId === 'r1' && c.revision === 2), { timeout: 5000 }).toBe(true);
     });
 
@@ -241,7 +241,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         await new Promise((r) => setTimeout(r, 700));
         expect(lists).toBe(idleLists);
 
-        await writer.append('h1', 1, [entry('go', 'working')], {});
+        await writer.append({ id: 'h1', expectedRevision: 1, entries: [entry('go', 'working')], snapshot: {} });
         await expect.poll(() => text, { timeout: 2000 }).toContain('event: session\ndata: {"id":"h1","revision":2}');
         await reader2.cancel();
         await reading.catch(() => {});
@@ -270,7 +270,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       }
       await expect.poll(() => errors.length).toBe(4);
       expect(String(errors[0])).toMatch(/Ignored a malformed notification/);
-      await writer.append('f1', 1, [entry('real', 'working')], {});
+      await writer.append({ id: 'f1', expectedRevision: 1, entries: [entry('real', 'working')], snapshot: {} });
       await expect.poll(() => seen.map((c) => c.revision)).toEqual([2]);
     });
 

@@ -79,8 +79,8 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
     it('append increments the revision by one and numbers entries without gaps', async () => {
       await createSession('s1');
-      expect(await store.append('s1', 1, [entry('a', 'working'), entry('b', 'waiting_user.review')], { step: 1 })).toBe(2);
-      expect(await store.append('s1', 2, [entry('c', 'done')], { step: 2 })).toBe(3);
+      expect(await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working'), entry('b', 'waiting_user.review')], snapshot: { step: 1 } })).toBe(2);
+      expect(await store.append({ id: 's1', expectedRevision: 2, entries: [entry('c', 'done')], snapshot: { step: 2 } })).toBe(3);
 
       const journal = await store.journal('s1');
       expect(journal.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
@@ -93,8 +93,8 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
     it('append without entries replaces the snapshot and keeps the state', async () => {
       await createSession('s1');
-      await store.append('s1', 1, [entry('a', 'working')], { step: 1 });
-      expect(await store.append('s1', 2, [], { step: 2 })).toBe(3);
+      await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working')], snapshot: { step: 1 } });
+      expect(await store.append({ id: 's1', expectedRevision: 2, entries: [], snapshot: { step: 2 } })).toBe(3);
       expect((await store.load('s1'))?.snapshot).toEqual({ step: 2 });
       expect((await store.list()).sessions[0]).toMatchObject({ revision: 3, state: 'working' });
       expect(await store.journal('s1')).toHaveLength(2);
@@ -103,9 +103,9 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     it('a write marked durable: false is a write like any other: journal, snapshot, archive, revision check', async () => {
       await createSession('s1');
       const added = [{ kind: 'message' as const, key: 'manager', n: 0, value: { role: 'user', content: 'hi' } }];
-      expect(await store.append('s1', 1, [{ ...entry('loop', 'running'), added }], { step: 1 }, [], { durable: false })).toBe(2);
-      expect(await store.append('s1', 2, [entry('wait', 'waiting')], { step: 2 })).toBe(3);
-      await expect(store.append('s1', 2, [entry('late', 'x')], {}, [], { durable: false })).rejects.toThrow(ConflictError);
+      expect(await store.append({ id: 's1', expectedRevision: 1, entries: [{ ...entry('loop', 'running'), added }], snapshot: { step: 1 }, durable: false })).toBe(2);
+      expect(await store.append({ id: 's1', expectedRevision: 2, entries: [entry('wait', 'waiting')], snapshot: { step: 2 } })).toBe(3);
+      await expect(store.append({ id: 's1', expectedRevision: 2, entries: [entry('late', 'x')], snapshot: {}, durable: false })).rejects.toThrow(ConflictError);
       expect((await store.journal('s1')).map((e) => [e.seq, e.type, e.state])).toEqual([[1, 'session.created', 'idle'], [2, 'loop', 'running'], [3, 'wait', 'waiting']]);
       expect((await store.load('s1'))?.snapshot).toEqual({ step: 2 });
       expect((await store.archived('s1', 'message', 'manager')).map((i) => [i.n, i.entrySeq])).toEqual([[0, 2]]);
@@ -113,14 +113,14 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
     it('append with a stale revision throws ConflictError and writes nothing', async () => {
       await createSession('s1');
-      await store.append('s1', 1, [entry('a', 'working')], { step: 1 });
+      await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working')], snapshot: { step: 1 } });
       const before = { session: await store.load('s1'), journal: await store.journal('s1'), list: await store.list() };
 
-      const stale = store.append('s1', 1, [entry('late', 'elsewhere')], { step: 'late' });
+      const stale = store.append({ id: 's1', expectedRevision: 1, entries: [entry('late', 'elsewhere')], snapshot: { step: 'late' } });
       await expect(stale).rejects.toThrow(ConflictError);
       await expect(stale).rejects.toThrow(/"s1".*revision 2.*revision 1.*reload the session and send again/s);
       // A revision from the future is just as wrong.
-      await expect(store.append('s1', 7, [entry('future', 'x')], {})).rejects.toThrow(ConflictError);
+      await expect(store.append({ id: 's1', expectedRevision: 7, entries: [entry('future', 'x')], snapshot: {} })).rejects.toThrow(ConflictError);
 
       expect(await store.load('s1')).toEqual(before.session);
       expect(await store.journal('s1')).toEqual(before.journal);
@@ -128,14 +128,14 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     });
 
     it('append to an unknown session throws SessionNotFoundError', async () => {
-      await expect(store.append('ghost', 1, [entry('a', 'x')], {})).rejects.toThrow(SessionNotFoundError);
+      await expect(store.append({ id: 'ghost', expectedRevision: 1, entries: [entry('a', 'x')], snapshot: {} })).rejects.toThrow(SessionNotFoundError);
     });
 
     it('archives what each entry added in the same write, read back by kind, key and range', async () => {
       await store.create({ id: 'a', packageId: 'pkg', snapshot: {}, entry: { ...created('a'), added: [{ kind: 'version', key: 'seed', n: 1, value: { version: 1, body: 'x' } }] } });
       const msg = (n: number) => ({ kind: 'message' as const, key: 'manager', n, value: { role: 'user', content: `m${n}` } });
-      await store.append('a', 1, [{ ...entry('e1', 's1'), added: [msg(0), msg(1)] }, { ...entry('e2', 's2'), added: [msg(2)] }], { step: 1 });
-      await store.append('a', 2, [], { step: 2 }, [{ kind: 'version', key: 'seed', n: 2, value: { version: 2, body: 'y' } }]);
+      await store.append({ id: 'a', expectedRevision: 1, entries: [{ ...entry('e1', 's1'), added: [msg(0), msg(1)] }, { ...entry('e2', 's2'), added: [msg(2)] }], snapshot: { step: 1 } });
+      await store.append({ id: 'a', expectedRevision: 2, entries: [], snapshot: { step: 2 }, archive: [{ kind: 'version', key: 'seed', n: 2, value: { version: 2, body: 'y' } }] });
       expect(await store.archived('a', 'message', 'manager')).toEqual([
         { ...msg(0), entrySeq: 2 }, { ...msg(1), entrySeq: 2 }, { ...msg(2), entrySeq: 3 },
       ]);
@@ -149,14 +149,14 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
     it('a refused append archives nothing', async () => {
       await createSession('r');
-      await store.append('r', 1, [entry('e1', 's1')], { step: 1 });
-      await expect(store.append('r', 1, [{ ...entry('e2', 's2'), added: [{ kind: 'message', key: 'manager', n: 0, value: { role: 'user', content: 'lost' } }] }], { step: 9 })).rejects.toBeInstanceOf(ConflictError);
+      await store.append({ id: 'r', expectedRevision: 1, entries: [entry('e1', 's1')], snapshot: { step: 1 } });
+      await expect(store.append({ id: 'r', expectedRevision: 1, entries: [{ ...entry('e2', 's2'), added: [{ kind: 'message', key: 'manager', n: 0, value: { role: 'user', content: 'lost' } }] }], snapshot: { step: 9 } })).rejects.toBeInstanceOf(ConflictError);
       expect(await store.archived('r', 'message', 'manager')).toEqual([]);
     });
 
     it('pages the journal with afterSeq and limit', async () => {
       await createSession('s1');
-      await store.append('s1', 1, [entry('a', 'x'), entry('b', 'x'), entry('c', 'x'), entry('d', 'x')], {});
+      await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'x'), entry('b', 'x'), entry('c', 'x'), entry('d', 'x')], snapshot: {} });
       const seqs = async (options?: { afterSeq?: number; limit?: number }) =>
         (await store.journal('s1', options)).map((e) => e.seq);
 
@@ -177,7 +177,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       await nextMillisecond();
       await createSession('c');
       await nextMillisecond();
-      await store.append('a', 1, [entry('go', 'working')], {});
+      await store.append({ id: 'a', expectedRevision: 1, entries: [entry('go', 'working')], snapshot: {} });
 
       const list = (await store.list()).sessions;
       expect(list.map((s) => s.id)).toEqual(['a', 'c', 'b']);
@@ -246,9 +246,9 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       }
       const first = await store.list({ limit: 2 });
       expect(first.sessions.map((s) => s.id)).toEqual(['d', 'c']);
-      await store.append('c', 1, [entry('seen', 'working')], {}); // already shown
+      await store.append({ id: 'c', expectedRevision: 1, entries: [entry('seen', 'working')], snapshot: {} }); // already shown
       await nextMillisecond();
-      await store.append('a', 1, [entry('unseen', 'working')], {}); // not shown yet
+      await store.append({ id: 'a', expectedRevision: 1, entries: [entry('unseen', 'working')], snapshot: {} }); // not shown yet
       expect(await store.list({ limit: 2, after: first.next })).toMatchObject({ sessions: [{ id: 'b' }], next: null });
       expect(await walk(1)).toEqual(['a', 'c', 'd', 'b']);
     });
@@ -303,16 +303,16 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     it('keeps sessions apart: revisions, seqs, snapshots and journals are per session', async () => {
       await createSession('a', { who: 'a' });
       await createSession('b', { who: 'b' });
-      await store.append('a', 1, [entry('a1', 'x'), entry('a2', 'y')], { who: 'a', step: 1 });
-      await store.append('b', 1, [entry('b1', 'z')], { who: 'b', step: 1 });
-      await store.append('a', 2, [entry('a3', 'x')], { who: 'a', step: 2 });
+      await store.append({ id: 'a', expectedRevision: 1, entries: [entry('a1', 'x'), entry('a2', 'y')], snapshot: { who: 'a', step: 1 } });
+      await store.append({ id: 'b', expectedRevision: 1, entries: [entry('b1', 'z')], snapshot: { who: 'b', step: 1 } });
+      await store.append({ id: 'a', expectedRevision: 2, entries: [entry('a3', 'x')], snapshot: { who: 'a', step: 2 } });
 
       expect((await store.journal('a')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a1'], [3, 'a2'], [4, 'a3']]);
       expect((await store.journal('b')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b1']]);
       expect(await store.load('a')).toMatchObject({ revision: 3, snapshot: { who: 'a', step: 2 } });
       expect(await store.load('b')).toMatchObject({ revision: 2, snapshot: { who: 'b', step: 1 } });
       // b's revision is 2 too, but a's write must not have been checked against it.
-      await expect(store.append('b', 3, [], {})).rejects.toThrow(ConflictError);
+      await expect(store.append({ id: 'b', expectedRevision: 3, entries: [], snapshot: {} })).rejects.toThrow(ConflictError);
     });
 
     it('hands out copies: mutating inputs or results never changes what is stored', async () => {
@@ -331,7 +331,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       const payload = { nested: { n: 1 } };
       const appended = entry('a', 'x', payload);
       const next = { context: { items: ['y'] } };
-      await store.append('s1', 1, [appended], next);
+      await store.append({ id: 's1', expectedRevision: 1, entries: [appended], snapshot: next });
       payload.nested.n = 2;
       next.context.items.push('mutated');
 

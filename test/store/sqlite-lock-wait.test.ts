@@ -45,7 +45,7 @@ describe('SqliteStore waiting for a lock', () => {
     const lock = holdWriteLock(path);
 
     const order: string[] = [];
-    const appending = store.append('s1', 1, [entry('a', 'working')], { step: 1 });
+    const appending = store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working')], snapshot: { step: 1 } });
     void appending.then(() => order.push('append settled'), () => order.push('append failed'));
     setImmediate(() => order.push('event loop ran'));
     await nextTurn();
@@ -87,7 +87,7 @@ describe('SqliteStore waiting for a lock', () => {
     const lock = holdWriteLock(path);
 
     const order: string[] = [];
-    const late = store.append('s1', 1, [entry('a', 'working')], { step: 1 });
+    const late = store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working')], snapshot: { step: 1 } });
     void late.catch(() => order.push('append failed'));
     setImmediate(() => order.push('event loop ran'));
     const failure = await late.then(
@@ -101,7 +101,7 @@ describe('SqliteStore waiting for a lock', () => {
 
     lock.release();
     expect(await store.load('s1')).toMatchObject({ revision: 1, snapshot: { step: 0 } });
-    expect(await store.append('s1', 1, [entry('b', 'working')], { step: 1 })).toBe(2);
+    expect(await store.append({ id: 's1', expectedRevision: 1, entries: [entry('b', 'working')], snapshot: { step: 1 } })).toBe(2);
     expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b']]);
   });
 
@@ -110,8 +110,8 @@ describe('SqliteStore waiting for a lock', () => {
     await store.create({ id: 'a', packageId: null, snapshot: {}, entry: created });
     await store.create({ id: 'b', packageId: null, snapshot: {}, entry: created });
     const lock = holdWriteLock(path);
-    const deferred = store.append('a', 1, [entry('x', 'running')], {}, [], { durable: false });
-    const durable = store.append('b', 1, [entry('y', 'waiting')], {});
+    const deferred = store.append({ id: 'a', expectedRevision: 1, entries: [entry('x', 'running')], snapshot: {}, durable: false });
+    const durable = store.append({ id: 'b', expectedRevision: 1, entries: [entry('y', 'waiting')], snapshot: {} });
     await nextTurn();
     lock.release();
     expect(await Promise.all([deferred, durable])).toEqual([2, 2]);

@@ -48,7 +48,7 @@ describe('SqliteStore on disk', () => {
     const path = dbFile();
     const first = open(path);
     await first.create({ id: 's1', packageId: 'pkg', snapshot: { step: 0 }, entry: created });
-    await first.append('s1', 1, [entry('a', 'working', { n: 1 })], { step: 1 });
+    await first.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working', { n: 1 })], snapshot: { step: 1 } });
     await first.close();
 
     const second = open(path);
@@ -57,7 +57,7 @@ describe('SqliteStore on disk', () => {
       [1, 'session.created', {}],
       [2, 'a', { n: 1 }],
     ]);
-    expect(await second.append('s1', 2, [entry('b', 'done')], { step: 2 })).toBe(3);
+    expect(await second.append({ id: 's1', expectedRevision: 2, entries: [entry('b', 'done')], snapshot: { step: 2 } })).toBe(3);
   });
 
   it('uses WAL, a busy timeout and the current schema version', () => {
@@ -79,21 +79,21 @@ describe('SqliteStore on disk', () => {
     // better-sqlite3 opens a file already in WAL mode at synchronous=NORMAL (its build sets
     // SQLITE_DEFAULT_WAL_SYNCHRONOUS=1): the store must set the level itself.
     const store = open(path);
-    expect(await store.append('s1', 1, [entry('a', 'waiting')], { step: 1 })).toBe(2);
+    expect(await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'waiting')], snapshot: { step: 1 } })).toBe(2);
     expect(store.synchronous()).toBe(2); // FULL: the WAL is fsynced at commit
-    expect(await store.append('s1', 2, [entry('b', 'running')], { step: 2 }, [], { durable: false })).toBe(3);
+    expect(await store.append({ id: 's1', expectedRevision: 2, entries: [entry('b', 'running')], snapshot: { step: 2 }, durable: false })).toBe(3);
     expect(store.synchronous()).toBe(1); // NORMAL: survives a process crash, not a power loss
     await store.create({ id: 's2', packageId: null, snapshot: { step: 0 }, entry: created });
     expect(store.synchronous()).toBe(2);
 
     const everyEvent = new SqliteStore(path, { durability: 'every-event' });
     cleanups.push(() => everyEvent.close());
-    expect(await everyEvent.append('s1', 3, [entry('c', 'running')], { step: 3 }, [], { durable: false })).toBe(4);
+    expect(await everyEvent.append({ id: 's1', expectedRevision: 3, entries: [entry('c', 'running')], snapshot: { step: 3 }, durable: false })).toBe(4);
     expect(everyEvent.synchronous()).toBe(2);
     // 'process': nothing flushed by the store, not even what ends a send().
     const processOnly = new SqliteStore(path, { durability: 'process' });
     cleanups.push(() => processOnly.close());
-    expect(await processOnly.append('s1', 4, [entry('d', 'waiting')], { step: 4 })).toBe(5);
+    expect(await processOnly.append({ id: 's1', expectedRevision: 4, entries: [entry('d', 'waiting')], snapshot: { step: 4 } })).toBe(5);
     expect(processOnly.synchronous()).toBe(1);
     await processOnly.create({ id: 's3', packageId: null, snapshot: { step: 0 }, entry: created });
     expect(processOnly.synchronous()).toBe(1);
@@ -112,7 +112,7 @@ describe('SqliteStore on disk', () => {
     const path = dbFile();
     const store = open(path);
     await store.create({ id: 's1', packageId: null, snapshot: { step: 0 }, entry: created });
-    await store.append('s1', 1, [entry('a', 'x'), entry('b', 'y')], { step: 1 });
+    await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'x'), entry('b', 'y')], snapshot: { step: 1 } });
     await store.create({ id: 's2', packageId: null, snapshot: { step: 0 }, entry: created });
     await store.close();
     // Back to the v2 shape, as a file written by the previous Steward.
@@ -128,9 +128,9 @@ describe('SqliteStore on disk', () => {
     await reader.close();
 
     const migrated = open(path);
-    expect(await migrated.append('s1', 2, [entry('c', 'z')], { step: 2 })).toBe(3);
+    expect(await migrated.append({ id: 's1', expectedRevision: 2, entries: [entry('c', 'z')], snapshot: { step: 2 } })).toBe(3);
     expect((await migrated.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a'], [3, 'b'], [4, 'c']]);
-    expect(await migrated.append('s2', 1, [entry('d', 'z')], { step: 1 })).toBe(2);
+    expect(await migrated.append({ id: 's2', expectedRevision: 1, entries: [entry('d', 'z')], snapshot: { step: 1 } })).toBe(2);
     expect((await migrated.journal('s2')).map((e) => e.seq)).toEqual([1, 2]);
     const check = new Database(path, { readonly: true });
     cleanups.push(() => { check.close(); });
@@ -152,8 +152,8 @@ describe('SqliteStore on disk', () => {
     old.prepare(`UPDATE sessions SET revision = 2 WHERE id = 's1'`).run();
     old.prepare(`INSERT INTO sessions (id, package_id, revision, snapshot, state, created_at, updated_at) VALUES ('s2', NULL, 1, '{}', 'x', 'now', 'now')`).run();
     old.prepare(`INSERT INTO journal (session_id, seq, at, kind, type, payload, state) VALUES ('s2', 1, 'now', 'event', 'session.created', '{}', 'x')`).run();
-    expect(await store.append('s1', 2, [entry('a', 'y')], { step: 2 })).toBe(3);
-    expect(await store.append('s2', 1, [entry('b', 'y')], { step: 1 })).toBe(2);
+    expect(await store.append({ id: 's1', expectedRevision: 2, entries: [entry('a', 'y')], snapshot: { step: 2 } })).toBe(3);
+    expect(await store.append({ id: 's2', expectedRevision: 1, entries: [entry('b', 'y')], snapshot: { step: 1 } })).toBe(2);
     expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'old'], [3, 'a']]);
     expect((await store.journal('s2')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b']]);
   });
@@ -178,7 +178,7 @@ describe('SqliteStore on disk', () => {
     const path = dbFile();
     const store = open(path);
     await store.create({ id: 's1', packageId: null, snapshot: {}, entry: created });
-    await store.append('s1', 1, [entry('a', 'x'), entry('b', 'x')], {});
+    await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'x'), entry('b', 'x')], snapshot: {} });
     await store.create({ id: 's2', packageId: null, snapshot: {}, entry: created });
     const raw = new Database(path);
     raw.prepare(`UPDATE journal SET payload = 'not json' WHERE session_id = 's1' AND seq = 3`).run();
@@ -215,8 +215,8 @@ describe('SqliteStore on disk', () => {
   it('rejects a snapshot that JSON cannot represent, before writing anything', async () => {
     const store = open(dbFile());
     await store.create({ id: 's1', packageId: null, snapshot: {}, entry: created });
-    await expect(store.append('s1', 1, [entry('a', 'x', { n: 1n })], {})).rejects.toThrow(UserError);
-    await expect(store.append('s1', 1, [], undefined)).rejects.toThrow(UserError);
+    await expect(store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'x', { n: 1n })], snapshot: {} })).rejects.toThrow(UserError);
+    await expect(store.append({ id: 's1', expectedRevision: 1, entries: [], snapshot: undefined })).rejects.toThrow(UserError);
     expect(await store.load('s1')).toMatchObject({ revision: 1 });
     expect(await store.journal('s1')).toHaveLength(1);
   });

@@ -1,0 +1,184 @@
+/**
+ * The journal side of a live session: what its actor did, kept where it can be read back.
+ * - `SessionJournal` (a session with a store): each user event and turn result the actor
+ *   took becomes a journal entry, with what it added to the history (the archive), written
+ *   with the snapshot in one `store.append`; writes are chained (the journal keeps the order
+ *   of events) and fenced by the session's lease.
+ * - `MemoryHistory` (no store): what left the context is kept in memory, so the whole
+ *   history stays readable.
+ * `Session` decides when a write must be durable (`acknowledge`); this file decides how.
+ */
+import type { SessionSnapshot } from './session-snapshot.js';
+import { clip } from '../limits.js';
+import { snapshotState } from '../machines/refusals.js';
+import type { SessionContext } from '../machines/session.context.js';
+import { redactSecrets } from '../models/redact.js';
+import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
+import { droppedItems, historyItems, type ArchiveReader, type MemoryArchive } from './archive.js';
+import type { SessionLeasing } from './session-lease.js';
+
+/** The journal's entry kind of an event the actor took; undefined: not journalled (XState's own events). */
+function journalKind(type: string): JournalEntryInput['kind'] | undefined {
+  if (type.startsWith('user_')) return 'event';
+  if (type.startsWith('xstate.done.actor.') || type.startsWith('xstate.error.actor.')) return 'actor';
+  return undefined;
+}
+
+/** Events as JSON: an actor error becomes its message, secrets masked (Error objects do not serialise). */
+function eventPayload(event: { type: string; error?: unknown }): unknown {
+  if (event.error instanceof Error) return { ...event, error: { name: event.error.name, message: redactSecrets(event.error.message) } };
+  if (event.error !== undefined) return { ...event, error: redactSecrets(String(event.error)) };
+  return event;
+}
+
+export interface SessionJournalOptions {
+  id: string;
+  store: SessionStore;
+  /** The stored revision the session was loaded (or created) at. */
+  revision: number;
+  /** Stores with leases: every write is fenced by the session's current lease. */
+  leasing?: SessionLeasing;
+  /** The context whose history is already archived (null: none of it is). */
+  archivedFrom: SessionContext | null;
+  /** How long a journalled refusal message may be (limits.refusalMessageChars). */
+  refusalMessageChars: number;
+  /** The actor's persisted snapshot, in Steward's envelope: what each write saves. */
+  persisted: () => unknown;
+  /** Whether the actor waits for the user or ended: such a write is what a person is shown. */
+  atRest: () => boolean;
+  /** A write failed (another writer won, or the store failed): the actor must stop at once. */
+  onWriteFailed: () => void;
+}
+
+export class SessionJournal {
+  private revisionNow: number;
+  private writes: Promise<void> | null = null;
+  /** Journal entries not yet handed to the store. */
+  private unwritten: JournalEntryInput[] | null = null;
+  private writeError: unknown = null;
+  /** The next write ends a send() (a refusal): it must be durable, whatever the state. */
+  private acknowledging = false;
+  /** The context whose history is archived (or handed to the store with the next write). */
+  private archivedContext: SessionContext | null;
+  /** History items not yet attached to a journal entry. */
+  private unarchived: ArchiveItemInput[] | null = null;
+
+  constructor(private readonly options: SessionJournalOptions) {
+    this.revisionNow = options.revision;
+    this.archivedContext = options.archivedFrom;
+  }
+
+  get store(): SessionStore {
+    return this.options.store;
+  }
+
+  /** The store's revision after the last write of this session. */
+  get revision(): number {
+    return this.revisionNow;
+  }
+
+  readonly read: ArchiveReader = (kind, key, options) => this.options.store.archived(this.options.id, kind, key, options);
+
+  /** Resolves when the writes queued so far are done (never rejects: a failure is kept for flush()). */
+  written(): Promise<void> | null {
+    return this.writes;
+  }
+
+  /** Takes what the context added to the history since the last call, for the next write. */
+  archive(context: SessionContext): void {
+    const before = this.archivedContext;
+    if (context === before) return;
+    this.archivedContext = context;
+    const added = historyItems(before, context);
+    if (added.length) (this.unarchived ??= []).push(...added);
+  }
+
+  /** A snapshot of the session's actor, after `event`: journalled when the event is a user event or a turn result. */
+  record(event: { type: string; error?: unknown }, snapshot: SessionSnapshot): void {
+    this.archive(snapshot.context);
+    const kind = journalKind(event.type);
+    if (!kind) return;
+    const added = this.unarchived;
+    this.unarchived = null;
+    this.push({ kind, type: event.type, payload: eventPayload(event), state: snapshotState(snapshot), ...(added ? { added } : {}) });
+  }
+
+  /**
+   * A refusal decided before the machine saw the event (malformed, over a limit, session
+   * done), journalled like the machine's own: the event's type and the refusal, never its
+   * (possibly huge or malformed) fields. Resolves once durable; throws a failed write.
+   */
+  async refusal(raw: unknown, code: string, message: string, state: string): Promise<void> {
+    const type = (raw as { type?: unknown } | null)?.type;
+    const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
+    this.push({ kind: 'event', type: entryType, payload: { type: entryType, refused: { code, message: clip(message, this.options.refusalMessageChars) } }, state });
+    await this.acknowledge();
+  }
+
+  /** The next write ends a send(): it is made durable; resolves once it is (throws a failed write). */
+  async acknowledge(): Promise<void> {
+    this.acknowledging = true;
+    await this.flush();
+  }
+
+  /** Waits for the queued writes; throws the error of a failed one (once). */
+  async flush(): Promise<void> {
+    await this.writes;
+    if (this.writeError) {
+      const error = this.writeError;
+      this.writeError = null;
+      throw error;
+    }
+  }
+
+  private push(entry: JournalEntryInput): void {
+    (this.unwritten ??= []).push(entry);
+    // Writes are chained so the journal keeps the order of events. Events that arrive while a
+    // write is under way go together in the next one, with the snapshot as it is then: one
+    // transaction for all of them, and one snapshot instead of one per event.
+    if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
+  }
+
+  private async writeUnwritten(): Promise<void> {
+    const { store, id, leasing } = this.options;
+    const entries = this.unwritten;
+    this.unwritten = null;
+    if (this.writeError || !entries?.length) return;
+    // What a person is shown — a wait, the end, a refusal — is durable before send()
+    // resolves, and makes every write before it durable too; a write inside a model loop
+    // need not be (a power loss then loses only rounds no send() acknowledged; resume runs
+    // them again). See docs/design.md §8, "Durability".
+    const durable = this.acknowledging || this.options.atRest();
+    this.acknowledging = false;
+    const lease = leasing?.current;
+    try {
+      this.revisionNow = await store.append({ id, expectedRevision: this.revisionNow, entries, snapshot: this.options.persisted(), ...(lease ? { lease } : {}), ...(durable ? {} : { durable: false }) });
+      if (lease) leasing!.wrote();
+    } catch (error) {
+      // Another writer won (ConflictError) or the store failed: stop at once, so this
+      // process never runs on a state it could not save. The store still holds the last
+      // good state; resume from it.
+      this.writeError = error;
+      this.options.onWriteFailed();
+    }
+  }
+}
+
+/** A session without a store: its archive lives in memory; the context holds the rest. */
+export class MemoryHistory {
+  constructor(
+    private readonly memory: MemoryArchive,
+    /** The context whose dropped history is archived already (null: take the first one seen as the start). */
+    private context: SessionContext | null,
+  ) {}
+
+  readonly read: ArchiveReader = (kind, key, options) => this.memory.read(kind, key, options);
+
+  /** Keeps what left the context since the last call (the context holds the rest). */
+  keep(context: SessionContext): void {
+    const before = this.context;
+    if (context === before) return;
+    this.context = context;
+    if (before) this.memory.add(droppedItems(before, context));
+  }
+}
