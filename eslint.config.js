@@ -6,16 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: [
-      'dist/**',
-      '**/node_modules/**',
-      'bench/peers/**',
-      'examples/**',
-      'test/consumer/app/**',
-      'coverage/**',
-      '.steward/**',
-      'scratch/**',
-    ],
+    ignores: ['dist/**', '**/node_modules/**', 'bench/peers/**', 'examples/**', 'test/consumer/app/**', 'coverage/**', '.steward/**', 'scratch/**'],
   },
   {
     files: ['**/*.{ts,tsx,mjs,js}'],

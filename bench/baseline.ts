@@ -35,7 +35,11 @@ function afterReply(context: BaselineContext, reply: ModelReply): ChatMessage[] 
   } else {
     result = call.function.name === 'finish' ? 'The session is finished.' : 'Shown to the user; their reply follows.';
   }
-  return [...context.messages, { role: 'assistant', content: reply.content, tool_calls: reply.toolCalls }, { role: 'tool', tool_call_id: call.id, content: result }];
+  return [
+    ...context.messages,
+    { role: 'assistant', content: reply.content, tool_calls: reply.toolCalls },
+    { role: 'tool', tool_call_id: call.id, content: result },
+  ];
 }
 
 export function createBaselineMachine(model: FakeModel) {
@@ -65,8 +69,17 @@ export function createBaselineMachine(model: FakeModel) {
           src: 'model',
           input: ({ context }) => ({ messages: context.messages }),
           onDone: [
-            { guard: ({ event }) => toolName(event.output) === 'read_blackboard', target: 'thinking', reenter: true, actions: assign({ messages: ({ context, event }) => afterReply(context, event.output) }) },
-            { guard: ({ event }) => toolName(event.output) === 'finish', target: 'done', actions: assign({ messages: ({ context, event }) => afterReply(context, event.output) }) },
+            {
+              guard: ({ event }) => toolName(event.output) === 'read_blackboard',
+              target: 'thinking',
+              reenter: true,
+              actions: assign({ messages: ({ context, event }) => afterReply(context, event.output) }),
+            },
+            {
+              guard: ({ event }) => toolName(event.output) === 'finish',
+              target: 'done',
+              actions: assign({ messages: ({ context, event }) => afterReply(context, event.output) }),
+            },
             { target: 'waiting', actions: assign({ messages: ({ context, event }) => afterReply(context, event.output) }) },
           ],
         },
@@ -112,7 +125,8 @@ export async function runBaselineSession(model: FakeModel, machine: BaselineMach
   let snap = await answer(actor, FIRST_INPUT);
   for (let c = 0; c < BURSTS; c++) {
     waitSeen.push(performance.now());
-    if (snap.status !== 'active' || !snap.matches('waiting')) throw new Error(`[baseline] expected to wait after burst ${c + 1}, got ${JSON.stringify(snap.value)}`);
+    if (snap.status !== 'active' || !snap.matches('waiting'))
+      throw new Error(`[baseline] expected to wait after burst ${c + 1}, got ${JSON.stringify(snap.value)}`);
     resumeStart.push(performance.now());
     if (durable) actor = persistDropRestore(machine, actor);
     snap = await answer(actor, answerText(c + 1));

@@ -69,12 +69,17 @@ class Driver {
   /** Stops timing the store's appends. */
   untime = () => {};
 
-  constructor(readonly store: SqliteStore | undefined, timeAppends = true) {
+  constructor(
+    readonly store: SqliteStore | undefined,
+    timeAppends = true,
+  ) {
     this.runtime = createRuntime({ model: this.model, packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, ...(store ? { store } : {}) });
     if (store && timeAppends) {
       // Time every SqliteStore.append: JSON.stringify of the snapshot and the transaction.
       const append = store.append.bind(store);
-      this.untime = () => { delete (store as { append?: unknown }).append; };
+      this.untime = () => {
+        delete (store as { append?: unknown }).append;
+      };
       store.append = async (...args) => {
         const t = performance.now();
         const r = await append(...args);
@@ -116,7 +121,13 @@ async function check(session: Session): Promise<void> {
   if (users.length !== GROWTH_BURSTS + 1) throw new Error(`[growth] ${users.length} user messages`);
 }
 
-export async function growthFigures(options: { dir: string; sessions: number; held: number; resumes: number; progress: (m: string) => void }): Promise<GrowthPoint[]> {
+export async function growthFigures(options: {
+  dir: string;
+  sessions: number;
+  held: number;
+  resumes: number;
+  progress: (m: string) => void;
+}): Promise<GrowthPoint[]> {
   const store = new SqliteStore(join(options.dir, 'growth.db'));
   try {
     // Retained heap first, on fresh runtimes, before the other phases leave garbage behind
@@ -150,11 +161,21 @@ export async function growthFigures(options: { dir: string; sessions: number; he
     for (let b = 1; b <= GROWTH_BURSTS; b++) {
       if ((GROWTH_POINTS as readonly number[]).includes(b)) {
         const context = session.actorRef.getSnapshot().context;
-        sizes.set(b, { burst: b, snapshotBytes: Buffer.byteLength(JSON.stringify(session.persisted())), contextMessages: context.transcripts.manager.messages.length, requestParts: versionCount(context.blackboard, 'request') });
+        sizes.set(b, {
+          burst: b,
+          snapshotBytes: Buffer.byteLength(JSON.stringify(session.persisted())),
+          contextMessages: context.transcripts.manager.messages.length,
+          requestParts: versionCount(context.blackboard, 'request'),
+        });
         // A copy parked at this wait: the same rows, under another id (resumed below).
         const id = `growth_parked_${b}`;
         const stored = (await store.load(session.id))!;
-        await store.create({ id, packageId: PACKAGE_ID, snapshot: stored.snapshot, entry: { kind: 'created', type: 'created', payload: {}, state: WAIT_STATE } });
+        await store.create({
+          id,
+          packageId: PACKAGE_ID,
+          snapshot: stored.snapshot,
+          entry: { kind: 'created', type: 'created', payload: {}, state: WAIT_STATE },
+        });
         parked.set(b, id);
       }
       if (b < GROWTH_BURSTS) expectWait(await d.answer(session, b), `sizing burst ${b + 1}`);
@@ -174,7 +195,6 @@ export async function growthFigures(options: { dir: string; sessions: number; he
       }
     }
     const resumeUs = (b: number) => median(resumeTimes.get(b)!.slice(Math.floor(options.resumes / 5))) * 1000;
-
 
     return GROWTH_POINTS.map((b) => ({
       ...sizes.get(b)!,
@@ -252,8 +272,17 @@ export function formatGrowth(points: readonly GrowthPoint[]): string {
     return [label, ...cells, target === undefined ? '' : `≤ ${target}× ${last <= target ? 'ok' : 'MISSED'}`];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...body.map(line),
-    '', `  ${GROWTH_BURSTS} bursts of ${K} reads + ask_user, answered in intake; ${TAGS} seeded tags. Ratios to burst 1; the windows fill by burst 10,`,
-    '  so 60/10 shows whether a figure still grows. "no store": the archive of a store-less session is kept in memory, so it grows by design.'].join('\n');
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(head),
+    widths.map((w) => '─'.repeat(w)).join('  '),
+    ...body.map(line),
+    '',
+    `  ${GROWTH_BURSTS} bursts of ${K} reads + ask_user, answered in intake; ${TAGS} seeded tags. Ratios to burst 1; the windows fill by burst 10,`,
+    '  so 60/10 shows whether a figure still grows. "no store": the archive of a store-less session is kept in memory, so it grows by design.',
+  ].join('\n');
 }

@@ -70,7 +70,11 @@ export async function postgresFigures(options: {
       mid.stop();
       await store.create({ id: 'pg_append', packageId: 'bench', snapshot, entry: { ...entry, kind: 'created', type: 'created' } });
       let revision = 1;
-      const append = summarize(await timeEach(n, warm, async () => { revision = await store.append({ id: 'pg_append', expectedRevision: revision, entries: [entry], snapshot: snapshot }); }));
+      const append = summarize(
+        await timeEach(n, warm, async () => {
+          revision = await store.append({ id: 'pg_append', expectedRevision: revision, entries: [entry], snapshot: snapshot });
+        }),
+      );
 
       options.progress(`PostgreSQL: resume with a ${options.journalEntries}-entry journal`);
       const long = await toWait(h, 'pg_resume_long', BURSTS);
@@ -79,11 +83,21 @@ export async function postgresFigures(options: {
       const actors = real.filter((e) => e.kind === 'actor');
       let rev = long.revision!;
       long.stop();
-      const padding = Array.from({ length: options.journalEntries - real.length }, (_, i) => actors[i % actors.length]!).map((e) => ({ kind: e.kind, type: e.type, payload: e.payload, state: e.state }));
-      for (let i = 0; i < padding.length; i += 100) rev = await store.append({ id: 'pg_resume_long', expectedRevision: rev, entries: padding.slice(i, i + 100), snapshot: longSnapshot });
+      const padding = Array.from({ length: options.journalEntries - real.length }, (_, i) => actors[i % actors.length]!).map((e) => ({
+        kind: e.kind,
+        type: e.type,
+        payload: e.payload,
+        state: e.state,
+      }));
+      for (let i = 0; i < padding.length; i += 100)
+        rev = await store.append({ id: 'pg_resume_long', expectedRevision: rev, entries: padding.slice(i, i + 100), snapshot: longSnapshot });
       const journalEntries = (await store.journal('pg_resume_long')).length;
       let last: Session | undefined;
-      const resumeLong = summarize(await timeEach(n, warm, async () => { last = await h.runtime.resumeSession('pg_resume_long'); }));
+      const resumeLong = summarize(
+        await timeEach(n, warm, async () => {
+          last = await h.runtime.resumeSession('pg_resume_long');
+        }),
+      );
       if (last?.view().state !== 'waiting_user.intake') throw new Error(`PostgreSQL: resumed in ${last?.view().state}`);
       last.stop();
 
@@ -100,9 +114,16 @@ export async function postgresFigures(options: {
         throughput.push(await measureThroughput(await server.createDatabase(), servers, options.throughputSessions));
       }
       return {
-        append, resumeLong, journalEntries,
-        pauseResume: median(samples.pauseResume), pause: median(samples.pause), resume: median(samples.resume),
-        sessions: samples.sessions, throughput, cores: cpus().length, load: loadavg()[0]!,
+        append,
+        resumeLong,
+        journalEntries,
+        pauseResume: median(samples.pauseResume),
+        pause: median(samples.pause),
+        resume: median(samples.resume),
+        sessions: samples.sessions,
+        throughput,
+        cores: cpus().length,
+        load: loadavg()[0]!,
       };
     } finally {
       await store.close();
@@ -124,7 +145,11 @@ export function formatPostgres(pg: PostgresFigures, sqlite: { append: number; re
     row(`  pause+resume, durable (${pg.sessions} sessions)`, pg.pauseResume, sqlite.pauseResume),
     `    of which pause ${us(pg.pause).trim()}, resume ${us(pg.resume).trim()}`,
     `Throughput: tiny-package sessions to done per second over HTTP, demo model (no delay), ${pg.cores} cores shared by servers, PostgreSQL and the load driver (load average ${pg.load.toFixed(1)})`,
-    ...pg.throughput.map((t) => `  ${t.servers} serve process${t.servers > 1 ? 'es' : ''}:`.padEnd(24) + `${t.perSecond.toFixed(1).padStart(6)} sessions/s  (${t.sessions} sessions in ${t.seconds.toFixed(1)} s)`),
+    ...pg.throughput.map(
+      (t) =>
+        `  ${t.servers} serve process${t.servers > 1 ? 'es' : ''}:`.padEnd(24) +
+        `${t.perSecond.toFixed(1).padStart(6)} sessions/s  (${t.sessions} sessions in ${t.seconds.toFixed(1)} s)`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -133,7 +158,8 @@ async function toWait(h: StewardHarness, id: string, waits: number): Promise<Ses
   h.model.begin();
   const session = await h.open(id);
   expectState('postgres bench', await session.send({ type: 'user_submitted_input', text: FIRST_INPUT }), 'waiting_user.intake');
-  for (let c = 1; c < waits; c++) expectState('postgres bench', await session.send({ type: 'user_submitted_input', text: answerText(c) }), 'waiting_user.intake');
+  for (let c = 1; c < waits; c++)
+    expectState('postgres bench', await session.send({ type: 'user_submitted_input', text: answerText(c) }), 'waiting_user.intake');
   return session;
 }
 
@@ -144,7 +170,10 @@ async function measureThroughput(db: string, servers: number, sessions: number):
     const urls = await Promise.all(Array.from({ length: servers }, () => startServer(db, children)));
     let turn = 0;
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${urls[turn++ % urls.length]}${path}`, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+      const res = await fetch(`${urls[turn++ % urls.length]}${path}`, {
+        method,
+        ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     let begun = 0;
@@ -174,7 +203,11 @@ async function measureThroughput(db: string, servers: number, sessions: number):
 function startServer(db: string, children: ChildProcess[]): Promise<string> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OPENAI_') && !k.startsWith('STEWARD_') && !k.startsWith('npm_')) env[k] = v;
-  const child = spawn(process.execPath, [STEWARD_SRC, 'serve', '--port', '0'], { cwd: root, env: { ...env, STEWARD_DB: db, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STEWARD_SRC, 'serve', '--port', '0'], {
+    cwd: root,
+    env: { ...env, STEWARD_DB: db, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
@@ -192,4 +225,3 @@ function startServer(db: string, children: ChildProcess[]): Promise<string> {
     child.once('close', (code) => reject(new Error(`steward serve exited (${code}):\n${out}\n${err}`)));
   });
 }
-

@@ -44,7 +44,11 @@ export function formatTable(figures: readonly Figure[]): string {
   });
   const head = ['figure (medians)', 'Steward', 'baseline', 'ratio', 'target'];
   const widths = head.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]!].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 4 ? pad(c, widths[i]!) : padLeft(c, widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === 4 ? pad(c, widths[i]!) : padLeft(c, widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), widths.map((w) => '─'.repeat(w)).join('  ')];
   for (const r of rows) out.push(line(r));
   const notes = figures.filter((f) => f.note).map((f) => `  ${f.label.trim()}: ${f.note}`);

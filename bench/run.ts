@@ -61,8 +61,28 @@ function parseArgs(argv: string[]): Config {
   const quick = argv.includes('--quick');
   const common = { quick, journalEntries: 1000, json: undefined, modes: [...MODES], timingOnly: false, growthOnly: false };
   const config: Config = quick
-    ? { ...common, sessions: 20, warmup: 5, block: 5, retained: 100, retainedReps: 1, liveSessions: 20, storeIterations: 30, growth: { sessions: 1, held: 5, resumes: 5 } }
-    : { ...common, sessions: 240, warmup: 30, block: 10, retained: 1000, retainedReps: 3, liveSessions: 200, storeIterations: 300, growth: { sessions: 10, held: 50, resumes: 25 } };
+    ? {
+        ...common,
+        sessions: 20,
+        warmup: 5,
+        block: 5,
+        retained: 100,
+        retainedReps: 1,
+        liveSessions: 20,
+        storeIterations: 30,
+        growth: { sessions: 1, held: 5, resumes: 5 },
+      }
+    : {
+        ...common,
+        sessions: 240,
+        warmup: 30,
+        block: 10,
+        retained: 1000,
+        retainedReps: 3,
+        liveSessions: 200,
+        storeIterations: 300,
+        growth: { sessions: 10, held: 50, resumes: 25 },
+      };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') continue;
@@ -98,7 +118,9 @@ async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
   if (typeof (globalThis as { gc?: unknown }).gc !== 'function') throw new Error('Run with node --expose-gc (npm run bench does).');
   const dir = mkdtempSync(join(tmpdir(), 'steward-bench-'));
-  progress(`${config.quick ? 'quick run' : 'full run'}: ${config.sessions} recorded sessions per mode after ${config.warmup} warm-up, blocks of ${config.block}; modes ${config.modes.join(', ')}; SQLite in ${dir}`);
+  progress(
+    `${config.quick ? 'quick run' : 'full run'}: ${config.sessions} recorded sessions per mode after ${config.warmup} warm-up, blocks of ${config.block}; modes ${config.modes.join(', ')}; SQLite in ${dir}`,
+  );
 
   const model = new FakeModel();
   const machine = createBaselineMachine(model);
@@ -149,7 +171,9 @@ async function main(): Promise<void> {
       }
       const what = recording ? `block ${b - warmBlocks + 1}/${blocks}` : `warm-up block ${b + 1}/${warmBlocks}`;
       const both = samples['steward-hot'].rounds.length && samples['baseline-hot'].rounds.length;
-      const hot = both ? ` · running medians: round ${us(median(samples['steward-hot'].rounds)).toFixed(1)} µs vs ${us(median(samples['baseline-hot'].rounds)).toFixed(1)} µs` : '';
+      const hot = both
+        ? ` · running medians: round ${us(median(samples['steward-hot'].rounds)).toFixed(1)} µs vs ${us(median(samples['baseline-hot'].rounds)).toFixed(1)} µs`
+        : '';
       progress(`${what} (${config.block} sessions × ${modes.length} modes, ${((performance.now() - t0) / 1000).toFixed(1)} s)${hot}`);
     }
 
@@ -157,7 +181,9 @@ async function main(): Promise<void> {
       for (const mode of modes) {
         const s = samples[mode];
         const f = (values: number[]) => `${us(median(values)).toFixed(1)} µs`;
-        process.stdout.write(`${mode.padEnd(17)} round ${f(s.rounds)}  burst ${f(s.burst)}  pause ${f(s.pause)}  resume ${f(s.resume)}  session ${f(s.session)}\n`);
+        process.stdout.write(
+          `${mode.padEnd(17)} round ${f(s.rounds)}  burst ${f(s.burst)}  pause ${f(s.pause)}  resume ${f(s.resume)}  session ${f(s.session)}\n`,
+        );
       }
       return;
     }
@@ -166,12 +192,14 @@ async function main(): Promise<void> {
     const retained = { steward: [] as number[], baseline: [] as number[] };
     for (let rep = 0; rep < config.retainedReps; rep++) {
       progress(`retained bytes, rep ${rep + 1}/${config.retainedReps}: ${config.retained} sessions to their first wait, each`);
-      retained.baseline.push(await retainedPerSession(config.retained, async () => {
-        model.begin();
-        const actor: BaselineActor = startBaseline(machine);
-        await answer(actor, FIRST_INPUT);
-        return actor;
-      }));
+      retained.baseline.push(
+        await retainedPerSession(config.retained, async () => {
+          model.begin();
+          const actor: BaselineActor = startBaseline(machine);
+          await answer(actor, FIRST_INPUT);
+          return actor;
+        }),
+      );
       let n = 0;
       retained.steward.push(await retainedPerSession(config.retained, () => startStewardSession(harness.hot, `kept_${rep}_${++n}`)));
     }
@@ -180,7 +208,11 @@ async function main(): Promise<void> {
     const liveStore = new MemoryStore();
     const liveHarness = new StewardHarness(model, 'memory', liveStore);
     for (let i = 0; i < config.liveSessions; i++) await runStewardSession(liveHarness, `live_${i}`);
-    const live = { size: liveHarness.runtime.live.size, sessions: config.liveSessions, perSession: await freedPerSession(config.liveSessions, () => liveHarness.renew()) };
+    const live = {
+      size: liveHarness.runtime.live.size,
+      sessions: config.liveSessions,
+      perSession: await freedPerSession(config.liveSessions, () => liveHarness.renew()),
+    };
 
     // ── 4: persisted bytes at the first wait ──
     const first = await startStewardSession(harness.hot, 'persisted_bytes');
@@ -203,27 +235,75 @@ async function main(): Promise<void> {
     const measured: Measured = { samples, retained, live, persistedBytes: { steward: stewardPersisted, baseline: baselinePersisted }, store };
     const figures = buildFigures(measured);
     process.stdout.write(`\nSteward vs bare XState v5 — burst workflow, K=${K}, ${BURSTS} bursts, ${CALLS_PER_SESSION} calls/session, maxBurst ${MAX_BURST}\n`);
-    process.stdout.write(`${samples['steward-hot'].sessions} recorded sessions per mode (after ${warmBlocks * config.block} warm-up), blocks of ${config.block}; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n`);
+    process.stdout.write(
+      `${samples['steward-hot'].sessions} recorded sessions per mode (after ${warmBlocks * config.block} warm-up), blocks of ${config.block}; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}\n\n`,
+    );
     process.stdout.write(`${formatTable(figures)}\n`);
     process.stdout.write(`\n${formatGrowth(growth)}\n`);
 
     // ── PostgreSQL beside SQLite, and serve throughput (bench/postgres-bench.ts) ──
-    const pg = await postgresFigures({ model, iterations: config.storeIterations, journalEntries: config.journalEntries, sessions: config.quick ? 10 : 60, throughputSessions: config.quick ? 12 : 60, progress });
-    if (pg) process.stdout.write(formatPostgres(pg, { append: store.sqliteAppendDurable.median, resumeLong: store.resumeLong.median, pauseResume: median(samples['steward-sqlite'].pauseResume) }));
+    const pg = await postgresFigures({
+      model,
+      iterations: config.storeIterations,
+      journalEntries: config.journalEntries,
+      sessions: config.quick ? 10 : 60,
+      throughputSessions: config.quick ? 12 : 60,
+      progress,
+    });
+    if (pg)
+      process.stdout.write(
+        formatPostgres(pg, {
+          append: store.sqliteAppendDurable.median,
+          resumeLong: store.resumeLong.median,
+          pauseResume: median(samples['steward-sqlite'].pauseResume),
+        }),
+      );
 
     if (config.json) {
-      const us3 = (values: number[]) => { const x = summarize(values); return { median: us(x.median), p10: us(x.p10), p90: us(x.p90), n: x.n }; };
+      const us3 = (values: number[]) => {
+        const x = summarize(values);
+        return { median: us(x.median), p10: us(x.p10), p90: us(x.p90), n: x.n };
+      };
       writeJson(config.json, {
         scenario: { K, bursts: BURSTS, callsPerSession: CALLS_PER_SESSION, maxBurst: MAX_BURST, journalPerSession: JOURNAL_PER_SESSION },
-        run: { date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, loadavg: loadavg(), quick: config.quick, sessionsPerMode: samples['steward-hot'].sessions, warmup: warmBlocks * config.block, block: config.block, seconds: (performance.now() - started) / 1000 },
+        run: {
+          date: new Date().toISOString(),
+          node: process.version,
+          cpus: cpus().length,
+          cpu: cpus()[0]?.model,
+          loadavg: loadavg(),
+          quick: config.quick,
+          sessionsPerMode: samples['steward-hot'].sessions,
+          warmup: warmBlocks * config.block,
+          block: config.block,
+          seconds: (performance.now() - started) / 1000,
+        },
         figures: figures.map((f) => ({ ...f, label: f.label.trim(), ratio: ratioOf(f) })),
-        modes: Object.fromEntries(MODES.map((mode) => {
-          const s = samples[mode];
-          return [mode, { sessions: s.sessions, round: us3(s.rounds), roundByBurst: s.roundsByBurst.map(us3), burst: us3(s.burst), pause: us3(s.pause), resume: us3(s.resume), pauseResume: us3(s.pauseResume), session: us3(s.session) }];
-        })),
+        modes: Object.fromEntries(
+          MODES.map((mode) => {
+            const s = samples[mode];
+            return [
+              mode,
+              {
+                sessions: s.sessions,
+                round: us3(s.rounds),
+                roundByBurst: s.roundsByBurst.map(us3),
+                burst: us3(s.burst),
+                pause: us3(s.pause),
+                resume: us3(s.resume),
+                pauseResume: us3(s.pauseResume),
+                session: us3(s.session),
+              },
+            ];
+          }),
+        ),
         retained: { ...retained, sessions: config.retained },
         growth,
-        store: Object.fromEntries(Object.entries(store).map(([k, v]) => [k, typeof v === 'number' ? v : { median: us(v.median), p10: us(v.p10), p90: us(v.p90), n: v.n }])),
+        store: Object.fromEntries(
+          Object.entries(store).map(([k, v]) => [k, typeof v === 'number' ? v : { median: us(v.median), p10: us(v.p10), p90: us(v.p90), n: v.n }]),
+        ),
         postgres: pg,
       });
       process.stdout.write(`\nJSON: ${config.json}\n`);

@@ -33,10 +33,7 @@ export const FINISH_SUMMARY = 'The plan is complete.';
 /** The seeded tags k0..k15 as (tag, body) pairs. */
 export const seedTags = (): [string, string][] => Array.from({ length: TAGS }, (_, i) => [`k${i}`, bodyOf(`k${i}`)]);
 
-export type Step =
-  | { tool: 'read_blackboard'; tag: string }
-  | { tool: 'ask_user'; burst: number }
-  | { tool: 'finish' };
+export type Step = { tool: 'read_blackboard'; tag: string } | { tool: 'ask_user'; burst: number } | { tool: 'finish' };
 
 /**
  * The script: the step to take given only the number of tool results seen so far.

@@ -56,7 +56,8 @@ export class StewardHarness {
 
 export function expectState(label: string, result: SendResult, state: string): void {
   if (!result.ok) throw new Error(`[${label}] send failed: ${result.error.code}: ${result.error.message}`);
-  if (result.view.state !== state) throw new Error(`[${label}] expected state ${state}, got ${result.view.state}${result.view.notice ? ` (notice: ${result.view.notice})` : ''}`);
+  if (result.view.state !== state)
+    throw new Error(`[${label}] expected state ${state}, got ${result.view.state}${result.view.notice ? ` (notice: ${result.view.notice})` : ''}`);
 }
 
 /** Runs one session to its first wait (for the memory figure). */

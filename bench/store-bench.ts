@@ -85,9 +85,21 @@ export async function storeFigures(options: {
     await memory.create({ id: 'append_memory', packageId: 'bench', snapshot, entry: { ...entry, kind: 'created', type: 'created' } });
     let sqliteRevision = 1;
     let memoryRevision = 1;
-    const sqliteAppend = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append({ id: 'append_sqlite', expectedRevision: sqliteRevision, entries: [entry], snapshot: snapshot, durable: false }); }));
-    const sqliteAppendDurable = summarize(await timeEach(n, warm, async () => { sqliteRevision = await store.append({ id: 'append_sqlite', expectedRevision: sqliteRevision, entries: [entry], snapshot: snapshot }); }));
-    const memoryAppend = summarize(await timeEach(n, warm, async () => { memoryRevision = await memory.append({ id: 'append_memory', expectedRevision: memoryRevision, entries: [entry], snapshot: snapshot }); }));
+    const sqliteAppend = summarize(
+      await timeEach(n, warm, async () => {
+        sqliteRevision = await store.append({ id: 'append_sqlite', expectedRevision: sqliteRevision, entries: [entry], snapshot: snapshot, durable: false });
+      }),
+    );
+    const sqliteAppendDurable = summarize(
+      await timeEach(n, warm, async () => {
+        sqliteRevision = await store.append({ id: 'append_sqlite', expectedRevision: sqliteRevision, entries: [entry], snapshot: snapshot });
+      }),
+    );
+    const memoryAppend = summarize(
+      await timeEach(n, warm, async () => {
+        memoryRevision = await memory.append({ id: 'append_memory', expectedRevision: memoryRevision, entries: [entry], snapshot: snapshot });
+      }),
+    );
     const snapshotStringify = summarize(timeEachSync(n, warm, () => JSON.stringify(snapshot)));
     const stewardPersisted = summarize(timeEachSync(n, warm, () => mid.persisted()));
     const baseMid = await baselineToWait(model, machine, 2);
@@ -104,7 +116,12 @@ export async function storeFigures(options: {
     let revision = long.revision!;
     for (let i = real.length; i < journalEntries; i++) {
       const e = actorEntries[i % actorEntries.length]!;
-      revision = await store.append({ id: 'resume_long', expectedRevision: revision, entries: [{ kind: e.kind, type: e.type, payload: e.payload, state: e.state }], snapshot: longSnapshot });
+      revision = await store.append({
+        id: 'resume_long',
+        expectedRevision: revision,
+        entries: [{ kind: e.kind, type: e.type, payload: e.payload, state: e.state }],
+        snapshot: longSnapshot,
+      });
     }
     const entries = (await store.journal('resume_long')).length;
     if (entries !== journalEntries) throw new Error(`journal holds ${entries} entries, expected ${journalEntries}`);
@@ -126,7 +143,10 @@ export async function storeFigures(options: {
       t0 = performance.now();
       lastShort = await h.runtime.resumeSession('resume_short');
       const tShort = performance.now() - t0;
-      if (i >= warm) { longTimes.push(tLong); shortTimes.push(tShort); }
+      if (i >= warm) {
+        longTimes.push(tLong);
+        shortTimes.push(tShort);
+      }
     }
     for (const s of [lastLong, lastShort]) {
       if (s?.view().state !== 'waiting_user.intake') throw new Error(`resumed ${s?.id} in ${s?.view().state}`);
@@ -141,17 +161,30 @@ export async function storeFigures(options: {
     const baseLast = await baselineToWait(model, machine, BURSTS);
     const baseJson = JSON.stringify(baseLast.getPersistedSnapshot());
     let live: BaselineActor = baseLast;
-    const baselineRestore = summarize(timeEachSync(n, warm, () => {
-      live.stop();
-      live = restoreBaseline(machine, baseJson);
-    }));
+    const baselineRestore = summarize(
+      timeEachSync(n, warm, () => {
+        live.stop();
+        live = restoreBaseline(machine, baseJson);
+      }),
+    );
     if (!live.getSnapshot().matches('waiting')) throw new Error('baseline restored in the wrong state');
     live.stop();
 
     return {
-      sqliteAppend, sqliteAppendDurable, snapshotStringify, memoryAppend, stewardPersisted, baselinePersist,
-      resumeLong, resumeShort, resumeLoad, resumeValidate, baselineRestore,
-      journalEntries: entries, shortJournalEntries: shortEntries, snapshotBytesMid: Buffer.byteLength(json),
+      sqliteAppend,
+      sqliteAppendDurable,
+      snapshotStringify,
+      memoryAppend,
+      stewardPersisted,
+      baselinePersist,
+      resumeLong,
+      resumeShort,
+      resumeLoad,
+      resumeValidate,
+      baselineRestore,
+      journalEntries: entries,
+      shortJournalEntries: shortEntries,
+      snapshotBytesMid: Buffer.byteLength(json),
     };
   } finally {
     await store.close();

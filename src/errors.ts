@@ -189,7 +189,10 @@ export class ScriptMismatchError extends StewardError {
  * const session = await runtime.resumeSession(id).catch((error) => (SessionNotFoundError.isInstance(error) ? null : Promise.reject(error)));
  */
 export class SessionNotFoundError extends StewardError {
-  constructor(readonly sessionId: string, readonly store?: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly store?: string,
+  ) {
     super('session_not_found', `No session "${sessionId}" in ${store ? `the store ${store}` : 'this store'}.`);
   }
 }
@@ -216,8 +219,15 @@ export class ConflictError extends StewardError {
  * if (LeaseLostError.isInstance(error)) console.log(`${error.sessionId} runs on another server now`);
  */
 export class LeaseLostError extends StewardError {
-  constructor(readonly sessionId: string, message?: string) {
-    super('lease_lost', message ?? `This process's lease on session "${sessionId}" expired or was taken over: nothing was written. The session continues where the lease is held now; reload it to see where it is.`);
+  constructor(
+    readonly sessionId: string,
+    message?: string,
+  ) {
+    super(
+      'lease_lost',
+      message ??
+        `This process's lease on session "${sessionId}" expired or was taken over: nothing was written. The session continues where the lease is held now; reload it to see where it is.`,
+    );
   }
 }
 
@@ -246,7 +256,9 @@ export class SessionLeasedError extends StewardError {
       message ??
         `Session "${sessionId}" is running in ${holder ?? 'another process'} right now (it holds the session's lease): nothing was done here. ` +
           'Wait until it waits for you, then try again' +
-          (expiresInMs !== null ? `; if that process is gone, its lease runs out within ${Math.ceil(expiresInMs / 1000)} s and the session can be resumed then.` : '.'),
+          (expiresInMs !== null
+            ? `; if that process is gone, its lease runs out within ${Math.ceil(expiresInMs / 1000)} s and the session can be resumed then.`
+            : '.'),
     );
   }
 }
@@ -282,7 +294,12 @@ export class TransitionTestError extends StewardError {
  * if (LimitExceededError.isInstance(error)) console.log(`${error.limit}: ${error.actual} > ${error.max}`);
  */
 export class LimitExceededError extends StewardError {
-  constructor(message: string, readonly limit: string, readonly max: number, readonly actual: number) {
+  constructor(
+    message: string,
+    readonly limit: string,
+    readonly max: number,
+    readonly actual: number,
+  ) {
     super('limit_exceeded', message);
   }
 }
@@ -296,7 +313,12 @@ export class LimitExceededError extends StewardError {
  * if (StoreError.isInstance(error) && error.code === 'store_locked') setTimeout(retry, 1000);
  */
 export class StoreError extends StewardError {
-  constructor(code: StoreErrorCode, message: string, readonly path: string, options?: { cause?: unknown }) {
+  constructor(
+    code: StoreErrorCode,
+    message: string,
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
     super(code, message, options);
   }
 }

@@ -22,7 +22,23 @@ export { Session, type SendResult, type SendError } from './runtime/session.js';
 export type { SessionEventListener, SubscribeOptions } from './runtime/session-events.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
-export type { SessionStore, JournalEntry, StoredSession, SessionSummary, ArchiveItem, ArchiveItemInput, Lease, LeaseOps, LeaseHolder, EventBus, AppendInput, AppendOptions, ListOptions, SessionPage, Durability } from './store/session-store.js';
+export type {
+  SessionStore,
+  JournalEntry,
+  StoredSession,
+  SessionSummary,
+  ArchiveItem,
+  ArchiveItemInput,
+  Lease,
+  LeaseOps,
+  LeaseHolder,
+  EventBus,
+  AppendInput,
+  AppendOptions,
+  ListOptions,
+  SessionPage,
+  Durability,
+} from './store/session-store.js';
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
 export { listAll } from './store/list-page.js';

@@ -36,9 +36,4 @@ export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, 
 export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export * from './errors.js';
-export {
-  SessionStreamEventSchema,
-  type SessionStreamEvent,
-  type SessionStreamEventType,
-  type StreamEventOf,
-} from './runtime/session-events.js';
+export { SessionStreamEventSchema, type SessionStreamEvent, type SessionStreamEventType, type StreamEventOf } from './runtime/session-events.js';

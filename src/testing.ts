@@ -16,7 +16,13 @@ import { testAllTransitions as walkAll, type TestAllTransitionsOptions, type Tes
 
 export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall } from './models/scripted-model.js';
 export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';
-export { sessionFacts, type ActorResult, type TestAllTransitionsOptions, type TestAllTransitionsResult, type TransitionPath } from './testing/all-transitions.js';
+export {
+  sessionFacts,
+  type ActorResult,
+  type TestAllTransitionsOptions,
+  type TestAllTransitionsResult,
+  type TransitionPath,
+} from './testing/all-transitions.js';
 export { testingPackage, managerReplies, workerReplies } from './testing/catalogue.js';
 
 /**

@@ -3,9 +3,7 @@
 // alternating variants in small blocks, then prints a table + JSON summary.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import {
-  K, BURSTS, MAX_BURST, ROUNDS_PER_SESSION, answerFor, expectedToolResults, Recorder, setRecorder, now,
-} from './scenario.mjs';
+import { K, BURSTS, MAX_BURST, ROUNDS_PER_SESSION, answerFor, expectedToolResults, Recorder, setRecorder, now } from './scenario.mjs';
 import * as xstate from './variants/xstate.mjs';
 import * as langgraph from './variants/langgraph.mjs';
 import * as agents from './variants/agents.mjs';
@@ -21,7 +19,8 @@ const HEAP_N = env('HEAP_N', 1000); // paused sessions held for the heap measure
 const HEAP_REPS = env('HEAP_REPS', 3);
 const ONLY = process.env.ONLY?.split(',');
 
-const FACTORIES = { // xstate first: it is the ratio baseline
+const FACTORIES = {
+  // xstate first: it is the ratio baseline
   xstate: () => xstate.create(),
   langgraph: () => langgraph.create(),
   langgraph_lean: () => langgraph.create({ lean: true }),
@@ -36,9 +35,17 @@ for (const path of process.env.EXTRA?.split(',').filter(Boolean) ?? []) {
 }
 const names = Object.keys(FACTORIES).filter((n) => !ONLY || ONLY.includes(n));
 const inst = Object.fromEntries(names.map((n) => [n, FACTORIES[n]()]));
-const gc = () => { globalThis.gc(); globalThis.gc(); };
+const gc = () => {
+  globalThis.gc();
+  globalThis.gc();
+};
 // Let pending jobs finish (WeakRef keep-alives, queued microtasks), then collect.
-const settleAndGc = async () => { for (let i = 0; i < 3; i++) { await new Promise((r) => setImmediate(r)); gc(); } };
+const settleAndGc = async () => {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+};
 const tStart = now();
 const rotate = (arr, i) => arr.map((_, j) => arr[(i + j) % arr.length]);
 
@@ -50,14 +57,21 @@ async function session(v, sid, durable, S) {
   const t0 = now();
   let h = await v.start(sid);
   let tPause = now();
-  const cycles = []; let persistTotal = 0;
+  const cycles = [];
+  let persistTotal = 0;
   for (let b = 0; b < BURSTS; b++) {
     if (h.done) throw new Error(`${v.name}: finished early`);
-    let persist = 0; let load = 0;
+    let persist = 0;
+    let load = 0;
     if (durable) {
-      const a = now(); const str = await v.serialize(h); const m = now();
-      h = await v.restore(sid, str); const e = now();
-      persist = m - a; load = e - m; persistTotal += persist + load;
+      const a = now();
+      const str = await v.serialize(h);
+      const m = now();
+      h = await v.restore(sid, str);
+      const e = now();
+      persist = m - a;
+      load = e - m;
+      persistTotal += persist + load;
     }
     const nBefore = rec.ticks.length;
     const tResume = now();
@@ -75,42 +89,63 @@ async function session(v, sid, durable, S) {
   if (got !== EXPECTED) throw new Error(`${v.name}: wrong transcript ${got}`);
   await v.dispose(h);
   if (!S) return;
-  for (let b = 0; b < BURSTS; b++) { // K loop-round intervals inside each burst
+  for (let b = 0; b < BURSTS; b++) {
+    // K loop-round intervals inside each burst
     const base = b * (K + 1);
     for (let i = 0; i < K; i++) {
       const d = rec.ticks[base + i + 1] - rec.ticks[base + i];
-      S.round.push(d); S.roundByBurst[b].push(d);
+      S.round.push(d);
+      S.roundByBurst[b].push(d);
     }
   }
   for (const c of cycles) {
-    S.cycle.push(c.total); S.pauseHalf.push(c.pauseHalf); S.resumeHalf.push(c.resumeHalf);
-    if (durable) { S.persist.push(c.persist); S.load.push(c.load); }
+    S.cycle.push(c.total);
+    S.pauseHalf.push(c.pauseHalf);
+    S.resumeHalf.push(c.resumeHalf);
+    if (durable) {
+      S.persist.push(c.persist);
+      S.load.push(c.load);
+    }
   }
   S.startToFirstCall.push(rec.ticks[0] - t0);
   S.sessionPerRound.push((tEnd - t0 - persistTotal) / ROUNDS_PER_SESSION);
 }
 
 const newSamples = () => ({
-  round: [], roundByBurst: Array.from({ length: BURSTS }, () => []), cycle: [], pauseHalf: [], resumeHalf: [],
-  persist: [], load: [], startToFirstCall: [], sessionPerRound: [], wallMs: 0, cpuMs: 0, sessions: 0,
+  round: [],
+  roundByBurst: Array.from({ length: BURSTS }, () => []),
+  cycle: [],
+  pauseHalf: [],
+  resumeHalf: [],
+  persist: [],
+  load: [],
+  startToFirstCall: [],
+  sessionPerRound: [],
+  wallMs: 0,
+  cpuMs: 0,
+  sessions: 0,
 });
 const samples = Object.fromEntries(names.map((n) => [n, { hot: newSamples(), durable: newSamples() }]));
 let seq = 0;
 
 // ---- phase 1: latency (warm-up, then alternating blocks)
-for (const n of names) for (const durable of [false, true]) {
-  for (let i = 0; i < WARMUP; i++) await session(inst[n], `w-${seq++}`, durable, null);
-}
+for (const n of names)
+  for (const durable of [false, true]) {
+    for (let i = 0; i < WARMUP; i++) await session(inst[n], `w-${seq++}`, durable, null);
+  }
 for (let blk = 0; blk * BLOCK < SESSIONS; blk++) {
   for (const n of rotate(names, blk)) {
     for (const durable of [false, true]) {
       const S = samples[n][durable ? 'durable' : 'hot'];
       gc(); // start every block from a clean heap so nobody pays for another's garbage
-      const c0 = process.cpuUsage(); const t0 = now();
+      const c0 = process.cpuUsage();
+      const t0 = now();
       for (let i = 0; i < Math.min(BLOCK, SESSIONS - blk * BLOCK); i++, S.sessions++) {
         await session(inst[n], `s-${seq++}`, durable, S);
       }
-      const c = process.cpuUsage(c0); S.wallMs += now() - t0; S.cpuMs += (c.user + c.system) / 1000;
+      const c = process.cpuUsage(c0);
+      S.wallMs += now() - t0;
+      S.cpuMs += (c.user + c.system) / 1000;
     }
   }
 }
@@ -118,9 +153,15 @@ for (let blk = 0; blk * BLOCK < SESSIONS; blk++) {
 // ---- phase 2: persisted state size of one paused session, at each of the BURSTS pauses
 const persisted = {};
 for (const n of names) {
-  const v = inst[n]; setRecorder(new Recorder());
-  const sid = `p-${seq++}`; let h = await v.start(sid); const atPause = [];
-  for (let b = 0; b < BURSTS; b++) { atPause.push(await v.persistedBytes(h)); h = await v.resume(h, answerFor(b)); }
+  const v = inst[n];
+  setRecorder(new Recorder());
+  const sid = `p-${seq++}`;
+  let h = await v.start(sid);
+  const atPause = [];
+  for (let b = 0; b < BURSTS; b++) {
+    atPause.push(await v.persistedBytes(h));
+    h = await v.resume(h, answerFor(b));
+  }
   await v.dispose(h);
   persisted[n] = atPause;
 }
@@ -152,9 +193,13 @@ for (let rep = 0; rep < HEAP_REPS; rep++) {
 }
 
 // ---- report
-const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN; };
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
+};
 const med = (xs) => {
-  const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
   return s.length ? (s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2) : NaN;
 };
 const us = (ms) => Math.round(ms * 1000 * 10) / 10;
@@ -164,8 +209,19 @@ const pkg = (p) => JSON.parse(readFileSync(new URL(`./node_modules/${p}/package.
 const summary = {
   scenario: { K, BURSTS, MAX_BURST, ROUNDS_PER_SESSION, SESSIONS, WARMUP, BLOCK, HEAP_N, HEAP_REPS },
   env: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: os.cpus().length, totalSeconds: Math.round((now() - tStart) / 1000) },
-  versions: Object.fromEntries(['xstate', '@langchain/langgraph', '@langchain/langgraph-checkpoint', '@langchain/core',
-    'langsmith', '@openai/agents', '@openai/agents-core', 'openai', 'zod'].map((p) => [p, pkg(p)])),
+  versions: Object.fromEntries(
+    [
+      'xstate',
+      '@langchain/langgraph',
+      '@langchain/langgraph-checkpoint',
+      '@langchain/core',
+      'langsmith',
+      '@openai/agents',
+      '@openai/agents-core',
+      'openai',
+      'zod',
+    ].map((p) => [p, pkg(p)]),
+  ),
   results: {},
 };
 for (const n of names) {
@@ -188,24 +244,36 @@ for (const n of names) {
   };
 }
 
-const R = summary.results; const base = R.xstate;
+const R = summary.results;
+const base = R.xstate;
 const ratio = (a, b) => (b ? `${(a / b).toFixed(1)}x` : '-');
 const rows = names.map((n) => {
   const r = R[n];
   const cell = (v, b) => `${v}${base && n !== 'xstate' ? ` (${ratio(v, b)})` : ''}`;
-  return [n,
+  return [
+    n,
     cell(r.round.median_us, base?.round.median_us),
     cell(r.pauseResume_hot.median_us, base?.pauseResume_hot.median_us),
     cell(r.pauseResume_durable.median_us, base?.pauseResume_durable.median_us),
     cell(r.sessionWallPerRound_hot.median_us, base?.sessionWallPerRound_hot.median_us),
     cell(r.retainedPerPausedSession_bytes.median, base?.retainedPerPausedSession_bytes.median),
-    cell(r.persistedState_bytes.atPause1, base?.persistedState_bytes.atPause1)];
+    cell(r.persistedState_bytes.atPause1, base?.persistedState_bytes.atPause1),
+  ];
 });
-const head = ['variant', 'LLM round µs', 'pause+resume hot µs', 'pause+resume durable µs', 'session wall / round µs',
-  'retained B / paused session', 'persisted B (1st pause)'];
+const head = [
+  'variant',
+  'LLM round µs',
+  'pause+resume hot µs',
+  'pause+resume durable µs',
+  'session wall / round µs',
+  'retained B / paused session',
+  'persisted B (1st pause)',
+];
 const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
 const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-console.log(`\nburst benchmark: K=${K} loop rounds + 1 ask_user per burst, ${BURSTS} bursts/session, ${SESSIONS} sessions x {hot, durable} per variant; medians, (ratio vs xstate)\n`);
+console.log(
+  `\nburst benchmark: K=${K} loop rounds + 1 ask_user per burst, ${BURSTS} bursts/session, ${SESSIONS} sessions x {hot, durable} per variant; medians, (ratio vs xstate)\n`,
+);
 console.log(line(head));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(line(r));

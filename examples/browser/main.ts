@@ -25,13 +25,20 @@ const actor = createActor(machine, { input: { sessionId: 'browser-1', package: t
 /** The event a button sends, with what it needs from the view (a real app would ask the user). */
 function eventFor(type: UserEventType, view: SessionView): UserEvent {
   switch (type) {
-    case 'user_submitted_input': return { type, text: 'A short note about otters.' };
-    case 'user_accepted_artifact': return { type, artifactId: view.artifact!.id };
-    case 'user_rejected_artifact': return { type, artifactId: view.artifact!.id, reason: 'Shorter, please.' };
-    case 'user_rejected_next_step': return { type, reason: 'Not now.' };
-    case 'user_answered_questions': return { type, answers: {} };
-    case 'user_selected_package': return { type, packageId: team.id };
-    default: return { type };
+    case 'user_submitted_input':
+      return { type, text: 'A short note about otters.' };
+    case 'user_accepted_artifact':
+      return { type, artifactId: view.artifact!.id };
+    case 'user_rejected_artifact':
+      return { type, artifactId: view.artifact!.id, reason: 'Shorter, please.' };
+    case 'user_rejected_next_step':
+      return { type, reason: 'Not now.' };
+    case 'user_answered_questions':
+      return { type, answers: {} };
+    case 'user_selected_package':
+      return { type, packageId: team.id };
+    default:
+      return { type };
   }
 }
 

@@ -29,13 +29,20 @@ export interface SessionProps {
 
 function eventFor(type: UserEventType, view: SessionView, props: SessionProps): UserEvent {
   switch (type) {
-    case 'user_submitted_input': return { type, text: props.request };
-    case 'user_accepted_artifact': return { type, artifactId: view.artifact!.id };
-    case 'user_rejected_artifact': return { type, artifactId: view.artifact!.id, reason: 'Shorter, please.' };
-    case 'user_rejected_next_step': return { type, reason: 'Not now.' };
-    case 'user_answered_questions': return { type, answers: {} };
-    case 'user_selected_package': return { type, packageId: props.team.id };
-    default: return { type };
+    case 'user_submitted_input':
+      return { type, text: props.request };
+    case 'user_accepted_artifact':
+      return { type, artifactId: view.artifact!.id };
+    case 'user_rejected_artifact':
+      return { type, artifactId: view.artifact!.id, reason: 'Shorter, please.' };
+    case 'user_rejected_next_step':
+      return { type, reason: 'Not now.' };
+    case 'user_answered_questions':
+      return { type, answers: {} };
+    case 'user_selected_package':
+      return { type, packageId: props.team.id };
+    default:
+      return { type };
   }
 }
 
@@ -49,15 +56,23 @@ export function Session(props: SessionProps) {
   const enabled = view.phase === 'waiting_user' ? enabledUserEvents(snapshot) : [];
   return (
     <section>
-      <p>State: <code data-testid="state">{view.state}</code></p>
+      <p>
+        State: <code data-testid="state">{view.state}</code>
+      </p>
       {view.message ? <p>{view.message}</p> : null}
       <div data-testid="events">
         {enabled.map((type) => (
-          <button key={type} data-event={type} onClick={() => send(eventFor(type, view, props))}>{type}</button>
+          <button key={type} data-event={type} onClick={() => send(eventFor(type, view, props))}>
+            {type}
+          </button>
         ))}
       </div>
       <ul data-testid="board">
-        {view.blackboard.map((t) => <li key={`${t.tag}@${t.version}`}>#{t.tag} v{t.version} by {t.writtenBy}</li>)}
+        {view.blackboard.map((t) => (
+          <li key={`${t.tag}@${t.version}`}>
+            #{t.tag} v{t.version} by {t.writtenBy}
+          </li>
+        ))}
       </ul>
     </section>
   );

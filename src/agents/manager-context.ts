@@ -39,16 +39,19 @@ function cachedBy<K extends object>(build: (key: K) => string): (key: K) => stri
   };
 }
 
-const packageText = cachedBy((pkg: NonNullable<SessionContext['package']>) =>
-  `## Package: ${pkg.title} (${pkg.id})\n${pkg.description}\n\n## Workers\n${listWorkers({ blackboard: {}, workers: pkg.workers, artifacts: [] })}`);
+const packageText = cachedBy(
+  (pkg: NonNullable<SessionContext['package']>) =>
+    `## Package: ${pkg.title} (${pkg.id})\n${pkg.description}\n\n## Workers\n${listWorkers({ blackboard: {}, workers: pkg.workers, artifacts: [] })}`,
+);
 
 const boardText = cachedBy((blackboard: SessionContext['blackboard']) => {
-  const lines = blackboardIndex(blackboard).map((e) => `- ${e.tag} v${e.version} (${e.size} chars, by ${e.writtenBy}): ${e.firstLine}`).join('\n');
+  const lines = blackboardIndex(blackboard)
+    .map((e) => `- ${e.tag} v${e.version} (${e.size} chars, by ${e.writtenBy}): ${e.firstLine}`)
+    .join('\n');
   return `## Blackboard index\n${lines || '(empty)'}`;
 });
 
-const artifactsText = cachedBy((artifacts: SessionContext['artifacts']) =>
-  `## Artifacts\n${listArtifacts({ blackboard: {}, workers: [], artifacts })}`);
+const artifactsText = cachedBy((artifacts: SessionContext['artifacts']) => `## Artifacts\n${listArtifacts({ blackboard: {}, workers: [], artifacts })}`);
 
 export function managerSystemPrompt(context: SessionContext): string {
   const pkg = context.package ? packageText(context.package) : '## Package: (none)\n\n## Workers\n(no package)';

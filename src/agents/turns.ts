@@ -119,16 +119,20 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
  * const actor = createActor(machine, { input: { sessionId: 's1', package: team } }).start();
  */
 export function createManagerTurn(model: Model, lookup?: TagVersionLookup, textDeltas?: TextDeltaLookup, gate?: ModelCallGate) {
-  return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) => yieldToEventLoop(signal).then(() => {
-    const replied = gated(gate, system, signal, () => model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, textDeltas) }));
-    // Nothing archived (most sessions, most of the time): no reply can need the archive.
-    if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
-    // A plain (not async) callback: the common reply resolves without an extra promise.
-    return replied.then((reply): TurnOutput | Promise<TurnOutput> => {
-      if (!reply || !mayReadArchive(input, reply)) return reply;
-      return fetchArchivedReads(input, reply, lookup).then((attachments) => (attachments ? { ...reply, attachments } : reply));
-    });
-  }));
+  return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
+    yieldToEventLoop(signal).then(() => {
+      const replied = gated(gate, system, signal, () =>
+        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, textDeltas) }),
+      );
+      // Nothing archived (most sessions, most of the time): no reply can need the archive.
+      if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
+      // A plain (not async) callback: the common reply resolves without an extra promise.
+      return replied.then((reply): TurnOutput | Promise<TurnOutput> => {
+        if (!reply || !mayReadArchive(input, reply)) return reply;
+        return fetchArchivedReads(input, reply, lookup).then((attachments) => (attachments ? { ...reply, attachments } : reply));
+      });
+    }),
+  );
 }
 
 /**
@@ -150,6 +154,14 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, look
     // The request's earlier parts left the context: read them for the brief.
     const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
     const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
-    return gated(gate, system, signal, () => model.complete({ agent: 'worker', messages: workerMessages(input, worker, prompt, fetched), tools: [...workerToolSpecs], signal, ...deltas(input, textDeltas) }));
+    return gated(gate, system, signal, () =>
+      model.complete({
+        agent: 'worker',
+        messages: workerMessages(input, worker, prompt, fetched),
+        tools: [...workerToolSpecs],
+        signal,
+        ...deltas(input, textDeltas),
+      }),
+    );
   });
 }

@@ -33,9 +33,13 @@ export function workerBrief(context: SessionContext, worker: WorkerInfo, fetched
   if (step.revises) {
     const previous = context.artifacts.find((a) => a.id === step.revises);
     const bodies = previous
-      ? Object.entries(previous.tags).map(([tag, version]) => `### ${tag} (v${version})\n${versionOf(context.blackboard, tag, version)?.body ?? ''}`).join('\n\n')
+      ? Object.entries(previous.tags)
+          .map(([tag, version]) => `### ${tag} (v${version})\n${versionOf(context.blackboard, tag, version)?.body ?? ''}`)
+          .join('\n\n')
       : '';
-    parts.push(`## Revision\nThe user rejected your previous artifact ${step.revises}. Their notes:\n${step.revisionNotes ?? '(no notes)'}\n\nYour previous version:\n${bodies}`);
+    parts.push(
+      `## Revision\nThe user rejected your previous artifact ${step.revises}. Their notes:\n${step.revisionNotes ?? '(no notes)'}\n\nYour previous version:\n${bodies}`,
+    );
   }
   parts.push(`## Output tags\n${worker.outputTags.join(', ')}`);
   parts.push(WORKER_RULES);

@@ -13,8 +13,7 @@ export function ownValue<V>(record: Readonly<Record<string, V>>, key: string): V
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * JSON Schemas to show for `ownRecord` schemas, keyed by the schema's final transform:
@@ -30,7 +29,10 @@ const shownAs = new WeakMap<object, z.ZodType>();
  */
 export function ownRecord<K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V, options: { error?: string } = {}) {
   const schema = z
-    .preprocess((input) => (isPlainRecord(input) ? new Map(Object.entries(input)) : input), z.map(key, value, options.error ? { error: options.error } : undefined))
+    .preprocess(
+      (input) => (isPlainRecord(input) ? new Map(Object.entries(input)) : input),
+      z.map(key, value, options.error ? { error: options.error } : undefined),
+    )
     .transform((entries) => Object.fromEntries(entries) as Record<z.output<K>, z.output<V>>);
   shownAs.set(schema._zod.def.out, z.record(key, value));
   return schema;

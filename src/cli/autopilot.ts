@@ -61,7 +61,8 @@ function decide(view: SessionView, options: AutopilotOptions, nudges: number, re
       break;
     case 'input':
       if (view.notice && view.notice !== burstLimitNotice(view.maxBurst)) {
-        if (retryFailure) return { event: { type: 'user_submitted_input', text: 'Please try again and go on where you left off.' }, say: 'try the failed model call again' };
+        if (retryFailure)
+          return { event: { type: 'user_submitted_input', text: 'Please try again and go on where you left off.' }, say: 'try the failed model call again' };
         return { stop: 'Stopped: the model failed (see the notice above). Fix the cause, then continue the session.' };
       }
       if (view.questions?.length) return { event: { type: 'user_skipped_questions' }, say: 'skip the questions' };
@@ -89,14 +90,17 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
 
   // One line per model turn, from the actor's snapshots.
   let lastTurn = '';
-  const subscription = session.actorRef.subscribe({ next: (snapshot) => {
-    const label = runningLabel(snapshot, options.modelLabel);
-    const key = label && `${label}|${snapshot.context.rounds}`;
-    if (label && key && key !== lastTurn && stateString(snapshot.value).endsWith('.thinking')) {
-      lastTurn = key;
-      write(pc.dim(`  … ${label}`));
-    }
-  }, error: () => {} /* the session reports its own failure */ });
+  const subscription = session.actorRef.subscribe({
+    next: (snapshot) => {
+      const label = runningLabel(snapshot, options.modelLabel);
+      const key = label && `${label}|${snapshot.context.rounds}`;
+      if (label && key && key !== lastTurn && stateString(snapshot.value).endsWith('.thinking')) {
+        lastTurn = key;
+        write(pc.dim(`  … ${label}`));
+      }
+    },
+    error: () => {} /* the session reports its own failure */,
+  });
   // Then, from the event stream, what each round took and which tool calls were refused.
   const offProgress = followProgress(session, { modelLabel: options.modelLabel, line: (text) => write(pc.dim(`    ${text}`)) });
 
@@ -125,7 +129,9 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
     write(formatBlocks(waitBlocks(view, render)));
     write('');
     const command = options.command ?? ((args: string) => `steward ${args}`);
-    write(`Session ${session.id} is done (${view.rounds} model rounds). See it again with \`${command(`show ${session.id}`)}\` and \`${command(`log ${session.id}`)}\`.`);
+    write(
+      `Session ${session.id} is done (${view.rounds} model rounds). See it again with \`${command(`show ${session.id}`)}\` and \`${command(`log ${session.id}`)}\`.`,
+    );
     return 0;
   } finally {
     subscription.unsubscribe();

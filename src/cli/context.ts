@@ -103,7 +103,8 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
   const value = env.STEWARD_LEASE_MS?.trim();
   if (!value) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 100) throw new CliError('usage', `STEWARD_LEASE_MS is "${value.slice(0, 40)}": set it to a whole number of milliseconds ≥ 100, or unset it (default 30000).`);
+  if (!Number.isInteger(n) || n < 100)
+    throw new CliError('usage', `STEWARD_LEASE_MS is "${value.slice(0, 40)}": set it to a whole number of milliseconds ≥ 100, or unset it (default 30000).`);
   return n;
 }
 
@@ -199,7 +200,8 @@ function readTextFrom(what: string, source: string | 0): string {
     return readFileSync(source, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new CliError('usage', source === 0 ? `Cannot read ${what} from stdin: ${reason}.` : `Cannot read ${what} "${source}": ${reason}.`);
   }
 }

@@ -36,10 +36,19 @@ const FIELDS: Readonly<Record<UserEventType, ReadonlyArray<{ option: SendOption;
   user_selected_package: [{ option: 'package', required: true }],
   user_submitted_input: [{ option: 'text', required: true }],
   user_confirmed_intake: [],
-  user_approved_next_step: [{ option: 'reason', required: false }, { option: 'role', required: false }],
+  user_approved_next_step: [
+    { option: 'reason', required: false },
+    { option: 'role', required: false },
+  ],
   user_rejected_next_step: [{ option: 'reason', required: false }],
-  user_accepted_artifact: [{ option: 'artifact', required: false }, { option: 'edit', required: false }],
-  user_rejected_artifact: [{ option: 'artifact', required: false }, { option: 'reason', required: false }],
+  user_accepted_artifact: [
+    { option: 'artifact', required: false },
+    { option: 'edit', required: false },
+  ],
+  user_rejected_artifact: [
+    { option: 'artifact', required: false },
+    { option: 'reason', required: false },
+  ],
   user_answered_questions: [{ option: 'answers', required: true }],
   user_skipped_questions: [],
 };
@@ -56,7 +65,9 @@ export function aliasOf(type: UserEventType): string {
 export function resolveEventName(name: string): UserEventType {
   const type = Object.hasOwn(EVENT_ALIASES, name) ? EVENT_ALIASES[name]! : name; // "constructor" is not an alias
   if (isUserEventType(type)) return type;
-  const known = Object.entries(EVENT_ALIASES).map(([alias, full]) => `${alias} (${full})`).join(', ');
+  const known = Object.entries(EVENT_ALIASES)
+    .map(([alias, full]) => `${alias} (${full})`)
+    .join(', ');
   throw new CliError('usage', `Unknown event "${name}". Events: ${known}.`);
 }
 

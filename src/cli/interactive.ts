@@ -51,9 +51,12 @@ function showBlocks(blocks: Block[]): void {
 
 function inputPrompt(view: SessionView): string {
   switch (view.waitingReason) {
-    case 'intake': return view.blackboard.some((b) => b.tag === 'request') ? 'Your answer to the manager' : 'Describe the work you want (Ctrl-C to quit for now)';
-    case 'revision': return `What should change in ${view.artifact?.id ?? 'the artifact'}?`;
-    default: return 'Your message to the manager (Ctrl-C to quit for now)';
+    case 'intake':
+      return view.blackboard.some((b) => b.tag === 'request') ? 'Your answer to the manager' : 'Describe the work you want (Ctrl-C to quit for now)';
+    case 'revision':
+      return `What should change in ${view.artifact?.id ?? 'the artifact'}?`;
+    default:
+      return 'Your message to the manager (Ctrl-C to quit for now)';
   }
 }
 
@@ -68,8 +71,12 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
       options: [
         ...offered.map((t) => ({ value: t, label: EVENT_LABELS[t], hint: aliasOf(t) })),
         // After the events (their order stays as the chart gives it): the same events with edits.
-        ...(offered.includes('user_approved_next_step') ? [{ value: EDIT_THEN_APPROVE, label: 'Edit, then approve', hint: 'change the reason or the role first' }] : []),
-        ...(offered.includes('user_accepted_artifact') && options.editText ? [{ value: EDIT_THEN_ACCEPT, label: 'Edit, then accept', hint: 'change a body in $EDITOR first' }] : []),
+        ...(offered.includes('user_approved_next_step')
+          ? [{ value: EDIT_THEN_APPROVE, label: 'Edit, then approve', hint: 'change the reason or the role first' }]
+          : []),
+        ...(offered.includes('user_accepted_artifact') && options.editText
+          ? [{ value: EDIT_THEN_ACCEPT, label: 'Edit, then accept', hint: 'change a body in $EDITOR first' }]
+          : []),
         { value: QUIT, label: 'Quit for now', hint: 'the session is saved' },
       ],
     });
@@ -82,7 +89,9 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
   const text = async (message: string, required: boolean): Promise<string | undefined | symbol> => {
     const value = await p.text({
       message,
-      ...(required ? { validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write something (Ctrl-C to quit).') } : { placeholder: '(optional: Enter to skip)' }),
+      ...(required
+        ? { validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write something (Ctrl-C to quit).') }
+        : { placeholder: '(optional: Enter to skip)' }),
     });
     if (p.isCancel(value)) return value;
     return value?.trim() ? value.trim() : undefined;
@@ -129,7 +138,11 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
 /** "Edit, then approve": a new reason (prefilled with the manager's) and, if the worker has roles, a role. */
 async function editThenApprove(view: SessionView, options: InteractiveOptions): Promise<UserEvent | undefined> {
   const step = view.pendingStep!;
-  const reason = await p.text({ message: "The worker's task (edit the manager's reason)", initialValue: step.reason, validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write the task (Ctrl-C to quit).') });
+  const reason = await p.text({
+    message: "The worker's task (edit the manager's reason)",
+    initialValue: step.reason,
+    validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write the task (Ctrl-C to quit).'),
+  });
   if (p.isCancel(reason)) return undefined;
   const roles = (view.packageId ? options.packages.get(view.packageId) : undefined)?.workers.find((w) => w.id === step.workerId)?.roles ?? [];
   let roleId: string | undefined = step.roleId;
@@ -154,7 +167,10 @@ async function editThenAccept(view: SessionView, options: InteractiveOptions): P
   const artifact = view.artifact!;
   let tag = artifact.tags[0]?.tag;
   if (artifact.tags.length > 1) {
-    const chosen = await p.select<string>({ message: 'Which tag?', options: artifact.tags.map((t) => ({ value: t.tag, label: safeLine(t.tag), hint: `v${t.version}` })) });
+    const chosen = await p.select<string>({
+      message: 'Which tag?',
+      options: artifact.tags.map((t) => ({ value: t.tag, label: safeLine(t.tag), hint: `v${t.version}` })),
+    });
     if (p.isCancel(chosen)) return undefined;
     tag = chosen;
   }
@@ -183,10 +199,13 @@ async function withSpinner<T>(session: Session, options: InteractiveOptions, wor
   process.once('exit', interrupted);
   const spin = p.spinner({ onCancel: () => process.exit(130) });
   spin.start(runningLabel(session.actorRef.getSnapshot(), options.modelLabel) ?? 'Saving');
-  const subscription = session.actorRef.subscribe({ next: (snapshot) => {
-    const label = runningLabel(snapshot, options.modelLabel);
-    if (label) spin.message(label);
-  }, error: () => {} /* the session reports its own failure */ });
+  const subscription = session.actorRef.subscribe({
+    next: (snapshot) => {
+      const label = runningLabel(snapshot, options.modelLabel);
+      if (label) spin.message(label);
+    },
+    error: () => {} /* the session reports its own failure */,
+  });
   const offProgress = followProgress(session, { modelLabel: options.modelLabel, status: (text) => spin.message(text) });
   const roundsBefore = session.view().rounds;
   try {
@@ -279,7 +298,9 @@ export async function interactive(first: Session, options: InteractiveOptions): 
     session = await reread(session, options);
     const now = session.view();
     if (session.revision !== shown.revision || now.state !== shown.state || now.rounds !== shown.rounds) {
-      p.log.warn(`The session changed while you were choosing (it was in ${shown.state}, now ${now.state}): "${aliasOf(event.type)}" was not sent.\n${headline(now)}`);
+      p.log.warn(
+        `The session changed while you were choosing (it was in ${shown.state}, now ${now.state}): "${aliasOf(event.type)}" was not sent.\n${headline(now)}`,
+      );
       view = now;
       continue;
     }

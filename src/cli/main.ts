@@ -34,7 +34,10 @@ export function buildProgram(): Command {
     .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
     .option('--as <name>', 'who acts: recorded as `by` with every user event sent (default: the OS user name)')
     .showHelpAfterError('(add --help for usage)')
-    .addHelpText('after', '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.');
+    .addHelpText(
+      'after',
+      '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.',
+    );
 
   runCommand.register(program);
   newCommand.register(program);

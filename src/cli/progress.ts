@@ -25,8 +25,7 @@ export function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-const who = (e: { agent: 'manager' | 'worker'; workerId: string | null }) =>
-  e.agent === 'manager' ? 'manager' : `worker ${plain(e.workerId ?? '?', 60)}`;
+const who = (e: { agent: 'manager' | 'worker'; workerId: string | null }) => (e.agent === 'manager' ? 'manager' : `worker ${plain(e.workerId ?? '?', 60)}`);
 
 /** "manager · burst 1/12 · 1.2 s · 120+30 tokens → run_worker" */
 export function roundLine(e: StreamEventOf<'round_finished'>): string {
@@ -73,7 +72,8 @@ export function followProgress(session: Session, output: ProgressOutput): () => 
         totalTokens = event.totalUsage.promptTokens + event.totalUsage.completionTokens;
         const tokens = event.usage ? `, ${event.usage.promptTokens + event.usage.completionTokens} tokens` : '';
         const tools = event.toolCalls.length ? ` → ${event.toolCalls.map((t) => plain(t, 40)).join(', ')}` : '';
-        previous = event.outcome === 'replied' ? `${formatDuration(event.durationMs)}${tokens}${tools}` : `${event.outcome} after ${formatDuration(event.durationMs)}`;
+        previous =
+          event.outcome === 'replied' ? `${formatDuration(event.durationMs)}${tokens}${tools}` : `${event.outcome} after ${formatDuration(event.durationMs)}`;
       } else if (event.type === 'round_started' && output.status) {
         const doing = event.agent === 'manager' ? 'Manager thinking' : `Worker ${plain(event.workerId ?? '?', 60)} writing`;
         const now = `${doing} · burst ${event.burst}/${event.maxBurst} · ${plain(output.modelLabel, 60)}`;

@@ -40,16 +40,24 @@ export function headline(view: SessionView): string {
 
 function headlineText(view: SessionView): string {
   switch (view.waitingReason) {
-    case 'skill_selection': return 'Waiting for you: choose a package.';
-    case 'intake': return view.blackboard.some((b) => b.tag === 'request')
-      ? 'Waiting for you: answer the manager, or confirm your request as it is.'
-      : 'Waiting for you: describe the work you want.';
-    case 'input': return view.questions?.length ? 'Waiting for you: answer or skip the questions, or write a message.' : 'Waiting for you: write a message.';
-    case 'approve_step': return `Waiting for you: approve or reject the next step (${view.pendingStep?.workerId ?? '?'}).`;
-    case 'review_artifact': return `Waiting for you: accept or reject artifact ${view.artifact?.id ?? '?'} (${view.artifact?.workerId ?? '?'}).`;
-    case 'worker_questions': return `Waiting for you: answer or skip the questions of ${view.pendingStep?.workerId ?? 'the worker'}.`;
-    case 'revision': return `Waiting for you: describe the changes you want to artifact ${view.artifact?.id ?? '?'}.`;
-    default: return view.phase === 'done' ? 'The session is done.' : `The agents are working (${view.state}).`;
+    case 'skill_selection':
+      return 'Waiting for you: choose a package.';
+    case 'intake':
+      return view.blackboard.some((b) => b.tag === 'request')
+        ? 'Waiting for you: answer the manager, or confirm your request as it is.'
+        : 'Waiting for you: describe the work you want.';
+    case 'input':
+      return view.questions?.length ? 'Waiting for you: answer or skip the questions, or write a message.' : 'Waiting for you: write a message.';
+    case 'approve_step':
+      return `Waiting for you: approve or reject the next step (${view.pendingStep?.workerId ?? '?'}).`;
+    case 'review_artifact':
+      return `Waiting for you: accept or reject artifact ${view.artifact?.id ?? '?'} (${view.artifact?.workerId ?? '?'}).`;
+    case 'worker_questions':
+      return `Waiting for you: answer or skip the questions of ${view.pendingStep?.workerId ?? 'the worker'}.`;
+    case 'revision':
+      return `Waiting for you: describe the changes you want to artifact ${view.artifact?.id ?? '?'}.`;
+    default:
+      return view.phase === 'done' ? 'The session is done.' : `The agents are working (${view.state}).`;
   }
 }
 
@@ -70,7 +78,12 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
   const blocks: Block[] = [];
   if (view.notice) blocks.push({ title: 'Notice', body: view.notice, tone: 'warn' });
   if (view.forkedFrom) blocks.push({ title: 'Fork', body: `Forked from ${view.forkedFrom.id} after journal entry ${view.forkedFrom.seq}.`, tone: 'info' });
-  if (view.tokens?.maxBurst != null) blocks.push({ title: 'Tokens', body: `${view.tokens.burst} of ${view.tokens.maxBurst} this burst (maxBurstTokens) · ${view.tokens.session} in the session`, tone: 'info' });
+  if (view.tokens?.maxBurst != null)
+    blocks.push({
+      title: 'Tokens',
+      body: `${view.tokens.burst} of ${view.tokens.maxBurst} this burst (maxBurstTokens) · ${view.tokens.session} in the session`,
+      tone: 'info',
+    });
   if (view.phase === 'done') {
     blocks.push({ title: `Summary${by(options)}`, body: view.message ?? '(the manager finished without a summary)', tone: 'success' });
     return blocks;
@@ -87,7 +100,11 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
     }
     case 'intake':
       if (!view.blackboard.some((b) => b.tag === 'request')) {
-        blocks.push({ title: 'Your request', body: pkg ? `${pkg.title}: ${pkg.description}\nDescribe the work you want.` : 'Describe the work you want.', tone: 'step' });
+        blocks.push({
+          title: 'Your request',
+          body: pkg ? `${pkg.title}: ${pkg.description}\nDescribe the work you want.` : 'Describe the work you want.',
+          tone: 'step',
+        });
       } else if (view.questions?.length) {
         blocks.push({ title: `Questions${by(options)}`, body: questionList(view.questions), tone: 'step' });
       }
@@ -105,7 +122,11 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
         ...(worker?.roles.length ? [`Roles: ${worker.roles.map((r) => r.id).join(', ')}`] : []),
         'To change the reason or the role first: approve --reason TEXT --role ID ("Edit, then approve" in steward run).',
       ];
-      blocks.push({ title: `Proposed step · run ${step.workerId}${step.roleId ? ` as ${step.roleId}` : ''}${by(options)}`, body: lines.join('\n'), tone: 'step' });
+      blocks.push({
+        title: `Proposed step · run ${step.workerId}${step.roleId ? ` as ${step.roleId}` : ''}${by(options)}`,
+        body: lines.join('\n'),
+        tone: 'step',
+      });
       break;
     }
     case 'review_artifact':
@@ -114,21 +135,34 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
       if (!artifact) break;
       if (view.pendingStep?.proposed) {
         const p = view.pendingStep.proposed;
-        blocks.push({ title: `The step ran as edited${p.by ? ` by ${p.by}` : ''}`, body: `Reason: ${view.pendingStep.reason}${view.pendingStep.roleId ? `\nRole: ${view.pendingStep.roleId}` : ''}\n(the manager proposed: ${p.reason}${p.roleId ? `, role ${p.roleId}` : ''})`, tone: 'info' });
+        blocks.push({
+          title: `The step ran as edited${p.by ? ` by ${p.by}` : ''}`,
+          body: `Reason: ${view.pendingStep.reason}${view.pendingStep.roleId ? `\nRole: ${view.pendingStep.roleId}` : ''}\n(the manager proposed: ${p.reason}${p.roleId ? `, role ${p.roleId}` : ''})`,
+          tone: 'info',
+        });
       }
       for (const { tag, version, body } of artifact.tags) {
-        blocks.push({ title: `Artifact ${artifact.id} by ${artifact.workerId}${artifact.roleId ? ` (${artifact.roleId})` : ''} · ${tag} v${version}${by(options)}`, body, tone: 'info' });
+        blocks.push({
+          title: `Artifact ${artifact.id} by ${artifact.workerId}${artifact.roleId ? ` (${artifact.roleId})` : ''} · ${tag} v${version}${by(options)}`,
+          body,
+          tone: 'info',
+        });
       }
       if (view.waitingReason === 'review_artifact' && artifact.questions?.length) {
         blocks.push({ title: `${artifact.workerId} also asks (accepting dismisses these)`, body: questionList(artifact.questions), tone: 'step' });
       }
       if (view.waitingReason === 'revision') {
-        blocks.push({ title: 'Revision', body: `You rejected ${artifact.id}. Describe the changes you want; ${artifact.workerId} will revise it.`, tone: 'step' });
+        blocks.push({
+          title: 'Revision',
+          body: `You rejected ${artifact.id}. Describe the changes you want; ${artifact.workerId} will revise it.`,
+          tone: 'step',
+        });
       }
       break;
     }
     case 'worker_questions':
-      if (view.questions?.length) blocks.push({ title: `${view.pendingStep?.workerId ?? 'The worker'} asks${by(options)}`, body: questionList(view.questions), tone: 'step' });
+      if (view.questions?.length)
+        blocks.push({ title: `${view.pendingStep?.workerId ?? 'The worker'} asks${by(options)}`, body: questionList(view.questions), tone: 'step' });
       break;
     default:
       break;
@@ -157,13 +191,19 @@ export function actionHints(view: SessionView): string {
 /** `steward show`: the whole session on one screen. */
 export function formatSession(view: SessionView, revision: number | undefined, options: RenderOptions = {}): string {
   const lines: string[] = [];
-  lines.push(pc.bold(`Session ${safeLine(view.id)}`) + pc.dim(safeLine(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`)));
+  lines.push(
+    pc.bold(`Session ${safeLine(view.id)}`) +
+      pc.dim(safeLine(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`)),
+  );
   lines.push(headline(view));
-  if (view.phase === 'running') lines.push(safeLine(`If no process is running it (one was interrupted), \`steward run --session ${view.id}\` continues it: the model call runs again.`));
+  if (view.phase === 'running')
+    lines.push(safeLine(`If no process is running it (one was interrupted), \`steward run --session ${view.id}\` continues it: the model call runs again.`));
   const blocks = waitBlocks(view, options);
   if (blocks.length) lines.push('', formatBlocks(blocks));
   lines.push('');
-  lines.push(pc.bold('Blackboard: ') + safeLine(view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'));
+  lines.push(
+    pc.bold('Blackboard: ') + safeLine(view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'),
+  );
   lines.push(pc.bold('Artifacts: ') + safeLine(view.artifacts.length ? view.artifacts.map((a) => `${a.id} ${a.workerId} ${a.status}`).join(', ') : '(none)'));
   lines.push(pc.bold('Model rounds: ') + `${view.rounds} (tokens: ${view.usage.promptTokens} in, ${view.usage.completionTokens} out)`);
   const last = view.rejections.at(-1);
@@ -240,7 +280,11 @@ function whoOf(entry: JournalEntry): string {
 function table(header: string[], dataRows: string[][]): string {
   const rows = dataRows.map((r) => r.map(safeLine));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [pc.bold(line(header)), ...rows.map(line)].join('\n');
 }
 

@@ -36,12 +36,13 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
  */
 export function tokenAuth(tokens: ServeTokens, isPublic: (path: string) => boolean): MiddlewareHandler | undefined {
   if (tokens.kind === 'none') return undefined;
-  const known = tokens.kind === 'shared'
-    ? [{ digest: digest(tokens.token), caller: { name: SHARED_TOKEN_NAME, actForOthers: true, named: false } }]
-    : tokens.tokens.map((t) => ({ digest: digest(t.token), caller: { name: t.name, actForOthers: t.actForOthers, named: true } }));
+  const known =
+    tokens.kind === 'shared'
+      ? [{ digest: digest(tokens.token), caller: { name: SHARED_TOKEN_NAME, actForOthers: true, named: false } }]
+      : tokens.tokens.map((t) => ({ digest: digest(t.token), caller: { name: t.name, actForOthers: t.actForOthers, named: true } }));
   const shared = tokens.kind === 'shared';
   const placeholder = shared ? '<STEWARD_TOKEN>' : '<token>';
-  const which = shared ? 'the STEWARD_TOKEN the server was started with' : 'your token from the server\'s STEWARD_TOKENS (or STEWARD_TOKENS_FILE)';
+  const which = shared ? 'the STEWARD_TOKEN the server was started with' : "your token from the server's STEWARD_TOKENS (or STEWARD_TOKENS_FILE)";
   const refusal = (message: string) => ({ error: { code: 'unauthorized', message } });
   const auth = bearerAuth({
     verifyToken: (given, c) => {
@@ -74,9 +75,7 @@ export function pageTokenAuth(token: string, fix: string): MiddlewareHandler {
   };
 }
 
-export type Attribution =
-  | { ok: true; by?: string; via?: string }
-  | { ok: false; code: 'by_not_allowed'; message: string };
+export type Attribution = { ok: true; by?: string; via?: string } | { ok: false; code: 'by_not_allowed'; message: string };
 
 /**
  * The `by` (and `via`) to record for an event that claims `claimed` as who acted, sent by
@@ -90,7 +89,8 @@ export function attribute(caller: Caller | undefined, claimed: string | undefine
   return {
     ok: false,
     code: 'by_not_allowed',
-    message: `This is the token of "${caller.name}": the events it sends are by "${caller.name}", not ${JSON.stringify(claimed)}. ` +
+    message:
+      `This is the token of "${caller.name}": the events it sends are by "${caller.name}", not ${JSON.stringify(claimed)}. ` +
       `Leave \`by\` (and X-Steward-User) out, or send with the token of ${JSON.stringify(claimed)}; a front end that acts for its users needs a token marked ${ACT_FOR_OTHERS} in the server's token list.`,
   };
 }

@@ -30,7 +30,8 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(options: RateLimitOptions) {
-    if (!Number.isInteger(options.perMinute) || options.perMinute < 1) throw new RangeError(`perMinute must be a whole number ≥ 1 (got ${String(options.perMinute)})`);
+    if (!Number.isInteger(options.perMinute) || options.perMinute < 1)
+      throw new RangeError(`perMinute must be a whole number ≥ 1 (got ${String(options.perMinute)})`);
     this.perMinute = options.perMinute;
     this.now = options.now ?? Date.now;
     this.maxKeys = options.maxKeys ?? 10_000;

@@ -87,8 +87,17 @@ function isJson(contentType: string | undefined): boolean {
 }
 
 const HOST_PATTERN = String.raw`(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?`;
-const AllowedHost = z.string().trim().toLowerCase().regex(new RegExp(`^${HOST_PATTERN}$`));
-const AllowedOrigin = z.string().trim().toLowerCase().transform((origin) => origin.replace(/\/$/, '')).pipe(z.string().regex(new RegExp(`^https?://${HOST_PATTERN}$`)));
+const AllowedHost = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(new RegExp(`^${HOST_PATTERN}$`));
+const AllowedOrigin = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((origin) => origin.replace(/\/$/, ''))
+  .pipe(z.string().regex(new RegExp(`^https?://${HOST_PATTERN}$`)));
 
 function parseList(schema: z.ZodType<string>, values: readonly string[] | undefined, what: string, example: string): Set<string> {
   const parsed = new Set<string>();
@@ -102,9 +111,19 @@ function parseList(schema: z.ZodType<string>, values: readonly string[] | undefi
 
 /** Host, Origin and content-type checks, in that order, before any route (and before the token). */
 export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
-  const allowedNames = parseList(AllowedHost, options.allowedHosts, 'The allowed host', 'a host name, optionally with its port (steward.example.com, 10.0.0.5:4800, [fd00::5])');
+  const allowedNames = parseList(
+    AllowedHost,
+    options.allowedHosts,
+    'The allowed host',
+    'a host name, optionally with its port (steward.example.com, 10.0.0.5:4800, [fd00::5])',
+  );
   // `null` is no origin: it is what sandboxed frames and local files send, whoever they are.
-  const allowedOrigins = parseList(AllowedOrigin, options.allowedOrigins, 'The allowed origin', 'scheme://host[:port] (http://localhost:5173, https://app.example.com)');
+  const allowedOrigins = parseList(
+    AllowedOrigin,
+    options.allowedOrigins,
+    'The allowed origin',
+    'scheme://host[:port] (http://localhost:5173, https://app.example.com)',
+  );
   // Computed once the server listens (interface addresses are read once, not per request).
   let known: { port: number; host: string; hosts: Set<string> } | undefined;
   const serverHosts = (): Set<string> => {

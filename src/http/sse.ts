@@ -35,7 +35,10 @@ export async function watchOrPoll(store: SessionStore, onChange: () => void, opt
     return async () => clearInterval(poller);
   };
   if (!store.watch) return poll();
-  const watchOptions = { ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}), ...(options.onError ? { onError: options.onError } : {}) };
+  const watchOptions = {
+    ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  };
   try {
     return await store.watch(() => onChange(), watchOptions);
   } catch (error) {

@@ -39,10 +39,7 @@ export interface NamedToken {
 }
 
 /** How a server checks its callers. */
-export type ServeTokens =
-  | { kind: 'none' }
-  | { kind: 'shared'; token: string }
-  | { kind: 'named'; tokens: readonly NamedToken[] };
+export type ServeTokens = { kind: 'none' } | { kind: 'shared'; token: string } | { kind: 'named'; tokens: readonly NamedToken[] };
 
 /**
  * A token list with problems: each names its line and the fix (never the token itself: it is a secret).
@@ -52,9 +49,15 @@ export type ServeTokens =
  */
 export class TokenListError extends UserError {
   /** `unit`: what `line` counts — lines of a file, or entries of STEWARD_TOKENS (where `;` separates too) or of an array. */
-  constructor(readonly source: string, readonly problems: readonly { line: number; message: string }[], readonly unit: 'line' | 'entry' = 'line') {
-    super(`${source} is not a valid token list:\n${problems.map((p) => `  ${unit} ${p.line}: ${p.message}`).join('\n')}\n` +
-      `Each line is "name token" or "name token ${ACT_FOR_OTHERS}"; blank lines and lines starting with # are skipped.`);
+  constructor(
+    readonly source: string,
+    readonly problems: readonly { line: number; message: string }[],
+    readonly unit: 'line' | 'entry' = 'line',
+  ) {
+    super(
+      `${source} is not a valid token list:\n${problems.map((p) => `  ${unit} ${p.line}: ${p.message}`).join('\n')}\n` +
+        `Each line is "name token" or "name token ${ACT_FOR_OTHERS}"; blank lines and lines starting with # are skipped.`,
+    );
   }
 }
 
@@ -68,15 +71,16 @@ const Entry = z.strictObject({
     .string()
     .max(MAX_NAME_CHARS, `the name is longer than ${MAX_NAME_CHARS} characters: use a shorter one`)
     .regex(NAME_CHARS, 'the name may use letters, digits and . _ @ - (starting with a letter or digit), e.g. alice or ci-bot')
-    .refine((n) => !RESERVED_ACTOR_NAMES.includes(foldName(n)), `the name is reserved (${RESERVED_ACTOR_NAMES.join(', ')} are the journal's names for the runtime): name the person or service that holds the token`),
+    .refine(
+      (n) => !RESERVED_ACTOR_NAMES.includes(foldName(n)),
+      `the name is reserved (${RESERVED_ACTOR_NAMES.join(', ')} are the journal's names for the runtime): name the person or service that holds the token`,
+    ),
   token: z
     .string()
     .min(MIN_TOKEN_CHARS, `the token is too short to be a secret: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`)`)
     .max(MAX_TOKEN_CHARS, `the token is longer than ${MAX_TOKEN_CHARS} characters: use a shorter one`)
     .regex(TOKEN_CHARS, 'the token may use letters, digits and . _ ~ + / - (and = at its end), as `openssl rand -hex 24` or `openssl rand -base64 24` print'),
-  options: z
-    .array(z.literal(ACT_FOR_OTHERS, `the only option after the token is "${ACT_FOR_OTHERS}"`))
-    .max(1, `give "${ACT_FOR_OTHERS}" at most once`),
+  options: z.array(z.literal(ACT_FOR_OTHERS, `the only option after the token is "${ACT_FOR_OTHERS}"`)).max(1, `give "${ACT_FOR_OTHERS}" at most once`),
 });
 
 /**
@@ -99,7 +103,11 @@ export function parseTokenList(text: string, source: string, options: { semicolo
 
 /** Named tokens given as objects (`startServe({ tokens })`), held to the rules of a token list; `line` is the place in the array, from 1. */
 export function checkNamedTokens(tokens: readonly NamedToken[], source: string): NamedToken[] {
-  return checkEntries(tokens.map((t, i) => ({ line: i + 1, fields: [t.name, t.token, ...(t.actForOthers ? [ACT_FOR_OTHERS] : [])] })), source, 'entry');
+  return checkEntries(
+    tokens.map((t, i) => ({ line: i + 1, fields: [t.name, t.token, ...(t.actForOthers ? [ACT_FOR_OTHERS] : [])] })),
+    source,
+    'entry',
+  );
 }
 
 function checkEntries(entries: readonly { line: number; fields: readonly string[] }[], source: string, unit: 'line' | 'entry'): NamedToken[] {
@@ -121,14 +129,16 @@ function checkEntries(entries: readonly { line: number; fields: readonly string[
     const sameName = lineOfName.get(name);
     const sameToken = lineOfToken.get(token);
     if (sameName !== undefined) problems.push({ line, message: `the name "${name}" is on ${unit} ${sameName} already: give each token its own name` });
-    if (sameToken !== undefined) problems.push({ line, message: `the token of ${unit} ${sameToken} again: give each name its own token, or one name could pass for another` });
+    if (sameToken !== undefined)
+      problems.push({ line, message: `the token of ${unit} ${sameToken} again: give each name its own token, or one name could pass for another` });
     if (sameName !== undefined || sameToken !== undefined) continue;
     lineOfName.set(name, line);
     lineOfToken.set(token, line);
     tokens.push({ name, token, actForOthers: parsed.data.options.length > 0 });
   }
   if (problems.length) throw new TokenListError(source, problems, unit);
-  if (!tokens.length) throw new UserError(`${source} has no tokens: add a line "name token" for each caller (e.g. \`echo "alice $(openssl rand -hex 24)"\`), or unset it.`);
+  if (!tokens.length)
+    throw new UserError(`${source} has no tokens: add a line "name token" for each caller (e.g. \`echo "alice $(openssl rand -hex 24)"\`), or unset it.`);
   return tokens;
 }
 
@@ -145,7 +155,10 @@ export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): ServeTokens
   const list = env.STEWARD_TOKENS?.trim() || undefined;
   const shared = env.STEWARD_TOKEN?.trim() || undefined;
   const set = [file && 'STEWARD_TOKENS_FILE', list && 'STEWARD_TOKENS', shared && 'STEWARD_TOKEN'].filter(Boolean);
-  if (set.length > 1) throw new UserError(`${set.join(' and ')} are all set: set one of them (named tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS; one shared secret: STEWARD_TOKEN).`);
+  if (set.length > 1)
+    throw new UserError(
+      `${set.join(' and ')} are all set: set one of them (named tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS; one shared secret: STEWARD_TOKEN).`,
+    );
   if (file) return { kind: 'named', tokens: parseTokenList(readTokenFile(file), `STEWARD_TOKENS_FILE ${file}`) };
   if (list) return { kind: 'named', tokens: parseTokenList(list, 'STEWARD_TOKENS', { semicolons: true }) };
   if (shared) return { kind: 'shared', token: shared };
@@ -157,16 +170,23 @@ function readTokenFile(path: string): string {
   try {
     size = statSync(path).size;
   } catch (error) {
-    throw new UserError(`STEWARD_TOKENS_FILE ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): give the path of a file with one "name token" line per caller.`);
+    throw new UserError(
+      `STEWARD_TOKENS_FILE ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): give the path of a file with one "name token" line per caller.`,
+    );
   }
-  if (size > MAX_LIST_BYTES) throw new UserError(`STEWARD_TOKENS_FILE ${path} has ${size} bytes, more than a token list (${MAX_LIST_BYTES}): is it the right file?`);
+  if (size > MAX_LIST_BYTES)
+    throw new UserError(`STEWARD_TOKENS_FILE ${path} has ${size} bytes, more than a token list (${MAX_LIST_BYTES}): is it the right file?`);
   return readFileSync(path, 'utf8');
 }
 
 /** A shared token's own check (the named ones are checked by parseTokenList). */
 export function checkSharedToken(token: string): void {
-  if (token.length < MIN_TOKEN_CHARS) throw new UserError(`STEWARD_TOKEN is too short to be a secret: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`).`);
-  if (!TOKEN_CHARS.test(token)) throw new UserError('STEWARD_TOKEN has characters an Authorization header cannot carry: use letters, digits and . _ ~ + / - (and = at its end), as `openssl rand -hex 24` prints.');
+  if (token.length < MIN_TOKEN_CHARS)
+    throw new UserError(`STEWARD_TOKEN is too short to be a secret: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`).`);
+  if (!TOKEN_CHARS.test(token))
+    throw new UserError(
+      'STEWARD_TOKEN has characters an Authorization header cannot carry: use letters, digits and . _ ~ + / - (and = at its end), as `openssl rand -hex 24` prints.',
+    );
 }
 
 /**
@@ -178,6 +198,8 @@ export function checkTokenNamesAgainstWorkers(tokens: readonly NamedToken[], pac
   for (const pkg of packages) for (const worker of pkg.workers) workers.set(foldName(worker.id), `${pkg.id}/${worker.id}`);
   const clashes = tokens.filter((t) => workers.has(foldName(t.name))).map((t) => `"${t.name}" (the worker ${workers.get(foldName(t.name))})`);
   if (clashes.length > 0) {
-    throw new UserError(`Token names ${clashes.join(', ')} are worker ids: the journal uses them for what those workers wrote, so every event these tokens sent would be refused. Rename the tokens (a person's or service's name).`);
+    throw new UserError(
+      `Token names ${clashes.join(', ')} are worker ids: the journal uses them for what those workers wrote, so every event these tokens sent would be refused. Rename the tokens (a person's or service's name).`,
+    );
   }
 }

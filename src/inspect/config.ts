@@ -26,9 +26,7 @@ export const DEFAULT_INSPECTOR_PORT = 4747;
 /** off: no inspection · local: Steward's inspector page · stately: Stately's online inspector · ws://…: any WebSocket inspector. */
 export type InspectMode = 'off' | 'local' | 'stately' | `ws://${string}` | `wss://${string}`;
 
-const MachineRef = z
-  .string()
-  .regex(/^[^#]+#[A-Za-z_$][\w$]*$/, 'must be "path/to/file.ts#exportName", e.g. "src/machines/session.machine.ts#sessionMachine"');
+const MachineRef = z.string().regex(/^[^#]+#[A-Za-z_$][\w$]*$/, 'must be "path/to/file.ts#exportName", e.g. "src/machines/session.machine.ts#sessionMachine"');
 
 const InspectModeSchema = z.union([
   z.enum(['off', 'local', 'stately']),
@@ -38,14 +36,16 @@ const InspectModeSchema = z.union([
 export const StatelyConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   machines: z
-    .array(z.strictObject({
-      /** A short name for `steward diagram --machine NAME`. */
-      name: z.string().regex(/^[\w-]+$/, 'must be letters, digits, "_" or "-"'),
-      /** "file#export": the module (relative to the config file) and the export holding the machine. */
-      source: MachineRef,
-      /** Drawn by `steward diagram` (default true). */
-      draw: z.boolean().default(true),
-    }))
+    .array(
+      z.strictObject({
+        /** A short name for `steward diagram --machine NAME`. */
+        name: z.string().regex(/^[\w-]+$/, 'must be letters, digits, "_" or "-"'),
+        /** "file#export": the module (relative to the config file) and the export holding the machine. */
+        source: MachineRef,
+        /** Drawn by `steward diagram` (default true). */
+        draw: z.boolean().default(true),
+      }),
+    )
     .min(1, 'must list at least one machine')
     .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'machine names must be unique')
     .default([{ name: 'session', source: OWN_MACHINE, draw: true }]),
@@ -71,7 +71,11 @@ export interface LoadedStatelyConfig {
 
 function describeIssues(file: string, error: z.ZodError): string {
   const lines = error.issues.slice(0, 5).map((issue) => {
-    const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(root)';
+    const field =
+      issue.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '') || '(root)';
     return `  ${field}: ${issue.message}`;
   });
   return `${file} is not valid:\n${lines.join('\n')}\nSee the format in src/inspect/config.ts.`;
@@ -132,7 +136,10 @@ function loadTypeScript(ref: string): Promise<void> {
       api = (await import('tsx/esm/api')) as typeof api;
     } catch (error) {
       typescriptLoader = undefined;
-      throw new UserError(`Machine source "${ref}" is TypeScript: install tsx in your project (npm install --save-dev tsx), or point the source at compiled JavaScript.`, { cause: error });
+      throw new UserError(
+        `Machine source "${ref}" is TypeScript: install tsx in your project (npm install --save-dev tsx), or point the source at compiled JavaScript.`,
+        { cause: error },
+      );
     }
     api.register();
   })();
@@ -160,7 +167,9 @@ export async function loadMachine(ref: string, dir: string = process.cwd()): Pro
   const machine = mod[exportName];
   if (!isMachine(machine)) {
     const exported = Object.keys(mod).filter((k) => isMachine(mod[k]));
-    throw new UserError(`Machine source "${ref}": ${file} has no machine exported as "${exportName}"${exported.length ? `; machines exported there: ${exported.join(', ')}` : ''}.`);
+    throw new UserError(
+      `Machine source "${ref}": ${file} has no machine exported as "${exportName}"${exported.length ? `; machines exported there: ${exported.join(', ')}` : ''}.`,
+    );
   }
   return machine;
 }

@@ -16,12 +16,20 @@ export const diagramFormats: readonly DiagramFormat[] = ['mermaid', 'dot', 'json
 
 /** A Mermaid id for a node: its path with dots as double underscores; the root is the machine id. */
 export function mermaidId(graph: MachineGraph, node: GraphNode): string {
-  return node.parent === null ? graph.id.replace(/[^\w]/g, '_') : node.path.split('.').map((p) => p.replace(/[^\w]/g, '_')).join('__');
+  return node.parent === null
+    ? graph.id.replace(/[^\w]/g, '_')
+    : node.path
+        .split('.')
+        .map((p) => p.replace(/[^\w]/g, '_'))
+        .join('__');
 }
 
 /** Text that is safe after `:` on a Mermaid line (no line breaks, no `;`, no comment marks). */
 function mermaidText(text: string): string {
-  return text.replace(/[\r\n;]+/g, ' ').replace(/%%/g, '%').replace(/:/g, '∶');
+  return text
+    .replace(/[\r\n;]+/g, ' ')
+    .replace(/%%/g, '%')
+    .replace(/:/g, '∶');
 }
 
 function renderMermaid(graph: MachineGraph): string {
@@ -42,7 +50,10 @@ function renderMermaid(graph: MachineGraph): string {
     for (const child of node.children) write(byId.get(child)!, depth + 1);
     lines.push(`${pad}}`);
   };
-  write(graph.nodes.find((n) => n.parent === null)!, 1);
+  write(
+    graph.nodes.find((n) => n.parent === null)!,
+    1,
+  );
 
   for (const edge of graph.edges) {
     lines.push(`  ${id(edge.source)} --> ${id(edge.target)} : ${mermaidText(edge.label)}`);
@@ -81,7 +92,10 @@ function renderDot(graph: MachineGraph): string {
     lines.push(`${pad}}`);
     if (node.initial) lines.push(`${pad}${dotString(anchor(node))} -> ${dotString(anchor(byId.get(node.initial)!))} [style=dashed, arrowhead=vee];`);
   };
-  write(graph.nodes.find((n) => n.parent === null)!, 1);
+  write(
+    graph.nodes.find((n) => n.parent === null)!,
+    1,
+  );
   for (const edge of graph.edges) {
     const source = byId.get(edge.source)!;
     const target = byId.get(edge.target)!;
@@ -105,9 +119,12 @@ function renderDot(graph: MachineGraph): string {
 export function renderDiagram(machine: AnyStateMachine, format: DiagramFormat): string {
   const graph = machineGraph(machine);
   switch (format) {
-    case 'mermaid': return renderMermaid(graph);
-    case 'dot': return renderDot(graph);
-    case 'json': return `${JSON.stringify(graph, null, 2)}\n`;
+    case 'mermaid':
+      return renderMermaid(graph);
+    case 'dot':
+      return renderDot(graph);
+    case 'json':
+      return `${JSON.stringify(graph, null, 2)}\n`;
     default:
       throw new UserError(`Unknown diagram format "${String(format)}". Formats: ${diagramFormats.join(', ')}.`);
   }

@@ -24,7 +24,12 @@ export interface Inspection {
   /** Where the remote inspector shows the session ('stately', ws://). */
   url?: string;
   /** 'local': starts the inspector page on the runtime (host/port from the options). Otherwise resolves undefined. */
-  attach(runtime: Runtime, store: SessionStore | undefined, sessionId?: string, options?: { host?: string; port?: number }): Promise<InspectorHandle | undefined>;
+  attach(
+    runtime: Runtime,
+    store: SessionStore | undefined,
+    sessionId?: string,
+    options?: { host?: string; port?: number },
+  ): Promise<InspectorHandle | undefined>;
   stop(): Promise<void>;
 }
 

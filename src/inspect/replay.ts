@@ -37,7 +37,10 @@ const MAX_SESSIONS_WITH_CHECKPOINTS = 16;
 export class JournalReplayer {
   private readonly checkpoints = new Map<string, ReplayPoint[]>();
 
-  constructor(private readonly runtime: Runtime, private readonly every = 50) {}
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly every = 50,
+  ) {}
 
   /** The session at entry `seq` (1 = just created), from its journal `entries` (seq order, 1..≥seq). */
   at(sessionId: string, entries: readonly JournalEntry[], seq: number, current?: SessionContext): ReplayPoint {

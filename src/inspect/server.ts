@@ -86,7 +86,8 @@ export function defaultPageDir(): string {
 function inspectorApi(ctx: InspectorContext, token: string): Hono {
   const api = new Hono();
   api.use('*', ...apiGuards(token));
-  for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute]) route(api, ctx);
+  for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute])
+    route(api, ctx);
   api.all('*', (c) => {
     throw new HttpError(404, 'not_found', `No API route ${c.req.method} ${c.req.path}.`);
   });
@@ -94,7 +95,10 @@ function inspectorApi(ctx: InspectorContext, token: string): Hono {
 }
 
 /** The inspector's app: the guards, then the API, then the page; failures in the one error shape. */
-function inspectorApp(ctx: InspectorContext, options: { token: string; pageDir: string; listening: () => { host: string; port: number } | undefined; log: (msg: string) => void }): Hono {
+function inspectorApp(
+  ctx: InspectorContext,
+  options: { token: string; pageDir: string; listening: () => { host: string; port: number } | undefined; log: (msg: string) => void },
+): Hono {
   const app = new Hono();
   app.onError(errorHandler('inspector', options.log));
   app.use('*', securityHeaders, inspectorGuards(options.listening));
@@ -144,9 +148,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       hub.close(); // its timers and listeners would otherwise outlive the failed start
-      rejectListen(error.code === 'EADDRINUSE'
-        ? new UserError(`Port ${options.port} on ${host} is in use: pick another with --port, or 0 for any free port.`)
-        : error);
+      rejectListen(
+        error.code === 'EADDRINUSE' ? new UserError(`Port ${options.port} on ${host} is in use: pick another with --port, or 0 for any free port.`) : error,
+      );
     });
     server.listen(options.port ?? 0, host, () => resolveListen());
   });

@@ -181,7 +181,12 @@ export class OneShotSocketAdapter {
  */
 export const STATELY_INSPECTOR_OPTIONS = { serializationDepthLimit: 64 } as const;
 
-function create(url: string, log: (msg: string) => void, encode?: (event: StatelyInspectionEvent) => string, name?: string): { inspect: (e: InspectionEvent) => void; stop(): void } {
+function create(
+  url: string,
+  log: (msg: string) => void,
+  encode?: (event: StatelyInspectionEvent) => string,
+  name?: string,
+): { inspect: (e: InspectionEvent) => void; stop(): void } {
   const adapter = new OneShotSocketAdapter(url, log, encode, name);
   const inspector = createInspector(adapter, STATELY_INSPECTOR_OPTIONS);
   inspector.start();

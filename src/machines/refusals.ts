@@ -17,7 +17,11 @@ export function stateString(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value && typeof value === 'object') {
     const [key, child] = Object.entries(value)[0] ?? [];
-    return key === undefined ? '' : child === undefined || (typeof child === 'object' && Object.keys(child as object).length === 0) ? key : `${key}.${stateString(child)}`;
+    return key === undefined
+      ? ''
+      : child === undefined || (typeof child === 'object' && Object.keys(child as object).length === 0)
+        ? key
+        : `${key}.${stateString(child)}`;
   }
   return String(value);
 }
@@ -98,7 +102,11 @@ function declaredAt(nodes: readonly AnyStateNode[]): Declared {
     }
   }
   const declared: Declared = {
-    state: nodes.slice(1).map((n) => n.key).join('.') || 'done',
+    state:
+      nodes
+        .slice(1)
+        .map((n) => n.key)
+        .join('.') || 'done',
     candidates,
     accepted: [...new Set(candidates.map((c) => c.type))],
     guarded: candidates.some((c) => c.guard !== null),
@@ -150,9 +158,7 @@ export function readChart(nodes: readonly AnyStateNode[] | null, context: Sessio
   const { state, candidates, accepted: declared, guarded } = nodes ? declaredAt(nodes) : NOTHING;
   // Copies: a caller may keep or change its lists without touching the cache.
   const accepted = [...declared];
-  const enabled = guarded
-    ? declared.filter((type) => candidates.some((c) => c.type === type && guardRefusal(c.guard, context, null) === null))
-    : [...declared];
+  const enabled = guarded ? declared.filter((type) => candidates.some((c) => c.type === type && guardRefusal(c.guard, context, null) === null)) : [...declared];
   const reading: ChartReading = { state, accepted, enabled };
   if (!event) return reading;
   const refusal = (reason: string, guard?: string): Refusal => ({ ...reading, eventType: event.type, reason, ...(guard ? { guard } : {}) });

@@ -70,9 +70,12 @@ function onHead(rule: RuleId, find: (call: QueuedCall, context: SessionContext, 
 
 function oneBoundary(call: QueuedCall, context: SessionContext, actor: ToolActor): Finding | null {
   const tool = call.call.function.name;
-  const already = actor === 'manager'
-    ? context.reply.boundary !== null && headKind(context, 'manager') === 'boundary'
-    : tool === 'submit' ? context.reply.workerChoice.outputs !== undefined : context.reply.workerChoice.questions !== undefined;
+  const already =
+    actor === 'manager'
+      ? context.reply.boundary !== null && headKind(context, 'manager') === 'boundary'
+      : tool === 'submit'
+        ? context.reply.workerChoice.outputs !== undefined
+        : context.reply.workerChoice.questions !== undefined;
   if (!already) return null;
   const what = actor === 'manager' ? 'boundary tool' : `${tool} call`;
   return {
@@ -83,37 +86,49 @@ function oneBoundary(call: QueuedCall, context: SessionContext, actor: ToolActor
 
 export const RULES: readonly Rule[] = [
   {
-    id: 'actorMayUseTool', contractRule: 1, actors: ['manager', 'worker'],
+    id: 'actorMayUseTool',
+    contractRule: 1,
+    actors: ['manager', 'worker'],
     label: 'rule 1: actor may use the tool',
     doc: 'The tool exists for this actor: a manager cannot submit or accept, a worker cannot run_worker; user actions are never tools.',
     check: onHead('actorMayUseTool', (call, _context, actor) => checkActorMayUseTool(actor, call)),
   },
   {
-    id: 'argumentsMatchSchema', contractRule: 2, actors: ['manager', 'worker'],
+    id: 'argumentsMatchSchema',
+    contractRule: 2,
+    actors: ['manager', 'worker'],
     label: "rule 2: arguments match the tool's schema",
     doc: "The arguments are JSON and match the tool's zod schema.",
     check: onHead('argumentsMatchSchema', (call, _context, actor) => checkArgumentsMatchSchema(actor, call)),
   },
   {
-    id: 'workerIsRegistered', contractRule: 3, actors: ['manager'],
+    id: 'workerIsRegistered',
+    contractRule: 3,
+    actors: ['manager'],
     label: 'rule 3: the worker is registered',
     doc: "run_worker names a worker of the package (and, if given, one of that worker's roles).",
     check: onHead('workerIsRegistered', (call, context) => checkWorkerIsRegistered(call, context.package?.workers ?? [])),
   },
   {
-    id: 'tagsWithinOutputTags', contractRule: 4, actors: ['worker'],
+    id: 'tagsWithinOutputTags',
+    contractRule: 4,
+    actors: ['worker'],
     label: 'rule 4: tags within the output tags',
     doc: "A submit writes only the worker's declared output tags.",
     check: onHead('tagsWithinOutputTags', (call, context) => checkTagsWithinOutputTags(call, outputTagsOfStep(context))),
   },
   {
-    id: 'managerOmitsTagLists', contractRule: 5, actors: ['manager'],
+    id: 'managerOmitsTagLists',
+    contractRule: 5,
+    actors: ['manager'],
     label: 'rule 5: the manager omits tag lists',
     doc: "The manager does not pass inputTags / outputTags to run_worker: the runtime reads them from the worker's skill.",
     check: onHead('managerOmitsTagLists', (call, _context, actor) => checkManagerOmitsTagLists(actor, call)),
   },
   {
-    id: 'burstWithinLimit', contractRule: 6, actors: ['manager', 'worker'],
+    id: 'burstWithinLimit',
+    contractRule: 6,
+    actors: ['manager', 'worker'],
     label: 'rule 6: burst used up',
     doc: 'Another model round runs only while the burst (rounds since the last user action) is below maxBurst; else the session waits for the user with a notice.',
     check: (context) => {
@@ -122,7 +137,9 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
-    id: 'burstTokensWithinBudget', contractRule: null, actors: ['manager', 'worker'],
+    id: 'burstTokensWithinBudget',
+    contractRule: null,
+    actors: ['manager', 'worker'],
     label: 'burst tokens within budget',
     doc: 'With maxBurstTokens set, another model call starts only if the tokens of this burst plus those of the last call (the estimate of the next) stay within it; else the session waits for the user with a notice.',
     check: (context) => {
@@ -131,7 +148,9 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
-    id: 'oneBoundaryPerReply', contractRule: null, actors: ['manager', 'worker'],
+    id: 'oneBoundaryPerReply',
+    contractRule: null,
+    actors: ['manager', 'worker'],
     label: 'one boundary per reply',
     doc: 'A reply takes one boundary tool (manager), one submit and one ask_user (worker); a second one is refused.',
     check: onHead('oneBoundaryPerReply', oneBoundary),
@@ -140,8 +159,10 @@ export const RULES: readonly Rule[] = [
 
 /** The notice when the token budget stops a burst: what was used, and how to go on or raise it. */
 export function burstTokensNotice(used: number, next: number, max: number): string {
-  return `This burst used ${used} tokens; the next model call (about ${next}, like the last one) would go over the budget of ${max} tokens per burst (maxBurstTokens). ` +
-    'Nothing was lost: say how to continue and the count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).';
+  return (
+    `This burst used ${used} tokens; the next model call (about ${next}, like the last one) would go over the budget of ${max} tokens per burst (maxBurstTokens). ` +
+    'Nothing was lost: say how to continue and the count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).'
+  );
 }
 
 function checkBurstTokens(context: SessionContext): { message: string; data: Record<string, unknown> } | null {
@@ -192,7 +213,8 @@ const pendingArtifact = (context: SessionContext) => context.artifacts.find((a) 
 
 export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
   packageIsKnown: {
-    id: 'packageIsKnown', label: 'the package is in the catalog',
+    id: 'packageIsKnown',
+    label: 'the package is in the catalog',
     doc: 'user_selected_package names a package of the catalog.',
     refusal(context, event) {
       const packageId = event?.type === 'user_selected_package' ? event.packageId : null;
@@ -202,17 +224,21 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
     },
   },
   hasRequest: {
-    id: 'hasRequest', label: 'a request was made',
+    id: 'hasRequest',
+    label: 'a request was made',
     doc: 'user_confirmed_intake needs a request on the blackboard.',
-    refusal: (context) => (Object.hasOwn(context.blackboard, REQUEST_TAG) ? null : 'There is no request to confirm yet: send user_submitted_input with your request first.'),
+    refusal: (context) =>
+      Object.hasOwn(context.blackboard, REQUEST_TAG) ? null : 'There is no request to confirm yet: send user_submitted_input with your request first.',
   },
   hasQuestionCard: {
-    id: 'hasQuestionCard', label: 'a question card is shown',
+    id: 'hasQuestionCard',
+    label: 'a question card is shown',
     doc: 'Answering or skipping questions needs a question card.',
     refusal: (context) => (context.questions !== null ? null : 'There is no question card to answer: send user_submitted_input instead.'),
   },
   isArtifactUnderReview: {
-    id: 'isArtifactUnderReview', label: 'the artifact is under review',
+    id: 'isArtifactUnderReview',
+    label: 'the artifact is under review',
     doc: 'Accepting or rejecting names the artifact under review.',
     refusal(context, event) {
       const pending = pendingArtifact(context);
@@ -223,7 +249,8 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
     },
   },
   editedRoleIsWorkers: {
-    id: 'editedRoleIsWorkers', label: "an edited role is one of the worker's",
+    id: 'editedRoleIsWorkers',
+    label: "an edited role is one of the worker's",
     doc: "Approving with edits.roleId names one of the proposed worker's roles.",
     refusal(context, event) {
       const roleId = event?.type === 'user_approved_next_step' ? event.edits?.roleId : undefined;
@@ -236,7 +263,8 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
     },
   },
   editsWithinArtifactTags: {
-    id: 'editsWithinArtifactTags', label: 'the artifact is under review; edits name only its tags',
+    id: 'editsWithinArtifactTags',
+    label: 'the artifact is under review; edits name only its tags',
     doc: 'Accepting names the artifact under review, and edits (tag → new body) name only tags of that artifact.',
     refusal(context, event) {
       const underReview = EVENT_GUARDS.isArtifactUnderReview.refusal(context, event);
@@ -246,7 +274,11 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
       const artifact = pendingArtifact(context)!;
       const outside = Object.keys(edits).filter((tag) => !Object.hasOwn(artifact.tags, tag));
       if (outside.length === 0) return null;
-      const shown = outside.slice(0, 5).map((t) => `"${t}"`).join(', ') + (outside.length > 5 ? ` and ${outside.length - 5} more` : '');
+      const shown =
+        outside
+          .slice(0, 5)
+          .map((t) => `"${t}"`)
+          .join(', ') + (outside.length > 5 ? ` and ${outside.length - 5} more` : '');
       return `Edits name ${shown}, not a tag of artifact "${artifact.id}"; its tags: ${Object.keys(artifact.tags).join(', ')}. Nothing was accepted.`;
     },
   },
@@ -267,4 +299,3 @@ export function guardLabel(type: string, params: unknown): string | undefined {
   if (isEventGuardId(type)) return EVENT_GUARDS[type].label;
   return undefined;
 }
-

@@ -45,10 +45,12 @@ const via = by;
  * The step as the user edited it before approving: a new reason (the worker's task) and/or
  * another of the worker's roles (the guard `editedRoleIsWorkers` checks it is one).
  */
-export const StepEdits = z.strictObject({
-  reason: boundedString(DEFAULT_LIMITS.artifactBodyChars, 'artifactBodyChars').trim().min(1, 'must not be empty').optional(),
-  roleId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
-}).refine((e) => e.reason !== undefined || e.roleId !== undefined, 'give reason and/or roleId (or leave edits out)');
+export const StepEdits = z
+  .strictObject({
+    reason: boundedString(DEFAULT_LIMITS.artifactBodyChars, 'artifactBodyChars').trim().min(1, 'must not be empty').optional(),
+    roleId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+  })
+  .refine((e) => e.reason !== undefined || e.roleId !== undefined, 'give reason and/or roleId (or leave edits out)');
 
 /**
  * New bodies for tags of the artifact under review, tag → body, with the limits of a
@@ -71,7 +73,14 @@ export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitt
 export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via });
 export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, via, edits: StepEdits.optional() });
 export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, via, reason: z.string().optional() });
-export const UserAcceptedArtifact = z.strictObject({ type: z.literal('user_accepted_artifact'), at, by, via, artifactId: text, edits: ArtifactEdits.optional() });
+export const UserAcceptedArtifact = z.strictObject({
+  type: z.literal('user_accepted_artifact'),
+  at,
+  by,
+  via,
+  artifactId: text,
+  edits: ArtifactEdits.optional(),
+});
 export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, by, via, artifactId: text, reason: z.string().optional() });
 export const UserAnsweredQuestions = z.strictObject({
   type: z.literal('user_answered_questions'),

@@ -75,7 +75,9 @@ const asUserEvent = (event: SessionEvent): UserEvent | null => (event.type.start
 
 const turnNotProvided = (name: string) =>
   fromPromise<TurnOutput, SessionContext>(async () => {
-    throw new UserError(`No ${name} actor: create sessions with createRuntime({ model }), or provide one with sessionMachine.provide({ actors: { ${name} } }).`);
+    throw new UserError(
+      `No ${name} actor: create sessions with createRuntime({ model }), or provide one with sessionMachine.provide({ actors: { ${name} } }).`,
+    );
   });
 
 /** The notice a notice action sets, as listeners get it. */
@@ -131,8 +133,10 @@ export const sessionMachine = setup({
     choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
     choseUserTurn: ({ context }) => isUserTurn(settledBoundary(context)),
     choseFinish: ({ context }) => settledBoundary(context)?.tool === 'finish',
-    workerSubmitted: ({ context: { reply } }) => reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit'),
-    workerAsked: ({ context: { reply } }) => reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user'),
+    workerSubmitted: ({ context: { reply } }) =>
+      reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit'),
+    workerAsked: ({ context: { reply } }) =>
+      reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user'),
   },
   actions: {
     selectPackage: assign(({ context, event }) => {
@@ -316,23 +320,26 @@ export const sessionMachine = setup({
   },
   states: {
     start: {
-      always: [
-        { guard: 'hasPackage', target: 'waiting_user.intake' },
-        { target: 'waiting_user.skill_selection' },
-      ],
+      always: [{ guard: 'hasPackage', target: 'waiting_user.intake' }, { target: 'waiting_user.skill_selection' }],
     },
 
     waiting_user: {
       initial: 'input',
       states: {
         skill_selection: {
-          entry: [{ type: 'announceState', params: { state: 'waiting_user.skill_selection' } }, { type: 'announceWaiting', params: { reason: 'skill_selection' } }],
+          entry: [
+            { type: 'announceState', params: { state: 'waiting_user.skill_selection' } },
+            { type: 'announceWaiting', params: { reason: 'skill_selection' } },
+          ],
           on: {
             user_selected_package: { guard: 'packageIsKnown', target: 'intake', actions: 'selectPackage' },
           },
         },
         intake: {
-          entry: [{ type: 'announceState', params: { state: 'waiting_user.intake' } }, { type: 'announceWaiting', params: { reason: 'intake' } }],
+          entry: [
+            { type: 'announceState', params: { state: 'waiting_user.intake' } },
+            { type: 'announceWaiting', params: { reason: 'intake' } },
+          ],
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
             user_confirmed_intake: { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
@@ -342,7 +349,10 @@ export const sessionMachine = setup({
           },
         },
         input: {
-          entry: [{ type: 'announceState', params: { state: 'waiting_user.input' } }, { type: 'announceWaiting', params: { reason: 'input' } }],
+          entry: [
+            { type: 'announceState', params: { state: 'waiting_user.input' } },
+            { type: 'announceWaiting', params: { reason: 'input' } },
+          ],
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordUserInput'] },
             user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
@@ -350,28 +360,44 @@ export const sessionMachine = setup({
           },
         },
         approve_step: {
-          entry: [{ type: 'announceState', params: { state: 'waiting_user.approve_step' } }, { type: 'announceWaiting', params: { reason: 'approve_step' } }],
+          entry: [
+            { type: 'announceState', params: { state: 'waiting_user.approve_step' } },
+            { type: 'announceWaiting', params: { reason: 'approve_step' } },
+          ],
           on: {
-            user_approved_next_step: { guard: 'editedRoleIsWorkers', target: '#session.running.worker', actions: ['resetBurst', 'approveStep', 'startWorkerRun'] },
+            user_approved_next_step: {
+              guard: 'editedRoleIsWorkers',
+              target: '#session.running.worker',
+              actions: ['resetBurst', 'approveStep', 'startWorkerRun'],
+            },
             user_rejected_next_step: { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
           },
         },
         review_artifact: {
-          entry: [{ type: 'announceState', params: { state: 'waiting_user.review_artifact' } }, { type: 'announceWaiting', params: { reason: 'review_artifact' } }],
+          entry: [
+            { type: 'announceState', params: { state: 'waiting_user.review_artifact' } },
+            { type: 'announceWaiting', params: { reason: 'review_artifact' } },
+          ],
           on: {
             user_accepted_artifact: { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             user_rejected_artifact: { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
           },
         },
         worker_questions: {
-          entry: [{ type: 'announceState', params: { state: 'waiting_user.worker_questions' } }, { type: 'announceWaiting', params: { reason: 'worker_questions' } }],
+          entry: [
+            { type: 'announceState', params: { state: 'waiting_user.worker_questions' } },
+            { type: 'announceWaiting', params: { reason: 'worker_questions' } },
+          ],
           on: {
             user_answered_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
             user_skipped_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
           },
         },
         revision: {
-          entry: [{ type: 'announceState', params: { state: 'waiting_user.revision' } }, { type: 'announceWaiting', params: { reason: 'revision' } }],
+          entry: [
+            { type: 'announceState', params: { state: 'waiting_user.revision' } },
+            { type: 'announceWaiting', params: { reason: 'revision' } },
+          ],
           on: {
             user_submitted_input: { target: '#session.running.worker', actions: ['resetBurst', 'startRevision'] },
           },
@@ -401,11 +427,26 @@ export const sessionMachine = setup({
             checking: {
               entry: { type: 'announceState', params: { state: 'running.manager.checking' } },
               always: [
-                { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } } },
-                { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'managerOmitsTagLists' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } } },
-                { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'argumentsMatchSchema' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } } },
-                { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'workerIsRegistered' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'workerIsRegistered' } } },
-                { guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } }, actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } } },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'actorMayUseTool' } },
+                  actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'actorMayUseTool' } },
+                },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'managerOmitsTagLists' } },
+                  actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'managerOmitsTagLists' } },
+                },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'argumentsMatchSchema' } },
+                  actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'argumentsMatchSchema' } },
+                },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'workerIsRegistered' } },
+                  actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'workerIsRegistered' } },
+                },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } },
+                  actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } },
+                },
                 { guard: 'moreCallsQueued', actions: 'settleCall' },
                 { guard: 'choseApprovalStep', target: '#session.waiting_user.approve_step', actions: ['settleCall', 'proposeStep'] },
                 { guard: 'choseWorkerRun', target: '#session.running.worker', actions: ['settleCall', 'proposeStep', 'startWorkerRun'] },
@@ -442,10 +483,22 @@ export const sessionMachine = setup({
             checking: {
               entry: { type: 'announceState', params: { state: 'running.worker.checking' } },
               always: [
-                { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'actorMayUseTool' } }, actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'actorMayUseTool' } } },
-                { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'argumentsMatchSchema' } }, actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } } },
-                { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } }, actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } } },
-                { guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } }, actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } } },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'actorMayUseTool' } },
+                  actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'actorMayUseTool' } },
+                },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'argumentsMatchSchema' } },
+                  actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'argumentsMatchSchema' } },
+                },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } },
+                  actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'tagsWithinOutputTags' } },
+                },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } },
+                  actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } },
+                },
                 { guard: 'moreCallsQueued', actions: 'settleWorkerCall' },
                 { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: ['settleWorkerCall', 'publishArtifact'] },
                 { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: ['settleWorkerCall', 'askWorkerQuestions'] },

@@ -61,7 +61,15 @@ export function roundReplied(accepted: SessionContext, agent: ToolActor, output:
 
 /** The round whose model call failed, read from the context before the failure is noticed. */
 export function roundFailed(context: SessionContext, agent: ToolActor, error: unknown): ChartEvent {
-  return { type: 'round_finished', ...roundOf(context, agent), outcome: 'failed', usage: null, totalUsage: { ...context.ledger.usage }, toolCalls: [], error: errorText(error) };
+  return {
+    type: 'round_finished',
+    ...roundOf(context, agent),
+    outcome: 'failed',
+    usage: null,
+    totalUsage: { ...context.ledger.usage },
+    toolCalls: [],
+    error: errorText(error),
+  };
 }
 
 /**

@@ -65,9 +65,7 @@ function head(ctx: SessionContext): QueuedCall {
 }
 
 function formatAnswers(questions: SessionContext['questions'], answers: Record<string, string>): string {
-  return (questions ?? [])
-    .map((q) => `- ${q.text}\n  → ${answers[q.id]?.trim() || '(no answer)'}`)
-    .join('\n');
+  return (questions ?? []).map((q) => `- ${q.text}\n  → ${answers[q.id]?.trim() || '(no answer)'}`).join('\n');
 }
 
 // ── hard user events ──────────────────────────────────────────────────────────
@@ -161,7 +159,9 @@ export function acceptArtifact(ctx: SessionContext, artifactId: string, edits?: 
     if (changed.length) a.tags = tagsNow;
     delete a.questions; // Accept dismisses the questions that rode along
   });
-  const tags = Object.entries(tagsNow).map(([t, v]) => `${t} v${v}`).join(', ');
+  const tags = Object.entries(tagsNow)
+    .map(([t, v]) => `${t} v${v}`)
+    .join(', ');
   const editNote = changed.length
     ? ` The user${by ? ` (${by})` : ''} edited ${changed.map(([t, v]) => `${t} (now v${v}, written by ${by ?? 'user'}; the worker's v${ownValue(accepted.tags, t)} stays readable)`).join(', ')}: read the new version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
     : '';
@@ -191,12 +191,24 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
   const ledger = ctx.ledger;
   // Counted as whole, non-negative numbers: a model (or its SDK) may report garbage.
   const usage = reply?.usage
-    ? { promptTokens: ledger.usage.promptTokens + count(reply.usage.promptTokens), completionTokens: ledger.usage.completionTokens + count(reply.usage.completionTokens) }
+    ? {
+        promptTokens: ledger.usage.promptTokens + count(reply.usage.promptTokens),
+        completionTokens: ledger.usage.completionTokens + count(reply.usage.completionTokens),
+      }
     : ledger.usage;
   const callTokens = tokensOf(reply?.usage);
-  const nudge: ChatMessage[] = queue.length === 0
-    ? [{ role: 'user', content: actor === 'worker' ? 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.' : 'Reply by calling one of your tools.' }]
-    : [];
+  const nudge: ChatMessage[] =
+    queue.length === 0
+      ? [
+          {
+            role: 'user',
+            content:
+              actor === 'worker'
+                ? 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.'
+                : 'Reply by calling one of your tools.',
+          },
+        ]
+      : [];
   return {
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
@@ -264,9 +276,10 @@ export function boundaryOf(call: QueuedCall): Boundary {
 }
 
 const boundaryResult: Record<Boundary['tool'], (b: Boundary) => string> = {
-  run_worker: (b) => (b as Extract<Boundary, { tool: 'run_worker' }>).step.requiresApproval
-    ? 'Proposed to the user; you will hear whether they approved it.'
-    : 'The worker is running; you will hear when the user has reviewed its artifact.',
+  run_worker: (b) =>
+    (b as Extract<Boundary, { tool: 'run_worker' }>).step.requiresApproval
+      ? 'Proposed to the user; you will hear whether they approved it.'
+      : 'The worker is running; you will hear when the user has reviewed its artifact.',
   ask_user: () => 'Shown to the user; their reply follows.',
   review_blackboard: () => 'The overview is shown to the user; their reply follows.',
   finish: () => 'The session is finished.',
@@ -287,7 +300,10 @@ export function settleWorkerCall(ctx: SessionContext): Update {
 export function chooseBoundary(ctx: SessionContext): Update {
   const call = head(ctx);
   const boundary = boundaryOf(call);
-  return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), boundary }, ...append(ctx, 'manager', toolResult(call, boundaryResult[boundary.tool](boundary))) };
+  return {
+    reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), boundary },
+    ...append(ctx, 'manager', toolResult(call, boundaryResult[boundary.tool](boundary))),
+  };
 }
 
 export function chooseWorkerCall(ctx: SessionContext): Update {
@@ -334,9 +350,16 @@ export function publishArtifact(ctx: SessionContext): Update {
   const tags: Record<string, number> = Object.fromEntries(written);
   const questions = asked?.length ? toQuestions(asked) : undefined;
   const artifacts = produce(ctx.artifacts, (list) => {
-    if (step.revises) moveArtifact(list.find((a) => a.id === step.revises)!, 'superseded');
+    if (step.revises)
+      moveArtifact(
+        list.find((a) => a.id === step.revises)!,
+        'superseded',
+      );
     list.push({
-      id, workerId: step.workerId, tags, status: 'pending_review',
+      id,
+      workerId: step.workerId,
+      tags,
+      status: 'pending_review',
       ...(step.roleId ? { roleId: step.roleId } : {}),
       ...(questions ? { questions } : {}),
       ...(step.revises ? { revises: step.revises } : {}),

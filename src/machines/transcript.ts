@@ -59,7 +59,8 @@ export function windowLimitsProblem(limits: Partial<WindowLimits> | undefined): 
 export function messageSize(m: ChatMessage): number {
   let n = typeof m.content === 'string' ? m.content.length : 0;
   if (m.role === 'assistant' && m.tool_calls) {
-    for (const c of m.tool_calls) n += (c.function?.name?.length ?? 0) + (typeof c.function?.arguments === 'string' ? c.function.arguments.length : 0) + (c.id?.length ?? 0);
+    for (const c of m.tool_calls)
+      n += (c.function?.name?.length ?? 0) + (typeof c.function?.arguments === 'string' ? c.function.arguments.length : 0) + (c.id?.length ?? 0);
   }
   return n;
 }
@@ -122,7 +123,5 @@ export function firstNumber(t: Transcript): number {
 
 /** The note the prompt puts before a window that lost messages. */
 export function omittedNote(t: Transcript, current: string): ChatMessage[] {
-  return t.omitted > 0
-    ? [{ role: 'user', content: `(${t.omitted} earlier messages are omitted to keep this prompt short; ${current})` }]
-    : [];
+  return t.omitted > 0 ? [{ role: 'user', content: `(${t.omitted} earlier messages are omitted to keep this prompt short; ${current})` }] : [];
 }

@@ -44,13 +44,18 @@ export class DemoModel implements Model {
   private manager(messages: ChatMessage[]): ModelReply {
     const system = textOf(messages[0]);
     const last = messages[messages.length - 1];
-    const workers = [...section(system, 'Workers').matchAll(/^- ([\w-]+): [^[]*\[reads: ([^;]*); writes: ([^;\]]*)/gm)].map((m) => ({ id: m[1]!, writes: m[3]!.trim() }));
+    const workers = [...section(system, 'Workers').matchAll(/^- ([\w-]+): [^[]*\[reads: ([^;]*); writes: ([^;\]]*)/gm)].map((m) => ({
+      id: m[1]!,
+      writes: m[3]!.trim(),
+    }));
     const accepted = new Set([...section(system, 'Artifacts').matchAll(/^- \w+ by ([\w-]+): accepted/gm)].map((m) => m[1]!));
     const say = (content: string, calls: ToolCall[]): ModelReply => ({ content, toolCalls: calls });
 
     // A new burst starts with a user message: look at the request first (a loop tool).
     if (last?.role === 'user' && /^The user rejected the proposed step/.test(textOf(last))) {
-      return say(`[${DEMO_MODEL_LABEL}] Understood.`, [call('ask_user', { message: `[${DEMO_MODEL_LABEL}] You rejected that step. Tell me what to change, and I will plan again.` }, this.calls)]);
+      return say(`[${DEMO_MODEL_LABEL}] Understood.`, [
+        call('ask_user', { message: `[${DEMO_MODEL_LABEL}] You rejected that step. Tell me what to change, and I will plan again.` }, this.calls),
+      ]);
     }
     if (last?.role === 'user') {
       return say(`[${DEMO_MODEL_LABEL}] Reading the request.`, [call('read_blackboard', { tags: ['request'] }, this.calls)]);

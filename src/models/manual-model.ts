@@ -76,7 +76,12 @@ export class ManualModel extends EventEmitter<ManualModelEvents> implements Mode
       }
       request.signal?.addEventListener('abort', onAbort, { once: true });
       const waiting: Waiting = {
-        id, agent: request.agent, request, at: new Date().toISOString(), resolve, reject,
+        id,
+        agent: request.agent,
+        request,
+        at: new Date().toISOString(),
+        resolve,
+        reject,
         cleanup: () => request.signal?.removeEventListener('abort', onAbort),
       };
       this.waiting.set(id, waiting);

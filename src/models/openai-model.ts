@@ -88,9 +88,7 @@ export class OpenAIModel implements Model {
     try {
       const options = { signal: signal ?? null, timeout: this.timeoutMs, maxRetries: this.maxRetries };
       // Streamed only when someone watches the text: the reply is assembled to the same shape.
-      const call = onTextDelta
-        ? streamedCompletion(this.client, body, options, onTextDelta)
-        : this.client.chat.completions.create(body, options);
+      const call = onTextDelta ? streamedCompletion(this.client, body, options, onTextDelta) : this.client.chat.completions.create(body, options);
       completion = await untilAborted(call, signal);
     } catch (error) {
       throw this.toModelError(error, signal);
@@ -101,7 +99,9 @@ export class OpenAIModel implements Model {
   private toReply(completion: ChatCompletion): ModelReply {
     const choice = completion.choices?.[0];
     if (!choice) {
-      throw new ModelError(`${capitalize(this.where())} returned no choices for model "${this.model}". Check that the server supports Chat Completions with this model.`);
+      throw new ModelError(
+        `${capitalize(this.where())} returned no choices for model "${this.model}". Check that the server supports Chat Completions with this model.`,
+      );
     }
     const message = choice.message;
     const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => {

@@ -14,11 +14,7 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*(?::[^\s/@]*)?@/gi;
 
 /** The text with every secret masked; `known` are exact values to hide too (e.g. the configured key). */
 export function redactSecrets(text: string, known: readonly (string | undefined)[] = []): string {
-  let out = text
-    .replace(URL_CREDENTIALS, '$1***@')
-    .replace(SK_KEY, '$1…')
-    .replace(BEARER, '$1***')
-    .replace(KEY_PARAM, '$1***');
+  let out = text.replace(URL_CREDENTIALS, '$1***@').replace(SK_KEY, '$1…').replace(BEARER, '$1***').replace(KEY_PARAM, '$1***');
   for (const secret of known) {
     // Short values would mask ordinary words; keys are long.
     if (secret && secret.length >= 8) out = out.split(secret).join('***');

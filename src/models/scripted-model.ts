@@ -37,9 +37,7 @@ export interface ScriptedReply {
 }
 
 export type ScriptStep =
-  | ScriptedReply
-  | { agent?: 'manager' | 'worker'; error: Error }
-  | ((request: ModelRequest, index: number) => ModelReply | Promise<ModelReply>);
+  ScriptedReply | { agent?: 'manager' | 'worker'; error: Error } | ((request: ModelRequest, index: number) => ModelReply | Promise<ModelReply>);
 
 /**
  * A tool call for a ScriptedModel step: `{ toolCalls: [scriptedCall('finish', { summary: 'Done.' })] }`.
@@ -63,7 +61,7 @@ export function scriptedCall(name: string, args: unknown = {}, id?: string): Scr
 }
 
 /**
- * 
+ *
  *
  * @example
  * const model = new ScriptedModel([
@@ -118,7 +116,9 @@ export class ScriptedModel implements Model {
   /** Throws unless every scripted step was used. */
   assertComplete(): void {
     if (this.remaining > 0) {
-      throw new ScriptMismatchError(`ScriptedModel: ${this.remaining} of ${this.steps.length} scripted steps were never used (next unused: #${this.calls.length + 1}).`);
+      throw new ScriptMismatchError(
+        `ScriptedModel: ${this.remaining} of ${this.steps.length} scripted steps were never used (next unused: #${this.calls.length + 1}).`,
+      );
     }
   }
 }

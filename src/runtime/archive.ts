@@ -115,7 +115,9 @@ export async function fullTranscript(read: ArchiveReader, name: TranscriptName, 
   for (const item of await read('message', name)) byN.set(item.n, item.value as ChatMessage);
   if (window) {
     const first = firstNumber(window);
-    window.messages.forEach((m, i) => { if (!byN.has(first + i)) byN.set(first + i, m); });
+    window.messages.forEach((m, i) => {
+      if (!byN.has(first + i)) byN.set(first + i, m);
+    });
   }
   return [...byN.entries()].sort((a, b) => a[0] - b[0]).map(([, m]) => m);
 }

@@ -103,7 +103,10 @@ export class SessionEventHub {
 
   private onChartEvent(event: ChartEvent): void {
     if (event.type === 'round_started') {
-      this.round = { info: { agent: event.agent, workerId: event.workerId, burst: event.burst, maxBurst: event.maxBurst, round: event.round }, startedAt: Date.now() };
+      this.round = {
+        info: { agent: event.agent, workerId: event.workerId, burst: event.burst, maxBurst: event.maxBurst, round: event.round },
+        startedAt: Date.now(),
+      };
       this.emit(event);
     } else if (event.type === 'round_finished') {
       this.emit({ ...event, durationMs: this.finishRound() });

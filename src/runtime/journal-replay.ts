@@ -42,11 +42,17 @@ export function packageInfoOf(pkg: SkillPackage): PackageInfo {
  * chosen); a legacy session gets the runtime's catalog, as createSession gave it.
  */
 export function replayInput(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionInput {
-  const payload = (created.payload ?? {}) as { packageId?: string | null; maxBurst?: number; maxBurstTokens?: number | null; window?: SessionInput['window']; blackboard?: SessionInput['blackboard'] };
+  const payload = (created.payload ?? {}) as {
+    packageId?: string | null;
+    maxBurst?: number;
+    maxBurstTokens?: number | null;
+    window?: SessionInput['window'];
+    blackboard?: SessionInput['blackboard'];
+  };
   const packageId = payload.packageId ?? null;
   const saved = current?.package && current.package.id === packageId ? current.package : undefined;
   const known = packageId === null ? undefined : host.packages.get(packageId);
-  const pkg = packageId === null ? null : saved ?? (known ? packageInfoOf(known) : null);
+  const pkg = packageId === null ? null : (saved ?? (known ? packageInfoOf(known) : null));
   return {
     sessionId,
     package: pkg,

@@ -44,14 +44,18 @@ const TagSlotSchema = z
     size: z.number().int().nonnegative().optional(),
   })
   .refine(
-    (v) => (v.body !== undefined && v.version !== undefined && v.writtenBy !== undefined && v.archived === undefined) || (v.body === undefined && v.archived !== undefined && v.size !== undefined),
+    (v) =>
+      (v.body !== undefined && v.version !== undefined && v.writtenBy !== undefined && v.archived === undefined) ||
+      (v.body === undefined && v.archived !== undefined && v.size !== undefined),
     'a tag version needs version, writtenBy and body; a summary of archived versions needs archived and size',
   );
 // [summary?, ...versions with bodies]: a summary only first, the latest version (with its body) last.
-const TagListSchema = z.array(TagSlotSchema).refine(
-  (list) => list.length > 0 && list.at(-1)!.body !== undefined && list.every((v, i) => i === 0 || v.body !== undefined),
-  'a tag lists its versions with bodies, the latest last, after at most one summary of archived versions',
-);
+const TagListSchema = z
+  .array(TagSlotSchema)
+  .refine(
+    (list) => list.length > 0 && list.at(-1)!.body !== undefined && list.every((v, i) => i === 0 || v.body !== undefined),
+    'a tag lists its versions with bodies, the latest last, after at most one summary of archived versions',
+  );
 
 const ContextSchema = z.looseObject({
   sessionId: z.string(),
@@ -142,7 +146,10 @@ function v1ToV2(old: Record<string, unknown>): { context: Record<string, unknown
 /** v2 → v3: `usage` moves into `ledger` (no budget, nothing counted for the burst); nothing leaves the context. */
 function v2ToV3(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
   const { usage, ...rest } = old;
-  return { context: { ...rest, ledger: { usage: usage ?? { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 } }, history: [] };
+  return {
+    context: { ...rest, ledger: { usage: usage ?? { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 } },
+    history: [],
+  };
 }
 
 /** The window limits every session had by default up to v3. */
@@ -154,10 +161,22 @@ function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Blac
   for (const a of artifacts) {
     if (a.status === 'pending_review' || a.status === 'rejected') for (const [tag, version] of Object.entries(a.tags)) needed.add(`${version}\u0000${tag}`);
   }
-  return Object.fromEntries(Object.entries(board).map(([tag, versions]) => [tag, versions.map((v, i) =>
-    !hasBody(v) || i === versions.length - 1 || needed.has(`${v.version}\u0000${tag}`)
-      ? v
-      : ({ version: v.version, writtenBy: v.writtenBy, ...(v.artifactId ? { artifactId: v.artifactId } : {}), size: v.body.length, archived: true } as unknown as TagSlot))]));
+  return Object.fromEntries(
+    Object.entries(board).map(([tag, versions]) => [
+      tag,
+      versions.map((v, i) =>
+        !hasBody(v) || i === versions.length - 1 || needed.has(`${v.version}\u0000${tag}`)
+          ? v
+          : ({
+              version: v.version,
+              writtenBy: v.writtenBy,
+              ...(v.artifactId ? { artifactId: v.artifactId } : {}),
+              size: v.body.length,
+              archived: true,
+            } as unknown as TagSlot),
+      ),
+    ]),
+  );
 }
 
 /**
@@ -203,7 +222,9 @@ export function openEnvelope(sessionId: string, stored: unknown): unknown {
 export function openEnvelopeWithHistory(sessionId: string, stored: unknown): OpenedEnvelope {
   const version = (stored as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > SNAPSHOT_SCHEMA_VERSION) {
-    throw new SnapshotError(`Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`);
+    throw new SnapshotError(
+      `Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`,
+    );
   }
   let current = stored;
   let migratedHistory: ArchiveItemInput[] | undefined;
@@ -224,8 +245,13 @@ export function openEnvelopeWithHistory(sessionId: string, stored: unknown): Ope
   if (!parsed.success || parsed.data.schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
     const where = parsed.success
       ? `schemaVersion: ${String(version)} is not a version this Steward knows`
-      : parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new SnapshotError(`Session "${sessionId}" has a snapshot that is not a valid Steward session (${where}). It cannot be resumed; other sessions are unaffected.`);
+      : parsed.error.issues
+          .slice(0, 3)
+          .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+          .join('; ');
+    throw new SnapshotError(
+      `Session "${sessionId}" has a snapshot that is not a valid Steward session (${where}). It cannot be resumed; other sessions are unaffected.`,
+    );
   }
   return { snapshot: parsed.data.snapshot, ...(migratedHistory ? { migratedHistory } : {}) };
 }

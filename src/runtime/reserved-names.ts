@@ -29,8 +29,10 @@ export function reservedActorProblem(event: UserEvent, context: SessionContext):
     const workers = workerIds(context);
     if (!RESERVED_ACTOR_NAMES.includes(folded) && !workers.some((w) => foldName(w) === folded)) continue;
     const listed = workers.length > LISTED_WORKERS ? `${workers.slice(0, LISTED_WORKERS).join(', ')}, …` : workers.join(', ');
-    return `${field}: ${JSON.stringify(name)} is a reserved name: ${RESERVED_ACTOR_NAMES.join(', ')}${listed ? ` and the worker ids of this session's package (${listed})` : ''} ` +
-      `name the runtime and its agents in the journal, so no person may act under them. Give the name of who acted (CLI: --as NAME; steward serve: a token with another name), or leave ${field} out.`;
+    return (
+      `${field}: ${JSON.stringify(name)} is a reserved name: ${RESERVED_ACTOR_NAMES.join(', ')}${listed ? ` and the worker ids of this session's package (${listed})` : ''} ` +
+      `name the runtime and its agents in the journal, so no person may act under them. Give the name of who acted (CLI: --as NAME; steward serve: a token with another name), or leave ${field} out.`
+    );
   }
   return undefined;
 }

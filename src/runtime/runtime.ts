@@ -22,7 +22,16 @@ import { checkMaxBurst, resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import { DEFAULT_LEASE_MS, leaseOwnerName } from '../store/lease-keeper.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
-import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
+import {
+  allTagVersions,
+  findTagVersion,
+  fullTranscript,
+  historyItems,
+  MemoryArchive,
+  readVersions,
+  type ArchiveReader,
+  type TranscriptName,
+} from './archive.js';
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
 import { envelope, openEnvelopeWithHistory } from './persisted.js';
@@ -129,7 +138,8 @@ export interface Runtime {
 
 function checkMaxBurstTokens(value: number | null | undefined, where: string): number | null {
   if (value === undefined || value === null) return null;
-  if (!Number.isInteger(value) || value < 1) throw new UserError(`${where}: maxBurstTokens must be a whole number of tokens ≥ 1, or null for no budget (got ${String(value)}).`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UserError(`${where}: maxBurstTokens must be a whole number of tokens ≥ 1, or null for no budget (got ${String(value)}).`);
   return value;
 }
 
@@ -137,11 +147,13 @@ export const packageInfo = packageInfoOf;
 /** An app's seed tags as version 1 of each, written by "app"; undefined when there are none. */
 function seededBoard(tags: Record<string, string> | undefined): Blackboard | undefined {
   if (tags === undefined) return undefined;
-  if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) throw new UserError('createSession: blackboard must be an object of tag → body (strings).');
+  if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
+    throw new UserError('createSession: blackboard must be an object of tag → body (strings).');
   const at = new Date().toISOString();
   const board: Blackboard = {};
   for (const [tag, body] of Object.entries(tags)) {
-    if (typeof body !== 'string' || tag.length === 0 || tag.length > 120) throw new UserError(`createSession: blackboard tag "${tag.slice(0, 40)}" needs a name of 1 to 120 characters and a string body.`);
+    if (typeof body !== 'string' || tag.length === 0 || tag.length > 120)
+      throw new UserError(`createSession: blackboard tag "${tag.slice(0, 40)}" needs a name of 1 to 120 characters and a string body.`);
     Object.defineProperty(board, tag, { value: [{ version: 1, body, writtenBy: 'app', at }], enumerable: true, writable: true, configurable: true });
   }
   return Object.keys(board).length ? board : undefined;
@@ -170,8 +182,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const window: WindowLimits = { ...DEFAULT_WINDOW, ...options.window };
   const limits = resolveLimits(options.limits);
   const packages = loadPackages(options.packagesDir);
-  const promptOf = (packageId: string, workerId: string) =>
-    packages.get(packageId)?.workers.find((w) => w.id === workerId)?.prompt;
+  const promptOf = (packageId: string, workerId: string) => packages.get(packageId)?.workers.find((w) => w.id === workerId)?.prompt;
   // One PackageInfo per package, shared by every session of this runtime (and swapped into
   // restored snapshots when it matches), so sessions do not each carry a copy.
   const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg)]));
@@ -180,8 +191,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const leases = store?.leases;
   const leaseOwner = options.leaseOwner ?? leaseOwnerName('node');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new UserError(`createRuntime: leaseMs must be a whole number of milliseconds ≥ 100 (got ${String(options.leaseMs)}).`);
-  if (typeof leaseOwner !== 'string' || !leaseOwner.trim() || leaseOwner.length > 200) throw new UserError('createRuntime: leaseOwner must be a name of 1 to 200 characters (who this process is, e.g. "billing-worker on web-3").');
+  if (!Number.isInteger(leaseMs) || leaseMs < 100)
+    throw new UserError(`createRuntime: leaseMs must be a whole number of milliseconds ≥ 100 (got ${String(options.leaseMs)}).`);
+  if (typeof leaseOwner !== 'string' || !leaseOwner.trim() || leaseOwner.length > 200)
+    throw new UserError('createRuntime: leaseOwner must be a name of 1 to 200 characters (who this process is, e.g. "billing-worker on web-3").');
   /** The session's own lease, on a store with leases (none was passed). */
   const ownLease = (id: string): OwnLease | undefined => (leases ? new OwnLease(leases, id, leaseOwner, leaseMs) : undefined);
   /**
@@ -206,10 +219,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // A model call streams its text only while a listener of its session wants it.
   const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
   const machine = sessionMachine.provide({
-    actors: { managerTurn: createManagerTurn(options.model, lookup, textDeltas, beforeModelCall), workerTurn: createWorkerTurn(options.model, promptOf, lookup, textDeltas, beforeModelCall) },
+    actors: {
+      managerTurn: createManagerTurn(options.model, lookup, textDeltas, beforeModelCall),
+      workerTurn: createWorkerTurn(options.model, promptOf, lookup, textDeltas, beforeModelCall),
+    },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};
-  const storeReader = (id: string): ArchiveReader => (kind, key, opts) => store!.archived(id, kind, key, opts);
+  const storeReader =
+    (id: string): ArchiveReader =>
+    (kind, key, opts) =>
+      store!.archived(id, kind, key, opts);
 
   async function createSession(opts: CreateSessionOptions = {}): Promise<Session> {
     // Per-session limits live with this Session object only (a resumed session has the runtime's).
@@ -239,12 +258,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const state = stateString(probe.getSnapshot().value);
       from = probe.getSnapshot().context;
       // The payload holds what replay needs to rebuild the same initial context.
-      const payload = { packageId: pkg?.id ?? null, maxBurst: input.maxBurst, window, ...(blackboard ? { blackboard } : {}), ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}) };
-      const stored = await store.create({ id, packageId: pkg?.id ?? null, snapshot, entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) } });
+      const payload = {
+        packageId: pkg?.id ?? null,
+        maxBurst: input.maxBurst,
+        window,
+        ...(blackboard ? { blackboard } : {}),
+        ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}),
+      };
+      const stored = await store.create({
+        id,
+        packageId: pkg?.id ?? null,
+        snapshot,
+        entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) },
+      });
       const leasing = ownLease(id);
       persistence = { store, revision: stored.revision, ...(leasing ? { leasing } : {}) };
     }
-    const start = (inspect: ((e: InspectionEvent) => void) | undefined) => started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
+    const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
+      started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
     return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits: sessionLimits, archivedFrom: from, ...inspectOption }));
   }
 
@@ -268,7 +299,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // context, before anything runs, so nothing it held is lost.
       const lease = leasing?.current;
       if (opened.migratedHistory) {
-        revision = await store.append({ id, expectedRevision: revision, entries: [], snapshot: envelope(opened.snapshot), archive: opened.migratedHistory, ...(lease ? { lease } : {}) });
+        revision = await store.append({
+          id,
+          expectedRevision: revision,
+          entries: [],
+          snapshot: envelope(opened.snapshot),
+          archive: opened.migratedHistory,
+          ...(lease ? { lease } : {}),
+        });
         leasing?.wrote();
       }
       return restore(id, opened.snapshot, { store, revision, ...(leasing ? { leasing } : {}) });
@@ -279,13 +317,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   /** A Session of a snapshot already opened (validated, migrated), held in `live` while it runs. */
-  function restore(id: string, opened: unknown, persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null, memory?: MemoryArchive): Session {
+  function restore(
+    id: string,
+    opened: unknown,
+    persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null,
+    memory?: MemoryArchive,
+  ): Session {
     const snapshot = opened as { context: SessionContext };
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
       started(createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
-    return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits, archivedFrom: snapshot.context, ...(memory ? { memory } : {}), ...inspectOption }));
+    return hold(
+      (onEnd) => new Session({ id, start, persistence, onEnd, limits, archivedFrom: snapshot.context, ...(memory ? { memory } : {}), ...inspectOption }),
+    );
   }
 
   function restoreSession(persisted: unknown): Session {
@@ -314,7 +359,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function history(id: string): Promise<SessionHistory> {
     checkSessionId(id, 'history');
     const session = live.get(id);
-    if (session) return { transcript: (name) => session.transcript(name), tagVersion: (tag, v) => session.tagVersion(tag, v), tagVersions: (tag) => session.tagVersions(tag) };
+    if (session)
+      return {
+        transcript: (name) => session.transcript(name),
+        tagVersion: (tag, v) => session.tagVersion(tag, v),
+        tagVersions: (tag) => session.tagVersions(tag),
+      };
     if (!store) throw new SessionNotFoundError(id);
     const stored = await store.load(id);
     if (!stored) throw new SessionNotFoundError(id);

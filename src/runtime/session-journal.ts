@@ -111,7 +111,12 @@ export class SessionJournal {
   async refusal(raw: unknown, code: string, message: string, state: string): Promise<void> {
     const type = (raw as { type?: unknown } | null)?.type;
     const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
-    this.push({ kind: 'event', type: entryType, payload: { type: entryType, refused: { code, message: clip(message, this.options.refusalMessageChars) } }, state });
+    this.push({
+      kind: 'event',
+      type: entryType,
+      payload: { type: entryType, refused: { code, message: clip(message, this.options.refusalMessageChars) } },
+      state,
+    });
     await this.acknowledge();
   }
 
@@ -152,7 +157,14 @@ export class SessionJournal {
     this.acknowledging = false;
     const lease = leasing?.current;
     try {
-      this.revisionNow = await store.append({ id, expectedRevision: this.revisionNow, entries, snapshot: this.options.persisted(), ...(lease ? { lease } : {}), ...(durable ? {} : { durable: false }) });
+      this.revisionNow = await store.append({
+        id,
+        expectedRevision: this.revisionNow,
+        entries,
+        snapshot: this.options.persisted(),
+        ...(lease ? { lease } : {}),
+        ...(durable ? {} : { durable: false }),
+      });
       if (lease) leasing!.wrote();
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this

@@ -61,7 +61,12 @@ export class PassedLease implements SessionLeasing {
   }
   wrote(): void {}
   beforeModelCall(): Promise<void> {
-    return gate(this.isHeld ? this.isHeld() : Promise.resolve(true), () => this.stop(), this.current.sessionId, () => undefined);
+    return gate(
+      this.isHeld ? this.isHeld() : Promise.resolve(true),
+      () => this.stop(),
+      this.current.sessionId,
+      () => undefined,
+    );
   }
   async letGo(): Promise<void> {}
 }
@@ -105,7 +110,14 @@ export class OwnLease implements SessionLeasing {
       throw new SessionLeasedError(this.sessionId, holder?.owner ?? null, holder?.expiresInMs ?? null);
     }
     this.wroteUnderGrant = false;
-    this.keeper = new LeaseKeeper(this.leases, lease, this.leaseMs, () => this.stop(), () => {}, askedAt);
+    this.keeper = new LeaseKeeper(
+      this.leases,
+      lease,
+      this.leaseMs,
+      () => this.stop(),
+      () => {},
+      askedAt,
+    );
     return true;
   }
 
@@ -114,7 +126,12 @@ export class OwnLease implements SessionLeasing {
   }
 
   beforeModelCall(): Promise<void> {
-    return gate(this.keeper ? this.keeper.ensureHeld() : Promise.resolve(false), () => this.stop(), this.sessionId, () => this.lostMessage);
+    return gate(
+      this.keeper ? this.keeper.ensureHeld() : Promise.resolve(false),
+      () => this.stop(),
+      this.sessionId,
+      () => this.lostMessage,
+    );
   }
 
   async letGo(): Promise<void> {
@@ -133,7 +150,12 @@ export class OwnLease implements SessionLeasing {
  * is checked against the store: another process may have moved the session on since this
  * object loaded it, and a model call on a stale state would only end in a conflict.
  */
-export async function leaseForSend(leasing: SessionLeasing, store: SessionStore, id: string, revision: number): Promise<Exclude<SendError, { code: 'event_refused' }> | undefined> {
+export async function leaseForSend(
+  leasing: SessionLeasing,
+  store: SessionStore,
+  id: string,
+  revision: number,
+): Promise<Exclude<SendError, { code: 'event_refused' }> | undefined> {
   try {
     if (!(await leasing.hold())) return undefined;
     const stored = await store.load(id);
@@ -147,7 +169,8 @@ export async function leaseForSend(leasing: SessionLeasing, store: SessionStore,
     if (error instanceof SessionLeasedError) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
     const message = error instanceof Error ? error.message : String(error);
     // A store's own failure keeps its code; anything else taking the lease can throw is Steward's bug.
-    if (StewardError.isStewardError(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere') return { code: error.code, message };
+    if (StewardError.isStewardError(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere')
+      return { code: error.code, message };
     return { code: 'internal_error', message };
   }
 }

@@ -35,9 +35,7 @@ export type SendError =
   | { code: 'session_running_elsewhere'; message: string; holder: string | null }
   | { code: Exclude<StewardErrorCode, 'event_refused' | 'session_running_elsewhere'>; message: string };
 
-export type SendResult =
-  | { ok: true; view: SessionView }
-  | { ok: false; error: SendError; view: SessionView };
+export type SendResult = { ok: true; view: SessionView } | { ok: false; error: SendError; view: SessionView };
 
 export interface Persistence {
   store: SessionStore;
@@ -320,7 +318,11 @@ export class Session {
    */
   private refused(eventType: string, message: string): SendResult & { ok: false } {
     const view = this.view();
-    return { ok: false, error: { code: 'event_refused', message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents }, view };
+    return {
+      ok: false,
+      error: { code: 'event_refused', message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents },
+      view,
+    };
   }
 
   /** A refusal decided here, before the machine saw the event, journalled like the machine's own. Nothing else changes. */
@@ -346,14 +348,22 @@ export class Session {
 
   private async handle(raw: unknown): Promise<SendResult> {
     try {
-      if (this.fatal) return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
+      if (this.fatal)
+        return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
       const lost = this.leasing?.lostMessage;
       if (lost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', lost);
-      if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', 'This session object was stopped (after a conflict, a failed write or stop()). Open it again with runtime.resumeSession(id).');
+      if (this.actor.getSnapshot().status === 'stopped')
+        return this.refuse(
+          'session_stopped',
+          'This session object was stopped (after a conflict, a failed write or stop()). Open it again with runtime.resumeSession(id).',
+        );
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
-        return this.refuseRecorded(raw, this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`));
+        return this.refuseRecorded(
+          raw,
+          this.refuse('invalid_event', `Invalid event: ${problems}. Events look like { type: "user_submitted_input", text: "…" }.`),
+        );
       }
       // Stamped here, so that a time the context keeps comes with the event (transitions are
       // pure). zod's output is a fresh object of ours: set the field rather than copy it.
@@ -380,14 +390,20 @@ export class Session {
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
       const leaseLost = this.leasing?.lostMessage;
       if (leaseLost && this.actor.getSnapshot().status === 'stopped') return this.refuse('lease_lost', leaseLost);
-      if (this.actor.getSnapshot().status === 'stopped') return this.refuse('session_stopped', `The session was stopped before it waited for you again. ${this.journal ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`);
+      if (this.actor.getSnapshot().status === 'stopped')
+        return this.refuse(
+          'session_stopped',
+          `The session was stopped before it waited for you again. ${this.journal ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`,
+        );
       return { ok: true, view: this.view() };
     } catch (error) {
       if (error instanceof ConflictError) return this.refuse('conflict', error.message);
       // send() never throws a refusal of its own: one arriving here would be a bug.
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof SessionLeasedError) return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
-      const code = StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
+      if (error instanceof SessionLeasedError)
+        return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
+      const code =
+        StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
       return this.refuse(code, message);
     }
   }

@@ -63,7 +63,9 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
   const a = context.artifacts.find((x) => x.id === id);
   if (!a) return undefined;
   return {
-    id: a.id, workerId: a.workerId, status: a.status,
+    id: a.id,
+    workerId: a.workerId,
+    status: a.status,
     ...(a.roleId ? { roleId: a.roleId } : {}),
     ...(a.revises ? { revises: a.revises } : {}),
     tags: Object.entries(a.tags).map(([tag, version]) => {
@@ -87,9 +89,10 @@ export function sessionView(snapshot: SessionSnapshot): SessionView {
   const { state, accepted, enabled } = readSnapshot(snapshot);
   const [phase, reason] = state.split('.') as [Phase, string | undefined];
   const waitingReason = phase === 'waiting_user' ? (reason as WaitingReason) : undefined;
-  const underReview = waitingReason === 'review_artifact' || waitingReason === 'revision'
-    ? context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected')
-    : undefined;
+  const underReview =
+    waitingReason === 'review_artifact' || waitingReason === 'revision'
+      ? context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected')
+      : undefined;
   return {
     id: context.sessionId,
     packageId: context.package?.id ?? null,

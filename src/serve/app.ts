@@ -45,25 +45,37 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
   const publicPaths = new Set(routes.filter((r) => r.doc.public).map((r) => r.doc.path));
 
   app.onError(errorHandler('serve', options.log));
-  app.notFound((c) => errorResponse(c, new HttpError(404, 'not_found', `No route ${safeLine(c.req.method)} ${safeLine(c.req.path)}. The API is described at GET /openapi.json.`)));
+  app.notFound((c) =>
+    errorResponse(c, new HttpError(404, 'not_found', `No route ${safeLine(c.req.method)} ${safeLine(c.req.path)}. The API is described at GET /openapi.json.`)),
+  );
 
-  app.use('*', requestGuards({
-    listening: options.listening,
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
-    hostFix: (name) => `start serve with --allow-host ${name} (startServe: allowedHosts)`,
-    originFix: 'Call the API from a program (it sends no Origin), or list the page\'s origin in startServe\'s allowedOrigins.',
-  }));
+  app.use(
+    '*',
+    requestGuards({
+      listening: options.listening,
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+      ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+      hostFix: (name) => `start serve with --allow-host ${name} (startServe: allowedHosts)`,
+      originFix: "Call the API from a program (it sends no Origin), or list the page's origin in startServe's allowedOrigins.",
+    }),
+  );
 
   app.use('*', async (c, next) => {
     if (options.host.isDraining && c.req.path !== '/healthz') {
       c.header('connection', 'close');
-      return errorResponse(c, new HttpError(503, 'server_stopping', 'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.'));
+      return errorResponse(
+        c,
+        new HttpError(503, 'server_stopping', 'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.'),
+      );
     }
     return next();
   });
 
-  const tokens: ServeTokens = options.tokens ? { kind: 'named', tokens: options.tokens } : options.token !== undefined ? { kind: 'shared', token: options.token } : { kind: 'none' };
+  const tokens: ServeTokens = options.tokens
+    ? { kind: 'named', tokens: options.tokens }
+    : options.token !== undefined
+      ? { kind: 'shared', token: options.token }
+      : { kind: 'none' };
   const auth = tokenAuth(tokens, (path) => publicPaths.has(path));
   if (auth) app.use('*', auth);
 

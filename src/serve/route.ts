@@ -54,6 +54,7 @@ export function query<S extends z.ZodObject>(c: Context, schema: S): z.output<S>
 export function sessionId(c: Context): string {
   const id = c.req.param('id') ?? '';
   const problem = sessionIdProblem(id);
-  if (problem) throw new HttpError(400, 'invalid_request', `Bad session id in the path: ${problem}, but ${SESSION_ID_RULE}.`, [{ path: 'id', message: problem }]);
+  if (problem)
+    throw new HttpError(400, 'invalid_request', `Bad session id in the path: ${problem}, but ${SESSION_ID_RULE}.`, [{ path: 'id', message: problem }]);
   return id;
 }

@@ -27,11 +27,19 @@ export const CreateSessionBody = z
 export const ListQuery = z.strictObject(
   {
     limit: count(1, 200).optional().describe('sessions per page (default 50)'),
-    cursor: z.string().min(1).max(CURSOR_MAX_CHARS).optional().describe('where the page starts: the `next` of the previous page (opaque); none: the first page'),
+    cursor: z
+      .string()
+      .min(1)
+      .max(CURSOR_MAX_CHARS)
+      .optional()
+      .describe('where the page starts: the `next` of the previous page (opaque); none: the first page'),
   },
   {
     // Paging by offset is gone (it read every session): say what replaced it.
-    error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('offset') ? '`offset` is not supported: page with `cursor`, the `next` of the previous page' : undefined),
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' && issue.keys.includes('offset')
+        ? '`offset` is not supported: page with `cursor`, the `next` of the previous page'
+        : undefined,
   },
 );
 
@@ -49,7 +57,11 @@ export { UserEventSchema };
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().describe('stable: invalid_request, unauthorized, event_refused, conflict, session_not_found, session_running_elsewhere, lease_lost, server_stopping, …'),
+      code: z
+        .string()
+        .describe(
+          'stable: invalid_request, unauthorized, event_refused, conflict, session_not_found, session_running_elsewhere, lease_lost, server_stopping, …',
+        ),
       message: z.string().describe('what is wrong and how to fix it'),
       issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),
@@ -103,7 +115,10 @@ export const JournalEntrySchema = z.object({
   state: z.string(),
 });
 
-export const JournalResponse = z.object({ entries: z.array(JournalEntrySchema), next: z.number().nullable().describe('`after` for the next page, null when there is none yet') });
+export const JournalResponse = z.object({
+  entries: z.array(JournalEntrySchema),
+  next: z.number().nullable().describe('`after` for the next page, null when there is none yet'),
+});
 
 export const HealthResponse = z.object({
   ok: z.boolean(),

@@ -69,11 +69,14 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const tokens = options.tokens ? checkNamedTokens(options.tokens, 'The named tokens (STEWARD_TOKENS)') : undefined;
   if (tokens) checkTokenNamesAgainstWorkers(tokens, options.runtime.packages.values());
   if (!token && !tokens && !isLoopback(hostname)) {
-    throw new UserError(`steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`);
+    throw new UserError(
+      `steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`,
+    );
   }
   if (token) checkSharedToken(token);
   const perMinute = options.maxCreatesPerMinute ?? DEFAULT_MAX_CREATES_PER_MINUTE;
-  if (!Number.isInteger(perMinute) || perMinute < 0) throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
+  if (!Number.isInteger(perMinute) || perMinute < 0)
+    throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
   const log = (message: string) => write(safeText(message));
@@ -97,9 +100,9 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname, port: options.port ?? DEFAULT_SERVE_PORT }, () => resolve(s as Server)) as Server;
     s.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE'
-        ? new UserError(`Port ${options.port} on ${hostname} is in use: pick another with --port (0: any free port).`)
-        : error);
+      reject(
+        error.code === 'EADDRINUSE' ? new UserError(`Port ${options.port} on ${hostname} is in use: pick another with --port (0: any free port).`) : error,
+      );
     });
   });
   const { port } = server.address() as AddressInfo;
@@ -109,18 +112,19 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
 
   let closing: Promise<{ settled: number; handedBack: string[] }> | null = null;
-  const close = () => (closing ??= (async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const report = await host.drain(options.graceMs ?? DEFAULT_GRACE_MS);
-    for (const stream of [...deps.streams]) stream.close();
-    server.closeIdleConnections();
-    // Whatever still hangs (a client that never reads) is cut after a short wait.
-    const cut = setTimeout(() => server.closeAllConnections(), 1000);
-    await closed;
-    clearTimeout(cut);
-    return report;
-  })());
+  const close = () =>
+    (closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const report = await host.drain(options.graceMs ?? DEFAULT_GRACE_MS);
+      for (const stream of [...deps.streams]) stream.close();
+      server.closeIdleConnections();
+      // Whatever still hangs (a client that never reads) is cut after a short wait.
+      const cut = setTimeout(() => server.closeAllConnections(), 1000);
+      await closed;
+      clearTimeout(cut);
+      return report;
+    })());
 
   return { url: `http://${shown}:${port}`, port, host, close };
 }

@@ -116,7 +116,8 @@ export class SessionHost {
       this.sends.add(sending);
       try {
         const result = await sending;
-        if (!result.ok && held.keeper?.lost) return { ok: false, error: { code: 'lease_lost', message: held.keeper.lostMessage }, view: result.view, revision: session.revision ?? null };
+        if (!result.ok && held.keeper?.lost)
+          return { ok: false, error: { code: 'lease_lost', message: held.keeper.lostMessage }, view: result.view, revision: session.revision ?? null };
         return { ...result, revision: session.revision ?? null };
       } finally {
         this.sends.delete(sending);
@@ -181,10 +182,7 @@ export class SessionHost {
     this.scan = null;
     const pending = [...this.sends];
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(pending),
-      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
-    ]);
+    await Promise.race([Promise.allSettled(pending), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     const handedBack: string[] = [];
     for (const [id, held] of this.held) {
@@ -199,7 +197,12 @@ export class SessionHost {
   }
 
   private refuseWhileDraining(): void {
-    if (this.draining) throw new HttpError(503, 'server_stopping', 'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.');
+    if (this.draining)
+      throw new HttpError(
+        503,
+        'server_stopping',
+        'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.',
+      );
   }
 
   /** One Session object per id in this process, however many requests use it at once. */
@@ -299,7 +302,16 @@ export class SessionHost {
   /** `askedAt`: when the statement that granted `lease` was sent (performance.now()). */
   private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null, askedAt: number): Promise<Session> {
     let session: Session | undefined;
-    const keeper = lease ? new LeaseKeeper(this.leases!, lease, this.leaseMs, () => session?.stop(), (message) => this.log(`serve: ${message}`), askedAt) : null;
+    const keeper = lease
+      ? new LeaseKeeper(
+          this.leases!,
+          lease,
+          this.leaseMs,
+          () => session?.stop(),
+          (message) => this.log(`serve: ${message}`),
+          askedAt,
+        )
+      : null;
     held.keeper = keeper;
     session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld() } : {}) });
     if (keeper?.lost) session.stop();

@@ -10,14 +10,7 @@ import matter from 'gray-matter';
 import type { z } from 'zod';
 import { PackageError } from '../errors.js';
 import { parseFrontMatterYaml, YamlAliasRefusedError } from './front-matter-yaml.js';
-import {
-  PackageManifestSchema,
-  REQUEST_TAG,
-  WorkerFrontMatterSchema,
-  type PackageManifest,
-  type SkillPackage,
-  type WorkerSkill,
-} from './package-schema.js';
+import { PackageManifestSchema, REQUEST_TAG, WorkerFrontMatterSchema, type PackageManifest, type SkillPackage, type WorkerSkill } from './package-schema.js';
 
 /** The packages shipped with Steward (`src/skills/packages`). */
 export const bundledPackagesDir = fileURLToPath(new URL('./packages', import.meta.url));
@@ -90,7 +83,9 @@ function readManifest(packageDir: string): PackageManifest {
   const manifest = parsed.data;
   const folder = basename(packageDir);
   if (manifest.id !== folder) {
-    fail(packageDir, [`${show(file)}: manifest field "id" must equal the folder name "${folder}" (got: "${manifest.id}"); rename the folder or change the id.`]);
+    fail(packageDir, [
+      `${show(file)}: manifest field "id" must equal the folder name "${folder}" (got: "${manifest.id}"); rename the folder or change the id.`,
+    ]);
   }
   return manifest;
 }
@@ -147,7 +142,9 @@ function workerFileNames(packageDir: string, workersDir: string): string[] {
       if (!entry.name.endsWith('.md')) continue;
       names.push(entry.name);
       if (names.length > max) {
-        fail(packageDir, [`${show(workersDir)}: holds more than ${max} .md files (the workersPerPackage limit); a package has at most ${max} workers, so delete the files its manifest does not list or split the package.`]);
+        fail(packageDir, [
+          `${show(workersDir)}: holds more than ${max} .md files (the workersPerPackage limit); a package has at most ${max} workers, so delete the files its manifest does not list or split the package.`,
+        ]);
       }
     }
   } finally {
@@ -190,11 +187,15 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
   const source = readText(file, '');
   const where = show(file);
   if (!matter.test(source)) {
-    return [`${where}: no YAML front matter; start the file with a "---" block holding id, title, description, inputTags and outputTags, then "---" and the prompt.`];
+    return [
+      `${where}: no YAML front matter; start the file with a "---" block holding id, title, description, inputTags and outputTags, then "---" and the prompt.`,
+    ];
   }
   const language = frontMatterLanguage(source);
   if (language !== 'yaml') {
-    return [`${where}: front matter language ${JSON.stringify(language.slice(0, 40))} is not allowed: Steward reads YAML front matter only and never runs package content; start the file with a plain "---" line and write the fields as YAML.`];
+    return [
+      `${where}: front matter language ${JSON.stringify(language.slice(0, 40))} is not allowed: Steward reads YAML front matter only and never runs package content; start the file with a plain "---" line and write the fields as YAML.`,
+    ];
   }
   let data: unknown;
   let body: string;
@@ -205,7 +206,9 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
     body = parsed.content;
   } catch (error) {
     if (error instanceof YamlAliasRefusedError) {
-      return [`${where}: the front matter uses a YAML ${error.detail}; YAML aliases are not allowed in front matter (a few lines of them expand to billions of values): write the value out and remove the "&" and "*" names.`];
+      return [
+        `${where}: the front matter uses a YAML ${error.detail}; YAML aliases are not allowed in front matter (a few lines of them expand to billions of values): write the value out and remove the "&" and "*" names.`,
+      ];
     }
     return [`${where}: the front matter is not valid YAML (${firstLine((error as Error).message)}); fix the syntax.`];
   }
@@ -248,9 +251,13 @@ function checkChain(packageDir: string, manifest: PackageManifest, workers: Work
     for (const tag of worker.outputTags) {
       const other = writers.get(tag);
       if (tag === REQUEST_TAG) {
-        problems.push(`${fileOf(worker)}: front matter field "outputTags" must not contain "${REQUEST_TAG}": the runtime writes it from the user's input; pick another tag.`);
+        problems.push(
+          `${fileOf(worker)}: front matter field "outputTags" must not contain "${REQUEST_TAG}": the runtime writes it from the user's input; pick another tag.`,
+        );
       } else if (other) {
-        problems.push(`${fileOf(worker)}: front matter field "outputTags" contains "${tag}", which worker "${other.worker.id}" already writes; each tag has exactly one writer, so rename one of them.`);
+        problems.push(
+          `${fileOf(worker)}: front matter field "outputTags" contains "${tag}", which worker "${other.worker.id}" already writes; each tag has exactly one writer, so rename one of them.`,
+        );
       } else {
         writers.set(tag, { worker, index });
       }
@@ -263,11 +270,17 @@ function checkChain(packageDir: string, manifest: PackageManifest, workers: Work
       if (tag === REQUEST_TAG) continue;
       const writer = writers.get(tag);
       if (!writer) {
-        problems.push(`${fileOf(worker)}: front matter field "inputTags" contains "${tag}", but no worker of package "${manifest.id}" writes it, so the chain is broken; use one of ${written} or add a worker whose outputTags contain "${tag}".`);
+        problems.push(
+          `${fileOf(worker)}: front matter field "inputTags" contains "${tag}", but no worker of package "${manifest.id}" writes it, so the chain is broken; use one of ${written} or add a worker whose outputTags contain "${tag}".`,
+        );
       } else if (writer.worker === worker) {
-        problems.push(`${fileOf(worker)}: front matter field "inputTags" contains "${tag}", which this worker writes itself, so it could never run first; remove it (a revising worker is shown its previous artifact anyway).`);
+        problems.push(
+          `${fileOf(worker)}: front matter field "inputTags" contains "${tag}", which this worker writes itself, so it could never run first; remove it (a revising worker is shown its previous artifact anyway).`,
+        );
       } else if (writer.index > index) {
-        problems.push(`${show(join(packageDir, 'manifest.json'))}: manifest field "workers" lists "${worker.id}" before "${writer.worker.id}", but "${worker.id}" reads "${tag}", which "${writer.worker.id}" writes; list the workers in chain order.`);
+        problems.push(
+          `${show(join(packageDir, 'manifest.json'))}: manifest field "workers" lists "${worker.id}" before "${writer.worker.id}", but "${worker.id}" reads "${tag}", which "${writer.worker.id}" writes; list the workers in chain order.`,
+        );
       }
     }
   });
@@ -313,7 +326,10 @@ function readText(file: string, hint: string): string {
   if (!stat?.isFile()) {
     throw new PackageError(`${show(file)}: file not found${hint ? `; ${hint}` : ''}.`);
   }
-  if (stat.size > DEFAULT_LIMITS.promptFileBytes) throw new PackageError(`${show(file)}: ${stat.size} bytes, more than the ${DEFAULT_LIMITS.promptFileBytes}-byte limit (promptFileBytes); shorten the file.`);
+  if (stat.size > DEFAULT_LIMITS.promptFileBytes)
+    throw new PackageError(
+      `${show(file)}: ${stat.size} bytes, more than the ${DEFAULT_LIMITS.promptFileBytes}-byte limit (promptFileBytes); shorten the file.`,
+    );
   // Strip a byte-order mark: editors on Windows add one and JSON.parse rejects it.
   let fd: number;
   try {
@@ -342,9 +358,7 @@ function symlinkProblem(path: string): string {
 
 function fail(packageDir: string, problems: string[]): never {
   if (problems.length === 1) throw new PackageError(problems[0]!);
-  throw new PackageError(
-    `Skill package ${show(packageDir)} has ${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
-  );
+  throw new PackageError(`Skill package ${show(packageDir)} has ${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
 }
 
 function firstLine(message: string): string {

@@ -28,7 +28,10 @@ const TAG_HINT = 'a tag like "outline" or "chapter.3" (letters, digits, "-" or "
 const ID_HINT = 'an id like "brief-writer" (lowercase letters, digits, "-" or "_", starting with a letter)';
 
 const text = (what: string) =>
-  z.string({ error: `must be ${what}` }).trim().min(1, { error: `must be ${what}, not empty` });
+  z
+    .string({ error: `must be ${what}` })
+    .trim()
+    .min(1, { error: `must be ${what}, not empty` });
 
 const id = () => z.string({ error: `must be ${ID_HINT}` }).regex(ID_PATTERN, { error: `must be ${ID_HINT}` });
 

@@ -70,7 +70,9 @@ export class LeaseKeeper {
     this.stopTimer();
     if (this.released || this.lost) return;
     this.released = true;
-    await this.leases.releaseLease(this.lease, options).catch((error: unknown) => this.log(`could not release the lease on ${this.lease.sessionId} (it expires by itself): ${String(error)}`));
+    await this.leases
+      .releaseLease(this.lease, options)
+      .catch((error: unknown) => this.log(`could not release the lease on ${this.lease.sessionId} (it expires by itself): ${String(error)}`));
   }
 
   private renew(): Promise<void> {
@@ -89,7 +91,8 @@ export class LeaseKeeper {
       } else this.lose('the lease expired and was taken over, or released');
     } catch (error) {
       // The database did not answer: keep trying until the lease would have run out.
-      if (performance.now() - this.confirmedAt >= this.leaseMs) this.lose(`the database could not renew it for ${this.leaseMs} ms (${error instanceof Error ? error.message : String(error)})`);
+      if (performance.now() - this.confirmedAt >= this.leaseMs)
+        this.lose(`the database could not renew it for ${this.leaseMs} ms (${error instanceof Error ? error.message : String(error)})`);
     }
   }
 

@@ -37,10 +37,7 @@ const isInstant = (text: string) => {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === text.slice(0, 19);
 };
 
-const PositionSchema = z.tuple([
-  z.string().regex(TIMESTAMP).refine(isInstant),
-  z.string().refine((id) => sessionIdProblem(id) === null),
-]);
+const PositionSchema = z.tuple([z.string().regex(TIMESTAMP).refine(isInstant), z.string().refine((id) => sessionIdProblem(id) === null)]);
 
 const badCursor = (why: string) =>
   new InvalidCursorError(`The list cursor ${why}: pass the \`next\` of the previous page unchanged, or leave it out to start from the first page.`);
@@ -80,7 +77,9 @@ export function decodeCursor(cursor: unknown): ListPosition {
 export function listRequest(options: ListOptions = {}): ListRequest {
   const limit = options.limit ?? LIST_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) {
-    throw new UserError(`list: limit must be a whole number from 1 to ${LIST_MAX_LIMIT} (got ${String(options.limit)}); to read every session, page with \`next\` (listAll does).`);
+    throw new UserError(
+      `list: limit must be a whole number from 1 to ${LIST_MAX_LIMIT} (got ${String(options.limit)}); to read every session, page with \`next\` (listAll does).`,
+    );
   }
   const after = options.after === undefined || options.after === null ? null : decodeCursor(options.after);
   return { limit, after };

@@ -36,12 +36,7 @@ export class MemoryStore implements SessionStore {
   readonly kind = 'memory';
   private readonly rows = new Map<string, Row>();
 
-  async create(session: {
-    id: string;
-    packageId: string | null;
-    snapshot: unknown;
-    entry: JournalEntryInput;
-  }): Promise<StoredSession> {
+  async create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession> {
     checkSessionId(session.id, 'MemoryStore.create');
     if (this.rows.has(session.id)) {
       throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -79,12 +74,10 @@ export class MemoryStore implements SessionStore {
     const lastSeq = row.journal.length;
     const added = entries.map((entry, i) => toEntry(id, lastSeq + i + 1, at, entry));
     const snapshotCopy = structuredClone(snapshot);
-    const items = [
-      ...archiveItems(archive, lastSeq),
-      ...entries.flatMap((entry, i) => archiveItems(entry.added, lastSeq + i + 1)),
-    ];
+    const items = [...archiveItems(archive, lastSeq), ...entries.flatMap((entry, i) => archiveItems(entry.added, lastSeq + i + 1))];
     for (const item of items) {
-      if (row.archive.get(`${item.kind} ${item.key}`)?.has(item.n)) throw new Error(`Archive of session "${id}" already holds ${item.kind} ${item.key} #${item.n} (a bug in Steward).`);
+      if (row.archive.get(`${item.kind} ${item.key}`)?.has(item.n))
+        throw new Error(`Archive of session "${id}" already holds ${item.kind} ${item.key} #${item.n} (a bug in Steward).`);
     }
 
     row.journal.push(...added);

@@ -37,7 +37,10 @@ export function printableLocation(location: string): string {
  * `durability` (default STEWARD_DURABILITY, else 'acknowledged'): which commits are flushed
  * to disk before they resolve (see session-store.ts).
  */
-export async function openStore(location: string, { readOnly = false, durability }: { readOnly?: boolean; durability?: Durability } = {}): Promise<SessionStore> {
+export async function openStore(
+  location: string,
+  { readOnly = false, durability }: { readOnly?: boolean; durability?: Durability } = {},
+): Promise<SessionStore> {
   if (!isPostgresUrl(location)) {
     // A reading command neither creates the file nor needs write access: a missing file reads as empty.
     if (readOnly && !existsSync(location)) return new MemoryStore();

@@ -40,9 +40,13 @@ export function translateConnectError(error: unknown, target: string): StoreUnav
       );
     default:
       if (/timeout|terminated unexpectedly|Connection terminated/i.test(detail) && !code) {
-        return new StoreUnavailableError('unreachable', target, `Lost the connection to PostgreSQL at ${target}: ${detail}. Check that the server is up. ${fixUrl}`, { cause: error });
+        return new StoreUnavailableError(
+          'unreachable',
+          target,
+          `Lost the connection to PostgreSQL at ${target}: ${detail}. Check that the server is up. ${fixUrl}`,
+          { cause: error },
+        );
       }
       return undefined;
   }
 }
-

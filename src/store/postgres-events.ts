@@ -65,7 +65,9 @@ export class PgEventBus implements EventBus {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, 200);
-        await this.pool.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [this.channel, batch]).catch(this.onError);
+        await this.pool
+          .query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [this.channel, batch])
+          .catch(this.onError);
       }
     } finally {
       this.sending = null;

@@ -47,10 +47,9 @@ export function fenceSql(S: string, owner: string, token: string): string {
 
 /** Whether a lease, as the fence reads it, is held now by someone else or by nobody (for the error after a failed write). */
 export async function leaseHolder(query: Query, S: string, sessionId: string): Promise<{ owner: string; token: number } | null> {
-  const { rows } = await query<{ owner: string; token: string }>(
-    `SELECT owner, token FROM ${S}.leases WHERE session_id = $1 AND expires_at > now()`,
-    [sessionId],
-  );
+  const { rows } = await query<{ owner: string; token: string }>(`SELECT owner, token FROM ${S}.leases WHERE session_id = $1 AND expires_at > now()`, [
+    sessionId,
+  ]);
   return rows[0] ? { owner: rows[0].owner, token: Number(rows[0].token) } : null;
 }
 
@@ -91,10 +90,11 @@ export class PgLeases implements LeaseOps {
   async releaseLease(lease: Lease, options: { unused?: boolean } = {}): Promise<void> {
     // Unused: expired as of the last write, which then reads as made by no lease holder.
     const until = options.unused ? `LEAST(now(), (SELECT s.updated_at FROM ${this.S}.sessions s WHERE s.id = $1))` : 'now()';
-    await this.query(
-      `UPDATE ${this.S}.leases SET expires_at = ${until} WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`,
-      [lease.sessionId, lease.owner, lease.token],
-    );
+    await this.query(`UPDATE ${this.S}.leases SET expires_at = ${until} WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`, [
+      lease.sessionId,
+      lease.owner,
+      lease.token,
+    ]);
   }
 
   async holder(sessionId: string): Promise<LeaseHolder | null> {

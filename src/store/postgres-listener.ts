@@ -150,7 +150,6 @@ export class Listener<T extends { sessionId: string } = SessionChange> {
   }
 }
 
-
 /** The trigger's payload `{sessionId, revision, lastSeq, state, at}`, or null for anything else. */
 function parseChange(payload: string): { change: SessionChange; at: Date } | null {
   let value: unknown;
@@ -160,7 +159,15 @@ function parseChange(payload: string): { change: SessionChange; at: Date } | nul
     return null;
   }
   const v = value as Record<string, unknown> | null;
-  if (!v || typeof v.sessionId !== 'string' || typeof v.revision !== 'number' || typeof v.lastSeq !== 'number' || typeof v.state !== 'string' || typeof v.at !== 'string') return null;
+  if (
+    !v ||
+    typeof v.sessionId !== 'string' ||
+    typeof v.revision !== 'number' ||
+    typeof v.lastSeq !== 'number' ||
+    typeof v.state !== 'string' ||
+    typeof v.at !== 'string'
+  )
+    return null;
   const at = new Date(v.at);
   if (Number.isNaN(at.getTime())) return null;
   return { change: { sessionId: v.sessionId, revision: v.revision, lastSeq: v.lastSeq, state: v.state }, at };

@@ -173,7 +173,9 @@ export class PostgresStore implements SessionStore {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
     this.durability = durabilityOption(options.durability, 'PostgresStore');
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) {
-      throw new UserError(`PostgreSQL schema name "${this.schema}" is not allowed: use lower-case letters, digits and _ (at most 63, not starting with a digit).`);
+      throw new UserError(
+        `PostgreSQL schema name "${this.schema}" is not allowed: use lower-case letters, digits and _ (at most 63, not starting with a digit).`,
+      );
     }
     this.S = `"${this.schema}"`;
     this.channel = `steward_changes_${this.schema}`;
@@ -220,9 +222,24 @@ export class PostgresStore implements SessionStore {
         SELECT s.id, x.kind, x.key, x.n, 1, x.value::json FROM s, unnest($8::text[], $9::text[], $10::int[], $11::text[]) AS x(kind, key, n, value)
       )
       SELECT * FROM s`;
-    const added = archiveColumns(session.id, (session.entry.added ?? []).map((item) => ({ item, ord: 1 })));
+    const added = archiveColumns(
+      session.id,
+      (session.entry.added ?? []).map((item) => ({ item, ord: 1 })),
+    );
     try {
-      const { rows } = await this.query<SessionRow>(sql, [session.id, session.packageId, snapshot, session.entry.state, session.entry.kind, session.entry.type, payload, added.kinds, added.keys, added.ns, added.values]);
+      const { rows } = await this.query<SessionRow>(sql, [
+        session.id,
+        session.packageId,
+        snapshot,
+        session.entry.state,
+        session.entry.kind,
+        session.entry.type,
+        payload,
+        added.kinds,
+        added.keys,
+        added.ns,
+        added.values,
+      ]);
       return toStoredSession(rows[0]!);
     } catch (error) {
       if ((error as { code?: string }).code === '23505') {
@@ -340,14 +357,19 @@ export class PostgresStore implements SessionStore {
        ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $1`,
       after ? [limit + 1, after.updatedAt, after.id] : [limit + 1],
     );
-    return pageOf(rows, limit, (row) => ({ updatedAt: row.position, id: row.id }), (row) => ({
-      id: row.id,
-      packageId: row.package_id,
-      revision: row.revision,
-      state: row.state,
-      createdAt: row.created_at.toISOString(),
-      updatedAt: row.updated_at.toISOString(),
-    }));
+    return pageOf(
+      rows,
+      limit,
+      (row) => ({ updatedAt: row.position, id: row.id }),
+      (row) => ({
+        id: row.id,
+        packageId: row.package_id,
+        revision: row.revision,
+        state: row.state,
+        createdAt: row.created_at.toISOString(),
+        updatedAt: row.updated_at.toISOString(),
+      }),
+    );
   }
 
   /**
@@ -471,4 +493,3 @@ function toStoredSession(row: SessionRow): StoredSession {
     updatedAt: row.updated_at.toISOString(),
   };
 }
-

@@ -52,7 +52,9 @@ export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durabil
   const value = env.STEWARD_DURABILITY;
   if (!value) return 'acknowledged';
   if (isDurability(value)) return value;
-  throw new UserError(`STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${durabilityList()}, or unset it (default "acknowledged").`);
+  throw new UserError(
+    `STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${durabilityList()}, or unset it (default "acknowledged").`,
+  );
 }
 
 /** Who acted in a journal entry's payload: a user event's `by`, when it is a string. */

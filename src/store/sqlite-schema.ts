@@ -20,7 +20,10 @@ export function sqliteDriver(): typeof Database {
     driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new UserError('SqliteStore needs better-sqlite3, an optional peer dependency of Steward: run `npm install better-sqlite3@12`, or use MemoryStore (or another SessionStore).', { cause: error });
+    throw new UserError(
+      'SqliteStore needs better-sqlite3, an optional peer dependency of Steward: run `npm install better-sqlite3@12`, or use MemoryStore (or another SessionStore).',
+      { cause: error },
+    );
   }
   return driver;
 }
@@ -170,12 +173,13 @@ export function toStoredSession(row: SessionRow): StoredSession {
   };
 }
 
-
 export function parseJson(text: string, describe: () => string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SnapshotError(`${describe()}: ${(error as Error).message}. The row cannot be used; restore it from a backup or delete the session.`, { cause: error });
+    throw new SnapshotError(`${describe()}: ${(error as Error).message}. The row cannot be used; restore it from a backup or delete the session.`, {
+      cause: error,
+    });
   }
 }
 

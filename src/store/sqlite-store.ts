@@ -132,12 +132,7 @@ export class SqliteStore implements SessionStore {
     return (this.writer ??= makeWriter(this.db));
   }
 
-  async create(session: {
-    id: string;
-    packageId: string | null;
-    snapshot: unknown;
-    entry: JournalEntryInput;
-  }): Promise<StoredSession> {
+  async create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession> {
     checkSessionId(session.id, 'SqliteStore.create');
     const at = new Date().toISOString();
     const row: SessionRow = {
@@ -248,14 +243,19 @@ export class SqliteStore implements SessionStore {
   async list(options?: ListOptions): Promise<SessionPage> {
     const { limit, after } = listRequest(options);
     const rows = await this.guard(() => (after ? this.stmts.listAfter.all(after.updatedAt, after.id, limit + 1) : this.stmts.listFirst.all(limit + 1)));
-    return pageOf(rows, limit, (row) => ({ updatedAt: row.updated_at, id: row.id }), (row) => ({
-      id: row.id,
-      packageId: row.package_id,
-      revision: row.revision,
-      state: row.state,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }));
+    return pageOf(
+      rows,
+      limit,
+      (row) => ({ updatedAt: row.updated_at, id: row.id }),
+      (row) => ({
+        id: row.id,
+        packageId: row.package_id,
+        revision: row.revision,
+        state: row.state,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -311,9 +311,7 @@ function prepareReads(db: Database.Database) {
       `SELECT * FROM archive WHERE session_id = ? AND kind = ? AND key = ? AND n BETWEEN ? AND ? ORDER BY n`,
     ),
     session: db.prepare<[string], SessionRow>(`SELECT * FROM sessions WHERE id = ?`),
-    journal: db.prepare<[string, number, number], JournalRow>(
-      `SELECT * FROM journal WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-    ),
+    journal: db.prepare<[string, number, number], JournalRow>(`SELECT * FROM journal WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
     // Keyset paging on (updated_at, id), newest first: the sessions_by_position index (v4) is read backwards from the cursor.
     listFirst: db.prepare<[number], SessionRow>(
       `SELECT id, package_id, revision, state, created_at, updated_at FROM sessions

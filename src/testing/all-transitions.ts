@@ -198,7 +198,8 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
       if (actor) {
         const [, kind, id] = actor as unknown as [string, 'done' | 'error', string];
         const results = actorResults[id];
-        if (!results) throw new TransitionTestError(`the machine invokes "${id}", and no results are known for it: pass actorResults.${id} to testAllTransitions.`);
+        if (!results)
+          throw new TransitionTestError(`the machine invokes "${id}", and no results are known for it: pass actorResults.${id} to testAllTransitions.`);
         if (!resultsOf.has(id)) resultsOf.set(id, results(snapshot));
         for (const result of resultsOf.get(id)!) {
           if (kind === 'done' && 'output' in result) {
@@ -241,7 +242,10 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
   ];
   // The legacy start only needs walking until a package is chosen: from there on it is the graph above.
   if (options.legacyCatalog ?? true) {
-    runs.push({ input: { sessionId: 'all-transitions-catalog', catalog: [pkg], maxBurst, maxBurstTokens }, stopWhen: (s) => !s.matches({ waiting_user: 'skill_selection' }) });
+    runs.push({
+      input: { sessionId: 'all-transitions-catalog', catalog: [pkg], maxBurst, maxBurstTokens },
+      stopWhen: (s) => !s.matches({ waiting_user: 'skill_selection' }),
+    });
   }
 
   const paths: TransitionPath[] = [];
@@ -259,7 +263,9 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
       });
     } catch (error) {
       if (error instanceof Error && error.message === 'Traversal limit exceeded') {
-        throw new TransitionTestError(`the walk explored more than ${options.limit ?? 200_000} states: the facts function tells too many states apart (or the machine grows without bound). Make facts coarser.`);
+        throw new TransitionTestError(
+          `the walk explored more than ${options.limit ?? 200_000} states: the facts function tells too many states apart (or the machine grows without bound). Make facts coarser.`,
+        );
       }
       throw error;
     }
@@ -307,7 +313,8 @@ function replay(
       const after = actor.getSnapshot();
       const at = `after ${label(step.event)} from ${stateOf(before)}`;
       if (after.status === 'error') throw new TransitionTestError(where(`${at} the actor failed: ${String(after.error)}`));
-      if (facts(after) !== facts(step.state)) throw new TransitionTestError(where(`${at} the actor is in "${facts(after)}", the walk in "${facts(step.state)}".`));
+      if (facts(after) !== facts(step.state))
+        throw new TransitionTestError(where(`${at} the actor is in "${facts(after)}", the walk in "${facts(step.state)}".`));
       const refused = after.context.rejections.length > before.context.rejections.length;
       if (refused && (stateOf(after) !== stateOf(before) || withoutRejections(after) !== withoutRejections(before))) {
         throw new TransitionTestError(where(`${at} the event was refused, yet the state or context changed beyond the rejection log.`));

@@ -51,7 +51,9 @@ export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
     list_artifacts: reply([toolCall('list_artifacts', {})]),
     run_worker_with_approval: reply([toolCall('run_worker', { workerId: first.id, reason: 'Restate the request.', requiresApproval: true })]),
     run_worker_without_approval: reply([toolCall('run_worker', { workerId: second!.id, reason: 'Go on.', requiresApproval: false })]),
-    ask_user_with_questions: reply([toolCall('ask_user', { message: 'A few questions first.', assessment: 'Looks fine.', questions: ['Which tone?', 'How long?'] })]),
+    ask_user_with_questions: reply([
+      toolCall('ask_user', { message: 'A few questions first.', assessment: 'Looks fine.', questions: ['Which tone?', 'How long?'] }),
+    ]),
     ask_user_message: reply([toolCall('ask_user', { message: 'What next?' })]),
     review_blackboard: reply([toolCall('review_blackboard', { message: 'Here is the board.' })]),
     finish: reply([toolCall('finish', { summary: 'All done.' })]),
@@ -79,8 +81,14 @@ export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
       toolCall('list_artifacts', {}, 'call_m6'),
       toolCall('ask_user', { message: 'Checked them all.' }, 'call_m7'),
     ]),
-    loop_then_run_worker_with_approval: reply([toolCall('list_workers', {}, 'call_a1'), toolCall('run_worker', { workerId: first.id, reason: 'After a look.', requiresApproval: true }, 'call_a2')]),
-    loop_then_run_worker_without_approval: reply([toolCall('list_workers', {}, 'call_w1'), toolCall('run_worker', { workerId: second!.id, reason: 'After a look.', requiresApproval: false }, 'call_w2')]),
+    loop_then_run_worker_with_approval: reply([
+      toolCall('list_workers', {}, 'call_a1'),
+      toolCall('run_worker', { workerId: first.id, reason: 'After a look.', requiresApproval: true }, 'call_a2'),
+    ]),
+    loop_then_run_worker_without_approval: reply([
+      toolCall('list_workers', {}, 'call_w1'),
+      toolCall('run_worker', { workerId: second!.id, reason: 'After a look.', requiresApproval: false }, 'call_w2'),
+    ]),
     loop_then_finish: reply([toolCall('list_artifacts', {}, 'call_f1'), toolCall('finish', { summary: 'Done after a look.' }, 'call_f2')]),
     two_loops_costly: { ...reply([toolCall('list_workers', {}, 'call_c1'), toolCall('list_artifacts', {}, 'call_c2')]), usage: COSTLY_USAGE },
   };
@@ -138,22 +146,39 @@ export function userEventsFor(type: UserEventType, snapshot: SessionSnapshot, pk
   const pending = pendingArtifact?.id;
   const pendingTag = pendingArtifact && Object.keys(pendingArtifact.tags)[0];
   switch (type) {
-    case 'user_selected_package': return [{ type, packageId: pkg.id }, { type, packageId: `${pkg.id}-no-such-package` }];
-    case 'user_submitted_input': return [{ type, text: 'A short note about otters.' }];
-    case 'user_confirmed_intake': return [{ type }];
-    case 'user_approved_next_step': return [
-      { type },
-      { type, by: 'tester', edits: { reason: 'The edited task.', ...(roleOf(context, pkg) ? { roleId: roleOf(context, pkg)! } : {}) } },
-      { type, edits: { roleId: 'no-such-role' } },
-    ];
-    case 'user_rejected_next_step': return [{ type, reason: 'Not now.' }];
-    case 'user_accepted_artifact': return [
-      ...(pending ? [{ type, artifactId: pending }] : []),
-      ...(pending && pendingTag ? [{ type, artifactId: pending, by: 'tester', edits: { [pendingTag]: 'The user\'s version.' } }, { type, artifactId: pending, edits: { [`${pendingTag}_not_in_artifact`]: 'x' } }] : []),
-      { type, artifactId: WRONG_ARTIFACT },
-    ];
-    case 'user_rejected_artifact': return [...(pending ? [{ type, artifactId: pending, reason: 'Shorter.' }] : []), { type, artifactId: WRONG_ARTIFACT }];
-    case 'user_answered_questions': return [{ type, answers: { q1: 'Cheerful.' } }];
-    case 'user_skipped_questions': return [{ type }];
+    case 'user_selected_package':
+      return [
+        { type, packageId: pkg.id },
+        { type, packageId: `${pkg.id}-no-such-package` },
+      ];
+    case 'user_submitted_input':
+      return [{ type, text: 'A short note about otters.' }];
+    case 'user_confirmed_intake':
+      return [{ type }];
+    case 'user_approved_next_step':
+      return [
+        { type },
+        { type, by: 'tester', edits: { reason: 'The edited task.', ...(roleOf(context, pkg) ? { roleId: roleOf(context, pkg)! } : {}) } },
+        { type, edits: { roleId: 'no-such-role' } },
+      ];
+    case 'user_rejected_next_step':
+      return [{ type, reason: 'Not now.' }];
+    case 'user_accepted_artifact':
+      return [
+        ...(pending ? [{ type, artifactId: pending }] : []),
+        ...(pending && pendingTag
+          ? [
+              { type, artifactId: pending, by: 'tester', edits: { [pendingTag]: "The user's version." } },
+              { type, artifactId: pending, edits: { [`${pendingTag}_not_in_artifact`]: 'x' } },
+            ]
+          : []),
+        { type, artifactId: WRONG_ARTIFACT },
+      ];
+    case 'user_rejected_artifact':
+      return [...(pending ? [{ type, artifactId: pending, reason: 'Shorter.' }] : []), { type, artifactId: WRONG_ARTIFACT }];
+    case 'user_answered_questions':
+      return [{ type, answers: { q1: 'Cheerful.' } }];
+    case 'user_skipped_questions':
+      return [{ type }];
   }
 }

@@ -17,8 +17,7 @@ export interface LoopToolData {
 
 /** A version's body from the context, else from what the turn fetched from the archive. */
 function bodyOf(data: LoopToolData, tag: string, version: number): TagVersion | undefined {
-  return versionOf(data.blackboard, tag, version)
-    ?? data.attachments?.find((a) => a.tag === tag && a.version.version === version)?.version;
+  return versionOf(data.blackboard, tag, version) ?? data.attachments?.find((a) => a.tag === tag && a.version.version === version)?.version;
 }
 
 export function readBlackboard(args: ReadBlackboardArgs, data: LoopToolData): string {
@@ -36,7 +35,8 @@ export function readBlackboard(args: ReadBlackboardArgs, data: LoopToolData): st
         return `## ${tag} (v${old.version}, by ${old.writtenBy})\n${old.body}`;
       }
       // The request is in parts (the request, then each answer in intake): all of them.
-      if (tag === REQUEST_TAG && args.version === undefined && v.version > 1) return `## ${tag} (v1–v${v.version}, by ${v.writtenBy})\n${requestText(data.blackboard, data.attachments)}`;
+      if (tag === REQUEST_TAG && args.version === undefined && v.version > 1)
+        return `## ${tag} (v1–v${v.version}, by ${v.writtenBy})\n${requestText(data.blackboard, data.attachments)}`;
       return `## ${tag} (v${v.version}, by ${v.writtenBy})\n${v.body}`;
     })
     .join('\n\n');
@@ -56,7 +56,9 @@ export function listArtifacts(data: LoopToolData): string {
   if (data.artifacts.length === 0) return 'No artifacts yet.';
   return data.artifacts
     .map((a) => {
-      const tags = Object.entries(a.tags).map(([t, v]) => `${t} v${v}`).join(', ');
+      const tags = Object.entries(a.tags)
+        .map(([t, v]) => `${t} v${v}`)
+        .join(', ');
       const extra = [a.roleId && `role ${a.roleId}`, a.revises && `revises ${a.revises}`].filter(Boolean).join(', ');
       return `- ${a.id} by ${a.workerId}: ${a.status} (${tags})${extra ? ` [${extra}]` : ''}`;
     })

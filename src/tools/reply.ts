@@ -37,7 +37,8 @@ function nestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -182,8 +183,6 @@ export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string
     calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: content.trim() })] : []);
   }
   calls = withUniqueIds(calls, idBase, usedIds);
-  const message: AssistantMessage = calls.length > 0
-    ? { role: 'assistant', content, tool_calls: calls }
-    : { role: 'assistant', content: content ?? '' };
+  const message: AssistantMessage = calls.length > 0 ? { role: 'assistant', content, tool_calls: calls } : { role: 'assistant', content: content ?? '' };
   return { message, queue: calls.map(parseCall) };
 }

@@ -20,14 +20,23 @@ function bounded<T extends z.ZodType>(schema: T): T {
   return schema.check((ctx) => {
     const size = JSON.stringify(ctx.value)?.length ?? 0;
     if (size > L.toolArgumentsChars) {
-      ctx.issues.push({ code: 'custom', input: ctx.value, message: `the arguments are ${size} characters as JSON, more than the ${L.toolArgumentsChars}-character limit (toolArgumentsChars): send less` });
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `the arguments are ${size} characters as JSON, more than the ${L.toolArgumentsChars}-character limit (toolArgumentsChars): send less`,
+      });
     }
   }) as T;
 }
 
 export const ReadBlackboardArgs = z.strictObject({
   tags: z.array(tagName).min(1).max(32).describe('Tags to read, e.g. ["brief", "outline"]. Each returns its latest version.'),
-  version: z.number().int().positive().optional().describe('Read this older version of each tag instead of the latest (version numbers are in the index and list_artifacts).'),
+  version: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Read this older version of each tag instead of the latest (version numbers are in the index and list_artifacts).'),
 });
 export const ListWorkersArgs = z.strictObject({});
 export const ListArtifactsArgs = z.strictObject({});
@@ -52,7 +61,9 @@ export const SubmitArgs = z.strictObject({
   // ownRecord, not z.record: zod drops a "__proto__" key unchecked, and a tag may be named so.
   outputs: ownRecord(tagName, text(), { error: 'outputs must be an object of tag → Markdown body' })
     .refine((o) => Object.keys(o).length > 0, 'outputs must hold at least one tag')
-    .refine((o) => Object.keys(o).length <= L.tagsPerSubmit, { message: `more than ${L.tagsPerSubmit} tags in one submit (the tagsPerSubmit limit): submit only your output tags` })
+    .refine((o) => Object.keys(o).length <= L.tagsPerSubmit, {
+      message: `more than ${L.tagsPerSubmit} tags in one submit (the tagsPerSubmit limit): submit only your output tags`,
+    })
     .describe('Your results: one entry per output tag, the value is the Markdown body.'),
 });
 export const WorkerAskUserArgs = z.strictObject({
@@ -79,25 +90,83 @@ export interface ToolDefinition {
 }
 
 export const managerTools = [
-  { name: 'read_blackboard', actor: 'manager', kind: 'loop', schema: bounded(ReadBlackboardArgs), description: 'Read the latest body of blackboard tags, or an older version with `version`. The prompt only shows an index; read what you need.' },
-  { name: 'list_workers', actor: 'manager', kind: 'loop', schema: ListWorkersArgs, description: "List the package's workers with their input and output tags and roles." },
-  { name: 'list_artifacts', actor: 'manager', kind: 'loop', schema: ListArtifactsArgs, description: 'List the artifacts produced so far and their review status.' },
-  { name: 'run_worker', actor: 'manager', kind: 'boundary', schema: bounded(RunWorkerArgs), description: 'Run a worker. Its input and output tags come from its skill; do not pass them. Ends your turn.' },
-  { name: 'ask_user', actor: 'manager', kind: 'boundary', schema: bounded(ManagerAskUserArgs), description: 'Talk to the user and wait for their input: a message, an assessment, optional questions. Ends your turn.' },
-  { name: 'review_blackboard', actor: 'manager', kind: 'boundary', schema: bounded(ReviewBlackboardArgs), description: 'Show the user an overview of the blackboard and wait for their input. Ends your turn.' },
+  {
+    name: 'read_blackboard',
+    actor: 'manager',
+    kind: 'loop',
+    schema: bounded(ReadBlackboardArgs),
+    description: 'Read the latest body of blackboard tags, or an older version with `version`. The prompt only shows an index; read what you need.',
+  },
+  {
+    name: 'list_workers',
+    actor: 'manager',
+    kind: 'loop',
+    schema: ListWorkersArgs,
+    description: "List the package's workers with their input and output tags and roles.",
+  },
+  {
+    name: 'list_artifacts',
+    actor: 'manager',
+    kind: 'loop',
+    schema: ListArtifactsArgs,
+    description: 'List the artifacts produced so far and their review status.',
+  },
+  {
+    name: 'run_worker',
+    actor: 'manager',
+    kind: 'boundary',
+    schema: bounded(RunWorkerArgs),
+    description: 'Run a worker. Its input and output tags come from its skill; do not pass them. Ends your turn.',
+  },
+  {
+    name: 'ask_user',
+    actor: 'manager',
+    kind: 'boundary',
+    schema: bounded(ManagerAskUserArgs),
+    description: 'Talk to the user and wait for their input: a message, an assessment, optional questions. Ends your turn.',
+  },
+  {
+    name: 'review_blackboard',
+    actor: 'manager',
+    kind: 'boundary',
+    schema: bounded(ReviewBlackboardArgs),
+    description: 'Show the user an overview of the blackboard and wait for their input. Ends your turn.',
+  },
   { name: 'finish', actor: 'manager', kind: 'boundary', schema: bounded(FinishArgs), description: 'The work is complete: end the session with a summary.' },
 ] as const satisfies readonly ToolDefinition[];
 
 export const workerTools = [
-  { name: 'submit', actor: 'worker', kind: 'boundary', schema: bounded(SubmitArgs), description: 'Submit your results for your output tags. The user reviews them.' },
-  { name: 'ask_user', actor: 'worker', kind: 'boundary', schema: bounded(WorkerAskUserArgs), description: 'Ask the user questions you need answered. Before a submit: you wait for answers. Together with a submit: they ride along with the review.' },
+  {
+    name: 'submit',
+    actor: 'worker',
+    kind: 'boundary',
+    schema: bounded(SubmitArgs),
+    description: 'Submit your results for your output tags. The user reviews them.',
+  },
+  {
+    name: 'ask_user',
+    actor: 'worker',
+    kind: 'boundary',
+    schema: bounded(WorkerAskUserArgs),
+    description: 'Ask the user questions you need answered. Before a submit: you wait for answers. Together with a submit: they ride along with the review.',
+  },
 ] as const satisfies readonly ToolDefinition[];
 
 /** Names that belong to the user, never to a model: calling them is a rule-1 refusal. */
 export const userActionNames = [
-  'submit_input', 'approve', 'reject', 'accept',
-  'user_submitted_input', 'user_confirmed_intake', 'user_approved_next_step', 'user_rejected_next_step',
-  'user_accepted_artifact', 'user_rejected_artifact', 'user_answered_questions', 'user_skipped_questions', 'user_selected_package',
+  'submit_input',
+  'approve',
+  'reject',
+  'accept',
+  'user_submitted_input',
+  'user_confirmed_intake',
+  'user_approved_next_step',
+  'user_rejected_next_step',
+  'user_accepted_artifact',
+  'user_rejected_artifact',
+  'user_answered_questions',
+  'user_skipped_questions',
+  'user_selected_package',
 ] as const;
 
 export function toolsFor(actor: ToolActor): readonly ToolDefinition[] {
@@ -109,7 +178,10 @@ export function findTool(actor: ToolActor, name: string): ToolDefinition | undef
 }
 
 function toSpec(tool: ToolDefinition): ToolSpec {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { unrepresentable: 'any', override: ownRecordJsonSchema }) as Record<string, unknown>;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { unrepresentable: 'any', override: ownRecordJsonSchema }) as Record<
+    string,
+    unknown
+  >;
   return { name: tool.name, description: tool.description, parameters };
 }
 

@@ -14,7 +14,13 @@ import { useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-loaded-modules-');
 
-const NETWORK = [/[\\/]node_modules[\\/]hono[\\/]/, /[\\/]node_modules[\\/]@hono[\\/]node-server[\\/]/, /[\\/]node_modules[\\/]ws[\\/]/, /[\\/]node_modules[\\/]@statelyai[\\/]inspect[\\/]/, /^node:(http|https|http2|net)$/];
+const NETWORK = [
+  /[\\/]node_modules[\\/]hono[\\/]/,
+  /[\\/]node_modules[\\/]@hono[\\/]node-server[\\/]/,
+  /[\\/]node_modules[\\/]ws[\\/]/,
+  /[\\/]node_modules[\\/]@statelyai[\\/]inspect[\\/]/,
+  /^node:(http|https|http2|net)$/,
+];
 
 /** The HTTP and WebSocket modules a fresh process loaded while it ran `code`. */
 function networkModulesAfter(name: string, code: string): string[] {
@@ -27,7 +33,10 @@ function networkModulesAfter(name: string, code: string): string[] {
   });
   if (child.status !== 0) throw new Error(`the child failed (exit ${child.status}):\n${child.stdout}\n${child.stderr}`);
   const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-  expect(loaded.some((url) => url.startsWith(`file://${root}/src/`)), `nothing of Steward was loaded:\n${loaded.join('\n')}`).toBe(true);
+  expect(
+    loaded.some((url) => url.startsWith(`file://${root}/src/`)),
+    `nothing of Steward was loaded:\n${loaded.join('\n')}`,
+  ).toBe(true);
   return [...new Set(loaded.filter((url) => NETWORK.some((re) => re.test(url))).map((url) => url.replace(/^.*node_modules[\\/]/, '')))];
 }
 
@@ -41,6 +50,9 @@ it('steward, steward/machine, steward/testing and the CLI load no HTTP or WebSoc
 it('steward/inspect does: the check sees them when they are there', () => {
   const loaded = networkModulesAfter('inspect', "await import('./src/inspect.ts');");
   for (const expected of [/^hono\//, /^@hono\/node-server\//, /^ws\//, /^@statelyai\/inspect\//]) {
-    expect(loaded.some((m) => expected.test(m)), `${expected} in ${loaded.join(', ')}`).toBe(true);
+    expect(
+      loaded.some((m) => expected.test(m)),
+      `${expected} in ${loaded.join(', ')}`,
+    ).toBe(true);
   }
 }, 60_000);

@@ -12,7 +12,10 @@ const ENTRIES = ['index', 'machine', 'testing', 'inspect', 'serve', 'postgres'] 
 // A chart internal, not for apps; it leaves with the chart's own guard rework.
 const UNDOCUMENTED = new Set(['replyGuardContext']);
 
-const program = ts.createProgram(ENTRIES.map((e) => join(root, `src/${e}.ts`)), { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true });
+const program = ts.createProgram(
+  ENTRIES.map((e) => join(root, `src/${e}.ts`)),
+  { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true },
+);
 const checker = program.getTypeChecker();
 const exportsOf = (entry: string) => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(join(root, `src/${entry}.ts`))!)!);
 const names = Object.fromEntries(ENTRIES.map((e) => [e, new Set(exportsOf(e).map((s) => s.name))])) as Record<(typeof ENTRIES)[number], Set<string>>;
@@ -20,11 +23,16 @@ const names = Object.fromEntries(ENTRIES.map((e) => [e, new Set(exportsOf(e).map
 it('gives each name one entry: the root holds steward/machine and nothing of the other entries', () => {
   expect([...names.machine].filter((n) => !names.index.has(n))).toEqual([]);
   for (const entry of ['testing', 'inspect', 'serve', 'postgres'] as const) {
-    expect([...names[entry]].filter((n) => names.index.has(n)), `${entry} ∩ steward`).toEqual([]);
+    expect(
+      [...names[entry]].filter((n) => names.index.has(n)),
+      `${entry} ∩ steward`,
+    ).toEqual([]);
   }
   // Internals stay internal; the runtime's own parts stay in the root.
-  for (const internal of ['readChart', 'machineGraph', 'setupInspection', 'clip', 'startInspector', 'ScriptedModel', 'DemoModel', 'ManualModel']) expect(names.index.has(internal), internal).toBe(false);
-  for (const own of ['createRuntime', 'Session', 'MemoryStore', 'SqliteStore', 'OpenAIModel', 'StewardError', 'InternalError', 'sessionMachine']) expect(names.index.has(own), own).toBe(true);
+  for (const internal of ['readChart', 'machineGraph', 'setupInspection', 'clip', 'startInspector', 'ScriptedModel', 'DemoModel', 'ManualModel'])
+    expect(names.index.has(internal), internal).toBe(false);
+  for (const own of ['createRuntime', 'Session', 'MemoryStore', 'SqliteStore', 'OpenAIModel', 'StewardError', 'InternalError', 'sessionMachine'])
+    expect(names.index.has(own), own).toBe(true);
   expect(names.inspect.has('startInspector') && names.testing.has('ScriptedModel') && names.testing.has('testAllTransitions')).toBe(true);
 });
 

@@ -2,7 +2,9 @@
 // builtins included — to the file named by STEWARD_MODULE_LOG, one per line.
 import { register } from 'node:module';
 
-register('data:text/javascript,' + encodeURIComponent(`
+register(
+  'data:text/javascript,' +
+    encodeURIComponent(`
 import { appendFileSync } from 'node:fs';
 let log;
 export function initialize(data) { log = data.log; }
@@ -10,4 +12,6 @@ export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   appendFileSync(log, resolved.url + '\\n');
   return resolved;
-}`), { data: { log: process.env.STEWARD_MODULE_LOG } });
+}`),
+  { data: { log: process.env.STEWARD_MODULE_LOG } },
+);

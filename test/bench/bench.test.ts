@@ -18,7 +18,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'steward-bench-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Figure { id: string; steward: number; baseline: number | null; ratio: number | null }
+interface Figure {
+  id: string;
+  steward: number;
+  baseline: number | null;
+  ratio: number | null;
+}
 
 describe('the transcript check', () => {
   async function transcript(): Promise<{ messages: ChatMessage[]; calls: number }> {
@@ -38,8 +43,16 @@ describe('the transcript check', () => {
   it('fails on a lost tool result, a wrong read or a wrong call count', async () => {
     const { messages, calls } = await transcript();
     const firstTool = messages.findIndex((m) => m.role === 'tool');
-    expect(() => verifyTranscript('test', messages.filter((_, i) => i !== firstTool), calls)).toThrow(TranscriptError);
-    const wrong = messages.map((m) => (m.role === 'tool' && m.content.includes('value-of-k0-') ? { ...m, content: m.content.replace('value-of-k0-', 'value-of-k1-') } : m));
+    expect(() =>
+      verifyTranscript(
+        'test',
+        messages.filter((_, i) => i !== firstTool),
+        calls,
+      ),
+    ).toThrow(TranscriptError);
+    const wrong = messages.map((m) =>
+      m.role === 'tool' && m.content.includes('value-of-k0-') ? { ...m, content: m.content.replace('value-of-k0-', 'value-of-k1-') } : m,
+    );
     expect(() => verifyTranscript('test', wrong, calls)).toThrow(/read k0/);
     expect(() => verifyTranscript('test', messages, calls + 1)).toThrow(/called 20 times/);
   });
@@ -62,19 +75,45 @@ describe('bench/run.ts --quick', () => {
     expect(run.stdout).toMatch(/PostgreSQL \(throwaway local cluster|PostgreSQL: skipped — /);
 
     expect(run.stdout).toContain('growth: one session, burst →');
-    const results = JSON.parse(readFileSync(json, 'utf8')) as { figures: Figure[]; modes: Record<string, { sessions: number }>; scenario: { callsPerSession: number }; growth: { burst: number; snapshotBytes: number; contextMessages: number }[] };
+    const results = JSON.parse(readFileSync(json, 'utf8')) as {
+      figures: Figure[];
+      modes: Record<string, { sessions: number }>;
+      scenario: { callsPerSession: number };
+      growth: { burst: number; snapshotBytes: number; contextMessages: number }[];
+    };
     // The growth section: bursts 1, 10, 30, 60 of one long session; the context's window is bounded.
     expect(results.growth.map((p) => p.burst)).toEqual([1, 10, 30, 60]);
     expect(results.growth.at(-1)!.contextMessages).toBeLessThanOrEqual(60);
-    for (const p of results.growth) expect(Object.values(p).every((v) => Number.isFinite(v)), JSON.stringify(p)).toBe(true);
+    for (const p of results.growth)
+      expect(
+        Object.values(p).every((v) => Number.isFinite(v)),
+        JSON.stringify(p),
+      ).toBe(true);
     expect(results.scenario.callsPerSession).toBe(19);
     for (const mode of ['baseline-hot', 'steward-hot', 'baseline-durable', 'steward-memory', 'steward-sqlite']) {
       expect(results.modes[mode]?.sessions).toBe(20);
     }
     const pg = (results as { postgres?: { throughput: Array<{ servers: number; perSecond: number }> } | null }).postgres;
-    if (pg) expect(pg.throughput.map((t) => [t.servers, t.perSecond > 0])).toEqual([[1, true], [2, true], [4, true]]);
+    if (pg)
+      expect(pg.throughput.map((t) => [t.servers, t.perSecond > 0])).toEqual([
+        [1, true],
+        [2, true],
+        [4, true],
+      ]);
     const ids = results.figures.map((f) => f.id);
-    for (const id of ['round', 'round_burst_1', 'round_burst_2', 'round_burst_3', 'pause_resume_hot', 'pause_resume_sqlite', 'retained', 'persisted_bytes', 'persist_event_sqlite', 'sqlite_append', 'resume_long']) {
+    for (const id of [
+      'round',
+      'round_burst_1',
+      'round_burst_2',
+      'round_burst_3',
+      'pause_resume_hot',
+      'pause_resume_sqlite',
+      'retained',
+      'persisted_bytes',
+      'persist_event_sqlite',
+      'sqlite_append',
+      'resume_long',
+    ]) {
       expect(ids).toContain(id);
     }
     for (const f of results.figures) {
@@ -87,7 +126,11 @@ describe('bench/run.ts --quick', () => {
   }, 270_000);
 
   it('fails loudly on an unknown option', () => {
-    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--no-such-flag'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--no-such-flag'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('Unknown option --no-such-flag');
   }, 60_000);

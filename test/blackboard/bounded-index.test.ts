@@ -6,8 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  archivedVersions, blackboardIndex, hasVersion, latest, requestText, retainBodies, versionCount, versionOf, withVersion,
-  type Blackboard, type TagVersion,
+  archivedVersions,
+  blackboardIndex,
+  hasVersion,
+  latest,
+  requestText,
+  retainBodies,
+  versionCount,
+  versionOf,
+  withVersion,
+  type Blackboard,
+  type TagVersion,
 } from '../../src/blackboard/blackboard.js';
 import type { Artifact } from '../../src/blackboard/artifacts.js';
 import type { ModelReply, ModelRequest } from '../../src/models/model.js';
@@ -23,15 +32,26 @@ describe('a tag written many times', () => {
     for (let i = 1; i <= 500; i++) board = write(board, 'request', `part ${i}`);
     const list = board.request!;
     const size = Array.from({ length: 499 }, (_, i) => `part ${i + 1}`.length).reduce((a, b) => a + b, 0);
-    expect(list).toEqual([{ archived: 499, size }, { version: 500, body: 'part 500', writtenBy: 'user' }]);
+    expect(list).toEqual([
+      { archived: 499, size },
+      { version: 500, body: 'part 500', writtenBy: 'user' },
+    ]);
     expect(versionCount(board, 'request')).toBe(500);
     expect(latest(board, 'request')?.version).toBe(500);
-    expect([hasVersion(board, 'request', 1), hasVersion(board, 'request', 500), hasVersion(board, 'request', 501), hasVersion(board, 'request', 0)]).toEqual([true, true, false, false]);
+    expect([hasVersion(board, 'request', 1), hasVersion(board, 'request', 500), hasVersion(board, 'request', 501), hasVersion(board, 'request', 0)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(versionOf(board, 'request', 1)).toBeUndefined();
     expect(archivedVersions(board, 'request')).toEqual(Array.from({ length: 499 }, (_, i) => i + 1));
     // The index gives the whole request's size: every part and the blank lines between them.
     expect(blackboardIndex(board)[0]).toMatchObject({ tag: 'request', version: 500, size: size + 'part 500'.length + 2 * 499 });
-    const fetched = Array.from({ length: 499 }, (_, i) => ({ tag: 'request', version: { version: i + 1, body: `part ${i + 1}`, writtenBy: 'user' } as TagVersion }));
+    const fetched = Array.from({ length: 499 }, (_, i) => ({
+      tag: 'request',
+      version: { version: i + 1, body: `part ${i + 1}`, writtenBy: 'user' } as TagVersion,
+    }));
     expect(requestText(board, fetched)).toBe(Array.from({ length: 500 }, (_, i) => `part ${i + 1}`).join('\n\n'));
     expect(requestText(board, fetched.slice(1))).toMatch(/^\(part 1 of the request could not be read from the archive\)\n\npart 2\n\n/);
   });
@@ -61,7 +81,8 @@ class IntakeModel {
   async complete(request: ModelRequest): Promise<ModelReply> {
     const id = `c${++this.calls}`;
     const last = request.messages.at(-1)!;
-    if (this.readRequest && last.role !== 'tool') return { content: null, toolCalls: [{ id, type: 'function', function: { name: 'read_blackboard', arguments: '{"tags":["request"]}' } }] };
+    if (this.readRequest && last.role !== 'tool')
+      return { content: null, toolCalls: [{ id, type: 'function', function: { name: 'read_blackboard', arguments: '{"tags":["request"]}' } }] };
     if (last.role === 'tool') this.lastRead = last.content;
     return { content: null, toolCalls: [{ id, type: 'function', function: { name: 'ask_user', arguments: '{"message":"And?"}' } }] };
   }
@@ -85,7 +106,9 @@ describe('a session whose request gets 200 parts', () => {
     model.readRequest = true;
     expect((await session.send({ type: 'user_submitted_input', text: 'part 201' })).ok).toBe(true);
     expect(model.lastRead).toBe(`## request (v1–v201, by user)\n${Array.from({ length: 201 }, (_, i) => `part ${i + 1}`).join('\n\n')}`);
-    expect((await (await runtime.history(session.id)).tagVersions('request')).map((v) => v.body)).toEqual(Array.from({ length: 201 }, (_, i) => `part ${i + 1}`));
+    expect((await (await runtime.history(session.id)).tagVersions('request')).map((v) => v.body)).toEqual(
+      Array.from({ length: 201 }, (_, i) => `part ${i + 1}`),
+    );
     await session.close();
   });
 });

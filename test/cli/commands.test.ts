@@ -37,136 +37,165 @@ function expectFailure(result: CliResult, code: string, message: RegExp | string
 }
 
 describe('steward (scriptable commands)', () => {
-  it('packages: lists packages and their workers with input → output tags', async () => {
-    const [human, json] = await Promise.all([cli('packages'), cli('packages', '--json')]);
-    expectOk(human);
-    expect(human.stdout).toContain('short-story  Short story');
-    expect(human.stdout).toContain('- brief-writer: reads request → writes brief');
-    expect(human.stdout).toContain('- drafter: reads brief, outline → writes draft  roles: literary, genre');
-    expect(human.stdout).toContain('- summarize: reads note → writes summary');
-    expectOk(json);
-    const packages = parseJson<Array<{ id: string; workers: Array<{ id: string; inputTags: string[]; outputTags: string[] }> }>>(json);
-    expect(packages.map((p) => p.id).sort()).toEqual(['short-story', 'tiny']);
-    expect(packages.find((p) => p.id === 'tiny')!.workers).toEqual([
-      expect.objectContaining({ id: 'echo', inputTags: ['request'], outputTags: ['note'] }),
-      expect.objectContaining({ id: 'summarize', inputTags: ['note'], outputTags: ['summary'] }),
-    ]);
-  }, CLI_TIMEOUT);
+  it(
+    'packages: lists packages and their workers with input → output tags',
+    async () => {
+      const [human, json] = await Promise.all([cli('packages'), cli('packages', '--json')]);
+      expectOk(human);
+      expect(human.stdout).toContain('short-story  Short story');
+      expect(human.stdout).toContain('- brief-writer: reads request → writes brief');
+      expect(human.stdout).toContain('- drafter: reads brief, outline → writes draft  roles: literary, genre');
+      expect(human.stdout).toContain('- summarize: reads note → writes summary');
+      expectOk(json);
+      const packages = parseJson<Array<{ id: string; workers: Array<{ id: string; inputTags: string[]; outputTags: string[] }> }>>(json);
+      expect(packages.map((p) => p.id).sort()).toEqual(['short-story', 'tiny']);
+      expect(packages.find((p) => p.id === 'tiny')!.workers).toEqual([
+        expect.objectContaining({ id: 'echo', inputTags: ['request'], outputTags: ['note'] }),
+        expect.objectContaining({ id: 'summarize', inputTags: ['note'], outputTags: ['summary'] }),
+      ]);
+    },
+    CLI_TIMEOUT,
+  );
 
-  it('new, send (aliases and full names), show, list and log take a session through its waits', async () => {
-    const created = await cli('new', '--package', 'tiny', '--json');
-    expectOk(created);
-    const first = parseJson<ViewJson>(created);
-    expect(first).toMatchObject({ packageId: 'tiny', state: 'waiting_user.intake', phase: 'waiting_user', waitingReason: 'intake', revision: 1 });
-    expect(first.acceptedEvents).toEqual(expect.arrayContaining(['user_submitted_input', 'user_confirmed_intake']));
-    const id = first.id;
+  it(
+    'new, send (aliases and full names), show, list and log take a session through its waits',
+    async () => {
+      const created = await cli('new', '--package', 'tiny', '--json');
+      expectOk(created);
+      const first = parseJson<ViewJson>(created);
+      expect(first).toMatchObject({ packageId: 'tiny', state: 'waiting_user.intake', phase: 'waiting_user', waitingReason: 'intake', revision: 1 });
+      expect(first.acceptedEvents).toEqual(expect.arrayContaining(['user_submitted_input', 'user_confirmed_intake']));
+      const id = first.id;
 
-    // A refused event: exit 1, the machine's reason on stderr, nothing on stdout.
-    const refused = await cli('send', id, 'approve');
-    expectFailure(refused, 'event_refused', '"user_approved_next_step" is not accepted while the session waits in intake. Accepted now: user_submitted_input, user_confirmed_intake');
-    expect(refused.stdout).toBe('');
+      // A refused event: exit 1, the machine's reason on stderr, nothing on stdout.
+      const refused = await cli('send', id, 'approve');
+      expectFailure(
+        refused,
+        'event_refused',
+        '"user_approved_next_step" is not accepted while the session waits in intake. Accepted now: user_submitted_input, user_confirmed_intake',
+      );
+      expect(refused.stdout).toBe('');
 
-    const input = parseJson<ViewJson>(await cli('send', id, 'input', '--text', 'Say hello to the lighthouse', '--json'));
-    expect(input).toMatchObject({ state: 'waiting_user.approve_step', pendingStep: { workerId: 'echo', requiresApproval: true } });
+      const input = parseJson<ViewJson>(await cli('send', id, 'input', '--text', 'Say hello to the lighthouse', '--json'));
+      expect(input).toMatchObject({ state: 'waiting_user.approve_step', pendingStep: { workerId: 'echo', requiresApproval: true } });
 
-    // The full event name works like the alias; the human output shows the artifact's tag body.
-    const approved = await cli('send', id, 'user_approved_next_step');
-    expectOk(approved);
-    expect(approved.stdout).toContain('Waiting for you: accept or reject artifact a1 (echo).');
-    expect(approved.stdout).toContain('── Artifact a1 by echo · note v1 · demo model (no LLM) ──');
-    expect(approved.stdout).toContain('- request v1: Say hello to the lighthouse');
+      // The full event name works like the alias; the human output shows the artifact's tag body.
+      const approved = await cli('send', id, 'user_approved_next_step');
+      expectOk(approved);
+      expect(approved.stdout).toContain('Waiting for you: accept or reject artifact a1 (echo).');
+      expect(approved.stdout).toContain('── Artifact a1 by echo · note v1 · demo model (no LLM) ──');
+      expect(approved.stdout).toContain('- request v1: Say hello to the lighthouse');
 
-    const rejected = parseJson<ViewJson>(await cli('send', id, 'reject', '--reason', 'Too long', '--json'));
-    expect(rejected).toMatchObject({ state: 'waiting_user.revision', artifact: { id: 'a1', status: 'rejected' } });
-    const revised = parseJson<ViewJson>(await cli('send', id, 'input', '--text', 'Two sentences at most', '--json'));
-    expect(revised).toMatchObject({ state: 'waiting_user.review_artifact', artifact: { id: 'a2', revises: 'a1', status: 'pending_review' } });
-    expect(revised.artifact!.tags[0]!.body).toContain('Revised after your notes: Too long');
+      const rejected = parseJson<ViewJson>(await cli('send', id, 'reject', '--reason', 'Too long', '--json'));
+      expect(rejected).toMatchObject({ state: 'waiting_user.revision', artifact: { id: 'a1', status: 'rejected' } });
+      const revised = parseJson<ViewJson>(await cli('send', id, 'input', '--text', 'Two sentences at most', '--json'));
+      expect(revised).toMatchObject({ state: 'waiting_user.review_artifact', artifact: { id: 'a2', revises: 'a1', status: 'pending_review' } });
+      expect(revised.artifact!.tags[0]!.body).toContain('Revised after your notes: Too long');
 
-    const accepted = parseJson<ViewJson>(await cli('send', id, 'accept', '--json'));
-    expect(accepted).toMatchObject({ state: 'waiting_user.approve_step', pendingStep: { workerId: 'summarize' } });
+      const accepted = parseJson<ViewJson>(await cli('send', id, 'accept', '--json'));
+      expect(accepted).toMatchObject({ state: 'waiting_user.approve_step', pendingStep: { workerId: 'summarize' } });
 
-    const [showJson, showHuman, list, listHuman, log, logHuman] = await Promise.all([
-      cli('show', id, '--json'), cli('show', id), cli('list', '--json'), cli('list'), cli('log', id, '--json'), cli('log', id),
-    ]);
-    expectOk(showJson);
-    expect(parseJson<ViewJson>(showJson)).toEqual(accepted);
-    expectOk(showHuman);
-    expect(showHuman.stdout).toContain(`Session ${id} · package tiny · waiting_user.approve_step`);
-    expect(showHuman.stdout).toContain('── Proposed step · run summarize ──');
-    expect(showHuman.stdout).toContain('Artifacts: a1 echo superseded, a2 echo accepted');
-    expect(showHuman.stdout).toContain('approve (user_approved_next_step), reject-step (user_rejected_next_step)');
+      const [showJson, showHuman, list, listHuman, log, logHuman] = await Promise.all([
+        cli('show', id, '--json'),
+        cli('show', id),
+        cli('list', '--json'),
+        cli('list'),
+        cli('log', id, '--json'),
+        cli('log', id),
+      ]);
+      expectOk(showJson);
+      expect(parseJson<ViewJson>(showJson)).toEqual(accepted);
+      expectOk(showHuman);
+      expect(showHuman.stdout).toContain(`Session ${id} · package tiny · waiting_user.approve_step`);
+      expect(showHuman.stdout).toContain('── Proposed step · run summarize ──');
+      expect(showHuman.stdout).toContain('Artifacts: a1 echo superseded, a2 echo accepted');
+      expect(showHuman.stdout).toContain('approve (user_approved_next_step), reject-step (user_rejected_next_step)');
 
-    const sessions = parseJson<SessionSummary[]>(list);
-    expect(sessions.map((s) => s.id)).toContain(id);
-    expect(sessions.find((s) => s.id === id)).toMatchObject({ packageId: 'tiny', state: 'waiting_user.approve_step', revision: accepted.revision });
-    expectOk(listHuman);
-    expect(listHuman.stdout).toMatch(new RegExp(`${id}\\s+tiny\\s+waiting_user.approve_step\\s+${accepted.revision}`));
+      const sessions = parseJson<SessionSummary[]>(list);
+      expect(sessions.map((s) => s.id)).toContain(id);
+      expect(sessions.find((s) => s.id === id)).toMatchObject({ packageId: 'tiny', state: 'waiting_user.approve_step', revision: accepted.revision });
+      expectOk(listHuman);
+      expect(listHuman.stdout).toMatch(new RegExp(`${id}\\s+tiny\\s+waiting_user.approve_step\\s+${accepted.revision}`));
 
-    const journal = parseJson<JournalEntry[]>(log);
-    expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
-    // One write may carry several entries (those that arrive while a write is under way).
-    expect(accepted.revision).toBeLessThanOrEqual(journal.at(-1)!.seq);
-    expect(journal.filter((e) => e.kind === 'event').map((e) => e.type)).toEqual([
-      'user_approved_next_step', // the refused one is journaled too, with the state unchanged
-      'user_submitted_input',
-      'user_approved_next_step',
-      'user_rejected_artifact',
-      'user_submitted_input',
-      'user_accepted_artifact',
-    ]);
-    expect(journal[1]).toMatchObject({ kind: 'event', type: 'user_approved_next_step', state: 'waiting_user.intake' });
-    expectOk(logHuman);
-    expect(logHuman.stdout).toMatch(/^SEQ\s+AT\s+BY\s+KIND\s+TYPE\s+STATE AFTER\s+DETAIL/);
-    expect(logHuman.stdout).toMatch(/user_rejected_artifact\s+waiting_user\.revision\s+\{"artifactId":"a1","reason":"Too long"\}/);
-  }, CLI_TIMEOUT);
+      const journal = parseJson<JournalEntry[]>(log);
+      expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
+      // One write may carry several entries (those that arrive while a write is under way).
+      expect(accepted.revision).toBeLessThanOrEqual(journal.at(-1)!.seq);
+      expect(journal.filter((e) => e.kind === 'event').map((e) => e.type)).toEqual([
+        'user_approved_next_step', // the refused one is journaled too, with the state unchanged
+        'user_submitted_input',
+        'user_approved_next_step',
+        'user_rejected_artifact',
+        'user_submitted_input',
+        'user_accepted_artifact',
+      ]);
+      expect(journal[1]).toMatchObject({ kind: 'event', type: 'user_approved_next_step', state: 'waiting_user.intake' });
+      expectOk(logHuman);
+      expect(logHuman.stdout).toMatch(/^SEQ\s+AT\s+BY\s+KIND\s+TYPE\s+STATE AFTER\s+DETAIL/);
+      expect(logHuman.stdout).toMatch(/user_rejected_artifact\s+waiting_user\.revision\s+\{"artifactId":"a1","reason":"Too long"\}/);
+    },
+    CLI_TIMEOUT,
+  );
 
-  it('starts a session without a package in skill_selection; `select --package` chooses one', async () => {
-    const created = parseJson<ViewJson>(await cli('new', '--no-package', '--json'));
-    expect(created).toMatchObject({ state: 'waiting_user.skill_selection', packageId: null, acceptedEvents: ['user_selected_package'] });
-    const selected = await cli('send', created.id, 'select', '--package', 'tiny', '--json');
-    expectOk(selected);
-    expect(parseJson<ViewJson>(selected)).toMatchObject({ state: 'waiting_user.intake', packageId: 'tiny' });
-  }, CLI_TIMEOUT);
+  it(
+    'starts a session without a package in skill_selection; `select --package` chooses one',
+    async () => {
+      const created = parseJson<ViewJson>(await cli('new', '--no-package', '--json'));
+      expect(created).toMatchObject({ state: 'waiting_user.skill_selection', packageId: null, acceptedEvents: ['user_selected_package'] });
+      const selected = await cli('send', created.id, 'select', '--package', 'tiny', '--json');
+      expectOk(selected);
+      expect(parseJson<ViewJson>(selected)).toMatchObject({ state: 'waiting_user.intake', packageId: 'tiny' });
+    },
+    CLI_TIMEOUT,
+  );
 
-  it('fails with a clear message and exit 1, never a stack trace', async () => {
-    const plain = await cli('new', '--package', 'tiny');
-    expectOk(plain);
-    expect(plain.stdout).toMatch(/^s_\w+\n$/);
-    const id = plain.stdout.trim();
-    const [unknownSession, badJson, unknownEvent, wrongOption, refusedJson, unknownPackage] = await Promise.all([
-      cli('log', 'nope', '--json'),
-      cli('send', id, 'answer', '--answers', '{q1: yes}'),
-      cli('send', id, 'frobnicate'),
-      cli('send', id, 'approve', '--text', 'hi'),
-      cli('send', id, 'reject-step', '--reason', 'no', '--json'),
-      cli('new', '--package', 'nope'),
-    ]);
-    expectFailure(unknownSession, 'session_not_found', `No session "nope" in the store ${db}. List the sessions with \`steward list --db ${db}\``);
-    expect(parseJson(unknownSession)).toEqual({ error: { code: 'session_not_found', message: expect.stringContaining('No session "nope"') } });
-    expectFailure(badJson, 'usage', /--answers must be a JSON object of question ids to answers.*got invalid JSON/);
-    expectFailure(unknownEvent, 'usage', 'Unknown event "frobnicate". Events: input (user_submitted_input), confirm');
-    expectFailure(wrongOption, 'usage', '--text does not apply to user_approved_next_step (it takes --reason, --role).');
-    expectFailure(refusedJson, 'event_refused', '"user_rejected_next_step" is not accepted while the session waits in intake.');
-    expect(parseJson(refusedJson)).toMatchObject({ error: { code: 'event_refused' } });
-    expectFailure(unknownPackage, 'user_error', 'Unknown package "nope". Packages: ');
-  }, CLI_TIMEOUT);
+  it(
+    'fails with a clear message and exit 1, never a stack trace',
+    async () => {
+      const plain = await cli('new', '--package', 'tiny');
+      expectOk(plain);
+      expect(plain.stdout).toMatch(/^s_\w+\n$/);
+      const id = plain.stdout.trim();
+      const [unknownSession, badJson, unknownEvent, wrongOption, refusedJson, unknownPackage] = await Promise.all([
+        cli('log', 'nope', '--json'),
+        cli('send', id, 'answer', '--answers', '{q1: yes}'),
+        cli('send', id, 'frobnicate'),
+        cli('send', id, 'approve', '--text', 'hi'),
+        cli('send', id, 'reject-step', '--reason', 'no', '--json'),
+        cli('new', '--package', 'nope'),
+      ]);
+      expectFailure(unknownSession, 'session_not_found', `No session "nope" in the store ${db}. List the sessions with \`steward list --db ${db}\``);
+      expect(parseJson(unknownSession)).toEqual({ error: { code: 'session_not_found', message: expect.stringContaining('No session "nope"') } });
+      expectFailure(badJson, 'usage', /--answers must be a JSON object of question ids to answers.*got invalid JSON/);
+      expectFailure(unknownEvent, 'usage', 'Unknown event "frobnicate". Events: input (user_submitted_input), confirm');
+      expectFailure(wrongOption, 'usage', '--text does not apply to user_approved_next_step (it takes --reason, --role).');
+      expectFailure(refusedJson, 'event_refused', '"user_rejected_next_step" is not accepted while the session waits in intake.');
+      expect(parseJson(refusedJson)).toMatchObject({ error: { code: 'event_refused' } });
+      expectFailure(unknownPackage, 'user_error', 'Unknown package "nope". Packages: ');
+    },
+    CLI_TIMEOUT,
+  );
 
-  it('refuses a session id that breaks the id rule (arguments and --session) with exit 1, naming the rule, never echoing it raw', async () => {
-    const titleEscape = 'a\u001b]0;owned\u0007b';
-    const results = await Promise.all([
-      cli('show', ''),
-      cli('log', 'x'.repeat(201)),
-      cli('send', titleEscape, 'approve'),
-      cli('resume', 'a\u202eb'),
-      cli('fork', 'a\nb', '--at', '1'),
-      cli('run', '--session', titleEscape),
-    ]);
-    for (const result of results) {
-      expectFailure(result, 'invalid_session_id', /a session id has 1 to 200 characters, none of them a control or invisible character/);
-      // eslint-disable-next-line no-control-regex -- no control character may reach the terminal: the regex names them
-      expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
-    }
-    expect(results[0]!.stderr).toContain('steward show: the session id is empty');
-    expect(results[5]!.stderr).toContain('--session: character 2 of the session id is U+001B');
-  }, CLI_TIMEOUT);
+  it(
+    'refuses a session id that breaks the id rule (arguments and --session) with exit 1, naming the rule, never echoing it raw',
+    async () => {
+      const titleEscape = 'a\u001b]0;owned\u0007b';
+      const results = await Promise.all([
+        cli('show', ''),
+        cli('log', 'x'.repeat(201)),
+        cli('send', titleEscape, 'approve'),
+        cli('resume', 'a\u202eb'),
+        cli('fork', 'a\nb', '--at', '1'),
+        cli('run', '--session', titleEscape),
+      ]);
+      for (const result of results) {
+        expectFailure(result, 'invalid_session_id', /a session id has 1 to 200 characters, none of them a control or invisible character/);
+        // eslint-disable-next-line no-control-regex -- no control character may reach the terminal: the regex names them
+        expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+      }
+      expect(results[0]!.stderr).toContain('steward show: the session id is empty');
+      expect(results[5]!.stderr).toContain('--session: character 2 of the session id is U+001B');
+    },
+    CLI_TIMEOUT,
+  );
 });

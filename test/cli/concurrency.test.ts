@@ -69,58 +69,62 @@ async function race(a: string[], b: string[]): Promise<{ winner: CliResult; lose
   return { winner: winnerIsA ? ra : rb, loser: winnerIsA ? rb : ra, winnerIsA };
 }
 
-it('two processes sending to one session at once: one wins each turn, the other gets a clean error', async () => {
-  const created = parseJson<ViewJson>(await cli('new', '--package', 'tiny', '--json'));
-  const id = created.id;
+it(
+  'two processes sending to one session at once: one wins each turn, the other gets a clean error',
+  async () => {
+    const created = parseJson<ViewJson>(await cli('new', '--package', 'tiny', '--json'));
+    const id = created.id;
 
-  // Turn 1: two different requests, both "only at revision 1".
-  const t1 = await race(
-    ['send', id, 'input', '--text', 'from A', '--revision', String(created.revision), '--json'],
-    ['send', id, 'input', '--text', 'from B', '--revision', String(created.revision), '--json'],
-  );
-  const afterInput = parseJson<ViewJson>(t1.winner);
-  expect(afterInput.state).toBe('waiting_user.approve_step');
-  expect(t1.loser.stderr).toMatch(conflictMessage(id, created.revision, 'steward [conflict]: '));
-  expect(parseJson(t1.loser)).toMatchObject({ error: { code: 'conflict' } });
-  let entries = await journal(id);
-  expectNoGaps(entries);
-  const texts = entries.filter((e) => e.type === 'user_submitted_input').map((e) => (e.payload as { text: string }).text);
-  expect(texts).toEqual([t1.winnerIsA ? 'from A' : 'from B']);
+    // Turn 1: two different requests, both "only at revision 1".
+    const t1 = await race(
+      ['send', id, 'input', '--text', 'from A', '--revision', String(created.revision), '--json'],
+      ['send', id, 'input', '--text', 'from B', '--revision', String(created.revision), '--json'],
+    );
+    const afterInput = parseJson<ViewJson>(t1.winner);
+    expect(afterInput.state).toBe('waiting_user.approve_step');
+    expect(t1.loser.stderr).toMatch(conflictMessage(id, created.revision, 'steward [conflict]: '));
+    expect(parseJson(t1.loser)).toMatchObject({ error: { code: 'conflict' } });
+    let entries = await journal(id);
+    expectNoGaps(entries);
+    const texts = entries.filter((e) => e.type === 'user_submitted_input').map((e) => (e.payload as { text: string }).text);
+    expect(texts).toEqual([t1.winnerIsA ? 'from A' : 'from B']);
 
-  // Turn 2: both approve the proposed step, at the revision they saw.
-  const t2 = await race(
-    ['send', id, 'approve', '--revision', String(afterInput.revision), '--json'],
-    ['send', id, 'approve', '--revision', String(afterInput.revision), '--json'],
-  );
-  const afterApprove = parseJson<ViewJson>(t2.winner);
-  expect(afterApprove).toMatchObject({ state: 'waiting_user.review_artifact', artifact: { id: 'a1' } });
-  expect(parseJson(t2.loser)).toMatchObject({ error: { code: 'conflict', message: expect.stringMatching(conflictMessage(id, afterInput.revision)) } });
-  entries = await journal(id);
-  expectNoGaps(entries);
-  expect(entries.filter((e) => e.type === 'user_approved_next_step')).toHaveLength(1);
-  expect(entries.filter((e) => e.type === 'xstate.done.actor.workerTurn')).toHaveLength(1);
-  // One write may carry several entries (those that arrive while a write is under way).
-  expect(afterApprove.revision).toBeLessThanOrEqual(entries.at(-1)!.seq);
+    // Turn 2: both approve the proposed step, at the revision they saw.
+    const t2 = await race(
+      ['send', id, 'approve', '--revision', String(afterInput.revision), '--json'],
+      ['send', id, 'approve', '--revision', String(afterInput.revision), '--json'],
+    );
+    const afterApprove = parseJson<ViewJson>(t2.winner);
+    expect(afterApprove).toMatchObject({ state: 'waiting_user.review_artifact', artifact: { id: 'a1' } });
+    expect(parseJson(t2.loser)).toMatchObject({ error: { code: 'conflict', message: expect.stringMatching(conflictMessage(id, afterInput.revision)) } });
+    entries = await journal(id);
+    expectNoGaps(entries);
+    expect(entries.filter((e) => e.type === 'user_approved_next_step')).toHaveLength(1);
+    expect(entries.filter((e) => e.type === 'xstate.done.actor.workerTurn')).toHaveLength(1);
+    // One write may carry several entries (those that arrive while a write is under way).
+    expect(afterApprove.revision).toBeLessThanOrEqual(entries.at(-1)!.seq);
 
-  // Turn 3: no --revision; both accept a1.
-  const t3 = await race(['send', id, 'accept', '--artifact', 'a1', '--json'], ['send', id, 'accept', '--artifact', 'a1', '--json']);
-  const afterAccept = parseJson<ViewJson>(t3.winner);
-  expect(afterAccept).toMatchObject({ state: 'waiting_user.approve_step', pendingStep: { workerId: 'summarize' } });
-  const lost = parseJson<{ error: { code: string; message: string } }>(t3.loser).error;
-  entries = await journal(id);
-  expectNoGaps(entries);
-  const accepts = entries.filter((e) => e.type === 'user_accepted_artifact');
-  if (lost.code === 'conflict') {
-    // It loaded the revision the winner started from: its write was refused, nothing of it is saved.
-    expect(lost.message).toMatch(conflictMessage(id, afterApprove.revision));
-    expect(accepts.map((e) => e.state)).toEqual(['running.manager.thinking']);
-  } else {
-    // It loaded after the winner's event: the session no longer takes an accept.
-    expect(lost.code).toBe('event_refused');
-    expect(lost.message).toMatch(/^"user_accepted_artifact" is not accepted while (the session waits in approve_step|the agents are working)/);
-    // One accept moved the session; a refusal the machine saw is journaled with the state unchanged.
-    expect(accepts.filter((e) => e.state.startsWith('running')).length).toBe(1);
-    for (const refused of accepts.filter((e) => !e.state.startsWith('running'))) expect(refused.state).toBe('waiting_user.approve_step');
-  }
-  expect(entries.at(-1)!.state).toBe('waiting_user.approve_step');
-}, CLI_TIMEOUT);
+    // Turn 3: no --revision; both accept a1.
+    const t3 = await race(['send', id, 'accept', '--artifact', 'a1', '--json'], ['send', id, 'accept', '--artifact', 'a1', '--json']);
+    const afterAccept = parseJson<ViewJson>(t3.winner);
+    expect(afterAccept).toMatchObject({ state: 'waiting_user.approve_step', pendingStep: { workerId: 'summarize' } });
+    const lost = parseJson<{ error: { code: string; message: string } }>(t3.loser).error;
+    entries = await journal(id);
+    expectNoGaps(entries);
+    const accepts = entries.filter((e) => e.type === 'user_accepted_artifact');
+    if (lost.code === 'conflict') {
+      // It loaded the revision the winner started from: its write was refused, nothing of it is saved.
+      expect(lost.message).toMatch(conflictMessage(id, afterApprove.revision));
+      expect(accepts.map((e) => e.state)).toEqual(['running.manager.thinking']);
+    } else {
+      // It loaded after the winner's event: the session no longer takes an accept.
+      expect(lost.code).toBe('event_refused');
+      expect(lost.message).toMatch(/^"user_accepted_artifact" is not accepted while (the session waits in approve_step|the agents are working)/);
+      // One accept moved the session; a refusal the machine saw is journaled with the state unchanged.
+      expect(accepts.filter((e) => e.state.startsWith('running')).length).toBe(1);
+      for (const refused of accepts.filter((e) => !e.state.startsWith('running'))) expect(refused.state).toBe('waiting_user.approve_step');
+    }
+    expect(entries.at(-1)!.state).toBe('waiting_user.approve_step');
+  },
+  CLI_TIMEOUT,
+);

@@ -41,10 +41,21 @@ it('edits a step and an artifact, records who did it, exports the audit trail an
 
   const jsonl = await cli('log', id, '--format', 'jsonl');
   expect(jsonl.code, jsonl.stderr).toBe(0);
-  const records = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; by: string | null; type: string; stateBefore: string | null; stateAfter: string; event: { edits?: unknown } });
+  const records = jsonl.stdout
+    .trim()
+    .split('\n')
+    .map(
+      (line) =>
+        JSON.parse(line) as { seq: number; by: string | null; type: string; stateBefore: string | null; stateAfter: string; event: { edits?: unknown } },
+    );
   expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
   const approve = records.find((r) => r.type === 'user_approved_next_step' && r.stateAfter.startsWith('running'))!;
-  expect(approve).toMatchObject({ by: 'bob', stateBefore: 'waiting_user.approve_step', stateAfter: 'running.worker.thinking', event: { edits: { reason: 'Restate it in one line.' } } });
+  expect(approve).toMatchObject({
+    by: 'bob',
+    stateBefore: 'waiting_user.approve_step',
+    stateAfter: 'running.worker.thinking',
+    event: { edits: { reason: 'Restate it in one line.' } },
+  });
   records.slice(1).forEach((r, i) => expect(r.stateBefore).toBe(records[i]!.stateAfter));
   const after3 = await cli('log', id, '--format', 'jsonl', '--after', '3', '--limit', '1');
   expect(JSON.parse(after3.stdout.trim())).toMatchObject({ seq: 4, stateBefore: records[2]!.stateAfter });

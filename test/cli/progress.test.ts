@@ -53,7 +53,11 @@ describe('progress lines', () => {
 
   it('gives the spinner a status at each round start with the previous round and the total', async () => {
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })], usage: { promptTokens: 100, completionTokens: 50 } },
+      {
+        agent: 'manager',
+        toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })],
+        usage: { promptTokens: 100, completionTokens: 50 },
+      },
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Tea.' } })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });

@@ -7,7 +7,9 @@ import type { SkillPackage } from '../../src/skills/index.js';
 
 describe('safeText / safeLine / safeJson', () => {
   it('shows C0, DEL, C1 and bidi controls visibly and keeps newlines and tabs in text', () => {
-    expect(safeText('a\x1b[2Jb\x07c\x00d\x7fe\u009bf\u202eg\u2066h\u200fi\u061cj\u2028k')).toBe('a␛[2Jb␇c␀d␡e\\x9bf<U+202E>g<U+2066>h<U+200F>i<U+061C>j<U+2028>k');
+    expect(safeText('a\x1b[2Jb\x07c\x00d\x7fe\u009bf\u202eg\u2066h\u200fi\u061cj\u2028k')).toBe(
+      'a␛[2Jb␇c␀d␡e\\x9bf<U+202E>g<U+2066>h<U+200F>i<U+061C>j<U+2028>k',
+    );
     expect(safeText('line one\n\tline two\r\nthree\rover')).toBe('line one\n\tline two\nthree␍over');
     expect(safeLine('one\ntwo\tthree')).toBe('one␊two␉three');
     expect(safeText('plain text, ünïcödé, emoji 👩‍💻 and "quotes"')).toBe('plain text, ünïcödé, emoji 👩‍💻 and "quotes"');
@@ -30,13 +32,19 @@ describe('safeText / safeLine / safeJson', () => {
 describe('render: data is sanitised before it is coloured', () => {
   const evil = 'x\x1b]0;title\x07\u202e';
   it('package titles, descriptions, worker ids and tags', () => {
-    const pkg: SkillPackage = { id: 'p', title: evil, description: evil, dir: '/', workers: [{ id: 'w', title: evil, description: evil, inputTags: [evil], outputTags: ['o'], roles: [{ id: evil, description: evil }], prompt: '' }] };
+    const pkg: SkillPackage = {
+      id: 'p',
+      title: evil,
+      description: evil,
+      dir: '/',
+      workers: [{ id: 'w', title: evil, description: evil, inputTags: [evil], outputTags: ['o'], roles: [{ id: evil, description: evil }], prompt: '' }],
+    };
     const out = formatPackages(new Map([['p', pkg]]));
     expect(out).not.toMatch(/\x1b\]|\x07|\u202e/);
     expect(out).toContain('x␛]0;title␇<U+202E>');
   });
 
-  it('keeps colours: the escape sequences left are picocolors\' own SGR codes', () => {
+  it("keeps colours: the escape sequences left are picocolors' own SGR codes", () => {
     const colours = pc.createColors(true);
     const view = { waitingReason: 'input', phase: 'waiting_user', message: evil, blackboard: [], questions: null } as never;
     const blocks = waitBlocks(view);

@@ -37,7 +37,7 @@ beforeAll(async () => {
   const ms = await npmInstall(app, [tarball.file, `typescript@${versions.typescript}`, `@types/node@${versions['@types/node']}`]);
   console.log(
     `tarball: ${(tarball.size / 1024).toFixed(1)} kB packed, ${(tarball.unpackedSize / 1024).toFixed(1)} kB unpacked, ${tarball.entryCount} files; ` +
-    `install into an empty app (with typescript + @types/node): ${(ms / 1000).toFixed(1)} s`,
+      `install into an empty app (with typescript + @types/node): ${(ms / 1000).toFixed(1)} s`,
   );
 }, 300_000);
 
@@ -48,10 +48,24 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('ships the compiled code, its declarations, the skill packages and the inspector page, and no tests or sources', () => {
     const files = tarball.files;
-    for (const f of ['package.json', 'bin/steward.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/machine.js', 'dist/machine.d.ts', 'dist/testing.js', 'dist/testing.d.ts', 'dist/inspect.js', 'dist/inspect.d.ts', 'dist/cli/main.js', 'dist/skills/packages/tiny/manifest.json', 'dist/inspector/index.html']) {
+    for (const f of [
+      'package.json',
+      'bin/steward.mjs',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/machine.js',
+      'dist/machine.d.ts',
+      'dist/testing.js',
+      'dist/testing.d.ts',
+      'dist/inspect.js',
+      'dist/inspect.d.ts',
+      'dist/cli/main.js',
+      'dist/skills/packages/tiny/manifest.json',
+      'dist/inspector/index.html',
+    ]) {
       expect(files, f).toContain(f);
     }
-    expect(files.filter((f) => /^(test|bench|src|examples|scripts)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => /^(test|bench|src|examples|scripts)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
   });
 
   it('installs without better-sqlite3 (an optional peer) or tsx', async () => {
@@ -64,15 +78,24 @@ describe('the packed tarball', () => {
 describe('an app that installed steward', () => {
   it('(a) an ESM script runs a scripted session to a wait', async () => {
     const { stdout } = await run(process.execPath, ['run-session.mjs'], { cwd: app });
-    expect(JSON.parse(stdout)).toEqual({ state: 'waiting_user.approve_step', waitingReason: 'approve_step', pendingStep: 'echo', enabled: ['user_approved_next_step', 'user_rejected_next_step'] });
+    expect(JSON.parse(stdout)).toEqual({
+      state: 'waiting_user.approve_step',
+      waitingReason: 'approve_step',
+      pendingStep: 'echo',
+      enabled: ['user_approved_next_step', 'user_rejected_next_step'],
+    });
   });
 
   // nodenext and bundler: an app's usual settings (skipLibCheck); dom: every declaration
   // file is checked, so a Node type anywhere in steward/machine's or steward/testing's fails it.
-  it.concurrent.each(['nodenext', 'bundler', 'dom'])('(b) tsc --strict compiles the consumer (%s)', async (flavour) => {
-    const result = await run(process.execPath, [tsc, '-p', `tsconfig.${flavour}.json`], { cwd: app }).catch((e: { stdout: string }) => e);
-    expect(result.stdout).toBe('');
-  }, 120_000);
+  it.concurrent.each(['nodenext', 'bundler', 'dom'])(
+    '(b) tsc --strict compiles the consumer (%s)',
+    async (flavour) => {
+      const result = await run(process.execPath, [tsc, '-p', `tsconfig.${flavour}.json`], { cwd: app }).catch((e: { stdout: string }) => e);
+      expect(result.stdout).toBe('');
+    },
+    120_000,
+  );
 
   it.each([
     ['everything steward/machine exports + ScriptedModel', 'browser-entry.js'],
@@ -89,15 +112,17 @@ describe('an app that installed steward', () => {
       minify: true,
       write: false,
       logLevel: 'silent',
-      plugins: [{
-        name: 'no-node-builtins',
-        setup(b) {
-          b.onResolve({ filter: /.*/ }, (args) => {
-            if (nodeBuiltins.has(args.path)) reached.push(`${args.path} (from ${args.importer})`);
-            return undefined;
-          });
+      plugins: [
+        {
+          name: 'no-node-builtins',
+          setup(b) {
+            b.onResolve({ filter: /.*/ }, (args) => {
+              if (nodeBuiltins.has(args.path)) reached.push(`${args.path} (from ${args.importer})`);
+              return undefined;
+            });
+          },
         },
-      }],
+      ],
     });
     expect(reached).toEqual([]);
     expect(result.errors).toEqual([]);
@@ -115,7 +140,7 @@ describe('an app that installed steward', () => {
     expect(diagram.stdout).toContain('waiting_user');
   });
 
-  it("README's \"Use it from code\" examples compile (tsc --strict) and run", async () => {
+  it('README\'s "Use it from code" examples compile (tsc --strict) and run', async () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Use it from code'), readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 1));
     const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
@@ -136,8 +161,13 @@ describe('an app that installed steward', () => {
   it("import 'steward' (the installed, compiled package) loads no HTTP or WebSocket module; steward/inspect does", async () => {
     const loadedBy = async (entry: string) => {
       const log = join(app, `modules-${entry.replace('/', '-')}.log`);
-      await run(process.execPath, ['--import', join(root, 'test/api/record-modules.mjs'), '--input-type=module', '-e', `await import('${entry}');`], { cwd: app, env: { ...process.env, STEWARD_MODULE_LOG: log } });
-      return readFileSync(log, 'utf8').split('\n').filter((url) => /node_modules\/(hono|@hono\/node-server|ws|@statelyai\/inspect)\/|^node:(http|https|http2|net)$/.test(url));
+      await run(process.execPath, ['--import', join(root, 'test/api/record-modules.mjs'), '--input-type=module', '-e', `await import('${entry}');`], {
+        cwd: app,
+        env: { ...process.env, STEWARD_MODULE_LOG: log },
+      });
+      return readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((url) => /node_modules\/(hono|@hono\/node-server|ws|@statelyai\/inspect)\/|^node:(http|https|http2|net)$/.test(url));
     };
     expect(await loadedBy('steward')).toEqual([]);
     expect((await loadedBy('steward/inspect')).length).toBeGreaterThan(0);

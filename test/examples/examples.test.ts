@@ -78,42 +78,49 @@ async function serve(dir: string): Promise<string> {
 describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
     cleanups.push(() => browser.close());
   }, 60_000);
 
   it.each([
     ['browser', '#state'],
     ['react', '[data-testid=state]'],
-  ])('examples/%s renders the enabled events and clicks through to done', async (name, stateSelector) => {
-    const dir = apps.get(name)!;
-    await run('npx', ['--no-install', 'vite', 'build', '--logLevel', 'error'], { cwd: dir });
-    const url = await serve(join(dir, 'dist'));
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
-    await page.goto(url);
-    const state = () => page.textContent(stateSelector);
-    const seen: string[] = [];
-    // What a person would click, in order of preference, at each wait.
-    const preferred = ['user_submitted_input', 'user_confirmed_intake', 'user_approved_next_step', 'user_accepted_artifact'];
-    for (let i = 0; i < 10 && (await state()) !== 'done'; i++) {
-      await page.waitForSelector('button[data-event]', { timeout: 10_000 });
-      const enabled = await page.$$eval('button[data-event]', (buttons) => buttons.map((b) => (b as HTMLElement).dataset.event!));
-      seen.push(`${await state()}: ${enabled.join(' ')}`);
-      const next = preferred.find((e) => enabled.includes(e));
-      expect(next, `nothing to click in ${seen.at(-1)}`).toBeDefined();
-      const before = await state();
-      await page.click(`button[data-event=${next}]`);
-      await page.waitForFunction(([sel, prev]) => document.querySelector(sel!)?.textContent !== prev, [stateSelector, before] as const);
-      await page.waitForFunction((sel) => !document.querySelector(sel)?.textContent?.startsWith('running'), stateSelector);
-    }
-    expect(errors).toEqual([]);
-    expect(await state()).toBe('done');
-    expect(seen[0]).toBe('waiting_user.intake: user_submitted_input');
-    expect(seen).toContain('waiting_user.approve_step: user_approved_next_step user_rejected_next_step');
-    expect(seen.some((s) => s.startsWith('waiting_user.review_artifact: ') && s.includes('user_accepted_artifact'))).toBe(true);
-    expect(await page.textContent('body')).toContain('#note v1 by noter');
-    await page.close();
-  }, 60_000);
+  ])(
+    'examples/%s renders the enabled events and clicks through to done',
+    async (name, stateSelector) => {
+      const dir = apps.get(name)!;
+      await run('npx', ['--no-install', 'vite', 'build', '--logLevel', 'error'], { cwd: dir });
+      const url = await serve(join(dir, 'dist'));
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      await page.goto(url);
+      const state = () => page.textContent(stateSelector);
+      const seen: string[] = [];
+      // What a person would click, in order of preference, at each wait.
+      const preferred = ['user_submitted_input', 'user_confirmed_intake', 'user_approved_next_step', 'user_accepted_artifact'];
+      for (let i = 0; i < 10 && (await state()) !== 'done'; i++) {
+        await page.waitForSelector('button[data-event]', { timeout: 10_000 });
+        const enabled = await page.$$eval('button[data-event]', (buttons) => buttons.map((b) => (b as HTMLElement).dataset.event!));
+        seen.push(`${await state()}: ${enabled.join(' ')}`);
+        const next = preferred.find((e) => enabled.includes(e));
+        expect(next, `nothing to click in ${seen.at(-1)}`).toBeDefined();
+        const before = await state();
+        await page.click(`button[data-event=${next}]`);
+        await page.waitForFunction(([sel, prev]) => document.querySelector(sel!)?.textContent !== prev, [stateSelector, before] as const);
+        await page.waitForFunction((sel) => !document.querySelector(sel)?.textContent?.startsWith('running'), stateSelector);
+      }
+      expect(errors).toEqual([]);
+      expect(await state()).toBe('done');
+      expect(seen[0]).toBe('waiting_user.intake: user_submitted_input');
+      expect(seen).toContain('waiting_user.approve_step: user_approved_next_step user_rejected_next_step');
+      expect(seen.some((s) => s.startsWith('waiting_user.review_artifact: ') && s.includes('user_accepted_artifact'))).toBe(true);
+      expect(await page.textContent('body')).toContain('#note v1 by noter');
+      await page.close();
+    },
+    60_000,
+  );
 });

@@ -40,7 +40,11 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--no-first-run',
       // Only rebind.example resolves (to 127.0.0.1); every other name fails: nothing reaches the internet.
       '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
       // Chromium's own Private Network Access check would stop the rebound page before the
@@ -126,7 +130,7 @@ describe.skipIf(skip)('a web page against steward serve', () => {
     ]);
     expect(results).toEqual([0, 0, 'failed', 'failed']);
     expect((await store.list()).sessions).toEqual([]);
-    const listed = await (await fetch(`${server.url}/sessions`)).json() as { sessions: unknown[] };
+    const listed = (await (await fetch(`${server.url}/sessions`)).json()) as { sessions: unknown[] };
     expect(listed.sessions).toEqual([]);
   });
 

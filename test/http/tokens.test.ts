@@ -28,12 +28,24 @@ describe('parseTokenList', () => {
   });
 
   it('names each bad line and its fix', () => {
-    const found = problems([`alice ${A}`, 'bob short', `alice ${B}`, `carol ${A}`, `Steward ${'c'.repeat(20)}`, `dan!x ${'d'.repeat(20)}`, `erin ${'e'.repeat(20)} admin`, 'frank', `gina ${'g'.repeat(19)}!`].join('\n'));
+    const found = problems(
+      [
+        `alice ${A}`,
+        'bob short',
+        `alice ${B}`,
+        `carol ${A}`,
+        `Steward ${'c'.repeat(20)}`,
+        `dan!x ${'d'.repeat(20)}`,
+        `erin ${'e'.repeat(20)} admin`,
+        'frank',
+        `gina ${'g'.repeat(19)}!`,
+      ].join('\n'),
+    );
     expect(found).toEqual([
       '2: the token is too short to be a secret: use at least 16 characters (e.g. `openssl rand -hex 24`)',
       '3: the name "alice" is on line 1 already: give each token its own name',
       '4: the token of line 1 again: give each name its own token, or one name could pass for another',
-      '5: the name is reserved (steward, system are the journal\'s names for the runtime): name the person or service that holds the token',
+      "5: the name is reserved (steward, system are the journal's names for the runtime): name the person or service that holds the token",
       '6: the name may use letters, digits and . _ @ - (starting with a letter or digit), e.g. alice or ci-bot',
       '7: the only option after the token is "act-for-others"',
       '8: a name without a token: write "name token" (separated by a space)',
@@ -51,7 +63,9 @@ describe('parseTokenList', () => {
     expect(message).toContain('STEWARD_TOKENS is not a valid token list:\n  entry 2: the token is too short');
     expect(message).toContain('Each line is "name token" or "name token act-for-others"');
     expect(message).not.toContain('tooshortsecret');
-    expect(() => parseTokenList('# nobody yet\n', 'STEWARD_TOKENS_FILE t')).toThrow('STEWARD_TOKENS_FILE t has no tokens: add a line "name token" for each caller');
+    expect(() => parseTokenList('# nobody yet\n', 'STEWARD_TOKENS_FILE t')).toThrow(
+      'STEWARD_TOKENS_FILE t has no tokens: add a line "name token" for each caller',
+    );
   });
 });
 
@@ -66,6 +80,8 @@ describe('tokensFromEnv', () => {
     expect(() => tokensFromEnv({ STEWARD_TOKENS: `bob ${B}`, STEWARD_TOKEN: A })).toThrow('STEWARD_TOKENS and STEWARD_TOKEN are all set: set one of them');
     expect(() => tokensFromEnv({ STEWARD_TOKENS_FILE: tmp.path('missing') })).toThrow(/STEWARD_TOKENS_FILE .*missing cannot be read \(ENOENT\)/);
     writeFileSync(file, `alice ${A}\nalice ${B}\n`);
-    expect(() => tokensFromEnv({ STEWARD_TOKENS_FILE: file })).toThrow(`STEWARD_TOKENS_FILE ${file} is not a valid token list:\n  line 2: the name "alice" is on line 1 already`);
+    expect(() => tokensFromEnv({ STEWARD_TOKENS_FILE: file })).toThrow(
+      `STEWARD_TOKENS_FILE ${file} is not a valid token list:\n  line 2: the name "alice" is on line 1 already`,
+    );
   });
 });

@@ -13,9 +13,13 @@ function transitionsOf(machine: typeof sessionMachine) {
   const guardText = (g: unknown): string | undefined => {
     if (g === undefined) return undefined;
     if (typeof g === 'string') return g;
-    if (typeof g === 'function') return `${g.name}(${((g as unknown as { guards: unknown[] }).guards).map(guardText).join(', ')})`;
+    if (typeof g === 'function') return `${g.name}(${(g as unknown as { guards: unknown[] }).guards.map(guardText).join(', ')})`;
     const { type, params } = g as { type: string; params?: Record<string, unknown> };
-    return params ? `${type}(${Object.entries(params).map(([k, v]) => `${k}=${String(v)}`).join(', ')})` : type;
+    return params
+      ? `${type}(${Object.entries(params)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(', ')})`
+      : type;
   };
   const walk = (node: typeof sessionMachine.root) => {
     const add = (event: string, list: readonly { target?: readonly { id: string }[]; guard?: unknown }[]) => {
@@ -29,12 +33,18 @@ function transitionsOf(machine: typeof sessionMachine) {
   return out;
 }
 
-const mermaidId = (id: string) => (id === 'session' ? 'session' : id.replace(/^session\./, '').split('.').join('__'));
+const mermaidId = (id: string) =>
+  id === 'session'
+    ? 'session'
+    : id
+        .replace(/^session\./, '')
+        .split('.')
+        .join('__');
 
 describe('diagrams of the session machine', () => {
   const transitions = transitionsOf(sessionMachine);
 
-  it('the graph has every state and every transition, with guard names and params, and the rule table\'s labels', () => {
+  it("the graph has every state and every transition, with guard names and params, and the rule table's labels", () => {
     const graph = machineGraph(sessionMachine);
     expect(graph.nodes.map((n) => n.path)).toContain('running.manager.checking');
     const count = (node: typeof sessionMachine.root): number => 1 + Object.values(node.states).reduce((n, c) => n + count(c), 0);
@@ -42,7 +52,9 @@ describe('diagrams of the session machine', () => {
     expect(graph.edges).toHaveLength(transitions.length);
     expect(graph.edges.map((e) => e.label)).toContain('always [burstUsedUp]');
     expect(graph.edges.map((e) => e.label)).toContain('always [breaksRule(actor=manager, rule=actorMayUseTool)]');
-    expect(graph.edges.find((e) => e.guard === 'breaksRule(actor=worker, rule=tagsWithinOutputTags)')?.guardLabel).toBe('worker breaks rule 4: tags within the output tags');
+    expect(graph.edges.find((e) => e.guard === 'breaksRule(actor=worker, rule=tagsWithinOutputTags)')?.guardLabel).toBe(
+      'worker breaks rule 4: tags within the output tags',
+    );
     expect(graph.edges.filter((e) => e.guard?.startsWith('not('))).toEqual([]);
     expect(graph.edges.find((e) => e.event === '*')).toMatchObject({ source: 'session', kind: 'wildcard', actions: ['recordRejection'], hasTarget: false });
   });
@@ -102,7 +114,10 @@ describe('stately.config.json', () => {
   it('errors name the file and the wrong fields', () => {
     const d = dir();
     try {
-      writeFileSync(join(d, 'stately.config.json'), JSON.stringify({ machines: [{ name: 'x', source: 'no-hash.ts' }], inspector: { port: 70000 }, inspect: 'sometimes', extra: 1 }));
+      writeFileSync(
+        join(d, 'stately.config.json'),
+        JSON.stringify({ machines: [{ name: 'x', source: 'no-hash.ts' }], inspector: { port: 70000 }, inspect: 'sometimes', extra: 1 }),
+      );
       let message = '';
       try {
         loadStatelyConfig(d);

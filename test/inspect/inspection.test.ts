@@ -18,14 +18,17 @@ function reduce(events: StatelyInspectionEvent[]) {
     actor: e.sessionId,
     ...(e.type === '@xstate.actor' ? { name: e.name, parent: e.parentId ?? null } : {}),
     ...('event' in e ? { event: (e.event as { type: string }).type } : {}),
-    ...(e.type === '@xstate.snapshot' && (e.snapshot as { value?: unknown }).value !== undefined ? { value: JSON.stringify((e.snapshot as { value?: unknown }).value) } : {}),
+    ...(e.type === '@xstate.snapshot' && (e.snapshot as { value?: unknown }).value !== undefined
+      ? { value: JSON.stringify((e.snapshot as { value?: unknown }).value) }
+      : {}),
   }));
 }
 
-const twoManagerRounds = () => new ScriptedModel([
-  { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] },
-  { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
-]);
+const twoManagerRounds = () =>
+  new ScriptedModel([
+    { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] },
+    { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'echo', requiresApproval: true })] },
+  ]);
 
 describe('inspection events, offline', () => {
   it('the session actor, its events and snapshots arrive in order through a custom adapter', async () => {
@@ -67,7 +70,11 @@ describe('inspection events, offline', () => {
 /** Runs the fixture; resolves with its exit code, output and wall time (killed after `limitMs`). */
 async function runChild(target: string, limitMs = 10_000, env: Record<string, string> = {}) {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, target], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, target], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -88,7 +95,9 @@ describe('the machine definition as the Stately inspector receives it', () => {
     await new Promise((r) => setTimeout(r, 20));
     session.stop();
     const actor = received.find((e) => e.type === '@xstate.actor' && e.name === 'session');
-    return JSON.parse((actor as { definition: string }).definition) as { states: Record<string, { states: Record<string, { states: Record<string, { always: { guard: unknown; actions: unknown }[] }> }> }> };
+    return JSON.parse((actor as { definition: string }).definition) as {
+      states: Record<string, { states: Record<string, { states: Record<string, { always: { guard: unknown; actions: unknown }[] }> }> }>;
+    };
   }
 
   it("keeps guard and action params visible (the default depth limit turns them into '[Object]')", async () => {

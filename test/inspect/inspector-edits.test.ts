@@ -54,7 +54,9 @@ describe.skipIf(skip)('the inspector page, issue 12', () => {
     await expect.poll(() => session.view().state, { timeout: 10_000 }).toBe('waiting_user.approve_step');
 
     // The approve form is prefilled with the proposed step; a changed reason is sent as edits.
-    await expect.poll(() => page.inputValue('form[data-event="user_approved_next_step"] input[name="reason"]').catch(() => '')).toBe(session.view().pendingStep!.reason);
+    await expect
+      .poll(() => page.inputValue('form[data-event="user_approved_next_step"] input[name="reason"]').catch(() => ''))
+      .toBe(session.view().pendingStep!.reason);
     await page.fill('form[data-event="user_approved_next_step"] input[name="reason"]', 'One line, please.');
     await page.click('form[data-event="user_approved_next_step"] button');
     await expect.poll(() => session.view().state, { timeout: 10_000 }).toBe('waiting_user.review_artifact');

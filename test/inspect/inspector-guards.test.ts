@@ -55,7 +55,7 @@ async function setup(store = new MemoryStore()) {
 const json = { 'content-type': 'application/json' };
 
 describe('the inspector: Origin and content type', () => {
-  it('refuses another site\'s page (403) and a body that is not JSON (415), and creates nothing', async () => {
+  it("refuses another site's page (403) and a body that is not JSON (415), and creates nothing", async () => {
     const { store, send, token, host } = await setup();
     const body = JSON.stringify({ packageId: 'tiny' });
     for (const origin of ['http://evil.example', 'null', `http://rebind.example:${host.split(':')[1]}`]) {
@@ -74,9 +74,14 @@ describe('the inspector: Origin and content type', () => {
     expect((await store.list()).sessions).toEqual([]);
   });
 
-  it('takes its own page\'s requests: its origin, JSON with a charset', async () => {
+  it("takes its own page's requests: its origin, JSON with a charset", async () => {
     const { store, send, token, host } = await setup();
-    const created = await send('POST', '/api/sessions', { ...token, origin: `http://${host}`, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify({ packageId: 'tiny' }));
+    const created = await send(
+      'POST',
+      '/api/sessions',
+      { ...token, origin: `http://${host}`, 'content-type': 'application/json; charset=utf-8' },
+      JSON.stringify({ packageId: 'tiny' }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect((await store.list()).sessions).toHaveLength(1);
   });
@@ -120,7 +125,9 @@ describe('the inspector: its log', () => {
     expect(JSON.stringify(failed.body)).not.toContain('disk on fire');
     const line = logged.find((l) => l.includes('disk on fire'));
     expect(line).toBeDefined();
-    expect(line!.split('\n')[0]).toMatch(/^inspector: GET \/api\/sessions\/x␛\]0(;|%3B)pwned␇␍␊inspector(:|%3A) forged line␛\[2J\\x9b failed: Error: disk on fire$/);
+    expect(line!.split('\n')[0]).toMatch(
+      /^inspector: GET \/api\/sessions\/x␛\]0(;|%3B)pwned␇␍␊inspector(:|%3A) forged line␛\[2J\\x9b failed: Error: disk on fire$/,
+    );
     // eslint-disable-next-line no-control-regex
     expect(line).not.toMatch(/[\u001b\u0007\r\u009b]/);
   });

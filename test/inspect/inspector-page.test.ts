@@ -58,8 +58,7 @@ async function newPage(): Promise<Page> {
 }
 
 const activeLeaf = (page: Page) => page.getAttribute('#diagram-svg .state.active-leaf', 'data-path');
-const waitForActive = (page: Page, path: string) =>
-  page.waitForSelector(`#diagram-svg .state.active-leaf[data-path="${path}"]`, { timeout: 10_000 });
+const waitForActive = (page: Page, path: string) => page.waitForSelector(`#diagram-svg .state.active-leaf[data-path="${path}"]`, { timeout: 10_000 });
 
 describe.skipIf(skip)('the inspector page', () => {
   let dir: string;
@@ -150,7 +149,9 @@ describe.skipIf(skip)('the inspector page', () => {
     const revision = (await store.load(session.id))!.revision;
     expect((await page.request.get(`${origin}/api/info`)).status()).toBe(403);
     expect((await page.request.get(`${origin}/api/sessions/${session.id}`)).status()).toBe(403);
-    const post = await page.request.post(`${origin}/api/sessions/${session.id}/events`, { data: { type: 'user_accepted_artifact', artifactId: session.view().artifact!.id } });
+    const post = await page.request.post(`${origin}/api/sessions/${session.id}/events`, {
+      data: { type: 'user_accepted_artifact', artifactId: session.view().artifact!.id },
+    });
     expect(post.status()).toBe(403);
     expect((await store.load(session.id))!.revision).toBe(revision);
     const other = await newPage();
@@ -175,7 +176,14 @@ describe.skipIf(skip)('the inspector page', () => {
     const before = await page.locator('#timeline li').count();
     const artifactId = session.view().artifact!.id;
     session.stop(); // this process lets go of it; the "CLI" resumes it from the store
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', cliStep, dbPath, session.id, JSON.stringify({ type: 'user_rejected_artifact', artifactId, reason: 'make it shorter' })]);
+    const { stdout } = await run(process.execPath, [
+      '--import',
+      'tsx',
+      cliStep,
+      dbPath,
+      session.id,
+      JSON.stringify({ type: 'user_rejected_artifact', artifactId, reason: 'make it shorter' }),
+    ]);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, state: 'waiting_user.revision' });
     await waitForActive(page, 'waiting_user.revision');
     await expect.poll(() => page.locator('#timeline li').count()).toBeGreaterThan(before);
@@ -230,7 +238,12 @@ describe.skipIf(skip)('a long session', () => {
     // input is followed by maxBurst journaled manager rounds and a burst-limit notice.
     const reader: Model = {
       label: 'reader',
-      complete: async () => ({ content: null, toolCalls: [{ id: `r${Math.random().toString(36).slice(2)}`, type: 'function', function: { name: 'read_blackboard', arguments: '{"tags":["request"]}' } }] }),
+      complete: async () => ({
+        content: null,
+        toolCalls: [
+          { id: `r${Math.random().toString(36).slice(2)}`, type: 'function', function: { name: 'read_blackboard', arguments: '{"tags":["request"]}' } },
+        ],
+      }),
     };
     const store = new MemoryStore();
     const runtime = createRuntime({ model: reader, store });
@@ -259,7 +272,9 @@ describe.skipIf(skip)('a long session', () => {
     const travelMs = Date.now() - travelStarted;
     await page.click('#timeline li[data-seq="500"] button');
     await expect.poll(() => page.textContent('#travel-banner')).toContain('#500');
-    console.log(`[inspector] 1,000-entry session: timeline rendered ${timelineMs} ms after navigation; statechart drawn at ${diagramMs} ms; time travel to entry #1000 (replay of 999 events) ${travelMs} ms.`);
+    console.log(
+      `[inspector] 1,000-entry session: timeline rendered ${timelineMs} ms after navigation; statechart drawn at ${diagramMs} ms; time travel to entry #1000 (replay of 999 events) ${travelMs} ms.`,
+    );
     expect(timelineMs).toBeLessThan(10_000);
   }, 60_000);
 });
@@ -271,6 +286,8 @@ function countStates(runtime: Runtime): number {
 
 function countTransitions(runtime: Runtime): number {
   const count = (node: Runtime['machine']['root']): number =>
-    [...node.transitions.values()].reduce((n, list) => n + list.length, 0) + (node.always?.length ?? 0) + Object.values(node.states).reduce((n, c) => n + count(c), 0);
+    [...node.transitions.values()].reduce((n, list) => n + list.length, 0) +
+    (node.always?.length ?? 0) +
+    Object.values(node.states).reduce((n, c) => n + count(c), 0);
   return count(runtime.machine.root);
 }

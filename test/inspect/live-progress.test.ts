@@ -45,7 +45,11 @@ describe('live progress in the inspector', () => {
     const model = new ScriptedModel([
       (request) => {
         request.onTextDelta?.('should not be asked for');
-        return { content: 'Asking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify({ message: 'Which tea?' }) } }], usage: { promptTokens: 7, completionTokens: 3 } };
+        return {
+          content: 'Asking.',
+          toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify({ message: 'Which tea?' }) } }],
+          usage: { promptTokens: 7, completionTokens: 3 },
+        };
       },
     ]);
     const { session, inspector, base } = await setup(model);
@@ -67,9 +71,19 @@ describe('live progress in the inspector', () => {
       body: JSON.stringify({ type: 'user_submitted_input', text: 'Tea.' }),
     });
     expect(sent.status).toBe(200);
-    await expect.poll(() => progressOf(raw).map((e) => e.type).at(-1)).toBe('waiting');
+    await expect
+      .poll(() =>
+        progressOf(raw)
+          .map((e) => e.type)
+          .at(-1),
+      )
+      .toBe('waiting');
     const events = progressOf(raw);
-    expect(events.find((e) => e.type === 'round_finished')).toMatchObject({ agent: 'manager', toolCalls: ['ask_user'], usage: { promptTokens: 7, completionTokens: 3 } });
+    expect(events.find((e) => e.type === 'round_finished')).toMatchObject({
+      agent: 'manager',
+      toolCalls: ['ask_user'],
+      usage: { promptTokens: 7, completionTokens: 3 },
+    });
     expect(events.find((e) => e.type === 'tool_call_checked')).toMatchObject({ tool: 'ask_user', accepted: true });
     expect(events.some((e) => e.type === 'text_delta')).toBe(false);
     expect(model.calls[0]!.onTextDelta).toBeUndefined();
@@ -82,7 +96,10 @@ describe('live progress in the inspector', () => {
   describe.skipIf(noBrowser)('the page', () => {
     let browser: Browser;
     beforeAll(async () => {
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+      });
       cleanups.push(() => browser.close());
     }, 60_000);
 
@@ -99,7 +116,12 @@ describe('live progress in the inspector', () => {
       const sent = session.send({ type: 'user_submitted_input', text: 'Tea.' });
       await expect.poll(() => page.textContent('#live-progress')).toContain('manager · burst 1/12 · calling the model…');
       const [pending] = model.pending();
-      model.reply(pending!.id, { toolCalls: [{ name: '<b>bold</b>_tool', arguments: {} }, { name: 'ask_user', arguments: { message: 'Which tea?' } }] });
+      model.reply(pending!.id, {
+        toolCalls: [
+          { name: '<b>bold</b>_tool', arguments: {} },
+          { name: 'ask_user', arguments: { message: 'Which tea?' } },
+        ],
+      });
       await sent;
       await expect.poll(() => page.textContent('#live-progress .progress-round')).toMatch(/^manager · burst 1\/12 · \d+ ms → <b>bold<\/b>_tool, ask_user$/);
       expect(await page.textContent('#live-progress .progress-tool')).toBe('✓ ask_user');

@@ -21,7 +21,10 @@ describe('ManualModel: a person plays the model', () => {
     const second = nextRequest(model);
     model.reply('m1', { toolCalls: [{ name: 'read_blackboard', arguments: { tags: ['request'] } }] });
     expect((await second).id).toBe('m2'); // a loop tool: the manager is asked again
-    model.reply('m2', { content: 'Proposing a step.', toolCalls: [{ name: 'run_worker', arguments: { workerId: 'echo', reason: 'write it', requiresApproval: true } }] });
+    model.reply('m2', {
+      content: 'Proposing a step.',
+      toolCalls: [{ name: 'run_worker', arguments: { workerId: 'echo', reason: 'write it', requiresApproval: true } }],
+    });
 
     const result = await sending;
     expect(result.ok).toBe(true);

@@ -77,15 +77,16 @@ describe('the local inspector server', () => {
     const { base, api, session, inspector } = await setup();
     const { port } = new URL(base);
     /** A raw request (fetch would normalise the path). */
-    const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), text }));
+    const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+      new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), text }));
+        });
+        req.on('error', reject);
+        req.end(body);
       });
-      req.on('error', reject);
-      req.end(body);
-    });
     // A body over 1 MB is refused before it is parsed (declared or streamed), and the session
     // is untouched. The server answers 413 at once; a client still sending may see the
     // connection close before it reads the answer.
@@ -93,17 +94,24 @@ describe('the local inspector server', () => {
     const events = `/api/sessions/${session.id}/events`;
     const declaredOrStreamed: Record<string, string>[] = [{ 'content-length': String(huge.length) }, { 'transfer-encoding': 'chunked' }];
     for (const headers of declaredOrStreamed) {
-      const big = await raw('POST', events, { 'x-steward-token': inspector.token, 'content-type': 'application/json', ...headers }, huge).catch((error: Error) => ({ status: 0, type: '', text: error.message }));
+      const big = await raw('POST', events, { 'x-steward-token': inspector.token, 'content-type': 'application/json', ...headers }, huge).catch(
+        (error: Error) => ({ status: 0, type: '', text: error.message }),
+      );
       if (big.status !== 0) {
         expect(big.status).toBe(413);
-        expect(JSON.parse(big.text)).toEqual({ error: { code: 'body_too_large', message: 'The body is larger than 1000000 bytes, the limit of this server.' } });
+        expect(JSON.parse(big.text)).toEqual({
+          error: { code: 'body_too_large', message: 'The body is larger than 1000000 bytes, the limit of this server.' },
+        });
       } else {
         expect(big.text).toMatch(/socket hang up|ECONNRESET|EPIPE/);
       }
     }
     expect(session.view().state).toBe('waiting_user.intake');
     expect(session.view().rejections).toEqual([]);
-    expect((await api('POST', `/sessions/${session.id}/events`, { type: 'user_confirmed_intake' })).body).toMatchObject({ ok: false, error: { code: 'event_refused' } });
+    expect((await api('POST', `/sessions/${session.id}/events`, { type: 'user_confirmed_intake' })).body).toMatchObject({
+      ok: false,
+      error: { code: 'event_refused' },
+    });
     // No file outside the page folder, however the path is spelt.
     for (const path of ['/../package.json', '/%2e%2e/package.json', '/assets/..%2f..%2fpackage.json', '/..\\package.json', '//etc/passwd']) {
       const res = await raw('GET', path);
@@ -119,7 +127,9 @@ describe('the local inspector server', () => {
     expect((await raw('GET', '/api/stream')).status).toBe(403);
     // Any address but a loopback one is refused before listening.
     const store = new MemoryStore();
-    await expect(startInspector({ runtime: createRuntime({ model: new DemoModel(), store }), store, host: '0.0.0.0', port: 0, pageDir })).rejects.toThrow(/this machine only/);
+    await expect(startInspector({ runtime: createRuntime({ model: new DemoModel(), store }), store, host: '0.0.0.0', port: 0, pageDir })).rejects.toThrow(
+      /this machine only/,
+    );
   });
 
   it('serves the page without the token (the page itself carries no data)', async () => {
@@ -158,9 +168,14 @@ describe('the local inspector server', () => {
     let release: (() => void) | null = null;
     const slow: Model = {
       label: 'slow',
-      complete: (req) => new Promise((resolve) => {
-        release = () => resolve({ content: null, toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify({ message: `hello ${req.agent}` }) } }] });
-      }),
+      complete: (req) =>
+        new Promise((resolve) => {
+          release = () =>
+            resolve({
+              content: null,
+              toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify({ message: `hello ${req.agent}` }) } }],
+            });
+        }),
     };
     const { api, session, base, inspector } = await setup(slow);
     const stream = await fetch(`${base}/api/stream?token=${inspector.token}&session=${session.id}`);
@@ -195,9 +210,13 @@ describe('the local inspector server', () => {
     open.push(inspector);
     const headers = { 'x-steward-token': inspector.token, 'content-type': 'application/json' };
     const base = new URL(inspector.url).origin;
-    const view = await (await fetch(`${base}/api/sessions/${elsewhere.id}`, { headers })).json() as Record<string, any>;
+    const view = (await (await fetch(`${base}/api/sessions/${elsewhere.id}`, { headers })).json()) as Record<string, any>;
     expect(view).toMatchObject({ live: false, view: { state: 'running.manager.thinking' } });
-    const res = await fetch(`${base}/api/sessions/${elsewhere.id}/events`, { method: 'POST', headers, body: JSON.stringify({ type: 'user_confirmed_intake' }) });
+    const res = await fetch(`${base}/api/sessions/${elsewhere.id}/events`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ type: 'user_confirmed_intake' }),
+    });
     expect(res.status).toBe(409);
     expect(((await res.json()) as Record<string, any>).error.message).toMatch(/running .* another process/);
     expect(runtime.live.has(elsewhere.id)).toBe(false);
@@ -209,7 +228,9 @@ describe('the local inspector server', () => {
     const before = (await store.list()).sessions.length;
     const bad = await api('POST', '/sessions', { packageId: 3 });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('packageId'), issues: [expect.objectContaining({ path: 'packageId' })] } });
+    expect(bad.body).toEqual({
+      error: { code: 'invalid_request', message: expect.stringContaining('packageId'), issues: [expect.objectContaining({ path: 'packageId' })] },
+    });
     expect((await store.list()).sessions).toHaveLength(before);
     const made = await api('POST', '/sessions', { packageId: 'tiny', maxBurst: 3 });
     expect(made.status).toBe(201);
@@ -220,7 +241,12 @@ describe('the local inspector server', () => {
     const { api, session } = await setup();
     await session.send({ type: 'user_submitted_input', text: 'Tea.' });
     const at1 = await api('GET', `/sessions/${session.id}/at/1`);
-    expect(at1.body).toMatchObject({ seq: 1, state: 'waiting_user.intake', recordedState: 'waiting_user.intake', view: { acceptedEvents: expect.arrayContaining(['user_submitted_input']) } });
+    expect(at1.body).toMatchObject({
+      seq: 1,
+      state: 'waiting_user.intake',
+      recordedState: 'waiting_user.intake',
+      view: { acceptedEvents: expect.arrayContaining(['user_submitted_input']) },
+    });
     const journal = await api('GET', `/sessions/${session.id}/journal?afterSeq=1`);
     expect(journal.body.entries[0].seq).toBe(2);
   });

@@ -31,7 +31,12 @@ const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
 /** What a snapshot is, without the child actor objects (their identity differs per call). */
 function essence(snapshot: AnyMachineSnapshot) {
-  return { status: snapshot.status, value: snapshot.value, context: snapshot.context as SessionContext, persisted: JSON.stringify(machine.getPersistedSnapshot(snapshot)) };
+  return {
+    status: snapshot.status,
+    value: snapshot.value,
+    context: snapshot.context as SessionContext,
+    persisted: JSON.stringify(machine.getPersistedSnapshot(snapshot)),
+  };
 }
 
 /** Applies `event` to `snapshot` twice, some milliseconds apart, and expects equal results. */
@@ -56,11 +61,14 @@ describe('pure, deterministic transitions', () => {
   it('a refused event: the same refusal, with the state and reason read from the chart', async () => {
     const after = await twiceEqual(start(), { type: 'user_approved_next_step' });
     expect(after.value).toEqual({ waiting_user: 'intake' });
-    expect(after.context.rejections).toEqual([{
-      type: 'user_approved_next_step',
-      state: 'waiting_user.intake',
-      reason: '"user_approved_next_step" is not accepted while the session waits in intake. Accepted now: user_submitted_input, user_confirmed_intake, user_answered_questions, user_skipped_questions.',
-    }]);
+    expect(after.context.rejections).toEqual([
+      {
+        type: 'user_approved_next_step',
+        state: 'waiting_user.intake',
+        reason:
+          '"user_approved_next_step" is not accepted while the session waits in intake. Accepted now: user_submitted_input, user_confirmed_intake, user_answered_questions, user_skipped_questions.',
+      },
+    ]);
     // A guard's own message, also under a pure transition.
     const guarded = await twiceEqual(start(), { type: 'user_confirmed_intake' });
     expect(guarded.context.rejections.at(-1)?.reason).toBe('There is no request to confirm yet: send user_submitted_input with your request first.');
@@ -69,7 +77,7 @@ describe('pure, deterministic transitions', () => {
     expect(stamped.context.rejections.at(-1)?.at).toBe('2026-01-02T03:04:05.000Z');
   });
 
-  it('an accepted user event: the request version carries the event\'s time, or none', async () => {
+  it("an accepted user event: the request version carries the event's time, or none", async () => {
     const unstamped = await twiceEqual(start(), { type: 'user_submitted_input', text: 'A note about otters.' });
     expect(unstamped.value).toEqual({ running: { manager: 'thinking' } });
     expect(JSON.stringify(unstamped.context)).not.toMatch(ISO_TIME);
@@ -94,7 +102,10 @@ describe('pure, deterministic transitions', () => {
     const [again] = transition(machine, proposed, { type: 'xstate.done.actor.workerTurn', output: reply(call('submit', { outputs: { bogus: 'x' } })) });
     const refusedTwice = await twiceEqual(proposed, { type: 'xstate.done.actor.workerTurn', output: reply(call('submit', { outputs: { bogus: 'x' } })) });
     expect(essence(refusedTwice)).toEqual(essence(again));
-    expect(refusedTwice.context.transcripts.worker.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Error: You may only write your declared output tags/) });
+    expect(refusedTwice.context.transcripts.worker.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: expect.stringMatching(/^Error: You may only write your declared output tags/),
+    });
   });
 });
 
@@ -107,13 +118,23 @@ describe('xstate/graph with its default serializer', () => {
       const accepted = s.context.artifacts.some((a) => a.status === 'accepted');
       // One refused event per state at most (each refusal is a new state: the log grew).
       const refusable = s.context.rejections.length === 0;
-      if (s.matches({ waiting_user: 'intake' })) return [{ type: 'user_submitted_input', text: 'Otters.' }, ...(refusable ? [{ type: 'user_confirmed_intake' } as const] : [])];
+      if (s.matches({ waiting_user: 'intake' }))
+        return [{ type: 'user_submitted_input', text: 'Otters.' }, ...(refusable ? [{ type: 'user_confirmed_intake' } as const] : [])];
       if (s.matches({ running: { manager: 'thinking' } })) {
-        return [{ type: 'xstate.done.actor.managerTurn', output: accepted ? reply(call('finish', { summary: 'Done.' })) : reply(call('run_worker', { workerId: 'echo', reason: 'Restate.', requiresApproval: true })) }];
+        return [
+          {
+            type: 'xstate.done.actor.managerTurn',
+            output: accepted
+              ? reply(call('finish', { summary: 'Done.' }))
+              : reply(call('run_worker', { workerId: 'echo', reason: 'Restate.', requiresApproval: true })),
+          },
+        ];
       }
       if (s.matches({ waiting_user: 'approve_step' })) return [{ type: 'user_approved_next_step' }];
-      if (s.matches({ running: { worker: 'thinking' } })) return [{ type: 'xstate.done.actor.workerTurn', output: reply(call('submit', { outputs: { note: 'Otters.' } })) }];
-      if (s.matches({ waiting_user: 'review_artifact' })) return [{ type: 'user_accepted_artifact', artifactId: 'a1' }, ...(refusable ? [{ type: 'user_accepted_artifact', artifactId: 'a9' } as const] : [])];
+      if (s.matches({ running: { worker: 'thinking' } }))
+        return [{ type: 'xstate.done.actor.workerTurn', output: reply(call('submit', { outputs: { note: 'Otters.' } })) }];
+      if (s.matches({ waiting_user: 'review_artifact' }))
+        return [{ type: 'user_accepted_artifact', artifactId: 'a1' }, ...(refusable ? [{ type: 'user_accepted_artifact', artifactId: 'a9' } as const] : [])];
       return [];
     };
     const paths = getShortestPaths(machine, { input, events });

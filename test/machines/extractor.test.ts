@@ -13,12 +13,21 @@ import { loadMachineExtractor } from '../support/machine-extractor.js';
 
 const source = readFileSync(new URL('../../src/machines/session.machine.ts', import.meta.url), 'utf8');
 
-interface ExtractedGuard { kind: string; type: string; params?: Record<string, unknown> }
-interface ExtractedTransition { target?: unknown; cond?: ExtractedGuard }
+interface ExtractedGuard {
+  kind: string;
+  type: string;
+  params?: Record<string, unknown>;
+}
+interface ExtractedTransition {
+  target?: unknown;
+  cond?: ExtractedGuard;
+}
 interface ExtractedNode {
   on?: Record<string, ExtractedTransition | ExtractedTransition[]>;
   always?: ExtractedTransition | ExtractedTransition[];
-  invoke?: { onDone?: ExtractedTransition | ExtractedTransition[]; onError?: ExtractedTransition | ExtractedTransition[] } | { onDone?: ExtractedTransition; onError?: ExtractedTransition }[];
+  invoke?:
+    | { onDone?: ExtractedTransition | ExtractedTransition[]; onError?: ExtractedTransition | ExtractedTransition[] }
+    | { onDone?: ExtractedTransition; onError?: ExtractedTransition }[];
   states?: Record<string, ExtractedNode>;
 }
 

@@ -54,7 +54,27 @@ write('proto/workers/reader.md', worker('reader', ['constructor', '__proto__'], 
 
 // ── hostile text ─────────────────────────────────────────────────────────────
 
-const controls = ['\x1b[2J', '\x1b]0;title\x07', '\x00', '\x07', '\u009b', '\u202e', '\u2066', '\r', '\n', '\t', '\u2028', '\ud800', '\ufeff', '`', '```', '{', '[', '"', '\\'];
+const controls = [
+  '\x1b[2J',
+  '\x1b]0;title\x07',
+  '\x00',
+  '\x07',
+  '\u009b',
+  '\u202e',
+  '\u2066',
+  '\r',
+  '\n',
+  '\t',
+  '\u2028',
+  '\ud800',
+  '\ufeff',
+  '`',
+  '```',
+  '{',
+  '[',
+  '"',
+  '\\',
+];
 const hostileText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 100 }),
   fc.string({ unit: 'binary', maxLength: 100 }),
@@ -124,24 +144,70 @@ const hostileArguments: fc.Arbitrary<unknown> = fc.oneof(
 const hostileId = fc.oneof(fc.constant(undefined), fc.constantFrom('__proto__', 'constructor', 'same', 'same', ''), fc.string({ maxLength: 8 }));
 
 const genCall: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(fc.constantFrom(...plausible), hostileId).map(([[name, args], id]) => ({ id, type: 'function', function: { name, arguments: args } })) },
-  { weight: 4, arbitrary: fc.record({ id: hostileId, type: fc.constant('function'), function: fc.record({ name: fc.constantFrom(...toolNames), arguments: hostileArguments }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.tuple(fc.constantFrom(...plausible), hostileId).map(([[name, args], id]) => ({ id, type: 'function', function: { name, arguments: args } })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      id: hostileId,
+      type: fc.constant('function'),
+      function: fc.record({ name: fc.constantFrom(...toolNames), arguments: hostileArguments }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 7, 'call', {}, { function: null }, { id: 'x', function: { name: 42, arguments: '{}' } }) },
 );
 
 type GenReply = { kind: 'reply'; reply: unknown } | { kind: 'throw'; error: unknown };
 const genReply: fc.Arbitrary<GenReply> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ content: fc.option(hostileText, { nil: null }), toolCalls: fc.array(genCall, { minLength: 1, maxLength: 3 }) }).map((reply) => ({ kind: 'reply' as const, reply })) },
-  { weight: 3, arbitrary: fc.oneof(hostileText, bigText, fc.constantFrom(...protoJson), fc.constantFrom(...protoJson).map((j) => '```json\n' + j + '\n```')).map((content) => ({ kind: 'reply' as const, reply: { content, toolCalls: [] } })) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, undefined, 42, 'text', { content: 5, toolCalls: 'x' }, { toolCalls: [null] }, { content: null, toolCalls: [], usage: { promptTokens: 'many' } }).map((reply) => ({ kind: 'reply' as const, reply })) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(new Error('HTTP 503 \x1b[2J'), 'a string, not an Error', null, { message: '\u202e' }).map((error) => ({ kind: 'throw' as const, error })) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({ content: fc.option(hostileText, { nil: null }), toolCalls: fc.array(genCall, { minLength: 1, maxLength: 3 }) })
+      .map((reply) => ({ kind: 'reply' as const, reply })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .oneof(
+        hostileText,
+        bigText,
+        fc.constantFrom(...protoJson),
+        fc.constantFrom(...protoJson).map((j) => '```json\n' + j + '\n```'),
+      )
+      .map((content) => ({ kind: 'reply' as const, reply: { content, toolCalls: [] } })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<unknown>(
+        null,
+        undefined,
+        42,
+        'text',
+        { content: 5, toolCalls: 'x' },
+        { toolCalls: [null] },
+        { content: null, toolCalls: [], usage: { promptTokens: 'many' } },
+      )
+      .map((reply) => ({ kind: 'reply' as const, reply })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<unknown>(new Error('HTTP 503 \x1b[2J'), 'a string, not an Error', null, { message: '\u202e' })
+      .map((error) => ({ kind: 'throw' as const, error })),
+  },
 );
 
 // ── hostile user events ──────────────────────────────────────────────────────
 
 const hostileEvent: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<unknown>(
-    { type: '__proto__' }, { type: 'constructor' }, { type: 'toString' }, { type: 'hasOwnProperty' },
+    { type: '__proto__' },
+    { type: 'constructor' },
+    { type: 'toString' },
+    { type: 'hasOwnProperty' },
     JSON.parse('{"type": "user_submitted_input", "text": "hi", "__proto__": {"polluted": true}}'),
     JSON.parse('{"type": "user_answered_questions", "answers": {"__proto__": "x", "constructor": "y", "q1": "z"}}'),
     { type: 'user_answered_questions', answers: { q1: 42 } },
@@ -152,7 +218,11 @@ const hostileEvent: fc.Arbitrary<unknown> = fc.oneof(
     { type: 'user_selected_package', packageId: 'toString' },
     { type: 'user_submitted_input', text: 'x'.repeat(50_000) },
     Object.assign(Object.create(null) as object, { type: 'user_confirmed_intake' }),
-    [], null, 42, 'user_confirmed_intake', { type: ['user_confirmed_intake'] },
+    [],
+    null,
+    42,
+    'user_confirmed_intake',
+    { type: ['user_confirmed_intake'] },
   ),
   hostileText.map((text) => ({ type: 'user_submitted_input', text })),
   hostileText.map((reason) => ({ type: 'user_rejected_next_step', reason })),
@@ -193,7 +263,8 @@ const script: { replies: GenReply[]; session: Session | null; nextId: number } =
 
 function fallbackReply(request: ModelRequest): ModelReply {
   const id = `fallback_call_${++script.nextId}`;
-  if (request.agent === 'manager') return { content: null, toolCalls: [{ id, type: 'function', function: { name: 'ask_user', arguments: json({ message: 'What next?' }) } }] };
+  if (request.agent === 'manager')
+    return { content: null, toolCalls: [{ id, type: 'function', function: { name: 'ask_user', arguments: json({ message: 'What next?' }) } }] };
   const context = script.session?.actorRef.getSnapshot().context as SessionContext | undefined;
   const worker = context?.package?.workers.find((w) => w.id === context.step?.workerId);
   const outputs = Object.fromEntries((worker?.outputTags ?? ['note']).map((tag) => [tag, `The ${tag}.`]));
@@ -228,7 +299,6 @@ const stateOf = (session: Session) => {
   return s.status === 'done' ? 'done' : stateString(s.value);
 };
 
-
 function checkAfterSend(session: Session, result: SendResult, event: unknown): void {
   const where = `after send(${String(JSON.stringify(event))?.slice(0, 120)}) in ${stateOf(session)}`;
   checkPrototypes(where);
@@ -244,7 +314,8 @@ function checkAfterSend(session: Session, result: SendResult, event: unknown): v
     expect(['invalid_event', 'event_refused'], `${where}: ${result.error.code}: ${result.error.message}`).toContain(result.error.code);
   }
   for (const versions of Object.values(context.blackboard)) {
-    for (const v of versions) expect('body' in v ? typeof v.body : typeof v.size, `${where}: a blackboard body is not text`).toBe('body' in v ? 'string' : 'number');
+    for (const v of versions)
+      expect('body' in v ? typeof v.body : typeof v.size, `${where}: a blackboard body is not text`).toBe('body' in v ? 'string' : 'number');
   }
 }
 
@@ -266,9 +337,12 @@ describe('hostile model replies and user events (fast-check, real runtime)', () 
               continue;
             }
             const context = contextOf(session);
-            const event = step.kind === 'event' ? step.event
-              : step.kind === 'accept' ? { type: 'user_accepted_artifact', artifactId: context.artifacts.find((a) => a.status === 'pending_review')?.id ?? 'a1' }
-              : validEvent(session, step.pick);
+            const event =
+              step.kind === 'event'
+                ? step.event
+                : step.kind === 'accept'
+                  ? { type: 'user_accepted_artifact', artifactId: context.artifacts.find((a) => a.status === 'pending_review')?.id ?? 'a1' }
+                  : validEvent(session, step.pick);
             let result: SendResult;
             try {
               result = await session.send(event as UserEvent); // hostile on purpose: send() checks it as it would a JS caller's
@@ -294,7 +368,9 @@ describe('hostile model replies and user events (fast-check, real runtime)', () 
       { numRuns: NUM_RUNS },
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`hostile: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused) in ${seconds}s; tags written: ${[...stats.tags].sort().join(', ')}; states: ${[...stats.states].sort().join(', ')}`);
+    console.log(
+      `hostile: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused) in ${seconds}s; tags written: ${[...stats.tags].sort().join(', ')}; states: ${[...stats.states].sort().join(', ')}`,
+    );
     // The hostile generators must still reach the places where names meet keyed data (the
     // reader's "toString", two accepted artifacts deep, is reached in most runs;
     // test/runtime/prototype-names.test.ts walks that path every time).
@@ -322,13 +398,17 @@ describe('a hostile reply is handled in time linear in its size', () => {
     return best;
   }
 
-  it.each(bigShapes.map((shape, i) => [i, shape] as const))('shape %i: 100,000 characters take at most 300x the time of 1,000', async (_i, shape) => {
-    const small = shape(1_000);
-    const large = shape(100_000);
-    await handlingTime(small, 3); // warm up
-    const base = await handlingTime(small);
-    const big = await handlingTime(large);
-    // 100x the input, 100x the time, times 3 for GC and a busy machine; quadratic would be 10,000x.
-    expect(big).toBeLessThan(300 * base);
-  }, 60_000);
+  it.each(bigShapes.map((shape, i) => [i, shape] as const))(
+    'shape %i: 100,000 characters take at most 300x the time of 1,000',
+    async (_i, shape) => {
+      const small = shape(1_000);
+      const large = shape(100_000);
+      await handlingTime(small, 3); // warm up
+      const base = await handlingTime(small);
+      const big = await handlingTime(large);
+      // 100x the input, 100x the time, times 3 for GC and a busy machine; quadratic would be 10,000x.
+      expect(big).toBeLessThan(300 * base);
+    },
+    60_000,
+  );
 });

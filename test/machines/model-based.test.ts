@@ -27,9 +27,16 @@ describe('session machine, model-based (testAllTransitions)', () => {
     report('tiny', result);
     const reached = new Set(result.paths.map((p) => p.state));
     for (const state of [
-      'waiting_user.skill_selection', 'waiting_user.intake', 'waiting_user.input', 'waiting_user.approve_step',
-      'waiting_user.review_artifact', 'waiting_user.worker_questions', 'waiting_user.revision',
-      'running.manager.thinking', 'running.worker.thinking', 'done',
+      'waiting_user.skill_selection',
+      'waiting_user.intake',
+      'waiting_user.input',
+      'waiting_user.approve_step',
+      'waiting_user.review_artifact',
+      'waiting_user.worker_questions',
+      'waiting_user.revision',
+      'running.manager.thinking',
+      'running.worker.thinking',
+      'done',
     ]) {
       expect(reached, state).toContain(state);
     }
@@ -68,7 +75,8 @@ describe('session machine, model-based (testAllTransitions)', () => {
     expect(finishOnly.uncovered.length).toBe(finishOnly.total - finishOnly.covered);
 
     // No results for an invoked actor: the error names the option to pass.
-    expect(() => testAllTransitions(sessionMachine, { legacyCatalog: false, actorResults: { managerTurn: undefined as never } }))
-      .toThrow(new TransitionTestError('the machine invokes "managerTurn", and no results are known for it: pass actorResults.managerTurn to testAllTransitions.'));
+    expect(() => testAllTransitions(sessionMachine, { legacyCatalog: false, actorResults: { managerTurn: undefined as never } })).toThrow(
+      new TransitionTestError('the machine invokes "managerTurn", and no results are known for it: pass actorResults.managerTurn to testAllTransitions.'),
+    );
   });
 });

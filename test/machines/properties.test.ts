@@ -35,7 +35,10 @@ const NUM_RUNS = 1000;
 // ── generated model replies ───────────────────────────────────────────────────
 
 /** A tool call as generated; the model gives it a fresh id when it is used. */
-interface GenCall { name: string; arguments: string }
+interface GenCall {
+  name: string;
+  arguments: string;
+}
 type GenReply = { kind: 'reply'; content: string | null; calls: GenCall[]; tokens?: number | undefined } | { kind: 'failure'; message: string };
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -95,8 +98,19 @@ const legacyContent = fc.constantFrom(
 );
 
 const genReply: fc.Arbitrary<GenReply> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('reply' as const), content: fc.constant(null), calls: fc.array(genCall, { minLength: 1, maxLength: 3 }), tokens: fc.option(fc.integer({ min: 20, max: 200 }), { nil: undefined }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('reply' as const), content: fc.option(legacyContent, { nil: null }), calls: fc.constant<GenCall[]>([]) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('reply' as const),
+      content: fc.constant(null),
+      calls: fc.array(genCall, { minLength: 1, maxLength: 3 }),
+      tokens: fc.option(fc.integer({ min: 20, max: 200 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('reply' as const), content: fc.option(legacyContent, { nil: null }), calls: fc.constant<GenCall[]>([]) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('failure' as const), message: fc.constantFrom('HTTP 503', 'socket hang up') }) },
 );
 
@@ -106,48 +120,59 @@ const genReply: fc.Arbitrary<GenReply> = fc.oneof(
 type ArtifactRef = 'under_review' | 'a1' | 'a2' | 'a3' | 'zz';
 type GenUserStep =
   | { kind: 'event'; event: unknown }
-  | { kind: 'artifact'; type: 'user_accepted_artifact' | 'user_rejected_artifact'; ref: ArtifactRef; reason?: string; edit?: 'own_tag' | 'other_tag' | 'proto'; by?: string }
+  | {
+      kind: 'artifact';
+      type: 'user_accepted_artifact' | 'user_rejected_artifact';
+      ref: ArtifactRef;
+      reason?: string;
+      edit?: 'own_tag' | 'other_tag' | 'proto';
+      by?: string;
+    }
   /** Picks one of the events the current state declares, with a valid payload. */
   | { kind: 'accepted'; pick: number };
 
 const userEventStep: fc.Arbitrary<GenUserStep> = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.constantFrom<unknown>(
-      { type: 'user_submitted_input', text: 'A short note about otters.' },
-      { type: 'user_submitted_input', text: 'Make it funnier.' },
-      { type: 'user_confirmed_intake' },
-      { type: 'user_approved_next_step' },
-      { type: 'user_approved_next_step', by: 'alice', edits: { reason: 'The edited task.' } },
-      { type: 'user_approved_next_step', edits: { roleId: 'no-such-role' } },
-      { type: 'user_approved_next_step', edits: {} },
-      { type: 'user_submitted_input', text: 'Otters, by Bob.', by: 'bob' },
-      { type: 'user_rejected_next_step', reason: 'Not yet.' },
-      { type: 'user_rejected_next_step' },
-      { type: 'user_answered_questions', answers: { q1: 'Cheerful.', q2: 'Short.' } },
-      { type: 'user_answered_questions', answers: {} },
-      { type: 'user_skipped_questions' },
-      { type: 'user_selected_package', packageId: 'tiny' },
-      { type: 'user_selected_package', packageId: 'nope' },
-    ).map((event) => ({ kind: 'event' as const, event })),
+    arbitrary: fc
+      .constantFrom<unknown>(
+        { type: 'user_submitted_input', text: 'A short note about otters.' },
+        { type: 'user_submitted_input', text: 'Make it funnier.' },
+        { type: 'user_confirmed_intake' },
+        { type: 'user_approved_next_step' },
+        { type: 'user_approved_next_step', by: 'alice', edits: { reason: 'The edited task.' } },
+        { type: 'user_approved_next_step', edits: { roleId: 'no-such-role' } },
+        { type: 'user_approved_next_step', edits: {} },
+        { type: 'user_submitted_input', text: 'Otters, by Bob.', by: 'bob' },
+        { type: 'user_rejected_next_step', reason: 'Not yet.' },
+        { type: 'user_rejected_next_step' },
+        { type: 'user_answered_questions', answers: { q1: 'Cheerful.', q2: 'Short.' } },
+        { type: 'user_answered_questions', answers: {} },
+        { type: 'user_skipped_questions' },
+        { type: 'user_selected_package', packageId: 'tiny' },
+        { type: 'user_selected_package', packageId: 'nope' },
+      )
+      .map((event) => ({ kind: 'event' as const, event })),
   },
   {
     weight: 1,
-    arbitrary: fc.constantFrom<unknown>(
-      { type: 'user_submitted_input', text: '   ' },
-      { type: 'user_submitted_input' },
-      { type: 'user_submitted_input', text: 'x', extra: 1 },
-      { type: 'user_answered_questions', answers: 'yes' },
-      { type: 'user_accepted_artifact', artifactId: '' },
-      { type: 'user_submitted_input', text: 'x', by: '' },
-      { type: 'user_submitted_input', text: 'x', by: 'x'.repeat(500) },
-      { type: 'user_selected_package' },
-      { type: 'no_such_event' },
-      { type: 'xstate.done.actor.managerTurn', output: { content: null, toolCalls: [] } },
-      null,
-      42,
-      'user_confirmed_intake',
-    ).map((event) => ({ kind: 'event' as const, event })),
+    arbitrary: fc
+      .constantFrom<unknown>(
+        { type: 'user_submitted_input', text: '   ' },
+        { type: 'user_submitted_input' },
+        { type: 'user_submitted_input', text: 'x', extra: 1 },
+        { type: 'user_answered_questions', answers: 'yes' },
+        { type: 'user_accepted_artifact', artifactId: '' },
+        { type: 'user_submitted_input', text: 'x', by: '' },
+        { type: 'user_submitted_input', text: 'x', by: 'x'.repeat(500) },
+        { type: 'user_selected_package' },
+        { type: 'no_such_event' },
+        { type: 'xstate.done.actor.managerTurn', output: { content: null, toolCalls: [] } },
+        null,
+        42,
+        'user_confirmed_intake',
+      )
+      .map((event) => ({ kind: 'event' as const, event })),
   },
   {
     // Edits that can be accepted, often enough that 1,000 sessions always take some (the
@@ -205,7 +230,11 @@ const model: Model = {
     const next = script.replies.shift();
     if (!next) return fallbackReply(request);
     if (next.kind === 'failure') throw new Error(next.message);
-    const toolCalls: ToolCall[] = next.calls.map((c) => ({ id: `call_${++script.nextId}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    const toolCalls: ToolCall[] = next.calls.map((c) => ({
+      id: `call_${++script.nextId}`,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
     return { content: next.content, toolCalls, ...(next.tokens ? { usage: { promptTokens: next.tokens - 10, completionTokens: 10 } } : {}) };
   },
 };
@@ -221,10 +250,12 @@ const stateOf = (session: Session) => {
   return s.status === 'done' ? 'done' : stateString(s.value);
 };
 
-
 function checkBlackboard(before: Blackboard, after: Blackboard): void {
   // A tag's list: [{archived, size}?, ...versions with bodies, ascending]; the last is the latest.
-  const count = (versions: readonly TagSlot[]) => { const last = versions.at(-1); return last && 'body' in last ? last.version : 0; };
+  const count = (versions: readonly TagSlot[]) => {
+    const last = versions.at(-1);
+    return last && 'body' in last ? last.version : 0;
+  };
   for (const [tag, versions] of Object.entries(before)) {
     const now = after[tag];
     expect(now, `tag ${tag} disappeared`).toBeDefined();
@@ -268,7 +299,9 @@ function checkInvariants(session: Session, result: SendResult, before: { state: 
   expect(after.burst).toBeLessThanOrEqual(after.maxBurst);
   expect(after.maxBurst).toBe(MAX_BURST);
   if (after.ledger.maxBurstTokens !== null) {
-    expect(after.ledger.burstTokens - after.ledger.lastCallTokens, 'every model call starts within the token budget').toBeLessThanOrEqual(after.ledger.maxBurstTokens);
+    expect(after.ledger.burstTokens - after.ledger.lastCallTokens, 'every model call starts within the token budget').toBeLessThanOrEqual(
+      after.ledger.maxBurstTokens,
+    );
   }
   for (const versions of Object.values(after.blackboard)) {
     for (const v of versions) if ('body' in v) expect(typeof v.writtenBy === 'string' && v.writtenBy.length > 0 && v.writtenBy.length <= 120).toBe(true);
@@ -283,7 +316,10 @@ function checkInvariants(session: Session, result: SendResult, before: { state: 
     // A question card shows only where it can be answered (input, worker_questions), rides
     // along (review_artifact) or clarifies the request (intake): never a stale one elsewhere.
     if (after.questions !== null) {
-      expect(['waiting_user.intake', 'waiting_user.input', 'waiting_user.review_artifact', 'waiting_user.worker_questions'], `a question card in ${state}`).toContain(state);
+      expect(
+        ['waiting_user.intake', 'waiting_user.input', 'waiting_user.review_artifact', 'waiting_user.worker_questions'],
+        `a question card in ${state}`,
+      ).toContain(state);
     }
     return;
   }
@@ -300,29 +336,41 @@ function checkInvariants(session: Session, result: SendResult, before: { state: 
 function validEvent(type: UserEventType, context: SessionContext): UserEvent {
   const underReview = context.artifacts.find((a) => a.status === 'pending_review')?.id ?? 'a1';
   switch (type) {
-    case 'user_selected_package': return { type, packageId: 'tiny' };
-    case 'user_submitted_input': return { type, text: 'Keep going.' };
-    case 'user_accepted_artifact': return { type, artifactId: underReview };
-    case 'user_rejected_artifact': return { type, artifactId: underReview, reason: 'Shorter, please.' };
-    case 'user_rejected_next_step': return { type, reason: 'Another worker.' };
-    case 'user_answered_questions': return { type, answers: { q1: 'Yes.' } };
-    default: return { type } as UserEvent;
+    case 'user_selected_package':
+      return { type, packageId: 'tiny' };
+    case 'user_submitted_input':
+      return { type, text: 'Keep going.' };
+    case 'user_accepted_artifact':
+      return { type, artifactId: underReview };
+    case 'user_rejected_artifact':
+      return { type, artifactId: underReview, reason: 'Shorter, please.' };
+    case 'user_rejected_next_step':
+      return { type, reason: 'Another worker.' };
+    case 'user_answered_questions':
+      return { type, answers: { q1: 'Yes.' } };
+    default:
+      return { type } as UserEvent;
   }
 }
 
 function resolve(step: GenUserStep, session: Session): unknown {
   const context = contextOf(session);
   switch (step.kind) {
-    case 'event': return step.event;
+    case 'event':
+      return step.event;
     case 'artifact': {
       const id = step.ref === 'under_review' ? (context.artifacts.find((a) => a.status === 'pending_review')?.id ?? 'a1') : step.ref;
       const pending = context.artifacts.find((a) => a.id === id);
       const ownTag = pending ? Object.keys(pending.tags)[0] : undefined;
-      const edits = step.type !== 'user_accepted_artifact' || step.edit === undefined ? undefined
-        : step.edit === 'proto' ? JSON.parse('{"__proto__": "polluted?"}') as Record<string, string>
-        : Object.fromEntries([[step.edit === 'own_tag' && ownTag ? ownTag : 'not_a_tag', 'The user\'s body.']]);
+      const edits =
+        step.type !== 'user_accepted_artifact' || step.edit === undefined
+          ? undefined
+          : step.edit === 'proto'
+            ? (JSON.parse('{"__proto__": "polluted?"}') as Record<string, string>)
+            : Object.fromEntries([[step.edit === 'own_tag' && ownTag ? ownTag : 'not_a_tag', "The user's body."]]);
       return {
-        type: step.type, artifactId: id,
+        type: step.type,
+        artifactId: id,
         ...(step.reason !== undefined ? { reason: step.reason } : {}),
         ...(edits ? { edits } : {}),
         ...(step.by !== undefined ? { by: step.by } : {}),
@@ -344,7 +392,10 @@ describe('session properties (fast-check, real runtime)', () => {
     const stats = { sends: 0, refused: 0, invalid: 0, states: new Set<string>(), budgetStops: 0, edited: 0 };
     await fc.assert(
       fc.asyncProperty(genScenario, async ({ withPackage, maxBurstTokens, steps }) => {
-        const session = await runtime.createSession({ ...(withPackage ? { packageId: 'tiny' } : {}), ...(maxBurstTokens !== undefined ? { maxBurstTokens } : {}) });
+        const session = await runtime.createSession({
+          ...(withPackage ? { packageId: 'tiny' } : {}),
+          ...(maxBurstTokens !== undefined ? { maxBurstTokens } : {}),
+        });
         script.replies = [];
         script.session = session;
         try {
@@ -378,13 +429,21 @@ describe('session properties (fast-check, real runtime)', () => {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `properties: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused, ${stats.invalid} invalid) in ${seconds}s; ` +
-      `states reached: ${[...stats.states].sort().join(', ')}`,
+        `states reached: ${[...stats.states].sort().join(', ')}`,
     );
     console.log(`properties: ${stats.budgetStops} bursts stopped by the token budget, ${stats.edited} accepted events with edits`);
     expect(stats.budgetStops).toBeGreaterThan(0);
     expect(stats.edited).toBeGreaterThan(0);
     // The generators must reach the interesting waiting points, or the property proves little.
-    for (const state of ['waiting_user.intake', 'waiting_user.input', 'waiting_user.approve_step', 'waiting_user.review_artifact', 'waiting_user.worker_questions', 'waiting_user.revision', 'done']) {
+    for (const state of [
+      'waiting_user.intake',
+      'waiting_user.input',
+      'waiting_user.approve_step',
+      'waiting_user.review_artifact',
+      'waiting_user.worker_questions',
+      'waiting_user.revision',
+      'done',
+    ]) {
       expect(stats.states, state).toContain(state);
     }
   }, 120_000);

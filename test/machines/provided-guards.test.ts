@@ -12,7 +12,13 @@ import { loadPackages } from '../../src/skills/index.js';
 
 const never = fromPromise<TurnOutput, SessionContext>(() => new Promise<TurnOutput>(() => {}));
 const tiny = packageInfo(loadPackages().get('tiny')!);
-const finishReply = { type: 'xstate.done.actor.managerTurn', output: { content: null, toolCalls: [{ id: 'call_1', type: 'function' as const, function: { name: 'finish', arguments: JSON.stringify({ summary: 'Done.' }) } }] } } as const;
+const finishReply = {
+  type: 'xstate.done.actor.managerTurn',
+  output: {
+    content: null,
+    toolCalls: [{ id: 'call_1', type: 'function' as const, function: { name: 'finish', arguments: JSON.stringify({ summary: 'Done.' }) } }],
+  },
+} as const;
 
 function afterFinishReply(machine: typeof sessionMachine) {
   const [start] = initialTransition(machine, { sessionId: 'provided', package: tiny, maxBurst: 4 });

@@ -154,7 +154,11 @@ describe('guards that refuse an event the state declares', () => {
       { id: 'a1', workerId: 'echo', status: 'superseded' },
       { id: 'a2', workerId: 'echo', status: 'pending_review' },
     ]);
-    await expectRefused(session, { type: 'user_accepted_artifact', artifactId: 'a1' }, 'Artifact "a1" is not the one under review; the artifact under review is "a2".');
+    await expectRefused(
+      session,
+      { type: 'user_accepted_artifact', artifactId: 'a1' },
+      'Artifact "a1" is not the one under review; the artifact under review is "a2".',
+    );
     model.assertComplete();
   });
 
@@ -183,7 +187,10 @@ describe('guards that refuse an event the state declares', () => {
     // The answer is a new part of the request holding only what is new (storage stays
     // linear); the earlier part left the context for the archive.
     const context = session.actorRef.getSnapshot().context;
-    expect(context.blackboard.request?.map((v) => ('body' in v ? v.body : null))).toEqual([null, 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
+    expect(context.blackboard.request?.map((v) => ('body' in v ? v.body : null))).toEqual([
+      null,
+      'Answers to the clarifying questions:\n- Which century?\n  → The 1890s',
+    ]);
     expect((await session.tagVersions('request')).map((v) => v.body)).toEqual([
       'A ghost story in a lighthouse',
       'Answers to the clarifying questions:\n- Which century?\n  → The 1890s',
@@ -260,7 +267,9 @@ describe('after done', () => {
 describe('while the agents are working', () => {
   it('an event sent to the running machine is refused and logged, and the run goes on', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const { model, session } = await open([
       async () => {
         await gate;
@@ -305,7 +314,19 @@ describe('a refusal carries structured fields besides the message', () => {
 
   it('EventRefusedError carries the same fields', async () => {
     const { EventRefusedError } = await import('../../src/errors.js');
-    const error = new EventRefusedError('no', { eventType: 'user_confirmed_intake', state: 'waiting_user.input', accepted: ['user_submitted_input'], enabled: ['user_submitted_input'] });
-    expect(error).toMatchObject({ code: 'event_refused', message: 'no', eventType: 'user_confirmed_intake', state: 'waiting_user.input', accepted: ['user_submitted_input'], enabled: ['user_submitted_input'] });
+    const error = new EventRefusedError('no', {
+      eventType: 'user_confirmed_intake',
+      state: 'waiting_user.input',
+      accepted: ['user_submitted_input'],
+      enabled: ['user_submitted_input'],
+    });
+    expect(error).toMatchObject({
+      code: 'event_refused',
+      message: 'no',
+      eventType: 'user_confirmed_intake',
+      state: 'waiting_user.input',
+      accepted: ['user_submitted_input'],
+      enabled: ['user_submitted_input'],
+    });
   });
 });

@@ -27,17 +27,27 @@ afterEach(() => vi.restoreAllMocks());
 describe('the rule table', () => {
   it("holds the seed's six rules in order, then the token budget and one-boundary-per-reply", () => {
     expect(RULES.map((r) => [r.contractRule, r.id])).toEqual([
-      [1, 'actorMayUseTool'], [2, 'argumentsMatchSchema'], [3, 'workerIsRegistered'], [4, 'tagsWithinOutputTags'],
-      [5, 'managerOmitsTagLists'], [6, 'burstWithinLimit'], [null, 'burstTokensWithinBudget'], [null, 'oneBoundaryPerReply'],
+      [1, 'actorMayUseTool'],
+      [2, 'argumentsMatchSchema'],
+      [3, 'workerIsRegistered'],
+      [4, 'tagsWithinOutputTags'],
+      [5, 'managerOmitsTagLists'],
+      [6, 'burstWithinLimit'],
+      [null, 'burstTokensWithinBudget'],
+      [null, 'oneBoundaryPerReply'],
     ]);
   });
 
   it("the machine's refusal edges are exactly the table's call rules, per actor, in the checking order", () => {
     const edges = (actor: 'manager' | 'worker') =>
-      machine.getStateNodeById(`session.running.${actor}.checking`).always!
-        .map((t) => t.guard as { type?: string; params?: { actor: string; rule: string } } | undefined)
+      machine
+        .getStateNodeById(`session.running.${actor}.checking`)
+        .always!.map((t) => t.guard as { type?: string; params?: { actor: string; rule: string } } | undefined)
         .filter((g) => g?.type === 'breaksRule')
-        .map((g) => { expect(g!.params!.actor).toBe(actor); return g!.params!.rule; });
+        .map((g) => {
+          expect(g!.params!.actor).toBe(actor);
+          return g!.params!.rule;
+        });
     expect(edges('manager')).toEqual(CALL_RULE_ORDER.manager);
     expect(edges('worker')).toEqual(CALL_RULE_ORDER.worker);
     for (const actor of ['manager', 'worker'] as const) {
@@ -53,7 +63,11 @@ describe('the rule table', () => {
     });
     const violation = check.mock.results[0]!.value;
     expect(violation).toMatchObject({ rule: 'actorMayUseTool', data: { tool: 'fly_to_the_moon', actor: 'manager' } });
-    expect(after.context.transcripts.manager.messages).toContainEqual({ role: 'tool', tool_call_id: 'call_fly_to_the_moon', content: `Error: ${violation.message}` });
+    expect(after.context.transcripts.manager.messages).toContainEqual({
+      role: 'tool',
+      tool_call_id: 'call_fly_to_the_moon',
+      content: `Error: ${violation.message}`,
+    });
     expect(after.value).toEqual({ waiting_user: 'intake' });
   });
 

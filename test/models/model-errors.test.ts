@@ -18,7 +18,10 @@ async function failWith(script: FakeStep[], apiKey = 'test-key'): Promise<{ erro
   const server = await startFakeOpenAI(script);
   servers.push(server);
   const model = new OpenAIModel({ apiKey, baseURL: server.baseURL, model: 'test-model', timeoutMs: 2_000, maxRetries: 2 });
-  const error = await model.complete({ agent: 'manager', messages: [{ role: 'user', content: 'hi' }], tools: [] }).then(() => undefined, (e: unknown) => e);
+  const error = await model.complete({ agent: 'manager', messages: [{ role: 'user', content: 'hi' }], tools: [] }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ModelError);
   return { error: error as ModelError, server };
 }
@@ -34,7 +37,13 @@ it('trims an HTML error page to its status line and a short excerpt', async () =
   expect(error.message.length).toBeLessThan(600);
 });
 
-for (const [status, setting] of [[400, 'STEWARD_MODEL'], [401, 'OPENAI_API_KEY'], [403, 'OPENAI_API_KEY'], [404, 'STEWARD_MODEL'], [501, 'OPENAI_BASE_URL']] as const) {
+for (const [status, setting] of [
+  [400, 'STEWARD_MODEL'],
+  [401, 'OPENAI_API_KEY'],
+  [403, 'OPENAI_API_KEY'],
+  [404, 'STEWARD_MODEL'],
+  [501, 'OPENAI_BASE_URL'],
+] as const) {
   it(`does not retry a ${status}, names ${setting} and never says "try again later"`, async () => {
     const { error, server } = await failWith([{ status }, { status }, { status }]);
     expect(server.requests).toHaveLength(1);

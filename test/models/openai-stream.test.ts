@@ -20,8 +20,7 @@ async function serve(script: FakeStep[]): Promise<FakeOpenAI> {
   return server;
 }
 
-const modelFor = (server: FakeOpenAI) =>
-  new OpenAIModel({ apiKey: 'test-key', baseURL: server.baseURL, model: 'test-model', timeoutMs: 2_000, maxRetries: 0 });
+const modelFor = (server: FakeOpenAI) => new OpenAIModel({ apiKey: 'test-key', baseURL: server.baseURL, model: 'test-model', timeoutMs: 2_000, maxRetries: 0 });
 
 const postNote: ToolSpec = {
   name: 'post_note',
@@ -46,8 +45,16 @@ const replies: Record<string, FakeReply> = {
     usage: { promptTokens: 30, completionTokens: 14 },
   },
   'text and a tool call, no usage': { content: 'Posting it.', toolCalls: [{ name: 'post_note', arguments: '{"text":"x"}', id: 'call_c' }] },
-  'malformed arguments stay raw': { toolCalls: [{ name: 'post_note', arguments: '{"text": "unterminated', id: 'call_d' }], usage: { promptTokens: 1, completionTokens: 2 } },
-  'one piece each': { content: 'ok', toolCalls: [{ name: 'post_note', arguments: '{}', id: 'call_e' }], pieces: 1, usage: { promptTokens: 3, completionTokens: 1 } },
+  'malformed arguments stay raw': {
+    toolCalls: [{ name: 'post_note', arguments: '{"text": "unterminated', id: 'call_d' }],
+    usage: { promptTokens: 1, completionTokens: 2 },
+  },
+  'one piece each': {
+    content: 'ok',
+    toolCalls: [{ name: 'post_note', arguments: '{}', id: 'call_e' }],
+    pieces: 1,
+    usage: { promptTokens: 3, completionTokens: 1 },
+  },
 };
 
 describe('OpenAIModel streams when someone wants text deltas', () => {

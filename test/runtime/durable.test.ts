@@ -9,11 +9,20 @@ const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
 
 const stores: Array<[string, () => { store: SessionStore; cleanup: () => void }]> = [
   ['memory', () => ({ store: new MemoryStore(), cleanup: () => {} })],
-  ['sqlite', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'steward-durable-'));
-    const store = new SqliteStore(join(dir, 's.db'));
-    return { store, cleanup: () => { void store.close(); rmSync(dir, { recursive: true, force: true }); } };
-  }],
+  [
+    'sqlite',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'steward-durable-'));
+      const store = new SqliteStore(join(dir, 's.db'));
+      return {
+        store,
+        cleanup: () => {
+          void store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  ],
 ];
 
 describe.each(stores)('durable sessions on the %s store', (_name, make) => {
@@ -55,9 +64,7 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     await new Promise((r) => setTimeout(r, 20));
     crashed.stop(); // the process "dies" while the manager's call is in flight
 
-    const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Got it.' })] },
-    ]);
+    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Got it.' })] }]);
     const second = createRuntime({ model, store: made.store });
     const resumed = await second.resumeSession(crashed.id);
     const view = await resumed.settled();
@@ -74,9 +81,7 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
   it('refuses a second writer with a conflict and writes nothing for it', async () => {
     const made = make();
     cleanup = made.cleanup;
-    const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'one' })] },
-    ]);
+    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'one' })] }]);
     const runtimeA = createRuntime({ model, store: made.store });
     const a = await runtimeA.createSession({ packageId: 'tiny' });
     const runtimeB = createRuntime({ model: never, store: made.store });
@@ -95,8 +100,18 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     const made = make();
     cleanup = made.cleanup;
     const runtime = createRuntime({ model: never, store: made.store });
-    await made.store.create({ id: 'future', packageId: null, snapshot: { schemaVersion: 99, snapshot: {} }, entry: { kind: 'created', type: 'created', payload: {}, state: '' } });
-    await made.store.create({ id: 'junk', packageId: null, snapshot: { schemaVersion: 1, snapshot: { nope: true } }, entry: { kind: 'created', type: 'created', payload: {}, state: '' } });
+    await made.store.create({
+      id: 'future',
+      packageId: null,
+      snapshot: { schemaVersion: 99, snapshot: {} },
+      entry: { kind: 'created', type: 'created', payload: {}, state: '' },
+    });
+    await made.store.create({
+      id: 'junk',
+      packageId: null,
+      snapshot: { schemaVersion: 1, snapshot: { nope: true } },
+      entry: { kind: 'created', type: 'created', payload: {}, state: '' },
+    });
     await expect(runtime.resumeSession('future')).rejects.toThrow(/Session "future" was saved by a newer Steward \(snapshot schema v99/);
     await expect(runtime.resumeSession('junk')).rejects.toThrow(/Session "junk" has a snapshot that is not a valid Steward session/);
     await expect(runtime.resumeSession('missing')).rejects.toThrow(/No session "missing"/);

@@ -27,7 +27,10 @@ const STORY_BRIEF = '# Brief\nA lighthouse ghost.';
 
 function approvalScript() {
   return new ScriptedModel([
-    { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' }, 'call_rw')] },
+    {
+      agent: 'manager',
+      toolCalls: [scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' }, 'call_rw')],
+    },
     { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { draft: 'The draft.' } })] },
     { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })] },
   ]);
@@ -50,26 +53,42 @@ describe('edit before approving', () => {
     expect(brief).toContain('# Your task\nWrite it quietly, 1,000 words.');
     expect(brief).toContain('## Role: literary');
     expect(brief).not.toContain('Write the story.');
-    expect(result.view.pendingStep).toMatchObject({ reason: 'Write it quietly, 1,000 words.', roleId: 'literary', proposed: { reason: 'Write the story.', roleId: 'genre', by: 'bob' } });
+    expect(result.view.pendingStep).toMatchObject({
+      reason: 'Write it quietly, 1,000 words.',
+      roleId: 'literary',
+      proposed: { reason: 'Write the story.', roleId: 'genre', by: 'bob' },
+    });
 
     result = await session.send({ type: 'user_accepted_artifact', artifactId: 'a1' });
     expect(result.view.phase).toBe('done');
     const manager = model.calls[2]!;
     const call = manager.messages.find((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === 'call_rw'));
     // Its own call, unchanged…
-    expect(call && call.role === 'assistant' && JSON.parse(call.tool_calls![0]!.function.arguments)).toEqual({ workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' });
+    expect(call && call.role === 'assistant' && JSON.parse(call.tool_calls![0]!.function.arguments)).toEqual({
+      workerId: 'drafter',
+      reason: 'Write the story.',
+      requiresApproval: true,
+      roleId: 'genre',
+    });
     // …its tool result as it was, and then the user's message naming the edits.
     const at = manager.messages.findIndex((m) => m.role === 'tool' && m.tool_call_id === 'call_rw');
     expect(text(manager.messages[at])).toBe('Proposed to the user; you will hear whether they approved it.');
-    expect(manager.messages[at + 1]).toEqual({ role: 'user', content: 'The user (bob) approved your run_worker(drafter) with edits: reason "Write it quietly, 1,000 words." (you proposed "Write the story."); role "literary" (you proposed "genre"). The worker runs with the edited step; you will hear when the user has reviewed its artifact.' });
+    expect(manager.messages[at + 1]).toEqual({
+      role: 'user',
+      content:
+        'The user (bob) approved your run_worker(drafter) with edits: reason "Write it quietly, 1,000 words." (you proposed "Write the story."); role "literary" (you proposed "genre"). The worker runs with the edited step; you will hear when the user has reviewed its artifact.',
+    });
     expectValidTranscript(manager.messages.slice(1));
 
     // The journal holds the edits and who acted.
     const journal = await store.journal(session.id);
-    expect(journal.find((e) => e.type === 'user_approved_next_step')?.payload).toMatchObject({ by: 'bob', edits: { reason: 'Write it quietly, 1,000 words.', roleId: 'literary' } });
+    expect(journal.find((e) => e.type === 'user_approved_next_step')?.payload).toMatchObject({
+      by: 'bob',
+      edits: { reason: 'Write it quietly, 1,000 words.', roleId: 'literary' },
+    });
   });
 
-  it('refuses a role the worker does not have, with the guard\'s message and the chart\'s reading; nothing changes', async () => {
+  it("refuses a role the worker does not have, with the guard's message and the chart's reading; nothing changes", async () => {
     const runtime = createRuntime({ model: approvalScript() });
     const session = await runtime.createSession({ packageId: 'short-story' });
     await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
@@ -89,7 +108,7 @@ describe('edit before approving', () => {
 });
 
 describe('edit an artifact while accepting it', () => {
-  it('writes user versions (writtenBy = by), keeps the worker\'s readable, accepts with them and tells the manager', async () => {
+  it("writes user versions (writtenBy = by), keeps the worker's readable, accepts with them and tells the manager", async () => {
     const model = new ScriptedModel([
       { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Brief it.', requiresApproval: false })] },
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { brief: STORY_BRIEF } })] },
@@ -104,10 +123,15 @@ describe('edit an artifact while accepting it', () => {
     expect(result.ok).toBe(true);
     const context = session.actorRef.getSnapshot().context;
     // The worker's version stays readable (the context may have archived its body).
-    expect((await session.tagVersions('brief')).map((v) => [v.version, v.writtenBy, v.body])).toEqual([[1, 'brief-writer', STORY_BRIEF], [2, 'carol', mine]]);
+    expect((await session.tagVersions('brief')).map((v) => [v.version, v.writtenBy, v.body])).toEqual([
+      [1, 'brief-writer', STORY_BRIEF],
+      [2, 'carol', mine],
+    ]);
     expect(context.artifacts[0]).toMatchObject({ id: 'a1', status: 'accepted', tags: { brief: 2 } });
     const told = model.calls[2]!.messages.at(-1);
-    expect(text(told)).toBe("The user accepted artifact a1 from brief-writer (brief v2). The user (carol) edited brief (now v2, written by carol; the worker's v1 stays readable): read the new version before building on it. Plan the next step.");
+    expect(text(told)).toBe(
+      "The user accepted artifact a1 from brief-writer (brief v2). The user (carol) edited brief (now v2, written by carol; the worker's v1 stays readable): read the new version before building on it. Plan the next step.",
+    );
     // read_blackboard gives the manager the user's version.
     const read = model.calls[3]!.messages.at(-1);
     expect(text(read)).toContain(mine);

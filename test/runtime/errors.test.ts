@@ -33,7 +33,11 @@ describe('isInstance', () => {
     expect([StewardError.isInstance(limit), LimitExceededError.isInstance(limit), StoreError.isInstance(limit)]).toEqual([true, true, false]);
     // Coded errors that are not ours, and look-alikes, are not Steward errors.
     const nodeError = Object.assign(new Error('busy'), { code: 'user_error' });
-    expect([StewardError.isInstance(nodeError), StewardError.isInstance({ code: 'user_error', message: 'x' }), StewardError.isInstance(null)]).toEqual([false, false, false]);
+    expect([StewardError.isInstance(nodeError), StewardError.isInstance({ code: 'user_error', message: 'x' }), StewardError.isInstance(null)]).toEqual([
+      false,
+      false,
+      false,
+    ]);
     // The markers stay out of logs and JSON.
     const markers = Object.getOwnPropertySymbols(limit);
     expect(markers.map(String)).toEqual(['Symbol(steward.error.LimitExceededError)', 'Symbol(steward.error.StewardError)']);
@@ -43,7 +47,10 @@ describe('isInstance', () => {
 
 describe('InternalError', () => {
   it("marks Steward's own bugs: a worker turn without a step fails with internal_error, a 500 over HTTP", async () => {
-    const turn = createActor(createWorkerTurn(new ScriptedModel([]), () => 'prompt'), { input: {} as SessionContext }).start();
+    const turn = createActor(
+      createWorkerTurn(new ScriptedModel([]), () => 'prompt'),
+      { input: {} as SessionContext },
+    ).start();
     const error = await toPromise(turn).catch((e: unknown) => e);
     expect(InternalError.isInstance(error)).toBe(true);
     expect(UserError.isInstance(error)).toBe(false);

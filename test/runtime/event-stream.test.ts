@@ -26,21 +26,28 @@ async function collect(stream: AsyncIterable<SessionStreamEvent>): Promise<Sessi
   return events;
 }
 
-const ofType = <T extends SessionStreamEvent['type']>(events: SessionStreamEvent[], type: T) =>
-  events.filter((e): e is StreamEventOf<T> => e.type === type);
+const ofType = <T extends SessionStreamEvent['type']>(events: SessionStreamEvent[], type: T) => events.filter((e): e is StreamEventOf<T> => e.type === type);
 
 /** A compact trace: type plus the one field that tells the events of a type apart. */
 function trace(events: SessionStreamEvent[]): string[] {
   return events.map((e) => {
     switch (e.type) {
-      case 'state_entered': return `state ${e.state}`;
-      case 'round_started': return `start ${e.agent} ${e.burst}/${e.maxBurst}`;
-      case 'round_finished': return `finish ${e.agent} ${e.outcome} [${e.toolCalls.join(',')}]`;
-      case 'tool_call_checked': return `${e.accepted ? 'accept' : `refuse(${e.rule})`} ${e.tool}`;
-      case 'artifact_published': return `artifact ${e.artifactId}`;
-      case 'waiting': return `waiting ${e.reason}`;
-      case 'text_delta': return `text ${e.text}`;
-      default: return e.type;
+      case 'state_entered':
+        return `state ${e.state}`;
+      case 'round_started':
+        return `start ${e.agent} ${e.burst}/${e.maxBurst}`;
+      case 'round_finished':
+        return `finish ${e.agent} ${e.outcome} [${e.toolCalls.join(',')}]`;
+      case 'tool_call_checked':
+        return `${e.accepted ? 'accept' : `refuse(${e.rule})`} ${e.tool}`;
+      case 'artifact_published':
+        return `artifact ${e.artifactId}`;
+      case 'waiting':
+        return `waiting ${e.reason}`;
+      case 'text_delta':
+        return `text ${e.text}`;
+      default:
+        return e.type;
     }
   });
 }
@@ -84,8 +91,20 @@ describe('session.stream()', () => {
       'waiting review_artifact',
     ]);
     const [manager, worker] = ofType(events, 'round_finished');
-    expect(manager).toMatchObject({ agent: 'manager', workerId: null, round: 1, usage: { promptTokens: 120, completionTokens: 30 }, totalUsage: { promptTokens: 120, completionTokens: 30 } });
-    expect(worker).toMatchObject({ agent: 'worker', workerId: 'echo', round: 2, usage: { promptTokens: 80, completionTokens: 20 }, totalUsage: { promptTokens: 200, completionTokens: 50 } });
+    expect(manager).toMatchObject({
+      agent: 'manager',
+      workerId: null,
+      round: 1,
+      usage: { promptTokens: 120, completionTokens: 30 },
+      totalUsage: { promptTokens: 120, completionTokens: 30 },
+    });
+    expect(worker).toMatchObject({
+      agent: 'worker',
+      workerId: 'echo',
+      round: 2,
+      usage: { promptTokens: 80, completionTokens: 20 },
+      totalUsage: { promptTokens: 200, completionTokens: 50 },
+    });
     expect(manager!.durationMs).toBeGreaterThanOrEqual(0);
     expect(ofType(events, 'artifact_published')[0]).toMatchObject({ artifactId: 'a1', workerId: 'echo', tags: { note: 1 }, revises: null });
     expect(events.every((e) => e.sessionId === session.id)).toBe(true);
@@ -151,7 +170,14 @@ describe('session.stream()', () => {
     const stream = session.stream();
     void session.send(request);
     const events = await collect(stream);
-    expect(trace(events)).toEqual(['state running.manager.thinking', 'start manager 1/12', 'finish manager failed []', 'notice', 'state waiting_user.input', 'waiting input']);
+    expect(trace(events)).toEqual([
+      'state running.manager.thinking',
+      'start manager 1/12',
+      'finish manager failed []',
+      'notice',
+      'state waiting_user.input',
+      'waiting input',
+    ]);
     expect(ofType(events, 'round_finished')[0]).toMatchObject({ error: 'server on fire', usage: null });
     expect(ofType(events, 'notice')[0]!.text).toMatch(/The manager model failed: server on fire/);
   });
@@ -203,9 +229,15 @@ describe('session.subscribe()', () => {
     expect(ofType(events, 'round_finished')).toHaveLength(model.calls.length);
     expect(ofType(events, 'round_finished').map((r) => r.round)).toEqual([1, 2, 3, 4, 5]);
     const context = session.actorRef.getSnapshot().context;
-    const callIds = [...context.transcripts.manager.messages, ...context.transcripts.worker.messages].flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+    const callIds = [...context.transcripts.manager.messages, ...context.transcripts.worker.messages].flatMap((m) =>
+      m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [],
+    );
     // The worker's messages of its run; the manager's whole conversation.
-    expect(ofType(events, 'tool_call_checked').map((c) => c.callId).sort()).toEqual(callIds.sort());
+    expect(
+      ofType(events, 'tool_call_checked')
+        .map((c) => c.callId)
+        .sort(),
+    ).toEqual(callIds.sort());
     expect(ofType(events, 'waiting').map((w) => w.reason)).toEqual(['approve_step', 'review_artifact']);
     expect(events.at(-1)!.type).toBe('done');
     expect(session.listenerCount).toBe(0);
@@ -227,9 +259,12 @@ describe('session.subscribe()', () => {
     })();
     expect(model.calls).toHaveLength(3);
     expect(trace(events).filter((t) => t.startsWith('start') || t.startsWith('finish'))).toEqual([
-      'start manager 1/3', 'finish manager replied [run_worker]',
-      'start worker 2/3', 'finish worker replied []',
-      'start worker 3/3', 'finish worker replied []',
+      'start manager 1/3',
+      'finish manager replied [run_worker]',
+      'start worker 2/3',
+      'finish worker replied []',
+      'start worker 3/3',
+      'finish worker replied []',
     ]);
     expect(trace(events).slice(-3)).toEqual(['notice', 'state waiting_user.input', 'waiting input']);
     model.assertComplete();
@@ -257,14 +292,27 @@ describe('session.subscribe()', () => {
     const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Again?' })] }]);
     const restored = createRuntime({ model }).restoreSession(persisted);
     const events = await collect(restored.stream());
-    expect(trace(events)).toEqual(['finish manager replied [ask_user]', 'state running.manager.checking', 'accept ask_user', 'state waiting_user.intake', 'waiting intake']);
+    expect(trace(events)).toEqual([
+      'finish manager replied [ask_user]',
+      'state running.manager.checking',
+      'accept ask_user',
+      'state waiting_user.intake',
+      'waiting intake',
+    ]);
   });
 });
 
 describe('text deltas', () => {
   async function openAISession(content: string, toolCall = scriptedCall('ask_user', { message: 'Which tea?' })) {
     const server = await startFakeOpenAI([
-      { reply: { content, toolCalls: [{ name: toolCall.name, arguments: JSON.stringify(toolCall.arguments) }], usage: { promptTokens: 50, completionTokens: 12 }, pieces: 4 } },
+      {
+        reply: {
+          content,
+          toolCalls: [{ name: toolCall.name, arguments: JSON.stringify(toolCall.arguments) }],
+          usage: { promptTokens: 50, completionTokens: 12 },
+          pieces: 4,
+        },
+      },
     ]);
     servers.push(server);
     const model = new OpenAIModel({ apiKey: 'k', baseURL: server.baseURL, model: 'fake-model', timeoutMs: 2_000, maxRetries: 0 });
@@ -295,7 +343,10 @@ describe('text deltas', () => {
     const { session } = await tinySession([
       (req) => {
         for (const piece of ['Which ', 'tea ', 'do you mean?']) req.onTextDelta?.(piece);
-        return { content: 'Which tea do you mean?', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: '{"message":"Which tea?"}' } }] };
+        return {
+          content: 'Which tea do you mean?',
+          toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: '{"message":"Which tea?"}' } }],
+        };
       },
     ]);
     const pieces: string[] = [];

@@ -11,12 +11,13 @@ import { JournalReplayer } from '../../src/inspect/replay.js';
 import { storedSnapshot } from '../../src/runtime/persisted.js';
 
 /** The story: approve, reject the artifact, revise, accept, finish. */
-const script = () => new ScriptedModel([
-  { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate.', requiresApproval: true })] },
-  { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Draft one.' } })] },
-  { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Draft two.' } })] },
-  { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })] },
-]);
+const script = () =>
+  new ScriptedModel([
+    { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate.', requiresApproval: true })] },
+    { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Draft one.' } })] },
+    { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Draft two.' } })] },
+    { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })] },
+  ]);
 
 /** Answers whatever runs again in a fork: the manager finishes, a worker submits. */
 class Rerun implements Model {
@@ -24,9 +25,10 @@ class Rerun implements Model {
   readonly calls: ModelRequest[] = [];
   async complete(request: ModelRequest): Promise<ModelReply> {
     this.calls.push(request);
-    const call = request.agent === 'manager'
-      ? { id: `r${this.calls.length}`, type: 'function' as const, function: { name: 'finish', arguments: '{"summary":"Fork done."}' } }
-      : { id: `r${this.calls.length}`, type: 'function' as const, function: { name: 'submit', arguments: '{"outputs":{"note":"Fork draft."}}' } };
+    const call =
+      request.agent === 'manager'
+        ? { id: `r${this.calls.length}`, type: 'function' as const, function: { name: 'finish', arguments: '{"summary":"Fork done."}' } }
+        : { id: `r${this.calls.length}`, type: 'function' as const, function: { name: 'submit', arguments: '{"outputs":{"note":"Fork draft."}}' } };
     return { content: null, toolCalls: [call] };
   }
 }
@@ -66,7 +68,13 @@ describe('forkSession', () => {
       await fork.close();
       const forkJournal = await store.journal(fork.id);
       // The fork's first entry: where it came from, and the state it starts in.
-      expect(forkJournal[0]).toMatchObject({ seq: 1, kind: 'created', type: 'forked', state: entry.state, payload: { forkedFrom: { id: 'original', seq: entry.seq } } });
+      expect(forkJournal[0]).toMatchObject({
+        seq: 1,
+        kind: 'created',
+        type: 'forked',
+        state: entry.state,
+        payload: { forkedFrom: { id: 'original', seq: entry.seq } },
+      });
       const start = (forkJournal[0]!.payload as { snapshot: { snapshot: { context: Record<string, unknown>; value: unknown } } }).snapshot.snapshot;
       const replayed = replayer.at('original', journal, entry.seq, current).snapshot;
       const { sessionId, ledger, ...rest } = start.context as { sessionId: string; ledger: { forkedFrom: unknown } };
@@ -100,7 +108,11 @@ describe('forkSession', () => {
     const runtime = createRuntime({ model: new Rerun(), store });
     const fork = await runtime.forkSession('original', { atSeq: atReview.seq });
     const view = fork.view();
-    expect(view).toMatchObject({ waitingReason: 'review_artifact', forkedFrom: { id: 'original', seq: atReview.seq }, artifacts: [{ id: 'a1', status: 'pending_review' }] });
+    expect(view).toMatchObject({
+      waitingReason: 'review_artifact',
+      forkedFrom: { id: 'original', seq: atReview.seq },
+      artifacts: [{ id: 'a1', status: 'pending_review' }],
+    });
     expect(view.blackboard.find((b) => b.tag === 'note')).toMatchObject({ version: 1 });
     // Its history (the archive) holds what was written up to that entry, and nothing after.
     expect((await fork.tagVersions('note')).map((v) => v.body)).toEqual(['Draft one.']);

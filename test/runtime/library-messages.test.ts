@@ -10,7 +10,10 @@ const cliAdvice = /`steward |--db\b|npx /;
 
 it('a missing session and a store fault give no command-line advice', async () => {
   const runtime = createRuntime({ model: new ScriptedModel([]), store: new MemoryStore() });
-  const missing = await runtime.resumeSession('s_nope').then(() => undefined, (e: unknown) => e as Error);
+  const missing = await runtime.resumeSession('s_nope').then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
   expect(missing?.message).toBe('No session "s_nope" in this store.');
   const folder = tmp.path('folder');
   mkdirSync(folder);

@@ -60,7 +60,16 @@ describe('limits on model calls', () => {
   it('refuses tool arguments over toolArgumentsChars, naming the limit', async () => {
     const questions = Array.from({ length: 10 }, () => 'q'.repeat(DEFAULT_LIMITS.artifactBodyChars));
     const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'm'.repeat(DEFAULT_LIMITS.artifactBodyChars), assessment: 'a'.repeat(DEFAULT_LIMITS.artifactBodyChars), questions })] },
+      {
+        agent: 'manager',
+        toolCalls: [
+          scriptedCall('ask_user', {
+            message: 'm'.repeat(DEFAULT_LIMITS.artifactBodyChars),
+            assessment: 'a'.repeat(DEFAULT_LIMITS.artifactBodyChars),
+            questions,
+          }),
+        ],
+      },
       { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Shorter.' })] },
     ]);
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
@@ -79,7 +88,9 @@ describe('limits on user events', () => {
     expect(refused.ok).toBe(false);
     expect(!refused.ok && refused.error).toEqual({
       code: 'limit_exceeded',
-      message: expect.stringMatching(/^The text of user_submitted_input has 1001 characters; the limit is 1000 \(userTextChars, set with createRuntime\(\{ limits: \{ userTextChars \} \}\), env STEWARD_MAX_USER_TEXT\)/),
+      message: expect.stringMatching(
+        /^The text of user_submitted_input has 1001 characters; the limit is 1000 \(userTextChars, set with createRuntime\(\{ limits: \{ userTextChars \} \}\), env STEWARD_MAX_USER_TEXT\)/,
+      ),
     });
     expect(refused.view.blackboard).toEqual([]);
     expect(model.calls).toHaveLength(0);

@@ -46,7 +46,10 @@ class CountingStore extends SqliteStore {
 const NOTES = 12; // worker runs, each writing one version of `note`
 const READS = 9; // manager rounds of read_blackboard per burst
 
-const reply = (id: string, name: string, args: unknown): ModelReply => ({ content: null, toolCalls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+const reply = (id: string, name: string, args: unknown): ModelReply => ({
+  content: null,
+  toolCalls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+});
 
 /**
  * The model: cycles 1..NOTES run the echo worker (note v<i>) and the user accepts; then only
@@ -136,7 +139,10 @@ describe('a session of 2,000 events', () => {
     expect(context.transcripts.manager.messages.length).toBeLessThanOrEqual(context.transcripts.window.messages);
     expect(context.blackboard.note!.filter((v) => 'body' in v).map((v) => v.version)).toEqual([NOTES]);
     // The older versions are counted, not listed: the tag's list is bounded however many it has.
-    expect(context.blackboard.note![0]).toEqual({ archived: NOTES - 1, size: Array.from({ length: NOTES - 1 }, (_, i) => `note ${i + 1}`.length).reduce((a, b) => a + b, 0) });
+    expect(context.blackboard.note![0]).toEqual({
+      archived: NOTES - 1,
+      size: Array.from({ length: NOTES - 1 }, (_, i) => `note ${i + 1}`.length).reduce((a, b) => a + b, 0),
+    });
     expect(context.blackboard.note).toHaveLength(2);
 
     // Every note version ever written is readable, from the live session and from the store.

@@ -35,9 +35,19 @@ describe('the maxBurst limit', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(LimitExceededError);
-    expect(thrown).toMatchObject({ code: 'limit_exceeded', limit: 'maxBurst', max: MAX_BURST_LIMIT, actual: OVER, message: `createRuntime: maxBurst is ${OVER}; ${MAX_BURST_ADVICE}` });
+    expect(thrown).toMatchObject({
+      code: 'limit_exceeded',
+      limit: 'maxBurst',
+      max: MAX_BURST_LIMIT,
+      actual: OVER,
+      message: `createRuntime: maxBurst is ${OVER}; ${MAX_BURST_ADVICE}`,
+    });
     const runtime = createRuntime({ model, maxBurst: MAX_BURST_LIMIT });
-    await expect(runtime.createSession({ maxBurst: OVER })).rejects.toMatchObject({ code: 'limit_exceeded', limit: 'maxBurst', message: `createSession: maxBurst is ${OVER}; ${MAX_BURST_ADVICE}` });
+    await expect(runtime.createSession({ maxBurst: OVER })).rejects.toMatchObject({
+      code: 'limit_exceeded',
+      limit: 'maxBurst',
+      message: `createSession: maxBurst is ${OVER}; ${MAX_BURST_ADVICE}`,
+    });
     expect((await runtime.createSession()).view().maxBurst).toBe(MAX_BURST_LIMIT);
   });
 

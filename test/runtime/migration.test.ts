@@ -21,7 +21,10 @@ const v1 = fixture.session.snapshot;
 const oldContext = v1.snapshot.context as { managerMessages: ChatMessage[]; workerMessages: ChatMessage[] };
 
 describe('snapshot schema v3 → v4', () => {
-  const v3 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v3.json', import.meta.url), 'utf8')) as { schemaVersion: number; snapshot: { context: SessionContext } };
+  const v3 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v3.json', import.meta.url), 'utf8')) as {
+    schemaVersion: number;
+    snapshot: { context: SessionContext };
+  };
 
   it('the archived entries of a tag become one summary; the window limits stay as stored (v3 default: 60 messages)', () => {
     expect(v3.schemaVersion).toBe(3);
@@ -48,7 +51,10 @@ describe('snapshot schema v3 → v4', () => {
     const { snapshot } = openEnvelopeWithHistory('s', structuredClone(v3));
     const context = (snapshot as { context: SessionContext }).context;
     const [summary, latest] = context.blackboard.request!;
-    const envelopeWith = (request: unknown[]) => ({ schemaVersion: 4, snapshot: { ...(snapshot as object), context: { ...context, blackboard: { ...context.blackboard, request } } } });
+    const envelopeWith = (request: unknown[]) => ({
+      schemaVersion: 4,
+      snapshot: { ...(snapshot as object), context: { ...context, blackboard: { ...context.blackboard, request } } },
+    });
     expect(() => openEnvelopeWithHistory('s', envelopeWith([summary, latest]))).not.toThrow();
     expect(() => openEnvelopeWithHistory('s', envelopeWith([latest, summary]))).toThrow(SnapshotError);
     expect(() => openEnvelopeWithHistory('s', envelopeWith([summary]))).toThrow(SnapshotError);
@@ -72,21 +78,35 @@ describe('snapshot schema v1 → v2', () => {
     const request = context.blackboard.request!;
     expect(request.map((v) => ('body' in v ? v.body : null))).toEqual([null, 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
     const parts = migratedHistory!.filter((i) => i.kind === 'version' && i.key === 'request').map((i) => ({ tag: 'request', version: i.value as TagVersion }));
-    expect(parts.map((p) => p.version.body)).toEqual(['A ghost story in a lighthouse', 'Answers to the clarifying questions:\n- Which century?\n  → The 1890s']);
+    expect(parts.map((p) => p.version.body)).toEqual([
+      'A ghost story in a lighthouse',
+      'Answers to the clarifying questions:\n- Which century?\n  → The 1890s',
+    ]);
     expect(requestText(context.blackboard, parts)).toBe((v1.snapshot.context.blackboard as Record<string, { body: string }[]>).request!.at(-1)!.body);
     // note v1 (accepted, then a newer version) leaves the context; v2 keeps its body.
     // (v4: the archived versions are counted in one summary, first in the tag's list.)
     expect(context.blackboard.note).toEqual([{ archived: 1, size: 'First note.'.length }, expect.objectContaining({ version: 2, body: 'Second note.' })]);
     const messages = migratedHistory!.filter((i) => i.kind === 'message' && i.key === 'manager').map((i) => i.value);
     expect(messages).toEqual(oldContext.managerMessages);
-    expect(migratedHistory!.filter((i) => i.kind === 'version' && i.key === 'note').map((i) => (i.value as { body: string }).body)).toEqual(['First note.', 'Second note.']);
+    expect(migratedHistory!.filter((i) => i.kind === 'version' && i.key === 'note').map((i) => (i.value as { body: string }).body)).toEqual([
+      'First note.',
+      'Second note.',
+    ]);
   });
 
   it('resume saves the migrated snapshot with its history in the archive; the session goes on', async () => {
     const store = new SqliteStore(tmp.path('v1.db'));
     try {
-      await store.create({ id: fixture.session.id, packageId: 'tiny', snapshot: v1, entry: { kind: 'created', type: 'created', payload: { packageId: 'tiny' }, state: 'waiting_user.input' } });
-      const model = new ScriptedModel([{ agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['note'], version: 1 })] }, { agent: 'manager', toolCalls: [call('ask_user', { message: 'Anything else?' })] }]);
+      await store.create({
+        id: fixture.session.id,
+        packageId: 'tiny',
+        snapshot: v1,
+        entry: { kind: 'created', type: 'created', payload: { packageId: 'tiny' }, state: 'waiting_user.input' },
+      });
+      const model = new ScriptedModel([
+        { agent: 'manager', toolCalls: [call('read_blackboard', { tags: ['note'], version: 1 })] },
+        { agent: 'manager', toolCalls: [call('ask_user', { message: 'Anything else?' })] },
+      ]);
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
@@ -109,7 +129,7 @@ describe('snapshot schema v1 → v2', () => {
     }
   });
 
-  it('restoreSession keeps a v1 snapshot\'s history in memory; a newer or broken snapshot is refused', async () => {
+  it("restoreSession keeps a v1 snapshot's history in memory; a newer or broken snapshot is refused", async () => {
     const runtime = createRuntime({ model: new ScriptedModel([]), store: new MemoryStore() });
     const session = runtime.restoreSession(structuredClone(v1));
     expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);

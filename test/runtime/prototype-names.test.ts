@@ -36,7 +36,10 @@ describe('tag names that Object.prototype also has', () => {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), text);
     };
-    write('proto/manifest.json', JSON.stringify({ schemaVersion: 1, id: 'proto', title: 'Proto', description: 'Tags named like Object.prototype members.', workers: ['maker', 'reader'] }));
+    write(
+      'proto/manifest.json',
+      JSON.stringify({ schemaVersion: 1, id: 'proto', title: 'Proto', description: 'Tags named like Object.prototype members.', workers: ['maker', 'reader'] }),
+    );
     write('proto/workers/maker.md', worker('maker', ['request'], ['constructor', '__proto__', 'toString']));
     write('proto/workers/reader.md', worker('reader', ['constructor', '__proto__', 'toString'], ['hasOwnProperty']));
   });
@@ -70,9 +73,27 @@ describe('tag names that Object.prototype also has', () => {
     const model = new ScriptedModel([
       { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'maker', reason: 'Make them.', requiresApproval: false })] },
       // zod's z.record skipped a "__proto__" key unchecked, and the raw arguments were published: an object body.
-      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: JSON.parse('{"constructor": "C body", "__proto__": {"polluted": true}, "toString": "T body"}') as Record<string, string> })] },
-      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: JSON.parse('{"constructor": "C body", "__proto__": "P body", "toString": "T body"}') as Record<string, string> })] },
-      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['constructor', '__proto__', 'toString', 'valueOf'] }), scriptedCall('run_worker', { workerId: 'reader', reason: 'Read them.', requiresApproval: false })] },
+      {
+        agent: 'worker',
+        toolCalls: [
+          scriptedCall('submit', {
+            outputs: JSON.parse('{"constructor": "C body", "__proto__": {"polluted": true}, "toString": "T body"}') as Record<string, string>,
+          }),
+        ],
+      },
+      {
+        agent: 'worker',
+        toolCalls: [
+          scriptedCall('submit', { outputs: JSON.parse('{"constructor": "C body", "__proto__": "P body", "toString": "T body"}') as Record<string, string> }),
+        ],
+      },
+      {
+        agent: 'manager',
+        toolCalls: [
+          scriptedCall('read_blackboard', { tags: ['constructor', '__proto__', 'toString', 'valueOf'] }),
+          scriptedCall('run_worker', { workerId: 'reader', reason: 'Read them.', requiresApproval: false }),
+        ],
+      },
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: JSON.parse('{"hasOwnProperty": "H body"}') as Record<string, string> })] },
       { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'All four written.' })] },
     ]);
@@ -83,7 +104,9 @@ describe('tag names that Object.prototype also has', () => {
       let view = await step(session, { type: 'user_submitted_input', text: 'Write the four tags.' });
       expect(view.waitingReason).toBe('review_artifact');
       expect(view.artifact?.tags.map((t) => [t.tag, t.version, t.body])).toEqual([
-        ['constructor', 1, 'C body'], ['__proto__', 1, 'P body'], ['toString', 1, 'T body'],
+        ['constructor', 1, 'C body'],
+        ['__proto__', 1, 'P body'],
+        ['toString', 1, 'T body'],
       ]);
 
       // A fresh runtime reads the session back from the database: the tags are still there.
@@ -92,13 +115,11 @@ describe('tag names that Object.prototype also has', () => {
       expect(view.blackboard.map((b) => b.tag)).toEqual(['request', 'constructor', '__proto__', 'toString']);
       view = await step(reopened, { type: 'user_accepted_artifact', artifactId: 'a1' });
 
-      const workerResults = (await session.transcript('worker'))
-        .filter((m) => m.role === 'tool').map((m) => String(m.content));
+      const workerResults = (await session.transcript('worker')).filter((m) => m.role === 'tool').map((m) => String(m.content));
       expect(workerResults[0]).toMatch(/^Error: Invalid arguments for submit: outputs\.__proto__: .*expected string/);
 
       // read_blackboard returned the bodies, and an unknown prototype name is just unknown.
-      const toolResults = (await reopened.transcript('manager'))
-        .filter((m) => m.role === 'tool').map((m) => String(m.content));
+      const toolResults = (await reopened.transcript('manager')).filter((m) => m.role === 'tool').map((m) => String(m.content));
       const read = toolResults.find((c) => c.includes('## constructor'))!;
       expect(read).toContain('## constructor (v1, by maker)\nC body');
       expect(read).toContain('## __proto__ (v1, by maker)\nP body');

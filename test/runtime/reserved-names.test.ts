@@ -14,7 +14,8 @@ it('refuses a reserved `by` with invalid_event, naming the names and the fix; no
   expect(steward.ok).toBe(false);
   expect(!steward.ok && steward.error).toEqual({
     code: 'invalid_event',
-    message: 'Invalid event: by: "steward" is a reserved name: steward, system and the worker ids of this session\'s package (echo, summarize) ' +
+    message:
+      'Invalid event: by: "steward" is a reserved name: steward, system and the worker ids of this session\'s package (echo, summarize) ' +
       'name the runtime and its agents in the journal, so no person may act under them. Give the name of who acted (CLI: --as NAME; steward serve: a token with another name), or leave by out.',
   });
   expect(steward.view.waitingReason).toBe('intake');

@@ -13,7 +13,22 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { checkSessionId, sessionIdProblem } from '../../src/ids.js';
 
 const RULE = /a session id has 1 to 200 characters, none of them a control or invisible character, and is not "\." or "\.\."/;
-const BAD = ['.', '..', '', 'x'.repeat(201), 'x'.repeat(10_000), 'a\u0000b', 'a\u001b[2Jb', 'line\nbreak', 'tab\there', 'a\u202eb', 'zero\u200bwidth', 'del\u007f', 'c1\u0085', 'lone\ud800'];
+const BAD = [
+  '.',
+  '..',
+  '',
+  'x'.repeat(201),
+  'x'.repeat(10_000),
+  'a\u0000b',
+  'a\u001b[2Jb',
+  'line\nbreak',
+  'tab\there',
+  'a\u202eb',
+  'zero\u200bwidth',
+  'del\u007f',
+  'c1\u0085',
+  'lone\ud800',
+];
 
 describe('the session id rule', () => {
   it('refuses bad ids in every runtime entry point, naming the rule and never echoing the id', async () => {
@@ -31,7 +46,10 @@ describe('the session id rule', () => {
         () => runtime.forkSession(real.id, { atSeq: entry.seq, id }),
         () => store.create({ id, packageId: null, snapshot: {}, entry: { kind: 'created', type: 'created', payload: {}, state: 'idle' } }),
       ]) {
-        const error = await attempt().then(() => null, (e: unknown) => e);
+        const error = await attempt().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(error, JSON.stringify(id.slice(0, 20))).toBeInstanceOf(InvalidSessionIdError);
         expect((error as InvalidSessionIdError).code).toBe('invalid_session_id');
         expect((error as Error).message).toMatch(RULE);
@@ -45,7 +63,9 @@ describe('the session id rule', () => {
     const store = new SqliteStore(':memory:');
     try {
       for (const id of BAD) {
-        await expect(store.create({ id, packageId: null, snapshot: {}, entry: { kind: 'created', type: 'created', payload: {}, state: 'idle' } })).rejects.toThrow(InvalidSessionIdError);
+        await expect(
+          store.create({ id, packageId: null, snapshot: {}, entry: { kind: 'created', type: 'created', payload: {}, state: 'idle' } }),
+        ).rejects.toThrow(InvalidSessionIdError);
       }
       expect((await store.list()).sessions).toEqual([]);
     } finally {

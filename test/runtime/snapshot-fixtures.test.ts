@@ -15,7 +15,11 @@ import { SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
 import { FIXTURE_SESSION_ID, fixturePath, makeFixtureSession } from '../support/snapshot-fixture.js';
 
 const dir = fileURLToPath(new URL('../fixtures/snapshots/', import.meta.url));
-const versions = readdirSync(dir).map((f) => /^v(\d+)\.json$/.exec(f)?.[1]).filter((v) => v !== undefined).map(Number).sort((a, b) => a - b);
+const versions = readdirSync(dir)
+  .map((f) => /^v(\d+)\.json$/.exec(f)?.[1])
+  .filter((v) => v !== undefined)
+  .map(Number)
+  .sort((a, b) => a - b);
 const load = (version: number): unknown => JSON.parse(readFileSync(fixturePath(version), 'utf8'));
 
 /** The rest of the fixture's story: accept the artifact, the manager finishes. */
@@ -46,7 +50,11 @@ describe('persisted-session samples, one per snapshot schema version', () => {
   it.each(versions)('v%i loads with restoreSession and continues to the end', async (version) => {
     const runtime = createRuntime({ model: continuation() });
     const session = runtime.restoreSession(load(version));
-    expect(session.view()).toMatchObject({ id: FIXTURE_SESSION_ID, state: 'waiting_user.review_artifact', artifact: { id: 'a1', questions: [{ id: 'q1', text: 'Longer?' }] } });
+    expect(session.view()).toMatchObject({
+      id: FIXTURE_SESSION_ID,
+      state: 'waiting_user.review_artifact',
+      artifact: { id: 'a1', questions: [{ id: 'q1', text: 'Longer?' }] },
+    });
     expect(session.view().rejections).toHaveLength(1);
     const result = await session.send({ type: 'user_accepted_artifact', artifactId: 'a1' });
     expect(result).toMatchObject({ ok: true, view: { phase: 'done', message: 'The note is done.' } });
@@ -54,7 +62,12 @@ describe('persisted-session samples, one per snapshot schema version', () => {
 
   it.each(versions)('v%i loads with resumeSession from a store and continues, journalled', async (version) => {
     const store = new MemoryStore();
-    await store.create({ id: FIXTURE_SESSION_ID, packageId: 'tiny', snapshot: load(version), entry: { kind: 'created', type: 'created', payload: {}, state: 'waiting_user.review_artifact' } });
+    await store.create({
+      id: FIXTURE_SESSION_ID,
+      packageId: 'tiny',
+      snapshot: load(version),
+      entry: { kind: 'created', type: 'created', payload: {}, state: 'waiting_user.review_artifact' },
+    });
     const runtime = createRuntime({ model: continuation(), store });
     const session = await runtime.resumeSession(FIXTURE_SESSION_ID);
     const result = await session.send({ type: 'user_accepted_artifact', artifactId: 'a1' });
@@ -68,6 +81,9 @@ describe('persisted-session samples, one per snapshot schema version', () => {
     const sample = shape(load(SNAPSHOT_SCHEMA_VERSION));
     const added = [...today].filter((p) => !sample.has(p));
     const removed = [...sample].filter((p) => !today.has(p));
-    expect({ added, removed }, 'The persisted shape changed: bump SNAPSHOT_SCHEMA_VERSION (src/runtime/persisted.ts), add a migration from the old version, and write the new sample with `node --import tsx test/support/snapshot-fixture.ts`.').toEqual({ added: [], removed: [] });
+    expect(
+      { added, removed },
+      'The persisted shape changed: bump SNAPSHOT_SCHEMA_VERSION (src/runtime/persisted.ts), add a migration from the old version, and write the new sample with `node --import tsx test/support/snapshot-fixture.ts`.',
+    ).toEqual({ added: [], removed: [] });
   });
 });

@@ -24,7 +24,8 @@ const OUTLINE = [
   '## Scene 5 — The lamp (~400 words)',
   '- **Turn:** she lets the light go out.',
 ].join('\n\n');
-const DRAFT_1 = '# The Last Light\n\nThe lamp had not failed in forty years, and the keeper meant to keep it that way.\n\n***\n\nThe second night dragged on and on.';
+const DRAFT_1 =
+  '# The Last Light\n\nThe lamp had not failed in forty years, and the keeper meant to keep it that way.\n\n***\n\nThe second night dragged on and on.';
 const DRAFT_2 = '# The Last Light\n\nInes had kept the lamp for forty years, and the lamp had kept her.\n\n***\n\nOn the second night the log wrote itself.';
 const SUMMARY = 'The Last Light: a quiet, literary ghost story of about 2,000 words, drafted and revised.';
 
@@ -47,15 +48,38 @@ describe('a short story from intake to done', () => {
     const model = new ScriptedModel([
       /* 0 */ { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Who is it for, and how long should it be?' })] },
       /* 1 */ { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'An eerie 2,000-word ghost story for adults. Shall I start?' })] },
-      /* 2 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Fix the creative decisions for a quiet lighthouse ghost story.', requiresApproval: true })] },
+      /* 2 */ {
+        agent: 'manager',
+        toolCalls: [
+          scriptedCall('run_worker', {
+            workerId: 'brief-writer',
+            reason: 'Fix the creative decisions for a quiet lighthouse ghost story.',
+            requiresApproval: true,
+          }),
+        ],
+      },
       /* 3 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { brief: BRIEF } })] },
-      /* 4 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'outliner', reason: 'Plan three scenes from the brief.', requiresApproval: true })] },
-      /* 5 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'outliner', reason: 'Plan five scenes from the brief.', requiresApproval: false })] },
+      /* 4 */ {
+        agent: 'manager',
+        toolCalls: [scriptedCall('run_worker', { workerId: 'outliner', reason: 'Plan three scenes from the brief.', requiresApproval: true })],
+      },
+      /* 5 */ {
+        agent: 'manager',
+        toolCalls: [scriptedCall('run_worker', { workerId: 'outliner', reason: 'Plan five scenes from the brief.', requiresApproval: false })],
+      },
       /* 6 */ { agent: 'worker', toolCalls: [scriptedCall('ask_user', { questions: ['Does Ines survive?', 'Is the ghost real or imagined?'] })] },
       /* 7 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { outline: OUTLINE } })] },
-      /* 8 */ { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the full story from the outline.', requiresApproval: false, roleId: 'literary' })] },
+      /* 8 */ {
+        agent: 'manager',
+        toolCalls: [
+          scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the full story from the outline.', requiresApproval: false, roleId: 'literary' }),
+        ],
+      },
       /* 9 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { draft: DRAFT_1 } })] },
-      /* 10 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { draft: DRAFT_2 } }), scriptedCall('ask_user', { questions: ['Keep the open ending?'] })] },
+      /* 10 */ {
+        agent: 'worker',
+        toolCalls: [scriptedCall('submit', { outputs: { draft: DRAFT_2 } }), scriptedCall('ask_user', { questions: ['Keep the open ending?'] })],
+      },
       /* 11 */ { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['draft'] })] },
       /* 12 */ { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: SUMMARY })] },
     ]);
@@ -115,7 +139,10 @@ describe('a short story from intake to done', () => {
 
     // ── Worker questions: the outliner asks before writing anything ─────────────────────
     view = await step(session, { type: 'user_rejected_next_step', reason: 'Five scenes, please: it needs room to breathe.' });
-    expect(lastOf(request(5, 'manager'))).toEqual({ role: 'user', content: 'The user rejected the proposed step run_worker(outliner): Five scenes, please: it needs room to breathe.' });
+    expect(lastOf(request(5, 'manager'))).toEqual({
+      role: 'user',
+      content: 'The user rejected the proposed step run_worker(outliner): Five scenes, please: it needs room to breathe.',
+    });
     const outliner = request(6, 'worker');
     expect(systemOf(outliner)).toMatch(/^You are the outliner of a short-story team\./);
     expect(briefOf(outliner)).toContain('# Your task\nPlan five scenes from the brief.');
@@ -124,7 +151,10 @@ describe('a short story from intake to done', () => {
     expect(view).toMatchObject({
       waitingReason: 'worker_questions',
       pendingStep: { workerId: 'outliner', requiresApproval: false },
-      questions: [{ id: 'q1', text: 'Does Ines survive?' }, { id: 'q2', text: 'Is the ghost real or imagined?' }],
+      questions: [
+        { id: 'q1', text: 'Does Ines survive?' },
+        { id: 'q2', text: 'Is the ghost real or imagined?' },
+      ],
       acceptedEvents: ['user_answered_questions', 'user_skipped_questions'],
     });
     expect(view.artifacts).toEqual([{ id: 'a1', workerId: 'brief-writer', status: 'accepted' }]);
@@ -134,7 +164,10 @@ describe('a short story from intake to done', () => {
       role: 'user',
       content: 'The user answered your questions:\n- Does Ines survive?\n  → No.\n- Is the ghost real or imagined?\n  → Leave it ambiguous.',
     });
-    expect(view).toMatchObject({ waitingReason: 'review_artifact', artifact: { id: 'a2', workerId: 'outliner', tags: [{ tag: 'outline', version: 1, body: OUTLINE }] } });
+    expect(view).toMatchObject({
+      waitingReason: 'review_artifact',
+      artifact: { id: 'a2', workerId: 'outliner', tags: [{ tag: 'outline', version: 1, body: OUTLINE }] },
+    });
     expect(view.questions).toBeUndefined();
 
     // ── A role for the drafter; reject its draft and describe the changes ───────────────
@@ -172,7 +205,11 @@ describe('a short story from intake to done', () => {
     expect(view).toMatchObject({
       waitingReason: 'review_artifact',
       artifact: {
-        id: 'a4', workerId: 'drafter', roleId: 'literary', status: 'pending_review', revises: 'a3',
+        id: 'a4',
+        workerId: 'drafter',
+        roleId: 'literary',
+        status: 'pending_review',
+        revises: 'a3',
         tags: [{ tag: 'draft', version: 2, body: DRAFT_2 }],
         questions: [{ id: 'q1', text: 'Keep the open ending?' }], // they ride along with the review
       },
@@ -187,7 +224,10 @@ describe('a short story from intake to done', () => {
     // The rejected draft is still readable: nothing on the blackboard is overwritten (its
     // body left the context once superseded; the session's archive keeps it).
     const draft = session.actorRef.getSnapshot().context.blackboard.draft!;
-    expect(draft.map((v) => ('body' in v ? [v.version, true] : [v.archived, false]))).toEqual([[1, false], [2, true]]);
+    expect(draft.map((v) => ('body' in v ? [v.version, true] : [v.archived, false]))).toEqual([
+      [1, false],
+      [2, true],
+    ]);
     expect((await session.tagVersions('draft')).map((v) => [v.version, v.artifactId, v.body])).toEqual([
       [1, 'a3', DRAFT_1],
       [2, 'a4', DRAFT_2],
@@ -243,7 +283,9 @@ describe('the manager prompt', () => {
     const afterRead = model.calls[3]!;
     expect(systemOf(afterRead)).not.toContain(secret);
     expect(afterRead.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'read')).toEqual({
-      role: 'tool', tool_call_id: 'read', content: `## note (v1, by echo)\n${note}`,
+      role: 'tool',
+      tool_call_id: 'read',
+      content: `## note (v1, by echo)\n${note}`,
     });
     model.assertComplete();
   });

@@ -13,13 +13,21 @@ const listWorkers = () => ({ agent: 'manager' as const, toolCalls: [scriptedCall
 describe('maxBurstTokens', () => {
   it('stops the burst exactly when the next call would go over, and a user action resets the count', async () => {
     // Budget 300 at 100 per call: calls 1–3 fit (after 2: 200 + 100 ≤ 300); after 3 the next would make 400.
-    const model = new ScriptedModel([listWorkers(), listWorkers(), listWorkers(), listWorkers(), { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })], usage }]);
+    const model = new ScriptedModel([
+      listWorkers(),
+      listWorkers(),
+      listWorkers(),
+      listWorkers(),
+      { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })], usage },
+    ]);
     const runtime = createRuntime({ model, maxBurstTokens: 300 });
     const session = await runtime.createSession({ packageId: 'tiny' });
     const first = await session.send({ type: 'user_submitted_input', text: 'Otters.' });
     expect(model.calls).toHaveLength(3);
     expect(first.view).toMatchObject({ waitingReason: 'input', burst: 3, tokens: { burst: 300, session: 300, maxBurst: 300 } });
-    expect(first.view.notice).toBe('This burst used 300 tokens; the next model call (about 100, like the last one) would go over the budget of 300 tokens per burst (maxBurstTokens). Nothing was lost: say how to continue and the count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).');
+    expect(first.view.notice).toBe(
+      'This burst used 300 tokens; the next model call (about 100, like the last one) would go over the budget of 300 tokens per burst (maxBurstTokens). Nothing was lost: say how to continue and the count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).',
+    );
 
     const second = await session.send({ type: 'user_submitted_input', text: 'Go on.' });
     expect(model.calls).toHaveLength(5);
@@ -27,7 +35,7 @@ describe('maxBurstTokens', () => {
     model.assertComplete();
   });
 
-  it('is off by default, per session over the runtime, and checked before a worker\'s next call too', async () => {
+  it("is off by default, per session over the runtime, and checked before a worker's next call too", async () => {
     const model = new ScriptedModel([
       { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate.', requiresApproval: true })], usage },
       { agent: 'worker', content: 'Thinking…', usage: { promptTokens: 500, completionTokens: 100 } },
@@ -40,7 +48,10 @@ describe('maxBurstTokens', () => {
     expect(model.calls).toHaveLength(2);
     expect(result.view).toMatchObject({ waitingReason: 'input', tokens: { burst: 600, maxBurst: 1000 } });
     expect(result.view.notice).toContain('This burst used 600 tokens');
-    expect(session.actorRef.getSnapshot().context.transcripts.manager.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('stopped before submitting: this burst used 600 tokens of its budget of 1000') });
+    expect(session.actorRef.getSnapshot().context.transcripts.manager.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('stopped before submitting: this burst used 600 tokens of its budget of 1000'),
+    });
 
     const off = await createRuntime({ model: new ScriptedModel() }).createSession({ packageId: 'tiny' });
     expect(off.view().tokens).toEqual({ burst: 0, session: 0, maxBurst: null });
@@ -52,7 +63,9 @@ describe('maxBurstTokens', () => {
 describe('snapshot schema v2', () => {
   it('a v1 snapshot keeps its usage, moved into the ledger, with no budget', async () => {
     const { readFileSync } = await import('node:fs');
-    const v1 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v1.json', import.meta.url), 'utf8')) as { snapshot: { context: { usage: { promptTokens: number; completionTokens: number } } } };
+    const v1 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v1.json', import.meta.url), 'utf8')) as {
+      snapshot: { context: { usage: { promptTokens: number; completionTokens: number } } };
+    };
     v1.snapshot.context.usage = { promptTokens: 70, completionTokens: 5 };
     const session = createRuntime({ model: new ScriptedModel() }).restoreSession(v1);
     expect(session.view().usage).toEqual({ promptTokens: 70, completionTokens: 5 });

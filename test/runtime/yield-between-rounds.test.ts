@@ -58,10 +58,11 @@ describe('rounds yield to the event loop', () => {
     afterEach(() => vi.unstubAllGlobals());
     /** Microtasks that keep queueing each other: all of them run before any macrotask. */
     const microtaskChain = (length: number, seen: number[]) => {
-      const step = (i: number) => queueMicrotask(() => {
-        seen.push(i);
-        if (i + 1 < length) step(i + 1);
-      });
+      const step = (i: number) =>
+        queueMicrotask(() => {
+          seen.push(i);
+          if (i + 1 < length) step(i + 1);
+        });
       step(0);
     };
 

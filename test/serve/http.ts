@@ -70,7 +70,8 @@ export async function readEvents(res: Response): Promise<{ events: Array<{ event
           if (colon <= 0) continue;
           fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '');
         }
-        if (fields.event || fields.data) events.push({ event: fields.event ?? 'message', ...(fields.id ? { id: fields.id } : {}), data: fields.data ? JSON.parse(fields.data) : null });
+        if (fields.event || fields.data)
+          events.push({ event: fields.event ?? 'message', ...(fields.id ? { id: fields.id } : {}), data: fields.data ? JSON.parse(fields.data) : null });
       }
     }
   })();

@@ -79,7 +79,9 @@ describe.skipIf(postgresUnavailable !== null)('leases between processes on Postg
 
     const refused = await second;
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(new RegExp(`^steward \\[session_running_elsewhere\\]: Session "${id}" is running in steward send on \\S+ pid \\d+ right now`));
+    expect(refused.stderr).toMatch(
+      new RegExp(`^steward \\[session_running_elsewhere\\]: Session "${id}" is running in steward send on \\S+ pid \\d+ right now`),
+    );
 
     const sent = await cli.result;
     expect(sent.stderr).not.toContain('conflict');
@@ -140,8 +142,18 @@ describe.skipIf(postgresUnavailable !== null)('leases between processes on Postg
     // NOTIFY is asynchronous: give anything A published time to arrive.
     await sleep(1000);
     expect(modelA.requests.length).toBe(requestsOfA);
-    expect(sse.events.slice(seen).filter((e) => e.event === 'session').map((e) => e.data.type)).toEqual([]);
+    expect(
+      sse.events
+        .slice(seen)
+        .filter((e) => e.event === 'session')
+        .map((e) => e.data.type),
+    ).toEqual([]);
     // The journal is B's alone: the interrupted call once more, then the next one.
-    expect((await store.journal(id)).map((e) => e.state)).toEqual(['waiting_user.intake', 'running.manager.thinking', 'running.manager.thinking', 'waiting_user.approve_step']);
+    expect((await store.journal(id)).map((e) => e.state)).toEqual([
+      'waiting_user.intake',
+      'running.manager.thinking',
+      'running.manager.thinking',
+      'waiting_user.approve_step',
+    ]);
   }, 120_000);
 });

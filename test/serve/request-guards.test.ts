@@ -102,10 +102,12 @@ describe('steward serve: Host', () => {
     }
   });
 
-  it('bound to every interface: answers on this machine\'s interface addresses and loopback, not on other names', async () => {
+  it("bound to every interface: answers on this machine's interface addresses and loopback, not on other names", async () => {
     const { server } = await serveOn({ host: '0.0.0.0', token: TOKEN });
     const auth = { authorization: `Bearer ${TOKEN}` };
-    const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []).map((i) => (i.family === 'IPv6' ? `[${i.address}]` : i.address));
+    const addresses = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .map((i) => (i.family === 'IPv6' ? `[${i.address}]` : i.address));
     for (const address of [...addresses, 'localhost']) {
       expect((await raw(server.port, 'GET', '/sessions', { host: `${address}:${server.port}`, ...auth })).status, address).toBe(200);
     }
@@ -129,12 +131,14 @@ describe('steward serve: Host', () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ model: new DemoModel(), store });
     await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedHosts: ['http://x.example/'] })).rejects.toThrow(UserError);
-    await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedOrigins: ['x.example'] })).rejects.toThrow(/allowed origin "x.example" is not valid/);
+    await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedOrigins: ['x.example'] })).rejects.toThrow(
+      /allowed origin "x.example" is not valid/,
+    );
   });
 });
 
 describe('steward serve: Origin', () => {
-  it('refuses a request from another site\'s page (403), reads and writes, and Origin: null', async () => {
+  it("refuses a request from another site's page (403), reads and writes, and Origin: null", async () => {
     const { server, store } = await serveOn();
     const host = `127.0.0.1:${server.port}`;
     for (const origin of ['http://evil.example', `http://localhost:${server.port}`, `https://127.0.0.1:${server.port}`, 'null']) {
@@ -160,7 +164,14 @@ describe('steward serve: content type', () => {
   it('refuses a body that is not application/json (415), however it is sent, and creates nothing', async () => {
     const { server, store } = await serveOn();
     const host = `127.0.0.1:${server.port}`;
-    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', undefined]) {
+    for (const type of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      undefined,
+    ]) {
       const headers: Record<string, string> = { host, ...(type ? { 'content-type': type } : {}) };
       const sent = await raw(server.port, 'POST', '/sessions', headers, createBody);
       expect(sent.status, type).toBe(415);
@@ -179,7 +190,7 @@ describe('steward serve: content type', () => {
     expect((await store.list()).sessions).toHaveLength(3);
   });
 
-  it('the OpenAPI document lists the guards\' answers: 403 on every route, 415 where a body goes', async () => {
+  it("the OpenAPI document lists the guards' answers: 403 on every route, 415 where a body goes", async () => {
     const { server } = await serveOn();
     const doc = (await raw(server.port, 'GET', '/openapi.json', { host: `127.0.0.1:${server.port}` })).body;
     expect(Object.keys(doc.paths['/sessions'].post.responses)).toEqual(expect.arrayContaining(['403', '415']));

@@ -11,7 +11,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-it('journals the event\'s own `by`, else the X-Steward-User header; edits go through; a bad role is a 409 refusal', async () => {
+it("journals the event's own `by`, else the X-Steward-User header; edits go through; a bad role is a 409 refusal", async () => {
   const store = new MemoryStore();
   const runtime = createRuntime({ model: new DemoModel(), store });
   const server = await startServe({ runtime, store, port: 0, log: () => {} });
@@ -22,7 +22,11 @@ it('journals the event\'s own `by`, else the X-Steward-User header; edits go thr
   const refused = await http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step', edits: { roleId: 'poet' } });
   expect(refused.status).toBe(409);
   expect(refused.body.error.message).toContain('Role "poet" is not a role of worker "echo"');
-  const approved = await http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step', by: 'frank', edits: { reason: 'One line.' } }, { 'x-steward-user': 'erin' });
+  const approved = await http.post(
+    `/sessions/${id}/events`,
+    { type: 'user_approved_next_step', by: 'frank', edits: { reason: 'One line.' } },
+    { 'x-steward-user': 'erin' },
+  );
   expect(approved.status).toBe(200);
   expect(approved.body.view.pendingStep).toMatchObject({ reason: 'One line.', proposed: { by: 'frank' } });
   const tooLong = await http.post(`/sessions/${id}/events`, { type: 'user_accepted_artifact', artifactId: 'a1' }, { 'x-steward-user': 'x'.repeat(200) });

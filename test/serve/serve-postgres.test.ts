@@ -31,13 +31,19 @@ let modelCalls = 0;
 async function server(url: string): Promise<{ handle: ServeHandle; http: ReturnType<typeof client> }> {
   const store = new PostgresStore(url);
   const demo = new DemoModel();
-  const model: Model = { label: demo.label, complete: (request) => {
-    modelCalls += 1;
-    return demo.complete(request);
-  } };
+  const model: Model = {
+    label: demo.label,
+    complete: (request) => {
+      modelCalls += 1;
+      return demo.complete(request);
+    },
+  };
   const runtime = createRuntime({ model, store });
   const handle = await startServe({ runtime, store, port: 0, log: () => {} });
-  cleanups.push(() => store.close(), () => handle.close());
+  cleanups.push(
+    () => store.close(),
+    () => handle.close(),
+  );
   return { handle, http: client(handle.url) };
 }
 
@@ -83,7 +89,12 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
       // lease is taken before the session is loaded, so the loser never starts a call.
       expect(modelCalls, `round ${round}: ${modelCalls} model calls`).toBe(2);
 
-      const journal = (await a.http.get(`/sessions/${id}/journal`)).body.entries as Array<{ seq: number; type: string; state: string; payload: { text?: string } }>;
+      const journal = (await a.http.get(`/sessions/${id}/journal`)).body.entries as Array<{
+        seq: number;
+        type: string;
+        state: string;
+        payload: { text?: string };
+      }>;
       expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
       // A refused event is journalled too, with the state unchanged: count the accepted ones.
       const inputs = journal.filter((e, i) => e.type === 'user_submitted_input' && e.state !== journal[i - 1]!.state);
@@ -93,7 +104,7 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
     }
   });
 
-  it('answers a journal or stream position past PostgreSQL\'s integer range, and a NUL in an id, without a 500', async () => {
+  it("answers a journal or stream position past PostgreSQL's integer range, and a NUL in an id, without a 500", async () => {
     const url = await pg.createDatabase();
     const { handle, http } = await server(url);
     const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
@@ -125,48 +136,56 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
     expect((await http.post('/sessions/%00/events', { type: 'user_confirmed_intake' })).status).toBe(400);
   });
 
-  it('`steward serve` with STEWARD_DB=postgres://… and STEWARD_TOKEN: a story to done, then SIGTERM stops it cleanly', async () => {
-    const db = await pg.createDatabase();
-    const token = 'cli-test-token-0123456789';
-    const cli = startCli(['serve', '--port', '0'], { db, env: { STEWARD_TOKEN: token }, timeoutMs: 80_000 });
-    const base = await until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout)?.[1], 'the server URL', 30_000);
-    expect(cli.stdout).toContain('bearer token required (STEWARD_TOKEN)');
-    expect(cli.stdout).toMatch(/store postgres:\/\/postgres@127\.0\.0\.1:\d+\/steward_test_\w+ · model: demo model/);
-    expect(cli.stdout).not.toContain(TEST_PASSWORD);
+  it(
+    '`steward serve` with STEWARD_DB=postgres://… and STEWARD_TOKEN: a story to done, then SIGTERM stops it cleanly',
+    async () => {
+      const db = await pg.createDatabase();
+      const token = 'cli-test-token-0123456789';
+      const cli = startCli(['serve', '--port', '0'], { db, env: { STEWARD_TOKEN: token }, timeoutMs: 80_000 });
+      const base = await until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout)?.[1], 'the server URL', 30_000);
+      expect(cli.stdout).toContain('bearer token required (STEWARD_TOKEN)');
+      expect(cli.stdout).toMatch(/store postgres:\/\/postgres@127\.0\.0\.1:\d+\/steward_test_\w+ · model: demo model/);
+      expect(cli.stdout).not.toContain(TEST_PASSWORD);
 
-    expect((await client(base).get('/sessions')).status).toBe(401);
-    const http = client(base, token);
-    const health = await http.get('/healthz');
-    expect(health.body).toMatchObject({ ok: true, draining: false });
-    const id: string = (await http.post('/sessions', { packageId: 'short-story' })).body.view.id;
-    let view: SessionView = (await http.get(`/sessions/${id}`)).body.view;
-    while (view.phase !== 'done') {
-      const sent = await http.post(`/sessions/${id}/events`, nextEvent(view, 'A lighthouse keeper'));
-      expect(sent.status).toBe(200);
-      view = sent.body.view;
-    }
+      expect((await client(base).get('/sessions')).status).toBe(401);
+      const http = client(base, token);
+      const health = await http.get('/healthz');
+      expect(health.body).toMatchObject({ ok: true, draining: false });
+      const id: string = (await http.post('/sessions', { packageId: 'short-story' })).body.view.id;
+      let view: SessionView = (await http.get(`/sessions/${id}`)).body.view;
+      while (view.phase !== 'done') {
+        const sent = await http.post(`/sessions/${id}/events`, nextEvent(view, 'A lighthouse keeper'));
+        expect(sent.status).toBe(200);
+        view = sent.body.view;
+      }
 
-    const store = new PostgresStore(db);
-    try {
-      const journal = await store.journal(id);
-      expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
-      expect(journal.at(-1)!.state).toBe('done');
-    } finally {
-      await store.close();
-    }
+      const store = new PostgresStore(db);
+      try {
+        const journal = await store.journal(id);
+        expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
+        expect(journal.at(-1)!.state).toBe('done');
+      } finally {
+        await store.close();
+      }
 
-    cli.child.kill('SIGTERM');
-    const result = await cli.result;
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('SIGTERM: stopping');
-    expect(result.stdout).toContain('Stopped. 0 send(s) settled.');
-  }, CLI_TIMEOUT);
+      cli.child.kill('SIGTERM');
+      const result = await cli.result;
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('SIGTERM: stopping');
+      expect(result.stdout).toContain('Stopped. 0 send(s) settled.');
+    },
+    CLI_TIMEOUT,
+  );
 
-  it('`steward serve --host 0.0.0.0` without STEWARD_TOKEN refuses to start and says why', async () => {
-    const db = await pg.createDatabase();
-    const result = await startCli(['serve', '--host', '0.0.0.0', '--port', '0'], { db }).result;
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^steward \[user_error\]: steward serve on 0\.0\.0\.0 is reachable from other machines: set STEWARD_TOKEN/);
-  }, CLI_TIMEOUT);
+  it(
+    '`steward serve --host 0.0.0.0` without STEWARD_TOKEN refuses to start and says why',
+    async () => {
+      const db = await pg.createDatabase();
+      const result = await startCli(['serve', '--host', '0.0.0.0', '--port', '0'], { db }).result;
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^steward \[user_error\]: steward serve on 0\.0\.0\.0 is reachable from other machines: set STEWARD_TOKEN/);
+    },
+    CLI_TIMEOUT,
+  );
 });

@@ -36,7 +36,10 @@ async function serveOnSqlite(busyTimeoutMs: number) {
 
 /** Another process holding the file's write lock (an open BEGIN IMMEDIATE) until `release`. */
 async function holdWriteLock(path: string): Promise<{ release: () => Promise<void> }> {
-  const holder: ChildProcess = spawn(process.execPath, [join(root, 'test/support/lock-holder.mjs'), path, 'write'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const holder: ChildProcess = spawn(process.execPath, [join(root, 'test/support/lock-holder.mjs'), path, 'write'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   holder.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = once(holder, 'exit');

@@ -16,14 +16,16 @@ it('refuses a bad token file, naming the line; serves with a good one', async ()
   const bad = await runCli(['serve', '--port', '0'], { db, env: { STEWARD_TOKENS_FILE: file } });
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain(`STEWARD_TOKENS_FILE ${file} is not a valid token list:\n  line 2: the name is reserved`);
-  expect((await runCli(['serve', '--port', '0'], { db, env: { STEWARD_TOKENS_FILE: file, STEWARD_TOKEN: ALICE } })).stderr).toContain('STEWARD_TOKENS_FILE and STEWARD_TOKEN are all set');
+  expect((await runCli(['serve', '--port', '0'], { db, env: { STEWARD_TOKENS_FILE: file, STEWARD_TOKEN: ALICE } })).stderr).toContain(
+    'STEWARD_TOKENS_FILE and STEWARD_TOKEN are all set',
+  );
 
   writeFileSync(file, `alice ${ALICE}\n`);
   let id = '';
   const cli = startCli(['serve', '--port', '0'], { db, env: { STEWARD_TOKENS_FILE: file }, timeoutMs: 60_000 });
   try {
     const base = await until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout)?.[1], 'the server URL', 30_000);
-    expect(cli.stdout).toContain('named tokens required (1: by is the token\'s name)');
+    expect(cli.stdout).toContain("named tokens required (1: by is the token's name)");
     const http = client(base, ALICE);
     id = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     expect((await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', by: 'bob', text: 'Green tea.' })).status).toBe(403);

@@ -32,14 +32,17 @@ async function serve(tokens: ReturnType<typeof tokensFromEnv>) {
     ...(tokens.kind === 'named' ? { tokens: tokens.tokens } : tokens.kind === 'shared' ? { token: tokens.token } : {}),
   });
   open.push(server);
-  const byOf = async (id: string) => (await store.journal(id)).filter((e) => e.kind === 'event').map((e) => {
-    const p = e.payload as { by?: string; via?: string; refused?: unknown };
-    return [e.type, p.by, p.via, p.refused ? 'refused' : 'ok'];
-  });
+  const byOf = async (id: string) =>
+    (await store.journal(id))
+      .filter((e) => e.kind === 'event')
+      .map((e) => {
+        const p = e.payload as { by?: string; via?: string; refused?: unknown };
+        return [e.type, p.by, p.via, p.refused ? 'refused' : 'ok'];
+      });
   return { server, store, byOf };
 }
 
-it('records the token\'s name as `by`, refuses another name (403, nothing journalled), lets an act-for-others token name who acted', async () => {
+it("records the token's name as `by`, refuses another name (403, nothing journalled), lets an act-for-others token name who acted", async () => {
   const file = tmp.path('tokens');
   writeFileSync(file, `# who may call\n\nalice ${ALICE}\n  front-desk\t${DESK}  act-for-others\n`);
   const { server, byOf } = await serve(tokensFromEnv({ STEWARD_TOKENS_FILE: file }));
@@ -69,7 +72,12 @@ it('records the token\'s name as `by`, refuses another name (403, nothing journa
   expect(approved.status).toBe(200);
   expect(approved.body.view.pendingStep.proposed).toMatchObject({ by: 'alice' });
   // A front end that acts for its users: the claimed name, and which token sent it.
-  const accepted = await desk.post(`/sessions/${id}/events`, { type: 'user_accepted_artifact', by: 'erin', artifactId: approved.body.view.artifact.id, edits: { note: 'Green tea, by Erin.' } });
+  const accepted = await desk.post(`/sessions/${id}/events`, {
+    type: 'user_accepted_artifact',
+    by: 'erin',
+    artifactId: approved.body.view.artifact.id,
+    edits: { note: 'Green tea, by Erin.' },
+  });
   expect(accepted.status).toBe(200);
   expect(accepted.body.view.blackboard.find((b: { tag: string }) => b.tag === 'note')).toMatchObject({ version: 2, writtenBy: 'erin' });
   expect(await byOf(id)).toEqual([
@@ -83,7 +91,9 @@ it('takes STEWARD_TOKENS (entries split by ; too); a token named like a worker i
   const { server } = await serve(tokensFromEnv({ STEWARD_TOKENS: `alice ${ALICE}; desk ${DESK}` }));
   expect((await client(server.url, DESK).post('/sessions', { packageId: 'tiny' })).status).toBe(201);
   // Every event such a token sent would be refused as by the worker: said once, at start.
-  await expect(serve(tokensFromEnv({ STEWARD_TOKENS: `alice ${ALICE}; Echo ${DESK}` }))).rejects.toThrow(/Token names "Echo" \(the worker tiny\/echo\) are worker ids.*Rename the tokens/);
+  await expect(serve(tokensFromEnv({ STEWARD_TOKENS: `alice ${ALICE}; Echo ${DESK}` }))).rejects.toThrow(
+    /Token names "Echo" \(the worker tiny\/echo\) are worker ids.*Rename the tokens/,
+  );
 });
 
 it('refuses reserved names as `by` without tokens and with the shared token (400)', async () => {

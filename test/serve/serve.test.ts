@@ -21,7 +21,9 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-async function serveOn(options: { model?: Model; token?: string; tokens?: NamedToken[]; maxBodyBytes?: number; graceMs?: number; maxCreatesPerMinute?: number } = {}) {
+async function serveOn(
+  options: { model?: Model; token?: string; tokens?: NamedToken[]; maxBodyBytes?: number; graceMs?: number; maxCreatesPerMinute?: number } = {},
+) {
   const store = new MemoryStore();
   const runtime = createRuntime({ model: options.model ?? new DemoModel(), store });
   const server = await startServe({ runtime, store, port: 0, log: () => {}, ...options });
@@ -106,14 +108,22 @@ describe('steward serve', () => {
 
   it('counts a caller by its verified token: another spelling of the header buys nothing, each named token has its own allowance', async () => {
     const { server } = await serveOn({ token: TOKEN, maxCreatesPerMinute: 2 });
-    const create = (authorization: string) => fetch(`${server.url}/sessions`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{}' });
+    const create = (authorization: string) =>
+      fetch(`${server.url}/sessions`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{}' });
     expect((await create(`Bearer ${TOKEN}`)).status).toBe(201);
     expect((await create(`Bearer ${TOKEN}`)).status).toBe(201);
-    for (const spelling of [`bearer ${TOKEN}`, `BEARER ${TOKEN}`, `Bearer  ${TOKEN}`, `BeArer   ${TOKEN}`]) expect((await create(spelling)).status, spelling).toBe(429);
+    for (const spelling of [`bearer ${TOKEN}`, `BEARER ${TOKEN}`, `Bearer  ${TOKEN}`, `BeArer   ${TOKEN}`])
+      expect((await create(spelling)).status, spelling).toBe(429);
 
     const alice = 'alice-token-0123456789abcdef';
     const bob = 'bob-token-0123456789abcdefgh';
-    const named = await serveOn({ tokens: [{ name: 'alice', token: alice, actForOthers: false }, { name: 'bob', token: bob, actForOthers: false }], maxCreatesPerMinute: 1 });
+    const named = await serveOn({
+      tokens: [
+        { name: 'alice', token: alice, actForOthers: false },
+        { name: 'bob', token: bob, actForOthers: false },
+      ],
+      maxCreatesPerMinute: 1,
+    });
     expect((await client(named.server.url, alice).post('/sessions', {})).status).toBe(201);
     expect((await client(named.server.url, alice).post('/sessions', {})).status).toBe(429);
     expect((await client(named.server.url, bob).post('/sessions', {})).status).toBe(201);
@@ -229,7 +239,12 @@ describe('steward serve', () => {
 
   it('answers 404 for an unknown session or route', async () => {
     const { http } = await serveOn();
-    for (const reply of [await http.get('/sessions/nope'), await http.post('/sessions/nope/events', { type: 'user_confirmed_intake' }), await http.get('/sessions/nope/journal'), await http.get('/sessions/nope/stream')]) {
+    for (const reply of [
+      await http.get('/sessions/nope'),
+      await http.post('/sessions/nope/events', { type: 'user_confirmed_intake' }),
+      await http.get('/sessions/nope/journal'),
+      await http.get('/sessions/nope/stream'),
+    ]) {
       expect(reply.status).toBe(404);
       expect(reply.body.error.code).toBe('session_not_found');
     }
@@ -242,7 +257,15 @@ describe('steward serve', () => {
     const { http } = await serveOn({ token: TOKEN });
     const doc = (await http.get('/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/openapi.json', '/sessions', '/sessions/{id}', '/sessions/{id}/events', '/sessions/{id}/journal', '/sessions/{id}/stream']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/healthz',
+      '/openapi.json',
+      '/sessions',
+      '/sessions/{id}',
+      '/sessions/{id}/events',
+      '/sessions/{id}/journal',
+      '/sessions/{id}/stream',
+    ]);
     const send = doc.paths['/sessions/{id}/events'].post;
     const events = send.requestBody.content['application/json'].schema.oneOf;
     expect(events.map((e: { properties: { type: { const: string } } }) => e.properties.type.const).sort()).toEqual([...userEventTypes].sort());
@@ -292,9 +315,16 @@ describe('steward serve', () => {
     let view: SessionView = (await http.get(`/sessions/${id}`)).body.view;
     view = (await http.post(`/sessions/${id}/events`, nextEvent(view, 'Hello'))).body.view;
     expect(view.waitingReason).toBe('approve_step');
-    await expect.poll(() => sse.events.filter((e) => e.event === 'session').map((e) => e.data.type).filter((t) => t !== 'state_entered'), { timeout: 5000 }).toEqual([
-      'round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting',
-    ]);
+    await expect
+      .poll(
+        () =>
+          sse.events
+            .filter((e) => e.event === 'session')
+            .map((e) => e.data.type)
+            .filter((t) => t !== 'state_entered'),
+        { timeout: 5000 },
+      )
+      .toEqual(['round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting']);
     const waiting = sse.events.find((e) => e.data?.type === 'waiting')!;
     expect(waiting.data).toMatchObject({ sessionId: id, reason: 'approve_step', state: 'waiting_user.approve_step' });
     await sse.stop();
@@ -303,11 +333,14 @@ describe('steward serve', () => {
   it('a send that settles within the grace period is answered normally during shutdown; new work is refused', async () => {
     const demo = new DemoModel();
     let calls = 0;
-    const slow: Model = { label: 'slow demo', complete: async (req) => {
-      calls += 1;
-      await new Promise((r) => setTimeout(r, 300));
-      return demo.complete(req);
-    } };
+    const slow: Model = {
+      label: 'slow demo',
+      complete: async (req) => {
+        calls += 1;
+        await new Promise((r) => setTimeout(r, 300));
+        return demo.complete(req);
+      },
+    };
     const { http, server } = await serveOn({ model: slow, graceMs: 10_000 });
     const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     const sending = http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
@@ -347,7 +380,11 @@ describe('steward serve', () => {
     const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     const { StoreUnavailableError } = await import('../../src/errors.js');
     store.journal = async () => {
-      throw new StoreUnavailableError('unreachable', 'postgres://app@db/steward', 'Cannot reach the PostgreSQL server at postgres://app@db/steward (ECONNREFUSED).');
+      throw new StoreUnavailableError(
+        'unreachable',
+        'postgres://app@db/steward',
+        'Cannot reach the PostgreSQL server at postgres://app@db/steward (ECONNREFUSED).',
+      );
     };
     const sse = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`));
     await expect.poll(() => sse.events.map((e) => e.event)).toEqual(['hello', 'error']);
@@ -357,9 +394,13 @@ describe('steward serve', () => {
 
   it('shuts down gracefully: new work is refused, a send under way past the grace period is handed back saved', async () => {
     let calls = 0;
-    const never: Model = { label: 'never answers', complete: () => new Promise<ModelReply>(() => {
-      calls += 1;
-    }) };
+    const never: Model = {
+      label: 'never answers',
+      complete: () =>
+        new Promise<ModelReply>(() => {
+          calls += 1;
+        }),
+    };
     const { http, server, store } = await serveOn({ model: never, graceMs: 200 });
     const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     const sending = http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });

@@ -30,10 +30,14 @@ afterEach(async () => {
 /** The demo model, counting its calls. */
 function counted(): Model & { calls: number } {
   const demo = new DemoModel();
-  const model = { label: demo.label, calls: 0, complete: (request: ModelRequest) => {
-    model.calls += 1;
-    return demo.complete(request);
-  } };
+  const model = {
+    label: demo.label,
+    calls: 0,
+    complete: (request: ModelRequest) => {
+      model.calls += 1;
+      return demo.complete(request);
+    },
+  };
   return model;
 }
 
@@ -64,7 +68,10 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
       const store = new PostgresStore(url);
       const model = counted();
       const host = new SessionHost(createRuntime({ model, store }), store, { leaseMs: LEASE_MS, owner });
-      cleanups.push(() => store.close(), () => host.drain(0));
+      cleanups.push(
+        () => store.close(),
+        () => host.drain(0),
+      );
       return { host, model, claimed: [] as string[] };
     });
     // Before the lease ran out: nothing to take.
@@ -89,12 +96,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     for (const id of ids) {
       const journal = await watch.journal(id);
       expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
-      expect(journal.map((e) => e.state)).toEqual([
-        'waiting_user.intake',
-        'running.manager.thinking',
-        'running.manager.thinking',
-        'waiting_user.approve_step',
-      ]);
+      expect(journal.map((e) => e.state)).toEqual(['waiting_user.intake', 'running.manager.thinking', 'running.manager.thinking', 'waiting_user.approve_step']);
     }
     // The dead server's sends end (stopped: its lease was lost), never as a success.
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
@@ -138,7 +140,11 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     const storeB = new PostgresStore(url);
     cleanups.push(() => storeB.close());
     const appB = createRuntime({ model: counted(), store: storeB, leaseOwner: 'report job on host-b' });
-    await expect(appB.resumeSession(session.id)).rejects.toMatchObject({ code: 'session_running_elsewhere', holder: 'billing worker on host-a', message: expect.stringContaining('is running in billing worker on host-a right now') });
+    await expect(appB.resumeSession(session.id)).rejects.toMatchObject({
+      code: 'session_running_elsewhere',
+      holder: 'billing worker on host-a',
+      message: expect.stringContaining('is running in billing worker on host-a right now'),
+    });
     // A server scanning for takeovers all along, across several leases, leaves it alone.
     const server = new SessionHost(createRuntime({ model: counted(), store: storeB }), storeB, { leaseMs: LEASE_MS, owner: 'server' });
     cleanups.push(() => server.drain(0));
@@ -146,7 +152,10 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
       expect(await server.scanOnce()).toEqual([]);
       await new Promise((r) => setTimeout(r, LEASE_MS / 2));
     }
-    await expect(server.send(session.id, { type: 'user_submitted_input', text: 'me too' })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('is running in billing worker on host-a now') });
+    await expect(server.send(session.id, { type: 'user_submitted_input', text: 'me too' })).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining('is running in billing worker on host-a now'),
+    });
 
     // The calls answer; at the wait the lease is let go, and anyone may send the next event.
     const answering = setInterval(() => answer?.(), 20);
@@ -161,13 +170,18 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
 
   it('GET /sessions/:id/stream on one server delivers the live library events of a session another server runs', async () => {
     const url = await pg.createDatabase();
-    const servers = await Promise.all([0, 1].map(async () => {
-      const store = new PostgresStore(url);
-      const handle = await startServe({ runtime: createRuntime({ model: counted(), store }), store, port: 0, leaseMs: 2000, log: () => {} });
-      cleanups.push(() => store.close(), () => handle.close());
-      return { handle, http: client(handle.url) };
-    }));
-    const [a, b] = servers as [typeof servers[0], typeof servers[0]];
+    const servers = await Promise.all(
+      [0, 1].map(async () => {
+        const store = new PostgresStore(url);
+        const handle = await startServe({ runtime: createRuntime({ model: counted(), store }), store, port: 0, leaseMs: 2000, log: () => {} });
+        cleanups.push(
+          () => store.close(),
+          () => handle.close(),
+        );
+        return { handle, http: client(handle.url) };
+      }),
+    );
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
     const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     const sse = await readEvents(await fetch(`${b.handle.url}/sessions/${id}/stream`));
     cleanups.push(() => sse.stop());
@@ -179,7 +193,8 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
 
     const live = sse.events.filter((e) => e.event === 'session').map((e) => SessionStreamEventSchema.parse(e.data));
     const types = new Set(live.map((e) => e.type));
-    for (const type of ['round_started', 'round_finished', 'tool_call_checked', 'artifact_published', 'waiting', 'state_entered']) expect(types, type).toContain(type);
+    for (const type of ['round_started', 'round_finished', 'tool_call_checked', 'artifact_published', 'waiting', 'state_entered'])
+      expect(types, type).toContain(type);
     expect(live.every((e) => e.sessionId === id)).toBe(true);
     // One session's events arrive in the order they happened: every round finishes after it
     // starts. Live events are best effort and the stream ends at `done` (a journal entry, on

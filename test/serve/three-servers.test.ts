@@ -123,9 +123,16 @@ describe.skipIf(postgresUnavailable !== null)('three `steward serve` on one data
         expect(ids).toHaveLength(SESSIONS);
         for (const id of ids) {
           const journal = await store.journal(id);
-          expect(journal.map((e) => e.seq), id).toEqual(journal.map((_, i) => i + 1));
+          expect(
+            journal.map((e) => e.seq),
+            id,
+          ).toEqual(journal.map((_, i) => i + 1));
           expect(journal.at(-1)!.state, id).toBe('done');
-          const { context } = ((await store.load(id))!.snapshot as { snapshot: { context: { artifacts: Array<{ id: string; workerId: string }>; blackboard: Record<string, unknown[]> } } }).snapshot;
+          const { context } = (
+            (await store.load(id))!.snapshot as {
+              snapshot: { context: { artifacts: Array<{ id: string; workerId: string }>; blackboard: Record<string, unknown[]> } };
+            }
+          ).snapshot;
           expect(context.artifacts.map((a) => a.workerId).sort(), id).toEqual(['echo', 'summarize']);
           expect(new Set(context.artifacts.map((a) => a.id)).size).toBe(2);
           for (const tag of ['note', 'summary']) expect(context.blackboard[tag], `${id} ${tag}`).toHaveLength(1);

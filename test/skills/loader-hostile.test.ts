@@ -44,24 +44,35 @@ function refusal(): string {
 /** Anchors &l0..&l9, each a list of 9 aliases of the previous: 9^9 strings once expanded. */
 function billionLaughs(field: string, level: number): string {
   const lines = ['l0: &l0 "lol"'];
-  for (let i = 1; i <= 9; i++) lines.push(`l${i}: &l${i} [${Array(9).fill(`*l${i - 1}`).join(', ')}]`);
+  for (let i = 1; i <= 9; i++)
+    lines.push(
+      `l${i}: &l${i} [${Array(9)
+        .fill(`*l${i - 1}`)
+        .join(', ')}]`,
+    );
   const fields: Record<string, string> = { id: 'echo', title: 'Echo', description: 'Echoes.', inputTags: '[request]', outputTags: '[note]' };
   fields[field] = `*l${level}`;
-  return `---\n${lines.join('\n')}\n${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n---\nYou echo.\n`;
+  return `---\n${lines.join('\n')}\n${Object.entries(fields)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n')}\n---\nYou echo.\n`;
 }
 
 it.each([
   ['title', 8],
   ['inputTags', 7],
   ['description', 9],
-])('refuses a YAML alias bomb in front matter field %s, naming the file and the fix', (field, level) => {
-  write('manifest.json', manifest(['echo']));
-  write('workers/echo.md', billionLaughs(field, level));
-  const message = refusal();
-  expect(message).toContain(join(dir, 'workers', 'echo.md'));
-  expect(message).toContain('YAML aliases are not allowed in front matter');
-  expect(message).toContain('write the value out');
-}, 20_000);
+])(
+  'refuses a YAML alias bomb in front matter field %s, naming the file and the fix',
+  (field, level) => {
+    write('manifest.json', manifest(['echo']));
+    write('workers/echo.md', billionLaughs(field, level));
+    const message = refusal();
+    expect(message).toContain(join(dir, 'workers', 'echo.md'));
+    expect(message).toContain('YAML aliases are not allowed in front matter');
+    expect(message).toContain('write the value out');
+  },
+  20_000,
+);
 
 it('refuses a harmless alias and a lone anchor too: the rule is "no aliases", not "no big ones"', () => {
   write('manifest.json', manifest(['echo']));
@@ -73,7 +84,10 @@ it('refuses a harmless alias and a lone anchor too: the rule is "no aliases", no
 
 it('still reads "&" and "*" inside ordinary text', () => {
   write('manifest.json', manifest(['echo']));
-  write('workers/echo.md', '---\nid: echo\ntitle: Tom & Jerry *live*\ndescription: "&x and *y are just text"\ninputTags: [request]\noutputTags: [note]\n---\nYou echo.\n');
+  write(
+    'workers/echo.md',
+    '---\nid: echo\ntitle: Tom & Jerry *live*\ndescription: "&x and *y are just text"\ninputTags: [request]\noutputTags: [note]\n---\nYou echo.\n',
+  );
   expect(loadPackage(dir).workers[0]).toMatchObject({ title: 'Tom & Jerry *live*', description: '&x and *y are just text' });
 });
 
@@ -121,13 +135,17 @@ it(`refuses a workers folder with more than ${DEFAULT_LIMITS.workersPerPackage} 
   write('workers/echo.md', echoWorker);
   for (let i = 0; i < DEFAULT_LIMITS.workersPerPackage; i++) write(`workers/extra${i}.md`, '');
   const message = refusal();
-  expect(message).toBe(`${join(dir, 'workers')}: holds more than ${DEFAULT_LIMITS.workersPerPackage} .md files (the workersPerPackage limit); a package has at most ${DEFAULT_LIMITS.workersPerPackage} workers, so delete the files its manifest does not list or split the package.`);
+  expect(message).toBe(
+    `${join(dir, 'workers')}: holds more than ${DEFAULT_LIMITS.workersPerPackage} .md files (the workersPerPackage limit); a package has at most ${DEFAULT_LIMITS.workersPerPackage} workers, so delete the files its manifest does not list or split the package.`,
+  );
   expect(message).not.toContain('is not listed');
 });
 
 it(`loads exactly ${DEFAULT_LIMITS.workersPerPackage} workers`, () => {
   const ids = Array.from({ length: DEFAULT_LIMITS.workersPerPackage }, (_, i) => `w${i}`);
   write('manifest.json', manifest(ids));
-  ids.forEach((id, i) => write(`workers/${id}.md`, `---\nid: ${id}\ntitle: W\ndescription: One of many.\ninputTags: [request]\noutputTags: [t${i}]\n---\nYou work.\n`));
+  ids.forEach((id, i) =>
+    write(`workers/${id}.md`, `---\nid: ${id}\ntitle: W\ndescription: One of many.\ninputTags: [request]\noutputTags: [t${i}]\n---\nYou work.\n`),
+  );
   expect(loadPackage(dir).workers).toHaveLength(DEFAULT_LIMITS.workersPerPackage);
 });

@@ -204,9 +204,7 @@ describe('loading a package from disk', () => {
   it('refuses a front matter id that differs from the file name', () => {
     writeValidPackage();
     write('workers/outliner.md', workerFile({ ...outlinerWorker, id: 'planner' }));
-    expect(refusal(() => loadPackage(dir))).toContain(
-      `${outlinerPath()}: front matter field "id" must equal the file name "outliner" (got: "planner")`,
-    );
+    expect(refusal(() => loadPackage(dir))).toContain(`${outlinerPath()}: front matter field "id" must equal the file name "outliner" (got: "planner")`);
   });
 
   it('refuses a manifest id that differs from the folder name', () => {
@@ -233,9 +231,7 @@ describe('loading a package from disk', () => {
 
   it('refuses workers listed before the worker whose output they read', () => {
     writeValidPackage({ workers: ['outliner', 'briefer'] });
-    expect(refusal(() => loadPackage(dir))).toContain(
-      `${manifestPath()}: manifest field "workers" lists "outliner" before "briefer"`,
-    );
+    expect(refusal(() => loadPackage(dir))).toContain(`${manifestPath()}: manifest field "workers" lists "outliner" before "briefer"`);
   });
 
   it('refuses a worker that reads its own output tag', () => {
@@ -300,8 +296,14 @@ describe('loading a package from disk', () => {
   it('reads YAML with a safe schema: no !!js/function, !!js/regexp or !!js/undefined', () => {
     for (const tag of ['!!js/function "function () { return 1 }"', '!!js/regexp /x/', '!!js/undefined ""']) {
       writeValidPackage();
-      write('workers/outliner.md', `---\nid: outliner\ntitle: Outliner\ndescription: ${tag}\ninputTags: [request, brief]\noutputTags: [outline]\n---\nPrompt.\n`);
-      expect(refusal(() => loadPackage(dir)), tag).toContain(`${outlinerPath()}: the front matter is not valid YAML`);
+      write(
+        'workers/outliner.md',
+        `---\nid: outliner\ntitle: Outliner\ndescription: ${tag}\ninputTags: [request, brief]\noutputTags: [outline]\n---\nPrompt.\n`,
+      );
+      expect(
+        refusal(() => loadPackage(dir)),
+        tag,
+      ).toContain(`${outlinerPath()}: the front matter is not valid YAML`);
     }
     // A "__proto__" key in YAML is an own key (refused as unknown), never the prototype.
     writeValidPackage();

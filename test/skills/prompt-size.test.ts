@@ -12,7 +12,10 @@ const tmp = useTempDir('steward-prompt-size-');
 it('refuses a prompt file over promptFileBytes, naming the file and the limit', () => {
   const dir = tmp.path('big');
   mkdirSync(join(dir, 'workers'), { recursive: true });
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schemaVersion: 1, id: 'big', title: 'Big', description: 'A package with a huge prompt.', workers: ['huge'] }));
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ schemaVersion: 1, id: 'big', title: 'Big', description: 'A package with a huge prompt.', workers: ['huge'] }),
+  );
   const front = '---\nid: huge\ntitle: Huge\ndescription: Too long.\ninputTags: ["request"]\noutputTags: ["note"]\n---\n';
   writeFileSync(join(dir, 'workers/huge.md'), front + 'x'.repeat(DEFAULT_LIMITS.promptFileBytes));
   let error: unknown;

@@ -75,7 +75,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
 
     // Someone without the lease (another process, the CLI) cannot write while A holds it.
     await expect(b.append({ id: 'f', expectedRevision: 2, entries: [entry('intruder', 'x')], snapshot: { n: 'intruder' } })).rejects.toThrow(ConflictError);
-    await expect(b.append({ id: 'f', expectedRevision: 2, entries: [entry('intruder', 'x')], snapshot: { n: 'intruder' } })).rejects.toThrow(/leased by another server \(A\)/);
+    await expect(b.append({ id: 'f', expectedRevision: 2, entries: [entry('intruder', 'x')], snapshot: { n: 'intruder' } })).rejects.toThrow(
+      /leased by another server \(A\)/,
+    );
     // The revision check is still there for the holder.
     await expect(a.append({ id: 'f', expectedRevision: 1, entries: [entry('stale', 'x')], snapshot: { n: 'stale' }, lease })).rejects.toThrow(ConflictError);
 
@@ -88,7 +90,11 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(await b.append({ id: 'f', expectedRevision: 2, entries: [entry('e2', 'waiting')], snapshot: { n: 2 }, lease: taken })).toBe(3);
 
     const journal = await a.journal('f');
-    expect(journal.map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'e1'], [3, 'e2']]);
+    expect(journal.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'e1'],
+      [3, 'e2'],
+    ]);
     expect((await a.load('f'))!.snapshot).toEqual({ n: 2 });
     // Released: unfenced writes go through again.
     await b.leases.releaseLease(taken);
@@ -114,7 +120,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(await b.leases.claimExpired('B', 1000, 50)).toEqual([]);
     await sleep(300);
     const claims = await Promise.all([b, c, b, c].map((store, i) => store.leases.claimExpired(i % 2 ? 'C' : 'B', 60_000, 50)));
-    const claimed = claims.flat().map((l) => l.sessionId).sort();
+    const claimed = claims
+      .flat()
+      .map((l) => l.sessionId)
+      .sort();
     expect(claimed).toEqual([...ids].sort());
     for (const lease of claims.flat()) expect(lease.token).toBe(2);
     // Claimed leases are live: nothing is claimed twice.
@@ -168,7 +177,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     await admin.connect();
     try {
       // Back to the version before leases (step 3; the steps after it are rerun too), as a database from before them.
-      await admin.query(`DROP TABLE "${schema}".leases; DROP INDEX "${schema}".sessions_running; DROP INDEX "${schema}".sessions_by_position; DELETE FROM "${schema}".schema_version WHERE version >= 3`);
+      await admin.query(
+        `DROP TABLE "${schema}".leases; DROP INDEX "${schema}".sessions_running; DROP INDEX "${schema}".sessions_by_position; DELETE FROM "${schema}".schema_version WHERE version >= 3`,
+      );
     } finally {
       await admin.end();
     }

@@ -62,7 +62,12 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
       try {
-        for (const [id, at] of [['x', '.123100'], ['y', '.123900'], ['z', '.123500'], ['w', '.124000']] as const) {
+        for (const [id, at] of [
+          ['x', '.123100'],
+          ['y', '.123900'],
+          ['z', '.123500'],
+          ['w', '.124000'],
+        ] as const) {
           await store.create({ id, packageId: null, snapshot: {}, entry: created });
           await admin.query(`UPDATE "${store.schema}".sessions SET updated_at = $2::timestamptz WHERE id = $1`, [id, `2031-05-06T07:08:09${at}Z`]);
         }
@@ -85,8 +90,12 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       const store = new PostgresStore(pool, { schema: freshSchema() });
       const everyEvent = new PostgresStore(url, { schema: store.schema, durability: 'every-event' });
       open.push(everyEvent);
-      const lsn = async () => (await admin.query<{ flushed: string; inserted: string; behind: boolean }>(
-        `SELECT pg_current_wal_flush_lsn()::text AS flushed, pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() AS behind`)).rows[0]!;
+      const lsn = async () =>
+        (
+          await admin.query<{ flushed: string; inserted: string; behind: boolean }>(
+            `SELECT pg_current_wal_flush_lsn()::text AS flushed, pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() AS behind`,
+          )
+        ).rows[0]!;
       // The WAL writer would flush an asynchronous commit within wal_writer_delay (200 ms): slow it down.
       await admin.query(`ALTER SYSTEM SET wal_writer_delay = '10s'`);
       await admin.query(`SELECT pg_reload_conf()`);
@@ -100,7 +109,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         const loops: string[] = [];
         for (let i = 0; i < 5; i++) {
           loops.push(`loop${i}`);
-          expect(await store.append({ id: 's', expectedRevision: revision, entries: [entry(`loop${i}`, 'running')], snapshot: { n: revision }, durable: false })).toBe(++revision);
+          expect(
+            await store.append({ id: 's', expectedRevision: revision, entries: [entry(`loop${i}`, 'running')], snapshot: { n: revision }, durable: false }),
+          ).toBe(++revision);
           afterDeferred = await lsn();
           if (afterDeferred.behind) break;
         }
@@ -112,7 +123,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         expect(await admin.query(`SELECT $1::pg_lsn >= $2::pg_lsn AS ok`, [afterDurable.flushed, afterDeferred.inserted]).then((r) => r.rows[0].ok)).toBe(true);
         // every-event ignores durable: false.
         const before = await lsn();
-        expect(await everyEvent.append({ id: 's', expectedRevision: revision, entries: [entry('loop2', 'running')], snapshot: { n: revision }, durable: false })).toBe(++revision);
+        expect(
+          await everyEvent.append({ id: 's', expectedRevision: revision, entries: [entry('loop2', 'running')], snapshot: { n: revision }, durable: false }),
+        ).toBe(++revision);
         expect(await admin.query(`SELECT $1::pg_lsn > $2::pg_lsn AS ok`, [(await lsn()).flushed, before.inserted]).then((r) => r.rows[0].ok)).toBe(true);
       } finally {
         await admin.query(`ALTER SYSTEM RESET wal_writer_delay`);
@@ -129,7 +142,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       await stores[0]!.create({ id: 'race', packageId: null, snapshot: { n: 0 }, entry: created });
       for (let round = 1; round <= 5; round++) {
         const results = await Promise.allSettled(
-          stores.map((store, i) => store.append({ id: 'race', expectedRevision: round, entries: [entry(`w${i}`, 'x'), entry(`w${i}b`, 'y')], snapshot: { n: round, by: i } })),
+          stores.map((store, i) =>
+            store.append({ id: 'race', expectedRevision: round, entries: [entry(`w${i}`, 'x'), entry(`w${i}b`, 'y')], snapshot: { n: round, by: i } }),
+          ),
         );
         const won = results.filter((r) => r.status === 'fulfilled');
         expect(won).toHaveLength(1);
@@ -291,12 +306,14 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       }
       const newer = connect(schema);
       await expect(newer.list()).rejects.toThrow(UserError);
-      await expect(newer.list()).rejects.toThrow(new RegExp(`schema version ${PG_SCHEMA_VERSION + 1}, but this Steward supports up to ${PG_SCHEMA_VERSION}\\. Upgrade Steward`));
+      await expect(newer.list()).rejects.toThrow(
+        new RegExp(`schema version ${PG_SCHEMA_VERSION + 1}, but this Steward supports up to ${PG_SCHEMA_VERSION}\\. Upgrade Steward`),
+      );
     });
 
     it('keeps the exact JSON it was given (key order, unicode, big numbers as JSON numbers)', async () => {
       const store = connect(freshSchema());
-      const snapshot = { z: 1, a: { 'ü': 'naïve — ✓', nul: 'a\u0000b' }, n: 1.5e300, list: [null, true, ''] };
+      const snapshot = { z: 1, a: { ü: 'naïve — ✓', nul: 'a\u0000b' }, n: 1.5e300, list: [null, true, ''] };
       await store.create({ id: 'json', packageId: 'pkg', snapshot, entry: created });
       const loaded = await store.load('json');
       expect(loaded?.snapshot).toEqual(snapshot);

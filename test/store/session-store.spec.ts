@@ -45,8 +45,7 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       await cleanup();
     });
 
-    const createSession = (id: string, snapshot: unknown = { step: 0 }) =>
-      store.create({ id, packageId: 'pkg', snapshot, entry: created(id) });
+    const createSession = (id: string, snapshot: unknown = { step: 0 }) => store.create({ id, packageId: 'pkg', snapshot, entry: created(id) });
 
     it('creates a session at revision 1 with its first journal entry, and loads it back', async () => {
       const session = await createSession('s1', { step: 0, nested: { list: [1, 2] } });
@@ -79,7 +78,9 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
 
     it('append increments the revision by one and numbers entries without gaps', async () => {
       await createSession('s1');
-      expect(await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working'), entry('b', 'waiting_user.review')], snapshot: { step: 1 } })).toBe(2);
+      expect(
+        await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working'), entry('b', 'waiting_user.review')], snapshot: { step: 1 } }),
+      ).toBe(2);
       expect(await store.append({ id: 's1', expectedRevision: 2, entries: [entry('c', 'done')], snapshot: { step: 2 } })).toBe(3);
 
       const journal = await store.journal('s1');
@@ -103,10 +104,16 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     it('a write marked durable: false is a write like any other: journal, snapshot, archive, revision check', async () => {
       await createSession('s1');
       const added = [{ kind: 'message' as const, key: 'manager', n: 0, value: { role: 'user', content: 'hi' } }];
-      expect(await store.append({ id: 's1', expectedRevision: 1, entries: [{ ...entry('loop', 'running'), added }], snapshot: { step: 1 }, durable: false })).toBe(2);
+      expect(
+        await store.append({ id: 's1', expectedRevision: 1, entries: [{ ...entry('loop', 'running'), added }], snapshot: { step: 1 }, durable: false }),
+      ).toBe(2);
       expect(await store.append({ id: 's1', expectedRevision: 2, entries: [entry('wait', 'waiting')], snapshot: { step: 2 } })).toBe(3);
       await expect(store.append({ id: 's1', expectedRevision: 2, entries: [entry('late', 'x')], snapshot: {}, durable: false })).rejects.toThrow(ConflictError);
-      expect((await store.journal('s1')).map((e) => [e.seq, e.type, e.state])).toEqual([[1, 'session.created', 'idle'], [2, 'loop', 'running'], [3, 'wait', 'waiting']]);
+      expect((await store.journal('s1')).map((e) => [e.seq, e.type, e.state])).toEqual([
+        [1, 'session.created', 'idle'],
+        [2, 'loop', 'running'],
+        [3, 'wait', 'waiting'],
+      ]);
       expect((await store.load('s1'))?.snapshot).toEqual({ step: 2 });
       expect((await store.archived('s1', 'message', 'manager')).map((i) => [i.n, i.entrySeq])).toEqual([[0, 2]]);
     });
@@ -132,15 +139,39 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     });
 
     it('archives what each entry added in the same write, read back by kind, key and range', async () => {
-      await store.create({ id: 'a', packageId: 'pkg', snapshot: {}, entry: { ...created('a'), added: [{ kind: 'version', key: 'seed', n: 1, value: { version: 1, body: 'x' } }] } });
+      await store.create({
+        id: 'a',
+        packageId: 'pkg',
+        snapshot: {},
+        entry: { ...created('a'), added: [{ kind: 'version', key: 'seed', n: 1, value: { version: 1, body: 'x' } }] },
+      });
       const msg = (n: number) => ({ kind: 'message' as const, key: 'manager', n, value: { role: 'user', content: `m${n}` } });
-      await store.append({ id: 'a', expectedRevision: 1, entries: [{ ...entry('e1', 's1'), added: [msg(0), msg(1)] }, { ...entry('e2', 's2'), added: [msg(2)] }], snapshot: { step: 1 } });
-      await store.append({ id: 'a', expectedRevision: 2, entries: [], snapshot: { step: 2 }, archive: [{ kind: 'version', key: 'seed', n: 2, value: { version: 2, body: 'y' } }] });
+      await store.append({
+        id: 'a',
+        expectedRevision: 1,
+        entries: [
+          { ...entry('e1', 's1'), added: [msg(0), msg(1)] },
+          { ...entry('e2', 's2'), added: [msg(2)] },
+        ],
+        snapshot: { step: 1 },
+      });
+      await store.append({
+        id: 'a',
+        expectedRevision: 2,
+        entries: [],
+        snapshot: { step: 2 },
+        archive: [{ kind: 'version', key: 'seed', n: 2, value: { version: 2, body: 'y' } }],
+      });
       expect(await store.archived('a', 'message', 'manager')).toEqual([
-        { ...msg(0), entrySeq: 2 }, { ...msg(1), entrySeq: 2 }, { ...msg(2), entrySeq: 3 },
+        { ...msg(0), entrySeq: 2 },
+        { ...msg(1), entrySeq: 2 },
+        { ...msg(2), entrySeq: 3 },
       ]);
       expect((await store.archived('a', 'message', 'manager', { from: 1, to: 1 })).map((i) => i.value)).toEqual([{ role: 'user', content: 'm1' }]);
-      expect((await store.archived('a', 'version', 'seed')).map((i) => [i.n, i.entrySeq])).toEqual([[1, 1], [2, 3]]);
+      expect((await store.archived('a', 'version', 'seed')).map((i) => [i.n, i.entrySeq])).toEqual([
+        [1, 1],
+        [2, 3],
+      ]);
       expect(await store.archived('a', 'message', 'worker')).toEqual([]);
       expect(await store.archived('nobody', 'message', 'manager')).toEqual([]);
       // The journal rows stay as they were: what an entry added is not part of its payload.
@@ -150,15 +181,21 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
     it('a refused append archives nothing', async () => {
       await createSession('r');
       await store.append({ id: 'r', expectedRevision: 1, entries: [entry('e1', 's1')], snapshot: { step: 1 } });
-      await expect(store.append({ id: 'r', expectedRevision: 1, entries: [{ ...entry('e2', 's2'), added: [{ kind: 'message', key: 'manager', n: 0, value: { role: 'user', content: 'lost' } }] }], snapshot: { step: 9 } })).rejects.toBeInstanceOf(ConflictError);
+      await expect(
+        store.append({
+          id: 'r',
+          expectedRevision: 1,
+          entries: [{ ...entry('e2', 's2'), added: [{ kind: 'message', key: 'manager', n: 0, value: { role: 'user', content: 'lost' } }] }],
+          snapshot: { step: 9 },
+        }),
+      ).rejects.toBeInstanceOf(ConflictError);
       expect(await store.archived('r', 'message', 'manager')).toEqual([]);
     });
 
     it('pages the journal with afterSeq and limit', async () => {
       await createSession('s1');
       await store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'x'), entry('b', 'x'), entry('c', 'x'), entry('d', 'x')], snapshot: {} });
-      const seqs = async (options?: { afterSeq?: number; limit?: number }) =>
-        (await store.journal('s1', options)).map((e) => e.seq);
+      const seqs = async (options?: { afterSeq?: number; limit?: number }) => (await store.journal('s1', options)).map((e) => e.seq);
 
       expect(await seqs()).toEqual([1, 2, 3, 4, 5]);
       expect(await seqs({ afterSeq: 2 })).toEqual([3, 4, 5]);
@@ -307,8 +344,16 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       await store.append({ id: 'b', expectedRevision: 1, entries: [entry('b1', 'z')], snapshot: { who: 'b', step: 1 } });
       await store.append({ id: 'a', expectedRevision: 2, entries: [entry('a3', 'x')], snapshot: { who: 'a', step: 2 } });
 
-      expect((await store.journal('a')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a1'], [3, 'a2'], [4, 'a3']]);
-      expect((await store.journal('b')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b1']]);
+      expect((await store.journal('a')).map((e) => [e.seq, e.type])).toEqual([
+        [1, 'session.created'],
+        [2, 'a1'],
+        [3, 'a2'],
+        [4, 'a3'],
+      ]);
+      expect((await store.journal('b')).map((e) => [e.seq, e.type])).toEqual([
+        [1, 'session.created'],
+        [2, 'b1'],
+      ]);
       expect(await store.load('a')).toMatchObject({ revision: 3, snapshot: { who: 'a', step: 2 } });
       expect(await store.load('b')).toMatchObject({ revision: 2, snapshot: { who: 'b', step: 1 } });
       // b's revision is 2 too, but a's write must not have been checked against it.

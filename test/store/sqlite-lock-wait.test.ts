@@ -46,7 +46,10 @@ describe('SqliteStore waiting for a lock', () => {
 
     const order: string[] = [];
     const appending = store.append({ id: 's1', expectedRevision: 1, entries: [entry('a', 'working')], snapshot: { step: 1 } });
-    void appending.then(() => order.push('append settled'), () => order.push('append failed'));
+    void appending.then(
+      () => order.push('append settled'),
+      () => order.push('append failed'),
+    );
     setImmediate(() => order.push('event loop ran'));
     await nextTurn();
     expect(order).toEqual(['event loop ran']);
@@ -63,7 +66,10 @@ describe('SqliteStore waiting for a lock', () => {
     expect(order).toEqual(['event loop ran', 'append settled']);
     expect(store.busy).toBe(false);
     expect(await store.load('s1')).toMatchObject({ revision: 2, snapshot: { step: 1 } });
-    expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a']]);
+    expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'a'],
+    ]);
   });
 
   it('a locked create waits the same way and lands once the lock is released', async () => {
@@ -102,7 +108,10 @@ describe('SqliteStore waiting for a lock', () => {
     lock.release();
     expect(await store.load('s1')).toMatchObject({ revision: 1, snapshot: { step: 0 } });
     expect(await store.append({ id: 's1', expectedRevision: 1, entries: [entry('b', 'working')], snapshot: { step: 1 } })).toBe(2);
-    expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b']]);
+    expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'b'],
+    ]);
   });
 
   it('several writes of this process waiting together all land, each once', async () => {

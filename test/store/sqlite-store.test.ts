@@ -97,7 +97,9 @@ describe('SqliteStore on disk', () => {
     expect(processOnly.synchronous()).toBe(1);
     await processOnly.create({ id: 's3', packageId: null, snapshot: { step: 0 }, entry: created });
     expect(processOnly.synchronous()).toBe(1);
-    expect(() => new SqliteStore(path, { durability: 'sometimes' as never })).toThrow(/durability "sometimes" is unknown: use "acknowledged" or "every-event" or "process"/);
+    expect(() => new SqliteStore(path, { durability: 'sometimes' as never })).toThrow(
+      /durability "sometimes" is unknown: use "acknowledged" or "every-event" or "process"/,
+    );
   });
 
   it('reads STEWARD_DURABILITY, naming the values it takes', () => {
@@ -129,15 +131,27 @@ describe('SqliteStore on disk', () => {
 
     const migrated = open(path);
     expect(await migrated.append({ id: 's1', expectedRevision: 2, entries: [entry('c', 'z')], snapshot: { step: 2 } })).toBe(3);
-    expect((await migrated.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'a'], [3, 'b'], [4, 'c']]);
+    expect((await migrated.journal('s1')).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'a'],
+      [3, 'b'],
+      [4, 'c'],
+    ]);
     expect(await migrated.append({ id: 's2', expectedRevision: 1, entries: [entry('d', 'z')], snapshot: { step: 1 } })).toBe(2);
     expect((await migrated.journal('s2')).map((e) => e.seq)).toEqual([1, 2]);
     const check = new Database(path, { readonly: true });
-    cleanups.push(() => { check.close(); });
+    cleanups.push(() => {
+      check.close();
+    });
     expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     // v3 dropped the index on updated_at; v4 added the one list() pages on.
-    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'sessions_by_%'`).all()).toEqual([{ name: 'sessions_by_position' }]);
-    expect(check.prepare(`SELECT id, last_seq FROM sessions ORDER BY id`).all()).toEqual([{ id: 's1', last_seq: 4 }, { id: 's2', last_seq: 2 }]);
+    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'sessions_by_%'`).all()).toEqual([
+      { name: 'sessions_by_position' },
+    ]);
+    expect(check.prepare(`SELECT id, last_seq FROM sessions ORDER BY id`).all()).toEqual([
+      { id: 's1', last_seq: 4 },
+      { id: 's2', last_seq: 2 },
+    ]);
   });
 
   it('keeps writing after an older Steward (schema v2, open before the migration) wrote entries without last_seq', async () => {
@@ -147,15 +161,26 @@ describe('SqliteStore on disk', () => {
     // What a v2 process does on this file: a journal row, the revision bumped, last_seq untouched;
     // and a session it creates has last_seq 0 (the column's default).
     const old = new Database(path);
-    cleanups.push(() => { old.close(); });
+    cleanups.push(() => {
+      old.close();
+    });
     old.prepare(`INSERT INTO journal (session_id, seq, at, kind, type, payload, state) VALUES ('s1', 2, 'now', 'event', 'old', '{}', 'x')`).run();
     old.prepare(`UPDATE sessions SET revision = 2 WHERE id = 's1'`).run();
-    old.prepare(`INSERT INTO sessions (id, package_id, revision, snapshot, state, created_at, updated_at) VALUES ('s2', NULL, 1, '{}', 'x', 'now', 'now')`).run();
+    old
+      .prepare(`INSERT INTO sessions (id, package_id, revision, snapshot, state, created_at, updated_at) VALUES ('s2', NULL, 1, '{}', 'x', 'now', 'now')`)
+      .run();
     old.prepare(`INSERT INTO journal (session_id, seq, at, kind, type, payload, state) VALUES ('s2', 1, 'now', 'event', 'session.created', '{}', 'x')`).run();
     expect(await store.append({ id: 's1', expectedRevision: 2, entries: [entry('a', 'y')], snapshot: { step: 2 } })).toBe(3);
     expect(await store.append({ id: 's2', expectedRevision: 1, entries: [entry('b', 'y')], snapshot: { step: 1 } })).toBe(2);
-    expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'old'], [3, 'a']]);
-    expect((await store.journal('s2')).map((e) => [e.seq, e.type])).toEqual([[1, 'session.created'], [2, 'b']]);
+    expect((await store.journal('s1')).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'old'],
+      [3, 'a'],
+    ]);
+    expect((await store.journal('s2')).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'b'],
+    ]);
   });
 
   it('reports a corrupt snapshot as SnapshotError naming the session, and still loads the others', async () => {

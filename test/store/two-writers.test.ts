@@ -96,8 +96,18 @@ describe('two writers on one SQLite file', () => {
       const seenBySecond = await second.load('s1');
       expect(seenBySecond?.revision).toBe(1);
 
-      await first.append({ id: 's1', expectedRevision: 1, entries: [{ kind: 'event', type: 'a', payload: {}, state: 'first' }], snapshot: { by: 'first', step: 1 } });
-      const late = second.append({ id: 's1', expectedRevision: seenBySecond!.revision, entries: [{ kind: 'event', type: 'b', payload: {}, state: 'second' }], snapshot: { by: 'second' } });
+      await first.append({
+        id: 's1',
+        expectedRevision: 1,
+        entries: [{ kind: 'event', type: 'a', payload: {}, state: 'first' }],
+        snapshot: { by: 'first', step: 1 },
+      });
+      const late = second.append({
+        id: 's1',
+        expectedRevision: seenBySecond!.revision,
+        entries: [{ kind: 'event', type: 'b', payload: {}, state: 'second' }],
+        snapshot: { by: 'second' },
+      });
       await expect(late).rejects.toThrow(ConflictError);
       await expect(late).rejects.toThrow('Session "s1" is at revision 2, but this write expected revision 1');
 

@@ -82,8 +82,12 @@ export function startCli(args: string[], options: CliOptions, command: string[] 
   });
   return {
     child,
-    get stdout() { return stdout; },
-    get stderr() { return stderr; },
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
     result,
   };
 }

@@ -19,7 +19,9 @@ export function demoResponder(delayMs: () => number = () => 0): (body: unknown, 
     const { messages, tools = [] } = body as Body;
     const agent = tools.some((t) => t.function.name === 'submit') ? 'worker' : 'manager';
     const r = await demo.complete({ agent, messages, tools: [] });
-    const reply: FakeStep = { reply: { content: r.content, toolCalls: r.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) } };
+    const reply: FakeStep = {
+      reply: { content: r.content, toolCalls: r.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) },
+    };
     const delay = delayMs();
     return delay > 0 ? { delayMs: delay, then: reply } : reply;
   };

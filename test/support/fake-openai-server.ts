@@ -58,25 +58,27 @@ export async function startFakeOpenAI(script: FakeStep[] | ((body: unknown, n: n
   const server = createServer((req, res) => {
     inFlight += 1;
     res.once('close', () => (inFlight -= 1));
-    void readBody(req).then((raw) => {
-      const body = parseJson(raw);
-      requests.push(body);
-      headers.push(req.headers);
-      const n = requests.length;
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        const message = `fake server: unexpected ${req.method} ${req.url} (request #${n})`;
-        unexpected.push(message);
-        return sendError(res, 404, message);
-      }
-      if (typeof script === 'function') return script(body, n).then((step) => serve(step, res, body, n, timers));
-      const step = script[served++];
-      if (!step) {
-        const message = `fake server: unexpected extra request #${n}`;
-        unexpected.push(message);
-        return sendError(res, 500, message);
-      }
-      serve(step, res, body, n, timers);
-    }).catch(() => res.destroy());
+    void readBody(req)
+      .then((raw) => {
+        const body = parseJson(raw);
+        requests.push(body);
+        headers.push(req.headers);
+        const n = requests.length;
+        if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+          const message = `fake server: unexpected ${req.method} ${req.url} (request #${n})`;
+          unexpected.push(message);
+          return sendError(res, 404, message);
+        }
+        if (typeof script === 'function') return script(body, n).then((step) => serve(step, res, body, n, timers));
+        const step = script[served++];
+        if (!step) {
+          const message = `fake server: unexpected extra request #${n}`;
+          unexpected.push(message);
+          return sendError(res, 500, message);
+        }
+        serve(step, res, body, n, timers);
+      })
+      .catch(() => res.destroy());
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -118,10 +120,7 @@ function serve(step: FakeStep, res: ServerResponse, body: unknown, n: number, ti
     return;
   }
   if ('status' in step) {
-    const payload =
-      step.body === undefined
-        ? { error: { message: `fake server: scripted status ${step.status}`, type: 'fake_error', code: null } }
-        : step.body;
+    const payload = step.body === undefined ? { error: { message: `fake server: scripted status ${step.status}`, type: 'fake_error', code: null } } : step.body;
     const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
     res.writeHead(step.status, { 'content-type': 'application/json', 'retry-after-ms': '0', ...step.headers });
     res.end(text);
@@ -143,7 +142,10 @@ export function piecesOf(text: string, count: number): string[] {
 export function completionChunks(reply: FakeReply, body: unknown, n: number): Record<string, unknown>[] {
   const model = typeof (body as { model?: unknown })?.model === 'string' ? (body as { model: string }).model : 'fake';
   const head = { id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...head,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
   const pieces = reply.pieces ?? 3;
   const chunks: Record<string, unknown>[] = [chunk({ role: 'assistant', content: '' })];
   for (const text of piecesOf(reply.content ?? '', pieces)) chunks.push(chunk({ content: text }));
@@ -156,7 +158,11 @@ export function completionChunks(reply: FakeReply, body: unknown, n: number): Re
   const wantsUsage = (body as { stream_options?: { include_usage?: unknown } })?.stream_options?.include_usage === true;
   if (wantsUsage && reply.usage) {
     const { promptTokens, completionTokens } = reply.usage;
-    chunks.push({ ...head, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } });
+    chunks.push({
+      ...head,
+      choices: [],
+      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    });
   }
   return chunks;
 }

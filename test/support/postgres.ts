@@ -23,7 +23,7 @@ export const postgresUnavailable: string | null = (() => {
   if (process.env.STEWARD_TEST_PG) return null;
   const bindir = findBindir();
   if (bindir && existsSync(join(bindir, 'initdb')) && existsSync(join(bindir, 'pg_ctl'))) return null;
-  const why = 'PostgreSQL tests skipped: no STEWARD_TEST_PG and no server binaries (`pg_config --bindir`; install Debian\'s postgresql package).';
+  const why = "PostgreSQL tests skipped: no STEWARD_TEST_PG and no server binaries (`pg_config --bindir`; install Debian's postgresql package).";
   if (process.env.CI === 'true') throw new Error(`${why} CI needs them: .ci/run installs the package.`);
   console.warn(why);
   return why;
@@ -39,7 +39,9 @@ function findBindir(): string | null {
   }
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : null;
 }
 
@@ -82,7 +84,19 @@ async function startCluster(durable: boolean): Promise<TestPostgres> {
   };
   const port = await closedPort();
   // Password auth over TCP (the store's bad-credentials path is real), trust on the socket.
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync', '--locale=C']);
+  run('initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    `--pwfile=${pwfile}`,
+    '-E',
+    'UTF8',
+    '--no-sync',
+    '--locale=C',
+  ]);
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=${durable ? 'on' : 'off'} -c max_connections=200`;
   run('pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options]);
   let stopped = false;

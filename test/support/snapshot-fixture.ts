@@ -17,11 +17,21 @@ import { SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
 export const FIXTURE_SESSION_ID = 'fixture-session';
 
 /** The script up to the fixture's point; the continuation is the test's. */
-export const fixtureScript = () => new ScriptedModel([
-  { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] }), scriptedCall('ask_user', { message: 'A lighthouse ghost: shall I start?', questions: ['Which coast?'] })] },
-  { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval: false })] },
-  { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A ghost haunts a lighthouse.' } }), scriptedCall('ask_user', { questions: ['Longer?'] })] },
-]);
+export const fixtureScript = () =>
+  new ScriptedModel([
+    {
+      agent: 'manager',
+      toolCalls: [
+        scriptedCall('read_blackboard', { tags: ['request'] }),
+        scriptedCall('ask_user', { message: 'A lighthouse ghost: shall I start?', questions: ['Which coast?'] }),
+      ],
+    },
+    { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval: false })] },
+    {
+      agent: 'worker',
+      toolCalls: [scriptedCall('submit', { outputs: { note: 'A ghost haunts a lighthouse.' } }), scriptedCall('ask_user', { questions: ['Longer?'] })],
+    },
+  ]);
 
 /** Plays the script and returns `session.persisted()` at review_artifact. */
 export async function makeFixtureSession(): Promise<unknown> {

@@ -29,7 +29,12 @@ for (let i = 0; i < count; i++) {
     if (!session) throw new Error(`session "${sessionId}" vanished`);
     const payload = { writer, i };
     try {
-      await store.append({ id: sessionId, expectedRevision: session.revision, entries: [{ kind: 'event', type: 'tick', payload, state: `${writer}.${i}` }], snapshot: payload });
+      await store.append({
+        id: sessionId,
+        expectedRevision: session.revision,
+        entries: [{ kind: 'event', type: 'tick', payload, state: `${writer}.${i}` }],
+        snapshot: payload,
+      });
       break;
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;

@@ -31,7 +31,9 @@ const inputs = ['package.json', 'README.md', 'LICENSE', 'bin', 'src', 'scripts',
 function listFiles(path: string): string[] {
   if (!existsSync(path)) return [];
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => listFiles(join(path, name)));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => listFiles(join(path, name)));
 }
 
 function sourcesHash(): string {

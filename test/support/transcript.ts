@@ -19,7 +19,10 @@ export function expectValidTranscript(who: string, messages: readonly ChatMessag
       seen.add(id);
     }
     const results = messages.slice(i + 1, i + 1 + ids.length);
-    expect(results.map((r) => (r.role === 'tool' ? r.tool_call_id : `(${r.role})`)), `${who}[${i}]: each call's result, right after it, in order`).toEqual(ids);
+    expect(
+      results.map((r) => (r.role === 'tool' ? r.tool_call_id : `(${r.role})`)),
+      `${who}[${i}]: each call's result, right after it, in order`,
+    ).toEqual(ids);
     for (const r of results) expect(typeof r.content, `${who}: tool result content is text`).toBe('string');
     i += ids.length;
   }

@@ -12,7 +12,9 @@ import { createManagerTurn } from '../../src/machine.js';
 
 describe('scriptedCall', () => {
   it('fails loudly when put in an actor output as if it were a ToolCall', async () => {
-    const misused = fromPromise<TurnOutput, SessionContext>(async () => ({ content: null, toolCalls: [scriptedCall('finish', { summary: 'x' })] }) as unknown as TurnOutput);
+    const misused = fromPromise<TurnOutput, SessionContext>(
+      async () => ({ content: null, toolCalls: [scriptedCall('finish', { summary: 'x' })] }) as unknown as TurnOutput,
+    );
     const actor = createActor(sessionMachine.provide({ actors: { managerTurn: misused } }), { input: { sessionId: 'misuse', package: testingPackage } });
     actor.subscribe({ error: () => {} });
     actor.start();

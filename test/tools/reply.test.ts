@@ -8,10 +8,16 @@ const names = (reply: ReturnType<typeof normalizeReply>) => reply.queue.map((q) 
 
 describe('normalizeReply: real tool calls', () => {
   it('keeps the calls as they came, in order, with their arguments parsed once', () => {
-    const reply: ModelReply = { content: 'thinking aloud', toolCalls: [toolCall('list_workers', '{}', 'a'), toolCall('read_blackboard', '{"tags":["brief"]}', 'b')] };
+    const reply: ModelReply = {
+      content: 'thinking aloud',
+      toolCalls: [toolCall('list_workers', '{}', 'a'), toolCall('read_blackboard', '{"tags":["brief"]}', 'b')],
+    };
     const { message, queue } = normalizeReply('manager', reply, 'fallback_1');
     expect(message).toEqual({ role: 'assistant', content: 'thinking aloud', tool_calls: reply.toolCalls });
-    expect(queue.map((q) => [q.call.id, q.args])).toEqual([['a', {}], ['b', { tags: ['brief'] }]]);
+    expect(queue.map((q) => [q.call.id, q.args])).toEqual([
+      ['a', {}],
+      ['b', { tags: ['brief'] }],
+    ]);
   });
 
   it('ignores the content when the reply has tool calls (no legacy parsing on top)', () => {
@@ -32,7 +38,11 @@ describe('normalizeReply: the manager legacy one-shot JSON', () => {
     const content = JSON.stringify({ tool: 'run_worker', arguments: { workerId: 'echo', reason: 'go', requiresApproval: true } });
     const { message, queue } = normalizeReply('manager', text(content), 'fallback_7');
     expect(queue).toHaveLength(1);
-    expect(queue[0]!.call).toEqual({ id: 'fallback_7_0', type: 'function', function: { name: 'run_worker', arguments: JSON.stringify({ workerId: 'echo', reason: 'go', requiresApproval: true }) } });
+    expect(queue[0]!.call).toEqual({
+      id: 'fallback_7_0',
+      type: 'function',
+      function: { name: 'run_worker', arguments: JSON.stringify({ workerId: 'echo', reason: 'go', requiresApproval: true }) },
+    });
     expect(message.tool_calls).toEqual([queue[0]!.call]);
     expect(message.content).toBe(content); // the transcript keeps what the model said
   });
@@ -48,7 +58,10 @@ describe('normalizeReply: the manager legacy one-shot JSON', () => {
   });
 
   it('accepts the name / action and args / params spellings, and no arguments at all', () => {
-    expect(normalizeReply('manager', text('{"name":"list_workers","args":{}}'), 'f').queue[0]!.call.function).toEqual({ name: 'list_workers', arguments: '{}' });
+    expect(normalizeReply('manager', text('{"name":"list_workers","args":{}}'), 'f').queue[0]!.call.function).toEqual({
+      name: 'list_workers',
+      arguments: '{}',
+    });
     expect(normalizeReply('manager', text('{"action":"read_blackboard","params":{"tags":["x"]}}'), 'f').queue[0]!.args).toEqual({ tags: ['x'] });
     expect(normalizeReply('manager', text('{"tool":"list_artifacts"}'), 'f').queue[0]!.args).toEqual({});
   });
@@ -56,7 +69,10 @@ describe('normalizeReply: the manager legacy one-shot JSON', () => {
   it('shows non-object JSON, or an object without a tool name, to the user as ask_user', () => {
     for (const content of ['[1, 2, 3]', '"just a string"', '42', 'null', '{"message": "hello"}', '{"tool": 3}', '{not json']) {
       const { queue } = normalizeReply('manager', text(content), 'f');
-      expect(queue.map((q) => [q.call.function.name, q.args]), content).toEqual([['ask_user', { message: content }]]);
+      expect(
+        queue.map((q) => [q.call.function.name, q.args]),
+        content,
+      ).toEqual([['ask_user', { message: content }]]);
     }
   });
 
@@ -84,7 +100,10 @@ describe('normalizeReply: the worker Phase A JSON', () => {
   it('reads an empty askUser next to outputs as "no questions", not as a broken ask_user call', () => {
     for (const empty of ['[]', 'null', '""']) {
       const { queue } = normalizeReply('worker', text(`{"outputs":{"note":"hi"},"askUser":${empty}}`), 'f');
-      expect(queue.map((q) => q.call.function.name), empty).toEqual(['submit']);
+      expect(
+        queue.map((q) => q.call.function.name),
+        empty,
+      ).toEqual(['submit']);
     }
   });
 
@@ -196,8 +215,18 @@ describe('jsonObjectIn: fence parsing in linear time', () => {
 
 describe('normalizeReply: call ids', () => {
   it('renames ids that are missing, repeated in the reply, or already used in the transcript', () => {
-    const used = toolCallIds([{ role: 'assistant', content: null, tool_calls: [toolCall('list_workers', '{}', 'same'), toolCall('list_workers', '{}', 'f_dup1')] }]);
-    const reply: ModelReply = { content: null, toolCalls: [toolCall('list_workers', '{}', 'same'), toolCall('list_artifacts', '{}', 'same'), toolCall('list_workers', '{}', ''), toolCall('list_workers', '{}', 'fresh')] };
+    const used = toolCallIds([
+      { role: 'assistant', content: null, tool_calls: [toolCall('list_workers', '{}', 'same'), toolCall('list_workers', '{}', 'f_dup1')] },
+    ]);
+    const reply: ModelReply = {
+      content: null,
+      toolCalls: [
+        toolCall('list_workers', '{}', 'same'),
+        toolCall('list_artifacts', '{}', 'same'),
+        toolCall('list_workers', '{}', ''),
+        toolCall('list_workers', '{}', 'fresh'),
+      ],
+    };
     const ids = normalizeReply('manager', reply, 'f', used).queue.map((q) => q.call.id);
     expect(ids).toEqual(['f_dup0', 'f_dup1_2', 'f_dup2', 'fresh']);
     expect(normalizeReply('manager', { content: null, toolCalls: [toolCall('list_workers', '{}', 'same')] }, 'g', used).queue[0]!.call.id).toBe('g_dup0');

@@ -72,10 +72,7 @@ async function workerTries(bad: ScriptedCall) {
 
 describe('rule 1: the actor may use the tool', () => {
   it('a manager that calls a loop tool gets its result and keeps its turn', async () => {
-    const { model, session } = await start([
-      { agent: 'manager', toolCalls: [scriptedCall('list_workers', {}, 'lw')] },
-      askToGoOn,
-    ]);
+    const { model, session } = await start([{ agent: 'manager', toolCalls: [scriptedCall('list_workers', {}, 'lw')] }, askToGoOn]);
     const { view } = await session.send(input('A ghost story'));
     expect(resultOf(model.calls[1], 'lw')).toMatch(/^- echo: Restates the user's request as a short note\. \[reads: request; writes: note\]/);
     expect(view.waitingReason).toBe('intake');
@@ -85,20 +82,28 @@ describe('rule 1: the actor may use the tool', () => {
 
   it('a manager that calls the worker tool submit is told it is a worker tool', async () => {
     const { result, view } = await managerTries(scriptedCall('submit', { outputs: { note: 'I wrote it myself' } }));
-    expect(result).toBe('Error: "submit" is a worker tool; the manager may not call it. Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.');
+    expect(result).toBe(
+      'Error: "submit" is a worker tool; the manager may not call it. Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.',
+    );
     expect(view.blackboard.map((b) => b.tag)).toEqual(['request']); // nothing was written
     expect(view.burst).toBe(2); // the refused round counted
   });
 
   it.each(['accept', 'user_accepted_artifact'])('a manager that calls the user action %s is told only the user accepts', async (name) => {
     const { result, view } = await managerTries(scriptedCall(name, { artifactId: 'a1' }));
-    expect(result).toMatch(new RegExp(`^Error: "${name}" is the user's action, not a tool: only the user approves, rejects or accepts\\. Tools available to the manager: read_blackboard`));
+    expect(result).toMatch(
+      new RegExp(
+        `^Error: "${name}" is the user's action, not a tool: only the user approves, rejects or accepts\\. Tools available to the manager: read_blackboard`,
+      ),
+    );
     expect(view.burst).toBe(2);
   });
 
   it('a manager that calls a tool that does not exist gets the list of tools that do', async () => {
     const { result, view } = await managerTries(scriptedCall('write_story', { text: 'Once upon a time' }));
-    expect(result).toBe('Error: There is no tool named "write_story". Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.');
+    expect(result).toBe(
+      'Error: There is no tool named "write_story". Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.',
+    );
     expect(view.burst).toBe(2);
   });
 
@@ -134,14 +139,18 @@ describe('rule 2: the arguments match the tool schema', () => {
 
   it('a missing field is named', async () => {
     const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', requiresApproval: true }));
-    expect(result).toBe('Error: Invalid arguments for run_worker: reason: Invalid input: expected string, received undefined. Fix them and call run_worker again.');
+    expect(result).toBe(
+      'Error: Invalid arguments for run_worker: reason: Invalid input: expected string, received undefined. Fix them and call run_worker again.',
+    );
     expect(view.pendingStep).toBeUndefined();
     expect(view.burst).toBe(2);
   });
 
   it('a wrong type is named', async () => {
     const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: 'yes' }));
-    expect(result).toBe('Error: Invalid arguments for run_worker: requiresApproval: Invalid input: expected boolean, received string. Fix them and call run_worker again.');
+    expect(result).toBe(
+      'Error: Invalid arguments for run_worker: requiresApproval: Invalid input: expected boolean, received string. Fix them and call run_worker again.',
+    );
     expect(view.burst).toBe(2);
   });
 
@@ -173,7 +182,10 @@ describe('rule 3: workerId is in the package registry', () => {
   });
 
   it('an unknown roleId gets the roles of that worker', async () => {
-    const { result } = await managerTries(scriptedCall('run_worker', { workerId: 'drafter', reason: 'write it', requiresApproval: true, roleId: 'comic' }), 'short-story');
+    const { result } = await managerTries(
+      scriptedCall('run_worker', { workerId: 'drafter', reason: 'write it', requiresApproval: true, roleId: 'comic' }),
+      'short-story',
+    );
     expect(result).toBe('Error: Worker "drafter" has no role "comic". Its roles: literary, genre; or leave roleId out.');
   });
 
@@ -184,7 +196,12 @@ describe('rule 3: workerId is in the package registry', () => {
 
   it('a registered worker with one of its roles is proposed as it is', async () => {
     const { model, session } = await start(
-      [{ agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' })] }],
+      [
+        {
+          agent: 'manager',
+          toolCalls: [scriptedCall('run_worker', { workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' })],
+        },
+      ],
       { packageId: 'short-story' },
     );
     const { view } = await session.send(input('A ghost story'));
@@ -213,8 +230,17 @@ describe('rule 4: submitted tags are within the worker outputTags', () => {
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
-    expect(view.artifact).toEqual({ id: 'a1', workerId: 'echo', status: 'pending_review', tags: [{ tag: 'note', version: 1, body: 'A note.', writtenBy: 'echo' }] });
-    expect(contextOf(session).transcripts.worker.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'ok', content: 'Submitted as artifact a1; the user reviews it.' });
+    expect(view.artifact).toEqual({
+      id: 'a1',
+      workerId: 'echo',
+      status: 'pending_review',
+      tags: [{ tag: 'note', version: 1, body: 'A note.', writtenBy: 'echo' }],
+    });
+    expect(contextOf(session).transcripts.worker.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'ok',
+      content: 'Submitted as artifact a1; the user reviews it.',
+    });
     model.assertComplete();
   });
 });
@@ -222,14 +248,18 @@ describe('rule 4: submitted tags are within the worker outputTags', () => {
 describe('rule 5: the manager does not pass inputTags / outputTags', () => {
   it('passing inputTags gets the specific message, not "unknown key"', async () => {
     const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'] }));
-    expect(result).toBe('Error: Do not pass inputTags to run_worker: the runtime reads a worker\'s tags from its skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.');
+    expect(result).toBe(
+      "Error: Do not pass inputTags to run_worker: the runtime reads a worker's tags from its skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.",
+    );
     expect(result).not.toMatch(/Unrecognized key/);
     expect(view.pendingStep).toBeUndefined();
     expect(view.burst).toBe(2);
   });
 
   it('passing both tag lists names both', async () => {
-    const { result } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'], outputTags: ['note'] }));
+    const { result } = await managerTries(
+      scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'], outputTags: ['note'] }),
+    );
     expect(result).toMatch(/^Error: Do not pass inputTags or outputTags to run_worker: the runtime reads a worker's tags from its skill\./);
   });
 
@@ -254,7 +284,9 @@ describe('rule 6: the burst stays within maxBurst', () => {
     const stopped = await session.send(input('A ghost story'));
     expect(stopped.ok).toBe(true);
     expect(stopped.view.state).toBe('waiting_user.input');
-    expect(stopped.view.notice).toBe('The agents used all 3 rounds allowed between two user actions (maxBurst) without reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.');
+    expect(stopped.view.notice).toBe(
+      'The agents used all 3 rounds allowed between two user actions (maxBurst) without reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.',
+    );
     expect(stopped.view.burst).toBe(3);
     expect(model.calls).toHaveLength(3); // the model was not called a fourth time
     model.assertComplete();
@@ -276,10 +308,13 @@ describe('rule 6: the burst stays within maxBurst', () => {
   });
 
   it('worker rounds count toward the same burst', async () => {
-    const { model, session } = await start([
-      { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', content: 'I will think about it.' },
-    ], { maxBurst: 2 });
+    const { model, session } = await start(
+      [
+        { agent: 'manager', toolCalls: [runEcho(false)] },
+        { agent: 'worker', content: 'I will think about it.' },
+      ],
+      { maxBurst: 2 },
+    );
     const { view } = await session.send(input('A ghost story'));
     expect(view.state).toBe('waiting_user.input');
     expect(view.notice).toMatch(/^The agents used all 2 rounds allowed between two user actions/);
@@ -316,8 +351,12 @@ describe('several tool calls in one reply', () => {
     expect(resultOf(next, 'workers')).toContain('- echo:');
     expect(resultOf(next, 'read')).toBe('## request (v1, by user)\nA ghost story in a lighthouse');
     expect(resultOf(next, 'run')).toBe('Proposed to the user; you will hear whether they approved it.');
-    expect(resultOf(next, 'finish')).toBe('Error: Only one boundary tool runs per reply, and this reply already chose one. Call finish again in a later turn if it is still needed.');
-    expect(resultOf(next, 'ask')).toBe('Error: Only one boundary tool runs per reply, and this reply already chose one. Call ask_user again in a later turn if it is still needed.');
+    expect(resultOf(next, 'finish')).toBe(
+      'Error: Only one boundary tool runs per reply, and this reply already chose one. Call finish again in a later turn if it is still needed.',
+    );
+    expect(resultOf(next, 'ask')).toBe(
+      'Error: Only one boundary tool runs per reply, and this reply already chose one. Call ask_user again in a later turn if it is still needed.',
+    );
     expect(resultOf(next, 'artifacts')).toBe('No artifacts yet.');
     expectEveryCallAnswered(next.messages);
     model.assertComplete();
@@ -326,7 +365,10 @@ describe('several tool calls in one reply', () => {
   it('a worker that submits twice in one reply keeps the first submit', async () => {
     const { model, session } = await start([
       { agent: 'manager', toolCalls: [runEcho(false)] },
-      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'first' } }, 's1'), scriptedCall('submit', { outputs: { note: 'second' } }, 's2')] },
+      {
+        agent: 'worker',
+        toolCalls: [scriptedCall('submit', { outputs: { note: 'first' } }, 's1'), scriptedCall('submit', { outputs: { note: 'second' } }, 's2')],
+      },
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.artifact?.tags).toEqual([{ tag: 'note', version: 1, body: 'first', writtenBy: 'echo' }]);
@@ -342,7 +384,13 @@ describe('several tool calls in one reply', () => {
   it('every call of a long mixed burst gets exactly one result, refused ones included', async () => {
     const { model, session } = await start([
       { agent: 'manager', toolCalls: [scriptedCall('list_workers'), scriptedCall('write_story'), scriptedCall('run_worker', '{oops')] },
-      { agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request', 'missing'] }), scriptedCall('run_worker', { workerId: 'echo', reason: 'x', requiresApproval: true, inputTags: [] })] },
+      {
+        agent: 'manager',
+        toolCalls: [
+          scriptedCall('read_blackboard', { tags: ['request', 'missing'] }),
+          scriptedCall('run_worker', { workerId: 'echo', reason: 'x', requiresApproval: true, inputTags: [] }),
+        ],
+      },
       { agent: 'manager', toolCalls: [runEcho(false), scriptedCall('review_blackboard', {})] },
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n', other: 'o' } }), scriptedCall('ask_user', { questions: [] })] },
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n' } }), scriptedCall('ask_user', { questions: ['Longer?'] })] },
@@ -351,7 +399,10 @@ describe('several tool calls in one reply', () => {
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.artifact?.questions).toEqual([{ id: 'q1', text: 'Longer?' }]);
     expect(view.burst).toBe(5);
-    const { manager: { messages: managerMessages }, worker: { messages: workerMessages } } = contextOf(session).transcripts;
+    const {
+      manager: { messages: managerMessages },
+      worker: { messages: workerMessages },
+    } = contextOf(session).transcripts;
     expectEveryCallAnswered(managerMessages);
     expectEveryCallAnswered(workerMessages);
     expect(managerMessages.filter((m) => m.role === 'tool')).toHaveLength(7);
@@ -391,7 +442,11 @@ describe('legacy JSON fallbacks', () => {
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
-    expect(view.artifact).toMatchObject({ id: 'a1', tags: [{ tag: 'note', version: 1, body: 'A lighthouse ghost.' }], questions: [{ id: 'q1', text: 'Should it rhyme?' }] });
+    expect(view.artifact).toMatchObject({
+      id: 'a1',
+      tags: [{ tag: 'note', version: 1, body: 'A lighthouse ghost.' }],
+      questions: [{ id: 'q1', text: 'Should it rhyme?' }],
+    });
     expectEveryCallAnswered(contextOf(session).transcripts.worker.messages);
     model.assertComplete();
   });
@@ -403,7 +458,10 @@ describe('legacy JSON fallbacks', () => {
     ]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('worker_questions');
-    expect(view.questions).toEqual([{ id: 'q1', text: 'Which lighthouse?' }, { id: 'q2', text: 'Which century?' }]);
+    expect(view.questions).toEqual([
+      { id: 'q1', text: 'Which lighthouse?' },
+      { id: 'q2', text: 'Which century?' },
+    ]);
     expect(view.artifacts).toEqual([]);
     model.assertComplete();
   });
@@ -416,7 +474,11 @@ describe('legacy JSON fallbacks', () => {
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.artifact?.questions).toBeUndefined();
-    expect(contextOf(session).transcripts.worker.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['Submitted as artifact a1; the user reviews it.']);
+    expect(
+      contextOf(session)
+        .transcripts.worker.messages.filter((m) => m.role === 'tool')
+        .map((m) => m.content),
+    ).toEqual(['Submitted as artifact a1; the user reviews it.']);
     model.assertComplete();
   });
 });
@@ -445,7 +507,10 @@ describe('plain text and failures', () => {
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'A ghost.' } })] },
     ]);
     const { view } = await session.send(input('A ghost story'));
-    expect(model.calls[2]!.messages.at(-1)).toEqual({ role: 'user', content: 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.' });
+    expect(model.calls[2]!.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'Reply by calling submit with your outputs, or ask_user if you cannot go on without answers.',
+    });
     expect(view.waitingReason).toBe('review_artifact');
     expect(view.burst).toBe(3);
     model.assertComplete();

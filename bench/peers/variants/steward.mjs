@@ -88,7 +88,8 @@ export const openSeeded = (runtime, sid) => runtime.createSession({ packageId: P
 export function settled(sid, session, result) {
   if (!result.ok) throw new Error(`steward ${sid}: send refused: ${result.error.code}: ${result.error.message}`);
   const state = result.view.state;
-  if (state !== WAIT_STATE && state !== 'done') throw new Error(`steward ${sid}: unexpected state ${state}${result.view.notice ? ` (${result.view.notice})` : ''}`);
+  if (state !== WAIT_STATE && state !== 'done')
+    throw new Error(`steward ${sid}: unexpected state ${state}${result.view.notice ? ` (${result.view.notice})` : ''}`);
   return { sid, session, done: state === 'done' };
 }
 
@@ -142,7 +143,9 @@ export const create = () => {
       return { bytes: Buffer.byteLength(JSON.stringify(h.session.persisted())) };
     },
     toolResults,
-    dispose(h) { h.session.stop(); },
+    dispose(h) {
+      h.session.stop();
+    },
   };
 };
 

@@ -46,19 +46,32 @@ async function check(session) {
   const msgs = await session.transcript('manager');
   const tools = msgs.filter((m) => m.role === 'tool');
   if (tools.length !== N * (K + 1) + 1) throw new Error(`transcript has ${tools.length} tool results`);
-  for (let b = 0; b < N; b++) for (let p = 0; p < K; p++) {
-    const t = tools[b * (K + 1) + p];
-    const key = `k${(b * K + p) % 16}`;
-    if (!t.content.endsWith(`\n${BLACKBOARD.get(key)}`) || t.tool_call_id !== `call_${b}_${p}`) throw new Error(`bad result ${b}/${p}: ${t.content}`);
-  }
+  for (let b = 0; b < N; b++)
+    for (let p = 0; p < K; p++) {
+      const t = tools[b * (K + 1) + p];
+      const key = `k${(b * K + p) % 16}`;
+      if (!t.content.endsWith(`\n${BLACKBOARD.get(key)}`) || t.tool_call_id !== `call_${b}_${p}`) throw new Error(`bad result ${b}/${p}: ${t.content}`);
+    }
   const users = msgs.filter((m) => m.role === 'user').map((m) => m.content);
   if (users.length !== N + 1 || users[N] !== answerOf(N - 1)) throw new Error(`user messages: ${users.length}`);
 }
 
-const med = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const med = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const us = (ms) => Math.round(ms * 10000) / 10;
-const gc = async () => { for (let i = 0; i < 4; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); } };
-const heap = () => { const m = process.memoryUsage(); return m.heapUsed + m.external; };
+const gc = async () => {
+  for (let i = 0; i < 4; i++) {
+    globalThis.gc();
+    await new Promise((r) => setImmediate(r));
+  }
+};
+const heap = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+};
 
 function makeRuntime(withStore) {
   const model = new GrowthModel();
@@ -69,7 +82,8 @@ function makeRuntime(withStore) {
   if (store) {
     const orig = store.append.bind(store);
     store.append = async (id, rev, entries, snap) => {
-      const t = performance.now(); const r = await orig(id, rev, entries, snap);
+      const t = performance.now();
+      const r = await orig(id, rev, entries, snap);
       appends.push({ ms: performance.now() - t, entries: entries.length, burst: model.answers });
       return r;
     };
@@ -78,12 +92,16 @@ function makeRuntime(withStore) {
 }
 
 const open = (env, sid) => openSeeded(env.runtime, sid);
-const ok = (r, state) => { if (!r.ok || r.view.state !== state) throw new Error(`state ${r.view?.state} ${r.error?.message ?? ''}`); };
+const ok = (r, state) => {
+  if (!r.ok || r.view.state !== state) throw new Error(`state ${r.view?.state} ${r.error?.message ?? ''}`);
+};
 
 /** One long session; per burst (1-based): the K round intervals, pause half, resume half. */
 async function longSession(env, sid, hooks = {}) {
   const { model } = env;
-  model.answers = 0; model.inBurst = 0; model.stamps = [];
+  model.answers = 0;
+  model.inBurst = 0;
+  model.stamps = [];
   let session = await open(env, sid);
   let r = await session.send({ type: 'user_submitted_input', text: USER_TEXT });
   const perBurst = [];
@@ -95,7 +113,8 @@ async function longSession(env, sid, hooks = {}) {
     const rounds = Array.from({ length: K }, (_, i) => st[base + i + 1] - st[base + i]);
     const pauseHalf = tSeen - st[base + K];
     if (hooks.atWait) session = (await hooks.atWait(b + 1, session)) ?? session;
-    model.answers = b + 1; model.inBurst = 0;
+    model.answers = b + 1;
+    model.inBurst = 0;
     const tSend = performance.now();
     r = await session.send({ type: 'user_submitted_input', text: answerOf(b) });
     const resumeHalf = model.stamps[base + K + 1] - tSend;
@@ -116,16 +135,31 @@ for (const mode of ['hot', 'sqlite']) {
   env.appends.length = 0;
   for (let i = 0; i < SESSIONS; i++) all.push(await longSession(env, `t_${mode}_${i}`));
   const appendsByBurst = new Map();
-  for (const a of env.appends) { if (!appendsByBurst.has(a.burst)) appendsByBurst.set(a.burst, []); appendsByBurst.get(a.burst).push(a); }
+  for (const a of env.appends) {
+    if (!appendsByBurst.has(a.burst)) appendsByBurst.set(a.burst, []);
+    appendsByBurst.get(a.burst).push(a);
+  }
   const timing = POINTS.map((b) => {
     const rounds = all.flatMap((s) => s[b - 1].rounds);
     const cycle = all.map((s) => s[b - 1].pauseHalf + s[b - 1].resumeHalf);
     // appends while burst b runs: model.answers === b - 1 during burst b (the answer that starts burst b+1 counts as b)
     const ap = appendsByBurst.get(b - 1) ?? [];
-    return { burst: b, round_us: us(med(rounds)), pauseResume_us: us(med(cycle)), ...(env.store ? { append_us: us(med(ap.map((a) => a.ms))), appendsPerBurstPerSession: ap.length / SESSIONS, entriesPerAppend: ap.reduce((n, a) => n + a.entries, 0) / Math.max(1, ap.length) } : {}) };
+    return {
+      burst: b,
+      round_us: us(med(rounds)),
+      pauseResume_us: us(med(cycle)),
+      ...(env.store
+        ? {
+            append_us: us(med(ap.map((a) => a.ms))),
+            appendsPerBurstPerSession: ap.length / SESSIONS,
+            entriesPerAppend: ap.reduce((n, a) => n + a.entries, 0) / Math.max(1, ap.length),
+          }
+        : {}),
+    };
   });
   // sizing: one session, prompt bytes + snapshot bytes + persisted() and resume cost at each wait
-  env.model.sizing = true; env.model.promptBytes = [];
+  env.model.sizing = true;
+  env.model.promptBytes = [];
   const sizes = {};
   await longSession(env, `size_${mode}`, {
     async atWait(b, session) {
@@ -133,7 +167,12 @@ for (const mode of ['hot', 'sqlite']) {
       const ctx = session.actorRef.getSnapshot().context;
       const snap = JSON.stringify(session.persisted());
       const req = await session.tagVersions('request'); // every part, through the archive
-      const tp = []; for (let i = 0; i < 50; i++) { const t = performance.now(); JSON.stringify(session.persisted()); tp.push(performance.now() - t); }
+      const tp = [];
+      for (let i = 0; i < 50; i++) {
+        const t = performance.now();
+        JSON.stringify(session.persisted());
+        tp.push(performance.now() - t);
+      }
       const s = {
         promptBytes_askRound: env.model.promptBytes[b * (K + 1) - 1],
         contextManagerMessages: ctx.transcripts.manager.messages.length,
@@ -145,12 +184,22 @@ for (const mode of ['hot', 'sqlite']) {
       };
       if (env.store) {
         const rs = [];
-        for (let i = 0; i < 20; i++) { const t = performance.now(); session = await env.runtime.resumeSession(session.id); rs.push(performance.now() - t); }
+        for (let i = 0; i < 20; i++) {
+          const t = performance.now();
+          session = await env.runtime.resumeSession(session.id);
+          rs.push(performance.now() - t);
+        }
         s.resumeSession_us = us(med(rs));
         s.journalEntries = (await env.store.journal(session.id)).length;
       } else {
         const rs = [];
-        for (let i = 0; i < 20; i++) { const t = performance.now(); const str = JSON.stringify(session.persisted()); const n = env.runtime.restoreSession(JSON.parse(str)); rs.push(performance.now() - t); n.stop(); }
+        for (let i = 0; i < 20; i++) {
+          const t = performance.now();
+          const str = JSON.stringify(session.persisted());
+          const n = env.runtime.restoreSession(JSON.parse(str));
+          rs.push(performance.now() - t);
+          n.stop();
+        }
         s.serializeAndRestoreSession_us = us(med(rs));
       }
       sizes[b] = s;
@@ -165,17 +214,26 @@ for (const mode of ['hot', 'sqlite']) {
   const retained = {};
   for (let i = 0; i < HELD; i++) {
     const s = await open(env, `held_${mode}_${i}`);
-    env.model.answers = 0; env.model.inBurst = 0;
+    env.model.answers = 0;
+    env.model.inBurst = 0;
     ok(await s.send({ type: 'user_submitted_input', text: USER_TEXT }), WAIT_STATE);
     held.push(s);
   }
   for (let b = 1; b <= N; b++) {
-    if (POINTS.includes(b)) { await gc(); retained[b] = Math.round((heap() - h0) / HELD); }
+    if (POINTS.includes(b)) {
+      await gc();
+      retained[b] = Math.round((heap() - h0) / HELD);
+    }
     if (b === N) break;
     env.model.answers = b;
-    for (const s of held) { env.model.inBurst = 0; ok(await s.send({ type: 'user_submitted_input', text: answerOf(b - 1) }), WAIT_STATE); }
+    for (const s of held) {
+      env.model.inBurst = 0;
+      ok(await s.send({ type: 'user_submitted_input', text: answerOf(b - 1) }), WAIT_STATE);
+    }
   }
-  globalThis.__keep = held; held.length = 0; globalThis.__keep = null;
+  globalThis.__keep = held;
+  held.length = 0;
+  globalThis.__keep = null;
   if (env.store) {
     out.sqliteJournalMode = 'wal'; // SqliteStore sets journal_mode = WAL (its db handle is private)
   }

@@ -19,7 +19,8 @@ import { steward, HarnessModel, HARNESS_WINDOW, PACKAGES_DIR, openSeeded, settle
 const { createRuntime } = steward;
 
 export const create = () => {
-  let store; let runtime;
+  let store;
+  let runtime;
   const rt = () => {
     if (!runtime) {
       store = tempSqliteStore('anchors');
@@ -29,8 +30,13 @@ export const create = () => {
   };
   return {
     name: 'steward_sqlite',
-    get runtime() { return rt(); },
-    get store() { rt(); return store; },
+    get runtime() {
+      return rt();
+    },
+    get store() {
+      rt();
+      return store;
+    },
     async start(sid) {
       const session = await openSeeded(rt(), sid);
       return settled(sid, session, await send(session, USER_TEXT));
@@ -55,6 +61,8 @@ export const create = () => {
       };
     },
     toolResults,
-    dispose(h) { h.session.stop(); },
+    dispose(h) {
+      h.session.stop();
+    },
   };
 };

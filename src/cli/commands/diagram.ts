@@ -29,9 +29,12 @@ export function register(program: Command): void {
       const entry = flags.machine !== undefined ? config.machines.find((m) => m.name === flags.machine) : drawable[0];
       if (!entry) {
         const names = config.machines.map((m) => m.name).join(', ');
-        throw new CliError('usage', flags.machine !== undefined
-          ? `No machine "${flags.machine}" in ${path ?? 'the default configuration'}; machines: ${names}.`
-          : `${path ?? 'The configuration'} has no machine with "draw": true; machines: ${names}.`);
+        throw new CliError(
+          'usage',
+          flags.machine !== undefined
+            ? `No machine "${flags.machine}" in ${path ?? 'the default configuration'}; machines: ${names}.`
+            : `${path ?? 'The configuration'} has no machine with "draw": true; machines: ${names}.`,
+        );
       }
       const machine = await loadMachine(entry.source, dir);
       const text = renderDiagram(machine, flags.format);

@@ -16,15 +16,19 @@ export function register(program: Command): void {
     .requiredOption('--at <seq>', 'the journal entry to fork after (SEQ in `steward log ID`)', wholeNumber(1))
     .option('--json', 'print the new session view as JSON')
     .action(async (id: string, options: { at: number; json?: boolean }, command: Command) => {
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        const fork = await ctx.runtime.forkSession(id, { atSeq: options.at });
-        const view = await fork.settled();
-        if (options.json) {
-          printJson(viewJson(view, fork.revision));
-        } else {
-          process.stdout.write(`${fork.id}\n`);
-          process.stderr.write(`${safeLine(`Forked ${id} after entry ${options.at}: ${headline(view)}`)}\n`);
-        }
-      }, { command: 'fork' });
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          const fork = await ctx.runtime.forkSession(id, { atSeq: options.at });
+          const view = await fork.settled();
+          if (options.json) {
+            printJson(viewJson(view, fork.revision));
+          } else {
+            process.stdout.write(`${fork.id}\n`);
+            process.stderr.write(`${safeLine(`Forked ${id} after entry ${options.at}: ${headline(view)}`)}\n`);
+          }
+        },
+        { command: 'fork' },
+      );
     });
 }

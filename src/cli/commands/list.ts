@@ -10,10 +10,14 @@ export function register(program: Command): void {
     .description('list the sessions, most recently updated first')
     .option('--json', 'print the sessions as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        const sessions = await listAll(ctx.store);
-        if (options.json) printJson(sessions);
-        else process.stdout.write(`${formatSessionList(sessions)}\n`);
-      }, { readStore: true });
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          const sessions = await listAll(ctx.store);
+          if (options.json) printJson(sessions);
+          else process.stdout.write(`${formatSessionList(sessions)}\n`);
+        },
+        { readStore: true },
+      );
     });
 }

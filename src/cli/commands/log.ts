@@ -45,19 +45,28 @@ export function register(program: Command): void {
     .action(async (id: string, options: { after?: number; limit?: number; json?: boolean; format?: string }, command: Command) => {
       const format = options.format ?? (options.json ? 'json' : 'table');
       if (!['table', 'json', 'jsonl'].includes(format)) throw new CliError('usage', `--format is table, json or jsonl (got "${format}").`);
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        if (!(await ctx.store.load(id))) throw new SessionNotFoundError(id, ctx.dbPath);
-        const after = options.after ?? 0;
-        // One entry more in front, for the state before the first one shown.
-        const read = await ctx.store.journal(id, {
-          ...(after > 0 ? { afterSeq: after - 1 } : {}),
-          ...(options.limit !== undefined ? { limit: options.limit + (after > 0 ? 1 : 0) } : {}),
-        });
-        const before = after > 0 && read[0]?.seq === after ? read[0].state : null;
-        const entries = after > 0 && read[0]?.seq === after ? read.slice(1) : read;
-        if (format === 'json') printJson(entries);
-        else if (format === 'jsonl') process.stdout.write(auditRecords(entries, before).map((r) => `${safeJson(JSON.stringify(r))}\n`).join(''));
-        else process.stdout.write(`${formatJournal(entries)}\n`);
-      }, { readStore: true });
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          if (!(await ctx.store.load(id))) throw new SessionNotFoundError(id, ctx.dbPath);
+          const after = options.after ?? 0;
+          // One entry more in front, for the state before the first one shown.
+          const read = await ctx.store.journal(id, {
+            ...(after > 0 ? { afterSeq: after - 1 } : {}),
+            ...(options.limit !== undefined ? { limit: options.limit + (after > 0 ? 1 : 0) } : {}),
+          });
+          const before = after > 0 && read[0]?.seq === after ? read[0].state : null;
+          const entries = after > 0 && read[0]?.seq === after ? read.slice(1) : read;
+          if (format === 'json') printJson(entries);
+          else if (format === 'jsonl')
+            process.stdout.write(
+              auditRecords(entries, before)
+                .map((r) => `${safeJson(JSON.stringify(r))}\n`)
+                .join(''),
+            );
+          else process.stdout.write(`${formatJournal(entries)}\n`);
+        },
+        { readStore: true },
+      );
     });
 }

@@ -12,14 +12,18 @@ export function register(program: Command): void {
     .option('--max-burst-tokens <n>', 'tokens (as the model reports them) allowed between two user actions (default: no budget)', wholeNumber(1))
     .option('--json', 'print the session view as JSON')
     .action(async (options: { package: string | false; maxBurst?: number; maxBurstTokens?: number; json?: boolean }, command: Command) => {
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        const session = await ctx.runtime.createSession({
-          ...(options.package !== false ? { packageId: options.package } : {}),
-          ...(options.maxBurst !== undefined ? { maxBurst: options.maxBurst } : {}),
-          ...(options.maxBurstTokens !== undefined ? { maxBurstTokens: options.maxBurstTokens } : {}),
-        });
-        if (options.json) printJson(viewJson(session.view(), session.revision));
-        else process.stdout.write(`${session.id}\n`);
-      }, { readOnly: true });
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          const session = await ctx.runtime.createSession({
+            ...(options.package !== false ? { packageId: options.package } : {}),
+            ...(options.maxBurst !== undefined ? { maxBurst: options.maxBurst } : {}),
+            ...(options.maxBurstTokens !== undefined ? { maxBurstTokens: options.maxBurstTokens } : {}),
+          });
+          if (options.json) printJson(viewJson(session.view(), session.revision));
+          else process.stdout.write(`${session.id}\n`);
+        },
+        { readOnly: true },
+      );
     });
 }

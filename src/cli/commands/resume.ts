@@ -20,24 +20,31 @@ export function register(program: Command): void {
     .argument('<id>', 'the session id (see `steward list`)', sessionIdArgument('steward resume'))
     .option('--json', 'print the session view as JSON (as `send --json` does)')
     .action(async (id: string, flags: { json?: boolean }, command: Command) => {
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        const peek = await peekSession(ctx, id);
-        let view = peek.view;
-        let revision: number | undefined = peek.revision;
-        if (view.phase === 'running') {
-          const session = await ctx.runtime.resumeSession(id);
-          view = await session.settled();
-          revision = session.revision;
-          if (session.actorRef.getSnapshot().status === 'stopped') {
-            throw new CliError('session_stopped', `Session "${id}" stopped before it waited for you again (another process saved it first, or the store failed). Look at it with \`steward show ${id}\`.`);
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          const peek = await peekSession(ctx, id);
+          let view = peek.view;
+          let revision: number | undefined = peek.revision;
+          if (view.phase === 'running') {
+            const session = await ctx.runtime.resumeSession(id);
+            view = await session.settled();
+            revision = session.revision;
+            if (session.actorRef.getSnapshot().status === 'stopped') {
+              throw new CliError(
+                'session_stopped',
+                `Session "${id}" stopped before it waited for you again (another process saved it first, or the store failed). Look at it with \`steward show ${id}\`.`,
+              );
+            }
           }
-        }
-        if (flags.json) {
-          printJson(viewJson(view, revision));
-        } else {
-          const blocks = waitBlocks(view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
-          process.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
-        }
-      }, { command: 'resume' });
+          if (flags.json) {
+            printJson(viewJson(view, revision));
+          } else {
+            const blocks = waitBlocks(view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
+            process.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
+          }
+        },
+        { command: 'resume' },
+      );
     });
 }

@@ -45,15 +45,25 @@ export function register(program: Command): void {
     .option('--request-file <file>', 'read the first request from this file')
     .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')
     .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', maxBurstArgument)
-    .option('--max-burst-tokens <n>', 'tokens (as the model reports them) allowed between two user actions, for a new session (default: no budget)', wholeNumber(1))
-    .option('--inspect <mode>', 'off | local (the inspector page) | stately (a Stately inspector link) | ws://HOST:PORT (default: stately.config.json "inspect")')
+    .option(
+      '--max-burst-tokens <n>',
+      'tokens (as the model reports them) allowed between two user actions, for a new session (default: no budget)',
+      wholeNumber(1),
+    )
+    .option(
+      '--inspect <mode>',
+      'off | local (the inspector page) | stately (a Stately inspector link) | ws://HOST:PORT (default: stately.config.json "inspect")',
+    )
     .action(async (flags: RunFlags, command: Command) => {
       if (flags.session !== undefined) {
         const misplaced = (['package', 'maxBurst', 'maxBurstTokens'] as const).filter((o) => command.getOptionValueSource(o) === 'cli');
         if (misplaced.length) {
           const flagOf = { package: '--package', maxBurst: '--max-burst', maxBurstTokens: '--max-burst-tokens' } as const;
           const names = misplaced.map((o) => flagOf[o]).join(' and ');
-          throw new CliError('usage', `${names} ${misplaced.length > 1 ? 'apply' : 'applies'} only to a new session; session "${flags.session}" keeps its own.`);
+          throw new CliError(
+            'usage',
+            `${names} ${misplaced.length > 1 ? 'apply' : 'applies'} only to a new session; session "${flags.session}" keeps its own.`,
+          );
         }
       }
       const request = readTextOption('request', flags.request, flags.requestFile);
@@ -63,52 +73,63 @@ export function register(program: Command): void {
       const { interactive } = auto ? { interactive: undefined } : await import('../interactive.js');
       const { config } = loadStatelyConfig();
       const inspection = await inspectionOf(flags.inspect ?? config.inspect);
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        const session = flags.session !== undefined
-          ? await ctx.runtime.resumeSession(flags.session)
-          : await ctx.runtime.createSession({
-            packageId: flags.package,
-            ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}),
-            ...(flags.maxBurstTokens !== undefined ? { maxBurstTokens: flags.maxBurstTokens } : {}),
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          const session =
+            flags.session !== undefined
+              ? await ctx.runtime.resumeSession(flags.session)
+              : await ctx.runtime.createSession({
+                  packageId: flags.package,
+                  ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}),
+                  ...(flags.maxBurstTokens !== undefined ? { maxBurstTokens: flags.maxBurstTokens } : {}),
+                });
+          // The session matters more than the port: a busy configured port falls back to a free one.
+          const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector).catch(async (error: unknown) => {
+            if (!(error instanceof Error && / is in use/.test(error.message))) throw error;
+            process.stderr.write(`${error.message} Using a free port instead.\n`);
+            return inspection.attach(ctx.runtime, ctx.store, session.id, { ...config.inspector, port: 0 });
           });
-        // The session matters more than the port: a busy configured port falls back to a free one.
-        const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector).catch(async (error: unknown) => {
-          if (!(error instanceof Error && / is in use/.test(error.message))) throw error;
-          process.stderr.write(`${error.message} Using a free port instead.\n`);
-          return inspection.attach(ctx.runtime, ctx.store, session.id, { ...config.inspector, port: 0 });
-        });
-        if (page) process.stderr.write(`Inspector: ${page.url}\n`);
-        const resume = resumeCommand(session.id, ctx.dbPath);
-        const by = actorName(command.optsWithGlobals());
-        const common = { modelLabel: ctx.model.label, packages: ctx.runtime.packages, resume, command: (args: string) => cliCommand(args, ctx.dbPath), ...(by !== undefined ? { by } : {}) };
-
-        if (!interactive) {
-          const onSignal = () => {
-            process.stderr.write(`\nInterrupted. The session is saved; continue it with:\n  ${resume}\n`);
-            // Closed, not only stopped: its lease (PostgreSQL) is given back, so it can be resumed at once.
-            const exit = () => process.exit(130);
-            setTimeout(exit, 2000).unref();
-            void session.close().finally(exit);
+          if (page) process.stderr.write(`Inspector: ${page.url}\n`);
+          const resume = resumeCommand(session.id, ctx.dbPath);
+          const by = actorName(command.optsWithGlobals());
+          const common = {
+            modelLabel: ctx.model.label,
+            packages: ctx.runtime.packages,
+            resume,
+            command: (args: string) => cliCommand(args, ctx.dbPath),
+            ...(by !== undefined ? { by } : {}),
           };
-          process.once('SIGINT', onSignal);
-          process.once('SIGTERM', onSignal);
-          try {
-            process.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
-            process.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
-            process.exitCode = await autopilot(session, { ...common, request: request ?? DEMO_REQUEST, packageId: flags.package });
-          } finally {
-            process.off('SIGINT', onSignal);
-            process.off('SIGTERM', onSignal);
+
+          if (!interactive) {
+            const onSignal = () => {
+              process.stderr.write(`\nInterrupted. The session is saved; continue it with:\n  ${resume}\n`);
+              // Closed, not only stopped: its lease (PostgreSQL) is given back, so it can be resumed at once.
+              const exit = () => process.exit(130);
+              setTimeout(exit, 2000).unref();
+              void session.close().finally(exit);
+            };
+            process.once('SIGINT', onSignal);
+            process.once('SIGTERM', onSignal);
+            try {
+              process.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
+              process.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
+              process.exitCode = await autopilot(session, { ...common, request: request ?? DEMO_REQUEST, packageId: flags.package });
+            } finally {
+              process.off('SIGINT', onSignal);
+              process.off('SIGTERM', onSignal);
+            }
+          } else {
+            process.exitCode = await interactive(session, {
+              ...common,
+              isDemoModel: ctx.model instanceof DemoModel,
+              runtime: ctx.runtime,
+              ...(editorCommand() ? { editText: (text: string, name: string) => editInEditor(editorCommand()!, text, name) } : {}),
+              ...(request !== undefined ? { request } : {}),
+            });
           }
-        } else {
-          process.exitCode = await interactive(session, {
-            ...common,
-            isDemoModel: ctx.model instanceof DemoModel,
-            runtime: ctx.runtime,
-            ...(editorCommand() ? { editText: (text: string, name: string) => editInEditor(editorCommand()!, text, name) } : {}),
-            ...(request !== undefined ? { request } : {}),
-          });
-        }
-      }, { command: 'run', ...(inspection.inspect ? { inspect: inspection.inspect } : {}) }).finally(() => inspection.stop());
+        },
+        { command: 'run', ...(inspection.inspect ? { inspect: inspection.inspect } : {}) },
+      ).finally(() => inspection.stop());
     });
 }

@@ -10,7 +10,20 @@
  */
 import type { Command } from 'commander';
 import { ConflictError, EventRefusedError, SessionLeasedError } from '../../errors.js';
-import { actorName, CliError, cliCommand, collect, peekSession, printJson, readTextFile, readTextOption, viewJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
+import {
+  actorName,
+  CliError,
+  cliCommand,
+  collect,
+  peekSession,
+  printJson,
+  readTextFile,
+  readTextOption,
+  viewJson,
+  wholeNumber,
+  withContext,
+  sessionIdArgument,
+} from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 
@@ -28,7 +41,9 @@ interface SendFlags {
 }
 
 export function register(program: Command): void {
-  const aliases = Object.entries(EVENT_ALIASES).map(([alias, full]) => `  ${alias.padEnd(12)}${full}`).join('\n');
+  const aliases = Object.entries(EVENT_ALIASES)
+    .map(([alias, full]) => `  ${alias.padEnd(12)}${full}`)
+    .join('\n');
   program
     .command('send')
     .description('send one user event to a session and wait until it waits for you again')
@@ -37,9 +52,9 @@ export function register(program: Command): void {
     .option('--text <text>', 'input: your message ("-" reads it from stdin)')
     .option('--text-file <file>', 'input: read your message from this file; accept: the new body of the --edit tag in the same position (repeatable)', collect)
     .option('--artifact <id>', 'accept / reject: the artifact (default: the one under review)')
-    .option('--edit <tag>', 'accept: replace this tag\'s body with the next --text-file (repeatable): a new version written by you', collect)
-    .option('--reason <text>', 'approve: the edited reason (the worker\'s task); reject-step / reject: why')
-    .option('--role <id>', "approve: run the worker in this one of its roles (an edit of the step)")
+    .option('--edit <tag>', "accept: replace this tag's body with the next --text-file (repeatable): a new version written by you", collect)
+    .option('--reason <text>', "approve: the edited reason (the worker's task); reject-step / reject: why")
+    .option('--role <id>', 'approve: run the worker in this one of its roles (an edit of the step)')
     .option('--answers <json>', `answer: a JSON object of question ids to answers, e.g. '{"q1":"yes"}'`)
     .option('--package <id>', 'select: the package')
     .option('--revision <n>', 'send only if the session is still at this revision (see --json of show)', wholeNumber(1))
@@ -48,42 +63,65 @@ export function register(program: Command): void {
     .action(async (id: string, eventName: string, flags: SendFlags, command: Command) => {
       const type = resolveEventName(eventName);
       const edit = type === 'user_accepted_artifact' ? editsFrom(flags.edit, flags.textFile) : undefined;
-      if (type !== 'user_accepted_artifact' && flags.edit) throw new CliError('usage', `--edit does not apply to ${type} (it edits an artifact while accepting it).`);
-      if (type !== 'user_accepted_artifact' && (flags.textFile?.length ?? 0) > 1) throw new CliError('usage', '--text-file is given more than once: input takes one message.');
+      if (type !== 'user_accepted_artifact' && flags.edit)
+        throw new CliError('usage', `--edit does not apply to ${type} (it edits an artifact while accepting it).`);
+      if (type !== 'user_accepted_artifact' && (flags.textFile?.length ?? 0) > 1)
+        throw new CliError('usage', '--text-file is given more than once: input takes one message.');
       const text = readTextOption('text', flags.text, type === 'user_accepted_artifact' ? undefined : flags.textFile?.[0]);
       const by = actorName(command.optsWithGlobals());
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        // Look first without starting anything: a session saved mid-turn must not have its
-        // model call run again by a one-shot command (another process may be running it).
-        const peek = await peekSession(ctx, id);
-        if (flags.revision !== undefined && peek.revision !== flags.revision) {
-          throw new ConflictError(`Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you looked. Nothing was sent; look again with \`steward show ${id}\`.`);
-        }
-        const event = buildEvent(type, { text, artifact: flags.artifact, reason: flags.reason, role: flags.role, edit, answers: flags.answers, package: flags.package, ...(by !== undefined ? { by } : {}) }, peek.view);
-        if (peek.view.phase === 'running') {
-          // On PostgreSQL the process running it holds its lease: name it.
-          const holder = await ctx.store.leases?.holder(id);
-          if (holder) throw new SessionLeasedError(id, holder.owner, holder.expiresInMs);
-          throw new EventRefusedError(
-            `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
-              `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath)}`,
-            { eventType: type, state: peek.view.state, accepted: peek.view.acceptedEvents, enabled: [] },
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          // Look first without starting anything: a session saved mid-turn must not have its
+          // model call run again by a one-shot command (another process may be running it).
+          const peek = await peekSession(ctx, id);
+          if (flags.revision !== undefined && peek.revision !== flags.revision) {
+            throw new ConflictError(
+              `Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you looked. Nothing was sent; look again with \`steward show ${id}\`.`,
+            );
+          }
+          const event = buildEvent(
+            type,
+            {
+              text,
+              artifact: flags.artifact,
+              reason: flags.reason,
+              role: flags.role,
+              edit,
+              answers: flags.answers,
+              package: flags.package,
+              ...(by !== undefined ? { by } : {}),
+            },
+            peek.view,
           );
-        }
-        const session = await ctx.runtime.resumeSession(id);
-        if (session.revision !== peek.revision) {
-          session.stop();
-          throw new ConflictError(`Session "${id}" changed while this command loaded it (revision ${peek.revision} → ${String(session.revision)}): another process wrote first. Nothing was sent; look again with \`steward show ${id}\`.`);
-        }
-        const result = await session.send(event);
-        if (!result.ok) throw new CliError(result.error.code, result.error.message);
-        if (flags.json) {
-          printJson(viewJson(result.view, session.revision));
-        } else {
-          const blocks = waitBlocks(result.view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
-          process.stdout.write(`${headline(result.view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
-        }
-      }, { command: 'send' });
+          if (peek.view.phase === 'running') {
+            // On PostgreSQL the process running it holds its lease: name it.
+            const holder = await ctx.store.leases?.holder(id);
+            if (holder) throw new SessionLeasedError(id, holder.owner, holder.expiresInMs);
+            throw new EventRefusedError(
+              `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
+                `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath)}`,
+              { eventType: type, state: peek.view.state, accepted: peek.view.acceptedEvents, enabled: [] },
+            );
+          }
+          const session = await ctx.runtime.resumeSession(id);
+          if (session.revision !== peek.revision) {
+            session.stop();
+            throw new ConflictError(
+              `Session "${id}" changed while this command loaded it (revision ${peek.revision} → ${String(session.revision)}): another process wrote first. Nothing was sent; look again with \`steward show ${id}\`.`,
+            );
+          }
+          const result = await session.send(event);
+          if (!result.ok) throw new CliError(result.error.code, result.error.message);
+          if (flags.json) {
+            printJson(viewJson(result.view, session.revision));
+          } else {
+            const blocks = waitBlocks(result.view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
+            process.stdout.write(`${headline(result.view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
+          }
+        },
+        { command: 'send' },
+      );
     });
 }
 

@@ -24,13 +24,30 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function register(program: Command): void {
   program
     .command('serve')
-    .description('serve the sessions over HTTP (JSON API, OpenAPI at /openapi.json); bearer tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS (named: "name token [act-for-others]" per line), or STEWARD_TOKEN (one shared)')
+    .description(
+      'serve the sessions over HTTP (JSON API, OpenAPI at /openapi.json); bearer tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS (named: "name token [act-for-others]" per line), or STEWARD_TOKEN (one shared)',
+    )
     .option('--host <address>', 'the address to listen on (anything but loopback needs a token)', '127.0.0.1')
     .option('--port <n>', `the port (0: any free port)`, wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--grace-ms <n>', 'on shutdown, how long sends under way may take to settle', wholeNumber(0), DEFAULT_GRACE_MS)
-    .option('--allow-host <name>', 'a Host name clients reach the server by besides its address (a proxy\'s, a DNS name; repeatable): any other Host gets 403', collect, [])
-    .option('--lease-ms <n>', 'PostgreSQL: how long a lease on a running session lasts unrenewed; a dead server\'s sessions are taken over after it', wholeNumber(100), DEFAULT_LEASE_MS)
-    .option('--max-creates-per-minute <n>', 'sessions one caller (one token) may create per minute; beyond it 429 with Retry-After (0: no limit)', wholeNumber(0), DEFAULT_MAX_CREATES_PER_MINUTE)
+    .option(
+      '--allow-host <name>',
+      "a Host name clients reach the server by besides its address (a proxy's, a DNS name; repeatable): any other Host gets 403",
+      collect,
+      [],
+    )
+    .option(
+      '--lease-ms <n>',
+      "PostgreSQL: how long a lease on a running session lasts unrenewed; a dead server's sessions are taken over after it",
+      wholeNumber(100),
+      DEFAULT_LEASE_MS,
+    )
+    .option(
+      '--max-creates-per-minute <n>',
+      'sessions one caller (one token) may create per minute; beyond it 429 with Retry-After (0: no limit)',
+      wholeNumber(0),
+      DEFAULT_MAX_CREATES_PER_MINUTE,
+    )
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');

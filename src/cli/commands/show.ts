@@ -10,10 +10,14 @@ export function register(program: Command): void {
     .argument('<id>', 'the session id (see `steward list`)', sessionIdArgument('steward show'))
     .option('--json', 'print the session view as JSON')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      await withContext(command.optsWithGlobals(), async (ctx) => {
-        const { view, revision } = await peekSession(ctx, id);
-        if (options.json) printJson(viewJson(view, revision));
-        else process.stdout.write(`${formatSession(view, revision, { packages: ctx.runtime.packages })}\n`);
-      }, { readStore: true });
+      await withContext(
+        command.optsWithGlobals(),
+        async (ctx) => {
+          const { view, revision } = await peekSession(ctx, id);
+          if (options.json) printJson(viewJson(view, revision));
+          else process.stdout.write(`${formatSession(view, revision, { packages: ctx.runtime.packages })}\n`);
+        },
+        { readStore: true },
+      );
     });
 }

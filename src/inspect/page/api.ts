@@ -59,7 +59,11 @@ export interface PendingRequest {
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -82,7 +86,8 @@ export const api = {
   sessions: () => call<{ sessions: (SessionSummary & { live: boolean })[] }>('GET', '/sessions'),
   createSession: (packageId: string | null) => call<{ id: string }>('POST', '/sessions', packageId ? { packageId } : {}),
   session: (id: string) => call<SessionPayload>('GET', `/sessions/${enc(id)}`),
-  journal: (id: string, afterSeq: number) => call<{ entries: (Omit<JournalEntry, 'payload'> & { by?: string })[] }>('GET', `/sessions/${enc(id)}/journal?afterSeq=${afterSeq}&payload=0`),
+  journal: (id: string, afterSeq: number) =>
+    call<{ entries: (Omit<JournalEntry, 'payload'> & { by?: string })[] }>('GET', `/sessions/${enc(id)}/journal?afterSeq=${afterSeq}&payload=0`),
   at: (id: string, seq: number) => call<TimePoint>('GET', `/sessions/${enc(id)}/at/${seq}`),
   send: (id: string, event: Record<string, unknown>) => call<SendOutcome>('POST', `/sessions/${enc(id)}/events`, event),
   fork: (id: string, atSeq: number) => call<{ id: string }>('POST', `/sessions/${enc(id)}/fork`, { atSeq }),

@@ -36,7 +36,10 @@ export class DiagramView {
   private fitted = true;
   readonly ready: Promise<void>;
 
-  constructor(private readonly host: HTMLElement, private readonly graph: MachineGraph) {
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly graph: MachineGraph,
+  ) {
     this.ready = this.draw();
     window.addEventListener('resize', () => {
       if (this.fitted) this.fit();
@@ -64,11 +67,20 @@ export class DiagramView {
       'data-layout-ms': String(Math.round(performance.now() - started)),
     });
     svg.append(
-      s('defs', null,
-        s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' },
-          s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' })),
-        s('marker', { id: 'arrow-hot', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' },
-          s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead hot' }))),
+      s(
+        'defs',
+        null,
+        s(
+          'marker',
+          { id: 'arrow', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' },
+          s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }),
+        ),
+        s(
+          'marker',
+          { id: 'arrow-hot', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' },
+          s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead hot' }),
+        ),
+      ),
     );
 
     const nodesLayer = s('g', { class: 'nodes' });
@@ -99,11 +111,22 @@ export class DiagramView {
       }
       laid.internal.forEach((edge, i) => {
         // Internal (targetless) transitions: listed inside the state, "event [guard] / actions".
-        g.append(s('text', {
-          class: `transition internal kind-${edge.kind}`,
-          'data-edge-id': edge.id, 'data-source': edge.source, 'data-target': edge.target, 'data-event': edge.event,
-          x: laid.x + 8, y: lineY + i * LINE,
-        }, s('title', null, `${edge.label} / ${edge.actions.join(', ')} (stays in ${node.path || node.id})`), internalText(edge)));
+        g.append(
+          s(
+            'text',
+            {
+              class: `transition internal kind-${edge.kind}`,
+              'data-edge-id': edge.id,
+              'data-source': edge.source,
+              'data-target': edge.target,
+              'data-event': edge.event,
+              x: laid.x + 8,
+              y: lineY + i * LINE,
+            },
+            s('title', null, `${edge.label} / ${edge.actions.join(', ')} (stays in ${node.path || node.id})`),
+            internalText(edge),
+          ),
+        );
       });
       nodesLayer.append(g);
     }
@@ -126,26 +149,40 @@ export class DiagramView {
         'data-target': e.target,
         'data-event': e.event,
       });
-      g.append(s('title', null, `${e.label}${e.guardLabel ? ` — ${e.guardLabel}` : ''}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}${e.hasTarget ? '' : ' (stays)'}`));
+      g.append(
+        s(
+          'title',
+          null,
+          `${e.label}${e.guardLabel ? ` — ${e.guardLabel}` : ''}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}${e.hasTarget ? '' : ' (stays)'}`,
+        ),
+      );
       g.append(s('path', { d: pathOf(laid.points), 'marker-end': 'url(#arrow)' }));
       edgesLayer.append(g);
       if (laid.label) {
         const { x, y, width, height, text } = laid.label;
         const lines = text.split('\n');
-        labelsLayer.append(s('g', { class: `edge-label kind-${e.kind}`, 'data-edge-id': e.id, 'data-source': e.source },
-          s('title', null, `${e.label}${e.guardLabel ? ` — ${e.guardLabel}` : ''}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}`),
-          s('rect', { x, y, width, height, rx: 3 }),
-          lines.map((line, i) => s('text', { class: i ? 'guard' : 'event', x: x + width / 2, y: y + 11 + i * LINE, 'text-anchor': 'middle' }, line))));
+        labelsLayer.append(
+          s(
+            'g',
+            { class: `edge-label kind-${e.kind}`, 'data-edge-id': e.id, 'data-source': e.source },
+            s('title', null, `${e.label}${e.guardLabel ? ` — ${e.guardLabel}` : ''}${e.actions.length ? ` / ${e.actions.join(', ')}` : ''}`),
+            s('rect', { x, y, width, height, rx: 3 }),
+            lines.map((line, i) => s('text', { class: i ? 'guard' : 'event', x: x + width / 2, y: y + 11 + i * LINE, 'text-anchor': 'middle' }, line)),
+          ),
+        );
       }
     }
     svg.append(nodesLayer, edgesLayer, labelsLayer);
     this.svg = svg;
     this.host.replaceChildren(
-      h('div', { class: 'diagram-tools' },
+      h(
+        'div',
+        { class: 'diagram-tools' },
         h('button', { type: 'button', title: 'Zoom out', onclick: () => this.zoom(1 / 1.25) }, '−'),
         h('button', { type: 'button', title: 'Fit to width', onclick: () => this.fit() }, 'fit'),
         h('button', { type: 'button', title: 'Zoom in', onclick: () => this.zoom(1.25) }, '+'),
-        h('button', { type: 'button', title: 'Show the active state', onclick: () => this.reveal() }, 'find active')),
+        h('button', { type: 'button', title: 'Show the active state', onclick: () => this.reveal() }, 'find active'),
+      ),
       h('div', { class: 'diagram-scroll' }, svg),
     );
     this.fit();
@@ -182,7 +219,7 @@ export class DiagramView {
   setActive(state: string | null, mode: 'live' | 'past' = 'live'): void {
     if (!this.svg) return;
     const active = state === null ? new Set<string>() : activeNodeIds(this.graph, state);
-    const leaf = state === null ? null : this.graph.nodes.find((n) => n.path === state)?.id ?? null;
+    const leaf = state === null ? null : (this.graph.nodes.find((n) => n.path === state)?.id ?? null);
     this.svg.classList.toggle('time-travel', mode === 'past');
     this.svg.dataset.active = state ?? '';
     for (const g of this.svg.querySelectorAll<SVGGElement>('.state')) {

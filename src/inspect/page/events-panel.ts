@@ -29,7 +29,12 @@ export interface EventsContext {
 }
 
 type FieldKind = 'text' | 'textarea' | 'artifact' | 'package' | 'answers' | 'step-edit' | 'artifact-edits';
-interface Field { name: string; kind: FieldKind; optional?: boolean; label: string }
+interface Field {
+  name: string;
+  kind: FieldKind;
+  optional?: boolean;
+  label: string;
+}
 
 const FIELDS: Record<string, Field[]> = {
   user_selected_package: [{ name: 'packageId', kind: 'package', label: 'package' }],
@@ -40,8 +45,14 @@ const FIELDS: Record<string, Field[]> = {
     { name: 'roleId', kind: 'step-edit', optional: true, label: 'edit the role (optional)' },
   ],
   user_rejected_next_step: [{ name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' }],
-  user_accepted_artifact: [{ name: 'artifactId', kind: 'artifact', label: 'artifact' }, { name: 'edits', kind: 'artifact-edits', optional: true, label: 'edit the bodies (optional)' }],
-  user_rejected_artifact: [{ name: 'artifactId', kind: 'artifact', label: 'artifact' }, { name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' }],
+  user_accepted_artifact: [
+    { name: 'artifactId', kind: 'artifact', label: 'artifact' },
+    { name: 'edits', kind: 'artifact-edits', optional: true, label: 'edit the bodies (optional)' },
+  ],
+  user_rejected_artifact: [
+    { name: 'artifactId', kind: 'artifact', label: 'artifact' },
+    { name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' },
+  ],
   user_answered_questions: [{ name: 'answers', kind: 'answers', label: 'answers' }],
   user_skipped_questions: [],
 };
@@ -61,22 +72,47 @@ function fieldInput(field: Field, view: SessionView | null, packages: EventsCont
       return h('input', { name: field.name, type: 'text', value: view?.artifact?.id ?? '', 'aria-label': field.label, placeholder: 'artifact id' });
     case 'step-edit': {
       const step = view?.pendingStep;
-      const value = field.name === 'reason' ? step?.reason ?? '' : step?.roleId ?? '';
-      return h('input', { name: field.name, type: 'text', value, 'data-original': value, 'aria-label': field.label, placeholder: field.name === 'roleId' ? 'a role of the worker' : 'the worker\'s task' });
+      const value = field.name === 'reason' ? (step?.reason ?? '') : (step?.roleId ?? '');
+      return h('input', {
+        name: field.name,
+        type: 'text',
+        value,
+        'data-original': value,
+        'aria-label': field.label,
+        placeholder: field.name === 'roleId' ? 'a role of the worker' : "the worker's task",
+      });
     }
     case 'artifact-edits': {
       const tags = view?.artifact?.tags ?? [];
-      return h('div', { class: 'artifact-edits' }, tags.map((t) => h('label', null, h('span', null, `${t.tag} (v${t.version}, ${t.writtenBy})`),
-        h('textarea', { rows: 4, 'data-edit-tag': t.tag, 'aria-label': `new body of ${t.tag}` }, t.body))));
+      return h(
+        'div',
+        { class: 'artifact-edits' },
+        tags.map((t) =>
+          h(
+            'label',
+            null,
+            h('span', null, `${t.tag} (v${t.version}, ${t.writtenBy})`),
+            h('textarea', { rows: 4, 'data-edit-tag': t.tag, 'aria-label': `new body of ${t.tag}` }, t.body),
+          ),
+        ),
+      );
     }
     case 'package':
-      return h('select', { name: field.name, 'aria-label': field.label }, packages.map((p) => h('option', { value: p.id }, p.id)));
+      return h(
+        'select',
+        { name: field.name, 'aria-label': field.label },
+        packages.map((p) => h('option', { value: p.id }, p.id)),
+      );
     case 'answers': {
       const questions = questionsOf(view);
       if (questions.length === 0) {
         return h('textarea', { name: 'answers-json', rows: 2, 'aria-label': 'answers as JSON', placeholder: '{"q1": "…"}', id: id('-json') });
       }
-      return h('div', { class: 'answers' }, questions.map((q) => h('label', null, h('span', null, `${q.id}: ${q.text}`), h('input', { type: 'text', 'data-answer': q.id, 'aria-label': q.text }))));
+      return h(
+        'div',
+        { class: 'answers' },
+        questions.map((q) => h('label', null, h('span', null, `${q.id}: ${q.text}`), h('input', { type: 'text', 'data-answer': q.id, 'aria-label': q.text }))),
+      );
     }
   }
 }
@@ -87,7 +123,8 @@ function collect(form: HTMLFormElement, type: string, by: string): Record<string
     if (field.kind === 'step-edit') {
       const el = form.elements.namedItem(field.name) as HTMLInputElement | null;
       // Only what the user changed is an edit.
-      if (el && el.value.trim() && el.value.trim() !== el.dataset.original) event.edits = { ...(event.edits as object | undefined), [field.name]: el.value.trim() };
+      if (el && el.value.trim() && el.value.trim() !== el.dataset.original)
+        event.edits = { ...(event.edits as object | undefined), [field.name]: el.value.trim() };
       continue;
     }
     if (field.kind === 'artifact-edits') {
@@ -121,7 +158,17 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
   const { view } = ctx;
   const enabled = view?.enabledEvents ?? [];
   const shown = state.showAll ? ctx.allEvents : enabled;
-  const signature = JSON.stringify([view?.id, view?.state, shown, view?.artifact?.id, view?.artifact?.tags.map((t) => t.version), view?.pendingStep?.reason, questionsOf(view).map((q) => q.id), ctx.disabledReason, state.showAll]);
+  const signature = JSON.stringify([
+    view?.id,
+    view?.state,
+    shown,
+    view?.artifact?.id,
+    view?.artifact?.tags.map((t) => t.version),
+    view?.pendingStep?.reason,
+    questionsOf(view).map((q) => q.id),
+    ctx.disabledReason,
+    state.showAll,
+  ]);
   if (signature === state.signature) return;
   state.signature = signature;
   if (!view) {
@@ -136,23 +183,41 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
     fill(host, h('p', { class: 'muted' }, view.phase === 'done' ? 'The session is done.' : 'No user event is enabled now (the agents are working).'));
     return;
   }
-  const actingAs: HTMLInputElement = h('input', { id: 'acting-as', type: 'text', value: state.by ?? '', maxlength: 120, placeholder: 'your name (optional)', 'aria-label': 'acting as' });
+  const actingAs: HTMLInputElement = h('input', {
+    id: 'acting-as',
+    type: 'text',
+    value: state.by ?? '',
+    maxlength: 120,
+    placeholder: 'your name (optional)',
+    'aria-label': 'acting as',
+  });
   actingAs.addEventListener('input', () => {
     state.by = actingAs.value;
   });
-  fill(host, h('label', { class: 'field acting-as' }, h('span', null, 'acting as (by)'), actingAs), shown.map((type) => {
-    const isEnabled = enabled.includes(type as never);
-    const form: HTMLFormElement = h('form', { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type },
-      (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(field, view, ctx.packages))),
-      h('button', { type: 'submit', 'data-send': type, title: isEnabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` }, type));
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      const button = form.querySelector('button')!;
-      button.disabled = true;
-      void ctx.send(collect(form, type, state.by ?? '')).finally(() => {
-        button.disabled = false;
+  fill(
+    host,
+    h('label', { class: 'field acting-as' }, h('span', null, 'acting as (by)'), actingAs),
+    shown.map((type) => {
+      const isEnabled = enabled.includes(type as never);
+      const form: HTMLFormElement = h(
+        'form',
+        { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type },
+        (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(field, view, ctx.packages))),
+        h(
+          'button',
+          { type: 'submit', 'data-send': type, title: isEnabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` },
+          type,
+        ),
+      );
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        const button = form.querySelector('button')!;
+        button.disabled = true;
+        void ctx.send(collect(form, type, state.by ?? '')).finally(() => {
+          button.disabled = false;
+        });
       });
-    });
-    return form;
-  }));
+      return form;
+    }),
+  );
 }

@@ -8,7 +8,10 @@
 import type { ELK, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { GraphEdge, GraphNode, MachineGraph } from '../graph.js';
 
-export interface Point { x: number; y: number }
+export interface Point {
+  x: number;
+  y: number;
+}
 
 export interface LaidNode {
   node: GraphNode;
@@ -55,7 +58,12 @@ export function internalText(edge: GraphEdge): string {
 
 const initialId = (id: string) => `${id}#initial`;
 
-export async function layoutGraph(elk: ELK, graph: MachineGraph, measure: Measure, options: { direction?: 'DOWN' | 'RIGHT'; extra?: Record<string, string>; label?: Record<string, string> } = {}): Promise<Layout> {
+export async function layoutGraph(
+  elk: ELK,
+  graph: MachineGraph,
+  measure: Measure,
+  options: { direction?: 'DOWN' | 'RIGHT'; extra?: Record<string, string>; label?: Record<string, string> } = {},
+): Promise<Layout> {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const root = graph.nodes.find((n) => n.parent === null)!;
 
@@ -120,12 +128,14 @@ export async function layoutGraph(elk: ELK, graph: MachineGraph, measure: Measur
       targets: [edge.target],
       // Labels sit at the edge's tail, beside the state they leave: centred labels would
       // each take a slot in the layer between waiting_user and running (3× wider drawing).
-      labels: [{
-        text: lines.join('\n'),
-        width: Math.ceil(Math.max(...lines.map((l) => measure(l, 'label')))) + 8,
-        height: LINE * lines.length + 2,
-        layoutOptions: { 'elk.edgeLabels.placement': 'TAIL', ...options.label },
-      }],
+      labels: [
+        {
+          text: lines.join('\n'),
+          width: Math.ceil(Math.max(...lines.map((l) => measure(l, 'label')))) + 8,
+          height: LINE * lines.length + 2,
+          layoutOptions: { 'elk.edgeLabels.placement': 'TAIL', ...options.label },
+        },
+      ],
     });
   }
 
@@ -152,7 +162,15 @@ export async function layoutGraph(elk: ELK, graph: MachineGraph, measure: Measur
         initials.push({ of: c.id.slice(0, -'#initial'.length), x: (c.x ?? 0) + DOT / 2, y: (c.y ?? 0) + DOT / 2, r: DOT / 2 });
       } else {
         const node = byId.get(c.id)!;
-        nodes.push({ node, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? 0, height: c.height ?? 0, compound: node.children.length > 0, internal: internal.get(node.id) ?? [] });
+        nodes.push({
+          node,
+          x: c.x ?? 0,
+          y: c.y ?? 0,
+          width: c.width ?? 0,
+          height: c.height ?? 0,
+          compound: node.children.length > 0,
+          internal: internal.get(node.id) ?? [],
+        });
       }
       walk(c);
     }

@@ -60,18 +60,30 @@ function errorText(error: unknown): string {
 async function refreshSessions(): Promise<void> {
   const { sessions } = await api.sessions();
   const list = byId('sessions');
-  fill(list, sessions.length === 0 ? h('li', { class: 'muted' }, 'No sessions in the store yet.') : sessions.map((s) =>
-    h('li', null,
-      h('button', {
-        type: 'button',
-        class: `session-item${s.id === app.sessionId ? ' selected' : ''}`,
-        'data-session-id': s.id,
-        onclick: () => void openSession(s.id),
-      },
-      h('span', { class: 'session-id' }, s.id),
-      h('span', { class: 'session-meta' }, `${s.packageId ?? '(no package)'} · ${s.state}`),
-      h('span', { class: 'session-meta muted' }, `rev ${s.revision} · ${new Date(s.updatedAt).toLocaleString()}`),
-      s.live ? h('span', { class: 'badge live' }, 'live here') : null))));
+  fill(
+    list,
+    sessions.length === 0
+      ? h('li', { class: 'muted' }, 'No sessions in the store yet.')
+      : sessions.map((s) =>
+          h(
+            'li',
+            null,
+            h(
+              'button',
+              {
+                type: 'button',
+                class: `session-item${s.id === app.sessionId ? ' selected' : ''}`,
+                'data-session-id': s.id,
+                onclick: () => void openSession(s.id),
+              },
+              h('span', { class: 'session-id' }, s.id),
+              h('span', { class: 'session-meta' }, `${s.packageId ?? '(no package)'} · ${s.state}`),
+              h('span', { class: 'session-meta muted' }, `rev ${s.revision} · ${new Date(s.updatedAt).toLocaleString()}`),
+              s.live ? h('span', { class: 'badge live' }, 'live here') : null,
+            ),
+          ),
+        ),
+  );
 }
 
 // ---------------------------------------------------------------- one session
@@ -127,15 +139,35 @@ function appendTimeline(fresh: TimelineEntry[]): void {
   for (const entry of fresh) {
     const previous = app.entries[entry.seq - 2];
     const refused = entry.kind === 'event' && previous !== undefined && previous.state === entry.state;
-    frag.append(h('li', { 'data-seq': String(entry.seq), class: `entry kind-${entry.kind}${refused ? ' refused' : ''}` },
-      h('button', { type: 'button', onclick: () => void travelTo(entry.seq), title: refused ? 'Refused: the state did not change' : `State after: ${entry.state}` },
-        h('span', { class: 'seq' }, `#${entry.seq}`),
-        h('span', { class: 'type' }, shortType(entry.type)),
-        h('span', { class: 'arrow' }, '→'),
-        h('span', { class: 'to' }, entry.state),
-        entry.by !== undefined ? h('span', { class: 'by', title: `by ${entry.by}` }, `by ${entry.by.length > 24 ? `${entry.by.slice(0, 23)}…` : entry.by}`) : null,
-        h('time', { datetime: entry.at }, new Date(entry.at).toLocaleTimeString())),
-      h('button', { type: 'button', class: 'fork', 'data-fork': String(entry.seq), onclick: () => void forkAt(entry.seq), title: `A new session from the state after entry #${entry.seq}; this one stays as it is` }, 'Fork from here')));
+    frag.append(
+      h(
+        'li',
+        { 'data-seq': String(entry.seq), class: `entry kind-${entry.kind}${refused ? ' refused' : ''}` },
+        h(
+          'button',
+          { type: 'button', onclick: () => void travelTo(entry.seq), title: refused ? 'Refused: the state did not change' : `State after: ${entry.state}` },
+          h('span', { class: 'seq' }, `#${entry.seq}`),
+          h('span', { class: 'type' }, shortType(entry.type)),
+          h('span', { class: 'arrow' }, '→'),
+          h('span', { class: 'to' }, entry.state),
+          entry.by !== undefined
+            ? h('span', { class: 'by', title: `by ${entry.by}` }, `by ${entry.by.length > 24 ? `${entry.by.slice(0, 23)}…` : entry.by}`)
+            : null,
+          h('time', { datetime: entry.at }, new Date(entry.at).toLocaleTimeString()),
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'fork',
+            'data-fork': String(entry.seq),
+            onclick: () => void forkAt(entry.seq),
+            title: `A new session from the state after entry #${entry.seq}; this one stays as it is`,
+          },
+          'Fork from here',
+        ),
+      ),
+    );
   }
   list.append(frag);
   byId('journal-count').textContent = `(${app.entries.length})`;
@@ -192,12 +224,15 @@ function render(): void {
   if (app.diagram) app.diagram.setActive(view ? view.state : null, travel ? 'past' : 'live');
   fill(byId('details'), view && context ? details(view, context) : h('p', { class: 'muted' }, 'No session open.'));
   renderEvents(byId('events'), app.forms, {
-    view: travel ? null : current?.view ?? null,
+    view: travel ? null : (current?.view ?? null),
     allEvents: app.info?.events ?? [],
     packages: app.info?.packages ?? [],
     send: sendEvent,
-    disabledReason: travel ? 'Time travel is read-only: go back to live to send events.' : current && !current.live && current.view.phase === 'running'
-      ? 'This session is running in another process (or was interrupted): wait, or resume it here.' : null,
+    disabledReason: travel
+      ? 'Time travel is read-only: go back to live to send events.'
+      : current && !current.live && current.view.phase === 'running'
+        ? 'This session is running in another process (or was interrupted): wait, or resume it here.'
+        : null,
   });
 }
 
@@ -208,20 +243,37 @@ function renderStatus(current: SessionPayload | null, travel: TimePoint | null):
     return;
   }
   const v = travel?.view ?? current.view;
-  fill(bar,
+  fill(
+    bar,
     h('span', { class: 'session-title' }, current.id),
     h('span', { id: 'state-name', class: `state-pill phase-${v.phase}` }, v.state),
     h('span', { id: 'burst', title: 'LLM rounds since the last user action / the limit' }, `burst ${v.burst}/${v.maxBurst}`),
     h('span', { class: 'muted' }, `rounds ${v.rounds}`),
-    v.tokens ? h('span', { id: 'tokens', class: 'muted', title: 'Tokens the model reported: in this burst (of its budget, if set) and in the whole session' },
-      `tokens ${v.tokens.burst}${v.tokens.maxBurst !== null ? `/${v.tokens.maxBurst}` : ''} this burst · ${v.tokens.session} session`) : null,
-    v.forkedFrom ? h('a', { id: 'forked-from', href: '#', onclick: (e: Event) => { e.preventDefault(); void openSession(v.forkedFrom!.id); } },
-      `forked from ${v.forkedFrom.id} #${v.forkedFrom.seq}`) : null,
+    v.tokens
+      ? h(
+          'span',
+          { id: 'tokens', class: 'muted', title: 'Tokens the model reported: in this burst (of its budget, if set) and in the whole session' },
+          `tokens ${v.tokens.burst}${v.tokens.maxBurst !== null ? `/${v.tokens.maxBurst}` : ''} this burst · ${v.tokens.session} session`,
+        )
+      : null,
+    v.forkedFrom
+      ? h(
+          'a',
+          {
+            id: 'forked-from',
+            href: '#',
+            onclick: (e: Event) => {
+              e.preventDefault();
+              void openSession(v.forkedFrom!.id);
+            },
+          },
+          `forked from ${v.forkedFrom.id} #${v.forkedFrom.seq}`,
+        )
+      : null,
     h('span', { class: 'muted' }, current.revision !== null ? `rev ${current.revision}` : ''),
     current.live ? h('span', { class: 'badge live' }, 'live here') : h('span', { class: 'badge' }, 'from the store'),
-    !current.live && current.view.phase === 'running'
-      ? h('button', { type: 'button', id: 'resume', onclick: () => void resumeHere() }, 'Resume here')
-      : null);
+    !current.live && current.view.phase === 'running' ? h('button', { type: 'button', id: 'resume', onclick: () => void resumeHere() }, 'Resume here') : null,
+  );
 }
 
 function renderBanner(travel: TimePoint | null): void {
@@ -229,16 +281,27 @@ function renderBanner(travel: TimePoint | null): void {
   banner.hidden = !travel;
   if (!travel) return;
   const entry = app.entries[travel.seq - 1];
-  fill(banner,
-    h('span', null, `Time travel: entry #${travel.seq}${entry ? ` (${shortType(entry.type)})` : ''} → `, h('strong', { id: 'travel-state' }, travel.state),
-      '. Rebuilt by replaying the journal through the machine; read-only. '),
+  fill(
+    banner,
+    h(
+      'span',
+      null,
+      `Time travel: entry #${travel.seq}${entry ? ` (${shortType(entry.type)})` : ''} → `,
+      h('strong', { id: 'travel-state' }, travel.state),
+      '. Rebuilt by replaying the journal through the machine; read-only. ',
+    ),
     travel.entry && travel.entry.kind !== 'created'
       ? h('details', { class: 'event-payload' }, h('summary', null, 'the event'), h('pre', null, JSON.stringify(travel.entry.payload, null, 2)))
       : null,
     travel.divergedAt !== undefined
-      ? h('span', { class: 'warn' }, `The replay differs from the recorded state from entry #${travel.divergedAt} (recorded: ${app.entries[travel.divergedAt - 1]?.state ?? '?'}). `)
+      ? h(
+          'span',
+          { class: 'warn' },
+          `The replay differs from the recorded state from entry #${travel.divergedAt} (recorded: ${app.entries[travel.divergedAt - 1]?.state ?? '?'}). `,
+        )
       : null,
-    h('button', { type: 'button', id: 'back-to-live', onclick: backToLive }, 'Back to live'));
+    h('button', { type: 'button', id: 'back-to-live', onclick: backToLive }, 'Back to live'),
+  );
 }
 
 function section(title: string, ...children: (Node | string | null)[]): HTMLElement {
@@ -252,35 +315,123 @@ function details(view: SessionView, context: SessionContext): HTMLElement[] {
   if (view.assessment) out.push(section('Assessment', h('p', null, view.assessment)));
   if (view.pendingStep) {
     const step = view.pendingStep;
-    out.push(section('Pending step', h('dl', { id: 'pending-step' },
-      h('dt', null, 'worker'), h('dd', null, step.workerId + (step.roleId ? ` (role ${step.roleId})` : '')),
-      h('dt', null, 'reason'), h('dd', null, step.reason),
-      h('dt', null, 'approval'), h('dd', null, step.requiresApproval ? 'required' : 'not required'),
-      step.revises ? [h('dt', null, 'revises'), h('dd', null, `${step.revises}${step.revisionNotes ? `: ${step.revisionNotes}` : ''}`)] : null)));
+    out.push(
+      section(
+        'Pending step',
+        h(
+          'dl',
+          { id: 'pending-step' },
+          h('dt', null, 'worker'),
+          h('dd', null, step.workerId + (step.roleId ? ` (role ${step.roleId})` : '')),
+          h('dt', null, 'reason'),
+          h('dd', null, step.reason),
+          h('dt', null, 'approval'),
+          h('dd', null, step.requiresApproval ? 'required' : 'not required'),
+          step.revises ? [h('dt', null, 'revises'), h('dd', null, `${step.revises}${step.revisionNotes ? `: ${step.revisionNotes}` : ''}`)] : null,
+        ),
+      ),
+    );
   }
   if (view.artifact) {
     const a = view.artifact;
-    out.push(section(`Artifact ${a.id}`,
-      h('p', { class: 'muted' }, `${a.workerId}${a.roleId ? ` (${a.roleId})` : ''} · ${a.status}${a.revises ? ` · revises ${a.revises}` : ''}`),
-      h('div', { id: 'artifact' }, a.tags.map((t) => h('details', { open: true }, h('summary', null, `${t.tag} v${t.version}`), h('pre', { class: 'body' }, t.body)))),
-      a.questions?.length ? h('ol', { class: 'questions' }, a.questions.map((q) => h('li', null, `${q.id}: ${q.text}`))) : null));
+    out.push(
+      section(
+        `Artifact ${a.id}`,
+        h('p', { class: 'muted' }, `${a.workerId}${a.roleId ? ` (${a.roleId})` : ''} · ${a.status}${a.revises ? ` · revises ${a.revises}` : ''}`),
+        h(
+          'div',
+          { id: 'artifact' },
+          a.tags.map((t) => h('details', { open: true }, h('summary', null, `${t.tag} v${t.version}`), h('pre', { class: 'body' }, t.body))),
+        ),
+        a.questions?.length
+          ? h(
+              'ol',
+              { class: 'questions' },
+              a.questions.map((q) => h('li', null, `${q.id}: ${q.text}`)),
+            )
+          : null,
+      ),
+    );
   }
-  if (view.questions?.length) out.push(section('Questions', h('ol', { class: 'questions' }, view.questions.map((q) => h('li', null, `${q.id}: ${q.text}`)))));
-  out.push(section('Blackboard', view.blackboard.length === 0 ? h('p', { class: 'muted' }, 'empty') : h('ul', { id: 'blackboard' },
-    view.blackboard.map((b) => {
-      const versions = context.blackboard[b.tag] ?? [];
-      return h('li', null, h('details', null,
-        h('summary', null, h('code', null, b.tag), ` v${b.version} · ${b.writtenBy}`),
-        versions.slice().reverse().map((v) => 'body' in v
-          ? h('div', null, h('div', { class: 'muted' }, `v${v.version} by ${v.writtenBy}`), h('pre', { class: 'body' }, v.body))
-          : h('p', { class: 'muted' }, `${v.archived} older version${v.archived === 1 ? '' : 's'} archived (${v.size} chars): the snapshot keeps only the latest body and those under review`))));
-    }))));
+  if (view.questions?.length)
+    out.push(
+      section(
+        'Questions',
+        h(
+          'ol',
+          { class: 'questions' },
+          view.questions.map((q) => h('li', null, `${q.id}: ${q.text}`)),
+        ),
+      ),
+    );
+  out.push(
+    section(
+      'Blackboard',
+      view.blackboard.length === 0
+        ? h('p', { class: 'muted' }, 'empty')
+        : h(
+            'ul',
+            { id: 'blackboard' },
+            view.blackboard.map((b) => {
+              const versions = context.blackboard[b.tag] ?? [];
+              return h(
+                'li',
+                null,
+                h(
+                  'details',
+                  null,
+                  h('summary', null, h('code', null, b.tag), ` v${b.version} · ${b.writtenBy}`),
+                  versions
+                    .slice()
+                    .reverse()
+                    .map((v) =>
+                      'body' in v
+                        ? h('div', null, h('div', { class: 'muted' }, `v${v.version} by ${v.writtenBy}`), h('pre', { class: 'body' }, v.body))
+                        : h(
+                            'p',
+                            { class: 'muted' },
+                            `${v.archived} older version${v.archived === 1 ? '' : 's'} archived (${v.size} chars): the snapshot keeps only the latest body and those under review`,
+                          ),
+                    ),
+                ),
+              );
+            }),
+          ),
+    ),
+  );
   if (view.artifacts.length) {
-    out.push(section('Artifacts', h('ul', null, view.artifacts.map((a) => h('li', null, `${a.id} · ${a.workerId} · `, h('span', { class: `status-${a.status}` }, a.status))))));
+    out.push(
+      section(
+        'Artifacts',
+        h(
+          'ul',
+          null,
+          view.artifacts.map((a) => h('li', null, `${a.id} · ${a.workerId} · `, h('span', { class: `status-${a.status}` }, a.status))),
+        ),
+      ),
+    );
   }
-  out.push(section(`Refused events (${view.rejections.length})`, view.rejections.length === 0 ? h('p', { class: 'muted' }, 'none') : h('ol', { id: 'rejections' },
-    view.rejections.slice().reverse().map((r) => h('li', null, h('code', null, r.type), ` in ${r.state}: `, r.reason)))));
-  out.push(section('Usage', h('p', { id: 'usage' }, `${view.usage.promptTokens} prompt + ${view.usage.completionTokens} completion tokens · ${view.rounds} model calls`)));
+  out.push(
+    section(
+      `Refused events (${view.rejections.length})`,
+      view.rejections.length === 0
+        ? h('p', { class: 'muted' }, 'none')
+        : h(
+            'ol',
+            { id: 'rejections' },
+            view.rejections
+              .slice()
+              .reverse()
+              .map((r) => h('li', null, h('code', null, r.type), ` in ${r.state}: `, r.reason)),
+          ),
+    ),
+  );
+  out.push(
+    section(
+      'Usage',
+      h('p', { id: 'usage' }, `${view.usage.promptTokens} prompt + ${view.usage.completionTokens} completion tokens · ${view.rounds} model calls`),
+    ),
+  );
   // The context can be large (whole conversations): it is written out only when opened.
   const raw = h('details', { class: 'raw', id: 'raw-context' }, h('summary', null, 'Context (JSON)'));
   raw.addEventListener('toggle', () => {
@@ -306,7 +457,12 @@ async function sendEvent(event: Record<string, unknown>): Promise<void> {
     if (!outcome.ok) {
       showSendResult(false, outcome.error?.message ?? 'Refused.');
     } else {
-      showSendResult(true, outcome.settled ? `${String(event.type)} accepted → ${outcome.view?.state ?? ''}` : `${String(event.type)} accepted; the session is running (${outcome.view?.state ?? ''}).`);
+      showSendResult(
+        true,
+        outcome.settled
+          ? `${String(event.type)} accepted → ${outcome.view?.state ?? ''}`
+          : `${String(event.type)} accepted; the session is running (${outcome.view?.state ?? ''}).`,
+      );
       app.forms.signature = '';
     }
   } catch (error) {
@@ -394,10 +550,17 @@ async function start(): Promise<void> {
   byId('model-label').textContent = `model: ${info.model.label}`;
   byId('model-panel').hidden = !info.model.manual;
   const select = byId<HTMLSelectElement>('new-package');
-  fill(select, info.packages.map((p) => h('option', { value: p.id }, `${p.id} — ${p.title}`)), h('option', { value: '' }, '(choose the package later)'));
+  fill(
+    select,
+    info.packages.map((p) => h('option', { value: p.id }, `${p.id} — ${p.title}`)),
+    h('option', { value: '' }, '(choose the package later)'),
+  );
   byId('new-session').addEventListener('submit', (event) => {
     event.preventDefault();
-    void api.createSession(select.value || null).then((r) => openSession(r.id)).catch((error) => showSendResult(false, errorText(error)));
+    void api
+      .createSession(select.value || null)
+      .then((r) => openSession(r.id))
+      .catch((error) => showSendResult(false, errorText(error)));
   });
   byId<HTMLInputElement>('show-all').addEventListener('change', (event) => {
     app.forms.showAll = (event.target as HTMLInputElement).checked;
@@ -407,19 +570,18 @@ async function start(): Promise<void> {
 
   // The drawing takes a moment (ELK); the data does not wait for it.
   const diagram = new DiagramView(byId('diagram'), info.graph);
-  void diagram.ready.then(() => {
-    app.diagram = diagram;
-    document.body.dataset.diagram = 'ready';
-    render();
-  }, (error) => fill(byId('diagram'), h('p', { class: 'refusal' }, `The statechart could not be laid out: ${errorText(error)}`)));
+  void diagram.ready.then(
+    () => {
+      app.diagram = diagram;
+      document.body.dataset.diagram = 'ready';
+      render();
+    },
+    (error) => fill(byId('diagram'), h('p', { class: 'refusal' }, `The statechart could not be laid out: ${errorText(error)}`)),
+  );
 
   const sessionId = app.sessionId ?? info.sessionId;
   if (!sessionId) connectStream();
-  await Promise.all([
-    refreshSessions(),
-    refreshModel(),
-    sessionId ? openSession(sessionId) : Promise.resolve(),
-  ]);
+  await Promise.all([refreshSessions(), refreshModel(), sessionId ? openSession(sessionId) : Promise.resolve()]);
   document.body.dataset.ready = 'true';
 }
 

@@ -17,8 +17,12 @@ export function progressText(event: SessionStreamEvent): { round?: string; tool?
       return { round: `${who(event)} · burst ${event.burst}/${event.maxBurst} · calling the model…`, tool: '' };
     case 'round_finished': {
       const tokens = event.usage ? ` · ${event.usage.promptTokens}+${event.usage.completionTokens} tokens` : '';
-      const tail = event.outcome === 'replied' ? ` → ${event.toolCalls.join(', ') || '(no tool call)'}` : ` · ${event.outcome}${event.error ? `: ${event.error}` : ''}`;
-      return { round: `${who(event)} · burst ${event.burst}/${event.maxBurst} · ${duration(event.durationMs)}${tokens}${tail}`, ok: event.outcome === 'replied' };
+      const tail =
+        event.outcome === 'replied' ? ` → ${event.toolCalls.join(', ') || '(no tool call)'}` : ` · ${event.outcome}${event.error ? `: ${event.error}` : ''}`;
+      return {
+        round: `${who(event)} · burst ${event.burst}/${event.maxBurst} · ${duration(event.durationMs)}${tokens}${tail}`,
+        ok: event.outcome === 'replied',
+      };
     }
     case 'tool_call_checked':
       return { tool: event.accepted ? `✓ ${event.tool}` : `✗ ${event.tool} refused (${event.rule ?? 'rule'}): ${event.message ?? ''}` };
@@ -55,9 +59,11 @@ export class ProgressLine {
     if (text.tool !== undefined) this.tool = text.tool;
     if (text.ok !== undefined) this.ok = text.ok;
     this.el.hidden = false;
-    fill(this.el,
+    fill(
+      this.el,
       h('span', { class: `progress-round${this.ok ? '' : ' refusal'}` }, this.round),
-      this.tool ? h('span', { class: `progress-tool${this.tool.startsWith('✗') ? ' refusal' : ''}` }, this.tool) : null);
+      this.tool ? h('span', { class: `progress-tool${this.tool.startsWith('✗') ? ' refusal' : ''}` }, this.tool) : null,
+    );
   }
 
   clear(): void {

@@ -4,12 +4,14 @@ import { userEventTypes } from '../../machines/session.events.js';
 import { json, type InspectorContext } from './context.js';
 
 export function infoRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/info', (c) => json(c, {
-    machineId: ctx.graph.id,
-    graph: ctx.graph,
-    model: { label: ctx.runtime.model.label, manual: !!ctx.manual },
-    sessionId: ctx.sessionId,
-    packages: [...ctx.runtime.packages.values()].map((p) => ({ id: p.id, title: p.title })),
-    events: userEventTypes,
-  }));
+  app.get('/info', (c) =>
+    json(c, {
+      machineId: ctx.graph.id,
+      graph: ctx.graph,
+      model: { label: ctx.runtime.model.label, manual: !!ctx.manual },
+      sessionId: ctx.sessionId,
+      packages: [...ctx.runtime.packages.values()].map((p) => ({ id: p.id, title: p.title })),
+      events: userEventTypes,
+    }),
+  );
 }

@@ -31,7 +31,12 @@ function pendingModel(ctx: InspectorContext) {
 }
 
 function manualOf(ctx: InspectorContext) {
-  if (!ctx.manual) throw new HttpError(409, 'not_manual', `The runtime's model is "${ctx.runtime.model.label}", not the manual model: start the inspector with --manual to play the model by hand.`);
+  if (!ctx.manual)
+    throw new HttpError(
+      409,
+      'not_manual',
+      `The runtime's model is "${ctx.runtime.model.label}", not the manual model: start the inspector with --manual to play the model by hand.`,
+    );
   return ctx.manual;
 }
 

@@ -52,7 +52,11 @@ async function sessionForSend(ctx: InspectorContext, id: string): Promise<Sessio
   if (!stored) throw sessionNotFound(id, '');
   const state = snapshotState(storedSnapshot(ctx.runtime.machine, stored));
   if (state.startsWith('running')) {
-    throw sessionRunningElsewhere(id, state, 'Wait until it waits for you, or use "Resume here" if that process is gone (an interrupted model call runs again).');
+    throw sessionRunningElsewhere(
+      id,
+      state,
+      'Wait until it waits for you, or use "Resume here" if that process is gone (an interrupted model call runs again).',
+    );
   }
   return ctx.runtime.resumeSession(id);
 }
@@ -68,9 +72,12 @@ export async function sendEvent(ctx: InspectorContext, id: string, event: unknow
   // Watch for the move before sending: send() may process the event synchronously.
   let sub: { unsubscribe(): void } | null = null;
   const moved = new Promise<void>((resolveMoved) => {
-    sub = session.actorRef.subscribe({ next: (s) => {
-      if (snapshotState(s) !== before) resolveMoved();
-    }, error: () => resolveMoved() });
+    sub = session.actorRef.subscribe({
+      next: (s) => {
+        if (snapshotState(s) !== before) resolveMoved();
+      },
+      error: () => resolveMoved(),
+    });
   });
   const sending = session.send(event as UserEvent); // a JSON body as sent: send() checks it and refuses what is malformed
   ctx.inFlight.add(sending);

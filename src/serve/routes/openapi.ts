@@ -15,7 +15,10 @@ export const openapi: RouteModule = {
     responses: { 200: { description: 'The OpenAPI document' } },
   },
   mount(app, { routes, auth }) {
-    const document = openapiDocument(routes.map((r) => r.doc), auth);
+    const document = openapiDocument(
+      routes.map((r) => r.doc),
+      auth,
+    );
     app.get('/openapi.json', (c) => c.json(document));
   },
 };
@@ -25,13 +28,25 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
   for (const doc of docs) {
     const parameters: unknown[] = [];
     for (const name of doc.path.match(/\{(\w+)\}/g) ?? []) {
-      parameters.push({ name: name.slice(1, -1), in: 'path', required: true, description: SESSION_ID_RULE, schema: { type: 'string', minLength: 1, maxLength: SESSION_ID_MAX_CHARS } });
+      parameters.push({
+        name: name.slice(1, -1),
+        in: 'path',
+        required: true,
+        description: SESSION_ID_RULE,
+        schema: { type: 'string', minLength: 1, maxLength: SESSION_ID_MAX_CHARS },
+      });
     }
     if (doc.query) {
       for (const [name, schema] of Object.entries(doc.query.shape)) {
         const json = z.toJSONSchema(schema as z.ZodType, { io: 'input' }) as Record<string, unknown>;
         const { description, ...rest } = json;
-        parameters.push({ name, in: 'query', required: !(schema as z.ZodType).safeParse(undefined).success, schema: rest, ...(description ? { description } : {}) });
+        parameters.push({
+          name,
+          in: 'query',
+          required: !(schema as z.ZodType).safeParse(undefined).success,
+          schema: rest,
+          ...(description ? { description } : {}),
+        });
       }
     }
     const responses: Record<string, unknown> = {};
@@ -39,12 +54,18 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
       const type = response.contentType ?? 'application/json';
       responses[status] = {
         description: response.description,
-        ...(response.schema ? { content: { [type]: { schema: jsonSchema(response.schema, 'output') } } } : response.contentType ? { content: { [type]: {} } } : {}),
+        ...(response.schema
+          ? { content: { [type]: { schema: jsonSchema(response.schema, 'output') } } }
+          : response.contentType
+            ? { content: { [type]: {} } }
+            : {}),
       };
     }
     if (auth && !doc.public) responses['401'] = { description: 'Missing or wrong bearer token' };
     // The request guards (src/http/security.ts) answer before any route.
-    responses['403'] ??= { description: 'The Host is not an address of this server (or an allowed name), or the request comes from a web page whose Origin is not allowed' };
+    responses['403'] ??= {
+      description: 'The Host is not an address of this server (or an allowed name), or the request comes from a web page whose Origin is not allowed',
+    };
     if (doc.body) responses['415'] = { description: 'The body is not sent as Content-Type: application/json' };
     (paths[doc.path] ??= {})[doc.method] = {
       summary: doc.summary,
@@ -56,9 +77,17 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Steward serve', version: '1', description: 'Sessions of human-in-the-loop agent teams over HTTP. Errors are { error: { code, message, issues? } }.' },
+    info: {
+      title: 'Steward serve',
+      version: '1',
+      description: 'Sessions of human-in-the-loop agent teams over HTTP. Errors are { error: { code, message, issues? } }.',
+    },
     paths,
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The server\'s STEWARD_TOKEN, or a named token of its STEWARD_TOKENS (STEWARD_TOKENS_FILE)' } } },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: "The server's STEWARD_TOKEN, or a named token of its STEWARD_TOKENS (STEWARD_TOKENS_FILE)" },
+      },
+    },
   };
 }
 

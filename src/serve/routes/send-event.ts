@@ -9,14 +9,22 @@ export const sendEvent: RouteModule = {
   doc: {
     method: 'post',
     path: '/sessions/{id}/events',
-    summary: 'Send a user event; answers once the session waits for you again (or is done). Who acted: with named tokens, the token\'s name (an act-for-others token may name another, recorded with `via`: the token); else the event\'s `by`, or the X-Steward-User header, as claimed',
+    summary:
+      "Send a user event; answers once the session waits for you again (or is done). Who acted: with named tokens, the token's name (an act-for-others token may name another, recorded with `via`: the token); else the event's `by`, or the X-Steward-User header, as claimed",
     body: UserEventSchema,
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
       400: { description: 'Not a user event (the issues say which field), or `by` is a reserved name', schema: ErrorBody },
-      403: { description: 'by_not_allowed: the event names another `by` than its token\'s name, and the token may not act for others; nothing was sent', schema: ErrorBody },
+      403: {
+        description: "by_not_allowed: the event names another `by` than its token's name, and the token may not act for others; nothing was sent",
+        schema: ErrorBody,
+      },
       404: { description: 'No such session', schema: ErrorBody },
-      409: { description: 'Refused by the session in its state, or another writer saved first (conflict), or it runs elsewhere: the SendResult with the structured error, state unchanged', schema: SendResultSchema },
+      409: {
+        description:
+          'Refused by the session in its state, or another writer saved first (conflict), or it runs elsewhere: the SendResult with the structured error, state unchanged',
+        schema: SendResultSchema,
+      },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
     },
   },
@@ -29,13 +37,17 @@ export const sendEvent: RouteModule = {
       const user = c.req.header('x-steward-user');
       const withBy = user !== undefined && body && typeof body === 'object' && !Array.isArray(body) && !('by' in body) ? { ...body, by: user } : body;
       const event = parseOr400(UserEventSchema, withBy, 'event');
-      if (event.via !== undefined) throw new HttpError(400, 'invalid_request', 'Invalid event: via: the server sets `via` (the token that sent an event for someone else): leave it out.');
+      if (event.via !== undefined)
+        throw new HttpError(400, 'invalid_request', 'Invalid event: via: the server sets `via` (the token that sent an event for someone else): leave it out.');
       const who = attribute(c.get('caller'), event.by);
       if (!who.ok) return c.json({ error: { code: who.code, message: who.message } }, 403);
       const { by: _claimed, ...rest } = event;
       const result = await host.send(id, { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) });
       if (result.ok) return c.json(result, 200);
-      return c.json(clientResult(result, (message) => log(`serve: ${message}`)), statusOf(result.error.code));
+      return c.json(
+        clientResult(result, (message) => log(`serve: ${message}`)),
+        statusOf(result.error.code),
+      );
     });
   },
 };

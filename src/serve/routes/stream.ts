@@ -30,7 +30,11 @@ export const stream: RouteModule = {
     summary: "Server-Sent Events: the session's journal entries as they are written and its live events (from any server), then `done`",
     query: StreamQuery,
     responses: {
-      200: { description: '`event: entry` (data: a journal entry, id: its seq; durable, resumable) and `event: session` (data: a live library event, SessionStreamEvent; best effort, no text deltas) … `event: done`', contentType: 'text/event-stream' },
+      200: {
+        description:
+          '`event: entry` (data: a journal entry, id: its seq; durable, resumable) and `event: session` (data: a live library event, SessionStreamEvent; best effort, no text deltas) … `event: done`',
+        contentType: 'text/event-stream',
+      },
       400: { description: 'Bad query or Last-Event-ID', schema: ErrorBody },
       404: { description: 'No such session', schema: ErrorBody },
     },
@@ -39,9 +43,8 @@ export const stream: RouteModule = {
     app.get('/sessions/:id/stream', async (c) => {
       const id = sessionId(c);
       const lastEventId = c.req.header('last-event-id');
-      const after = lastEventId !== undefined
-        ? parseOr400(StreamQuery.shape.after, lastEventId.trim(), 'Last-Event-ID header') ?? 0
-        : query(c, StreamQuery).after ?? 0;
+      const after =
+        lastEventId !== undefined ? (parseOr400(StreamQuery.shape.after, lastEventId.trim(), 'Last-Event-ID header') ?? 0) : (query(c, StreamQuery).after ?? 0);
       if (!(await store.load(id))) throw sessionNotFound(id);
 
       return streamSSE(c, async (sse) => {
@@ -53,7 +56,12 @@ export const stream: RouteModule = {
           dirty = true;
           wake?.();
         };
-        const handle = { close: () => { ended = true; wake?.(); } };
+        const handle = {
+          close: () => {
+            ended = true;
+            wake?.();
+          },
+        };
         streams.add(handle);
         sse.onAbort(handle.close);
         let unwatch: (() => Promise<void>) | null = null;
@@ -62,12 +70,16 @@ export const stream: RouteModule = {
         try {
           // Listen before the first read: a write between the read and the listen is never missed.
           unwatch = await watchOrPoll(store, poke, { sessionId: id, onError: (e) => log(`stream ${safeLine(id)}: ${String(e)}`) });
-          unlive = await host.watchEvents(id, (raw) => {
-            // From the database: anyone who can NOTIFY could have sent it. Bounded while the client lags.
-            const parsed = SessionStreamEventSchema.safeParse(raw);
-            if (parsed.success && live.length < 1000) live.push(parsed.data);
-            wake?.();
-          }, (e) => log(`stream ${safeLine(id)}: ${String(e)}`));
+          unlive = await host.watchEvents(
+            id,
+            (raw) => {
+              // From the database: anyone who can NOTIFY could have sent it. Bounded while the client lags.
+              const parsed = SessionStreamEventSchema.safeParse(raw);
+              if (parsed.success && live.length < 1000) live.push(parsed.data);
+              wake?.();
+            },
+            (e) => log(`stream ${safeLine(id)}: ${String(e)}`),
+          );
           await sse.writeSSE({ event: 'hello', data: JSON.stringify({ sessionId: id, after }), retry: RETRY_MS });
           // A client already past the last entry of a finished session: nothing will follow.
           if (after > 0) {

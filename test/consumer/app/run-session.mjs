@@ -10,4 +10,6 @@ const session = await runtime.createSession({ packageId: 'tiny' });
 await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
 const { view } = await session.send({ type: 'user_confirmed_intake' });
 model.assertComplete();
-console.log(JSON.stringify({ state: view.state, waitingReason: view.waitingReason, pendingStep: view.pendingStep?.workerId, enabled: session.enabledEvents() }));
+console.log(
+  JSON.stringify({ state: view.state, waitingReason: view.waitingReason, pendingStep: view.pendingStep?.workerId, enabled: session.enabledEvents() }),
+);
