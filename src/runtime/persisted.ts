@@ -4,7 +4,7 @@
  * not a session snapshot at all, is refused with a message naming the session. A row of an
  * older schema is migrated (MIGRATIONS) before it is validated.
  */
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, StateValue } from 'xstate';
 import type { SessionSnapshot } from './session-snapshot.js';
 import { z } from 'zod';
 import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
@@ -220,6 +220,13 @@ export function openEnvelope(sessionId: string, stored: unknown): unknown {
 }
 
 export function openEnvelopeWithHistory(sessionId: string, stored: unknown): OpenedEnvelope {
+  return validEnvelope(sessionId, stored);
+}
+
+/** XState's persisted snapshot as PersistedSessionSchema checked it (the context is checked in part, its other fields kept). */
+type ValidSnapshot = z.infer<typeof PersistedSessionSchema>['snapshot'];
+
+function validEnvelope(sessionId: string, stored: unknown): { snapshot: ValidSnapshot; migratedHistory?: ArchiveItemInput[] } {
   const version = (stored as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > SNAPSHOT_SCHEMA_VERSION) {
     throw new SnapshotError(
@@ -261,10 +268,19 @@ export function openEnvelopeWithHistory(sessionId: string, stored: unknown): Ope
  * call that was in flight when it was saved is not made again (resume does that).
  */
 export function storedSnapshot(machine: AnyStateMachine, stored: StoredSession): SessionSnapshot {
-  const persisted = openEnvelope(stored.id, stored.snapshot) as { value: unknown; context: unknown; status: string };
+  return resolvedSnapshot(machine, stored.id, stored.snapshot);
+}
+
+/**
+ * The one way from a persisted envelope (JSON from the store or a journal entry) to a typed
+ * snapshot: validated and migrated by `openEnvelopeWithHistory`, then resolved by the machine.
+ */
+export function resolvedSnapshot(machine: AnyStateMachine, sessionId: string, persisted: unknown): SessionSnapshot {
+  const opened = validEnvelope(sessionId, persisted).snapshot;
   return machine.resolveState({
-    value: persisted.value as never,
-    context: persisted.context as never,
-    ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}),
-  }) as SessionSnapshot;
+    // The schema leaves the state value open (z.unknown): resolveState is what checks it against the chart.
+    value: opened.value as StateValue,
+    context: opened.context,
+    ...(opened.status !== 'active' ? { status: opened.status } : {}),
+  });
 }

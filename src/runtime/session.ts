@@ -419,6 +419,10 @@ export class Session {
 
   private onInspect(e: InspectionEvent): void {
     this.userInspect?.(e);
-    if (this.journal && e.type === '@xstate.snapshot' && e.actorRef === this.actor) this.journal.record(e.event, e.snapshot as SessionSnapshot); // our own actor's (checked)
+    if (!this.journal || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
+    // XState types an inspected snapshot as any actor's; this one is our own actor's (checked
+    // above). Not this.actor.getSnapshot(): when an initial action throws, that is already the
+    // error snapshot, and the journal records the one the transition made.
+    this.journal.record(e.event, e.snapshot as SessionSnapshot);
   }
 }
