@@ -199,7 +199,9 @@ export function checkTokenNamesAgainstWorkers(tokens: readonly NamedToken[], pac
   const clashes = tokens.filter((t) => workers.has(foldName(t.name))).map((t) => `"${t.name}" (the worker ${workers.get(foldName(t.name))})`);
   if (clashes.length > 0) {
     throw new UserError(
-      `Token names ${clashes.join(', ')} are worker ids: the journal uses them for what those workers wrote, so every event these tokens sent would be refused. Rename the tokens (a person's or service's name).`,
+      `Token names ${clashes.join(', ')} are worker ids: the journal uses them for what those workers ` +
+        `wrote, so every event these tokens sent would be refused. Rename the tokens (a person's or ` +
+        `service's name).`,
     );
   }
 }

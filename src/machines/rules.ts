@@ -141,7 +141,10 @@ export const RULES: readonly Rule[] = [
     contractRule: null,
     actors: ['manager', 'worker'],
     label: 'burst tokens within budget',
-    doc: 'With maxBurstTokens set, another model call starts only if the tokens of this burst plus those of the last call (the estimate of the next) stay within it; else the session waits for the user with a notice.',
+    doc:
+      'With maxBurstTokens set, another model call starts only if the tokens of this burst plus those of ' +
+      'the last call (the estimate of the next) stay within it; else the session waits for the user with a ' +
+      'notice.',
     check: (context) => {
       const found = checkBurstTokens(context);
       return found && { rule: 'burstTokensWithinBudget', ...found };

@@ -53,7 +53,9 @@ export function scriptedCall(name: string, args: unknown = {}, id?: string): Scr
     enumerable: false,
     get(): never {
       throw new ScriptMismatchError(
-        `scriptedCall('${name}') is a ScriptedModel step, not a ToolCall: it was put in a model reply or an actor's output. Pass the steps to new ScriptedModel([...]) and let it answer, or build a ToolCall ({ id, type: 'function', function: { name, arguments } }).`,
+        `scriptedCall('${name}') is a ScriptedModel step, not a ToolCall: it was put in a model reply or an ` +
+          `actor's output. Pass the steps to new ScriptedModel([...]) and let it answer, or build a ToolCall ` +
+          `({ id, type: 'function', function: { name, arguments } }).`,
       );
     },
   });

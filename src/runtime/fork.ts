@@ -46,7 +46,9 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   const state = snapshotState(snapshot);
   if (state !== entries[atSeq - 1]!.state) {
     throw new UserError(
-      `Session "${id}" cannot be forked at entry ${atSeq}: replaying its journal gives ${state}, the journal recorded ${entries[atSeq - 1]!.state} (the machine changed since it was written). Fork at an earlier entry, or use the Steward version that wrote it.`,
+      `Session "${id}" cannot be forked at entry ${atSeq}: replaying its journal gives ${state}, the ` +
+        `journal recorded ${entries[atSeq - 1]!.state} (the machine changed since it was written). Fork at ` +
+        `an earlier entry, or use the Steward version that wrote it.`,
     );
   }
   const { context } = snapshot;

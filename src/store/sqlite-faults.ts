@@ -17,7 +17,9 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
       return new StoreError(
         'store_locked',
-        `The database ${file} is locked by another process (waited ${busyTimeoutMs} ms): another Steward process that is writing, or a program holding it open. Wait until it finishes and try again, or use another database file.`,
+        `The database ${file} is locked by another process (waited ${busyTimeoutMs} ms): another Steward ` +
+          `process that is writing, or a program holding it open. Wait until it finishes and try again, or use ` +
+          `another database file.`,
         path,
         cause,
       );
@@ -25,7 +27,9 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
     if (code.startsWith('SQLITE_READONLY')) {
       return new StoreError(
         'store_read_only',
-        `The database ${file} is read-only for this process (the file or its folder is not writable): nothing was saved. Make both writable, or copy the file somewhere writable and use the copy; a store opened read-only can still be read.`,
+        `The database ${file} is read-only for this process (the file or its folder is not writable): ` +
+          `nothing was saved. Make both writable, or copy the file somewhere writable and use the copy; a ` +
+          `store opened read-only can still be read.`,
         path,
         cause,
       );

@@ -102,7 +102,9 @@ export function checkManagerOmitsTagLists(actor: ToolActor, queued: QueuedCall):
   const passed = ['inputTags', 'outputTags', 'inputKeys', 'outputKeys'].filter((k) => Object.hasOwn(args, k));
   if (passed.length === 0) return null;
   return {
-    message: `Do not pass ${passed.join(' or ')} to run_worker: the runtime reads a worker's tags from its skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.`,
+    message:
+      `Do not pass ${passed.join(' or ')} to run_worker: the runtime reads a worker's tags from its ` +
+      `skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.`,
     data: { passed },
   };
 }
@@ -113,5 +115,9 @@ export function checkBurstWithinLimit(burst: number, maxBurst: number): Finding 
 }
 
 export function burstLimitNotice(maxBurst: number): string {
-  return `The agents used all ${maxBurst} rounds allowed between two user actions (maxBurst) without reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.`;
+  return (
+    `The agents used all ${maxBurst} rounds allowed between two user actions (maxBurst) without ` +
+    `reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts ` +
+    `again from 0.`
+  );
 }

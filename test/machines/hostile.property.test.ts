@@ -52,7 +52,7 @@ write('proto/manifest.json', json({ schemaVersion: 1, id: 'proto', title: 'Proto
 write('proto/workers/maker.md', worker('maker', ['request'], ['constructor', '__proto__']));
 write('proto/workers/reader.md', worker('reader', ['constructor', '__proto__'], ['toString']));
 
-// ── hostile text ─────────────────────────────────────────────────────────────
+// ── hostile text ───────────────────────────────────────────────────────────
 
 const controls = [
   '\x1b[2J',
@@ -283,7 +283,7 @@ const model: Model = {
 
 const runtime = createRuntime({ model, maxBurst: MAX_BURST, packagesDir });
 
-// ── invariants ───────────────────────────────────────────────────────────────
+// ── invariants ───────────────────────────────────────────────────────────
 
 const protoKeys = () => [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','));
 const pristine = protoKeys();
@@ -319,7 +319,7 @@ function checkAfterSend(session: Session, result: SendResult, event: unknown): v
   }
 }
 
-// ── the property ─────────────────────────────────────────────────────────────
+// ── the property ───────────────────────────────────────────────────────────
 
 describe('hostile model replies and user events (fast-check, real runtime)', () => {
   it(`nothing escapes, no prototype is touched, the transcript stays valid: ${NUM_RUNS} runs`, async () => {

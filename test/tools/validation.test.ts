@@ -285,7 +285,8 @@ describe('rule 6: the burst stays within maxBurst', () => {
     expect(stopped.ok).toBe(true);
     expect(stopped.view.state).toBe('waiting_user.input');
     expect(stopped.view.notice).toBe(
-      'The agents used all 3 rounds allowed between two user actions (maxBurst) without reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.',
+      'The agents used all 3 rounds allowed between two user actions (maxBurst) without reaching a point ' +
+        'where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.',
     );
     expect(stopped.view.burst).toBe(3);
     expect(model.calls).toHaveLength(3); // the model was not called a fourth time

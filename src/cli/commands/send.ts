@@ -108,7 +108,9 @@ export function register(program: Command): void {
           if (session.revision !== peek.revision) {
             session.stop();
             throw new ConflictError(
-              `Session "${id}" changed while this command loaded it (revision ${peek.revision} → ${String(session.revision)}): another process wrote first. Nothing was sent; look again with \`steward show ${id}\`.`,
+              `Session "${id}" changed while this command loaded it (revision ${peek.revision} → ` +
+                `${String(session.revision)}): another process wrote first. Nothing was sent; look again with ` +
+                `\`steward show ${id}\`.`,
             );
           }
           const result = await session.send(event);
