@@ -156,7 +156,16 @@ function v2ToV3(old: Record<string, unknown>): { context: Record<string, unknown
 const V3_DEFAULT_WINDOW: WindowLimits = { messages: 60, chars: 32_000 };
 
 /** v2's rule of retainBodies: a version whose body leaves keeps an entry of its own. */
-function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Blackboard {
+/** A v3 entry of a version whose body left the context: its own line, no body. */
+interface V3ArchivedVersion {
+  version: number;
+  writtenBy: string;
+  artifactId?: string;
+  size: number;
+  archived: true;
+}
+
+function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Record<string, (TagSlot | V3ArchivedVersion)[]> {
   const needed = new Set<string>();
   for (const a of artifacts) {
     if (a.status === 'pending_review' || a.status === 'rejected') for (const [tag, version] of Object.entries(a.tags)) needed.add(`${version}\u0000${tag}`);
@@ -172,8 +181,8 @@ function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Blac
               writtenBy: v.writtenBy,
               ...(v.artifactId ? { artifactId: v.artifactId } : {}),
               size: v.body.length,
-              archived: true,
-            } as unknown as TagSlot),
+              archived: true as const,
+            } satisfies V3ArchivedVersion),
       ),
     ]),
   );

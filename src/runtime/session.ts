@@ -72,10 +72,11 @@ const isWaitOrEnd = (s: SessionSnapshot) => s.status !== 'active' || (typeof s.v
 function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
   // A plain loop: this runs on every user event (no arrays built to sum a length).
   let size = 0;
-  for (const key of Object.keys(event)) {
+  const fields: Readonly<Record<string, unknown>> = event;
+  for (const key of Object.keys(fields)) {
     // `by` and `via` have their own bound (the event schema); `at` is ours.
     if (key === 'type' || key === 'by' || key === 'via' || key === 'at') continue;
-    const value = (event as unknown as Record<string, unknown>)[key];
+    const value = fields[key];
     if (typeof value === 'string') size += value.length;
     else if (value && typeof value === 'object') for (const v of Object.values(value as Record<string, string>)) size += v.length;
   }

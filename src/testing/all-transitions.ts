@@ -196,7 +196,8 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     for (const type of own) {
       const actor = /^xstate\.(done|error)\.actor\.(.+)$/.exec(type);
       if (actor) {
-        const [, kind, id] = actor as unknown as [string, 'done' | 'error', string];
+        const kind = actor[1];
+        const id = actor[2]!; // both groups always match
         const results = actorResults[id];
         if (!results)
           throw new TransitionTestError(`the machine invokes "${id}", and no results are known for it: pass actorResults.${id} to testAllTransitions.`);
