@@ -160,7 +160,8 @@ export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
       throw new HttpError(
         415,
         'unsupported_media_type',
-        `A request body must be JSON sent with "Content-Type: application/json" (this one has ${given === undefined ? 'no Content-Type' : JSON.stringify(given)}): set that header.`,
+        `A request body must be JSON sent with "Content-Type: application/json" (this one has ` +
+          `${given === undefined ? 'no Content-Type' : JSON.stringify(given)}): set that header.`,
       );
     }
     await next();

@@ -167,7 +167,8 @@ export function acceptArtifact(ctx: SessionContext, artifactId: string, edits?: 
     .join(', ');
   const edited = changed.map(([t, v]) => `${t} (now v${v}, written by ${by ?? 'user'}; the worker's v${ownValue(accepted.tags, t)} stays readable)`).join(', ');
   const editNote = changed.length
-    ? ` The user${by ? ` (${by})` : ''} edited ${edited}: read the new version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
+    ? ` The user${by ? ` (${by})` : ''} edited ${edited}: read the new ` +
+      `version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
     : '';
   const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}).${editNote} Plan the next step.`;
   return { artifacts, blackboard: retainBodies(blackboard, artifacts), step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };

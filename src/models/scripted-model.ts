@@ -99,7 +99,8 @@ export class ScriptedModel implements Model {
     const step = this.steps[index];
     if (step === undefined) {
       throw new ScriptMismatchError(
-        `ScriptedModel: unexpected call #${index + 1} from the ${request.agent} (the script has ${this.steps.length} steps). Add a step for it, or find why the runtime called the model again.`,
+        `ScriptedModel: unexpected call #${index + 1} from the ${request.agent} (the script has ` +
+          `${this.steps.length} steps). Add a step for it, or find why the runtime called the model again.`,
       );
     }
     if (typeof step === 'function') return step(request, index);

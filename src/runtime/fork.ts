@@ -30,7 +30,8 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   const entries = await store.journal(id, valid ? { limit: atSeq } : {});
   if (!valid || entries.length < atSeq) {
     throw new UserError(
-      `forkSession: atSeq must be a journal entry of "${id}", a whole number from 1 to ${entries.length} (got ${String(atSeq)}). See the entries with \`steward log ${id}\`.`,
+      `forkSession: atSeq must be a journal entry of "${id}", a whole number from 1 to ${entries.length} ` +
+        `(got ${String(atSeq)}). See the entries with \`steward log ${id}\`.`,
     );
   }
   const current = storedSnapshot(host.machine, stored).context;

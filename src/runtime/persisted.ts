@@ -239,7 +239,8 @@ function validEnvelope(sessionId: string, stored: unknown): { snapshot: ValidSna
   const version = (stored as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > SNAPSHOT_SCHEMA_VERSION) {
     throw new SnapshotError(
-      `Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`,
+      `Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads ` +
+        `up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`,
     );
   }
   let current = stored;

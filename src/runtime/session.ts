@@ -394,7 +394,8 @@ export class Session {
       if (this.actor.getSnapshot().status === 'stopped')
         return this.refuse(
           'session_stopped',
-          `The session was stopped before it waited for you again. ${this.journal ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`,
+          `The session was stopped before it waited for you again. ` +
+            `${this.journal ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`,
         );
       return { ok: true, view: this.view() };
     } catch (error) {

@@ -257,11 +257,13 @@ function checkChain(packageDir: string, manifest: PackageManifest, workers: Work
       const other = writers.get(tag);
       if (tag === REQUEST_TAG) {
         problems.push(
-          `${fileOf(worker)}: front matter field "outputTags" must not contain "${REQUEST_TAG}": the runtime writes it from the user's input; pick another tag.`,
+          `${fileOf(worker)}: front matter field "outputTags" must not contain "${REQUEST_TAG}": the runtime ` +
+            `writes it from the user's input; pick another tag.`,
         );
       } else if (other) {
         problems.push(
-          `${fileOf(worker)}: front matter field "outputTags" contains "${tag}", which worker "${other.worker.id}" already writes; each tag has exactly one writer, so rename one of them.`,
+          `${fileOf(worker)}: front matter field "outputTags" contains "${tag}", which worker ` +
+            `"${other.worker.id}" already writes; each tag has exactly one writer, so rename one of them.`,
         );
       } else {
         writers.set(tag, { worker, index });
@@ -364,7 +366,10 @@ function readText(file: string, hint: string): string {
  * one, so the rule is the simple one: the loader reads only plain files and folders.
  */
 function symlinkProblem(path: string): string {
-  return `${show(path)}: is a symbolic link; a skill package is read only from plain files and folders inside it, so copy the file into the package folder instead of linking it.`;
+  return (
+    `${show(path)}: is a symbolic link; a skill package is read only from plain files and folders ` +
+    `inside it, so copy the file into the package folder instead of linking it.`
+  );
 }
 
 function fail(packageDir: string, problems: string[]): never {

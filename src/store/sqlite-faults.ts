@@ -40,7 +40,8 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
     if (code.startsWith('SQLITE_CORRUPT')) {
       return new StoreError(
         'store_corrupt',
-        `The database ${file} is malformed (damaged on disk). Restore it from a backup, or try \`sqlite3 ${path} .recover\` into a new file; or use another database file to start afresh.`,
+        `The database ${file} is malformed (damaged on disk). Restore it from a backup, or try \`sqlite3 ` +
+          `${path} .recover\` into a new file; or use another database file to start afresh.`,
         path,
         cause,
       );
@@ -49,7 +50,8 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
       // SQLite reports a full tmpfs or disk as SQLITE_FULL, sometimes as a failed write.
       return new StoreError(
         'store_full',
-        `The disk holding ${file} is full (or the file hit its size limit): the last change was not saved, the session keeps its last saved state. Free some space and try again.`,
+        `The disk holding ${file} is full (or the file hit its size limit): the last change was not saved, ` +
+          `the session keeps its last saved state. Free some space and try again.`,
         path,
         cause,
       );
@@ -90,7 +92,8 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
 function cannotOpen(path: string, error: unknown): StoreError {
   return new StoreError(
     'store_unavailable',
-    `Cannot open the database "${path}": its folder may be missing or not writable (SQLite needs to create files beside it). Check the path and its permissions, or use another database file.`,
+    `Cannot open the database "${path}": its folder may be missing or not writable (SQLite needs to ` +
+      `create files beside it). Check the path and its permissions, or use another database file.`,
     path,
     { cause: error },
   );

@@ -265,7 +265,8 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     } catch (error) {
       if (error instanceof Error && error.message === 'Traversal limit exceeded') {
         throw new TransitionTestError(
-          `the walk explored more than ${options.limit ?? 200_000} states: the facts function tells too many states apart (or the machine grows without bound). Make facts coarser.`,
+          `the walk explored more than ${options.limit ?? 200_000} states: the facts function tells too many ` +
+            `states apart (or the machine grows without bound). Make facts coarser.`,
         );
       }
       throw error;

@@ -66,7 +66,9 @@ export function checkWorkerIsRegistered(queued: QueuedCall, workers: readonly Wo
   if (!worker) {
     const known = workers.map((w) => w.id);
     return {
-      message: `Unknown workerId "${workerId}". Workers of this package: ${known.join(', ') || '(none: this session has no package)'}. Call list_workers for their tags.`,
+      message:
+        `Unknown workerId "${workerId}". Workers of this package: ` +
+        `${known.join(', ') || '(none: this session has no package)'}. Call list_workers for their tags.`,
       data: { workerId, known },
     };
   }
@@ -89,7 +91,9 @@ export function checkTagsWithinOutputTags(queued: QueuedCall, outputTags: readon
   const undeclared = Object.keys((queued.args as SubmitArgs).outputs).filter((tag) => !outputTags.includes(tag));
   if (undeclared.length === 0) return null;
   return {
-    message: `You may only write your declared output tags (${outputTags.join(', ')}); not ${undeclared.map((t) => `"${t}"`).join(', ')}. Submit again with only those tags.`,
+    message:
+      `You may only write your declared output tags (${outputTags.join(', ')}); not ` +
+      `${undeclared.map((t) => `"${t}"`).join(', ')}. Submit again with only those tags.`,
     data: { undeclared, outputTags: [...outputTags] },
   };
 }

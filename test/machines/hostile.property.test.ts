@@ -47,7 +47,8 @@ for (const file of ['manifest.json', 'workers/echo.md', 'workers/summarize.md'])
   write(`tiny/${file}`, readFileSync(join(bundledPackagesDir, 'tiny', file), 'utf8'));
 }
 const worker = (id: string, inputTags: string[], outputTags: string[]) =>
-  `---\nid: ${id}\ntitle: ${id}\ndescription: Writes ${outputTags.join(', ')}.\ninputTags: ${json(inputTags)}\noutputTags: ${json(outputTags)}\n---\nYou are ${id}.\n`;
+  `---\nid: ${id}\ntitle: ${id}\ndescription: Writes ${outputTags.join(', ')}.\ninputTags: ` +
+  `${json(inputTags)}\noutputTags: ${json(outputTags)}\n---\nYou are ${id}.\n`;
 write('proto/manifest.json', json({ schemaVersion: 1, id: 'proto', title: 'Proto', description: 'Prototype-named tags.', workers: ['maker', 'reader'] }));
 write('proto/workers/maker.md', worker('maker', ['request'], ['constructor', '__proto__']));
 write('proto/workers/reader.md', worker('reader', ['constructor', '__proto__'], ['toString']));
@@ -369,7 +370,8 @@ describe('hostile model replies and user events (fast-check, real runtime)', () 
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
-      `hostile: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused) in ${seconds}s; tags written: ${[...stats.tags].sort().join(', ')}; states: ${[...stats.states].sort().join(', ')}`,
+      `hostile: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused) in ${seconds}s; tags ` +
+        `written: ${[...stats.tags].sort().join(', ')}; states: ${[...stats.states].sort().join(', ')}`,
     );
     // The hostile generators must still reach the places where names meet keyed data (the
     // reader's "toString", two accepted artifacts deep, is reached in most runs;

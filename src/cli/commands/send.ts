@@ -77,7 +77,8 @@ export function register(program: Command): void {
           const peek = await peekSession(ctx, id);
           if (flags.revision !== undefined && peek.revision !== flags.revision) {
             throw new ConflictError(
-              `Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you looked. Nothing was sent; look again with \`steward show ${id}\`.`,
+              `Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you ` +
+                `looked. Nothing was sent; look again with \`steward show ${id}\`.`,
             );
           }
           const event = buildEvent(

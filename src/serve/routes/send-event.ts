@@ -24,7 +24,8 @@ export const sendEvent: RouteModule = {
       404: { description: 'No such session', schema: ErrorBody },
       409: {
         description:
-          'Refused by the session in its state, or another writer saved first (conflict), or it runs elsewhere: the SendResult with the structured error, state unchanged',
+          'Refused by the session in its state, or another writer saved first (conflict), or it runs ' +
+          'elsewhere: the SendResult with the structured error, state unchanged',
         schema: SendResultSchema,
       },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
