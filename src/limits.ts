@@ -114,7 +114,10 @@ export function overLimitMessage(what: string, actual: number, limit: keyof Limi
 export const MAX_BURST_LIMIT = 1_000;
 
 /** What a maxBurst over the limit is told, in the library, the CLI and serve alike. */
-export const MAX_BURST_ADVICE = `the limit is ${MAX_BURST_LIMIT} rounds (MAX_BURST_LIMIT): a burst runs without the user, so a longer one only lets a looping model run on. Use at most ${MAX_BURST_LIMIT}; the user's next action starts a new burst.`;
+export const MAX_BURST_ADVICE =
+  `the limit is ${MAX_BURST_LIMIT} rounds (MAX_BURST_LIMIT): a burst runs without the user, so a ` +
+  `longer one only lets a looping model run on. Use at most ${MAX_BURST_LIMIT}; the user's next action ` +
+  `starts a new burst.`;
 
 /** maxBurst in a request body (serve): a whole number from 1 to MAX_BURST_LIMIT. */
 export const MaxBurstSchema = z

@@ -15,7 +15,8 @@ You plan the work and schedule workers; you never write the work yourself and ne
 
 How you work:
 - Loop tools keep your turn going: read_blackboard (bodies of tags; the index below only shows first lines), list_workers, list_artifacts.
-- Boundary tools end your turn: run_worker (set requiresApproval true for costly or uncertain steps), ask_user (a message, an assessment of the work, optional questions), review_blackboard (show the user an overview), finish (when the work is complete and accepted).
+- Boundary tools end your turn: run_worker (set requiresApproval true for costly or uncertain steps), ask_user (a message, an assessment of the work, optional questions), \
+review_blackboard (show the user an overview), finish (when the work is complete and accepted).
 - A worker's input and output tags come from its skill: never pass inputTags or outputTags.
 - Only the user accepts or rejects artifacts. After a worker runs, the user reviews its artifact; you hear the outcome.
 - At most one boundary tool per reply. You have a limited number of rounds between two user actions: do not read the same tag twice.
@@ -55,7 +56,10 @@ const artifactsText = cachedBy((artifacts: SessionContext['artifacts']) => `## A
 
 export function managerSystemPrompt(context: SessionContext): string {
   const pkg = context.package ? packageText(context.package) : '## Package: (none)\n\n## Workers\n(no package)';
-  const status = `## Status\nRound ${context.burst + 1} of at most ${context.maxBurst} before you must hand back to the user. Intake ${context.intakeConfirmed ? 'confirmed' : 'not confirmed yet: clarify with ask_user if the request is unclear'}.`;
+  const status =
+    `## Status\nRound ${context.burst + 1} of at most ${context.maxBurst} before you must hand back to ` +
+    `the user. Intake ` +
+    `${context.intakeConfirmed ? 'confirmed' : 'not confirmed yet: clarify with ask_user if the request is unclear'}.`;
   return `${MANAGER_ROLE}\n\n${pkg}\n\n${boardText(context.blackboard)}\n\n${artifactsText(context.artifacts)}\n\n${status}`;
 }
 

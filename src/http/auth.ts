@@ -91,6 +91,8 @@ export function attribute(caller: Caller | undefined, claimed: string | undefine
     code: 'by_not_allowed',
     message:
       `This is the token of "${caller.name}": the events it sends are by "${caller.name}", not ${JSON.stringify(claimed)}. ` +
-      `Leave \`by\` (and X-Steward-User) out, or send with the token of ${JSON.stringify(claimed)}; a front end that acts for its users needs a token marked ${ACT_FOR_OTHERS} in the server's token list.`,
+      `Leave \`by\` (and X-Steward-User) out, or send with the token of ${JSON.stringify(claimed)}; a ` +
+      `front end that acts for its users needs a token marked ${ACT_FOR_OTHERS} in the server's token ` +
+      `list.`,
   };
 }

@@ -139,7 +139,9 @@ export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
       throw new HttpError(
         403,
         'forbidden_host',
-        `Host ${JSON.stringify(host)} is not an address this server listens on: a page under another name (DNS rebinding) gets no answer. If clients reach this server by that name, ${options.hostFix(hostnameOf(host) || 'NAME')}.`,
+        `Host ${JSON.stringify(host)} is not an address this server listens on: a page under another name ` +
+          `(DNS rebinding) gets no answer. If clients reach this server by that name, ` +
+          `${options.hostFix(hostnameOf(host) || 'NAME')}.`,
       );
     }
     const origin = c.req.header('origin');
@@ -158,7 +160,8 @@ export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
       throw new HttpError(
         415,
         'unsupported_media_type',
-        `A request body must be JSON sent with "Content-Type: application/json" (this one has ${given === undefined ? 'no Content-Type' : JSON.stringify(given)}): set that header.`,
+        `A request body must be JSON sent with "Content-Type: application/json" (this one has ` +
+          `${given === undefined ? 'no Content-Type' : JSON.stringify(given)}): set that header.`,
       );
     }
     await next();

@@ -171,7 +171,8 @@ function readTokenFile(path: string): string {
     size = statSync(path).size;
   } catch (error) {
     throw new UserError(
-      `STEWARD_TOKENS_FILE ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): give the path of a file with one "name token" line per caller.`,
+      `STEWARD_TOKENS_FILE ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ` +
+        `give the path of a file with one "name token" line per caller.`,
     );
   }
   if (size > MAX_LIST_BYTES)
@@ -185,7 +186,8 @@ export function checkSharedToken(token: string): void {
     throw new UserError(`STEWARD_TOKEN is too short to be a secret: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`).`);
   if (!TOKEN_CHARS.test(token))
     throw new UserError(
-      'STEWARD_TOKEN has characters an Authorization header cannot carry: use letters, digits and . _ ~ + / - (and = at its end), as `openssl rand -hex 24` prints.',
+      'STEWARD_TOKEN has characters an Authorization header cannot carry: use letters, digits and . _ ~ + ' +
+        '/ - (and = at its end), as `openssl rand -hex 24` prints.',
     );
 }
 
@@ -199,7 +201,9 @@ export function checkTokenNamesAgainstWorkers(tokens: readonly NamedToken[], pac
   const clashes = tokens.filter((t) => workers.has(foldName(t.name))).map((t) => `"${t.name}" (the worker ${workers.get(foldName(t.name))})`);
   if (clashes.length > 0) {
     throw new UserError(
-      `Token names ${clashes.join(', ')} are worker ids: the journal uses them for what those workers wrote, so every event these tokens sent would be refused. Rename the tokens (a person's or service's name).`,
+      `Token names ${clashes.join(', ')} are worker ids: the journal uses them for what those workers ` +
+        `wrote, so every event these tokens sent would be refused. Rename the tokens (a person's or ` +
+        `service's name).`,
     );
   }
 }

@@ -130,7 +130,9 @@ export const RULES: readonly Rule[] = [
     contractRule: 6,
     actors: ['manager', 'worker'],
     label: 'rule 6: burst used up',
-    doc: 'Another model round runs only while the burst (rounds since the last user action) is below maxBurst; else the session waits for the user with a notice.',
+    doc:
+      'Another model round runs only while the burst (rounds since the last user action) is below ' +
+      'maxBurst; else the session waits for the user with a notice.',
     check: (context) => {
       const found = checkBurstWithinLimit(context.burst, context.maxBurst);
       return found && { rule: 'burstWithinLimit', ...found };
@@ -141,7 +143,10 @@ export const RULES: readonly Rule[] = [
     contractRule: null,
     actors: ['manager', 'worker'],
     label: 'burst tokens within budget',
-    doc: 'With maxBurstTokens set, another model call starts only if the tokens of this burst plus those of the last call (the estimate of the next) stay within it; else the session waits for the user with a notice.',
+    doc:
+      'With maxBurstTokens set, another model call starts only if the tokens of this burst plus those of ' +
+      'the last call (the estimate of the next) stay within it; else the session waits for the user with a ' +
+      'notice.',
     check: (context) => {
       const found = checkBurstTokens(context);
       return found && { rule: 'burstTokensWithinBudget', ...found };
@@ -160,8 +165,10 @@ export const RULES: readonly Rule[] = [
 /** The notice when the token budget stops a burst: what was used, and how to go on or raise it. */
 export function burstTokensNotice(used: number, next: number, max: number): string {
   return (
-    `This burst used ${used} tokens; the next model call (about ${next}, like the last one) would go over the budget of ${max} tokens per burst (maxBurstTokens). ` +
-    'Nothing was lost: say how to continue and the count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).'
+    `This burst used ${used} tokens; the next model call (about ${next}, like the last one) would go ` +
+    `over the budget of ${max} tokens per burst (maxBurstTokens). ` +
+    'Nothing was lost: say how to continue and the count starts again from 0, or raise the budget ' +
+    '(createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).'
   );
 }
 
@@ -259,7 +266,10 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
       const roles = context.package?.workers.find((w) => w.id === workerId)?.roles ?? [];
       if (roles.some((r) => r.id === roleId)) return null;
       const known = roles.map((r) => r.id).join(', ');
-      return `Role "${roleId}" is not a role of worker "${workerId ?? '?'}"; ${known ? `its roles: ${known}` : 'it has no roles: leave edits.roleId out'}. Nothing was approved.`;
+      return (
+        `Role "${roleId}" is not a role of worker "${workerId ?? '?'}"; ` +
+        `${known ? `its roles: ${known}` : 'it has no roles: leave edits.roleId out'}. Nothing was approved.`
+      );
     },
   },
   editsWithinArtifactTags: {

@@ -268,6 +268,7 @@ export const sessionMachine = setup({
     announceRound: emit(({ context }) => ({ type: 'round_started' as const, ...report.roundOf(context, 'manager') })),
     // A worker round starts unless the burst or the token budget stops it (thinking's own eventless edges).
     announceWorkerRound: enqueueActions(({ context, check, enqueue }) => {
+      // setup() types check() in its own actions without the guards it names beside them: the cast names one of those.
       const named = (guard: 'burstUsedUp' | 'burstTokensUsedUp') => check(guard as unknown as Parameters<typeof check>[0]);
       if (named('burstUsedUp') || named('burstTokensUsedUp')) return;
       enqueue.emit({ type: 'round_started', ...report.roundOf(context, 'worker') });

@@ -68,7 +68,7 @@ function formatAnswers(questions: SessionContext['questions'], answers: Record<s
   return (questions ?? []).map((q) => `- ${q.text}\n  → ${answers[q.id]?.trim() || '(no answer)'}`).join('\n');
 }
 
-// ── hard user events ──────────────────────────────────────────────────────────
+// ── hard user events ─────────────────────────────────────────────────────
 
 /** A hard user event starts a new burst: its rounds and its tokens count from 0 again. */
 export function resetBurst(ctx: SessionContext): Update {
@@ -133,7 +133,10 @@ export function approveStep(ctx: SessionContext, edits: { reason?: string; roleI
     ...(edits.reason !== undefined ? [`reason "${edits.reason}" (you proposed "${step.reason}")`] : []),
     ...(edits.roleId !== undefined ? [`role "${edits.roleId}" (you proposed ${step.roleId ? `"${step.roleId}"` : 'no role'})`] : []),
   ];
-  const content = `The user${by ? ` (${by})` : ''} approved your run_worker(${step.workerId}) with edits: ${changes.join('; ')}. The worker runs with the edited step; you will hear when the user has reviewed its artifact.`;
+  const content =
+    `The user${by ? ` (${by})` : ''} approved your run_worker(${step.workerId}) with edits: ` +
+    `${changes.join('; ')}. The worker runs with the edited step; you will hear when the user has ` +
+    `reviewed its artifact.`;
   return { step: edited, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
@@ -162,8 +165,10 @@ export function acceptArtifact(ctx: SessionContext, artifactId: string, edits?: 
   const tags = Object.entries(tagsNow)
     .map(([t, v]) => `${t} v${v}`)
     .join(', ');
+  const edited = changed.map(([t, v]) => `${t} (now v${v}, written by ${by ?? 'user'}; the worker's v${ownValue(accepted.tags, t)} stays readable)`).join(', ');
   const editNote = changed.length
-    ? ` The user${by ? ` (${by})` : ''} edited ${changed.map(([t, v]) => `${t} (now v${v}, written by ${by ?? 'user'}; the worker's v${ownValue(accepted.tags, t)} stays readable)`).join(', ')}: read the new version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
+    ? ` The user${by ? ` (${by})` : ''} edited ${edited}: read the new ` +
+      `version${changed.length > 1 ? 's' : ''} before building on ${changed.length > 1 ? 'them' : 'it'}.`
     : '';
   const content = `The user accepted artifact ${artifactId} from ${accepted.workerId} (${tags}).${editNote} Plan the next step.`;
   return { artifacts, blackboard: retainBodies(blackboard, artifacts), step: null, questions: null, ...append(ctx, 'manager', { role: 'user', content }) };
@@ -384,7 +389,10 @@ export function noticeTokenBudget(ctx: SessionContext): Update {
 /** The token budget stopped a worker before its next call: its step ends, as for the burst limit. */
 export function noticeWorkerTokenBudget(ctx: SessionContext): Update {
   const ledger = ctx.ledger;
-  const content = `The worker ${ctx.step?.workerId ?? ''} stopped before submitting: this burst used ${ledger.burstTokens} tokens of its budget of ${ledger.maxBurstTokens} (maxBurstTokens); its step ended. Decide with the user how to go on.`;
+  const content =
+    `The worker ${ctx.step?.workerId ?? ''} stopped before submitting: this burst used ` +
+    `${ledger.burstTokens} tokens of its budget of ${ledger.maxBurstTokens} (maxBurstTokens); its step ` +
+    `ended. Decide with the user how to go on.`;
   return { ...noticeTokenBudget(ctx), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 

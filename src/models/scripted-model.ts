@@ -53,7 +53,9 @@ export function scriptedCall(name: string, args: unknown = {}, id?: string): Scr
     enumerable: false,
     get(): never {
       throw new ScriptMismatchError(
-        `scriptedCall('${name}') is a ScriptedModel step, not a ToolCall: it was put in a model reply or an actor's output. Pass the steps to new ScriptedModel([...]) and let it answer, or build a ToolCall ({ id, type: 'function', function: { name, arguments } }).`,
+        `scriptedCall('${name}') is a ScriptedModel step, not a ToolCall: it was put in a model reply or an ` +
+          `actor's output. Pass the steps to new ScriptedModel([...]) and let it answer, or build a ToolCall ` +
+          `({ id, type: 'function', function: { name, arguments } }).`,
       );
     },
   });
@@ -97,7 +99,8 @@ export class ScriptedModel implements Model {
     const step = this.steps[index];
     if (step === undefined) {
       throw new ScriptMismatchError(
-        `ScriptedModel: unexpected call #${index + 1} from the ${request.agent} (the script has ${this.steps.length} steps). Add a step for it, or find why the runtime called the model again.`,
+        `ScriptedModel: unexpected call #${index + 1} from the ${request.agent} (the script has ` +
+          `${this.steps.length} steps). Add a step for it, or find why the runtime called the model again.`,
       );
     }
     if (typeof step === 'function') return step(request, index);

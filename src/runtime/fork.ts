@@ -30,7 +30,8 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   const entries = await store.journal(id, valid ? { limit: atSeq } : {});
   if (!valid || entries.length < atSeq) {
     throw new UserError(
-      `forkSession: atSeq must be a journal entry of "${id}", a whole number from 1 to ${entries.length} (got ${String(atSeq)}). See the entries with \`steward log ${id}\`.`,
+      `forkSession: atSeq must be a journal entry of "${id}", a whole number from 1 to ${entries.length} ` +
+        `(got ${String(atSeq)}). See the entries with \`steward log ${id}\`.`,
     );
   }
   const current = storedSnapshot(host.machine, stored).context;
@@ -46,7 +47,9 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   const state = snapshotState(snapshot);
   if (state !== entries[atSeq - 1]!.state) {
     throw new UserError(
-      `Session "${id}" cannot be forked at entry ${atSeq}: replaying its journal gives ${state}, the journal recorded ${entries[atSeq - 1]!.state} (the machine changed since it was written). Fork at an earlier entry, or use the Steward version that wrote it.`,
+      `Session "${id}" cannot be forked at entry ${atSeq}: replaying its journal gives ${state}, the ` +
+        `journal recorded ${entries[atSeq - 1]!.state} (the machine changed since it was written). Fork at ` +
+        `an earlier entry, or use the Steward version that wrote it.`,
     );
   }
   const { context } = snapshot;

@@ -10,7 +10,7 @@ import type { SessionSnapshot } from './session-snapshot.js';
 import type { PackageInfo, SessionContext, SessionInput } from '../machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { JournalEntry } from '../store/session-store.js';
-import { openEnvelope } from './persisted.js';
+import { resolvedSnapshot } from './persisted.js';
 
 /** What the replay needs of a runtime: its machine and its packages. */
 export interface ReplayHost {
@@ -67,15 +67,8 @@ export function replayInput(host: ReplayHost, sessionId: string, created: Journa
 
 /** The session as its first entry made it: the initial state, or (a fork) the snapshot it was forked with. */
 export function startOf(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionSnapshot {
-  if (isForkEntry(created)) {
-    const persisted = openEnvelope(sessionId, (created.payload as ForkedPayload).snapshot) as { value: unknown; context: unknown; status: string };
-    return host.machine.resolveState({
-      value: persisted.value as never,
-      context: persisted.context as never,
-      ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}),
-    }) as SessionSnapshot;
-  }
-  return initialTransition(host.machine, replayInput(host, sessionId, created, current))[0] as SessionSnapshot;
+  if (isForkEntry(created)) return resolvedSnapshot(host.machine, sessionId, (created.payload as ForkedPayload).snapshot);
+  return initialTransition(host.machine, replayInput(host, sessionId, created, current))[0];
 }
 
 /** The journal's event as the machine saw it (an actor error was saved as `{ name, message }`). */
@@ -94,5 +87,5 @@ export function eventOf(entry: JournalEntry): EventObject {
 export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): SessionSnapshot {
   // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
   // the state before the event, as a live actor does (the refusal log reads it).
-  return getNextSnapshot(machine, snapshot as never, eventOf(entry) as never) as SessionSnapshot;
+  return getNextSnapshot(machine, snapshot, eventOf(entry));
 }

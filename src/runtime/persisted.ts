@@ -4,7 +4,7 @@
  * not a session snapshot at all, is refused with a message naming the session. A row of an
  * older schema is migrated (MIGRATIONS) before it is validated.
  */
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, StateValue } from 'xstate';
 import type { SessionSnapshot } from './session-snapshot.js';
 import { z } from 'zod';
 import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
@@ -156,7 +156,16 @@ function v2ToV3(old: Record<string, unknown>): { context: Record<string, unknown
 const V3_DEFAULT_WINDOW: WindowLimits = { messages: 60, chars: 32_000 };
 
 /** v2's rule of retainBodies: a version whose body leaves keeps an entry of its own. */
-function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Blackboard {
+/** A v3 entry of a version whose body left the context: its own line, no body. */
+interface V3ArchivedVersion {
+  version: number;
+  writtenBy: string;
+  artifactId?: string;
+  size: number;
+  archived: true;
+}
+
+function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Record<string, (TagSlot | V3ArchivedVersion)[]> {
   const needed = new Set<string>();
   for (const a of artifacts) {
     if (a.status === 'pending_review' || a.status === 'rejected') for (const [tag, version] of Object.entries(a.tags)) needed.add(`${version}\u0000${tag}`);
@@ -172,8 +181,8 @@ function retainBodiesV3(board: Blackboard, artifacts: readonly Artifact[]): Blac
               writtenBy: v.writtenBy,
               ...(v.artifactId ? { artifactId: v.artifactId } : {}),
               size: v.body.length,
-              archived: true,
-            } as unknown as TagSlot),
+              archived: true as const,
+            } satisfies V3ArchivedVersion),
       ),
     ]),
   );
@@ -220,10 +229,18 @@ export function openEnvelope(sessionId: string, stored: unknown): unknown {
 }
 
 export function openEnvelopeWithHistory(sessionId: string, stored: unknown): OpenedEnvelope {
+  return validEnvelope(sessionId, stored);
+}
+
+/** XState's persisted snapshot as PersistedSessionSchema checked it (the context is checked in part, its other fields kept). */
+type ValidSnapshot = z.infer<typeof PersistedSessionSchema>['snapshot'];
+
+function validEnvelope(sessionId: string, stored: unknown): { snapshot: ValidSnapshot; migratedHistory?: ArchiveItemInput[] } {
   const version = (stored as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > SNAPSHOT_SCHEMA_VERSION) {
     throw new SnapshotError(
-      `Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`,
+      `Session "${sessionId}" was saved by a newer Steward (snapshot schema v${version}; this one reads ` +
+        `up to v${SNAPSHOT_SCHEMA_VERSION}). Upgrade Steward to open it.`,
     );
   }
   let current = stored;
@@ -261,10 +278,19 @@ export function openEnvelopeWithHistory(sessionId: string, stored: unknown): Ope
  * call that was in flight when it was saved is not made again (resume does that).
  */
 export function storedSnapshot(machine: AnyStateMachine, stored: StoredSession): SessionSnapshot {
-  const persisted = openEnvelope(stored.id, stored.snapshot) as { value: unknown; context: unknown; status: string };
+  return resolvedSnapshot(machine, stored.id, stored.snapshot);
+}
+
+/**
+ * The one way from a persisted envelope (JSON from the store or a journal entry) to a typed
+ * snapshot: validated and migrated by `openEnvelopeWithHistory`, then resolved by the machine.
+ */
+export function resolvedSnapshot(machine: AnyStateMachine, sessionId: string, persisted: unknown): SessionSnapshot {
+  const opened = validEnvelope(sessionId, persisted).snapshot;
   return machine.resolveState({
-    value: persisted.value as never,
-    context: persisted.context as never,
-    ...(persisted.status !== 'active' ? { status: persisted.status as never } : {}),
-  }) as SessionSnapshot;
+    // The schema leaves the state value open (z.unknown): resolveState is what checks it against the chart.
+    value: opened.value as StateValue,
+    context: opened.context,
+    ...(opened.status !== 'active' ? { status: opened.status } : {}),
+  });
 }

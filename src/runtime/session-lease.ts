@@ -163,7 +163,9 @@ export async function leaseForSend(
     await leasing.letGo();
     return {
       code: 'conflict',
-      message: `Session "${id}" was changed by another process since this object loaded it (revision ${revision} → ${String(stored?.revision)}): nothing was sent. Open it again with runtime.resumeSession(id).`,
+      message:
+        `Session "${id}" was changed by another process since this object loaded it (revision ${revision} → ` +
+        `${String(stored?.revision)}): nothing was sent. Open it again with runtime.resumeSession(id).`,
     };
   } catch (error) {
     if (error instanceof SessionLeasedError) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };

@@ -72,10 +72,11 @@ const isWaitOrEnd = (s: SessionSnapshot) => s.status !== 'active' || (typeof s.v
 function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
   // A plain loop: this runs on every user event (no arrays built to sum a length).
   let size = 0;
-  for (const key of Object.keys(event)) {
+  const fields: Readonly<Record<string, unknown>> = event;
+  for (const key of Object.keys(fields)) {
     // `by` and `via` have their own bound (the event schema); `at` is ours.
     if (key === 'type' || key === 'by' || key === 'via' || key === 'at') continue;
-    const value = (event as unknown as Record<string, unknown>)[key];
+    const value = fields[key];
     if (typeof value === 'string') size += value.length;
     else if (value && typeof value === 'object') for (const v of Object.values(value as Record<string, string>)) size += v.length;
   }
@@ -393,7 +394,8 @@ export class Session {
       if (this.actor.getSnapshot().status === 'stopped')
         return this.refuse(
           'session_stopped',
-          `The session was stopped before it waited for you again. ${this.journal ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`,
+          `The session was stopped before it waited for you again. ` +
+            `${this.journal ? 'Resume it with runtime.resumeSession(id): an interrupted model call runs again.' : 'It lived in memory only.'}`,
         );
       return { ok: true, view: this.view() };
     } catch (error) {
@@ -419,6 +421,10 @@ export class Session {
 
   private onInspect(e: InspectionEvent): void {
     this.userInspect?.(e);
-    if (this.journal && e.type === '@xstate.snapshot' && e.actorRef === this.actor) this.journal.record(e.event, e.snapshot as SessionSnapshot); // our own actor's (checked)
+    if (!this.journal || e.type !== '@xstate.snapshot' || e.actorRef !== this.actor) return;
+    // XState types an inspected snapshot as any actor's; this one is our own actor's (checked
+    // above). Not this.actor.getSnapshot(): when an initial action throws, that is already the
+    // error snapshot, and the journal records the one the transition made.
+    this.journal.record(e.event, e.snapshot as SessionSnapshot);
   }
 }

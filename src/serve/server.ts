@@ -70,7 +70,9 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   if (tokens) checkTokenNamesAgainstWorkers(tokens, options.runtime.packages.values());
   if (!token && !tokens && !isLoopback(hostname)) {
     throw new UserError(
-      `steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`,
+      `steward serve on ${hostname} is reachable from other machines: set STEWARD_TOKEN to a long random ` +
+        `secret, or STEWARD_TOKENS_FILE / STEWARD_TOKENS to named tokens (clients send "Authorization: ` +
+        `Bearer <token>"), or bind to 127.0.0.1.`,
     );
   }
   if (token) checkSharedToken(token);

@@ -224,7 +224,8 @@ export class SessionHost {
         throw new HttpError(
           409,
           'session_running_elsewhere',
-          `Session "${id}" is running in ${holder?.owner ?? 'another process'} now (it holds the session's lease). Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
+          `Session "${id}" is running in ${holder?.owner ?? 'another process'} now (it holds the session's ` +
+            `lease). Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
         );
       }
       try {
@@ -239,7 +240,9 @@ export class SessionHost {
             'session_running_elsewhere',
             lease
               ? `Session "${id}" is running (${state}), but no process holds its lease: the one running it stopped or lost it. ` +
-                  `A server takes it over once its last runner's lease has run out (the interrupted model call runs again), or resume it with \`steward resume ${id}\`. Wait until it waits for you (GET /sessions/${id}/stream), then send again.`
+                  `A server takes it over once its last runner's lease has run out (the interrupted model call runs ` +
+                  `again), or resume it with \`steward resume ${id}\`. Wait until it waits for you (GET ` +
+                  `/sessions/${id}/stream), then send again.`
               : `Session "${id}" is running (${state}) in another process. Wait until it waits for you (GET /sessions/${id}/stream tells you). ` +
                   `If that process is gone, resume the session with \`steward run --session ${id}\` (the interrupted model call runs again).`,
           );

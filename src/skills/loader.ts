@@ -143,7 +143,8 @@ function workerFileNames(packageDir: string, workersDir: string): string[] {
       names.push(entry.name);
       if (names.length > max) {
         fail(packageDir, [
-          `${show(workersDir)}: holds more than ${max} .md files (the workersPerPackage limit); a package has at most ${max} workers, so delete the files its manifest does not list or split the package.`,
+          `${show(workersDir)}: holds more than ${max} .md files (the workersPerPackage limit); a package has ` +
+            `at most ${max} workers, so delete the files its manifest does not list or split the package.`,
         ]);
       }
     }
@@ -194,7 +195,9 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
   const language = frontMatterLanguage(source);
   if (language !== 'yaml') {
     return [
-      `${where}: front matter language ${JSON.stringify(language.slice(0, 40))} is not allowed: Steward reads YAML front matter only and never runs package content; start the file with a plain "---" line and write the fields as YAML.`,
+      `${where}: front matter language ${JSON.stringify(language.slice(0, 40))} is not allowed: Steward ` +
+        `reads YAML front matter only and never runs package content; start the file with a plain "---" line ` +
+        `and write the fields as YAML.`,
     ];
   }
   let data: unknown;
@@ -207,7 +210,9 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
   } catch (error) {
     if (error instanceof YamlAliasRefusedError) {
       return [
-        `${where}: the front matter uses a YAML ${error.detail}; YAML aliases are not allowed in front matter (a few lines of them expand to billions of values): write the value out and remove the "&" and "*" names.`,
+        `${where}: the front matter uses a YAML ${error.detail}; YAML aliases are not allowed in front ` +
+          `matter (a few lines of them expand to billions of values): write the value out and remove the "&" ` +
+          `and "*" names.`,
       ];
     }
     return [`${where}: the front matter is not valid YAML (${firstLine((error as Error).message)}); fix the syntax.`];
@@ -252,11 +257,13 @@ function checkChain(packageDir: string, manifest: PackageManifest, workers: Work
       const other = writers.get(tag);
       if (tag === REQUEST_TAG) {
         problems.push(
-          `${fileOf(worker)}: front matter field "outputTags" must not contain "${REQUEST_TAG}": the runtime writes it from the user's input; pick another tag.`,
+          `${fileOf(worker)}: front matter field "outputTags" must not contain "${REQUEST_TAG}": the runtime ` +
+            `writes it from the user's input; pick another tag.`,
         );
       } else if (other) {
         problems.push(
-          `${fileOf(worker)}: front matter field "outputTags" contains "${tag}", which worker "${other.worker.id}" already writes; each tag has exactly one writer, so rename one of them.`,
+          `${fileOf(worker)}: front matter field "outputTags" contains "${tag}", which worker ` +
+            `"${other.worker.id}" already writes; each tag has exactly one writer, so rename one of them.`,
         );
       } else {
         writers.set(tag, { worker, index });
@@ -271,15 +278,21 @@ function checkChain(packageDir: string, manifest: PackageManifest, workers: Work
       const writer = writers.get(tag);
       if (!writer) {
         problems.push(
-          `${fileOf(worker)}: front matter field "inputTags" contains "${tag}", but no worker of package "${manifest.id}" writes it, so the chain is broken; use one of ${written} or add a worker whose outputTags contain "${tag}".`,
+          `${fileOf(worker)}: front matter field "inputTags" contains "${tag}", but no worker of package ` +
+            `"${manifest.id}" writes it, so the chain is broken; use one of ${written} or add a worker whose ` +
+            `outputTags contain "${tag}".`,
         );
       } else if (writer.worker === worker) {
         problems.push(
-          `${fileOf(worker)}: front matter field "inputTags" contains "${tag}", which this worker writes itself, so it could never run first; remove it (a revising worker is shown its previous artifact anyway).`,
+          `${fileOf(worker)}: front matter field "inputTags" contains "${tag}", which this worker writes ` +
+            `itself, so it could never run first; remove it (a revising worker is shown its previous artifact ` +
+            `anyway).`,
         );
       } else if (writer.index > index) {
         problems.push(
-          `${show(join(packageDir, 'manifest.json'))}: manifest field "workers" lists "${worker.id}" before "${writer.worker.id}", but "${worker.id}" reads "${tag}", which "${writer.worker.id}" writes; list the workers in chain order.`,
+          `${show(join(packageDir, 'manifest.json'))}: manifest field "workers" lists "${worker.id}" before ` +
+            `"${writer.worker.id}", but "${worker.id}" reads "${tag}", which "${writer.worker.id}" writes; list ` +
+            `the workers in chain order.`,
         );
       }
     }
@@ -353,7 +366,10 @@ function readText(file: string, hint: string): string {
  * one, so the rule is the simple one: the loader reads only plain files and folders.
  */
 function symlinkProblem(path: string): string {
-  return `${show(path)}: is a symbolic link; a skill package is read only from plain files and folders inside it, so copy the file into the package folder instead of linking it.`;
+  return (
+    `${show(path)}: is a symbolic link; a skill package is read only from plain files and folders ` +
+    `inside it, so copy the file into the package folder instead of linking it.`
+  );
 }
 
 function fail(packageDir: string, problems: string[]): never {

@@ -17,7 +17,9 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
       return new StoreError(
         'store_locked',
-        `The database ${file} is locked by another process (waited ${busyTimeoutMs} ms): another Steward process that is writing, or a program holding it open. Wait until it finishes and try again, or use another database file.`,
+        `The database ${file} is locked by another process (waited ${busyTimeoutMs} ms): another Steward ` +
+          `process that is writing, or a program holding it open. Wait until it finishes and try again, or use ` +
+          `another database file.`,
         path,
         cause,
       );
@@ -25,7 +27,9 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
     if (code.startsWith('SQLITE_READONLY')) {
       return new StoreError(
         'store_read_only',
-        `The database ${file} is read-only for this process (the file or its folder is not writable): nothing was saved. Make both writable, or copy the file somewhere writable and use the copy; a store opened read-only can still be read.`,
+        `The database ${file} is read-only for this process (the file or its folder is not writable): ` +
+          `nothing was saved. Make both writable, or copy the file somewhere writable and use the copy; a ` +
+          `store opened read-only can still be read.`,
         path,
         cause,
       );
@@ -36,7 +40,8 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
     if (code.startsWith('SQLITE_CORRUPT')) {
       return new StoreError(
         'store_corrupt',
-        `The database ${file} is malformed (damaged on disk). Restore it from a backup, or try \`sqlite3 ${path} .recover\` into a new file; or use another database file to start afresh.`,
+        `The database ${file} is malformed (damaged on disk). Restore it from a backup, or try \`sqlite3 ` +
+          `${path} .recover\` into a new file; or use another database file to start afresh.`,
         path,
         cause,
       );
@@ -45,7 +50,8 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
       // SQLite reports a full tmpfs or disk as SQLITE_FULL, sometimes as a failed write.
       return new StoreError(
         'store_full',
-        `The disk holding ${file} is full (or the file hit its size limit): the last change was not saved, the session keeps its last saved state. Free some space and try again.`,
+        `The disk holding ${file} is full (or the file hit its size limit): the last change was not saved, ` +
+          `the session keeps its last saved state. Free some space and try again.`,
         path,
         cause,
       );
@@ -86,7 +92,8 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
 function cannotOpen(path: string, error: unknown): StoreError {
   return new StoreError(
     'store_unavailable',
-    `Cannot open the database "${path}": its folder may be missing or not writable (SQLite needs to create files beside it). Check the path and its permissions, or use another database file.`,
+    `Cannot open the database "${path}": its folder may be missing or not writable (SQLite needs to ` +
+      `create files beside it). Check the path and its permissions, or use another database file.`,
     path,
     { cause: error },
   );

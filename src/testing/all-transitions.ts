@@ -196,7 +196,8 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     for (const type of own) {
       const actor = /^xstate\.(done|error)\.actor\.(.+)$/.exec(type);
       if (actor) {
-        const [, kind, id] = actor as unknown as [string, 'done' | 'error', string];
+        const kind = actor[1];
+        const id = actor[2]!; // both groups always match
         const results = actorResults[id];
         if (!results)
           throw new TransitionTestError(`the machine invokes "${id}", and no results are known for it: pass actorResults.${id} to testAllTransitions.`);
@@ -264,7 +265,8 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     } catch (error) {
       if (error instanceof Error && error.message === 'Traversal limit exceeded') {
         throw new TransitionTestError(
-          `the walk explored more than ${options.limit ?? 200_000} states: the facts function tells too many states apart (or the machine grows without bound). Make facts coarser.`,
+          `the walk explored more than ${options.limit ?? 200_000} states: the facts function tells too many ` +
+            `states apart (or the machine grows without bound). Make facts coarser.`,
         );
       }
       throw error;

@@ -66,7 +66,9 @@ export function checkWorkerIsRegistered(queued: QueuedCall, workers: readonly Wo
   if (!worker) {
     const known = workers.map((w) => w.id);
     return {
-      message: `Unknown workerId "${workerId}". Workers of this package: ${known.join(', ') || '(none: this session has no package)'}. Call list_workers for their tags.`,
+      message:
+        `Unknown workerId "${workerId}". Workers of this package: ` +
+        `${known.join(', ') || '(none: this session has no package)'}. Call list_workers for their tags.`,
       data: { workerId, known },
     };
   }
@@ -89,7 +91,9 @@ export function checkTagsWithinOutputTags(queued: QueuedCall, outputTags: readon
   const undeclared = Object.keys((queued.args as SubmitArgs).outputs).filter((tag) => !outputTags.includes(tag));
   if (undeclared.length === 0) return null;
   return {
-    message: `You may only write your declared output tags (${outputTags.join(', ')}); not ${undeclared.map((t) => `"${t}"`).join(', ')}. Submit again with only those tags.`,
+    message:
+      `You may only write your declared output tags (${outputTags.join(', ')}); not ` +
+      `${undeclared.map((t) => `"${t}"`).join(', ')}. Submit again with only those tags.`,
     data: { undeclared, outputTags: [...outputTags] },
   };
 }
@@ -102,7 +106,9 @@ export function checkManagerOmitsTagLists(actor: ToolActor, queued: QueuedCall):
   const passed = ['inputTags', 'outputTags', 'inputKeys', 'outputKeys'].filter((k) => Object.hasOwn(args, k));
   if (passed.length === 0) return null;
   return {
-    message: `Do not pass ${passed.join(' or ')} to run_worker: the runtime reads a worker's tags from its skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.`,
+    message:
+      `Do not pass ${passed.join(' or ')} to run_worker: the runtime reads a worker's tags from its ` +
+      `skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.`,
     data: { passed },
   };
 }
@@ -113,5 +119,9 @@ export function checkBurstWithinLimit(burst: number, maxBurst: number): Finding 
 }
 
 export function burstLimitNotice(maxBurst: number): string {
-  return `The agents used all ${maxBurst} rounds allowed between two user actions (maxBurst) without reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.`;
+  return (
+    `The agents used all ${maxBurst} rounds allowed between two user actions (maxBurst) without ` +
+    `reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts ` +
+    `again from 0.`
+  );
 }

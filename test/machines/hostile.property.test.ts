@@ -47,12 +47,13 @@ for (const file of ['manifest.json', 'workers/echo.md', 'workers/summarize.md'])
   write(`tiny/${file}`, readFileSync(join(bundledPackagesDir, 'tiny', file), 'utf8'));
 }
 const worker = (id: string, inputTags: string[], outputTags: string[]) =>
-  `---\nid: ${id}\ntitle: ${id}\ndescription: Writes ${outputTags.join(', ')}.\ninputTags: ${json(inputTags)}\noutputTags: ${json(outputTags)}\n---\nYou are ${id}.\n`;
+  `---\nid: ${id}\ntitle: ${id}\ndescription: Writes ${outputTags.join(', ')}.\ninputTags: ` +
+  `${json(inputTags)}\noutputTags: ${json(outputTags)}\n---\nYou are ${id}.\n`;
 write('proto/manifest.json', json({ schemaVersion: 1, id: 'proto', title: 'Proto', description: 'Prototype-named tags.', workers: ['maker', 'reader'] }));
 write('proto/workers/maker.md', worker('maker', ['request'], ['constructor', '__proto__']));
 write('proto/workers/reader.md', worker('reader', ['constructor', '__proto__'], ['toString']));
 
-// ── hostile text ─────────────────────────────────────────────────────────────
+// ── hostile text ───────────────────────────────────────────────────────────
 
 const controls = [
   '\x1b[2J',
@@ -283,7 +284,7 @@ const model: Model = {
 
 const runtime = createRuntime({ model, maxBurst: MAX_BURST, packagesDir });
 
-// ── invariants ───────────────────────────────────────────────────────────────
+// ── invariants ───────────────────────────────────────────────────────────
 
 const protoKeys = () => [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','));
 const pristine = protoKeys();
@@ -319,7 +320,7 @@ function checkAfterSend(session: Session, result: SendResult, event: unknown): v
   }
 }
 
-// ── the property ─────────────────────────────────────────────────────────────
+// ── the property ───────────────────────────────────────────────────────────
 
 describe('hostile model replies and user events (fast-check, real runtime)', () => {
   it(`nothing escapes, no prototype is touched, the transcript stays valid: ${NUM_RUNS} runs`, async () => {
@@ -369,7 +370,8 @@ describe('hostile model replies and user events (fast-check, real runtime)', () 
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
-      `hostile: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused) in ${seconds}s; tags written: ${[...stats.tags].sort().join(', ')}; states: ${[...stats.states].sort().join(', ')}`,
+      `hostile: ${NUM_RUNS} runs, ${stats.sends} sends (${stats.refused} refused) in ${seconds}s; tags ` +
+        `written: ${[...stats.tags].sort().join(', ')}; states: ${[...stats.states].sort().join(', ')}`,
     );
     // The hostile generators must still reach the places where names meet keyed data (the
     // reader's "toString", two accepted artifacts deep, is reached in most runs;

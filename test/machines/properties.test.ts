@@ -241,7 +241,7 @@ const model: Model = {
 
 const runtime = createRuntime({ model, maxBurst: MAX_BURST });
 
-// ── invariants ────────────────────────────────────────────────────────────────
+// ── invariants ───────────────────────────────────────────────────────────
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const contextOf = (session: Session) => session.actorRef.getSnapshot().context as SessionContext;
@@ -384,7 +384,7 @@ function resolve(step: GenUserStep, session: Session): unknown {
   }
 }
 
-// ── the property ──────────────────────────────────────────────────────────────
+// ── the property ───────────────────────────────────────────────────────────
 
 describe('session properties (fast-check, real runtime)', () => {
   it(`keeps its invariants over ${NUM_RUNS} random sessions`, async () => {

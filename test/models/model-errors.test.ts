@@ -26,7 +26,10 @@ async function failWith(script: FakeStep[], apiKey = 'test-key'): Promise<{ erro
   return { error: error as ModelError, server };
 }
 
-const HTML = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{color:red}</style></head><body><h1>Bad Gateway</h1><p>The proxy could not reach the upstream.</p>${'<div>filler</div>'.repeat(2_000)}</body></html>`;
+const HTML =
+  `<!DOCTYPE html><html><head><title>502 Bad ` +
+  `Gateway</title><style>body{color:red}</style></head><body><h1>Bad Gateway</h1><p>The proxy could ` +
+  `not reach the upstream.</p>${'<div>filler</div>'.repeat(2_000)}</body></html>`;
 
 it('trims an HTML error page to its status line and a short excerpt', async () => {
   const page = { status: 502, body: HTML, headers: { 'content-type': 'text/html' } };

@@ -76,7 +76,9 @@ describe('edit before approving', () => {
     expect(manager.messages[at + 1]).toEqual({
       role: 'user',
       content:
-        'The user (bob) approved your run_worker(drafter) with edits: reason "Write it quietly, 1,000 words." (you proposed "Write the story."); role "literary" (you proposed "genre"). The worker runs with the edited step; you will hear when the user has reviewed its artifact.',
+        'The user (bob) approved your run_worker(drafter) with edits: reason "Write it quietly, 1,000 ' +
+        'words." (you proposed "Write the story."); role "literary" (you proposed "genre"). The worker runs ' +
+        'with the edited step; you will hear when the user has reviewed its artifact.',
     });
     expectValidTranscript(manager.messages.slice(1));
 
@@ -130,7 +132,9 @@ describe('edit an artifact while accepting it', () => {
     expect(context.artifacts[0]).toMatchObject({ id: 'a1', status: 'accepted', tags: { brief: 2 } });
     const told = model.calls[2]!.messages.at(-1);
     expect(text(told)).toBe(
-      "The user accepted artifact a1 from brief-writer (brief v2). The user (carol) edited brief (now v2, written by carol; the worker's v1 stays readable): read the new version before building on it. Plan the next step.",
+      'The user accepted artifact a1 from brief-writer (brief v2). The user (carol) edited brief (now v2, ' +
+        "written by carol; the worker's v1 stays readable): read the new version before building on it. Plan " +
+        'the next step.',
     );
     // read_blackboard gives the manager the user's version.
     const read = model.calls[3]!.messages.at(-1);

@@ -19,7 +19,11 @@ const prototypeKeys = () => Object.getOwnPropertyNames(Object.prototype).sort();
 const before = prototypeKeys();
 
 function worker(id: string, inputTags: string[], outputTags: string[]): string {
-  return `---\nid: ${id}\ntitle: ${id}\ndescription: Writes ${outputTags.join(', ')}.\ninputTags: ${JSON.stringify(inputTags)}\noutputTags: ${JSON.stringify(outputTags)}\n---\nYou are ${id}. Finish by calling submit.\n`;
+  return (
+    `---\nid: ${id}\ntitle: ${id}\ndescription: Writes ${outputTags.join(', ')}.\ninputTags: ` +
+    `${JSON.stringify(inputTags)}\noutputTags: ${JSON.stringify(outputTags)}\n---\nYou are ${id}. Finish ` +
+    `by calling submit.\n`
+  );
 }
 
 async function step(session: Session, event: UserEvent): Promise<SessionView> {

@@ -83,7 +83,9 @@ describe('persisted-session samples, one per snapshot schema version', () => {
     const removed = [...sample].filter((p) => !today.has(p));
     expect(
       { added, removed },
-      'The persisted shape changed: bump SNAPSHOT_SCHEMA_VERSION (src/runtime/persisted.ts), add a migration from the old version, and write the new sample with `node --import tsx test/support/snapshot-fixture.ts`.',
+      'The persisted shape changed: bump SNAPSHOT_SCHEMA_VERSION (src/runtime/persisted.ts), add a ' +
+        'migration from the old version, and write the new sample with `node --import tsx ' +
+        'test/support/snapshot-fixture.ts`.',
     ).toEqual({ added: [], removed: [] });
   });
 });

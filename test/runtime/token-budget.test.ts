@@ -26,7 +26,10 @@ describe('maxBurstTokens', () => {
     expect(model.calls).toHaveLength(3);
     expect(first.view).toMatchObject({ waitingReason: 'input', burst: 3, tokens: { burst: 300, session: 300, maxBurst: 300 } });
     expect(first.view.notice).toBe(
-      'This burst used 300 tokens; the next model call (about 100, like the last one) would go over the budget of 300 tokens per burst (maxBurstTokens). Nothing was lost: say how to continue and the count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new --max-burst-tokens N).',
+      'This burst used 300 tokens; the next model call (about 100, like the last one) would go over the ' +
+        'budget of 300 tokens per burst (maxBurstTokens). Nothing was lost: say how to continue and the ' +
+        'count starts again from 0, or raise the budget (createSession({ maxBurstTokens }), steward run/new ' +
+        '--max-burst-tokens N).',
     );
 
     const second = await session.send({ type: 'user_submitted_input', text: 'Go on.' });

@@ -136,7 +136,9 @@ it(`refuses a workers folder with more than ${DEFAULT_LIMITS.workersPerPackage} 
   for (let i = 0; i < DEFAULT_LIMITS.workersPerPackage; i++) write(`workers/extra${i}.md`, '');
   const message = refusal();
   expect(message).toBe(
-    `${join(dir, 'workers')}: holds more than ${DEFAULT_LIMITS.workersPerPackage} .md files (the workersPerPackage limit); a package has at most ${DEFAULT_LIMITS.workersPerPackage} workers, so delete the files its manifest does not list or split the package.`,
+    `${join(dir, 'workers')}: holds more than ${DEFAULT_LIMITS.workersPerPackage} .md files (the ` +
+      `workersPerPackage limit); a package has at most ${DEFAULT_LIMITS.workersPerPackage} workers, so ` +
+      `delete the files its manifest does not list or split the package.`,
   );
   expect(message).not.toContain('is not listed');
 });

@@ -272,7 +272,10 @@ describe('loading a package from disk', () => {
   it('never runs front matter: ---js / ---javascript are refused before anything is evaluated', () => {
     const marker = join(root, 'pwned.txt');
     // Valid as JavaScript and as a worker: gray-matter's JS engine would run it and accept the package.
-    const code = `{ id: (require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'), 'outliner'), title: 'Outliner', description: 'Writes the outline.', inputTags: ['request', 'brief'], outputTags: ['outline'] }`;
+    const code =
+      `{ id: (require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'), 'outliner'), title: ` +
+      `'Outliner', description: 'Writes the outline.', inputTags: ['request', 'brief'], outputTags: ` +
+      `['outline'] }`;
     for (const language of ['js', 'javascript', 'JS ', 'coffee', 'json', 'constructor']) {
       writeValidPackage();
       write('workers/outliner.md', `---${language}\n${code}\n---\nYou are a worker.\n`);

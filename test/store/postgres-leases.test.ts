@@ -139,35 +139,40 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(quiet).not.toContain('alive');
   });
 
-  it('claimExpired never takes a session last written without a lease (a runner that takes none) before it was quiet a whole lease, though a lease row exists; an unused grant leaves it so; holder names who holds a lease', async () => {
-    const schema = freshSchema();
-    const [server, writer, other] = [connect(schema), connect(schema), connect(schema)];
-    await server.create({ id: 'u', packageId: null, snapshot: {}, entry: created('waiting_user.intake') });
-    // An earlier event through a server: leased, written, released (the row stays, expired).
-    const earlier = (await server.leases.acquireLease('u', 'steward serve on a pid 1', 60_000))!;
-    expect(await other.leases.holder('u')).toEqual({ owner: 'steward serve on a pid 1', expiresInMs: expect.any(Number) });
-    expect((await other.leases.holder('u'))!.expiresInMs).toBeGreaterThan(50_000);
-    await server.append({ id: 'u', expectedRevision: 1, entries: [entry('e', 'waiting_user.approve_step')], snapshot: {}, lease: earlier });
-    await server.leases.releaseLease(earlier);
-    expect(await other.leases.holder('u')).toBeNull();
-    // Then a process that takes no lease runs it: unfenced, allowed while nobody holds one.
-    await writer.append({ id: 'u', expectedRevision: 2, entries: [entry('approve', 'running.worker.thinking')], snapshot: {} });
-    expect(await other.leases.claimExpired('C', 60_000, 10)).toEqual([]);
-    // A server looks (acquires, finds it running, lets go unused): still not claimable.
-    const look = (await other.leases.acquireLease('u', 'C', 60_000))!;
-    await other.leases.releaseLease(look, { unused: true });
-    expect(await other.leases.claimExpired('C', 60_000, 10)).toEqual([]);
-    // Quiet for a whole (short) lease: now it is.
-    await sleep(300);
-    expect((await other.leases.claimExpired('C', 200, 10)).map((l) => l.sessionId)).toEqual(['u']);
+  it(
+    'claimExpired never takes a session last written without a lease (a runner that takes none) before ' +
+      'it was quiet a whole lease, though a lease row exists; an unused grant leaves it so; holder names ' +
+      'who holds a lease',
+    async () => {
+      const schema = freshSchema();
+      const [server, writer, other] = [connect(schema), connect(schema), connect(schema)];
+      await server.create({ id: 'u', packageId: null, snapshot: {}, entry: created('waiting_user.intake') });
+      // An earlier event through a server: leased, written, released (the row stays, expired).
+      const earlier = (await server.leases.acquireLease('u', 'steward serve on a pid 1', 60_000))!;
+      expect(await other.leases.holder('u')).toEqual({ owner: 'steward serve on a pid 1', expiresInMs: expect.any(Number) });
+      expect((await other.leases.holder('u'))!.expiresInMs).toBeGreaterThan(50_000);
+      await server.append({ id: 'u', expectedRevision: 1, entries: [entry('e', 'waiting_user.approve_step')], snapshot: {}, lease: earlier });
+      await server.leases.releaseLease(earlier);
+      expect(await other.leases.holder('u')).toBeNull();
+      // Then a process that takes no lease runs it: unfenced, allowed while nobody holds one.
+      await writer.append({ id: 'u', expectedRevision: 2, entries: [entry('approve', 'running.worker.thinking')], snapshot: {} });
+      expect(await other.leases.claimExpired('C', 60_000, 10)).toEqual([]);
+      // A server looks (acquires, finds it running, lets go unused): still not claimable.
+      const look = (await other.leases.acquireLease('u', 'C', 60_000))!;
+      await other.leases.releaseLease(look, { unused: true });
+      expect(await other.leases.claimExpired('C', 60_000, 10)).toEqual([]);
+      // Quiet for a whole (short) lease: now it is.
+      await sleep(300);
+      expect((await other.leases.claimExpired('C', 200, 10)).map((l) => l.sessionId)).toEqual(['u']);
 
-    // A runner that wrote under its lease and let it go (or whose lease ran out) is gone: claimed at once.
-    await server.create({ id: 'r', packageId: null, snapshot: {}, entry: created('waiting_user.intake') });
-    const ran = (await server.leases.acquireLease('r', 'A', 60_000))!;
-    await server.append({ id: 'r', expectedRevision: 1, entries: [entry('go', 'running.manager.thinking')], snapshot: {}, lease: ran });
-    await server.leases.releaseLease(ran);
-    expect((await other.leases.claimExpired('C', 60_000, 10)).map((l) => l.sessionId)).toEqual(['r']);
-  });
+      // A runner that wrote under its lease and let it go (or whose lease ran out) is gone: claimed at once.
+      await server.create({ id: 'r', packageId: null, snapshot: {}, entry: created('waiting_user.intake') });
+      const ran = (await server.leases.acquireLease('r', 'A', 60_000))!;
+      await server.append({ id: 'r', expectedRevision: 1, entries: [entry('go', 'running.manager.thinking')], snapshot: {}, lease: ran });
+      await server.leases.releaseLease(ran);
+      expect((await other.leases.claimExpired('C', 60_000, 10)).map((l) => l.sessionId)).toEqual(['r']);
+    },
+  );
 
   it('migrates a schema from before leases (sessions already written) to the current one', async () => {
     const schema = freshSchema();

@@ -83,7 +83,8 @@ describe('rule 1: the actor may use the tool', () => {
   it('a manager that calls the worker tool submit is told it is a worker tool', async () => {
     const { result, view } = await managerTries(scriptedCall('submit', { outputs: { note: 'I wrote it myself' } }));
     expect(result).toBe(
-      'Error: "submit" is a worker tool; the manager may not call it. Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.',
+      'Error: "submit" is a worker tool; the manager may not call it. Tools available to the manager: ' +
+        'read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.',
     );
     expect(view.blackboard.map((b) => b.tag)).toEqual(['request']); // nothing was written
     expect(view.burst).toBe(2); // the refused round counted
@@ -102,7 +103,8 @@ describe('rule 1: the actor may use the tool', () => {
   it('a manager that calls a tool that does not exist gets the list of tools that do', async () => {
     const { result, view } = await managerTries(scriptedCall('write_story', { text: 'Once upon a time' }));
     expect(result).toBe(
-      'Error: There is no tool named "write_story". Tools available to the manager: read_blackboard, list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.',
+      'Error: There is no tool named "write_story". Tools available to the manager: read_blackboard, ' +
+        'list_workers, list_artifacts, run_worker, ask_user, review_blackboard, finish.',
     );
     expect(view.burst).toBe(2);
   });
@@ -249,7 +251,8 @@ describe('rule 5: the manager does not pass inputTags / outputTags', () => {
   it('passing inputTags gets the specific message, not "unknown key"', async () => {
     const { result, view } = await managerTries(scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: true, inputTags: ['request'] }));
     expect(result).toBe(
-      "Error: Do not pass inputTags to run_worker: the runtime reads a worker's tags from its skill. Call run_worker again with only workerId, reason, requiresApproval and optionally roleId.",
+      "Error: Do not pass inputTags to run_worker: the runtime reads a worker's tags from its skill. Call " +
+        'run_worker again with only workerId, reason, requiresApproval and optionally roleId.',
     );
     expect(result).not.toMatch(/Unrecognized key/);
     expect(view.pendingStep).toBeUndefined();
@@ -285,7 +288,8 @@ describe('rule 6: the burst stays within maxBurst', () => {
     expect(stopped.ok).toBe(true);
     expect(stopped.view.state).toBe('waiting_user.input');
     expect(stopped.view.notice).toBe(
-      'The agents used all 3 rounds allowed between two user actions (maxBurst) without reaching a point where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.',
+      'The agents used all 3 rounds allowed between two user actions (maxBurst) without reaching a point ' +
+        'where you are needed. Nothing was lost: say how to continue, and the burst starts again from 0.',
     );
     expect(stopped.view.burst).toBe(3);
     expect(model.calls).toHaveLength(3); // the model was not called a fourth time

@@ -77,7 +77,8 @@ export function register(program: Command): void {
           const peek = await peekSession(ctx, id);
           if (flags.revision !== undefined && peek.revision !== flags.revision) {
             throw new ConflictError(
-              `Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you looked. Nothing was sent; look again with \`steward show ${id}\`.`,
+              `Session "${id}" is at revision ${peek.revision}, not ${flags.revision}: it changed since you ` +
+                `looked. Nothing was sent; look again with \`steward show ${id}\`.`,
             );
           }
           const event = buildEvent(
@@ -108,7 +109,9 @@ export function register(program: Command): void {
           if (session.revision !== peek.revision) {
             session.stop();
             throw new ConflictError(
-              `Session "${id}" changed while this command loaded it (revision ${peek.revision} → ${String(session.revision)}): another process wrote first. Nothing was sent; look again with \`steward show ${id}\`.`,
+              `Session "${id}" changed while this command loaded it (revision ${peek.revision} → ` +
+                `${String(session.revision)}): another process wrote first. Nothing was sent; look again with ` +
+                `\`steward show ${id}\`.`,
             );
           }
           const result = await session.send(event);

@@ -25,7 +25,9 @@ export function register(program: Command): void {
   program
     .command('serve')
     .description(
-      'serve the sessions over HTTP (JSON API, OpenAPI at /openapi.json); bearer tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS (named: "name token [act-for-others]" per line), or STEWARD_TOKEN (one shared)',
+      'serve the sessions over HTTP (JSON API, OpenAPI at /openapi.json); bearer tokens: ' +
+        'STEWARD_TOKENS_FILE or STEWARD_TOKENS (named: "name token [act-for-others]" per line), or ' +
+        'STEWARD_TOKEN (one shared)',
     )
     .option('--host <address>', 'the address to listen on (anything but loopback needs a token)', '127.0.0.1')
     .option('--port <n>', `the port (0: any free port)`, wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
@@ -67,9 +69,15 @@ export function register(program: Command): void {
           allowedHosts: flags.allowHost,
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
         });
+        const tokenNote =
+          tokens.kind === 'named'
+            ? `named tokens required (${tokens.tokens.length}: by is the token's name)`
+            : tokens.kind === 'shared'
+              ? 'bearer token required (STEWARD_TOKEN)'
+              : 'no token (loopback only)';
         process.stdout.write(
           `Steward serve on ${server.url} · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · ` +
-            `${tokens.kind === 'named' ? `named tokens required (${tokens.tokens.length}: by is the token's name)` : tokens.kind === 'shared' ? 'bearer token required (STEWARD_TOKEN)' : 'no token (loopback only)'}` +
+            `${tokenNote}` +
             `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,
         );

@@ -10,7 +10,9 @@ export const sendEvent: RouteModule = {
     method: 'post',
     path: '/sessions/{id}/events',
     summary:
-      "Send a user event; answers once the session waits for you again (or is done). Who acted: with named tokens, the token's name (an act-for-others token may name another, recorded with `via`: the token); else the event's `by`, or the X-Steward-User header, as claimed",
+      'Send a user event; answers once the session waits for you again (or is done). Who acted: with ' +
+      "named tokens, the token's name (an act-for-others token may name another, recorded with `via`: the " +
+      "token); else the event's `by`, or the X-Steward-User header, as claimed",
     body: UserEventSchema,
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
@@ -22,7 +24,8 @@ export const sendEvent: RouteModule = {
       404: { description: 'No such session', schema: ErrorBody },
       409: {
         description:
-          'Refused by the session in its state, or another writer saved first (conflict), or it runs elsewhere: the SendResult with the structured error, state unchanged',
+          'Refused by the session in its state, or another writer saved first (conflict), or it runs ' +
+          'elsewhere: the SendResult with the structured error, state unchanged',
         schema: SendResultSchema,
       },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },

@@ -32,7 +32,8 @@ export const stream: RouteModule = {
     responses: {
       200: {
         description:
-          '`event: entry` (data: a journal entry, id: its seq; durable, resumable) and `event: session` (data: a live library event, SessionStreamEvent; best effort, no text deltas) … `event: done`',
+          '`event: entry` (data: a journal entry, id: its seq; durable, resumable) and `event: session` ' +
+          '(data: a live library event, SessionStreamEvent; best effort, no text deltas) … `event: done`',
         contentType: 'text/event-stream',
       },
       400: { description: 'Bad query or Last-Event-ID', schema: ErrorBody },
