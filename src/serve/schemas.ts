@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
-import { WaitingReasonSchema } from '../runtime/view.js';
+import { WaitingReasonSchema } from '../machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */

@@ -23,7 +23,7 @@ import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../machines/session.events.js';
-import type { SessionStreamEvent } from '../runtime/session-events.js';
+import type { SessionStreamEvent } from '../machines/stream-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { SessionStreamEventSchema } from '../../src/runtime/session-events.js';
+import { SessionStreamEventSchema } from '../../src/machines/stream-events.js';
 import type { SessionView } from '../../src/runtime/view.js';
 import { startServe } from '../../src/serve/server.js';
 import { SessionHost } from '../../src/serve/session-host.js';
