@@ -139,8 +139,14 @@ export function sessionNotFound(id: string, hint = 'List them with GET /sessions
 
 /**
  * The session is in a `running` state in another process (or on another server): a send
- * here would run it twice. `advice` says how to wait, or how to take it over.
+ * here would run it twice. `state` is the running state when known (null when only its lease
+ * was looked at), `holder` the process that holds its lease, if any; `advice` says how to wait,
+ * or how to take it over.
  */
-export function sessionRunningElsewhere(id: string, state: string, advice: string): HttpError {
-  return new HttpError(409, 'session_running_elsewhere', `Session "${id}" is running (${state}) in another process. ${advice}`);
+export function sessionRunningElsewhere(id: string, state: string | null, advice: string, holder?: string): HttpError {
+  return new HttpError(
+    409,
+    'session_running_elsewhere',
+    `Session "${id}" is running${state ? ` (${state})` : ''} in ${holder ?? 'another process'}. ${advice}`,
+  );
 }

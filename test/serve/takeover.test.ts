@@ -154,7 +154,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     }
     await expect(server.send(session.id, { type: 'user_submitted_input', text: 'me too' })).rejects.toMatchObject({
       status: 409,
-      message: expect.stringContaining('is running in billing worker on host-a now'),
+      message: expect.stringContaining('is running in billing worker on host-a. It holds the session'),
     });
 
     // The calls answer; at the wait the lease is let go, and anyone may send the next event.
