@@ -8,7 +8,7 @@
  */
 import type { Session } from '../runtime/session.js';
 import type { SessionStreamEvent, StreamEventOf } from '../machines/stream-events.js';
-import { safeLineAs } from './safe-text.js';
+import { safeLineAs } from '../text/safe-text.js';
 
 const MAX_DETAIL = 160;
 
