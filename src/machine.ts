@@ -31,7 +31,7 @@ export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } f
 export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
 export { sessionView, type SessionView, type ArtifactView, type Phase } from './runtime/view.js';
 export type { SessionSnapshot } from './runtime/session-snapshot.js';
-export { createManagerTurn, createWorkerTurn, type SkillPromptLookup } from './agents/turns.js';
+export { createManagerTurn, createWorkerTurn, type SkillPromptLookup, type TurnOptions } from './agents/turns.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
 export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';

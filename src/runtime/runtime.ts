@@ -220,8 +220,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
   const machine = sessionMachine.provide({
     actors: {
-      managerTurn: createManagerTurn(options.model, lookup, textDeltas, beforeModelCall),
-      workerTurn: createWorkerTurn(options.model, promptOf, lookup, textDeltas, beforeModelCall),
+      managerTurn: createManagerTurn(options.model, { lookup, textDeltas, gate: beforeModelCall }),
+      workerTurn: createWorkerTurn(options.model, promptOf, { lookup, textDeltas, gate: beforeModelCall }),
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};
