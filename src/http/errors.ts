@@ -129,7 +129,8 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what:
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
   const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-  throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}.`, issues);
+  // An issue's message may be a sentence of its own (the maxBurst advice is): one full stop.
+  throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}${/[.!?]$/.test(summary) ? '' : '.'}`, issues);
 }
 
 /** No session `id` in the store; `hint` says where to find one (it differs per app). */
