@@ -29,11 +29,18 @@ export {
 } from './machines/session.context.js';
 export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './machines/session.events.js';
 export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
-export { sessionView, WaitingReasonSchema, type SessionView, type ArtifactView, type Phase, type WaitingReason } from './runtime/view.js';
+export { sessionView, type SessionView, type ArtifactView, type Phase } from './runtime/view.js';
 export type { SessionSnapshot } from './runtime/session-snapshot.js';
-export { createManagerTurn, createWorkerTurn, type SkillPromptLookup } from './agents/turns.js';
+export { createManagerTurn, createWorkerTurn, type SkillPromptLookup, type TurnOptions } from './agents/turns.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
 export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export * from './errors.js';
-export { SessionStreamEventSchema, type SessionStreamEvent, type SessionStreamEventType, type StreamEventOf } from './runtime/session-events.js';
+export {
+  SessionStreamEventSchema,
+  WaitingReasonSchema,
+  type SessionStreamEvent,
+  type SessionStreamEventType,
+  type StreamEventOf,
+  type WaitingReason,
+} from './machines/stream-events.js';

@@ -39,6 +39,16 @@ export type TagVersionLookup = (sessionId: string, tag: string, versions: readon
  */
 export type ModelCallGate = (system: object) => Promise<void> | undefined;
 
+/** What the runtime gives its turns; a turn made without them works from the context alone and does not stream. */
+export interface TurnOptions {
+  /** Reads tag versions whose bodies left the context (without it, a reply that reads one gets no attachment). */
+  lookup?: TagVersionLookup;
+  /** Where the model call streams its text. */
+  textDeltas?: TextDeltaLookup;
+  /** Asked before each model call. */
+  gate?: ModelCallGate;
+}
+
 /** `model.complete(request)`, once the gate (if any) let it through and unless stopped meanwhile. */
 function gated<T>(gate: ModelCallGate | undefined, system: object, signal: AbortSignal, call: () => Promise<T>): Promise<T> {
   const waiting = gate?.(system);
@@ -117,8 +127,11 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
  * @example
  * const machine = sessionMachine.provide({ actors: { managerTurn: createManagerTurn(model), workerTurn: createWorkerTurn(model, promptOf) } });
  * const actor = createActor(machine, { input: { sessionId: 's1', package: team } }).start();
+ *
+ * // Streaming the reply's text as it arrives:
+ * const managerTurn = createManagerTurn(model, { textDeltas: () => (text) => process.stdout.write(text) });
  */
-export function createManagerTurn(model: Model, lookup?: TagVersionLookup, textDeltas?: TextDeltaLookup, gate?: ModelCallGate) {
+export function createManagerTurn(model: Model, { lookup, textDeltas, gate }: TurnOptions = {}) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
     yieldToEventLoop(signal).then(() => {
       const replied = gated(gate, system, signal, () =>
@@ -141,8 +154,10 @@ export function createManagerTurn(model: Model, lookup?: TagVersionLookup, textD
  * @example
  * const prompts: Record<string, string> = { echo: 'Restate the request in one sentence.' };
  * const workerTurn = createWorkerTurn(model, (_packageId, workerId) => prompts[workerId]);
+ * // With a gate asked before each model call (a rejection means no call):
+ * const gatedTurn = createWorkerTurn(model, (_packageId, workerId) => prompts[workerId], { gate: () => quota.take() });
  */
-export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, lookup?: TagVersionLookup, textDeltas?: TextDeltaLookup, gate?: ModelCallGate) {
+export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, { lookup, textDeltas, gate }: TurnOptions = {}) {
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     await yieldToEventLoop(signal);
     const pkg = input.package;

@@ -3,6 +3,7 @@
  * Statuses move only along LEGAL_ARTIFACT_MOVES; `moveArtifact` refuses anything else so a
  * bug shows up as an error, not as a silently corrupted history.
  */
+import { InternalError } from '../errors.js';
 
 export type ArtifactStatus = 'pending_review' | 'accepted' | 'rejected' | 'superseded';
 
@@ -33,7 +34,7 @@ export const LEGAL_ARTIFACT_MOVES: Readonly<Record<ArtifactStatus, readonly Arti
 
 export function moveArtifact(artifact: Artifact, to: ArtifactStatus): void {
   if (!LEGAL_ARTIFACT_MOVES[artifact.status].includes(to)) {
-    throw new Error(`Artifact ${artifact.id} cannot move from ${artifact.status} to ${to}: this is a bug in Steward, please report it.`);
+    throw new InternalError(`Artifact ${artifact.id} cannot move from ${artifact.status} to ${to}.`);
   }
   artifact.status = to;
 }

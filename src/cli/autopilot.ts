@@ -15,7 +15,7 @@ import { burstLimitNotice } from '../tools/validation.js';
 import { aliasOf } from './events.js';
 import { followProgress } from './progress.js';
 import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
-import { safeText } from './safe-text.js';
+import { safeText } from '../text/safe-text.js';
 
 /** The request the demo sends when none is given. */
 export const DEMO_REQUEST =

@@ -19,7 +19,7 @@ import { leaseOwnerName } from '../store/lease-keeper.js';
 import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { defaultDbPath } from '../store/sqlite-store.js';
-import { safeJson } from './safe-text.js';
+import { safeJson } from '../text/safe-text.js';
 import { checkSessionId } from '../ids.js';
 
 /** Options every command inherits from the program. */

@@ -16,7 +16,7 @@ import type { SkillPackage } from '../skills/index.js';
 import { aliasOf, EVENT_LABELS } from './events.js';
 import { followProgress } from './progress.js';
 import { headline, runningLabel, waitBlocks, type Block, type RenderOptions } from './render.js';
-import { safeLine, safeText } from './safe-text.js';
+import { safeLine, safeText } from '../text/safe-text.js';
 
 export interface InteractiveOptions {
   modelLabel: string;

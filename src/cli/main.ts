@@ -20,7 +20,7 @@ import * as sendCommand from './commands/send.js';
 import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
 import { cliCommand, printJson, resolveDbPath } from './context.js';
-import { safeText } from './safe-text.js';
+import { safeText } from '../text/safe-text.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };

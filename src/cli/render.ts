@@ -3,7 +3,7 @@
  * Everything returns text (or blocks of text); the caller decides where it goes (clack in
  * the interactive `run`, plain stdout in scripts and transcripts). Colours come from
  * picocolors, which turns itself off when the output is not a terminal or NO_COLOR is set.
- * Everything a model, a package or a user wrote goes through safe-text.ts here, before any
+ * Everything a model, a package or a user wrote goes through text/safe-text.ts here, before any
  * colour is added: the renderers are where data meets the terminal.
  */
 import pc from 'picocolors';
@@ -14,7 +14,7 @@ import { userOf, type JournalEntry, type SessionSummary } from '../store/session
 import { isForkEntry } from '../runtime/journal-replay.js';
 import type { SessionView } from '../runtime/view.js';
 import { aliasOf } from './events.js';
-import { safeLine, safeText } from './safe-text.js';
+import { safeLine, safeText } from '../text/safe-text.js';
 
 export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
 

@@ -129,7 +129,8 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what:
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
   const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-  throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}.`, issues);
+  // An issue's message may be a sentence of its own (the maxBurst advice is): one full stop.
+  throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}${/[.!?]$/.test(summary) ? '' : '.'}`, issues);
 }
 
 /** No session `id` in the store; `hint` says where to find one (it differs per app). */
@@ -139,8 +140,14 @@ export function sessionNotFound(id: string, hint = 'List them with GET /sessions
 
 /**
  * The session is in a `running` state in another process (or on another server): a send
- * here would run it twice. `advice` says how to wait, or how to take it over.
+ * here would run it twice. `state` is the running state when known (null when only its lease
+ * was looked at), `holder` the process that holds its lease, if any; `advice` says how to wait,
+ * or how to take it over.
  */
-export function sessionRunningElsewhere(id: string, state: string, advice: string): HttpError {
-  return new HttpError(409, 'session_running_elsewhere', `Session "${id}" is running (${state}) in another process. ${advice}`);
+export function sessionRunningElsewhere(id: string, state: string | null, advice: string, holder?: string): HttpError {
+  return new HttpError(
+    409,
+    'session_running_elsewhere',
+    `Session "${id}" is running${state ? ` (${state})` : ''} in ${holder ?? 'another process'}. ${advice}`,
+  );
 }

@@ -157,7 +157,7 @@ export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): ServeTokens
   const set = [file && 'STEWARD_TOKENS_FILE', list && 'STEWARD_TOKENS', shared && 'STEWARD_TOKEN'].filter(Boolean);
   if (set.length > 1)
     throw new UserError(
-      `${set.join(' and ')} are all set: set one of them (named tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS; one shared secret: STEWARD_TOKEN).`,
+      `${set.length === 2 ? `${set[0]} and ${set[1]} are both set` : `${set.slice(0, -1).join(', ')} and ${set.at(-1)} are all set`}: set one of them (named tokens: STEWARD_TOKENS_FILE or STEWARD_TOKENS; one shared secret: STEWARD_TOKEN).`,
     );
   if (file) return { kind: 'named', tokens: parseTokenList(readTokenFile(file), `STEWARD_TOKENS_FILE ${file}`) };
   if (list) return { kind: 'named', tokens: parseTokenList(list, 'STEWARD_TOKENS', { semicolons: true }) };

@@ -7,7 +7,7 @@
  * The page is told *that* something changed (session, list of sessions, pending model
  * requests) and fetches what it shows; a lost message costs nothing. A live session's own
  * events (rounds with timings and tokens, tool calls checked…) go out as they are, as
- * `progress` messages (see runtime/session-events.ts; no text deltas).
+ * `progress` messages (see machines/stream-events.ts; no text deltas).
  */
 import type { Subscription } from 'xstate';
 import type { ManualModel } from '../models/manual-model.js';

@@ -7,8 +7,7 @@
  */
 import type { ChatMessage } from '../models/model.js';
 import type { ToolActor } from '../tools/schemas.js';
-import type { SessionStreamEvent, StreamEventOf } from '../runtime/session-events.js';
-import { MAX_TOOL_NAME } from '../runtime/session-events.js';
+import { MAX_TOOL_NAME, type SessionStreamEvent, type StreamEventOf } from './stream-events.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 
 type Unstamped<E> = E extends { type: 'round_finished' } ? Omit<E, 'sessionId' | 'at' | 'durationMs'> : Omit<E, 'sessionId' | 'at'>;

@@ -7,6 +7,7 @@ import { Immer } from 'immer';
 import { moveArtifact, nextArtifactId, toQuestions } from '../blackboard/artifacts.js';
 import { REQUEST_TAG, retainBodies, withVersion, type Blackboard } from '../blackboard/blackboard.js';
 import { clip, DEFAULT_LIMITS } from '../limits.js';
+import { InternalError } from '../errors.js';
 import type { ChatMessage } from '../models/model.js';
 import { redactSecrets } from '../models/redact.js';
 import { runLoopTool } from '../tools/loop-tools.js';
@@ -60,7 +61,7 @@ function toolResult(call: QueuedCall, content: string): ChatMessage {
 
 function head(ctx: SessionContext): QueuedCall {
   const call = ctx.reply.queue[0];
-  if (!call) throw new Error('No queued tool call (a bug in Steward: a guard let an empty queue through).');
+  if (!call) throw new InternalError('A call was refused on an empty queue: the refusing guard let an empty queue through.');
   return call;
 }
 
@@ -239,8 +240,7 @@ export function refuseCall(ctx: SessionContext, actor: ToolActor, result: ChatMe
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1) }, ...append(ctx, actor, result) };
 }
 
-export function runLoopCall(ctx: SessionContext): Update {
-  const call = head(ctx);
+function runLoopCall(ctx: SessionContext, call: QueuedCall): Update {
   const result = runLoopTool(call.call.function.name, call.args, {
     blackboard: ctx.blackboard,
     workers: ctx.package?.workers ?? [],
@@ -253,7 +253,7 @@ export function runLoopCall(ctx: SessionContext): Update {
 /** The arguments as the tool's schema parsed them: zod's own copy (what is written is what was validated). */
 function parsedArgs<S extends z.ZodType>(schema: S, call: QueuedCall): z.infer<S> {
   const parsed = schema.safeParse(call.args);
-  if (!parsed.success) throw new Error(`${call.call.function.name} reached its settlement with arguments rule 2 refuses (a bug in Steward).`);
+  if (!parsed.success) throw new InternalError(`${call.call.function.name} reached its settlement with arguments rule 2 refuses.`);
   return parsed.data;
 }
 
@@ -276,7 +276,7 @@ export function boundaryOf(call: QueuedCall): Boundary {
     case 'finish':
       return { tool: 'finish', ...(call.args as FinishArgs) };
     default:
-      throw new Error(`"${name}" is not a manager boundary tool (a bug in Steward: only boundary tools are settled as boundaries).`);
+      throw new InternalError(`"${name}" is not a manager boundary tool: only boundary tools are settled as boundaries.`);
   }
 }
 
@@ -292,18 +292,18 @@ const boundaryResult: Record<Boundary['tool'], (b: Boundary) => string> = {
 
 /** Settles the head call of a manager reply: a loop tool runs, a boundary tool becomes the choice. */
 export function settleCall(ctx: SessionContext): Update {
-  const head = ctx.reply.queue[0];
-  if (!head) return {};
-  return findTool('manager', head.call.function.name)?.kind === 'loop' ? runLoopCall(ctx) : chooseBoundary(ctx);
+  const call = ctx.reply.queue[0];
+  if (!call) return {};
+  return findTool('manager', call.call.function.name)?.kind === 'loop' ? runLoopCall(ctx, call) : chooseBoundary(ctx, call);
 }
 
 /** Settles the head call of a worker reply (submit or ask_user). */
 export function settleWorkerCall(ctx: SessionContext): Update {
-  return ctx.reply.queue.length ? chooseWorkerCall(ctx) : {};
+  const call = ctx.reply.queue[0];
+  return call ? chooseWorkerCall(ctx, call) : {};
 }
 
-export function chooseBoundary(ctx: SessionContext): Update {
-  const call = head(ctx);
+function chooseBoundary(ctx: SessionContext, call: QueuedCall): Update {
   const boundary = boundaryOf(call);
   return {
     reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), boundary },
@@ -311,8 +311,7 @@ export function chooseBoundary(ctx: SessionContext): Update {
   };
 }
 
-export function chooseWorkerCall(ctx: SessionContext): Update {
-  const call = head(ctx);
+function chooseWorkerCall(ctx: SessionContext, call: QueuedCall): Update {
   const isSubmit = call.call.function.name === 'submit';
   // What zod parsed, not the raw arguments: what is written is what was validated.
   const workerChoice = isSubmit

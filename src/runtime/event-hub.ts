@@ -14,7 +14,8 @@
 import type { Actor, Subscription } from 'xstate';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { roundOf, type ChartEvent, type RoundInfo } from '../machines/session.reports.js';
-import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
+import type { SessionStreamEvent } from '../machines/stream-events.js';
+import type { SessionEventListener, SubscribeOptions } from './session-events.js';
 
 /** An event as the hub forwards it, before `sessionId` and `at`. */
 type Draft = SessionStreamEvent extends infer E ? (E extends SessionStreamEvent ? Omit<E, 'sessionId' | 'at'> : never) : never;

@@ -6,7 +6,8 @@
  * reader lags, consecutive text deltas of one round are merged, so a slow reader holds one
  * string per round rather than one object per token.
  */
-import { isFinalEvent, type SessionEventListener, type SessionStreamEvent, type SubscribeOptions } from './session-events.js';
+import type { SessionStreamEvent } from '../machines/stream-events.js';
+import { isFinalEvent, type SessionEventListener, type SubscribeOptions } from './session-events.js';
 
 export interface EventSource {
   subscribe(listener: SessionEventListener, options?: SubscribeOptions): () => void;

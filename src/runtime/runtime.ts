@@ -21,6 +21,7 @@ import type { Model } from '../models/model.js';
 import { checkMaxBurst, resolveLimits, type Limits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import { DEFAULT_LEASE_MS, leaseOwnerName } from '../store/lease-keeper.js';
+import { readOnlyView } from './read-only-view.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import {
   allTagVersions,
@@ -220,8 +221,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
   const machine = sessionMachine.provide({
     actors: {
-      managerTurn: createManagerTurn(options.model, lookup, textDeltas, beforeModelCall),
-      workerTurn: createWorkerTurn(options.model, promptOf, lookup, textDeltas, beforeModelCall),
+      managerTurn: createManagerTurn(options.model, { lookup, textDeltas, gate: beforeModelCall }),
+      workerTurn: createWorkerTurn(options.model, promptOf, { lookup, textDeltas, gate: beforeModelCall }),
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};
@@ -401,5 +402,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision, ...(leasing ? { leasing } : {}) });
   }
 
-  return { model: options.model, packages, machine, store, live, limits, createSession, resumeSession, restoreSession, openSession, history, forkSession };
+  return {
+    model: options.model,
+    packages,
+    machine,
+    store,
+    live: readOnlyView(live),
+    limits,
+    createSession,
+    resumeSession,
+    restoreSession,
+    openSession,
+    history,
+    forkSession,
+  };
 }

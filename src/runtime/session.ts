@@ -24,7 +24,8 @@ import { envelope } from './persisted.js';
 import { leaseForSend, type SessionLeasing } from './session-lease.js';
 import { MemoryHistory, SessionJournal } from './session-journal.js';
 import { isoNow } from './iso-now.js';
-import type { SessionEventListener, SessionStreamEvent, SubscribeOptions } from './session-events.js';
+import type { SessionStreamEvent } from '../machines/stream-events.js';
+import type { SessionEventListener, SubscribeOptions } from './session-events.js';
 import type { SessionSnapshot } from './session-snapshot.js';
 import { sessionView, type SessionView } from './view.js';
 
@@ -178,7 +179,7 @@ export class Session {
 
   /**
    * Calls `listener` synchronously with each live event (rounds, tool checks, artifacts,
-   * waits, text deltas…) until the returned function is called. See session-events.ts.
+   * waits, text deltas…) until the returned function is called. See machines/stream-events.ts.
    *
    * @example
    * const stop = session.subscribe((event) => { if (event.type === 'text_delta') process.stdout.write(event.text); });

@@ -2,19 +2,16 @@
  * The view of a session: what a UI, the CLI or a test needs to know, derived from the
  * snapshot. phase = top-level state; waitingReason = the `waiting_user` substate.
  */
-import * as z from 'zod';
 import { latest, versionOf } from '../blackboard/blackboard.js';
 import type { Question } from '../blackboard/artifacts.js';
 import { readSnapshot } from '../machines/refusals.js';
 import type { ForkOrigin, Rejection, SessionContext, Step } from '../machines/session.context.js';
 import type { UserEventType } from '../machines/session.events.js';
+import type { WaitingReason } from '../machines/stream-events.js';
 import type { TokenUsage } from '../models/model.js';
 import type { SessionSnapshot } from './session-snapshot.js';
 
 export type Phase = 'waiting_user' | 'running' | 'done';
-/** What the session waits for: the substates of `waiting_user`. The one list; the type, the live events and the HTTP schema derive from it. */
-export const WaitingReasonSchema = z.enum(['skill_selection', 'intake', 'input', 'approve_step', 'review_artifact', 'worker_questions', 'revision']);
-export type WaitingReason = z.infer<typeof WaitingReasonSchema>;
 
 export interface ArtifactView {
   id: string;

@@ -2,7 +2,7 @@
 export const DEFAULT_SERVE_PORT = 4800;
 /** How long a graceful shutdown waits for sends under way. */
 export const DEFAULT_GRACE_MS = 10_000;
-/** How long a server's lease on a session lasts without renewal (renewed every third of it). */
-export const DEFAULT_LEASE_MS = 30_000;
+/** How long a server's lease on a session lasts without renewal: the store's default, the one every runner uses. */
+export { DEFAULT_LEASE_MS } from '../store/lease-keeper.js';
 /** Sessions one caller (one bearer token; everyone, without a token) may create per minute; 0: no limit. */
 export const DEFAULT_MAX_CREATES_PER_MINUTE = 120;

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
-import { WaitingReasonSchema } from '../runtime/view.js';
+import { WaitingReasonSchema } from '../machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
@@ -84,12 +84,24 @@ export const SessionViewSchema = z
 
 export const ViewResponse = z.object({ view: SessionViewSchema, revision: z.number().nullable() });
 
+const SendFailure = z.object({
+  ok: z.literal(false),
+  error: z.object({ code: z.string(), message: z.string() }),
+  view: SessionViewSchema,
+  revision: z.number().nullable(),
+});
+
 export const SendResultSchema = z
-  .union([
-    z.object({ ok: z.literal(true), view: SessionViewSchema, revision: z.number().nullable() }),
-    z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }), view: SessionViewSchema, revision: z.number().nullable() }),
-  ])
+  .union([z.object({ ok: z.literal(true), view: SessionViewSchema, revision: z.number().nullable() }), SendFailure])
   .describe('SendResult: the view once the session waits for you again (or is done)');
+
+/** A send's 400 comes from two places: the server's check of the body, and the session's check of the event. */
+export const SendBadRequest = z
+  .union([
+    ErrorBody.describe('invalid_request: the body is not a user event (the issues say which field), or it sets `via`'),
+    SendFailure.describe('invalid_event: the session refused the event (e.g. `by` is a reserved name): the SendResult, state unchanged'),
+  ])
+  .describe('A failure: { error } when the body is no user event; a SendResult with ok: false when the session refused it');
 
 export const SessionSummarySchema = z.object({
   id: z.string(),

@@ -23,11 +23,11 @@ import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../machines/session.events.js';
-import type { SessionStreamEvent } from '../runtime/session-events.js';
+import type { SessionStreamEvent } from '../machines/stream-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
 import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
-import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
+import { HttpError, sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
 import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
 
 interface Held {
@@ -221,11 +221,11 @@ export class SessionHost {
       if (this.leases && !lease) {
         const holder = await this.leases.holder(id);
         if (!holder && !(await this.store.load(id))) throw notFound(id);
-        throw new HttpError(
-          409,
-          'session_running_elsewhere',
-          `Session "${id}" is running in ${holder?.owner ?? 'another process'} now (it holds the session's ` +
-            `lease). Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
+        throw sessionRunningElsewhere(
+          id,
+          null,
+          `It holds the session's lease. Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
+          holder?.owner,
         );
       }
       try {
@@ -235,16 +235,14 @@ export class SessionHost {
         if (state.startsWith('running')) {
           // Nobody holds its lease, yet it runs: its runner stopped or lost the lease (every
           // runner on a store with leases takes one), or it is a process that takes none.
-          throw new HttpError(
-            409,
-            'session_running_elsewhere',
+          const resume = `resume it with \`steward resume ${id}\` (the interrupted model call runs again)`;
+          throw sessionRunningElsewhere(
+            id,
+            state,
             lease
-              ? `Session "${id}" is running (${state}), but no process holds its lease: the one running it stopped or lost it. ` +
-                  `A server takes it over once its last runner's lease has run out (the interrupted model call runs ` +
-                  `again), or resume it with \`steward resume ${id}\`. Wait until it waits for you (GET ` +
-                  `/sessions/${id}/stream), then send again.`
-              : `Session "${id}" is running (${state}) in another process. Wait until it waits for you (GET /sessions/${id}/stream tells you). ` +
-                  `If that process is gone, resume the session with \`steward run --session ${id}\` (the interrupted model call runs again).`,
+              ? `No process holds its lease: the one running it stopped or lost it. A server takes it over once its last runner's lease has run out, or ${resume}. ` +
+                  `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`
+              : `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again. If that process is gone, ${resume}.`,
           );
         }
         // Resume exactly what was checked: a second read could find it running by now.

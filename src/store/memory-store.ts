@@ -1,4 +1,4 @@
-import { ConflictError, SessionNotFoundError } from '../errors.js';
+import { ConflictError, InternalError, SessionNotFoundError } from '../errors.js';
 import type {
   AppendInput,
   ArchiveItem,
@@ -77,7 +77,7 @@ export class MemoryStore implements SessionStore {
     const items = [...archiveItems(archive, lastSeq), ...entries.flatMap((entry, i) => archiveItems(entry.added, lastSeq + i + 1))];
     for (const item of items) {
       if (row.archive.get(`${item.kind} ${item.key}`)?.has(item.n))
-        throw new Error(`Archive of session "${id}" already holds ${item.kind} ${item.key} #${item.n} (a bug in Steward).`);
+        throw new InternalError(`Archive of session "${id}" already holds ${item.kind} ${item.key} #${item.n}.`);
     }
 
     row.journal.push(...added);

@@ -3,6 +3,7 @@
  * manager's messages as the call's result. Pure functions of the data they are given.
  */
 import type { Artifact } from '../blackboard/artifacts.js';
+import { InternalError } from '../errors.js';
 import { latest, REQUEST_TAG, requestText, hasVersion, versionOf, type Blackboard, type TagVersion } from '../blackboard/blackboard.js';
 import type { ReadBlackboardArgs } from './schemas.js';
 import type { WorkerInfo } from './validation.js';
@@ -75,6 +76,6 @@ export function runLoopTool(name: string, args: unknown, data: LoopToolData): st
     case 'list_artifacts':
       return listArtifacts(data);
     default:
-      throw new Error(`runLoopTool: "${name}" is not a loop tool (a bug in Steward).`);
+      throw new InternalError(`runLoopTool: "${name}" is not a loop tool.`);
   }
 }

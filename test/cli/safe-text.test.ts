@@ -1,7 +1,7 @@
 /* eslint-disable no-control-regex -- these tests look for control characters in what reaches a terminal */
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { safeJson, safeLine, safeText } from '../../src/cli/safe-text.js';
+import { safeJson, safeLine, safeText } from '../../src/text/safe-text.js';
 import { formatBlocks, formatPackages, waitBlocks } from '../../src/cli/render.js';
 import type { SkillPackage } from '../../src/skills/index.js';
 

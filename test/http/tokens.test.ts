@@ -77,7 +77,10 @@ describe('tokensFromEnv', () => {
     expect(tokensFromEnv({ STEWARD_TOKENS: `bob ${B}` })).toEqual({ kind: 'named', tokens: [{ name: 'bob', token: B, actForOthers: false }] });
     expect(tokensFromEnv({ STEWARD_TOKEN: ` ${A} ` })).toEqual({ kind: 'shared', token: A });
     expect(tokensFromEnv({ STEWARD_TOKEN: '' })).toEqual({ kind: 'none' });
-    expect(() => tokensFromEnv({ STEWARD_TOKENS: `bob ${B}`, STEWARD_TOKEN: A })).toThrow('STEWARD_TOKENS and STEWARD_TOKEN are all set: set one of them');
+    expect(() => tokensFromEnv({ STEWARD_TOKENS: `bob ${B}`, STEWARD_TOKEN: A })).toThrow('STEWARD_TOKENS and STEWARD_TOKEN are both set: set one of them');
+    expect(() => tokensFromEnv({ STEWARD_TOKENS_FILE: '/nowhere', STEWARD_TOKENS: `bob ${B}`, STEWARD_TOKEN: A })).toThrow(
+      'STEWARD_TOKENS_FILE, STEWARD_TOKENS and STEWARD_TOKEN are all set: set one of them',
+    );
     expect(() => tokensFromEnv({ STEWARD_TOKENS_FILE: tmp.path('missing') })).toThrow(/STEWARD_TOKENS_FILE .*missing cannot be read \(ENOENT\)/);
     writeFileSync(file, `alice ${A}\nalice ${B}\n`);
     expect(() => tokensFromEnv({ STEWARD_TOKENS_FILE: file })).toThrow(

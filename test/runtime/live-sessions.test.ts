@@ -19,6 +19,17 @@ describe('runtime.live', () => {
     expect(await runtime.openSession(first.id)).toBe(restored);
     restored.stop();
     expect(runtime.live.has(first.id)).toBe(false);
+    expect(runtime.live.size).toBe(0);
+  });
+
+  it('is a read-only view: it follows the registry, and offers no way to change it', async () => {
+    const runtime = createRuntime({ model: new ScriptedModel() });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    expect([...runtime.live.keys()]).toEqual([session.id]);
+    expect(runtime.live).not.toBeInstanceOf(Map);
+    expect('set' in runtime.live || 'delete' in runtime.live || 'clear' in runtime.live).toBe(false);
+    session.stop();
+    expect([...runtime.live]).toEqual([]);
   });
 
   it('with a store, a memory-only copy is not the stored session: openSession resumes the stored one and the copy keeps running', async () => {

@@ -60,6 +60,7 @@ describe('the maxBurst limit', () => {
       expect(over.status).toBe(400);
       expect(over.body.error.code).toBe('invalid_request');
       expect(over.body.error.issues).toEqual([{ path: 'maxBurst', message: `is more than ${MAX_BURST_LIMIT}; ${MAX_BURST_ADVICE}` }]);
+      expect(over.body.error.message).toBe(`Invalid body: maxBurst: is more than ${MAX_BURST_LIMIT}; ${MAX_BURST_ADVICE}`);
       const at = await http.post('/sessions', { packageId: 'tiny', maxBurst: MAX_BURST_LIMIT });
       expect(at.status).toBe(201);
       expect(at.body.view.maxBurst).toBe(MAX_BURST_LIMIT);

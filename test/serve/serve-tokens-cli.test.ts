@@ -17,7 +17,7 @@ it('refuses a bad token file, naming the line; serves with a good one', async ()
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain(`STEWARD_TOKENS_FILE ${file} is not a valid token list:\n  line 2: the name is reserved`);
   expect((await runCli(['serve', '--port', '0'], { db, env: { STEWARD_TOKENS_FILE: file, STEWARD_TOKEN: ALICE } })).stderr).toContain(
-    'STEWARD_TOKENS_FILE and STEWARD_TOKEN are all set',
+    'STEWARD_TOKENS_FILE and STEWARD_TOKEN are both set',
   );
 
   writeFileSync(file, `alice ${ALICE}\n`);

@@ -104,6 +104,8 @@ it('refuses reserved names as `by` without tokens and with the shared token (400
     const steward = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', by: 'steward', text: 'Green tea.' });
     expect(steward.status).toBe(400);
     expect(steward.body.error.message).toContain('by: "steward" is a reserved name');
+    // The session refused it: a SendResult, as the OpenAPI document declares for this 400.
+    expect(steward.body).toMatchObject({ ok: false, error: { code: 'invalid_event' }, view: { id } });
     expect((await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Green tea.' }, { 'x-steward-user': 'System' })).status).toBe(400);
     // Without named tokens `by` stays a claim: any other name is recorded as given.
     expect((await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', by: 'bob', text: 'Green tea.' })).status).toBe(200);

@@ -271,6 +271,9 @@ describe('steward serve', () => {
     expect(events.map((e: { properties: { type: { const: string } } }) => e.properties.type.const).sort()).toEqual([...userEventTypes].sort());
     expect(send.security).toEqual([{ bearer: [] }]);
     expect(Object.keys(send.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '409']));
+    // A 400 is { error } from the body check, or a SendResult from the session's check of the event.
+    const badRequest = send.responses['400'].content['application/json'].schema.anyOf;
+    expect(badRequest.map((s: { required: string[] }) => [...s.required].sort())).toEqual([['error'], ['error', 'ok', 'revision', 'view']]);
     expect(doc.paths['/healthz'].get.security).toEqual([]);
     const journalParams = doc.paths['/sessions/{id}/journal'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     expect(journalParams).toEqual(['path:id', 'query:after', 'query:limit']);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { SessionStreamEventSchema } from '../../src/runtime/session-events.js';
+import { SessionStreamEventSchema } from '../../src/machines/stream-events.js';
 import type { SessionView } from '../../src/runtime/view.js';
 import { startServe } from '../../src/serve/server.js';
 import { SessionHost } from '../../src/serve/session-host.js';
@@ -154,7 +154,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     }
     await expect(server.send(session.id, { type: 'user_submitted_input', text: 'me too' })).rejects.toMatchObject({
       status: 409,
-      message: expect.stringContaining('is running in billing worker on host-a now'),
+      message: expect.stringContaining('is running in billing worker on host-a. It holds the session'),
     });
 
     // The calls answer; at the wait the lease is let go, and anyone may send the next event.

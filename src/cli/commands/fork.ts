@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { printJson, viewJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { headline } from '../render.js';
-import { safeLine } from '../safe-text.js';
+import { safeLine } from '../../text/safe-text.js';
 
 export function register(program: Command): void {
   program

@@ -8,7 +8,7 @@ import { SessionNotFoundError } from '../../errors.js';
 import { userOf, type JournalEntry } from '../../store/session-store.js';
 import { CliError, printJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { formatJournal } from '../render.js';
-import { safeJson } from '../safe-text.js';
+import { safeJson } from '../../text/safe-text.js';
 
 /** One line of the audit trail. */
 export interface AuditRecord {

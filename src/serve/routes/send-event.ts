@@ -3,7 +3,7 @@ import { sessionId } from '../route.js';
 import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
 import { clientResult, HttpError, parseOr400, statusOf } from '../../http/errors.js';
-import { ErrorBody, SendResultSchema, UserEventSchema } from '../schemas.js';
+import { ErrorBody, SendBadRequest, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 export const sendEvent: RouteModule = {
   doc: {
@@ -16,7 +16,11 @@ export const sendEvent: RouteModule = {
     body: UserEventSchema,
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
-      400: { description: 'Not a user event (the issues say which field), or `by` is a reserved name', schema: ErrorBody },
+      400: {
+        description:
+          'Not a user event (invalid_request: { error }, the issues say which field), or refused as an invalid event, e.g. `by` is a reserved name (invalid_event: the SendResult with the structured error, state unchanged)',
+        schema: SendBadRequest,
+      },
       403: {
         description: "by_not_allowed: the event names another `by` than its token's name, and the token may not act for others; nothing was sent",
         schema: ErrorBody,

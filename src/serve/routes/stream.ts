@@ -17,7 +17,7 @@ import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
 import { describeForLog, parseOr400, sessionNotFound, toHttpError, worthLogging } from '../../http/errors.js';
 import { ErrorBody, StreamQuery } from '../schemas.js';
-import { SessionStreamEventSchema, type SessionStreamEvent } from '../../runtime/session-events.js';
+import { SessionStreamEventSchema, type SessionStreamEvent } from '../../machines/stream-events.js';
 import { safeLine } from '../../text/safe-text.js';
 import { HEARTBEAT_MS, KEEP_ALIVE, RETRY_MS, watchOrPoll } from '../../http/sse.js';
 

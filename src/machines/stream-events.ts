@@ -1,0 +1,137 @@
+/**
+ * The live events of a session, as `session.subscribe()` and `session.stream()` deliver them
+ * and as the inspector forwards them over SSE. One zod schema is the source of the types, so
+ * a page or another process can check what it receives (`SessionStreamEventSchema.parse`).
+ *
+ * Every event carries `sessionId` and `at` (epoch ms, when Steward saw it). Strings a model
+ * wrote (tool names, text deltas, refusal messages) are data: show them escaped.
+ *
+ * The chart emits these (session.reports.ts), so they live beside it; the runtime only delivers them.
+ */
+import * as z from 'zod';
+
+/** What the session waits for: the substates of `waiting_user`. The one list; the type, the live events and the HTTP schema derive from it. */
+export const WaitingReasonSchema = z.enum(['skill_selection', 'intake', 'input', 'approve_step', 'review_artifact', 'worker_questions', 'revision']);
+export type WaitingReason = z.infer<typeof WaitingReasonSchema>;
+
+/** Longest tool name an event carries: a model may invent any name, of any length. */
+export const MAX_TOOL_NAME = 100;
+
+const Agent = z.enum(['manager', 'worker']);
+const Usage = z.strictObject({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() });
+
+const base = { sessionId: z.string(), at: z.number() };
+
+/** Which model call an event belongs to. */
+const round = {
+  agent: Agent,
+  /** The worker running, for a worker round; null for the manager. */
+  workerId: z.string().nullable(),
+  /** The round within the burst, 1-based (the burst restarts at each user action). */
+  burst: z.number().int().positive(),
+  maxBurst: z.number().int().positive(),
+  /** Model calls of the whole session so far, this one included. */
+  round: z.number().int().positive(),
+};
+
+export const StateEnteredEvent = z.strictObject({
+  type: z.literal('state_entered'),
+  ...base,
+  /** Dotted state, e.g. "running.manager.checking"; "done" once the session ended. */
+  state: z.string(),
+});
+
+export const RoundStartedEvent = z.strictObject({ type: z.literal('round_started'), ...base, ...round });
+
+export const RoundFinishedEvent = z.strictObject({
+  type: z.literal('round_finished'),
+  ...base,
+  ...round,
+  /** replied: the model answered; failed: it threw (see `error`); stopped: the session stopped mid-call. */
+  outcome: z.enum(['replied', 'failed', 'stopped']),
+  /** From the round's start, or from subscribe() for a round that was under way then. */
+  durationMs: z.number().nonnegative(),
+  /** What this call cost, when the model reported it. */
+  usage: Usage.nullable(),
+  /** The session's total after this call. */
+  totalUsage: Usage,
+  /** Names of the tool calls in the reply, in order (each is checked next). */
+  toolCalls: z.array(z.string()),
+  error: z.string().optional(),
+});
+
+export const TextDeltaEvent = z.strictObject({
+  type: z.literal('text_delta'),
+  ...base,
+  ...round,
+  /** The next piece of the reply's text (consecutive pieces may arrive merged). */
+  text: z.string(),
+});
+
+export const ToolCallCheckedEvent = z.strictObject({
+  type: z.literal('tool_call_checked'),
+  ...base,
+  agent: Agent,
+  workerId: z.string().nullable(),
+  callId: z.string(),
+  tool: z.string().max(MAX_TOOL_NAME),
+  accepted: z.boolean(),
+  /** For a refused call: the rule it broke (a guard name of the machine) and what the model was told. */
+  rule: z.string().optional(),
+  message: z.string().optional(),
+});
+
+export const ArtifactPublishedEvent = z.strictObject({
+  type: z.literal('artifact_published'),
+  ...base,
+  artifactId: z.string(),
+  workerId: z.string(),
+  /** tag → version written. */
+  tags: z.record(z.string(), z.number().int()),
+  revises: z.string().nullable(),
+});
+
+export const NoticeEvent = z.strictObject({ type: z.literal('notice'), ...base, text: z.string() });
+
+export const UserEventRefusedEvent = z.strictObject({
+  type: z.literal('user_event_refused'),
+  ...base,
+  eventType: z.string(),
+  reason: z.string(),
+});
+
+export const WaitingEvent = z.strictObject({
+  type: z.literal('waiting'),
+  ...base,
+  reason: WaitingReasonSchema,
+  state: z.string(),
+});
+
+export const DoneEvent = z.strictObject({ type: z.literal('done'), ...base, summary: z.string().nullable() });
+
+export const StoppedEvent = z.strictObject({
+  type: z.literal('stopped'),
+  ...base,
+  /** stopped: stop()/close() or a failed write; failed: the actor failed (see `error`). */
+  reason: z.enum(['stopped', 'failed']),
+  error: z.string().optional(),
+});
+
+export const SessionStreamEventSchema = z.discriminatedUnion('type', [
+  StateEnteredEvent,
+  RoundStartedEvent,
+  RoundFinishedEvent,
+  TextDeltaEvent,
+  ToolCallCheckedEvent,
+  ArtifactPublishedEvent,
+  NoticeEvent,
+  UserEventRefusedEvent,
+  WaitingEvent,
+  DoneEvent,
+  StoppedEvent,
+]);
+
+export type SessionStreamEvent = z.infer<typeof SessionStreamEventSchema>;
+export type SessionStreamEventType = SessionStreamEvent['type'];
+/** The event of one type, e.g. `StreamEventOf<'round_finished'>`. */
+export type StreamEventOf<T extends SessionStreamEventType> = Extract<SessionStreamEvent, { type: T }>;
