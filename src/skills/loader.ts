@@ -2,9 +2,9 @@
  * Loads and validates skill packages from disk. Runs once at startup, so it uses sync fs
  * and reports every problem of a package at once (fixing one error per restart is slow).
  */
-import { closeSync, constants, lstatSync, opendirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, lstatSync, opendirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../limits.js';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import matter from 'gray-matter';
 import type { z } from 'zod';
@@ -14,86 +14,6 @@ import { PackageManifestSchema, REQUEST_TAG, WorkerFrontMatterSchema, type Packa
 
 /** The packages shipped with Steward (`src/skills/packages`). */
 export const bundledPackagesDir = fileURLToPath(new URL('./packages', import.meta.url));
-
-/**
- * Loads every package folder under `packagesDir` — one folder of package folders, or several —
- * keyed by package id (sorted by id). Two folders that define the same package id are refused
- * (a PackageError naming both), except that a bundled package gives way to a package of the
- * same id in another folder: a copy of `short-story` edited in your own folder replaces it.
- * @example
- * const packages = loadPackages();
- * packages.get('short-story')?.workers.map((w) => w.id); // ['brief-writer', 'outliner', …]
- * loadPackages([bundledPackagesDir, './packages']); // the bundled ones and your own
- */
-export function loadPackages(packagesDir: string | readonly string[] = bundledPackagesDir): Map<string, SkillPackage> {
-  const dirs = typeof packagesDir === 'string' ? [packagesDir] : [...packagesDir];
-  if (dirs.length === 0) throw new PackageError('No packages folder given; pass at least one folder that holds package folders.');
-  const bundled = resolve(bundledPackagesDir);
-  const packages = new Map<string, SkillPackage>();
-  const fromBundled = new Set<string>();
-  const failures: string[] = [];
-  for (const dir of dirs) {
-    const root = resolve(dir);
-    let found: Map<string, SkillPackage>;
-    try {
-      found = loadPackagesFolder(root);
-    } catch (error) {
-      if (!(error instanceof PackageError)) throw error;
-      failures.push(error.message);
-      continue;
-    }
-    const isBundled = root === bundled;
-    for (const [id, pkg] of found) {
-      const earlier = packages.get(id);
-      if (earlier && isBundled) continue;
-      if (earlier && !fromBundled.has(id)) {
-        failures.push(
-          `Package "${id}" is defined twice: in ${show(earlier.dir)} and in ${show(pkg.dir)}; ` +
-            'remove one of the folders from the packages folders, or give one package another id (its folder name and manifest "id").',
-        );
-        continue;
-      }
-      if (isBundled) fromBundled.add(id);
-      else fromBundled.delete(id);
-      packages.set(id, pkg);
-    }
-  }
-  if (failures.length > 0) throw new PackageError(failures.join('\n'));
-  return new Map([...packages].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-/** The packages of one folder of package folders. */
-function loadPackagesFolder(root: string): Map<string, SkillPackage> {
-  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new PackageError(`${show(root)}: packages folder not found; create it or pass the folder that holds your package folders.`);
-  }
-  if (statSync(join(root, 'manifest.json'), { throwIfNoEntry: false })) {
-    throw new PackageError(
-      `${show(root)} is a package folder itself (it holds a manifest.json), not a folder of package folders; pass the folder that holds it: ${show(dirname(root))}.`,
-    );
-  }
-  const folders = readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-    .map((entry) => entry.name)
-    .sort();
-  if (folders.length === 0) {
-    throw new PackageError(`${show(root)}: no skill packages found; add a folder <packageId>/ with a manifest.json and workers/<workerId>.md files.`);
-  }
-
-  const packages = new Map<string, SkillPackage>();
-  const failures: string[] = [];
-  for (const folder of folders) {
-    try {
-      const pkg = loadPackage(join(root, folder));
-      packages.set(pkg.id, pkg);
-    } catch (error) {
-      if (!(error instanceof PackageError)) throw error;
-      failures.push(error.message);
-    }
-  }
-  if (failures.length > 0) throw new PackageError(failures.join('\n'));
-  return packages;
-}
 
 /**
  * Loads one package folder; throws a `PackageError` naming file, field and fix.
@@ -428,7 +348,8 @@ function firstLine(message: string): string {
 }
 
 /** Paths inside the working directory are shown relative to it, as authors type them. */
-function show(path: string): string {
+/** A path as shown in messages: relative to the working directory when inside it. */
+export function show(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }
