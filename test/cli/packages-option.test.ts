@@ -95,3 +95,17 @@ it('runs a session of your package with new, and creates one over HTTP with serv
     await cli.result;
   }
 }, 90_000);
+
+it('runs your package to done with run, shows it with show, and inspect reads the same folders', async () => {
+  const db = tmp.path('run.db');
+  const mine = packagesFolder('run', 'my-team');
+  const run = await runCli(['run', '--package', 'my-team', '--request', 'A lighthouse that remembers', '--packages', mine], { db });
+  expect(run.code, run.stderr).toBe(0);
+  const [session] = parseJson<Array<{ id: string }>>(await runCli(['list', '--json', '--packages', mine], { db }));
+  const shown = parseJson(await runCli(['show', session!.id, '--json'], { db, env: { STEWARD_PACKAGES: mine } }));
+  expect([shown.packageId, shown.phase]).toEqual(['my-team', 'done']);
+
+  const inspect = await runCli(['inspect', '--json', '--port', '0', '--packages', tmp.path('no-such-folder')], { db });
+  expect(inspect.code).toBe(1);
+  expect(inspect.stderr).toContain(`--packages names the packages folder ${tmp.path('no-such-folder')}, which does not exist`);
+}, 90_000);
