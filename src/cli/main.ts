@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import { StewardError } from '../errors.js';
 import * as diagramCommand from './commands/diagram.js';
 import * as forkCommand from './commands/fork.js';
+import * as initPackageCommand from './commands/init-package.js';
 import * as inspectCommand from './commands/inspect.js';
 import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   logCommand.register(program);
   forkCommand.register(program);
   packagesCommand.register(program);
+  initPackageCommand.register(program);
   inspectCommand.register(program);
   diagramCommand.register(program);
   serveCommand.register(program);

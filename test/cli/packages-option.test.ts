@@ -109,3 +109,26 @@ it('runs your package to done with run, shows it with show, and inspect reads th
   expect(inspect.code).toBe(1);
   expect(inspect.stderr).toContain(`--packages names the packages folder ${tmp.path('no-such-folder')}, which does not exist`);
 }, 90_000);
+
+it('init-package writes a starter package that loads and runs to done; refuses a bad id and an existing folder', async () => {
+  const project = tmp.path('init');
+  mkdirSync(project);
+  const db = tmp.path('init.db');
+  const init = await runCli(['init-package', 'code-review'], { db, cwd: project });
+  expect(init.code, init.stderr).toBe(0);
+  expect(init.stdout).toContain('steward packages --packages packages');
+  expect(readFileSync(join(project, 'packages/code-review/workers/researcher.md'), 'utf8')).toContain('# The tags this worker reads');
+  const packages = parseJson<Array<{ id: string; workers: Array<{ id: string }> }>>(
+    await runCli(['packages', '--json', '--packages', 'packages'], { db, cwd: project }),
+  );
+  expect(packages.find((p) => p.id === 'code-review')?.workers.map((w) => w.id)).toEqual(['researcher', 'writer']);
+  const run = await runCli(['run', '--package', 'code-review', '--request', 'Review this diff', '--packages', 'packages'], { db, cwd: project });
+  expect(run.code, run.stderr).toBe(0);
+  const [session] = parseJson<Array<{ state: string }>>(await runCli(['list', '--json', '--packages', 'packages'], { db, cwd: project }));
+  expect(session?.state).toBe('done');
+
+  const again = await runCli(['init-package', 'code-review'], { db, cwd: project });
+  expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('code-review already exists; choose another name')]);
+  const bad = await runCli(['init-package', 'Code Review'], { db, cwd: project });
+  expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('is not a package id; use lowercase letters')]);
+}, 90_000);
