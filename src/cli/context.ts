@@ -19,6 +19,7 @@ import { leaseOwnerName } from '../store/lease-keeper.js';
 import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { defaultDbPath } from '../store/sqlite-store.js';
+import { packagesDirs } from './packages-option.js';
 import { safeJson } from '../text/safe-text.js';
 import { checkSessionId } from '../ids.js';
 
@@ -27,6 +28,8 @@ export interface GlobalOptions {
   db?: string;
   /** Who acts (`--as`): recorded as `by` with each user event this command sends. */
   as?: string;
+  /** `--packages DIR` (repeatable): folders of skill packages beside the bundled ones (see ./packages-option.ts). */
+  packages?: string[];
 }
 
 /**
@@ -112,6 +115,7 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
 export async function openContext(options: GlobalOptions, { readOnly = false, readStore = false, inspect, command }: ContextFlags = {}): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
   const leaseMs = leaseMsFromEnv();
+  const packagesDir = packagesDirs(options);
   const model = readOnly || readStore ? new DemoModel() : await chooseModel();
   const store = await openStore(dbPath, { readOnly: readStore });
   let runtime: Runtime;
@@ -119,6 +123,7 @@ export async function openContext(options: GlobalOptions, { readOnly = false, re
     runtime = createRuntime({
       model,
       store,
+      packagesDir,
       limits: limitsFromEnv(),
       leaseOwner: leaseOwnerName(`steward ${command ?? 'command'}`),
       ...(leaseMs !== undefined ? { leaseMs } : {}),

@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import { StewardError } from '../errors.js';
 import * as diagramCommand from './commands/diagram.js';
 import * as forkCommand from './commands/fork.js';
+import * as initPackageCommand from './commands/init-package.js';
 import * as inspectCommand from './commands/inspect.js';
 import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
@@ -19,7 +20,7 @@ import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
 import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
-import { cliCommand, printJson, resolveDbPath } from './context.js';
+import { cliCommand, collect, printJson, resolveDbPath } from './context.js';
 import { safeText } from '../text/safe-text.js';
 
 function version(): string {
@@ -33,6 +34,11 @@ export function buildProgram(): Command {
     .version(version())
     .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
     .option('--as <name>', 'who acts: recorded as `by` with every user event sent (default: the OS user name)')
+    .option(
+      '--packages <dir>',
+      'a folder of your skill packages, beside the bundled ones; repeatable (env STEWARD_PACKAGES, ":"-separated; else "packages" in stately.config.json)',
+      collect,
+    )
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
@@ -48,6 +54,7 @@ export function buildProgram(): Command {
   logCommand.register(program);
   forkCommand.register(program);
   packagesCommand.register(program);
+  initPackageCommand.register(program);
   inspectCommand.register(program);
   diagramCommand.register(program);
   serveCommand.register(program);

@@ -1,13 +1,15 @@
 /**
  * `stately.config.json`: Steward's own format (Stately publishes none). It names the
  * machines that `steward diagram` draws and the inspector shows, the local inspector's
- * host and port, and the inspect mode used when `--inspect` is not given.
+ * host and port, the inspect mode used when `--inspect` is not given, and the folders of
+ * skill packages every command loads when neither `--packages` nor STEWARD_PACKAGES is set.
  *
  * @example
  * {
  *   "machines": [{ "name": "session", "source": "src/machines/session.machine.ts#sessionMachine" }],
  *   "inspector": { "host": "127.0.0.1", "port": 4747 },
- *   "inspect": "off"
+ *   "inspect": "off",
+ *   "packages": ["./packages"]
  * }
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -57,6 +59,8 @@ export const StatelyConfigSchema = z.strictObject({
     })
     .default({ host: '127.0.0.1', port: DEFAULT_INSPECTOR_PORT }),
   inspect: InspectModeSchema.default('off'),
+  /** Folders of skill packages for every command (relative to the config file), beside the bundled ones. */
+  packages: z.array(z.string().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters')).max(100, 'lists at most 100 folders').optional(),
 });
 
 export type StatelyConfig = z.infer<typeof StatelyConfigSchema> & { inspect: InspectMode };

@@ -50,8 +50,11 @@ export interface RuntimeOptions {
    * `burstTokensWithinBudget`); over it the session waits for the user with a notice.
    */
   maxBurstTokens?: number;
-  /** Folder of skill packages (default: the bundled ones). */
-  packagesDir?: string;
+  /**
+   * Folder(s) of skill packages (default: the bundled ones), each holding package folders.
+   * Only these are loaded: add `bundledPackagesDir` to keep the bundled packages beside yours.
+   */
+  packagesDir?: string | readonly string[];
   /** Where sessions are saved; without one, sessions live in memory only. */
   store?: SessionStore;
   /** Receives XState inspection events of every session (see src/inspect). */

@@ -2,7 +2,7 @@
  * Loads and validates skill packages from disk. Runs once at startup, so it uses sync fs
  * and reports every problem of a package at once (fixing one error per restart is slow).
  */
-import { closeSync, constants, lstatSync, opendirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, lstatSync, opendirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,40 +14,6 @@ import { PackageManifestSchema, REQUEST_TAG, WorkerFrontMatterSchema, type Packa
 
 /** The packages shipped with Steward (`src/skills/packages`). */
 export const bundledPackagesDir = fileURLToPath(new URL('./packages', import.meta.url));
-
-/**
- * Loads every package folder under `packagesDir`, keyed by package id (sorted by id).
- * @example
- * const packages = loadPackages();
- * packages.get('short-story')?.workers.map((w) => w.id); // ['brief-writer', 'outliner', …]
- */
-export function loadPackages(packagesDir: string = bundledPackagesDir): Map<string, SkillPackage> {
-  const root = resolve(packagesDir);
-  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new PackageError(`${show(root)}: packages folder not found; create it or pass the folder that holds your package folders.`);
-  }
-  const folders = readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-    .map((entry) => entry.name)
-    .sort();
-  if (folders.length === 0) {
-    throw new PackageError(`${show(root)}: no skill packages found; add a folder <packageId>/ with a manifest.json and workers/<workerId>.md files.`);
-  }
-
-  const packages = new Map<string, SkillPackage>();
-  const failures: string[] = [];
-  for (const folder of folders) {
-    try {
-      const pkg = loadPackage(join(root, folder));
-      packages.set(pkg.id, pkg);
-    } catch (error) {
-      if (!(error instanceof PackageError)) throw error;
-      failures.push(error.message);
-    }
-  }
-  if (failures.length > 0) throw new PackageError(failures.join('\n'));
-  return packages;
-}
 
 /**
  * Loads one package folder; throws a `PackageError` naming file, field and fix.
@@ -382,7 +348,8 @@ function firstLine(message: string): string {
 }
 
 /** Paths inside the working directory are shown relative to it, as authors type them. */
-function show(path: string): string {
+/** A path as shown in messages: relative to the working directory when inside it. */
+export function show(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }

@@ -62,6 +62,7 @@ describe('the packed tarball', () => {
       'dist/cli/main.js',
       'dist/skills/packages/tiny/manifest.json',
       'dist/inspector/index.html',
+      'docs/package-format.md',
     ]) {
       expect(files, f).toContain(f);
     }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -339,3 +339,46 @@ describe('loading a package from disk', () => {
     expect(refusal(() => loadPackages(join(root, 'nope')))).toContain(`${join(root, 'nope')}: packages folder not found`);
   });
 });
+
+describe('loading several packages folders', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'steward-skills-many-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** `folder/id`: a copy of the bundled tiny package under another id and title. */
+  function copyTiny(folder: string, id: string, title = id): string {
+    const target = join(root, folder, id);
+    cpSync(join(bundledPackagesDir, 'tiny'), target, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(target, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(target, 'manifest.json'), JSON.stringify({ ...manifest, id, title }));
+    return join(root, folder);
+  }
+
+  it('merges the folders, sorted by id; a bundled package gives way to yours in either order', () => {
+    const mine = copyTiny('mine', 'tiny', 'My tiny');
+    copyTiny('mine', 'alpha');
+    expect([...loadPackages([bundledPackagesDir, mine]).keys()]).toEqual(['alpha', 'short-story', 'tiny']);
+    expect(loadPackages([bundledPackagesDir, mine]).get('tiny')?.title).toBe('My tiny');
+    expect(loadPackages([mine, bundledPackagesDir]).get('tiny')?.title).toBe('My tiny');
+  });
+
+  it('refuses an id defined in two of your folders, a package folder given as a packages folder, and no folder at all', () => {
+    const one = copyTiny('one', 'twice');
+    const two = copyTiny('two', 'twice');
+    expect(refusalOf(() => loadPackages([one, two]))).toContain(`Package "twice" is defined twice: in ${join(one, 'twice')} and in ${join(two, 'twice')}`);
+    expect(refusalOf(() => loadPackages(join(one, 'twice')))).toContain(`pass the folder that holds it: ${one}`);
+    expect(refusalOf(() => loadPackages([]))).toContain('pass at least one folder');
+  });
+});
+
+function refusalOf(load: () => unknown): string {
+  try {
+    load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(PackageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a PackageError');
+}

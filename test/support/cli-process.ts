@@ -25,6 +25,8 @@ export interface CliOptions {
   /** Written to stdin, which is then closed (stdin is a pipe: never a terminal). */
   input?: string;
   timeoutMs?: number;
+  /** The working directory (default: the repository root). */
+  cwd?: string;
   /**
    * Run without the capabilities that let root ignore file permissions (CAP_DAC_OVERRIDE,
    * CAP_DAC_READ_SEARCH), through util-linux's `setpriv`: a test running as root sees
@@ -56,7 +58,7 @@ export interface RunningCli {
 export function startCli(args: string[], options: CliOptions, command: string[] = [process.execPath, bin]): RunningCli {
   const [file, ...rest] = options.permissionsBite ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--', ...command] : command;
   const child = spawn(file!, [...rest, ...args], {
-    cwd: root,
+    cwd: options.cwd ?? root,
     env: cliEnv(options.db, options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -11,6 +11,7 @@ import { ManualModel } from '../../models/manual-model.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { leaseOwnerName } from '../../store/lease-keeper.js';
 import { openStore, printableLocation } from '../../store/open-store.js';
+import { packagesDirs } from '../packages-option.js';
 import { chooseModel, printJson, resolveDbPath, wholeNumber, sessionIdArgument } from '../context.js';
 
 interface InspectFlags {
@@ -45,10 +46,11 @@ export function register(program: Command): void {
     .action(async (id: string | undefined, flags: InspectFlags, command: Command) => {
       const { config } = loadStatelyConfig(process.cwd());
       const dbPath = resolveDbPath(command.optsWithGlobals());
+      const packagesDir = packagesDirs(command.optsWithGlobals());
       const store = await openStore(dbPath);
       try {
         const model = flags.manual ? new ManualModel() : await chooseModel();
-        const runtime = createRuntime({ model, store, leaseOwner: leaseOwnerName('steward inspect') });
+        const runtime = createRuntime({ model, store, packagesDir, leaseOwner: leaseOwnerName('steward inspect') });
         if (id !== undefined && !(await store.load(id))) throw new SessionNotFoundError(id);
         // Loaded here, not with the CLI: only this command needs hono and the page's server.
         const { startInspector } = await import('../../inspect/server.js');

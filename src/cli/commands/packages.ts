@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { packageInfo } from '../../runtime/runtime.js';
 import { loadPackages } from '../../skills/index.js';
 import { printJson } from '../context.js';
+import { packagesDirs } from '../packages-option.js';
 import { formatPackages } from '../render.js';
 
 export function register(program: Command): void {
@@ -10,8 +11,8 @@ export function register(program: Command): void {
     .command('packages')
     .description('list the skill packages and their workers (input → output tags)')
     .option('--json', 'print the packages as JSON')
-    .action((options: { json?: boolean }) => {
-      const packages = loadPackages();
+    .action((options: { json?: boolean }, command: Command) => {
+      const packages = loadPackages(packagesDirs(command.optsWithGlobals()));
       if (options.json) printJson([...packages.values()].map(packageInfo));
       else process.stdout.write(`${formatPackages(packages)}\n`);
     });
