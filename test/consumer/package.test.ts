@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +67,19 @@ describe('the packed tarball', () => {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(test|bench|src|examples|scripts)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+  });
+
+  it('every relative link in README resolves in the repository and in the tarball (the design, the tool contract, the format page ship)', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!.split('#')[0]!).filter((t) => t && !/^[a-z]+:/i.test(t));
+    expect(targets.length).toBeGreaterThan(3);
+    for (const target of new Set(targets)) {
+      expect(existsSync(join(root, target)), `${target} in the repository`).toBe(true);
+      expect(
+        tarball.files.some((f) => f === target || f.startsWith(`${target.replace(/\/$/, '')}/`)),
+        `${target} in the tarball`,
+      ).toBe(true);
+    }
   });
 
   it('installs without better-sqlite3 (an optional peer) or tsx', async () => {

@@ -1,7 +1,7 @@
 /**
  * `npm pack` of the current sources, once per set of sources: test/consumer and
  * test/examples both install this tarball. It is built into a staging copy (package.json,
- * README, LICENSE, bin/, docs/package-format.md and `scripts/build.mjs --out stage/dist`), so the repo's own dist/
+ * README, LICENSE, bin/, docs/ and `scripts/build.mjs --out stage/dist`), so the repo's own dist/
  * is never rebuilt under other tests' feet, and packed with `--ignore-scripts` (the build
  * has just run). Keyed by a hash of what goes in, under the system temp folder; a lock
  * folder makes concurrent test files wait for one build instead of racing.
@@ -59,7 +59,7 @@ export function packedTarball(): Promise<Tarball> {
     try {
       const stage = join(dir, 'stage');
       mkdirSync(stage);
-      for (const p of ['package.json', 'README.md', 'LICENSE', 'bin', 'docs/package-format.md']) cpSync(join(root, p), join(stage, p), { recursive: true });
+      for (const p of ['package.json', 'README.md', 'LICENSE', 'bin', 'docs']) cpSync(join(root, p), join(stage, p), { recursive: true });
       await run(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(stage, 'dist')], { cwd: root, maxBuffer: 16 << 20 });
       const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: stage, maxBuffer: 16 << 20 });
       const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }[];
