@@ -6,12 +6,12 @@
  * its cache policy; what the log quotes of a request is inert text.
  */
 import { readdirSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
+import { rawRequest } from '../support/raw-http.js';
 import { buildPage } from './page-build.js';
 
 let pageDir = '';
@@ -32,23 +32,7 @@ async function setup(store = new MemoryStore()) {
   const port = Number(new URL(inspector.url).port);
   const host = `127.0.0.1:${port}`;
   const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
-    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method, path, headers: { host, ...headers }, setHost: false }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // the page or an asset
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+    rawRequest(port, method, path, { host, ...headers }, body);
   return { store, inspector, port, host, send, logged, token: { 'x-steward-token': inspector.token } };
 }
 

@@ -6,7 +6,6 @@
  * charset) still works. Also what the log and /healthz show of a request and of the store.
  */
 import { spawn } from 'node:child_process';
-import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { startServe, type ServeHandle, type ServeOptions } from '../../src/serve
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { root, startCli, until } from '../support/cli-process.js';
+import { rawRequest as raw } from '../support/raw-http.js';
 import { useTempDir } from '../support/temp.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -33,34 +33,6 @@ async function serveOn(options: Partial<ServeOptions> = {}) {
   const server = await startServe({ runtime, store, port: 0, log: (m) => logged.push(m), ...options });
   open.push(server);
   return { server, store, logged };
-}
-
-interface Raw {
-  status: number;
-  body: any;
-}
-
-/** One request to 127.0.0.1:port with exactly these headers (Host included) and body. */
-function raw(port: number, method: string, path: string, headers: Record<string, string>, body?: string | string[]): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers, setHost: false }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => {
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    // An array is sent in chunks (transfer-encoding: chunked), a string with its length.
-    if (Array.isArray(body)) for (const chunk of body) req.write(chunk);
-    req.end(Array.isArray(body) ? undefined : body);
-  });
 }
 
 const json = { 'content-type': 'application/json' };
