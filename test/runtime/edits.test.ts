@@ -36,6 +36,17 @@ function approvalScript() {
   ]);
 }
 
+/** A short-story session whose brief-writer submitted STORY_BRIEF: artifact a1 waits for review. */
+async function briefUnderReview() {
+  const model = new ScriptedModel([
+    { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Brief it.', requiresApproval: false })] },
+    { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { brief: STORY_BRIEF } })] },
+  ]);
+  const session = await createRuntime({ model }).createSession({ packageId: 'short-story' });
+  await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
+  return session;
+}
+
 describe('edit before approving', () => {
   it('runs the worker with the edited reason and role; the manager sees its own call and a result naming the edits', async () => {
     const model = approvalScript();
@@ -142,13 +153,7 @@ describe('edit an artifact while accepting it', () => {
   });
 
   it('refuses edits of tags outside the artifact, and bodies over the artifact limit; keys are prototype-safe', async () => {
-    const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Brief it.', requiresApproval: false })] },
-      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { brief: STORY_BRIEF } })] },
-    ]);
-    const runtime = createRuntime({ model });
-    const session = await runtime.createSession({ packageId: 'short-story' });
-    await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
+    const session = await briefUnderReview();
     const outside = await session.send({ type: 'user_accepted_artifact', artifactId: 'a1', edits: { outline: 'x' } });
     expect(outside.ok || outside.error.message).toBe('Edits name "outline", not a tag of artifact "a1"; its tags: brief. Nothing was accepted.');
     const proto = await session.send(JSON.parse('{"type":"user_accepted_artifact","artifactId":"a1","edits":{"__proto__":"x"}}'));
@@ -161,13 +166,7 @@ describe('edit an artifact while accepting it', () => {
   });
 
   it('refuses an edited body that is empty or only whitespace; nothing is accepted', async () => {
-    const model = new ScriptedModel([
-      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Brief it.', requiresApproval: false })] },
-      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { brief: STORY_BRIEF } })] },
-    ]);
-    const runtime = createRuntime({ model });
-    const session = await runtime.createSession({ packageId: 'short-story' });
-    await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
+    const session = await briefUnderReview();
     for (const body of ['', '  \n\t ']) {
       const result = await session.send({ type: 'user_accepted_artifact', artifactId: 'a1', edits: { brief: body } });
       expect(result.ok || result.error.code).toBe('invalid_event');
