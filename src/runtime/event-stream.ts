@@ -65,11 +65,25 @@ export class SessionEventStream implements AsyncIterableIterator<SessionStreamEv
   }
 }
 
-/** Appends `event`, or merges it into the last buffered event when both are text of the same round. */
+/**
+ * Appends `event`, or merges it into the last buffered event when both are pieces of the same
+ * text: of a round's reply, of one tool call's arguments, or of one tag's draft.
+ */
 function pushOrMerge(buffer: SessionStreamEvent[], event: SessionStreamEvent): void {
   const last = buffer[buffer.length - 1];
   if (event.type === 'text_delta' && last?.type === 'text_delta' && last.round === event.round) {
     buffer[buffer.length - 1] = { ...last, text: last.text + event.text };
+  } else if (event.type === 'artifact_delta' && last?.type === 'artifact_delta' && last.round === event.round && last.tag === event.tag) {
+    buffer[buffer.length - 1] = { ...last, delta: last.delta + event.delta };
+  } else if (
+    event.type === 'tool_call_delta' &&
+    last?.type === 'tool_call_delta' &&
+    last.round === event.round &&
+    last.callIndex === event.callIndex &&
+    event.callId === undefined &&
+    event.name === undefined
+  ) {
+    buffer[buffer.length - 1] = { ...last, argumentsDelta: last.argumentsDelta + event.argumentsDelta };
   } else {
     buffer.push(event);
   }
