@@ -53,7 +53,9 @@ export function progressLine(event: SessionStreamEvent): string | undefined {
 
 /** `text`'s end, made safe for one terminal line and cut to `max` from the left. */
 export function plainTail(text: string, max: number): string {
-  const flat = safeLineAs(text.slice(-4 * max), ' ').replace(/ {2,}/g, ' ').trim();
+  const flat = safeLineAs(text.slice(-4 * max), ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
   return flat.length > max ? `…${flat.slice(flat.length - max + 1)}` : flat;
 }
 

@@ -16,7 +16,7 @@ export interface PlayOptions {
 /** Cuts `text` into pieces of `size` characters, never between the halves of a surrogate pair. */
 export function pieces(text: string, size: number): string[] {
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let end = Math.min(text.length, i + Math.max(1, Math.floor(size)));
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;

@@ -82,7 +82,11 @@ describe('artifact deltas over the real openai client', () => {
     const calls = ofType(events, 'tool_call_delta').filter((d) => d.agent === 'echo');
     expect(calls.map((d) => d.argumentsDelta).join('')).toBe(SUBMIT_ARGS);
     expect(calls[0]).toMatchObject({ round: 2, callIndex: 0, callId: 'call_w', name: 'submit' });
-    expect(ofType(events, 'text_delta').map((d) => d.text).join('')).toBe('Writing it.');
+    expect(
+      ofType(events, 'text_delta')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('Writing it.');
     expect(ofType(events, 'tool_call_delta').filter((d) => d.agent === 'manager')[0]).toMatchObject({ round: 1, name: 'run_worker' });
   });
 
@@ -101,7 +105,10 @@ describe('artifact deltas over the real openai client', () => {
 });
 
 describe('drafts that are not published', () => {
-  const steps = (worker: ScriptStep[]): ScriptStep[] => [{ agent: 'manager', toolCalls: [scriptedCall('run_worker', JSON.parse(runEcho.arguments))] }, ...worker];
+  const steps = (worker: ScriptStep[]): ScriptStep[] => [
+    { agent: 'manager', toolCalls: [scriptedCall('run_worker', JSON.parse(runEcho.arguments))] },
+    ...worker,
+  ];
 
   it('a submit refused by a rule ends its draft with artifact_draft_discarded; the next round drafts anew', async () => {
     const model = new ScriptedModel(
@@ -116,7 +123,12 @@ describe('drafts that are not published', () => {
     const discarded = ofType(events, 'artifact_draft_discarded');
     expect(discarded).toEqual([expect.objectContaining({ round: 2, worker: 'echo', reason: 'refused', rule: 'tagsWithinOutputTags' })]);
     // The refused draft had streamed before it was discarded.
-    expect(ofType(events, 'artifact_delta').filter((d) => d.round === 2).map((d) => d.delta).join('')).toBe('Not my tag.First try.');
+    expect(
+      ofType(events, 'artifact_delta')
+        .filter((d) => d.round === 2)
+        .map((d) => d.delta)
+        .join(''),
+    ).toBe('Not my tag.First try.');
     expect(drafts(events)).toEqual(new Map([['3:note', 'Second try, with "quotes".']]));
     expect(noteBody(session)).toBe('Second try, with "quotes".');
   });
@@ -134,7 +146,9 @@ describe('drafts that are not published', () => {
     const session = await sessionWith(model);
     const events = await run(session);
     expect(noteBody(session)).toBe('Body B');
-    const order = events.filter((e) => e.type === 'artifact_delta' || e.type === 'artifact_draft_discarded' || e.type === 'artifact_published').map((e) => e.type);
+    const order = events
+      .filter((e) => e.type === 'artifact_delta' || e.type === 'artifact_draft_discarded' || e.type === 'artifact_published')
+      .map((e) => e.type);
     expect(order.slice(-3)).toEqual(['artifact_draft_discarded', 'artifact_delta', 'artifact_published']);
     expect(drafts(events)).toEqual(new Map([['2:note', 'Body B']]));
   });

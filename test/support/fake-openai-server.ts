@@ -155,7 +155,9 @@ export function completionChunks(reply: FakeReply, body: unknown, n: number): Re
   const chunks: Record<string, unknown>[] = [chunk({ role: 'assistant', content: '' })];
   for (const text of piecesOf(reply.content ?? '', pieces)) chunks.push(chunk({ content: text }));
   (reply.toolCalls ?? []).forEach((call, index) => {
-    const args = reply.argumentPieceChars ? piecesOf(call.arguments, Math.ceil(call.arguments.length / reply.argumentPieceChars)) : piecesOf(call.arguments, pieces);
+    const args = reply.argumentPieceChars
+      ? piecesOf(call.arguments, Math.ceil(call.arguments.length / reply.argumentPieceChars))
+      : piecesOf(call.arguments, pieces);
     chunks.push(chunk({ tool_calls: [{ index, id: call.id ?? `call_${n}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const part of args) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
   });
