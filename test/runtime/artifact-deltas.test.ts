@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, type Model } from '../../src/index.js';
-import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
+import { DemoModel, scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { Session } from '../../src/runtime/session.js';
 import { SessionStreamEventSchema, type SessionStreamEvent, type StreamEventOf } from '../../src/machines/stream-events.js';
@@ -185,5 +185,41 @@ describe('drafts that are not published', () => {
     const events = await run(await sessionWith(model));
     expect(ofType(events, 'artifact_delta').map((d) => d.delta)).toEqual(['Half a']);
     expect(ofType(events, 'artifact_draft_discarded')).toEqual([expect.objectContaining({ round: 2, worker: 'echo', reason: 'failed' })]);
+  });
+});
+
+describe('streaming without a network', () => {
+  it('the demo model streams its drafts in pieces, which join to the body', async () => {
+    const session = await sessionWith(new DemoModel());
+    await session.send(request);
+    await session.send({ type: 'user_confirmed_intake' });
+    const events: SessionStreamEvent[] = [];
+    const off = session.subscribe((event) => events.push(event));
+    await session.send({ type: 'user_approved_next_step' });
+    off();
+    const deltas = ofType(events, 'artifact_delta');
+    expect(deltas.length).toBeGreaterThan(10);
+    expect(deltas.map((d) => d.delta).join('')).toBe(noteBody(session));
+    const types = events.map((e) => e.type);
+    expect(types.lastIndexOf('artifact_delta')).toBeLessThan(types.lastIndexOf('round_finished'));
+  });
+
+  it('a stream read late holds the pieces merged: one delta per tag, one per tool call', async () => {
+    const model = new ScriptedModel(
+      [
+        { agent: 'manager', toolCalls: [scriptedCall('run_worker', JSON.parse(runEcho.arguments))] },
+        { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Merged while nobody read.' } })] },
+      ],
+      { streamPieceChars: 2 },
+    );
+    const session = await sessionWith(model);
+    const stream = session.stream();
+    await session.send(request);
+    const events: SessionStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect(ofType(events, 'artifact_delta').map((d) => d.delta)).toEqual(['Merged while nobody read.']);
+    const workerCalls = ofType(events, 'tool_call_delta').filter((d) => d.agent === 'echo');
+    expect(workerCalls).toHaveLength(1);
+    expect(workerCalls[0]).toMatchObject({ name: 'submit', argumentsDelta: JSON.stringify({ outputs: { note: 'Merged while nobody read.' } }) });
   });
 });
