@@ -9,7 +9,7 @@ import { EventSchema } from '@ag-ui/core/schemas';
 import jsonPatch from 'fast-json-patch';
 import type { SessionStreamEvent, StreamEventOf } from '../../machines/stream-events.js';
 import type { SessionContext } from '../../machines/session.context.js';
-import type { ChatMessage } from '../../models/model.js';
+import type { ChatMessage, ToolCall } from '../../models/model.js';
 import type { SessionView } from '../../runtime/view.js';
 
 export type Emit = (event: BaseEvent) => void;
@@ -45,7 +45,13 @@ export function messagesOf(context: SessionContext): Message[] {
             role: 'assistant',
             ...(m.content ? { content: m.content } : {}),
             ...(m.tool_calls?.length
-              ? { toolCalls: m.tool_calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })) }
+              ? {
+                  toolCalls: m.tool_calls.map((c) => ({
+                    id: c.id,
+                    type: 'function' as const,
+                    function: { name: c.function.name, arguments: c.function.arguments },
+                  })),
+                }
               : {}),
           },
         ];
@@ -86,6 +92,8 @@ export class RunTranslator {
   /** Accepted run_worker results wait: an approval interrupt answers them in the next run instead. */
   private heldResults: BaseEvent[] = [];
   private results = 0;
+  /** The latest round of each agent: the live assistant message its text and tool calls belong to. */
+  private rounds = { manager: 0, worker: 0 };
 
   constructor(
     private readonly emit: Emit,
@@ -105,12 +113,12 @@ export class RunTranslator {
     switch (event.type) {
       case 'round_started':
         this.releaseHeld();
+        this.rounds[event.agent] = event.round;
         this.emit({ type: EventType.STEP_STARTED, stepName: stepName(event) } as BaseEvent);
         return;
       case 'text_delta': {
         if (!this.text) {
-          const agent = event.agent === 'manager' ? 'manager' : 'worker';
-          this.text = { id: messageId(event.sessionId, agent, this.context().transcripts[agent].total) };
+          this.text = { id: this.liveMessageId(event.agent) };
           this.emit({ type: EventType.TEXT_MESSAGE_START, messageId: this.text.id, role: 'assistant' } as BaseEvent);
         }
         if (event.text) this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.text.id, delta: event.text } as BaseEvent);
@@ -148,12 +156,10 @@ export class RunTranslator {
 
   /** A tool call as the chart checked it: start, its arguments in one chunk, end, and the check's result. */
   private toolCall(event: StreamEventOf<'tool_call_checked'>): void {
-    const agent = event.agent === 'manager' ? 'manager' : 'worker';
-    const { messages, total } = this.context().transcripts[agent];
-    const index = messages.findLastIndex((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === event.callId));
-    const call = index >= 0 ? (messages[index] as Extract<ChatMessage, { role: 'assistant' }>).tool_calls!.find((c) => c.id === event.callId) : undefined;
-    const parent = index >= 0 ? { parentMessageId: messageId(event.sessionId, agent, total - messages.length + index) } : {};
-    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: event.callId, toolCallName: event.tool, ...parent } as BaseEvent);
+    const agent = event.agent;
+    const calls = this.context().transcripts[agent].messages.flatMap((m): ToolCall[] => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
+    const call = calls.findLast((c) => c.id === event.callId);
+    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: event.callId, toolCallName: event.tool, parentMessageId: this.liveMessageId(agent) } as BaseEvent);
     if (call?.function.arguments) this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.callId, delta: call.function.arguments } as BaseEvent);
     this.emit({ type: EventType.TOOL_CALL_END, toolCallId: event.callId } as BaseEvent);
     const content = event.accepted
@@ -168,6 +174,15 @@ export class RunTranslator {
     } as BaseEvent;
     if (event.accepted && event.tool === 'run_worker' && agent === 'manager') this.heldResults.push(result);
     else this.emit(result);
+  }
+
+  /**
+   * The assistant message of an agent's current round while the run lasts. Not one of the
+   * snapshot's ids on purpose: MESSAGES_SNAPSHOT then replaces every live message, and the
+   * client's list ends in the conversation's own order.
+   */
+  private liveMessageId(agent: 'manager' | 'worker'): string {
+    return `${this.runId}:${agent}:round-${this.rounds[agent]}`;
   }
 
   private releaseHeld(): void {

@@ -21,7 +21,11 @@ import { runAgUi } from './run.js';
 function packageOf(runtime: Runtime, id: string | undefined) {
   const pkg = id === undefined ? undefined : runtime.packages.get(id);
   if (!pkg)
-    throw new HttpError(404, 'not_found', `No package "${safeLine(id ?? '')}" here. Post to /ag-ui/<package>, one of: ${[...runtime.packages.keys()].join(', ')}.`);
+    throw new HttpError(
+      404,
+      'not_found',
+      `No package "${safeLine(id ?? '')}" here. Post to /ag-ui/<package>, one of: ${[...runtime.packages.keys()].join(', ')}.`,
+    );
   return pkg;
 }
 
@@ -46,7 +50,10 @@ export const agUiRun: RouteModule = {
       'or is done; resume answers the open interrupt. Who acted is the caller of the token',
     body: RunAgentInputSchema as unknown as z.ZodType,
     responses: {
-      200: { description: 'A text/event-stream of AG-UI events; a refused input or resume is a RUN_ERROR in it, nothing changed', contentType: 'text/event-stream' },
+      200: {
+        description: 'A text/event-stream of AG-UI events; a refused input or resume is a RUN_ERROR in it, nothing changed',
+        contentType: 'text/event-stream',
+      },
       400: { description: 'Not a RunAgentInput', schema: ErrorBody },
       404: { description: 'No such package', schema: ErrorBody },
     },

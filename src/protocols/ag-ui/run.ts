@@ -13,7 +13,7 @@ import { sessionView, type SessionView } from '../../runtime/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { SessionHost } from '../../serve/session-host.js';
-import { RunTranslator, pendingRunWorkerCall, type Emit } from './events.js';
+import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
 import { answerOf, eventForAnswer, interruptFor, interruptSeq, sameAnswer } from './interrupts.js';
 import { answerOfWait, currentWaitSeq, readJournal } from './waits.js';
 
@@ -54,17 +54,22 @@ async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
   return { view, context: snapshot.context, interrupt, entries, firstRequest: view.waitingReason === 'intake' && seq === entries[0]?.seq };
 }
 
-/** The text of the input's last user message, if it has one. */
-function lastUserText(input: RunAgentInput): string | undefined {
-  const last = input.messages.findLast((m) => m.role === 'user');
+/**
+ * The text of the input's newest user message that the thread does not hold yet (the ids of
+ * its messages are ours: MESSAGES_SNAPSHOT gives them to the client), if there is one.
+ */
+function newUserText(input: RunAgentInput, thread: Thread): string | undefined {
+  const known = new Set(messagesOf(thread.context).map((m) => m.id));
+  const last = input.messages.findLast((m) => m.role === 'user' && !known.has(m.id));
   if (!last) return undefined;
   const content = last.content as unknown;
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') return content.trim();
   if (Array.isArray(content))
     return content
       .flatMap((p: { type?: string; text?: string }) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []))
-      .join('\n');
-  return undefined;
+      .join('\n')
+      .trim();
+  return '';
 }
 
 type Decision = { kind: 'send'; event: UserEvent; answers?: { toolCallId: string; content: string } } | { kind: 'report' };
@@ -73,16 +78,20 @@ type Decision = { kind: 'send'; event: UserEvent; answers?: { toolCallId: string
 function decide(thread: Thread, input: RunAgentInput): Decision {
   const resume = input.resume ?? [];
   const open = thread.interrupt;
+  if (thread.view.phase === 'running')
+    throw new RunRefused('thread_running', `Thread ${thread.view.id} is running (another run drives it): wait until that run ends, then send this again.`);
   if (resume.length === 0) {
+    const text = newUserText(input, thread);
+    // Nothing new (a reloaded page, say): the run reports where the thread is, its open interrupt included.
+    if (text === undefined) return { kind: 'report' };
+    if (thread.view.phase === 'done') throw new RunRefused('thread_done', `Thread ${thread.view.id} is done: start a new thread for a new request.`);
     if (open && !thread.firstRequest)
       throw new RunRefused(
         'interrupt_pending',
         `Thread ${thread.view.id} has an open interrupt (${open.id}, ${open.reason}): send a run whose resume answers it ` +
           `({ interruptId: "${open.id}", status: "resolved", payload }) before any new input.`,
       );
-    if (thread.view.phase === 'done') throw new RunRefused('thread_done', `Thread ${thread.view.id} is done: start a new thread for a new request.`);
-    const text = lastUserText(input)?.trim();
-    if (!open || !text) return { kind: 'report' };
+    if (!open || text === '') return { kind: 'report' };
     return { kind: 'send', event: { type: 'user_submitted_input', text } };
   }
   const entry = open ? resume.find((r) => r.interruptId === open.id) : undefined;
@@ -135,7 +144,13 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
     const decision = decide(thread, input);
     emit(started);
     if (decision.kind === 'send' && decision.answers)
-      emit({ type: EventType.TOOL_CALL_RESULT, messageId: `${runId}:answer`, toolCallId: decision.answers.toolCallId, role: 'tool', content: decision.answers.content } as BaseEvent);
+      emit({
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: `${runId}:answer`,
+        toolCallId: decision.answers.toolCallId,
+        role: 'tool',
+        content: decision.answers.content,
+      } as BaseEvent);
     let source = { context: () => thread.context, view: () => thread.view };
     const translator = new RunTranslator(
       emit,
