@@ -111,6 +111,15 @@ describe('AG-UI endpoint with HttpAgent', () => {
     expect(runError(await tab.resume(approval, { approved: true, by: 'mallory' }))).toMatchObject({ code: 'invalid_resume_payload' });
     expect(await journalLength()).toBe(before);
     expect(tab.interrupt?.id).toBe(approval.id);
+    // Cancelled: nothing is sent, the run reports the same interrupt.
+    const cancelled = await tab.run({ resume: [{ interruptId: approval.id, status: 'cancelled' }] });
+    finished(cancelled, 'interrupt');
+    expect(tab.interrupt?.id).toBe(approval.id);
+    // Refused by the chart's guard (a role the worker does not have): journalled as a refusal, the wait and its id stay.
+    expect(runError(await tab.resume(approval, { approved: true, roleId: 'no-such-role' }))).toMatchObject({ code: 'event_refused' });
+    const reloaded = agUiAgent(url, 'thread-story', TOKEN);
+    finished(await reloaded.run(), 'interrupt');
+    expect(reloaded.interrupt).toEqual(approval);
 
     // ── Approve with edits: the step runs with the user's task; `by` is the token's name ──
     const approved = await tab.resume(approval, { approved: true, reason: 'Write the brief in the second person.' });
@@ -119,7 +128,7 @@ describe('AG-UI endpoint with HttpAgent', () => {
     expect(JSON.parse(answered.content)).toMatchObject({ decision: 'user_approved_next_step' });
     expect(model.calls[1]!.messages.map((m) => m.content).join('\n')).toContain('Write the brief in the second person.');
     const journal = await store.journal('thread-story');
-    expect(journal.find((e) => e.type === 'user_approved_next_step')?.payload).toMatchObject({
+    expect(journal.findLast((e) => e.type === 'user_approved_next_step')?.payload).toMatchObject({
       by: 'ana',
       edits: { reason: 'Write the brief in the second person.' },
     });
