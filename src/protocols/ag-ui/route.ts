@@ -98,3 +98,6 @@ export const agUiCapabilitiesRoute: RouteModule = {
     app.get('/ag-ui/:packageId/capabilities', (c) => c.json(agUiCapabilities(runtime, c.req.param('packageId'))));
   },
 };
+
+/** The AG-UI routes, as the serve app lists them. */
+export const agUiRoutes: readonly RouteModule[] = [agUiRun, agUiCapabilitiesRoute];
