@@ -116,7 +116,9 @@ describe('AG-UI endpoint with HttpAgent', () => {
     finished(cancelled, 'interrupt');
     expect(tab.interrupt?.id).toBe(approval.id);
     // Refused by the chart's guard (a role the worker does not have): journalled as a refusal, the wait and its id stay.
-    expect(runError(await tab.resume(approval, { approved: true, roleId: 'no-such-role' }))).toMatchObject({ code: 'event_refused' });
+    const refusedByGuard = await tab.resume(approval, { approved: true, roleId: 'no-such-role' });
+    expect(runError(refusedByGuard)).toMatchObject({ code: 'event_refused' });
+    expect(types(refusedByGuard)).not.toContain('TOOL_CALL_RESULT');
     const reloaded = agUiAgent(url, 'thread-story', TOKEN);
     finished(await reloaded.run(), 'interrupt');
     expect(reloaded.interrupt).toEqual(approval);

@@ -143,6 +143,11 @@ export class RunTranslator {
     }
   }
 
+  /** A tool call's result that waits for the session's next round (or the run's end): sent only if the run gets that far. */
+  hold(result: BaseEvent): void {
+    this.heldResults.push(result);
+  }
+
   /** Closes the run: what is still open, held results (unless `interrupts` answer them), the snapshots. */
   finish(interrupts: readonly Interrupt[]): void {
     if (this.text) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.text.id } as BaseEvent);

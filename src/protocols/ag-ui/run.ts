@@ -143,14 +143,6 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
     const thread = await readThread(deps, threadId);
     const decision = decide(thread, input);
     emit(started);
-    if (decision.kind === 'send' && decision.answers)
-      emit({
-        type: EventType.TOOL_CALL_RESULT,
-        messageId: `${runId}:answer`,
-        toolCallId: decision.answers.toolCallId,
-        role: 'tool',
-        content: decision.answers.content,
-      } as BaseEvent);
     let source = { context: () => thread.context, view: () => thread.view };
     const translator = new RunTranslator(
       emit,
@@ -159,6 +151,15 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
       runId,
     );
     translator.snapshot();
+    // The answered tool call's result goes out once the session took the answer (its next round, or the run's end).
+    if (decision.kind === 'send' && decision.answers)
+      translator.hold({
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: `${runId}:answer`,
+        toolCallId: decision.answers.toolCallId,
+        role: 'tool',
+        content: decision.answers.content,
+      } as BaseEvent);
     if (decision.kind === 'send') {
       const result = await deps.host.send(threadId, { ...decision.event, ...who }, (session) => {
         source = { context: () => session.actorRef.getSnapshot().context, view: () => session.view() };
