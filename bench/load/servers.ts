@@ -18,7 +18,8 @@ export interface ServerProcess {
 export async function startServer(config: ServerConfig): Promise<ServerProcess> {
   const child: ChildProcess = fork(SCRIPT, [], {
     cwd: ROOT,
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    // LOAD_CPU_PROF=DIR: each server writes a CPU profile there when it closes (where its time goes).
+    execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.LOAD_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.LOAD_CPU_PROF] : [])],
     env: { ...process.env, LOAD_SERVER_CONFIG: JSON.stringify(config), STEWARD_DURABILITY: process.env.STEWARD_DURABILITY ?? '' },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
