@@ -1,6 +1,7 @@
 /**
- * Steward as an installed package: `npm pack`, install the tarball into an empty app (npm
- * registry only, preferring the local cache), then use it as an app would:
+ * Steward as an installed package: `npm run package` (scripts/pack.mjs), a plain `npm install`
+ * of the tarball into an empty app (npm registry only, preferring the local cache), then use
+ * it as an app would:
  *   (a) an ESM script imports `steward` and runs a scripted session to a wait;
  *   (b) `tsc --strict` compiles a TypeScript consumer with moduleResolution NodeNext and
  *       Bundler, and a DOM-only project (no Node types) against steward/machine + testing;
