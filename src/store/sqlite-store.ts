@@ -10,7 +10,6 @@ import {
   isJournalKeyClash,
   migrate,
   parseJson,
-  sqliteDriver,
   toArchiveRow,
   toJournalRow,
   toStoredSession,
@@ -18,6 +17,7 @@ import {
   type JournalRow,
   type SessionRow,
 } from './sqlite-schema.js';
+import { sqliteDriver } from './sqlite-driver.js';
 import { storeFault } from './sqlite-faults.js';
 import { LockWaits } from './sqlite-busy.js';
 import { WalFlush } from './wal-flush.js';
@@ -41,7 +41,7 @@ export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
 export { durabilityFromEnv, type Durability } from './session-store.js';
-export { SCHEMA_VERSION } from './sqlite-schema.js';
+export { SCHEMA_VERSION } from './sqlite-version.js';
 
 /** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
@@ -92,13 +92,17 @@ export class SqliteStore implements SessionStore {
     this.readOnly = options.readOnly === true;
     this.durability = durabilityOption(options.durability, 'SqliteStore');
     this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
+    // The driver first: without it nothing may be created (no empty .steward/ left behind).
+    const Driver = sqliteDriver();
+    /** The first folder this constructor created for the file, removed again if the store does not open. */
+    let madeDir: string | undefined;
     if (path !== ':memory:') {
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
         throw new StoreError('store_unavailable', `"${path}" is a folder, not a database file. Use a file path, e.g. ${join(path, 'steward.db')}.`, path);
       }
       if (!this.readOnly) {
         try {
-          mkdirSync(dirname(resolve(path)), { recursive: true });
+          madeDir = mkdirSync(dirname(resolve(path)), { recursive: true });
         } catch (error) {
           throw storeFault(error, path, this.busyTimeoutMs);
         }
@@ -106,7 +110,7 @@ export class SqliteStore implements SessionStore {
     }
     let db: Database.Database | undefined;
     try {
-      db = this.readOnly ? this.openForReading(path) : new (sqliteDriver())(path, { timeout: this.busyTimeoutMs });
+      db = this.readOnly ? this.openForReading(path) : new Driver(path, { timeout: this.busyTimeoutMs });
       // Before anything else touches the file: its header says if it is SQLite at all.
       if (this.readOnly) checkReadable(db, path);
       else {
@@ -121,6 +125,7 @@ export class SqliteStore implements SessionStore {
     } catch (error) {
       db?.close();
       if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
+      if (madeDir) rmSync(madeDir, { recursive: true, force: true });
       throw storeFault(error, path, this.busyTimeoutMs);
     }
     this.db = db;
