@@ -15,7 +15,12 @@ export const PART_LAYERS: readonly { mode: Mode; over?: Mode; label: string; add
   { mode: 'chart-turns', over: 'chart-bare', label: '+ the runtime turns', adds: 'prompt assembly, the macrotask before each model call' },
   { mode: 'steward-hot', over: 'chart-turns', label: '+ Session = figures 1, 2', adds: 'user event checks and stamp, view, send queue, memory archive' },
   { mode: 'steward-listened', over: 'steward-hot', label: '  + one listener', adds: 'live events stamped and forwarded (event hub)' },
-  { mode: 'steward-memory', over: 'steward-hot', label: '  + journal (MemoryStore)', adds: 'journal entries, archive, snapshot per write; resume at every wait' },
+  {
+    mode: 'steward-memory',
+    over: 'steward-hot',
+    label: '  + journal (MemoryStore)',
+    adds: 'journal entries, archive, snapshot per write; resume at every wait',
+  },
   { mode: 'steward-sqlite', over: 'steward-memory', label: '    SQLite, not memory', adds: 'the SQLite commits (fsync at the wait)' },
 ];
 
@@ -63,7 +68,12 @@ export function formatParts(parts: readonly PartFigure[]): string {
   const widths = head.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]!].length)));
   const cell = (c: string, i: number) => (i === 0 || i === 7 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!));
   const line = (cells: string[]) => cells.map(cell).join('  ').trimEnd();
-  return ['What each part costs (× = ratio to the bare XState baseline of this run; Δ = what it adds to the layer it builds on)', line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return [
+    'What each part costs (× = ratio to the bare XState baseline of this run; Δ = what it adds to the layer it builds on)',
+    line(head),
+    widths.map((w) => '─'.repeat(w)).join('  '),
+    ...rows.map(line),
+  ].join('\n');
 }
 
 /** What --compare reads of an earlier run's JSON: its figures' ratios and its parts. */
@@ -99,7 +109,11 @@ export function formatComparison(before: EarlierRun, now: { figures: readonly Fi
   }
   const head = ['ratio to bare XState', 'before', 'now', 'target'];
   const widths = head.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]!].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const load = before.load ? `, load ${before.load.map((l) => l.toFixed(1)).join(' ')}` : '';
   return [
     `Before (${before.path}${before.date ? `, ${before.date}` : ''}${load}) and now, each against its own run's baseline`,

@@ -100,7 +100,7 @@ function parseArgs(argv: string[]): Config {
       config.json = next && !next.startsWith('--') ? (i++, next) : fileURLToPath(new URL('./results.json', import.meta.url));
     } else if (arg === '--compare') {
       const next = argv[++i];
-      if (!next || next.startsWith('--')) throw new Error('--compare needs the path of an earlier run\'s JSON (written with --json)');
+      if (!next || next.startsWith('--')) throw new Error("--compare needs the path of an earlier run's JSON (written with --json)");
       config.compare = next;
     } else if (arg === '--sessions') {
       config.sessions = positive(arg, argv[++i]);

@@ -106,9 +106,30 @@ describe('bench/run.ts --quick', () => {
         JSON.stringify(p),
       ).toBe(true);
     expect(results.scenario.callsPerSession).toBe(19);
-    expect(results.parts.map((p) => p.mode)).toEqual(['baseline-hot', 'chart-bare', 'chart-turns', 'steward-hot', 'steward-listened', 'steward-memory', 'steward-sqlite']);
-    for (const p of results.parts) expect([p.roundRatio, p.pauseResumeRatio].every((r) => Number.isFinite(r) && r > 0), p.mode).toBe(true);
-    for (const mode of ['baseline-hot', 'steward-hot', 'baseline-durable', 'steward-memory', 'steward-sqlite', 'chart-bare', 'chart-turns', 'steward-listened']) {
+    expect(results.parts.map((p) => p.mode)).toEqual([
+      'baseline-hot',
+      'chart-bare',
+      'chart-turns',
+      'steward-hot',
+      'steward-listened',
+      'steward-memory',
+      'steward-sqlite',
+    ]);
+    for (const p of results.parts)
+      expect(
+        [p.roundRatio, p.pauseResumeRatio].every((r) => Number.isFinite(r) && r > 0),
+        p.mode,
+      ).toBe(true);
+    for (const mode of [
+      'baseline-hot',
+      'steward-hot',
+      'baseline-durable',
+      'steward-memory',
+      'steward-sqlite',
+      'chart-bare',
+      'chart-turns',
+      'steward-listened',
+    ]) {
       expect(results.modes[mode]?.sessions).toBe(20);
     }
     const pg = (results as { postgres?: { throughput: Array<{ servers: number; perSecond: number }> } | null }).postgres;
