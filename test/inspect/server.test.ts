@@ -265,7 +265,12 @@ describe('the local inspector server', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_request', issues: [expect.objectContaining({ path: 'limit' })] });
     // Which sessions run here is the inspector's own question.
-    expect((await api('GET', '/live')).body).toEqual({ ids: expect.arrayContaining([session.id, other.id]) });
+    const created = await api('POST', '/sessions', { packageId: 'tiny' });
+    expect(created.status).toBe(201);
+    const live = (await api('GET', '/live')).body as { ids: string[] };
+    expect(live.ids).toEqual(expect.arrayContaining([session.id, other.id]));
+    // serve's create lets the new session go (its first send resumes it here): it does not run here yet.
+    expect(live.ids).not.toContain(created.body.view.id);
     // A session id in the path passes serve's id rule.
     const badId = await api('GET', `/sessions/${encodeURIComponent('x\u0007')}/journal`);
     expect(badId.status).toBe(400);

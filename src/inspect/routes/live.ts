@@ -1,5 +1,5 @@
 /**
- * GET /api/live: the ids of the sessions this inspector runs (its runtime's live sessions).
+ * GET /api/live: the ids of the sessions this inspector runs (its runtime's live sessions, not stopped).
  * The sessions list is serve's (from the store, paged); which of them run here is the
  * inspector's own fact, so the page asks for it beside the list.
  */
@@ -7,5 +7,6 @@ import type { Hono } from 'hono';
 import { json, type InspectorContext } from './context.js';
 
 export function liveRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/live', (c) => json(c, { ids: [...ctx.runtime.live.keys()] }));
+  // A session the runtime stopped (closed after a create, or taken over) runs nowhere here.
+  app.get('/live', (c) => json(c, { ids: [...ctx.runtime.live.values()].filter((s) => s.actorRef.getSnapshot().status !== 'stopped').map((s) => s.id) }));
 }
