@@ -10,7 +10,7 @@ import { requestGuards, type RequestGuardOptions } from '../http/security.js';
 import { limitBody } from '../http/body.js';
 import { errorHandler, errorResponse, HttpError } from '../http/errors.js';
 import { safeLine } from '../text/safe-text.js';
-import type { RouteModule, ServeDeps } from './route.js';
+import { mountRoutes, type RouteModule, type ServeDeps } from './route.js';
 import { createSession } from './routes/create-session.js';
 import { getSession } from './routes/get-session.js';
 import { healthz } from './routes/healthz.js';
@@ -82,6 +82,6 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
 
   app.use('*', limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
-  for (const route of routes) route.mount(app, deps);
+  mountRoutes(app, routes, deps);
   return { app, deps };
 }

@@ -45,6 +45,17 @@ export interface RouteModule {
   mount(app: Hono, deps: ServeDeps): void;
 }
 
+/**
+ * Mounts route modules on an app with the given deps: `steward serve` mounts all of them,
+ * the inspector those whose shapes it shares (src/inspect/server.ts).
+ *
+ * @example
+ * mountRoutes(app, [listSessions, journal], deps);
+ */
+export function mountRoutes(app: Hono, modules: readonly RouteModule[], deps: ServeDeps): void {
+  for (const route of modules) route.mount(app, deps);
+}
+
 /** The query string parsed with the route's schema (an unknown parameter is a 400 too). */
 export function query<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
   return parseOr400(schema, c.req.query(), 'query');
