@@ -103,8 +103,8 @@ describe('steward serve: Host', () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ model: new DemoModel(), store });
     await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedHosts: ['http://x.example/'] })).rejects.toThrow(UserError);
-    await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedOrigins: ['x.example'] })).rejects.toThrow(
-      /allowed origin "x.example" is not valid/,
+    await expect(startServe({ runtime, store, port: 0, log: () => {}, corsOrigins: ['x.example'] })).rejects.toThrow(
+      /CORS origin "x.example" is not valid/,
     );
   });
 });
@@ -123,7 +123,7 @@ describe('steward serve: Origin', () => {
   });
 
   it('takes its own origin and the allowed ones', async () => {
-    const { server, store } = await serveOn({ allowedOrigins: ['http://localhost:5173/'] });
+    const { server, store } = await serveOn({ corsOrigins: ['http://localhost:5173/'] });
     const host = `127.0.0.1:${server.port}`;
     expect((await raw(server.port, 'POST', '/sessions', { host, origin: `http://${host}`, ...json }, createBody)).status).toBe(201);
     expect((await raw(server.port, 'POST', '/sessions', { host, origin: 'http://localhost:5173', ...json }, createBody)).status).toBe(201);
