@@ -110,4 +110,3 @@ export function missedRecords(replay: readonly LiveRecord[], after: LivePosition
   if (!after) return [...replay];
   return replay.filter((r) => r.run !== after.run || r.n > after.n);
 }
-

@@ -152,7 +152,12 @@ export class SessionHost {
       try {
         const result = await sending;
         if (!result.ok && held.keeper?.lost)
-          return { ok: false as const, error: { code: 'lease_lost' as const, message: held.keeper.lostMessage }, view: result.view, revision: session.revision ?? null };
+          return {
+            ok: false as const,
+            error: { code: 'lease_lost' as const, message: held.keeper.lostMessage },
+            view: result.view,
+            revision: session.revision ?? null,
+          };
         return { ...result, revision: session.revision ?? null };
       } finally {
         this.sends.delete(sending);

@@ -49,7 +49,8 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
         });
       }
     }
-    for (const [name, description] of Object.entries(doc.headers ?? {})) parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+    for (const [name, description] of Object.entries(doc.headers ?? {}))
+      parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(doc.responses)) {
       const type = response.contentType ?? 'application/json';
