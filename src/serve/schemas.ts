@@ -66,7 +66,7 @@ export const StreamCursor = z
     const [seq, run, n] = id.split('.');
     return { after: Number(seq), live: run !== undefined ? { run, n: Number(n) } : null };
   })
-  .refine((c) => Number.isSafeInteger(c.after), 'must be the id of a message of this stream');
+  .refine((c) => Number.isSafeInteger(c.after), `its seq must be at most ${Number.MAX_SAFE_INTEGER}`);
 
 export { UserEventSchema };
 

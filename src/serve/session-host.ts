@@ -245,6 +245,8 @@ export class SessionHost {
     if (!leases || this.draining || this.scanning) return [];
     this.scanning = true;
     try {
+      // Listening before claiming: the claimed runs' live events reach this process's buffers too.
+      await this.hearBus();
       const askedAt = performance.now();
       const claimed = await leases.claimExpired(this.owner, this.leaseMs, limit);
       for (const lease of claimed) this.adopt(lease, askedAt);
@@ -300,6 +302,7 @@ export class SessionHost {
     const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
     held.ready = (async () => {
       await this.releasing.get(id);
+      // Listening before the lease: the run's live events reach this process's buffers too.
       await this.hearBus();
       // Lease first, then read: what this server loads can no longer change under it.
       const askedAt = performance.now();
@@ -358,7 +361,6 @@ export class SessionHost {
     const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
     held.ready = (async () => {
       try {
-        await this.hearBus();
         const stored = await this.store.load(id);
         if (!stored) throw notFound(id);
         const state = snapshotState(storedSnapshot(this.runtime.machine, stored));

@@ -159,7 +159,7 @@ describe.skipIf(skip)('a page on another origin drives steward serve', () => {
                   .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
               );
               buffer = buffer.slice(end + 2);
-              if (fields.event === 'session') messages.push({ event: 'session', id: fields.id, type: JSON.parse(fields.data).type });
+              if (fields.event === 'session') messages.push({ event: 'session', id: fields.id ?? '', type: JSON.parse(fields.data ?? '{}').type });
               if (messages.at(-1)?.type === 'waiting') {
                 controller.abort();
                 return { status: res.status, messages };
