@@ -103,9 +103,7 @@ describe('steward serve: Host', () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ model: new DemoModel(), store });
     await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedHosts: ['http://x.example/'] })).rejects.toThrow(UserError);
-    await expect(startServe({ runtime, store, port: 0, log: () => {}, corsOrigins: ['x.example'] })).rejects.toThrow(
-      /CORS origin "x.example" is not valid/,
-    );
+    await expect(startServe({ runtime, store, port: 0, log: () => {}, corsOrigins: ['x.example'] })).rejects.toThrow(/CORS origin "x.example" is not valid/);
   });
 });
 

@@ -277,6 +277,24 @@ describe('steward serve', () => {
     const badRequest = send.responses['400'].content['application/json'].schema.anyOf;
     expect(badRequest.map((s: { required: string[] }) => [...s.required].sort())).toEqual([['error'], ['error', 'ok', 'revision', 'view']]);
     expect(doc.paths['/healthz'].get.security).toEqual([]);
+    // The browser-facing parts: async send, the stream's ticket and resume header, tickets, fork.
+    expect(send.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      'path:id',
+      'query:wait',
+      'header:Prefer',
+      'header:X-Steward-User',
+    ]);
+    expect(send.responses['202'].headers['Preference-Applied']).toBeDefined();
+    const streamDoc = doc.paths['/sessions/{id}/stream'].get;
+    expect(streamDoc.security).toEqual([{ bearer: [] }, { streamTicket: [] }]);
+    expect(streamDoc.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      'path:id',
+      'query:after',
+      'query:ticket',
+      'header:Last-Event-ID',
+    ]);
+    expect(Object.keys(doc.paths['/sessions/{id}/stream-tickets'].post.responses)).toContain('201');
+    expect(Object.keys(doc.paths['/sessions/{id}/fork'].post.requestBody.content['application/json'].schema.properties).sort()).toEqual(['atSeq', 'id']);
     const journalParams = doc.paths['/sessions/{id}/journal'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     expect(journalParams).toEqual(['path:id', 'query:after', 'query:limit']);
     const list = doc.paths['/sessions'].get;
