@@ -81,8 +81,6 @@ export async function writeStream(sse: SSEStreamingApi, start: StreamStart, { st
     }
     while (!ended) {
       for (const record of queue.splice(0)) {
-        // A record the client has (replayed and heard at once, or from before its reconnect).
-        if (live && record.run === live.run && record.n <= live.n) continue;
         live = { run: record.run, n: record.n };
         await sse.writeSSE({ event: 'session', id: cursorId(cursor, live), data: JSON.stringify(record.event) });
       }
