@@ -18,7 +18,7 @@
 export * from './machine.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type ResumeOptions, type SessionHistory } from './runtime/runtime.js';
 export type { TranscriptName } from './runtime/archive.js';
-export { Session, type SendResult, type SendError } from './runtime/session.js';
+export { Session, type SendResult, type SendError, type SendOptions } from './runtime/session.js';
 export type { SessionEventListener, SubscribeOptions } from './runtime/session-events.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';

@@ -53,6 +53,7 @@ import { mountRoutes, type RouteModule, type ServeDeps } from '../serve/route.js
 import { createSession } from '../serve/routes/create-session.js';
 import { journal } from '../serve/routes/journal.js';
 import { listSessions } from '../serve/routes/list-sessions.js';
+import { StreamTickets } from '../http/stream-tickets.js';
 import { SessionHost } from '../serve/session-host.js';
 import { leaseOwnerName } from '../store/lease-keeper.js';
 import { streamRoute } from './routes/stream.js';
@@ -110,6 +111,8 @@ function inspectorApi(ctx: InspectorContext, token: string, log: (msg: string) =
     streams: new Set(),
     routes: SERVE_ROUTES,
     auth: true,
+    // No mounted route opens a stream; were one added, its tickets would be signed with the inspector's token.
+    tickets: StreamTickets.forTokens({ kind: 'shared', token }),
     createLimit: null,
     log,
   };

@@ -38,6 +38,14 @@ export type SendError =
 
 export type SendResult = { ok: true; view: SessionView } | { ok: false; error: SendError; view: SessionView };
 
+export interface SendOptions {
+  /**
+   * Called once the session took the event (not refused) and its journal entry is written,
+   * before the run it starts is over: a server answers "accepted" here (`Prefer: respond-async`).
+   */
+  onAccepted?: () => void;
+}
+
 export interface Persistence {
   store: SessionStore;
   revision: number;
@@ -273,8 +281,8 @@ export class Session {
    * const result = await session.send({ type: 'user_approved_next_step' });
    * if (!result.ok && result.error.code === 'event_refused') console.log('try', result.error.enabled);
    */
-  send(event: UserEvent): Promise<SendResult> {
-    const run = this.busy ? this.busy.then(() => this.sendNow(event)) : this.sendNow(event);
+  send(event: UserEvent, options: SendOptions = {}): Promise<SendResult> {
+    const run = this.busy ? this.busy.then(() => this.sendNow(event, options)) : this.sendNow(event, options);
     // Keep only completion (not the result and its view) so an idle session holds nothing extra.
     const done: Promise<void> = run.then(() => {
       if (this.busy === done) this.busy = null;
@@ -339,21 +347,21 @@ export class Session {
   }
 
   /** Without leases (memory, SQLite) the event reaches the actor synchronously, inside send(). */
-  private sendNow(raw: unknown): Promise<SendResult> {
-    return this.leasing ? this.sendLeased(raw) : this.handle(raw);
+  private sendNow(raw: unknown, options: SendOptions): Promise<SendResult> {
+    return this.leasing ? this.sendLeased(raw, options) : this.handle(raw, options);
   }
 
-  private async sendLeased(raw: unknown): Promise<SendResult> {
+  private async sendLeased(raw: unknown, options: SendOptions): Promise<SendResult> {
     this.sending += 1;
     try {
-      return (await this.takeLease()) ?? (await this.handle(raw));
+      return (await this.takeLease()) ?? (await this.handle(raw, options));
     } finally {
       this.sending -= 1;
       await this.letGoIfIdle();
     }
   }
 
-  private async handle(raw: unknown): Promise<SendResult> {
+  private async handle(raw: unknown, options: SendOptions): Promise<SendResult> {
     try {
       if (this.fatal)
         return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
@@ -391,6 +399,10 @@ export class Session {
         await this.journal?.acknowledge();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
         return this.refused(event.type, last.reason);
+      }
+      if (options.onAccepted) {
+        await this.journal?.written();
+        options.onAccepted();
       }
       await this.untilWaitOrEnd();
       await this.journal?.flush();

@@ -228,8 +228,12 @@ export interface LeaseOps {
 export interface EventBus {
   /** Sends small JSON events of a session to every process listening; order is kept per publisher. */
   publishEvents(sessionId: string, events: unknown[]): void;
-  /** Calls `listener` with each event published for `sessionId` by any process. Resolves once listening. */
-  watchEvents(sessionId: string, listener: (event: unknown) => void, options?: { onError?: (error: unknown) => void }): Promise<() => Promise<void>>;
+  /** Calls `listener` with each event published for `sessionId` (undefined: every session) by any process. Resolves once listening. */
+  watchEvents(
+    sessionId: string | undefined,
+    listener: (event: unknown) => void,
+    options?: { onError?: (error: unknown) => void },
+  ): Promise<() => Promise<void>>;
 }
 
 export interface SessionStore {

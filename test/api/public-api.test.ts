@@ -34,6 +34,7 @@ it('gives each name one entry: the root holds steward/machine and nothing of the
   for (const own of ['createRuntime', 'Session', 'MemoryStore', 'SqliteStore', 'OpenAIModel', 'StewardError', 'InternalError', 'sessionMachine'])
     expect(names.index.has(own), own).toBe(true);
   expect(names.inspect.has('startInspector') && names.testing.has('ScriptedModel') && names.testing.has('testAllTransitions')).toBe(true);
+  expect(names.serve.has('startServe') && names.serve.has('createServeApp') && names.serve.has('STREAM_TICKET_TTL_MS')).toBe(true);
 });
 
 it('documents every public function and class with an @example', () => {
