@@ -112,20 +112,16 @@ describe.skipIf(skip)('a page on another origin drives steward serve', () => {
       { api, token: TOKEN, id: made.id },
     );
     expect(seen.url).not.toContain(TOKEN);
-    expect(seen.types.filter((t) => t !== 'state_entered')).toEqual([
+    expect(seen.types.filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t))).toEqual([
       'round_started',
-      'text_delta',
-      'text_delta',
       'round_finished',
       'tool_call_checked',
       'round_started',
-      'text_delta',
-      'text_delta',
       'round_finished',
       'tool_call_checked',
       'waiting',
     ]);
-    expect(seen.deltas.join('')).toBe('Thinking…Thinking…');
+    expect(seen.deltas.join('')).toMatch(/^Thinking….*Reading the request\.Thinking…/); // the test model's own piece, then the demo model's streamed text, per round
     expect(seen.ids.every((id) => id.length > 0)).toBe(true);
   });
 

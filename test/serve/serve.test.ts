@@ -350,7 +350,7 @@ describe('steward serve', () => {
           sse.events
             .filter((e) => e.event === 'session')
             .map((e) => e.data.type)
-            .filter((t) => t !== 'state_entered'),
+            .filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t)),
         { timeout: 5000 },
       )
       .toEqual(['round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting']);
