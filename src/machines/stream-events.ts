@@ -68,6 +68,29 @@ export const TextDeltaEvent = z.strictObject({
   text: z.string(),
 });
 
+/** Raw argument text of a tool call in flight, as the model streams it. */
+export const ToolCallDeltaEvent = z.strictObject({
+  type: z.literal('tool_call_delta'),
+  ...base,
+  round: z.number().int().positive(),
+  /** "manager", or the worker's id. */
+  agent: z.string(),
+  callIndex: z.number().int().nonnegative(),
+  callId: z.string().optional(),
+  name: z.string().max(MAX_TOOL_NAME).optional(),
+  argumentsDelta: z.string(),
+});
+
+/** Text appended to one tag's body of a `submit` in flight: the deltas of a tag in a round join to the body then published. */
+export const ArtifactDeltaEvent = z.strictObject({
+  type: z.literal('artifact_delta'),
+  ...base,
+  round: z.number().int().positive(),
+  worker: z.string(),
+  tag: z.string(),
+  delta: z.string(),
+});
+
 export const ToolCallCheckedEvent = z.strictObject({
   type: z.literal('tool_call_checked'),
   ...base,
@@ -122,6 +145,8 @@ export const SessionStreamEventSchema = z.discriminatedUnion('type', [
   RoundStartedEvent,
   RoundFinishedEvent,
   TextDeltaEvent,
+  ToolCallDeltaEvent,
+  ArtifactDeltaEvent,
   ToolCallCheckedEvent,
   ArtifactPublishedEvent,
   NoticeEvent,

@@ -79,6 +79,7 @@ export const SessionViewSchema = z
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),
+    enabledEvents: z.array(z.enum(userEventTypes as [string, ...string[]])).describe('the accepted events the guards allow now: what a UI should offer'),
   })
   .describe('SessionView: see src/runtime/view.ts for every field');
 
@@ -102,6 +103,22 @@ export const SendBadRequest = z
     SendFailure.describe('invalid_event: the session refused the event (e.g. `by` is a reserved name): the SendResult, state unchanged'),
   ])
   .describe('A failure: { error } when the body is no user event; a SendResult with ok: false when the session refused it');
+
+/** The answer of a send with `Prefer: respond-async` (or `?wait=false`): taken; the stream and GET /sessions/{id} tell the rest. */
+export const AcceptedResponse = z.object({ accepted: z.literal(true), sessionId: z.string(), revision: z.number().nullable() });
+
+export const ForkBody = z
+  .strictObject({
+    atSeq: z.number().int().nonnegative().optional().describe('fork after this journal entry (default: the latest)'),
+    id: z.string().min(1).optional().describe("the new session's id (default: a fresh one)"),
+  })
+  .describe('A fork of a session');
+
+export const StreamTicketResponse = z.object({
+  ticket: z.string().describe('opens GET /sessions/{id}/stream?ticket=… of this one session, without the Authorization header'),
+  sessionId: z.string(),
+  expiresAt: z.string().describe('ISO time; a minute after it was issued'),
+});
 
 export const SessionSummarySchema = z.object({
   id: z.string(),
