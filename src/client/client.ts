@@ -5,9 +5,10 @@
  * (src/serve/schemas.ts, the user events of the chart), so a mismatch is a typed
  * `bad_response`, not a wrong field somewhere later in the app.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UserEvent } from '../machines/session.events.js';
 import type { SessionView } from '../runtime/view.js';
+import type { JournalEntry, SessionSummary } from '../store/session-store.js';
 import {
   AcceptedResponse,
   CreateSessionBody,
@@ -64,8 +65,7 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
-export type SessionSummary = z.infer<typeof ListResponse>['sessions'][number];
-export type JournalEntry = z.infer<typeof JournalResponse>['entries'][number];
+export type { SessionSummary, JournalEntry };
 export type StreamTicket = z.infer<typeof StreamTicketResponse>;
 export type { StreamMessage, StreamOptions, ReconnectOptions };
 

@@ -8,7 +8,7 @@
  * checked with the server's own schemas.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RequestError, StewardError } from '../errors.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../machines/stream-events.js';
 import { JournalEntrySchema } from '../serve/schemas.js';
@@ -38,6 +38,8 @@ export interface StreamOptions {
   /** Resume after this id, as a reconnect would (a page that kept the last id across a reload). */
   lastEventId?: string;
   reconnect?: ReconnectOptions;
+  /** Told before each reopening: the failures in a row so far and the last one (a UI shows "reconnecting"). */
+  onReconnect?: (attempt: number, error: unknown) => void;
 }
 
 /** What the client gives the reader: how to open a connection and how to turn a refusal into an error. */
@@ -111,6 +113,7 @@ export async function* streamSession(options: Transport & StreamOptions): AsyncI
       }
       failures++;
       if (failures > maxAttempts) throw lastError ?? new Error('The stream ended before `done`.');
+      options.onReconnect?.(failures, lastError);
       await sleep(Math.min(delay * 2 ** (failures - 1), maxDelayMs), stop.signal);
     }
   } finally {

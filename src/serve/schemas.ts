@@ -3,7 +3,7 @@
  * with them and /openapi.json is generated from them (z.toJSONSchema), so the document and
  * the checks cannot drift apart. User events are the runtime's own UserEventSchema.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { WaitingReasonSchema } from '../machines/stream-events.js';
