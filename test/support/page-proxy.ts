@@ -3,7 +3,7 @@
  * (a folder, or files in memory) and forwards `/api/*` to a `steward serve`, so the page
  * calls the API from its own origin. The forwarded request names the server's Host (its
  * guard wants its own address); the page's Origin goes along, which the server must list in
- * its allowedOrigins. A page on another origin with CORS needs no such proxy.
+ * its allowedOrigins (or `dropOrigin`). A page on another origin with CORS needs no such proxy.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -19,13 +19,20 @@ export interface PageServer {
 }
 
 /** Serves `files` (path → content) or the folder `dir`; `/api/…` goes to `api` (once set: the server may start after the page's origin is known). */
-export async function pageServer(source: { dir: string } | { files: Record<string, string> }, api: () => string | undefined): Promise<PageServer> {
+export async function pageServer(
+  source: { dir: string } | { files: Record<string, string> },
+  api: () => string | undefined,
+  options: { dropOrigin?: boolean } = {},
+): Promise<PageServer> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const target = api();
     if (url.pathname.startsWith('/api/') && target) {
       const to = new URL(url.pathname.slice(4) + url.search, target);
-      const forwarded = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host } }, (answer) => {
+      const { origin: _origin, ...rest } = req.headers;
+      // dropOrigin: for a server that cannot be told the page's origin (one started without --cors-origin).
+      const headers = { ...(options.dropOrigin ? rest : req.headers), host: to.host };
+      const forwarded = httpRequest(to, { method: req.method, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });
