@@ -28,7 +28,9 @@ function Session({ client, id }: { client: StewardClient; id: string }) {
         <section data-testid="draft">
           <h3>{draft.worker} is writing…</h3>
           {Object.entries(draft.tags).map(([tag, body]) => (
-            <pre key={tag}>#{tag}: {body}</pre>
+            <pre key={tag}>
+              #{tag}: {body}
+            </pre>
           ))}
         </section>
       )}
@@ -38,7 +40,11 @@ function Session({ client, id }: { client: StewardClient; id: string }) {
           <button data-event="user_submitted_input">Send</button>
         </form>
       )}
-      {can('user_confirmed_intake') && <button data-event="user_confirmed_intake" onClick={() => send({ type: 'user_confirmed_intake' })}>Confirm</button>}
+      {can('user_confirmed_intake') && (
+        <button data-event="user_confirmed_intake" onClick={() => send({ type: 'user_confirmed_intake' })}>
+          Confirm
+        </button>
+      )}
       {can('user_approved_next_step') && view?.pendingStep && (
         <form
           onSubmit={(e) => {
@@ -60,7 +66,12 @@ function Session({ client, id }: { client: StewardClient; id: string }) {
           }}
         >
           {view.artifact.tags.map((t) => (
-            <textarea key={`${view.artifact!.id}:${t.tag}`} name={t.tag} defaultValue={t.body} onChange={(e) => setEdits({ ...edits, [t.tag]: e.target.value })} />
+            <textarea
+              key={`${view.artifact!.id}:${t.tag}`}
+              name={t.tag}
+              defaultValue={t.body}
+              onChange={(e) => setEdits({ ...edits, [t.tag]: e.target.value })}
+            />
           ))}
           <button data-event="user_accepted_artifact">Accept</button>
         </form>
@@ -68,7 +79,9 @@ function Session({ client, id }: { client: StewardClient; id: string }) {
       {view?.phase === 'done' && (
         <ul data-testid="blackboard">
           {view.blackboard.map((b) => (
-            <li key={b.tag}>#{b.tag} v{b.version} by {b.writtenBy}</li>
+            <li key={b.tag}>
+              #{b.tag} v{b.version} by {b.writtenBy}
+            </li>
           ))}
         </ul>
       )}

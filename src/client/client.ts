@@ -159,7 +159,14 @@ export class StewardClient {
     if (options.wait === false) headers.prefer = 'respond-async';
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     const what = 'POST /sessions/{id}/events';
-    const { response, json } = await this.request({ method: 'POST', path: `/sessions/${encodeURIComponent(id)}/events`, body, headers, signal: options.signal, sessionId: id });
+    const { response, json } = await this.request({
+      method: 'POST',
+      path: `/sessions/${encodeURIComponent(id)}/events`,
+      body,
+      headers,
+      signal: options.signal,
+      sessionId: id,
+    });
     if (response.status === 202) {
       const accepted = AcceptedResponse.safeParse(json);
       if (!accepted.success) throw badResponse(what, response.status, z.prettifyError(accepted.error));
@@ -183,7 +190,11 @@ export class StewardClient {
     if (options.after !== undefined) query.set('after', String(options.after));
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     const suffix = query.size ? `?${query}` : '';
-    return this.checked(JournalResponse, 'GET /sessions/{id}/journal', { method: 'GET', path: `/sessions/${encodeURIComponent(id)}/journal${suffix}`, sessionId: id });
+    return this.checked(JournalResponse, 'GET /sessions/{id}/journal', {
+      method: 'GET',
+      path: `/sessions/${encodeURIComponent(id)}/journal${suffix}`,
+      sessionId: id,
+    });
   }
 
   /**
@@ -307,5 +318,3 @@ export class StewardClient {
     return parsed.data;
   }
 }
-
-

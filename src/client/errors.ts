@@ -43,7 +43,11 @@ export function errorOfResponse(response: Response, body: unknown, sessionId?: s
 }
 
 /** The typed error of an error body `{ error: { code, message, issues? } }`, from an answer with `status` (or a stream's `event: error`). */
-export function errorOfBody(body: unknown, status: number, context: { retryAfterSeconds?: number | null; sessionId?: string; what?: string } = {}): StewardError {
+export function errorOfBody(
+  body: unknown,
+  status: number,
+  context: { retryAfterSeconds?: number | null; sessionId?: string; what?: string } = {},
+): StewardError {
   const parsed = ErrorBody.safeParse(body);
   const retryAfterSeconds = context.retryAfterSeconds ?? null;
   if (!parsed.success) {

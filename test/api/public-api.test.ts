@@ -54,11 +54,16 @@ it('gives each name one entry: the root holds steward/machine and nothing of the
 });
 
 it('gives steward/client the client and the errors, steward/react the hook', () => {
-  const errors = new Set(exportsOf('machine').filter((s) => s.declarations?.some((d) => d.getSourceFile().fileName.endsWith('src/errors.ts'))).map((s) => s.name));
+  const errors = new Set(
+    exportsOf('machine')
+      .filter((s) => s.declarations?.some((d) => d.getSourceFile().fileName.endsWith('src/errors.ts')))
+      .map((s) => s.name),
+  );
   expect(errors.has('RequestError') && errors.has('SessionNotFoundError')).toBe(true);
   expect([...names.client].filter((n) => names.index.has(n) && !errors.has(n) && !TYPES_SHARED_WITH_CLIENT.has(n))).toEqual([]);
   for (const own of ['StewardClient', 'RequestError', 'SessionNotFoundError', 'StewardError']) expect(names.client.has(own), own).toBe(true);
-  for (const internal of ['SessionFeed', 'streamSession', 'errorOfBody', 'createRuntime', 'sessionMachine']) expect(names.client.has(internal), internal).toBe(false);
+  for (const internal of ['SessionFeed', 'streamSession', 'errorOfBody', 'createRuntime', 'sessionMachine'])
+    expect(names.client.has(internal), internal).toBe(false);
   expect([...names.react].sort()).toEqual(['Draft', 'FeedStatus', 'SessionState', 'UseSession', 'useSession']);
 });
 

@@ -164,7 +164,10 @@ it('reconnects a dropped stream with Last-Event-ID after a backoff, and misses n
   await driveToDone(view.id);
   await reading;
   expect(opened[0]).toBeNull();
-  const beforeDrop = messages.slice(0, messages.findIndex((m, i) => i > 0 && m.type === 'hello'));
+  const beforeDrop = messages.slice(
+    0,
+    messages.findIndex((m, i) => i > 0 && m.type === 'hello'),
+  );
   const lastEntry = beforeDrop.findLast((m) => m.type === 'entry');
   expect(opened[1]).toBe(lastEntry?.type === 'entry' ? String(lastEntry.entry.seq) : 'no entry before the drop');
   const entries = messages.flatMap((m) => (m.type === 'entry' ? [m.entry.seq] : []));

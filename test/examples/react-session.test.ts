@@ -31,7 +31,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) && !process.env.CI;
 if (skip) console.warn(`[examples/react-session] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). It always runs in CI.`);
 
-const TOKEN = 'example-token';
+const TOKEN = 'example-token-of-24-chars';
 const cleanups: (() => unknown)[] = [];
 let browser: Browser;
 let page: PageServer;
@@ -70,8 +70,21 @@ beforeAll(async () => {
     timeoutMs: 240_000,
   });
   cleanups.push(() => serve.child.kill('SIGTERM'));
-  serveUrl = await until(() => /Steward serve on (http:\/\/\S+)/.exec(serve.stdout)?.[1], `steward serve to start:\n${serve.stderr}`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  serveUrl = await until(
+    () =>
+      /Steward serve on (http:\/\/\S+)/.exec(serve.stdout)?.[1] ??
+      (serve.stderr
+        ? (() => {
+            throw new Error(serve.stderr);
+          })()
+        : undefined),
+    'steward serve to start',
+    60_000,
+  );
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
   cleanups.push(() => browser.close());
 }, 300_000);
 
@@ -99,10 +112,14 @@ describe.skipIf(skip)('examples/react-session in Chromium', () => {
     const published: string[] = [];
     const waits: string[] = [];
     for (let i = 0; i < 12; i++) {
-      await tab.waitForFunction(() => {
-        const s = document.querySelector('[data-testid=state]')?.textContent ?? '';
-        return s === 'done' || (s.startsWith('waiting_user') && document.querySelector('button[data-event]'));
-      }, undefined, { timeout: 20_000 });
+      await tab.waitForFunction(
+        () => {
+          const s = document.querySelector('[data-testid=state]')?.textContent ?? '';
+          return s === 'done' || (s.startsWith('waiting_user') && document.querySelector('button[data-event]'));
+        },
+        undefined,
+        { timeout: 20_000 },
+      );
       const now = (await state())!;
       if (now === 'done') break;
       waits.push(now);
@@ -138,7 +155,11 @@ describe.skipIf(skip)('examples/react-session in Chromium', () => {
     // The draft grew in the page, and what it showed last of a tag is the body the worker published.
     const drafts = await tab.evaluate(() => (window as unknown as { drafts: string[] }).drafts);
     expect(drafts.length, 'the page showed no draft: does the server stream artifact_delta?').toBeGreaterThan(2);
-    for (const body of published) expect(drafts.some((d) => d.includes(body)), `a draft that ends as ${JSON.stringify(body)}`).toBe(true);
+    for (const body of published)
+      expect(
+        drafts.some((d) => d.includes(body)),
+        `a draft that ends as ${JSON.stringify(body)}`,
+      ).toBe(true);
     await tab.close();
   }, 120_000);
 });

@@ -56,9 +56,19 @@ beforeAll(async () => {
     () => api,
   );
   const store = new MemoryStore();
-  server = await startServe({ runtime: createRuntime({ model: new DemoModel(), store }), store, port: 0, token: TOKEN, allowedOrigins: [page.origin], log: () => {} });
+  server = await startServe({
+    runtime: createRuntime({ model: new DemoModel(), store }),
+    store,
+    port: 0,
+    token: TOKEN,
+    allowedOrigins: [page.origin],
+    log: () => {},
+  });
   api = server.url;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
 }, 60_000);
 
 afterAll(async () => {

@@ -32,5 +32,9 @@ export function Session({ id }: { id: string }): ReactElement {
   const { view, draft, enabledEvents, send, status, error } = useSession(client, id);
   const shown: Draft | null = draft;
   const approve = () => send({ type: 'user_approved_next_step', edits: { reason: 'Shorter.' } });
-  return createElement('button', { onClick: approve, disabled: !enabledEvents.includes('user_approved_next_step') }, `${view?.state} ${status} ${error?.message} ${shown?.tags.note}`);
+  return createElement(
+    'button',
+    { onClick: approve, disabled: !enabledEvents.includes('user_approved_next_step') },
+    `${view?.state} ${status} ${error?.message} ${shown?.tags.note}`,
+  );
 }
