@@ -7,6 +7,9 @@ import { useEffect, useState } from 'react';
 import type { StewardClient } from 'steward/client';
 import { useSession } from 'steward/react';
 
+// Sends answer at once (202): the run goes on on the server, the stream shows it.
+const async = { wait: false } as const;
+
 export function App({ client, packageId }: { client: StewardClient; packageId: string }) {
   const [id, setId] = useState<string | null>(null);
   useEffect(() => void client.create({ packageId }).then(({ view }) => setId(view.id)), [client, packageId]);
@@ -35,13 +38,13 @@ function Session({ client, id }: { client: StewardClient; id: string }) {
         </section>
       )}
       {can('user_submitted_input') && (
-        <form onSubmit={(e) => (e.preventDefault(), send({ type: 'user_submitted_input', text }))}>
+        <form onSubmit={(e) => (e.preventDefault(), send({ type: 'user_submitted_input', text }, async))}>
           <textarea name="input" value={text} onChange={(e) => setText(e.target.value)} />
           <button data-event="user_submitted_input">Send</button>
         </form>
       )}
       {can('user_confirmed_intake') && (
-        <button data-event="user_confirmed_intake" onClick={() => send({ type: 'user_confirmed_intake' })}>
+        <button data-event="user_confirmed_intake" onClick={() => send({ type: 'user_confirmed_intake' }, async)}>
           Confirm
         </button>
       )}
@@ -49,7 +52,7 @@ function Session({ client, id }: { client: StewardClient; id: string }) {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void send({ type: 'user_approved_next_step', ...(edits.reason ? { edits: { reason: edits.reason } } : {}) }).then(() => setEdits({}));
+            void send({ type: 'user_approved_next_step', ...(edits.reason ? { edits: { reason: edits.reason } } : {}) }, async).then(() => setEdits({}));
           }}
         >
           <p>Next: {view.pendingStep.workerId}</p>
@@ -62,7 +65,7 @@ function Session({ client, id }: { client: StewardClient; id: string }) {
           onSubmit={(e) => {
             e.preventDefault();
             const changed = Object.keys(edits).length ? { edits } : {};
-            void send({ type: 'user_accepted_artifact', artifactId: view.artifact!.id, ...changed }).then(() => setEdits({}));
+            void send({ type: 'user_accepted_artifact', artifactId: view.artifact!.id, ...changed }, async).then(() => setEdits({}));
           }}
         >
           {view.artifact.tags.map((t) => (

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { UserEvent } from '../machines/session.events.js';
 import type { SessionView } from '../runtime/view.js';
-import type { JournalEntry, SessionSummary } from '../store/session-store.js';
+import type { JournalEntry, SessionSummary } from '../store/records.js';
 import {
   AcceptedResponse,
   CreateSessionBody,

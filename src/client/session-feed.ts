@@ -115,6 +115,8 @@ export class SessionFeed {
     try {
       const answer = await this.client.send(this.sessionId, event, options);
       if ('view' in answer) this.update({ view: answer.view, error: null });
+      // Taken, not run yet: the view read now is the running one, so the wait just answered is not offered again meanwhile.
+      else if (this.running) await this.refresh(this.running.signal);
       return answer;
     } catch (error) {
       this.update({ error: asError(error) });
@@ -130,15 +132,14 @@ export class SessionFeed {
       for await (const message of this.client.stream(this.sessionId, { signal, onReconnect: () => this.update({ status: 'reconnecting' }) })) {
         if (message.type === 'hello') {
           this.update({ status: 'live' });
-          this.refresh(signal);
+          void this.refresh(signal);
         } else if (message.type === 'entry') {
-          this.refresh(signal);
+          void this.refresh(signal);
         } else if (message.type === 'session') {
           const event = message.event;
           this.update({ events: [...this.state.events.slice(1 - EVENTS_KEPT), event], draft: nextDraft(this.state.draft, event) });
         } else if (message.type === 'done') {
-          this.refresh(signal);
-          await this.reading;
+          await this.refresh(signal);
           this.update({ status: 'done' });
         }
       }
@@ -147,13 +148,13 @@ export class SessionFeed {
     }
   }
 
-  /** Reads the view again; reads that pile up while one is under way become one more read after it. */
-  private refresh(signal: AbortSignal): void {
+  /** Reads the view again; reads that pile up while one is under way become one more read after it. Resolves when the view is current. */
+  private refresh(signal: AbortSignal): Promise<void> {
     if (this.reading) {
       this.stale = true;
-      return;
+      return this.reading;
     }
-    this.reading = (async () => {
+    const reading = (async () => {
       do {
         this.stale = false;
         try {
@@ -165,6 +166,8 @@ export class SessionFeed {
         }
       } while (this.stale && !signal.aborted);
     })().finally(() => (this.reading = null));
+    this.reading = reading;
+    return reading;
   }
 
   private update(change: Partial<Omit<SessionState, 'enabledEvents'>>): void {

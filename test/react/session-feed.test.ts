@@ -79,3 +79,23 @@ it('follows a scripted stream: the draft while the worker writes, reconnecting a
   expect(end).toMatchObject({ status: 'done', draft: null, enabledEvents: [], error: null, view: { state: 'done' } });
   expect(end.events.map((e) => e.type)).toEqual(['artifact_delta', 'artifact_delta', 'done']);
 });
+
+it('after an asynchronous send (202) reads the view again before offering anything: the wait just answered is not offered twice', async () => {
+  let state = 'waiting_user.review_artifact';
+  const fetcher: FetchLike = async (url, init) => {
+    if (url.includes('/stream')) return sse(['event: hello\ndata: {"sessionId":"s1"}\n\n']);
+    if (init.method === 'POST') {
+      expect(new Headers(init.headers).get('prefer')).toBe('respond-async');
+      state = 'running.worker';
+      return new Response(JSON.stringify({ accepted: true, sessionId: 's1', revision: 2 }), { status: 202, headers: { 'content-type': 'application/json' } });
+    }
+    return new Response(JSON.stringify({ view: view(state), revision: 1 }), { headers: { 'content-type': 'application/json' } });
+  };
+  const feed = new SessionFeed(new StewardClient({ baseUrl: 'http://server', fetch: fetcher, reconnect: { initialDelayMs: 60_000 } }), 's1');
+  feed.start();
+  await new Promise<void>((resolve) => feed.subscribe(() => feed.snapshot().enabledEvents.length > 0 && resolve()));
+  const answer = await feed.send({ type: 'user_accepted_artifact', artifactId: 'a1' }, { wait: false });
+  expect(answer).toMatchObject({ ok: true, accepted: true });
+  expect(feed.snapshot()).toMatchObject({ view: { state: 'running.worker' }, enabledEvents: [] });
+  feed.stop();
+});
