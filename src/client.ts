@@ -16,7 +16,7 @@ export type {
   JournalEntry,
   ReconnectOptions,
   SendAnswer,
-  SendOptions,
+  SendRequestOptions,
   SessionSummary,
   StreamMessage,
   StreamOptions,

@@ -14,7 +14,7 @@
  * }
  */
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import type { Accepted, SendAnswer, SendOptions, StewardClient } from './client/client.js';
+import type { Accepted, SendAnswer, SendRequestOptions, StewardClient } from './client/client.js';
 import { SessionFeed, type Draft, type FeedStatus, type SessionState } from './client/session-feed.js';
 import type { UserEvent } from './machines/session.events.js';
 
@@ -22,7 +22,7 @@ export type { Draft, FeedStatus, SessionState };
 
 export interface UseSession extends SessionState {
   /** Sends a user event for the session (see StewardClient.send); a failure is also in `error`. */
-  send: (event: UserEvent, options?: SendOptions) => Promise<Accepted | SendAnswer>;
+  send: (event: UserEvent, options?: SendRequestOptions) => Promise<Accepted | SendAnswer>;
 }
 
 /**

@@ -57,7 +57,7 @@ export interface Accepted {
   revision: number | null;
 }
 
-export interface SendOptions {
+export interface SendRequestOptions {
   /** false: answer as soon as the server took the event (202), without waiting for the run. Default true. */
   wait?: boolean;
   /** Sent as Idempotency-Key: a retried send with the same key is not taken twice by a server that honours it. */
@@ -149,10 +149,10 @@ export class StewardClient {
    * if (!result.ok) console.log(result.error.code, result.error.message);
    * await client.send(id, { type: 'user_confirmed_intake' }, { wait: false, idempotencyKey: crypto.randomUUID() });
    */
-  send(id: string, event: UserEvent, options?: SendOptions & { wait?: true }): Promise<SendAnswer>;
-  send(id: string, event: UserEvent, options: SendOptions & { wait: false }): Promise<Accepted | SendAnswer>;
-  send(id: string, event: UserEvent, options?: SendOptions): Promise<Accepted | SendAnswer>;
-  async send(id: string, event: UserEvent, options: SendOptions = {}): Promise<Accepted | SendAnswer> {
+  send(id: string, event: UserEvent, options?: SendRequestOptions & { wait?: true }): Promise<SendAnswer>;
+  send(id: string, event: UserEvent, options: SendRequestOptions & { wait: false }): Promise<Accepted | SendAnswer>;
+  send(id: string, event: UserEvent, options?: SendRequestOptions): Promise<Accepted | SendAnswer>;
+  async send(id: string, event: UserEvent, options: SendRequestOptions = {}): Promise<Accepted | SendAnswer> {
     // Checked here, so a malformed event is a typed error before anything is sent.
     const body = UserEventSchema.parse(event);
     const headers: Record<string, string> = {};

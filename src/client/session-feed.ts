@@ -8,7 +8,7 @@
 import type { SessionStreamEvent } from '../machines/stream-events.js';
 import type { UserEvent, UserEventType } from '../machines/session.events.js';
 import type { SessionView } from '../runtime/view.js';
-import type { Accepted, SendAnswer, SendOptions, StewardClient } from './client.js';
+import type { Accepted, SendAnswer, SendRequestOptions, StewardClient } from './client.js';
 
 /** The artifact a worker is writing, tag → text so far, from its `artifact_delta` events. */
 export interface Draft {
@@ -109,7 +109,7 @@ export class SessionFeed {
    * @example
    * await feed.send({ type: 'user_accepted_artifact', artifactId: 'a1', edits: { note: 'Shorter.' } });
    */
-  readonly send = async (event: UserEvent, options: SendOptions = {}): Promise<Accepted | SendAnswer> => {
+  readonly send = async (event: UserEvent, options: SendRequestOptions = {}): Promise<Accepted | SendAnswer> => {
     this.sending++;
     this.update({});
     try {
