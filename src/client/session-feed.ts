@@ -39,7 +39,7 @@ const EVENTS_KEPT = 500;
 
 const INITIAL: SessionState = { view: null, events: [], draft: null, enabledEvents: [], status: 'connecting', error: null };
 
-/** The draft after one live event: deltas grow it (a new round starts it afresh); a published artifact or the end of the run clears it. */
+/** The draft after one live event: deltas grow it (a new round starts it afresh); a published or discarded draft, or the end of the run, clears it. */
 export function nextDraft(draft: Draft | null, event: SessionStreamEvent): Draft | null {
   switch (event.type) {
     case 'artifact_delta': {
@@ -47,6 +47,8 @@ export function nextDraft(draft: Draft | null, event: SessionStreamEvent): Draft
       const tags = same ? draft.tags : {};
       return { worker: event.worker, round: event.round, tags: { ...tags, [event.tag]: (tags[event.tag] ?? '') + event.delta } };
     }
+    // A discarded draft (refused, failed, or replaced by the whole bodies as new deltas) starts afresh.
+    case 'artifact_draft_discarded':
     case 'artifact_published':
     case 'waiting':
     case 'done':

@@ -20,6 +20,7 @@ import {
 } from './sqlite-schema.js';
 import { storeFault } from './sqlite-faults.js';
 import { LockWaits } from './sqlite-busy.js';
+import { WalFlush } from './wal-flush.js';
 import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
 import type {
   AppendInput,
@@ -83,6 +84,8 @@ export class SqliteStore implements SessionStore {
   private readonly lockWaits: LockWaits;
   /** The connection's `synchronous` level (2 FULL, 1 NORMAL), set before each commit that needs another. */
   private syncLevel = 0;
+  /** Durable writes share one fsync of the WAL file, off the event loop (a file in WAL mode; see wal-flush.ts). */
+  private readonly walFlush: WalFlush | null = null;
 
   constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
@@ -108,7 +111,8 @@ export class SqliteStore implements SessionStore {
       if (this.readOnly) checkReadable(db, path);
       else {
         migrate(db, path);
-        db.pragma('journal_mode = WAL');
+        const mode = db.pragma('journal_mode = WAL', { simple: true });
+        if (mode === 'wal' && path !== ':memory:') this.walFlush = new WalFlush(`${resolve(path)}-wal`);
       }
       db.pragma('foreign_keys = ON');
       this.stmts = prepareReads(db);
@@ -150,9 +154,10 @@ export class SqliteStore implements SessionStore {
     try {
       await this.lockWaits.run(() => {
         // In each attempt: another write of this process may have set another level meanwhile.
-        this.commitAt(flushesCommit(this.durability) ? FULL : NORMAL);
+        this.commitAt(this.levelFor(flushesCommit(this.durability)));
         this.write.createTx(row, entry, archive);
       });
+      if (this.walFlush && flushesCommit(this.durability)) await this.flushed();
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -175,8 +180,9 @@ export class SqliteStore implements SessionStore {
     const rows = appendRows(id, at, entries, archive);
     const state = entries.at(-1)?.state ?? null;
     // Each attempt (again after waiting for a lock) is whole: the level, the transaction, the repair.
-    return this.guard(() => {
-      this.commitAt(flushesCommit(this.durability, input) ? FULL : NORMAL);
+    const durable = flushesCommit(this.durability, input);
+    const revision = await this.guard(() => {
+      this.commitAt(this.levelFor(durable));
       try {
         return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       } catch (error) {
@@ -188,6 +194,27 @@ export class SqliteStore implements SessionStore {
         return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       }
     });
+    if (this.walFlush && durable) await this.flushed();
+    return revision;
+  }
+
+  /** Fsyncs completed for durable writes (each covers every write committed before it began). */
+  get walFlushes(): number {
+    return this.walFlush?.flushes ?? 0;
+  }
+
+  /** A commit that must be durable: FULL, unless the WAL flush makes it durable after the commit. */
+  private levelFor(durable: boolean): typeof FULL | typeof NORMAL {
+    return durable && !this.walFlush ? FULL : NORMAL;
+  }
+
+  private async flushed(): Promise<void> {
+    try {
+      await this.walFlush!.flush();
+    } catch (error) {
+      // Committed, but not known to be on disk: say so; the journal holds the write.
+      throw storeFault(error, this.path, this.busyTimeoutMs);
+    }
   }
 
   /**
@@ -259,6 +286,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    await this.walFlush?.close();
     if (this.db?.open) this.db.close();
     if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
   }

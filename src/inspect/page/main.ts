@@ -13,6 +13,7 @@ import { DiagramView } from './diagram-view.js';
 import { byId, fill, h } from './dom.js';
 import { renderEvents, type EventFormState } from './events-panel.js';
 import { renderModelPanel } from './model-panel.js';
+import { LiveDraft } from './live-draft.js';
 import { parseProgress, ProgressLine } from './progress-line.js';
 
 const params = new URLSearchParams(location.search);
@@ -523,9 +524,13 @@ function connectStream(): void {
   });
   // The latest round and tool check of a session this server runs, as they happen.
   const progress = new ProgressLine(byId('live-progress'));
+  // And what its model writes: the text and the draft, growing.
+  const draft = new LiveDraft(byId('live-draft'));
   stream.addEventListener('progress', (e) => {
     const event = parseProgress((e as MessageEvent).data);
-    if (event && event.sessionId === app.sessionId) progress.show(event);
+    if (!event || event.sessionId !== app.sessionId) return;
+    progress.show(event);
+    draft.show(event);
   });
   stream.addEventListener('sessions', () => void refreshSessions().catch(() => {}));
   stream.addEventListener('model', () => void refreshModel().catch(() => {}));
