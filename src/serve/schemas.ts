@@ -3,7 +3,7 @@
  * with them and /openapi.json is generated from them (z.toJSONSchema), so the document and
  * the checks cannot drift apart. User events are the runtime's own UserEventSchema.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { WaitingReasonSchema } from '../machines/stream-events.js';
@@ -95,6 +95,7 @@ export const SessionViewSchema = z
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),
+    enabledEvents: z.array(z.enum(userEventTypes as [string, ...string[]])).describe('the accepted events the guards allow now: what a UI should offer'),
   })
   .describe('SessionView: see src/runtime/view.ts for every field');
 

@@ -13,6 +13,9 @@
  */
 
 import { UserError } from '../errors.js';
+import type { JournalEntry, JournalEntryFields, SessionSummary } from './records.js';
+
+export type { JournalEntry, SessionSummary };
 
 /**
  * When a store's commits reach the disk (see docs/design.md §8, "Durability"):
@@ -79,25 +82,9 @@ export interface ArchiveItem extends ArchiveItemInput {
   entrySeq: number;
 }
 
-export interface JournalEntryInput {
-  /** 'event' for user events, 'actor' for manager/worker results, 'created' for the first entry. */
-  kind: 'created' | 'event' | 'actor';
-  /** The event's type, e.g. "user_approved_next_step" or "xstate.done.actor.managerTurn". */
-  type: string;
-  /** The whole event as JSON-serialisable data. */
-  payload: unknown;
-  /** The state value after the event, as a dotted string ("waiting_user.review_artifact"). */
-  state: string;
+export interface JournalEntryInput extends JournalEntryFields {
   /** What the event added to the session's history: written to the archive, not the journal row. */
   added?: ArchiveItemInput[];
-}
-
-export interface JournalEntry extends Omit<JournalEntryInput, 'added'> {
-  sessionId: string;
-  /** 1, 2, 3, … without gaps within a session. */
-  seq: number;
-  /** ISO-8601 time of the write. */
-  at: string;
 }
 
 export interface StoredSession {
@@ -107,15 +94,6 @@ export interface StoredSession {
   revision: number;
   /** The snapshot envelope as saved (JSON-serialisable; validated by the runtime on load). */
   snapshot: unknown;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SessionSummary {
-  id: string;
-  packageId: string | null;
-  revision: number;
-  state: string;
   createdAt: string;
   updatedAt: string;
 }
