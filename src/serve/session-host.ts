@@ -17,6 +17,7 @@
  * to settle; then the rest are stopped and their leases released, so another server takes
  * a running one over at its next scan instead of after a whole lease.
  */
+import type { SendOptions } from '../runtime/send-keys.js';
 import { performance } from 'node:perf_hooks';
 import { snapshotState } from '../machines/refusals.js';
 import { storedSnapshot } from '../runtime/persisted.js';
@@ -107,12 +108,12 @@ export class SessionHost {
   }
 
   /** Sends a validated user event; resolves with the SendResult once the session waits again. */
-  async send(id: string, event: unknown): Promise<SendResult & { revision: number | null }> {
+  async send(id: string, event: unknown, options: SendOptions = {}): Promise<SendResult & { revision: number | null }> {
     this.refuseWhileDraining();
     const held = this.hold(id);
     try {
       const session = await held.ready;
-      const sending = session.send(event as UserEvent); // the route's schema checked it; send() checks it again
+      const sending = session.send(event as UserEvent, options); // the route's schema checked it; send() checks it again
       this.sends.add(sending);
       try {
         const result = await sending;

@@ -3,7 +3,7 @@ import { sessionId } from '../route.js';
 import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
 import { clientResult, HttpError, parseOr400, statusOf } from '../../http/errors.js';
-import { ErrorBody, SendBadRequest, SendResultSchema, UserEventSchema } from '../schemas.js';
+import { ErrorBody, IdempotencyKeyHeader, SendBadRequest, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 export const sendEvent: RouteModule = {
   doc: {
@@ -12,7 +12,9 @@ export const sendEvent: RouteModule = {
     summary:
       'Send a user event; answers once the session waits for you again (or is done). Who acted: with ' +
       "named tokens, the token's name (an act-for-others token may name another, recorded with `via`: the " +
-      "token); else the event's `by`, or the X-Steward-User header, as claimed",
+      "token); else the event's `by`, or the X-Steward-User header, as claimed. With an Idempotency-Key header the send counts " +
+      'once: the same key again (on any server of the store, also after a restart) changes nothing and answers the stored ' +
+      'result with `repeated: true`; the same key with another event is a 422 (idempotency_key_reused)',
     body: UserEventSchema,
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
@@ -32,6 +34,10 @@ export const sendEvent: RouteModule = {
           'elsewhere: the SendResult with the structured error, state unchanged',
         schema: SendResultSchema,
       },
+      422: {
+        description: 'idempotency_key_reused: the Idempotency-Key was sent before with another event of this session; nothing was sent',
+        schema: SendResultSchema,
+      },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
     },
   },
@@ -44,12 +50,18 @@ export const sendEvent: RouteModule = {
       const user = c.req.header('x-steward-user');
       const withBy = user !== undefined && body && typeof body === 'object' && !Array.isArray(body) && !('by' in body) ? { ...body, by: user } : body;
       const event = parseOr400(UserEventSchema, withBy, 'event');
+      const key = c.req.header('idempotency-key');
+      const idempotencyKey = key === undefined ? undefined : parseOr400(IdempotencyKeyHeader, key, 'Idempotency-Key header');
       if (event.via !== undefined)
         throw new HttpError(400, 'invalid_request', 'Invalid event: via: the server sets `via` (the token that sent an event for someone else): leave it out.');
       const who = attribute(c.get('caller'), event.by);
       if (!who.ok) return c.json({ error: { code: who.code, message: who.message } }, 403);
       const { by: _claimed, ...rest } = event;
-      const result = await host.send(id, { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) });
+      const result = await host.send(
+        id,
+        { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) },
+        idempotencyKey !== undefined ? { idempotencyKey } : {},
+      );
       if (result.ok) return c.json(result, 200);
       return c.json(
         clientResult(result, (message) => log(`serve: ${message}`)),
