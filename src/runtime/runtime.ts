@@ -321,9 +321,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
       started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
-    return hold(
-      (onEnd) => new Session({ id, start, persistence, onEnd, limits: sessionLimits, archivedFrom: from, packageOnDisk: onDisk, ...inspectOption }),
-    );
+    return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits: sessionLimits, archivedFrom: from, packageOnDisk: onDisk, ...inspectOption }));
   }
 
   async function resumeSession(id: string, resumeOptions: ResumeOptions = {}): Promise<Session> {
@@ -493,7 +491,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const pkg = context.package;
     if (!pkg) throw new UserError(`Session "${id}" has no package yet (it waits for one to be chosen): there is nothing to upgrade.`);
     const disk = versions.disk(pkg.id);
-    if (!disk) throw new UserError(`Package "${pkg.id}" of session "${id}" is not in this runtime's packages folders: add its folder (--packages) to upgrade to it.`);
+    if (!disk)
+      throw new UserError(`Package "${pkg.id}" of session "${id}" is not in this runtime's packages folders: add its folder (--packages) to upgrade to it.`);
     const from = pkg.version ?? null;
     if (from === disk.hash) return { from, to: disk.hash, changed: false, view: session.view() };
     const next = infos.get(pkg.id)!;

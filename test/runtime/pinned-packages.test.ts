@@ -58,7 +58,12 @@ describe('sessions pinned to their package version (SQLite)', () => {
     expect(upgraded).toMatchObject({ from: pinned, to: onDisk, changed: true, view: { state: 'waiting_user.review_artifact', packageVersion: onDisk } });
     expect(upgraded.view.packageOnDisk).toBeUndefined();
     const last = (await store.journal(id)).at(-1)!;
-    expect(last).toMatchObject({ kind: 'event', type: 'package_upgraded', state: 'waiting_user.review_artifact', payload: { from: pinned, to: onDisk, by: 'ops' } });
+    expect(last).toMatchObject({
+      kind: 'event',
+      type: 'package_upgraded',
+      state: 'waiting_user.review_artifact',
+      payload: { from: pinned, to: onDisk, by: 'ops' },
+    });
     expect(await store.packageVersion(onDisk)).toMatchObject({ hash: onDisk, packageId: 'tiny' });
 
     // The next worker run reads the new prompt.
