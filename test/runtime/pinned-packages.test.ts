@@ -5,6 +5,7 @@
  * saved before pinning is pinned to the package on disk when it is first resumed.
  */
 import { mkdirSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { JournalReplayer } from '../../src/inspect/replay.js';
@@ -122,6 +123,39 @@ describe('sessions pinned to their package version (SQLite)', () => {
     const again = await createRuntime({ model: echoSubmits(), store, packagesDir: packages }).resumeSession(id);
     expect(again.view().packageVersion).toBe(onDisk);
     await again.close();
+    await session.close();
+    await store.close();
+  });
+
+  it('a database of schema v4 holding a v4 session still loads: read-only readers find no versions, a writer migrates to v5 and resume pins it', async () => {
+    const { packages, db } = scene();
+    const { id } = await waitingForApproval(packages, db);
+    // Back to what the Steward before pinning wrote: no v5 tables, a v4 snapshot without a version.
+    const raw = new Database(db);
+    const row = raw.prepare(`SELECT snapshot FROM sessions WHERE id = ?`).get(id) as { snapshot: string };
+    const snapshot = JSON.parse(row.snapshot) as { schemaVersion: number; snapshot: { context: { package: { version?: string } } } };
+    snapshot.schemaVersion = 4;
+    delete snapshot.snapshot.context.package.version;
+    raw.prepare(`UPDATE sessions SET snapshot = ? WHERE id = ?`).run(JSON.stringify(snapshot), id);
+    raw.exec(`DROP TABLE send_keys; DROP TABLE package_versions;`);
+    raw.pragma('user_version = 4');
+    raw.close();
+
+    const reader = new SqliteStore(db, { readOnly: true });
+    expect((await reader.load(id))?.id).toBe(id);
+    expect(await reader.packageVersion(`sha256:${'0'.repeat(64)}`)).toBeUndefined();
+    expect(await reader.sendKey(id, 'k')).toBeUndefined();
+    await reader.close();
+
+    const store = new SqliteStore(db);
+    const runtime = createRuntime({ model: echoSubmits(), store, packagesDir: packages });
+    const session = await runtime.resumeSession(id);
+    const onDisk = runtime.packageVersionOnDisk('tiny')!;
+    expect(session.view().packageVersion).toBe(onDisk);
+    expect(await store.packageVersion(onDisk)).toBeDefined();
+    const approved = await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'after-migration' });
+    expect(approved.view.state).toBe('waiting_user.review_artifact');
+    expect(await store.sendKey(id, 'after-migration')).toMatchObject({ result: { ok: true } });
     await session.close();
     await store.close();
   });
