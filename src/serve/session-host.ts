@@ -104,7 +104,7 @@ export class SessionHost {
     if (session) return { view: session.view(), revision: session.revision ?? null };
     const stored = await this.store.load(id);
     if (!stored) throw notFound(id);
-    return { view: sessionView(storedSnapshot(this.runtime.machine, stored)), revision: stored.revision };
+    return { view: sessionView(storedSnapshot(this.runtime.machine, stored), this.runtime.packageVersionOnDisk), revision: stored.revision };
   }
 
   /** Sends a validated user event; resolves with the SendResult once the session waits again. */

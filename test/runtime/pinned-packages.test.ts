@@ -4,7 +4,8 @@
  * not in time travel — until `upgradeSession` moves it, journalling both hashes. A session
  * saved before pinning is pinned to the package on disk when it is first resumed.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -157,6 +158,32 @@ describe('sessions pinned to their package version (SQLite)', () => {
     expect(approved.view.state).toBe('waiting_user.review_artifact');
     expect(await store.sendKey(id, 'after-migration')).toMatchObject({ result: { ok: true } });
     await session.close();
+    await store.close();
+  });
+
+  it('upgrade refuses, writing nothing, when the wait in progress would not be valid in the new version', async () => {
+    const { packages, db } = scene();
+    const { id, pinned } = await waitingForApproval(packages, db);
+    const store = new SqliteStore(db);
+    const runtime = createRuntime({ model: echoSubmits(), store, packagesDir: packages });
+    const session = await runtime.resumeSession(id);
+    expect((await session.send({ type: 'user_approved_next_step' })).view.state).toBe('waiting_user.review_artifact');
+    await session.close();
+    // The new version's echo writes "memo", no longer the "note" of the artifact under review.
+    for (const [file, from, to] of [
+      ['echo.md', 'outputTags: [note]', 'outputTags: [memo]'],
+      ['summarize.md', '[note]', '[memo]'],
+    ] as const) {
+      const path = join(packages, 'tiny', 'workers', file);
+      writeFileSync(path, readFileSync(path, 'utf8').replace(from, to));
+    }
+    const later = createRuntime({ model: echoSubmits(0), store, packagesDir: packages });
+    const entries = (await store.journal(id)).length;
+    await expect(later.upgradeSession(id)).rejects.toThrow(
+      /"note", which worker "echo" no longer writes in the new version: answer the wait in progress first/,
+    );
+    expect((await store.journal(id)).length).toBe(entries);
+    expect((await later.openSession(id)).view().packageVersion).toBe(pinned);
     await store.close();
   });
 });
