@@ -11,6 +11,7 @@
  *   │   ├── review_artifact    a worker's artifact waits for accept / reject (+ questions)
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
+ *   │   (any waiting state)    package_upgraded, sent by the runtime (`steward upgrade`): the pinned package version changes, the wait stays
  *   ├── running
  *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule)
  *   │   └── worker             thinking → checking
