@@ -225,6 +225,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   );
   const promptOf = (packageId: string, workerId: string, version?: string) => versions.prompt(packageId, workerId, version);
   const onDisk = (packageId: string) => versions.disk(packageId)?.hash;
+  /** Hashes of the disk's versions this runtime has written to its store. */
+  const versionsWritten = new Set<string>();
   // One PackageInfo per package, shared by every session of this runtime (and swapped into
   // restored snapshots when it matches), so sessions do not each carry a copy.
   const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg, onDisk(pkg.id))]));
@@ -308,14 +310,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(blackboard ? { blackboard } : {}),
         ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}),
       };
-      const pinned = pkg ? [pkg.id] : [...packages.keys()];
+      // Each version goes to the store with the first session this runtime pins to it (the store keeps it once anyway).
+      const pinned = (pkg ? [pkg.id] : [...packages.keys()]).map((packageId) => versions.disk(packageId)!).filter((v) => !versionsWritten.has(v.hash));
       const stored = await store.create({
         id,
         packageId: pkg?.id ?? null,
         snapshot,
         entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) },
-        packageVersions: pinned.map((packageId) => storedVersion(versions.disk(packageId)!)),
+        packageVersions: pinned.map(storedVersion),
       });
+      for (const version of pinned) versionsWritten.add(version.hash);
       const leasing = ownLease(id);
       persistence = { store, revision: stored.revision, ...(leasing ? { leasing } : {}) };
     }
