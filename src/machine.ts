@@ -32,7 +32,7 @@ export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading,
 export { sessionView, type SessionView, type ArtifactView, type Phase } from './runtime/view.js';
 export type { SessionSnapshot } from './runtime/session-snapshot.js';
 export { createManagerTurn, createWorkerTurn, type SkillPromptLookup, type TurnOptions } from './agents/turns.js';
-export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage } from './models/model.js';
+export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage, ToolCallDelta } from './models/model.js';
 export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';
 export * from './errors.js';

@@ -14,8 +14,8 @@ import type { AnyStateMachine } from 'xstate';
 import { sessionMachine } from './machines/session.machine.js';
 import { testAllTransitions as walkAll, type TestAllTransitionsOptions, type TestAllTransitionsResult } from './testing/all-transitions.js';
 
-export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall } from './models/scripted-model.js';
-export { DemoModel, DEMO_MODEL_LABEL } from './models/demo-model.js';
+export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall, type ScriptedModelOptions } from './models/scripted-model.js';
+export { DemoModel, DEMO_MODEL_LABEL, type DemoModelOptions } from './models/demo-model.js';
 export {
   sessionFacts,
   type ActorResult,

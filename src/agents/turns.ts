@@ -14,7 +14,7 @@ import { fromPromise } from 'xstate';
 import { archivedVersions, hasArchivedVersions, hasVersion, REQUEST_TAG, versionOf, type TagVersion } from '../blackboard/blackboard.js';
 import { InternalError, UserError } from '../errors.js';
 import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
-import type { Model, ModelReply } from '../models/model.js';
+import type { Model, ModelReply, ModelRequest, ToolCallDelta } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
 import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
@@ -35,6 +35,9 @@ export type SkillPromptLookup = (packageId: string, workerId: string, version?: 
  */
 export type TextDeltaLookup = (sessionId: string) => ((text: string) => void) | undefined;
 
+/** Where a session's model call streams its tool calls, like `TextDeltaLookup` (undefined: no one watches them). */
+export type ToolCallDeltaLookup = (sessionId: string) => ((delta: ToolCallDelta) => void) | undefined;
+
 /** Reads archived versions of a session's tag (the runtime gives one, reading its store or memory). */
 export type TagVersionLookup = (sessionId: string, tag: string, versions: readonly number[]) => Promise<TagVersion[]>;
 
@@ -50,6 +53,8 @@ export interface TurnOptions {
   lookup?: TagVersionLookup;
   /** Where the model call streams its text. */
   textDeltas?: TextDeltaLookup;
+  /** Where the model call streams its tool calls (argument pieces by index). */
+  toolCallDeltas?: ToolCallDeltaLookup;
   /** Asked before each model call. */
   gate?: ModelCallGate;
 }
@@ -112,10 +117,11 @@ export async function fetchArchivedReads(context: SessionContext, reply: ModelRe
   return wanted.size ? fetchVersions(context, wanted, lookup) : undefined;
 }
 
-/** `onTextDelta` only when a listener of this session wants text: the model streams only then. */
-function deltas(context: SessionContext, textDeltas: TextDeltaLookup | undefined): { onTextDelta?: (text: string) => void } {
-  const sink = textDeltas?.(context.sessionId);
-  return sink ? { onTextDelta: sink } : {};
+/** `onTextDelta` / `onToolCallDelta` only when a listener of this session wants them: the model streams only then. */
+function deltas(context: SessionContext, { textDeltas, toolCallDeltas }: TurnOptions): Pick<ModelRequest, 'onTextDelta' | 'onToolCallDelta'> {
+  const text = textDeltas?.(context.sessionId);
+  const toolCalls = toolCallDeltas?.(context.sessionId);
+  return { ...(text ? { onTextDelta: text } : {}), ...(toolCalls ? { onToolCallDelta: toolCalls } : {}) };
 }
 
 /**
@@ -136,11 +142,12 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
  * // Streaming the reply's text as it arrives:
  * const managerTurn = createManagerTurn(model, { textDeltas: () => (text) => process.stdout.write(text) });
  */
-export function createManagerTurn(model: Model, { lookup, textDeltas, gate }: TurnOptions = {}) {
+export function createManagerTurn(model: Model, options: TurnOptions = {}) {
+  const { lookup, gate } = options;
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
     yieldToEventLoop(signal).then(() => {
       const replied = gated(gate, system, signal, () =>
-        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, textDeltas) }),
+        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, options) }),
       );
       // Nothing archived (most sessions, most of the time): no reply can need the archive.
       if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
@@ -162,7 +169,8 @@ export function createManagerTurn(model: Model, { lookup, textDeltas, gate }: Tu
  * // With a gate asked before each model call (a rejection means no call):
  * const gatedTurn = createWorkerTurn(model, (_packageId, workerId) => prompts[workerId], { gate: () => quota.take() });
  */
-export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, { lookup, textDeltas, gate }: TurnOptions = {}) {
+export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, options: TurnOptions = {}) {
+  const { lookup, gate } = options;
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     await yieldToEventLoop(signal);
     const pkg = input.package;
@@ -180,7 +188,7 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, { lo
         messages: workerMessages(input, worker, prompt, fetched),
         tools: [...workerToolSpecs],
         signal,
-        ...deltas(input, textDeltas),
+        ...deltas(input, options),
       }),
     );
   });

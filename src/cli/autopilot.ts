@@ -13,6 +13,7 @@ import type { SessionView } from '../runtime/view.js';
 import type { SkillPackage } from '../skills/index.js';
 import { burstLimitNotice } from '../tools/validation.js';
 import { aliasOf } from './events.js';
+import type { LiveLine } from './live-line.js';
 import { followProgress } from './progress.js';
 import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
 import { safeText } from '../text/safe-text.js';
@@ -39,6 +40,8 @@ export interface AutopilotOptions {
   write?: (text: string) => void;
   /** Who acts (`--as`, default the OS user): the `by` of every event the autopilot sends. */
   by?: string;
+  /** On a terminal: the line where the manager's text and a worker's draft grow (a log gets a line per finished one instead). */
+  live?: LiveLine;
 }
 
 type Decision = { event: UserEvent; say: string } | { stop: string };
@@ -85,7 +88,12 @@ function decide(view: SessionView, options: AutopilotOptions, nudges: number, re
 
 /** Drives the session to `done`; resolves with the exit code. */
 export async function autopilot(session: Session, options: AutopilotOptions): Promise<number> {
-  const write = options.write ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const print = options.write ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const live = options.live;
+  const write = (text: string) => {
+    live?.clear();
+    print(text);
+  };
   const render = { modelLabel: options.modelLabel, packages: options.packages };
 
   // One line per model turn, from the actor's snapshots.
@@ -102,7 +110,12 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
     error: () => {} /* the session reports its own failure */,
   });
   // Then, from the event stream, what each round took and which tool calls were refused.
-  const offProgress = followProgress(session, { modelLabel: options.modelLabel, line: (text) => write(pc.dim(`    ${text}`)) });
+  const offProgress = followProgress(session, {
+    modelLabel: options.modelLabel,
+    line: (text) => write(pc.dim(`    ${text}`)),
+    drafts: (text) => write(pc.dim(`    ${text}`)),
+    ...(live ? { live: (text: string) => live.show(text), width: live.width } : {}),
+  });
 
   try {
     let view = session.view();
@@ -136,6 +149,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   } finally {
     subscription.unsubscribe();
     offProgress();
+    live?.clear();
   }
 
   function stop(message: string): number {

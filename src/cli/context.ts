@@ -77,14 +77,18 @@ export function resolveDbPath(options: GlobalOptions): string {
   return resolveStoreLocation(options.db);
 }
 
+const DEMO_PIECE_DELAY_MS = 15;
+
 /**
  * The model chosen by the environment (`modelFromEnv`); the demo model when none is
  * configured. The OpenAI SDK is only loaded when it is needed: it costs ~0.3 s at startup.
  */
 export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise<Model> {
-  if (!env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) return new DemoModel();
+  // On a terminal the demo's streamed replies pause between pieces, so a person sees drafts grow.
+  const demo = () => new DemoModel(process.stdout.isTTY ? { pieceDelayMs: DEMO_PIECE_DELAY_MS } : {});
+  if (!env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) return demo();
   const { modelFromEnv } = await import('../models/openai-model.js');
-  return modelFromEnv(env) ?? new DemoModel();
+  return modelFromEnv(env) ?? demo();
 }
 
 export interface ContextFlags {

@@ -206,7 +206,13 @@ async function withSpinner<T>(session: Session, options: InteractiveOptions, wor
     },
     error: () => {} /* the session reports its own failure */,
   });
-  const offProgress = followProgress(session, { modelLabel: options.modelLabel, status: (text) => spin.message(text) });
+  // The spinner's line is the live line: the manager's text and a worker's draft grow there.
+  const offProgress = followProgress(session, {
+    modelLabel: options.modelLabel,
+    status: (text) => spin.message(text),
+    live: (text) => spin.message(text),
+    width: Math.max(20, (process.stdout.columns ?? 80) - 6),
+  });
   const roundsBefore = session.view().rounds;
   try {
     const result = await work();

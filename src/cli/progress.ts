@@ -1,7 +1,9 @@
 /**
  * The CLI's live progress, from the session's event stream: a line per finished model round
  * (who, burst n/max, time, tokens, the tools it called) and per refused tool call (the rule
- * and what the model was told), and a status for the spinner while a round runs.
+ * and what the model was told), and a status for the spinner while a round runs. What a model
+ * streams is shown as it grows on a terminal's live line (the manager's text, a worker's
+ * draft); a plain log gets one line per finished text and per finished or discarded draft.
  *
  * Tool names, errors and refusal messages come from a model or a server: they are stripped
  * of control characters (no escape sequence reaches the terminal) and cut to one short line.
@@ -49,6 +51,44 @@ export function progressLine(event: SessionStreamEvent): string | undefined {
   return undefined;
 }
 
+/** `text`'s end, made safe for one terminal line and cut to `max` from the left. */
+export function plainTail(text: string, max: number): string {
+  const flat = safeLineAs(text.slice(-4 * max), ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  return flat.length > max ? `…${flat.slice(flat.length - max + 1)}` : flat;
+}
+
+const count = (n: number) => `${n.toLocaleString('en-US')} character${n === 1 ? '' : 's'}`;
+
+/** How much of a streamed text the progress keeps: enough for a line. */
+const KEPT_CHARS = 1_000;
+
+/** What a round has streamed so far: its text, and its draft per tag (only the start and the end of each are kept). */
+class Streamed {
+  /** The text's start (for the finished line) and its end (for the live line). */
+  first = '';
+  last = '';
+  textChars = 0;
+  readonly tags = new Map<string, { tail: string; chars: number }>();
+
+  constructor(readonly who: string) {}
+
+  addText(piece: string): void {
+    if (this.first.length < KEPT_CHARS) this.first = (this.first + piece).slice(0, KEPT_CHARS);
+    this.last = (this.last + piece).slice(-KEPT_CHARS);
+    this.textChars += piece.length;
+  }
+
+  addDraft(tag: string, piece: string): { tail: string; chars: number } {
+    const draft = this.tags.get(tag) ?? { tail: '', chars: 0 };
+    draft.tail = (draft.tail + piece).slice(-KEPT_CHARS);
+    draft.chars += piece.length;
+    this.tags.set(tag, draft);
+    return draft;
+  }
+}
+
 export interface ProgressOutput {
   /** A line per finished round and per refused tool call (the autopilot's transcript). */
   line?: (text: string) => void;
@@ -58,12 +98,47 @@ export interface ProgressOutput {
    */
   status?: (text: string) => void;
   modelLabel: string;
+  /**
+   * A terminal's live line: called as the manager's text or a worker's draft grows, with one
+   * line of at most `width` characters, made safe.
+   */
+  live?: (text: string) => void;
+  /** Where a plain log gets one line per finished text and per finished or discarded draft. */
+  drafts?: (text: string) => void;
+  /** The live line's width (default 80). */
+  width?: number;
 }
 
-/** Follows `session` until the returned function is called; never asks for text deltas. */
+/** Follows `session` until the returned function is called; asks for deltas only when `live` or `drafts` is set. */
 export function followProgress(session: Session, output: ProgressOutput): () => void {
   let previous: string | null = null;
   let totalTokens = 0;
+  const width = Math.max(20, output.width ?? 80);
+  let round: Streamed | null = null;
+  // A redraw per piece: a terminal takes far more than a model writes, and a spinner only keeps the last.
+  const draw = (text: string) => output.live?.(text);
+  const streamed = (event: SessionStreamEvent) => {
+    if (event.type === 'round_started') {
+      round = new Streamed(event.agent === 'manager' ? 'manager' : `worker ${plain(event.workerId ?? '?', 40)}`);
+    } else if (event.type === 'text_delta' && round) {
+      round.addText(event.text);
+      const head = `${round.who}: `;
+      draw(head + plainTail(round.last, width - head.length));
+    } else if (event.type === 'artifact_delta') {
+      round ??= new Streamed(`worker ${plain(event.worker, 40)}`);
+      const draft = round.addDraft(event.tag, event.delta);
+      const head = `${plain(event.worker, 30)} → ${plain(event.tag, 30)} (${count(draft.chars)}): `;
+      draw(head + plainTail(draft.tail, Math.max(10, width - head.length)));
+    } else if (event.type === 'round_finished' && round?.textChars) {
+      output.drafts?.(`✎ ${round.who}: ${plain(round.first, MAX_DETAIL)}`);
+    } else if (event.type === 'artifact_draft_discarded' && round) {
+      output.drafts?.(`✎ draft by ${plain(event.worker, 40)} discarded (${event.reason}${event.rule ? `: ${plain(event.rule, 40)}` : ''})`);
+      round.tags.clear();
+    } else if (event.type === 'artifact_published' && round) {
+      for (const [tag, draft] of round.tags) output.drafts?.(`✎ ${plain(tag, 40)} by ${plain(event.workerId, 40)}: ${count(draft.chars)} drafted`);
+      round.tags.clear();
+    }
+  };
   return session.subscribe(
     (event) => {
       const line = progressLine(event);
@@ -79,7 +154,9 @@ export function followProgress(session: Session, output: ProgressOutput): () => 
         const now = `${doing} · burst ${event.burst}/${event.maxBurst} · ${plain(output.modelLabel, 60)}`;
         output.status(previous ? `${now} · last round ${plain(previous, 100)} · ${totalTokens} tokens in all` : now);
       }
+      streamed(event);
     },
-    { textDeltas: false },
+    // Deltas only when something shows them (the model then streams its replies).
+    { textDeltas: Boolean(output.live || output.drafts) },
   );
 }

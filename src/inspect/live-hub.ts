@@ -7,7 +7,10 @@
  * The page is told *that* something changed (session, list of sessions, pending model
  * requests) and fetches what it shows; a lost message costs nothing. A live session's own
  * events (rounds with timings and tokens, tool calls checked…) go out as they are, as
- * `progress` messages (see machines/stream-events.ts; no text deltas).
+ * `progress` messages (see machines/stream-events.ts), with what its model writes as it
+ * streams — the text and a worker's draft (`text_delta`, `artifact_delta`,
+ * `artifact_draft_discarded`); the raw tool-call pieces (`tool_call_delta`) are left out:
+ * the page shows the draft they make.
  */
 import type { Subscription } from 'xstate';
 import type { ManualModel } from '../models/manual-model.js';
@@ -131,7 +134,9 @@ export class LiveHub {
     watch.subscription = null;
     watch.offProgress = null;
     if (!live) return;
-    watch.offProgress = live.subscribe((event) => this.sendTo(sessionId, message('progress', event)), { textDeltas: false });
+    watch.offProgress = live.subscribe((event) => {
+      if (event.type !== 'tool_call_delta') this.sendTo(sessionId, message('progress', event));
+    });
     let queued = false;
     watch.subscription = live.actorRef.subscribe({
       next: () => {

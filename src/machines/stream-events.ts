@@ -68,6 +68,51 @@ export const TextDeltaEvent = z.strictObject({
   text: z.string(),
 });
 
+/**
+ * The raw argument text of a tool call in flight, as the model streams it (models that do
+ * not stream send none). `agent` is "manager" or the running worker's id; `callIndex` is the
+ * call's place in the reply; `callId` and `name` come when the model sends them (OpenAI: in
+ * the call's first piece). The pieces of one call join to its `arguments`.
+ */
+export const ToolCallDeltaEvent = z.strictObject({
+  type: z.literal('tool_call_delta'),
+  ...base,
+  round: round.round,
+  agent: z.string(),
+  callIndex: z.number().int().nonnegative(),
+  callId: z.string().optional(),
+  name: z.string().max(MAX_TOOL_NAME).optional(),
+  argumentsDelta: z.string(),
+});
+
+/**
+ * Text appended to one tag's body of a worker's `submit` in flight (its draft). All deltas of
+ * one tag in one round join to exactly the body `artifact_published` then writes; a draft
+ * that will not be published ends with `artifact_draft_discarded` instead.
+ */
+export const ArtifactDeltaEvent = z.strictObject({
+  type: z.literal('artifact_delta'),
+  ...base,
+  round: round.round,
+  worker: z.string(),
+  tag: z.string(),
+  delta: z.string(),
+});
+
+/**
+ * The draft of `round` (its artifact deltas so far, every tag) is void: the submit was
+ * refused by a rule (`rule`), the round failed or stopped, or the published body differs
+ * from the draft (`replaced`: the whole bodies follow as new deltas of the same round).
+ */
+export const ArtifactDraftDiscardedEvent = z.strictObject({
+  type: z.literal('artifact_draft_discarded'),
+  ...base,
+  round: round.round,
+  worker: z.string(),
+  reason: z.enum(['refused', 'failed', 'stopped', 'replaced']),
+  rule: z.string().optional(),
+});
+
 export const ToolCallCheckedEvent = z.strictObject({
   type: z.literal('tool_call_checked'),
   ...base,
@@ -122,6 +167,9 @@ export const SessionStreamEventSchema = z.discriminatedUnion('type', [
   RoundStartedEvent,
   RoundFinishedEvent,
   TextDeltaEvent,
+  ToolCallDeltaEvent,
+  ArtifactDeltaEvent,
+  ArtifactDraftDiscardedEvent,
   ToolCallCheckedEvent,
   ArtifactPublishedEvent,
   NoticeEvent,

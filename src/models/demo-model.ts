@@ -9,6 +9,7 @@
  * has an accepted artifact; a worker submits short structured text for its output tags.
  */
 import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import { playReply } from './play-reply.js';
 
 export const DEMO_MODEL_LABEL = 'demo model (no LLM)';
 
@@ -24,6 +25,17 @@ function call(name: string, args: unknown, n: number): ToolCall {
   return { id: `demo_${n}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
 }
 
+/** Pieces of a streamed demo reply: a few words at a time, as a model writes. */
+const DEMO_PIECE_CHARS = 12;
+
+export interface DemoModelOptions {
+  /**
+   * A pause between two pieces of a streamed reply (default 0: no timer, the pieces follow one
+   * another at once). The CLI sets one on a terminal, so a person sees the draft grow.
+   */
+  pieceDelayMs?: number;
+}
+
 const textOf = (m: ChatMessage | undefined) => (m && typeof m.content === 'string' ? m.content : '');
 
 /**
@@ -31,14 +43,29 @@ const textOf = (m: ChatMessage | undefined) => (m && typeof m.content === 'strin
  *
  * @example
  * const runtime = createRuntime({ model: new DemoModel(), store: new MemoryStore() });
+ * // Streamed replies pause between pieces, so a person sees them grow:
+ * const watched = createRuntime({ model: new DemoModel({ pieceDelayMs: 15 }) });
  */
 export class DemoModel implements Model {
   readonly label = DEMO_MODEL_LABEL;
   private calls = 0;
+  private readonly pieceDelayMs: number;
+
+  constructor(options: DemoModelOptions = {}) {
+    this.pieceDelayMs = Math.max(0, options.pieceDelayMs ?? 0);
+  }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     this.calls += 1;
-    return request.agent === 'manager' ? this.manager(request.messages) : this.worker(request.messages);
+    const reply = request.agent === 'manager' ? this.manager(request.messages) : this.worker(request.messages);
+    // Someone watches the reply as it is written: it streams, like a real model's.
+    if (request.onTextDelta || request.onToolCallDelta) {
+      const delay = this.pieceDelayMs;
+      const signal = request.signal;
+      const pause = delay > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => signal?.throwIfAborted()) : undefined;
+      await playReply(request, reply, { pieceChars: DEMO_PIECE_CHARS, ...(pause ? { pause } : {}) });
+    }
+    return reply;
   }
 
   private manager(messages: ChatMessage[]): ModelReply {

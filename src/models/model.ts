@@ -41,6 +41,21 @@ export interface ModelRequest {
    * still resolves with the whole reply; a model that cannot ignores it.
    */
   onTextDelta?: (text: string) => void;
+  /**
+   * Set with `onTextDelta`: a model that can stream calls it with each piece of a tool call as
+   * it is written (the pieces of one `index` join to that call's `arguments`), and still
+   * resolves with the whole reply.
+   */
+  onToolCallDelta?: (delta: ToolCallDelta) => void;
+}
+
+/** A piece of a tool call in flight: its place in the reply, its id and name once known, the next piece of its arguments. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  /** The next piece of the call's JSON arguments text (may be empty when the piece only names the call). */
+  arguments: string;
 }
 
 export interface ModelReply {

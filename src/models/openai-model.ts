@@ -67,7 +67,7 @@ export class OpenAIModel implements Model {
     this.secrets = [options.apiKey ?? this.client.apiKey].filter((k): k is string => typeof k === 'string');
   }
 
-  async complete({ messages, tools, signal, onTextDelta }: ModelRequest): Promise<ModelReply> {
+  async complete({ messages, tools, signal, onTextDelta, onToolCallDelta }: ModelRequest): Promise<ModelReply> {
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: this.model,
       // Our ChatMessage is the wire shape already: sent as is, so transcripts replay anywhere.
@@ -87,8 +87,11 @@ export class OpenAIModel implements Model {
     let completion: ChatCompletion;
     try {
       const options = { signal: signal ?? null, timeout: this.timeoutMs, maxRetries: this.maxRetries };
-      // Streamed only when someone watches the text: the reply is assembled to the same shape.
-      const call = onTextDelta ? streamedCompletion(this.client, body, options, onTextDelta) : this.client.chat.completions.create(body, options);
+      // Streamed only when someone watches the reply: it is assembled to the same shape.
+      const call =
+        onTextDelta || onToolCallDelta
+          ? streamedCompletion(this.client, body, options, { onTextDelta, onToolCallDelta })
+          : this.client.chat.completions.create(body, options);
       completion = await untilAborted(call, signal);
     } catch (error) {
       throw this.toModelError(error, signal);

@@ -11,6 +11,7 @@
  */
 import { ScriptMismatchError } from '../errors.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import { playReply } from './play-reply.js';
 
 /**
  * One tool call of a scripted step, as `scriptedCall()` builds it. It is NOT a `ToolCall`
@@ -34,6 +35,20 @@ export interface ScriptedReply {
   content?: string | null;
   toolCalls?: ScriptedToolCall[];
   usage?: ModelReply['usage'];
+  /**
+   * When the request streams (someone watches the reply): the content and each tool call's
+   * arguments are passed on in pieces of this many characters. Overrides the model's `streamPieceChars`.
+   */
+  streamPieceChars?: number;
+}
+
+export interface ScriptedModelOptions {
+  /**
+   * When a request streams: pieces of this many characters for the content and each tool
+   * call's arguments, as a streaming model would send them (default: no streaming, the
+   * listeners see only the finished reply).
+   */
+  streamPieceChars?: number;
 }
 
 export type ScriptStep =
@@ -63,7 +78,7 @@ export function scriptedCall(name: string, args: unknown = {}, id?: string): Scr
 }
 
 /**
- *
+ * A strict model for tests: answers each call with the next scripted step and fails loudly on a call the script did not foresee.
  *
  * @example
  * const model = new ScriptedModel([
@@ -73,14 +88,20 @@ export function scriptedCall(name: string, args: unknown = {}, id?: string): Scr
  * const runtime = createRuntime({ model });
  * // … drive the session, then:
  * model.assertComplete();
+ *
+ * // Streamed in pieces of 8 characters to listeners that want deltas (drafts grow):
+ * const streaming = new ScriptedModel([...steps], { streamPieceChars: 8 });
  */
 export class ScriptedModel implements Model {
   readonly label = 'scripted model';
   readonly calls: ModelRequest[] = [];
   private readonly steps: ScriptStep[];
 
-  constructor(steps: ScriptStep[] = []) {
+  private readonly streamPieceChars: number | undefined;
+
+  constructor(steps: ScriptStep[] = [], options: ScriptedModelOptions = {}) {
     this.steps = [...steps];
+    this.streamPieceChars = options.streamPieceChars;
   }
 
   /** Adds steps after construction (for tests that script as they go). */
@@ -113,7 +134,10 @@ export class ScriptedModel implements Model {
       type: 'function',
       function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
     }));
-    return { content: step.content ?? null, toolCalls, ...(step.usage ? { usage: step.usage } : {}) };
+    const reply: ModelReply = { content: step.content ?? null, toolCalls, ...(step.usage ? { usage: step.usage } : {}) };
+    const pieceChars = step.streamPieceChars ?? this.streamPieceChars;
+    if (pieceChars !== undefined) await playReply(request, reply, { pieceChars });
+    return reply;
   }
 
   /** Throws unless every scripted step was used. */

@@ -3,22 +3,31 @@
  * happen (session.reports.ts, XState's `emit`); the hub subscribes with `actor.on('*')` and
  * adds only what the chart cannot know: `sessionId`, `at` (the clock) and a round's
  * `durationMs`. Two events are the actor's own, not the chart's: the end of a stopped or
- * failed actor (`stopped`, and `round_finished` for a model call it cut short), and the text
- * a model streams (`text_delta`), which reaches the hub through `textDeltaSink` (the runtime
- * hands it to the model call of this session's turns).
+ * failed actor (`stopped`, and `round_finished` for a model call it cut short), and what a
+ * model streams: its text (`text_delta`) and its tool calls (`tool_call_delta`, and for a
+ * worker's `submit` the draft's `artifact_delta`s, closed by `artifact_published` or
+ * `artifact_draft_discarded`: runtime/artifact-draft.ts), which reach the hub through
+ * `textDeltaSink` and `toolCallDeltaSink` (the runtime hands them to the model call of this
+ * session's turns).
  *
  * The hub listens to the actor only while it has listeners: with none, it holds nothing and
  * the session pays nothing. A listener is called synchronously, in order; one that throws
  * does not disturb the session (its error is rethrown asynchronously, as XState does).
  */
 import type { Actor, Subscription } from 'xstate';
+import { versionOf } from '../blackboard/blackboard.js';
+import type { ToolCallDelta } from '../models/model.js';
 import type { SessionMachine } from '../machines/session.machine.js';
-import { roundOf, type ChartEvent, type RoundInfo } from '../machines/session.reports.js';
-import type { SessionStreamEvent } from '../machines/stream-events.js';
+import { clipName, roundOf, type ChartEvent, type RoundInfo } from '../machines/session.reports.js';
+import type { SessionStreamEvent, SessionStreamEventType, StreamEventOf } from '../machines/stream-events.js';
+import { ArtifactDraft } from './artifact-draft.js';
 import type { SessionEventListener, SubscribeOptions } from './session-events.js';
 
 /** An event as the hub forwards it, before `sessionId` and `at`. */
 type Draft = SessionStreamEvent extends infer E ? (E extends SessionStreamEvent ? Omit<E, 'sessionId' | 'at'> : never) : never;
+
+/** The events of a reply as it is written: only listeners that want deltas get them. */
+const DELTA_TYPES: ReadonlySet<SessionStreamEventType> = new Set(['text_delta', 'tool_call_delta', 'artifact_delta', 'artifact_draft_discarded']);
 
 interface Entry {
   listener: SessionEventListener;
@@ -36,6 +45,10 @@ export class SessionEventHub {
   private deltaListeners = 0;
   private subscriptions: Subscription[] | null = null;
   private round: OpenRound | null = null;
+  /** The draft of the last worker round, until the chart publishes or refuses it. */
+  private draft: ArtifactDraft | null = null;
+  /** The worker round that replied last, whose artifact the chart may publish next. */
+  private lastWorkerRound: RoundInfo | null = null;
   private ended = false;
 
   constructor(
@@ -55,6 +68,11 @@ export class SessionEventHub {
   /** Where a model call of this session streams its text; undefined while no listener wants text. */
   get textDeltaSink(): ((text: string) => void) | undefined {
     return this.subscriptions && this.deltaListeners > 0 ? this.onDelta : undefined;
+  }
+
+  /** Where a model call of this session streams its tool calls; undefined while no listener wants deltas. */
+  get toolCallDeltaSink(): ((delta: ToolCallDelta) => void) | undefined {
+    return this.subscriptions && this.deltaListeners > 0 ? this.onToolCallDelta : undefined;
   }
 
   subscribe(listener: SessionEventListener, options: SubscribeOptions = {}): () => void {
@@ -84,6 +102,7 @@ export class SessionEventHub {
       for (const s of this.subscriptions) s.unsubscribe();
       this.subscriptions = null;
       this.round = null;
+      this.draft = null;
     }
   }
 
@@ -102,15 +121,62 @@ export class SessionEventHub {
     if (round) this.emit({ type: 'text_delta', ...round.info, text });
   };
 
+  private readonly onToolCallDelta = (delta: ToolCallDelta): void => {
+    if (!this.subscriptions || !Number.isInteger(delta?.index) || typeof delta.arguments !== 'string') return;
+    const round = this.round ?? this.roundUnderWay();
+    if (!round) return;
+    const { info } = round;
+    this.emit({
+      type: 'tool_call_delta',
+      round: info.round,
+      agent: info.agent === 'manager' ? 'manager' : (info.workerId ?? 'worker'),
+      callIndex: delta.index,
+      ...(typeof delta.id === 'string' ? { callId: delta.id } : {}),
+      ...(typeof delta.name === 'string' ? { name: clipName(delta.name) } : {}),
+      argumentsDelta: delta.arguments,
+    });
+    if (info.agent === 'worker') this.draftOf(info).toolCallDelta(delta);
+  };
+
+  private draftOf(info: RoundInfo): ArtifactDraft {
+    if (this.draft?.round !== info.round) this.draft = new ArtifactDraft(info.round, info.workerId ?? 'worker', (event) => this.emit(event));
+    return this.draft;
+  }
+
+  /** An artifact was published: its draft sends what the stream did not bring, before the chart's event. */
+  private publishDraft(event: Pick<StreamEventOf<'artifact_published'>, 'tags'>): void {
+    const info = this.lastWorkerRound;
+    this.lastWorkerRound = null;
+    if (this.deltaListeners === 0 || !info) return;
+    const board = this.actor().getSnapshot().context.blackboard;
+    const bodies = new Map<string, string>();
+    for (const [tag, version] of Object.entries(event.tags)) {
+      const body = versionOf(board, tag, version)?.body;
+      if (typeof body === 'string') bodies.set(tag, body);
+    }
+    this.draftOf(info).published(bodies);
+    this.draft = null;
+  }
+
   private onChartEvent(event: ChartEvent): void {
     if (event.type === 'round_started') {
+      this.draft = null;
+      this.lastWorkerRound = null;
       this.round = {
         info: { agent: event.agent, workerId: event.workerId, burst: event.burst, maxBurst: event.maxBurst, round: event.round },
         startedAt: Date.now(),
       };
       this.emit(event);
     } else if (event.type === 'round_finished') {
+      if (event.agent === 'worker') this.lastWorkerRound = this.round?.info ?? null;
       this.emit({ ...event, durationMs: this.finishRound() });
+      if (event.outcome !== 'replied') this.draft?.ended(event.outcome);
+    } else if (event.type === 'tool_call_checked' && event.agent === 'worker' && !event.accepted) {
+      this.emit(event);
+      this.draft?.refused(event.callId, event.tool, event.rule);
+    } else if (event.type === 'artifact_published') {
+      this.publishDraft(event);
+      this.emit(event);
     } else {
       this.emit(event);
     }
@@ -133,6 +199,7 @@ export class SessionEventHub {
     if (round && error === undefined) {
       const totalUsage = { ...snapshot.context.ledger.usage };
       this.emit({ type: 'round_finished', ...round.info, outcome: 'stopped', durationMs: this.finishRound(), usage: null, totalUsage, toolCalls: [] });
+      this.draft?.ended('stopped');
     }
     if (error === undefined) this.emit({ type: 'stopped', reason: 'stopped' });
     else this.emit({ type: 'stopped', reason: 'failed', error: error instanceof Error ? error.message : String(error) });
@@ -141,7 +208,7 @@ export class SessionEventHub {
   private emit(draft: ChartEvent | Draft): void {
     const event = { ...draft, sessionId: this.sessionId, at: Date.now() } as SessionStreamEvent;
     for (const entry of [...this.entries]) {
-      if (event.type === 'text_delta' && !entry.textDeltas) continue;
+      if (!entry.textDeltas && DELTA_TYPES.has(event.type)) continue;
       try {
         entry.listener(event);
       } catch (error) {

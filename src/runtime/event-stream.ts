@@ -6,7 +6,7 @@
  * reader lags, consecutive text deltas of one round are merged, so a slow reader holds one
  * string per round rather than one object per token.
  */
-import type { SessionStreamEvent } from '../machines/stream-events.js';
+import type { SessionStreamEvent, StreamEventOf } from '../machines/stream-events.js';
 import { isFinalEvent, type SessionEventListener, type SubscribeOptions } from './session-events.js';
 
 export interface EventSource {
@@ -65,12 +65,46 @@ export class SessionEventStream implements AsyncIterableIterator<SessionStreamEv
   }
 }
 
-/** Appends `event`, or merges it into the last buffered event when both are text of the same round. */
+/** How far back a piece looks for an earlier piece of the same text, past pieces of the others. */
+const MERGE_LOOKBACK = 8;
+
+type Piece = StreamEventOf<'text_delta'> | StreamEventOf<'tool_call_delta'> | StreamEventOf<'artifact_delta'>;
+
+const isPiece = (e: SessionStreamEvent | undefined): e is Piece => e?.type === 'text_delta' || e?.type === 'tool_call_delta' || e?.type === 'artifact_delta';
+
+/** `next` appended to `piece` when both are pieces of the same text (a round's reply, one tool call's arguments, one tag's draft). */
+function merged(piece: Piece, next: Piece): Piece | undefined {
+  if (piece.round !== next.round) return undefined;
+  if (piece.type === 'text_delta' && next.type === 'text_delta') return { ...piece, text: piece.text + next.text };
+  if (piece.type === 'artifact_delta' && next.type === 'artifact_delta' && piece.tag === next.tag) return { ...piece, delta: piece.delta + next.delta };
+  if (
+    piece.type === 'tool_call_delta' &&
+    next.type === 'tool_call_delta' &&
+    piece.callIndex === next.callIndex &&
+    next.callId === undefined &&
+    next.name === undefined
+  )
+    return { ...piece, argumentsDelta: piece.argumentsDelta + next.argumentsDelta };
+  return undefined;
+}
+
+/**
+ * Appends `event`, or merges it into an earlier buffered piece of the same text, looking back
+ * past the pieces of the other texts of that round (a submit's argument pieces and its
+ * draft's pieces alternate) but never past another event: each text keeps its order, and
+ * everything else keeps its place.
+ */
 function pushOrMerge(buffer: SessionStreamEvent[], event: SessionStreamEvent): void {
-  const last = buffer[buffer.length - 1];
-  if (event.type === 'text_delta' && last?.type === 'text_delta' && last.round === event.round) {
-    buffer[buffer.length - 1] = { ...last, text: last.text + event.text };
-  } else {
-    buffer.push(event);
+  if (isPiece(event)) {
+    for (let i = buffer.length - 1; i >= Math.max(0, buffer.length - MERGE_LOOKBACK); i--) {
+      const earlier = buffer[i];
+      if (!isPiece(earlier) || earlier.round !== event.round) break;
+      const joined = merged(earlier, event);
+      if (joined) {
+        buffer[i] = joined;
+        return;
+      }
+    }
   }
+  buffer.push(event);
 }

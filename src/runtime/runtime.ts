@@ -261,10 +261,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   // A model call streams its text only while a listener of its session wants it.
   const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
+  const toolCallDeltas = (sessionId: string) => live.get(sessionId)?.toolCallDeltaSink();
   const machine = sessionMachine.provide({
     actors: {
-      managerTurn: createManagerTurn(options.model, { lookup, textDeltas, gate: beforeModelCall }),
-      workerTurn: createWorkerTurn(options.model, promptOf, { lookup, textDeltas, gate: beforeModelCall }),
+      managerTurn: createManagerTurn(options.model, { lookup, textDeltas, toolCallDeltas, gate: beforeModelCall }),
+      workerTurn: createWorkerTurn(options.model, promptOf, { lookup, textDeltas, toolCallDeltas, gate: beforeModelCall }),
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};

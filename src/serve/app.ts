@@ -19,8 +19,9 @@ import { listSessions } from './routes/list-sessions.js';
 import { openapi } from './routes/openapi.js';
 import { sendEvent } from './routes/send-event.js';
 import { stream } from './routes/stream.js';
+import { agUiRoutes } from '../protocols/ag-ui/route.js';
 
-export const routes: readonly RouteModule[] = [healthz, openapi, createSession, listSessions, getSession, sendEvent, journal, stream];
+export const routes: readonly RouteModule[] = [healthz, openapi, createSession, listSessions, getSession, sendEvent, journal, stream, ...agUiRoutes];
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 

@@ -88,7 +88,8 @@ export class SessionHost {
     return this.store.leases;
   }
 
-  async create(options: { packageId?: string; maxBurst?: number }): Promise<{ view: SessionView; revision: number | null }> {
+  /** `id`: the caller's own session id (an AG-UI thread id); a new one otherwise. */
+  async create(options: { packageId?: string; maxBurst?: number; id?: string }): Promise<{ view: SessionView; revision: number | null }> {
     this.refuseWhileDraining();
     const session = await this.runtime.createSession(options);
     // A new session waits for its first input: nothing runs, so nothing needs to stay loaded.
@@ -107,12 +108,24 @@ export class SessionHost {
     return { view: sessionView(storedSnapshot(this.runtime.machine, stored), this.runtime.packageVersionOnDisk), revision: stored.revision };
   }
 
-  /** Sends a validated user event; resolves with the SendResult once the session waits again. */
-  async send(id: string, event: unknown, options: SendOptions = {}): Promise<SendResult & { revision: number | null }> {
+  /**
+   * Sends a validated user event; resolves with the SendResult once the session waits again.
+   * `observe` is handed the session before the event reaches it (to follow its live events
+   * with text deltas, say, and read its view as it runs) and returns what stops observing.
+   * `options`: the send's idempotency key (the Idempotency-Key header).
+   */
+  async send(
+    id: string,
+    event: unknown,
+    observe?: (session: Session) => () => void,
+    options: SendOptions = {},
+  ): Promise<SendResult & { revision: number | null }> {
     this.refuseWhileDraining();
     const held = this.hold(id);
+    let stopObserving: (() => void) | undefined;
     try {
       const session = await held.ready;
+      stopObserving = observe?.(session);
       const sending = session.send(event as UserEvent, options); // the route's schema checked it; send() checks it again
       this.sends.add(sending);
       try {
@@ -124,6 +137,7 @@ export class SessionHost {
         this.sends.delete(sending);
       }
     } finally {
+      stopObserving?.();
       await this.release(id, held);
     }
   }

@@ -3,33 +3,13 @@
  * statements that read and write them: what \`SqliteStore\` (sqlite-store.ts) runs, kept apart
  * so that the store's file holds only its behaviour (locking, durability, faults).
  */
-import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { SnapshotError, StoreError, UserError } from '../errors.js';
+import { sqliteDriver } from './sqlite-driver.js';
+import { SCHEMA_VERSION } from './sqlite-version.js';
 import { toJson } from './store-json.js';
 import type { ArchiveItemInput, JournalEntry, JournalEntryInput, StoredSession } from './session-store.js';
 
-/**
- * better-sqlite3 is an optional peer dependency (a native module: apps that keep sessions
- * elsewhere should not have to compile it), so it is loaded when the first store opens.
- */
-let driver: typeof Database | undefined;
-export function sqliteDriver(): typeof Database {
-  if (driver) return driver;
-  try {
-    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new UserError(
-      'SqliteStore needs better-sqlite3, an optional peer dependency of Steward: run `npm install better-sqlite3@12`, or use MemoryStore (or another SessionStore).',
-      { cause: error },
-    );
-  }
-  return driver;
-}
-
-/** The schema this code reads and writes, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 5;
 /**
  * The oldest schema a read-only connection reads (it cannot migrate): v3 and v4 changed
  * nothing readers need; on a v2–v4 file a reader finds no package versions and no keys.

@@ -10,7 +10,6 @@ import {
   isJournalKeyClash,
   migrate,
   parseJson,
-  sqliteDriver,
   toArchiveRow,
   toJournalRow,
   toStoredSession,
@@ -18,8 +17,10 @@ import {
   type JournalRow,
   type SessionRow,
 } from './sqlite-schema.js';
+import { sqliteDriver } from './sqlite-driver.js';
 import { storeFault } from './sqlite-faults.js';
 import { LockWaits } from './sqlite-busy.js';
+import { WalFlush } from './wal-flush.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import type {
   AppendInput,
@@ -44,7 +45,7 @@ export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
 export { durabilityFromEnv, type Durability } from './session-store.js';
-export { SCHEMA_VERSION } from './sqlite-schema.js';
+export { SCHEMA_VERSION } from './sqlite-version.js';
 
 /** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
@@ -89,19 +90,25 @@ export class SqliteStore implements SessionStore {
   private syncLevel = 0;
   /** The reads of schema v5 (package versions, send keys); null on an older file opened read-only. */
   private readonly v5Reads: ReturnType<typeof prepareV5Reads> | null;
+  /** Durable writes share one fsync of the WAL file, off the event loop (a file in WAL mode; see wal-flush.ts). */
+  private readonly walFlush: WalFlush | null = null;
 
   constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
     this.readOnly = options.readOnly === true;
     this.durability = durabilityOption(options.durability, 'SqliteStore');
     this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
+    // The driver first: without it nothing may be created (no empty .steward/ left behind).
+    const Driver = sqliteDriver();
+    /** The first folder this constructor created for the file, removed again if the store does not open. */
+    let madeDir: string | undefined;
     if (path !== ':memory:') {
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
         throw new StoreError('store_unavailable', `"${path}" is a folder, not a database file. Use a file path, e.g. ${join(path, 'steward.db')}.`, path);
       }
       if (!this.readOnly) {
         try {
-          mkdirSync(dirname(resolve(path)), { recursive: true });
+          madeDir = mkdirSync(dirname(resolve(path)), { recursive: true });
         } catch (error) {
           throw storeFault(error, path, this.busyTimeoutMs);
         }
@@ -109,12 +116,13 @@ export class SqliteStore implements SessionStore {
     }
     let db: Database.Database | undefined;
     try {
-      db = this.readOnly ? this.openForReading(path) : new (sqliteDriver())(path, { timeout: this.busyTimeoutMs });
+      db = this.readOnly ? this.openForReading(path) : new Driver(path, { timeout: this.busyTimeoutMs });
       // Before anything else touches the file: its header says if it is SQLite at all.
       if (this.readOnly) checkReadable(db, path);
       else {
         migrate(db, path);
-        db.pragma('journal_mode = WAL');
+        const mode = db.pragma('journal_mode = WAL', { simple: true });
+        if (mode === 'wal' && path !== ':memory:') this.walFlush = new WalFlush(`${resolve(path)}-wal`);
       }
       db.pragma('foreign_keys = ON');
       this.stmts = prepareReads(db);
@@ -124,6 +132,7 @@ export class SqliteStore implements SessionStore {
     } catch (error) {
       db?.close();
       if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
+      if (madeDir) rmSync(madeDir, { recursive: true, force: true });
       throw storeFault(error, path, this.busyTimeoutMs);
     }
     this.db = db;
@@ -158,9 +167,10 @@ export class SqliteStore implements SessionStore {
     try {
       await this.lockWaits.run(() => {
         // In each attempt: another write of this process may have set another level meanwhile.
-        this.commitAt(flushesCommit(this.durability) ? FULL : NORMAL);
+        this.commitAt(this.levelFor(flushesCommit(this.durability)));
         this.write.createTx(row, entry, archive, versions);
       });
+      if (this.walFlush && flushesCommit(this.durability)) await this.flushed();
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -184,8 +194,9 @@ export class SqliteStore implements SessionStore {
     rows.versions = versionRows(input.packageVersions, at);
     const state = entries.at(-1)?.state ?? null;
     // Each attempt (again after waiting for a lock) is whole: the level, the transaction, the repair.
-    return this.guard(() => {
-      this.commitAt(flushesCommit(this.durability, input) ? FULL : NORMAL);
+    const durable = flushesCommit(this.durability, input);
+    const revision = await this.guard(() => {
+      this.commitAt(this.levelFor(durable));
       try {
         return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       } catch (error) {
@@ -197,6 +208,27 @@ export class SqliteStore implements SessionStore {
         return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       }
     });
+    if (this.walFlush && durable) await this.flushed();
+    return revision;
+  }
+
+  /** Fsyncs completed for durable writes (each covers every write committed before it began). */
+  get walFlushes(): number {
+    return this.walFlush?.flushes ?? 0;
+  }
+
+  /** A commit that must be durable: FULL, unless the WAL flush makes it durable after the commit. */
+  private levelFor(durable: boolean): typeof FULL | typeof NORMAL {
+    return durable && !this.walFlush ? FULL : NORMAL;
+  }
+
+  private async flushed(): Promise<void> {
+    try {
+      await this.walFlush!.flush();
+    } catch (error) {
+      // Committed, but not known to be on disk: say so; the journal holds the write.
+      throw storeFault(error, this.path, this.busyTimeoutMs);
+    }
   }
 
   /**
@@ -252,10 +284,12 @@ export class SqliteStore implements SessionStore {
 
   async saveSendResult(id: string, key: string, result: unknown): Promise<void> {
     const json = toJson(result, `the result of the send with key "${key}" of session "${id}"`);
+    const durable = flushesCommit(this.durability);
     await this.guard(() => {
-      this.commitAt(flushesCommit(this.durability) ? FULL : NORMAL);
+      this.commitAt(this.levelFor(durable));
       this.write.saveResult.run(json, id, key);
     });
+    if (this.walFlush && durable) await this.flushed();
   }
 
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
@@ -292,6 +326,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    await this.walFlush?.close();
     if (this.db?.open) this.db.close();
     if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { autopilot } from '../../src/cli/autopilot.js';
+import { LiveLine } from '../../src/cli/live-line.js';
 import { followProgress, plain } from '../../src/cli/progress.js';
 import { createRuntime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
@@ -69,5 +70,67 @@ describe('progress lines', () => {
       'Manager thinking · burst 1/12 · m',
       'Worker echo writing · burst 2/12 · m · last round T, 150 tokens → run_worker · 150 tokens in all',
     ]);
+  });
+});
+
+describe('drafts and text as they stream', () => {
+  const steps = () => [
+    {
+      agent: 'manager' as const,
+      content: 'I will ask echo\x1b[2J to restate it.',
+      toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'go', requiresApproval: false })],
+    },
+    { agent: 'worker' as const, toolCalls: [scriptedCall('submit', { outputs: { note: 'Tea\x1b[31m for two,\nand two for tea.' } })] },
+    { agent: 'manager' as const, toolCalls: [scriptedCall('finish', { summary: 'All done.' })] },
+  ];
+
+  it('a plain log gets one line per finished text and per finished draft, not one per piece', async () => {
+    const model = new ScriptedModel(steps(), { streamPieceChars: 3 });
+    const runtime = createRuntime({ model });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    const lines: string[] = [];
+    const code = await autopilot(session, {
+      request: 'A note about tea',
+      packageId: 'tiny',
+      modelLabel: model.label,
+      packages: runtime.packages,
+      resume: 'steward run',
+      // eslint-disable-next-line no-control-regex -- strips the ANSI colour escapes
+      write: (text) => lines.push(text.replace(/\x1b\[[0-9;]*m/g, '')),
+    });
+    expect(code).toBe(0);
+    const drafted = lines.filter((l) => l.trim().startsWith('✎')).map((l) => l.trim());
+    expect(drafted).toEqual(['✎ manager: I will ask echo [2J to restate it.', '✎ note by echo: 34 characters drafted']);
+    expect(lines.join('\n')).not.toContain('\x1b[2J');
+  });
+
+  it("a terminal's live line grows with the manager's text and the draft, one safe line of the given width", async () => {
+    const model = new ScriptedModel(steps().slice(0, 2), { streamPieceChars: 4 });
+    const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
+    const live: string[] = [];
+    const off = followProgress(session, { modelLabel: 'm', live: (text) => live.push(text), width: 40 });
+    await session.send({ type: 'user_submitted_input', text: 'tea' });
+    off();
+    const manager = live.filter((l) => l.startsWith('manager: '));
+    const draft = live.filter((l) => l.startsWith('echo → note'));
+    expect(manager.length).toBeGreaterThan(3);
+    expect(manager.at(-1)).toBe('manager: …ll ask echo [2J to restate it.');
+    expect(draft.length).toBeGreaterThan(3);
+    expect(draft[0]).toBe('echo → note (3 characters): Tea');
+    expect(draft.at(-1)).toBe('echo → note (34 characters): …o for tea.');
+    for (const line of live) {
+      expect(line.length).toBeLessThanOrEqual(40);
+      // eslint-disable-next-line no-control-regex -- no control character reaches the terminal
+      expect(line).not.toMatch(/[\x00-\x1f\x7f]/);
+    }
+  });
+
+  it('the live line is redrawn in place and cleared before a normal line', () => {
+    const out: string[] = [];
+    const line = new LiveLine({ write: (text: string) => out.push(text), columns: 30 });
+    line.clear();
+    line.show('a draft that is longer than the terminal');
+    line.clear();
+    expect(out).toEqual(['\r\x1b[2Ka draft that is longer than t', '\r\x1b[2K']);
   });
 });

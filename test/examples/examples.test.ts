@@ -36,7 +36,10 @@ async function install(name: string, tarball: string): Promise<void> {
   expect(pkg.dependencies.steward).toBe('file:../../steward-0.1.0.tgz');
   pkg.dependencies.steward = `file:${tarball}`;
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
-  const ms = await npmInstall(dir);
+  // --ignore-scripts: better-sqlite3 (Steward's optional dependency) is then left unbuilt. These
+  // examples keep sessions in memory, and compiling it three times would cost minutes; the plain
+  // install, with the build, is test/consumer's.
+  const ms = await npmInstall(dir, ['--ignore-scripts']);
   console.log(`examples/${name}: npm install ${(ms / 1000).toFixed(1)} s`);
   apps.set(name, dir);
 }

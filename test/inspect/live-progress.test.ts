@@ -1,7 +1,8 @@
 /**
- * The inspector shows a live session's rounds and tool checks as they happen: the server's
- * SSE stream carries them as `progress` messages, and the page shows the latest round and
- * tool line (in Debian's chromium, as the other page tests).
+ * The inspector shows a live session's rounds and tool checks as they happen, and what its
+ * model writes as it streams: the server's SSE stream carries them as `progress` messages,
+ * and the page shows the latest round and tool line, the text and the draft (in Debian's
+ * chromium, as the other page tests).
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
@@ -41,10 +42,12 @@ function progressOf(raw: string): SessionStreamEvent[] {
 }
 
 describe('live progress in the inspector', () => {
-  it('the SSE stream forwards the live session events as `progress`, without text deltas', async () => {
+  it('the SSE stream forwards the live session events as `progress`, text deltas included but not the raw tool-call pieces', async () => {
     const model = new ScriptedModel([
       (request) => {
-        request.onTextDelta?.('should not be asked for');
+        request.onTextDelta?.('Ask');
+        request.onTextDelta?.('ing.');
+        request.onToolCallDelta?.({ index: 0, id: 'c1', name: 'ask_user', arguments: '{"message":"Which tea?"}' });
         return {
           content: 'Asking.',
           toolCalls: [{ id: 'c1', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify({ message: 'Which tea?' }) } }],
@@ -85,8 +88,8 @@ describe('live progress in the inspector', () => {
       usage: { promptTokens: 7, completionTokens: 3 },
     });
     expect(events.find((e) => e.type === 'tool_call_checked')).toMatchObject({ tool: 'ask_user', accepted: true });
-    expect(events.some((e) => e.type === 'text_delta')).toBe(false);
-    expect(model.calls[0]!.onTextDelta).toBeUndefined();
+    expect(events.filter((e) => e.type === 'text_delta').map((e) => e.text)).toEqual(['Ask', 'ing.']);
+    expect(events.some((e) => e.type === 'tool_call_delta')).toBe(false);
     await reader.cancel();
     await reading.catch(() => {});
     // The page left: the hub lets go of the session.
@@ -126,6 +129,46 @@ describe('live progress in the inspector', () => {
       await expect.poll(() => page.textContent('#live-progress .progress-round')).toMatch(/^manager · burst 1\/12 · \d+ ms → <b>bold<\/b>_tool, ask_user$/);
       expect(await page.textContent('#live-progress .progress-tool')).toBe('✓ ask_user');
       expect(await page.locator('#live-progress b').count()).toBe(0);
+    });
+
+    it("shows the manager's text and the worker's draft as they stream, as text, and clears them at the wait", async () => {
+      let releaseManager!: () => void;
+      let releaseWorker!: () => void;
+      const managerGate = new Promise<void>((resolve) => (releaseManager = resolve));
+      const workerGate = new Promise<void>((resolve) => (releaseWorker = resolve));
+      const submit = '{"outputs": {"note": "<b>Tea</b> for\\ntwo"}}';
+      const model = new ScriptedModel([
+        async (request) => {
+          request.onTextDelta?.('I will ask <i>echo</i>.');
+          await managerGate;
+          const args = JSON.stringify({ workerId: 'echo', reason: 'go', requiresApproval: false });
+          return { content: 'I will ask <i>echo</i>.', toolCalls: [{ id: 'm1', type: 'function', function: { name: 'run_worker', arguments: args } }] };
+        },
+        async (request) => {
+          request.onToolCallDelta?.({ index: 0, id: 'w1', name: 'submit', arguments: submit.slice(0, 36) });
+          await workerGate;
+          request.onToolCallDelta?.({ index: 0, arguments: submit.slice(36) });
+          return { content: null, toolCalls: [{ id: 'w1', type: 'function', function: { name: 'submit', arguments: submit } }] };
+        },
+      ]);
+      const { inspector, session } = await setup(model);
+      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+      cleanups.push(() => page.close());
+      await page.goto(inspector.url);
+      await page.waitForSelector('#diagram-svg .state.active-leaf[data-path="waiting_user.intake"]', { timeout: 15_000 });
+      await expect.poll(() => session.listenerCount, { timeout: 5_000 }).toBe(1);
+      expect(await page.isHidden('#live-draft')).toBe(true);
+
+      const sent = session.send({ type: 'user_submitted_input', text: 'Tea.' });
+      await expect.poll(() => page.textContent('#live-draft .live-text')).toBe('manager: I will ask <i>echo</i>.');
+      releaseManager();
+      await expect.poll(() => page.textContent('#live-draft .live-tag[data-tag="note"] pre')).toBe('<b>Tea</b> for');
+      expect(await page.textContent('#live-draft .live-tag b')).toBe('draft · note · 14 characters');
+      expect(await page.locator('#live-draft pre b, #live-draft pre i, #live-draft .live-text i').count()).toBe(0);
+      releaseWorker();
+      await sent;
+      await expect.poll(() => page.isHidden('#live-draft')).toBe(true);
+      expect(session.view().artifact?.tags[0]?.body).toBe('<b>Tea</b> for\ntwo');
     });
   });
 });

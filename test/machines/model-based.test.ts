@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { fromPromise } from 'xstate';
 import { loadPackages, TransitionTestError } from '../../src/index.js';
 import { sessionMachine, type PackageInfo, type SessionContext, type TurnOutput } from '../../src/machine.js';
-import { managerReplies, testAllTransitions, testingPackage, type TestAllTransitionsResult } from '../../src/testing.js';
+import { managerReplies, sessionFacts, testAllTransitions, testingPackage, type TestAllTransitionsResult } from '../../src/testing.js';
+import { InterruptSchema } from '@ag-ui/core/schemas';
+import { answerOf, answerSchema, eventForAnswer, INTERRUPT_REASONS, interruptFor } from '../../src/protocols/ag-ui/interrupts.js';
+import { UserEventSchema, type UserEventType } from '../../src/machines/session.events.js';
+import { sessionView, type SessionView } from '../../src/runtime/view.js';
+import type { SessionSnapshot } from '../../src/runtime/session-snapshot.js';
 
 function report(name: string, result: TestAllTransitionsResult): void {
   console.log(`transitions covered: ${result.covered}/${result.total} (${name}, ${result.paths.length} paths replayed)`);
@@ -21,7 +26,58 @@ function report(name: string, result: TestAllTransitionsResult): void {
 const { workers, id, title, description } = loadPackages().get('tiny')!;
 const tiny: PackageInfo = { id, title, description, workers };
 
+/** An answer an AG-UI client could send for each user event a wait declares. */
+function sampleAnswer(type: UserEventType, view: SessionView): unknown {
+  const questions = view.questions ?? view.artifact?.questions ?? [];
+  const answers: Record<UserEventType, unknown> = {
+    user_approved_next_step: { approved: true, reason: 'Do it the edited way.' },
+    user_rejected_next_step: { approved: false, reason: 'Not now.' },
+    user_accepted_artifact: { accepted: true, edits: { [view.artifact?.tags[0]?.tag ?? 'note']: 'Edited body.' } },
+    user_rejected_artifact: { accepted: false, reason: 'Shorter.' },
+    user_submitted_input: { text: 'More, please.' },
+    user_confirmed_intake: { confirm: true },
+    user_answered_questions: { answers: Object.fromEntries(questions.map((q) => [q.id, 'An answer.'])) },
+    user_skipped_questions: { skip: true },
+    user_selected_package: { packageId: 'tiny' },
+  };
+  return answers[type];
+}
+
 describe('session machine, model-based (testAllTransitions)', () => {
+  it('gives every wait of the chart an AG-UI interrupt that fits the protocol, whose schema takes an answer for each event the wait declares', () => {
+    const waits = new Map<string, SessionSnapshot>();
+    const result = testAllTransitions(sessionMachine, {
+      package: tiny,
+      facts: (snapshot) => {
+        const facts = sessionFacts(snapshot);
+        if (snapshot.status === 'active' && typeof snapshot.value === 'object' && 'waiting_user' in snapshot.value) waits.set(facts, snapshot);
+        return facts;
+      },
+    });
+    expect(result.uncovered).toEqual([]);
+    const reasons = new Set<string>();
+    for (const snapshot of waits.values()) {
+      const view = sessionView(snapshot);
+      const interrupt = interruptFor(view, 7, 'call_1');
+      expect(InterruptSchema.safeParse(interrupt).success, view.state).toBe(true);
+      expect(interrupt.reason).toBe(INTERRUPT_REASONS[view.waitingReason!]);
+      expect(interrupt.toolCallId !== undefined).toBe(view.waitingReason === 'approve_step');
+      reasons.add(view.waitingReason!);
+      for (const type of view.acceptedEvents) {
+        const payload = sampleAnswer(type, view);
+        expect(answerSchema(view).safeParse(payload).success, `${view.state} ${type}`).toBe(true);
+        const answer = eventForAnswer(view, payload);
+        if (!answer.ok) throw new Error(answer.message);
+        expect(answer.event.type, view.state).toBe(type);
+        expect(UserEventSchema.safeParse(answer.event).success).toBe(true);
+        // What a resume sent twice is recognised by: the journalled event gives the payload back.
+        expect(answerOf(answer.event as unknown as Record<string, unknown>)).toEqual(payload);
+      }
+      expect(answerSchema(view).safeParse({ unexpected: true }).success).toBe(false);
+    }
+    expect([...reasons].sort()).toEqual(Object.keys(INTERRUPT_REASONS).sort());
+  });
+
   it('covers every transition of the default machine with the bundled tiny package', () => {
     const result = testAllTransitions(sessionMachine, { package: tiny });
     report('tiny', result);

@@ -46,6 +46,8 @@ function trace(events: SessionStreamEvent[]): string[] {
         return `waiting ${e.reason}`;
       case 'text_delta':
         return `text ${e.text}`;
+      case 'artifact_delta':
+        return `draft ${e.tag}: ${e.delta}`;
       default:
         return e.type;
     }
@@ -86,6 +88,8 @@ describe('session.stream()', () => {
       'finish worker replied [submit]',
       'state running.worker.checking',
       'accept submit',
+      // The model did not stream: the whole body comes as one draft piece, before the artifact.
+      'draft note: Tea, restated.',
       'artifact a1',
       'state waiting_user.review_artifact',
       'waiting review_artifact',

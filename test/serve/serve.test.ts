@@ -258,6 +258,8 @@ describe('steward serve', () => {
     const doc = (await http.get('/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/ag-ui/{packageId}',
+      '/ag-ui/{packageId}/capabilities',
       '/healthz',
       '/openapi.json',
       '/sessions',
@@ -281,6 +283,9 @@ describe('steward serve', () => {
     expect(list.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['query:limit', 'query:cursor']);
     expect(Object.keys(list.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['next', 'sessions']);
     expect(Object.keys(doc.paths['/sessions'].post.responses)).toContain('429');
+    const agUi = doc.paths['/ag-ui/{packageId}'].post;
+    expect(agUi.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['threadId', 'runId', 'messages']));
+    expect(Object.keys(agUi.responses['200'].content)).toEqual(['text/event-stream']);
   });
 
   it('streams the journal as Server-Sent Events, resumes after Last-Event-ID, and ends with done', async () => {

@@ -18,6 +18,11 @@ export interface FakeReply {
   usage?: { promptTokens: number; completionTokens: number };
   /** When streamed: how many pieces the content and each tool call's arguments are cut into (default 3). */
   pieces?: number;
+  /**
+   * When streamed: cut each tool call's arguments into pieces of this many characters instead
+   * (1–3 splits every escape, `\n`, `\"`, `\u00e9`, between two chunks somewhere).
+   */
+  argumentPieceChars?: number;
   /** When streamed: a pause before each chunk, so a test can see pieces arrive before the end. */
   chunkDelayMs?: number;
 }
@@ -150,7 +155,9 @@ export function completionChunks(reply: FakeReply, body: unknown, n: number): Re
   const chunks: Record<string, unknown>[] = [chunk({ role: 'assistant', content: '' })];
   for (const text of piecesOf(reply.content ?? '', pieces)) chunks.push(chunk({ content: text }));
   (reply.toolCalls ?? []).forEach((call, index) => {
-    const args = piecesOf(call.arguments, pieces);
+    const args = reply.argumentPieceChars
+      ? piecesOf(call.arguments, Math.ceil(call.arguments.length / reply.argumentPieceChars))
+      : piecesOf(call.arguments, pieces);
     chunks.push(chunk({ tool_calls: [{ index, id: call.id ?? `call_${n}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const part of args) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
   });

@@ -9,6 +9,7 @@ import { loadStatelyConfig } from '../../inspect/config.js';
 import type { Inspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
 import { editInEditor, editorCommand } from '../editor.js';
+import { LiveLine } from '../live-line.js';
 import { actorName, CliError, cliCommand, readTextOption, resumeCommand, maxBurstArgument, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 
 interface RunFlags {
@@ -114,7 +115,8 @@ export function register(program: Command): void {
             try {
               process.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
               process.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
-              process.exitCode = await autopilot(session, { ...common, request: request ?? DEMO_REQUEST, packageId: flags.package });
+              const live = process.stdout.isTTY ? { live: new LiveLine(process.stdout) } : {};
+              process.exitCode = await autopilot(session, { ...common, ...live, request: request ?? DEMO_REQUEST, packageId: flags.package });
             } finally {
               process.off('SIGINT', onSignal);
               process.off('SIGTERM', onSignal);

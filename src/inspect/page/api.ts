@@ -21,6 +21,9 @@ export interface Info {
   events: string[];
 }
 
+/** A session of the list: its summary, and whether this inspector's process runs it. */
+export type ListedSession = SessionSummary & { live: boolean };
+
 export interface SessionPayload {
   id: string;
   revision: number | null;
@@ -83,7 +86,7 @@ const enc = encodeURIComponent;
 
 export const api = {
   info: () => call<Info>('GET', '/info'),
-  sessions: () => call<{ sessions: (SessionSummary & { live: boolean })[] }>('GET', '/sessions'),
+  sessions: () => call<{ sessions: ListedSession[] }>('GET', '/sessions'),
   createSession: (packageId: string | null) => call<{ id: string }>('POST', '/sessions', packageId ? { packageId } : {}),
   session: (id: string) => call<SessionPayload>('GET', `/sessions/${enc(id)}`),
   journal: (id: string, afterSeq: number) =>

@@ -60,6 +60,7 @@ export const sendEvent: RouteModule = {
       const result = await host.send(
         id,
         { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) },
+        undefined,
         idempotencyKey !== undefined ? { idempotencyKey } : {},
       );
       if (result.ok) return c.json(result, 200);

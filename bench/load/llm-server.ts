@@ -1,0 +1,244 @@
+/**
+ * The model of the load benchmark: an OpenAI-compatible server on 127.0.0.1 that thinks
+ * like a hosted model does. Each request waits a latency drawn log-uniformly from
+ * [minMs, maxMs] (most replies are quick, some are slow), then streams its reply in chunks
+ * at `tokensPerSecond`, reports token usage, and a share of requests (`rate429`) is refused
+ * with 429 and a short Retry-After first, as a busy provider does.
+ *
+ * What it says comes from Steward's offline demo model, which plays any package to its end
+ * from the conversation alone — so the server needs no per-session state and the sessions
+ * run the real package through the real `openai` client.
+ *
+ * Every request is attributed to the session whose marker (`[load-N]`, the first word of
+ * the user's request, carried into every prompt of that session) it contains, and
+ * recorded with its start and end: the driver subtracts this model time from what a user
+ * waited, and the record shows calls that ran twice or overlapped (two servers running one
+ * session at once).
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DemoModel } from '../../src/models/demo-model.js';
+import type { ChatMessage, ModelReply } from '../../src/models/model.js';
+import { completionChunks, type FakeReply } from '../../test/support/fake-openai-server.js';
+import { seeded } from './numbers.js';
+
+export interface LlmOptions {
+  minMs: number;
+  maxMs: number;
+  /** Streaming speed after the first token. */
+  tokensPerSecond: number;
+  /** Share of requests answered 429 once before they are served. */
+  rate429: number;
+  retryAfterMs: number;
+  /** Seed of the latency and 429 draws (the same run draws the same numbers). */
+  seed: number;
+}
+
+export interface ModelCall {
+  session: number;
+  start: number;
+  end: number;
+  /** Time the provider made the client wait before serving it (a 429's Retry-After). */
+  throttledMs: number;
+}
+
+export interface Arrival {
+  at: number;
+  /** A digest of the request's messages: the same session and digest twice is a call made twice. */
+  messages: string;
+  /** Answered 429: its retry carries the same messages and is not a second run. */
+  throttled: boolean;
+}
+
+export interface LlmServer {
+  baseURL: string;
+  /** Served calls, in the order they finished. */
+  readonly calls: ModelCall[];
+  /** Requests answered 429. */
+  readonly throttled: number;
+  /** Requests being served now. */
+  readonly inFlight: number;
+  /** Arrival time of every request (429s included), per session: when a session ran again after a kill. */
+  readonly arrivals: Map<number, Arrival[]>;
+  /** Sessions with a request open now (a server that dies mid-call closes its connection). */
+  openSessions(): number[];
+  /** Requests that arrived while another request of the same session was still open: one session run twice at once. */
+  readonly overlaps: number;
+  /** Change the latency range (e.g. long fixed calls to measure running sessions). */
+  setLatency(minMs: number, maxMs: number): void;
+  close(): Promise<void>;
+}
+
+const MARKER = /\[load-(\d+)\]/;
+
+export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
+  const draw = seeded(options.seed);
+  const demo = new DemoModel();
+  const calls: ModelCall[] = [];
+  let { minMs, maxMs } = options;
+  let throttled = 0;
+  let inFlight = 0;
+  let served = 0;
+  let overlaps = 0;
+  const open = new Map<number, number>();
+  const arrivals = new Map<number, Arrival[]>();
+  // A request refused with 429 is remembered by its body, so its retry is served.
+  const refused = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const server = createServer((req, res) => {
+    inFlight += 1;
+    res.once('close', () => (inFlight -= 1));
+    void readBody(req)
+      .then(async (raw) => {
+        const start = performance.now();
+        const body = JSON.parse(raw) as { messages: ChatMessage[]; tools?: Array<{ function: { name: string } }>; stream?: boolean };
+        const session = Number(MARKER.exec(raw)?.[1] ?? -1);
+        const arrival: Arrival = { at: start, messages: createHash('sha1').update(JSON.stringify(body.messages)).digest('base64'), throttled: false };
+        arrivals.set(session, [...(arrivals.get(session) ?? []), arrival]);
+        if ((open.get(session) ?? 0) > 0) overlaps += 1;
+        open.set(session, (open.get(session) ?? 0) + 1);
+        res.once('close', () => {
+          const left = (open.get(session) ?? 1) - 1;
+          if (left > 0) open.set(session, left);
+          else open.delete(session);
+        });
+        const retryOf = refused.get(raw);
+        if (retryOf === undefined && draw() < options.rate429) {
+          throttled += 1;
+          arrival.throttled = true;
+          refused.set(raw, start);
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': String(options.retryAfterMs) });
+          res.end(JSON.stringify({ error: { message: 'load bench: rate limited', type: 'rate_limit', code: null } }));
+          return;
+        }
+        refused.delete(raw);
+        const agent = body.tools?.some((t) => t.function.name === 'run_worker') ? 'manager' : 'worker';
+        const reply = await demo.complete({ agent, messages: body.messages, tools: [] });
+        const fake = toFake(reply);
+        const tokens = Math.ceil(JSON.stringify(fake).length / 4);
+        fake.usage = { promptTokens: Math.ceil(raw.length / 4), completionTokens: tokens };
+        // The latency is the time to the first token; then the reply streams at the set speed.
+        const latency = minMs * Math.pow(maxMs / minMs, draw());
+        const streamMs = (tokens / options.tokensPerSecond) * 1000;
+        const pieces = Math.max(1, Math.min(40, Math.round(tokens / 8)));
+        await sleep(latency);
+        served += 1;
+        await write(res, fake, body, served, pieces, streamMs / pieces, sleep);
+        calls.push({ session, start: retryOf ?? start, end: performance.now(), throttledMs: retryOf === undefined ? 0 : start - retryOf });
+      })
+      .catch(() => res.destroy());
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    calls,
+    get throttled() {
+      return throttled;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    arrivals,
+    openSessions: () => [...open.keys()],
+    get overlaps() {
+      return overlaps;
+    },
+    setLatency(min, max) {
+      minMs = min;
+      maxMs = max;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function toFake(reply: ModelReply): FakeReply {
+  return { content: reply.content, toolCalls: reply.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
+}
+
+async function write(
+  res: ServerResponse,
+  reply: FakeReply,
+  body: { stream?: boolean },
+  n: number,
+  pieces: number,
+  gapMs: number,
+  sleep: (ms: number) => Promise<void>,
+): Promise<void> {
+  if (body.stream !== true) {
+    // Not streamed: the whole reply after the streaming time.
+    await sleep(gapMs * pieces);
+    const chunks = completionChunks({ ...reply, pieces: 1 }, body, n);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(joinChunks(chunks)));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const chunks = completionChunks({ ...reply, pieces }, body, n);
+  // One pause per piece of content or arguments: the stream's speed.
+  for (const chunk of chunks) {
+    if (res.destroyed) return;
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    if (gapMs >= 1) await sleep(gapMs);
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+/** A non-streamed `chat.completion` from the chunks of the same reply. */
+function joinChunks(chunks: Record<string, unknown>[]): Record<string, unknown> {
+  type Delta = { content?: string; tool_calls?: Array<{ index: number; id?: string; function: { name?: string; arguments?: string } }> };
+  let content = '';
+  const tools: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  let usage: unknown;
+  for (const chunk of chunks) {
+    if (chunk.usage) usage = chunk.usage;
+    const choice = (chunk.choices as Array<{ delta: Delta }> | undefined)?.[0];
+    if (!choice) continue;
+    content += choice.delta.content ?? '';
+    for (const call of choice.delta.tool_calls ?? []) {
+      const slot = (tools[call.index] ??= { id: call.id ?? '', type: 'function', function: { name: '', arguments: '' } });
+      slot.function.name += call.function.name ?? '';
+      slot.function.arguments += call.function.arguments ?? '';
+    }
+  }
+  const head = chunks[0] as { id: string; created: number; model: string };
+  return {
+    id: head.id,
+    object: 'chat.completion',
+    created: head.created,
+    model: head.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: content || null, ...(tools.length ? { tool_calls: tools } : {}) },
+        finish_reason: tools.length ? 'tool_calls' : 'stop',
+      },
+    ],
+    ...(usage ? { usage } : {}),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}

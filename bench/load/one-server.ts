@@ -1,0 +1,206 @@
+/**
+ * One server under N live sessions: users with think time drive `tiny` sessions through
+ * `steward serve` for a measuring window, then the memory figures: N sessions parked at a
+ * wait, then the same N running one long model call each. Afterwards every acknowledged
+ * action is looked up in the journal (nothing lost).
+ */
+import pg from 'pg';
+import { startLlmServer, type LlmOptions, type LlmServer } from './llm-server.js';
+import { startServer, type ServerProcess } from './servers.js';
+import { startCrowd, type Action, type Crowd } from './users.js';
+import type { ServerStats } from './server-process.js';
+import { lostActions } from './journal-check.js';
+import { percentile, sleep } from './numbers.js';
+
+export interface LoadSettings {
+  rampMs: number;
+  windowMs: number;
+  thinkMinMs: number;
+  thinkMaxMs: number;
+  llm: LlmOptions;
+  random: () => number;
+  /** Skip the memory phase (quick mode's small N says nothing about bytes per session). */
+  memory: boolean;
+}
+
+export interface OneServerFigures {
+  store: 'sqlite' | 'postgres';
+  sessions: number;
+  actions: number;
+  actionsPerSecond: number;
+  addedMs: { p50: number; p95: number; p99: number };
+  modelMsPerAction: number;
+  eventLoopP99Ms: number;
+  cpuMsPerRound: number;
+  storeMsPerEvent: number;
+  rounds: number;
+  throttled: number;
+  pgConnections: number | null;
+  waitingBytesPerSession: number | null;
+  runningBytesPerSession: number | null;
+  heapMbWaiting: number | null;
+  sessionsDone: number;
+  lost: number;
+  overlaps: number;
+  failures: string[];
+}
+
+/** Model time of each session's calls inside an action: what the user waited for the model. */
+export function addedLatencies(actions: readonly Action[], llm: LlmServer): { added: number[]; model: number[] } {
+  const bySession = new Map<number, typeof llm.calls>();
+  for (const call of llm.calls) bySession.set(call.session, [...(bySession.get(call.session) ?? []), call]);
+  const added: number[] = [];
+  const model: number[] = [];
+  for (const action of actions) {
+    let inside = 0;
+    for (const call of bySession.get(action.session) ?? []) if (call.start >= action.start - 1 && call.end <= action.end + 1) inside += call.end - call.start;
+    model.push(inside);
+    added.push(Math.max(0, action.end - action.start - inside));
+  }
+  return { added, model };
+}
+
+async function connectionsUsed(url: string | null): Promise<() => Promise<number>> {
+  if (!url) return async () => 0;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const sample = async () => {
+    const { rows } = await client.query<{ n: string }>(
+      'select count(*)::text as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    return Number(rows[0]?.n ?? 0);
+  };
+  return Object.assign(sample, { end: () => client.end() });
+}
+
+export async function oneServer(
+  kind: 'sqlite' | 'postgres',
+  db: string,
+  sessions: number,
+  firstMarker: number,
+  settings: LoadSettings,
+  say: (line: string) => void,
+): Promise<OneServerFigures> {
+  const llm = await startLlmServer(settings.llm);
+  const server = await startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1' });
+  const pgSample = await connectionsUsed(kind === 'postgres' ? db : null);
+  let pgMax = 0;
+  try {
+    say(`  ${kind} · ${sessions} sessions: ramp ${settings.rampMs / 1000} s, window ${settings.windowMs / 1000} s`);
+    const crowd = startCrowd(sessions, firstMarker, settings.rampMs, {
+      servers: () => [server.url],
+      thinkMinMs: settings.thinkMinMs,
+      thinkMaxMs: settings.thinkMaxMs,
+      random: settings.random,
+    });
+    await sleep(settings.rampMs);
+    const before = await server.stats({ reset: true });
+    const t0 = performance.now();
+    const sampler = setInterval(() => void pgSample().then((n) => (pgMax = Math.max(pgMax, n))), 1000);
+    await sleep(settings.windowMs);
+    clearInterval(sampler);
+    const after = await server.stats();
+    const t1 = performance.now();
+    await crowd.stop();
+    const inWindow = crowd.actions.filter((a) => a.end >= t0 && a.end <= t1);
+    const rounds = llm.calls.filter((c) => c.end >= t0 && c.end <= t1).length;
+    const { added, model } = addedLatencies(inWindow, llm);
+    const memory = settings.memory ? await memoryFigures(server, llm, sessions, firstMarker + 1_000_000, settings, say) : null;
+    const figures = windowFigures(kind, sessions, inWindow, added, model, rounds, before, after, (t1 - t0) / 1000, llm);
+    await server.close();
+    const lost = await lostActions(db, [crowd, ...(memory ? [memory.crowd] : [])]);
+    return {
+      ...figures,
+      pgConnections: kind === 'postgres' ? pgMax : null,
+      waitingBytesPerSession: memory?.waiting ?? null,
+      runningBytesPerSession: memory?.running ?? null,
+      heapMbWaiting: memory?.heapMb ?? null,
+      sessionsDone: crowd.sessionsDone,
+      lost,
+      overlaps: llm.overlaps,
+      failures: [...crowd.failures, ...(memory?.crowd.failures ?? [])].slice(0, 20),
+    };
+  } finally {
+    await server.kill().catch(() => {});
+    await (pgSample as unknown as { end?: () => Promise<void> }).end?.();
+    await llm.close();
+  }
+}
+
+function windowFigures(
+  store: 'sqlite' | 'postgres',
+  sessions: number,
+  actions: readonly Action[],
+  added: number[],
+  model: number[],
+  rounds: number,
+  before: ServerStats,
+  after: ServerStats,
+  seconds: number,
+  llm: LlmServer,
+) {
+  const sorted = [...added].sort((a, b) => a - b);
+  return {
+    store,
+    sessions,
+    actions: actions.length,
+    actionsPerSecond: actions.length / seconds,
+    addedMs: { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) },
+    modelMsPerAction: model.reduce((a, b) => a + b, 0) / Math.max(1, model.length),
+    eventLoopP99Ms: after.eventLoopP99Ms,
+    cpuMsPerRound: (after.cpuMs - before.cpuMs) / Math.max(1, rounds),
+    storeMsPerEvent: (after.storeMs - before.storeMs) / Math.max(1, actions.length + rounds),
+    rounds,
+    throttled: llm.throttled,
+  };
+}
+
+/** N sessions parked at their first approval (bytes per waiting session), then all running one long call. */
+async function memoryFigures(
+  server: ServerProcess,
+  llm: LlmServer,
+  sessions: number,
+  firstMarker: number,
+  settings: LoadSettings,
+  say: (line: string) => void,
+) {
+  say(`    memory: ${sessions} sessions parked at a wait, then running`);
+  while ((await server.stats()).held > 0) await sleep(200);
+  const empty = await server.stats({ gc: true });
+  const crowd: Crowd = startCrowd(sessions, firstMarker, settings.rampMs, {
+    servers: () => [server.url],
+    thinkMinMs: 1,
+    thinkMaxMs: 2,
+    random: settings.random,
+    parkAtApproval: true,
+  });
+  const deadline = performance.now() + settings.rampMs + 120_000;
+  while (crowd.parked.length + crowd.failures.length < sessions && performance.now() < deadline) await sleep(250);
+  await crowd.stop();
+  while ((await server.stats()).held > 0) await sleep(200);
+  const waiting = await server.stats({ gc: true });
+  // Every parked session now runs one model call that lasts long enough to be measured.
+  llm.setLatency(6000, 6000);
+  const approvals = crowd.parked.map(({ id }) =>
+    fetch(`${server.url}/sessions/${encodeURIComponent(id)}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'user_approved_next_step' }),
+    }).then(async (r) => ({ id, ok: r.status === 200 && (await r.text()).length > 0 })),
+  );
+  const started = performance.now();
+  while (llm.inFlight < crowd.parked.length && performance.now() - started < 5000) await sleep(100);
+  const running = await server.stats({ gc: true });
+  const held = running.held;
+  for (const answer of await Promise.allSettled(approvals)) {
+    if (answer.status === 'fulfilled' && answer.value.ok) crowd.acknowledged.set(answer.value.id, (crowd.acknowledged.get(answer.value.id) ?? 0) + 1);
+    else crowd.failures.push(`approval while measuring memory: ${answer.status === 'rejected' ? String(answer.reason) : 'not 200'}`);
+  }
+  llm.setLatency(settings.llm.minMs, settings.llm.maxMs);
+  return {
+    crowd,
+    waiting: (waiting.heapUsedBytes - empty.heapUsedBytes) / Math.max(1, crowd.parked.length),
+    running: (running.heapUsedBytes - waiting.heapUsedBytes) / Math.max(1, held),
+    heapMb: waiting.heapUsedBytes / 1e6,
+  };
+}

@@ -1,0 +1,63 @@
+/** The load benchmark's tables, its targets, and what counts as a correctness problem. */
+import type { KillFigures } from './kills.js';
+import type { OneServerFigures } from './one-server.js';
+
+/** The targets at 1,000 sessions on this machine (model latency 0.3–3 s). */
+export const TARGETS = { addedP99Ms: 50, eventLoopP99Ms: 20, waitingBytes: 20 * 1024 } as const;
+
+const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+const kb = (n: number | null) => (n === null ? '—' : `${(n / 1024).toFixed(1)} KB`);
+
+function mark(ok: boolean): string {
+  return ok ? '' : ' ✗';
+}
+
+export function printRuns(runs: readonly OneServerFigures[], say: (line: string) => void): void {
+  if (runs.length === 0) return;
+  say('One server · N live sessions (users think between actions)');
+  say(
+    '| store | sessions | actions/s | added p50 / p95 / p99 ms | model ms/action | event loop p99 ms | CPU ms/round | store ms/event | PG conns | bytes/waiting | bytes/running | heap, all waiting | done | lost |',
+  );
+  say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of runs) {
+    const atTarget = r.sessions <= 1000;
+    say(
+      `| ${r.store} | ${r.sessions} | ${r.actionsPerSecond.toFixed(1)} | ${ms(r.addedMs.p50)} / ${ms(r.addedMs.p95)} / ${ms(r.addedMs.p99)}${mark(!atTarget || r.addedMs.p99 <= TARGETS.addedP99Ms)} | ` +
+        `${ms(r.modelMsPerAction)} | ${ms(r.eventLoopP99Ms)}${mark(!atTarget || r.eventLoopP99Ms <= TARGETS.eventLoopP99Ms)} | ${ms(r.cpuMsPerRound)} | ${ms(r.storeMsPerEvent)} | ` +
+        `${r.pgConnections ?? '—'} | ${kb(r.waitingBytesPerSession)}${mark(r.waitingBytesPerSession === null || r.waitingBytesPerSession <= TARGETS.waitingBytes)} | ${kb(r.runningBytesPerSession)} | ` +
+        `${r.heapMbWaiting === null ? '—' : `${r.heapMbWaiting.toFixed(0)} MB`} | ${r.sessionsDone} | ${r.lost} |`,
+    );
+  }
+  say(`targets (≤ 1,000 sessions): added p99 ≤ ${TARGETS.addedP99Ms} ms, event loop p99 ≤ ${TARGETS.eventLoopP99Ms} ms; a waiting session ≤ 20 KB (✗: missed)`);
+  say('');
+}
+
+export function printKills(k: KillFigures, say: (line: string) => void): void {
+  say(`Three servers on PostgreSQL, ${k.kills} SIGKILLs (lease ${k.leaseMs} ms)`);
+  say('| interrupted sessions | takeover p50 / p99 / max ms | not resumed | model calls made twice | on two servers at once | lost | actions |');
+  say('|---|---|---|---|---|---|---|');
+  say(
+    `| ${k.interrupted} | ${ms(k.takeoverMs.p50)} / ${ms(k.takeoverMs.p99)}${mark(k.takeoverMs.p99 <= 2 * k.leaseMs)} / ${ms(k.takeoverMs.max)} | ${k.notResumed} | ${k.callsRunTwice} | ${k.overlaps} | ${k.lost} | ${k.actions} |`,
+  );
+  say(`target: takeover p99 ≤ 2 × lease = ${2 * k.leaseMs} ms; a call interrupted by a kill is made again by the server that takes over (counted above)`);
+  say('');
+}
+
+/** What makes the run fail: lost or doubled work, a stuck session, an error a user saw. */
+export function problemsOf(runs: readonly OneServerFigures[], kills: KillFigures | null): string[] {
+  const problems: string[] = [];
+  for (const r of runs) {
+    const where = `${r.store} ${r.sessions}`;
+    if (r.lost > 0) problems.push(`${where}: ${r.lost} acknowledged action(s) missing from the journal`);
+    if (r.overlaps > 0) problems.push(`${where}: ${r.overlaps} model call(s) of one session at once`);
+    for (const f of r.failures) problems.push(`${where}: ${f}`);
+    if (r.actions === 0) problems.push(`${where}: no action finished in the window`);
+  }
+  if (kills) {
+    if (kills.lost > 0) problems.push(`kills: ${kills.lost} acknowledged action(s) missing from the journal`);
+    if (kills.overlaps > 0) problems.push(`kills: ${kills.overlaps} time(s) one session had model calls open on two servers`);
+    if (kills.notResumed > 0) problems.push(`kills: ${kills.notResumed} interrupted session(s) never ran again`);
+    for (const f of kills.failures) problems.push(`kills: ${f}`);
+  }
+  return problems;
+}

@@ -1,0 +1,111 @@
+/**
+ * `npm run bench:load`: Steward as a deployment meets it — thousands of sessions whose
+ * model takes 0.3–3 s, users who think between actions, several servers, and kills.
+ *
+ *   npm run bench:load                       # full: 100 / 1,000 / 5,000 sessions on SQLite and PostgreSQL, 20 kills (~10 min)
+ *   npm run bench:load -- --quick            # correctness only (nothing lost, no double run), small and fast (CI)
+ *   npm run bench:load -- --sizes 100,1000 --stores sqlite --kills 0
+ *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
+ *
+ * Exits non-zero when an acknowledged action is missing from a journal, a session ran on
+ * two servers at once, a killed server's session never ran again, or a user saw an error.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { startPostgres, type TestPostgres } from '../../test/support/postgres.js';
+import type { LlmOptions } from './llm-server.js';
+import { oneServer, type LoadSettings, type OneServerFigures } from './one-server.js';
+import { killRun, type KillFigures } from './kills.js';
+import { seeded } from './numbers.js';
+import { printKills, printRuns, problemsOf } from './report.js';
+
+interface Args {
+  quick: boolean;
+  sizes: number[];
+  stores: Array<'sqlite' | 'postgres'>;
+  kills: number;
+  /** Where to write the figures as JSON, if anywhere. */
+  json: string | null;
+}
+
+function parseArgs(argv: string[]): Args {
+  const value = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const quick = argv.includes('--quick');
+  const sizes = (value('--sizes') ?? (quick ? '20' : '100,1000,5000')).split(',').map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--sizes takes whole numbers ≥ 1, comma-separated (got ${value('--sizes')})`);
+  const stores = (value('--stores') ?? 'sqlite,postgres').split(',') as Args['stores'];
+  if (stores.some((s) => s !== 'sqlite' && s !== 'postgres')) throw new Error(`--stores takes sqlite, postgres or both (got ${value('--stores')})`);
+  const kills = Number(value('--kills') ?? (quick ? 3 : 20));
+  if (!Number.isInteger(kills) || kills < 0) throw new Error(`--kills takes a whole number ≥ 0 (got ${value('--kills')})`);
+  const json = argv.includes('--json') ? (value('--json')?.startsWith('--') === false ? value('--json')! : 'bench/load-results.json') : null;
+  return { quick, sizes, stores, kills, json };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const random = seeded(42);
+  const llm: LlmOptions = args.quick
+    ? { minMs: 20, maxMs: 200, tokensPerSecond: 400, rate429: 0.05, retryAfterMs: 20, seed: 7 }
+    : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
+  const settings: LoadSettings = args.quick
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: true };
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}`;
+  say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
+  say(
+    `model: latency ${llm.minMs}–${llm.maxMs} ms (log-uniform), ${llm.tokensPerSecond} tokens/s, ${llm.rate429 * 100}% 429s; think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms`,
+  );
+
+  const folder = mkdtempSync(join(tmpdir(), 'steward-load-'));
+  let postgres: TestPostgres | null = null;
+  const runs: OneServerFigures[] = [];
+  let kills: KillFigures | null = null;
+  let marker = 0;
+  try {
+    if (args.stores.includes('postgres') || args.kills > 0) postgres = await startPostgres({ durable: true });
+    for (const store of args.stores) {
+      for (const size of args.sizes) {
+        const db = store === 'sqlite' ? join(folder, `load-${size}.db`) : await postgres!.createDatabase();
+        runs.push(await oneServer(store, db, size, marker, settings, say));
+        marker += 10_000_000;
+        const last = runs.at(-1)!;
+        say(
+          `    ${last.actionsPerSecond.toFixed(1)} actions/s · added p99 ${last.addedMs.p99.toFixed(1)} ms · event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms`,
+        );
+      }
+    }
+    if (args.kills > 0 && postgres) {
+      kills = await killRun(
+        await postgres.createDatabase(),
+        marker,
+        args.quick
+          ? { users: 12, kills: args.kills, leaseMs: 1000, everyMs: 2500, rampMs: 500, thinkMinMs: 50, thinkMaxMs: 300, llm, random }
+          : { users: 150, kills: args.kills, leaseMs: 2000, everyMs: 4500, rampMs: 3000, thinkMinMs: 300, thinkMaxMs: 1500, llm, random },
+        say,
+      );
+    }
+  } finally {
+    await postgres?.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+  say('');
+  printRuns(runs, say);
+  if (kills) printKills(kills, say);
+  say(`load average at the end: ${loadavg()[0]!.toFixed(2)}`);
+  if (args.json) writeFileSync(args.json, JSON.stringify({ machine, quick: args.quick, runs, kills }, null, 2));
+  const problems = problemsOf(runs, kills);
+  for (const problem of problems) say(`PROBLEM: ${problem}`);
+  say(
+    problems.length === 0
+      ? 'correctness: nothing lost, no session on two servers at once, every killed session ran again'
+      : `correctness: ${problems.length} problem(s)`,
+  );
+  process.exitCode = problems.length === 0 ? 0 : 1;
+}
+
+await main();

@@ -1,0 +1,112 @@
+/**
+ * One `steward serve` of the load benchmark, in its own process as a deployment runs it:
+ * the runtime with `OpenAIModel` (the real `openai` client) against the benchmark's model
+ * server, on the store the driver names, through `startServe` — plus what the benchmark
+ * reads from inside: event-loop delay, memory, CPU time and the time spent in the store.
+ *
+ * Started with `node --expose-gc --import tsx bench/load/server-process.ts` and a JSON
+ * config in LOAD_SERVER_CONFIG; it answers the driver over the IPC channel.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { OpenAIModel } from '../../src/models/openai-model.js';
+import { openStore } from '../../src/store/open-store.js';
+import { startServe } from '../../src/serve/server.js';
+import type { SessionStore } from '../../src/store/session-store.js';
+
+export interface ServerConfig {
+  /** SQLite file or postgres:// URL. */
+  db: string;
+  llmBaseURL: string;
+  leaseMs: number;
+  /** Name in the leases table (which server ran what). */
+  owner: string;
+}
+
+export interface ServerStats {
+  eventLoopP50Ms: number;
+  eventLoopP99Ms: number;
+  eventLoopMaxMs: number;
+  heapUsedBytes: number;
+  rssBytes: number;
+  /** User + system CPU time since the process started. */
+  cpuMs: number;
+  storeMs: number;
+  storeCalls: number;
+  /** Sessions held in memory now (sends and takeovers under way). */
+  held: number;
+}
+
+export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
+export type ServerMessage = { type: 'ready'; url: string; pid: number } | { type: 'stats'; stats: ServerStats } | { type: 'closed' };
+
+/** Counts the time spent in the store's async methods (journal writes, loads, leases). */
+function timed(store: SessionStore, totals: { ms: number; calls: number }): SessionStore {
+  const wrap = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, key, receiver) {
+        const value = Reflect.get(object, key, receiver) as unknown;
+        if (typeof value !== 'function' || key === 'constructor') return value;
+        return (...args: unknown[]) => {
+          const start = performance.now();
+          const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+          if (result instanceof Promise) {
+            totals.calls += 1;
+            return result.finally(() => (totals.ms += performance.now() - start));
+          }
+          return result;
+        };
+      },
+    });
+  const leases = store.leases;
+  const outer = wrap(store);
+  if (!leases) return outer;
+  const timedLeases = wrap(leases);
+  return new Proxy(outer, { get: (object, key, receiver) => (key === 'leases' ? timedLeases : Reflect.get(object, key, receiver)) });
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
+  const totals = { ms: 0, calls: 0 };
+  const store = timed(await openStore(config.db), totals);
+  const model = new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 });
+  const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
+  const server = await startServe({ runtime, store, port: 0, maxCreatesPerMinute: 0, leaseMs: config.leaseMs, log: () => {} });
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+
+  process.on('message', (message: DriverMessage) => {
+    if (message.type === 'close') {
+      void server
+        .close()
+        .then(() => store.close?.())
+        .then(() => {
+          process.send?.({ type: 'closed' } satisfies ServerMessage);
+          process.exit(0);
+        });
+      return;
+    }
+    if (message.gc) globalThis.gc?.();
+    const cpu = process.cpuUsage();
+    const memory = process.memoryUsage();
+    const stats: ServerStats = {
+      eventLoopP50Ms: delay.percentile(50) / 1e6,
+      eventLoopP99Ms: delay.percentile(99) / 1e6,
+      eventLoopMaxMs: delay.max / 1e6,
+      heapUsedBytes: memory.heapUsed,
+      rssBytes: memory.rss,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      storeMs: totals.ms,
+      storeCalls: totals.calls,
+      held: server.host.busy,
+    };
+    if (message.reset) delay.reset();
+    process.send?.({ type: 'stats', stats } satisfies ServerMessage);
+  });
+  process.send?.({ type: 'ready', url: server.url, pid: process.pid } satisfies ServerMessage);
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`load server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

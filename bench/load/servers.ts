@@ -1,0 +1,58 @@
+/** The benchmark's `steward serve` processes: start, ask for figures, close, kill. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { DriverMessage, ServerConfig, ServerMessage, ServerStats } from './server-process.js';
+
+const SCRIPT = fileURLToPath(new URL('./server-process.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  stats(options?: { gc?: boolean; reset?: boolean }): Promise<ServerStats>;
+  close(): Promise<void>;
+  /** SIGKILL: no shutdown, no lease given back. */
+  kill(): Promise<void>;
+}
+
+export async function startServer(config: ServerConfig): Promise<ServerProcess> {
+  const child: ChildProcess = fork(SCRIPT, [], {
+    cwd: ROOT,
+    // LOAD_CPU_PROF=DIR: each server writes a CPU profile there when it closes (where its time goes).
+    execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.LOAD_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.LOAD_CPU_PROF] : [])],
+    env: { ...process.env, LOAD_SERVER_CONFIG: JSON.stringify(config), STEWARD_DURABILITY: process.env.STEWARD_DURABILITY ?? '' },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (part: Buffer) => (stderr = (stderr + part.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = await new Promise<Extract<ServerMessage, { type: 'ready' }>>((resolve, reject) => {
+    child.on('message', (message: ServerMessage) => {
+      if (message.type === 'ready') resolve(message);
+    });
+    child.once('exit', (code) => reject(new Error(`load server exited (${code}) before it was ready: ${stderr}`)));
+  });
+  const ask = (message: DriverMessage) => child.send(message);
+  return {
+    url: ready.url,
+    pid: ready.pid,
+    stats: (options = {}) =>
+      new Promise<ServerStats>((resolve) => {
+        const on = (message: ServerMessage) => {
+          if (message.type !== 'stats') return;
+          child.off('message', on);
+          resolve(message.stats);
+        };
+        child.on('message', on);
+        ask({ type: 'stats', ...options });
+      }),
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) ask({ type: 'close' });
+      await exited;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * Simulated users of the load benchmark. Each user drives one session of the `tiny`
+ * package through `steward serve` over HTTP, as a person at a web page would: create it,
+ * type the request, then at every wait think a while (drawn from [thinkMinMs, thinkMaxMs])
+ * and click yes (approve the step, accept the artifact); at `done` start the next session.
+ *
+ * Every action is timed end to end (request sent → the session waits again or is done) and
+ * recorded with the session's marker, so the run can subtract the model's own time and
+ * check afterwards that no acknowledged action is missing from the journal. When a server
+ * stops answering, a user moves to the next server and sends the same action again.
+ */
+import type { SessionView } from '../../src/runtime/view.js';
+import { nextEvent } from '../../test/serve/http.js';
+
+export interface Action {
+  session: number;
+  sessionId: string;
+  kind: string;
+  start: number;
+  end: number;
+  status: number;
+}
+
+export interface UserOptions {
+  servers: () => readonly string[];
+  thinkMinMs: number;
+  thinkMaxMs: number;
+  random: () => number;
+  /** Park every session at its first approval instead of answering it (memory figures). */
+  parkAtApproval?: boolean;
+}
+
+export interface Crowd {
+  readonly actions: Action[];
+  /** Acknowledged user events per session id (the journal must hold at least these). */
+  readonly acknowledged: Map<string, number>;
+  /** Sessions parked (parkAtApproval) and their server index. */
+  readonly parked: Array<{ session: number; id: string; server: number }>;
+  readonly sessionsDone: number;
+  readonly failures: string[];
+  /** The server (index) each session's last action went to: where it runs. */
+  readonly serverOf: Map<number, number>;
+  stop(): Promise<void>;
+}
+
+const RETRY_MS = 100;
+
+interface Reply {
+  status: number;
+  /** Create and get: { view, revision }; send: the SendResult ({ ok, view, revision } or { ok: false, error, … }). */
+  body: { view?: SessionView; revision?: number | null; ok?: boolean; error?: { code?: string } };
+}
+
+async function call(base: string, method: string, path: string, body?: unknown): Promise<Reply> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Reply['body']) : {} };
+}
+
+/** Starts `count` users, their first actions spread over `rampMs`; marker numbers from `firstMarker`. */
+export function startCrowd(count: number, firstMarker: number, rampMs: number, options: UserOptions): Crowd {
+  const actions: Action[] = [];
+  const acknowledged = new Map<string, number>();
+  const parked: Crowd['parked'] = [];
+  const failures: string[] = [];
+  const serverOf = new Map<number, number>();
+  let stopped = false;
+  let marker = firstMarker;
+  let sessionsDone = 0;
+  const sleeps = new Set<() => void>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleeps.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleeps.add(wake);
+    });
+  const think = () => options.thinkMinMs * Math.pow(options.thinkMaxMs / options.thinkMinMs, options.random());
+
+  /** One request, moved to the next server while one does not answer. */
+  async function attempt(server: { index: number }, method: string, path: string, body?: unknown): Promise<Reply> {
+    for (;;) {
+      const list = options.servers();
+      try {
+        const reply = await call(list[server.index % list.length]!, method, path, body);
+        // Running elsewhere (a takeover under way) or shutting down: wait, then again.
+        if (reply.status === 503 || reply.body.error?.code === 'session_running_elsewhere' || reply.body.error?.code === 'lease_lost') {
+          if (stopped) return reply;
+          await sleep(RETRY_MS);
+          continue;
+        }
+        return reply;
+      } catch {
+        if (stopped) throw new Error('stopped');
+        server.index += 1;
+        await sleep(RETRY_MS);
+      }
+    }
+  }
+
+  async function user(index: number): Promise<void> {
+    await sleep((rampMs * index) / Math.max(1, count));
+    const server = { index };
+    while (!stopped) {
+      const session = marker++;
+      const created = await attempt(server, 'POST', '/sessions', { packageId: 'tiny' });
+      if (created.status !== 201) {
+        failures.push(`create: ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
+        return;
+      }
+      let view = created.body.view!;
+      let revision = created.body.revision ?? null;
+      const id = view.id;
+      const request = `[load-${session}] Write a short note about topic ${session}.`;
+      while (!stopped && view.phase !== 'done') {
+        const event = nextEvent(view, request);
+        if (options.parkAtApproval && view.waitingReason === 'approve_step') {
+          parked.push({ session, id, server: server.index });
+          return;
+        }
+        if (event.type !== 'user_submitted_input' || view.waitingReason !== 'intake') await sleep(think());
+        if (stopped) return;
+        serverOf.set(session, server.index % options.servers().length);
+        const start = performance.now();
+        const reply = await attempt(server, 'POST', `/sessions/${encodeURIComponent(id)}/events`, event);
+        const end = performance.now();
+        if (reply.status === 200) {
+          actions.push({ session, sessionId: id, kind: event.type, start, end, status: reply.status });
+          acknowledged.set(id, (acknowledged.get(id) ?? 0) + 1);
+          view = reply.body.view!;
+          revision = reply.body.revision ?? null;
+        } else {
+          // The event may have landed on a server that died before it answered: read where the session is.
+          let fresh = await attempt(server, 'GET', `/sessions/${encodeURIComponent(id)}`);
+          // Taken over and running again elsewhere: wait until it waits for the user.
+          while (!stopped && fresh.status === 200 && fresh.body.view?.phase === 'running') {
+            await sleep(RETRY_MS * 2);
+            fresh = await attempt(server, 'GET', `/sessions/${encodeURIComponent(id)}`);
+          }
+          if (fresh.status !== 200) {
+            failures.push(`${event.type} on ${id}: ${reply.status}, then GET ${fresh.status}`);
+            return;
+          }
+          if (fresh.body.revision === revision) failures.push(`${event.type} on ${id}: ${reply.status} ${JSON.stringify(reply.body.error ?? {})}`);
+          view = fresh.body.view!;
+          revision = fresh.body.revision ?? null;
+        }
+      }
+      if (view.phase === 'done') sessionsDone += 1;
+    }
+  }
+
+  const running = Array.from({ length: count }, (_, i) =>
+    user(i).catch((error: unknown) => {
+      if (!stopped) failures.push(`user ${i}: ${error instanceof Error ? error.message : String(error)}`);
+    }),
+  );
+  return {
+    actions,
+    acknowledged,
+    parked,
+    failures,
+    serverOf,
+    get sessionsDone() {
+      return sessionsDone;
+    },
+    async stop() {
+      stopped = true;
+      for (const wake of [...sleeps]) wake();
+      await Promise.all(running);
+    },
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * One AG-UI run of a session, as events: Steward's live events (machines/stream-events.ts)
+ * turned into AG-UI 1.0 events while the session runs, and the snapshots that close the run.
+ * Every event is checked with `@ag-ui/core`'s own zod schema before it leaves, so a mistake
+ * here is an error of the run, never a malformed event on the wire.
+ */
+import { EventType, type BaseEvent, type Interrupt, type Message } from '@ag-ui/core';
+import { EventSchema } from '@ag-ui/core/schemas';
+import jsonPatch from 'fast-json-patch';
+import type { SessionStreamEvent, StreamEventOf } from '../../machines/stream-events.js';
+import type { SessionContext } from '../../machines/session.context.js';
+import type { ChatMessage, ToolCall } from '../../models/model.js';
+import type { SessionView } from '../../runtime/view.js';
+
+export type Emit = (event: BaseEvent) => void;
+
+/** An event checked by the protocol's schema (throws a ZodError on a mistake of ours). */
+export function checked(event: BaseEvent): BaseEvent {
+  return EventSchema.parse(event) as BaseEvent;
+}
+
+/** The id of message number `n` of an agent's conversation (numbers never repeat: `Transcript.total`). */
+export function messageId(sessionId: string, agent: string, n: number): string {
+  return `${sessionId}:${agent}:${n}`;
+}
+
+/** The view as AG-UI state: plain JSON. */
+export function stateOf(view: SessionView): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(view)) as Record<string, unknown>;
+}
+
+/** The manager's conversation as AG-UI messages (the window the context keeps), with ids that stay the same from run to run. */
+export function messagesOf(context: SessionContext): Message[] {
+  const { messages, total } = context.transcripts.manager;
+  const first = total - messages.length;
+  return messages.flatMap((m: ChatMessage, i): Message[] => {
+    const id = messageId(context.sessionId, 'manager', first + i);
+    switch (m.role) {
+      case 'user':
+        return [{ id, role: 'user', content: m.content }];
+      case 'assistant':
+        return [
+          {
+            id,
+            role: 'assistant',
+            ...(m.content ? { content: m.content } : {}),
+            ...(m.tool_calls?.length
+              ? {
+                  toolCalls: m.tool_calls.map((c) => ({
+                    id: c.id,
+                    type: 'function' as const,
+                    function: { name: c.function.name, arguments: c.function.arguments },
+                  })),
+                }
+              : {}),
+          },
+        ];
+      case 'tool':
+        return [{ id, role: 'tool', toolCallId: m.tool_call_id, content: m.content }];
+      default:
+        return [];
+    }
+  });
+}
+
+/** The manager's latest run_worker call in the context's window: what an approval interrupt is bound to. */
+export function pendingRunWorkerCall(context: SessionContext): string | undefined {
+  const messages = context.transcripts.manager.messages;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant') continue;
+    const call = m.tool_calls?.findLast((c) => c.function.name === 'run_worker');
+    if (call) return call.id;
+  }
+  return undefined;
+}
+
+type Round = StreamEventOf<'round_started'>;
+
+const stepName = (e: Pick<Round, 'agent' | 'workerId' | 'round' | 'burst' | 'maxBurst'>) =>
+  `${e.agent === 'manager' ? 'manager' : `worker ${e.workerId ?? ''}`} round ${e.round} (burst ${e.burst}/${e.maxBurst})`;
+
+/**
+ * Turns one session's live events into AG-UI events while a run lasts. `context()` and
+ * `view()` read the running session (the arguments a tool call was checked with, the state
+ * to diff).
+ */
+export class RunTranslator {
+  private state: Record<string, unknown>;
+  /** The text message open in the current round, if the model streamed text. */
+  private text: { id: string } | null = null;
+  /** Accepted run_worker results wait: an approval interrupt answers them in the next run instead. */
+  private heldResults: BaseEvent[] = [];
+  private results = 0;
+  /** The latest round of each agent: the live assistant message its text and tool calls belong to. */
+  private rounds = { manager: 0, worker: 0 };
+
+  constructor(
+    private readonly emit: Emit,
+    private readonly context: () => SessionContext,
+    private readonly view: () => SessionView,
+    private readonly runId: string,
+  ) {
+    this.state = stateOf(view());
+  }
+
+  /** The state at the run's start, as the first snapshot. */
+  snapshot(): void {
+    this.emit({ type: EventType.STATE_SNAPSHOT, snapshot: this.state } as BaseEvent);
+  }
+
+  on(event: SessionStreamEvent): void {
+    switch (event.type) {
+      case 'round_started':
+        this.releaseHeld();
+        this.rounds[event.agent] = event.round;
+        this.emit({ type: EventType.STEP_STARTED, stepName: stepName(event) } as BaseEvent);
+        return;
+      case 'text_delta': {
+        if (!this.text) {
+          this.text = { id: this.liveMessageId(event.agent) };
+          this.emit({ type: EventType.TEXT_MESSAGE_START, messageId: this.text.id, role: 'assistant' } as BaseEvent);
+        }
+        if (event.text) this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.text.id, delta: event.text } as BaseEvent);
+        return;
+      }
+      case 'round_finished':
+        if (this.text) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.text.id } as BaseEvent);
+        this.text = null;
+        this.emit({ type: EventType.STEP_FINISHED, stepName: stepName(event) } as BaseEvent);
+        this.delta();
+        return;
+      case 'tool_call_checked':
+        this.toolCall(event);
+        return;
+      case 'artifact_published':
+      case 'waiting':
+      case 'done':
+        this.delta();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A tool call's result that waits for the session's next round (or the run's end): sent only if the run gets that far. */
+  hold(result: BaseEvent): void {
+    this.heldResults.push(result);
+  }
+
+  /** Closes the run: what is still open, held results (unless `interrupts` answer them), the snapshots. */
+  finish(interrupts: readonly Interrupt[]): void {
+    if (this.text) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.text.id } as BaseEvent);
+    this.text = null;
+    const bound = new Set(interrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
+    for (const result of this.heldResults.splice(0)) if (!bound.has(String(result.toolCallId))) this.emit(result);
+    this.state = stateOf(this.view());
+    this.emit({ type: EventType.STATE_SNAPSHOT, snapshot: this.state } as BaseEvent);
+    this.emit({ type: EventType.MESSAGES_SNAPSHOT, messages: messagesOf(this.context()) } as BaseEvent);
+  }
+
+  /** A tool call as the chart checked it: start, its arguments in one chunk, end, and the check's result. */
+  private toolCall(event: StreamEventOf<'tool_call_checked'>): void {
+    const agent = event.agent;
+    const calls = this.context().transcripts[agent].messages.flatMap((m): ToolCall[] => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
+    const call = calls.findLast((c) => c.id === event.callId);
+    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: event.callId, toolCallName: event.tool, parentMessageId: this.liveMessageId(agent) } as BaseEvent);
+    if (call?.function.arguments) this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.callId, delta: call.function.arguments } as BaseEvent);
+    this.emit({ type: EventType.TOOL_CALL_END, toolCallId: event.callId } as BaseEvent);
+    const content = event.accepted
+      ? JSON.stringify({ accepted: true })
+      : JSON.stringify({ accepted: false, ...(event.rule ? { rule: event.rule } : {}), ...(event.message ? { message: event.message } : {}) });
+    const result = {
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: `${this.runId}:result:${++this.results}`,
+      toolCallId: event.callId,
+      role: 'tool',
+      content,
+    } as BaseEvent;
+    if (event.accepted && event.tool === 'run_worker' && agent === 'manager') this.heldResults.push(result);
+    else this.emit(result);
+  }
+
+  /**
+   * The assistant message of an agent's current round while the run lasts. Not one of the
+   * snapshot's ids on purpose: MESSAGES_SNAPSHOT then replaces every live message, and the
+   * client's list ends in the conversation's own order.
+   */
+  private liveMessageId(agent: 'manager' | 'worker'): string {
+    return `${this.runId}:${agent}:round-${this.rounds[agent]}`;
+  }
+
+  private releaseHeld(): void {
+    for (const result of this.heldResults.splice(0)) this.emit(result);
+  }
+
+  /** What changed in the view since the last snapshot or delta, as JSON Patch (RFC 6902). */
+  private delta(): void {
+    const next = stateOf(this.view());
+    const patch = jsonPatch.compare(this.state, next);
+    this.state = next;
+    if (patch.length > 0) this.emit({ type: EventType.STATE_DELTA, delta: patch } as BaseEvent);
+  }
+}

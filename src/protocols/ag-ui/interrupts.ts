@@ -1,0 +1,216 @@
+/**
+ * Steward's waits as AG-UI 1.0 interrupts. Each wait of the chart (`waiting_user.*`) is one
+ * interrupt whose `responseSchema` is JSON Schema made (`z.toJSONSchema`) from the same zod
+ * schemas the user events are checked with (machines/session.events.ts), and whose resume
+ * payload becomes exactly one user event. The interrupt id names the session and the journal
+ * entry that entered the wait, so it stays the same across reloads, restarts and refused
+ * answers, and changes with every new wait.
+ */
+import * as z from 'zod';
+import type { Interrupt } from '@ag-ui/core';
+import {
+  StepEdits,
+  UserAcceptedArtifact,
+  UserAnsweredQuestions,
+  UserRejectedArtifact,
+  UserSelectedPackage,
+  UserSubmittedInput,
+  type UserEvent,
+  type UserEventType,
+} from '../../machines/session.events.js';
+import type { WaitingReason } from '../../machines/stream-events.js';
+import type { SessionView } from '../../runtime/view.js';
+
+/** The AG-UI `reason` of each wait: the spec's core values where one fits, else Steward's namespaced one. */
+export const INTERRUPT_REASONS = {
+  approve_step: 'tool_call',
+  review_artifact: 'steward:artifact_review',
+  skill_selection: 'input_required',
+  intake: 'input_required',
+  input: 'input_required',
+  revision: 'input_required',
+  worker_questions: 'input_required',
+} as const satisfies Record<WaitingReason, string>;
+
+/** approve_step: approve (optionally with a new task and/or another of the worker's roles) or reject with a reason. */
+const StepAnswer = z
+  .strictObject({
+    approved: z.boolean().describe('true runs the step; false sends it back to the manager'),
+    reason: StepEdits.shape.reason.describe("approved: the worker's task as you edited it; rejected: why (the manager reads it)"),
+    roleId: StepEdits.shape.roleId.describe("approved: another of the worker's roles"),
+  })
+  .describe('Approve the proposed step (with edits) or reject it');
+
+/** review_artifact: accept (optionally with new bodies for some tags) or reject with notes. */
+const ArtifactAnswer = z
+  .strictObject({
+    accepted: z.boolean().describe('true accepts the artifact; false rejects it (you then describe the changes wanted)'),
+    edits: UserAcceptedArtifact.shape.edits.describe('accepted: tag → new body, as you edited it'),
+    reason: UserRejectedArtifact.shape.reason.describe('rejected: why (the worker reads it when it revises)'),
+  })
+  .describe('Accept the artifact under review (with edits) or reject it');
+
+/** The answers of the wait's question card: one optional string per question id, described by the question. */
+function answersOf(view: SessionView): z.ZodType {
+  const questions = view.questions ?? view.artifact?.questions ?? [];
+  const answer = UserAnsweredQuestions.shape.answers.valueType;
+  if (questions.length === 0) return UserAnsweredQuestions.shape.answers;
+  return z.strictObject(Object.fromEntries(questions.map((q) => [q.id, answer.describe(q.text).optional()])));
+}
+
+/** What an input_required answer may be, one variant per user event the wait declares. */
+function inputVariants(view: SessionView): Partial<Record<UserEventType, z.ZodType>> {
+  return {
+    user_submitted_input: z.strictObject({ text: UserSubmittedInput.shape.text }).describe('Your message'),
+    user_confirmed_intake: z.strictObject({ confirm: z.literal(true) }).describe('Go on with the request as it stands'),
+    user_answered_questions: z.strictObject({ answers: answersOf(view) }).describe('Answers to the questions (question id → answer)'),
+    user_skipped_questions: z.strictObject({ skip: z.literal(true) }).describe('Skip the questions'),
+    user_selected_package: z.strictObject({ packageId: UserSelectedPackage.shape.packageId }).describe('The package to work with'),
+  };
+}
+
+/** The zod schema a resume payload for this wait must match. */
+export function answerSchema(view: SessionView): z.ZodType {
+  const reason = view.waitingReason;
+  if (reason === 'approve_step') return StepAnswer;
+  if (reason === 'review_artifact') return ArtifactAnswer;
+  const variants = inputVariants(view);
+  const declared = view.acceptedEvents.flatMap((type) => (variants[type] ? [variants[type]] : []));
+  const [first, ...rest] = declared;
+  if (!first) throw new Error(`The wait ${String(reason)} declares none of the input events`);
+  return rest.length === 0 ? first : z.union([first, ...rest]);
+}
+
+/** The interrupt id of the wait entered by journal entry `seq`. */
+export function interruptId(sessionId: string, seq: number): string {
+  return `${sessionId}#${seq}`;
+}
+
+/** The journal seq an interrupt id names, or null when it is none of this session's. */
+export function interruptSeq(sessionId: string, id: string): number | null {
+  const prefix = `${sessionId}#`;
+  if (!id.startsWith(prefix)) return null;
+  const seq = Number(id.slice(prefix.length));
+  return Number.isSafeInteger(seq) && seq > 0 ? seq : null;
+}
+
+/** A one-line prompt for whoever answers (the interrupt's `message`). */
+function promptOf(view: SessionView): string {
+  const step = view.pendingStep;
+  switch (view.waitingReason) {
+    case 'approve_step':
+      return `Run ${step?.workerId ?? 'the worker'}${step?.roleId ? ` as ${step.roleId}` : ''}: ${step?.reason ?? ''}`.trim();
+    case 'review_artifact':
+      return `Review artifact ${view.artifact?.id ?? ''} by ${view.artifact?.workerId ?? 'the worker'}.`;
+    case 'revision':
+      return `Describe the changes wanted to artifact ${view.artifact?.id ?? ''}.`;
+    case 'worker_questions':
+      return view.message ?? 'The worker asks before it goes on.';
+    case 'skill_selection':
+      return 'Choose a package.';
+    default:
+      return view.message ?? (view.waitingReason === 'intake' ? 'What should the team do?' : 'Your turn.');
+  }
+}
+
+/**
+ * The interrupt for the wait `view` is in (entered by journal entry `seq`). `toolCallId`:
+ * the manager's run_worker call, for an approval.
+ *
+ * @example
+ * const interrupt = interruptFor(view, 7, 'call_3'); // { id: 's_1#7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…} }
+ */
+export function interruptFor(view: SessionView, seq: number, toolCallId?: string): Interrupt {
+  const reason = view.waitingReason;
+  if (!reason) throw new Error(`Session ${view.id} does not wait (${view.state})`);
+  return {
+    id: interruptId(view.id, seq),
+    reason: INTERRUPT_REASONS[reason],
+    message: promptOf(view),
+    ...(reason === 'approve_step' && toolCallId ? { toolCallId } : {}),
+    responseSchema: z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>,
+    metadata: { steward: { waitingReason: reason, acceptedEvents: view.acceptedEvents } },
+  };
+}
+
+export type AnswerProblem = { ok: false; message: string };
+
+/**
+ * The user event a resume payload stands for at this wait, checked by the wait's schema;
+ * `by` is set by the caller, never taken from the payload.
+ */
+export function eventForAnswer(view: SessionView, payload: unknown): { ok: true; event: UserEvent } | AnswerProblem {
+  const parsed = answerSchema(view).safeParse(payload);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ');
+    return { ok: false, message: `The resume payload does not match the interrupt's responseSchema: ${problems}. Nothing was sent to the session.` };
+  }
+  const answer = parsed.data as Record<string, unknown>;
+  switch (view.waitingReason) {
+    case 'approve_step': {
+      const reason = answer.reason as string | undefined;
+      const roleId = answer.roleId as string | undefined;
+      if (answer.approved !== true) return { ok: true, event: { type: 'user_rejected_next_step', ...(reason !== undefined ? { reason } : {}) } };
+      const edits = { ...(reason !== undefined ? { reason } : {}), ...(roleId !== undefined ? { roleId } : {}) };
+      return { ok: true, event: { type: 'user_approved_next_step', ...(Object.keys(edits).length > 0 ? { edits } : {}) } };
+    }
+    case 'review_artifact': {
+      const artifactId = view.artifact?.id ?? '';
+      if (answer.accepted === true) {
+        const edits = answer.edits as Record<string, string> | undefined;
+        return { ok: true, event: { type: 'user_accepted_artifact', artifactId, ...(edits ? { edits } : {}) } };
+      }
+      const reason = answer.reason as string | undefined;
+      return { ok: true, event: { type: 'user_rejected_artifact', artifactId, ...(reason !== undefined ? { reason } : {}) } };
+    }
+    default:
+      if (typeof answer.text === 'string') return { ok: true, event: { type: 'user_submitted_input', text: answer.text } };
+      if (answer.confirm === true) return { ok: true, event: { type: 'user_confirmed_intake' } };
+      if (answer.skip === true) return { ok: true, event: { type: 'user_skipped_questions' } };
+      if (typeof answer.packageId === 'string') return { ok: true, event: { type: 'user_selected_package', packageId: answer.packageId } };
+      return { ok: true, event: { type: 'user_answered_questions', answers: answer.answers as Record<string, string> } };
+  }
+}
+
+/** The resume payload a journalled user event answers with: the inverse of `eventForAnswer`, to know a resume sent twice. */
+export function answerOf(event: { type?: unknown } & Record<string, unknown>): unknown {
+  const pick = (...keys: string[]) => Object.fromEntries(keys.filter((k) => event[k] !== undefined).map((k) => [k, event[k]]));
+  const edits = (event.edits ?? {}) as Record<string, unknown>;
+  switch (event.type) {
+    case 'user_approved_next_step':
+      return { approved: true, ...edits };
+    case 'user_rejected_next_step':
+      return { approved: false, ...pick('reason') };
+    case 'user_accepted_artifact':
+      return { accepted: true, ...pick('edits') };
+    case 'user_rejected_artifact':
+      return { accepted: false, ...pick('reason') };
+    case 'user_submitted_input':
+      return pick('text');
+    case 'user_confirmed_intake':
+      return { confirm: true };
+    case 'user_skipped_questions':
+      return { skip: true };
+    case 'user_answered_questions':
+      return pick('answers');
+    case 'user_selected_package':
+      return pick('packageId');
+    default:
+      return undefined;
+  }
+}
+
+/** Whether two answers say the same (key order aside). */
+export function sameAnswer(a: unknown, b: unknown): boolean {
+  return stableJson(a) === stableJson(b);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,103 @@
+/**
+ * The AG-UI 1.0 endpoint of `steward serve`: `POST /ag-ui/{packageId}` takes a
+ * `RunAgentInput` (checked with `@ag-ui/core`'s schema) and answers a `text/event-stream`
+ * of AG-UI events, one run (src/protocols/ag-ui/run.ts); `GET /ag-ui/{packageId}/capabilities`
+ * says what the agent supports. `by` comes from the authenticated caller, never the payload.
+ */
+import { AgentCapabilitiesSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
+import type { AgentCapabilities, BaseEvent } from '@ag-ui/core';
+import { streamSSE } from 'hono/streaming';
+import * as z from 'zod';
+import { attribute } from '../../http/auth.js';
+import { jsonBody } from '../../http/body.js';
+import { HttpError, parseOr400 } from '../../http/errors.js';
+import { safeLine } from '../../text/safe-text.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { RouteModule } from '../../serve/route.js';
+import { ErrorBody } from '../../serve/schemas.js';
+import { checked } from './events.js';
+import { runAgUi } from './run.js';
+
+function packageOf(runtime: Runtime, id: string | undefined) {
+  const pkg = id === undefined ? undefined : runtime.packages.get(id);
+  if (!pkg)
+    throw new HttpError(
+      404,
+      'not_found',
+      `No package "${safeLine(id ?? '')}" here. Post to /ag-ui/<package>, one of: ${[...runtime.packages.keys()].join(', ')}.`,
+    );
+  return pkg;
+}
+
+/** What every package's AG-UI agent supports. */
+export function agUiCapabilities(runtime: Runtime, packageId: string): AgentCapabilities {
+  const pkg = packageOf(runtime, packageId);
+  return AgentCapabilitiesSchema.parse({
+    identity: { name: pkg.id, description: pkg.title, type: 'steward' },
+    transport: { streaming: true, resumable: true },
+    state: { snapshots: true, deltas: true, persistentState: true },
+    multiAgent: { supported: true, delegation: true },
+    humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true, feedback: true },
+  }) as AgentCapabilities;
+}
+
+export const agUiRun: RouteModule = {
+  doc: {
+    method: 'post',
+    path: '/ag-ui/{packageId}',
+    summary:
+      'AG-UI 1.0: one run of the thread (threadId = session id; a new thread creates the session) until the session waits (RUN_FINISHED with an interrupt) ' +
+      'or is done; resume answers the open interrupt. Who acted is the caller of the token',
+    body: RunAgentInputSchema as unknown as z.ZodType,
+    responses: {
+      200: {
+        description: 'A text/event-stream of AG-UI events; a refused input or resume is a RUN_ERROR in it, nothing changed',
+        contentType: 'text/event-stream',
+      },
+      400: { description: 'Not a RunAgentInput', schema: ErrorBody },
+      404: { description: 'No such package', schema: ErrorBody },
+    },
+  },
+  mount(app, { runtime, store, host, log }) {
+    app.post('/ag-ui/:packageId', async (c) => {
+      const pkg = packageOf(runtime, c.req.param('packageId'));
+      const input = parseOr400(RunAgentInputSchema, await jsonBody(c), 'body');
+      const who = attribute(c.get('caller'), undefined);
+      const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
+      return streamSSE(c, async (sse) => {
+        let writing = Promise.resolve();
+        const emit = (event: BaseEvent) => {
+          const data = JSON.stringify(checked(event));
+          writing = writing.then(() => sse.writeSSE({ data })).catch(() => {}); // a client gone away: the session still runs to its wait
+        };
+        await runAgUi({ runtime, store, host }, pkg.id, input as Parameters<typeof runAgUi>[2], attribution, (event) => {
+          try {
+            emit(event);
+          } catch (error) {
+            // Never on the wire: a malformed event is a bug of ours, and it must not stop the session's listeners.
+            log(`serve: an AG-UI ${String(event.type)} event failed its schema (a bug): ${error instanceof Error ? error.message : String(error)}`);
+          }
+        });
+        await writing;
+      });
+    });
+  },
+};
+
+export const agUiCapabilitiesRoute: RouteModule = {
+  doc: {
+    method: 'get',
+    path: '/ag-ui/{packageId}/capabilities',
+    summary: "AG-UI capabilities of the package's agent (humanInTheLoop: approvals, interrupts, approve with edits)",
+    responses: {
+      200: { description: 'AgentCapabilities', schema: AgentCapabilitiesSchema as unknown as z.ZodType },
+      404: { description: 'No such package', schema: ErrorBody },
+    },
+  },
+  mount(app, { runtime }) {
+    app.get('/ag-ui/:packageId/capabilities', (c) => c.json(agUiCapabilities(runtime, c.req.param('packageId'))));
+  },
+};
+
+/** The AG-UI routes, as the serve app lists them. */
+export const agUiRoutes: readonly RouteModule[] = [agUiRun, agUiCapabilitiesRoute];

@@ -1,0 +1,191 @@
+/**
+ * One AG-UI run on a thread (= a Steward session): decide from the `RunAgentInput` what the
+ * session is sent — the first request, or the user event a resume stands for — refuse what
+ * the interrupt contract forbids (RUN_ERROR, nothing sent), drive the session until it waits
+ * or is done, and close the run with the snapshots and the outcome.
+ */
+import { EventType, PROTOCOL_VERSION, type BaseEvent, type Interrupt, type RunAgentInput } from '@ag-ui/core';
+import type { SessionContext } from '../../machines/session.context.js';
+import type { UserEvent } from '../../machines/session.events.js';
+import { storedSnapshot } from '../../runtime/persisted.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { sessionView, type SessionView } from '../../runtime/view.js';
+import type { SessionStore } from '../../store/session-store.js';
+import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
+import type { SessionHost } from '../../serve/session-host.js';
+import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
+import { answerOf, eventForAnswer, interruptFor, interruptSeq, sameAnswer } from './interrupts.js';
+import { answerOfWait, currentWaitSeq, readJournal } from './waits.js';
+
+export interface AgUiDeps {
+  runtime: Runtime;
+  store: SessionStore;
+  host: SessionHost;
+}
+
+/** A refusal of the run: RUN_ERROR with a code and a message that names the fix. */
+class RunRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Thread {
+  view: SessionView;
+  context: SessionContext;
+  /** The open interrupt (the session waits), else null. */
+  interrupt: Interrupt | null;
+  /** Whether the session still waits for its first request (a new thread): a user message is that request. */
+  firstRequest: boolean;
+  entries: Awaited<ReturnType<typeof readJournal>>;
+}
+
+async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
+  const stored = await deps.store.load(id);
+  if (!stored) throw new RunRefused('thread_not_found', `No session "${id}".`);
+  const snapshot = storedSnapshot(deps.runtime.machine, stored);
+  const view = sessionView(snapshot);
+  const entries = await readJournal(deps.store, id);
+  const seq = currentWaitSeq(entries);
+  const interrupt = view.phase === 'waiting_user' ? interruptFor(view, seq, pendingRunWorkerCall(snapshot.context)) : null;
+  return { view, context: snapshot.context, interrupt, entries, firstRequest: view.waitingReason === 'intake' && seq === entries[0]?.seq };
+}
+
+/**
+ * The text of the input's newest user message that the thread does not hold yet (the ids of
+ * its messages are ours: MESSAGES_SNAPSHOT gives them to the client), if there is one.
+ */
+function newUserText(input: RunAgentInput, thread: Thread): string | undefined {
+  const known = new Set(messagesOf(thread.context).map((m) => m.id));
+  const last = input.messages.findLast((m) => m.role === 'user' && !known.has(m.id));
+  if (!last) return undefined;
+  const content = last.content as unknown;
+  if (typeof content === 'string') return content.trim();
+  if (Array.isArray(content))
+    return content
+      .flatMap((p: { type?: string; text?: string }) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []))
+      .join('\n')
+      .trim();
+  return '';
+}
+
+type Decision = { kind: 'send'; event: UserEvent; answers?: { toolCallId: string; content: string } } | { kind: 'report' };
+
+/** What this run sends the session, or that it only reports where the thread is (a resume already answered, a cancelled one). */
+function decide(thread: Thread, input: RunAgentInput): Decision {
+  const resume = input.resume ?? [];
+  const open = thread.interrupt;
+  if (thread.view.phase === 'running')
+    throw new RunRefused('thread_running', `Thread ${thread.view.id} is running (another run drives it): wait until that run ends, then send this again.`);
+  if (resume.length === 0) {
+    const text = newUserText(input, thread);
+    // Nothing new (a reloaded page, say): the run reports where the thread is, its open interrupt included.
+    if (text === undefined) return { kind: 'report' };
+    if (thread.view.phase === 'done') throw new RunRefused('thread_done', `Thread ${thread.view.id} is done: start a new thread for a new request.`);
+    if (open && !thread.firstRequest)
+      throw new RunRefused(
+        'interrupt_pending',
+        `Thread ${thread.view.id} has an open interrupt (${open.id}, ${open.reason}): send a run whose resume answers it ` +
+          `({ interruptId: "${open.id}", status: "resolved", payload }) before any new input.`,
+      );
+    if (!open || text === '') return { kind: 'report' };
+    return { kind: 'send', event: { type: 'user_submitted_input', text } };
+  }
+  const entry = open ? resume.find((r) => r.interruptId === open.id) : undefined;
+  for (const other of resume) {
+    if (other === entry) continue;
+    const seq = interruptSeq(thread.view.id, other.interruptId);
+    const answered = seq === null ? undefined : answerOfWait(thread.entries, seq);
+    const same = answered && other.status === 'resolved' && sameAnswer(answerOf(answered.payload as Record<string, unknown>), other.payload);
+    if (!same)
+      throw new RunRefused(
+        'interrupt_stale',
+        `Interrupt ${other.interruptId} is not open on thread ${thread.view.id}` +
+          (answered ? ' (it was answered differently)' : '') +
+          (open ? `: the open one is ${open.id}; answer it.` : thread.view.phase === 'done' ? ': the thread is done.' : '.'),
+      );
+  }
+  // Every entry repeats an answer the journal holds: the same resume again, harmless.
+  if (!entry) return { kind: 'report' };
+  if (entry.status === 'cancelled') return { kind: 'report' };
+  const answer = eventForAnswer(thread.view, entry.payload);
+  if (!answer.ok) throw new RunRefused('invalid_resume_payload', answer.message);
+  const toolCallId = open!.toolCallId;
+  return {
+    kind: 'send',
+    event: answer.event,
+    ...(toolCallId ? { answers: { toolCallId, content: JSON.stringify({ decision: answer.event.type, ...answerOfEvent(answer.event) }) } } : {}),
+  };
+}
+
+const answerOfEvent = (event: UserEvent) => answerOf(event as unknown as Record<string, unknown>) as Record<string, unknown>;
+
+/**
+ * Runs one AG-UI run and emits its events (each checked by `@ag-ui/core`'s schema by `emit`).
+ * `who`: the authenticated caller's attribution (`by`, `via`), never the payload's.
+ *
+ * @example
+ * await runAgUi(deps, 'short-story', input, { by: 'ana' }, (event) => sse.writeSSE({ data: JSON.stringify(event) }));
+ */
+export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgentInput, who: { by?: string; via?: string }, emit: Emit): Promise<void> {
+  const { threadId, runId } = input;
+  const started = { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION } as BaseEvent;
+  try {
+    const problem = sessionIdProblem(threadId);
+    if (problem) throw new RunRefused('invalid_thread_id', `The threadId is the session id: ${problem}, but ${SESSION_ID_RULE}.`);
+    const stored = await deps.store.load(threadId);
+    if (!stored) await deps.host.create({ packageId, id: threadId });
+    else if (stored.packageId !== packageId)
+      throw new RunRefused('thread_package_mismatch', `Thread ${threadId} works with package "${stored.packageId}": post it to /ag-ui/${stored.packageId}.`);
+    const thread = await readThread(deps, threadId);
+    const decision = decide(thread, input);
+    emit(started);
+    let source = { context: () => thread.context, view: () => thread.view };
+    const translator = new RunTranslator(
+      emit,
+      () => source.context(),
+      () => source.view(),
+      runId,
+    );
+    translator.snapshot();
+    // The answered tool call's result goes out once the session took the answer (its next round, or the run's end).
+    if (decision.kind === 'send' && decision.answers)
+      translator.hold({
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: `${runId}:answer`,
+        toolCallId: decision.answers.toolCallId,
+        role: 'tool',
+        content: decision.answers.content,
+      } as BaseEvent);
+    if (decision.kind === 'send') {
+      const result = await deps.host.send(threadId, { ...decision.event, ...who }, (session) => {
+        source = { context: () => session.actorRef.getSnapshot().context, view: () => session.view() };
+        return session.subscribe((event) => translator.on(event), { textDeltas: true });
+      });
+      if (!result.ok) throw new RunRefused(result.error.code, result.error.message);
+    }
+    const after = await readThread(deps, threadId);
+    source = { context: () => after.context, view: () => after.view };
+    const interrupts = after.interrupt ? [after.interrupt] : [];
+    translator.finish(interrupts);
+    emit({
+      type: EventType.RUN_FINISHED,
+      threadId,
+      runId,
+      outcome: interrupts.length > 0 ? { type: 'interrupt', interrupts } : { type: 'success' },
+      ...(after.view.phase === 'done' ? { result: { state: after.view.state, ...(after.view.message ? { summary: after.view.message } : {}) } } : {}),
+    } as BaseEvent);
+  } catch (error) {
+    // Before RUN_STARTED the protocol allows RUN_ERROR alone; after it, RUN_ERROR ends the run.
+    const code = error instanceof RunRefused ? error.code : codeOf(error);
+    emit({ type: EventType.RUN_ERROR, code, message: error instanceof Error ? error.message : String(error) } as BaseEvent);
+  }
+}
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'internal_error';
+}

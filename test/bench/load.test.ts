@@ -1,0 +1,103 @@
+/**
+ * The load benchmark's correctness half, as CI runs it: `bench:load --quick` drives
+ * sessions through real `steward serve` processes on SQLite and PostgreSQL against the
+ * benchmark's model server, SIGKILLs servers, and must find nothing lost and no session run
+ * by two servers at once. Timings are not asserted (the machine is shared). The checks the
+ * run relies on are tested here too, on cases where they must find a problem.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { callsRunTwice } from '../../bench/load/kills.js';
+import { lostActions } from '../../bench/load/journal-check.js';
+import { addedLatencies } from '../../bench/load/one-server.js';
+import { problemsOf } from '../../bench/load/report.js';
+import type { LlmServer } from '../../bench/load/llm-server.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { DemoModel } from '../../src/models/demo-model.js';
+import { postgresUnavailable } from '../support/postgres.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'steward-load-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the load benchmark’s checks', () => {
+  it('counts an acknowledged action the journal lacks as lost', async () => {
+    const db = join(dir, 'lost.db');
+    const store = new SqliteStore(db);
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    await session.send({ type: 'user_submitted_input', text: 'A note, please.' });
+    const id = session.id;
+    await session.close();
+    await store.close();
+    expect(await lostActions(db, [{ acknowledged: new Map([[id, 1]]) }])).toBe(0);
+    expect(await lostActions(db, [{ acknowledged: new Map([[id, 3]]) }])).toBe(2);
+  });
+
+  it('tells a call made twice from a retry after a 429', () => {
+    const arrivals = new Map([
+      [
+        1,
+        [
+          { at: 1, messages: 'a', throttled: true },
+          { at: 2, messages: 'a', throttled: false },
+          { at: 3, messages: 'b', throttled: false },
+        ],
+      ],
+      [
+        2,
+        [
+          { at: 1, messages: 'a', throttled: false },
+          { at: 5, messages: 'a', throttled: false },
+        ],
+      ],
+    ]);
+    expect(callsRunTwice(arrivals)).toBe(1);
+  });
+
+  it("subtracts only the session's own model calls inside the action", () => {
+    const llm = {
+      calls: [
+        { session: 1, start: 10, end: 60, throttledMs: 0 },
+        { session: 2, start: 10, end: 90, throttledMs: 0 },
+        { session: 1, start: 200, end: 300, throttledMs: 0 },
+      ],
+    } as unknown as LlmServer;
+    const { added, model } = addedLatencies([{ session: 1, sessionId: 's', kind: 'x', start: 0, end: 100, status: 200 }], llm);
+    expect(model).toEqual([50]);
+    expect(added).toEqual([50]);
+  });
+
+  it('fails a run that lost work or ran a session on two servers', () => {
+    const run = { store: 'sqlite', sessions: 1, actions: 4, lost: 1, overlaps: 0, failures: [] } as never;
+    expect(problemsOf([run], null)).toEqual(['sqlite 1: 1 acknowledged action(s) missing from the journal']);
+    const kills = { lost: 0, overlaps: 2, notResumed: 1, failures: [] } as never;
+    expect(problemsOf([], kills)).toHaveLength(2);
+  });
+});
+
+describe.skipIf(postgresUnavailable !== null)('bench:load --quick', () => {
+  it('loses nothing and never runs a session on two servers, across SQLite, PostgreSQL and kills', { timeout: 600_000 }, () => {
+    const out = join(dir, 'load.json');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/load/run.ts', '--quick', '--json', out], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 590_000,
+    });
+    expect(run.stdout, run.stderr).toContain('correctness: nothing lost');
+    expect(run.status).toBe(0);
+    const figures = JSON.parse(readFileSync(out, 'utf8')) as {
+      runs: Array<{ store: string; actions: number; lost: number; overlaps: number }>;
+      kills: { kills: number; lost: number; overlaps: number; notResumed: number };
+    };
+    expect(figures.runs.map((r) => r.store)).toEqual(['sqlite', 'postgres']);
+    for (const r of figures.runs) expect(r).toMatchObject({ lost: 0, overlaps: 0 });
+    expect(figures.runs.every((r) => r.actions > 0)).toBe(true);
+    expect(figures.kills).toMatchObject({ kills: 3, lost: 0, overlaps: 0, notResumed: 0 });
+  });
+});
