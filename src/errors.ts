@@ -35,6 +35,8 @@ export type StewardErrorCode =
   | 'conflict'
   | 'lease_lost'
   | 'session_running_elsewhere'
+  /** An idempotency key sent again with another event than the one it was journalled with. */
+  | 'idempotency_key_reused'
   | 'bad_snapshot'
   | 'internal_error'
   | StoreErrorCode

@@ -16,9 +16,19 @@
  * console.log(view.state, session.enabledEvents());
  */
 export * from './machine.js';
-export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type ResumeOptions, type SessionHistory } from './runtime/runtime.js';
+export {
+  createRuntime,
+  type Runtime,
+  type RuntimeOptions,
+  type CreateSessionOptions,
+  type ResumeOptions,
+  type SessionHistory,
+  type UpgradeOptions,
+  type UpgradeResult,
+} from './runtime/runtime.js';
+export type { SendOptions } from './runtime/send-keys.js';
 export type { TranscriptName } from './runtime/archive.js';
-export { Session, type SendResult, type SendError, type SendOptions } from './runtime/session.js';
+export { Session, type SendResult, type SendError } from './runtime/session.js';
 export type { SessionEventListener, SubscribeOptions } from './runtime/session-events.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
@@ -35,6 +45,10 @@ export type {
   EventBus,
   AppendInput,
   AppendOptions,
+  CreateInput,
+  SendKeyInput,
+  SendKeyRecord,
+  StoredPackageVersion,
   ListOptions,
   SessionPage,
   Durability,

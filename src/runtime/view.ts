@@ -54,6 +54,13 @@ export interface SessionView {
   tokens: { burst: number; session: number; maxBurst: number | null };
   /** The session this one was forked from, and the journal entry it starts after. */
   forkedFrom?: ForkOrigin;
+  /**
+   * The package version the session runs (sha256 of its manifest and prompts, kept in the
+   * store); null without a package, or for a session saved before pinning that was not resumed since.
+   */
+  packageVersion: string | null;
+  /** The version of the package on disk, when it differs from the pinned one: `steward upgrade` moves the session to it. */
+  packageOnDisk?: string;
 }
 
 export function artifactView(context: SessionContext, id: string): ArtifactView | undefined {
@@ -77,12 +84,14 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
  * What a UI, the CLI or a test needs to know of a session, derived from its snapshot.
  *
  * @example
- * const view = sessionView(actor.getSnapshot());
+ * const view = sessionView(actor.getSnapshot(), (id) => versions.get(id)); // the second argument: the hash of a package on disk
  * if (view.waitingReason === 'review_artifact') showArtifact(view.artifact!);
  */
-export function sessionView(snapshot: SessionSnapshot): SessionView {
+export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageId: string) => string | undefined): SessionView {
   const { context } = snapshot;
   const { ledger } = context;
+  const pinned = context.package?.version ?? null;
+  const onDisk = context.package && packageOnDisk ? packageOnDisk(context.package.id) : undefined;
   // One reading of the chart gives the state, what it accepts and what is enabled now.
   const { state, accepted, enabled } = readSnapshot(snapshot);
   const dot = state.indexOf('.');
@@ -102,6 +111,7 @@ export function sessionView(snapshot: SessionSnapshot): SessionView {
     usage: ledger.usage,
     rounds: context.rounds,
     tokens: { burst: ledger.burstTokens, session: ledger.usage.promptTokens + ledger.usage.completionTokens, maxBurst: ledger.maxBurstTokens },
+    packageVersion: pinned,
   };
   // The optional fields, set only when there is something to show (absent rather than undefined).
   if (phase === 'waiting_user') {
@@ -118,6 +128,7 @@ export function sessionView(snapshot: SessionSnapshot): SessionView {
   if (context.assessment) view.assessment = context.assessment;
   if (context.notice) view.notice = context.notice;
   if (ledger.forkedFrom) view.forkedFrom = ledger.forkedFrom;
+  if (onDisk !== undefined && onDisk !== pinned) view.packageOnDisk = onDisk;
   return view;
 }
 

@@ -8,6 +8,7 @@ import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { WaitingReasonSchema } from '../machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
+import { IdempotencyKeySchema } from '../runtime/send-keys.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
 const count = (min: number, max: number) =>
@@ -70,6 +71,9 @@ export const StreamCursor = z
 
 export { UserEventSchema };
 
+/** The Idempotency-Key header of POST /sessions/{id}/events: the runtime's key schema. */
+export const IdempotencyKeyHeader = IdempotencyKeySchema.describe('a key that makes the send count once (a UUID or ULID)');
+
 export const ErrorBody = z
   .object({
     error: z.object({
@@ -92,6 +96,8 @@ export const SessionViewSchema = z
     state: z.string().describe('dotted state, e.g. waiting_user.approve_step'),
     phase: z.enum(['waiting_user', 'running', 'done']),
     waitingReason: WaitingReasonSchema.optional(),
+    packageVersion: z.string().nullable().describe('the package version the session is pinned to (sha256 of its manifest and prompts); null: none yet'),
+    packageOnDisk: z.string().optional().describe('the version on disk when it differs from the pinned one: `steward upgrade` moves the session to it'),
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),
@@ -109,7 +115,7 @@ const SendFailure = z.object({
 });
 
 export const SendResultSchema = z
-  .union([z.object({ ok: z.literal(true), view: SessionViewSchema, revision: z.number().nullable() }), SendFailure])
+  .union([z.object({ ok: z.literal(true), view: SessionViewSchema, revision: z.number().nullable(), repeated: z.literal(true).optional() }), SendFailure])
   .describe('SendResult: the view once the session waits for you again (or is done)');
 
 /** A send's 400 comes from two places: the server's check of the body, and the session's check of the event. */

@@ -18,6 +18,7 @@
  * a running one over at its next scan instead of after a whole lease.
  */
 import { randomBytes } from 'node:crypto';
+import type { SendOptions } from '../runtime/send-keys.js';
 import { performance } from 'node:perf_hooks';
 import { snapshotState } from '../machines/refusals.js';
 import { storedSnapshot } from '../runtime/persisted.js';
@@ -128,16 +129,22 @@ export class SessionHost {
    * `observe` is handed the session before the event reaches it (to follow its live events
    * with text deltas, say, and read its view as it runs) and returns what stops observing.
    */
-  send(id: string, event: unknown, observe?: (session: Session) => () => void): Promise<Sent> {
-    return this.dispatch(id, event, false, observe) as Promise<Sent>;
+  send(id: string, event: unknown, observe?: (session: Session) => () => void, options: SendOptions = {}): Promise<Sent> {
+    return this.dispatch(id, event, false, observe, options) as Promise<Sent>;
   }
 
   /** `send`, answered as soon as the session took the event (`Prefer: respond-async`); a refusal still answers with the SendResult. */
-  sendAsync(id: string, event: unknown): Promise<Sent | Accepted> {
-    return this.dispatch(id, event, true);
+  sendAsync(id: string, event: unknown, options: SendOptions = {}): Promise<Sent | Accepted> {
+    return this.dispatch(id, event, true, undefined, options);
   }
 
-  private async dispatch(id: string, event: unknown, async: boolean, observe?: (session: Session) => () => void): Promise<Sent | Accepted> {
+  private async dispatch(
+    id: string,
+    event: unknown,
+    async: boolean,
+    observe: ((session: Session) => () => void) | undefined,
+    options: SendOptions,
+  ): Promise<Sent | Accepted> {
     this.refuseWhileDraining();
     const held = this.hold(id);
     let session: Session;
@@ -152,7 +159,7 @@ export class SessionHost {
     const acceptance = new Promise<Accepted>((resolve) => (accepted = resolve));
     const onAccepted = () => accepted({ accepted: true, sessionId: id, revision: session.revision ?? null });
     // the route's schema checked the event; send() checks it again
-    const sending = session.send(event as UserEvent, async ? { onAccepted } : {});
+    const sending = session.send(event as UserEvent, async ? { ...options, onAccepted } : options);
     this.sends.add(sending);
     const settled = (async () => {
       try {

@@ -17,6 +17,32 @@ import type { JournalEntry, JournalEntryFields, SessionSummary } from './records
 
 export type { JournalEntry, SessionSummary };
 
+import type { StoredPackageVersion } from '../skills/package-version.js';
+
+export type { StoredPackageVersion };
+
+/**
+ * How many idempotency keys a store keeps per session: the most recent ones by journal entry
+ * (a count, not a time, so a session idle for a month still knows its last sends). A key
+ * older than that is forgotten, and a send with it counts again.
+ */
+export const SEND_KEYS_KEPT = 100;
+
+/** An idempotency key journalled with the entry of the event it was sent with. */
+export interface SendKeyInput {
+  key: string;
+  /** sha256 of the event as sent (canonical JSON, without the runtime's `at`): a key reused for another event is told apart. */
+  fingerprint: string;
+}
+
+/** A journalled idempotency key, and the result of its send once that send resolved. */
+export interface SendKeyRecord extends SendKeyInput {
+  /** The journal entry of the event sent with the key. */
+  seq: number;
+  /** What the send resolved with (JSON), or null while it runs (or when its process stopped before it resolved). */
+  result: unknown;
+}
+
 /**
  * When a store's commits reach the disk (see docs/design.md §8, "Durability"):
  * - 'acknowledged' (default): a write that ends a `send()` (the wait, done, a refusal)
@@ -85,6 +111,8 @@ export interface ArchiveItem extends ArchiveItemInput {
 export interface JournalEntryInput extends JournalEntryFields {
   /** What the event added to the session's history: written to the archive, not the journal row. */
   added?: ArchiveItemInput[];
+  /** The idempotency key the event was sent with: kept (SEND_KEYS_KEPT per session) with this entry's seq. */
+  sendKey?: SendKeyInput;
 }
 
 export interface StoredSession {
@@ -173,6 +201,18 @@ export interface AppendInput extends AppendOptions {
   snapshot: unknown;
   /** Archive items that belong to no new entry (a migrated snapshot's history). */
   archive?: ArchiveItemInput[];
+  /** Package versions the new snapshot is pinned to: kept once per store (by hash), in the same transaction. */
+  packageVersions?: StoredPackageVersion[];
+}
+
+/** What `SessionStore.create` writes: the session, its first entry, and the package versions it is pinned to. */
+export interface CreateInput {
+  id: string;
+  packageId: string | null;
+  snapshot: unknown;
+  entry: JournalEntryInput;
+  /** Kept once per store (by hash), in the same transaction as the session. */
+  packageVersions?: StoredPackageVersion[];
 }
 
 /**
@@ -216,7 +256,7 @@ export interface EventBus {
 
 export interface SessionStore {
   /** Creates the session at revision 1 with its first journal entry. Throws ConflictError if the id exists. */
-  create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession>;
+  create(session: CreateInput): Promise<StoredSession>;
   /** The session, or undefined when there is none with that id. */
   load(id: string): Promise<StoredSession | undefined>;
   /**
@@ -234,6 +274,12 @@ export interface SessionStore {
    * A session without such items (or unknown) gives an empty list.
    */
   archived(id: string, kind: ArchiveItemInput['kind'], key: string, options?: { from?: number; to?: number }): Promise<ArchiveItem[]>;
+  /** A package version by its hash (written with a session that is pinned to it), or undefined. */
+  packageVersion(hash: string): Promise<StoredPackageVersion | undefined>;
+  /** The idempotency key `key` of a session, when it is one of the SEND_KEYS_KEPT latest journalled; else undefined. */
+  sendKey(id: string, key: string): Promise<SendKeyRecord | undefined>;
+  /** Keeps what the send with `key` resolved with (JSON), for a repeat of that send; a key not journalled is ignored. */
+  saveSendResult(id: string, key: string, result: unknown): Promise<void>;
   /** Journal entries in seq order; `afterSeq` skips the first ones, `limit` caps the count. */
   journal(id: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
   /**

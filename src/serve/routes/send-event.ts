@@ -4,7 +4,7 @@ import { query, sessionId } from '../route.js';
 import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
 import { clientResult, HttpError, parseOr400, statusOf } from '../../http/errors.js';
-import { AcceptedResponse, ErrorBody, SendBadRequest, SendQuery, SendResultSchema, UserEventSchema } from '../schemas.js';
+import { AcceptedResponse, ErrorBody, IdempotencyKeyHeader, SendBadRequest, SendQuery, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 /** `Prefer: respond-async` (RFC 7240; among other preferences too) or `?wait=false`: answer once the event is taken. */
 function wantsAsync(c: Context): boolean {
@@ -20,12 +20,15 @@ export const sendEvent: RouteModule = {
     summary:
       'Send a user event; answers once the session waits for you again (or is done), or at once with 202 when asked (`Prefer: respond-async`, `?wait=false`). Who acted: with ' +
       "named tokens, the token's name (an act-for-others token may name another, recorded with `via`: the " +
-      "token); else the event's `by`, or the X-Steward-User header, as claimed",
+      "token); else the event's `by`, or the X-Steward-User header, as claimed. With an Idempotency-Key header the send counts " +
+      'once: the same key again (on any server of the store, also after a restart) changes nothing and answers the stored ' +
+      'result with `repeated: true`; the same key with another event is a 422 (idempotency_key_reused)',
     body: UserEventSchema,
     query: SendQuery,
     headers: {
       Prefer: '`respond-async`: answer 202 as soon as the session took the event (the stream and GET /sessions/{id} tell the rest)',
       'X-Steward-User': "who acted, when the event names no `by` (with named tokens: held to the token's name)",
+      'Idempotency-Key': 'makes the send count once (1–200 of A–Z a–z 0–9 . _ : ~ + / = -; the latest 100 per session are kept)',
     },
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
@@ -50,6 +53,10 @@ export const sendEvent: RouteModule = {
           'elsewhere: the SendResult with the structured error, state unchanged',
         schema: SendResultSchema,
       },
+      422: {
+        description: 'idempotency_key_reused: the Idempotency-Key was sent before with another event of this session; nothing was sent',
+        schema: SendResultSchema,
+      },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
     },
   },
@@ -68,8 +75,11 @@ export const sendEvent: RouteModule = {
       const who = attribute(c.get('caller'), event.by);
       if (!who.ok) return c.json({ error: { code: who.code, message: who.message } }, 403);
       const { by: _claimed, ...rest } = event;
+      const key = c.req.header('idempotency-key');
+      const idempotencyKey = key === undefined ? undefined : parseOr400(IdempotencyKeyHeader, key, 'Idempotency-Key header');
+      const options = idempotencyKey !== undefined ? { idempotencyKey } : {};
       const attributed = { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) };
-      const result = async ? await host.sendAsync(id, attributed) : await host.send(id, attributed);
+      const result = async ? await host.sendAsync(id, attributed, options) : await host.send(id, attributed, undefined, options);
       if ('accepted' in result) {
         c.header('Preference-Applied', 'respond-async');
         return c.json(AcceptedResponse.parse(result), 202);
