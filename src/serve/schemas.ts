@@ -8,7 +8,7 @@ import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { WaitingReasonSchema } from '../machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
-import { IdempotencyKeySchema } from '../runtime/send-keys.js';
+import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
 const count = (min: number, max: number) =>

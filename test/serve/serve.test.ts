@@ -285,6 +285,7 @@ describe('steward serve', () => {
       'query:wait',
       'header:Prefer',
       'header:X-Steward-User',
+      'header:Idempotency-Key',
     ]);
     expect(send.responses['202'].headers['Preference-Applied']).toBeDefined();
     const streamDoc = doc.paths['/sessions/{id}/stream'].get;
