@@ -35,6 +35,7 @@
 import { assertEvent, assign, emit, enqueueActions, fromPromise, setup, stateIn, type AnyStateMachine } from 'xstate';
 import { UserError } from '../errors.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
+import { stepNeedsApproval } from './approval.js';
 import { ancestry, leafNodes, readChart } from './refusals.js';
 import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
@@ -62,7 +63,7 @@ const headKind = (context: SessionContext) => {
 function settledBoundary(context: SessionContext): Boundary | null {
   if (context.reply.queue.length > 1) return null;
   if (context.reply.boundary || headKind(context) !== 'boundary') return context.reply.boundary;
-  return update.boundaryOf(context.reply.queue[0]!);
+  return update.boundaryOf(context, context.reply.queue[0]!);
 }
 
 const isUserTurn = (boundary: SessionContext['reply']['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
@@ -124,10 +125,11 @@ export const sessionMachine = setup({
 
     moreCallsQueued: ({ context }) => context.reply.queue.length > 1,
 
-    // Where a reply leads, once its last call is settled.
-    choseApprovalStep: ({ context }) => {
+    // Where a reply leads, once its last call is settled. A proposed step waits for a person when
+    // the approval policy says so (approval.ts): its answer is in the step, fixed when it was proposed.
+    stepNeedsApproval: ({ context }) => {
       const boundary = settledBoundary(context);
-      return boundary?.tool === 'run_worker' && boundary.step.requiresApproval;
+      return boundary?.tool === 'run_worker' && stepNeedsApproval(boundary.step);
     },
     choseWorkerRun: ({ context }) => settledBoundary(context)?.tool === 'run_worker',
     choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
@@ -216,7 +218,7 @@ export const sessionMachine = setup({
       if (checked) enqueue.emit(checked);
     }),
 
-    proposeStep: assign(({ context }) => update.takeStep(context)),
+    proposeStep: assign(({ context }, { waits }: { waits: boolean }) => update.takeStep(context, waits)),
     showManagerMessage: assign(({ context }) => update.showManagerMessage(context)),
     startWorkerRun: assign(({ context }) => ({ ...update.startWorkerConversation(context), intakeConfirmed: true })),
     publishArtifact: enqueueActions(({ context, enqueue }) => {
@@ -449,8 +451,16 @@ export const sessionMachine = setup({
                   actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } },
                 },
                 { guard: 'moreCallsQueued', actions: 'settleCall' },
-                { guard: 'choseApprovalStep', target: '#session.waiting_user.approve_step', actions: ['settleCall', 'proposeStep'] },
-                { guard: 'choseWorkerRun', target: '#session.running.worker', actions: ['settleCall', 'proposeStep', 'startWorkerRun'] },
+                {
+                  guard: 'stepNeedsApproval',
+                  target: '#session.waiting_user.approve_step',
+                  actions: ['settleCall', { type: 'proposeStep', params: { waits: true } }],
+                },
+                {
+                  guard: 'choseWorkerRun',
+                  target: '#session.running.worker',
+                  actions: ['settleCall', { type: 'proposeStep', params: { waits: false } }, 'startWorkerRun'],
+                },
                 { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: ['settleCall', 'showManagerMessage'] },
                 { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: ['settleCall', 'showManagerMessage'] },
                 { guard: 'choseFinish', target: '#session.done', actions: ['settleCall', 'showManagerMessage'] },

@@ -11,6 +11,7 @@ import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboa
 import type { Artifact } from '../blackboard/artifacts.js';
 import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
+import { ApprovalPolicySchema } from '../skills/package-schema.js';
 import { transcriptOf, type WindowLimits } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
@@ -23,8 +24,10 @@ import type { ArchiveItemInput, StoredSession } from '../store/session-store.js'
  * v4: a tag's archived versions are counted in one summary `{archived, size}` first in its
  *   list instead of an entry each (the context is bounded however many versions a tag gets);
  *   window limits stay as saved.
+ * v5: a step carries the approval policy's answer for it (`step.approval`); a v4 step gets
+ *   `model`, the only rule there was (the manager's requiresApproval decided).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 4;
+export const SNAPSHOT_SCHEMA_VERSION = 5;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -71,6 +74,7 @@ const ContextSchema = z.looseObject({
   blackboard: ownRecord(z.string(), TagListSchema),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
+  step: z.looseObject({ workerId: z.string(), requiresApproval: z.boolean(), approval: ApprovalPolicySchema }).nullable(),
   ledger: z.looseObject({
     usage: z.looseObject({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() }),
     maxBurstTokens: z.number().int().positive().nullable(),
@@ -214,7 +218,14 @@ function v3ToV4(old: Record<string, unknown>): { context: Record<string, unknown
   return { context: { ...old, blackboard: Object.fromEntries(board) }, history: [] };
 }
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4 };
+/** v4 → v5: the step (if any) gets the approval policy's answer `model`: before v5 the manager's requiresApproval decided alone. */
+function v4ToV5(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
+  const step = old.step;
+  if (!step || typeof step !== 'object') return { context: old, history: [] };
+  return { context: { ...old, step: { ...step, approval: 'model' } }, history: [] };
+}
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

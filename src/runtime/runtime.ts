@@ -39,9 +39,25 @@ import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
 import { checkSessionId } from '../ids.js';
 import { OwnLease, PassedLease, type SessionLeasing } from './session-lease.js';
+import { checkedMachine, providesActor } from './provided-machine.js';
+import type { ApprovalRule } from '../agents/approvals.js';
 
 export interface RuntimeOptions {
   model: Model;
+  /**
+   * The machine every session runs: `sessionMachine.provide({ guards, actions, actors })`
+   * (default: Steward's own). Store, journal, replay, fork, serve and the inspector all use
+   * it. Its states and events must be the chart's (checked here: MachineMismatchError); the
+   * runtime provides its manager and worker turns unless the machine brings its own.
+   */
+  machine?: SessionMachine;
+  /**
+   * The deployment's approval policy, asked for each step the manager proposes: `always`
+   * (a person approves it), `never` (it runs at once) or `model` (the manager's
+   * requiresApproval decides). `step.approval` is the worker's front matter policy (default
+   * `model`), which applies without this option. The answer is journalled with the reply.
+   */
+  approval?: ApprovalRule;
   /** LLM rounds allowed between two user actions (default 12). */
   maxBurst?: number;
   /**
@@ -179,6 +195,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (!options?.model || typeof options.model.complete !== 'function') {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
   }
+  if (options.approval !== undefined && typeof options.approval !== 'function')
+    throw new UserError("createRuntime: approval must be a function (step, context) => 'always' | 'never' | 'model'.");
   const maxBurst = checkMaxBurst(options.maxBurst ?? DEFAULT_MAX_BURST, 'createRuntime');
   const maxBurstTokens = checkMaxBurstTokens(options.maxBurstTokens, 'createRuntime');
   const windowProblem = windowLimitsProblem(options.window);
@@ -222,10 +240,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   // A model call streams its text only while a listener of its session wants it.
   const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
-  const machine = sessionMachine.provide({
+  const base = options.machine === undefined ? sessionMachine : checkedMachine(options.machine);
+  const turnOptions = { lookup, textDeltas, gate: beforeModelCall, ...(options.approval ? { approval: options.approval } : {}) };
+  const machine = base.provide({
     actors: {
-      managerTurn: createManagerTurn(options.model, { lookup, textDeltas, gate: beforeModelCall }),
-      workerTurn: createWorkerTurn(options.model, promptOf, { lookup, textDeltas, gate: beforeModelCall }),
+      ...(providesActor(base, 'managerTurn') ? {} : { managerTurn: createManagerTurn(options.model, turnOptions) }),
+      ...(providesActor(base, 'workerTurn') ? {} : { workerTurn: createWorkerTurn(options.model, promptOf, turnOptions) }),
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};

@@ -76,6 +76,10 @@ export const SessionViewSchema = z
     state: z.string().describe('dotted state, e.g. waiting_user.approve_step'),
     phase: z.enum(['waiting_user', 'running', 'done']),
     waitingReason: WaitingReasonSchema.optional(),
+    approvalRequiredBy: z
+      .enum(['policy', 'model'])
+      .optional()
+      .describe("approve_step: why the step waits — the deployment's approval policy, or the manager asked"),
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),

@@ -8,6 +8,7 @@
 import type { JournalEntry } from '../../store/session-store.js';
 import type { SessionView } from '../../runtime/view.js';
 import type { SessionContext } from '../../machines/session.context.js';
+import { approvalReasonText } from '../../machines/approval.js';
 import { api, ApiError, type Info, type PendingRequest, type SessionPayload, type TimePoint } from './api.js';
 import { DiagramView } from './diagram-view.js';
 import { byId, fill, h } from './dom.js';
@@ -326,7 +327,11 @@ function details(view: SessionView, context: SessionContext): HTMLElement[] {
           h('dt', null, 'reason'),
           h('dd', null, step.reason),
           h('dt', null, 'approval'),
-          h('dd', null, step.requiresApproval ? 'required' : 'not required'),
+          h(
+            'dd',
+            { id: 'approval-reason' },
+            view.approvalRequiredBy ? approvalReasonText(step, view.approvalRequiredBy) : step.requiresApproval ? 'required' : 'not required',
+          ),
           step.revises ? [h('dt', null, 'revises'), h('dd', null, `${step.revises}${step.revisionNotes ? `: ${step.revisionNotes}` : ''}`)] : null,
         ),
       ),
