@@ -275,6 +275,11 @@ export const sessionMachine = setup({
       if (named('burstUsedUp') || named('burstTokensUsedUp')) return;
       enqueue.emit({ type: 'round_started', ...report.roundOf(context, 'worker') });
     }),
+    // Each waiting state, on its way out, reports the person's decision that ended the wait.
+    announceDecision: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
+      const decision = report.decisionMade(context, reason, event);
+      if (decision) enqueue.emit(decision);
+    }),
     announceDone: emit(({ context }) => ({ type: 'done' as const, summary: context.message })),
 
     /**
@@ -334,6 +339,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.skill_selection' } },
             { type: 'announceWaiting', params: { reason: 'skill_selection' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'skill_selection' } },
           on: {
             user_selected_package: { guard: 'packageIsKnown', target: 'intake', actions: 'selectPackage' },
           },
@@ -343,6 +349,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.intake' } },
             { type: 'announceWaiting', params: { reason: 'intake' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'intake' } },
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
             user_confirmed_intake: { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
@@ -356,6 +363,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.input' } },
             { type: 'announceWaiting', params: { reason: 'input' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'input' } },
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordUserInput'] },
             user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
@@ -367,6 +375,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.approve_step' } },
             { type: 'announceWaiting', params: { reason: 'approve_step' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'approve_step' } },
           on: {
             user_approved_next_step: {
               guard: 'editedRoleIsWorkers',
@@ -381,6 +390,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.review_artifact' } },
             { type: 'announceWaiting', params: { reason: 'review_artifact' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'review_artifact' } },
           on: {
             user_accepted_artifact: { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             user_rejected_artifact: { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
@@ -391,6 +401,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.worker_questions' } },
             { type: 'announceWaiting', params: { reason: 'worker_questions' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'worker_questions' } },
           on: {
             user_answered_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
             user_skipped_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
@@ -401,6 +412,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.revision' } },
             { type: 'announceWaiting', params: { reason: 'revision' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'revision' } },
           on: {
             user_submitted_input: { target: '#session.running.worker', actions: ['resetBurst', 'startRevision'] },
           },

@@ -41,6 +41,9 @@ import { checkSessionId } from '../ids.js';
 import { OwnLease, PassedLease, type SessionLeasing } from './session-lease.js';
 import { checkedMachine, providesActor } from './provided-machine.js';
 import type { ApprovalRule } from '../agents/approvals.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { SessionTracer, TRACER_NAME } from './tracing.js';
+import { OpenAIModel } from '../models/openai-model.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -58,6 +61,12 @@ export interface RuntimeOptions {
    * `model`), which applies without this option. The answer is journalled with the reply.
    */
   approval?: ApprovalRule;
+  /**
+   * Traces every session with OpenTelemetry (GenAI semantic conventions; docs/design.md
+   * "Traces"): pass your SDK's provider, or `trace.getTracerProvider()` for the global one.
+   * Off by default: without it no listener is attached.
+   */
+  tracerProvider?: TracerProvider;
   /** LLM rounds allowed between two user actions (default 12). */
   maxBurst?: number;
   /**
@@ -249,6 +258,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};
+  const tracer = options.tracerProvider?.getTracer(TRACER_NAME);
+  const tracedModel = { name: options.model.label, provider: options.model instanceof OpenAIModel ? 'openai' : '_OTHER' };
   const storeReader =
     (id: string): ArchiveReader =>
     (kind, key, opts) =>
@@ -377,6 +388,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (session && live.get(session.id) === session) live.delete(session.id);
     });
     if (!ended) live.set(session.id, session);
+    if (!ended && tracer) session.subscribe(new SessionTracer(tracer, session.id, session.view().packageId, tracedModel).listener, { textDeltas: false });
     return session;
   }
 
