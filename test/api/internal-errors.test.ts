@@ -19,7 +19,9 @@ function thrown(fn: () => unknown): unknown {
 
 describe('a bug in Steward is an InternalError', () => {
   it('boundaryOf a call that is no boundary tool', () => {
-    const error = thrown(() => boundaryOf({} as SessionContext, { call: { id: 'c1', type: 'function', function: { name: 'list_workers', arguments: '{}' } }, args: {} }));
+    const error = thrown(() =>
+      boundaryOf({} as SessionContext, { call: { id: 'c1', type: 'function', function: { name: 'list_workers', arguments: '{}' } }, args: {} }),
+    );
     expect(InternalError.isInstance(error)).toBe(true);
     expect((error as InternalError).message).toMatch(/"list_workers" is not a manager boundary tool.*bug in Steward/);
   });
