@@ -47,14 +47,14 @@ describe('snapshot schema v3 → v4', () => {
     expect((snapshot as { context: SessionContext }).context.transcripts.window).toEqual({ messages: 200, chars: 100_000 });
   });
 
-  it('a v4 step gets the approval policy "model": the manager decided alone before v5', () => {
+  it('a v5 step gets the approval policy "model": the manager decided alone before v6', () => {
     const { snapshot } = openEnvelopeWithHistory('s', structuredClone(v3));
     const context = (snapshot as { context: SessionContext }).context;
     const step = { workerId: 'w', reason: 'r', requiresApproval: true };
-    const { snapshot: migrated } = openEnvelopeWithHistory('s', { schemaVersion: 4, snapshot: { ...(snapshot as object), context: { ...context, step } } });
+    const { snapshot: migrated } = openEnvelopeWithHistory('s', { schemaVersion: 5, snapshot: { ...(snapshot as object), context: { ...context, step } } });
     expect((migrated as { context: SessionContext }).context.step).toEqual({ ...step, approval: 'model' });
-    // A v5 step without one is not a valid snapshot.
-    expect(() => openEnvelopeWithHistory('s', { schemaVersion: 5, snapshot: { ...(snapshot as object), context: { ...context, step } } })).toThrow(
+    // A v6 step without one is not a valid snapshot.
+    expect(() => openEnvelopeWithHistory('s', { schemaVersion: 6, snapshot: { ...(snapshot as object), context: { ...context, step } } })).toThrow(
       /step\.approval/,
     );
   });
@@ -77,7 +77,7 @@ describe('snapshot schema v3 → v4', () => {
 describe('snapshot schema v1 → v2', () => {
   it('the fixture is v1, and the migration bounds it without losing anything', () => {
     expect(v1.schemaVersion).toBe(1);
-    expect(SNAPSHOT_SCHEMA_VERSION).toBe(5);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(6);
     expect(oldContext.managerMessages.length).toBeGreaterThan(60);
     const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
     const context = (snapshot as { context: SessionContext }).context;
@@ -122,7 +122,7 @@ describe('snapshot schema v1 → v2', () => {
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
-      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(5);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(6);
       expect(stored!.revision).toBe(2);
       expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
       expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
@@ -147,7 +147,7 @@ describe('snapshot schema v1 → v2', () => {
     expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
     expect((await session.tagVersion('note', 1))?.body).toBe('First note.');
     session.stop();
-    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 6 })).toThrow(/newer Steward.*v6/);
+    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 7 })).toThrow(/newer Steward.*v7/);
     expect(() => runtime.restoreSession({ schemaVersion: 1, snapshot: { context: { managerMessages: 'x' } } })).toThrow(SnapshotError);
   });
 });
