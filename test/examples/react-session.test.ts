@@ -1,15 +1,13 @@
 /**
  * examples/react-session as a user builds it: installed from the packed tarball (steward,
  * react, react-dom, vite from the npm registry), built with Vite, opened in Chromium, and
- * driven to `done` on a `steward serve` (this repository's CLI, its model the real `openai`
- * client against a local fake that streams like the demo model): the request typed in, the
- * step approved with an edited task, each artifact accepted with an edited body.
- *
- * The page is on another origin than the server when the server takes `--cors-origin`
- * (then through CORS, the bearer header and the async send of the wire contract); a
- * server without it is reached through the page's own origin (test/support/page-proxy.ts).
- * The draft's check needs a server that streams `artifact_delta`: the deltas it showed
- * join to the body the worker then published.
+ * driven to `done` on a `steward serve --packages` of the app's own package (written by the
+ * installed CLI's `steward init-package`; the server is this repository's CLI, its model the
+ * real `openai` client against a local fake that streams like the demo model): the request
+ * typed in, each step approved with an edited task, each artifact accepted with an edited
+ * body. The page is on another origin than the server (`--cors-origin`): CORS, the bearer
+ * header, the async send and the fetch-based stream of the wire contract. The drafts it
+ * showed, built from `artifact_delta`s, end as the bodies the workers published.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +18,7 @@ import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StewardClient } from '../../src/client.js';
-import { runCli, startCli, until, root, type RunningCli } from '../support/cli-process.js';
+import { startCli, until, root, type RunningCli } from '../support/cli-process.js';
 import { demoResponder } from '../support/demo-replies.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
@@ -38,7 +36,7 @@ let page: PageServer;
 let serve: RunningCli;
 let serveUrl = '';
 let openai: FakeOpenAI;
-let cors = false;
+const PACKAGE = 'otter-notes';
 
 beforeAll(async () => {
   if (skip) return;
@@ -53,9 +51,9 @@ beforeAll(async () => {
   await npmInstall(dir);
   await run('npx', ['--no-install', 'vite', 'build', '--logLevel', 'error'], { cwd: dir });
 
-  // A server that takes --cors-origin is called from the page's origin directly; one that does not, through the page's.
-  cors = (await runCli(['serve', '--help'], { db: join(dir, 'help.db') })).stdout.includes('--cors-origin');
-  page = await pageServer({ dir: join(dir, 'dist') }, () => serveUrl, { dropOrigin: !cors });
+  // The app's own package, from the installed CLI (it needs no store).
+  await run(process.execPath, [join(dir, 'node_modules/steward/bin/steward.mjs'), 'init-package', PACKAGE, '--dir', 'packages'], { cwd: dir });
+  page = await pageServer({ dir: join(dir, 'dist') }, () => serveUrl, { dropOrigin: false });
   cleanups.push(() => page.close());
   const responder = demoResponder();
   openai = await startFakeOpenAI(async (body, n) => {
@@ -64,7 +62,7 @@ beforeAll(async () => {
     return 'reply' in step ? { reply: { ...step.reply, pieces: 8, chunkDelayMs: 15 } } : step;
   });
   cleanups.push(() => openai.close());
-  serve = startCli(['serve', '--port', '0', ...(cors ? ['--cors-origin', page.origin] : [])], {
+  serve = startCli(['--packages', join(dir, 'packages'), 'serve', '--port', '0', '--cors-origin', page.origin], {
     db: join(dir, 'serve.db'),
     env: { STEWARD_TOKEN: TOKEN, OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'test-key', OPENAI_MODEL: 'fake' },
     timeoutMs: 240_000,
@@ -97,8 +95,7 @@ describe.skipIf(skip)('examples/react-session in Chromium', () => {
     const tab = await browser.newPage();
     const errors: string[] = [];
     tab.on('pageerror', (e) => errors.push(String(e)));
-    const api = cors ? serveUrl : `${page.origin}/api`;
-    await tab.goto(`${page.url}?api=${encodeURIComponent(api)}&token=${TOKEN}`);
+    await tab.goto(`${page.url}?api=${encodeURIComponent(serveUrl)}&token=${TOKEN}&package=${PACKAGE}`);
     // Every text the draft showed, as the page rendered it.
     await tab.evaluate(() => {
       const w = window as unknown as { drafts: string[] };
@@ -147,6 +144,7 @@ describe.skipIf(skip)('examples/react-session in Chromium', () => {
     // What the server recorded: the user's edits, as sent from the page.
     const client = new StewardClient({ baseUrl: serveUrl, token: TOKEN });
     const [session] = (await client.list({ limit: 1 })).sessions;
+    expect(session!.packageId).toBe(PACKAGE);
     const events = (await client.journal(session!.id)).entries.filter((e) => e.kind === 'event').map((e) => JSON.stringify(e.payload));
     expect(events.some((e) => e.includes('user_approved_next_step') && e.includes('Edited task'))).toBe(true);
     expect(events.some((e) => e.includes('user_accepted_artifact') && e.includes('Edited body'))).toBe(true);
