@@ -56,6 +56,7 @@ export type HttpErrorCode =
   | 'forbidden_origin'
   | 'by_not_allowed'
   | 'rate_limited'
+  | 'server_busy'
   | 'body_too_large'
   | 'unsupported_media_type'
   | 'not_found'

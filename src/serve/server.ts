@@ -37,6 +37,8 @@ export interface ServeOptions {
   graceMs?: number;
   /** Lease length on stores with leases (PostgreSQL; default 30 s): a dead server's sessions are taken over this long after. */
   leaseMs?: number;
+  /** Sessions this server runs at once, at most (default 0: no limit); a send beyond it answers 429 with Retry-After. */
+  maxRunning?: number;
   /** Sessions one caller may create per minute (a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
   maxCreatesPerMinute?: number;
   /** The store as it may be printed (no password). */
@@ -86,7 +88,14 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
   const log = (message: string) => write(safeText(message));
-  const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+  const maxRunning = options.maxRunning ?? 0;
+  if (!Number.isInteger(maxRunning) || maxRunning < 0)
+    throw new UserError(`maxRunning must be a whole number ≥ 0 (0: no limit), got ${String(options.maxRunning)}.`);
+  const host = new SessionHost(options.runtime, options.store, {
+    log,
+    maxRunning,
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+  });
   let listening: { host: string; port: number } | undefined;
   const { app, deps } = buildServeApp({
     runtime: options.runtime,

@@ -55,6 +55,12 @@ export interface Accepted {
 export interface SessionHostOptions {
   /** Lease length (default 30 s): a dead server's sessions are taken over this long after its last renewal. */
   leaseMs?: number;
+  /**
+   * Sessions this process runs at once, at most (0: no limit). A send for another session
+   * beyond it is refused with 429 and Retry-After (`isFull`) instead of queueing behind the
+   * model calls under way: the client retries, or another server takes it.
+   */
+  maxRunning?: number;
   /** This process's name in the leases table, shown to whoever finds a session running here (default "steward serve on HOST pid N"). */
   owner?: string;
   log?: (message: string) => void;
@@ -67,6 +73,7 @@ const newRunId = () => randomBytes(6).toString('hex');
 export class SessionHost {
   readonly owner: string;
   readonly leaseMs: number;
+  readonly maxRunning: number;
   private readonly held = new Map<string, Held>();
   /** Sessions this process is letting go of (closing, giving the lease back), by id. */
   private readonly releasing = new Map<string, Promise<void>>();
@@ -87,6 +94,7 @@ export class SessionHost {
     options: SessionHostOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.maxRunning = options.maxRunning ?? 0;
     this.owner = options.owner ?? leaseOwnerName('steward serve');
     this.log = options.log ?? (() => {});
   }
@@ -96,6 +104,11 @@ export class SessionHost {
   }
 
   /** Sessions this process holds now (sends under way and takeovers). */
+  /** True when a send for `id` would start one session more than `maxRunning` allows. */
+  isFull(id: string): boolean {
+    return this.maxRunning > 0 && !this.held.has(id) && this.held.size >= this.maxRunning;
+  }
+
   get busy(): number {
     return this.held.size;
   }

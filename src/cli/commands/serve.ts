@@ -18,6 +18,7 @@ interface ServeFlags {
   allowHost: string[];
   corsOrigin: string[];
   maxCreatesPerMinute: number;
+  maxRunning: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -57,6 +58,12 @@ export function register(program: Command): void {
       wholeNumber(0),
       DEFAULT_MAX_CREATES_PER_MINUTE,
     )
+    .option(
+      '--max-running <n>',
+      'sessions this server runs at once; a send for one more answers 429 with Retry-After instead of queueing (0: no limit)',
+      wholeNumber(0),
+      0,
+    )
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
@@ -72,6 +79,7 @@ export function register(program: Command): void {
           graceMs: flags.graceMs,
           leaseMs: flags.leaseMs,
           maxCreatesPerMinute: flags.maxCreatesPerMinute,
+          maxRunning: flags.maxRunning,
           storeLabel: printableLocation(ctx.dbPath),
           allowedHosts: flags.allowHost,
           corsOrigins: flags.corsOrigin,

@@ -57,12 +57,25 @@ export const sendEvent: RouteModule = {
         description: 'idempotency_key_reused: the Idempotency-Key was sent before with another event of this session; nothing was sent',
         schema: SendResultSchema,
       },
+      429: {
+        description:
+          'server_busy: this server runs as many sessions as `--max-running` allows; retry after the `Retry-After` header (seconds), or send to another server',
+        schema: ErrorBody,
+      },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
     },
   },
   mount(app, { host, log }) {
     app.post('/sessions/:id/events', async (c) => {
       const id = sessionId(c);
+      if (host.isFull(id)) {
+        c.header('Retry-After', '1');
+        throw new HttpError(
+          429,
+          'server_busy',
+          `This server runs ${host.maxRunning} sessions at once, its limit: retry in a second, or send to another server of the store (steward serve --max-running sets the limit).`,
+        );
+      }
       const async = wantsAsync(c);
       const body = await jsonBody(c);
       // Who acted, as claimed: the event's own `by`, else the X-Steward-User header; the
