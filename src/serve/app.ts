@@ -22,7 +22,18 @@ import { stream } from './routes/stream.js';
 import { agUiRoutes } from '../protocols/ag-ui/route.js';
 import { a2aRoutes } from '../protocols/a2a/route.js';
 
-export const routes: readonly RouteModule[] = [healthz, openapi, createSession, listSessions, getSession, sendEvent, journal, stream, ...agUiRoutes, ...a2aRoutes];
+export const routes: readonly RouteModule[] = [
+  healthz,
+  openapi,
+  createSession,
+  listSessions,
+  getSession,
+  sendEvent,
+  journal,
+  stream,
+  ...agUiRoutes,
+  ...a2aRoutes,
+];
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 

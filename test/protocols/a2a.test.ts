@@ -58,7 +58,16 @@ describe('A2A endpoint (SQLite)', () => {
       /* 3 */ async (): Promise<ModelReply> => {
         reachedGate.open();
         await managerRuns.wait;
-        return { content: null, toolCalls: [{ id: 'call_sum', type: 'function', function: { name: 'run_worker', arguments: JSON.stringify({ workerId: 'summarize', reason: 'One line.', requiresApproval: false }) } }] };
+        return {
+          content: null,
+          toolCalls: [
+            {
+              id: 'call_sum',
+              type: 'function',
+              function: { name: 'run_worker', arguments: JSON.stringify({ workerId: 'summarize', reason: 'One line.', requiresApproval: false }) },
+            },
+          ],
+        };
       },
       /* 4 */ { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { summary: 'A light is kept.' } })] },
       /* 5 */ { agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Note and summary are accepted.' })] },
@@ -87,21 +96,27 @@ describe('A2A endpoint (SQLite)', () => {
     expect(approval.responseSchema).toMatchObject({ type: 'object', required: ['approved'] });
 
     // Bad answers: JSON-RPC errors with a clear message; nothing changes (same wait, same interrupt id).
-    await expect(client.sendMessage(request({ text: 'sure' }, { taskId: 'ctx-1' }))).rejects.toThrow(/waits \(approve_step\) for more than text.*responseSchema/);
+    await expect(client.sendMessage(request({ text: 'sure' }, { taskId: 'ctx-1' }))).rejects.toThrow(
+      /waits \(approve_step\) for more than text.*responseSchema/,
+    );
     await expect(client.sendMessage(request({ data: { approved: 'yes' } }, { taskId: 'ctx-1' }))).rejects.toThrow(/approved: .*Nothing was sent/);
     await expect(client.sendMessage(request({ data: { approved: true, by: 'mallory' } }, { taskId: 'ctx-1' }))).rejects.toThrow(/Unrecognized key.*by/);
     await expect(client.sendMessage(request({ text: 'x' }, { taskId: 'no-such-task' }))).rejects.toThrow(/No task no-such-task/);
     expect(interruptOf(await client.getTask({ tenant: '', id: 'ctx-1' }))).toEqual(approval);
 
     // Approve with edits, streamed: the task (working), a working note per round, then the review wait.
-    let events: StreamResponse[] = await collect(client.sendMessageStream(request({ data: { approved: true, reason: 'Restate it in one line.' } }, { taskId: 'ctx-1' })));
+    let events: StreamResponse[] = await collect(
+      client.sendMessageStream(request({ data: { approved: true, reason: 'Restate it in one line.' } }, { taskId: 'ctx-1' })),
+    );
     expect(kinds(events)).toEqual(['task', 'status:working', 'status:input-required']);
     const review = events.at(-1)!.payload!.value as { status: Task['status'] };
     expect(review.status?.message?.parts.map((p) => p.content?.$case)).toEqual(['text', 'text', 'data']);
     expect(review.status?.message?.parts[1]).toMatchObject({ content: { value: 'A keeper keeps a light.' }, metadata: { tag: 'note' } });
 
     // Accept with edits, streamed; the manager's next round waits at the gate: the task works, and SubscribeToTask follows it.
-    const accepting = collect(client.sendMessageStream(request({ data: { accepted: true, edits: { note: 'A keeper keeps the light.' } } }, { taskId: 'ctx-1' })));
+    const accepting = collect(
+      client.sendMessageStream(request({ data: { accepted: true, edits: { note: 'A keeper keeps the light.' } } }, { taskId: 'ctx-1' })),
+    );
     await reachedGate.wait;
     const watcher = await a2aClient(server.url, 'tiny', TOKEN);
     const following = watcher.resubscribeTask({ tenant: '', id: 'ctx-1' });

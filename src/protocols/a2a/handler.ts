@@ -223,7 +223,8 @@ export class StewardA2AHandler implements A2ARequestHandler {
     const problem = sessionIdProblem(id);
     if (problem) throw new RequestMalformedError({ message: `The contextId is the session id: ${problem}, but ${SESSION_ID_RULE}.` });
     let stored = await this.deps.store.load(id);
-    if (!stored && message.taskId) throw new TaskNotFoundError({ message: `No task ${message.taskId}: leave taskId out (and set contextId, or not) to start one.` });
+    if (!stored && message.taskId)
+      throw new TaskNotFoundError({ message: `No task ${message.taskId}: leave taskId out (and set contextId, or not) to start one.` });
     if (!stored) {
       await this.deps.host.create({ packageId: this.packageId, id });
       stored = await this.deps.store.load(id);
@@ -262,7 +263,9 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
   const payload = data.length === 1 ? data[0] : text ? { text } : undefined;
   const schema = JSON.stringify(thread.interrupt?.responseSchema ?? {});
   if (payload === undefined)
-    throw new RequestMalformedError({ message: `Task ${view.id} waits (${view.waitingReason}): answer with a data part matching its responseSchema ${schema}.` });
+    throw new RequestMalformedError({
+      message: `Task ${view.id} waits (${view.waitingReason}): answer with a data part matching its responseSchema ${schema}.`,
+    });
   if (data.length === 0 && !answerSchema(view).safeParse(payload).success)
     throw new RequestMalformedError({
       message: `Task ${view.id} waits (${view.waitingReason}) for more than text: answer with a data part matching its responseSchema ${schema}. Nothing was sent to the session.`,

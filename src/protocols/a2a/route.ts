@@ -30,7 +30,11 @@ const MODES = ['text/plain', 'application/json'];
 function packageOf(runtime: Runtime, id: string | undefined): SkillPackage {
   const pkg = id === undefined ? undefined : runtime.packages.get(id);
   if (!pkg)
-    throw new HttpError(404, 'not_found', `No package "${safeLine(id ?? '')}" here. The A2A agents are /a2a/<package>, one of: ${[...runtime.packages.keys()].join(', ')}.`);
+    throw new HttpError(
+      404,
+      'not_found',
+      `No package "${safeLine(id ?? '')}" here. The A2A agents are /a2a/<package>, one of: ${[...runtime.packages.keys()].join(', ')}.`,
+    );
   return pkg;
 }
 
@@ -44,7 +48,11 @@ export function agentCard(pkg: SkillPackage, origin: string, auth: boolean): Age
   return AgentCard.fromJSON({
     name: pkg.title,
     description: pkg.description,
-    supportedInterfaces: VERSIONS.map((protocolVersion) => ({ url: `${origin}/a2a/${encodeURIComponent(pkg.id)}`, protocolBinding: 'JSONRPC', protocolVersion })),
+    supportedInterfaces: VERSIONS.map((protocolVersion) => ({
+      url: `${origin}/a2a/${encodeURIComponent(pkg.id)}`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion,
+    })),
     provider: { organization: 'Steward', url: origin },
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
@@ -119,7 +127,9 @@ export const a2aJsonRpc: RouteModule = {
       } catch (error) {
         return c.json({ jsonrpc: '2.0', id: (body?.id as string | number | undefined) ?? null, error: mapError(error) });
       }
-      const answer = legacy ? await new LegacyJsonRpcTransportHandler(handler).handle(body, context) : await new JsonRpcTransportHandler(handler).handle(body, context);
+      const answer = legacy
+        ? await new LegacyJsonRpcTransportHandler(handler).handle(body, context)
+        : await new JsonRpcTransportHandler(handler).handle(body, context);
       if (!(Symbol.asyncIterator in answer)) return c.json(answer);
       const events = answer[Symbol.asyncIterator]();
       const rpcError = (error: unknown) => ({ jsonrpc: '2.0', id: (body?.id as string | number | undefined) ?? null, error: mapError(error) });

@@ -103,7 +103,9 @@ export function artifactsOf(context: SessionContext): Artifact[] {
           artifactId: view.id,
           name: `${view.workerId}: ${view.tags.map((t) => t.tag).join(', ')}`,
           parts: view.tags.map((t) => text(t.body, { tag: t.tag, version: t.version })),
-          metadata: { steward: { workerId: view.workerId, ...(view.roleId ? { roleId: view.roleId } : {}), ...(view.revises ? { revises: view.revises } : {}) } },
+          metadata: {
+            steward: { workerId: view.workerId, ...(view.roleId ? { roleId: view.roleId } : {}), ...(view.revises ? { revises: view.revises } : {}) },
+          },
         }),
       ];
     });
