@@ -164,4 +164,44 @@ describe('A2A endpoint (SQLite)', () => {
     });
     expect(await legacy.json()).toMatchObject({ id: 1, result: { kind: 'task', id: 'ctx-1', status: { state: 'completed' } } });
   });
+
+  it('speaks the 0.3 method names too: message/send, message/stream (SSE), tasks/resubscribe', async () => {
+    const model = new ScriptedModel([
+      { agent: 'manager', content: 'Should the note be short?' },
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate it.', requiresApproval: true }, 'call_echo')] },
+    ]);
+    const { server } = await serve(tmp.path('a2a-legacy.db'), model);
+    // No A2A-Version header: a 0.3 client.
+    const rpc = (method: string, params: unknown) =>
+      fetch(`${server.url}/a2a/tiny`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }),
+      });
+    const sse = async (response: Response) =>
+      (await response.text())
+        .split('\n\n')
+        .filter((block) => block.startsWith('data: '))
+        .map((block) => JSON.parse(block.slice('data: '.length)) as { result: { kind: string; status?: { state: string } } });
+    const message = (parts: unknown[], ids: Record<string, string>) => ({
+      message: { kind: 'message', messageId: `l-${JSON.stringify(parts)}`, role: 'user', parts, ...ids },
+    });
+
+    const sent = (await (await rpc('message/send', message([{ kind: 'text', text: 'A note.' }], { contextId: 'legacy-1' }))).json()) as { result: unknown };
+    expect(sent.result).toMatchObject({ kind: 'task', id: 'legacy-1', contextId: 'legacy-1', status: { state: 'input-required' } });
+
+    const bad = await rpc('message/stream', message([{ kind: 'data', data: { approved: 'yes' } }], { taskId: 'legacy-1' }));
+    expect(bad.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await bad.json()).toMatchObject({ error: { code: -32602, message: expect.stringContaining('Nothing was sent') } });
+
+    const streamed = await rpc('message/stream', message([{ kind: 'text', text: 'Yes.' }], { taskId: 'legacy-1' }));
+    expect(streamed.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events = await sse(streamed);
+    expect(events[0]!.result).toMatchObject({ kind: 'task', status: { state: 'working' } });
+    expect(events.at(-1)!.result).toMatchObject({ kind: 'status-update', status: { state: 'input-required' } });
+
+    const followed = await sse(await rpc('tasks/resubscribe', { id: 'legacy-1' }));
+    expect(followed.map((e) => e.result.kind)).toEqual(['task']);
+    expect((await (await rpc('tasks/cancel', { id: 'legacy-1' })).json()) as unknown).toMatchObject({ error: { code: -32002 } });
+  });
 });
