@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '@a2a-js/sdk';
 import { DemoModel } from '../../src/models/demo-model.js';
+import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
@@ -20,9 +21,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function server(url: string): Promise<{ handle: ServeHandle; stop: () => Promise<void> }> {
+async function server(url: string, model: Model = new DemoModel()): Promise<{ handle: ServeHandle; stop: () => Promise<void> }> {
   const store = new PostgresStore(url);
-  const runtime = createRuntime({ model: new DemoModel(), store });
+  const runtime = createRuntime({ model, store });
   const handle = await startServe({ runtime, store, port: 0, log: () => {} });
   let stopped = false;
   const stop = async () => {
@@ -72,5 +73,47 @@ describe.skipIf(postgresUnavailable !== null)('A2A on PostgreSQL', () => {
     expect(stateName(task.status?.state)).toBe('completed');
     expect(task.artifacts.length).toBeGreaterThan(0);
     for (const artifact of task.artifacts) expect(artifact.parts.every((p) => p.content?.$case === 'text' && p.content.value.length > 0)).toBe(true);
+  });
+
+  it('SubscribeToTask on another server follows a task this one runs (NOTIFY), to its next wait', async () => {
+    const url = await pg.createDatabase();
+    // The demo model, held at one call until the test lets it go: the task stays working meanwhile.
+    const demo = new DemoModel();
+    let hold: { reached: () => void; go: Promise<void> } | null = null;
+    const held: Model = {
+      label: demo.label,
+      async complete(request: ModelRequest): Promise<ModelReply> {
+        const h = hold;
+        hold = null;
+        if (h) {
+          h.reached();
+          await h.go;
+        }
+        return demo.complete(request);
+      },
+    };
+    const a = await server(url, held);
+    const b = await server(url);
+    const client = await a2aClient(a.handle.url, 'short-story');
+    const task = asTask(await client.sendMessage(request({ text: 'A story about a lighthouse keeper.' })));
+    expect(interruptOf(task)).toMatchObject({ reason: 'tool_call' });
+
+    let reached!: () => void;
+    let go!: () => void;
+    const atModel = new Promise<void>((resolve) => (reached = resolve));
+    hold = { reached, go: new Promise<void>((resolve) => (go = resolve)) };
+    const answering = collect(client.sendMessageStream(request({ data: { approved: true } }, { taskId: task.id })));
+    await atModel;
+
+    const following = (await a2aClient(b.handle.url, 'short-story')).resubscribeTask({ tenant: '', id: task.id });
+    const first = await following.next();
+    expect(kinds([first.value!])).toEqual(['task']);
+    expect(stateName((first.value!.payload!.value as Task).status?.state)).toBe('working');
+    go();
+    const rest = await collect({ [Symbol.asyncIterator]: () => following });
+    expect(kinds(rest).at(-1)).toBe('status:input-required');
+    const last = rest.at(-1)!.payload!.value as { status: Task['status'] };
+    expect(interruptOf({ status: last.status } as Task)).toMatchObject({ reason: 'steward:artifact_review' });
+    expect(kinds(await answering).at(-1)).toBe('status:input-required');
   });
 });
