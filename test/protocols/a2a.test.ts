@@ -204,4 +204,33 @@ describe('A2A endpoint (SQLite)', () => {
     expect(followed.map((e) => e.result.kind)).toEqual(['task']);
     expect((await (await rpc('tasks/cancel', { id: 'legacy-1' })).json()) as unknown).toMatchObject({ error: { code: -32002 } });
   });
+
+  it('a server that shuts down ends the SubscribeToTask streams of a task it runs', async () => {
+    const managerRuns = gate();
+    const reachedGate = gate();
+    const model = new ScriptedModel([
+      async (): Promise<ModelReply> => {
+        reachedGate.open();
+        await managerRuns.wait;
+        return { content: 'Too late.', toolCalls: [] };
+      },
+    ]);
+    const store = new SqliteStore(tmp.path('a2a-shutdown.db'));
+    const server = await startServe({ runtime: createRuntime({ model, store }), store, port: 0, graceMs: 50, log: () => {} });
+    open.push(async () => {
+      managerRuns.open();
+      await server.close();
+      store.close();
+    });
+    const client = await a2aClient(server.url, 'tiny');
+    const sending = client.sendMessage(request({ text: 'A note.' }, { contextId: 'ctx-stop' })).catch((error: unknown) => error);
+    await reachedGate.wait;
+    const following = client.resubscribeTask({ tenant: '', id: 'ctx-stop' });
+    expect(kinds([(await following.next()).value!])).toEqual(['task']);
+    const rest = collect({ [Symbol.asyncIterator]: () => following });
+    await server.close();
+    // Ended by the shutdown, not by the task (it is still working, saved, for another server to take over).
+    expect(kinds(await rest)).toEqual([]);
+    await sending;
+  });
 });

@@ -78,7 +78,7 @@ function roundNote(event: SessionStreamEvent): string | null {
  * Steward's A2A agent for one package, for one caller.
  *
  * @example
- * const handler = new StewardA2AHandler(deps, 'short-story', card, { by: 'ana' });
+ * const handler = new StewardA2AHandler(deps, 'short-story', card, { by: 'ana' }, request.signal);
  * const rpc = new JsonRpcTransportHandler(handler);
  */
 export class StewardA2AHandler implements A2ARequestHandler {
@@ -87,6 +87,8 @@ export class StewardA2AHandler implements A2ARequestHandler {
     private readonly packageId: string,
     private readonly card: AgentCard,
     private readonly who: Who,
+    /** Aborted when the client leaves or the server shuts down: the streams end (a session under way still runs to its wait). */
+    private readonly signal?: AbortSignal,
   ) {}
 
   getAgentCard(): Promise<AgentCard> {
@@ -107,7 +109,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
   /** The task (working), a working status per model round, the newly accepted artifacts, then the status it stops at. */
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
     const { id, event, thread } = await this.prepare(params);
-    const feed = new Feed();
+    const feed = this.feed();
     const before = new Set(artifactsOf(thread.context).map((a) => a.artifactId));
     const working = taskOf(thread);
     working.status = TaskStatus.fromJSON({ state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() });
@@ -129,7 +131,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
     );
     sending.catch(() => {}); // rethrown below, after what was fed
     yield* feed.drain();
-    await sending;
+    if (!this.signal?.aborted) await sending;
   }
 
   async getTask(params: { id: string }): Promise<Task> {
@@ -149,7 +151,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
   /** The task now, then (while it runs) its live working notes until it waits or is done, then that status. */
   async *resubscribe(params: { id: string }): AsyncGenerator<StreamResponse, void, undefined> {
     const id = params.id;
-    const feed = new Feed();
+    const feed = this.feed();
     let settled = false;
     // Listening first, then reading: a wait that comes between the two is not missed.
     const stop = await this.deps.host.watchEvents(id, (e: SessionStreamEvent) => {
@@ -193,6 +195,13 @@ export class StewardA2AHandler implements A2ARequestHandler {
   }
   deleteTaskPushNotificationConfig(): Promise<never> {
     return this.createTaskPushNotificationConfig();
+  }
+
+  /** A feed that ends when the request is aborted. */
+  private feed(): Feed {
+    const feed = new Feed();
+    this.signal?.addEventListener('abort', () => feed.close(), { once: true });
+    return feed;
   }
 
   private async read(id: string): Promise<A2AThread> {

@@ -110,14 +110,16 @@ export const a2aJsonRpc: RouteModule = {
       404: { description: 'No such package', schema: ErrorBody },
     },
   },
-  mount(app, { runtime, store, host, auth, log }) {
+  mount(app, { runtime, store, host, auth, log, streams }) {
     app.post('/a2a/:packageId', async (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
       const body = (await jsonBody(c)) as Record<string, unknown>;
       const who = attribute(c.get('caller'), undefined);
       const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
       const card = agentCard(pkg, originOf(c.req.url), auth);
-      const handler = new StewardA2AHandler({ runtime, store, host }, pkg.id, card, attribution);
+      // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).
+      const ending = new AbortController();
+      const handler = new StewardA2AHandler({ runtime, store, host }, pkg.id, card, attribution, ending.signal);
       const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
       const legacy = version === '0.3';
       const context = new ServerCallContext({ requestedVersion: version });
@@ -141,6 +143,9 @@ export const a2aJsonRpc: RouteModule = {
         return c.json(rpcError(error));
       }
       return streamSSE(c, async (sse) => {
+        const handle = { close: () => ending.abort() };
+        streams.add(handle);
+        sse.onAbort(handle.close);
         try {
           if (!first.done) await sse.writeSSE({ data: JSON.stringify(first.value) });
           for (let next = await events.next(); !next.done; next = await events.next()) await sse.writeSSE({ data: JSON.stringify(next.value) });
@@ -148,6 +153,8 @@ export const a2aJsonRpc: RouteModule = {
           // A refusal found once streaming (a guard, another server running it): the spec's error event, then the end.
           if (!(error instanceof Error && 'reason' in error)) log(`serve: an A2A stream failed: ${error instanceof Error ? error.message : String(error)}`);
           await sse.writeSSE({ event: 'error', data: JSON.stringify(rpcError(error)) }).catch(() => {});
+        } finally {
+          streams.delete(handle);
         }
       });
     });
