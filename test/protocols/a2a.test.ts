@@ -83,6 +83,10 @@ describe('A2A endpoint (SQLite)', () => {
     expect(card.capabilities?.streaming).toBe(true);
     expect(card.supportedInterfaces[0]).toMatchObject({ url: `${server.url}/a2a/tiny`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
 
+    // A first message without text is refused before any session exists.
+    await expect(client.sendMessage(request({ data: { approved: true } }, { contextId: 'ctx-1' }))).rejects.toThrow(/first message is the request/);
+    expect(await store.load('ctx-1')).toBeUndefined();
+
     // The first request starts the session: contextId = task id = session id. The manager asks (text wait).
     let task = asTask(await client.sendMessage(request({ text: 'A note about a lighthouse.' }, { contextId: 'ctx-1' })));
     expect(task).toMatchObject({ id: 'ctx-1', contextId: 'ctx-1' });

@@ -36,6 +36,8 @@ export interface A2ADeps {
 
 type Who = { by?: string; via?: string };
 
+const FIRST_REQUEST_TEXT = 'The first message is the request: send it as a text part (what the team should do).';
+
 /** Re-reads after a live wait or end, until the store shows it (the event can come before the write). */
 const SETTLE_TRIES = 100;
 const SETTLE_STEP_MS = 20;
@@ -235,6 +237,8 @@ export class StewardA2AHandler implements A2ARequestHandler {
     if (!stored && message.taskId)
       throw new TaskNotFoundError({ message: `No task ${message.taskId}: leave taskId out (and set contextId, or not) to start one.` });
     if (!stored) {
+      // Checked before the session exists: a refused first message leaves nothing behind.
+      if (!partsOf(message).text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
       await this.deps.host.create({ packageId: this.packageId, id });
       stored = await this.deps.store.load(id);
     }
@@ -265,7 +269,7 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
     throw new UnsupportedOperationError({ message: `Task ${view.id} is working: follow it with SubscribeToTask (tasks/resubscribe), then answer its wait.` });
   if (view.phase === 'done') throw new UnsupportedOperationError({ message: `Task ${view.id} is completed: start a new one (a message without taskId).` });
   if (thread.firstRequest) {
-    if (!text) throw new RequestMalformedError({ message: 'The first message is the request: send it as a text part.' });
+    if (!text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
     return { type: 'user_submitted_input', text };
   }
   if (data.length > 1) throw new RequestMalformedError({ message: 'An answer has one data part (the object the responseSchema describes), not several.' });
