@@ -25,6 +25,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import type { SessionHost } from '../../serve/session-host.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { HttpError } from '../../http/errors.js';
+import { stepName } from '../ag-ui/events.js';
 import { answerSchema, eventForAnswer } from '../ag-ui/interrupts.js';
 import { artifactsOf, partsOf, readA2AThread, statusOf, stream, taskOf, type A2AThread } from './tasks.js';
 
@@ -70,11 +71,7 @@ class Feed {
 }
 
 /** The working note of a model round, as a status message says it. */
-function roundNote(event: SessionStreamEvent): string | null {
-  if (event.type !== 'round_started') return null;
-  const who = event.agent === 'manager' ? 'manager' : `worker ${event.workerId ?? ''}`;
-  return `${who} round ${event.round} (burst ${event.burst}/${event.maxBurst})`;
-}
+const roundNote = (event: SessionStreamEvent): string | null => (event.type === 'round_started' ? stepName(event) : null);
 
 /**
  * Steward's A2A agent for one package, for one caller.
@@ -116,21 +113,19 @@ export class StewardA2AHandler implements A2ARequestHandler {
     const working = taskOf(thread);
     working.status = TaskStatus.fromJSON({ state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() });
     feed.push(stream.task(working));
-    const sending = this.send(id, event, (e) => {
-      const note = roundNote(e);
-      if (note) feed.push(stream.working(id, note));
-    }).then(
-      async () => {
+    const sending = (async () => {
+      try {
+        await this.send(id, event, (e) => {
+          const note = roundNote(e);
+          if (note) feed.push(stream.working(id, note));
+        });
         const after = await this.read(id);
         for (const artifact of artifactsOf(after.context)) if (!before.has(artifact.artifactId)) feed.push(stream.artifact(id, artifact));
         feed.push(stream.status(id, statusOf(after)));
+      } finally {
         feed.close();
-      },
-      (error: unknown) => {
-        feed.close();
-        throw error;
-      },
-    );
+      }
+    })();
     sending.catch(() => {}); // rethrown below, after what was fed
     yield* feed.drain();
     if (!this.signal?.aborted) await sending;

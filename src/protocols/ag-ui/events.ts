@@ -86,7 +86,8 @@ interface LiveCall {
   open: boolean;
 }
 
-const stepName = (e: Pick<Round, 'agent' | 'workerId' | 'round' | 'burst' | 'maxBurst'>) =>
+/** What a model round is called: the AG-UI step name, and the A2A working note. */
+export const stepName = (e: Pick<Round, 'agent' | 'workerId' | 'round' | 'burst' | 'maxBurst'>) =>
   `${e.agent === 'manager' ? 'manager' : `worker ${e.workerId ?? ''}`} round ${e.round} (burst ${e.burst}/${e.maxBurst})`;
 
 /**
