@@ -8,7 +8,16 @@ import { BURSTS, EVENTS_PER_BURST } from './scenario.js';
 import { median, type ModeSamples } from './stats.js';
 import type { StoreFigures } from './store-bench.js';
 
-export const MODES = ['baseline-hot', 'steward-hot', 'baseline-durable', 'steward-memory', 'steward-sqlite'] as const;
+export const MODES = [
+  'baseline-hot',
+  'steward-hot',
+  'baseline-durable',
+  'steward-memory',
+  'steward-sqlite',
+  'chart-bare',
+  'chart-turns',
+  'steward-listened',
+] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface Measured {

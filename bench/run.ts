@@ -10,6 +10,7 @@
  * --block N     sessions per mode and block (default 10)
  * --modes a,b   only the timing loop, on these modes (for investigating; no table)
  * --growth      only the growth section (one session of 60 bursts, bench/growth.ts)
+ * --compare PATH  also print the ratios beside those of an earlier run's JSON (e.g. of the commit before a change)
  *
  * Progress goes to stderr; the table to stdout. Every session's transcript is checked
  * (bench/scenario.ts): a wrong one stops the run with a non-zero exit code.
@@ -31,6 +32,8 @@ import { median, ModeSamples, summarize, type SessionSamples } from './stats.js'
 import { storeFigures } from './store-bench.js';
 import { formatPostgres, postgresFigures } from './postgres-bench.js';
 import { formatGrowth, growthFigures } from './growth.js';
+import { chartInput, chartMachine, runChartSession, runListenedSession } from './parts.js';
+import { formatComparison, formatParts, partFigures, readEarlierRun } from './parts-report.js';
 
 interface Config {
   quick: boolean;
@@ -43,6 +46,8 @@ interface Config {
   storeIterations: number;
   journalEntries: number;
   json: string | undefined;
+  /** An earlier run's JSON (--json) to print the ratios beside (--compare). */
+  compare: string | undefined;
   modes: Mode[];
   /** Only the timing loop (--modes): for investigating. */
   timingOnly: boolean;
@@ -59,7 +64,7 @@ const positive = (flag: string, value: string | undefined): number => {
 
 function parseArgs(argv: string[]): Config {
   const quick = argv.includes('--quick');
-  const common = { quick, journalEntries: 1000, json: undefined, modes: [...MODES], timingOnly: false, growthOnly: false };
+  const common = { quick, journalEntries: 1000, json: undefined, compare: undefined, modes: [...MODES], timingOnly: false, growthOnly: false };
   const config: Config = quick
     ? {
         ...common,
@@ -93,6 +98,10 @@ function parseArgs(argv: string[]): Config {
     if (arg === '--json') {
       const next = argv[i + 1];
       config.json = next && !next.startsWith('--') ? (i++, next) : fileURLToPath(new URL('./results.json', import.meta.url));
+    } else if (arg === '--compare') {
+      const next = argv[++i];
+      if (!next || next.startsWith('--')) throw new Error("--compare needs the path of an earlier run's JSON (written with --json)");
+      config.compare = next;
     } else if (arg === '--sessions') {
       config.sessions = positive(arg, argv[++i]);
     } else if (arg === '--block') {
@@ -103,7 +112,7 @@ function parseArgs(argv: string[]): Config {
       config.modes = modes;
       config.timingOnly = true;
     } else {
-      throw new Error(`Unknown option ${arg}. Options: --quick, --json [path], --sessions N, --block N, --modes a,b, --growth.`);
+      throw new Error(`Unknown option ${arg}. Options: --quick, --json [path], --sessions N, --block N, --modes a,b, --growth, --compare PATH.`);
     }
   }
   config.sessions = Math.ceil(config.sessions / config.block) * config.block;
@@ -131,6 +140,9 @@ async function main(): Promise<void> {
     memory: new StewardHarness(model, 'memory', new MemoryStore()),
     sqlite: new StewardHarness(model, 'sqlite', sqlite),
   };
+  const bareChart = chartMachine(model, 'bare');
+  const turnsChart = chartMachine(model, 'turns');
+  const input = await chartInput(harness.hot);
   let counter = 0;
   const run: Record<Mode, () => Promise<SessionSamples>> = {
     'baseline-hot': () => runBaselineSession(model, machine, false),
@@ -138,6 +150,9 @@ async function main(): Promise<void> {
     'steward-hot': () => runStewardSession(harness.hot, `hot_${++counter}`),
     'steward-memory': () => runStewardSession(harness.memory, `mem_${++counter}`, { checkJournal: true }),
     'steward-sqlite': () => runStewardSession(harness.sqlite, `sql_${++counter}`, { checkJournal: true }),
+    'chart-bare': () => runChartSession(model, bareChart, input, `bare_${++counter}`),
+    'chart-turns': () => runChartSession(model, turnsChart, input, `turns_${++counter}`),
+    'steward-listened': () => runListenedSession(harness.hot, `listened_${++counter}`),
   };
   const samples = Object.fromEntries(MODES.map((m) => [m, new ModeSamples()])) as Record<Mode, ModeSamples>;
 
@@ -241,6 +256,9 @@ async function main(): Promise<void> {
         .join(' ')}\n\n`,
     );
     process.stdout.write(`${formatTable(figures)}\n`);
+    const parts = partFigures(samples);
+    process.stdout.write(`\n${formatParts(parts)}\n`);
+    if (config.compare) process.stdout.write(`\n${formatComparison(readEarlierRun(config.compare), { figures, parts })}\n`);
     process.stdout.write(`\n${formatGrowth(growth)}\n`);
 
     // ── PostgreSQL beside SQLite, and serve throughput (bench/postgres-bench.ts) ──
@@ -281,6 +299,7 @@ async function main(): Promise<void> {
           seconds: (performance.now() - started) / 1000,
         },
         figures: figures.map((f) => ({ ...f, label: f.label.trim(), ratio: ratioOf(f) })),
+        parts,
         modes: Object.fromEntries(
           MODES.map((mode) => {
             const s = samples[mode];

@@ -73,19 +73,27 @@ export async function startStewardSession(h: StewardHarness, id: string): Promis
  * Steward before `send()` resolved) is dropped and reopened from the store with
  * `runtime.resumeSession(id)` (which stops the old live session) before the answer is sent.
  */
-export async function runStewardSession(h: StewardHarness, id: string, options: { checkJournal?: boolean } = {}): Promise<SessionSamples> {
+export async function runStewardSession(
+  h: StewardHarness,
+  id: string,
+  options: { checkJournal?: boolean; onOpen?: (session: Session) => unknown } = {},
+): Promise<SessionSamples> {
   const label = `steward ${h.mode}`;
   const durable = h.store !== undefined;
   const waitSeen: number[] = [];
   const resumeStart: number[] = [];
   h.model.begin();
   let session = await h.open(id);
+  options.onOpen?.(session);
   let result = await session.send({ type: 'user_submitted_input', text: FIRST_INPUT });
   for (let c = 0; c < BURSTS; c++) {
     waitSeen.push(performance.now());
     expectState(`${label} burst ${c + 1}`, result, WAIT_STATE);
     resumeStart.push(performance.now());
-    if (durable) session = await h.runtime.resumeSession(id);
+    if (durable) {
+      session = await h.runtime.resumeSession(id);
+      options.onOpen?.(session);
+    }
     result = await session.send({ type: 'user_submitted_input', text: answerText(c + 1) });
   }
   expectState(`${label} end`, result, 'done');

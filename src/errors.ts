@@ -35,9 +35,33 @@ export type StewardErrorCode =
   | 'conflict'
   | 'lease_lost'
   | 'session_running_elsewhere'
+  /** An idempotency key sent again with another event than the one it was journalled with. */
+  | 'idempotency_key_reused'
   | 'bad_snapshot'
   | 'internal_error'
-  | StoreErrorCode;
+  | StoreErrorCode
+  | HttpErrorCode;
+
+/**
+ * What a request to a Steward server failed for, beyond the runtime's own codes: the codes
+ * of the `{ error: { code } }` bodies only HTTP has (`steward/client` throws them as
+ * RequestError), and the two a client finds itself (no answer; an answer of the wrong shape).
+ */
+export type HttpErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'forbidden_host'
+  | 'forbidden_origin'
+  | 'by_not_allowed'
+  | 'rate_limited'
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'server_stopping'
+  | 'network_error'
+  | 'bad_response';
 
 /**
  * Each class marks its instances with a registered symbol per class of its chain (as the AI
@@ -363,5 +387,39 @@ export class InvalidSessionIdError extends StewardError {
 export class InvalidCursorError extends StewardError {
   constructor(message: string) {
     super('invalid_cursor', message);
+  }
+}
+
+/** One problem of a refused request body or query, as the server lists it. */
+export interface RequestIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * A request to a Steward server failed with a code only HTTP has (unauthorized, rate_limited,
+ * invalid_request, …), the server could not be reached (network_error), or it answered
+ * something that is not Steward's API (bad_response). `status` is the HTTP status (0: no
+ * answer), `issues` the fields a refused body got wrong, `retryAfterSeconds` the server's
+ * Retry-After. Codes the runtime has its own class for come as that class
+ * (SessionNotFoundError, ConflictError, …).
+ *
+ * @example
+ * try {
+ *   await client.create({ packageId: 'tiny' });
+ * } catch (error) {
+ *   if (RequestError.isInstance(error) && error.code === 'rate_limited') setTimeout(retry, (error.retryAfterSeconds ?? 1) * 1000);
+ * }
+ */
+export class RequestError extends StewardError {
+  constructor(
+    code: StewardErrorCode,
+    message: string,
+    readonly status: number,
+    readonly issues: readonly RequestIssue[] = [],
+    readonly retryAfterSeconds: number | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
   }
 }

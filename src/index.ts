@@ -16,7 +16,17 @@
  * console.log(view.state, session.enabledEvents());
  */
 export * from './machine.js';
-export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type ResumeOptions, type SessionHistory } from './runtime/runtime.js';
+export {
+  createRuntime,
+  type Runtime,
+  type RuntimeOptions,
+  type CreateSessionOptions,
+  type ResumeOptions,
+  type SessionHistory,
+  type UpgradeOptions,
+  type UpgradeResult,
+} from './runtime/runtime.js';
+export type { SendOptions } from './runtime/send-keys.js';
 export type { TranscriptName } from './runtime/archive.js';
 export { Session, type SendResult, type SendError } from './runtime/session.js';
 export type { SessionEventListener, SubscribeOptions } from './runtime/session-events.js';
@@ -35,6 +45,10 @@ export type {
   EventBus,
   AppendInput,
   AppendOptions,
+  CreateInput,
+  SendKeyInput,
+  SendKeyRecord,
+  StoredPackageVersion,
   ListOptions,
   SessionPage,
   Durability,

@@ -44,3 +44,4 @@ export {
   type StreamEventOf,
   type WaitingReason,
 } from './machines/stream-events.js';
+export type { PackageUpgradedEvent } from './machines/package-upgrade.js';

@@ -9,6 +9,8 @@
  * const server = await startServe({ runtime, store, port: 4800, token: process.env.STEWARD_TOKEN });
  * // or named tokens: `by` is then the token's name
  * const named = await startServe({ runtime, store, tokens: parseTokenList(text, 'my token list') });
+ * // or inside an app's own hono server, beside its routes:
+ * app.route('/steward', createServeApp({ runtime, store, auth: { token: process.env.STEWARD_TOKEN! } }).app);
  */
 import { startServe as start, type ServeHandle, type ServeOptions } from './serve/server.js';
 
@@ -16,6 +18,10 @@ export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEF
 // Named tokens (`startServe({ tokens })`): read them as `steward serve` does.
 export { parseTokenList, tokensFromEnv, TokenListError, type NamedToken, type ServeTokens } from './http/tokens.js';
 export type { ServeHandle, ServeOptions };
+// Steward's routes inside an app's own hono server, with the app's own auth.
+export { createServeApp, type ServeApp, type ServeAppOptions } from './serve/embed.js';
+export type { Authenticate, Caller } from './http/auth.js';
+export { STREAM_TICKET_TTL_MS } from './http/stream-tickets.js';
 
 /**
  * Serves `runtime`'s sessions over HTTP until `close()`: every route, the event stream and

@@ -22,7 +22,12 @@ import { nextMacrotask } from './next-macrotask.js';
 import { workerMessages } from './worker-context.js';
 
 /** Finds a worker's skill prompt (the body of its prompt file). */
-export type SkillPromptLookup = (packageId: string, workerId: string) => string | undefined;
+/**
+ * A worker's prompt: by package and worker, and the package version the session is pinned to
+ * (`context.package.version`; undefined for a session saved before pinning). May be async:
+ * the runtime reads a pinned version from its store.
+ */
+export type SkillPromptLookup = (packageId: string, workerId: string, version?: string) => string | undefined | Promise<string | undefined>;
 
 /**
  * Where a session's model call streams its text: the runtime gives one, which answers for a
@@ -172,7 +177,7 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, opti
     const step = input.step;
     const worker = pkg?.workers.find((w) => w.id === step?.workerId);
     if (!pkg || !step || !worker) throw new InternalError('A worker turn started without a package, a step or a known worker.');
-    const prompt = promptOf(pkg.id, worker.id);
+    const prompt = await promptOf(pkg.id, worker.id, pkg.version);
     if (prompt === undefined) throw new UserError(`No prompt for worker "${worker.id}" of package "${pkg.id}": is the package folder still there?`);
     // The request's earlier parts left the context: read them for the brief.
     const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];

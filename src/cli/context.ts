@@ -160,7 +160,7 @@ export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContex
 export async function peekSession(ctx: CliContext, id: string): Promise<{ view: SessionView; revision: number }> {
   const stored = await ctx.store.load(id);
   if (!stored) throw new SessionNotFoundError(id, ctx.dbPath);
-  return { view: sessionView(storedSnapshot(ctx.runtime.machine, stored)), revision: stored.revision };
+  return { view: sessionView(storedSnapshot(ctx.runtime.machine, stored), ctx.runtime.packageVersionOnDisk), revision: stored.revision };
 }
 
 /**

@@ -20,6 +20,7 @@ import * as runCommand from './commands/run.js';
 import * as sendCommand from './commands/send.js';
 import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
+import * as upgradeCommand from './commands/upgrade.js';
 import { cliCommand, collect, printJson, resolveDbPath } from './context.js';
 import { safeText } from '../text/safe-text.js';
 
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   listCommand.register(program);
   logCommand.register(program);
   forkCommand.register(program);
+  upgradeCommand.register(program);
   packagesCommand.register(program);
   initPackageCommand.register(program);
   inspectCommand.register(program);

@@ -6,6 +6,7 @@
  * Everything a model, a package or a user wrote goes through text/safe-text.ts here, before any
  * colour is added: the renderers are where data meets the terminal.
  */
+import { shortHash } from '../skills/package-version.js';
 import pc from 'picocolors';
 import { stateString } from '../machines/refusals.js';
 import type { SessionContext } from '../machines/session.context.js';
@@ -196,6 +197,8 @@ export function formatSession(view: SessionView, revision: number | undefined, o
       pc.dim(safeLine(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`)),
   );
   lines.push(headline(view));
+  const pinned = packageVersionLine(view);
+  if (pinned) lines.push(pinned);
   if (view.phase === 'running')
     lines.push(safeLine(`If no process is running it (one was interrupted), \`steward run --session ${view.id}\` continues it: the model call runs again.`));
   const blocks = waitBlocks(view, options);
@@ -212,6 +215,15 @@ export function formatSession(view: SessionView, revision: number | undefined, o
     lines.push(pc.bold('Send: ') + safeLine(`steward send ${view.id} <event>, where <event> is one of: ${actionHints(view)}`));
   }
   return lines.join('\n');
+}
+
+/** Which package version the session runs, and whether the disk holds a newer one (`steward upgrade`). */
+function packageVersionLine(view: SessionView): string | undefined {
+  if (view.packageId === null) return undefined;
+  if (view.packageVersion === null) return safeLine(`Package version: not pinned yet (it is pinned to the package on disk when the session is next resumed).`);
+  const line = `Package version: ${shortHash(view.packageVersion)} (pinned)`;
+  if (!view.packageOnDisk) return safeLine(line);
+  return safeLine(`${line}; the package on disk is newer (${shortHash(view.packageOnDisk)}): \`steward upgrade ${view.id}\` moves the session to it.`);
 }
 
 export function formatSessionList(sessions: SessionSummary[]): string {

@@ -6,7 +6,7 @@
  * (`pageTokenAuth`). Either way tokens are compared as SHA-256 digests in constant time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { HttpError } from './errors.js';
 import { ACT_FOR_OTHERS, SHARED_TOKEN_NAME, type ServeTokens } from './tokens.js';
@@ -25,16 +25,40 @@ declare module 'hono' {
   interface ContextVariableMap {
     /** Set by `tokenAuth` on every authenticated request; unset on a server without tokens and on public routes. */
     caller: Caller | undefined;
+    /** Passed without the bearer check: a public route, or a stream opened with its ticket. */
+    passedBy: 'public' | 'ticket' | undefined;
   }
+}
+
+/** An app's own check of a request (`createServeApp({ auth: { authenticate } })`): the caller, or undefined for 401. */
+export type Authenticate = (c: Context) => Caller | undefined | Promise<Caller | undefined>;
+
+/** How a serve app knows its callers: its bearer tokens, the embedding app's own check, or not at all (loopback, or the app's middleware did it). */
+export type ServeAuth = { kind: 'tokens'; tokens: ServeTokens } | { kind: 'custom'; authenticate: Authenticate } | { kind: 'none' };
+
+/**
+ * The middleware that authenticates every request not marked `passedBy` (public routes, a
+ * ticketed stream) and sets `caller`; none when the app takes anyone.
+ */
+export function callerAuth(auth: ServeAuth): MiddlewareHandler | undefined {
+  const check = auth.kind === 'tokens' ? tokenAuth(auth.tokens) : auth.kind === 'custom' ? customAuth(auth.authenticate) : undefined;
+  if (!check) return undefined;
+  return async (c, next) => (c.get('passedBy') ? next() : check(c, next));
+}
+
+function customAuth(authenticate: Authenticate): MiddlewareHandler {
+  return async (c, next) => {
+    const caller = await authenticate(c);
+    if (!caller) throw new HttpError(401, 'unauthorized', 'This request is not authenticated: sign in to the app that serves this API, then try again.');
+    c.set('caller', caller);
+    await next();
+  };
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
-/**
- * The middleware that refuses a request without a known token (401) and sets `caller`;
- * none when the server takes no token. `isPublic` paths pass without one.
- */
-export function tokenAuth(tokens: ServeTokens, isPublic: (path: string) => boolean): MiddlewareHandler | undefined {
+/** The middleware that refuses a request without a known token (401) and sets `caller`; none when the server takes no token. */
+function tokenAuth(tokens: ServeTokens): MiddlewareHandler | undefined {
   if (tokens.kind === 'none') return undefined;
   const known =
     tokens.kind === 'shared'
@@ -58,7 +82,7 @@ export function tokenAuth(tokens: ServeTokens, isPublic: (path: string) => boole
     invalidAuthenticationHeader: { message: refusal(`The Authorization header must be "Bearer ${placeholder}".`) },
     invalidToken: { message: refusal(`Wrong token: use ${which}.`) },
   });
-  return async (c, next) => (isPublic(c.req.path) ? next() : auth(c, next));
+  return auth;
 }
 
 /**

@@ -15,7 +15,7 @@ export interface Issue {
   message: string;
 }
 
-export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
+export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export interface ErrorBodyShape {
   error: { code: string; message: string; issues?: Issue[] };
@@ -48,6 +48,7 @@ const statusOfCode: Record<string, HttpStatus> = {
   conflict: 409,
   lease_lost: 409,
   session_running_elsewhere: 409,
+  idempotency_key_reused: 422,
   session_not_found: 404,
   session_stopped: 503,
   store_unavailable: 503,

@@ -22,8 +22,12 @@ import { UserError } from '../errors.js';
 import { HttpError } from './errors.js';
 
 export interface RequestGuardOptions {
-  /** The address the server listens on, once it does (until then every request is refused). */
-  listening: () => { host: string; port: number } | undefined;
+  /**
+   * The address the server listens on, once it does (until then every request is refused).
+   * None (an app that mounts the routes in its own server): only `allowedHosts` pass, and
+   * with none of those either the Host is the app's business.
+   */
+  listening?: () => { host: string; port: number } | undefined;
   /** More Host names that reach this server (a proxy's, a DNS name): `name` (any port) or `name:port`. */
   allowedHosts?: readonly string[];
   /** Origins (`scheme://host[:port]`) whose pages may call this server, besides its own. */
@@ -99,6 +103,16 @@ const AllowedOrigin = z
   .transform((origin) => origin.replace(/\/$/, ''))
   .pipe(z.string().regex(new RegExp(`^https?://${HOST_PATTERN}$`)));
 
+/** An Origin header as the guard compares it: lowercase, no trailing slash. */
+export function normalizeOrigin(origin: string): string {
+  return origin.trim().toLowerCase().replace(/\/$/, '');
+}
+
+/** The origins an operator listed (`--cors-origin`), checked and normalized; a malformed one is a UserError naming the form. */
+export function parseOrigins(origins: readonly string[] | undefined): Set<string> {
+  return parseList(AllowedOrigin, origins, 'The CORS origin', 'scheme://host[:port] (http://localhost:5173, https://app.example.com)');
+}
+
 function parseList(schema: z.ZodType<string>, values: readonly string[] | undefined, what: string, example: string): Set<string> {
   const parsed = new Set<string>();
   for (const value of values ?? []) {
@@ -118,24 +132,20 @@ export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
     'a host name, optionally with its port (steward.example.com, 10.0.0.5:4800, [fd00::5])',
   );
   // `null` is no origin: it is what sandboxed frames and local files send, whoever they are.
-  const allowedOrigins = parseList(
-    AllowedOrigin,
-    options.allowedOrigins,
-    'The allowed origin',
-    'scheme://host[:port] (http://localhost:5173, https://app.example.com)',
-  );
+  const allowedOrigins = parseOrigins(options.allowedOrigins);
   // Computed once the server listens (interface addresses are read once, not per request).
   let known: { port: number; host: string; hosts: Set<string> } | undefined;
   const serverHosts = (): Set<string> => {
-    const at = options.listening();
+    const at = options.listening?.();
     if (!at) return new Set();
     if (known?.port !== at.port || known.host !== at.host) known = { ...at, hosts: listeningHosts(at.host, at.port) };
     return known.hosts;
   };
 
+  const checkHost = options.listening !== undefined || allowedNames.size > 0;
   return async (c, next) => {
     const host = (c.req.header('host') ?? '').trim().toLowerCase();
-    if (!serverHosts().has(host) && !allowedNames.has(host) && !allowedNames.has(hostnameOf(host))) {
+    if (checkHost && !serverHosts().has(host) && !allowedNames.has(host) && !allowedNames.has(hostnameOf(host))) {
       throw new HttpError(
         403,
         'forbidden_host',
@@ -146,7 +156,7 @@ export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
     }
     const origin = c.req.header('origin');
     if (origin !== undefined) {
-      const normalized = origin.trim().toLowerCase();
+      const normalized = normalizeOrigin(origin);
       if (normalized !== `http://${host}` && !allowedOrigins.has(normalized)) {
         throw new HttpError(
           403,

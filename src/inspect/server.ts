@@ -1,14 +1,17 @@
 /**
  * Steward's local inspector: a hono app on @hono/node-server, listening on 127.0.0.1, that
  * serves the inspector page (built by Vite into dist/inspector) and a JSON API behind a
- * random token. One module per route under ./routes, the API a hono sub-app under /api; the
- * guards (./routes/security.ts) sit in front of all of them:
+ * random token. The API, a hono sub-app under /api, mounts serve's route modules for the
+ * sessions list, a new session and the journal, and one module per route of its own under
+ * ./routes (docs/design.md, "The inspector's API"); the guards (./routes/security.ts) sit in
+ * front of all of them:
  *
  * - loopback only: any other listen address is refused before the server starts;
  * - requests whose Host is not this server's (DNS rebinding), or that come from another
  *   site's page (Origin), get 403; a body that is not JSON gets 415 (src/http/security.ts);
- * - every /api request needs the token (header `x-steward-token` or `?token=`), reads
- *   included: 403 otherwise. The page's URL carries the token; share it like a password;
+ * - every /api request needs the token (header `x-steward-token`, or `?token=` on the
+ *   inspector's own routes: serve's strict query schemas refuse it), reads included: 403
+ *   otherwise. The page's URL carries the token; share it like a password;
  * - request bodies are 1 MB at most (413);
  * - every answer carries nosniff, no-referrer and a cache policy.
  *
@@ -38,7 +41,6 @@ import { errorHandler, HttpError } from '../http/errors.js';
 import type { InspectorContext } from './routes/context.js';
 import { eventsRoute } from './routes/events.js';
 import { infoRoute } from './routes/info.js';
-import { journalRoute } from './routes/journal.js';
 import { modelRoute } from './routes/model.js';
 import { pageRoute } from './routes/page.js';
 import { resumeRoute } from './routes/resume.js';
@@ -46,7 +48,14 @@ import { forkRoute } from './routes/fork.js';
 import { apiGuards, inspectorGuards, isLoopback, securityHeaders } from './routes/security.js';
 import { safeText } from '../text/safe-text.js';
 import { sessionRoute } from './routes/session.js';
-import { sessionsRoute } from './routes/sessions.js';
+import { liveRoute } from './routes/live.js';
+import { mountRoutes, type RouteModule, type ServeDeps } from '../serve/route.js';
+import { createSession } from '../serve/routes/create-session.js';
+import { journal } from '../serve/routes/journal.js';
+import { listSessions } from '../serve/routes/list-sessions.js';
+import { StreamTickets } from '../http/stream-tickets.js';
+import { SessionHost } from '../serve/session-host.js';
+import { leaseOwnerName } from '../store/lease-keeper.js';
 import { streamRoute } from './routes/stream.js';
 import { timeTravelRoute } from './routes/time-travel.js';
 
@@ -82,12 +91,33 @@ export function defaultPageDir(): string {
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? candidates[0]!;
 }
 
-/** The JSON API under /api: the token and the size limit, then one module per route. */
-function inspectorApi(ctx: InspectorContext, token: string): Hono {
+/**
+ * The routes of `steward serve` the inspector mounts as they are: the sessions list (paged),
+ * a new session, the journal (paged). The rest of its API is its own; docs/design.md §
+ * "The inspector's API" says why each differs.
+ */
+const SERVE_ROUTES: readonly RouteModule[] = [listSessions, createSession, journal];
+
+/** The JSON API under /api: the token and the size limit, then serve's shared routes and the inspector's own. */
+function inspectorApi(ctx: InspectorContext, token: string, log: (msg: string) => void): Hono {
   const api = new Hono();
   api.use('*', ...apiGuards(token));
-  for (const route of [infoRoute, streamRoute, sessionsRoute, sessionRoute, journalRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute])
-    route(api, ctx);
+  const deps: ServeDeps = {
+    runtime: ctx.runtime,
+    store: ctx.store,
+    // Serve's routes reach sessions through a host; the ones mounted here only create one (and let it go: the first send resumes it here).
+    host: new SessionHost(ctx.runtime, ctx.store, { log, owner: leaseOwnerName('steward inspect') }),
+    storeLabel: '',
+    streams: new Set(),
+    routes: SERVE_ROUTES,
+    auth: true,
+    // No mounted route opens a stream; were one added, its tickets would be signed with the inspector's token.
+    tickets: StreamTickets.forTokens({ kind: 'shared', token }),
+    createLimit: null,
+    log,
+  };
+  mountRoutes(api, SERVE_ROUTES, deps);
+  for (const route of [infoRoute, streamRoute, liveRoute, sessionRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute]) route(api, ctx);
   api.all('*', (c) => {
     throw new HttpError(404, 'not_found', `No API route ${c.req.method} ${c.req.path}.`);
   });
@@ -102,7 +132,7 @@ function inspectorApp(
   const app = new Hono();
   app.onError(errorHandler('inspector', options.log));
   app.use('*', securityHeaders, inspectorGuards(options.listening));
-  app.route('/api', inspectorApi(ctx, options.token));
+  app.route('/api', inspectorApi(ctx, options.token, options.log));
   pageRoute(app, options.pageDir);
   app.all('*', (c) => {
     throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}.`);

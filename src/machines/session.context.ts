@@ -17,6 +17,12 @@ export interface PackageInfo {
   title: string;
   description: string;
   workers: WorkerInfo[];
+  /**
+   * The package version the session is pinned to: the sha256 of everything the runtime read
+   * from the package folder (src/skills/package-version.ts), kept once per store. Absent in a
+   * session saved before pinning until it is first resumed.
+   */
+  version?: string;
 }
 
 /** A worker run: proposed (waiting for approval) or under way. */

@@ -11,6 +11,7 @@
  *   │   ├── review_artifact    a worker's artifact waits for accept / reject (+ questions)
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
+ *   │   (any waiting state)    package_upgraded, sent by the runtime (`steward upgrade`): the pinned package version changes, the wait stays
  *   ├── running
  *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule)
  *   │   └── worker             thinking → checking
@@ -39,13 +40,14 @@ import { ancestry, leafNodes, readChart } from './refusals.js';
 import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
+import { upgradeProblem, type PackageUpgradedEvent } from './package-upgrade.js';
 import * as report from './session.reports.js';
 import * as update from './session.updates.js';
 import { initialTranscripts } from './transcript.js';
 
 type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
-type SessionEvent = UserEvent | DoneTurn | ErrorTurn;
+type SessionEvent = UserEvent | DoneTurn | ErrorTurn | PackageUpgradedEvent;
 type RuleParams = { actor: ToolActor; rule: RuleId };
 type WaitingReason = report.WaitingReason;
 
@@ -123,6 +125,8 @@ export const sessionMachine = setup({
     burstTokensUsedUp: ({ context }) => violationOf(context, 'worker', 'burstTokensWithinBudget') !== null,
 
     moreCallsQueued: ({ context }) => context.reply.queue.length > 1,
+    // `steward upgrade`: the wait in progress must stay valid in the new package version.
+    upgradeKeepsWait: ({ context, event }) => event.type === 'package_upgraded' && upgradeProblem(context, event.package) === null,
 
     // Where a reply leads, once its last call is settled.
     choseApprovalStep: ({ context }) => {
@@ -144,6 +148,11 @@ export const sessionMachine = setup({
       return { package: context.catalog.find((p) => p.id === event.packageId) ?? null, catalog: [] };
     }),
     resetBurst: assign(({ context }) => update.resetBurst(context)),
+    /** The session runs the new package version from now on (the runtime journals both hashes). */
+    upgradePackage: assign(({ event }) => {
+      assertEvent(event, 'package_upgraded');
+      return { package: event.package };
+    }),
     recordRequest: assign(({ context, event }) => {
       assertEvent(event, 'user_submitted_input');
       return update.recordRequest(context, event.text, event.at, event.by);
@@ -326,6 +335,8 @@ export const sessionMachine = setup({
 
     waiting_user: {
       initial: 'input',
+      // Targetless: the session keeps waiting where it waited, on the new package version.
+      on: { package_upgraded: { guard: 'upgradeKeepsWait', actions: 'upgradePackage' } },
       states: {
         skill_selection: {
           entry: [

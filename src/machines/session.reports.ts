@@ -20,14 +20,18 @@ export type WaitingReason = StreamEventOf<'waiting'>['reason'];
 
 export type RoundInfo = Pick<StreamEventOf<'round_started'>, 'agent' | 'workerId' | 'burst' | 'maxBurst' | 'round'>;
 
-/** The model round `agent` is about to run (or runs) in `context`: the counts include it. */
-export function roundOf(context: SessionContext, agent: ToolActor): RoundInfo {
+/**
+ * The model round `agent` is about to run (or runs) in `context`: the figures include it.
+ * `counted`: the context already counts the round (read after its reply was accepted).
+ */
+export function roundOf(context: SessionContext, agent: ToolActor, counted = false): RoundInfo {
+  const next = counted ? 0 : 1;
   return {
     agent,
     workerId: agent === 'worker' ? (context.step?.workerId ?? null) : null,
-    burst: Math.min(context.burst + 1, context.maxBurst),
+    burst: Math.min(context.burst + next, context.maxBurst),
     maxBurst: context.maxBurst,
-    round: context.rounds + 1,
+    round: context.rounds + next,
   };
 }
 
@@ -47,10 +51,9 @@ function usageOf(value: unknown): StreamEventOf<'round_finished'>['usage'] {
 
 /** The round that just replied, read from the context its accept left (the round is counted there). */
 export function roundReplied(accepted: SessionContext, agent: ToolActor, output: TurnOutput): ChartEvent {
-  const counted = { ...accepted, burst: accepted.burst - 1, rounds: accepted.rounds - 1 };
   return {
     type: 'round_finished',
-    ...roundOf(counted, agent),
+    ...roundOf(accepted, agent, true),
     outcome: 'replied',
     usage: usageOf(output?.usage),
     totalUsage: { ...accepted.ledger.usage },

@@ -27,19 +27,22 @@ export interface ForkedPayload {
 
 export const isForkEntry = (entry: JournalEntry): boolean => entry.kind === 'created' && entry.type === 'forked';
 
-export function packageInfoOf(pkg: SkillPackage): PackageInfo {
+/** What the machine needs of a package; with `version`, the hash of the package version it comes from. */
+export function packageInfoOf(pkg: Pick<SkillPackage, 'id' | 'title' | 'description' | 'workers'>, version?: string): PackageInfo {
   return {
     id: pkg.id,
     title: pkg.title,
     description: pkg.description,
     workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles }) => ({ id, title, description, inputTags, outputTags, roles })),
+    ...(version !== undefined ? { version } : {}),
   };
 }
 
 /**
- * The input the session was created with, rebuilt from its first journal entry: a package
- * session gets its package as saved in the current snapshot (a package never changes once
- * chosen); a legacy session gets the runtime's catalog, as createSession gave it.
+ * The input the session was created with, rebuilt from its first journal entry: the package
+ * (and a legacy session's catalog) as journalled there, pinned to its version; a session
+ * journalled before pinning gets its package as saved in the current snapshot, and a legacy
+ * one the runtime's catalog.
  */
 export function replayInput(host: ReplayHost, sessionId: string, created: JournalEntry, current: SessionContext | undefined): SessionInput {
   const payload = (created.payload ?? {}) as {
@@ -48,15 +51,17 @@ export function replayInput(host: ReplayHost, sessionId: string, created: Journa
     maxBurstTokens?: number | null;
     window?: SessionInput['window'];
     blackboard?: SessionInput['blackboard'];
+    package?: PackageInfo;
+    catalog?: PackageInfo[];
   };
   const packageId = payload.packageId ?? null;
   const saved = current?.package && current.package.id === packageId ? current.package : undefined;
   const known = packageId === null ? undefined : host.packages.get(packageId);
-  const pkg = packageId === null ? null : (saved ?? (known ? packageInfoOf(known) : null));
+  const pkg = packageId === null ? null : (payload.package ?? saved ?? (known ? packageInfoOf(known) : null));
   return {
     sessionId,
     package: pkg,
-    catalog: packageId === null ? [...host.packages.values()].map(packageInfoOf) : [],
+    catalog: packageId === null ? (payload.catalog ?? [...host.packages.values()].map((p) => packageInfoOf(p))) : [],
     ...(payload.maxBurst !== undefined ? { maxBurst: payload.maxBurst } : current ? { maxBurst: current.maxBurst } : {}),
     ...(payload.maxBurstTokens !== undefined ? { maxBurstTokens: payload.maxBurstTokens } : current ? { maxBurstTokens: current.ledger.maxBurstTokens } : {}),
     // The window limits and an app's seed tags, as createSession journalled them.

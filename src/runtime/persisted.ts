@@ -14,6 +14,7 @@ import { SnapshotError } from '../errors.js';
 import { transcriptOf, type WindowLimits } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
+import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
 
 /**
  * v1: the whole transcripts and every tag version's body in the context.
@@ -23,8 +24,11 @@ import type { ArchiveItemInput, StoredSession } from '../store/session-store.js'
  * v4: a tag's archived versions are counted in one summary `{archived, size}` first in its
  *   list instead of an entry each (the context is bounded however many versions a tag gets);
  *   window limits stay as saved.
+ * v5: the context's `package` names the package version the session is pinned to
+ *   (`version`, a sha256); a v4 context has none, and the runtime pins it to the package on
+ *   disk when it is first resumed (the disk is no migration's business).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 4;
+export const SNAPSHOT_SCHEMA_VERSION = 5;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -59,7 +63,13 @@ const TagListSchema = z
 
 const ContextSchema = z.looseObject({
   sessionId: z.string(),
-  package: z.looseObject({ id: z.string(), workers: z.array(z.looseObject({ id: z.string(), outputTags: z.array(z.string()) })) }).nullable(),
+  package: z
+    .looseObject({
+      id: z.string(),
+      workers: z.array(z.looseObject({ id: z.string(), outputTags: z.array(z.string()) })),
+      version: z.string().regex(PACKAGE_HASH_PATTERN, 'must be "sha256:" and 64 hex digits').optional(),
+    })
+    .nullable(),
   maxBurst: z.number().int().positive(),
   burst: z.number().int().nonnegative(),
   transcripts: z.looseObject({
@@ -214,7 +224,10 @@ function v3ToV4(old: Record<string, unknown>): { context: Record<string, unknown
   return { context: { ...old, blackboard: Object.fromEntries(board) }, history: [] };
 }
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4 };
+/** v4 → v5: nothing to change; `package.version` is optional, set when the session is first resumed (runtime.ts, pinToDisk). */
+const v4ToV5: Migration = (context) => ({ context, history: [] });
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

@@ -39,6 +39,10 @@ import { envelope, openEnvelopeWithHistory } from './persisted.js';
 import { Session } from './session.js';
 import { checkSessionId } from '../ids.js';
 import { OwnLease, PassedLease, type SessionLeasing } from './session-lease.js';
+import { packageVersionOf, shortHash } from '../skills/package-version.js';
+import { PinnedVersions, storedVersion } from './pinned-versions.js';
+import { upgradeProblem } from '../machines/package-upgrade.js';
+import type { SessionView } from './view.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -98,6 +102,23 @@ export interface CreateSessionOptions {
   blackboard?: Record<string, string>;
 }
 
+export interface UpgradeOptions {
+  /** Where to move the session: 'current' (the default), the package on disk. */
+  to?: 'current';
+  /** Who asked for it (journalled with the entry). */
+  by?: string;
+}
+
+/** What `upgradeSession` did: the hashes before and after, and the session's view now. */
+export interface UpgradeResult {
+  /** The version the session was pinned to (null: saved before pinning). */
+  from: string | null;
+  to: string;
+  /** False when the session already ran the package on disk: nothing was written. */
+  changed: boolean;
+  view: SessionView;
+}
+
 /** A session's whole history — every transcript message and tag version ever written. */
 export interface SessionHistory {
   transcript(name?: TranscriptName): Promise<ChatMessage[]>;
@@ -131,6 +152,15 @@ export interface Runtime {
   restoreSession(persisted: unknown): Session;
   /** The live session with this id if this runtime holds it, else `resumeSession(id)`. */
   openSession(id: string): Promise<Session>;
+  /**
+   * Moves a waiting session to the version of its package on disk (`steward upgrade`): a
+   * journal entry `package_upgraded` with the hashes before and after. Refused (a UserError,
+   * nothing written) while the session runs, or when the wait in progress would not be valid
+   * in the new version (its step's worker, the artifact under review's tags).
+   */
+  upgradeSession(id: string, options?: UpgradeOptions): Promise<UpgradeResult>;
+  /** The hash of a package's version on disk (undefined: no such package): what new sessions are pinned to. */
+  packageVersionOnDisk(packageId: string): string | undefined;
   /** Sessions this runtime holds in memory (restored ones too), until they are done, stopped or failed. */
   readonly live: ReadonlyMap<string, Session>;
   /**
@@ -186,12 +216,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const window: WindowLimits = { ...DEFAULT_WINDOW, ...options.window };
   const limits = resolveLimits(options.limits);
   const packages = loadPackages(options.packagesDir);
-  const promptOf = (packageId: string, workerId: string) => packages.get(packageId)?.workers.find((w) => w.id === workerId)?.prompt;
+  const store = options.store;
+  // Each package on disk is a version (the hash of its manifest and prompts); a session runs
+  // the version it is pinned to, from the store when the disk has another by now.
+  const versions = new PinnedVersions(
+    [...packages.values()].map((pkg) => packageVersionOf(pkg)),
+    store,
+  );
+  const promptOf = (packageId: string, workerId: string, version?: string) => versions.prompt(packageId, workerId, version);
+  const onDisk = (packageId: string) => versions.disk(packageId)?.hash;
+  /** Hashes of the disk's versions this runtime has written to its store. */
+  const versionsWritten = new Set<string>();
   // One PackageInfo per package, shared by every session of this runtime (and swapped into
   // restored snapshots when it matches), so sessions do not each carry a copy.
-  const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg)]));
+  const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg, onDisk(pkg.id))]));
   const infoJson = new Map([...infos.values()].map((info) => [info.id, JSON.stringify(info)]));
-  const store = options.store;
   const leases = store?.leases;
   const leaseOwner = options.leaseOwner ?? leaseOwnerName('node');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -263,25 +302,31 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const state = stateString(probe.getSnapshot().value);
       from = probe.getSnapshot().context;
       // The payload holds what replay needs to rebuild the same initial context.
+      // The package (or a legacy session's catalog) as pinned: replay starts from this version.
       const payload = {
         packageId: pkg?.id ?? null,
         maxBurst: input.maxBurst,
         window,
+        ...(input.package ? { package: input.package } : { catalog: input.catalog }),
         ...(blackboard ? { blackboard } : {}),
         ...(input.maxBurstTokens !== null ? { maxBurstTokens: input.maxBurstTokens } : {}),
       };
+      // Each version goes to the store with the first session this runtime pins to it (the store keeps it once anyway).
+      const pinned = (pkg ? [pkg.id] : [...packages.keys()]).map((packageId) => versions.disk(packageId)!).filter((v) => !versionsWritten.has(v.hash));
       const stored = await store.create({
         id,
         packageId: pkg?.id ?? null,
         snapshot,
         entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) },
+        packageVersions: pinned.map(storedVersion),
       });
+      for (const version of pinned) versionsWritten.add(version.hash);
       const leasing = ownLease(id);
       persistence = { store, revision: stored.revision, ...(leasing ? { leasing } : {}) };
     }
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
       started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
-    return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits: sessionLimits, archivedFrom: from, ...inspectOption }));
+    return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits: sessionLimits, archivedFrom: from, packageOnDisk: onDisk, ...inspectOption }));
   }
 
   async function resumeSession(id: string, resumeOptions: ResumeOptions = {}): Promise<Session> {
@@ -300,16 +345,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (!stored) throw new SessionNotFoundError(id);
       const opened = openEnvelopeWithHistory(id, stored.snapshot);
       let revision = stored.revision;
-      // A snapshot of an older schema: save it migrated, with the history it moved out of the
-      // context, before anything runs, so nothing it held is lost.
+      // A session saved before pinning is pinned now, to its package on disk.
+      const pin = pinToDisk(opened.snapshot as { context: SessionContext });
+      // A snapshot of an older schema (or one just pinned): save it migrated, with the history
+      // it moved out of the context, before anything runs, so nothing it held is lost.
       const lease = leasing?.current;
-      if (opened.migratedHistory) {
+      if (opened.migratedHistory || pin) {
         revision = await store.append({
           id,
           expectedRevision: revision,
           entries: [],
           snapshot: envelope(opened.snapshot),
-          archive: opened.migratedHistory,
+          ...(opened.migratedHistory ? { archive: opened.migratedHistory } : {}),
+          ...(pin ? { packageVersions: [pin] } : {}),
           ...(lease ? { lease } : {}),
         });
         leasing?.wrote();
@@ -319,6 +367,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await own?.letGo();
       throw error;
     }
+  }
+
+  /**
+   * Pins a session saved before pinning (its package has no `version`) to its package on
+   * disk, if that is still there: the context gets the disk's package, and the version to
+   * keep in the store is returned. Null when there is nothing to pin.
+   */
+  function pinToDisk(snapshot: { context: SessionContext }): ReturnType<typeof storedVersion> | null {
+    const saved = snapshot.context.package;
+    const disk = saved && saved.version === undefined ? versions.disk(saved.id) : undefined;
+    if (!saved || !disk) return null;
+    snapshot.context.package = infos.get(saved.id)!;
+    return storedVersion(disk);
   }
 
   /** A Session of a snapshot already opened (validated, migrated), held in `live` while it runs. */
@@ -334,7 +395,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
       started(createActor(machine, { snapshot: snapshot as never, input: { sessionId: id }, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
     return hold(
-      (onEnd) => new Session({ id, start, persistence, onEnd, limits, archivedFrom: snapshot.context, ...(memory ? { memory } : {}), ...inspectOption }),
+      (onEnd) =>
+        new Session({
+          id,
+          start,
+          persistence,
+          onEnd,
+          limits,
+          archivedFrom: snapshot.context,
+          packageOnDisk: onDisk,
+          ...(memory ? { memory } : {}),
+          ...inspectOption,
+        }),
     );
   }
 
@@ -398,7 +470,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     checkSessionId(id, 'forkSession');
     const forkId = opts?.id === undefined ? newSessionId() : checkSessionId(opts.id, 'forkSession({ id })');
     const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
-    const stored = await store.create({ id: forkId, packageId: made.packageId, snapshot: made.persisted, entry: made.entry });
+    // A fork of a session saved before pinning starts pinned (its entry holds the same snapshot).
+    const pin = pinToDisk(made.persisted.snapshot as { context: SessionContext });
+    const stored = await store.create({
+      id: forkId,
+      packageId: made.packageId,
+      snapshot: made.persisted,
+      entry: made.entry,
+      ...(pin ? { packageVersions: [pin] } : {}),
+    });
     // Opened like a resumed session: a model call that was in flight at atSeq runs again,
     // under the fork's own lease (nobody else knows its id yet).
     const leasing = ownLease(forkId);
@@ -406,9 +486,36 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision, ...(leasing ? { leasing } : {}) });
   }
 
+  async function upgradeSession(id: string, opts: UpgradeOptions = {}): Promise<UpgradeResult> {
+    if (!store) throw new UserError('upgradeSession needs a store: createRuntime({ model, store }).');
+    checkSessionId(id, 'upgradeSession');
+    if (opts.to !== undefined && opts.to !== 'current')
+      throw new UserError(`upgradeSession: to must be "current" (the package on disk), got ${JSON.stringify(String(opts.to)).slice(0, 60)}.`);
+    const session = await openSession(id);
+    const context = session.actorRef.getSnapshot().context;
+    const pkg = context.package;
+    if (!pkg) throw new UserError(`Session "${id}" has no package yet (it waits for one to be chosen): there is nothing to upgrade.`);
+    const disk = versions.disk(pkg.id);
+    if (!disk)
+      throw new UserError(`Package "${pkg.id}" of session "${id}" is not in this runtime's packages folders: add its folder (--packages) to upgrade to it.`);
+    const from = pkg.version ?? null;
+    if (from === disk.hash) return { from, to: disk.hash, changed: false, view: session.view() };
+    const next = infos.get(pkg.id)!;
+    const problem = upgradeProblem(context, next);
+    if (problem) throw new UserError(`Session "${id}" cannot move to version ${shortHash(disk.hash)} of "${pkg.id}": ${problem}`);
+    const result = await session.upgrade(
+      { type: 'package_upgraded', package: next, from, to: disk.hash, ...(opts.by !== undefined ? { by: opts.by } : {}) },
+      storedVersion(disk),
+    );
+    if (!result.ok) throw new UserError(result.error.message);
+    return { from, to: disk.hash, changed: true, view: result.view };
+  }
+
   return {
     model: options.model,
     packages,
+    upgradeSession,
+    packageVersionOnDisk: onDisk,
     machine,
     store,
     live: readOnlyView(live),

@@ -13,13 +13,13 @@ import { clip } from '../limits.js';
 import { snapshotState } from '../machines/refusals.js';
 import type { SessionContext } from '../machines/session.context.js';
 import { redactSecrets } from '../models/redact.js';
-import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
+import type { ArchiveItemInput, JournalEntryInput, SendKeyInput, SessionStore, StoredPackageVersion } from '../store/session-store.js';
 import { droppedItems, historyItems, type ArchiveReader, type MemoryArchive } from './archive.js';
 import type { SessionLeasing } from './session-lease.js';
 
 /** The journal's entry kind of an event the actor took; undefined: not journalled (XState's own events). */
 function journalKind(type: string): JournalEntryInput['kind'] | undefined {
-  if (type.startsWith('user_')) return 'event';
+  if (type.startsWith('user_') || type === 'package_upgraded') return 'event';
   if (type.startsWith('xstate.done.actor.') || type.startsWith('xstate.error.actor.')) return 'actor';
   return undefined;
 }
@@ -62,6 +62,12 @@ export class SessionJournal {
   private archivedContext: SessionContext | null;
   /** History items not yet attached to a journal entry. */
   private unarchived: ArchiveItemInput[] | null = null;
+  /** The idempotency key of the send under way: goes with the next event entry. */
+  private pendingKey: SendKeyInput | null = null;
+  /** The last key whose entry the store took. */
+  private writtenKey: string | null = null;
+  /** Package versions the next write's snapshot is pinned to. */
+  private versions: StoredPackageVersion[] | null = null;
 
   constructor(private readonly options: SessionJournalOptions) {
     this.revisionNow = options.revision;
@@ -84,6 +90,21 @@ export class SessionJournal {
     return this.writes;
   }
 
+  /** The send under way has this idempotency key: it is journalled with the send's event entry (null: none). */
+  expectKey(key: SendKeyInput | null): void {
+    this.pendingKey = key;
+  }
+
+  /** Whether the store took the entry journalled with `key` (so the key is spent). */
+  keyWritten(key: string): boolean {
+    return this.writtenKey === key && this.writeError === null;
+  }
+
+  /** Keeps these package versions (once per store) with the next write. */
+  keepVersions(versions: readonly StoredPackageVersion[]): void {
+    if (versions.length) (this.versions ??= []).push(...versions);
+  }
+
   /** Takes what the context added to the history since the last call, for the next write. */
   archive(context: SessionContext): void {
     const before = this.archivedContext;
@@ -100,7 +121,15 @@ export class SessionJournal {
     if (!kind) return;
     const added = this.unarchived;
     this.unarchived = null;
-    this.push({ kind, type: event.type, payload: eventPayload(event), state: snapshotState(snapshot), ...(added ? { added } : {}) });
+    const sendKey = kind === 'event' ? this.takeKey() : null;
+    this.push({
+      kind,
+      type: event.type,
+      payload: eventPayload(event),
+      state: snapshotState(snapshot),
+      ...(added ? { added } : {}),
+      ...(sendKey ? { sendKey } : {}),
+    });
   }
 
   /**
@@ -111,11 +140,13 @@ export class SessionJournal {
   async refusal(raw: unknown, code: string, message: string, state: string): Promise<void> {
     const type = (raw as { type?: unknown } | null)?.type;
     const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
+    const sendKey = this.takeKey();
     this.push({
       kind: 'event',
       type: entryType,
       payload: { type: entryType, refused: { code, message: clip(message, this.options.refusalMessageChars) } },
       state,
+      ...(sendKey ? { sendKey } : {}),
     });
     await this.acknowledge();
   }
@@ -134,6 +165,12 @@ export class SessionJournal {
       this.writeError = null;
       throw error;
     }
+  }
+
+  private takeKey(): SendKeyInput | null {
+    const key = this.pendingKey;
+    this.pendingKey = null;
+    return key;
   }
 
   private push(entry: JournalEntryInput): void {
@@ -156,6 +193,8 @@ export class SessionJournal {
     const durable = this.acknowledging || this.options.atRest();
     this.acknowledging = false;
     const lease = leasing?.current;
+    const packageVersions = this.versions;
+    this.versions = null;
     try {
       this.revisionNow = await store.append({
         id,
@@ -164,8 +203,11 @@ export class SessionJournal {
         snapshot: this.options.persisted(),
         ...(lease ? { lease } : {}),
         ...(durable ? {} : { durable: false }),
+        ...(packageVersions ? { packageVersions } : {}),
       });
       if (lease) leasing!.wrote();
+      const keyed = entries.find((e) => e.sendKey)?.sendKey;
+      if (keyed) this.writtenKey = keyed.key;
     } catch (error) {
       // Another writer won (ConflictError) or the store failed: stop at once, so this
       // process never runs on a state it could not save. The store still holds the last

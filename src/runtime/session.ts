@@ -17,7 +17,9 @@ import type { SessionContext } from '../machines/session.context.js';
 import type { ChatMessage, ToolCallDelta } from '../models/model.js';
 import { allTagVersions, fullTranscript, findTagVersion, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { reservedActorProblem } from './reserved-names.js';
-import type { SessionStore } from '../store/session-store.js';
+import { SEND_KEYS_KEPT, type SendKeyInput, type SendKeyRecord, type SessionStore, type StoredPackageVersion } from '../store/session-store.js';
+import type { PackageUpgradedEvent } from '../machines/package-upgrade.js';
+import { eventFingerprint, idempotencyKeyProblem, type SendOptions } from './send-keys.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
@@ -36,7 +38,11 @@ export type SendError =
   | { code: 'session_running_elsewhere'; message: string; holder: string | null }
   | { code: Exclude<StewardErrorCode, 'event_refused' | 'session_running_elsewhere'>; message: string };
 
-export type SendResult = { ok: true; view: SessionView } | { ok: false; error: SendError; view: SessionView };
+/**
+ * What `send()` resolves with. `repeated: true`: a send with an idempotency key already
+ * journalled for the session; nothing was sent, this is the result the first send resolved with.
+ */
+export type SendResult = ({ ok: true; view: SessionView } | { ok: false; error: SendError; view: SessionView }) & { repeated?: true };
 
 export interface Persistence {
   store: SessionStore;
@@ -64,7 +70,14 @@ export interface SessionOptions {
   archivedFrom?: SessionContext | null;
   /** Without a store: the archive to keep (a migrated snapshot's history). */
   memory?: MemoryArchive;
+  /** The version of a package on disk (its hash), for the view to say when the pinned one is older. */
+  packageOnDisk?: (packageId: string) => string | undefined;
 }
+
+/** Codes of a send whose event never reached the session: its idempotency key is not spent. */
+const KEY_NOT_SPENT = new Set<string>(['session_failed', 'session_stopped', 'lease_lost', 'conflict', 'session_running_elsewhere', 'internal_error']);
+
+const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
 
 // The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
 const isWaitOrEnd = (s: SessionSnapshot) => s.status !== 'active' || (typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user'));
@@ -114,6 +127,9 @@ export class Session {
   private events: SessionEventHub | null = null;
   /** sendNow() calls under way (at most one: send() queues them): the lease is not let go under one. */
   private sending = 0;
+  /** Without a store: the idempotency keys of this session's sends (the latest SEND_KEYS_KEPT). */
+  private readonly memoryKeys: Map<string, SendKeyRecord> | null;
+  private readonly packageOnDisk: ((packageId: string) => string | undefined) | undefined;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(options: SessionOptions) {
@@ -122,6 +138,7 @@ export class Session {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.userInspect = options.inspect;
     this.leasing = persistence?.leasing;
+    this.packageOnDisk = options.packageOnDisk;
     const archivedFrom = options.archivedFrom ?? null;
     this.journal = persistence
       ? new SessionJournal({
@@ -137,6 +154,7 @@ export class Session {
         })
       : null;
     this.memory = this.journal ? null : new MemoryHistory(options.memory ?? new MemoryArchive(), archivedFrom);
+    this.memoryKeys = this.journal ? null : new Map();
     this.readArchive = (this.journal ?? this.memory!).read;
     const inspect = this.journal || this.userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
     this.actor = options.start(inspect);
@@ -174,7 +192,7 @@ export class Session {
   }
 
   view(): SessionView {
-    return sessionView(this.actor.getSnapshot());
+    return sessionView(this.actor.getSnapshot(), this.packageOnDisk);
   }
 
   /**
@@ -269,12 +287,31 @@ export class Session {
    * refused or malformed event (from JavaScript the event is checked at run time too)
    * resolves `{ ok: false, error }`, state unchanged: nothing is thrown.
    *
+   * With `idempotencyKey`, the send counts once: a key already journalled for this session
+   * resolves with the stored result (`repeated: true`) and changes nothing, also on another
+   * runtime on the same store and after a restart; the same key with another event is
+   * refused with `idempotency_key_reused`.
+   *
    * @example
-   * const result = await session.send({ type: 'user_approved_next_step' });
+   * const result = await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'approve-7f3a' });
    * if (!result.ok && result.error.code === 'event_refused') console.log('try', result.error.enabled);
    */
-  send(event: UserEvent): Promise<SendResult> {
-    const run = this.busy ? this.busy.then(() => this.sendNow(event)) : this.sendNow(event);
+  send(event: UserEvent, options: SendOptions = {}): Promise<SendResult> {
+    const { idempotencyKey: key, onAccepted } = options;
+    return this.enqueue(() => (key === undefined ? this.sendNow(event, onAccepted) : this.sendLeased(() => this.sendKeyed(event, key, onAccepted))));
+  }
+
+  /**
+   * @internal `runtime.upgradeSession`: the chart's `package_upgraded` event, while the session
+   * waits, journalled with the new version (kept in the store in the same write).
+   */
+  upgrade(event: PackageUpgradedEvent, version: StoredPackageVersion): Promise<SendResult> {
+    return this.enqueue(() => this.sendLeased(() => this.handleUpgrade(event, version)));
+  }
+
+  /** Runs `work` after the sends queued before it: one at a time, in call order. */
+  private enqueue(work: () => Promise<SendResult>): Promise<SendResult> {
+    const run = this.busy ? this.busy.then(work) : work();
     // Keep only completion (not the result and its view) so an idle session holds nothing extra.
     const done: Promise<void> = run.then(() => {
       if (this.busy === done) this.busy = null;
@@ -338,22 +375,106 @@ export class Session {
     return result;
   }
 
-  /** Without leases (memory, SQLite) the event reaches the actor synchronously, inside send(). */
-  private sendNow(raw: unknown): Promise<SendResult> {
-    return this.leasing ? this.sendLeased(raw) : this.handle(raw);
+  /** An error thrown under a send, as its result (send() never throws). */
+  private failed(error: unknown): SendResult {
+    if (error instanceof ConflictError) return this.refuse('conflict', error.message);
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof SessionLeasedError)
+      return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
+    const code = StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
+    return this.refuse(code, message);
   }
 
-  private async sendLeased(raw: unknown): Promise<SendResult> {
+  /** Without leases (memory, SQLite) the event reaches the actor synchronously, inside send(). */
+  private sendNow(raw: unknown, onAccepted?: () => void): Promise<SendResult> {
+    return this.leasing ? this.sendLeased(() => this.handle(raw, undefined, onAccepted)) : this.handle(raw, undefined, onAccepted);
+  }
+
+  /** `run` under the session's lease, on a store with leases (else just `run`). */
+  private async sendLeased(run: () => Promise<SendResult>): Promise<SendResult> {
+    if (!this.leasing) return run();
     this.sending += 1;
     try {
-      return (await this.takeLease()) ?? (await this.handle(raw));
+      return (await this.takeLease()) ?? (await run());
     } finally {
       this.sending -= 1;
       await this.letGoIfIdle();
     }
   }
 
-  private async handle(raw: unknown): Promise<SendResult> {
+  /**
+   * A send with an idempotency key: looked up first (under the lease: no other process runs
+   * the session meanwhile); a known key answers from the store, a new one is journalled with
+   * the event's entry, and the result is kept for a repeat once the send resolves.
+   */
+  private async sendKeyed(raw: unknown, key: string, onAccepted?: () => void): Promise<SendResult> {
+    const problem = idempotencyKeyProblem(key);
+    if (problem) return this.refuse('invalid_event', `Invalid send: ${problem}. Nothing was sent.`);
+    const fingerprint = eventFingerprint(raw);
+    let known: SendKeyRecord | undefined;
+    try {
+      known = this.journal ? await this.journal.store.sendKey(this.id, key) : this.memoryKeys!.get(key);
+    } catch (error) {
+      return this.failed(error);
+    }
+    if (known) return this.repeat(known, key, fingerprint);
+    const sendKey: SendKeyInput = { key, fingerprint };
+    const result = await this.handle(raw, sendKey, onAccepted);
+    if (this.journal) {
+      this.journal.expectKey(null);
+      // Kept after the send resolved: a repeat meanwhile (another process) is told the send is under way.
+      if (this.journal.keyWritten(key)) await this.journal.store.saveSendResult(this.id, key, result).catch(() => undefined);
+    } else if (!(!result.ok && KEY_NOT_SPENT.has(result.error.code))) {
+      const keys = this.memoryKeys!;
+      keys.set(key, { ...sendKey, seq: keys.size + 1, result: structuredClone(result) });
+      for (const old of keys.keys()) {
+        if (keys.size <= SEND_KEYS_KEPT) break;
+        keys.delete(old);
+      }
+    }
+    return result;
+  }
+
+  /** A send whose key is journalled already: nothing is sent again. */
+  private repeat(known: SendKeyRecord, key: string, fingerprint: string): SendResult {
+    if (known.fingerprint !== fingerprint) {
+      return this.refuse(
+        'idempotency_key_reused',
+        `Idempotency key "${key}" was used for another event of this session (journal entry ${known.seq}): nothing was sent. ` +
+          'Send a new event with a new key; repeat a send only with the same event.',
+      );
+    }
+    const stored = known.result as SendResult | null;
+    if (!stored || typeof stored !== 'object' || typeof stored.ok !== 'boolean') {
+      return this.refuse(
+        'conflict',
+        `The send with idempotency key "${key}" is journalled (entry ${known.seq}) but has no result yet: it is still under way, ` +
+          'or its process stopped before it answered. Nothing was sent again; read the session to see where it is.',
+      );
+    }
+    return { ...stored, repeated: true };
+  }
+
+  /** `package_upgraded` while the session waits; refused (nothing written) otherwise. */
+  private async handleUpgrade(event: PackageUpgradedEvent, version: StoredPackageVersion): Promise<SendResult> {
+    try {
+      const before = this.actor.getSnapshot();
+      if (this.fatal || !isWaiting(before)) {
+        const state = before.status === 'done' ? 'done' : snapshotState(before);
+        return this.refuse('user_error', `Session "${this.id}" is ${state}: a session is upgraded while it waits for you. Nothing was changed.`);
+      }
+      this.journal?.keepVersions([version]);
+      this.actor.send({ ...event, at: isoNow() });
+      const after = this.actor.getSnapshot();
+      await this.journal?.acknowledge();
+      if (after.context.rejections !== before.context.rejections) return this.refused(event.type, after.context.rejections.at(-1)!.reason);
+      return { ok: true, view: this.view() };
+    } catch (error) {
+      return this.failed(error);
+    }
+  }
+
+  private async handle(raw: unknown, sendKey?: SendKeyInput, onAccepted?: () => void): Promise<SendResult> {
     try {
       if (this.fatal)
         return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
@@ -364,6 +485,8 @@ export class Session {
           'session_stopped',
           'This session object was stopped (after a conflict, a failed write or stop()). Open it again with runtime.resumeSession(id).',
         );
+      // From here on the event reaches the journal (taken or refused): the key goes with its entry.
+      this.journal?.expectKey(sendKey ?? null);
       const parsed = UserEventSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
@@ -392,6 +515,10 @@ export class Session {
         const last = after.context.rejections[after.context.rejections.length - 1]!;
         return this.refused(event.type, last.reason);
       }
+      if (onAccepted) {
+        await this.journal?.written();
+        onAccepted();
+      }
       await this.untilWaitOrEnd();
       await this.journal?.flush();
       if (this.fatal) return this.refuse('session_failed', `The session failed: ${String(this.fatal)}`);
@@ -405,14 +532,8 @@ export class Session {
         );
       return { ok: true, view: this.view() };
     } catch (error) {
-      if (error instanceof ConflictError) return this.refuse('conflict', error.message);
       // send() never throws a refusal of its own: one arriving here would be a bug.
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof SessionLeasedError)
-        return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
-      const code =
-        StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
-      return this.refuse(code, message);
+      return this.failed(error);
     }
   }
 

@@ -54,6 +54,13 @@ export interface SessionView {
   tokens: { burst: number; session: number; maxBurst: number | null };
   /** The session this one was forked from, and the journal entry it starts after. */
   forkedFrom?: ForkOrigin;
+  /**
+   * The package version the session runs (sha256 of its manifest and prompts, kept in the
+   * store); null without a package, or for a session saved before pinning that was not resumed since.
+   */
+  packageVersion: string | null;
+  /** The version of the package on disk, when it differs from the pinned one: `steward upgrade` moves the session to it. */
+  packageOnDisk?: string;
 }
 
 export function artifactView(context: SessionContext, id: string): ArtifactView | undefined {
@@ -77,48 +84,60 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
  * What a UI, the CLI or a test needs to know of a session, derived from its snapshot.
  *
  * @example
- * const view = sessionView(actor.getSnapshot());
+ * const view = sessionView(actor.getSnapshot(), (id) => versions.get(id)); // the second argument: the hash of a package on disk
  * if (view.waitingReason === 'review_artifact') showArtifact(view.artifact!);
  */
-export function sessionView(snapshot: SessionSnapshot): SessionView {
+export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageId: string) => string | undefined): SessionView {
   const { context } = snapshot;
+  const { ledger } = context;
+  const pinned = context.package?.version ?? null;
+  const onDisk = context.package && packageOnDisk ? packageOnDisk(context.package.id) : undefined;
   // One reading of the chart gives the state, what it accepts and what is enabled now.
   const { state, accepted, enabled } = readSnapshot(snapshot);
-  const [phase, reason] = state.split('.') as [Phase, string | undefined];
-  const waitingReason = phase === 'waiting_user' ? (reason as WaitingReason) : undefined;
-  const underReview =
-    waitingReason === 'review_artifact' || waitingReason === 'revision'
-      ? context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected')
-      : undefined;
-  return {
+  const dot = state.indexOf('.');
+  const phase = (dot < 0 ? state : state.slice(0, dot)) as Phase;
+  const view: SessionView = {
     id: context.sessionId,
     packageId: context.package?.id ?? null,
     state,
     phase,
-    ...(waitingReason ? { waitingReason } : {}),
     burst: context.burst,
     maxBurst: context.maxBurst,
-    ...(context.step ? { pendingStep: context.step } : {}),
-    ...(underReview ? { artifact: artifactView(context, underReview.id) } : {}),
-    ...(context.questions ? { questions: context.questions } : {}),
-    ...(context.message ? { message: context.message } : {}),
-    ...(context.assessment ? { assessment: context.assessment } : {}),
-    ...(context.notice ? { notice: context.notice } : {}),
-    blackboard: Object.keys(context.blackboard).map((tag) => {
-      const v = latest(context.blackboard, tag)!;
-      return { tag, version: v.version, writtenBy: v.writtenBy };
-    }),
+    blackboard: boardSummary(context.blackboard),
     artifacts: context.artifacts.map((a) => ({ id: a.id, workerId: a.workerId, status: a.status })),
     acceptedEvents: accepted,
     enabledEvents: enabled,
     rejections: context.rejections,
-    usage: context.ledger.usage,
+    usage: ledger.usage,
     rounds: context.rounds,
-    tokens: {
-      burst: context.ledger.burstTokens,
-      session: context.ledger.usage.promptTokens + context.ledger.usage.completionTokens,
-      maxBurst: context.ledger.maxBurstTokens,
-    },
-    ...(context.ledger.forkedFrom ? { forkedFrom: context.ledger.forkedFrom } : {}),
+    tokens: { burst: ledger.burstTokens, session: ledger.usage.promptTokens + ledger.usage.completionTokens, maxBurst: ledger.maxBurstTokens },
+    packageVersion: pinned,
   };
+  // The optional fields, set only when there is something to show (absent rather than undefined).
+  if (phase === 'waiting_user') {
+    const waitingReason = state.slice(dot + 1) as WaitingReason;
+    view.waitingReason = waitingReason;
+    if (waitingReason === 'review_artifact' || waitingReason === 'revision') {
+      const underReview = context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected');
+      if (underReview) view.artifact = artifactView(context, underReview.id);
+    }
+  }
+  if (context.step) view.pendingStep = context.step;
+  if (context.questions) view.questions = context.questions;
+  if (context.message) view.message = context.message;
+  if (context.assessment) view.assessment = context.assessment;
+  if (context.notice) view.notice = context.notice;
+  if (ledger.forkedFrom) view.forkedFrom = ledger.forkedFrom;
+  if (onDisk !== undefined && onDisk !== pinned) view.packageOnDisk = onDisk;
+  return view;
+}
+
+/** Each tag's latest version: the view's blackboard list. */
+function boardSummary(board: SessionContext['blackboard']): SessionView['blackboard'] {
+  const out: SessionView['blackboard'] = [];
+  for (const tag of Object.keys(board)) {
+    const v = latest(board, tag)!;
+    out.push({ tag, version: v.version, writtenBy: v.writtenBy });
+  }
+  return out;
 }

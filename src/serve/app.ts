@@ -1,17 +1,22 @@
 /**
  * The `steward serve` HTTP app (hono): middleware in the order a request meets it —
- * Host / Origin / content-type guards (src/http/security.ts), shutdown gate, bearer token,
- * body size limit — then one module per route, and one JSON shape for every failure.
+ * Host / Origin / content-type guards (src/http/security.ts), CORS for the listed origins
+ * (src/http/cors.ts), shutdown gate, authentication (bearer token, a stream's ticket, or the
+ * embedding app's own check), body size limit — then one module per route, and one JSON
+ * shape for every failure. Public routes and the ticketed stream are marked by their route
+ * pattern, so the marks hold when an app mounts this app under a prefix.
  */
-import { Hono } from 'hono';
-import { tokenAuth } from '../http/auth.js';
-import type { NamedToken, ServeTokens } from '../http/tokens.js';
-import { requestGuards, type RequestGuardOptions } from '../http/security.js';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { callerAuth, type ServeAuth } from '../http/auth.js';
+import { corsFor } from '../http/cors.js';
+import { parseOrigins, requestGuards, type RequestGuardOptions } from '../http/security.js';
 import { limitBody } from '../http/body.js';
 import { errorHandler, errorResponse, HttpError } from '../http/errors.js';
+import { StreamTickets } from '../http/stream-tickets.js';
 import { safeLine } from '../text/safe-text.js';
-import type { RouteModule, ServeDeps } from './route.js';
+import { mountRoutes, type RouteModule, type ServeDeps } from './route.js';
 import { createSession } from './routes/create-session.js';
+import { forkSession } from './routes/fork-session.js';
 import { getSession } from './routes/get-session.js';
 import { healthz } from './routes/healthz.js';
 import { journal } from './routes/journal.js';
@@ -21,6 +26,7 @@ import { sendEvent } from './routes/send-event.js';
 import { stream } from './routes/stream.js';
 import { agUiRoutes } from '../protocols/ag-ui/route.js';
 import { a2aRoutes } from '../protocols/a2a/route.js';
+import { streamTickets } from './routes/stream-tickets.js';
 
 export const routes: readonly RouteModule[] = [
   healthz,
@@ -29,7 +35,9 @@ export const routes: readonly RouteModule[] = [
   listSessions,
   getSession,
   sendEvent,
+  forkSession,
   journal,
+  streamTickets,
   stream,
   ...agUiRoutes,
   ...a2aRoutes,
@@ -37,25 +45,29 @@ export const routes: readonly RouteModule[] = [
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-export interface AppOptions extends Omit<ServeDeps, 'routes' | 'auth' | 'streams'> {
-  /** Required as `Authorization: Bearer …` on every route but the public ones; none: no auth. */
-  token?: string;
-  /** Named tokens instead of `token`: the caller's name is known (see src/http/tokens.ts). */
-  tokens?: readonly NamedToken[];
+export interface AppOptions extends Omit<ServeDeps, 'routes' | 'auth' | 'streams' | 'tickets'> {
+  /** Who may call: bearer tokens (`steward serve`), the embedding app's own check, or anyone. */
+  auth: ServeAuth;
+  /** Signs the stream tickets; default: a key derived from `auth`'s tokens (see src/http/stream-tickets.ts). */
+  tickets?: StreamTickets;
   maxBodyBytes?: number;
   streams?: ServeDeps['streams'];
-  /** Where the server listens, once it does: the Host a request must name (until then: 403). */
-  listening: RequestGuardOptions['listening'];
+  /** Where the server listens, once it does: the Host a request must name (until then: 403). None: see RequestGuardOptions. */
+  listening?: RequestGuardOptions['listening'];
   /** More Host names clients may use (`--allow-host`). */
   allowedHosts?: readonly string[];
-  /** Origins whose web pages may call the API; none by default. */
-  allowedOrigins?: readonly string[];
+  /** Origins whose web pages may call the API (CORS, `--cors-origin`); none by default. */
+  corsOrigins?: readonly string[];
 }
 
-export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDeps } {
-  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), routes, auth: options.token !== undefined || options.tokens !== undefined };
+/** Hono's form of an OpenAPI path: /sessions/{id} → /sessions/:id. */
+const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+export function buildServeApp(options: AppOptions): { app: Hono; deps: ServeDeps } {
+  const tickets = options.tickets ?? StreamTickets.forTokens(options.auth.kind === 'tokens' ? options.auth.tokens : { kind: 'none' });
+  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), routes, auth: options.auth.kind !== 'none', tickets };
   const app = new Hono();
-  const publicPaths = new Set(routes.filter((r) => r.doc.public).map((r) => r.doc.path));
+  const origins = parseOrigins(options.corsOrigins);
 
   app.onError(errorHandler('serve', options.log));
   app.notFound((c) =>
@@ -65,16 +77,19 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
   app.use(
     '*',
     requestGuards({
-      listening: options.listening,
+      ...(options.listening ? { listening: options.listening } : {}),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-      ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+      allowedOrigins: [...origins],
       hostFix: (name) => `start serve with --allow-host ${name} (startServe: allowedHosts)`,
-      originFix: "Call the API from a program (it sends no Origin), or list the page's origin in startServe's allowedOrigins.",
+      originFix: "Call the API from a program (it sends no Origin), or list the page's origin with --cors-origin (startServe: corsOrigins).",
     }),
   );
+  // After the guards: a preflight from a refused origin gets their 403, never a 204.
+  const cors = corsFor(origins);
+  if (cors) app.use('*', cors);
 
   app.use('*', async (c, next) => {
-    if (options.host.isDraining && c.req.path !== '/healthz') {
+    if (options.host.isDraining && !c.req.path.endsWith('/healthz')) {
       c.header('connection', 'close');
       return errorResponse(
         c,
@@ -84,16 +99,36 @@ export function createServeApp(options: AppOptions): { app: Hono; deps: ServeDep
     return next();
   });
 
-  const tokens: ServeTokens = options.tokens
-    ? { kind: 'named', tokens: options.tokens }
-    : options.token !== undefined
-      ? { kind: 'shared', token: options.token }
-      : { kind: 'none' };
-  const auth = tokenAuth(tokens, (path) => publicPaths.has(path));
+  for (const route of routes) {
+    const method = route.doc.method.toUpperCase();
+    if (route.doc.public) app.use(honoPath(route.doc.path), markPublic(method));
+    if (route.doc.ticketed && deps.auth) app.use(honoPath(route.doc.path), ticketAuth(method, tickets));
+  }
+  const auth = callerAuth(options.auth);
   if (auth) app.use('*', auth);
 
   app.use('*', limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
-  for (const route of routes) route.mount(app, deps);
+  mountRoutes(app, routes, deps);
   return { app, deps };
+}
+
+/** A public route (health, the API document): no credential needed. */
+function markPublic(method: string): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method === method) c.set('passedBy', 'public');
+    await next();
+  };
+}
+
+/** A stream opened with `?ticket=` and no Authorization header: the ticket is the credential (a wrong one: 401). */
+function ticketAuth(method: string, tickets: StreamTickets): MiddlewareHandler {
+  return async (c, next) => {
+    const ticket = c.req.query('ticket');
+    if (c.req.method === method && ticket !== undefined && c.req.header('authorization') === undefined) {
+      c.set('caller', tickets.verify(ticket, c.req.param('id') ?? ''));
+      c.set('passedBy', 'ticket');
+    }
+    await next();
+  };
 }

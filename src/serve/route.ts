@@ -9,6 +9,7 @@ import type { SessionStore } from '../store/session-store.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { HttpError, parseOr400 } from '../http/errors.js';
 import { SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
+import type { StreamTickets } from '../http/stream-tickets.js';
 import type { SessionHost } from './session-host.js';
 
 export interface ServeDeps {
@@ -21,8 +22,10 @@ export interface ServeDeps {
   streams: Set<{ close(): void }>;
   /** Every route, for /openapi.json. */
   routes: readonly RouteModule[];
-  /** Whether requests need the bearer token. */
+  /** Whether requests need a credential (a bearer token, or the embedding app's own). */
   auth: boolean;
+  /** Signs and checks stream tickets. */
+  tickets: StreamTickets;
   /** Sessions each caller may create per minute (POST /sessions); null: no limit. */
   createLimit: RateLimiter | null;
   log: (message: string) => void;
@@ -35,14 +38,30 @@ export interface RouteDoc {
   summary: string;
   /** Open without the token (health checks, the API document). */
   public?: boolean;
+  /** Opened by a stream ticket (`?ticket=`) instead of the bearer token, too. */
+  ticketed?: boolean;
   body?: z.ZodType;
   query?: z.ZodObject;
-  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  /** Request headers the route reads, by name. */
+  headers?: Record<string, string>;
+  /** `headers`: response headers it sets, by name. */
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> }>;
 }
 
 export interface RouteModule {
   doc: RouteDoc;
   mount(app: Hono, deps: ServeDeps): void;
+}
+
+/**
+ * Mounts route modules on an app with the given deps: `steward serve` mounts all of them,
+ * the inspector those whose shapes it shares (src/inspect/server.ts).
+ *
+ * @example
+ * mountRoutes(app, [listSessions, journal], deps);
+ */
+export function mountRoutes(app: Hono, modules: readonly RouteModule[], deps: ServeDeps): void {
+  for (const route of modules) route.mount(app, deps);
 }
 
 /** The query string parsed with the route's schema (an unknown parameter is a 400 too). */

@@ -3,11 +3,12 @@
  * with them and /openapi.json is generated from them (z.toJSONSchema), so the document and
  * the checks cannot drift apart. User events are the runtime's own UserEventSchema.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { WaitingReasonSchema } from '../machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
+import { IdempotencyKeySchema } from '../runtime/send-keys.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
 const count = (min: number, max: number) =>
@@ -49,10 +50,29 @@ export const JournalQuery = z.strictObject({
 });
 
 export const StreamQuery = z.strictObject({
-  after: count(0, Number.MAX_SAFE_INTEGER).optional().describe('resume after this seq (the Last-Event-ID header does the same)'),
+  after: count(0, Number.MAX_SAFE_INTEGER).optional().describe('resume after this journal seq (the Last-Event-ID header, when sent, wins)'),
+  ticket: z.string().min(1).max(2048).optional().describe('a stream ticket (POST /sessions/{id}/stream-tickets) instead of the Authorization header'),
 });
 
+/**
+ * The `id:` of a stream message, sent back as Last-Event-ID: the journal seq delivered so
+ * far, and, once live events were, the last one's run and number (`12`, `12.a1b2c3.40`).
+ * Opaque to clients; parsed here only.
+ */
+export const StreamCursor = z
+  .string()
+  .trim()
+  .regex(/^\d{1,16}(\.[a-z0-9]{1,16}\.\d{1,9})?$/, 'must be the id of a message of this stream')
+  .transform((id) => {
+    const [seq, run, n] = id.split('.');
+    return { after: Number(seq), live: run !== undefined ? { run, n: Number(n) } : null };
+  })
+  .refine((c) => Number.isSafeInteger(c.after), `its seq must be at most ${Number.MAX_SAFE_INTEGER}`);
+
 export { UserEventSchema };
+
+/** The Idempotency-Key header of POST /sessions/{id}/events: the runtime's key schema. */
+export const IdempotencyKeyHeader = IdempotencyKeySchema.describe('a key that makes the send count once (a UUID or ULID)');
 
 export const ErrorBody = z
   .object({
@@ -76,9 +96,12 @@ export const SessionViewSchema = z
     state: z.string().describe('dotted state, e.g. waiting_user.approve_step'),
     phase: z.enum(['waiting_user', 'running', 'done']),
     waitingReason: WaitingReasonSchema.optional(),
+    packageVersion: z.string().nullable().describe('the package version the session is pinned to (sha256 of its manifest and prompts); null: none yet'),
+    packageOnDisk: z.string().optional().describe('the version on disk when it differs from the pinned one: `steward upgrade` moves the session to it'),
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),
+    enabledEvents: z.array(z.enum(userEventTypes as [string, ...string[]])).describe('the accepted events the guards allow now: what a UI should offer'),
   })
   .describe('SessionView: see src/runtime/view.ts for every field');
 
@@ -92,7 +115,7 @@ const SendFailure = z.object({
 });
 
 export const SendResultSchema = z
-  .union([z.object({ ok: z.literal(true), view: SessionViewSchema, revision: z.number().nullable() }), SendFailure])
+  .union([z.object({ ok: z.literal(true), view: SessionViewSchema, revision: z.number().nullable(), repeated: z.literal(true).optional() }), SendFailure])
   .describe('SendResult: the view once the session waits for you again (or is done)');
 
 /** A send's 400 comes from two places: the server's check of the body, and the session's check of the event. */
@@ -139,3 +162,26 @@ export const HealthResponse = z.object({
   /** A write waits for a lock another process holds (SQLite): momentary, so still `ok`. */
   storeBusy: z.boolean(),
 });
+
+export const StreamTicketBody = z.strictObject({}).describe('Nothing: the ticket is for the session in the path, as the caller who asks');
+
+export const StreamTicketResponse = z.object({
+  ticket: z.string().describe('opaque; pass it as `?ticket=` to GET /sessions/{id}/stream (an EventSource cannot send headers)'),
+  sessionId: z.string(),
+  expiresAt: z.string().describe('ISO time; the ticket opens the stream until then (60 s), reconnects included'),
+});
+
+export const SendQuery = z.strictObject({
+  wait: z.enum(['true', 'false']).optional().describe('false: answer 202 as soon as the session took the event, like `Prefer: respond-async`'),
+});
+
+export const AcceptedResponse = z
+  .object({ accepted: z.literal(true), sessionId: z.string(), revision: z.number().nullable() })
+  .describe('The session took the event and runs on: the stream and GET /sessions/{id} tell the rest');
+
+export const ForkBody = z
+  .strictObject({
+    atSeq: z.number().int().min(1).optional().describe("the journal entry to fork after (its `seq`); default: the session's last"),
+    id: z.string().min(1).max(200).optional().describe("the fork's id (default: a new one)"),
+  })
+  .describe("A new session from this one's state after a journal entry; the original is not touched");

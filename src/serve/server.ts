@@ -10,7 +10,7 @@ import { serve } from '@hono/node-server';
 import { UserError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
-import { createServeApp } from './app.js';
+import { buildServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
 
@@ -46,8 +46,12 @@ export interface ServeOptions {
    * (any port) or `name:port`. The listening address is always allowed; any other Host: 403.
    */
   allowedHosts?: string[];
-  /** Origins (`http://host:port`) whose web pages may call the API; none by default. */
-  allowedOrigins?: string[];
+  /**
+   * Origins (`scheme://host[:port]`) whose web pages may call the API from a browser
+   * (`--cors-origin`): they pass the Origin guard and get CORS answers. None by default;
+   * every other origin is refused (403).
+   */
+  corsOrigins?: string[];
   log?: (message: string) => void;
 }
 
@@ -84,7 +88,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const log = (message: string) => write(safeText(message));
   const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
   let listening: { host: string; port: number } | undefined;
-  const { app, deps } = createServeApp({
+  const { app, deps } = buildServeApp({
     runtime: options.runtime,
     store: options.store,
     host,
@@ -93,9 +97,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     log,
     listening: () => listening,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
-    ...(token ? { token } : {}),
-    ...(tokens ? { tokens } : {}),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    auth: tokens ? { kind: 'tokens', tokens: { kind: 'named', tokens } } : token ? { kind: 'tokens', tokens: { kind: 'shared', token } } : { kind: 'none' },
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
   });
 

@@ -17,6 +17,8 @@
  * to settle; then the rest are stopped and their leases released, so another server takes
  * a running one over at its next scan instead of after a whole lease.
  */
+import { randomBytes } from 'node:crypto';
+import type { SendOptions } from '../runtime/send-keys.js';
 import { performance } from 'node:perf_hooks';
 import { snapshotState } from '../machines/refusals.js';
 import { storedSnapshot } from '../runtime/persisted.js';
@@ -29,6 +31,7 @@ import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/sess
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
 import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
+import { LiveRecordSchema, ReplayBuffers, type LiveRecord } from './live-replay.js';
 
 interface Held {
   /** The session, once loaded (and leased). */
@@ -37,6 +40,16 @@ interface Held {
   users: number;
   keeper: LeaseKeeper | null;
   unsubscribe: (() => void) | null;
+  /** This run's name and the number of its last live event (see live-replay.ts). */
+  run: string;
+  published: number;
+}
+
+/** What an async send answers once the session took the event: the run goes on. */
+export interface Accepted {
+  accepted: true;
+  sessionId: string;
+  revision: number | null;
 }
 
 export interface SessionHostOptions {
@@ -47,7 +60,9 @@ export interface SessionHostOptions {
   log?: (message: string) => void;
 }
 
-type LiveListener = (event: SessionStreamEvent) => void;
+type Sent = SendResult & { revision: number | null };
+
+const newRunId = () => randomBytes(6).toString('hex');
 
 export class SessionHost {
   readonly owner: string;
@@ -57,8 +72,10 @@ export class SessionHost {
   private readonly releasing = new Map<string, Promise<void>>();
   private readonly sends = new Set<Promise<unknown>>();
   private readonly takeovers = new Set<Promise<void>>();
-  /** Live events of held sessions, for streams on this process when the store carries none across. */
-  private readonly local = new Map<string, Set<LiveListener>>();
+  /** The current run's live events of the sessions this process hears about, for streams that open late or reconnect. */
+  readonly replay = new ReplayBuffers();
+  /** The store's event bus, listened to for every session once something here needs live events. */
+  private hearing: Promise<() => Promise<void>> | null = null;
   private readonly log: (message: string) => void;
   private scan: NodeJS.Timeout | null = null;
   private scanning = false;
@@ -112,44 +129,115 @@ export class SessionHost {
    * `observe` is handed the session before the event reaches it (to follow its live events
    * with text deltas, say, and read its view as it runs) and returns what stops observing.
    */
-  async send(id: string, event: unknown, observe?: (session: Session) => () => void): Promise<SendResult & { revision: number | null }> {
+  send(id: string, event: unknown, observe?: (session: Session) => () => void, options: SendOptions = {}): Promise<Sent> {
+    return this.dispatch(id, event, false, observe, options) as Promise<Sent>;
+  }
+
+  /** `send`, answered as soon as the session took the event (`Prefer: respond-async`); a refusal still answers with the SendResult. */
+  sendAsync(id: string, event: unknown, options: SendOptions = {}): Promise<Sent | Accepted> {
+    return this.dispatch(id, event, true, undefined, options);
+  }
+
+  private async dispatch(
+    id: string,
+    event: unknown,
+    async: boolean,
+    observe: ((session: Session) => () => void) | undefined,
+    options: SendOptions,
+  ): Promise<Sent | Accepted> {
     this.refuseWhileDraining();
     const held = this.hold(id);
-    let stopObserving: (() => void) | undefined;
+    let session: Session;
     try {
-      const session = await held.ready;
-      stopObserving = observe?.(session);
-      const sending = session.send(event as UserEvent); // the route's schema checked it; send() checks it again
-      this.sends.add(sending);
+      session = await held.ready;
+    } catch (error) {
+      await this.release(id, held);
+      throw error;
+    }
+    const stopObserving = observe?.(session);
+    let accepted: (answer: Accepted) => void = () => {};
+    const acceptance = new Promise<Accepted>((resolve) => (accepted = resolve));
+    const onAccepted = () => accepted({ accepted: true, sessionId: id, revision: session.revision ?? null });
+    // the route's schema checked the event; send() checks it again
+    const sending = session.send(event as UserEvent, async ? { ...options, onAccepted } : options);
+    this.sends.add(sending);
+    const settled = (async () => {
       try {
         const result = await sending;
         if (!result.ok && held.keeper?.lost)
-          return { ok: false, error: { code: 'lease_lost', message: held.keeper.lostMessage }, view: result.view, revision: session.revision ?? null };
+          return {
+            ok: false as const,
+            error: { code: 'lease_lost' as const, message: held.keeper.lostMessage },
+            view: result.view,
+            revision: session.revision ?? null,
+          };
         return { ...result, revision: session.revision ?? null };
       } finally {
         this.sends.delete(sending);
+        stopObserving?.();
+        await this.release(id, held);
       }
+    })();
+    return async ? Promise.race([acceptance, settled]) : settled;
+  }
+
+  /**
+   * A new session from `id`'s state after journal entry `atSeq` (default: its last), like
+   * `steward fork`: a model call in flight at that point runs again before this resolves.
+   */
+  async fork(id: string, options: { atSeq?: number; id?: string }): Promise<{ view: SessionView; revision: number | null }> {
+    this.refuseWhileDraining();
+    const atSeq = options.atSeq ?? (await this.lastSeq(id));
+    const forking = this.runtime.forkSession(id, { atSeq, ...(options.id !== undefined ? { id: options.id } : {}) }).then(async (fork) => {
+      const view = await fork.settled();
+      const revision = fork.revision ?? null;
+      await fork.close();
+      return { view, revision };
+    });
+    this.sends.add(forking);
+    try {
+      return await forking;
     } finally {
-      stopObserving?.();
-      await this.release(id, held);
+      this.sends.delete(forking);
+    }
+  }
+
+  private async lastSeq(id: string): Promise<number> {
+    if (!(await this.store.load(id))) throw notFound(id);
+    let last = 0;
+    for (;;) {
+      const page = await this.store.journal(id, { afterSeq: last, limit: 1000 });
+      if (page.length === 0) return last;
+      last = page.at(-1)!.seq;
     }
   }
 
   /**
-   * The live events of a session, wherever it runs: through the store's event bus when it
-   * has one (PostgreSQL NOTIFY: sessions on other servers too), else those of the sessions
-   * this process holds. Resolves once listening.
+   * The current run's live events of a session kept so far (`replay`) and each new one, from
+   * wherever it runs: through the store's event bus when it has one (PostgreSQL NOTIFY:
+   * sessions on other servers too), else those of the sessions this process holds.
+   * Resolves once listening.
    */
-  async watchEvents(id: string, listener: LiveListener, onError?: (error: unknown) => void): Promise<() => Promise<void>> {
+  async watchLive(id: string, listener: (record: LiveRecord) => void): Promise<{ replay: LiveRecord[]; stop: () => void }> {
+    await this.hearBus();
+    return this.replay.watch(id, listener);
+  }
+
+  /** Listens to the store's event bus for every session, once: each server keeps the same replay buffers. */
+  private hearBus(): Promise<unknown> {
     const bus = this.store.events;
-    if (bus) return bus.watchEvents(id, listener as (event: unknown) => void, onError ? { onError } : {});
-    const set = this.local.get(id) ?? new Set();
-    this.local.set(id, set);
-    set.add(listener);
-    return async () => {
-      set.delete(listener);
-      if (set.size === 0 && this.local.get(id) === set) this.local.delete(id);
-    };
+    if (!bus) return Promise.resolve();
+    this.hearing ??= bus.watchEvents(
+      undefined,
+      (raw) => {
+        // From the database: anyone who can NOTIFY could have sent it.
+        const parsed = LiveRecordSchema.safeParse(raw);
+        if (parsed.success) this.replay.add(parsed.data.event.sessionId, parsed.data);
+      },
+      { onError: (error) => this.log(`serve: live events: ${error instanceof Error ? error.message : String(error)}`) },
+    );
+    this.hearing.catch(() => (this.hearing = null));
+    return this.hearing;
   }
 
   /**
@@ -171,6 +259,8 @@ export class SessionHost {
     if (!leases || this.draining || this.scanning) return [];
     this.scanning = true;
     try {
+      // Listening before claiming: the claimed runs' live events reach this process's buffers too.
+      await this.hearBus();
       const askedAt = performance.now();
       const claimed = await leases.claimExpired(this.owner, this.leaseMs, limit);
       for (const lease of claimed) this.adopt(lease, askedAt);
@@ -201,6 +291,9 @@ export class SessionHost {
     }
     // The stopped sends and takeovers end now; their releases give the leases back.
     await Promise.allSettled([...this.sends, ...this.takeovers]);
+    const hearing = this.hearing;
+    this.hearing = null;
+    await hearing?.then((stop) => stop()).catch(() => {});
     return { settled: pending.length - handedBack.length, handedBack };
   }
 
@@ -220,9 +313,11 @@ export class SessionHost {
       existing.users += 1;
       return existing;
     }
-    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null };
+    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
     held.ready = (async () => {
       await this.releasing.get(id);
+      // Listening before the lease: the run's live events reach this process's buffers too.
+      await this.hearBus();
       // Lease first, then read: what this server loads can no longer change under it.
       const askedAt = performance.now();
       const lease = this.leases ? await this.leases.acquireLease(id, this.owner, this.leaseMs) : null;
@@ -277,7 +372,7 @@ export class SessionHost {
       void this.leases!.releaseLease(lease).catch(() => {});
       return;
     }
-    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null };
+    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
     held.ready = (async () => {
       try {
         const stored = await this.store.load(id);
@@ -324,15 +419,21 @@ export class SessionHost {
     held.keeper = keeper;
     session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld() } : {}) });
     if (keeper?.lost) session.stop();
-    held.unsubscribe = session.subscribe((event) => this.publish(id, event, keeper), { textDeltas: false });
+    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event, keeper));
     return session;
   }
 
-  /** A live event of a held session, to the streams; dropped once its lease is not known to be held (another server may run it now). */
-  private publish(id: string, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
+  /**
+   * A live event of a held session, numbered in its run, to the streams (text deltas too):
+   * on the event bus, which brings it back to this process's buffers as to every other
+   * server's, or straight into them. Dropped once the lease is not known to be held
+   * (another server may run it now).
+   */
+  private publish(id: string, held: Held, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
     if (keeper && !keeper.isHeld()) return;
-    if (this.store.events) this.store.events.publishEvents(id, [event]);
-    else for (const listener of [...(this.local.get(id) ?? [])]) listener(event);
+    const record: LiveRecord = { run: held.run, n: ++held.published, event };
+    if (this.store.events) this.store.events.publishEvents(id, [record]);
+    else this.replay.add(id, record);
   }
 
   private async release(id: string, held: Held): Promise<void> {

@@ -7,7 +7,7 @@
  * The position is kept exactly as the store compares it (PostgreSQL: microseconds), so no
  * row is skipped or repeated at a page boundary.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidCursorError, UserError } from '../errors.js';
 import { sessionIdProblem } from '../ids.js';
 import type { ListOptions, SessionPage, SessionStore, SessionSummary } from './session-store.js';

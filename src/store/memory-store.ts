@@ -1,6 +1,10 @@
 import { ConflictError, InternalError, SessionNotFoundError } from '../errors.js';
+import { SEND_KEYS_KEPT } from './session-store.js';
 import type {
   AppendInput,
+  CreateInput,
+  SendKeyRecord,
+  StoredPackageVersion,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -19,6 +23,8 @@ interface Row {
   journal: JournalEntry[];
   /** The archive: `kind key` → items by n. */
   archive: Map<string, Map<number, ArchiveItem>>;
+  /** Idempotency keys in journal order (the latest SEND_KEYS_KEPT). */
+  keys: Map<string, SendKeyRecord>;
 }
 
 /**
@@ -35,8 +41,9 @@ interface Row {
 export class MemoryStore implements SessionStore {
   readonly kind = 'memory';
   private readonly rows = new Map<string, Row>();
+  private readonly versions = new Map<string, StoredPackageVersion>();
 
-  async create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession> {
+  async create(session: CreateInput): Promise<StoredSession> {
     checkSessionId(session.id, 'MemoryStore.create');
     if (this.rows.has(session.id)) {
       throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -53,7 +60,8 @@ export class MemoryStore implements SessionStore {
     const first = toEntry(session.id, 1, at, session.entry);
     const archive = new Map<string, Map<number, ArchiveItem>>();
     addToArchive(archive, archiveItems(session.entry.added, 1));
-    this.rows.set(session.id, { session: stored, state: first.state, journal: [first], archive });
+    this.keepVersions(session.packageVersions);
+    this.rows.set(session.id, { session: stored, state: first.state, journal: [first], archive, keys: new Map() });
     return structuredClone(stored);
   }
 
@@ -62,7 +70,8 @@ export class MemoryStore implements SessionStore {
     return row ? structuredClone(row.session) : undefined;
   }
 
-  async append({ id, expectedRevision, entries, snapshot, archive = [] }: AppendInput): Promise<number> {
+  async append(input: AppendInput): Promise<number> {
+    const { id, expectedRevision, entries, snapshot, archive = [] } = input;
     const row = this.rows.get(id);
     if (!row) throw new SessionNotFoundError(id);
     const current = row.session.revision;
@@ -82,9 +91,38 @@ export class MemoryStore implements SessionStore {
 
     row.journal.push(...added);
     addToArchive(row.archive, items);
+    this.keepVersions(input.packageVersions);
+    entries.forEach((entry, i) => {
+      if (!entry.sendKey) return;
+      row.keys.set(entry.sendKey.key, { ...entry.sendKey, seq: lastSeq + i + 1, result: null });
+      // A Map keeps insertion order, which is journal order: the oldest keys go first.
+      for (const key of row.keys.keys()) {
+        if (row.keys.size <= SEND_KEYS_KEPT) break;
+        row.keys.delete(key);
+      }
+    });
     row.session = { ...row.session, revision: current + 1, snapshot: snapshotCopy, updatedAt: at };
     row.state = added.at(-1)?.state ?? row.state;
     return current + 1;
+  }
+
+  async packageVersion(hash: string): Promise<StoredPackageVersion | undefined> {
+    const version = this.versions.get(hash);
+    return version ? { ...version } : undefined;
+  }
+
+  async sendKey(id: string, key: string): Promise<SendKeyRecord | undefined> {
+    const record = this.rows.get(id)?.keys.get(key);
+    return record ? structuredClone(record) : undefined;
+  }
+
+  async saveSendResult(id: string, key: string, result: unknown): Promise<void> {
+    const record = this.rows.get(id)?.keys.get(key);
+    if (record) record.result = structuredClone(result);
+  }
+
+  private keepVersions(versions: readonly StoredPackageVersion[] | undefined): void {
+    for (const v of versions ?? []) if (!this.versions.has(v.hash)) this.versions.set(v.hash, { hash: v.hash, packageId: v.packageId, json: v.json });
   }
 
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {

@@ -50,7 +50,11 @@ export class PgEventBus implements EventBus {
     while (this.sending) await this.sending;
   }
 
-  async watchEvents(sessionId: string, listener: (event: unknown) => void, options: { onError?: (error: unknown) => void } = {}): Promise<() => Promise<void>> {
+  async watchEvents(
+    sessionId: string | undefined,
+    listener: (event: unknown) => void,
+    options: { onError?: (error: unknown) => void } = {},
+  ): Promise<() => Promise<void>> {
     this.listener ??= new Listener<Published>(this.pool, this.channel, this.S, this.target, parsePublished, false);
     return this.listener.subscribe({ listener: (p: Published) => listener(p.event), sessionId, onError: options.onError });
   }

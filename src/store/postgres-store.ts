@@ -17,7 +17,7 @@ import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
 import { redactUrl } from '../models/redact.js';
-import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
+import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
 import { checkSessionId } from '../ids.js';
 
@@ -29,10 +29,12 @@ import { checkSessionId } from '../ids.js';
 const DEFER_FLUSH = ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
 import type {
   AppendInput,
+  CreateInput,
+  SendKeyRecord,
+  StoredPackageVersion,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
-  JournalEntryInput,
   SessionChange,
   SessionStore,
   ListOptions,
@@ -42,7 +44,7 @@ import type {
 } from './session-store.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 4;
+export const PG_SCHEMA_VERSION = 5;
 
 export { redactUrl };
 
@@ -52,7 +54,7 @@ export const DEFAULT_PG_SCHEMA = 'steward';
 /**
  * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
  * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts);
- * step 4: the index list() pages on.
+ * step 4: the index list() pages on; step 5: package versions and idempotency keys.
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -108,6 +110,24 @@ const migrations: Array<(S: string, channel: string) => string> = [
   (S) => `
     DROP INDEX IF EXISTS ${S}.sessions_by_update;
     CREATE INDEX IF NOT EXISTS sessions_by_position ON ${S}.sessions (updated_at DESC, id COLLATE "C" DESC);`,
+  // Package versions, once per store by content hash (a session is pinned to one in its
+  // snapshot), and the idempotency keys of sends, SEND_KEYS_KEPT per session.
+  (S) => `
+    CREATE TABLE ${S}.package_versions (
+      hash        text PRIMARY KEY,
+      package_id  text NOT NULL,
+      content     text NOT NULL,
+      created_at  timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE ${S}.send_keys (
+      session_id   text NOT NULL REFERENCES ${S}.sessions(id),
+      key          text NOT NULL,
+      fingerprint  text NOT NULL,
+      seq          integer NOT NULL,
+      result       json,
+      PRIMARY KEY (session_id, key)
+    );
+    CREATE INDEX send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
 ];
 
 export interface PostgresStoreOptions {
@@ -204,7 +224,7 @@ export class PostgresStore implements SessionStore {
     return this.readyPromise;
   }
 
-  async create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession> {
+  async create(session: CreateInput): Promise<StoredSession> {
     checkSessionId(session.id, 'PostgresStore.create');
     const snapshot = toJson(session.snapshot, `the snapshot of session "${session.id}"`);
     const payload = toJson(session.entry.payload, `the payload of "${session.entry.type}" in session "${session.id}"`);
@@ -220,8 +240,13 @@ export class PostgresStore implements SessionStore {
       ), a AS (
         INSERT INTO ${this.S}.archive (session_id, kind, key, n, entry_seq, value)
         SELECT s.id, x.kind, x.key, x.n, 1, x.value::json FROM s, unnest($8::text[], $9::text[], $10::int[], $11::text[]) AS x(kind, key, n, value)
+      ), v AS (
+        INSERT INTO ${this.S}.package_versions (hash, package_id, content)
+        SELECT x.hash, x.package_id, x.content FROM s, unnest($12::text[], $13::text[], $14::text[]) AS x(hash, package_id, content)
+        ON CONFLICT (hash) DO NOTHING
       )
       SELECT * FROM s`;
+    const versions = versionColumns(session.packageVersions);
     const added = archiveColumns(
       session.id,
       (session.entry.added ?? []).map((item) => ({ item, ord: 1 })),
@@ -239,6 +264,9 @@ export class PostgresStore implements SessionStore {
         added.keys,
         added.ns,
         added.values,
+        versions.hashes,
+        versions.packageIds,
+        versions.contents,
       ]);
       return toStoredSession(rows[0]!);
     } catch (error) {
@@ -285,8 +313,21 @@ export class PostgresStore implements SessionStore {
         INSERT INTO ${this.S}.archive (session_id, kind, key, n, entry_seq, value)
         SELECT $1, x.kind, x.key, x.n, u.base + x.ord, x.value::json
         FROM u, unnest($10::text[], $11::text[], $12::int[], $13::int[], $14::text[]) AS x(kind, key, n, ord, value)
+      ), v AS (
+        INSERT INTO ${this.S}.package_versions (hash, package_id, content)
+        SELECT x.hash, x.package_id, x.content FROM u, unnest($17::text[], $18::text[], $19::text[]) AS x(hash, package_id, content)
+        ON CONFLICT (hash) DO NOTHING
+      ), k AS (
+        INSERT INTO ${this.S}.send_keys (session_id, key, fingerprint, seq)
+        SELECT $1, x.key, x.fingerprint, u.base + x.ord FROM u, unnest($20::text[], $21::text[], $22::int[]) AS x(key, fingerprint, ord)
+      ), p AS (
+        -- The statement sees the keys as they were before it: keep $23 of those beside the new ones.
+        DELETE FROM ${this.S}.send_keys WHERE session_id = $1 AND cardinality($20::text[]) > 0 AND EXISTS (SELECT 1 FROM u)
+          AND seq <= (SELECT seq FROM ${this.S}.send_keys WHERE session_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $23)
       )
       SELECT revision FROM u${flushesCommit(this.durability, input) ? '' : DEFER_FLUSH}`;
+    const versions = versionColumns(input.packageVersions);
+    const keyed = entries.flatMap((e, i) => (e.sendKey ? [{ ...e.sendKey, ord: i + 1 }] : []));
     const { rows } = await this.query<{ revision: number }>(sql, [
       id,
       expectedRevision,
@@ -304,6 +345,13 @@ export class PostgresStore implements SessionStore {
       added.values,
       input.lease?.owner ?? null,
       input.lease?.token ?? null,
+      versions.hashes,
+      versions.packageIds,
+      versions.contents,
+      keyed.map((k) => k.key),
+      keyed.map((k) => k.fingerprint),
+      keyed.map((k) => k.ord),
+      Math.max(0, SEND_KEYS_KEPT - keyed.length),
     ]);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
@@ -324,6 +372,27 @@ export class PostgresStore implements SessionStore {
       [id, kind, key, Math.max(-2147483648, Math.floor(options.from ?? -2147483648)), Math.min(2147483647, Math.floor(options.to ?? 2147483647))],
     );
     return rows.map((row) => ({ kind: row.kind, key: row.key, n: row.n, entrySeq: row.entry_seq, value: row.value }));
+  }
+
+  async packageVersion(hash: string): Promise<StoredPackageVersion | undefined> {
+    const { rows } = await this.query<{ hash: string; package_id: string; content: string }>(
+      `SELECT hash, package_id, content FROM ${this.S}.package_versions WHERE hash = $1`,
+      [hash],
+    );
+    return rows[0] ? { hash: rows[0].hash, packageId: rows[0].package_id, json: rows[0].content } : undefined;
+  }
+
+  async sendKey(id: string, key: string): Promise<SendKeyRecord | undefined> {
+    const { rows } = await this.query<{ key: string; fingerprint: string; seq: number; result: unknown }>(
+      `SELECT key, fingerprint, seq, result FROM ${this.S}.send_keys WHERE session_id = $1 AND key = $2`,
+      [id, key],
+    );
+    return rows[0] ? { key: rows[0].key, fingerprint: rows[0].fingerprint, seq: rows[0].seq, result: rows[0].result } : undefined;
+  }
+
+  async saveSendResult(id: string, key: string, result: unknown): Promise<void> {
+    const json = toJson(result, `the result of the send with key "${key}" of session "${id}"`);
+    await this.query(`UPDATE ${this.S}.send_keys SET result = $3::json WHERE session_id = $1 AND key = $2`, [id, key, json]);
   }
 
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
@@ -481,6 +550,12 @@ function archiveColumns(id: string, items: { item: ArchiveItemInput; ord: number
     ords: items.map(({ ord }) => ord),
     values: items.map(({ item }) => toJson(item.value, `the archived ${item.kind} ${item.key} #${item.n} of session "${id}"`)),
   };
+}
+
+/** Package versions as the parallel arrays a statement unnests. */
+function versionColumns(versions: readonly StoredPackageVersion[] | undefined) {
+  const list = versions ?? [];
+  return { hashes: list.map((v) => v.hash), packageIds: list.map((v) => v.packageId), contents: list.map((v) => v.json) };
 }
 
 function toStoredSession(row: SessionRow): StoredSession {

@@ -13,6 +13,35 @@
  */
 
 import { UserError } from '../errors.js';
+import type { JournalEntry, JournalEntryFields, SessionSummary } from './records.js';
+
+export type { JournalEntry, SessionSummary };
+
+import type { StoredPackageVersion } from '../skills/package-version.js';
+
+export type { StoredPackageVersion };
+
+/**
+ * How many idempotency keys a store keeps per session: the most recent ones by journal entry
+ * (a count, not a time, so a session idle for a month still knows its last sends). A key
+ * older than that is forgotten, and a send with it counts again.
+ */
+export const SEND_KEYS_KEPT = 100;
+
+/** An idempotency key journalled with the entry of the event it was sent with. */
+export interface SendKeyInput {
+  key: string;
+  /** sha256 of the event as sent (canonical JSON, without the runtime's `at`): a key reused for another event is told apart. */
+  fingerprint: string;
+}
+
+/** A journalled idempotency key, and the result of its send once that send resolved. */
+export interface SendKeyRecord extends SendKeyInput {
+  /** The journal entry of the event sent with the key. */
+  seq: number;
+  /** What the send resolved with (JSON), or null while it runs (or when its process stopped before it resolved). */
+  result: unknown;
+}
 
 /**
  * When a store's commits reach the disk (see docs/design.md §8, "Durability"):
@@ -79,25 +108,11 @@ export interface ArchiveItem extends ArchiveItemInput {
   entrySeq: number;
 }
 
-export interface JournalEntryInput {
-  /** 'event' for user events, 'actor' for manager/worker results, 'created' for the first entry. */
-  kind: 'created' | 'event' | 'actor';
-  /** The event's type, e.g. "user_approved_next_step" or "xstate.done.actor.managerTurn". */
-  type: string;
-  /** The whole event as JSON-serialisable data. */
-  payload: unknown;
-  /** The state value after the event, as a dotted string ("waiting_user.review_artifact"). */
-  state: string;
+export interface JournalEntryInput extends JournalEntryFields {
   /** What the event added to the session's history: written to the archive, not the journal row. */
   added?: ArchiveItemInput[];
-}
-
-export interface JournalEntry extends Omit<JournalEntryInput, 'added'> {
-  sessionId: string;
-  /** 1, 2, 3, … without gaps within a session. */
-  seq: number;
-  /** ISO-8601 time of the write. */
-  at: string;
+  /** The idempotency key the event was sent with: kept (SEND_KEYS_KEPT per session) with this entry's seq. */
+  sendKey?: SendKeyInput;
 }
 
 export interface StoredSession {
@@ -107,15 +122,6 @@ export interface StoredSession {
   revision: number;
   /** The snapshot envelope as saved (JSON-serialisable; validated by the runtime on load). */
   snapshot: unknown;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SessionSummary {
-  id: string;
-  packageId: string | null;
-  revision: number;
-  state: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -195,6 +201,18 @@ export interface AppendInput extends AppendOptions {
   snapshot: unknown;
   /** Archive items that belong to no new entry (a migrated snapshot's history). */
   archive?: ArchiveItemInput[];
+  /** Package versions the new snapshot is pinned to: kept once per store (by hash), in the same transaction. */
+  packageVersions?: StoredPackageVersion[];
+}
+
+/** What `SessionStore.create` writes: the session, its first entry, and the package versions it is pinned to. */
+export interface CreateInput {
+  id: string;
+  packageId: string | null;
+  snapshot: unknown;
+  entry: JournalEntryInput;
+  /** Kept once per store (by hash), in the same transaction as the session. */
+  packageVersions?: StoredPackageVersion[];
 }
 
 /**
@@ -228,13 +246,17 @@ export interface LeaseOps {
 export interface EventBus {
   /** Sends small JSON events of a session to every process listening; order is kept per publisher. */
   publishEvents(sessionId: string, events: unknown[]): void;
-  /** Calls `listener` with each event published for `sessionId` by any process. Resolves once listening. */
-  watchEvents(sessionId: string, listener: (event: unknown) => void, options?: { onError?: (error: unknown) => void }): Promise<() => Promise<void>>;
+  /** Calls `listener` with each event published for `sessionId` (undefined: every session) by any process. Resolves once listening. */
+  watchEvents(
+    sessionId: string | undefined,
+    listener: (event: unknown) => void,
+    options?: { onError?: (error: unknown) => void },
+  ): Promise<() => Promise<void>>;
 }
 
 export interface SessionStore {
   /** Creates the session at revision 1 with its first journal entry. Throws ConflictError if the id exists. */
-  create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession>;
+  create(session: CreateInput): Promise<StoredSession>;
   /** The session, or undefined when there is none with that id. */
   load(id: string): Promise<StoredSession | undefined>;
   /**
@@ -252,6 +274,12 @@ export interface SessionStore {
    * A session without such items (or unknown) gives an empty list.
    */
   archived(id: string, kind: ArchiveItemInput['kind'], key: string, options?: { from?: number; to?: number }): Promise<ArchiveItem[]>;
+  /** A package version by its hash (written with a session that is pinned to it), or undefined. */
+  packageVersion(hash: string): Promise<StoredPackageVersion | undefined>;
+  /** The idempotency key `key` of a session, when it is one of the SEND_KEYS_KEPT latest journalled; else undefined. */
+  sendKey(id: string, key: string): Promise<SendKeyRecord | undefined>;
+  /** Keeps what the send with `key` resolved with (JSON), for a repeat of that send; a key not journalled is ignored. */
+  saveSendResult(id: string, key: string, result: unknown): Promise<void>;
   /** Journal entries in seq order; `afterSeq` skips the first ones, `limit` caps the count. */
   journal(id: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
   /**

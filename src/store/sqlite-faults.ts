@@ -12,7 +12,7 @@ export function storeFault(error: unknown, path: string, busyTimeoutMs: number):
   if (typeof code !== 'string') return error;
   const file = `"${path}"`;
   const cause = { cause: error };
-  // By its code, not `instanceof`: better-sqlite3 is an optional peer, loaded only when a store opens.
+  // By its code, not `instanceof`: better-sqlite3 is an optional dependency, loaded only when a store opens.
   if (code.startsWith('SQLITE_')) {
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
       return new StoreError(

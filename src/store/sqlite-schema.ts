@@ -3,34 +3,17 @@
  * statements that read and write them: what \`SqliteStore\` (sqlite-store.ts) runs, kept apart
  * so that the store's file holds only its behaviour (locking, durability, faults).
  */
-import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { SnapshotError, StoreError, UserError } from '../errors.js';
+import { sqliteDriver } from './sqlite-driver.js';
+import { SCHEMA_VERSION } from './sqlite-version.js';
 import { toJson } from './store-json.js';
 import type { ArchiveItemInput, JournalEntry, JournalEntryInput, StoredSession } from './session-store.js';
 
 /**
- * better-sqlite3 is an optional peer dependency (a native module: apps that keep sessions
- * elsewhere should not have to compile it), so it is loaded when the first store opens.
+ * The oldest schema a read-only connection reads (it cannot migrate): v3 and v4 changed
+ * nothing readers need; on a v2–v4 file a reader finds no package versions and no keys.
  */
-let driver: typeof Database | undefined;
-export function sqliteDriver(): typeof Database {
-  if (driver) return driver;
-  try {
-    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new UserError(
-      'SqliteStore needs better-sqlite3, an optional peer dependency of Steward: run `npm install better-sqlite3@12`, or use MemoryStore (or another SessionStore).',
-      { cause: error },
-    );
-  }
-  return driver;
-}
-
-/** The schema this code reads and writes, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 4;
-/** The oldest schema a read-only connection reads (it cannot migrate): v3 and v4 changed nothing readers need. */
 const OLDEST_READABLE_VERSION = 2;
 
 /** migrations[n] takes a database from user_version n to n + 1. Append only; never edit a shipped step. */
@@ -77,6 +60,24 @@ const migrations: string[] = [
   // every session (45 ms at 10,000, blocking the event loop). It costs one index entry per
   // write; a read-only reader of a v3 file lists without it, just slower.
   `CREATE INDEX IF NOT EXISTS sessions_by_position ON sessions(updated_at, id);`,
+  // v5: package versions, once per store by content hash (sessions are pinned to one in
+  // their snapshot; a session of v4 or before is pinned to the package on disk when it is
+  // first resumed), and the idempotency keys of sends, SEND_KEYS_KEPT per session.
+  `CREATE TABLE IF NOT EXISTS package_versions (
+     hash        TEXT PRIMARY KEY,
+     package_id  TEXT NOT NULL,
+     content     TEXT NOT NULL,
+     created_at  TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE IF NOT EXISTS send_keys (
+     session_id   TEXT NOT NULL REFERENCES sessions(id),
+     key          TEXT NOT NULL,
+     fingerprint  TEXT NOT NULL,
+     seq          INTEGER NOT NULL,
+     result       TEXT,
+     PRIMARY KEY (session_id, key)
+   ) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS send_keys_by_seq ON send_keys(session_id, seq);`,
 ];
 
 export interface SessionRow {

@@ -10,7 +10,6 @@ import {
   isJournalKeyClash,
   migrate,
   parseJson,
-  sqliteDriver,
   toArchiveRow,
   toJournalRow,
   toStoredSession,
@@ -18,12 +17,17 @@ import {
   type JournalRow,
   type SessionRow,
 } from './sqlite-schema.js';
+import { sqliteDriver } from './sqlite-driver.js';
 import { storeFault } from './sqlite-faults.js';
 import { LockWaits } from './sqlite-busy.js';
 import { WalFlush } from './wal-flush.js';
-import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
+import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import type {
   AppendInput,
+  CreateInput,
+  SendKeyInput,
+  SendKeyRecord,
+  StoredPackageVersion,
   ArchiveItem,
   ArchiveItemInput,
   JournalEntry,
@@ -41,7 +45,7 @@ export const WRITE_BUSY_TIMEOUT_MS = 5000;
 export const READ_BUSY_TIMEOUT_MS = 2000;
 
 export { durabilityFromEnv, type Durability } from './session-store.js';
-export { SCHEMA_VERSION } from './sqlite-schema.js';
+export { SCHEMA_VERSION } from './sqlite-version.js';
 
 /** Where the CLI keeps its sessions unless told otherwise. An empty STEWARD_DB counts as unset. */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
@@ -84,6 +88,8 @@ export class SqliteStore implements SessionStore {
   private readonly lockWaits: LockWaits;
   /** The connection's `synchronous` level (2 FULL, 1 NORMAL), set before each commit that needs another. */
   private syncLevel = 0;
+  /** The reads of schema v5 (package versions, send keys); null on an older file opened read-only. */
+  private readonly v5Reads: ReturnType<typeof prepareV5Reads> | null;
   /** Durable writes share one fsync of the WAL file, off the event loop (a file in WAL mode; see wal-flush.ts). */
   private readonly walFlush: WalFlush | null = null;
 
@@ -92,13 +98,17 @@ export class SqliteStore implements SessionStore {
     this.readOnly = options.readOnly === true;
     this.durability = durabilityOption(options.durability, 'SqliteStore');
     this.busyTimeoutMs = options.busyTimeoutMs ?? (this.readOnly ? READ_BUSY_TIMEOUT_MS : WRITE_BUSY_TIMEOUT_MS);
+    // The driver first: without it nothing may be created (no empty .steward/ left behind).
+    const Driver = sqliteDriver();
+    /** The first folder this constructor created for the file, removed again if the store does not open. */
+    let madeDir: string | undefined;
     if (path !== ':memory:') {
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
         throw new StoreError('store_unavailable', `"${path}" is a folder, not a database file. Use a file path, e.g. ${join(path, 'steward.db')}.`, path);
       }
       if (!this.readOnly) {
         try {
-          mkdirSync(dirname(resolve(path)), { recursive: true });
+          madeDir = mkdirSync(dirname(resolve(path)), { recursive: true });
         } catch (error) {
           throw storeFault(error, path, this.busyTimeoutMs);
         }
@@ -106,7 +116,7 @@ export class SqliteStore implements SessionStore {
     }
     let db: Database.Database | undefined;
     try {
-      db = this.readOnly ? this.openForReading(path) : new (sqliteDriver())(path, { timeout: this.busyTimeoutMs });
+      db = this.readOnly ? this.openForReading(path) : new Driver(path, { timeout: this.busyTimeoutMs });
       // Before anything else touches the file: its header says if it is SQLite at all.
       if (this.readOnly) checkReadable(db, path);
       else {
@@ -116,11 +126,13 @@ export class SqliteStore implements SessionStore {
       }
       db.pragma('foreign_keys = ON');
       this.stmts = prepareReads(db);
+      this.v5Reads = (db.pragma('user_version', { simple: true }) as number) >= 5 ? prepareV5Reads(db) : null;
       // Set up: from now on a lock fails at once and is waited for without blocking (see `guard`).
       db.pragma('busy_timeout = 0');
     } catch (error) {
       db?.close();
       if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });
+      if (madeDir) rmSync(madeDir, { recursive: true, force: true });
       throw storeFault(error, path, this.busyTimeoutMs);
     }
     this.db = db;
@@ -136,7 +148,7 @@ export class SqliteStore implements SessionStore {
     return (this.writer ??= makeWriter(this.db));
   }
 
-  async create(session: { id: string; packageId: string | null; snapshot: unknown; entry: JournalEntryInput }): Promise<StoredSession> {
+  async create(session: CreateInput): Promise<StoredSession> {
     checkSessionId(session.id, 'SqliteStore.create');
     const at = new Date().toISOString();
     const row: SessionRow = {
@@ -151,11 +163,12 @@ export class SqliteStore implements SessionStore {
     };
     const entry = toJournalRow(session.id, 1, at, session.entry);
     const archive = (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item));
+    const versions = versionRows(session.packageVersions, at);
     try {
       await this.lockWaits.run(() => {
         // In each attempt: another write of this process may have set another level meanwhile.
         this.commitAt(this.levelFor(flushesCommit(this.durability)));
-        this.write.createTx(row, entry, archive);
+        this.write.createTx(row, entry, archive, versions);
       });
       if (this.walFlush && flushesCommit(this.durability)) await this.flushed();
     } catch (error) {
@@ -178,6 +191,7 @@ export class SqliteStore implements SessionStore {
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
     const at = new Date().toISOString();
     const rows = appendRows(id, at, entries, archive);
+    rows.versions = versionRows(input.packageVersions, at);
     const state = entries.at(-1)?.state ?? null;
     // Each attempt (again after waiting for a lock) is whole: the level, the transaction, the repair.
     const durable = flushesCommit(this.durability, input);
@@ -250,6 +264,32 @@ export class SqliteStore implements SessionStore {
       entrySeq: row.entry_seq,
       value: parseJson(row.value, () => `Archived ${row.kind} ${row.key} #${row.n} of session "${row.session_id}" holds corrupt JSON`),
     }));
+  }
+
+  async packageVersion(hash: string): Promise<StoredPackageVersion | undefined> {
+    const reads = this.v5Reads;
+    if (!reads) return undefined;
+    const row = await this.guard(() => reads.packageVersion.get(hash));
+    return row ? { hash: row.hash, packageId: row.package_id, json: row.content } : undefined;
+  }
+
+  async sendKey(id: string, key: string): Promise<SendKeyRecord | undefined> {
+    const reads = this.v5Reads;
+    if (!reads) return undefined;
+    const row = await this.guard(() => reads.sendKey.get(id, key));
+    if (!row) return undefined;
+    const result = row.result === null ? null : parseJson(row.result, () => `The stored result of key "${key}" of session "${id}" is corrupt JSON`);
+    return { key: row.key, fingerprint: row.fingerprint, seq: row.seq, result };
+  }
+
+  async saveSendResult(id: string, key: string, result: unknown): Promise<void> {
+    const json = toJson(result, `the result of the send with key "${key}" of session "${id}"`);
+    const durable = flushesCommit(this.durability);
+    await this.guard(() => {
+      this.commitAt(this.levelFor(durable));
+      this.write.saveResult.run(json, id, key);
+    });
+    if (this.walFlush && durable) await this.flushed();
   }
 
   async journal(id: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
@@ -353,6 +393,32 @@ function prepareReads(db: Database.Database) {
   };
 }
 
+/** The reads of schema v5, compiled only where its tables exist. */
+function prepareV5Reads(db: Database.Database) {
+  return {
+    packageVersion: db.prepare<[string], { hash: string; package_id: string; content: string }>(`SELECT * FROM package_versions WHERE hash = ?`),
+    sendKey: db.prepare<[string, string], { key: string; fingerprint: string; seq: number; result: string | null }>(
+      `SELECT key, fingerprint, seq, result FROM send_keys WHERE session_id = ? AND key = ?`,
+    ),
+  };
+}
+
+interface VersionRow {
+  hash: string;
+  package_id: string;
+  content: string;
+  created_at: string;
+}
+
+function versionRows(versions: readonly StoredPackageVersion[] | undefined, at: string): VersionRow[] {
+  return (versions ?? []).map((v) => ({ hash: v.hash, package_id: v.packageId, content: v.json, created_at: at }));
+}
+
+interface SendKeyRow extends SendKeyInput {
+  session_id: string;
+  seq: number;
+}
+
 type Writer = ReturnType<typeof makeWriter>;
 
 /** The writing statements (schema v3) and the two write transactions. */
@@ -380,10 +446,23 @@ function makeWriter(db: Database.Database) {
     repairLastSeq: db.prepare<[string]>(
       `UPDATE sessions SET last_seq = COALESCE((SELECT MAX(seq) FROM journal WHERE journal.session_id = sessions.id), 0) WHERE id = ?`,
     ),
+    // A version is kept once per store: the same hash is the same content.
+    insertVersion: db.prepare<[VersionRow]>(
+      `INSERT OR IGNORE INTO package_versions (hash, package_id, content, created_at) VALUES (@hash, @package_id, @content, @created_at)`,
+    ),
+    insertKey: db.prepare<[SendKeyRow]>(
+      `INSERT INTO send_keys (session_id, key, fingerprint, seq, result) VALUES (@session_id, @key, @fingerprint, @seq, NULL)`,
+    ),
+    // Only the SEND_KEYS_KEPT latest keys of the session stay.
+    pruneKeys: db.prepare<[string, string, number]>(
+      `DELETE FROM send_keys WHERE session_id = ? AND seq <= (SELECT seq FROM send_keys WHERE session_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+    ),
   };
   return {
     repairLastSeq: s.repairLastSeq,
-    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[]) => {
+    saveResult: db.prepare<[string, string, string]>(`UPDATE send_keys SET result = ? WHERE session_id = ? AND key = ?`),
+    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[], versions: VersionRow[]) => {
+      for (const version of versions) s.insertVersion.run(version);
       s.insertSession.run(row);
       s.insertEntry.run(entry);
       for (const item of archive) s.insertArchive.run(item);
@@ -398,8 +477,11 @@ function makeWriter(db: Database.Database) {
       const current = head.revision;
       if (current !== expectedRevision) throw revisionConflict(id, current, expectedRevision);
       const base = head.last_seq;
+      for (const version of rows.versions) s.insertVersion.run(version);
       for (const row of rows.journal) s.insertEntry.run({ ...row, seq: base + row.seq });
       for (const row of rows.archive) s.insertArchive.run({ ...row, entry_seq: base + row.entry_seq });
+      for (const key of rows.keys) s.insertKey.run({ ...key, seq: base + key.seq });
+      if (rows.keys.length) s.pruneKeys.run(id, id, SEND_KEYS_KEPT);
       const next = current + 1;
       s.updateSession.run({ id, revision: next, last_seq: base + rows.journal.length, snapshot, state, updated_at: at });
       return next;
@@ -411,13 +493,17 @@ function makeWriter(db: Database.Database) {
 interface AppendRows {
   journal: JournalRow[];
   archive: ArchiveRow[];
+  /** Idempotency keys, seq counted from 1 like the entries they came with. */
+  keys: SendKeyRow[];
+  versions: VersionRow[];
 }
 
 function appendRows(id: string, at: string, entries: JournalEntryInput[], archive: ArchiveItemInput[]): AppendRows {
-  const rows: AppendRows = { journal: [], archive: archive.map((item) => toArchiveRow(id, 0, item)) };
+  const rows: AppendRows = { journal: [], archive: archive.map((item) => toArchiveRow(id, 0, item)), keys: [], versions: [] };
   entries.forEach((entry, i) => {
     rows.journal.push(toJournalRow(id, i + 1, at, entry));
     for (const item of entry.added ?? []) rows.archive.push(toArchiveRow(id, i + 1, item));
+    if (entry.sendKey) rows.keys.push({ session_id: id, key: entry.sendKey.key, fingerprint: entry.sendKey.fingerprint, seq: i + 1 });
   });
   return rows;
 }

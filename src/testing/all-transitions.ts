@@ -213,6 +213,12 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
         }
       } else if ((userEventTypes as string[]).includes(type)) {
         events.push(...userEvents(type as UserEventType, snapshot));
+      } else if (type === 'package_upgraded' && snapshot.context.package) {
+        // The runtime's `steward upgrade`: the same package as another version.
+        const to = `sha256:${'0'.repeat(64)}`;
+        const event = { type, package: { ...snapshot.context.package, version: to }, from: snapshot.context.package.version ?? null, to };
+        labels.set(event, 'package_upgraded');
+        events.push(event);
       }
     }
     // One event that no active state declares, where a user would send it: the root wildcard records it.

@@ -1,16 +1,33 @@
 /**
  * The public API as the entries declare it: each name has one home (the root re-exports
  * the browser-safe `steward/machine` whole, and shares no name with testing, inspect, serve
- * or postgres), and every public function and class carries a TSDoc `@example`.
+ * or postgres; `steward/client` shares only the error classes, the same ones, so a page
+ * tells failures apart without another entry), and every public function and class carries
+ * a TSDoc `@example`.
  */
 import { join } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
 import { root } from '../support/cli-process.js';
 
-const ENTRIES = ['index', 'machine', 'testing', 'inspect', 'serve', 'postgres'] as const;
+const ENTRIES = ['index', 'machine', 'testing', 'inspect', 'serve', 'postgres', 'client', 'react'] as const;
 // A chart internal, not for apps; it leaves with the chart's own guard rework.
 const UNDOCUMENTED = new Set(['replyGuardContext']);
+
+// Types a page needs beside the client (the view, the events), the same declarations as the root's.
+const TYPES_SHARED_WITH_CLIENT = new Set([
+  'SessionView',
+  'ArtifactView',
+  'Phase',
+  'UserEvent',
+  'UserEventType',
+  'SessionStreamEvent',
+  'SessionStreamEventType',
+  'StreamEventOf',
+  'WaitingReason',
+  'SessionSummary',
+  'JournalEntry',
+]);
 
 const program = ts.createProgram(
   ENTRIES.map((e) => join(root, `src/${e}.ts`)),
@@ -34,6 +51,21 @@ it('gives each name one entry: the root holds steward/machine and nothing of the
   for (const own of ['createRuntime', 'Session', 'MemoryStore', 'SqliteStore', 'OpenAIModel', 'StewardError', 'InternalError', 'sessionMachine'])
     expect(names.index.has(own), own).toBe(true);
   expect(names.inspect.has('startInspector') && names.testing.has('ScriptedModel') && names.testing.has('testAllTransitions')).toBe(true);
+  expect(names.serve.has('startServe') && names.serve.has('createServeApp') && names.serve.has('STREAM_TICKET_TTL_MS')).toBe(true);
+});
+
+it('gives steward/client the client and the errors, steward/react the hook', () => {
+  const errors = new Set(
+    exportsOf('machine')
+      .filter((s) => s.declarations?.some((d) => d.getSourceFile().fileName.endsWith('src/errors.ts')))
+      .map((s) => s.name),
+  );
+  expect(errors.has('RequestError') && errors.has('SessionNotFoundError')).toBe(true);
+  expect([...names.client].filter((n) => names.index.has(n) && !errors.has(n) && !TYPES_SHARED_WITH_CLIENT.has(n))).toEqual([]);
+  for (const own of ['StewardClient', 'RequestError', 'SessionNotFoundError', 'StewardError']) expect(names.client.has(own), own).toBe(true);
+  for (const internal of ['SessionFeed', 'streamSession', 'errorOfBody', 'createRuntime', 'sessionMachine'])
+    expect(names.client.has(internal), internal).toBe(false);
+  expect([...names.react].sort()).toEqual(['Draft', 'FeedStatus', 'SessionState', 'UseSession', 'useSession']);
 });
 
 it('documents every public function and class with an @example', () => {

@@ -4,7 +4,7 @@
  * on timings: they depend on the machine.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +61,17 @@ describe('the transcript check', () => {
 describe('bench/run.ts --quick', () => {
   it('runs the scenario on Steward and the baseline and reports every figure', () => {
     const json = join(dir, 'results.json');
-    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--json', json], {
+    // An earlier run to print the ratios beside (--compare): one figure and one part of it.
+    const earlier = join(dir, 'earlier.json');
+    writeFileSync(
+      earlier,
+      JSON.stringify({
+        run: { date: '2026-12-01T00:00:00.000Z', loadavg: [1, 1, 1] },
+        figures: [{ id: 'round', label: '1 round (hot)', ratio: 9.87 }],
+        parts: [{ mode: 'chart-bare', roundRatio: 6.54, pauseResumeRatio: 3.21 }],
+      }),
+    );
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--json', json, '--compare', earlier], {
       cwd: root,
       encoding: 'utf8',
       timeout: 240_000,
@@ -71,6 +81,11 @@ describe('bench/run.ts --quick', () => {
     expect(run.stdout).toContain('1 round (hot)');
     expect(run.stdout).toContain('pause+resume, durable SQLite');
     expect(run.stdout).toContain(`JSON: ${json}`);
+    // What each part costs, layer by layer, and the earlier run's ratios beside this one's.
+    expect(run.stdout).toContain('What each part costs');
+    expect(run.stdout).toContain(`Before (${earlier}, 2026-12-01T00:00:00.000Z, load 1.0 1.0 1.0) and now`);
+    expect(run.stdout).toMatch(/1 round \(hot\)\s+9\.87×\s+\d+\.\d\d×\s+≤ 1\.5×/);
+    expect(run.stdout).toMatch(/parts: session chart, bare turn, round\s+6\.54×\s+\d+\.\d\d×/);
     // PostgreSQL beside SQLite and the serve throughput, or one line saying why not.
     expect(run.stdout).toMatch(/PostgreSQL \(throwaway local cluster|PostgreSQL: skipped — /);
 
@@ -78,6 +93,7 @@ describe('bench/run.ts --quick', () => {
     const results = JSON.parse(readFileSync(json, 'utf8')) as {
       figures: Figure[];
       modes: Record<string, { sessions: number }>;
+      parts: { mode: string; roundRatio: number; pauseResumeRatio: number }[];
       scenario: { callsPerSession: number };
       growth: { burst: number; snapshotBytes: number; contextMessages: number }[];
     };
@@ -90,7 +106,30 @@ describe('bench/run.ts --quick', () => {
         JSON.stringify(p),
       ).toBe(true);
     expect(results.scenario.callsPerSession).toBe(19);
-    for (const mode of ['baseline-hot', 'steward-hot', 'baseline-durable', 'steward-memory', 'steward-sqlite']) {
+    expect(results.parts.map((p) => p.mode)).toEqual([
+      'baseline-hot',
+      'chart-bare',
+      'chart-turns',
+      'steward-hot',
+      'steward-listened',
+      'steward-memory',
+      'steward-sqlite',
+    ]);
+    for (const p of results.parts)
+      expect(
+        [p.roundRatio, p.pauseResumeRatio].every((r) => Number.isFinite(r) && r > 0),
+        p.mode,
+      ).toBe(true);
+    for (const mode of [
+      'baseline-hot',
+      'steward-hot',
+      'baseline-durable',
+      'steward-memory',
+      'steward-sqlite',
+      'chart-bare',
+      'chart-turns',
+      'steward-listened',
+    ]) {
       expect(results.modes[mode]?.sessions).toBe(20);
     }
     const pg = (results as { postgres?: { throughput: Array<{ servers: number; perSecond: number }> } | null }).postgres;

@@ -1,12 +1,18 @@
 /**
- * Steward as an installed package: `npm pack`, install the tarball into an empty app (npm
- * registry only, preferring the local cache), then use it as an app would:
+ * Steward as an installed package: `npm run package` (scripts/pack.mjs), a plain `npm install`
+ * of the tarball into an empty app (npm registry only, preferring the local cache), then use
+ * it as an app would:
  *   (a) an ESM script imports `steward` and runs a scripted session to a wait;
  *   (b) `tsc --strict` compiles a TypeScript consumer with moduleResolution NodeNext and
  *       Bundler, and a DOM-only project (no Node types) against steward/machine + testing;
  *   (c) esbuild bundles steward/machine for `platform: 'browser'`: no Node built-in;
- *   (d) `npx steward packages` (and `diagram`) run the installed, compiled CLI.
- * Prints the tarball's size and file count, the install time and the bundle size.
+ *   (d) `npx steward packages` (and `diagram`) run the installed, compiled CLI;
+ *   (e) README's Quick start job, `npx steward run` on the demo model, runs to done on the
+ *       SQLite store a plain install brings (better-sqlite3, an optional dependency, is
+ *       built from source here: no prebuilt binary is reachable);
+ *   (f) an app installed with `--omit=optional` (no better-sqlite3): `steward run` fails with
+ *       the fix in its message and leaves no `.steward/` behind.
+ * Prints the tarball's size and file count, the install times and the bundle size.
  */
 import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
@@ -27,22 +33,32 @@ const fixtures = join(root, 'test/consumer/app');
 
 let tarball: Tarball;
 let app: string;
+/** The same tarball installed with `--omit=optional`: as where better-sqlite3 cannot be built. */
+let bare: string;
+/** The environment of a command an app runs: no OPENAI_* setting, so the demo model answers. */
+const demoEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_')));
 
 beforeAll(async () => {
   tarball = await packedTarball();
   app = mkdtempSync(join(tmpdir(), 'steward-consumer-'));
+  bare = mkdtempSync(join(tmpdir(), 'steward-consumer-bare-'));
   cpSync(fixtures, app, { recursive: true });
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
+  for (const dir of [app, bare]) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
   const versions = (await import('../../package.json', { with: { type: 'json' } })).default.devDependencies;
-  const ms = await npmInstall(app, [tarball.file, `typescript@${versions.typescript}`, `@types/node@${versions['@types/node']}`]);
+  const [ms, bareMs] = await Promise.all([
+    npmInstall(app, [tarball.file, `typescript@${versions.typescript}`, `@types/node@${versions['@types/node']}`]),
+    npmInstall(bare, ['--omit=optional', tarball.file]),
+  ]);
   console.log(
     `tarball: ${(tarball.size / 1024).toFixed(1)} kB packed, ${(tarball.unpackedSize / 1024).toFixed(1)} kB unpacked, ${tarball.entryCount} files; ` +
-      `install into an empty app (with typescript + @types/node): ${(ms / 1000).toFixed(1)} s`,
+      `install into an empty app (with typescript + @types/node; better-sqlite3 built from source): ${(ms / 1000).toFixed(1)} s; ` +
+      `with --omit=optional: ${(bareMs / 1000).toFixed(1)} s`,
   );
-}, 300_000);
+  // Compiling better-sqlite3 takes about a minute of one core, many more on a busy machine.
+}, 900_000);
 
 afterAll(async () => {
-  if (app) await rm(app, { recursive: true, force: true });
+  for (const dir of [app, bare]) if (dir) await rm(dir, { recursive: true, force: true });
 }, 120_000);
 
 describe('the packed tarball', () => {
@@ -82,10 +98,27 @@ describe('the packed tarball', () => {
     }
   });
 
-  it('installs without better-sqlite3 (an optional peer) or tsx', async () => {
+  it('ships a package.json that runs nothing of the repository on install: no scripts, no devDependencies', async () => {
+    const { stdout } = await run('tar', ['-xzOf', tarball.file, 'package/package.json']);
+    const manifest = JSON.parse(stdout) as Record<string, unknown>;
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(manifest.optionalDependencies).toEqual({ 'better-sqlite3': expect.stringMatching(/^12\./) });
+    expect(manifest.peerDependencies).toBeUndefined();
+  });
+
+  it('a plain install brings better-sqlite3 (an optional dependency), built and loadable, and no tsx', async () => {
     const { stdout } = await run('npm', ['ls', '--all', '--parseable'], { cwd: app, maxBuffer: 16 << 20 }).catch((e: { stdout: string }) => e);
-    expect(stdout).not.toMatch(/node_modules\/better-sqlite3$/m);
+    expect(stdout).toMatch(/node_modules\/better-sqlite3$/m);
     expect(stdout).not.toMatch(/node_modules\/tsx$/m);
+    const loaded = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "import D from 'better-sqlite3'; console.log(new D(':memory:').prepare('select 7 as n').get().n);"],
+      {
+        cwd: app,
+      },
+    );
+    expect(loaded.stdout.trim()).toBe('7');
   });
 });
 
@@ -102,7 +135,9 @@ describe('an app that installed steward', () => {
 
   // nodenext and bundler: an app's usual settings (skipLibCheck); dom: every declaration
   // file is checked, so a Node type anywhere in steward/machine's or steward/testing's fails it.
-  it.concurrent.each(['nodenext', 'bundler', 'dom'])(
+  // libcheck: nodenext with skipLibCheck false and every entry imported, so a declaration that
+  // needs a type package the app does not have (e.g. @types/better-sqlite3) fails it.
+  it.concurrent.each(['nodenext', 'bundler', 'dom', 'libcheck'])(
     '(b) tsc --strict compiles the consumer (%s)',
     async (flavour) => {
       const result = await run(process.execPath, [tsc, '-p', `tsconfig.${flavour}.json`], { cwd: app }).catch((e: { stdout: string }) => e);
@@ -187,10 +222,34 @@ describe('an app that installed steward', () => {
     expect((await loadedBy('steward/inspect')).length).toBeGreaterThan(0);
   });
 
-  it('says how to get better-sqlite3 when a SqliteStore is asked for without it', async () => {
-    const script = "import { SqliteStore } from 'steward'; try { new SqliteStore('x.db'); } catch (e) { console.log(e.code, e.message); }";
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
+  it("(e) README's Quick start job: npx steward run on the demo model reaches done, saved in .steward/steward.db", async () => {
+    const work = mkdtempSync(join(app, 'quick-start-'));
+    const { stdout } = await run('npx', ['--no-install', 'steward', 'run'], { cwd: work, env: demoEnv, maxBuffer: 16 << 20 });
+    const id = /Session (s_\w+) is done/.exec(stdout)?.[1];
+    expect(id, stdout.slice(-2000)).toBeTruthy();
+    expect(existsSync(join(work, '.steward/steward.db'))).toBe(true);
+    const shown = await run('npx', ['--no-install', 'steward', 'show', id!, '--json'], { cwd: work, env: demoEnv });
+    expect((JSON.parse(shown.stdout) as { state: string }).state).toBe('done');
+  }, 120_000);
+});
+
+describe('an app installed without better-sqlite3 (--omit=optional)', () => {
+  it('(f) npx steward run fails naming the fix, and leaves no .steward/ behind', async () => {
+    const result = await run('npx', ['--no-install', 'steward', 'run'], { cwd: bare, env: demoEnv }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('npm install better-sqlite3@12');
+    expect(result.stderr).toContain('postgres://');
+    expect(existsSync(join(bare, '.steward'))).toBe(false);
+  }, 60_000);
+
+  it('says how to get better-sqlite3 when a SqliteStore is asked for from code, and creates no folder', async () => {
+    const script = "import { SqliteStore } from 'steward'; try { new SqliteStore('data/x.db'); } catch (e) { console.log(e.code, e.message); }";
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: bare });
     expect(stdout).toContain('user_error');
-    expect(stdout).toContain('npm install better-sqlite3');
+    expect(stdout).toContain('npm install better-sqlite3@12');
+    expect(existsSync(join(bare, 'data'))).toBe(false);
   });
 });

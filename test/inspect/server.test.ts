@@ -247,7 +247,32 @@ describe('the local inspector server', () => {
       recordedState: 'waiting_user.intake',
       view: { acceptedEvents: expect.arrayContaining(['user_submitted_input']) },
     });
-    const journal = await api('GET', `/sessions/${session.id}/journal?afterSeq=1`);
+    const journal = await api('GET', `/sessions/${session.id}/journal?after=1`);
     expect(journal.body.entries[0].seq).toBe(2);
+  });
+
+  it("mounts steward serve's routes for the list, a new session and the journal: their shapes, pages and errors", async () => {
+    const { api, session, runtime } = await setup();
+    await session.send({ type: 'user_submitted_input', text: 'Tea.' });
+    // The journal, a page at a time, as serve answers it.
+    const page = await api('GET', `/sessions/${session.id}/journal?after=1&limit=1`);
+    expect(page.body).toEqual({ entries: [expect.objectContaining({ seq: 2 })], next: 2 });
+    // The list, paged; serve's query schema refuses what it does not know.
+    const other = await runtime.createSession({ packageId: 'tiny' });
+    const first = await api('GET', '/sessions?limit=1');
+    expect(first.body).toEqual({ sessions: [expect.objectContaining({ id: expect.any(String) })], next: expect.any(String) });
+    const bad = await api('GET', '/sessions?limit=0');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_request', issues: [expect.objectContaining({ path: 'limit' })] });
+    // Which sessions run here is the inspector's own question.
+    const created = await api('POST', '/sessions', { packageId: 'tiny' });
+    expect(created.status).toBe(201);
+    const live = (await api('GET', '/live')).body as { ids: string[] };
+    expect(live.ids).toEqual(expect.arrayContaining([session.id, other.id]));
+    // serve's create lets the new session go (its first send resumes it here): it does not run here yet.
+    expect(live.ids).not.toContain(created.body.view.id);
+    // A session id in the path passes serve's id rule.
+    const badId = await api('GET', `/sessions/${encodeURIComponent('x\u0007')}/journal`);
+    expect(badId.status).toBe(400);
   });
 });

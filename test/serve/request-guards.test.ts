@@ -86,13 +86,19 @@ describe('steward serve: Host', () => {
     expect((await raw(server.port, 'GET', '/sessions', { host: `rebind.example:${server.port}`, ...auth })).status).toBe(403);
   });
 
-  it('`steward serve --allow-host NAME` (repeatable) answers on those names, and only on them', async () => {
-    const cli = startCli(['serve', '--port', '0', '--allow-host', 'steward.test', '--allow-host', 'other.test:8080'], { db: tmp.path('cli.db') });
+  it('`steward serve --allow-host NAME` (repeatable) answers on those names, and only on them; --cors-origin answers that page', async () => {
+    const cli = startCli(['serve', '--port', '0', '--allow-host', 'steward.test', '--allow-host', 'other.test:8080', '--cors-origin', 'http://app.test:5173'], {
+      db: tmp.path('cli.db'),
+    });
     try {
       const port = Number(await until(() => /Steward serve on http:\/\/127\.0\.0\.1:(\d+)/.exec(cli.stdout)?.[1], 'the server URL', 30_000));
       expect((await raw(port, 'GET', '/sessions', { host: 'steward.test' })).status).toBe(200);
       expect((await raw(port, 'GET', '/sessions', { host: 'other.test:8080' })).status).toBe(200);
       expect((await raw(port, 'GET', '/sessions', { host: 'other.test' })).status).toBe(403);
+      // --cors-origin: that page's preflight is answered, another's refused.
+      const preflight = { host: 'steward.test', 'access-control-request-method': 'POST' };
+      expect((await raw(port, 'OPTIONS', '/sessions', { ...preflight, origin: 'http://app.test:5173' })).status).toBe(204);
+      expect((await raw(port, 'OPTIONS', '/sessions', { ...preflight, origin: 'http://app.test:5174' })).status).toBe(403);
     } finally {
       cli.child.kill('SIGTERM');
       await cli.result;
@@ -103,9 +109,7 @@ describe('steward serve: Host', () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ model: new DemoModel(), store });
     await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedHosts: ['http://x.example/'] })).rejects.toThrow(UserError);
-    await expect(startServe({ runtime, store, port: 0, log: () => {}, allowedOrigins: ['x.example'] })).rejects.toThrow(
-      /allowed origin "x.example" is not valid/,
-    );
+    await expect(startServe({ runtime, store, port: 0, log: () => {}, corsOrigins: ['x.example'] })).rejects.toThrow(/CORS origin "x.example" is not valid/);
   });
 });
 
@@ -123,7 +127,7 @@ describe('steward serve: Origin', () => {
   });
 
   it('takes its own origin and the allowed ones', async () => {
-    const { server, store } = await serveOn({ allowedOrigins: ['http://localhost:5173/'] });
+    const { server, store } = await serveOn({ corsOrigins: ['http://localhost:5173/'] });
     const host = `127.0.0.1:${server.port}`;
     expect((await raw(server.port, 'POST', '/sessions', { host, origin: `http://${host}`, ...json }, createBody)).status).toBe(201);
     expect((await raw(server.port, 'POST', '/sessions', { host, origin: 'http://localhost:5173', ...json }, createBody)).status).toBe(201);

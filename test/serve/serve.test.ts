@@ -267,8 +267,10 @@ describe('steward serve', () => {
       '/sessions',
       '/sessions/{id}',
       '/sessions/{id}/events',
+      '/sessions/{id}/fork',
       '/sessions/{id}/journal',
       '/sessions/{id}/stream',
+      '/sessions/{id}/stream-tickets',
     ]);
     const send = doc.paths['/sessions/{id}/events'].post;
     const events = send.requestBody.content['application/json'].schema.oneOf;
@@ -279,6 +281,25 @@ describe('steward serve', () => {
     const badRequest = send.responses['400'].content['application/json'].schema.anyOf;
     expect(badRequest.map((s: { required: string[] }) => [...s.required].sort())).toEqual([['error'], ['error', 'ok', 'revision', 'view']]);
     expect(doc.paths['/healthz'].get.security).toEqual([]);
+    // The browser-facing parts: async send, the stream's ticket and resume header, tickets, fork.
+    expect(send.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      'path:id',
+      'query:wait',
+      'header:Prefer',
+      'header:X-Steward-User',
+      'header:Idempotency-Key',
+    ]);
+    expect(send.responses['202'].headers['Preference-Applied']).toBeDefined();
+    const streamDoc = doc.paths['/sessions/{id}/stream'].get;
+    expect(streamDoc.security).toEqual([{ bearer: [] }, { streamTicket: [] }]);
+    expect(streamDoc.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      'path:id',
+      'query:after',
+      'query:ticket',
+      'header:Last-Event-ID',
+    ]);
+    expect(Object.keys(doc.paths['/sessions/{id}/stream-tickets'].post.responses)).toContain('201');
+    expect(Object.keys(doc.paths['/sessions/{id}/fork'].post.requestBody.content['application/json'].schema.properties).sort()).toEqual(['atSeq', 'id']);
     const journalParams = doc.paths['/sessions/{id}/journal'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     expect(journalParams).toEqual(['path:id', 'query:after', 'query:limit']);
     const list = doc.paths['/sessions'].get;
@@ -303,7 +324,8 @@ describe('steward serve', () => {
     const entries = sse.events.filter((e) => e.event === 'entry');
     const journal = (await http.get(`/sessions/${id}/journal`)).body.entries;
     expect(entries.map((e) => e.data)).toEqual(journal);
-    expect(entries.map((e) => e.id)).toEqual(journal.map((e: { seq: number }) => String(e.seq)));
+    // Ids are opaque; this server's start with the seq (the live events' part follows).
+    expect(entries.map((e) => e.id!.split('.')[0])).toEqual(journal.map((e: { seq: number }) => String(e.seq)));
     await sse.stop();
 
     const again = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`, { headers: { 'last-event-id': String(journal.length - 2) } }));
@@ -331,7 +353,7 @@ describe('steward serve', () => {
           sse.events
             .filter((e) => e.event === 'session')
             .map((e) => e.data.type)
-            .filter((t) => t !== 'state_entered'),
+            .filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t)),
         { timeout: 5000 },
       )
       .toEqual(['round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting']);

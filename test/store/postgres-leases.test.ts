@@ -107,7 +107,8 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const ids = Array.from({ length: 20 }, (_, i) => `run${i}`);
     for (const id of ids) {
       await dead.create({ id, packageId: null, snapshot: {}, entry: created() });
-      const lease = (await dead.leases.acquireLease(id, 'dead', 200))!;
+      // Long enough that none runs out while the others are set up on a loaded machine.
+      const lease = (await dead.leases.acquireLease(id, 'dead', 2000))!;
       await dead.append({ id, expectedRevision: 1, entries: [entry('go', 'running.manager.thinking')], snapshot: {}, lease });
     }
     await dead.create({ id: 'waiting', packageId: null, snapshot: {}, entry: created('waiting_user.input') });
@@ -118,7 +119,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     await dead.create({ id: 'fresh', packageId: null, snapshot: {}, entry: created('running.manager.thinking') });
 
     expect(await b.leases.claimExpired('B', 1000, 50)).toEqual([]);
-    await sleep(300);
+    await sleep(2100);
     const claims = await Promise.all([b, c, b, c].map((store, i) => store.leases.claimExpired(i % 2 ? 'C' : 'B', 60_000, 50)));
     const claimed = claims
       .flat()

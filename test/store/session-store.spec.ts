@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError, InvalidCursorError, SessionNotFoundError, UserError } from '../../src/errors.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { listAll } from '../../src/store/list-page.js';
-import type { JournalEntryInput, SessionPage, SessionStore } from '../../src/store/session-store.js';
+import { SEND_KEYS_KEPT, type JournalEntryInput, type SessionPage, type SessionStore } from '../../src/store/session-store.js';
 
 export interface StoreFixture {
   store: SessionStore;
@@ -57,6 +57,33 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       expect(await store.journal('s1')).toEqual([
         { sessionId: 's1', seq: 1, at: session.createdAt, kind: 'created', type: 'session.created', payload: { id: 's1' }, state: 'idle' },
       ]);
+    });
+
+    it('keeps a package version once per hash, written with the session or an append', async () => {
+      const v1 = { hash: `sha256:${'1'.repeat(64)}`, packageId: 'pkg', json: '{"id":"pkg"}' };
+      const v2 = { hash: `sha256:${'2'.repeat(64)}`, packageId: 'pkg', json: '{"id":"pkg","title":"2"}' };
+      expect(await store.packageVersion(v1.hash)).toBeUndefined();
+      await store.create({ id: 'p1', packageId: 'pkg', snapshot: {}, entry: created('p1'), packageVersions: [v1] });
+      await store.create({ id: 'p2', packageId: 'pkg', snapshot: {}, entry: created('p2'), packageVersions: [v1] });
+      await store.append({ id: 'p1', expectedRevision: 1, entries: [], snapshot: {}, packageVersions: [v1, v2] });
+      expect(await store.packageVersion(v1.hash)).toEqual(v1);
+      expect(await store.packageVersion(v2.hash)).toEqual(v2);
+    });
+
+    it('journals an idempotency key with its entry, keeps its result, and keeps only the latest SEND_KEYS_KEPT per session', async () => {
+      await createSession('k1');
+      let revision = 1;
+      const keyed = (key: string) => ({ ...entry('user_submitted_input', 'waiting_user.input'), sendKey: { key, fingerprint: `f-${key}` } });
+      revision = await store.append({ id: 'k1', expectedRevision: revision, entries: [entry('user_x', 'a'), keyed('first')], snapshot: {} });
+      expect(await store.sendKey('k1', 'first')).toEqual({ key: 'first', fingerprint: 'f-first', seq: 3, result: null });
+      await store.saveSendResult('k1', 'first', { ok: true, view: { state: 'a' } });
+      expect((await store.sendKey('k1', 'first'))?.result).toEqual({ ok: true, view: { state: 'a' } });
+      expect(await store.sendKey('k1', 'unknown')).toBeUndefined();
+      expect(await store.sendKey('other', 'first')).toBeUndefined();
+      for (let i = 0; i < SEND_KEYS_KEPT; i++) revision = await store.append({ id: 'k1', expectedRevision: revision, entries: [keyed(`k${i}`)], snapshot: {} });
+      expect(await store.sendKey('k1', 'first')).toBeUndefined();
+      expect(await store.sendKey('k1', 'k0')).toBeDefined();
+      expect(await store.sendKey('k1', `k${SEND_KEYS_KEPT - 1}`)).toMatchObject({ seq: 3 + SEND_KEYS_KEPT });
     });
 
     it('keeps a null package id', async () => {

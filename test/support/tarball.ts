@@ -1,14 +1,13 @@
 /**
- * `npm pack` of the current sources, once per set of sources: test/consumer and
- * test/examples both install this tarball. It is built into a staging copy (package.json,
- * README, LICENSE, bin/, docs/ and `scripts/build.mjs --out stage/dist`), so the repo's own dist/
- * is never rebuilt under other tests' feet, and packed with `--ignore-scripts` (the build
- * has just run). Keyed by a hash of what goes in, under the system temp folder; a lock
- * folder makes concurrent test files wait for one build instead of racing.
+ * The packed tarball of the current sources, once per set of sources: test/consumer and
+ * test/examples both install it. Made by `scripts/pack.mjs` (what `npm run package` runs: a
+ * staging copy, built there, with the package.json a user gets), so the repo's own dist/ is
+ * never rebuilt under other tests' feet. Keyed by a hash of what goes in, under the system
+ * temp folder; a lock folder makes concurrent test files wait for one build instead of racing.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -57,11 +56,7 @@ export function packedTarball(): Promise<Tarball> {
       return JSON.parse(readFileSync(done, 'utf8')) as Tarball;
     }
     try {
-      const stage = join(dir, 'stage');
-      mkdirSync(stage);
-      for (const p of ['package.json', 'README.md', 'LICENSE', 'bin', 'docs']) cpSync(join(root, p), join(stage, p), { recursive: true });
-      await run(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(stage, 'dist')], { cwd: root, maxBuffer: 16 << 20 });
-      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: stage, maxBuffer: 16 << 20 });
+      const { stdout } = await run(process.execPath, [join(root, 'scripts/pack.mjs'), '--json', '--out', dir], { cwd: root, maxBuffer: 16 << 20 });
       const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }[];
       const tarball: Tarball = {
         file: join(dir, info!.filename),
@@ -70,7 +65,6 @@ export function packedTarball(): Promise<Tarball> {
         entryCount: info!.entryCount,
         files: info!.files.map((f) => f.path),
       };
-      rmSync(stage, { recursive: true, force: true });
       writeFileSync(done, JSON.stringify(tarball));
       return tarball;
     } catch (error) {

@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .option('--json', 'print the packages as JSON')
     .action((options: { json?: boolean }, command: Command) => {
       const packages = loadPackages(packagesDirs(command.optsWithGlobals()));
-      if (options.json) printJson([...packages.values()].map(packageInfo));
+      if (options.json) printJson([...packages.values()].map((pkg) => packageInfo(pkg)));
       else process.stdout.write(`${formatPackages(packages)}\n`);
     });
 }

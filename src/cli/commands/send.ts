@@ -26,6 +26,7 @@ import {
 } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
+import { safeLine } from '../../text/safe-text.js';
 
 interface SendFlags {
   text?: string;
@@ -37,6 +38,7 @@ interface SendFlags {
   answers?: string;
   package?: string;
   revision?: number;
+  key?: string;
   json?: boolean;
 }
 
@@ -58,6 +60,7 @@ export function register(program: Command): void {
     .option('--answers <json>', `answer: a JSON object of question ids to answers, e.g. '{"q1":"yes"}'`)
     .option('--package <id>', 'select: the package')
     .option('--revision <n>', 'send only if the session is still at this revision (see --json of show)', wholeNumber(1))
+    .option('--key <key>', 'an idempotency key: the same send again with the same key changes nothing and prints the stored result')
     .option('--json', 'print the session view as JSON')
     .addHelpText('after', `\nEvents (alias, full name):\n${aliases}`)
     .action(async (id: string, eventName: string, flags: SendFlags, command: Command) => {
@@ -114,8 +117,9 @@ export function register(program: Command): void {
                 `\`steward show ${id}\`.`,
             );
           }
-          const result = await session.send(event);
+          const result = await session.send(event, flags.key !== undefined ? { idempotencyKey: flags.key } : {});
           if (!result.ok) throw new CliError(result.error.code, result.error.message);
+          if (result.repeated) process.stderr.write(`Key ${safeLine(flags.key ?? '')} was sent before: nothing was sent again; this is the stored result.\n`);
           if (flags.json) {
             printJson(viewJson(result.view, session.revision));
           } else {

@@ -16,6 +16,7 @@ interface ServeFlags {
   graceMs: number;
   leaseMs: number;
   allowHost: string[];
+  corsOrigin: string[];
   maxCreatesPerMinute: number;
 }
 
@@ -35,6 +36,12 @@ export function register(program: Command): void {
     .option(
       '--allow-host <name>',
       "a Host name clients reach the server by besides its address (a proxy's, a DNS name; repeatable): any other Host gets 403",
+      collect,
+      [],
+    )
+    .option(
+      '--cors-origin <origin>',
+      'an origin (scheme://host[:port]) whose web pages may call the API from a browser (CORS; repeatable); any other origin gets 403',
       collect,
       [],
     )
@@ -67,6 +74,7 @@ export function register(program: Command): void {
           maxCreatesPerMinute: flags.maxCreatesPerMinute,
           storeLabel: printableLocation(ctx.dbPath),
           allowedHosts: flags.allowHost,
+          corsOrigins: flags.corsOrigin,
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
         });
         const tokenNote =
@@ -78,6 +86,7 @@ export function register(program: Command): void {
         process.stdout.write(
           `Steward serve on ${server.url} · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · ` +
             `${tokenNote}` +
+            `${flags.corsOrigin.length ? ` · CORS for ${flags.corsOrigin.join(', ')}` : ''}` +
             `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,
         );

@@ -1,9 +1,11 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 /**
- * The inspector's JSON API, with the token from the page's URL on every request.
+ * The inspector's JSON API, with the token from the page's URL on every request. The sessions
+ * list, a new session and the journal are `steward serve`'s routes (paged: this file follows
+ * the pages); the rest is the inspector's own (src/inspect/server.ts).
  */
-import type { JournalEntry, SessionSummary } from '../../store/session-store.js';
+import { userOf, type JournalEntry, type SessionSummary } from '../../store/session-store.js';
 import type { SessionView } from '../../runtime/view.js';
 import type { SessionContext } from '../../machines/session.context.js';
 import type { MachineGraph } from '../graph.js';
@@ -81,13 +83,49 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 
 const enc = encodeURIComponent;
 
+/** A journal entry as the timeline shows it: without its payload, with who acted. */
+export type TimelineEntry = Omit<JournalEntry, 'payload'> & { by?: string };
+
+/** Every page of the store's sessions (serve's GET /sessions), each marked when it runs in this inspector. */
+/** A session of the list: its summary, and whether this inspector's process runs it. */
+export type ListedSession = SessionSummary & { live: boolean };
+
+async function allSessions(): Promise<{ sessions: ListedSession[] }> {
+  const sessions: SessionSummary[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { sessions: SessionSummary[]; next: string | null } = await call('GET', `/sessions?limit=200${cursor ? `&cursor=${enc(cursor)}` : ''}`);
+    sessions.push(...page.sessions);
+    cursor = page.next;
+  } while (cursor);
+  const live = new Set((await call<{ ids: string[] }>('GET', '/live')).ids);
+  return { sessions: sessions.map((s) => ({ ...s, live: live.has(s.id) })) };
+}
+
+/** The journal after entry `after`, every page of it (serve's GET /sessions/:id/journal). */
+async function journalAfter(id: string, after: number): Promise<{ entries: TimelineEntry[] }> {
+  const entries: TimelineEntry[] = [];
+  let next: number | null = after;
+  while (next !== null) {
+    const page: { entries: JournalEntry[]; next: number | null } = await call('GET', `/sessions/${enc(id)}/journal?after=${next}&limit=1000`);
+    for (const { payload, ...rest } of page.entries) {
+      const by = userOf(payload);
+      entries.push(by !== undefined ? { ...rest, by } : rest);
+    }
+    next = page.next;
+  }
+  return { entries };
+}
+
 export const api = {
   info: () => call<Info>('GET', '/info'),
-  sessions: () => call<{ sessions: (SessionSummary & { live: boolean })[] }>('GET', '/sessions'),
-  createSession: (packageId: string | null) => call<{ id: string }>('POST', '/sessions', packageId ? { packageId } : {}),
+  sessions: allSessions,
+  createSession: async (packageId: string | null) => {
+    const created = await call<{ view: SessionView }>('POST', '/sessions', packageId ? { packageId } : {});
+    return { id: created.view.id };
+  },
   session: (id: string) => call<SessionPayload>('GET', `/sessions/${enc(id)}`),
-  journal: (id: string, afterSeq: number) =>
-    call<{ entries: (Omit<JournalEntry, 'payload'> & { by?: string })[] }>('GET', `/sessions/${enc(id)}/journal?afterSeq=${afterSeq}&payload=0`),
+  journal: journalAfter,
   at: (id: string, seq: number) => call<TimePoint>('GET', `/sessions/${enc(id)}/at/${seq}`),
   send: (id: string, event: Record<string, unknown>) => call<SendOutcome>('POST', `/sessions/${enc(id)}/events`, event),
   fork: (id: string, atSeq: number) => call<{ id: string }>('POST', `/sessions/${enc(id)}/fork`, { atSeq }),

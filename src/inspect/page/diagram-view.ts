@@ -3,12 +3,14 @@
 /**
  * The statechart drawing: ELK layout → SVG. Every state (compound states as boxes holding
  * their children), every transition with its "event [guard]" label; the active state and
- * its ancestors are highlighted, and so are the transitions that leave them.
+ * its ancestors are highlighted, and so are the transitions that leave them. How it is
+ * scaled and scrolled (fit, find active, following a step) is diagram-viewport.ts.
  */
 import ElkApi from 'elkjs/lib/elk-api.js';
 import elkWorkerUrl from 'elkjs/lib/elk-worker.min.js?url';
 import { activeNodeIds, type MachineGraph } from '../graph.js';
 import { h, s } from './dom.js';
+import { DiagramViewport, type Box } from './diagram-viewport.js';
 import { internalText, layoutGraph, LINE, type Layout, type Measure, type Point } from './layout.js';
 
 const FONTS = {
@@ -32,8 +34,9 @@ function pathOf(points: Point[]): string {
 export class DiagramView {
   private layout: Layout | null = null;
   private svg: SVGSVGElement | null = null;
-  private scale = 1;
-  private fitted = true;
+  private viewport: DiagramViewport | null = null;
+  /** The active leaf's node id, to follow it when a step moves it. */
+  private activeLeaf: string | null = null;
   readonly ready: Promise<void>;
 
   constructor(
@@ -42,7 +45,7 @@ export class DiagramView {
   ) {
     this.ready = this.draw();
     window.addEventListener('resize', () => {
-      if (this.fitted) this.fit();
+      if (this.viewport?.fitted) this.fit();
     });
   }
 
@@ -174,48 +177,44 @@ export class DiagramView {
     }
     svg.append(nodesLayer, edgesLayer, labelsLayer);
     this.svg = svg;
+    const scroller = h('div', { class: 'diagram-scroll' }, svg);
     this.host.replaceChildren(
       h(
         'div',
         { class: 'diagram-tools' },
-        h('button', { type: 'button', title: 'Zoom out', onclick: () => this.zoom(1 / 1.25) }, '−'),
-        h('button', { type: 'button', title: 'Fit to width', onclick: () => this.fit() }, 'fit'),
-        h('button', { type: 'button', title: 'Zoom in', onclick: () => this.zoom(1.25) }, '+'),
-        h('button', { type: 'button', title: 'Show the active state', onclick: () => this.reveal() }, 'find active'),
+        h('button', { type: 'button', title: 'Zoom out', onclick: () => this.viewport?.zoom(1 / 1.25) }, '−'),
+        h(
+          'button',
+          { type: 'button', title: 'As much of the chart as fits at a readable size, the active state in the middle', onclick: () => this.fit() },
+          'fit',
+        ),
+        h('button', { type: 'button', title: 'Zoom in', onclick: () => this.viewport?.zoom(1.25) }, '+'),
+        h('button', { type: 'button', title: 'Zoom in on the active state', onclick: () => this.reveal() }, 'find active'),
       ),
-      h('div', { class: 'diagram-scroll' }, svg),
+      scroller,
     );
+    // Font sizes come from the style sheet: read them once the drawing is in the page.
+    const smallest = Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize)).filter((px) => px > 0));
+    this.viewport = new DiagramViewport(scroller, svg, this.layout, Number.isFinite(smallest) ? smallest : 10);
     this.fit();
   }
 
-  private apply(): void {
-    if (!this.svg || !this.layout) return;
-    this.svg.setAttribute('width', String(Math.round(this.layout.width * this.scale)));
-    this.svg.setAttribute('height', String(Math.round(this.layout.height * this.scale)));
+  /** The active leaf's box in layout coordinates. */
+  private activeBox(): Box | null {
+    return this.layout?.nodes.find((laid) => laid.node.id === this.activeLeaf) ?? null;
   }
 
   fit(): void {
-    if (!this.layout) return;
-    const box = this.host.querySelector('.diagram-scroll') ?? this.host;
-    const available = Math.max(200, (box as HTMLElement).clientWidth - 4);
-    this.scale = Math.min(1, available / this.layout.width);
-    this.fitted = true;
-    this.apply();
+    this.viewport?.fit(this.activeBox());
   }
 
-  zoom(factor: number): void {
-    this.scale = Math.max(0.1, Math.min(3, this.scale * factor));
-    this.fitted = false;
-    this.apply();
-  }
-
-  /** Scrolls the active leaf into the middle of the drawing. */
+  /** Zooms in on the active leaf. */
   reveal(): void {
-    const leaf = this.svg?.querySelector<SVGGElement>('.state.active-leaf');
-    leaf?.scrollIntoView({ block: 'center', inline: 'center' });
+    const box = this.activeBox();
+    if (box) this.viewport?.focus(box);
   }
 
-  /** Highlights `state` (dotted path); `past` marks a time-travel view. */
+  /** Highlights `state` (dotted path); `past` marks a time-travel view. A new active state is scrolled into view. */
   setActive(state: string | null, mode: 'live' | 'past' = 'live'): void {
     if (!this.svg) return;
     const active = state === null ? new Set<string>() : activeNodeIds(this.graph, state);
@@ -233,5 +232,9 @@ export class DiagramView {
       g.classList.toggle('hot', hot);
       g.querySelector('path')?.setAttribute('marker-end', hot ? 'url(#arrow-hot)' : 'url(#arrow)');
     }
+    const moved = leaf !== this.activeLeaf;
+    this.activeLeaf = leaf;
+    const box = this.activeBox();
+    if (moved && box) this.viewport?.keepInView(box);
   }
 }

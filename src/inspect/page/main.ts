@@ -4,47 +4,44 @@
  * The inspector page: sessions, the statechart with the active state, the events enabled
  * now (as forms that send them), the manual model's pending requests, the session's
  * details, and the journal as a timeline with read-only time travel. Live via SSE.
+ * This file holds the page's state and wires the parts together; each part is its module
+ * (sessions-list, status-bar, diagram-view, events-panel, model-panel, details-panel,
+ * timeline, live-stream).
  */
-import type { JournalEntry } from '../../store/session-store.js';
-import type { SessionView } from '../../runtime/view.js';
-import type { SessionContext } from '../../machines/session.context.js';
-import { api, ApiError, type Info, type PendingRequest, type SessionPayload, type TimePoint } from './api.js';
+import { api, ApiError, type Info, type SessionPayload, type TimePoint } from './api.js';
+import { details } from './details-panel.js';
 import { DiagramView } from './diagram-view.js';
 import { byId, fill, h } from './dom.js';
 import { renderEvents, type EventFormState } from './events-panel.js';
+import { openLiveStream } from './live-stream.js';
 import { renderModelPanel } from './model-panel.js';
-import { LiveDraft } from './live-draft.js';
-import { parseProgress, ProgressLine } from './progress-line.js';
-
-const params = new URLSearchParams(location.search);
-
-type TimelineEntry = Omit<JournalEntry, 'payload'> & { by?: string };
+import { renderSessions } from './sessions-list.js';
+import { renderBanner, renderStatus } from './status-bar.js';
+import { Timeline } from './timeline.js';
 
 interface AppState {
   info: Info | null;
   diagram: DiagramView | null;
   sessionId: string | null;
   current: SessionPayload | null;
-  entries: TimelineEntry[];
   travel: TimePoint | null;
   loadingJournal: Promise<void> | null;
   stream: EventSource | null;
-  pending: PendingRequest[];
   forms: EventFormState;
 }
 
 const app: AppState = {
   info: null,
   diagram: null,
-  sessionId: params.get('session'),
+  sessionId: new URLSearchParams(location.search).get('session'),
   current: null,
-  entries: [],
   travel: null,
   loadingJournal: null,
   stream: null,
-  pending: [],
   forms: { signature: '', showAll: false },
 };
+
+const timeline = new Timeline({ travel: (seq) => void travelTo(seq), fork: (seq) => void forkAt(seq) });
 
 function showFatal(message: string): void {
   const el = byId('fatal');
@@ -56,49 +53,28 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-// ---------------------------------------------------------------- sessions list
+function showSendResult(ok: boolean, text: string): void {
+  const el = byId('send-result');
+  el.className = ok ? 'ok' : 'refusal';
+  el.textContent = text;
+}
+
+// ---------------------------------------------------------------- loading
 
 async function refreshSessions(): Promise<void> {
   const { sessions } = await api.sessions();
-  const list = byId('sessions');
-  fill(
-    list,
-    sessions.length === 0
-      ? h('li', { class: 'muted' }, 'No sessions in the store yet.')
-      : sessions.map((s) =>
-          h(
-            'li',
-            null,
-            h(
-              'button',
-              {
-                type: 'button',
-                class: `session-item${s.id === app.sessionId ? ' selected' : ''}`,
-                'data-session-id': s.id,
-                onclick: () => void openSession(s.id),
-              },
-              h('span', { class: 'session-id' }, s.id),
-              h('span', { class: 'session-meta' }, `${s.packageId ?? '(no package)'} · ${s.state}`),
-              h('span', { class: 'session-meta muted' }, `rev ${s.revision} · ${new Date(s.updatedAt).toLocaleString()}`),
-              s.live ? h('span', { class: 'badge live' }, 'live here') : null,
-            ),
-          ),
-        ),
-  );
+  renderSessions(sessions, app.sessionId, (id) => void openSession(id));
 }
-
-// ---------------------------------------------------------------- one session
 
 async function openSession(id: string): Promise<void> {
   app.sessionId = id;
   app.current = null;
-  app.entries = [];
   app.travel = null;
   app.forms.signature = '';
   const url = new URL(location.href);
   url.searchParams.set('session', id);
   history.replaceState(null, '', url);
-  fill(byId('timeline'));
+  timeline.clear();
   connectStream();
   await Promise.all([refreshSession(), refreshSessions()]);
 }
@@ -115,12 +91,10 @@ async function refreshSession(): Promise<void> {
 function loadJournal(id: string): Promise<void> {
   // One fetch at a time; a change that arrives meanwhile is picked up by the next call.
   const run = async () => {
-    const after = app.entries.at(-1)?.seq ?? 0;
-    const { entries } = await api.journal(id, after);
+    const { entries } = await api.journal(id, timeline.lastSeq);
     if (app.sessionId !== id) return;
-    const fresh = entries.filter((e) => e.seq > (app.entries.at(-1)?.seq ?? 0));
-    app.entries.push(...fresh);
-    appendTimeline(fresh);
+    timeline.append(entries, { follow: !app.travel });
+    timeline.select(app.travel?.seq ?? null);
   };
   const next = (app.loadingJournal ?? Promise.resolve()).then(run, run);
   app.loadingJournal = next.finally(() => {
@@ -129,100 +103,40 @@ function loadJournal(id: string): Promise<void> {
   return next;
 }
 
-function shortType(type: string): string {
-  const m = /^xstate\.(done|error)\.actor\.(.+)$/.exec(type);
-  return m ? `${m[2]} ${m[1] === 'done' ? 'replied' : 'failed'}` : type;
+async function refreshModel(): Promise<void> {
+  if (!app.info?.model.manual) return;
+  const { pending } = await api.model();
+  renderModelPanel(byId('model-panel'), pending, {
+    reply: async (id, reply) => {
+      await api.reply(id, reply);
+      await refreshModel();
+    },
+    fail: async (id, message) => {
+      await api.fail(id, message);
+      await refreshModel();
+    },
+  });
 }
 
-function appendTimeline(fresh: TimelineEntry[]): void {
-  const list = byId('timeline');
-  const frag = document.createDocumentFragment();
-  for (const entry of fresh) {
-    const previous = app.entries[entry.seq - 2];
-    const refused = entry.kind === 'event' && previous !== undefined && previous.state === entry.state;
-    frag.append(
-      h(
-        'li',
-        { 'data-seq': String(entry.seq), class: `entry kind-${entry.kind}${refused ? ' refused' : ''}` },
-        h(
-          'button',
-          { type: 'button', onclick: () => void travelTo(entry.seq), title: refused ? 'Refused: the state did not change' : `State after: ${entry.state}` },
-          h('span', { class: 'seq' }, `#${entry.seq}`),
-          h('span', { class: 'type' }, shortType(entry.type)),
-          h('span', { class: 'arrow' }, '→'),
-          h('span', { class: 'to' }, entry.state),
-          entry.by !== undefined
-            ? h('span', { class: 'by', title: `by ${entry.by}` }, `by ${entry.by.length > 24 ? `${entry.by.slice(0, 23)}…` : entry.by}`)
-            : null,
-          h('time', { datetime: entry.at }, new Date(entry.at).toLocaleTimeString()),
-        ),
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'fork',
-            'data-fork': String(entry.seq),
-            onclick: () => void forkAt(entry.seq),
-            title: `A new session from the state after entry #${entry.seq}; this one stays as it is`,
-          },
-          'Fork from here',
-        ),
-      ),
-    );
-  }
-  list.append(frag);
-  byId('journal-count').textContent = `(${app.entries.length})`;
-  list.dataset.count = String(app.entries.length);
-  markSelectedEntry();
-  if (!app.travel) list.scrollTop = list.scrollHeight; // the newest entry, without scrolling the page
-}
-
-function markSelectedEntry(): void {
-  for (const li of byId('timeline').querySelectorAll<HTMLLIElement>('li.entry')) {
-    li.classList.toggle('selected', app.travel !== null && Number(li.dataset.seq) === app.travel.seq);
-  }
-}
-
-/** "Fork from here": a new session from the state after entry `seq`, opened at once. */
-async function forkAt(seq: number): Promise<void> {
-  const from = app.sessionId;
-  if (!from) return;
-  try {
-    const { id } = await api.fork(from, seq);
-    await openSession(id);
-    showSendResult(true, `Forked ${from} after entry #${seq}: this is the fork, ${id}.`);
-  } catch (error) {
-    showSendResult(false, `Fork failed: ${errorText(error)}`);
-  }
-}
-
-async function travelTo(seq: number): Promise<void> {
-  if (!app.sessionId) return;
-  try {
-    app.travel = await api.at(app.sessionId, seq);
-  } catch (error) {
-    showSendResult(false, `Time travel failed: ${errorText(error)}`);
-    return;
-  }
-  render();
-}
-
-function backToLive(): void {
-  app.travel = null;
-  render();
+function connectStream(): void {
+  app.stream?.close();
+  app.stream = openLiveStream(app.sessionId, {
+    session: () => void refreshSession().catch((error) => showSendResult(false, errorText(error))),
+    sessions: () => void refreshSessions().catch(() => {}),
+    model: () => void refreshModel().catch(() => {}),
+  });
 }
 
 // ---------------------------------------------------------------- rendering
 
 function render(): void {
-  markSelectedEntry();
-  const current = app.current;
-  const travel = app.travel;
+  const { current, travel } = app;
+  timeline.select(travel?.seq ?? null);
   const view = travel?.view ?? current?.view ?? null;
   const context = travel?.context ?? current?.context ?? null;
-  renderStatus(current, travel);
-  renderBanner(travel);
-  if (app.diagram) app.diagram.setActive(view ? view.state : null, travel ? 'past' : 'live');
+  renderStatus(current, travel, app.sessionId, { open: (id) => void openSession(id), resume: () => void resumeHere() });
+  renderBanner(travel, timeline.entries, backToLive);
+  app.diagram?.setActive(view ? view.state : null, travel ? 'past' : 'live');
   fill(byId('details'), view && context ? details(view, context) : h('p', { class: 'muted' }, 'No session open.'));
   renderEvents(byId('events'), app.forms, {
     view: travel ? null : (current?.view ?? null),
@@ -237,218 +151,7 @@ function render(): void {
   });
 }
 
-function renderStatus(current: SessionPayload | null, travel: TimePoint | null): void {
-  const bar = byId('status-bar');
-  if (!current) {
-    fill(bar, h('span', { class: 'muted' }, app.sessionId ? `Loading ${app.sessionId}…` : 'Pick or create a session.'));
-    return;
-  }
-  const v = travel?.view ?? current.view;
-  fill(
-    bar,
-    h('span', { class: 'session-title' }, current.id),
-    h('span', { id: 'state-name', class: `state-pill phase-${v.phase}` }, v.state),
-    h('span', { id: 'burst', title: 'LLM rounds since the last user action / the limit' }, `burst ${v.burst}/${v.maxBurst}`),
-    h('span', { class: 'muted' }, `rounds ${v.rounds}`),
-    v.tokens
-      ? h(
-          'span',
-          { id: 'tokens', class: 'muted', title: 'Tokens the model reported: in this burst (of its budget, if set) and in the whole session' },
-          `tokens ${v.tokens.burst}${v.tokens.maxBurst !== null ? `/${v.tokens.maxBurst}` : ''} this burst · ${v.tokens.session} session`,
-        )
-      : null,
-    v.forkedFrom
-      ? h(
-          'a',
-          {
-            id: 'forked-from',
-            href: '#',
-            onclick: (e: Event) => {
-              e.preventDefault();
-              void openSession(v.forkedFrom!.id);
-            },
-          },
-          `forked from ${v.forkedFrom.id} #${v.forkedFrom.seq}`,
-        )
-      : null,
-    h('span', { class: 'muted' }, current.revision !== null ? `rev ${current.revision}` : ''),
-    current.live ? h('span', { class: 'badge live' }, 'live here') : h('span', { class: 'badge' }, 'from the store'),
-    !current.live && current.view.phase === 'running' ? h('button', { type: 'button', id: 'resume', onclick: () => void resumeHere() }, 'Resume here') : null,
-  );
-}
-
-function renderBanner(travel: TimePoint | null): void {
-  const banner = byId('travel-banner');
-  banner.hidden = !travel;
-  if (!travel) return;
-  const entry = app.entries[travel.seq - 1];
-  fill(
-    banner,
-    h(
-      'span',
-      null,
-      `Time travel: entry #${travel.seq}${entry ? ` (${shortType(entry.type)})` : ''} → `,
-      h('strong', { id: 'travel-state' }, travel.state),
-      '. Rebuilt by replaying the journal through the machine; read-only. ',
-    ),
-    travel.entry && travel.entry.kind !== 'created'
-      ? h('details', { class: 'event-payload' }, h('summary', null, 'the event'), h('pre', null, JSON.stringify(travel.entry.payload, null, 2)))
-      : null,
-    travel.divergedAt !== undefined
-      ? h(
-          'span',
-          { class: 'warn' },
-          `The replay differs from the recorded state from entry #${travel.divergedAt} (recorded: ${app.entries[travel.divergedAt - 1]?.state ?? '?'}). `,
-        )
-      : null,
-    h('button', { type: 'button', id: 'back-to-live', onclick: backToLive }, 'Back to live'),
-  );
-}
-
-function section(title: string, ...children: (Node | string | null)[]): HTMLElement {
-  return h('section', { class: 'detail' }, h('h3', null, title), ...children);
-}
-
-function details(view: SessionView, context: SessionContext): HTMLElement[] {
-  const out: HTMLElement[] = [];
-  if (view.notice) out.push(h('p', { class: 'notice' }, view.notice));
-  if (view.message) out.push(section('Manager says', h('p', { class: 'message' }, view.message)));
-  if (view.assessment) out.push(section('Assessment', h('p', null, view.assessment)));
-  if (view.pendingStep) {
-    const step = view.pendingStep;
-    out.push(
-      section(
-        'Pending step',
-        h(
-          'dl',
-          { id: 'pending-step' },
-          h('dt', null, 'worker'),
-          h('dd', null, step.workerId + (step.roleId ? ` (role ${step.roleId})` : '')),
-          h('dt', null, 'reason'),
-          h('dd', null, step.reason),
-          h('dt', null, 'approval'),
-          h('dd', null, step.requiresApproval ? 'required' : 'not required'),
-          step.revises ? [h('dt', null, 'revises'), h('dd', null, `${step.revises}${step.revisionNotes ? `: ${step.revisionNotes}` : ''}`)] : null,
-        ),
-      ),
-    );
-  }
-  if (view.artifact) {
-    const a = view.artifact;
-    out.push(
-      section(
-        `Artifact ${a.id}`,
-        h('p', { class: 'muted' }, `${a.workerId}${a.roleId ? ` (${a.roleId})` : ''} · ${a.status}${a.revises ? ` · revises ${a.revises}` : ''}`),
-        h(
-          'div',
-          { id: 'artifact' },
-          a.tags.map((t) => h('details', { open: true }, h('summary', null, `${t.tag} v${t.version}`), h('pre', { class: 'body' }, t.body))),
-        ),
-        a.questions?.length
-          ? h(
-              'ol',
-              { class: 'questions' },
-              a.questions.map((q) => h('li', null, `${q.id}: ${q.text}`)),
-            )
-          : null,
-      ),
-    );
-  }
-  if (view.questions?.length)
-    out.push(
-      section(
-        'Questions',
-        h(
-          'ol',
-          { class: 'questions' },
-          view.questions.map((q) => h('li', null, `${q.id}: ${q.text}`)),
-        ),
-      ),
-    );
-  out.push(
-    section(
-      'Blackboard',
-      view.blackboard.length === 0
-        ? h('p', { class: 'muted' }, 'empty')
-        : h(
-            'ul',
-            { id: 'blackboard' },
-            view.blackboard.map((b) => {
-              const versions = context.blackboard[b.tag] ?? [];
-              return h(
-                'li',
-                null,
-                h(
-                  'details',
-                  null,
-                  h('summary', null, h('code', null, b.tag), ` v${b.version} · ${b.writtenBy}`),
-                  versions
-                    .slice()
-                    .reverse()
-                    .map((v) =>
-                      'body' in v
-                        ? h('div', null, h('div', { class: 'muted' }, `v${v.version} by ${v.writtenBy}`), h('pre', { class: 'body' }, v.body))
-                        : h(
-                            'p',
-                            { class: 'muted' },
-                            `${v.archived} older version${v.archived === 1 ? '' : 's'} archived (${v.size} chars): the snapshot keeps only the latest body and those under review`,
-                          ),
-                    ),
-                ),
-              );
-            }),
-          ),
-    ),
-  );
-  if (view.artifacts.length) {
-    out.push(
-      section(
-        'Artifacts',
-        h(
-          'ul',
-          null,
-          view.artifacts.map((a) => h('li', null, `${a.id} · ${a.workerId} · `, h('span', { class: `status-${a.status}` }, a.status))),
-        ),
-      ),
-    );
-  }
-  out.push(
-    section(
-      `Refused events (${view.rejections.length})`,
-      view.rejections.length === 0
-        ? h('p', { class: 'muted' }, 'none')
-        : h(
-            'ol',
-            { id: 'rejections' },
-            view.rejections
-              .slice()
-              .reverse()
-              .map((r) => h('li', null, h('code', null, r.type), ` in ${r.state}: `, r.reason)),
-          ),
-    ),
-  );
-  out.push(
-    section(
-      'Usage',
-      h('p', { id: 'usage' }, `${view.usage.promptTokens} prompt + ${view.usage.completionTokens} completion tokens · ${view.rounds} model calls`),
-    ),
-  );
-  // The context can be large (whole conversations): it is written out only when opened.
-  const raw = h('details', { class: 'raw', id: 'raw-context' }, h('summary', null, 'Context (JSON)'));
-  raw.addEventListener('toggle', () => {
-    if (raw.open && !raw.querySelector('pre')) raw.append(h('pre', null, JSON.stringify(context, null, 2)));
-  });
-  out.push(raw);
-  return out;
-}
-
 // ---------------------------------------------------------------- actions
-
-function showSendResult(ok: boolean, text: string): void {
-  const el = byId('send-result');
-  el.className = ok ? 'ok' : 'refusal';
-  el.textContent = text;
-}
 
 async function sendEvent(event: Record<string, unknown>): Promise<void> {
   if (!app.sessionId) return;
@@ -482,58 +185,33 @@ async function resumeHere(): Promise<void> {
   await refreshSession();
 }
 
-async function refreshModel(): Promise<void> {
-  if (!app.info?.model.manual) return;
-  const { pending } = await api.model();
-  app.pending = pending;
-  renderModelPanel(byId('model-panel'), pending, {
-    reply: async (id, reply) => {
-      await api.reply(id, reply);
-      await refreshModel();
-    },
-    fail: async (id, message) => {
-      await api.fail(id, message);
-      await refreshModel();
-    },
-  });
+/** "Fork from here": a new session from the state after entry `seq`, opened at once. */
+async function forkAt(seq: number): Promise<void> {
+  const from = app.sessionId;
+  if (!from) return;
+  try {
+    const { id } = await api.fork(from, seq);
+    await openSession(id);
+    showSendResult(true, `Forked ${from} after entry #${seq}: this is the fork, ${id}.`);
+  } catch (error) {
+    showSendResult(false, `Fork failed: ${errorText(error)}`);
+  }
 }
 
-// ---------------------------------------------------------------- live updates
+async function travelTo(seq: number): Promise<void> {
+  if (!app.sessionId) return;
+  try {
+    app.travel = await api.at(app.sessionId, seq);
+  } catch (error) {
+    showSendResult(false, `Time travel failed: ${errorText(error)}`);
+    return;
+  }
+  render();
+}
 
-function connectStream(): void {
-  app.stream?.close();
-  const stream = new EventSource(api.streamUrl(app.sessionId));
-  app.stream = stream;
-  const badge = byId('connection');
-  stream.onopen = () => {
-    badge.textContent = 'live';
-    badge.className = 'badge on';
-  };
-  stream.onerror = () => {
-    badge.textContent = 'reconnecting…';
-    badge.className = 'badge off';
-  };
-  let queued = false;
-  stream.addEventListener('session', () => {
-    if (queued) return;
-    queued = true;
-    setTimeout(() => {
-      queued = false;
-      void refreshSession().catch((error) => showSendResult(false, errorText(error)));
-    }, 30);
-  });
-  // The latest round and tool check of a session this server runs, as they happen.
-  const progress = new ProgressLine(byId('live-progress'));
-  // And what its model writes: the text and the draft, growing.
-  const draft = new LiveDraft(byId('live-draft'));
-  stream.addEventListener('progress', (e) => {
-    const event = parseProgress((e as MessageEvent).data);
-    if (!event || event.sessionId !== app.sessionId) return;
-    progress.show(event);
-    draft.show(event);
-  });
-  stream.addEventListener('sessions', () => void refreshSessions().catch(() => {}));
-  stream.addEventListener('model', () => void refreshModel().catch(() => {}));
+function backToLive(): void {
+  app.travel = null;
+  render();
 }
 
 // ---------------------------------------------------------------- start

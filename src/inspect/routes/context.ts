@@ -1,7 +1,7 @@
 /**
  * What every inspector route needs: the runtime and store it serves, the manual model (when
- * the page plays it), the machine's graph, the live hub, and two small HTTP helpers (a query
- * counter, an uncached JSON answer). Errors and bodies: src/http/errors.ts, src/http/body.ts.
+ * the page plays it), the machine's graph, the live hub, and an uncached JSON answer.
+ * Errors and bodies: src/http/errors.ts, src/http/body.ts.
  */
 import type { Context } from 'hono';
 import type { ManualModel } from '../../models/manual-model.js';
@@ -10,7 +10,6 @@ import type { SessionStore } from '../../store/session-store.js';
 import type { MachineGraph } from '../graph.js';
 import type { LiveHub } from '../live-hub.js';
 import type { JournalReplayer } from '../replay.js';
-import { HttpError } from '../../http/errors.js';
 
 export interface InspectorContext {
   runtime: Runtime;
@@ -23,15 +22,6 @@ export interface InspectorContext {
   inFlight: Set<Promise<unknown>>;
   /** The session the page opens first. */
   sessionId: string | null;
-}
-
-/** A non-negative whole number from the query, or undefined when absent; anything else is a 400. */
-export function countParam(c: Context, name: string): number | undefined {
-  const text = c.req.query(name);
-  if (text === undefined || text === '') return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new HttpError(400, 'invalid_request', `Query parameter ${name} must be a whole number ≥ 0 (got "${text}").`);
-  return value;
 }
 
 /** JSON that no cache keeps (the page polls and streams; a stale answer would mislead). */

@@ -151,7 +151,8 @@ export class StewardA2AHandler implements A2ARequestHandler {
     const feed = this.feed();
     let settled = false;
     // Listening first, then reading: a wait that comes between the two is not missed.
-    const stop = await this.deps.host.watchEvents(id, (e: SessionStreamEvent) => {
+    // Only what comes next: the replay of earlier rounds would repeat notes a client had or does not need.
+    const { stop } = await this.deps.host.watchLive(id, ({ event: e }) => {
       const note = roundNote(e);
       if (note) feed.push(stream.working(id, note));
       if ((e.type === 'waiting' || e.type === 'done' || e.type === 'stopped') && !settled) {
@@ -173,7 +174,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
       if (thread.view.phase !== 'running') return;
       yield* feed.drain();
     } finally {
-      await stop();
+      stop();
     }
   }
 

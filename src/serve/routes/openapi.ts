@@ -49,11 +49,16 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
         });
       }
     }
+    for (const [name, description] of Object.entries(doc.headers ?? {}))
+      parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(doc.responses)) {
       const type = response.contentType ?? 'application/json';
       responses[status] = {
         description: response.description,
+        ...(response.headers
+          ? { headers: Object.fromEntries(Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) }
+          : {}),
         ...(response.schema
           ? { content: { [type]: { schema: jsonSchema(response.schema, 'output') } } }
           : response.contentType
@@ -61,7 +66,7 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
             : {}),
       };
     }
-    if (auth && !doc.public) responses['401'] = { description: 'Missing or wrong bearer token' };
+    if (auth && !doc.public) responses['401'] ??= { description: 'Missing or wrong bearer token' };
     // The request guards (src/http/security.ts) answer before any route.
     responses['403'] ??= {
       description: 'The Host is not an address of this server (or an allowed name), or the request comes from a web page whose Origin is not allowed',
@@ -72,7 +77,7 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
       ...(parameters.length ? { parameters } : {}),
       ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body, 'input') } } } } : {}),
       responses,
-      ...(auth && !doc.public ? { security: [{ bearer: [] }] } : { security: [] }),
+      ...(auth && !doc.public ? { security: doc.ticketed ? [{ bearer: [] }, { streamTicket: [] }] : [{ bearer: [] }] } : { security: [] }),
     };
   }
   return {
@@ -86,6 +91,12 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: "The server's STEWARD_TOKEN, or a named token of its STEWARD_TOKENS (STEWARD_TOKENS_FILE)" },
+        streamTicket: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'ticket',
+          description: 'GET /sessions/{id}/stream only: a ticket from POST /sessions/{id}/stream-tickets (60 s, that session only)',
+        },
       },
     },
   };

@@ -1,21 +1,42 @@
+import type { Context } from 'hono';
 import type { RouteModule } from '../route.js';
-import { sessionId } from '../route.js';
+import { query, sessionId } from '../route.js';
 import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
 import { clientResult, HttpError, parseOr400, statusOf } from '../../http/errors.js';
-import { ErrorBody, SendBadRequest, SendResultSchema, UserEventSchema } from '../schemas.js';
+import { AcceptedResponse, ErrorBody, IdempotencyKeyHeader, SendBadRequest, SendQuery, SendResultSchema, UserEventSchema } from '../schemas.js';
+
+/** `Prefer: respond-async` (RFC 7240; among other preferences too) or `?wait=false`: answer once the event is taken. */
+function wantsAsync(c: Context): boolean {
+  if (query(c, SendQuery).wait === 'false') return true;
+  const prefer = c.req.header('prefer') ?? '';
+  return prefer.split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async');
+}
 
 export const sendEvent: RouteModule = {
   doc: {
     method: 'post',
     path: '/sessions/{id}/events',
     summary:
-      'Send a user event; answers once the session waits for you again (or is done). Who acted: with ' +
+      'Send a user event; answers once the session waits for you again (or is done), or at once with 202 when asked (`Prefer: respond-async`, `?wait=false`). Who acted: with ' +
       "named tokens, the token's name (an act-for-others token may name another, recorded with `via`: the " +
-      "token); else the event's `by`, or the X-Steward-User header, as claimed",
+      "token); else the event's `by`, or the X-Steward-User header, as claimed. With an Idempotency-Key header the send counts " +
+      'once: the same key again (on any server of the store, also after a restart) changes nothing and answers the stored ' +
+      'result with `repeated: true`; the same key with another event is a 422 (idempotency_key_reused)',
     body: UserEventSchema,
+    query: SendQuery,
+    headers: {
+      Prefer: '`respond-async`: answer 202 as soon as the session took the event (the stream and GET /sessions/{id} tell the rest)',
+      'X-Steward-User': "who acted, when the event names no `by` (with named tokens: held to the token's name)",
+      'Idempotency-Key': 'makes the send count once (1–200 of A–Z a–z 0–9 . _ : ~ + / = -; the latest 100 per session are kept)',
+    },
     responses: {
       200: { description: 'Accepted: the SendResult with the new view', schema: SendResultSchema },
+      202: {
+        description: 'Asked for `respond-async` (or `wait=false`): the session took the event and runs on',
+        schema: AcceptedResponse,
+        headers: { 'Preference-Applied': '`respond-async`' },
+      },
       400: {
         description:
           'Not a user event (invalid_request: { error }, the issues say which field), or refused as an invalid event, e.g. `by` is a reserved name (invalid_event: the SendResult with the structured error, state unchanged)',
@@ -32,12 +53,17 @@ export const sendEvent: RouteModule = {
           'elsewhere: the SendResult with the structured error, state unchanged',
         schema: SendResultSchema,
       },
+      422: {
+        description: 'idempotency_key_reused: the Idempotency-Key was sent before with another event of this session; nothing was sent',
+        schema: SendResultSchema,
+      },
       503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
     },
   },
   mount(app, { host, log }) {
     app.post('/sessions/:id/events', async (c) => {
       const id = sessionId(c);
+      const async = wantsAsync(c);
       const body = await jsonBody(c);
       // Who acted, as claimed: the event's own `by`, else the X-Steward-User header; the
       // session's zod schema bounds it. `attribute` then holds it to the caller's token.
@@ -49,7 +75,15 @@ export const sendEvent: RouteModule = {
       const who = attribute(c.get('caller'), event.by);
       if (!who.ok) return c.json({ error: { code: who.code, message: who.message } }, 403);
       const { by: _claimed, ...rest } = event;
-      const result = await host.send(id, { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) });
+      const key = c.req.header('idempotency-key');
+      const idempotencyKey = key === undefined ? undefined : parseOr400(IdempotencyKeyHeader, key, 'Idempotency-Key header');
+      const options = idempotencyKey !== undefined ? { idempotencyKey } : {};
+      const attributed = { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) };
+      const result = async ? await host.sendAsync(id, attributed, options) : await host.send(id, attributed, undefined, options);
+      if ('accepted' in result) {
+        c.header('Preference-Applied', 'respond-async');
+        return c.json(AcceptedResponse.parse(result), 202);
+      }
       if (result.ok) return c.json(result, 200);
       return c.json(
         clientResult(result, (message) => log(`serve: ${message}`)),

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// `npm run package`: the tarball a user installs (steward-VERSION.tgz), built in a staging
+// copy so the repository's dist/ is left alone:
+//   1. copy what ships (package.json, README, LICENSE, bin/, docs/) to a temp folder;
+//   2. build into it (scripts/build.mjs --out STAGE/dist);
+//   3. write the package.json a user gets: without `scripts` (they run repository files —
+//      `prepare` would run scripts/build.mjs, which the tarball lacks, on a folder or git
+//      install) and without `devDependencies` (the repository's tools);
+//   4. `npm pack --ignore-scripts` there (the build has just run).
+// A plain `npm pack` in the repository would pack the repository's package.json, so
+// `prepack` refuses it and names this script.
+//   --out DIR   where the .tgz goes (default: the repository root)
+//   --json      print `npm pack --json`'s report instead of the file name
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const option = (name) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+const out = resolve(option('--out') ?? root);
+const json = process.argv.includes('--json');
+
+const stage = mkdtempSync(join(tmpdir(), 'steward-stage-'));
+try {
+  for (const p of ['README.md', 'LICENSE', 'bin', 'docs']) cpSync(join(root, p), join(stage, p), { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  delete manifest.scripts;
+  delete manifest.devDependencies;
+  writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  execFileSync(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(stage, 'dist')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const report = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: stage, maxBuffer: 16 << 20, encoding: 'utf8' });
+  process.stdout.write(json ? report : `${join(out, JSON.parse(report)[0].filename)}\n`);
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}

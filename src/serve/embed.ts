@@ -1,0 +1,110 @@
+/**
+ * `createServeApp`: Steward's HTTP routes as a hono app that an app mounts beside its own
+ * (`app.route('/steward', steward.app)`), in the app's own server and with its own auth.
+ * The same app as `steward serve` (./app.ts), without the listening socket: the Host guard
+ * takes only `allowedHosts` (none: the Host is the app's business), and `close()` drains
+ * the sessions under way as `steward serve` does at shutdown.
+ */
+import type { Hono } from 'hono';
+import { UserError } from '../errors.js';
+import type { Authenticate, ServeAuth } from '../http/auth.js';
+import { RateLimiter } from '../http/rate-limit.js';
+import { StreamTickets } from '../http/stream-tickets.js';
+import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { SessionStore } from '../store/session-store.js';
+import { safeText } from '../text/safe-text.js';
+import { buildServeApp } from './app.js';
+import { DEFAULT_GRACE_MS, DEFAULT_MAX_CREATES_PER_MINUTE } from './defaults.js';
+import { SessionHost } from './session-host.js';
+
+export interface ServeAppOptions {
+  runtime: Runtime;
+  store: SessionStore;
+  /**
+   * Who may call, said explicitly: `{ token }` or `{ tokens }` (as `steward serve`),
+   * `{ authenticate(c) }` (the app's own check: return the caller, or undefined for 401), or
+   * `'none'` (the app's middleware in front of these routes checks every request).
+   */
+  auth: 'none' | { token: string } | { tokens: readonly NamedToken[] } | { authenticate: Authenticate };
+  /** Signs stream tickets (servers that share it take each other's); default: derived from the tokens, or random with `authenticate`. */
+  ticketSecret?: string;
+  /** Origins whose pages may call from a browser (CORS); none by default. */
+  corsOrigins?: readonly string[];
+  /** Host names the requests must name (DNS-rebinding guard); none: not checked here. */
+  allowedHosts?: readonly string[];
+  maxBodyBytes?: number;
+  /** Sessions one caller may create per minute (default 120; 0: no limit). */
+  maxCreatesPerMinute?: number;
+  /** Lease length on stores with leases (PostgreSQL). */
+  leaseMs?: number;
+  log?: (message: string) => void;
+}
+
+export interface ServeApp {
+  /** Mount it: `app.route('/steward', serveApp.app)`. */
+  app: Hono;
+  /** Graceful stop: sends under way get `graceMs` (default 10 s), the rest stay saved and resume elsewhere; open streams end. */
+  close(graceMs?: number): Promise<{ settled: number; handedBack: string[] }>;
+}
+
+/**
+ * Steward's routes as a hono sub-app, for an app that serves its own routes too.
+ *
+ * @example
+ * import { Hono } from 'hono';
+ * import { createServeApp } from 'steward/serve';
+ * const steward = createServeApp({ runtime, store, auth: { authenticate: (c) => (c.get('user') ? { name: c.get('user'), named: true, actForOthers: false } : undefined) } });
+ * const app = new Hono();
+ * app.get('/', (c) => c.text('my app'));
+ * app.route('/steward', steward.app); // POST /steward/sessions, GET /steward/sessions/:id/stream, …
+ */
+export function createServeApp(options: ServeAppOptions): ServeApp {
+  const auth = serveAuth(options.auth, options.runtime);
+  const perMinute = options.maxCreatesPerMinute ?? DEFAULT_MAX_CREATES_PER_MINUTE;
+  if (!Number.isInteger(perMinute) || perMinute < 0)
+    throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
+  const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const log = (message: string) => write(safeText(message));
+  const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+  const { app, deps } = buildServeApp({
+    runtime: options.runtime,
+    store: options.store,
+    host,
+    storeLabel: 'store',
+    createLimit: perMinute > 0 ? new RateLimiter({ perMinute }) : null,
+    log,
+    auth,
+    tickets: StreamTickets.forTokens(auth.kind === 'tokens' ? auth.tokens : { kind: 'none' }, {
+      ...(options.ticketSecret !== undefined ? { secret: options.ticketSecret } : {}),
+    }),
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+  });
+  host.startTakeover();
+  let closing: ReturnType<ServeApp['close']> | null = null;
+  const close = (graceMs = DEFAULT_GRACE_MS) =>
+    (closing ??= (async () => {
+      const report = await host.drain(graceMs);
+      for (const stream of [...deps.streams]) stream.close();
+      return report;
+    })());
+  return { app, close };
+}
+
+function serveAuth(auth: ServeAppOptions['auth'], runtime: Runtime): ServeAuth {
+  if (auth === 'none') return { kind: 'none' };
+  if ('authenticate' in auth) {
+    if (typeof auth.authenticate !== 'function') throw new UserError('createServeApp: auth.authenticate must be a function (c) => caller | undefined.');
+    return { kind: 'custom', authenticate: auth.authenticate };
+  }
+  if ('tokens' in auth) {
+    const tokens = checkNamedTokens(auth.tokens, 'createServeApp auth.tokens');
+    checkTokenNamesAgainstWorkers(tokens, runtime.packages.values());
+    return { kind: 'tokens', tokens: { kind: 'named', tokens } };
+  }
+  const token = auth.token?.trim() ?? '';
+  checkSharedToken(token);
+  return { kind: 'tokens', tokens: { kind: 'shared', token } };
+}

@@ -1,0 +1,56 @@
+/**
+ * steward/client and steward/react are for web pages: esbuild bundles each for
+ * `platform: 'browser'` and no Node built-in is reached (a `node:` import, or `fs`, `path`, …
+ * without the prefix). React stays outside the hook's bundle (the app brings it). Prints the sizes.
+ */
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, type Plugin } from 'esbuild';
+import { expect, it } from 'vitest';
+import { root } from '../support/cli-process.js';
+
+const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+
+async function bundle(entry: string, external: string[] = []): Promise<{ reached: string[]; bytes: number; gzipped: number }> {
+  const reached: string[] = [];
+  const noNode: Plugin = {
+    name: 'no-node-builtins',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (!nodeBuiltins.has(args.path) && !args.path.startsWith('node:')) return undefined;
+        reached.push(`${args.path} (from ${args.importer})`);
+        return { path: args.path, external: true };
+      });
+    },
+  };
+  const result = await build({
+    entryPoints: [join(root, entry)],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+    external,
+    plugins: [noNode],
+  });
+  expect(result.errors).toEqual([]);
+  const code = result.outputFiles[0]!.contents;
+  return { reached, bytes: code.length, gzipped: gzipSync(code).length };
+}
+
+it.each([
+  ['steward/client', 'src/client.ts', [], 50_000],
+  ['steward/react', 'src/react.ts', ['react'], 1_000],
+])('esbuild bundles %s for the browser with no Node built-in', async (name, entry, external, atLeast) => {
+  const { reached, bytes, gzipped } = await bundle(entry, external);
+  expect(reached).toEqual([]);
+  expect(bytes).toBeGreaterThan(atLeast);
+  console.log(`${name}: ${(bytes / 1024).toFixed(1)} kB minified, ${(gzipped / 1024).toFixed(1)} kB gzipped`);
+});
+
+it('the check sees a Node built-in when one is there', async () => {
+  const { reached } = await bundle('src/store/lease-keeper.ts');
+  expect(reached.some((r) => r.startsWith('node:os'))).toBe(true);
+});

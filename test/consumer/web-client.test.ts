@@ -1,0 +1,80 @@
+/**
+ * steward/client and steward/react as an installed package: the packed tarball, react and
+ * its types installed into an empty app, then `tsc --strict` compiles a page's code
+ * (test/consumer/web) in a NodeNext, a Bundler and a DOM-only project (no Node types, every
+ * declaration file checked), and esbuild bundles the installed steward/client for the
+ * browser with no Node built-in.
+ */
+import { execFile } from 'node:child_process';
+import { builtinModules } from 'node:module';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { root } from '../support/cli-process.js';
+import { npmInstall, packedTarball } from '../support/tarball.js';
+
+const run = promisify(execFile);
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+let app: string;
+
+beforeAll(async () => {
+  const tarball = await packedTarball();
+  app = mkdtempSync(join(tmpdir(), 'steward-web-consumer-'));
+  cpSync(join(root, 'test/consumer/web'), app, { recursive: true });
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'web-consumer', private: true, type: 'module' }, null, 2));
+  const versions = (await import('../../package.json', { with: { type: 'json' } })).default.devDependencies;
+  await npmInstall(app, [
+    tarball.file,
+    `typescript@${versions.typescript}`,
+    `@types/node@${versions['@types/node']}`,
+    `react@${versions.react}`,
+    `@types/react@${versions['@types/react']}`,
+  ]);
+}, 300_000);
+
+afterAll(async () => {
+  if (app) await rm(app, { recursive: true, force: true });
+}, 120_000);
+
+it.concurrent.each(['nodenext', 'bundler', 'dom'])(
+  'tsc --strict compiles a page on steward/client and steward/react (%s)',
+  async (flavour) => {
+    const result = await run(process.execPath, [tsc, '-p', `tsconfig.${flavour}.json`], { cwd: app }).catch((e: { stdout: string }) => e);
+    expect(result.stdout).toBe('');
+  },
+  120_000,
+);
+
+it('esbuild bundles the installed steward/client and steward/react for the browser with no Node built-in', async () => {
+  const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+  const reached: string[] = [];
+  const result = await build({
+    absWorkingDir: app,
+    stdin: { contents: "export * from 'steward/client'; export * from 'steward/react';", resolveDir: app, loader: 'js' },
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'no-node-builtins',
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (args) => {
+            if (!nodeBuiltins.has(args.path) && !args.path.startsWith('node:')) return undefined;
+            reached.push(`${args.path} (from ${args.importer})`);
+            return { path: args.path, external: true };
+          });
+        },
+      },
+    ],
+  });
+  expect(result.errors).toEqual([]);
+  expect(reached).toEqual([]);
+  expect(result.outputFiles[0]!.contents.length).toBeGreaterThan(50_000);
+});

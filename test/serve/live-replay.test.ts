@@ -1,0 +1,47 @@
+/** The replay buffers of live events: the current run only, bounded per session and in sessions, none twice to a resuming client. */
+import { describe, expect, it } from 'vitest';
+import { missedRecords, ReplayBuffers, type LiveRecord } from '../../src/serve/live-replay.js';
+
+const notice = (sessionId: string, run: string, n: number, text = 'x'): LiveRecord => ({ run, n, event: { type: 'notice', sessionId, at: n, text } });
+
+describe('ReplayBuffers', () => {
+  it("keeps the current run's records: a new run replaces them; watchers get each new one", () => {
+    const replay = new ReplayBuffers();
+    replay.add('s', notice('s', 'a', 1));
+    replay.add('s', notice('s', 'a', 2));
+    const seen: number[] = [];
+    const watched = replay.watch('s', (r) => seen.push(r.n));
+    expect(watched.replay.map((r) => r.n)).toEqual([1, 2]);
+    replay.add('s', notice('s', 'b', 1));
+    expect(seen).toEqual([1]);
+    expect(replay.watch('s', () => {}).replay.map((r) => `${r.run}${r.n}`)).toEqual(['b1']);
+    watched.stop();
+    replay.add('s', notice('s', 'b', 2));
+    expect(seen).toEqual([1]);
+  });
+
+  it('bounds each session by records and characters (oldest first) and the sessions kept (unwatched, least recently fed first)', () => {
+    const replay = new ReplayBuffers({ maxEvents: 3, maxChars: 400, maxSessions: 2 });
+    for (let n = 1; n <= 5; n++) replay.add('s', notice('s', 'a', n));
+    expect(replay.watch('s', () => {}).replay.map((r) => r.n)).toEqual([3, 4, 5]);
+    const big = new ReplayBuffers({ maxEvents: 100, maxChars: 400, maxSessions: 2 });
+    for (let n = 1; n <= 4; n++) big.add('t', notice('t', 'a', n, 'y'.repeat(250)));
+    expect(big.watch('t', () => {}).replay.map((r) => r.n)).toEqual([4]);
+
+    const few = new ReplayBuffers({ maxEvents: 10, maxChars: 10_000, maxSessions: 2 });
+    const { stop } = few.watch('watched', () => {});
+    few.add('watched', notice('watched', 'a', 1));
+    few.add('one', notice('one', 'a', 1));
+    few.add('two', notice('two', 'a', 1));
+    expect(few.watch('one', () => {}).replay).toEqual([]); // dropped: least recently fed, unwatched
+    expect(few.watch('watched', () => {}).replay).toHaveLength(1); // kept: watched
+    stop();
+  });
+
+  it('missedRecords: all of a run the client was not in, the rest of the one it was in', () => {
+    const records = [notice('s', 'a', 1), notice('s', 'a', 2), notice('s', 'a', 3)];
+    expect(missedRecords(records, null)).toHaveLength(3);
+    expect(missedRecords(records, { run: 'a', n: 2 }).map((r) => r.n)).toEqual([3]);
+    expect(missedRecords(records, { run: 'old', n: 9 }).map((r) => r.n)).toEqual([1, 2, 3]);
+  });
+});
