@@ -237,4 +237,22 @@ describe('A2A endpoint (SQLite)', () => {
     expect(kinds(await rest)).toEqual([]);
     await sending;
   });
+
+  it('counts a message sent twice (a retry: the same messageId) once', async () => {
+    const model = new ScriptedModel([
+      { agent: 'manager', content: 'Should the note be short?' },
+      { agent: 'manager', content: 'Which tone?' },
+    ]);
+    const { server, store } = await serve(tmp.path('a2a-retry.db'), model);
+    const client = await a2aClient(server.url, 'tiny', TOKEN);
+    await client.sendMessage(request({ text: 'A note.' }, { contextId: 'ctx-retry' }));
+    const answer = request({ text: 'Yes, short.' }, { taskId: 'ctx-retry' });
+    const first = asTask(await client.sendMessage(answer));
+    expect(interruptOf(first)).toMatchObject({ message: 'Which tone?' });
+    // The same message again: the task as it is, not an answer to the new question.
+    const again = asTask(await client.sendMessage(answer));
+    expect(interruptOf(again)).toEqual(interruptOf(first));
+    const inputs = (await store.journal('ctx-retry')).filter((e) => (e.payload as { type?: string }).type === 'user_submitted_input');
+    expect(inputs.map((e) => (e.payload as { text: string }).text)).toEqual(['A note.', 'Yes, short.']);
+  });
 });

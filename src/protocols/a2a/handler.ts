@@ -20,6 +20,7 @@ import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { UserEvent } from '../../machines/session.events.js';
+import { idempotencyKeyProblem } from '../../runtime/send-keys.js';
 import type { SessionStreamEvent } from '../../machines/stream-events.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { SessionHost } from '../../serve/session-host.js';
@@ -100,14 +101,14 @@ export class StewardA2AHandler implements A2ARequestHandler {
 
   /** Sends the message's event and answers the task once the session waits again or is done. */
   async sendMessage(params: SendMessageRequest): Promise<Task> {
-    const { id, event } = await this.prepare(params);
-    await this.send(id, event);
+    const { id, event, key } = await this.prepare(params);
+    await this.send(id, event, key);
     return taskOf(await this.read(id));
   }
 
   /** The task (working), a working status per model round, the newly accepted artifacts, then the status it stops at. */
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    const { id, event, thread } = await this.prepare(params);
+    const { id, event, thread, key } = await this.prepare(params);
     const feed = this.feed();
     const before = new Set(artifactsOf(thread.context).map((a) => a.artifactId));
     const working = taskOf(thread);
@@ -115,7 +116,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
     feed.push(stream.task(working));
     const sending = (async () => {
       try {
-        await this.send(id, event, (e) => {
+        await this.send(id, event, key, (e) => {
           const note = roundNote(e);
           if (note) feed.push(stream.working(id, note));
         });
@@ -221,7 +222,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
   }
 
   /** The session the message is for (created when new) and the user event it stands for; refused before anything is sent. */
-  private async prepare(params: SendMessageRequest): Promise<{ id: string; event: UserEvent; thread: A2AThread }> {
+  private async prepare(params: SendMessageRequest): Promise<{ id: string; event: UserEvent; thread: A2AThread; key: string | undefined }> {
     const message = params.message;
     if (!message) throw new RequestMalformedError({ message: 'SendMessage needs a message.' });
     if (message.taskId && message.contextId && message.taskId !== message.contextId)
@@ -241,20 +242,35 @@ export class StewardA2AHandler implements A2ARequestHandler {
     if (stored?.packageId !== this.packageId)
       throw new RequestMalformedError({ message: `Context ${id} works with package "${stored?.packageId}": send it to /a2a/${stored?.packageId}.` });
     const thread = await this.read(id);
-    return { id, event: eventOf(thread, message), thread };
+    return { id, event: eventOf(thread, message), thread, key: messageKey(message) };
   }
 
   /** Sends through the host; a refusal by the session (a guard, another server running it) is an error, nothing changed. */
-  private async send(id: string, event: UserEvent, listen?: (event: SessionStreamEvent) => void): Promise<void> {
+  private async send(id: string, event: UserEvent, key: string | undefined, listen?: (event: SessionStreamEvent) => void): Promise<void> {
     let result;
     try {
-      result = await this.deps.host.send(id, { ...event, ...this.who }, listen ? (session) => session.subscribe(listen, { textDeltas: false }) : undefined);
+      result = await this.deps.host.send(
+        id,
+        { ...event, ...this.who },
+        listen ? (session) => session.subscribe(listen, { textDeltas: false }) : undefined,
+        key ? { idempotencyKey: key } : {},
+      );
     } catch (error) {
       if (error instanceof HttpError) throw new UnsupportedOperationError({ message: error.message, metadata: { code: error.code } });
       throw error;
     }
     if (!result.ok) throw new UnsupportedOperationError({ message: result.error.message, metadata: { code: result.error.code } });
   }
+}
+
+/**
+ * The message's id as the send's idempotency key: a client that sends the same message again
+ * (a retry after a timeout) gets the task as it is, the answer counted once. An id the key rule
+ * refuses sends without a key.
+ */
+function messageKey(message: Message): string | undefined {
+  const key = `a2a:${message.messageId}`;
+  return message.messageId && idempotencyKeyProblem(key) === null ? key : undefined;
 }
 
 /** The user event a message stands for at the session's wait: its first request, or the answer to the wait. */
