@@ -81,6 +81,7 @@ describe('A2A endpoint (SQLite)', () => {
     const card = await client.getAgentCard();
     expect(card.skills.map((s) => s.id)).toEqual(['echo', 'summarize']);
     expect(card.capabilities?.streaming).toBe(true);
+    expect(card.version).toBe(createRuntime({ model, store }).packageVersionOnDisk('tiny'));
     expect(card.supportedInterfaces[0]).toMatchObject({ url: `${server.url}/a2a/tiny`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
 
     // A first message without text is refused before any session exists.

@@ -39,12 +39,13 @@ function packageOf(runtime: Runtime, id: string | undefined): SkillPackage {
 }
 
 /**
- * The agent card of a package: one skill per worker, streaming, bearer auth when the server has tokens.
+ * The agent card of a package: one skill per worker, streaming, bearer auth when the server has
+ * tokens; its version is the hash of the package's version on disk (what new sessions are pinned to).
  *
  * @example
- * const card = agentCard(pkg, 'http://127.0.0.1:8080', true); // card.supportedInterfaces[0].url === 'http://127.0.0.1:8080/a2a/short-story'
+ * const card = agentCard(pkg, 'http://127.0.0.1:8080', true, runtime.packageVersionOnDisk(pkg.id)!); // card.supportedInterfaces[0].url === 'http://127.0.0.1:8080/a2a/short-story'
  */
-export function agentCard(pkg: SkillPackage, origin: string, auth: boolean): AgentCard {
+export function agentCard(pkg: SkillPackage, origin: string, auth: boolean, version: string): AgentCard {
   return AgentCard.fromJSON({
     name: pkg.title,
     description: pkg.description,
@@ -54,7 +55,7 @@ export function agentCard(pkg: SkillPackage, origin: string, auth: boolean): Age
       protocolVersion,
     })),
     provider: { organization: 'Steward', url: origin },
-    version: '1.0.0',
+    version,
     capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     ...(auth
       ? {
@@ -92,7 +93,7 @@ export const a2aAgentCard: RouteModule = {
   mount(app, { runtime, auth }) {
     app.get('/a2a/:packageId/.well-known/agent-card.json', (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
-      return c.json(AgentCard.toJSON(agentCard(pkg, originOf(c.req.url), auth)) as Record<string, unknown>);
+      return c.json(AgentCard.toJSON(agentCard(pkg, originOf(c.req.url), auth, runtime.packageVersionOnDisk(pkg.id) ?? '')) as Record<string, unknown>);
     });
   },
 };
@@ -116,7 +117,7 @@ export const a2aJsonRpc: RouteModule = {
       const body = (await jsonBody(c)) as Record<string, unknown>;
       const who = attribute(c.get('caller'), undefined);
       const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
-      const card = agentCard(pkg, originOf(c.req.url), auth);
+      const card = agentCard(pkg, originOf(c.req.url), auth, runtime.packageVersionOnDisk(pkg.id) ?? '');
       // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).
       const ending = new AbortController();
       const handler = new StewardA2AHandler({ runtime, store, host }, pkg.id, card, attribution, ending.signal);
