@@ -29,6 +29,7 @@ export type StewardErrorCode =
   | 'model_error'
   | 'script_mismatch'
   | 'transition_test_failed'
+  | 'machine_mismatch'
   | 'session_not_found'
   | 'session_failed'
   | 'session_stopped'
@@ -308,6 +309,28 @@ export class SnapshotError extends StewardError {
 export class TransitionTestError extends StewardError {
   constructor(message: string) {
     super('transition_test_failed', `testAllTransitions: ${message}`);
+  }
+}
+
+/**
+ * `createRuntime({ machine })` got a machine that is not `sessionMachine.provide(...)`: its
+ * states or the events they take differ from Steward's chart, which the store, the journal,
+ * replay and the view all read. The fields list what differs.
+ *
+ * @example
+ * if (MachineMismatchError.isInstance(error)) console.error(error.missingStates, error.extraStates, error.changedEvents);
+ */
+export class MachineMismatchError extends StewardError {
+  constructor(
+    message: string,
+    /** States of Steward's chart the machine lacks (ids like "session.waiting_user.approve_step"). */
+    readonly missingStates: readonly string[],
+    /** States the machine has that Steward's chart does not. */
+    readonly extraStates: readonly string[],
+    /** States whose events differ, with the events each side takes. */
+    readonly changedEvents: readonly { state: string; expected: readonly string[]; actual: readonly string[] }[],
+  ) {
+    super('machine_mismatch', message);
   }
 }
 

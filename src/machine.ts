@@ -32,6 +32,8 @@ export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading,
 export { sessionView, type SessionView, type ArtifactView, type Phase } from './runtime/view.js';
 export type { SessionSnapshot } from './runtime/session-snapshot.js';
 export { createManagerTurn, createWorkerTurn, type SkillPromptLookup, type TurnOptions } from './agents/turns.js';
+export type { ApprovalRule } from './agents/approvals.js';
+export type { ApprovalPolicy, ApprovalRequiredBy, ProposedStep } from './machines/approval.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage, ToolCallDelta } from './models/model.js';
 export type { Blackboard, TagVersion } from './blackboard/blackboard.js';
 export type { Artifact, ArtifactStatus, Question } from './blackboard/artifacts.js';

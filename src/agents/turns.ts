@@ -16,6 +16,7 @@ import { InternalError, UserError } from '../errors.js';
 import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
 import type { Model, ModelReply, ModelRequest, ToolCallDelta } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
+import { withApprovals, type ApprovalRule } from './approvals.js';
 import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
 import { nextMacrotask } from './next-macrotask.js';
@@ -57,6 +58,8 @@ export interface TurnOptions {
   toolCallDeltas?: ToolCallDeltaLookup;
   /** Asked before each model call. */
   gate?: ModelCallGate;
+  /** The manager's turn: the deployment's approval policy, asked for each run_worker call of the reply (approvals.ts). */
+  approval?: ApprovalRule;
 }
 
 /** `model.complete(request)`, once the gate (if any) let it through and unless stopped meanwhile. */
@@ -143,12 +146,13 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
  * const managerTurn = createManagerTurn(model, { textDeltas: () => (text) => process.stdout.write(text) });
  */
 export function createManagerTurn(model: Model, options: TurnOptions = {}) {
-  const { lookup, gate } = options;
+  const { lookup, gate, approval } = options;
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
     yieldToEventLoop(signal).then(() => {
-      const replied = gated(gate, system, signal, () =>
+      const called = gated(gate, system, signal, () =>
         model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, options) }),
       );
+      const replied = approval ? called.then((reply) => withApprovals(input, reply, approval)) : called;
       // Nothing archived (most sessions, most of the time): no reply can need the archive.
       if (!lookup || !hasArchivedVersions(input.blackboard)) return replied;
       // A plain (not async) callback: the common reply resolves without an extra promise.

@@ -8,6 +8,7 @@
  */
 import { shortHash } from '../skills/package-version.js';
 import pc from 'picocolors';
+import { approvalReasonText } from '../machines/approval.js';
 import { stateString } from '../machines/refusals.js';
 import type { SessionContext } from '../machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
@@ -50,7 +51,9 @@ function headlineText(view: SessionView): string {
     case 'input':
       return view.questions?.length ? 'Waiting for you: answer or skip the questions, or write a message.' : 'Waiting for you: write a message.';
     case 'approve_step':
-      return `Waiting for you: approve or reject the next step (${view.pendingStep?.workerId ?? '?'}).`;
+      return `Waiting for you: approve or reject the next step (${view.pendingStep?.workerId ?? '?'}${
+        view.pendingStep && view.approvalRequiredBy ? `, ${approvalReasonText(view.pendingStep, view.approvalRequiredBy)}` : ''
+      }).`;
     case 'review_artifact':
       return `Waiting for you: accept or reject artifact ${view.artifact?.id ?? '?'} (${view.artifact?.workerId ?? '?'}).`;
     case 'worker_questions':
@@ -119,6 +122,7 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
       const worker = pkg?.workers.find((w) => w.id === step.workerId);
       const lines = [
         `Reason: ${step.reason}`,
+        ...(view.approvalRequiredBy ? [`Approval: ${approvalReasonText(step, view.approvalRequiredBy)}`] : []),
         ...(worker ? [`${worker.title}: ${worker.description}`, `Reads: ${tagList(worker.inputTags)} → writes: ${tagList(worker.outputTags)}`] : []),
         ...(worker?.roles.length ? [`Roles: ${worker.roles.map((r) => r.id).join(', ')}`] : []),
         'To change the reason or the role first: approve --reason TEXT --role ID ("Edit, then approve" in steward run).',

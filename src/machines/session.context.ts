@@ -7,6 +7,7 @@ import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
 import type { ModelReply, TokenUsage } from '../models/model.js';
 import type { QueuedCall } from '../tools/reply.js';
 import type { WorkerInfo } from '../tools/validation.js';
+import type { ApprovalPolicy } from '../skills/package-schema.js';
 import type { Transcript, WindowLimits } from './transcript.js';
 
 export const DEFAULT_MAX_BURST = 12;
@@ -16,7 +17,7 @@ export interface PackageInfo {
   id: string;
   title: string;
   description: string;
-  workers: WorkerInfo[];
+  workers: PackageWorker[];
   /**
    * The package version the session is pinned to: the sha256 of everything the runtime read
    * from the package folder (src/skills/package-version.ts), kept once per store. Absent in a
@@ -25,12 +26,21 @@ export interface PackageInfo {
   version?: string;
 }
 
+/** A worker as the machine knows it: its registry entry and, when not `model`, its front matter's approval policy. */
+export type PackageWorker = WorkerInfo & { approval?: ApprovalPolicy };
+
 /** A worker run: proposed (waiting for approval) or under way. */
 export interface Step {
   workerId: string;
   reason: string;
   roleId?: string;
+  /** What the manager asked for (run_worker's requiresApproval). */
   requiresApproval: boolean;
+  /**
+   * The approval policy's answer for this step, fixed when it was proposed: the deployment's
+   * `createRuntime({ approval })`, else the worker's front matter (approval.ts).
+   */
+  approval: ApprovalPolicy;
   /** The rejected artifact this run revises, with the user's notes. */
   revises?: string;
   revisionNotes?: string;
@@ -64,11 +74,19 @@ export interface ReplyUnderCheck {
   workerChoice: WorkerChoice;
   /** Archived tag versions the turn fetched for this reply's read_blackboard calls. */
   attachments?: TurnAttachments;
+  /** The deployment's approval policy for this reply's run_worker calls, from the turn's output. */
+  approvals?: StepApproval[];
   /** When the reply arrived, from the turn's output when its actor stamps one: its artifact's time. */
   at?: string;
 }
 
 export const NO_REPLY: ReplyUnderCheck = { queue: [], boundary: null, workerChoice: {} };
+
+/** The approval policy's answer for one run_worker call of a reply (by its call id, as the reply is queued). */
+export interface StepApproval {
+  callId: string;
+  approval: ApprovalPolicy;
+}
 
 /** What a turn actor fetched from the archive for its reply (I/O stays in actors). */
 export interface TurnAttachments {
@@ -178,4 +196,9 @@ export type TurnOutput = ModelReply & {
   at?: string;
   /** Archived tag versions the turn fetched for the reply's read_blackboard calls (src/agents/turns.ts). */
   attachments?: TurnAttachments;
+  /**
+   * The deployment's approval policy for the reply's run_worker calls (`createRuntime({ approval })`,
+   * asked by the manager's turn): the chart reads it instead of the worker's front matter.
+   */
+  approvals?: StepApproval[];
 };

@@ -36,6 +36,7 @@
 import { assertEvent, assign, emit, enqueueActions, fromPromise, setup, stateIn, type AnyStateMachine } from 'xstate';
 import { UserError } from '../errors.js';
 import { findTool, type ToolActor } from '../tools/schemas.js';
+import { stepNeedsApproval } from './approval.js';
 import { ancestry, leafNodes, readChart } from './refusals.js';
 import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
@@ -64,7 +65,7 @@ const headKind = (context: SessionContext) => {
 function settledBoundary(context: SessionContext): Boundary | null {
   if (context.reply.queue.length > 1) return null;
   if (context.reply.boundary || headKind(context) !== 'boundary') return context.reply.boundary;
-  return update.boundaryOf(context.reply.queue[0]!);
+  return update.boundaryOf(context, context.reply.queue[0]!);
 }
 
 const isUserTurn = (boundary: SessionContext['reply']['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
@@ -128,10 +129,11 @@ export const sessionMachine = setup({
     // `steward upgrade`: the wait in progress must stay valid in the new package version.
     upgradeKeepsWait: ({ context, event }) => event.type === 'package_upgraded' && upgradeProblem(context, event.package) === null,
 
-    // Where a reply leads, once its last call is settled.
-    choseApprovalStep: ({ context }) => {
+    // Where a reply leads, once its last call is settled. A proposed step waits for a person when
+    // the approval policy says so (approval.ts): its answer is in the step, fixed when it was proposed.
+    stepNeedsApproval: ({ context }) => {
       const boundary = settledBoundary(context);
-      return boundary?.tool === 'run_worker' && boundary.step.requiresApproval;
+      return boundary?.tool === 'run_worker' && stepNeedsApproval(boundary.step);
     },
     choseWorkerRun: ({ context }) => settledBoundary(context)?.tool === 'run_worker',
     choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
@@ -225,7 +227,7 @@ export const sessionMachine = setup({
       if (checked) enqueue.emit(checked);
     }),
 
-    proposeStep: assign(({ context }) => update.takeStep(context)),
+    proposeStep: assign(({ context }, { waits }: { waits: boolean }) => update.takeStep(context, waits)),
     showManagerMessage: assign(({ context }) => update.showManagerMessage(context)),
     startWorkerRun: assign(({ context }) => ({ ...update.startWorkerConversation(context), intakeConfirmed: true })),
     publishArtifact: enqueueActions(({ context, enqueue }) => {
@@ -281,6 +283,11 @@ export const sessionMachine = setup({
       const named = (guard: 'burstUsedUp' | 'burstTokensUsedUp') => check(guard as unknown as Parameters<typeof check>[0]);
       if (named('burstUsedUp') || named('burstTokensUsedUp')) return;
       enqueue.emit({ type: 'round_started', ...report.roundOf(context, 'worker') });
+    }),
+    // Each waiting state, on its way out, reports the person's decision that ended the wait.
+    announceDecision: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
+      const decision = report.decisionMade(context, reason, event);
+      if (decision) enqueue.emit(decision);
     }),
     announceDone: emit(({ context }) => ({ type: 'done' as const, summary: context.message })),
 
@@ -343,6 +350,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.skill_selection' } },
             { type: 'announceWaiting', params: { reason: 'skill_selection' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'skill_selection' } },
           on: {
             user_selected_package: { guard: 'packageIsKnown', target: 'intake', actions: 'selectPackage' },
           },
@@ -352,6 +360,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.intake' } },
             { type: 'announceWaiting', params: { reason: 'intake' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'intake' } },
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
             user_confirmed_intake: { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
@@ -365,6 +374,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.input' } },
             { type: 'announceWaiting', params: { reason: 'input' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'input' } },
           on: {
             user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordUserInput'] },
             user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
@@ -376,6 +386,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.approve_step' } },
             { type: 'announceWaiting', params: { reason: 'approve_step' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'approve_step' } },
           on: {
             user_approved_next_step: {
               guard: 'editedRoleIsWorkers',
@@ -390,6 +401,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.review_artifact' } },
             { type: 'announceWaiting', params: { reason: 'review_artifact' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'review_artifact' } },
           on: {
             user_accepted_artifact: { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             user_rejected_artifact: { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
@@ -400,6 +412,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.worker_questions' } },
             { type: 'announceWaiting', params: { reason: 'worker_questions' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'worker_questions' } },
           on: {
             user_answered_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
             user_skipped_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
@@ -410,6 +423,7 @@ export const sessionMachine = setup({
             { type: 'announceState', params: { state: 'waiting_user.revision' } },
             { type: 'announceWaiting', params: { reason: 'revision' } },
           ],
+          exit: { type: 'announceDecision', params: { reason: 'revision' } },
           on: {
             user_submitted_input: { target: '#session.running.worker', actions: ['resetBurst', 'startRevision'] },
           },
@@ -460,8 +474,16 @@ export const sessionMachine = setup({
                   actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } },
                 },
                 { guard: 'moreCallsQueued', actions: 'settleCall' },
-                { guard: 'choseApprovalStep', target: '#session.waiting_user.approve_step', actions: ['settleCall', 'proposeStep'] },
-                { guard: 'choseWorkerRun', target: '#session.running.worker', actions: ['settleCall', 'proposeStep', 'startWorkerRun'] },
+                {
+                  guard: 'stepNeedsApproval',
+                  target: '#session.waiting_user.approve_step',
+                  actions: ['settleCall', { type: 'proposeStep', params: { waits: true } }],
+                },
+                {
+                  guard: 'choseWorkerRun',
+                  target: '#session.running.worker',
+                  actions: ['settleCall', { type: 'proposeStep', params: { waits: false } }, 'startWorkerRun'],
+                },
                 { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: ['settleCall', 'showManagerMessage'] },
                 { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: ['settleCall', 'showManagerMessage'] },
                 { guard: 'choseFinish', target: '#session.done', actions: ['settleCall', 'showManagerMessage'] },

@@ -9,6 +9,7 @@ import type { ChatMessage } from '../models/model.js';
 import type { ToolActor } from '../tools/schemas.js';
 import { MAX_TOOL_NAME, type SessionStreamEvent, type StreamEventOf } from './stream-events.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
+import { approvalRequiredBy } from './approval.js';
 
 type Unstamped<E> = E extends { type: 'round_finished' } ? Omit<E, 'sessionId' | 'at' | 'durationMs'> : Omit<E, 'sessionId' | 'at'>;
 
@@ -96,4 +97,21 @@ export function callChecked(context: SessionContext, actor: ToolActor, refused?:
 export function artifactPublished(context: SessionContext): ChartEvent | null {
   const a = context.artifacts[context.artifacts.length - 1];
   return a ? { type: 'artifact_published', artifactId: a.id, workerId: a.workerId, tags: { ...a.tags }, revises: a.revises ?? null } : null;
+}
+
+/**
+ * The decision that ends the wait `reason`: the user event the waiting state took on its way
+ * out. Null for any other exit (none leaves a waiting state but a user event).
+ */
+export function decisionMade(context: SessionContext, reason: WaitingReason, event: { type: string }): ChartEvent | null {
+  if (!event.type.startsWith('user_')) return null;
+  const { by, edits } = event as { by?: unknown; edits?: unknown };
+  return {
+    type: 'decision',
+    reason,
+    eventType: event.type,
+    by: typeof by === 'string' ? by : null,
+    edits: edits && typeof edits === 'object' ? Object.keys(edits) : [],
+    ...(reason === 'approve_step' && context.step ? { approvalRequiredBy: approvalRequiredBy(context.step) } : {}),
+  };
 }

@@ -27,6 +27,7 @@ import type { z } from 'zod';
 import type { Boundary, Rejection, SessionContext, Step, TurnOutput } from './session.context.js';
 import { NO_REPLY, REJECTION_LOG_SIZE } from './session.context.js';
 import { burstTokensNotice } from './rules.js';
+import { runWorkerResult, stepNeedsApproval } from './approval.js';
 import { ownValue } from '../blackboard/keyed.js';
 import { appendToTranscript, resetTranscript } from './transcript.js';
 
@@ -191,9 +192,17 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
 
 // ── model replies and their tool calls ────────────────────────────────────────
 
+/**
+ * A reply as the chart queues its calls: ids already used in the window (what the model is
+ * sent) renamed. The manager's turn reads the same queue to ask the approval policy about its
+ * run_worker calls by id.
+ */
+export function queuedReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput) {
+  return normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
+}
+
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
-  // Ids already used in the window (what the model is sent): a repeated one is renamed.
-  const { message, queue } = normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
+  const { message, queue } = queuedReply(ctx, actor, reply);
   const ledger = ctx.ledger;
   // Counted as whole, non-negative numbers: a model (or its SDK) may report garbage.
   const usage = reply?.usage
@@ -219,7 +228,14 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
     ledger: { ...ledger, usage, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens },
-    reply: { queue, boundary: null, workerChoice: {}, ...stamp(reply?.at), ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}) },
+    reply: {
+      queue,
+      boundary: null,
+      workerChoice: {},
+      ...stamp(reply?.at),
+      ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}),
+      ...(Array.isArray(reply?.approvals) && reply.approvals.length ? { approvals: reply.approvals } : {}),
+    },
     ...append(ctx, actor, message, ...nudge),
   };
 }
@@ -258,16 +274,26 @@ function parsedArgs<S extends z.ZodType>(schema: S, call: QueuedCall): z.infer<S
 }
 
 /**
+ * The approval policy's answer for a run_worker call: the deployment's (the turn asked it),
+ * else the worker's front matter, else `model`.
+ */
+function approvalFor(ctx: SessionContext, callId: string, workerId: string): Step['approval'] {
+  const asked = ctx.reply.approvals?.find((a) => a.callId === callId)?.approval;
+  return asked ?? ctx.package?.workers.find((w) => w.id === workerId)?.approval ?? 'model';
+}
+
+/**
  * The boundary a manager's boundary-tool call chooses; any other name is a bug, not a finish.
  * Reached only after rule 2 passed the call, so its arguments have the schema's zod-inferred
  * type (the guards that decide where a reply leads call this, so it does not parse again).
  */
-export function boundaryOf(call: QueuedCall): Boundary {
+export function boundaryOf(ctx: SessionContext, call: QueuedCall): Boundary {
   const name = call.call.function.name;
   switch (name) {
     case 'run_worker': {
       const { workerId, reason, requiresApproval, roleId } = call.args as RunWorkerArgs;
-      return { tool: 'run_worker', step: { workerId, reason, requiresApproval, ...(roleId ? { roleId } : {}) } };
+      const approval = approvalFor(ctx, call.call.id, workerId);
+      return { tool: 'run_worker', step: { workerId, reason, requiresApproval, approval, ...(roleId ? { roleId } : {}) } };
     }
     case 'ask_user':
       return { tool: 'ask_user', ...(call.args as ManagerAskUserArgs) };
@@ -281,10 +307,10 @@ export function boundaryOf(call: QueuedCall): Boundary {
 }
 
 const boundaryResult: Record<Boundary['tool'], (b: Boundary) => string> = {
-  run_worker: (b) =>
-    (b as Extract<Boundary, { tool: 'run_worker' }>).step.requiresApproval
-      ? 'Proposed to the user; you will hear whether they approved it.'
-      : 'The worker is running; you will hear when the user has reviewed its artifact.',
+  run_worker: (b) => {
+    const { step } = b as Extract<Boundary, { tool: 'run_worker' }>;
+    return runWorkerResult(step, stepNeedsApproval(step));
+  },
   ask_user: () => 'Shown to the user; their reply follows.',
   review_blackboard: () => 'The overview is shown to the user; their reply follows.',
   finish: () => 'The session is finished.',
@@ -304,7 +330,7 @@ export function settleWorkerCall(ctx: SessionContext): Update {
 }
 
 function chooseBoundary(ctx: SessionContext, call: QueuedCall): Update {
-  const boundary = boundaryOf(call);
+  const boundary = boundaryOf(ctx, call);
   return {
     reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), boundary },
     ...append(ctx, 'manager', toolResult(call, boundaryResult[boundary.tool](boundary))),
@@ -325,9 +351,16 @@ function chooseWorkerCall(ctx: SessionContext, call: QueuedCall): Update {
 
 // ── leaving a running state ───────────────────────────────────────────────────
 
-export function takeStep(ctx: SessionContext): Update {
+/**
+ * The proposed step becomes the session's step, sent on to approve_step (`waits`) or to the
+ * worker. The manager's tool result said what the policy decided; where a guard swapped with
+ * provide() decided otherwise, the manager is told what happened instead.
+ */
+export function takeStep(ctx: SessionContext, waits: boolean): Update {
   const { step } = ctx.reply.boundary as Extract<Boundary, { tool: 'run_worker' }>;
-  return { step, reply: NO_REPLY };
+  if (waits === stepNeedsApproval(step)) return { step, reply: NO_REPLY };
+  const content = `Correction: ${runWorkerResult({ ...step, approval: 'model' }, waits)}`;
+  return { step, reply: NO_REPLY, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 
 export function showManagerMessage(ctx: SessionContext): Update {

@@ -152,6 +152,22 @@ export const WaitingEvent = z.strictObject({
   state: z.string(),
 });
 
+/**
+ * A person's decision ended a wait: the user event the waiting state took, who sent it
+ * (`by`, null when the event named nobody), and what they edited (field names for a step,
+ * tags for an artifact; never the bodies). In approve_step, why the step waited.
+ */
+export const DecisionEvent = z.strictObject({
+  type: z.literal('decision'),
+  ...base,
+  /** The wait the decision ended. */
+  reason: WaitingReasonSchema,
+  eventType: z.string(),
+  by: z.string().nullable(),
+  edits: z.array(z.string()),
+  approvalRequiredBy: z.enum(['policy', 'model']).optional(),
+});
+
 export const DoneEvent = z.strictObject({ type: z.literal('done'), ...base, summary: z.string().nullable() });
 
 export const StoppedEvent = z.strictObject({
@@ -175,6 +191,7 @@ export const SessionStreamEventSchema = z.discriminatedUnion('type', [
   NoticeEvent,
   UserEventRefusedEvent,
   WaitingEvent,
+  DecisionEvent,
   DoneEvent,
   StoppedEvent,
 ]);

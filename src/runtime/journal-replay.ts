@@ -33,7 +33,16 @@ export function packageInfoOf(pkg: Pick<SkillPackage, 'id' | 'title' | 'descript
     id: pkg.id,
     title: pkg.title,
     description: pkg.description,
-    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles }) => ({ id, title, description, inputTags, outputTags, roles })),
+    // A worker's approval policy only when it is not the default: a package info stays as it was without one.
+    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles, approval }) => ({
+      id,
+      title,
+      description,
+      inputTags,
+      outputTags,
+      roles,
+      ...(approval !== 'model' ? { approval } : {}),
+    })),
     ...(version !== undefined ? { version } : {}),
   };
 }

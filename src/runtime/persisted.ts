@@ -11,6 +11,7 @@ import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboa
 import type { Artifact } from '../blackboard/artifacts.js';
 import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
+import { ApprovalPolicySchema } from '../skills/package-schema.js';
 import { transcriptOf, type WindowLimits } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
@@ -27,8 +28,10 @@ import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
  * v5: the context's `package` names the package version the session is pinned to
  *   (`version`, a sha256); a v4 context has none, and the runtime pins it to the package on
  *   disk when it is first resumed (the disk is no migration's business).
+ * v6: a step carries the approval policy's answer for it (`step.approval`); a v5 step gets
+ *   `model`, the only rule there was (the manager's requiresApproval decided).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 5;
+export const SNAPSHOT_SCHEMA_VERSION = 6;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -81,6 +84,7 @@ const ContextSchema = z.looseObject({
   blackboard: ownRecord(z.string(), TagListSchema),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
+  step: z.looseObject({ workerId: z.string(), requiresApproval: z.boolean(), approval: ApprovalPolicySchema }).nullable(),
   ledger: z.looseObject({
     usage: z.looseObject({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() }),
     maxBurstTokens: z.number().int().positive().nullable(),
@@ -227,7 +231,14 @@ function v3ToV4(old: Record<string, unknown>): { context: Record<string, unknown
 /** v4 → v5: nothing to change; `package.version` is optional, set when the session is first resumed (runtime.ts, pinToDisk). */
 const v4ToV5: Migration = (context) => ({ context, history: [] });
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5 };
+/** v5 → v6: the step (if any) gets the approval policy's answer `model`: before v6 the manager's requiresApproval decided alone. */
+function v5ToV6(old: Record<string, unknown>): { context: Record<string, unknown>; history: ArchiveItemInput[] } {
+  const step = old.step;
+  if (!step || typeof step !== 'object') return { context: old, history: [] };
+  return { context: { ...old, step: { ...step, approval: 'model' } }, history: [] };
+}
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

@@ -43,9 +43,34 @@ import { packageVersionOf, shortHash } from '../skills/package-version.js';
 import { PinnedVersions, storedVersion } from './pinned-versions.js';
 import { upgradeProblem } from '../machines/package-upgrade.js';
 import type { SessionView } from './view.js';
+import { checkedMachine, providesActor } from './provided-machine.js';
+import type { ApprovalRule } from '../agents/approvals.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { SessionTracer, TRACER_NAME } from './tracing.js';
+import { OpenAIModel } from '../models/openai-model.js';
 
 export interface RuntimeOptions {
   model: Model;
+  /**
+   * The machine every session runs: `sessionMachine.provide({ guards, actions, actors })`
+   * (default: Steward's own). Store, journal, replay, fork, serve and the inspector all use
+   * it. Its states and events must be the chart's (checked here: MachineMismatchError); the
+   * runtime provides its manager and worker turns unless the machine brings its own.
+   */
+  machine?: SessionMachine;
+  /**
+   * The deployment's approval policy, asked for each step the manager proposes: `always`
+   * (a person approves it), `never` (it runs at once) or `model` (the manager's
+   * requiresApproval decides). `step.approval` is the worker's front matter policy (default
+   * `model`), which applies without this option. The answer is journalled with the reply.
+   */
+  approval?: ApprovalRule;
+  /**
+   * Traces every session with OpenTelemetry (GenAI semantic conventions; docs/design.md
+   * "Traces"): pass your SDK's provider, or `trace.getTracerProvider()` for the global one.
+   * Off by default: without it no listener is attached.
+   */
+  tracerProvider?: TracerProvider;
   /** LLM rounds allowed between two user actions (default 12). */
   maxBurst?: number;
   /**
@@ -209,6 +234,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (!options?.model || typeof options.model.complete !== 'function') {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
   }
+  if (options.approval !== undefined && typeof options.approval !== 'function')
+    throw new UserError("createRuntime: approval must be a function (step, context) => 'always' | 'never' | 'model'.");
   const maxBurst = checkMaxBurst(options.maxBurst ?? DEFAULT_MAX_BURST, 'createRuntime');
   const maxBurstTokens = checkMaxBurstTokens(options.maxBurstTokens, 'createRuntime');
   const windowProblem = windowLimitsProblem(options.window);
@@ -262,13 +289,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // A model call streams its text only while a listener of its session wants it.
   const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
   const toolCallDeltas = (sessionId: string) => live.get(sessionId)?.toolCallDeltaSink();
-  const machine = sessionMachine.provide({
+  const base = options.machine === undefined ? sessionMachine : checkedMachine(options.machine);
+  const turnOptions = { lookup, textDeltas, toolCallDeltas, gate: beforeModelCall, ...(options.approval ? { approval: options.approval } : {}) };
+  const machine = base.provide({
     actors: {
-      managerTurn: createManagerTurn(options.model, { lookup, textDeltas, toolCallDeltas, gate: beforeModelCall }),
-      workerTurn: createWorkerTurn(options.model, promptOf, { lookup, textDeltas, toolCallDeltas, gate: beforeModelCall }),
+      ...(providesActor(base, 'managerTurn') ? {} : { managerTurn: createManagerTurn(options.model, turnOptions) }),
+      ...(providesActor(base, 'workerTurn') ? {} : { workerTurn: createWorkerTurn(options.model, promptOf, turnOptions) }),
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};
+  const tracer = options.tracerProvider?.getTracer(TRACER_NAME);
+  const tracedModel = { name: options.model.label, provider: options.model instanceof OpenAIModel ? 'openai' : '_OTHER' };
   const storeReader =
     (id: string): ArchiveReader =>
     (kind, key, opts) =>
@@ -430,6 +461,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (session && live.get(session.id) === session) live.delete(session.id);
     });
     if (!ended) live.set(session.id, session);
+    if (!ended && tracer) session.subscribe(new SessionTracer(tracer, session.id, session.view().packageId, tracedModel).listener, { textDeltas: false });
     return session;
   }
 

@@ -6,21 +6,8 @@
  * the same PostgreSQL database, or after a restart, finds it too.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import { IdempotencyKeySchema } from './idempotency-key.js';
 import { canonicalJson } from '../skills/package-version.js';
-
-/** The longest key: a UUID is 36 characters, a ULID 26; room for a prefix. */
-export const IDEMPOTENCY_KEY_MAX_CHARS = 200;
-
-/**
- * A key: 1 to 200 visible ASCII characters of the kind UUIDs, ULIDs and "client:request-7"
- * are made of. No spaces or control characters, so it prints as one safe line.
- */
-export const IdempotencyKeySchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(IDEMPOTENCY_KEY_MAX_CHARS, `must be at most ${IDEMPOTENCY_KEY_MAX_CHARS} characters`)
-  .regex(/^[A-Za-z0-9._:~+/=-]+$/, 'may hold only letters, digits and . _ : ~ + / = - (a UUID or ULID is fine)');
 
 /** The options of `session.send`. */
 export interface SendOptions {

@@ -4,6 +4,7 @@
  */
 import { latest, versionOf } from '../blackboard/blackboard.js';
 import type { Question } from '../blackboard/artifacts.js';
+import { approvalRequiredBy, type ApprovalRequiredBy } from '../machines/approval.js';
 import { readSnapshot } from '../machines/refusals.js';
 import type { ForkOrigin, Rejection, SessionContext, Step } from '../machines/session.context.js';
 import type { UserEventType } from '../machines/session.events.js';
@@ -35,6 +36,12 @@ export interface SessionView {
   maxBurst: number;
   /** The proposed step (approve_step) or the step a worker runs or revises. */
   pendingStep?: Step;
+  /**
+   * In approve_step: why the step waits. `policy`: the deployment's rule (the worker's
+   * front matter `approval: always`, `createRuntime({ approval })`, or a swapped guard);
+   * `model`: the manager asked for approval and the policy left it to the manager.
+   */
+  approvalRequiredBy?: ApprovalRequiredBy;
   /** The artifact under review (review_artifact, revision). */
   artifact?: ArtifactView;
   questions?: Question[];
@@ -123,6 +130,7 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
     }
   }
   if (context.step) view.pendingStep = context.step;
+  if (view.waitingReason === 'approve_step' && context.step) view.approvalRequiredBy = approvalRequiredBy(context.step);
   if (context.questions) view.questions = context.questions;
   if (context.message) view.message = context.message;
   if (context.assessment) view.assessment = context.assessment;

@@ -8,7 +8,7 @@ import { MaxBurstSchema } from '../limits.js';
 import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { WaitingReasonSchema } from '../machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
-import { IdempotencyKeySchema } from '../runtime/send-keys.js';
+import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
 const count = (min: number, max: number) =>
@@ -98,6 +98,10 @@ export const SessionViewSchema = z
     waitingReason: WaitingReasonSchema.optional(),
     packageVersion: z.string().nullable().describe('the package version the session is pinned to (sha256 of its manifest and prompts); null: none yet'),
     packageOnDisk: z.string().optional().describe('the version on disk when it differs from the pinned one: `steward upgrade` moves the session to it'),
+    approvalRequiredBy: z
+      .enum(['policy', 'model'])
+      .optional()
+      .describe("approve_step: why the step waits — the deployment's approval policy, or the manager asked"),
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),

@@ -203,6 +203,7 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
     inputTags: fm.inputTags,
     outputTags: fm.outputTags,
     roles: fm.roles ?? [],
+    approval: fm.approval ?? 'model',
     prompt,
   };
 }

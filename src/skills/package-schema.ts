@@ -80,6 +80,16 @@ const RoleSchema = strict(
   'an object { id, description }',
 );
 
+/**
+ * Who decides whether a run of the worker waits for a person's approval: always (every run
+ * waits), never (no run waits), model (the manager's run_worker `requiresApproval`, the
+ * default). A deployment may override it per step (`createRuntime({ approval })`).
+ */
+export const ApprovalPolicySchema = z.enum(['always', 'never', 'model'], {
+  error: 'must be "always" (a person approves every run), "never" (no run waits) or "model" (the manager decides, the default)',
+});
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
 export const WorkerFrontMatterSchema = strict(
   {
     id: id(),
@@ -96,6 +106,7 @@ export const WorkerFrontMatterSchema = strict(
       .array(RoleSchema, { error: 'must be an array of roles like [{ id: "literary", description: "…" }]' })
       .refine((roles) => noDuplicates(roles.map((r) => r.id)), { error: 'must not define the same role id twice' })
       .optional(),
+    approval: ApprovalPolicySchema.optional(),
   },
   'YAML front matter with id, title, description, inputTags and outputTags',
 );
@@ -119,6 +130,8 @@ export interface WorkerSkill {
   outputTags: string[];
   /** Voices the manager may pick with `run_worker {roleId}`; empty when none. */
   roles: WorkerRole[];
+  /** Who decides whether a run waits for a person (front matter `approval`, default `model`). */
+  approval: ApprovalPolicy;
   /** The worker's system prompt (the Markdown body of its file). */
   prompt: string;
 }

@@ -111,15 +111,16 @@ const migrations: Array<(S: string, channel: string) => string> = [
     DROP INDEX IF EXISTS ${S}.sessions_by_update;
     CREATE INDEX IF NOT EXISTS sessions_by_position ON ${S}.sessions (updated_at DESC, id COLLATE "C" DESC);`,
   // Package versions, once per store by content hash (a session is pinned to one in its
-  // snapshot), and the idempotency keys of sends, SEND_KEYS_KEPT per session.
+  // snapshot), and the idempotency keys of sends, SEND_KEYS_KEPT per session. Rerunnable, like
+  // the step before it (a test rolls a schema back to before leases and migrates it again).
   (S) => `
-    CREATE TABLE ${S}.package_versions (
+    CREATE TABLE IF NOT EXISTS ${S}.package_versions (
       hash        text PRIMARY KEY,
       package_id  text NOT NULL,
       content     text NOT NULL,
       created_at  timestamptz NOT NULL DEFAULT now()
     );
-    CREATE TABLE ${S}.send_keys (
+    CREATE TABLE IF NOT EXISTS ${S}.send_keys (
       session_id   text NOT NULL REFERENCES ${S}.sessions(id),
       key          text NOT NULL,
       fingerprint  text NOT NULL,
@@ -127,7 +128,7 @@ const migrations: Array<(S: string, channel: string) => string> = [
       result       json,
       PRIMARY KEY (session_id, key)
     );
-    CREATE INDEX send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
+    CREATE INDEX IF NOT EXISTS send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
 ];
 
 export interface PostgresStoreOptions {

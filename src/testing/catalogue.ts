@@ -6,7 +6,7 @@
  */
 import type { SessionSnapshot } from '../runtime/session-snapshot.js';
 import { REQUEST_TAG } from '../blackboard/blackboard.js';
-import type { PackageInfo, SessionContext } from '../machines/session.context.js';
+import type { PackageInfo, SessionContext, TurnOutput } from '../machines/session.context.js';
 import type { UserEvent, UserEventType } from '../machines/session.events.js';
 import type { ModelReply, ToolCall } from '../models/model.js';
 
@@ -36,7 +36,7 @@ export const COSTLY_USAGE = { promptTokens: 600, completionTokens: 100 };
  * const reply = managerReplies(testingPackage).finish;
  * const machine = sessionMachine.provide({ actors: { managerTurn: fromPromise(async () => reply) } });
  */
-export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
+export function managerReplies(pkg: PackageInfo): Record<string, TurnOutput> {
   const [first, second = first] = pkg.workers;
   if (!first) throw new Error(`testAllTransitions: package "${pkg.id}" has no workers; pass a package with at least one.`);
   const ids = new Set(pkg.workers.map((w) => w.id));
@@ -51,6 +51,15 @@ export function managerReplies(pkg: PackageInfo): Record<string, ModelReply> {
     list_artifacts: reply([toolCall('list_artifacts', {})]),
     run_worker_with_approval: reply([toolCall('run_worker', { workerId: first.id, reason: 'Restate the request.', requiresApproval: true })]),
     run_worker_without_approval: reply([toolCall('run_worker', { workerId: second!.id, reason: 'Go on.', requiresApproval: false })]),
+    // The deployment's approval policy overrules the manager (createRuntime({ approval }), answered by the turn).
+    run_worker_policy_always: {
+      ...reply([toolCall('run_worker', { workerId: second!.id, reason: 'Policy says wait.', requiresApproval: false }, 'call_pa')]),
+      approvals: [{ callId: 'call_pa', approval: 'always' }],
+    },
+    run_worker_policy_never: {
+      ...reply([toolCall('run_worker', { workerId: first.id, reason: 'Policy says run.', requiresApproval: true }, 'call_pn')]),
+      approvals: [{ callId: 'call_pn', approval: 'never' }],
+    },
     ask_user_with_questions: reply([
       toolCall('ask_user', { message: 'A few questions first.', assessment: 'Looks fine.', questions: ['Which tone?', 'How long?'] }),
     ]),

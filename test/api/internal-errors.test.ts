@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { moveArtifact, type Artifact } from '../../src/blackboard/artifacts.js';
 import { InternalError } from '../../src/errors.js';
+import type { SessionContext } from '../../src/machines/session.context.js';
 import { boundaryOf } from '../../src/machines/session.updates.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { runLoopTool } from '../../src/tools/loop-tools.js';
@@ -18,7 +19,9 @@ function thrown(fn: () => unknown): unknown {
 
 describe('a bug in Steward is an InternalError', () => {
   it('boundaryOf a call that is no boundary tool', () => {
-    const error = thrown(() => boundaryOf({ call: { id: 'c1', type: 'function', function: { name: 'list_workers', arguments: '{}' } }, args: {} }));
+    const error = thrown(() =>
+      boundaryOf({} as SessionContext, { call: { id: 'c1', type: 'function', function: { name: 'list_workers', arguments: '{}' } }, args: {} }),
+    );
     expect(InternalError.isInstance(error)).toBe(true);
     expect((error as InternalError).message).toMatch(/"list_workers" is not a manager boundary tool.*bug in Steward/);
   });

@@ -37,7 +37,18 @@ describe('render: data is sanitised before it is coloured', () => {
       title: evil,
       description: evil,
       dir: '/',
-      workers: [{ id: 'w', title: evil, description: evil, inputTags: [evil], outputTags: ['o'], roles: [{ id: evil, description: evil }], prompt: '' }],
+      workers: [
+        {
+          id: 'w',
+          title: evil,
+          description: evil,
+          inputTags: [evil],
+          outputTags: ['o'],
+          roles: [{ id: evil, description: evil }],
+          approval: 'model',
+          prompt: '',
+        },
+      ],
     };
     const out = formatPackages(new Map([['p', pkg]]));
     expect(out).not.toMatch(/\x1b\]|\x07|\u202e/);

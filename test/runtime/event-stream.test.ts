@@ -44,6 +44,8 @@ function trace(events: SessionStreamEvent[]): string[] {
         return `artifact ${e.artifactId}`;
       case 'waiting':
         return `waiting ${e.reason}`;
+      case 'decision':
+        return `decision ${e.reason} ${e.eventType}`;
       case 'text_delta':
         return `text ${e.text}`;
       case 'artifact_delta':
@@ -75,6 +77,7 @@ describe('session.stream()', () => {
     expect((await sent).view.waitingReason).toBe('review_artifact');
 
     expect(trace(events)).toEqual([
+      'decision intake user_submitted_input',
       'state running.manager.thinking',
       'start manager 1/12',
       'finish manager replied [list_workers,no_such_tool,read_blackboard,run_worker]',
@@ -175,6 +178,7 @@ describe('session.stream()', () => {
     void session.send(request);
     const events = await collect(stream);
     expect(trace(events)).toEqual([
+      'decision intake user_submitted_input',
       'state running.manager.thinking',
       'start manager 1/12',
       'finish manager failed []',
@@ -193,7 +197,13 @@ describe('session.stream()', () => {
     const sent = session.send(request);
     setTimeout(() => session.stop(), 10);
     const events = await collect(stream);
-    expect(trace(events)).toEqual(['state running.manager.thinking', 'start manager 1/12', 'finish manager stopped []', 'stopped']);
+    expect(trace(events)).toEqual([
+      'decision intake user_submitted_input',
+      'state running.manager.thinking',
+      'start manager 1/12',
+      'finish manager stopped []',
+      'stopped',
+    ]);
     expect((await sent).ok).toBe(false);
     expect(session.listenerCount).toBe(0);
   });
@@ -280,7 +290,7 @@ describe('session.subscribe()', () => {
     session.subscribe((e) => seen.push(e.type));
     const sent = session.send(request);
     // actor.send runs inside send(): the first events are already there before any await.
-    expect(seen).toEqual(['state_entered', 'round_started']);
+    expect(seen).toEqual(['decision', 'state_entered', 'round_started']);
     await sent;
     expect(seen.at(-1)).toBe('waiting');
   });
@@ -394,7 +404,7 @@ describe('memory', () => {
     const stream = session.stream();
     const sent = session.send(request);
     for await (const event of stream) {
-      expect(event.type).toBe('state_entered');
+      expect(event.type).toBe('decision');
       break;
     }
     expect(session.listenerCount).toBe(0);

@@ -169,8 +169,17 @@ describe('a session of 2,000 events', () => {
     // The inspector's timeline and `steward log` list every entry.
     const inspector = await startInspector({ runtime, store, port: 0, sessionId: id, log: () => {} });
     try {
-      const res = await fetch(`${new URL(inspector.url).origin}/api/sessions/${id}/journal?payload=0`, { headers: { 'x-steward-token': inspector.token } });
-      expect(((await res.json()) as { entries: unknown[] }).entries).toHaveLength(journal.length);
+      // serve's journal route, in pages: `next` is the last seq of a full page.
+      let seen = 0;
+      for (let after: number | null = 0; after !== null;) {
+        const res = await fetch(`${new URL(inspector.url).origin}/api/sessions/${id}/journal?after=${after}&limit=1000`, {
+          headers: { 'x-steward-token': inspector.token },
+        });
+        const page = (await res.json()) as { entries: unknown[]; next: number | null };
+        seen += page.entries.length;
+        after = page.next;
+      }
+      expect(seen).toBe(journal.length);
     } finally {
       await inspector.close();
     }

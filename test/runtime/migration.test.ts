@@ -47,6 +47,18 @@ describe('snapshot schema v3 → v4', () => {
     expect((snapshot as { context: SessionContext }).context.transcripts.window).toEqual({ messages: 200, chars: 100_000 });
   });
 
+  it('a v5 step gets the approval policy "model": the manager decided alone before v6', () => {
+    const { snapshot } = openEnvelopeWithHistory('s', structuredClone(v3));
+    const context = (snapshot as { context: SessionContext }).context;
+    const step = { workerId: 'w', reason: 'r', requiresApproval: true };
+    const { snapshot: migrated } = openEnvelopeWithHistory('s', { schemaVersion: 5, snapshot: { ...(snapshot as object), context: { ...context, step } } });
+    expect((migrated as { context: SessionContext }).context.step).toEqual({ ...step, approval: 'model' });
+    // A v6 step without one is not a valid snapshot.
+    expect(() => openEnvelopeWithHistory('s', { schemaVersion: 6, snapshot: { ...(snapshot as object), context: { ...context, step } } })).toThrow(
+      /step\.approval/,
+    );
+  });
+
   it('a v4 tag list with a summary anywhere but first, or without its latest body, is refused', () => {
     const { snapshot } = openEnvelopeWithHistory('s', structuredClone(v3));
     const context = (snapshot as { context: SessionContext }).context;
@@ -65,7 +77,7 @@ describe('snapshot schema v3 → v4', () => {
 describe('snapshot schema v1 → v2', () => {
   it('the fixture is v1, and the migration bounds it without losing anything', () => {
     expect(v1.schemaVersion).toBe(1);
-    expect(SNAPSHOT_SCHEMA_VERSION).toBe(4);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(6);
     expect(oldContext.managerMessages.length).toBeGreaterThan(60);
     const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
     const context = (snapshot as { context: SessionContext }).context;
@@ -110,7 +122,7 @@ describe('snapshot schema v1 → v2', () => {
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
-      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(4);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(6);
       expect(stored!.revision).toBe(2);
       expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
       expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
@@ -135,7 +147,7 @@ describe('snapshot schema v1 → v2', () => {
     expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
     expect((await session.tagVersion('note', 1))?.body).toBe('First note.');
     session.stop();
-    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 5 })).toThrow(/newer Steward.*v5/);
+    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 7 })).toThrow(/newer Steward.*v7/);
     expect(() => runtime.restoreSession({ schemaVersion: 1, snapshot: { context: { managerMessages: 'x' } } })).toThrow(SnapshotError);
   });
 });

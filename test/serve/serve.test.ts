@@ -356,7 +356,7 @@ describe('steward serve', () => {
             .filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t)),
         { timeout: 5000 },
       )
-      .toEqual(['round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting']);
+      .toEqual(['decision', 'round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting']);
     const waiting = sse.events.find((e) => e.data?.type === 'waiting')!;
     expect(waiting.data).toMatchObject({ sessionId: id, reason: 'approve_step', state: 'waiting_user.approve_step' });
     await sse.stop();

@@ -144,6 +144,7 @@ describe('loading a package from disk', () => {
       inputTags: ['request'],
       outputTags: ['brief'],
       roles: [],
+      approval: 'model',
       prompt: 'You are a worker. Finish by calling `submit`.',
     });
     expect(loadPackages(root).get('demo')?.workers).toHaveLength(2);

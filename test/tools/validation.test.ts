@@ -134,7 +134,7 @@ describe('rule 2: the arguments match the tool schema', () => {
     const { model, session } = await start([{ agent: 'manager', toolCalls: [runEcho(true)] }]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('approve_step');
-    expect(view.pendingStep).toEqual({ workerId: 'echo', reason: 'Restate the request.', requiresApproval: true });
+    expect(view.pendingStep).toEqual({ workerId: 'echo', reason: 'Restate the request.', requiresApproval: true, approval: 'model' });
     expect(view.burst).toBe(1);
     model.assertComplete();
   });
@@ -207,7 +207,7 @@ describe('rule 3: workerId is in the package registry', () => {
       { packageId: 'short-story' },
     );
     const { view } = await session.send(input('A ghost story'));
-    expect(view.pendingStep).toEqual({ workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre' });
+    expect(view.pendingStep).toEqual({ workerId: 'drafter', reason: 'Write the story.', requiresApproval: true, roleId: 'genre', approval: 'model' });
     model.assertComplete();
   });
 });
@@ -421,7 +421,7 @@ describe('legacy JSON fallbacks', () => {
     const { model, session } = await start([{ agent: 'manager', content: JSON.stringify(decision) }]);
     const { view } = await session.send(input('A ghost story'));
     expect(view.waitingReason).toBe('approve_step');
-    expect(view.pendingStep).toEqual({ workerId: 'echo', reason: 'Restate it.', requiresApproval: true });
+    expect(view.pendingStep).toEqual({ workerId: 'echo', reason: 'Restate it.', requiresApproval: true, approval: 'model' });
     // The transcript holds a synthetic call with its result, so it stays valid for the API.
     const messages = contextOf(session).transcripts.manager.messages;
     expect(messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'fallback_1_0', function: { name: 'run_worker' } }] });

@@ -6,6 +6,7 @@
  */
 import type { SessionView } from '../../runtime/view.js';
 import type { SessionContext, Step } from '../../machines/session.context.js';
+import { approvalReasonText } from '../../machines/approval.js';
 import { h } from './dom.js';
 
 /**
@@ -14,8 +15,11 @@ import { h } from './dom.js';
  * while it waits for approval, never once it was approved and ran.
  */
 function stepHeading(view: SessionView, step: Step): { title: string; approval: string } {
-  if (view.waitingReason === 'approve_step')
-    return { title: 'Pending step', approval: step.requiresApproval ? 'required: approve or reject it' : 'not required' };
+  if (view.waitingReason === 'approve_step') {
+    // Why it waits: the deployment's approval policy, or the manager asked.
+    const why = view.approvalRequiredBy ? approvalReasonText(step, view.approvalRequiredBy) : step.requiresApproval ? 'required' : 'not required';
+    return { title: 'Pending step', approval: `${why}: approve or reject it` };
+  }
   const approval = step.requiresApproval ? 'approved' : 'not required';
   if (view.waitingReason === 'worker_questions') return { title: 'Step asking you', approval };
   if (view.waitingReason === 'review_artifact' || view.waitingReason === 'revision') return { title: 'Step that wrote the artifact', approval };
@@ -34,7 +38,7 @@ function stepSection(view: SessionView, step: Step): HTMLElement {
       h('dt', null, 'reason'),
       h('dd', null, step.reason),
       h('dt', null, 'approval'),
-      h('dd', null, approval),
+      h('dd', { id: 'approval-reason' }, approval),
       step.revises ? [h('dt', null, 'revises'), h('dd', null, `${step.revises}${step.revisionNotes ? `: ${step.revisionNotes}` : ''}`)] : null,
     ),
   );

@@ -1,0 +1,225 @@
+/**
+ * OpenTelemetry traces of a session, made by a listener of the chart's live events (the
+ * events its actions emit, session.reports.ts) — never by reading its state. Spans follow the
+ * GenAI semantic conventions where one exists:
+ *
+ *   invoke_workflow {package}      a session's work from a person's decision to the next wait (or the end)
+ *   ├── steward.decision {wait}    the decision that started it: who, which event, the edits, the wait's length
+ *   └── invoke_agent {agent}       the manager's or one worker's turn (gen_ai.agent.name)
+ *       ├── chat {model}           each model call: usage, outcome
+ *       └── execute_tool {tool}    each call checked, with the rule that refused it, if any
+ *
+ * Every span carries `gen_ai.conversation.id` = the session id. Only `@opentelemetry/api` is
+ * used: the app registers (or passes) a TracerProvider with its SDK and exporter. Without the
+ * runtime's `tracerProvider` option no listener is attached, so tracing off costs nothing.
+ */
+import { context as contextApi, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import type { SessionStreamEvent, StreamEventOf } from '../machines/stream-events.js';
+
+/** The instrumentation scope of Steward's spans. */
+export const TRACER_NAME = 'steward';
+
+/** What the spans say of the model: its name (`gen_ai.request.model`) and provider (`gen_ai.provider.name`). */
+export interface TracedModel {
+  name: string;
+  provider: string;
+}
+
+interface OpenAgent {
+  span: Span;
+  key: string;
+}
+
+/**
+ * The spans of one session, fed its live events in order (`listener`).
+ *
+ * @example
+ * const tracer = new SessionTracer(provider.getTracer('steward'), session.id, 'short-story', { name: 'gpt-4o-mini', provider: 'openai' });
+ * session.subscribe(tracer.listener, { textDeltas: false });
+ */
+export class SessionTracer {
+  private workflow: Span | null = null;
+  private agent: OpenAgent | null = null;
+  private chat: Span | null = null;
+  /** When the current wait began, as this process saw it (the subscribe time for a session that was waiting already). */
+  private waitingSince = Date.now();
+
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly sessionId: string,
+    private readonly packageId: string | null,
+    private readonly model: TracedModel,
+  ) {}
+
+  readonly listener = (event: SessionStreamEvent): void => {
+    switch (event.type) {
+      case 'decision':
+        return this.decided(event);
+      case 'user_event_refused':
+        return this.refused(event);
+      case 'round_started':
+        return this.roundStarted(event);
+      case 'round_finished':
+        return this.roundFinished(event);
+      case 'tool_call_checked':
+        return this.toolChecked(event);
+      case 'waiting':
+        this.waitingSince = event.at;
+        return this.endWorkflow();
+      case 'done':
+        return this.endWorkflow();
+      case 'stopped':
+        return this.endWorkflow(event.reason === 'failed' ? (event.error ?? 'failed') : undefined);
+      default:
+        return undefined;
+    }
+  };
+
+  private base(operation: string): Attributes {
+    return { 'gen_ai.operation.name': operation, 'gen_ai.conversation.id': this.sessionId };
+  }
+
+  private under(parent: Span | null) {
+    return parent ? trace.setSpan(rootContext(), parent) : rootContext();
+  }
+
+  /** The workflow under way, opened when an event arrives without one (a session resumed while it ran). */
+  private openWorkflow(at: number): Span {
+    this.workflow ??= this.tracer.startSpan(
+      `invoke_workflow${this.packageId ? ` ${this.packageId}` : ''}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: at,
+        attributes: { ...this.base('invoke_workflow'), ...(this.packageId ? { 'gen_ai.workflow.name': this.packageId } : {}) },
+      },
+      rootContext(),
+    );
+    return this.workflow;
+  }
+
+  private decided(event: StreamEventOf<'decision'>): void {
+    this.endWorkflow();
+    const workflow = this.openWorkflow(event.at);
+    const span = this.tracer.startSpan(
+      `steward.decision ${event.reason}`,
+      { kind: SpanKind.INTERNAL, startTime: event.at, attributes: this.decisionAttributes(event.reason, event.eventType, event.by, event.edits) },
+      this.under(workflow),
+    );
+    if (event.approvalRequiredBy) span.setAttribute('steward.approval.required_by', event.approvalRequiredBy);
+    span.end(event.at);
+  }
+
+  private decisionAttributes(reason: string, eventType: string, by: string | null, edits: readonly string[]): Attributes {
+    return {
+      'gen_ai.conversation.id': this.sessionId,
+      'steward.decision.wait': reason,
+      'steward.decision.event': eventType,
+      'steward.decision.by': by ?? 'unknown',
+      'steward.decision.edits': [...edits],
+      'steward.decision.wait_ms': Math.max(0, Date.now() - this.waitingSince),
+    };
+  }
+
+  /** A refused user event is a decision too: it changed nothing, and the session still waits. */
+  private refused(event: StreamEventOf<'user_event_refused'>): void {
+    const span = this.tracer.startSpan(
+      'steward.decision refused',
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: event.at,
+        attributes: { 'gen_ai.conversation.id': this.sessionId, 'steward.decision.event': event.eventType, 'steward.decision.refused': event.reason },
+      },
+      rootContext(),
+    );
+    span.end(event.at);
+  }
+
+  private roundStarted(event: StreamEventOf<'round_started'>): void {
+    const name = event.agent === 'manager' ? 'manager' : (event.workerId ?? 'worker');
+    const key = `${event.agent}:${name}`;
+    if (this.agent?.key !== key) {
+      this.endAgent(event.at);
+      const workflow = this.openWorkflow(event.at);
+      const span = this.tracer.startSpan(
+        `invoke_agent ${name}`,
+        { kind: SpanKind.INTERNAL, startTime: event.at, attributes: { ...this.base('invoke_agent'), 'gen_ai.agent.name': name } },
+        this.under(workflow),
+      );
+      this.agent = { span, key };
+    }
+    this.chat?.end(event.at);
+    this.chat = this.tracer.startSpan(
+      `chat ${this.model.name}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: event.at,
+        attributes: {
+          ...this.base('chat'),
+          'gen_ai.provider.name': this.model.provider,
+          'gen_ai.request.model': this.model.name,
+          'steward.round': event.round,
+          'steward.burst': event.burst,
+        },
+      },
+      this.under(this.agent!.span),
+    );
+  }
+
+  private roundFinished(event: StreamEventOf<'round_finished'>): void {
+    const span = this.chat;
+    if (!span) return;
+    this.chat = null;
+    if (event.usage) {
+      span.setAttribute('gen_ai.usage.input_tokens', event.usage.promptTokens);
+      span.setAttribute('gen_ai.usage.output_tokens', event.usage.completionTokens);
+    }
+    span.setAttribute('steward.round.outcome', event.outcome);
+    if (event.outcome === 'failed') {
+      span.setAttribute('error.type', '_OTHER');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: event.error ?? 'failed' });
+    }
+    span.end(event.at);
+  }
+
+  private toolChecked(event: StreamEventOf<'tool_call_checked'>): void {
+    const parent = this.agent?.span ?? this.openWorkflow(event.at);
+    const span = this.tracer.startSpan(
+      `execute_tool ${event.tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: event.at,
+        attributes: {
+          ...this.base('execute_tool'),
+          'gen_ai.tool.name': event.tool,
+          'gen_ai.tool.call.id': event.callId,
+          'gen_ai.tool.type': 'function',
+          'steward.tool.accepted': event.accepted,
+          ...(event.rule ? { 'steward.tool.refused_by': event.rule } : {}),
+        },
+      },
+      this.under(parent),
+    );
+    span.end(event.at);
+  }
+
+  private endAgent(at: number): void {
+    this.chat?.end(at);
+    this.chat = null;
+    this.agent?.span.end(at);
+    this.agent = null;
+  }
+
+  private endWorkflow(error?: string): void {
+    const at = Date.now();
+    this.endAgent(at);
+    if (!this.workflow) return;
+    if (error !== undefined) this.workflow.setStatus({ code: SpanStatusCode.ERROR, message: error });
+    this.workflow.end(at);
+    this.workflow = null;
+  }
+}
+
+/** A context with no active span: each workflow is the root of its own trace. */
+function rootContext() {
+  return trace.deleteSpan(contextApi.active());
+}
