@@ -25,6 +25,7 @@ import { openapi } from './routes/openapi.js';
 import { sendEvent } from './routes/send-event.js';
 import { stream } from './routes/stream.js';
 import { agUiRoutes } from '../protocols/ag-ui/route.js';
+import { a2aRoutes } from '../protocols/a2a/route.js';
 import { streamTickets } from './routes/stream-tickets.js';
 
 export const routes: readonly RouteModule[] = [
@@ -39,6 +40,7 @@ export const routes: readonly RouteModule[] = [
   streamTickets,
   stream,
   ...agUiRoutes,
+  ...a2aRoutes,
 ];
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;

@@ -13,6 +13,8 @@ import { sessionMachine, type PackageInfo, type SessionContext, type TurnOutput 
 import { managerReplies, sessionFacts, testAllTransitions, testingPackage, type TestAllTransitionsResult } from '../../src/testing.js';
 import { InterruptSchema } from '@ag-ui/core/schemas';
 import { answerOf, answerSchema, eventForAnswer, INTERRUPT_REASONS, interruptFor } from '../../src/protocols/ag-ui/interrupts.js';
+import { TaskState, TaskStatus } from '@a2a-js/sdk';
+import { statusOf } from '../../src/protocols/a2a/tasks.js';
 import { UserEventSchema, type UserEventType } from '../../src/machines/session.events.js';
 import { sessionView, type SessionView } from '../../src/runtime/view.js';
 import type { SessionSnapshot } from '../../src/runtime/session-snapshot.js';
@@ -44,7 +46,7 @@ function sampleAnswer(type: UserEventType, view: SessionView): unknown {
 }
 
 describe('session machine, model-based (testAllTransitions)', () => {
-  it('gives every wait of the chart an AG-UI interrupt that fits the protocol, whose schema takes an answer for each event the wait declares', () => {
+  it('gives every wait of the chart an AG-UI interrupt that fits the protocol (and the A2A input-required status that carries it), whose schema takes an answer for each event the wait declares', () => {
     const waits = new Map<string, SessionSnapshot>();
     const result = testAllTransitions(sessionMachine, {
       package: tiny,
@@ -62,6 +64,12 @@ describe('session machine, model-based (testAllTransitions)', () => {
       expect(InterruptSchema.safeParse(interrupt).success, view.state).toBe(true);
       expect(interrupt.reason).toBe(INTERRUPT_REASONS[view.waitingReason!]);
       expect(interrupt.toolCallId !== undefined).toBe(view.waitingReason === 'approve_step');
+      // The A2A view of the same wait: input-required, the same interrupt in a data part, and it survives the wire (JSON and back).
+      const status = statusOf({ view, context: snapshot.context, entries: [], interrupt, firstRequest: false, packageId: 'tiny' });
+      expect(status.state, view.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const data = status.message?.parts.find((p) => p.content?.$case === 'data')?.content;
+      expect(data?.$case === 'data' && data.value.interrupt).toEqual(interrupt);
+      expect(TaskStatus.fromJSON(JSON.parse(JSON.stringify(TaskStatus.toJSON(status))))).toEqual(status);
       reasons.add(view.waitingReason!);
       for (const type of view.acceptedEvents) {
         const payload = sampleAnswer(type, view);

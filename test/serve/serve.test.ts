@@ -258,6 +258,8 @@ describe('steward serve', () => {
     const doc = (await http.get('/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/a2a/{packageId}',
+      '/a2a/{packageId}/.well-known/agent-card.json',
       '/ag-ui/{packageId}',
       '/ag-ui/{packageId}/capabilities',
       '/healthz',

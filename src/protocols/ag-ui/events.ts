@@ -77,7 +77,17 @@ export function pendingRunWorkerCall(context: SessionContext): string | undefine
 
 type Round = StreamEventOf<'round_started'>;
 
-const stepName = (e: Pick<Round, 'agent' | 'workerId' | 'round' | 'burst' | 'maxBurst'>) =>
+/** A tool call the model is writing: its id and name once known, the arguments not sent yet, whether it was opened. */
+interface LiveCall {
+  agent: 'manager' | 'worker';
+  id?: string;
+  name?: string;
+  pending: string;
+  open: boolean;
+}
+
+/** What a model round is called: the AG-UI step name, and the A2A working note. */
+export const stepName = (e: Pick<Round, 'agent' | 'workerId' | 'round' | 'burst' | 'maxBurst'>) =>
   `${e.agent === 'manager' ? 'manager' : `worker ${e.workerId ?? ''}`} round ${e.round} (burst ${e.burst}/${e.maxBurst})`;
 
 /**
@@ -94,6 +104,10 @@ export class RunTranslator {
   private results = 0;
   /** The latest round of each agent: the live assistant message its text and tool calls belong to. */
   private rounds = { manager: 0, worker: 0 };
+  /** Tool calls the model streams in the current round, by place in its reply: opened once their id and name are known. */
+  private live = new Map<string, LiveCall>();
+  /** Ids of the calls sent live (start, arguments, end): their check sends only the result. */
+  private sentLive = new Set<string>();
 
   constructor(
     private readonly emit: Emit,
@@ -113,6 +127,7 @@ export class RunTranslator {
     switch (event.type) {
       case 'round_started':
         this.releaseHeld();
+        this.live.clear();
         this.rounds[event.agent] = event.round;
         this.emit({ type: EventType.STEP_STARTED, stepName: stepName(event) } as BaseEvent);
         return;
@@ -124,9 +139,13 @@ export class RunTranslator {
         if (event.text) this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.text.id, delta: event.text } as BaseEvent);
         return;
       }
+      case 'tool_call_delta':
+        this.toolCallDelta(event);
+        return;
       case 'round_finished':
         if (this.text) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.text.id } as BaseEvent);
         this.text = null;
+        this.endLiveCalls();
         this.emit({ type: EventType.STEP_FINISHED, stepName: stepName(event) } as BaseEvent);
         this.delta();
         return;
@@ -152,6 +171,7 @@ export class RunTranslator {
   finish(interrupts: readonly Interrupt[]): void {
     if (this.text) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.text.id } as BaseEvent);
     this.text = null;
+    this.endLiveCalls();
     const bound = new Set(interrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
     for (const result of this.heldResults.splice(0)) if (!bound.has(String(result.toolCallId))) this.emit(result);
     this.state = stateOf(this.view());
@@ -159,14 +179,54 @@ export class RunTranslator {
     this.emit({ type: EventType.MESSAGES_SNAPSHOT, messages: messagesOf(this.context()) } as BaseEvent);
   }
 
-  /** A tool call as the chart checked it: start, its arguments in one chunk, end, and the check's result. */
+  /**
+   * A piece of a tool call as the model writes it: TOOL_CALL_START once its id and name are
+   * known (the pieces before are kept until then), then TOOL_CALL_ARGS per piece; the round's
+   * end closes it (TOOL_CALL_END), and its check sends the result.
+   */
+  private toolCallDelta(event: StreamEventOf<'tool_call_delta'>): void {
+    const key = `${event.agent}:${event.callIndex}`;
+    const call = this.live.get(key) ?? { agent: event.agent === 'manager' ? ('manager' as const) : ('worker' as const), pending: '', open: false };
+    this.live.set(key, call);
+    call.id ??= event.callId;
+    call.name ??= event.name;
+    if (call.open) {
+      if (event.argumentsDelta) this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.id!, delta: event.argumentsDelta } as BaseEvent);
+      return;
+    }
+    call.pending += event.argumentsDelta;
+    if (!call.id || !call.name || this.sentLive.has(call.id)) return;
+    call.open = true;
+    this.sentLive.add(call.id);
+    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: call.id, toolCallName: call.name, parentMessageId: this.liveMessageId(call.agent) } as BaseEvent);
+    if (call.pending) this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: call.pending } as BaseEvent);
+    call.pending = '';
+  }
+
+  /** The model has written its reply: every call it streamed is complete. */
+  private endLiveCalls(): void {
+    for (const call of this.live.values()) if (call.open) this.emit({ type: EventType.TOOL_CALL_END, toolCallId: call.id! } as BaseEvent);
+    this.live.clear();
+  }
+
+  /** A tool call as the chart checked it: start, its arguments in one chunk and end (unless it was sent live), then the check's result. */
   private toolCall(event: StreamEventOf<'tool_call_checked'>): void {
     const agent = event.agent;
+    if (this.sentLive.has(event.callId)) {
+      this.emitResult(event);
+      return;
+    }
     const calls = this.context().transcripts[agent].messages.flatMap((m): ToolCall[] => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
     const call = calls.findLast((c) => c.id === event.callId);
     this.emit({ type: EventType.TOOL_CALL_START, toolCallId: event.callId, toolCallName: event.tool, parentMessageId: this.liveMessageId(agent) } as BaseEvent);
     if (call?.function.arguments) this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.callId, delta: call.function.arguments } as BaseEvent);
     this.emit({ type: EventType.TOOL_CALL_END, toolCallId: event.callId } as BaseEvent);
+    this.emitResult(event);
+  }
+
+  /** The check's result of a tool call (held for an approved run_worker: the approval answers it). */
+  private emitResult(event: StreamEventOf<'tool_call_checked'>): void {
+    const agent = event.agent;
     const content = event.accepted
       ? JSON.stringify({ accepted: true })
       : JSON.stringify({ accepted: false, ...(event.rule ? { rule: event.rule } : {}), ...(event.message ? { message: event.message } : {}) });

@@ -1,0 +1,301 @@
+/**
+ * The A2A request handler of one package's agent: the SDK's `A2ARequestHandler` interface
+ * implemented over Steward's sessions, so the session store is the only state (no SDK task
+ * store: `tasks/get` after a restart reads the session). A message starts a session (its
+ * `contextId`, or a new id) or answers the wait of the task it names; the answer is checked
+ * with the wait's schema (`src/protocols/ag-ui/interrupts.ts`, the same as AG-UI's
+ * interrupts) before anything is sent, and `by` is the authenticated caller's.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ExtendedAgentCardNotConfiguredError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
+import { TaskStatus, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import { randomUUID } from 'node:crypto';
+import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
+import type { UserEvent } from '../../machines/session.events.js';
+import { idempotencyKeyProblem } from '../../runtime/send-keys.js';
+import type { SessionStreamEvent } from '../../machines/stream-events.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { SessionHost } from '../../serve/session-host.js';
+import type { SessionStore } from '../../store/session-store.js';
+import { HttpError } from '../../http/errors.js';
+import { stepName } from '../ag-ui/events.js';
+import { answerSchema, eventForAnswer } from '../ag-ui/interrupts.js';
+import { artifactsOf, partsOf, readA2AThread, statusOf, stream, taskOf, type A2AThread } from './tasks.js';
+
+export interface A2ADeps {
+  runtime: Runtime;
+  store: SessionStore;
+  host: SessionHost;
+}
+
+type Who = { by?: string; via?: string };
+
+const FIRST_REQUEST_TEXT = 'The first message is the request: send it as a text part (what the team should do).';
+
+/** Re-reads after a live wait or end, until the store shows it (the event can come before the write). */
+const SETTLE_TRIES = 100;
+const SETTLE_STEP_MS = 20;
+
+/** One queue of stream responses, filled by listeners and drained by the stream's generator. */
+class Feed {
+  private items: StreamResponse[] = [];
+  private wake: (() => void) | null = null;
+  private closed = false;
+  push(item: StreamResponse): void {
+    this.items.push(item);
+    this.wake?.();
+  }
+  close(): void {
+    this.closed = true;
+    this.wake?.();
+  }
+  async *drain(): AsyncGenerator<StreamResponse> {
+    for (;;) {
+      const next = this.items.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      if (this.closed) return;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+  }
+}
+
+/** The working note of a model round, as a status message says it. */
+const roundNote = (event: SessionStreamEvent): string | null => (event.type === 'round_started' ? stepName(event) : null);
+
+/**
+ * Steward's A2A agent for one package, for one caller.
+ *
+ * @example
+ * const handler = new StewardA2AHandler(deps, 'short-story', card, { by: 'ana' }, request.signal);
+ * const rpc = new JsonRpcTransportHandler(handler);
+ */
+export class StewardA2AHandler implements A2ARequestHandler {
+  constructor(
+    private readonly deps: A2ADeps,
+    private readonly packageId: string,
+    private readonly card: AgentCard,
+    private readonly who: Who,
+    /** Aborted when the client leaves or the server shuts down: the streams end (a session under way still runs to its wait). */
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  getAgentCard(): Promise<AgentCard> {
+    return Promise.resolve(this.card);
+  }
+
+  getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    return Promise.reject(new ExtendedAgentCardNotConfiguredError({ message: 'This agent has no extended card: its public card says all it does.' }));
+  }
+
+  /** Sends the message's event and answers the task once the session waits again or is done. */
+  async sendMessage(params: SendMessageRequest): Promise<Task> {
+    const { id, event, key } = await this.prepare(params);
+    await this.send(id, event, key);
+    return taskOf(await this.read(id));
+  }
+
+  /** The task (working), a working status per model round, the newly accepted artifacts, then the status it stops at. */
+  async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
+    const { id, event, thread, key } = await this.prepare(params);
+    const feed = this.feed();
+    const before = new Set(artifactsOf(thread.context).map((a) => a.artifactId));
+    const working = taskOf(thread);
+    working.status = TaskStatus.fromJSON({ state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() });
+    feed.push(stream.task(working));
+    const sending = (async () => {
+      try {
+        await this.send(id, event, key, (e) => {
+          const note = roundNote(e);
+          if (note) feed.push(stream.working(id, note));
+        });
+        const after = await this.read(id);
+        for (const artifact of artifactsOf(after.context)) if (!before.has(artifact.artifactId)) feed.push(stream.artifact(id, artifact));
+        feed.push(stream.status(id, statusOf(after)));
+      } finally {
+        feed.close();
+      }
+    })();
+    sending.catch(() => {}); // rethrown below, after what was fed
+    yield* feed.drain();
+    if (!this.signal?.aborted) await sending;
+  }
+
+  async getTask(params: { id: string }): Promise<Task> {
+    return taskOf(await this.read(params.id));
+  }
+
+  cancelTask(params: { id: string }): Promise<Task> {
+    return Promise.reject(
+      new TaskNotCancelableError({
+        message:
+          `Task ${params.id} cannot be canceled: a Steward session has no abandon event. Answer its wait instead ` +
+          '(reject the step or the artifact, with a reason), or leave it waiting: a waiting session costs nothing.',
+      }),
+    );
+  }
+
+  /** The task now, then (while it runs) its live working notes until it waits or is done, then that status. */
+  async *resubscribe(params: { id: string }): AsyncGenerator<StreamResponse, void, undefined> {
+    const id = params.id;
+    const feed = this.feed();
+    let settled = false;
+    // Listening first, then reading: a wait that comes between the two is not missed.
+    // Only what comes next: the replay of earlier rounds would repeat notes a client had or does not need.
+    const { stop } = await this.deps.host.watchLive(id, ({ event: e }) => {
+      const note = roundNote(e);
+      if (note) feed.push(stream.working(id, note));
+      if ((e.type === 'waiting' || e.type === 'done' || e.type === 'stopped') && !settled) {
+        settled = true;
+        void this.settle(id).then(
+          (thread) => {
+            feed.push(stream.status(id, statusOf(thread)));
+            feed.close();
+          },
+          () => feed.close(),
+        );
+      }
+    });
+    try {
+      const thread = await this.read(id);
+      if (thread.view.phase === 'done')
+        throw new UnsupportedOperationError({ message: `Task ${id} is completed: there is nothing to follow. Get it with GetTask (tasks/get).` });
+      yield stream.task(taskOf(thread));
+      if (thread.view.phase !== 'running') return;
+      yield* feed.drain();
+    } finally {
+      stop();
+    }
+  }
+
+  listTasks(): Promise<never> {
+    return Promise.reject(new UnsupportedOperationError({ message: 'ListTasks is not offered: list sessions with GET /sessions.' }));
+  }
+
+  createTaskPushNotificationConfig(): Promise<never> {
+    return Promise.reject(new PushNotificationNotSupportedError({ message: 'No push notifications: follow a task with SubscribeToTask (tasks/resubscribe).' }));
+  }
+  getTaskPushNotificationConfig(): Promise<never> {
+    return this.createTaskPushNotificationConfig();
+  }
+  listTaskPushNotificationConfigs(): Promise<never> {
+    return this.createTaskPushNotificationConfig();
+  }
+  deleteTaskPushNotificationConfig(): Promise<never> {
+    return this.createTaskPushNotificationConfig();
+  }
+
+  /** A feed that ends when the request is aborted. */
+  private feed(): Feed {
+    const feed = new Feed();
+    this.signal?.addEventListener('abort', () => feed.close(), { once: true });
+    return feed;
+  }
+
+  private async read(id: string): Promise<A2AThread> {
+    const problem = sessionIdProblem(id);
+    if (problem) throw new RequestMalformedError({ message: `A task id is a session id: ${problem}, but ${SESSION_ID_RULE}.` });
+    const thread = await readA2AThread(this.deps, id);
+    if (!thread || thread.packageId !== this.packageId) throw new TaskNotFoundError({ message: `No task ${id} on the agent ${this.packageId}.` });
+    return thread;
+  }
+
+  /** The session as the store has it once a live wait or end reached it. */
+  private async settle(id: string): Promise<A2AThread> {
+    let thread = await this.read(id);
+    for (let i = 0; i < SETTLE_TRIES && thread.view.phase === 'running'; i++) {
+      await sleep(SETTLE_STEP_MS);
+      thread = await this.read(id);
+    }
+    return thread;
+  }
+
+  /** The session the message is for (created when new) and the user event it stands for; refused before anything is sent. */
+  private async prepare(params: SendMessageRequest): Promise<{ id: string; event: UserEvent; thread: A2AThread; key: string | undefined }> {
+    const message = params.message;
+    if (!message) throw new RequestMalformedError({ message: 'SendMessage needs a message.' });
+    if (message.taskId && message.contextId && message.taskId !== message.contextId)
+      throw new RequestMalformedError({ message: `A task's contextId is its id (the session id): send taskId "${message.taskId}" alone, or both equal.` });
+    const id = message.taskId || message.contextId || randomUUID();
+    const problem = sessionIdProblem(id);
+    if (problem) throw new RequestMalformedError({ message: `The contextId is the session id: ${problem}, but ${SESSION_ID_RULE}.` });
+    let stored = await this.deps.store.load(id);
+    if (!stored && message.taskId)
+      throw new TaskNotFoundError({ message: `No task ${message.taskId}: leave taskId out (and set contextId, or not) to start one.` });
+    if (!stored) {
+      // Checked before the session exists: a refused first message leaves nothing behind.
+      if (!partsOf(message).text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
+      await this.deps.host.create({ packageId: this.packageId, id });
+      stored = await this.deps.store.load(id);
+    }
+    if (stored?.packageId !== this.packageId)
+      throw new RequestMalformedError({ message: `Context ${id} works with package "${stored?.packageId}": send it to /a2a/${stored?.packageId}.` });
+    const thread = await this.read(id);
+    return { id, event: eventOf(thread, message), thread, key: messageKey(message) };
+  }
+
+  /** Sends through the host; a refusal by the session (a guard, another server running it) is an error, nothing changed. */
+  private async send(id: string, event: UserEvent, key: string | undefined, listen?: (event: SessionStreamEvent) => void): Promise<void> {
+    let result;
+    try {
+      result = await this.deps.host.send(
+        id,
+        { ...event, ...this.who },
+        listen ? (session) => session.subscribe(listen, { textDeltas: false }) : undefined,
+        key ? { idempotencyKey: key } : {},
+      );
+    } catch (error) {
+      if (error instanceof HttpError) throw new UnsupportedOperationError({ message: error.message, metadata: { code: error.code } });
+      throw error;
+    }
+    if (!result.ok) throw new UnsupportedOperationError({ message: result.error.message, metadata: { code: result.error.code } });
+  }
+}
+
+/**
+ * The message's id as the send's idempotency key: a client that sends the same message again
+ * (a retry after a timeout) gets the task as it is, the answer counted once. An id the key rule
+ * refuses sends without a key.
+ */
+function messageKey(message: Message): string | undefined {
+  const key = `a2a:${message.messageId}`;
+  return message.messageId && idempotencyKeyProblem(key) === null ? key : undefined;
+}
+
+/** The user event a message stands for at the session's wait: its first request, or the answer to the wait. */
+function eventOf(thread: A2AThread, message: Message): UserEvent {
+  const { view } = thread;
+  const { data, text } = partsOf(message);
+  if (view.phase === 'running')
+    throw new UnsupportedOperationError({ message: `Task ${view.id} is working: follow it with SubscribeToTask (tasks/resubscribe), then answer its wait.` });
+  if (view.phase === 'done') throw new UnsupportedOperationError({ message: `Task ${view.id} is completed: start a new one (a message without taskId).` });
+  if (thread.firstRequest) {
+    if (!text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
+    return { type: 'user_submitted_input', text };
+  }
+  if (data.length > 1) throw new RequestMalformedError({ message: 'An answer has one data part (the object the responseSchema describes), not several.' });
+  const payload = data.length === 1 ? data[0] : text ? { text } : undefined;
+  const schema = JSON.stringify(thread.interrupt?.responseSchema ?? {});
+  if (payload === undefined)
+    throw new RequestMalformedError({
+      message: `Task ${view.id} waits (${view.waitingReason}): answer with a data part matching its responseSchema ${schema}.`,
+    });
+  if (data.length === 0 && !answerSchema(view).safeParse(payload).success)
+    throw new RequestMalformedError({
+      message: `Task ${view.id} waits (${view.waitingReason}) for more than text: answer with a data part matching its responseSchema ${schema}. Nothing was sent to the session.`,
+    });
+  const answer = eventForAnswer(view, payload);
+  if (!answer.ok) throw new RequestMalformedError({ message: `Task ${view.id} waits (${view.waitingReason}): ${answer.message}` });
+  return answer.event;
+}

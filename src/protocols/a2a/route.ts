@@ -1,0 +1,166 @@
+/**
+ * The A2A endpoint of `steward serve`: each package is an agent, its card at
+ * `GET /a2a/{packageId}/.well-known/agent-card.json` and its JSON-RPC binding at
+ * `POST /a2a/{packageId}`, through `@a2a-js/sdk`'s framework-free `JsonRpcTransportHandler`
+ * (A2A 1.0 methods, `A2A-Version: 1.0`) and its `LegacyJsonRpcTransportHandler` (the 0.3
+ * method names `message/send`, `message/stream`, `tasks/get`, `tasks/cancel`,
+ * `tasks/resubscribe`, for a request without that header or with `0.3`). Streaming answers are
+ * `text/event-stream`, one `data:` JSON-RPC response per event. Auth is the app's bearer
+ * token like every route; `by` comes from the caller of the token, never the payload.
+ */
+import { AgentCard, A2A_VERSION_HEADER } from '@a2a-js/sdk';
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { streamSSE } from 'hono/streaming';
+import * as z from 'zod';
+import { attribute } from '../../http/auth.js';
+import { jsonBody } from '../../http/body.js';
+import { HttpError } from '../../http/errors.js';
+import { safeLine } from '../../text/safe-text.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { RouteModule } from '../../serve/route.js';
+import { ErrorBody } from '../../serve/schemas.js';
+import type { SkillPackage } from '../../skills/package-schema.js';
+import { StewardA2AHandler } from './handler.js';
+
+/** The A2A protocol versions the JSON-RPC binding speaks (1.0 natively, 0.3 through the SDK's compat layer). */
+const VERSIONS = ['1.0', '0.3'] as const;
+const MODES = ['text/plain', 'application/json'];
+
+function packageOf(runtime: Runtime, id: string | undefined): SkillPackage {
+  const pkg = id === undefined ? undefined : runtime.packages.get(id);
+  if (!pkg)
+    throw new HttpError(
+      404,
+      'not_found',
+      `No package "${safeLine(id ?? '')}" here. The A2A agents are /a2a/<package>, one of: ${[...runtime.packages.keys()].join(', ')}.`,
+    );
+  return pkg;
+}
+
+/**
+ * The agent card of a package: one skill per worker, streaming, bearer auth when the server has
+ * tokens; its version is the hash of the package's version on disk (what new sessions are pinned to).
+ *
+ * @example
+ * const card = agentCard(pkg, 'http://127.0.0.1:8080', true, runtime.packageVersionOnDisk(pkg.id)!); // card.supportedInterfaces[0].url === 'http://127.0.0.1:8080/a2a/short-story'
+ */
+export function agentCard(pkg: SkillPackage, origin: string, auth: boolean, version: string): AgentCard {
+  return AgentCard.fromJSON({
+    name: pkg.title,
+    description: pkg.description,
+    supportedInterfaces: VERSIONS.map((protocolVersion) => ({
+      url: `${origin}/a2a/${encodeURIComponent(pkg.id)}`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion,
+    })),
+    provider: { organization: 'Steward', url: origin },
+    version,
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    ...(auth
+      ? {
+          securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: "The server's token (steward serve --token / --tokens)" } } },
+          securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+        }
+      : {}),
+    defaultInputModes: MODES,
+    defaultOutputModes: MODES,
+    skills: pkg.workers.map((w) => ({
+      id: w.id,
+      name: w.title,
+      description: w.description,
+      tags: [pkg.id, ...w.outputTags],
+      examples: [],
+      inputModes: MODES,
+      outputModes: MODES,
+    })),
+  });
+}
+
+/** The origin clients reach this server by (the Host guard already checked the Host). */
+const originOf = (url: string) => new URL(url).origin;
+
+export const a2aAgentCard: RouteModule = {
+  doc: {
+    method: 'get',
+    path: '/a2a/{packageId}/.well-known/agent-card.json',
+    summary: "A2A agent card of the package's agent (skills: its workers; JSON-RPC 1.0 and 0.3; streaming)",
+    responses: {
+      200: { description: 'AgentCard (A2A 1.0 JSON)' },
+      404: { description: 'No such package', schema: ErrorBody },
+    },
+  },
+  mount(app, { runtime, auth }) {
+    app.get('/a2a/:packageId/.well-known/agent-card.json', (c) => {
+      const pkg = packageOf(runtime, c.req.param('packageId'));
+      return c.json(AgentCard.toJSON(agentCard(pkg, originOf(c.req.url), auth, runtime.packageVersionOnDisk(pkg.id) ?? '')) as Record<string, unknown>);
+    });
+  },
+};
+
+export const a2aJsonRpc: RouteModule = {
+  doc: {
+    method: 'post',
+    path: '/a2a/{packageId}',
+    summary:
+      'A2A JSON-RPC: a message starts a session (contextId = task id = session id) or answers its wait (input-required); ' +
+      'SendStreamingMessage / SubscribeToTask (message/stream, tasks/resubscribe) follow it live. Who acted is the caller of the token',
+    body: z.object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number(), z.null()]).optional(), params: z.unknown() }),
+    responses: {
+      200: { description: 'A JSON-RPC response, or for the streaming methods a text/event-stream of them', contentType: 'application/json' },
+      404: { description: 'No such package', schema: ErrorBody },
+    },
+  },
+  mount(app, { runtime, store, host, auth, log, streams }) {
+    app.post('/a2a/:packageId', async (c) => {
+      const pkg = packageOf(runtime, c.req.param('packageId'));
+      const body = (await jsonBody(c)) as Record<string, unknown>;
+      const who = attribute(c.get('caller'), undefined);
+      const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
+      const card = agentCard(pkg, originOf(c.req.url), auth, runtime.packageVersionOnDisk(pkg.id) ?? '');
+      // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).
+      const ending = new AbortController();
+      const handler = new StewardA2AHandler({ runtime, store, host }, pkg.id, card, attribution, ending.signal);
+      const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
+      const legacy = version === '0.3';
+      const context = new ServerCallContext({ requestedVersion: version });
+      const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+      try {
+        validateVersion(version, card, 'JSONRPC');
+      } catch (error) {
+        return c.json({ jsonrpc: '2.0', id: (body?.id as string | number | undefined) ?? null, error: mapError(error) });
+      }
+      const answer = legacy
+        ? await new LegacyJsonRpcTransportHandler(handler).handle(body, context)
+        : await new JsonRpcTransportHandler(handler).handle(body, context);
+      if (!(Symbol.asyncIterator in answer)) return c.json(answer);
+      const events = answer[Symbol.asyncIterator]();
+      const rpcError = (error: unknown) => ({ jsonrpc: '2.0', id: (body?.id as string | number | undefined) ?? null, error: mapError(error) });
+      // The first event decides: a refusal before it (a bad answer, say) is a plain JSON-RPC error, nothing sent.
+      let first: IteratorResult<unknown>;
+      try {
+        first = await events.next();
+      } catch (error) {
+        return c.json(rpcError(error));
+      }
+      return streamSSE(c, async (sse) => {
+        const handle = { close: () => ending.abort() };
+        streams.add(handle);
+        sse.onAbort(handle.close);
+        try {
+          if (!first.done) await sse.writeSSE({ data: JSON.stringify(first.value) });
+          for (let next = await events.next(); !next.done; next = await events.next()) await sse.writeSSE({ data: JSON.stringify(next.value) });
+        } catch (error) {
+          // A refusal found once streaming (a guard, another server running it): the spec's error event, then the end.
+          if (!(error instanceof Error && 'reason' in error)) log(`serve: an A2A stream failed: ${error instanceof Error ? error.message : String(error)}`);
+          await sse.writeSSE({ event: 'error', data: JSON.stringify(rpcError(error)) }).catch(() => {});
+        } finally {
+          streams.delete(handle);
+        }
+      });
+    });
+  },
+};
+
+/** The A2A routes, as the serve app lists them. */
+export const a2aRoutes: readonly RouteModule[] = [a2aAgentCard, a2aJsonRpc];

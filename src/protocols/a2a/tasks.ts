@@ -1,0 +1,160 @@
+/**
+ * A Steward session as one A2A task, read from the store: `contextId` and task id are both
+ * the session id (a session is one request, so its context holds one task, which lives from
+ * the first message to done). The task is `working` while the agents run, `input-required`
+ * at every wait — its status message names the wait and carries the AG-UI interrupt (id,
+ * reason, responseSchema) in a data part — and `completed` at done, with one A2A artifact
+ * per accepted Steward artifact. Everything is built in the protocol's JSON form and parsed
+ * with the SDK's own `fromJSON`, so the wire shape is the SDK's.
+ */
+import type { Interrupt } from '@ag-ui/core';
+import { Artifact, Message, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent, type StreamResponse } from '@a2a-js/sdk';
+import type { SessionContext } from '../../machines/session.context.js';
+import { storedSnapshot } from '../../runtime/persisted.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { artifactView, sessionView, type SessionView } from '../../runtime/view.js';
+import type { SessionStore } from '../../store/session-store.js';
+import { pendingRunWorkerCall } from '../ag-ui/events.js';
+import { interruptFor } from '../ag-ui/interrupts.js';
+import { currentWaitSeq, readJournal } from '../ag-ui/waits.js';
+
+/** A session as the A2A endpoint reads it. */
+export interface A2AThread {
+  view: SessionView;
+  context: SessionContext;
+  entries: Awaited<ReturnType<typeof readJournal>>;
+  /** The open wait as an AG-UI interrupt (its id names the journal entry that entered it), else null. */
+  interrupt: Interrupt | null;
+  /** Whether the session still waits for its first request. */
+  firstRequest: boolean;
+  packageId: string | null;
+}
+
+/** The session `id` from the store, or null when there is none. */
+export async function readA2AThread(deps: { runtime: Runtime; store: SessionStore }, id: string): Promise<A2AThread | null> {
+  const stored = await deps.store.load(id);
+  if (!stored) return null;
+  const snapshot = storedSnapshot(deps.runtime.machine, stored);
+  const view = sessionView(snapshot);
+  const entries = await readJournal(deps.store, id);
+  const seq = currentWaitSeq(entries);
+  const interrupt = view.phase === 'waiting_user' ? interruptFor(view, seq, pendingRunWorkerCall(snapshot.context)) : null;
+  return {
+    view,
+    context: snapshot.context,
+    entries,
+    interrupt,
+    firstRequest: view.waitingReason === 'intake' && seq === entries[0]?.seq,
+    packageId: stored.packageId,
+  };
+}
+
+/** The A2A state of a session's phase. */
+export function taskStateOf(view: SessionView): 'TASK_STATE_WORKING' | 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_COMPLETED' {
+  if (view.phase === 'done') return 'TASK_STATE_COMPLETED';
+  if (view.phase === 'waiting_user') return 'TASK_STATE_INPUT_REQUIRED';
+  return 'TASK_STATE_WORKING';
+}
+
+const text = (value: string, metadata?: Record<string, unknown>) => ({ text: value, mediaType: 'text/plain', ...(metadata ? { metadata } : {}) });
+
+/** What the status message says: the wait (its prompt, the artifact's bodies, the interrupt as data), or the summary at done. */
+function statusParts(thread: A2AThread): unknown[] {
+  const { view, interrupt } = thread;
+  if (interrupt) {
+    const bodies = view.waitingReason === 'review_artifact' || view.waitingReason === 'revision' ? (view.artifact?.tags ?? []) : [];
+    return [
+      text(interrupt.message ?? ''),
+      ...bodies.map((t) => text(t.body, { tag: t.tag, version: t.version })),
+      { data: { interrupt, ...(view.pendingStep ? { step: view.pendingStep } : {}) }, mediaType: 'application/json' },
+    ];
+  }
+  if (view.phase === 'done' && view.message) return [text(view.message)];
+  return [];
+}
+
+/** The task's status now. */
+export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
+  const id = thread.view.id;
+  const parts = statusParts(thread);
+  const message =
+    parts.length > 0
+      ? {
+          messageId: thread.interrupt ? thread.interrupt.id : `${id}#done`,
+          contextId: id,
+          taskId: id,
+          role: 'ROLE_AGENT',
+          parts,
+          ...(thread.interrupt ? { metadata: { steward: { interruptId: thread.interrupt.id, waitingReason: thread.view.waitingReason } } } : {}),
+        }
+      : undefined;
+  return TaskStatus.fromJSON({ state: taskStateOf(thread.view), timestamp: at.toISOString(), ...(message ? { message } : {}) });
+}
+
+/** One A2A artifact per accepted Steward artifact; its parts are the bodies of its tags (metadata: tag, version). */
+export function artifactsOf(context: SessionContext): Artifact[] {
+  return context.artifacts
+    .filter((a) => a.status === 'accepted')
+    .flatMap((a) => {
+      const view = artifactView(context, a.id);
+      if (!view) return [];
+      return [
+        Artifact.fromJSON({
+          artifactId: view.id,
+          name: `${view.workerId}: ${view.tags.map((t) => t.tag).join(', ')}`,
+          parts: view.tags.map((t) => text(t.body, { tag: t.tag, version: t.version })),
+          metadata: {
+            steward: { workerId: view.workerId, ...(view.roleId ? { roleId: view.roleId } : {}), ...(view.revises ? { revises: view.revises } : {}) },
+          },
+        }),
+      ];
+    });
+}
+
+/** The whole task as `tasks/get` answers it (history left out: the session's journal is its history). */
+export function taskOf(thread: A2AThread): Task {
+  const status = statusOf(thread);
+  return Task.fromJSON({
+    id: thread.view.id,
+    contextId: thread.view.id,
+    status: TaskStatus.toJSON(status),
+    artifacts: artifactsOf(thread.context).map((a) => Artifact.toJSON(a)),
+    history: [],
+    metadata: { steward: { packageId: thread.packageId, state: thread.view.state } },
+  });
+}
+
+/** Stream responses, in the SDK's shape. */
+export const stream = {
+  task: (task: Task): StreamResponse => ({ payload: { $case: 'task', value: task } }),
+  status: (id: string, status: TaskStatus): StreamResponse => ({
+    payload: { $case: 'statusUpdate', value: TaskStatusUpdateEvent.fromJSON({ taskId: id, contextId: id, status: TaskStatus.toJSON(status) }) },
+  }),
+  /** A working status whose message says what runs now (a model round). */
+  working: (id: string, note: string): StreamResponse =>
+    stream.status(
+      id,
+      TaskStatus.fromJSON({
+        state: 'TASK_STATE_WORKING',
+        timestamp: new Date().toISOString(),
+        message: { messageId: `${id}:${note}`, contextId: id, taskId: id, role: 'ROLE_AGENT', parts: [text(note)] },
+      }),
+    ),
+  artifact: (id: string, artifact: Artifact): StreamResponse => ({
+    payload: {
+      $case: 'artifactUpdate',
+      value: TaskArtifactUpdateEvent.fromJSON({ taskId: id, contextId: id, artifact: Artifact.toJSON(artifact), append: false, lastChunk: true }),
+    },
+  }),
+};
+
+/** The parts of a client's message: its data parts' values and its text. */
+export function partsOf(message: Message): { data: unknown[]; text: string } {
+  const data: unknown[] = [];
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    if (part.content?.$case === 'data') data.push(part.content.value);
+    else if (part.content?.$case === 'text') texts.push(part.content.value);
+  }
+  return { data, text: texts.join('\n').trim() };
+}
