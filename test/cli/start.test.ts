@@ -33,7 +33,7 @@ it(
       [3, 'drafter', 'draft'],
       [4, 'critic', 'critique'],
     ] as const) {
-      expect(stdout).toContain(`Waiting for you: approve or reject the next step (${worker}).`);
+      expect(stdout).toContain(`Waiting for you: approve or reject the next step (${worker}, asked for by the manager).`);
       expect(stdout).toContain(`── Proposed step · run ${worker} · demo model (no LLM) ──`);
       expect(stdout).toContain(`→ (auto) approve ${worker}`);
       expect(stdout).toContain(`── Artifact a${n} by ${worker} · ${tag} v1 · demo model (no LLM) ──\n# ${tag} (demo model (no LLM))`);

@@ -104,7 +104,9 @@ describe('the packed tarball', () => {
     expect(manifest.scripts).toBeUndefined();
     expect(manifest.devDependencies).toBeUndefined();
     expect(manifest.optionalDependencies).toEqual({ 'better-sqlite3': expect.stringMatching(/^12\./) });
-    expect(manifest.peerDependencies).toBeUndefined();
+    // react only for steward/react, and optional: npm installs nothing for it.
+    expect(manifest.peerDependencies).toEqual({ react: expect.any(String) });
+    expect(manifest.peerDependenciesMeta).toEqual({ react: { optional: true } });
   });
 
   it('a plain install brings better-sqlite3 (an optional dependency), built and loadable, and no tsx', async () => {

@@ -37,6 +37,7 @@ const view = (state: string) => ({
   maxBurst: 12,
   acceptedEvents: [],
   enabledEvents: state === 'done' ? [] : ['user_accepted_artifact'],
+  packageVersion: null,
 });
 const sse = (messages: string[]) =>
   new Response(

@@ -113,6 +113,7 @@ describe.skipIf(skip)('a page on another origin drives steward serve', () => {
     );
     expect(seen.url).not.toContain(TOKEN);
     expect(seen.types.filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t))).toEqual([
+      'decision',
       'round_started',
       'round_finished',
       'tool_call_checked',

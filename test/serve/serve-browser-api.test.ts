@@ -153,7 +153,16 @@ describe('live events on the stream', () => {
     const live = sessionEvents(late.events);
     // The order of what happened; the deltas (pieces of text and tool calls) are checked by what they join to.
     const types = live.map((e) => e.data.type).filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t));
-    expect(types).toEqual(['round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting']);
+    expect(types).toEqual([
+      'decision',
+      'round_started',
+      'round_finished',
+      'tool_call_checked',
+      'round_started',
+      'round_finished',
+      'tool_call_checked',
+      'waiting',
+    ]);
     expect(
       live
         .filter((e) => e.data.type === 'text_delta')

@@ -17,7 +17,12 @@ import { h } from './dom.js';
 function stepHeading(view: SessionView, step: Step): { title: string; approval: string } {
   if (view.waitingReason === 'approve_step') {
     // Why it waits: the deployment's approval policy, or the manager asked.
-    const why = view.approvalRequiredBy ? approvalReasonText(step, view.approvalRequiredBy) : step.requiresApproval ? 'required' : 'not required';
+    const why =
+      view.approvalRequiredBy === 'model'
+        ? `required (${approvalReasonText(step, 'model')})`
+        : view.approvalRequiredBy
+          ? approvalReasonText(step, view.approvalRequiredBy)
+          : 'required';
     return { title: 'Pending step', approval: `${why}: approve or reject it` };
   }
   const approval = step.requiresApproval ? 'approved' : 'not required';
