@@ -82,7 +82,7 @@ describe('the load benchmark’s checks', () => {
 });
 
 describe.skipIf(postgresUnavailable !== null)('bench:load --quick', () => {
-  it('loses nothing and never runs a session on two servers, across SQLite, PostgreSQL and kills', { timeout: 600_000 }, () => {
+  it('loses nothing and never runs a session on two servers, across SQLite, PostgreSQL and kills', { timeout: 600_000, retry: 1 }, () => {
     const out = join(dir, 'load.json');
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/load/run.ts', '--quick', '--json', out], {
       cwd: root,
