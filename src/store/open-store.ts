@@ -35,7 +35,8 @@ export function printableLocation(location: string): string {
  * Opens the store at `location` (`readOnly`: an SQLite file is only read, never created) and, for PostgreSQL, connects and migrates before
  * returning, so a wrong URL fails here with a StoreUnavailableError that names the fix.
  * `durability` (default STEWARD_DURABILITY, else 'acknowledged'): which commits are flushed
- * to disk before they resolve (see session-store.ts).
+ * to disk before they resolve (see session-store.ts). A PostgreSQL pool's size is STEWARD_PG_POOL
+ * (default DEFAULT_PG_POOL_SIZE).
  */
 export async function openStore(
   location: string,
@@ -47,8 +48,8 @@ export async function openStore(
     // A reading command writes nothing: STEWARD_DURABILITY is not read (a bad value must not break `list`).
     return new SqliteStore(location, readOnly ? { readOnly } : { durability: durability ?? durabilityFromEnv() });
   }
-  const { PostgresStore } = await import('./postgres-store.js');
-  const store = new PostgresStore(location, { durability: durability ?? durabilityFromEnv() });
+  const { PostgresStore, poolSizeFromEnv } = await import('./postgres-store.js');
+  const store = new PostgresStore(location, { durability: durability ?? durabilityFromEnv(), poolSize: poolSizeFromEnv() });
   try {
     await store.ready();
   } catch (error) {

@@ -15,7 +15,8 @@ import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
-import { fenceSql, leaseHolder, leasesMigration, PgLeases } from './postgres-leases.js';
+import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
+import { DEFAULT_PG_SCHEMA, migrateSchema } from './postgres-schema.js';
 import { redactUrl } from '../models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
@@ -43,93 +44,16 @@ import type {
   WatchOptions,
 } from './session-store.js';
 
-/** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 5;
-
 export { redactUrl };
-
-/** The default PostgreSQL schema (namespace) Steward's tables live in. */
-export const DEFAULT_PG_SCHEMA = 'steward';
+export { DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION } from './postgres-schema.js';
 
 /**
- * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
- * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts);
- * step 4: the index list() pages on; step 5: package versions and idempotency keys.
+ * Connections the store's own pool may open. Each session's write holds one for its round
+ * trip, so with many sessions writing at once a small pool queues them: measured with
+ * `npm run bench:load` (1,000 live sessions on PostgreSQL), 10 connections left writes
+ * waiting ~0.9 s for a connection, 20 brought that to ~0.1 s, and 30 gained nothing more.
  */
-const migrations: Array<(S: string, channel: string) => string> = [
-  (S, channel) => `
-    CREATE TABLE ${S}.sessions (
-      id          text PRIMARY KEY,
-      package_id  text,
-      revision    integer NOT NULL,
-      last_seq    integer NOT NULL,
-      snapshot    json NOT NULL,
-      state       text NOT NULL,
-      created_at  timestamptz NOT NULL,
-      updated_at  timestamptz NOT NULL,
-      -- Store-wide write order: breaks ties in list() when two writes share a timestamp.
-      touched     bigint NOT NULL
-    );
-    CREATE SEQUENCE ${S}.write_order;
-    CREATE TABLE ${S}.journal (
-      session_id  text NOT NULL REFERENCES ${S}.sessions(id),
-      seq         integer NOT NULL,
-      at          timestamptz NOT NULL,
-      kind        text NOT NULL,
-      type        text NOT NULL,
-      payload     json NOT NULL,
-      state       text NOT NULL,
-      PRIMARY KEY (session_id, seq)
-    );
-    CREATE INDEX sessions_by_update ON ${S}.sessions (updated_at DESC, touched DESC);
-    -- Every committed write is announced (NOTIFY is delivered at commit, never for a rollback).
-    CREATE FUNCTION ${S}.notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_notify(${quoteLiteral(channel)}, json_build_object(
-        'sessionId', NEW.id, 'revision', NEW.revision, 'lastSeq', NEW.last_seq, 'state', NEW.state, 'at', NEW.updated_at)::text);
-      RETURN NULL;
-    END $$;
-    CREATE TRIGGER sessions_changed AFTER INSERT OR UPDATE ON ${S}.sessions
-      FOR EACH ROW EXECUTE FUNCTION ${S}.notify_change();`,
-  // Step 2: the archive — every transcript message and tag version an event added, so the
-  // snapshot can stay bounded. Written in the journal entry's statement.
-  (S) => `
-    CREATE TABLE ${S}.archive (
-      session_id  text NOT NULL REFERENCES ${S}.sessions(id),
-      kind        text NOT NULL,
-      key         text NOT NULL,
-      n           integer NOT NULL,
-      entry_seq   integer NOT NULL,
-      value       json NOT NULL,
-      PRIMARY KEY (session_id, kind, key, n)
-    );`,
-  (S) => leasesMigration(S),
-  // list() pages by keyset on (updated_at, id) — ids in byte order ("C"), whatever the
-  // database's locale, as SQLite and MemoryStore sort them. The old index ordered by
-  // \`touched\`, which nothing sorts by any more.
-  (S) => `
-    DROP INDEX IF EXISTS ${S}.sessions_by_update;
-    CREATE INDEX IF NOT EXISTS sessions_by_position ON ${S}.sessions (updated_at DESC, id COLLATE "C" DESC);`,
-  // Package versions, once per store by content hash (a session is pinned to one in its
-  // snapshot), and the idempotency keys of sends, SEND_KEYS_KEPT per session. Rerunnable, like
-  // the step before it (a test rolls a schema back to before leases and migrates it again).
-  (S) => `
-    CREATE TABLE IF NOT EXISTS ${S}.package_versions (
-      hash        text PRIMARY KEY,
-      package_id  text NOT NULL,
-      content     text NOT NULL,
-      created_at  timestamptz NOT NULL DEFAULT now()
-    );
-    CREATE TABLE IF NOT EXISTS ${S}.send_keys (
-      session_id   text NOT NULL REFERENCES ${S}.sessions(id),
-      key          text NOT NULL,
-      fingerprint  text NOT NULL,
-      seq          integer NOT NULL,
-      result       json,
-      PRIMARY KEY (session_id, key)
-    );
-    CREATE INDEX IF NOT EXISTS send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
-];
+export const DEFAULT_PG_POOL_SIZE = 20;
 
 export interface PostgresStoreOptions {
   /** PostgreSQL schema for Steward's tables (default "steward"); created if missing. */
@@ -141,6 +65,11 @@ export interface PostgresStoreOptions {
    * waits for its WAL flush.
    */
   durability?: Durability;
+  /**
+   * Connections the store's own pool opens at most (default DEFAULT_PG_POOL_SIZE; the CLI
+   * reads STEWARD_PG_POOL). Ignored when the store is given an app's pg.Pool.
+   */
+  poolSize?: number;
 }
 
 interface SessionRow {
@@ -202,7 +131,7 @@ export class PostgresStore implements SessionStore {
     this.channel = `steward_changes_${this.schema}`;
     if (typeof connection === 'string') {
       this.target = redactUrl(connection);
-      this.pool = new pg.Pool({ connectionString: connection, max: 10 });
+      this.pool = new pg.Pool({ connectionString: connection, max: poolSizeOption(options.poolSize) });
       this.ownsPool = true;
     } else {
       this.target = describePool(connection);
@@ -481,44 +410,28 @@ export class PostgresStore implements SessionStore {
       throw translateConnectError(error, this.target) ?? error;
     }
     try {
-      const version = async () => {
-        const exists = await client.query(`SELECT to_regclass($1) AS t`, [`${this.S}.schema_version`]);
-        if (!exists.rows[0].t) return 0;
-        const { rows } = await client.query(`SELECT max(version) AS v FROM ${this.S}.schema_version`);
-        return Number(rows[0].v ?? 0);
-      };
-      const seen = await version();
-      if (seen > PG_SCHEMA_VERSION) throw newerSchema(this.target, this.schema, seen);
-      if (seen === PG_SCHEMA_VERSION) return;
-      // A transaction-scoped advisory lock: two servers opening a fresh database at once
-      // migrate it only once; the second re-reads the version after the first commits.
-      await client.query('BEGIN');
-      try {
-        await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`steward-migrate:${this.schema}`]);
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.S}`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.S}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-        const from = await version();
-        if (from > PG_SCHEMA_VERSION) throw newerSchema(this.target, this.schema, from);
-        for (let v = from; v < PG_SCHEMA_VERSION; v++) {
-          await client.query(migrations[v]!(this.S, this.channel));
-          await client.query(`INSERT INTO ${this.S}.schema_version (version) VALUES ($1)`, [v + 1]);
-        }
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        if ((error as { code?: string }).code === '42501') {
-          throw new UserError(
-            `The PostgreSQL role at ${this.target} may not create Steward's tables (schema "${this.schema}"): ${(error as Error).message}. ` +
-              `Run Steward once with a role that has CREATE on the database (it creates and migrates the schema), or GRANT CREATE ON DATABASE to this role.`,
-            { cause: error },
-          );
-        }
-        throw error;
-      }
+      await migrateSchema(client, { schema: this.schema, S: this.S, channel: this.channel, target: this.target });
     } finally {
       client.release();
     }
   }
+}
+
+function poolSizeOption(size: number | undefined): number {
+  if (size === undefined) return DEFAULT_PG_POOL_SIZE;
+  if (Number.isInteger(size) && size >= 1 && size <= 1000) return size;
+  throw new UserError(`PostgresStore poolSize is ${String(size)}: give a whole number of connections from 1 to 1000 (default ${DEFAULT_PG_POOL_SIZE}).`);
+}
+
+/** The pool size the CLI's STEWARD_PG_POOL asks for, undefined when unset. */
+export function poolSizeFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = env.STEWARD_PG_POOL;
+  if (!value) return undefined;
+  const size = Number(value);
+  if (/^\d+$/.test(value) && size >= 1 && size <= 1000) return size;
+  throw new UserError(
+    `STEWARD_PG_POOL is "${value.slice(0, 40)}", which is not a pool size. Set it to a whole number of connections from 1 to 1000, or unset it (default ${DEFAULT_PG_POOL_SIZE}).`,
+  );
 }
 
 function describePool(pool: pg.Pool): string {
@@ -529,17 +442,6 @@ function describePool(pool: pg.Pool): string {
   const port = options.port ?? process.env.PGPORT ?? 5432;
   const database = options.database ?? process.env.PGDATABASE ?? user;
   return `postgres://${user ? `${user}@` : ''}${host}:${port}/${database}`;
-}
-
-function newerSchema(target: string, schema: string, found: number): UserError {
-  return new UserError(
-    `The PostgreSQL schema "${schema}" at ${target} has Steward schema version ${found}, but this Steward supports up to ${PG_SCHEMA_VERSION}. ` +
-      `Upgrade Steward, or point it at another database or schema.`,
-  );
-}
-
-function quoteLiteral(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }
 
 /** Archive items as the parallel arrays a statement unnests; values serialised (a bad one fails here). */

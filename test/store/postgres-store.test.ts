@@ -11,7 +11,7 @@ import { ConflictError, StoreUnavailableError, UserError } from '../../src/error
 import { LiveHub } from '../../src/inspect/live-hub.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { PG_SCHEMA_VERSION, PostgresStore, redactUrl } from '../../src/store/postgres-store.js';
+import { DEFAULT_PG_POOL_SIZE, PG_SCHEMA_VERSION, PostgresStore, poolSizeFromEnv, redactUrl } from '../../src/store/postgres-store.js';
 import type { SessionChange } from '../../src/store/session-store.js';
 import { postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
@@ -331,6 +331,43 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       } finally {
         await pool.end();
       }
+    });
+
+    it('opens at most poolSize connections: reads queued behind a lock wait on that many, never more', async () => {
+      const schema = freshSchema();
+      const small = connect(schema);
+      await small.create({ id: 'held', packageId: null, snapshot: {}, entry: created });
+      const sized = new PostgresStore(url, { schema, poolSize: 3 });
+      open.push(sized);
+      await sized.ready();
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      // pg_stat_activity is read once per transaction, so the count comes from its own connection.
+      const observer = new pg.Client({ connectionString: url });
+      await observer.connect();
+      try {
+        await admin.query('BEGIN');
+        await admin.query(`LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
+        const reads = Array.from({ length: 8 }, () => sized.load('held'));
+        const waitingOnLock = async () => Number((await observer.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n);
+        await expect.poll(waitingOnLock, { timeout: 5_000 }).toBe(3);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(await waitingOnLock()).toBe(3); // the other five wait in the pool, not on the database
+        await admin.query('COMMIT');
+        expect((await Promise.all(reads)).every((read) => read?.id === 'held')).toBe(true);
+      } finally {
+        await admin.end();
+        await observer.end();
+      }
+    });
+
+    it('refuses a pool size that is not a whole number of connections, naming the fix; STEWARD_PG_POOL likewise', () => {
+      expect(() => new PostgresStore(url, { poolSize: 0 })).toThrow(/poolSize is 0: give a whole number of connections from 1 to 1000/);
+      expect(() => new PostgresStore(url, { poolSize: 2.5 })).toThrow(UserError);
+      expect(poolSizeFromEnv({})).toBeUndefined();
+      expect(poolSizeFromEnv({ STEWARD_PG_POOL: '40' })).toBe(40);
+      expect(() => poolSizeFromEnv({ STEWARD_PG_POOL: 'many' })).toThrow(/STEWARD_PG_POOL is "many", which is not a pool size\. Set it to a whole number/);
+      expect(DEFAULT_PG_POOL_SIZE).toBe(20);
     });
 
     it('refuses a schema name that is not a plain identifier', () => {
