@@ -17,8 +17,8 @@
  *   │   └── worker             thinking → checking
  *   └── done
  *
- * Every guard, action and actor is named here, so the inspector shows the names and
- * `sessionMachine.provide()` swaps them (the runtime provides the real manager and worker
+ * Every guard, action and actor is named here (a guard's code is in session.guards.ts), so
+ * the inspector shows the names and `sessionMachine.provide()` swaps them (the runtime provides the real manager and worker
  * turns). A turn's reply is accepted on its onDone edge; `checking` then checks each call by
  * the rule table (rules.ts): every refusal edge is the guard `breaksRule` with params
  * `{ actor, rule }`, rule 6 is `burstUsedUp`, the token budget `burstTokensWithinBudget`
@@ -35,46 +35,19 @@
  */
 import { assertEvent, assign, emit, enqueueActions, fromPromise, setup, stateIn, type AnyStateMachine } from 'xstate';
 import { UserError } from '../errors.js';
-import { findTool, type ToolActor } from '../tools/schemas.js';
-import { stepNeedsApproval } from './approval.js';
+import type { ToolActor } from '../tools/schemas.js';
 import { ancestry, leafNodes, readChart } from './refusals.js';
-import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
-import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type Boundary, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
-import type { UserEvent } from './session.events.js';
-import { upgradeProblem, type PackageUpgradedEvent } from './package-upgrade.js';
+import { violationOf } from './rules.js';
+import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
+import { sessionGuards, type RuleParams, type SessionEvent } from './session.guards.js';
 import * as report from './session.reports.js';
 import * as update from './session.updates.js';
 import { initialTranscripts } from './transcript.js';
 
-type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
-type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
-type SessionEvent = UserEvent | DoneTurn | ErrorTurn | PackageUpgradedEvent;
-type RuleParams = { actor: ToolActor; rule: RuleId };
 type WaitingReason = report.WaitingReason;
-
-const headKind = (context: SessionContext) => {
-  const head = context.reply.queue[0];
-  return head && findTool('manager', head.call.function.name)?.kind;
-};
-
-/**
- * Where the reply leads once its last call is settled: the boundary tool chosen earlier in the
- * reply, or the last call itself when it is a boundary tool (it passed the rules by then, since
- * the refusals come first). Null while more than one call waits.
- */
-function settledBoundary(context: SessionContext): Boundary | null {
-  if (context.reply.queue.length > 1) return null;
-  if (context.reply.boundary || headKind(context) !== 'boundary') return context.reply.boundary;
-  return update.boundaryOf(context, context.reply.queue[0]!);
-}
-
-const isUserTurn = (boundary: SessionContext['reply']['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
 
 /** A user event's time, when the runtime stamped one (a bare machine's events may carry none). */
 const stampOf = (event: object) => ('at' in event && typeof event.at === 'string' ? { at: event.at } : {});
-
-/** A user event for the event guards; other events (none reach them) carry no payload they read. */
-const asUserEvent = (event: SessionEvent): UserEvent | null => (event.type.startsWith('user_') ? (event as UserEvent) : null);
 
 const turnNotProvided = (name: string) =>
   fromPromise<TurnOutput, SessionContext>(async () => {
@@ -107,43 +80,8 @@ export const sessionMachine = setup({
     managerTurn: turnNotProvided('managerTurn'),
     workerTurn: turnNotProvided('workerTurn'),
   },
-  guards: {
-    hasPackage: ({ context }) => context.package !== null,
-    // The guards on user events and their refusal messages: EVENT_GUARDS (rules.ts).
-    packageIsKnown: ({ context, event }) => EVENT_GUARDS.packageIsKnown.refusal(context, asUserEvent(event)) === null,
-    hasRequest: ({ context, event }) => EVENT_GUARDS.hasRequest.refusal(context, asUserEvent(event)) === null,
-    hasQuestionCard: ({ context, event }) => EVENT_GUARDS.hasQuestionCard.refusal(context, asUserEvent(event)) === null,
-    isArtifactUnderReview: ({ context, event }) => EVENT_GUARDS.isArtifactUnderReview.refusal(context, asUserEvent(event)) === null,
-    editedRoleIsWorkers: ({ context, event }) => EVENT_GUARDS.editedRoleIsWorkers.refusal(context, asUserEvent(event)) === null,
-    editsWithinArtifactTags: ({ context, event }) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
-
-    // The rule table (rules.ts), checked on the head of the tool-call queue.
-    breaksRule: ({ context }, params: RuleParams) => violationOf(context, params.actor, params.rule) !== null,
-    burstUsedUp: ({ context }) => violationOf(context, 'manager', 'burstWithinLimit') !== null,
-    // The token budget (maxBurstTokens), checked before each model call: the manager's next
-    // round goes on only within it; a worker's next call is stopped when it is used up.
-    burstTokensWithinBudget: ({ context }) => violationOf(context, 'manager', 'burstTokensWithinBudget') === null,
-    burstTokensUsedUp: ({ context }) => violationOf(context, 'worker', 'burstTokensWithinBudget') !== null,
-
-    moreCallsQueued: ({ context }) => context.reply.queue.length > 1,
-    // `steward upgrade`: the wait in progress must stay valid in the new package version.
-    upgradeKeepsWait: ({ context, event }) => event.type === 'package_upgraded' && upgradeProblem(context, event.package) === null,
-
-    // Where a reply leads, once its last call is settled. A proposed step waits for a person when
-    // the approval policy says so (approval.ts): its answer is in the step, fixed when it was proposed.
-    stepNeedsApproval: ({ context }) => {
-      const boundary = settledBoundary(context);
-      return boundary?.tool === 'run_worker' && stepNeedsApproval(boundary.step);
-    },
-    choseWorkerRun: ({ context }) => settledBoundary(context)?.tool === 'run_worker',
-    choseClarification: ({ context }) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
-    choseUserTurn: ({ context }) => isUserTurn(settledBoundary(context)),
-    choseFinish: ({ context }) => settledBoundary(context)?.tool === 'finish',
-    workerSubmitted: ({ context: { reply } }) =>
-      reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit'),
-    workerAsked: ({ context: { reply } }) =>
-      reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user'),
-  },
+  // Every guard's code, by name: session.guards.ts (the names are what the transitions below use).
+  guards: sessionGuards,
   actions: {
     selectPackage: assign(({ context, event }) => {
       assertEvent(event, 'user_selected_package');

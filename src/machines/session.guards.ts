@@ -1,0 +1,82 @@
+/**
+ * The session chart's guards, by name: what each transition of session.machine.ts asks
+ * before it is taken. Each reads the context as it is (and, for user events, the event); the
+ * rule guards and the user-event guards take their logic and their refusal messages from the
+ * one table in rules.ts, the approval guard from approval.ts. Kept beside the chart so that
+ * the chart file reads as states and transitions; `sessionMachine.provide({ guards })` swaps
+ * any of them.
+ */
+import type { ToolActor } from '../tools/schemas.js';
+import { findTool } from '../tools/schemas.js';
+import { stepNeedsApproval } from './approval.js';
+import type { PackageUpgradedEvent } from './package-upgrade.js';
+import { upgradeProblem } from './package-upgrade.js';
+import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
+import type { Boundary, SessionContext, TurnOutput } from './session.context.js';
+import type { UserEvent } from './session.events.js';
+import * as update from './session.updates.js';
+
+export type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
+export type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
+export type SessionEvent = UserEvent | DoneTurn | ErrorTurn | PackageUpgradedEvent;
+export type RuleParams = { actor: ToolActor; rule: RuleId };
+const headKind = (context: SessionContext) => {
+  const head = context.reply.queue[0];
+  return head && findTool('manager', head.call.function.name)?.kind;
+};
+
+/**
+ * Where the reply leads once its last call is settled: the boundary tool chosen earlier in the
+ * reply, or the last call itself when it is a boundary tool (it passed the rules by then, since
+ * the refusals come first). Null while more than one call waits.
+ */
+function settledBoundary(context: SessionContext): Boundary | null {
+  if (context.reply.queue.length > 1) return null;
+  if (context.reply.boundary || headKind(context) !== 'boundary') return context.reply.boundary;
+  return update.boundaryOf(context, context.reply.queue[0]!);
+}
+
+const isUserTurn = (boundary: SessionContext['reply']['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
+
+/** A user event for the event guards; other events (none reach them) carry no payload they read. */
+const asUserEvent = (event: SessionEvent): UserEvent | null => (event.type.startsWith('user_') ? (event as UserEvent) : null);
+
+type GuardArgs = { context: SessionContext; event: SessionEvent };
+
+export const sessionGuards = {
+  hasPackage: ({ context }: GuardArgs) => context.package !== null,
+  // The guards on user events and their refusal messages: EVENT_GUARDS (rules.ts).
+  packageIsKnown: ({ context, event }: GuardArgs) => EVENT_GUARDS.packageIsKnown.refusal(context, asUserEvent(event)) === null,
+  hasRequest: ({ context, event }: GuardArgs) => EVENT_GUARDS.hasRequest.refusal(context, asUserEvent(event)) === null,
+  hasQuestionCard: ({ context, event }: GuardArgs) => EVENT_GUARDS.hasQuestionCard.refusal(context, asUserEvent(event)) === null,
+  isArtifactUnderReview: ({ context, event }: GuardArgs) => EVENT_GUARDS.isArtifactUnderReview.refusal(context, asUserEvent(event)) === null,
+  editedRoleIsWorkers: ({ context, event }: GuardArgs) => EVENT_GUARDS.editedRoleIsWorkers.refusal(context, asUserEvent(event)) === null,
+  editsWithinArtifactTags: ({ context, event }: GuardArgs) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
+
+  // The rule table (rules.ts), checked on the head of the tool-call queue.
+  breaksRule: ({ context }: GuardArgs, params: RuleParams) => violationOf(context, params.actor, params.rule) !== null,
+  burstUsedUp: ({ context }: GuardArgs) => violationOf(context, 'manager', 'burstWithinLimit') !== null,
+  // The token budget (maxBurstTokens), checked before each model call: the manager's next
+  // round goes on only within it; a worker's next call is stopped when it is used up.
+  burstTokensWithinBudget: ({ context }: GuardArgs) => violationOf(context, 'manager', 'burstTokensWithinBudget') === null,
+  burstTokensUsedUp: ({ context }: GuardArgs) => violationOf(context, 'worker', 'burstTokensWithinBudget') !== null,
+
+  moreCallsQueued: ({ context }: GuardArgs) => context.reply.queue.length > 1,
+  // `steward upgrade`: the wait in progress must stay valid in the new package version.
+  upgradeKeepsWait: ({ context, event }: GuardArgs) => event.type === 'package_upgraded' && upgradeProblem(context, event.package) === null,
+
+  // Where a reply leads, once its last call is settled. A proposed step waits for a person when
+  // the approval policy says so (approval.ts): its answer is in the step, fixed when it was proposed.
+  stepNeedsApproval: ({ context }: GuardArgs) => {
+    const boundary = settledBoundary(context);
+    return boundary?.tool === 'run_worker' && stepNeedsApproval(boundary.step);
+  },
+  choseWorkerRun: ({ context }: GuardArgs) => settledBoundary(context)?.tool === 'run_worker',
+  choseClarification: ({ context }: GuardArgs) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
+  choseUserTurn: ({ context }: GuardArgs) => isUserTurn(settledBoundary(context)),
+  choseFinish: ({ context }: GuardArgs) => settledBoundary(context)?.tool === 'finish',
+  workerSubmitted: ({ context: { reply } }: GuardArgs) =>
+    reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit'),
+  workerAsked: ({ context: { reply } }: GuardArgs) =>
+    reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user'),
+};
