@@ -4,6 +4,7 @@
  * wait, then the same N running one long model call each. Afterwards every acknowledged
  * action is looked up in the journal (nothing lost).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { startLlmServer, type LlmOptions, type LlmServer } from './llm-server.js';
 import { startServer, type ServerProcess } from './servers.js';
@@ -28,9 +29,14 @@ export interface OneServerFigures {
   sessions: number;
   actions: number;
   actionsPerSecond: number;
-  addedMs: { p50: number; p95: number; p99: number };
+  /** End to end at the user (request sent → answer read) minus the session's model calls. */
+  addedMs: Quantiles;
+  /** The same inside the server (SessionHost.send minus its model calls): Steward's own share. */
+  inServerMs: Quantiles;
   modelMsPerAction: number;
   eventLoopP99Ms: number;
+  /** The driver's own event loop: high means the users' process, not Steward, was late. */
+  driverEventLoopP99Ms: number;
   cpuMsPerRound: number;
   storeMsPerEvent: number;
   rounds: number;
@@ -43,6 +49,17 @@ export interface OneServerFigures {
   lost: number;
   overlaps: number;
   failures: string[];
+}
+
+export interface Quantiles {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+function quantiles(values: readonly number[]): Quantiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }
 
 /** Model time of each session's calls inside an action: what the user waited for the model. */
@@ -95,22 +112,29 @@ export async function oneServer(
     });
     await sleep(settings.rampMs);
     const before = await server.stats({ reset: true });
+    const driverDelay = monitorEventLoopDelay({ resolution: 5 });
+    driverDelay.enable();
     const t0 = performance.now();
     const sampler = setInterval(() => void pgSample().then((n) => (pgMax = Math.max(pgMax, n))), 1000);
     await sleep(settings.windowMs);
     clearInterval(sampler);
     const after = await server.stats();
     const t1 = performance.now();
+    driverDelay.disable();
     await crowd.stop();
-    const inWindow = crowd.actions.filter((a) => a.end >= t0 && a.end <= t1);
+    // Actions begun and ended inside the window: the ramp's burst of creates (a queue at the
+    // server's accept backlog, not Steward's path) stays out of the steady-state figures.
+    const inWindow = crowd.actions.filter((a) => a.start >= t0 && a.end <= t1);
     const rounds = llm.calls.filter((c) => c.end >= t0 && c.end <= t1).length;
     const { added, model } = addedLatencies(inWindow, llm);
     const memory = settings.memory ? await memoryFigures(server, llm, sessions, firstMarker + 1_000_000, settings, say) : null;
     const figures = windowFigures(kind, sessions, inWindow, added, model, rounds, before, after, (t1 - t0) / 1000, llm);
+    const driverEventLoopP99Ms = driverDelay.percentile(99) / 1e6;
     await server.close();
     const lost = await lostActions(db, [crowd, ...(memory ? [memory.crowd] : [])]);
     return {
       ...figures,
+      driverEventLoopP99Ms,
       pgConnections: kind === 'postgres' ? pgMax : null,
       waitingBytesPerSession: memory?.waiting ?? null,
       runningBytesPerSession: memory?.running ?? null,
@@ -139,13 +163,13 @@ function windowFigures(
   seconds: number,
   llm: LlmServer,
 ) {
-  const sorted = [...added].sort((a, b) => a - b);
   return {
     store,
     sessions,
     actions: actions.length,
     actionsPerSecond: actions.length / seconds,
-    addedMs: { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) },
+    addedMs: quantiles(added),
+    inServerMs: quantiles(after.sendAddedMs),
     modelMsPerAction: model.reduce((a, b) => a + b, 0) / Math.max(1, model.length),
     eventLoopP99Ms: after.eventLoopP99Ms,
     cpuMsPerRound: (after.cpuMs - before.cpuMs) / Math.max(1, rounds),

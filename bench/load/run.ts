@@ -6,6 +6,7 @@
  *   npm run bench:load -- --quick            # correctness only (nothing lost, no double run), small and fast (CI)
  *   npm run bench:load -- --sizes 100,1000 --stores sqlite --kills 0
  *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
+ *   npm run bench:load -- --no-memory        # skip the memory phase (sessions parked, then all running)
  *
  * Exits non-zero when an acknowledged action is missing from a journal, a session ran on
  * two servers at once, a killed server's session never ran again, or a user saw an error.
@@ -27,6 +28,7 @@ interface Args {
   kills: number;
   /** Where to write the figures as JSON, if anywhere. */
   json: string | null;
+  memory: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -42,7 +44,7 @@ function parseArgs(argv: string[]): Args {
   const kills = Number(value('--kills') ?? (quick ? 3 : 20));
   if (!Number.isInteger(kills) || kills < 0) throw new Error(`--kills takes a whole number ≥ 0 (got ${value('--kills')})`);
   const json = argv.includes('--json') ? (value('--json')?.startsWith('--') === false ? value('--json')! : 'bench/load-results.json') : null;
-  return { quick, sizes, stores, kills, json };
+  return { quick, sizes, stores, kills, json, memory: !quick && !argv.includes('--no-memory') };
 }
 
 async function main(): Promise<void> {
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
   const settings: LoadSettings = args.quick
     ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: true };
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory };
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}`;
   say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
   say(
@@ -75,7 +77,8 @@ async function main(): Promise<void> {
         marker += 10_000_000;
         const last = runs.at(-1)!;
         say(
-          `    ${last.actionsPerSecond.toFixed(1)} actions/s · added p99 ${last.addedMs.p99.toFixed(1)} ms · event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms`,
+          `    ${last.actionsPerSecond.toFixed(1)} actions/s · added p99 ${last.addedMs.p99.toFixed(1)} ms (in server ${last.inServerMs.p99.toFixed(1)}) · ` +
+            `event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms (driver ${last.driverEventLoopP99Ms.toFixed(1)})`,
         );
       }
     }

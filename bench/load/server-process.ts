@@ -2,11 +2,13 @@
  * One `steward serve` of the load benchmark, in its own process as a deployment runs it:
  * the runtime with `OpenAIModel` (the real `openai` client) against the benchmark's model
  * server, on the store the driver names, through `startServe` — plus what the benchmark
- * reads from inside: event-loop delay, memory, CPU time and the time spent in the store.
+ * reads from inside: event-loop delay, memory, CPU time, the time spent in the store, and
+ * Steward's own time per user action (a send's duration minus the model calls it made).
  *
  * Started with `node --expose-gc --import tsx bench/load/server-process.ts` and a JSON
  * config in LOAD_SERVER_CONFIG; it answers the driver over the IPC channel.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
@@ -35,6 +37,14 @@ export interface ServerStats {
   storeCalls: number;
   /** Sessions held in memory now (sends and takeovers under way). */
   held: number;
+  /**
+   * Each user action's time inside the server (SessionHost.send from call to result) minus
+   * the model calls made for it: what Steward added, without the driver's or the network's
+   * share. Since the last reset.
+   */
+  sendAddedMs: number[];
+  /** The model time of those sends, the same order. */
+  sendModelMs: number[];
 }
 
 export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
@@ -65,13 +75,48 @@ function timed(store: SessionStore, totals: { ms: number; calls: number }): Sess
   return new Proxy(outer, { get: (object, key, receiver) => (key === 'leases' ? timedLeases : Reflect.get(object, key, receiver)) });
 }
 
+/** The send a piece of work belongs to: its model calls add their time to it. */
+const currentSend = new AsyncLocalStorage<{ modelMs: number }>();
+
+/** Adds each model call's duration to the send it runs for. */
+function timedModel(model: OpenAIModel): OpenAIModel {
+  const complete = model.complete.bind(model);
+  model.complete = async (request) => {
+    const start = performance.now();
+    try {
+      return await complete(request);
+    } finally {
+      const send = currentSend.getStore();
+      if (send) send.modelMs += performance.now() - start;
+    }
+  };
+  return model;
+}
+
+/** Times every SessionHost.send (the route of a user action) and its model share. */
+function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: { added: number[]; model: number[] }): void {
+  const send = host.send.bind(host);
+  host.send = (...args) => {
+    const share = { modelMs: 0 };
+    const start = performance.now();
+    return currentSend
+      .run(share, () => send(...args))
+      .finally(() => {
+        sends.added.push(Math.max(0, performance.now() - start - share.modelMs));
+        sends.model.push(share.modelMs);
+      });
+  };
+}
+
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
   const totals = { ms: 0, calls: 0 };
+  const sends = { added: [] as number[], model: [] as number[] };
   const store = timed(await openStore(config.db), totals);
-  const model = new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 });
+  const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }));
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
   const server = await startServe({ runtime, store, port: 0, maxCreatesPerMinute: 0, leaseMs: config.leaseMs, log: () => {} });
+  timeSends(server.host, sends);
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
 
@@ -99,8 +144,14 @@ async function main(): Promise<void> {
       storeMs: totals.ms,
       storeCalls: totals.calls,
       held: server.host.busy,
+      sendAddedMs: [...sends.added],
+      sendModelMs: [...sends.model],
     };
-    if (message.reset) delay.reset();
+    if (message.reset) {
+      delay.reset();
+      sends.added.length = 0;
+      sends.model.length = 0;
+    }
     process.send?.({ type: 'stats', stats } satisfies ServerMessage);
   });
   process.send?.({ type: 'ready', url: server.url, pid: process.pid } satisfies ServerMessage);
