@@ -261,9 +261,18 @@ export class SessionHost {
   startTakeover(): void {
     if (!this.leases || this.scan) return;
     const every = Math.max(50, Math.floor(this.leaseMs / 2));
-    this.scan = setInterval(() => void this.scanOnce(), every);
+    this.scan = setInterval(() => void this.scanWhileFull(), every);
     this.scan.unref();
-    void this.scanOnce();
+    void this.scanWhileFull();
+  }
+
+  /**
+   * Scans again at once while a scan claims a full batch: a dead server may leave hundreds of
+   * sessions, and waiting half a lease between batches of 20 would add seconds to the last
+   * one's takeover (bench:load measured it). Batches keep one claim statement short.
+   */
+  private async scanWhileFull(batch = 20): Promise<void> {
+    while ((await this.scanOnce(batch)).length === batch && !this.draining);
   }
 
   /** One takeover scan; resolves with the ids claimed (their runs go on in the background). */
