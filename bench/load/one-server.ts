@@ -22,6 +22,8 @@ export interface LoadSettings {
   random: () => number;
   /** Skip the memory phase (quick mode's small N says nothing about bytes per session). */
   memory: boolean;
+  /** The server's `--max-running`: sessions it runs at once before it answers 429 (0: no limit). */
+  maxRunning: number;
 }
 
 export interface OneServerFigures {
@@ -41,6 +43,8 @@ export interface OneServerFigures {
   storeMsPerEvent: number;
   rounds: number;
   throttled: number;
+  /** 429s of the server (full at maxRunning) that users waited out, in the window. */
+  busyAnswers: number;
   pgConnections: number | null;
   waitingBytesPerSession: number | null;
   runningBytesPerSession: number | null;
@@ -99,7 +103,7 @@ export async function oneServer(
   say: (line: string) => void,
 ): Promise<OneServerFigures> {
   const llm = await startLlmServer(settings.llm);
-  const server = await startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1' });
+  const server = await startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
   const pgSample = await connectionsUsed(kind === 'postgres' ? db : null);
   let pgMax = 0;
   try {
@@ -115,12 +119,14 @@ export async function oneServer(
     const driverDelay = monitorEventLoopDelay({ resolution: 5 });
     driverDelay.enable();
     const t0 = performance.now();
+    const busyBefore = crowd.busyAnswers;
     const sampler = setInterval(() => void pgSample().then((n) => (pgMax = Math.max(pgMax, n))), 1000);
     await sleep(settings.windowMs);
     clearInterval(sampler);
     const after = await server.stats();
     const t1 = performance.now();
     driverDelay.disable();
+    const busyAnswers = crowd.busyAnswers - busyBefore;
     await crowd.stop();
     // Actions begun and ended inside the window: the ramp's burst of creates (a queue at the
     // server's accept backlog, not Steward's path) stays out of the steady-state figures.
@@ -135,6 +141,7 @@ export async function oneServer(
     return {
       ...figures,
       driverEventLoopP99Ms,
+      busyAnswers,
       pgConnections: kind === 'postgres' ? pgMax : null,
       waitingBytesPerSession: memory?.waiting ?? null,
       runningBytesPerSession: memory?.running ?? null,
@@ -203,9 +210,11 @@ async function memoryFigures(
   await crowd.stop();
   while ((await server.stats()).held > 0) await sleep(200);
   const waiting = await server.stats({ gc: true });
-  // Every parked session now runs one model call that lasts long enough to be measured.
+  // The parked sessions (as many as the server runs at once) now run one model call that
+  // lasts long enough to be measured; the rest stay parked.
   llm.setLatency(6000, 6000);
-  const approvals = crowd.parked.map(({ id }) =>
+  const runs = settings.maxRunning > 0 ? crowd.parked.slice(0, settings.maxRunning) : crowd.parked;
+  const approvals = runs.map(({ id }) =>
     fetch(`${server.url}/sessions/${encodeURIComponent(id)}/events`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -213,7 +222,7 @@ async function memoryFigures(
     }).then(async (r) => ({ id, ok: r.status === 200 && (await r.text()).length > 0 })),
   );
   const started = performance.now();
-  while (llm.inFlight < crowd.parked.length && performance.now() - started < 5000) await sleep(100);
+  while (llm.inFlight < runs.length && performance.now() - started < 5000) await sleep(100);
   const running = await server.stats({ gc: true });
   const held = running.held;
   for (const answer of await Promise.allSettled(approvals)) {

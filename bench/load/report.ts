@@ -16,9 +16,9 @@ export function printRuns(runs: readonly OneServerFigures[], say: (line: string)
   if (runs.length === 0) return;
   say('One server · N live sessions (users think between actions)');
   say(
-    '| store | sessions | actions/s | added p50 / p95 / p99 ms | of it in server p50 / p95 / p99 ms | model ms/action | event loop p99 ms (driver) | CPU ms/round | store ms/event | PG conns | bytes/waiting | bytes/running | heap, all waiting | done | lost |',
+    '| store | sessions | actions/s | added p50 / p95 / p99 ms | of it in server p50 / p95 / p99 ms | model ms/action | event loop p99 ms (driver) | CPU ms/round | store ms/event | PG conns | bytes/waiting | bytes/running | heap, all waiting | 429s waited out | done | lost |',
   );
-  say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of runs) {
     const atTarget = r.sessions <= 1000;
     say(
@@ -26,7 +26,7 @@ export function printRuns(runs: readonly OneServerFigures[], say: (line: string)
         `${ms(r.inServerMs.p50)} / ${ms(r.inServerMs.p95)} / ${ms(r.inServerMs.p99)}${mark(!atTarget || r.inServerMs.p99 <= TARGETS.addedP99Ms)} | ` +
         `${ms(r.modelMsPerAction)} | ${ms(r.eventLoopP99Ms)}${mark(!atTarget || r.eventLoopP99Ms <= TARGETS.eventLoopP99Ms)} (${ms(r.driverEventLoopP99Ms)}) | ${ms(r.cpuMsPerRound)} | ${ms(r.storeMsPerEvent)} | ` +
         `${r.pgConnections ?? '—'} | ${kb(r.waitingBytesPerSession)}${mark(r.waitingBytesPerSession === null || r.waitingBytesPerSession <= TARGETS.waitingBytes)} | ${kb(r.runningBytesPerSession)} | ` +
-        `${r.heapMbWaiting === null ? '—' : `${r.heapMbWaiting.toFixed(0)} MB`} | ${r.sessionsDone} | ${r.lost} |`,
+        `${r.heapMbWaiting === null ? '—' : `${r.heapMbWaiting.toFixed(0)} MB`} | ${r.busyAnswers} | ${r.sessionsDone} | ${r.lost} |`,
     );
   }
   say(`targets (≤ 1,000 sessions): added p99 ≤ ${TARGETS.addedP99Ms} ms, event loop p99 ≤ ${TARGETS.eventLoopP99Ms} ms; a waiting session ≤ 20 KB (✗: missed)`);

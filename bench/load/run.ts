@@ -21,6 +21,13 @@ import { killRun, type KillFigures } from './kills.js';
 import { seeded } from './numbers.js';
 import { printKills, printRuns, problemsOf } from './report.js';
 
+/**
+ * The load server's `--max-running` in the full run: about what one server of this machine
+ * runs at once at full CPU (~115 actions/s × ~2.5 s each); beyond it users get 429 and wait
+ * its Retry-After rather than every action slowing down.
+ */
+const MAX_RUNNING = 300;
+
 interface Args {
   quick: boolean;
   sizes: number[];
@@ -55,13 +62,14 @@ async function main(): Promise<void> {
     ? { minMs: 20, maxMs: 200, tokensPerSecond: 400, rate429: 0.05, retryAfterMs: 20, seed: 7 }
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
   const settings: LoadSettings = args.quick
-    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory };
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false, maxRunning: 8 }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory, maxRunning: MAX_RUNNING };
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}`;
   say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
   say(
     `model: latency ${llm.minMs}–${llm.maxMs} ms (log-uniform), ${llm.tokensPerSecond} tokens/s, ${llm.rate429 * 100}% 429s; think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms`,
   );
+  say(`one server: --max-running ${settings.maxRunning} (sends beyond it answer 429 + Retry-After; the users wait it out)`);
 
   const folder = mkdtempSync(join(tmpdir(), 'steward-load-'));
   let postgres: TestPostgres | null = null;

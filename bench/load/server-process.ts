@@ -23,6 +23,8 @@ export interface ServerConfig {
   leaseMs: number;
   /** Name in the leases table (which server ran what). */
   owner: string;
+  /** `steward serve --max-running`: sends beyond it answer 429 with Retry-After (0: no limit). */
+  maxRunning?: number;
 }
 
 export interface ServerStats {
@@ -115,7 +117,15 @@ async function main(): Promise<void> {
   const store = timed(await openStore(config.db), totals);
   const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }));
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
-  const server = await startServe({ runtime, store, port: 0, maxCreatesPerMinute: 0, leaseMs: config.leaseMs, log: () => {} });
+  const server = await startServe({
+    runtime,
+    store,
+    port: 0,
+    maxCreatesPerMinute: 0,
+    leaseMs: config.leaseMs,
+    maxRunning: config.maxRunning ?? 0,
+    log: () => {},
+  });
   timeSends(server.host, sends);
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();

@@ -7,7 +7,9 @@
  * Every action is timed end to end (request sent → the session waits again or is done) and
  * recorded with the session's marker, so the run can subtract the model's own time and
  * check afterwards that no acknowledged action is missing from the journal. When a server
- * stops answering, a user moves to the next server and sends the same action again.
+ * stops answering, a user moves to the next server and sends the same action again; when it
+ * answers 429 (full: `--max-running`), the user waits its Retry-After and sends again, and the
+ * action's time includes that wait.
  */
 import type { SessionView } from '../../src/runtime/view.js';
 import { nextEvent } from '../../test/serve/http.js';
@@ -37,6 +39,8 @@ export interface Crowd {
   /** Sessions parked (parkAtApproval) and their server index. */
   readonly parked: Array<{ session: number; id: string; server: number }>;
   readonly sessionsDone: number;
+  /** 429 answers (server full) the users waited out and sent again. */
+  readonly busyAnswers: number;
   readonly failures: string[];
   /** The server (index) each session's last action went to: where it runs. */
   readonly serverOf: Map<number, number>;
@@ -47,6 +51,8 @@ const RETRY_MS = 100;
 
 interface Reply {
   status: number;
+  /** Seconds, from a 429's Retry-After. */
+  retryAfter: number | null;
   /** Create and get: { view, revision }; send: the SendResult ({ ok, view, revision } or { ok: false, error, … }). */
   body: { view?: SessionView; revision?: number | null; ok?: boolean; error?: { code?: string } };
 }
@@ -58,7 +64,8 @@ async function call(base: string, method: string, path: string, body?: unknown):
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Reply['body']) : {} };
+  const retryAfter = res.headers.get('retry-after');
+  return { status: res.status, retryAfter: retryAfter === null ? null : Number(retryAfter), body: text ? (JSON.parse(text) as Reply['body']) : {} };
 }
 
 /** Starts `count` users, their first actions spread over `rampMs`; marker numbers from `firstMarker`. */
@@ -71,6 +78,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
   let stopped = false;
   let marker = firstMarker;
   let sessionsDone = 0;
+  let busyAnswers = 0;
   const sleeps = new Set<() => void>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -94,6 +102,11 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
         if (reply.status === 503 || reply.body.error?.code === 'session_running_elsewhere' || reply.body.error?.code === 'lease_lost') {
           if (stopped) return reply;
           await sleep(RETRY_MS);
+          continue;
+        }
+        if (reply.status === 429 && !stopped) {
+          busyAnswers += 1;
+          await sleep(Math.max(RETRY_MS, (reply.retryAfter ?? 1) * 1000));
           continue;
         }
         return reply;
@@ -131,6 +144,8 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
         const start = performance.now();
         const reply = await attempt(server, 'POST', `/sessions/${encodeURIComponent(id)}/events`, event);
         const end = performance.now();
+        // A 429 comes back only once the run stops: the server never took the action.
+        if (reply.status === 429) return;
         if (reply.status === 200) {
           actions.push({ session, sessionId: id, kind: event.type, start, end, status: reply.status });
           acknowledged.set(id, (acknowledged.get(id) ?? 0) + 1);
@@ -170,6 +185,9 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
     serverOf,
     get sessionsDone() {
       return sessionsDone;
+    },
+    get busyAnswers() {
+      return busyAnswers;
     },
     async stop() {
       stopped = true;
