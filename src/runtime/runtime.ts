@@ -10,29 +10,18 @@
 import { randomBytes } from 'node:crypto';
 import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import { createManagerTurn, createWorkerTurn } from '../agents/turns.js';
-import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
+import type { TagVersion } from '../blackboard/blackboard.js';
 import { SessionNotFoundError, UserError } from '../errors.js';
 import { DEFAULT_MAX_BURST, type SessionContext } from '../machines/session.context.js';
 import { DEFAULT_WINDOW, windowLimitsProblem, type WindowLimits } from '../machines/transcript.js';
-import type { ChatMessage } from '../models/model.js';
 import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
 import { stateString } from '../machines/refusals.js';
-import type { Model } from '../models/model.js';
-import { checkMaxBurst, resolveLimits, type Limits } from '../limits.js';
+import { checkMaxBurst, resolveLimits } from '../limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import { DEFAULT_LEASE_MS, leaseOwnerName } from '../store/lease-keeper.js';
 import { readOnlyView } from './read-only-view.js';
-import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
-import {
-  allTagVersions,
-  findTagVersion,
-  fullTranscript,
-  historyItems,
-  MemoryArchive,
-  readVersions,
-  type ArchiveReader,
-  type TranscriptName,
-} from './archive.js';
+import type { SessionStore } from '../store/session-store.js';
+import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader } from './archive.js';
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
 import { envelope, openEnvelopeWithHistory } from './persisted.js';
@@ -42,181 +31,24 @@ import { OwnLease, PassedLease, type SessionLeasing } from './session-lease.js';
 import { packageVersionOf, shortHash } from '../skills/package-version.js';
 import { PinnedVersions, storedVersion } from './pinned-versions.js';
 import { upgradeProblem } from '../machines/package-upgrade.js';
-import type { SessionView } from './view.js';
 import { checkedMachine, providesActor } from './provided-machine.js';
-import type { ApprovalRule } from '../agents/approvals.js';
-import type { TracerProvider } from '@opentelemetry/api';
 import { SessionTracer, TRACER_NAME } from './tracing.js';
 import { OpenAIModel } from '../models/openai-model.js';
+import {
+  checkMaxBurstTokens,
+  seededBoard,
+  type CreateSessionOptions,
+  type ResumeOptions,
+  type Runtime,
+  type RuntimeOptions,
+  type SessionHistory,
+  type UpgradeOptions,
+  type UpgradeResult,
+} from './runtime-options.js';
 
-export interface RuntimeOptions {
-  model: Model;
-  /**
-   * The machine every session runs: `sessionMachine.provide({ guards, actions, actors })`
-   * (default: Steward's own). Store, journal, replay, fork, serve and the inspector all use
-   * it. Its states and events must be the chart's (checked here: MachineMismatchError); the
-   * runtime provides its manager and worker turns unless the machine brings its own.
-   */
-  machine?: SessionMachine;
-  /**
-   * The deployment's approval policy, asked for each step the manager proposes: `always`
-   * (a person approves it), `never` (it runs at once) or `model` (the manager's
-   * requiresApproval decides). `step.approval` is the worker's front matter policy (default
-   * `model`), which applies without this option. The answer is journalled with the reply.
-   */
-  approval?: ApprovalRule;
-  /**
-   * Traces every session with OpenTelemetry (GenAI semantic conventions; docs/design.md
-   * "Traces"): pass your SDK's provider, or `trace.getTracerProvider()` for the global one.
-   * Off by default: without it no listener is attached.
-   */
-  tracerProvider?: TracerProvider;
-  /** LLM rounds allowed between two user actions (default 12). */
-  maxBurst?: number;
-  /**
-   * Tokens (prompt + completion, as the model reports them) allowed per burst, between two
-   * user actions; off by default. Checked before each model call (the guard
-   * `burstTokensWithinBudget`); over it the session waits for the user with a notice.
-   */
-  maxBurstTokens?: number;
-  /**
-   * Folder(s) of skill packages (default: the bundled ones), each holding package folders.
-   * Only these are loaded: add `bundledPackagesDir` to keep the bundled packages beside yours.
-   */
-  packagesDir?: string | readonly string[];
-  /** Where sessions are saved; without one, sessions live in memory only. */
-  store?: SessionStore;
-  /** Receives XState inspection events of every session (see src/inspect). */
-  inspect?: (event: InspectionEvent) => void;
-  /** Size limits (src/limits.ts, DEFAULT_LIMITS); `userTextChars` can also be set per session. */
-  limits?: Partial<Limits>;
-  /**
-   * Limits of the transcript windows the context keeps and the prompts show (default
-   * { messages: 30, chars: 32000 }: about the current burst and the one before it, see
-   * docs/design.md §5); older messages stay readable through `history()`.
-   */
-  window?: Partial<WindowLimits>;
-  /**
-   * On a store with leases (PostgresStore): who this process is in the leases table, as
-   * another process is told when it finds a session running here (default
-   * "node on HOST pid N"). A session takes the lease before it runs and lets it go when it waits.
-   */
-  leaseOwner?: string;
-  /** On a store with leases: how long a lease lasts unrenewed (default 30 s): a session this process left running is taken over that long after. */
-  leaseMs?: number;
-}
-
-/** What a caller that holds a session's lease passes to `resumeSession` (SessionHost does). */
-export interface ResumeOptions {
-  /** The stored session the caller already loaded and checked (no second read that could differ). */
-  from?: StoredSession;
-  /** A lease the caller holds (and renews) on it; every write is fenced by it. Without one, the session takes its own. */
-  lease?: Lease;
-  /** With `lease`: asked before each model call; false (the lease is lost) stops the session instead. */
-  leaseCheck?: () => Promise<boolean>;
-}
-
-export interface CreateSessionOptions {
-  packageId?: string;
-  maxBurst?: number;
-  /** Tokens per burst for this session (default: the runtime's, off by default); null turns it off. */
-  maxBurstTokens?: number | null;
-  id?: string;
-  limits?: Pick<Partial<Limits>, 'userTextChars'>;
-  /** Tags to put on the blackboard before the session starts (version 1 of each, written by "app"). */
-  blackboard?: Record<string, string>;
-}
-
-export interface UpgradeOptions {
-  /** Where to move the session: 'current' (the default), the package on disk. */
-  to?: 'current';
-  /** Who asked for it (journalled with the entry). */
-  by?: string;
-}
-
-/** What `upgradeSession` did: the hashes before and after, and the session's view now. */
-export interface UpgradeResult {
-  /** The version the session was pinned to (null: saved before pinning). */
-  from: string | null;
-  to: string;
-  /** False when the session already ran the package on disk: nothing was written. */
-  changed: boolean;
-  view: SessionView;
-}
-
-/** A session's whole history — every transcript message and tag version ever written. */
-export interface SessionHistory {
-  transcript(name?: TranscriptName): Promise<ChatMessage[]>;
-  tagVersion(tag: string, version: number): Promise<TagVersion | undefined>;
-  tagVersions(tag: string): Promise<TagVersion[]>;
-}
-
-export interface Runtime {
-  readonly model: Model;
-  readonly packages: ReadonlyMap<string, SkillPackage>;
-  readonly machine: SessionMachine;
-  readonly store: SessionStore | undefined;
-  createSession(options?: CreateSessionOptions): Promise<Session>;
-  /**
-   * A new session whose state is this one's after journal entry `atSeq` (replayed through
-   * the pure machine, as time travel does), with `forkedFrom` in its view and a first
-   * journal entry "forked". The original is not touched; a model call in flight at that
-   * point runs again in the fork.
-   */
-  forkSession(id: string, options: { atSeq: number; id?: string }): Promise<Session>;
-  readonly limits: Readonly<Limits>;
-  /**
-   * Reopens a saved session; a model call that was in flight runs again. On a store with
-   * leases, another process running it gives SessionLeasedError (`session_running_elsewhere`).
-   */
-  resumeSession(id: string, options?: ResumeOptions): Promise<Session>;
-  /**
-   * A live, in-memory session from a persisted snapshot (`session.persisted()`) that the app
-   * stored itself; nothing is journalled. Validated like a stored one.
-   */
-  restoreSession(persisted: unknown): Session;
-  /** The live session with this id if this runtime holds it, else `resumeSession(id)`. */
-  openSession(id: string): Promise<Session>;
-  /**
-   * Moves a waiting session to the version of its package on disk (`steward upgrade`): a
-   * journal entry `package_upgraded` with the hashes before and after. Refused (a UserError,
-   * nothing written) while the session runs, or when the wait in progress would not be valid
-   * in the new version (its step's worker, the artifact under review's tags).
-   */
-  upgradeSession(id: string, options?: UpgradeOptions): Promise<UpgradeResult>;
-  /** The hash of a package's version on disk (undefined: no such package): what new sessions are pinned to. */
-  packageVersionOnDisk(packageId: string): string | undefined;
-  /** Sessions this runtime holds in memory (restored ones too), until they are done, stopped or failed. */
-  readonly live: ReadonlyMap<string, Session>;
-  /**
-   * The whole history of a session: the live one's, else the store's. Snapshots keep only
-   * bounded windows and the latest tag bodies; this reads everything ever written.
-   */
-  history(id: string): Promise<SessionHistory>;
-}
-
-function checkMaxBurstTokens(value: number | null | undefined, where: string): number | null {
-  if (value === undefined || value === null) return null;
-  if (!Number.isInteger(value) || value < 1)
-    throw new UserError(`${where}: maxBurstTokens must be a whole number of tokens ≥ 1, or null for no budget (got ${String(value)}).`);
-  return value;
-}
+export type { CreateSessionOptions, ResumeOptions, Runtime, RuntimeOptions, SessionHistory, UpgradeOptions, UpgradeResult };
 
 export const packageInfo = packageInfoOf;
-/** An app's seed tags as version 1 of each, written by "app"; undefined when there are none. */
-function seededBoard(tags: Record<string, string> | undefined): Blackboard | undefined {
-  if (tags === undefined) return undefined;
-  if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
-    throw new UserError('createSession: blackboard must be an object of tag → body (strings).');
-  const at = new Date().toISOString();
-  const board: Blackboard = {};
-  for (const [tag, body] of Object.entries(tags)) {
-    if (typeof body !== 'string' || tag.length === 0 || tag.length > 120)
-      throw new UserError(`createSession: blackboard tag "${tag.slice(0, 40)}" needs a name of 1 to 120 characters and a string body.`);
-    Object.defineProperty(board, tag, { value: [{ version: 1, body, writtenBy: 'app', at }], enumerable: true, writable: true, configurable: true });
-  }
-  return Object.keys(board).length ? board : undefined;
-}
 
 export function newSessionId(): string {
   return `s_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
