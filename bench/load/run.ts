@@ -7,6 +7,7 @@
  *   npm run bench:load -- --sizes 100,1000 --stores sqlite --kills 0
  *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
  *   npm run bench:load -- --no-memory        # skip the memory phase (sessions parked, then all running)
+ *   npm run bench:load -- --max-running 300  # the server answers 429 + Retry-After beyond 300 running sessions (default: no limit)
  *
  * Exits non-zero when an acknowledged action is missing from a journal, a session ran on
  * two servers at once, a killed server's session never ran again, or a user saw an error.
@@ -21,13 +22,6 @@ import { killRun, type KillFigures } from './kills.js';
 import { seeded } from './numbers.js';
 import { printKills, printRuns, problemsOf } from './report.js';
 
-/**
- * The load server's `--max-running` in the full run: about what one server of this machine
- * runs at once at full CPU (~115 actions/s × ~2.5 s each); beyond it users get 429 and wait
- * its Retry-After rather than every action slowing down.
- */
-const MAX_RUNNING = 300;
-
 interface Args {
   quick: boolean;
   sizes: number[];
@@ -36,6 +30,8 @@ interface Args {
   /** Where to write the figures as JSON, if anywhere. */
   json: string | null;
   memory: boolean;
+  /** The load server's `--max-running` (0: no limit; quick: 8, so the 429 path is exercised). */
+  maxRunning: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -51,7 +47,10 @@ function parseArgs(argv: string[]): Args {
   const kills = Number(value('--kills') ?? (quick ? 3 : 20));
   if (!Number.isInteger(kills) || kills < 0) throw new Error(`--kills takes a whole number ≥ 0 (got ${value('--kills')})`);
   const json = argv.includes('--json') ? (value('--json')?.startsWith('--') === false ? value('--json')! : 'bench/load-results.json') : null;
-  return { quick, sizes, stores, kills, json, memory: !quick && !argv.includes('--no-memory') };
+  const maxRunning = Number(value('--max-running') ?? (quick ? 8 : 0));
+  if (!Number.isInteger(maxRunning) || maxRunning < 0)
+    throw new Error(`--max-running takes a whole number ≥ 0, 0 for no limit (got ${value('--max-running')})`);
+  return { quick, sizes, stores, kills, json, memory: !quick && !argv.includes('--no-memory'), maxRunning };
 }
 
 async function main(): Promise<void> {
@@ -62,14 +61,18 @@ async function main(): Promise<void> {
     ? { minMs: 20, maxMs: 200, tokensPerSecond: 400, rate429: 0.05, retryAfterMs: 20, seed: 7 }
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
   const settings: LoadSettings = args.quick
-    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false, maxRunning: 8 }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory, maxRunning: MAX_RUNNING };
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false, maxRunning: args.maxRunning }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory, maxRunning: args.maxRunning };
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}`;
   say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
   say(
     `model: latency ${llm.minMs}–${llm.maxMs} ms (log-uniform), ${llm.tokensPerSecond} tokens/s, ${llm.rate429 * 100}% 429s; think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms`,
   );
-  say(`one server: --max-running ${settings.maxRunning} (sends beyond it answer 429 + Retry-After; the users wait it out)`);
+  say(
+    settings.maxRunning > 0
+      ? `one server: --max-running ${settings.maxRunning} (sends beyond it answer 429 + Retry-After; the users wait it out)`
+      : 'one server: no --max-running (every send is taken)',
+  );
 
   const folder = mkdtempSync(join(tmpdir(), 'steward-load-'));
   let postgres: TestPostgres | null = null;
