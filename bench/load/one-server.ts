@@ -46,6 +46,8 @@ export interface OneServerFigures {
   /** 429s of the server (full at maxRunning) that users waited out, in the window. */
   busyAnswers: number;
   pgConnections: number | null;
+  /** What the PostgreSQL connections were doing in the window, most frequent first (none for SQLite). */
+  pgDoing: string[];
   waitingBytesPerSession: number | null;
   runningBytesPerSession: number | null;
   heapMbWaiting: number | null;
@@ -81,17 +83,34 @@ export function addedLatencies(actions: readonly Action[], llm: LlmServer): { ad
   return { added, model };
 }
 
-async function connectionsUsed(url: string | null): Promise<() => Promise<number>> {
-  if (!url) return async () => 0;
+/**
+ * Samples the server's PostgreSQL connections: how many are open, and what each is doing
+ * (`state wait_event_type:wait_event`, "active CPU" when it waits on nothing) — where the
+ * database time of a write goes.
+ */
+async function connectionSampler(url: string | null) {
+  const doing = new Map<string, number>();
+  if (!url) return { sample: async () => 0, doing, end: async () => {} };
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const sample = async () => {
-    const { rows } = await client.query<{ n: string }>(
-      'select count(*)::text as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    const { rows } = await client.query<{ what: string }>(
+      `select state || ' ' || coalesce(wait_event_type || ':' || wait_event, 'CPU') as what from pg_stat_activity
+       where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`,
     );
-    return Number(rows[0]?.n ?? 0);
+    for (const { what } of rows) doing.set(what, (doing.get(what) ?? 0) + 1);
+    return rows.length;
   };
-  return Object.assign(sample, { end: () => client.end() });
+  return { sample, doing, end: () => client.end() };
+}
+
+/** The most frequent things the connections were doing, as shares of the samples. */
+function topDoing(doing: ReadonlyMap<string, number>): string[] {
+  const total = [...doing.values()].reduce((a, b) => a + b, 0);
+  return [...doing]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([what, n]) => `${what} ${((100 * n) / Math.max(1, total)).toFixed(0)}%`);
 }
 
 export async function oneServer(
@@ -104,7 +123,7 @@ export async function oneServer(
 ): Promise<OneServerFigures> {
   const llm = await startLlmServer(settings.llm);
   const server = await startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
-  const pgSample = await connectionsUsed(kind === 'postgres' ? db : null);
+  const pgSample = await connectionSampler(kind === 'postgres' ? db : null);
   let pgMax = 0;
   try {
     say(`  ${kind} · ${sessions} sessions: ramp ${settings.rampMs / 1000} s, window ${settings.windowMs / 1000} s`);
@@ -120,7 +139,7 @@ export async function oneServer(
     driverDelay.enable();
     const t0 = performance.now();
     const busyBefore = crowd.busyAnswers;
-    const sampler = setInterval(() => void pgSample().then((n) => (pgMax = Math.max(pgMax, n))), 1000);
+    const sampler = setInterval(() => void pgSample.sample().then((n) => (pgMax = Math.max(pgMax, n))), 500);
     await sleep(settings.windowMs);
     clearInterval(sampler);
     const after = await server.stats();
@@ -143,6 +162,7 @@ export async function oneServer(
       driverEventLoopP99Ms,
       busyAnswers,
       pgConnections: kind === 'postgres' ? pgMax : null,
+      pgDoing: topDoing(pgSample.doing),
       waitingBytesPerSession: memory?.waiting ?? null,
       runningBytesPerSession: memory?.running ?? null,
       heapMbWaiting: memory?.heapMb ?? null,
@@ -153,7 +173,7 @@ export async function oneServer(
     };
   } finally {
     await server.kill().catch(() => {});
-    await (pgSample as unknown as { end?: () => Promise<void> }).end?.();
+    await pgSample.end();
     await llm.close();
   }
 }

@@ -91,6 +91,7 @@ async function main(): Promise<void> {
           `    ${last.actionsPerSecond.toFixed(1)} actions/s · added p99 ${last.addedMs.p99.toFixed(1)} ms (in server ${last.inServerMs.p99.toFixed(1)}) · ` +
             `event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms (driver ${last.driverEventLoopP99Ms.toFixed(1)})`,
         );
+        if (last.pgDoing.length > 0) say(`    PostgreSQL connections: ${last.pgDoing.join(', ')}`);
       }
     }
     if (args.kills > 0 && postgres) {
