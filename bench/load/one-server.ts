@@ -48,6 +48,8 @@ export interface OneServerFigures {
   pgConnections: number | null;
   /** What the PostgreSQL connections were doing in the window, most frequent first (none for SQLite). */
   pgDoing: string[];
+  /** The store methods that took the most time in the window: name, mean ms, calls. */
+  storeMethods: string[];
   waitingBytesPerSession: number | null;
   runningBytesPerSession: number | null;
   heapMbWaiting: number | null;
@@ -102,6 +104,19 @@ async function connectionSampler(url: string | null) {
     return rows.length;
   };
   return { sample, doing, end: () => client.end() };
+}
+
+/** The store methods with the most time between two stats readings. */
+function slowestMethods(before: ServerStats, after: ServerStats): string[] {
+  return Object.entries(after.storeByMethod)
+    .map(([name, t]) => {
+      const was = before.storeByMethod[name] ?? { ms: 0, calls: 0 };
+      return { name, ms: t.ms - was.ms, calls: t.calls - was.calls };
+    })
+    .filter((m) => m.calls > 0)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((m) => `${m.name} ${(m.ms / m.calls).toFixed(1)} ms × ${m.calls}`);
 }
 
 /** The most frequent things the connections were doing, as shares of the samples. */
@@ -163,6 +178,7 @@ export async function oneServer(
       busyAnswers,
       pgConnections: kind === 'postgres' ? pgMax : null,
       pgDoing: topDoing(pgSample.doing),
+      storeMethods: slowestMethods(before, after),
       waitingBytesPerSession: memory?.waiting ?? null,
       runningBytesPerSession: memory?.running ?? null,
       heapMbWaiting: memory?.heapMb ?? null,

@@ -92,6 +92,7 @@ async function main(): Promise<void> {
             `event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms (driver ${last.driverEventLoopP99Ms.toFixed(1)})`,
         );
         if (last.pgDoing.length > 0) say(`    PostgreSQL connections: ${last.pgDoing.join(', ')}`);
+        say(`    store time by method (mean × calls): ${last.storeMethods.join(', ')}`);
       }
     }
     if (args.kills > 0 && postgres) {

@@ -37,6 +37,8 @@ export interface ServerStats {
   cpuMs: number;
   storeMs: number;
   storeCalls: number;
+  /** Store time and calls by method (`leases.claim`, `append`, …), since the process started. */
+  storeByMethod: Record<string, { ms: number; calls: number }>;
   /** Sessions held in memory now (sends and takeovers under way). */
   held: number;
   /**
@@ -53,8 +55,10 @@ export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | {
 export type ServerMessage = { type: 'ready'; url: string; pid: number } | { type: 'stats'; stats: ServerStats } | { type: 'closed' };
 
 /** Counts the time spent in the store's async methods (journal writes, loads, leases). */
-function timed(store: SessionStore, totals: { ms: number; calls: number }): SessionStore {
-  const wrap = <T extends object>(target: T): T =>
+type StoreTotals = { ms: number; calls: number; byMethod: Map<string, { ms: number; calls: number }> };
+
+function timed(store: SessionStore, totals: StoreTotals): SessionStore {
+  const wrap = <T extends object>(target: T, prefix: string): T =>
     new Proxy(target, {
       get(object, key, receiver) {
         const value = Reflect.get(object, key, receiver) as unknown;
@@ -64,16 +68,24 @@ function timed(store: SessionStore, totals: { ms: number; calls: number }): Sess
           const result = (value as (...a: unknown[]) => unknown).apply(object, args);
           if (result instanceof Promise) {
             totals.calls += 1;
-            return result.finally(() => (totals.ms += performance.now() - start));
+            const name = `${prefix}${String(key)}`;
+            return result.finally(() => {
+              const ms = performance.now() - start;
+              totals.ms += ms;
+              const method = totals.byMethod.get(name) ?? { ms: 0, calls: 0 };
+              method.ms += ms;
+              method.calls += 1;
+              totals.byMethod.set(name, method);
+            });
           }
           return result;
         };
       },
     });
   const leases = store.leases;
-  const outer = wrap(store);
+  const outer = wrap(store, '');
   if (!leases) return outer;
-  const timedLeases = wrap(leases);
+  const timedLeases = wrap(leases, 'leases.');
   return new Proxy(outer, { get: (object, key, receiver) => (key === 'leases' ? timedLeases : Reflect.get(object, key, receiver)) });
 }
 
@@ -112,7 +124,7 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
-  const totals = { ms: 0, calls: 0 };
+  const totals: StoreTotals = { ms: 0, calls: 0, byMethod: new Map() };
   const sends = { added: [] as number[], model: [] as number[] };
   const store = timed(await openStore(config.db), totals);
   const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }));
@@ -153,6 +165,7 @@ async function main(): Promise<void> {
       cpuMs: (cpu.user + cpu.system) / 1000,
       storeMs: totals.ms,
       storeCalls: totals.calls,
+      storeByMethod: Object.fromEntries([...totals.byMethod].map(([name, t]) => [name, { ...t }])),
       held: server.host.busy,
       sendAddedMs: [...sends.added],
       sendModelMs: [...sends.model],
