@@ -3,41 +3,15 @@
  * `platform: 'browser'` and no Node built-in is reached (a `node:` import, or `fs`, `path`, …
  * without the prefix). React stays outside the hook's bundle (the app brings it). Prints the sizes.
  */
-import { builtinModules } from 'node:module';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { build, type Plugin } from 'esbuild';
 import { expect, it } from 'vitest';
+import { browserBundle } from '../support/browser-bundle.js';
 import { root } from '../support/cli-process.js';
 
-const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-
 async function bundle(entry: string, external: string[] = []): Promise<{ reached: string[]; bytes: number; gzipped: number }> {
-  const reached: string[] = [];
-  const noNode: Plugin = {
-    name: 'no-node-builtins',
-    setup(b) {
-      b.onResolve({ filter: /.*/ }, (args) => {
-        if (!nodeBuiltins.has(args.path) && !args.path.startsWith('node:')) return undefined;
-        reached.push(`${args.path} (from ${args.importer})`);
-        return { path: args.path, external: true };
-      });
-    },
-  };
-  const result = await build({
-    entryPoints: [join(root, entry)],
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    minify: true,
-    write: false,
-    logLevel: 'silent',
-    external,
-    plugins: [noNode],
-  });
-  expect(result.errors).toEqual([]);
-  const code = result.outputFiles[0]!.contents;
-  return { reached, bytes: code.length, gzipped: gzipSync(code).length };
+  const { reached, errors, bytes, gzipped } = await browserBundle({ entry: join(root, entry) }, { external });
+  expect(errors).toEqual([]);
+  return { reached, bytes, gzipped };
 }
 
 it.each([

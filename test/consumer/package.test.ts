@@ -15,15 +15,13 @@
  * Prints the tarball's size and file count, the install times and the bundle size.
  */
 import { execFile } from 'node:child_process';
-import { builtinModules } from 'node:module';
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserBundle } from '../support/browser-bundle.js';
 import { root } from '../support/cli-process.js';
 import { npmInstall, packedTarball, type Tarball } from '../support/tarball.js';
 
@@ -152,34 +150,11 @@ describe('an app that installed steward', () => {
     ['everything steward/machine exports + ScriptedModel', 'browser-entry.js'],
     ['a typical page: sessionMachine, the turns, enabledUserEvents, sessionView', 'browser-typical.js'],
   ])('(c) esbuild bundles %s for the browser with no Node built-in', async (what, entry) => {
-    const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-    const reached: string[] = [];
-    const result = await build({
-      absWorkingDir: app,
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      minify: true,
-      write: false,
-      logLevel: 'silent',
-      plugins: [
-        {
-          name: 'no-node-builtins',
-          setup(b) {
-            b.onResolve({ filter: /.*/ }, (args) => {
-              if (nodeBuiltins.has(args.path)) reached.push(`${args.path} (from ${args.importer})`);
-              return undefined;
-            });
-          },
-        },
-      ],
-    });
+    const { reached, errors, bytes, gzipped } = await browserBundle({ entry }, { absWorkingDir: app });
     expect(reached).toEqual([]);
-    expect(result.errors).toEqual([]);
-    const code = result.outputFiles[0]!.contents;
-    console.log(`browser bundle of ${what}: ${(code.length / 1024).toFixed(1)} kB minified, ${(gzipSync(code).length / 1024).toFixed(1)} kB gzipped`);
-    expect(code.length).toBeGreaterThan(10_000);
+    expect(errors).toEqual([]);
+    console.log(`browser bundle of ${what}: ${(bytes / 1024).toFixed(1)} kB minified, ${(gzipped / 1024).toFixed(1)} kB gzipped`);
+    expect(bytes).toBeGreaterThan(10_000);
   });
 
   it('(d) npx steward packages runs the installed CLI', async () => {

@@ -4,37 +4,17 @@
  * restart in the middle (GetTask and SubscribeToTask on the new server read the store), and
  * reaches completed with its artifacts; a bad answer is refused and changes nothing.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Task } from '@a2a-js/sdk';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
-import { startServe, type ServeHandle } from '../../src/serve/server.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
+import { usePostgresServers } from '../support/postgres-serve.js';
 import { a2aClient, asTask, collect, interruptOf, kinds, request, stateName } from './a2a-client.js';
 
 const pg = usePostgres();
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function server(url: string, model: Model = new DemoModel()): Promise<{ handle: ServeHandle; stop: () => Promise<void> }> {
-  const store = new PostgresStore(url);
-  const runtime = createRuntime({ model, store });
-  const handle = await startServe({ runtime, store, port: 0, log: () => {} });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await handle.close();
-    await store.close();
-  };
-  cleanups.push(stop);
-  return { handle, stop };
-}
+const server = usePostgresServers();
 
 const answerFor = (task: Task) => (interruptOf(task)?.reason === 'tool_call' ? { approved: true } : { accepted: true });
 

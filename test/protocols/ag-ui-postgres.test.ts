@@ -3,35 +3,14 @@
  * HttpAgent on the same thread learns the open interrupt from a run with nothing new, and
  * resumes it on a server started after the first one stopped; the thread then runs to done.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { DemoModel } from '../../src/models/demo-model.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
-import { startServe, type ServeHandle } from '../../src/serve/server.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { describe, expect, it } from 'vitest';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
+import { usePostgresServers } from '../support/postgres-serve.js';
 import { agUiAgent, runError, types } from './ag-ui-client.js';
 
 const pg = usePostgres();
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function server(url: string): Promise<{ handle: ServeHandle; stop: () => Promise<void> }> {
-  const store = new PostgresStore(url);
-  const runtime = createRuntime({ model: new DemoModel(), store });
-  const handle = await startServe({ runtime, store, port: 0, log: () => {} });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await handle.close();
-    await store.close();
-  };
-  cleanups.push(stop);
-  return { handle, stop };
-}
+const server = usePostgresServers();
 
 describe.skipIf(postgresUnavailable !== null)('AG-UI on PostgreSQL', () => {
   it('a reloaded page and a restarted server resume the pending interrupt', async () => {

@@ -83,3 +83,20 @@ export async function readEvents(res: Response): Promise<{ events: Array<{ event
     },
   };
 }
+
+/** Live events that say what happened, without the pieces (deltas) and state entries between them. */
+export function milestones(types: readonly string[]): string[] {
+  return types.filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t));
+}
+
+/** The milestones of a first request to the demo model: the manager's two rounds, up to the step waiting for approval. */
+export const FIRST_REQUEST_MILESTONES = [
+  'decision',
+  'round_started',
+  'round_finished',
+  'tool_call_checked',
+  'round_started',
+  'round_finished',
+  'tool_call_checked',
+  'waiting',
+];

@@ -16,7 +16,7 @@ import { startServe, type ServeOptions } from '../../src/serve/server.js';
 import { createServeApp } from '../../src/serve.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { StreamTickets } from '../../src/http/stream-tickets.js';
-import { client, readEvents } from './http.js';
+import { client, FIRST_REQUEST_MILESTONES, milestones, readEvents } from './http.js';
 import { heldDemo, streamingDemo } from './browser-models.js';
 
 const TOKEN = 'browser-token-0123456789abcdef';
@@ -152,17 +152,7 @@ describe('live events on the stream', () => {
     await expect.poll(() => sessionEvents(late.events).some((e) => e.data.type === 'waiting')).toBe(true);
     const live = sessionEvents(late.events);
     // The order of what happened; the deltas (pieces of text and tool calls) are checked by what they join to.
-    const types = live.map((e) => e.data.type).filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t));
-    expect(types).toEqual([
-      'decision',
-      'round_started',
-      'round_finished',
-      'tool_call_checked',
-      'round_started',
-      'round_finished',
-      'tool_call_checked',
-      'waiting',
-    ]);
+    expect(milestones(live.map((e) => e.data.type))).toEqual(FIRST_REQUEST_MILESTONES);
     expect(
       live
         .filter((e) => e.data.type === 'text_delta')

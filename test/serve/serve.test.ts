@@ -13,7 +13,7 @@ import type { SessionView } from '../../src/runtime/view.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { userEventTypes } from '../../src/machines/session.events.js';
-import { client, nextEvent, readEvents } from './http.js';
+import { client, FIRST_REQUEST_MILESTONES, milestones, nextEvent, readEvents } from './http.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const open: ServeHandle[] = [];
@@ -348,15 +348,8 @@ describe('steward serve', () => {
     view = (await http.post(`/sessions/${id}/events`, nextEvent(view, 'Hello'))).body.view;
     expect(view.waitingReason).toBe('approve_step');
     await expect
-      .poll(
-        () =>
-          sse.events
-            .filter((e) => e.event === 'session')
-            .map((e) => e.data.type)
-            .filter((t) => !['state_entered', 'text_delta', 'tool_call_delta', 'artifact_delta'].includes(t)),
-        { timeout: 5000 },
-      )
-      .toEqual(['decision', 'round_started', 'round_finished', 'tool_call_checked', 'round_started', 'round_finished', 'tool_call_checked', 'waiting']);
+      .poll(() => milestones(sse.events.filter((e) => e.event === 'session').map((e) => e.data.type)), { timeout: 5000 })
+      .toEqual(FIRST_REQUEST_MILESTONES);
     const waiting = sse.events.find((e) => e.data?.type === 'waiting')!;
     expect(waiting.data).toMatchObject({ sessionId: id, reason: 'approve_step', state: 'waiting_user.approve_step' });
     await sse.stop();
