@@ -45,7 +45,7 @@ import type {
 } from './session-store.js';
 
 export { redactUrl };
-export { DEFAULT_PG_SCHEMA, PG_SCHEMA_VERSION } from './postgres-schema.js';
+export { PG_SCHEMA_VERSION } from './postgres-schema.js';
 
 /**
  * Connections the store's own pool may open. Each session's write holds one for its round
