@@ -44,11 +44,9 @@ export interface ServerStats {
   /**
    * Each user action's time inside the server (SessionHost.send from call to result) minus
    * the model calls made for it: what Steward added, without the driver's or the network's
-   * share. Since the last reset.
+   * share. Sends begun since the last reset and finished by now.
    */
   sendAddedMs: number[];
-  /** The model time of those sends, the same order. */
-  sendModelMs: number[];
 }
 
 export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
@@ -107,8 +105,11 @@ function timedModel(model: OpenAIModel): OpenAIModel {
   return model;
 }
 
-/** Times every SessionHost.send (the route of a user action) and its model share. */
-function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: { added: number[]; model: number[] }): void {
+/** Steward's added time of each send begun since `since` (the last stats reset). */
+type SendTimes = { since: number; added: number[] };
+
+/** Times every SessionHost.send (the route of a user action) minus its model share. */
+function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: SendTimes): void {
   const send = host.send.bind(host);
   host.send = (...args) => {
     const share = { modelMs: 0 };
@@ -116,8 +117,7 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
     return currentSend
       .run(share, () => send(...args))
       .finally(() => {
-        sends.added.push(Math.max(0, performance.now() - start - share.modelMs));
-        sends.model.push(share.modelMs);
+        if (start >= sends.since) sends.added.push(Math.max(0, performance.now() - start - share.modelMs));
       });
   };
 }
@@ -125,7 +125,7 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
   const totals: StoreTotals = { ms: 0, calls: 0, byMethod: new Map() };
-  const sends = { added: [] as number[], model: [] as number[] };
+  const sends: SendTimes = { since: 0, added: [] };
   const store = timed(await openStore(config.db), totals);
   const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }));
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
@@ -168,12 +168,11 @@ async function main(): Promise<void> {
       storeByMethod: Object.fromEntries([...totals.byMethod].map(([name, t]) => [name, { ...t }])),
       held: server.host.busy,
       sendAddedMs: [...sends.added],
-      sendModelMs: [...sends.model],
     };
     if (message.reset) {
       delay.reset();
       sends.added.length = 0;
-      sends.model.length = 0;
+      sends.since = performance.now();
     }
     process.send?.({ type: 'stats', stats } satisfies ServerMessage);
   });

@@ -103,12 +103,12 @@ export class SessionHost {
     return this.draining;
   }
 
-  /** Sessions this process holds now (sends under way and takeovers). */
   /** True when a send for `id` would start one session more than `maxRunning` allows. */
   isFull(id: string): boolean {
     return this.maxRunning > 0 && !this.held.has(id) && this.held.size >= this.maxRunning;
   }
 
+  /** Sessions this process holds now (sends under way and takeovers). */
   get busy(): number {
     return this.held.size;
   }
@@ -261,18 +261,30 @@ export class SessionHost {
   startTakeover(): void {
     if (!this.leases || this.scan) return;
     const every = Math.max(50, Math.floor(this.leaseMs / 2));
-    this.scan = setInterval(() => void this.scanWhileFull(), every);
+    this.scan = setInterval(() => void this.scanAll(), every);
     this.scan.unref();
-    void this.scanWhileFull();
+    void this.scanAll();
   }
 
   /**
-   * Scans again at once while a scan claims a full batch: a dead server may leave hundreds of
-   * sessions, and waiting half a lease between batches of 20 would add seconds to the last
-   * one's takeover (bench:load measured it). Batches keep one claim statement short.
+   * One takeover tick: scans again at once while a scan claims a full batch, since a dead
+   * server may leave hundreds of sessions and waiting half a lease between batches of 20
+   * would add seconds to the last one's takeover (bench:load measured it). Claims no more
+   * than `maxRunning` allows (the other servers take the rest), and stops when a batch
+   * brings back a session this tick claimed already (its takeover failed at once and gave
+   * the lease back: it waits for the next tick instead of a busy loop).
    */
-  private async scanWhileFull(batch = 20): Promise<void> {
-    while ((await this.scanOnce(batch)).length === batch && !this.draining);
+  async scanAll(batch = 20): Promise<string[]> {
+    const claimed = new Set<string>();
+    for (;;) {
+      const limit = this.maxRunning > 0 ? Math.min(batch, this.maxRunning - this.held.size) : batch;
+      if (limit <= 0 || this.draining) break;
+      const ids = await this.scanOnce(limit);
+      const again = ids.some((id) => claimed.has(id));
+      for (const id of ids) claimed.add(id);
+      if (ids.length < limit || again) break;
+    }
+    return [...claimed];
   }
 
   /** One takeover scan; resolves with the ids claimed (their runs go on in the background). */

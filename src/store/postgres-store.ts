@@ -48,12 +48,19 @@ export { redactUrl };
 export { PG_SCHEMA_VERSION } from './postgres-schema.js';
 
 /**
- * Connections the store's own pool may open. Each session's write holds one for its round
- * trip, so with many sessions writing at once a small pool queues them: measured with
- * `npm run bench:load` (1,000 live sessions on PostgreSQL), 10 connections left writes
- * waiting ~0.9 s for a connection, 20 brought that to ~0.1 s, and 30 gained nothing more.
+ * Connections the store's own pool may open. Each store call holds one for its round trip,
+ * so with many sessions writing at once a small pool queues them: `npm run bench:load` (one
+ * server, 1,000 live sessions) measured ~0.9 s per event in the store with 10 connections,
+ * 77–145 ms with 20 and 35 ms with 40. 20, not 40, because several servers share the
+ * database's `max_connections` (100 by default).
  */
 export const DEFAULT_PG_POOL_SIZE = 20;
+
+/**
+ * The smallest pool: a server may hold two connections for good with LISTEN (its live
+ * events across servers, and `watch`), and queries need at least one more.
+ */
+const MIN_PG_POOL_SIZE = 3;
 
 export interface PostgresStoreOptions {
   /** PostgreSQL schema for Steward's tables (default "steward"); created if missing. */
@@ -419,8 +426,10 @@ export class PostgresStore implements SessionStore {
 
 function poolSizeOption(size: number | undefined): number {
   if (size === undefined) return DEFAULT_PG_POOL_SIZE;
-  if (Number.isInteger(size) && size >= 1 && size <= 1000) return size;
-  throw new UserError(`PostgresStore poolSize is ${String(size)}: give a whole number of connections from 1 to 1000 (default ${DEFAULT_PG_POOL_SIZE}).`);
+  if (Number.isInteger(size) && size >= MIN_PG_POOL_SIZE && size <= 1000) return size;
+  throw new UserError(
+    `PostgresStore poolSize is ${String(size)}: give a whole number of connections from ${MIN_PG_POOL_SIZE} (two may be held by LISTEN, queries need one more) to 1000 (default ${DEFAULT_PG_POOL_SIZE}).`,
+  );
 }
 
 /** The pool size the CLI's STEWARD_PG_POOL asks for, undefined when unset. */
@@ -428,9 +437,9 @@ export function poolSizeFromEnv(env: NodeJS.ProcessEnv = process.env): number | 
   const value = env.STEWARD_PG_POOL;
   if (!value) return undefined;
   const size = Number(value);
-  if (/^\d+$/.test(value) && size >= 1 && size <= 1000) return size;
+  if (/^\d+$/.test(value) && size >= MIN_PG_POOL_SIZE && size <= 1000) return size;
   throw new UserError(
-    `STEWARD_PG_POOL is "${value.slice(0, 40)}", which is not a pool size. Set it to a whole number of connections from 1 to 1000, or unset it (default ${DEFAULT_PG_POOL_SIZE}).`,
+    `STEWARD_PG_POOL is "${value.slice(0, 40)}", which is not a pool size. Set it to a whole number of connections from ${MIN_PG_POOL_SIZE} to 1000, or unset it (default ${DEFAULT_PG_POOL_SIZE}).`,
   );
 }
 

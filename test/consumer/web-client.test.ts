@@ -50,7 +50,6 @@ it.concurrent.each(['nodenext', 'bundler', 'dom'])(
 
 it('esbuild bundles the installed steward/client and steward/react for the browser with no Node built-in', async () => {
   const result = await browserBundle({ stdin: "export * from 'steward/client'; export * from 'steward/react';" }, { absWorkingDir: app });
-  expect(result.errors).toEqual([]);
   expect(result.reached).toEqual([]);
   expect(result.bytes).toBeGreaterThan(50_000);
 });

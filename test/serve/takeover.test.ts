@@ -102,6 +102,41 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
   }, 60_000);
 
+  it("one takeover tick claims batch after batch while they come back full, but never more than the server's maxRunning", async () => {
+    const url = await pg.createDatabase();
+    const deadStore = new PostgresStore(url);
+    const dead = new SessionHost(createRuntime({ model: hanging, store: deadStore }), deadStore, { leaseMs: LEASE_MS, owner: 'dead' });
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push((await dead.create({ packageId: 'tiny' })).view.id);
+    const sends = ids.map((id) => dead.send(id, { type: 'user_submitted_input', text: `story ${id}` }));
+    const watch = new PostgresStore(url);
+    cleanups.push(() => watch.close());
+    await until(async () => (await watch.list()).sessions.filter((s) => s.state === 'running.manager.thinking').length === 8, 'the 8 calls in flight');
+    await deadStore.close();
+    // Every lease has run out a lease after its last renewal, which came before the close.
+    await new Promise((r) => setTimeout(r, LEASE_MS + 300));
+
+    // The survivors' calls hang too, so what a server claimed stays held while it scans on.
+    const survivor = (owner: string, maxRunning: number) => {
+      const store = new PostgresStore(url);
+      const host = new SessionHost(createRuntime({ model: hanging, store }), store, { leaseMs: LEASE_MS, owner, maxRunning });
+      cleanups.push(
+        () => store.close(),
+        () => host.drain(0),
+      );
+      return host;
+    };
+    const small = survivor('small', 5);
+    const first = await small.scanAll(3); // batches of 3, 3 (full, so again), then room for none
+    expect(first).toHaveLength(5);
+    expect(small.busy).toBe(5);
+    expect(await small.scanAll(3)).toEqual([]); // full: it takes nothing more
+    const other = survivor('other', 0);
+    const rest = await other.scanAll(3); // 3 (full, so again), then 2: fewer than a batch, done
+    expect([...first, ...rest].sort()).toEqual([...ids].sort());
+    for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
+  }, 60_000);
+
   it('graceful shutdown releases the leases: another server takes over at once, not after a whole lease', async () => {
     const url = await pg.createDatabase();
     const storeA = new PostgresStore(url);

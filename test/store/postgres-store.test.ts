@@ -349,7 +349,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         await admin.query('BEGIN');
         await admin.query(`LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
         const reads = Array.from({ length: 8 }, () => sized.load('held'));
-        const waitingOnLock = async () => Number((await observer.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n);
+        const waitingOnLock = async () =>
+          Number(
+            (await observer.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n,
+          );
         await expect.poll(waitingOnLock, { timeout: 5_000 }).toBe(3);
         await new Promise((resolve) => setTimeout(resolve, 200));
         expect(await waitingOnLock()).toBe(3); // the other five wait in the pool, not on the database
@@ -362,8 +365,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
     });
 
     it('refuses a pool size that is not a whole number of connections, naming the fix; STEWARD_PG_POOL likewise', () => {
-      expect(() => new PostgresStore(url, { poolSize: 0 })).toThrow(/poolSize is 0: give a whole number of connections from 1 to 1000/);
-      expect(() => new PostgresStore(url, { poolSize: 2.5 })).toThrow(UserError);
+      expect(() => new PostgresStore(url, { poolSize: 0 })).toThrow(/poolSize is 0: give a whole number of connections from 3 \(two may be held by LISTEN/);
+      expect(() => new PostgresStore(url, { poolSize: 2 })).toThrow(UserError);
+      expect(() => new PostgresStore(url, { poolSize: 3.5 })).toThrow(UserError);
+      expect(() => poolSizeFromEnv({ STEWARD_PG_POOL: '1' })).toThrow(/from 3 to 1000/);
       expect(poolSizeFromEnv({})).toBeUndefined();
       expect(poolSizeFromEnv({ STEWARD_PG_POOL: '40' })).toBe(40);
       expect(() => poolSizeFromEnv({ STEWARD_PG_POOL: 'many' })).toThrow(/STEWARD_PG_POOL is "many", which is not a pool size\. Set it to a whole number/);
