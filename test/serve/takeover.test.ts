@@ -49,20 +49,29 @@ const hanging: Model = {
 
 const LEASE_MS = 600;
 
+/**
+ * A server that dies with `count` sessions each in its first manager call: the calls are in
+ * flight, then its database connection goes (no renewal, no write), so its leases run out.
+ * `watch` is another store on the database, for reading what happens next.
+ */
+async function deadServer(url: string, count: number) {
+  const deadStore = new PostgresStore(url);
+  const dead = new SessionHost(createRuntime({ model: hanging, store: deadStore }), deadStore, { leaseMs: LEASE_MS, owner: 'dead' });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await dead.create({ packageId: 'tiny' })).view.id);
+  const sends = ids.map((id) => dead.send(id, { type: 'user_submitted_input', text: `story ${id}` }));
+  const watch = new PostgresStore(url);
+  cleanups.push(() => watch.close());
+  const inFlight = async () => (await watch.list()).sessions.filter((s) => s.state === 'running.manager.thinking').length === count;
+  await until(inFlight, `the ${count} calls in flight`);
+  await deadStore.close();
+  return { ids, sends, watch };
+}
+
 describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL', () => {
   it('a server that stops renewing loses its leases; two survivors racing take each running session over exactly once', async () => {
     const url = await pg.createDatabase();
-    const deadStore = new PostgresStore(url);
-    const dead = new SessionHost(createRuntime({ model: hanging, store: deadStore }), deadStore, { leaseMs: LEASE_MS, owner: 'dead' });
-    const ids: string[] = [];
-    for (let i = 0; i < 8; i++) ids.push((await dead.create({ packageId: 'tiny' })).view.id);
-    // Each intake's first manager call is in flight on the dead server.
-    const sends = ids.map((id) => dead.send(id, { type: 'user_submitted_input', text: `story ${id}` }));
-    const watch = new PostgresStore(url);
-    cleanups.push(() => watch.close());
-    await until(async () => (await watch.list()).sessions.filter((s) => s.state === 'running.manager.thinking').length === 8, 'the 8 calls in flight');
-    // Its database connection is gone: no renewal, no write. Its leases run out.
-    await deadStore.close();
+    const { ids, sends, watch } = await deadServer(url, 8);
 
     const survivors = ['B', 'C'].map((owner) => {
       const store = new PostgresStore(url);
@@ -104,15 +113,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
 
   it("one takeover tick claims batch after batch while they come back full, but never more than the server's maxRunning", async () => {
     const url = await pg.createDatabase();
-    const deadStore = new PostgresStore(url);
-    const dead = new SessionHost(createRuntime({ model: hanging, store: deadStore }), deadStore, { leaseMs: LEASE_MS, owner: 'dead' });
-    const ids: string[] = [];
-    for (let i = 0; i < 8; i++) ids.push((await dead.create({ packageId: 'tiny' })).view.id);
-    const sends = ids.map((id) => dead.send(id, { type: 'user_submitted_input', text: `story ${id}` }));
-    const watch = new PostgresStore(url);
-    cleanups.push(() => watch.close());
-    await until(async () => (await watch.list()).sessions.filter((s) => s.state === 'running.manager.thinking').length === 8, 'the 8 calls in flight');
-    await deadStore.close();
+    const { ids, sends } = await deadServer(url, 8);
     // Every lease has run out a lease after its last renewal, which came before the close.
     await new Promise((r) => setTimeout(r, LEASE_MS + 300));
 
