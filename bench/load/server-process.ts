@@ -52,9 +52,10 @@ export interface ServerStats {
 export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
 export type ServerMessage = { type: 'ready'; url: string; pid: number } | { type: 'stats'; stats: ServerStats } | { type: 'closed' };
 
-/** Counts the time spent in the store's async methods (journal writes, loads, leases). */
-type StoreTotals = { ms: number; calls: number; byMethod: Map<string, { ms: number; calls: number }> };
+/** Time and calls of each store method (`append`, `leases.acquireLease`, …). */
+type StoreTotals = Map<string, { ms: number; calls: number }>;
 
+/** Counts the time spent in the store's async methods (journal writes, loads, leases). */
 function timed(store: SessionStore, totals: StoreTotals): SessionStore {
   const wrap = <T extends object>(target: T, prefix: string): T =>
     new Proxy(target, {
@@ -65,15 +66,12 @@ function timed(store: SessionStore, totals: StoreTotals): SessionStore {
           const start = performance.now();
           const result = (value as (...a: unknown[]) => unknown).apply(object, args);
           if (result instanceof Promise) {
-            totals.calls += 1;
             const name = `${prefix}${String(key)}`;
             return result.finally(() => {
-              const ms = performance.now() - start;
-              totals.ms += ms;
-              const method = totals.byMethod.get(name) ?? { ms: 0, calls: 0 };
-              method.ms += ms;
+              const method = totals.get(name) ?? { ms: 0, calls: 0 };
+              method.ms += performance.now() - start;
               method.calls += 1;
-              totals.byMethod.set(name, method);
+              totals.set(name, method);
             });
           }
           return result;
@@ -124,7 +122,7 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
-  const totals: StoreTotals = { ms: 0, calls: 0, byMethod: new Map() };
+  const totals: StoreTotals = new Map();
   const sends: SendTimes = { since: 0, added: [] };
   const store = timed(await openStore(config.db), totals);
   const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }));
@@ -163,9 +161,9 @@ async function main(): Promise<void> {
       heapUsedBytes: memory.heapUsed,
       rssBytes: memory.rss,
       cpuMs: (cpu.user + cpu.system) / 1000,
-      storeMs: totals.ms,
-      storeCalls: totals.calls,
-      storeByMethod: Object.fromEntries([...totals.byMethod].map(([name, t]) => [name, { ...t }])),
+      storeMs: [...totals.values()].reduce((sum, t) => sum + t.ms, 0),
+      storeCalls: [...totals.values()].reduce((sum, t) => sum + t.calls, 0),
+      storeByMethod: Object.fromEntries([...totals].map(([name, t]) => [name, { ...t }])),
       held: server.host.busy,
       sendAddedMs: [...sends.added],
     };

@@ -51,7 +51,7 @@ const RETRY_MS = 100;
 
 interface Reply {
   status: number;
-  /** Seconds, from a 429's Retry-After. */
+  /** Seconds, from a 429's Retry-After (null when absent or not a number). */
   retryAfter: number | null;
   /** Create and get: { view, revision }; send: the SendResult ({ ok, view, revision } or { ok: false, error, … }). */
   body: { view?: SessionView; revision?: number | null; ok?: boolean; error?: { code?: string } };
@@ -64,8 +64,8 @@ async function call(base: string, method: string, path: string, body?: unknown):
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  const retryAfter = res.headers.get('retry-after');
-  return { status: res.status, retryAfter: retryAfter === null ? null : Number(retryAfter), body: text ? (JSON.parse(text) as Reply['body']) : {} };
+  const retryAfter = Number(res.headers.get('retry-after') ?? Number.NaN);
+  return { status: res.status, retryAfter: Number.isFinite(retryAfter) ? retryAfter : null, body: text ? (JSON.parse(text) as Reply['body']) : {} };
 }
 
 /** Starts `count` users, their first actions spread over `rampMs`; marker numbers from `firstMarker`. */

@@ -18,8 +18,8 @@
  *   └── done
  *
  * Every guard, action and actor is named here (a guard's code is in session.guards.ts), so
- * the inspector shows the names and `sessionMachine.provide()` swaps them (the runtime provides the real manager and worker
- * turns). A turn's reply is accepted on its onDone edge; `checking` then checks each call by
+ * the inspector shows the names and `sessionMachine.provide()` swaps them (the runtime
+ * provides the real manager and worker turns). A turn's reply is accepted on its onDone edge; `checking` then checks each call by
  * the rule table (rules.ts): every refusal edge is the guard `breaksRule` with params
  * `{ actor, rule }`, rule 6 is `burstUsedUp`, the token budget `burstTokensWithinBudget`
  * (manager: the next round) / `burstTokensUsedUp` (worker: the next call). The guards on user

@@ -93,10 +93,12 @@ const migrations: Array<(S: string, channel: string) => string> = [
     CREATE INDEX IF NOT EXISTS send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
 ];
 
-/** Where a migration runs: the schema's name, its quoted form, its change channel, and the database for messages. */
+/** The schema's name as SQL quotes it (names are checked as plain identifiers first). */
+export const quotedSchema = (schema: string) => `"${schema}"`;
+
+/** Where a migration runs: the schema's name, its change channel, and the database for messages. */
 export interface SchemaTarget {
   schema: string;
-  S: string;
   channel: string;
   target: string;
 }
@@ -106,7 +108,8 @@ export interface SchemaTarget {
  * makes two servers opening a fresh database at once migrate it only once; the second
  * re-reads the version after the first commits.
  */
-export async function migrateSchema(client: pg.PoolClient, { schema, S, channel, target }: SchemaTarget): Promise<void> {
+export async function migrateSchema(client: pg.PoolClient, { schema, channel, target }: SchemaTarget): Promise<void> {
+  const S = quotedSchema(schema);
   const version = async () => {
     const exists = await client.query(`SELECT to_regclass($1) AS t`, [`${S}.schema_version`]);
     if (!exists.rows[0].t) return 0;

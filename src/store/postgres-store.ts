@@ -16,7 +16,7 @@ import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
-import { DEFAULT_PG_SCHEMA, migrateSchema } from './postgres-schema.js';
+import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
 import { redactUrl } from '../models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
@@ -134,7 +134,7 @@ export class PostgresStore implements SessionStore {
         `PostgreSQL schema name "${this.schema}" is not allowed: use lower-case letters, digits and _ (at most 63, not starting with a digit).`,
       );
     }
-    this.S = `"${this.schema}"`;
+    this.S = quotedSchema(this.schema);
     this.channel = `steward_changes_${this.schema}`;
     if (typeof connection === 'string') {
       this.target = redactUrl(connection);
@@ -417,16 +417,19 @@ export class PostgresStore implements SessionStore {
       throw translateConnectError(error, this.target) ?? error;
     }
     try {
-      await migrateSchema(client, { schema: this.schema, S: this.S, channel: this.channel, target: this.target });
+      await migrateSchema(client, { schema: this.schema, channel: this.channel, target: this.target });
     } finally {
       client.release();
     }
   }
 }
 
+/** A pool size the store accepts: whole, at least MIN_PG_POOL_SIZE, at most 1000. */
+const isPoolSize = (size: number) => Number.isInteger(size) && size >= MIN_PG_POOL_SIZE && size <= 1000;
+
 function poolSizeOption(size: number | undefined): number {
   if (size === undefined) return DEFAULT_PG_POOL_SIZE;
-  if (Number.isInteger(size) && size >= MIN_PG_POOL_SIZE && size <= 1000) return size;
+  if (isPoolSize(size)) return size;
   throw new UserError(
     `PostgresStore poolSize is ${String(size)}: give a whole number of connections from ${MIN_PG_POOL_SIZE} (two may be held by LISTEN, queries need one more) to 1000 (default ${DEFAULT_PG_POOL_SIZE}).`,
   );
@@ -436,8 +439,7 @@ function poolSizeOption(size: number | undefined): number {
 export function poolSizeFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const value = env.STEWARD_PG_POOL;
   if (!value) return undefined;
-  const size = Number(value);
-  if (/^\d+$/.test(value) && size >= MIN_PG_POOL_SIZE && size <= 1000) return size;
+  if (/^\d+$/.test(value) && isPoolSize(Number(value))) return Number(value);
   throw new UserError(
     `STEWARD_PG_POOL is "${value.slice(0, 40)}", which is not a pool size. Set it to a whole number of connections from ${MIN_PG_POOL_SIZE} to 1000, or unset it (default ${DEFAULT_PG_POOL_SIZE}).`,
   );

@@ -335,11 +335,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
 
     it('opens at most poolSize connections: reads queued behind a lock wait on that many, never more', async () => {
       const schema = freshSchema();
-      const small = connect(schema);
-      await small.create({ id: 'held', packageId: null, snapshot: {}, entry: created });
       const sized = new PostgresStore(url, { schema, poolSize: 3 });
       open.push(sized);
-      await sized.ready();
+      await sized.create({ id: 'held', packageId: null, snapshot: {}, entry: created });
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
       // pg_stat_activity is read once per transaction, so the count comes from its own connection.
