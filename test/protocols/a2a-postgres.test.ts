@@ -84,6 +84,9 @@ describe.skipIf(postgresUnavailable !== null)('A2A on PostgreSQL', () => {
     hold = { reached, go: new Promise<void>((resolve) => (go = resolve)) };
     const answering = collect(client.sendMessageStream(request({ data: { approved: true } }, { taskId: task.id })));
     await atModel;
+    // The model call can start before the running state's write commits: B reads the store.
+    const phaseOnB = async () => ((await (await fetch(`${b.handle.url}/sessions/${task.id}`)).json()) as { view: { phase: string } }).view.phase;
+    await expect.poll(phaseOnB, { timeout: 5_000 }).toBe('running');
 
     const following = (await a2aClient(b.handle.url, 'short-story')).resubscribeTask({ tenant: '', id: task.id });
     const first = await following.next();
