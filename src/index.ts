@@ -42,6 +42,7 @@ export type {
   Lease,
   LeaseOps,
   LeaseHolder,
+  LeasedLoad,
   EventBus,
   AppendInput,
   AppendOptions,

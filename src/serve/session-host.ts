@@ -352,22 +352,9 @@ export class SessionHost {
       await this.releasing.get(id);
       // Listening before the lease: the run's live events reach this process's buffers too.
       await this.hearBus();
-      // Lease first, then read: what this server loads can no longer change under it.
       const askedAt = performance.now();
-      const lease = this.leases ? await this.leases.acquireLease(id, this.owner, this.leaseMs) : null;
-      if (this.leases && !lease) {
-        const holder = await this.leases.holder(id);
-        if (!holder && !(await this.store.load(id))) throw notFound(id);
-        throw sessionRunningElsewhere(
-          id,
-          null,
-          `It holds the session's lease. Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
-          holder?.owner,
-        );
-      }
+      const { stored, lease } = await this.leaseAndLoad(id);
       try {
-        const stored = await this.store.load(id);
-        if (!stored) throw notFound(id);
         const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
         if (state.startsWith('running')) {
           // Nobody holds its lease, yet it runs: its runner stopped or lost the lease (every
@@ -396,6 +383,28 @@ export class SessionHost {
     held.ready.catch(() => {}); // handled by the request that awaits it
     this.held.set(id, held);
     return held;
+  }
+
+  /**
+   * The session as stored, leased first where the store has leases (in one round trip): what
+   * this server loads can no longer change under it.
+   */
+  private async leaseAndLoad(id: string): Promise<{ stored: StoredSession; lease: Lease | null }> {
+    if (!this.leases) {
+      const stored = await this.store.load(id);
+      if (!stored) throw notFound(id);
+      return { stored, lease: null };
+    }
+    const found = await this.leases.acquireAndLoad(id, this.owner, this.leaseMs);
+    if (!found.stored) throw notFound(id);
+    if (!found.lease)
+      throw sessionRunningElsewhere(
+        id,
+        null,
+        `It holds the session's lease. Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
+        found.holder?.owner,
+      );
+    return { stored: found.stored, lease: found.lease };
   }
 
   /** A running session this server just claimed: run it until it waits (the in-flight call again). */

@@ -16,7 +16,8 @@
  */
 import type pg from 'pg';
 import { SessionNotFoundError, UserError } from '../errors.js';
-import type { Lease, LeaseHolder, LeaseOps } from './session-store.js';
+import type { Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
+import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
 
 type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -75,6 +76,35 @@ export class PgLeases implements LeaseOps {
       if ((error as { code?: string }).code === '23503') throw new SessionNotFoundError(sessionId);
       throw error;
     }
+  }
+
+  async acquireAndLoad(sessionId: string, owner: string, ms: number): Promise<LeasedLoad> {
+    checkMs(ms);
+    // The row is locked FOR SHARE before the grant: a write to it (by the last holder) waits
+    // for this statement, and a row written meanwhile is read as written. So with a grant,
+    // what comes back is the session as the last holder left it. No row: no grant either.
+    const { rows } = await this.query<SessionRow & { lease_token: string | null; holder_owner: string | null; holder_ms: string | null }>(
+      `WITH s AS (
+         SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions WHERE id = $1 FOR SHARE
+       ), granted AS (
+         INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
+         SELECT s.id, $2, 1, now() + $3 * interval '1 millisecond' FROM s
+         ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
+         WHERE l.expires_at <= now()
+         RETURNING token
+       )
+       SELECT s.*, (SELECT token FROM granted) AS lease_token, h.owner AS holder_owner, h.ms AS holder_ms
+       FROM s LEFT JOIN LATERAL (
+         SELECT left(owner, 200) AS owner, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms
+         FROM ${this.S}.leases WHERE session_id = $1 AND expires_at > now()
+       ) h ON true`,
+      [sessionId, owner, ms],
+    );
+    const row = rows[0];
+    if (!row) return { stored: undefined, lease: null, holder: null };
+    const stored = toStoredSession(row);
+    if (row.lease_token !== null) return { stored, lease: { sessionId, owner, token: Number(row.lease_token) } };
+    return { stored, lease: null, holder: row.holder_owner === null ? null : { owner: row.holder_owner, expiresInMs: Number(row.holder_ms) } };
   }
 
   async renewLease(lease: Lease, ms: number): Promise<boolean> {

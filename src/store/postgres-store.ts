@@ -17,6 +17,7 @@ import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
+import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
 import { redactUrl } from '../models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
@@ -77,16 +78,6 @@ export interface PostgresStoreOptions {
    * reads STEWARD_PG_POOL). Ignored when the store is given an app's pg.Pool.
    */
   poolSize?: number;
-}
-
-interface SessionRow {
-  id: string;
-  package_id: string | null;
-  revision: number;
-  snapshot: unknown;
-  state: string;
-  created_at: Date;
-  updated_at: Date;
 }
 
 interface JournalRow {
@@ -170,7 +161,7 @@ export class PostgresStore implements SessionStore {
       WITH s AS (
         INSERT INTO ${this.S}.sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, touched)
         VALUES ($1, $2, 1, 1, $3::json, $4, now(), now(), nextval('${this.S}.write_order'))
-        RETURNING id, package_id, revision, snapshot, state, created_at, updated_at
+        RETURNING ${SESSION_COLUMNS}
       ), j AS (
         INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
         SELECT id, 1, created_at, $5, $6, $7::json, $4 FROM s
@@ -215,10 +206,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async load(id: string): Promise<StoredSession | undefined> {
-    const { rows } = await this.query<SessionRow>(
-      `SELECT id, package_id, revision, snapshot, state, created_at, updated_at FROM ${this.S}.sessions WHERE id = $1`,
-      [id],
-    );
+    const { rows } = await this.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions WHERE id = $1`, [id]);
     return rows[0] ? toStoredSession(rows[0]) : undefined;
   }
 
@@ -470,15 +458,4 @@ function archiveColumns(id: string, items: { item: ArchiveItemInput; ord: number
 function versionColumns(versions: readonly StoredPackageVersion[] | undefined) {
   const list = versions ?? [];
   return { hashes: list.map((v) => v.hash), packageIds: list.map((v) => v.packageId), contents: list.map((v) => v.json) };
-}
-
-function toStoredSession(row: SessionRow): StoredSession {
-  return {
-    id: row.id,
-    packageId: row.package_id,
-    revision: row.revision,
-    snapshot: row.snapshot,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 }

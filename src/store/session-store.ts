@@ -165,6 +165,10 @@ export interface Lease {
   token: number;
 }
 
+/** What `LeaseOps.acquireAndLoad` found: the session, and the lease or who holds it. */
+export type LeasedLoad =
+  { stored: StoredSession; lease: Lease; holder?: undefined } | { stored: StoredSession | undefined; lease: null; holder: LeaseHolder | null };
+
 /** The holder of a session's lease, as another process sees it. */
 export interface LeaseHolder {
   /** The holder's own description, e.g. "steward send on web-3 pid 4711" (clipped to 200 characters). */
@@ -222,6 +226,12 @@ export interface CreateInput {
 export interface LeaseOps {
   /** Grants the lease for `ms` if nobody else holds an unexpired one (a new token each grant); null otherwise. */
   acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null>;
+  /**
+   * `acquireLease` and `load` in one step (a server's send begins so): the session as it is
+   * once the lease is granted, so nobody writes it after the read; without a grant, who holds
+   * the lease. `stored` undefined: no such session (and no lease).
+   */
+  acquireAndLoad(sessionId: string, owner: string, ms: number): Promise<LeasedLoad>;
   /** Extends the lease by `ms` from now; false when it was lost (expired and taken, or released). */
   renewLease(lease: Lease, ms: number): Promise<boolean>;
   /**

@@ -66,6 +66,36 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     await expect(a.leases.acquireLease('missing', 'A', 300)).rejects.toThrow(SessionNotFoundError);
   });
 
+  it('acquireAndLoad: the lease and the session in one statement; a write the last holder made meanwhile is read as written', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    await a.create({ id: 'l', packageId: 'pkg', snapshot: { n: 1 }, entry: created() });
+
+    const first = await a.leases.acquireAndLoad('l', 'A', 5000);
+    expect(first).toMatchObject({ lease: { sessionId: 'l', owner: 'A', token: 1 }, stored: { id: 'l', packageId: 'pkg', revision: 1, snapshot: { n: 1 } } });
+    const refused = await b.leases.acquireAndLoad('l', 'B', 5000);
+    expect(refused).toMatchObject({ lease: null, stored: { revision: 1 }, holder: { owner: 'A' } });
+    expect(refused.holder!.expiresInMs).toBeGreaterThan(3000);
+    expect(await b.leases.acquireAndLoad('missing', 'B', 5000)).toEqual({ stored: undefined, lease: null, holder: null });
+
+    // A write to the session is under way when B asks: B's read waits for it and sees it.
+    const raw = new pg.Client({ connectionString: url });
+    await raw.connect();
+    try {
+      await raw.query('BEGIN');
+      await raw.query(`UPDATE ${schema}.sessions SET revision = 2, snapshot = '{"n":2}' WHERE id = 'l'`);
+      const asked = b.leases.acquireAndLoad('l', 'B', 5000);
+      await sleep(200);
+      await raw.query('COMMIT');
+      expect(await asked).toMatchObject({ lease: null, holder: { owner: 'A' }, stored: { revision: 2, snapshot: { n: 2 } } });
+    } finally {
+      await raw.end();
+    }
+    // Released: the next grant, with the session as A left it.
+    await a.leases.releaseLease(first.lease!);
+    expect(await b.leases.acquireAndLoad('l', 'B', 5000)).toMatchObject({ lease: { owner: 'B', token: 2 }, stored: { revision: 2, snapshot: { n: 2 } } });
+  });
+
   it('the fence: an expired or superseded holder commits nothing (LeaseLostError); a write without the lease is refused while it is held; the revision check stays', async () => {
     const schema = freshSchema();
     const [a, b] = [connect(schema), connect(schema)];
