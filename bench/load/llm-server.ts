@@ -65,8 +65,8 @@ export interface LlmServer {
   openSessions(): number[];
   /** Requests that arrived while another request of the same session was still open: one session run twice at once. */
   readonly overlaps: number;
-  /** Change the latency range (e.g. long fixed calls to measure running sessions). */
-  setLatency(minMs: number, maxMs: number): void;
+  /** Change the latency range (e.g. long fixed calls to measure running sessions) and the streaming speed (default: as started). */
+  setLatency(minMs: number, maxMs: number, tokensPerSecond?: number): void;
   close(): Promise<void>;
 }
 
@@ -76,7 +76,7 @@ export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
   const draw = seeded(options.seed);
   const demo = new DemoModel();
   const calls: ModelCall[] = [];
-  let { minMs, maxMs } = options;
+  let { minMs, maxMs, tokensPerSecond } = options;
   let throttled = 0;
   let inFlight = 0;
   let served = 0;
@@ -129,7 +129,7 @@ export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
         fake.usage = { promptTokens: Math.ceil(raw.length / 4), completionTokens: tokens };
         // The latency is the time to the first token; then the reply streams at the set speed.
         const latency = minMs * Math.pow(maxMs / minMs, draw());
-        const streamMs = (tokens / options.tokensPerSecond) * 1000;
+        const streamMs = (tokens / tokensPerSecond) * 1000;
         const pieces = Math.max(1, Math.min(40, Math.round(tokens / 8)));
         await sleep(latency);
         served += 1;
@@ -155,9 +155,10 @@ export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
     get overlaps() {
       return overlaps;
     },
-    setLatency(min, max) {
+    setLatency(min, max, speed = options.tokensPerSecond) {
       minMs = min;
       maxMs = max;
+      tokensPerSecond = speed;
     },
     close: () =>
       new Promise<void>((resolve) => {

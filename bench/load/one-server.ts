@@ -234,6 +234,8 @@ async function memoryFigures(
   say(`    memory: ${sessions} sessions parked at a wait, then running`);
   while ((await server.stats()).held > 0) await sleep(200);
   const empty = await server.stats({ gc: true });
+  // Parking is not what is measured: the model answers fast meanwhile, so 5,000 sessions park in seconds, not minutes.
+  llm.setLatency(20, 100, 4000);
   const crowd: Crowd = startCrowd(sessions, firstMarker, settings.rampMs, {
     servers: () => [server.url],
     thinkMinMs: 1,
@@ -248,7 +250,7 @@ async function memoryFigures(
   const waiting = await server.stats({ gc: true });
   // The parked sessions (as many as the server runs at once) now run one model call that
   // lasts long enough to be measured; the rest stay parked.
-  llm.setLatency(6000, 6000);
+  llm.setLatency(6000, 6000, settings.llm.tokensPerSecond);
   const runs = settings.maxRunning > 0 ? crowd.parked.slice(0, settings.maxRunning) : crowd.parked;
   const approvals = runs.map(({ id }) =>
     fetch(`${server.url}/sessions/${encodeURIComponent(id)}/events`, {

@@ -39,7 +39,9 @@ export class PgEventBus implements EventBus {
 
   publishEvents(sessionId: string, events: unknown[]): void {
     for (const event of events) {
-      const payload = JSON.stringify({ sessionId, event: clipStrings(event) });
+      // No string in it can be longer than the whole: most events (text deltas) need no clipping.
+      const whole = JSON.stringify({ sessionId, event });
+      const payload = whole.length <= MAX_STRING ? whole : JSON.stringify({ sessionId, event: clipStrings(event) });
       if (Buffer.byteLength(payload) <= MAX_EVENT_PAYLOAD) this.queue.push(payload);
     }
     this.sending ??= this.drain();
