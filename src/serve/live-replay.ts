@@ -67,8 +67,12 @@ export class ReplayBuffers {
 
   constructor(private readonly limits: ReplayLimits = DEFAULT_REPLAY_LIMITS) {}
 
-  /** Keeps a record of `sessionId`'s current run (a new run starts a new buffer) and hands it to the session's watchers. */
+  /**
+   * Keeps a record of `sessionId`'s current run (a new run starts a new buffer) and hands it
+   * to the session's watchers; a record of the current run kept already (`has`) is ignored.
+   */
   add(sessionId: string, record: LiveRecord): void {
+    if (this.has(sessionId, record.run, record.n)) return;
     let buffer = this.sessions.get(sessionId);
     if (buffer) this.sessions.delete(sessionId); // re-inserted below: the map's order is the eviction order
     buffer ??= { run: record.run, records: [], chars: 0, listeners: new Set() };
@@ -81,6 +85,16 @@ export class ReplayBuffers {
     this.sessions.set(sessionId, buffer);
     this.evict();
     for (const listener of [...buffer.listeners]) listener(record);
+  }
+
+  /**
+   * Whether record `n` of `run` was kept already: `run` is the session's current run and `n`
+   * is not after its last record. Takes what a NOTIFY carried, unchecked.
+   */
+  has(sessionId: unknown, run: unknown, n: unknown): boolean {
+    const buffer = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    const last = buffer?.records.at(-1)?.record;
+    return buffer !== undefined && buffer.run === run && typeof n === 'number' && last !== undefined && n <= last.n;
   }
 
   /** The current run's records kept so far, and each new one as it comes, until `stop()`. */

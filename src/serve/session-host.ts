@@ -243,6 +243,9 @@ export class SessionHost {
     this.hearing ??= bus.watchEvents(
       undefined,
       (raw) => {
+        // This process's own records are in its buffers already (see publish): their echo is skipped unparsed.
+        const record = raw as { run?: unknown; n?: unknown; event?: { sessionId?: unknown } };
+        if (this.replay.has(record.event?.sessionId, record.run, record.n)) return;
         // From the database: anyone who can NOTIFY could have sent it.
         const parsed = LiveRecordSchema.safeParse(raw);
         if (parsed.success) this.replay.add(parsed.data.event.sessionId, parsed.data);
@@ -468,15 +471,15 @@ export class SessionHost {
 
   /**
    * A live event of a held session, numbered in its run, to the streams (text deltas too):
-   * on the event bus, which brings it back to this process's buffers as to every other
-   * server's, or straight into them. Dropped once the lease is not known to be held
+   * into this process's buffers at once, and on the event bus for every other server's (its
+   * echo here is skipped: see hearBus). Dropped once the lease is not known to be held
    * (another server may run it now).
    */
   private publish(id: string, held: Held, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
     if (keeper && !keeper.isHeld()) return;
     const record: LiveRecord = { run: held.run, n: ++held.published, event };
-    if (this.store.events) this.store.events.publishEvents(id, [record]);
-    else this.replay.add(id, record);
+    this.replay.add(id, record);
+    this.store.events?.publishEvents(id, [record]);
   }
 
   private async release(id: string, held: Held): Promise<void> {

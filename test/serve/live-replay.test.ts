@@ -20,6 +20,26 @@ describe('ReplayBuffers', () => {
     expect(seen).toEqual([1]);
   });
 
+  it('has: a record of the current run kept already; add ignores it (the echo of a record this process kept)', () => {
+    const replay = new ReplayBuffers();
+    replay.add('s', notice('s', 'a', 1));
+    replay.add('s', notice('s', 'a', 2));
+    expect([replay.has('s', 'a', 2), replay.has('s', 'a', 1), replay.has('s', 'a', 3), replay.has('s', 'b', 1), replay.has('t', 'a', 1)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect([replay.has(undefined, 'a', 1), replay.has('s', 'a', '1'), replay.has({}, 'a', 1)]).toEqual([false, false, false]);
+    const seen: number[] = [];
+    replay.watch('s', (r) => seen.push(r.n));
+    replay.add('s', notice('s', 'a', 2));
+    replay.add('s', notice('s', 'a', 3));
+    expect(seen).toEqual([3]);
+    expect(replay.watch('s', () => {}).replay.map((r) => r.n)).toEqual([1, 2, 3]);
+  });
+
   it('bounds each session by records and characters (oldest first) and the sessions kept (unwatched, least recently fed first)', () => {
     const replay = new ReplayBuffers({ maxEvents: 3, maxChars: 400, maxSessions: 2 });
     for (let n = 1; n <= 5; n++) replay.add('s', notice('s', 'a', n));
