@@ -36,7 +36,7 @@ export function printableLocation(location: string): string {
  * returning, so a wrong URL fails here with a StoreUnavailableError that names the fix.
  * `durability` (default STEWARD_DURABILITY, else 'acknowledged'): which commits are flushed
  * to disk before they resolve (see session-store.ts). A PostgreSQL pool's size is STEWARD_PG_POOL
- * (default DEFAULT_PG_POOL_SIZE).
+ * (default DEFAULT_PG_POOL_SIZE); STEWARD_PG_PREPARED=off sends every query unnamed (see postgres-prepared.ts).
  */
 export async function openStore(
   location: string,
@@ -49,7 +49,12 @@ export async function openStore(
     return new SqliteStore(location, readOnly ? { readOnly } : { durability: durability ?? durabilityFromEnv() });
   }
   const { PostgresStore, poolSizeFromEnv } = await import('./postgres-store.js');
-  const store = new PostgresStore(location, { durability: durability ?? durabilityFromEnv(), poolSize: poolSizeFromEnv() });
+  const { preparedFromEnv } = await import('./postgres-prepared.js');
+  const store = new PostgresStore(location, {
+    durability: durability ?? durabilityFromEnv(),
+    poolSize: poolSizeFromEnv(),
+    preparedStatements: preparedFromEnv(),
+  });
   try {
     await store.ready();
   } catch (error) {

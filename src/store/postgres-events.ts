@@ -31,6 +31,8 @@ export class PgEventBus implements EventBus {
 
   constructor(
     private readonly pool: pg.Pool,
+    /** The store's queries (prepared statements, errors that name the server). */
+    private readonly query: (sql: string, params: unknown[]) => Promise<unknown>,
     private readonly channel: string,
     private readonly S: string,
     private readonly target: string,
@@ -71,9 +73,7 @@ export class PgEventBus implements EventBus {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, 200);
-        await this.pool
-          .query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [this.channel, batch])
-          .catch(this.onError);
+        await this.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [this.channel, batch]).catch(this.onError);
       }
     } finally {
       this.sending = null;

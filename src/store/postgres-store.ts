@@ -18,6 +18,7 @@ import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
+import { StatementNames } from './postgres-prepared.js';
 import { redactUrl } from '../models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
@@ -78,6 +79,12 @@ export interface PostgresStoreOptions {
    * reads STEWARD_PG_POOL). Ignored when the store is given an app's pg.Pool.
    */
   poolSize?: number;
+  /**
+   * Named prepared statements (default true: see postgres-prepared.ts). False behind a
+   * pooler in transaction mode that keeps no prepared statements; the CLI reads
+   * STEWARD_PG_PREPARED=off.
+   */
+  preparedStatements?: boolean;
 }
 
 interface JournalRow {
@@ -107,6 +114,8 @@ export class PostgresStore implements SessionStore {
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
   private readonly S: string;
+  /** Names of the prepared statements; null: every query is sent unnamed. */
+  private readonly statements: StatementNames | null;
   private readonly channel: string;
   private readyPromise: Promise<void> | null = null;
   private listener: Listener | null = null;
@@ -126,6 +135,7 @@ export class PostgresStore implements SessionStore {
       );
     }
     this.S = quotedSchema(this.schema);
+    this.statements = options.preparedStatements === false ? null : new StatementNames();
     this.channel = `steward_changes_${this.schema}`;
     if (typeof connection === 'string') {
       this.target = redactUrl(connection);
@@ -140,7 +150,7 @@ export class PostgresStore implements SessionStore {
     // reconnects. An app's own pool keeps the app's handling.
     if (this.ownsPool) this.pool.on('error', () => {});
     this.leases = new PgLeases((sql, params) => this.query(sql, params), this.S);
-    this.events = new PgEventBus(this.pool, `steward_events_${this.schema}`, this.S, this.target);
+    this.events = new PgEventBus(this.pool, (sql, params) => this.query(sql, params), `steward_events_${this.schema}`, this.S, this.target);
   }
 
   /** Connects and brings the schema up to date; every method awaits it. Throws StoreUnavailableError. */
@@ -390,7 +400,7 @@ export class PostgresStore implements SessionStore {
   private async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     try {
-      return await this.pool.query<R>(sql, params);
+      return await this.pool.query<R>(this.statements ? this.statements.config(sql, params) : { text: sql, ...(params ? { values: params } : {}) });
     } catch (error) {
       throw translateConnectError(error, this.target) ?? error;
     }

@@ -12,6 +12,7 @@ import { LiveHub } from '../../src/inspect/live-hub.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { DEFAULT_PG_POOL_SIZE, PG_SCHEMA_VERSION, PostgresStore, poolSizeFromEnv, redactUrl } from '../../src/store/postgres-store.js';
+import { preparedFromEnv } from '../../src/store/postgres-prepared.js';
 import type { SessionChange } from '../../src/store/session-store.js';
 import { postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
@@ -371,6 +372,38 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       expect(poolSizeFromEnv({ STEWARD_PG_POOL: '40' })).toBe(40);
       expect(() => poolSizeFromEnv({ STEWARD_PG_POOL: 'many' })).toThrow(/STEWARD_PG_POOL is "many", which is not a pool size\. Set it to a whole number/);
       expect(DEFAULT_PG_POOL_SIZE).toBe(20);
+    });
+
+    it('prepares its statements once per connection (named from their text); preparedStatements: false and STEWARD_PG_PREPARED=off send them unnamed', async () => {
+      const prepared = async (preparedStatements: boolean) => {
+        // An app's pool of one connection: pg_prepared_statements shows that connection's statements.
+        const pool = new pg.Pool({ connectionString: url, max: 1 });
+        const store = new PostgresStore(pool, { schema: freshSchema(), preparedStatements });
+        try {
+          await store.create({ id: 'p', packageId: null, snapshot: {}, entry: created });
+          let revision = 1;
+          for (let i = 0; i < 3; i++)
+            revision = await store.append({ id: 'p', expectedRevision: revision, entries: [entry('event', `user_${i}`, 'idle')], snapshot: { i } });
+          expect((await store.load('p'))?.revision).toBe(4);
+          const { rows } = await pool.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements');
+          return rows;
+        } finally {
+          await store.close();
+          await pool.end();
+        }
+      };
+      const named = await prepared(true);
+      expect(named.every((row) => /^steward_[0-9a-f]{24}$/.test(row.name))).toBe(true);
+      // One statement per text, however often it ran: create, append, load.
+      expect(named.filter((row) => row.statement.includes('INSERT INTO') && row.statement.includes('.journal'))).toHaveLength(2);
+      expect(named.some((row) => row.statement.includes('FROM') && row.statement.includes('.sessions WHERE id = $1'))).toBe(true);
+      expect(await prepared(false)).toEqual([]);
+      expect([preparedFromEnv({}), preparedFromEnv({ STEWARD_PG_PREPARED: 'off' }), preparedFromEnv({ STEWARD_PG_PREPARED: 'ON' })]).toEqual([
+        true,
+        false,
+        true,
+      ]);
+      expect(() => preparedFromEnv({ STEWARD_PG_PREPARED: 'sometimes' })).toThrow(/STEWARD_PG_PREPARED is "sometimes": set it to "off" behind a pooler/);
     });
 
     it('refuses a schema name that is not a plain identifier', () => {

@@ -1,0 +1,40 @@
+/**
+ * Named prepared statements for PostgresStore's queries: PostgreSQL parses and plans each
+ * statement once per connection instead of at every call, and the statement's text crosses
+ * the wire once. The journal write is one long statement (six parts in one round trip), so
+ * planning it was most of its cost: measured on 2 cores, a write took ~760 µs of the
+ * database's CPU unnamed and ~300 µs named, and ~30 % less of the client's.
+ *
+ * Off behind a pooler in transaction mode that does not keep prepared statements per
+ * client (PgBouncer before 1.21, or without `max_prepared_statements`): `preparedStatements:
+ * false`, or STEWARD_PG_PREPARED=off for the CLI.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { UserError } from '../errors.js';
+
+/** A statement's name: from its text, so one name never stands for two texts on a connection. */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+
+  /** The query as pg takes it: named when it has parameters (a text without is sent as is). */
+  config(text: string, values: unknown[] | undefined): pg.QueryConfig {
+    if (!values) return { text };
+    let name = this.names.get(text);
+    if (!name) {
+      name = `steward_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      this.names.set(text, name);
+    }
+    return { name, text, values };
+  }
+}
+
+/** Whether the CLI's STEWARD_PG_PREPARED allows prepared statements (default: yes). */
+export function preparedFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env.STEWARD_PG_PREPARED?.toLowerCase();
+  if (value === undefined || value === '' || value === 'on' || value === '1' || value === 'true') return true;
+  if (value === 'off' || value === '0' || value === 'false') return false;
+  throw new UserError(
+    `STEWARD_PG_PREPARED is "${value.slice(0, 40)}": set it to "off" behind a pooler in transaction mode that keeps no prepared statements, or unset it (default on).`,
+  );
+}
