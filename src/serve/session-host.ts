@@ -31,7 +31,8 @@ import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/sess
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
 import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
-import { LiveRecordSchema, ReplayBuffers, type LiveRecord } from './live-replay.js';
+import type { LiveRecord } from './live-replay.js';
+import { LiveEvents } from './live-events.js';
 
 interface Held {
   /** The session, once loaded (and leased). */
@@ -79,10 +80,7 @@ export class SessionHost {
   private readonly releasing = new Map<string, Promise<void>>();
   private readonly sends = new Set<Promise<unknown>>();
   private readonly takeovers = new Set<Promise<void>>();
-  /** The current run's live events of the sessions this process hears about, for streams that open late or reconnect. */
-  readonly replay = new ReplayBuffers();
-  /** The store's event bus, listened to for every session once something here needs live events. */
-  private hearing: Promise<() => Promise<void>> | null = null;
+  private readonly live: LiveEvents;
   private readonly log: (message: string) => void;
   private scan: NodeJS.Timeout | null = null;
   private scanning = false;
@@ -97,6 +95,7 @@ export class SessionHost {
     this.maxRunning = options.maxRunning ?? 0;
     this.owner = options.owner ?? leaseOwnerName('steward serve');
     this.log = options.log ?? (() => {});
+    this.live = new LiveEvents(store.events, this.log);
   }
 
   get isDraining(): boolean {
@@ -226,34 +225,12 @@ export class SessionHost {
   }
 
   /**
-   * The current run's live events of a session kept so far (`replay`) and each new one, from
-   * wherever it runs: through the store's event bus when it has one (PostgreSQL NOTIFY:
-   * sessions on other servers too), else those of the sessions this process holds.
-   * Resolves once listening.
+   * The current run's live events of a session kept so far and each new one, from wherever
+   * it runs: through the store's event bus when it has one (PostgreSQL NOTIFY: sessions on
+   * other servers too), else those of the sessions this process holds. Resolves once listening.
    */
-  async watchLive(id: string, listener: (record: LiveRecord) => void): Promise<{ replay: LiveRecord[]; stop: () => void }> {
-    await this.hearBus();
-    return this.replay.watch(id, listener);
-  }
-
-  /** Listens to the store's event bus for every session, once: each server keeps the same replay buffers. */
-  private hearBus(): Promise<unknown> {
-    const bus = this.store.events;
-    if (!bus) return Promise.resolve();
-    this.hearing ??= bus.watchEvents(
-      undefined,
-      (raw) => {
-        // This process's own records are in its buffers already (see publish): their echo is skipped unparsed.
-        const record = raw as { run?: unknown; n?: unknown; event?: { sessionId?: unknown } };
-        if (this.replay.has(record.event?.sessionId, record.run, record.n)) return;
-        // From the database: anyone who can NOTIFY could have sent it.
-        const parsed = LiveRecordSchema.safeParse(raw);
-        if (parsed.success) this.replay.add(parsed.data.event.sessionId, parsed.data);
-      },
-      { onError: (error) => this.log(`serve: live events: ${error instanceof Error ? error.message : String(error)}`) },
-    );
-    this.hearing.catch(() => (this.hearing = null));
-    return this.hearing;
+  watchLive(id: string, listener: (record: LiveRecord) => void): Promise<{ replay: LiveRecord[]; stop: () => void }> {
+    return this.live.watch(id, listener);
   }
 
   /**
@@ -297,7 +274,7 @@ export class SessionHost {
     this.scanning = true;
     try {
       // Listening before claiming: the claimed runs' live events reach this process's buffers too.
-      await this.hearBus();
+      await this.live.hear();
       const askedAt = performance.now();
       const claimed = await leases.claimExpired(this.owner, this.leaseMs, limit);
       for (const lease of claimed) this.adopt(lease, askedAt);
@@ -328,9 +305,7 @@ export class SessionHost {
     }
     // The stopped sends and takeovers end now; their releases give the leases back.
     await Promise.allSettled([...this.sends, ...this.takeovers]);
-    const hearing = this.hearing;
-    this.hearing = null;
-    await hearing?.then((stop) => stop()).catch(() => {});
+    await this.live.close();
     return { settled: pending.length - handedBack.length, handedBack };
   }
 
@@ -354,7 +329,7 @@ export class SessionHost {
     held.ready = (async () => {
       await this.releasing.get(id);
       // Listening before the lease: the run's live events reach this process's buffers too.
-      await this.hearBus();
+      await this.live.hear();
       const askedAt = performance.now();
       const { stored, lease } = await this.leaseAndLoad(id);
       try {
@@ -470,16 +445,14 @@ export class SessionHost {
   }
 
   /**
-   * A live event of a held session, numbered in its run, to the streams (text deltas too):
-   * into this process's buffers at once, and on the event bus for every other server's (its
-   * echo here is skipped: see hearBus). Dropped once the lease is not known to be held
+   * A live event of a held session, numbered in its run, to the streams of every server
+   * (text deltas too; see live-events.ts). Dropped once the lease is not known to be held
    * (another server may run it now).
    */
   private publish(id: string, held: Held, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
     if (keeper && !keeper.isHeld()) return;
     const record: LiveRecord = { run: held.run, n: ++held.published, event };
-    this.replay.add(id, record);
-    this.store.events?.publishEvents(id, [record]);
+    this.live.publish(id, record);
   }
 
   private async release(id: string, held: Held): Promise<void> {
