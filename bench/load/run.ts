@@ -21,6 +21,7 @@ import { oneServer, type LoadSettings, type OneServerFigures } from './one-serve
 import { killRun, type KillFigures } from './kills.js';
 import { seeded } from './numbers.js';
 import { printKills, printRuns, problemsOf } from './report.js';
+import { printStorePath, storePath, type StorePathFigures } from './store-path.js';
 
 interface Args {
   quick: boolean;
@@ -82,9 +83,14 @@ async function main(): Promise<void> {
   let postgres: TestPostgres | null = null;
   const runs: OneServerFigures[] = [];
   let kills: KillFigures | null = null;
+  let path: StorePathFigures[] = [];
   let marker = 0;
   try {
     if (args.stores.includes('postgres') || args.kills > 0) postgres = await startPostgres({ durable: true });
+    if (args.stores.includes('postgres') && !args.quick) {
+      say('  postgres · the store path of one send, two ways');
+      path = await storePath(await postgres!.createDatabase());
+    }
     for (const store of args.stores) {
       for (const size of args.sizes) {
         const db = store === 'sqlite' ? join(folder, `load-${size}.db`) : await postgres!.createDatabase();
@@ -115,9 +121,10 @@ async function main(): Promise<void> {
   }
   say('');
   printRuns(runs, say);
+  if (path.length > 0) printStorePath(path, say);
   if (kills) printKills(kills, say);
   say(`load average at the end: ${loadavg()[0]!.toFixed(2)}`);
-  if (args.json) writeFileSync(args.json, JSON.stringify({ machine, quick: args.quick, runs, kills }, null, 2));
+  if (args.json) writeFileSync(args.json, JSON.stringify({ machine, quick: args.quick, runs, kills, storePath: path }, null, 2));
   const problems = problemsOf(runs, kills);
   for (const problem of problems) say(`PROBLEM: ${problem}`);
   say(
