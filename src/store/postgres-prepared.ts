@@ -2,8 +2,7 @@
  * Named prepared statements for PostgresStore's queries: PostgreSQL parses and plans each
  * statement once per connection instead of at every call, and the statement's text crosses
  * the wire once. The journal write is one long statement (six parts in one round trip), so
- * planning it was most of its cost: measured on 2 cores, a write took ~760 µs of the
- * database's CPU unnamed and ~300 µs named, and ~30 % less of the client's.
+ * planning it is most of what it costs the database (docs/design.md has the figures).
  *
  * Off behind a pooler in transaction mode that does not keep prepared statements per
  * client (PgBouncer before 1.21, or without `max_prepared_statements`): `preparedStatements:
