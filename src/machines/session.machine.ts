@@ -139,9 +139,9 @@ export const sessionMachine = setup({
     /** A turn's reply: into the transcript, the round and its tokens counted, its calls queued for `checking`. */
     acceptReply: enqueueActions(({ context, event, enqueue }, { actor }: { actor: ToolActor }) => {
       assertEvent(event, ['xstate.done.actor.managerTurn', 'xstate.done.actor.workerTurn']);
-      const accepted = update.acceptReply(context, actor, event.output);
-      enqueue.assign(accepted);
-      enqueue.emit(report.roundReplied({ ...context, ...accepted }, actor, event.output));
+      enqueue.assign(update.acceptReply(context, actor, event.output));
+      // Queued actions run in order: the report reads the context the assign above left.
+      enqueue.emit(({ context: accepted }) => report.roundReplied(accepted, actor, event.output));
     }),
     /** The call at the head of the queue broke `rule`: its tool result is the rule's message. */
     refuseCall: enqueueActions(({ context, enqueue }, { actor, rule }: RuleParams) => {
