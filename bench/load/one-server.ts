@@ -45,6 +45,8 @@ export interface OneServerFigures {
   throttled: number;
   /** 429s of the server (full at maxRunning) that users waited out, in the window. */
   busyAnswers: number;
+  /** 408s of Node's HTTP server the users sent again (see users.ts), in the whole run. */
+  requestTimeouts: number;
   pgConnections: number | null;
   /** What the PostgreSQL connections were doing in the window, most frequent first (none for SQLite). */
   pgDoing: string[];
@@ -176,6 +178,7 @@ export async function oneServer(
       ...figures,
       driverEventLoopP99Ms,
       busyAnswers,
+      requestTimeouts: crowd.requestTimeouts + (memory?.crowd.requestTimeouts ?? 0),
       pgConnections: kind === 'postgres' ? pgMax : null,
       pgDoing: topDoing(pgSample.doing),
       storeMethods: slowestMethods(before, after),

@@ -6,8 +6,8 @@
  *   npm run bench:load -- --quick            # correctness only (nothing lost, no double run), small and fast (CI)
  *   npm run bench:load -- --sizes 100,1000 --stores sqlite --kills 0
  *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
- *   npm run bench:load -- --no-memory        # skip the memory phase (sessions parked, then all running)
- *   npm run bench:load -- --max-running 0    # no back-pressure (default 300: beyond 300 running sessions the server answers 429 + Retry-After)
+ *   npm run bench:load -- --no-memory        # skip the memory phase (the largest N parked, then running)
+ *   npm run bench:load -- --max-running 300  # the server answers 429 + Retry-After beyond 300 running sessions (default: none up to 1,000 sessions, 300 above)
  *
  * Exits non-zero when an acknowledged action is missing from a journal, a session ran on
  * two servers at once, a killed server's session never ran again, or a user saw an error.
@@ -32,11 +32,11 @@ interface Args {
   json: string | null;
   memory: boolean;
   /**
-   * The load server's `--max-running` (0: no limit). Default 300, as a deployment would set it:
-   * rarely reached at 1,000 sessions, it keeps 5,000 from slowing every action; quick: 8, so
-   * the 429 path is exercised.
+   * The load server's `--max-running` (0: no limit); null: by size — none up to 1,000 sessions
+   * (the targets' rows), 300 above, where this machine runs out and back-pressure keeps every
+   * action from slowing down; quick: 8, so the 429 path is exercised.
    */
-  maxRunning: number;
+  maxRunning: number | null;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -52,8 +52,9 @@ function parseArgs(argv: string[]): Args {
   const kills = Number(value('--kills') ?? (quick ? 3 : 20));
   if (!Number.isInteger(kills) || kills < 0) throw new Error(`--kills takes a whole number ≥ 0 (got ${value('--kills')})`);
   const json = argv.includes('--json') ? (value('--json')?.startsWith('--') === false ? value('--json')! : 'bench/load-results.json') : null;
-  const maxRunning = Number(value('--max-running') ?? (quick ? 8 : 300));
-  if (!Number.isInteger(maxRunning) || maxRunning < 0)
+  const given = value('--max-running') ?? (quick ? '8' : null);
+  const maxRunning = given === null ? null : Number(given);
+  if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 0))
     throw new Error(`--max-running takes a whole number ≥ 0, 0 for no limit (got ${value('--max-running')})`);
   return { quick, sizes, stores, kills, json, memory: !quick && !argv.includes('--no-memory'), maxRunning };
 }
@@ -66,17 +67,27 @@ async function main(): Promise<void> {
     ? { minMs: 20, maxMs: 200, tokensPerSecond: 400, rate429: 0.05, retryAfterMs: 20, seed: 7 }
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
   const settings: LoadSettings = args.quick
-    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false, maxRunning: args.maxRunning }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory, maxRunning: args.maxRunning };
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false, maxRunning: 8 }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory, maxRunning: 0 };
+  const largest = Math.max(...args.sizes);
+  // Memory per waiting session is measured once per store, at the largest N: it is the row
+  // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
+  const settingsFor = (size: number): LoadSettings => ({
+    ...settings,
+    memory: settings.memory && size === largest,
+    maxRunning: args.maxRunning ?? (size > 1000 ? 300 : 0),
+  });
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}`;
   say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
   say(
     `model: latency ${llm.minMs}–${llm.maxMs} ms (log-uniform), ${llm.tokensPerSecond} tokens/s, ${llm.rate429 * 100}% 429s; think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms`,
   );
   say(
-    settings.maxRunning > 0
-      ? `one server: --max-running ${settings.maxRunning} (sends beyond it answer 429 + Retry-After; the users wait it out)`
-      : 'one server: no --max-running (every send is taken)',
+    args.maxRunning === null
+      ? 'one server: no --max-running up to 1,000 sessions, 300 above (sends beyond it answer 429 + Retry-After; the users wait it out)'
+      : args.maxRunning > 0
+        ? `one server: --max-running ${args.maxRunning} (sends beyond it answer 429 + Retry-After; the users wait it out)`
+        : 'one server: no --max-running (every send is taken)',
   );
 
   const folder = mkdtempSync(join(tmpdir(), 'steward-load-'));
@@ -94,12 +105,14 @@ async function main(): Promise<void> {
     for (const store of args.stores) {
       for (const size of args.sizes) {
         const db = store === 'sqlite' ? join(folder, `load-${size}.db`) : await postgres!.createDatabase();
-        runs.push(await oneServer(store, db, size, marker, settings, say));
+        const began = performance.now();
+        runs.push(await oneServer(store, db, size, marker, settingsFor(size), say));
         marker += 10_000_000;
         const last = runs.at(-1)!;
         say(
           `    ${last.actionsPerSecond.toFixed(1)} actions/s · added p99 ${last.addedMs.p99.toFixed(1)} ms (in server ${last.inServerMs.p99.toFixed(1)}) · ` +
-            `event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms (driver ${last.driverEventLoopP99Ms.toFixed(1)})`,
+            `event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms (driver ${last.driverEventLoopP99Ms.toFixed(1)})` +
+            `${last.requestTimeouts > 0 ? ` · ${last.requestTimeouts} 408s sent again` : ''} · ${((performance.now() - began) / 1000).toFixed(0)} s`,
         );
         if (last.pgDoing.length > 0) say(`    PostgreSQL connections: ${last.pgDoing.join(', ')}`);
         say(`    store time by method (mean × calls): ${last.storeMethods.join(', ')}`);

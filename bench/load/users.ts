@@ -41,6 +41,11 @@ export interface Crowd {
   readonly sessionsDone: number;
   /** 429 answers (server full) the users waited out and sent again. */
   readonly busyAnswers: number;
+  /**
+   * 408 answers sent again: Node's HTTP server closed the connection before the request
+   * reached a route (nothing was taken), which HTTP lets a client repeat.
+   */
+  readonly requestTimeouts: number;
   readonly failures: string[];
   /** The server (index) each session's last action went to: where it runs. */
   readonly serverOf: Map<number, number>;
@@ -79,6 +84,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
   let marker = firstMarker;
   let sessionsDone = 0;
   let busyAnswers = 0;
+  let requestTimeouts = 0;
   const sleeps = new Set<() => void>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -101,6 +107,11 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
         // Running elsewhere (a takeover under way) or shutting down: wait, then again.
         if (reply.status === 503 || reply.body.error?.code === 'session_running_elsewhere' || reply.body.error?.code === 'lease_lost') {
           if (stopped) return reply;
+          await sleep(RETRY_MS);
+          continue;
+        }
+        if (reply.status === 408 && !stopped) {
+          requestTimeouts += 1;
           await sleep(RETRY_MS);
           continue;
         }
@@ -188,6 +199,9 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
     },
     get busyAnswers() {
       return busyAnswers;
+    },
+    get requestTimeouts() {
+      return requestTimeouts;
     },
     async stop() {
       stopped = true;
