@@ -19,7 +19,7 @@ import { normalizeReply } from '../tools/reply.js';
 import { withApprovals, type ApprovalRule } from './approvals.js';
 import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
-import { nextMacrotask } from './next-macrotask.js';
+import { EventLoopSlice } from './next-macrotask.js';
 import { workerMessages } from './worker-context.js';
 
 /** Finds a worker's skill prompt (the body of its prompt file). */
@@ -128,11 +128,12 @@ function deltas(context: SessionContext, { textDeltas, toolCallDeltas }: TurnOpt
 }
 
 /**
- * Waits for the next macrotask (see next-macrotask.ts), so timers, `stop()` and other
- * sessions run between two rounds; stopped meanwhile, the round ends without a model call.
+ * Waits for the next macrotask once the slice is used up (see next-macrotask.ts), so timers,
+ * `stop()` and other sessions run between rounds; stopped meanwhile, the round ends without a
+ * model call.
  */
-function yieldToEventLoop(signal: AbortSignal): Promise<void> {
-  return nextMacrotask().then(() => signal.throwIfAborted());
+function yieldToEventLoop(slice: EventLoopSlice, signal: AbortSignal): Promise<void> {
+  return (slice.next() ?? Promise.resolve()).then(() => signal.throwIfAborted());
 }
 
 /**
@@ -147,8 +148,9 @@ function yieldToEventLoop(signal: AbortSignal): Promise<void> {
  */
 export function createManagerTurn(model: Model, options: TurnOptions = {}) {
   const { lookup, gate, approval } = options;
+  const slice = new EventLoopSlice();
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
-    yieldToEventLoop(signal).then(() => {
+    yieldToEventLoop(slice, signal).then(() => {
       const called = gated(gate, system, signal, () =>
         model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, options) }),
       );
@@ -175,8 +177,9 @@ export function createManagerTurn(model: Model, options: TurnOptions = {}) {
  */
 export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, options: TurnOptions = {}) {
   const { lookup, gate } = options;
+  const slice = new EventLoopSlice();
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
-    await yieldToEventLoop(signal);
+    await yieldToEventLoop(slice, signal);
     const pkg = input.package;
     const step = input.step;
     const worker = pkg?.workers.find((w) => w.id === step?.workerId);

@@ -1,10 +1,11 @@
 /**
  * A model that answers without I/O (a script, the demo model, a cache) must not hold the
- * event loop for a whole burst: each round waits for the next macrotask before it calls the
- * model, so a timer, stop(), an HTTP request or another session runs between two rounds.
+ * event loop for a whole burst: once a slice of the loop is used up, a round waits for the
+ * next macrotask before it calls the model, so a timer, stop(), an HTTP request or another
+ * session runs between rounds.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { nextMacrotask } from '../../src/agents/next-macrotask.js';
+import { EventLoopSlice, nextMacrotask } from '../../src/agents/next-macrotask.js';
 import { createRuntime, type ModelRequest } from '../../src/index.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 
@@ -13,6 +14,16 @@ const listing: ScriptStep = { agent: 'manager', toolCalls: [scriptedCall('list_w
 const input = (text: string) => ({ type: 'user_submitted_input', text }) as const;
 /** A macrotask later: setImmediate's callbacks queued before this one have run. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Microtasks that keep queueing each other: all of them run before any macrotask. */
+const microtaskChain = (length: number, seen: number[]) => {
+  const step = (i: number) =>
+    queueMicrotask(() => {
+      seen.push(i);
+      if (i + 1 < length) step(i + 1);
+    });
+  step(0);
+};
 
 describe('rounds yield to the event loop', () => {
   it('a timer that calls stop() fires during a burst of instant rounds, and no model call starts after it', async () => {
@@ -56,15 +67,6 @@ describe('rounds yield to the event loop', () => {
 
   describe('nextMacrotask', () => {
     afterEach(() => vi.unstubAllGlobals());
-    /** Microtasks that keep queueing each other: all of them run before any macrotask. */
-    const microtaskChain = (length: number, seen: number[]) => {
-      const step = (i: number) =>
-        queueMicrotask(() => {
-          seen.push(i);
-          if (i + 1 < length) step(i + 1);
-        });
-      step(0);
-    };
 
     it.each([
       ['setImmediate (Node)', false],
@@ -75,6 +77,26 @@ describe('rounds yield to the event loop', () => {
       const waited = nextMacrotask().then(() => seen.length);
       microtaskChain(1_000, seen);
       expect(await waited).toBe(1_000);
+    });
+  });
+
+  describe('EventLoopSlice', () => {
+    it('waits for a macrotask when its slice is used up, and not again while the new one lasts', async () => {
+      const slice = new EventLoopSlice(60_000);
+      const first = slice.next();
+      expect(first, 'no slice yet: the first round waits').toBeInstanceOf(Promise);
+      const seen: number[] = [];
+      microtaskChain(100, seen);
+      await first;
+      expect(seen, 'the wait ran after every pending microtask').toHaveLength(100);
+      expect(slice.next(), 'within the slice a round starts at once').toBeUndefined();
+    });
+
+    it('with a slice of 0 ms every round waits', async () => {
+      const slice = new EventLoopSlice(0);
+      await slice.next();
+      await nextTurn();
+      expect(slice.next()).toBeInstanceOf(Promise);
     });
   });
 });
