@@ -84,7 +84,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Lim
   const raw = env.STEWARD_MAX_USER_TEXT?.trim();
   if (!raw) return {};
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`STEWARD_MAX_USER_TEXT must be a whole number of characters ≥ 1, got "${raw}".`);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`STEWARD_MAX_USER_TEXT must be a whole number of characters ≥ 1, got ${quotedSetting(raw)}.`);
   return { userTextChars: n };
 }
 
@@ -93,6 +93,11 @@ export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const rest = text.length - max;
   return `${text.slice(0, max)}… (${rest} more character${rest === 1 ? '' : 's'} left out)`;
+}
+
+/** A setting's value as an error quotes it: as given, clipped (an environment variable may hold anything). */
+export function quotedSetting(value: string): string {
+  return `"${clip(value, 40)}"`;
 }
 
 /** A zod string with a length limit whose message names the limit (for tool schemas). */

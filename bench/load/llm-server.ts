@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { ChatMessage, ModelReply } from '../../src/models/model.js';
 import { completionChunks, type FakeReply } from '../../test/support/fake-openai-server.js';
-import { seeded } from './numbers.js';
+import { MARKER, seeded } from './numbers.js';
 
 export interface LlmOptions {
   minMs: number;
@@ -69,8 +69,6 @@ export interface LlmServer {
   setLatency(minMs: number, maxMs: number, tokensPerSecond?: number): void;
   close(): Promise<void>;
 }
-
-const MARKER = /\[load-(\d+)\]/;
 
 export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
   const draw = seeded(options.seed);

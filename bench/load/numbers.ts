@@ -20,3 +20,6 @@ export function seeded(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** The marker a load session's request carries into every prompt (`[load-N]`): which session a model call or an action is for. */
+export const MARKER = /\[load-(\d+)\]/;

@@ -8,13 +8,14 @@
  * Started with `node --expose-gc --import tsx bench/load/server-process.ts` and a JSON
  * config in LOAD_SERVER_CONFIG; it answers the driver over the IPC channel.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startServe } from '../../src/serve/server.js';
 import type { SessionStore } from '../../src/store/session-store.js';
+import type { ChatMessage } from '../../src/models/model.js';
+import { MARKER } from './numbers.js';
 
 export interface ServerConfig {
   /** SQLite file or postgres:// URL. */
@@ -85,18 +86,32 @@ function timed(store: SessionStore, totals: StoreTotals): SessionStore {
   return new Proxy(outer, { get: (object, key, receiver) => (key === 'leases' ? timedLeases : Reflect.get(object, key, receiver)) });
 }
 
-/** The send a piece of work belongs to: its model calls add their time to it. */
-const currentSend = new AsyncLocalStorage<{ modelMs: number }>();
+/**
+ * The sends under way, by their session's marker (`[load-N]`, in the first input and in every
+ * prompt after it): a model call adds its duration to its session's send. One send at a time
+ * per session, as the users make them. (An AsyncLocalStorage would follow the send without the
+ * marker, but on Node 20 it hooks every promise of the process, which the figures would include.)
+ */
+type SendsUnderWay = Map<string, { modelMs: number }>;
 
-/** Adds each model call's duration to the send it runs for. */
-function timedModel(model: OpenAIModel): OpenAIModel {
+function markerOf(messages: readonly ChatMessage[]): string | undefined {
+  for (const message of messages) {
+    const found = typeof message.content === 'string' ? MARKER.exec(message.content) : null;
+    if (found) return found[1];
+  }
+  return undefined;
+}
+
+/** Adds each model call's duration to the send under way for its session. */
+function timedModel(model: OpenAIModel, underWay: SendsUnderWay): OpenAIModel {
   const complete = model.complete.bind(model);
   model.complete = async (request) => {
     const start = performance.now();
     try {
       return await complete(request);
     } finally {
-      const send = currentSend.getStore();
+      const marker = markerOf(request.messages);
+      const send = marker === undefined ? undefined : underWay.get(marker);
       if (send) send.modelMs += performance.now() - start;
     }
   };
@@ -106,17 +121,28 @@ function timedModel(model: OpenAIModel): OpenAIModel {
 /** Steward's added time of each send begun since `since` (the last stats reset). */
 type SendTimes = { since: number; added: number[] };
 
-/** Times every SessionHost.send (the route of a user action) minus its model share. */
-function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: SendTimes): void {
+/**
+ * Times every SessionHost.send (the route of a user action) minus its model share. A session's
+ * marker is learnt from its first input; a send for a session whose marker this server has not
+ * seen (one begun on a server that died) is not timed.
+ */
+function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: SendTimes, underWay: SendsUnderWay): void {
+  const markers = new Map<string, string>();
   const send = host.send.bind(host);
   host.send = (...args) => {
+    const [id, event] = args;
+    const text = (event as { text?: unknown } | null)?.text;
+    const given = typeof text === 'string' ? MARKER.exec(text)?.[1] : undefined;
+    if (given !== undefined) markers.set(id, given);
+    const marker = markers.get(id);
+    if (marker === undefined) return send(...args);
     const share = { modelMs: 0 };
+    underWay.set(marker, share);
     const start = performance.now();
-    return currentSend
-      .run(share, () => send(...args))
-      .finally(() => {
-        if (start >= sends.since) sends.added.push(Math.max(0, performance.now() - start - share.modelMs));
-      });
+    return send(...args).finally(() => {
+      if (underWay.get(marker) === share) underWay.delete(marker);
+      if (start >= sends.since) sends.added.push(Math.max(0, performance.now() - start - share.modelMs));
+    });
   };
 }
 
@@ -124,8 +150,9 @@ async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
   const totals: StoreTotals = new Map();
   const sends: SendTimes = { since: 0, added: [] };
+  const underWay: SendsUnderWay = new Map();
   const store = timed(await openStore(config.db), totals);
-  const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }));
+  const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }), underWay);
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
   const server = await startServe({
     runtime,
@@ -136,7 +163,7 @@ async function main(): Promise<void> {
     maxRunning: config.maxRunning ?? 0,
     log: () => {},
   });
-  timeSends(server.host, sends);
+  timeSends(server.host, sends, underWay);
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { limitsFromEnv, MAX_BURST_ADVICE, MAX_BURST_LIMIT } from '../limits.js';
+import { limitsFromEnv, MAX_BURST_ADVICE, MAX_BURST_LIMIT, quotedSetting } from '../limits.js';
 import { BY_MAX_CHARS } from '../machines/session.events.js';
 import { SessionNotFoundError, StewardError, type StewardErrorCode } from '../errors.js';
 import { DemoModel } from '../models/demo-model.js';
@@ -111,7 +111,7 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
   if (!value) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 100)
-    throw new CliError('usage', `STEWARD_LEASE_MS is "${value.slice(0, 40)}": set it to a whole number of milliseconds ≥ 100, or unset it (default 30000).`);
+    throw new CliError('usage', `STEWARD_LEASE_MS is ${quotedSetting(value)}: set it to a whole number of milliseconds ≥ 100, or unset it (default 30000).`);
   return n;
 }
 

@@ -83,6 +83,7 @@ export class PgLeases implements LeaseOps {
     // The row is locked FOR SHARE before the grant: a write to it (by the last holder) waits
     // for this statement, and a row written meanwhile is read as written. So with a grant,
     // what comes back is the session as the last holder left it. No row: no grant either.
+    // The holder is looked up only when there is no grant.
     const { rows } = await this.query<SessionRow & { lease_token: string | null; holder_owner: string | null; holder_ms: string | null }>(
       `WITH s AS (
          SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions WHERE id = $1 FOR SHARE
@@ -96,7 +97,7 @@ export class PgLeases implements LeaseOps {
        SELECT s.*, (SELECT token FROM granted) AS lease_token, h.owner AS holder_owner, h.ms AS holder_ms
        FROM s LEFT JOIN LATERAL (
          SELECT left(owner, 200) AS owner, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms
-         FROM ${this.S}.leases WHERE session_id = $1 AND expires_at > now()
+         FROM ${this.S}.leases WHERE session_id = $1 AND expires_at > now() AND NOT EXISTS (SELECT 1 FROM granted)
        ) h ON true`,
       [sessionId, owner, ms],
     );

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { UserError } from '../errors.js';
+import { quotedSetting } from '../limits.js';
 
 /** A statement's name: from its text, so one name never stands for two texts on a connection. */
 export class StatementNames {
@@ -30,10 +31,12 @@ export class StatementNames {
 
 /** Whether the CLI's STEWARD_PG_PREPARED allows prepared statements (default: yes). */
 export function preparedFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.STEWARD_PG_PREPARED?.toLowerCase();
-  if (value === undefined || value === '' || value === 'on' || value === '1' || value === 'true') return true;
+  const raw = env.STEWARD_PG_PREPARED;
+  if (raw === undefined) return true;
+  const value = raw.toLowerCase();
+  if (value === '' || value === 'on' || value === '1' || value === 'true') return true;
   if (value === 'off' || value === '0' || value === 'false') return false;
   throw new UserError(
-    `STEWARD_PG_PREPARED is "${value.slice(0, 40)}": set it to "off" behind a pooler in transaction mode that keeps no prepared statements, or unset it (default on).`,
+    `STEWARD_PG_PREPARED is ${quotedSetting(raw)}: set it to "off" behind a pooler in transaction mode that keeps no prepared statements, or unset it (default on).`,
   );
 }

@@ -10,6 +10,7 @@
  */
 import pg from 'pg';
 import { ConflictError, LeaseLostError, SessionNotFoundError, UserError } from '../errors.js';
+import { quotedSetting } from '../limits.js';
 import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
@@ -439,7 +440,7 @@ export function poolSizeFromEnv(env: NodeJS.ProcessEnv = process.env): number | 
   if (!value) return undefined;
   if (/^\d+$/.test(value) && isPoolSize(Number(value))) return Number(value);
   throw new UserError(
-    `STEWARD_PG_POOL is "${value.slice(0, 40)}", which is not a pool size. Set it to a whole number of connections from ${MIN_PG_POOL_SIZE} to 1000, or unset it (default ${DEFAULT_PG_POOL_SIZE}).`,
+    `STEWARD_PG_POOL is ${quotedSetting(value)}, which is not a pool size. Set it to a whole number of connections from ${MIN_PG_POOL_SIZE} to 1000, or unset it (default ${DEFAULT_PG_POOL_SIZE}).`,
   );
 }
 

@@ -13,6 +13,7 @@
  */
 
 import { UserError } from '../errors.js';
+import { quotedSetting } from '../limits.js';
 import type { JournalEntry, JournalEntryFields, SessionSummary } from './records.js';
 
 export type { JournalEntry, SessionSummary };
@@ -82,7 +83,7 @@ export function durabilityFromEnv(env: NodeJS.ProcessEnv = process.env): Durabil
   if (!value) return 'acknowledged';
   if (isDurability(value)) return value;
   throw new UserError(
-    `STEWARD_DURABILITY is "${value.slice(0, 40)}", which is not a durability. Set it to ${durabilityList()}, or unset it (default "acknowledged").`,
+    `STEWARD_DURABILITY is ${quotedSetting(value)}, which is not a durability. Set it to ${durabilityList()}, or unset it (default "acknowledged").`,
   );
 }
 
