@@ -1,8 +1,8 @@
 /**
  * One server under N live sessions: users with think time drive `tiny` sessions through
- * `steward serve` for a measuring window, then the memory figures: N sessions parked at a
- * wait, then the same N running one long model call each. Afterwards every acknowledged
- * action is looked up in the journal (nothing lost).
+ * `steward serve` for a measuring window, then the memory figures: the window's sessions and
+ * as many more as the server runs at once parked at a wait, then those running one long model
+ * call each. Afterwards every acknowledged action is looked up in the journal (nothing lost).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
@@ -144,6 +144,8 @@ export async function oneServer(
   let pgMax = 0;
   try {
     say(`  ${kind} · ${sessions} sessions: ramp ${settings.rampMs / 1000} s, window ${settings.windowMs / 1000} s`);
+    // The server before any session: what the memory figures count from.
+    const empty = settings.memory ? await server.stats({ gc: true }) : null;
     const crowd = startCrowd(sessions, firstMarker, settings.rampMs, {
       servers: () => [server.url],
       thinkMinMs: settings.thinkMinMs,
@@ -169,7 +171,7 @@ export async function oneServer(
     const inWindow = crowd.actions.filter((a) => a.start >= t0 && a.end <= t1);
     const rounds = llm.calls.filter((c) => c.end >= t0 && c.end <= t1).length;
     const { added, model } = addedLatencies(inWindow, llm);
-    const memory = settings.memory ? await memoryFigures(server, llm, sessions, firstMarker + 1_000_000, settings, say) : null;
+    const memory = empty ? await memoryFigures(server, llm, empty, crowd, firstMarker + 1_000_000, settings, say) : null;
     const figures = windowFigures(kind, sessions, inWindow, added, model, rounds, before, after, (t1 - t0) / 1000, llm);
     const driverEventLoopP99Ms = driverDelay.percentile(99) / 1e6;
     await server.close();
@@ -225,36 +227,42 @@ function windowFigures(
   };
 }
 
-/** N sessions parked at their first approval (bytes per waiting session), then all running one long call. */
+/**
+ * Bytes per waiting session: every session the window's users left (each waits for its user
+ * once they stop), with as many more parked at their first approval as the server runs at once;
+ * counted from the server before any session, so the server's own warm-up (code and caches
+ * loaded on first use) is in it too. Then bytes per running session: the parked ones approved,
+ * all in one long model call.
+ */
 async function memoryFigures(
   server: ServerProcess,
   llm: LlmServer,
-  sessions: number,
+  empty: ServerStats,
+  window: Crowd,
   firstMarker: number,
   settings: LoadSettings,
   say: (line: string) => void,
 ) {
-  say(`    memory: ${sessions} sessions parked at a wait, then running`);
-  while ((await server.stats()).held > 0) await sleep(200);
-  const empty = await server.stats({ gc: true });
-  // Parking is not what is measured: the model answers fast meanwhile, so 5,000 sessions park in seconds, not minutes.
+  const sessions = settings.maxRunning > 0 ? settings.maxRunning : window.sessionsCreated;
+  say(`    memory: the window's ${window.sessionsCreated} sessions and ${sessions} more parked at a wait, then those running`);
+  // Parking is not what is measured: the model answers fast meanwhile.
   llm.setLatency(20, 100, 4000);
-  const crowd: Crowd = startCrowd(sessions, firstMarker, settings.rampMs, {
+  const rampMs = Math.min(settings.rampMs, sessions * 5);
+  const crowd: Crowd = startCrowd(sessions, firstMarker, rampMs, {
     servers: () => [server.url],
     thinkMinMs: 1,
     thinkMaxMs: 2,
     random: settings.random,
     parkAtApproval: true,
   });
-  const deadline = performance.now() + settings.rampMs + 120_000;
+  const deadline = performance.now() + rampMs + 120_000;
   while (crowd.parked.length + crowd.failures.length < sessions && performance.now() < deadline) await sleep(250);
   await crowd.stop();
   while ((await server.stats()).held > 0) await sleep(200);
   const waiting = await server.stats({ gc: true });
-  // The parked sessions (as many as the server runs at once) now run one model call that
-  // lasts long enough to be measured; the rest stay parked.
+  // The parked sessions now run one model call that lasts long enough to be measured.
   llm.setLatency(6000, 6000, settings.llm.tokensPerSecond);
-  const runs = settings.maxRunning > 0 ? crowd.parked.slice(0, settings.maxRunning) : crowd.parked;
+  const runs = crowd.parked;
   const approvals = runs.map(({ id }) =>
     fetch(`${server.url}/sessions/${encodeURIComponent(id)}/events`, {
       method: 'POST',
@@ -273,7 +281,7 @@ async function memoryFigures(
   llm.setLatency(settings.llm.minMs, settings.llm.maxMs);
   return {
     crowd,
-    waiting: (waiting.heapUsedBytes - empty.heapUsedBytes) / Math.max(1, crowd.parked.length),
+    waiting: (waiting.heapUsedBytes - empty.heapUsedBytes) / Math.max(1, window.sessionsCreated - window.sessionsDone + crowd.parked.length),
     running: (running.heapUsedBytes - waiting.heapUsedBytes) / Math.max(1, held),
     heapMb: waiting.heapUsedBytes / 1e6,
   };

@@ -39,6 +39,8 @@ export interface Crowd {
   /** Sessions parked (parkAtApproval) and their server index. */
   readonly parked: Array<{ session: number; id: string; server: number }>;
   readonly sessionsDone: number;
+  /** Sessions the users created (done or not). */
+  readonly sessionsCreated: number;
   /** 429 answers (server full) the users waited out and sent again. */
   readonly busyAnswers: number;
   /**
@@ -83,6 +85,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
   let stopped = false;
   let marker = firstMarker;
   let sessionsDone = 0;
+  let sessionsCreated = 0;
   let busyAnswers = 0;
   let requestTimeouts = 0;
   const sleeps = new Set<() => void>();
@@ -139,6 +142,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
         failures.push(`create: ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
         return;
       }
+      sessionsCreated += 1;
       let view = created.body.view!;
       let revision = created.body.revision ?? null;
       const id = view.id;
@@ -196,6 +200,9 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
     serverOf,
     get sessionsDone() {
       return sessionsDone;
+    },
+    get sessionsCreated() {
+      return sessionsCreated;
     },
     get busyAnswers() {
       return busyAnswers;
