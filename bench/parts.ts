@@ -3,10 +3,10 @@
  * layer at a time, in the bench's timing loop beside the other modes (bench/run.ts).
  *
  * - `chart-bare`: the session chart alone (`sessionMachine.provide()` with a turn that hands
- *   the transcript window to the fake model: no prompt assembly, no macrotask), driven with
+ *   the transcript window to the fake model: no prompt assembly, no event-loop slice), driven with
  *   `actor.send` + `waitFor`, as the baseline is;
  * - `chart-turns`: the chart with the runtime's real turns (`createManagerTurn`: the prompt
- *   assembled each round, the macrotask before each model call);
+ *   assembled each round, the event-loop slice before each model call);
  * - `steward-hot`: all of it, through `Session` (the user event's checks, the view, the send
  *   queue, the memory archive) — the mode of figure 1;
  * - `steward-listened`: the same with one listener on `session.subscribe()` (live events

@@ -19,7 +19,14 @@ export async function startServer(config: ServerConfig): Promise<ServerProcess> 
   const child: ChildProcess = fork(SCRIPT, [], {
     cwd: ROOT,
     // LOAD_CPU_PROF=DIR: each server writes a CPU profile there when it closes (where its time goes).
-    execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.LOAD_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.LOAD_CPU_PROF] : [])],
+    // LOAD_SERVER_FLAGS: more node flags for the servers only (e.g. a V8 heap setting to try).
+    execArgv: [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      ...(process.env.LOAD_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.LOAD_CPU_PROF] : []),
+      ...(process.env.LOAD_SERVER_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
+    ],
     env: { ...process.env, LOAD_SERVER_CONFIG: JSON.stringify(config), STEWARD_DURABILITY: process.env.STEWARD_DURABILITY ?? '' },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });

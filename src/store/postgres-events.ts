@@ -13,6 +13,7 @@
 import type pg from 'pg';
 import type { EventBus } from './session-store.js';
 import { Listener } from './postgres-listener.js';
+import { DEFER_FLUSH } from './postgres-prepared.js';
 
 /** Under PostgreSQL's 8000-byte NOTIFY limit, with room for the envelope. */
 export const MAX_EVENT_PAYLOAD = 7800;
@@ -73,7 +74,12 @@ export class PgEventBus implements EventBus {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, 200);
-        await this.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [this.channel, batch]).catch(this.onError);
+        // Best effort, so its commit does not wait for the disk: PostgreSQL holds one lock for
+        // the whole database from a NOTIFY until its transaction has committed, and every
+        // journal write (whose trigger NOTIFYs) would queue behind that flush.
+        await this.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n)${DEFER_FLUSH} ORDER BY n`, [this.channel, batch]).catch(
+          this.onError,
+        );
       }
     } finally {
       this.sending = null;

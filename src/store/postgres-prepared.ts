@@ -13,6 +13,13 @@ import type pg from 'pg';
 import { UserError } from '../errors.js';
 import { quotedSetting } from '../limits.js';
 
+/**
+ * Appended to a statement whose commit need not wait for the disk: `synchronous_commit=off`
+ * for its own (implicit) transaction — read at commit, reset after it, so it never leaks into
+ * the pooled connection. An uncorrelated subquery in WHERE runs once, as an InitPlan.
+ */
+export const DEFER_FLUSH = ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
+
 /** A statement's name: from its text, so one name never stands for two texts on a connection. */
 export class StatementNames {
   private readonly names = new Map<string, string>();

@@ -19,18 +19,12 @@ import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
-import { StatementNames } from './postgres-prepared.js';
+import { DEFER_FLUSH, StatementNames } from './postgres-prepared.js';
 import { redactUrl } from '../models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
 import { checkSessionId } from '../ids.js';
 
-/**
- * Appended to a deferred write's statement: `synchronous_commit=off` for its own (implicit)
- * transaction — read at commit, reset after it, so it never leaks into the pooled connection.
- * An uncorrelated subquery in WHERE runs once, as an InitPlan.
- */
-const DEFER_FLUSH = ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
 import type {
   AppendInput,
   CreateInput,
