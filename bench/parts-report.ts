@@ -12,7 +12,12 @@ import { median, type ModeSamples } from './stats.js';
 export const PART_LAYERS: readonly { mode: Mode; over?: Mode; label: string; adds: string }[] = [
   { mode: 'baseline-hot', label: 'bare XState baseline', adds: '' },
   { mode: 'chart-bare', over: 'baseline-hot', label: 'session chart, bare turn', adds: 'the chart (every reply through checking, its emitted events)' },
-  { mode: 'chart-turns', over: 'chart-bare', label: '+ the runtime turns', adds: 'prompt assembly, the event-loop slice (a macrotask once a 1 ms slice is used up)' },
+  {
+    mode: 'chart-turns',
+    over: 'chart-bare',
+    label: '+ the runtime turns',
+    adds: 'prompt assembly, the event-loop slice (a macrotask once a 1 ms slice is used up)',
+  },
   { mode: 'steward-hot', over: 'chart-turns', label: '+ Session = figures 1, 2', adds: 'user event checks and stamp, view, send queue, memory archive' },
   { mode: 'steward-listened', over: 'steward-hot', label: '  + one listener', adds: 'live events stamped and forwarded (event hub)' },
   {

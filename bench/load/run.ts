@@ -2,7 +2,7 @@
  * `npm run bench:load`: Steward as a deployment meets it — thousands of sessions whose
  * model takes 0.3–3 s, users who think between actions, several servers, and kills.
  *
- *   npm run bench:load                       # full: 100 / 1,000 / 5,000 sessions on SQLite and PostgreSQL, 20 kills (~14 min on 2 cores)
+ *   npm run bench:load                       # full: 100 / 1,000 / 5,000 sessions on SQLite and PostgreSQL, 20 kills (~8 min on 2 cores)
  *   npm run bench:load -- --quick            # correctness only (nothing lost, no double run), small and fast (CI)
  *   npm run bench:load -- --sizes 100,1000 --stores sqlite --kills 0
  *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
