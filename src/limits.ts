@@ -95,9 +95,11 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, max)}… (${rest} more character${rest === 1 ? '' : 's'} left out)`;
 }
 
-/** A setting's value as an error quotes it: as given, clipped (an environment variable may hold anything). */
+/** A setting's value as an error quotes it: as given, clipped after 40 characters (an environment variable or an option may hold anything). */
 export function quotedSetting(value: string): string {
-  return `"${clip(value, 40)}"`;
+  if (value.length <= 40) return `"${value}"`;
+  const rest = value.length - 40;
+  return `"${value.slice(0, 40)}…" (${rest} more character${rest === 1 ? '' : 's'} left out)`;
 }
 
 /** A zod string with a length limit whose message names the limit (for tool schemas). */

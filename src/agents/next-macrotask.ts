@@ -1,6 +1,6 @@
 /**
- * A promise that resolves on a later macrotask, for the turns to wait on before each model
- * call. A model that answers without I/O (a script, the demo model, a cache) resolves in a
+ * A promise that resolves on a later macrotask, for the turns to wait on between model calls
+ * (see EventLoopSlice below for how often). A model that answers without I/O (a script, the demo model, a cache) resolves in a
  * microtask, and XState chains the next round in microtasks too: without a macrotask between
  * rounds a whole burst holds the event loop, so no timer, `stop()`, request or other session
  * runs until it ends.
@@ -34,11 +34,14 @@ export function nextMacrotask(): Promise<void> {
 }
 
 /**
- * Rounds that run back to back share the event loop in slices of `ms`: a round starts at once
- * while the slice lasts, else it waits for the next macrotask and a new slice begins. A burst
- * of instant rounds so holds the loop for one slice and a round at most, while the wait costs
- * once a slice instead of once a round. A model that does I/O gives the loop up in every call,
- * so its rounds, far apart, wait each time, which costs nothing next to the call.
+ * Rounds that run back to back share the event loop in slices of `ms` and of at most `rounds`
+ * rounds: a round starts at once while the slice lasts, else it waits for the next macrotask
+ * and a new slice begins. A burst of instant rounds so holds the loop for one slice at most,
+ * while the wait costs once a slice instead of once a round. The count bounds a slice where
+ * the clock does not (a clock may stand still between two I/Os, as in Cloudflare's workerd,
+ * or move in coarse steps, as in a browser that blurs its timers). A model that does I/O
+ * gives the loop up in every call, so its rounds, far apart, wait each time, which costs
+ * nothing next to the call.
  *
  * @example
  * const slice = new EventLoopSlice();
@@ -46,13 +49,21 @@ export function nextMacrotask(): Promise<void> {
  */
 export class EventLoopSlice {
   #endsAt = 0;
+  #rounds = 0;
 
-  constructor(readonly ms = 1) {}
+  constructor(
+    readonly ms = 1,
+    readonly rounds = 32,
+  ) {}
 
   /** Undefined while the slice lasts; else the next macrotask, when a new slice begins. */
   next(): Promise<void> | undefined {
-    if (performance.now() < this.#endsAt) return undefined;
+    if (this.#rounds < this.rounds && performance.now() < this.#endsAt) {
+      this.#rounds += 1;
+      return undefined;
+    }
     return nextMacrotask().then(() => {
+      this.#rounds = 1;
       this.#endsAt = performance.now() + this.ms;
     });
   }

@@ -234,7 +234,9 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
     const n = Number(text);
     if (!Number.isInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got "${text}".`);
+      throw new InvalidArgumentError(
+        `must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${quotedSetting(text)}.`,
+      );
     }
     return n;
   };

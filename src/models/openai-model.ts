@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import type { ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { ModelError, UserError } from '../errors.js';
+import { quotedSetting } from '../limits.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
 import { streamedCompletion } from './openai-stream.js';
 import { redactSecrets } from './redact.js';
@@ -286,7 +287,7 @@ function parseTimeout(raw: string | undefined): number | undefined {
   const value = Number(text);
   // The SDK only accepts a positive integer number of milliseconds.
   if (!Number.isInteger(value) || value <= 0) {
-    throw new UserError(`STEWARD_TIMEOUT_MS must be a positive whole number of milliseconds, got "${raw}".`);
+    throw new UserError(`STEWARD_TIMEOUT_MS must be a positive whole number of milliseconds, got ${quotedSetting(raw ?? '')}.`);
   }
   return value;
 }

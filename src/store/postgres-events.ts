@@ -75,8 +75,8 @@ export class PgEventBus implements EventBus {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, 200);
         // Best effort, so its commit does not wait for the disk: PostgreSQL holds one lock for
-        // the whole database from a NOTIFY until its transaction has committed, and every
-        // journal write (whose trigger NOTIFYs) would queue behind that flush.
+        // the whole cluster while a transaction that NOTIFYs commits, and every journal write
+        // (whose trigger NOTIFYs) would queue behind that flush.
         await this.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n)${DEFER_FLUSH} ORDER BY n`, [this.channel, batch]).catch(
           this.onError,
         );

@@ -249,7 +249,7 @@ it.skipIf(!hasScript)(
     writeFileSync(editor, '#!/bin/sh\nprintf "Edited in the editor.\\n" > "$1"\n', { mode: 0o755 });
     const tty = terminal('--package tiny --as tester', db, { EDITOR: editor });
     try {
-      await tty.waitFor(/Describe the work you want/, 'the request prompt');
+      await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
       await tty.waitFor(/Edit, then approve/, 'the edit choice');
       await tty.type(`${DOWN}${DOWN}${ENTER}`); // Edit, then approve (after Approve, Reject)

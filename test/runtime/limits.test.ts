@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
-import { clip, DEFAULT_LIMITS, resolveLimits } from '../../src/limits.js';
+import { clip, DEFAULT_LIMITS, quotedSetting, resolveLimits } from '../../src/limits.js';
+import { durabilityFromEnv } from '../../src/store/session-store.js';
 
 const request = { type: 'user_submitted_input', text: 'A note about tea' } as const;
 const toolResults = (model: ScriptedModel, i: number) => model.calls[i]!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
@@ -113,5 +114,14 @@ describe('limits on user events', () => {
   it('clip keeps short text and says how much it left out of long text', () => {
     expect(clip('short', 10)).toBe('short');
     expect(clip('x'.repeat(15), 10)).toBe(`${'x'.repeat(10)}… (5 more characters left out)`);
+  });
+});
+
+describe('a setting quoted in an error', () => {
+  it('is quoted as given, and a long one is clipped after 40 characters, outside the quotes', () => {
+    expect(quotedSetting('Sometimes')).toBe('"Sometimes"');
+    expect(quotedSetting('y'.repeat(40))).toBe(`"${'y'.repeat(40)}"`);
+    expect(quotedSetting('x'.repeat(500))).toBe(`"${'x'.repeat(40)}…" (460 more characters left out)`);
+    expect(() => durabilityFromEnv({ STEWARD_DURABILITY: 'Every-Event' })).toThrow(/STEWARD_DURABILITY is "Every-Event", which is not a durability/);
   });
 });

@@ -50,7 +50,8 @@ describe('rounds yield to the event loop', () => {
       order.push(whose(request));
       return { content: null, toolCalls: [{ id: `c${order.length}`, type: 'function', function: { name: 'list_workers', arguments: '{}' } }] };
     };
-    const burst = 50;
+    // Longer than one slice of rounds (EventLoopSlice), so that A's burst has to give the loop up.
+    const burst = 200;
     const model = new ScriptedModel(Array.from({ length: 2 * burst }, () => step));
     const runtime = createRuntime({ model, maxBurst: burst });
     const [a, b] = await Promise.all([runtime.createSession({ packageId: 'tiny' }), runtime.createSession({ packageId: 'tiny' })]);
@@ -80,6 +81,32 @@ describe('rounds yield to the event loop', () => {
     });
   });
 
+  it('an instant burst gives the loop up once a slice, not before every round', async () => {
+    // A macrotask queued at a model call has run by the next call only if the round between them waited for the loop.
+    let calls = 0;
+    let waited = 0;
+    let queued = false;
+    const step: ScriptStep = () => {
+      calls += 1;
+      if (!queued) {
+        queued = true;
+        setImmediate(() => {
+          queued = false;
+          waited += 1;
+        });
+      }
+      return { content: null, toolCalls: [{ id: `c${calls}`, type: 'function', function: { name: 'list_workers', arguments: '{}' } }] };
+    };
+    const burst = 200;
+    const model = new ScriptedModel(Array.from({ length: burst }, () => step));
+    const session = await createRuntime({ model, maxBurst: burst }).createSession({ packageId: 'tiny' });
+    const result = await session.send(input('List the workers, again and again'));
+    expect(result.view).toMatchObject({ burst, waitingReason: 'input' });
+    expect(calls).toBe(burst);
+    expect(waited, 'rounds that gave the loop up').toBeGreaterThan(0);
+    expect(waited, 'rounds that gave the loop up').toBeLessThanOrEqual(burst / 2);
+  });
+
   describe('EventLoopSlice', () => {
     it('waits for a macrotask when its slice is used up, and not again while the new one lasts', async () => {
       const slice = new EventLoopSlice(60_000);
@@ -90,6 +117,13 @@ describe('rounds yield to the event loop', () => {
       await first;
       expect(seen, 'the wait ran after every pending microtask').toHaveLength(100);
       expect(slice.next(), 'within the slice a round starts at once').toBeUndefined();
+    });
+
+    it('ends a slice after its count of rounds, whatever the clock says', async () => {
+      const slice = new EventLoopSlice(60_000, 3);
+      await slice.next();
+      expect([slice.next(), slice.next()], 'rounds 2 and 3 of the slice').toEqual([undefined, undefined]);
+      expect(slice.next(), 'round 4 starts a new slice').toBeInstanceOf(Promise);
     });
 
     it('with a slice of 0 ms every round waits', async () => {

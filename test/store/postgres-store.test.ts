@@ -404,7 +404,6 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         true,
       ]);
       expect(() => preparedFromEnv({ STEWARD_PG_PREPARED: 'Sometimes' })).toThrow(/STEWARD_PG_PREPARED is "Sometimes": set it to "off" behind a pooler/);
-      expect(() => preparedFromEnv({ STEWARD_PG_PREPARED: 'x'.repeat(500) })).toThrow(/is "x{40}… \(460 more characters left out\)"/);
     });
 
     it('refuses a schema name that is not a plain identifier', () => {

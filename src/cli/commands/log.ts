@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { SessionNotFoundError } from '../../errors.js';
+import { quotedSetting } from '../../limits.js';
 import { userOf, type JournalEntry } from '../../store/session-store.js';
 import { CliError, printJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { formatJournal } from '../render.js';
@@ -44,7 +45,7 @@ export function register(program: Command): void {
     .option('--json', 'print the entries as JSON (same as --format json)')
     .action(async (id: string, options: { after?: number; limit?: number; json?: boolean; format?: string }, command: Command) => {
       const format = options.format ?? (options.json ? 'json' : 'table');
-      if (!['table', 'json', 'jsonl'].includes(format)) throw new CliError('usage', `--format is table, json or jsonl (got "${format}").`);
+      if (!['table', 'json', 'jsonl'].includes(format)) throw new CliError('usage', `--format is table, json or jsonl (got ${quotedSetting(format)}).`);
       await withContext(
         command.optsWithGlobals(),
         async (ctx) => {
