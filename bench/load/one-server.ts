@@ -171,7 +171,7 @@ export async function oneServer(
     const inWindow = crowd.actions.filter((a) => a.start >= t0 && a.end <= t1);
     const rounds = llm.calls.filter((c) => c.end >= t0 && c.end <= t1).length;
     const { added, model } = addedLatencies(inWindow, llm);
-    const memory = empty ? await memoryFigures(server, llm, empty, crowd, firstMarker + 1_000_000, settings, say) : null;
+    const memory = empty ? await memoryFigures(server, llm, empty, crowd, sessions, firstMarker + 1_000_000, settings, say) : null;
     const figures = windowFigures(kind, sessions, inWindow, added, model, rounds, before, after, (t1 - t0) / 1000, llm);
     const driverEventLoopP99Ms = driverDelay.percentile(99) / 1e6;
     await server.close();
@@ -229,7 +229,8 @@ function windowFigures(
 
 /**
  * Bytes per waiting session: every session the window's users left (each waits for its user
- * once they stop), with as many more parked at their first approval as the server runs at once;
+ * once they stop), with as many more parked at their first approval as the server runs at once
+ * (N without a limit);
  * counted from the server before any session, so the server's own warm-up (code and caches
  * loaded on first use) is in it too. Then bytes per running session: the parked ones approved,
  * all in one long model call.
@@ -239,11 +240,12 @@ async function memoryFigures(
   llm: LlmServer,
   empty: ServerStats,
   window: Crowd,
+  size: number,
   firstMarker: number,
   settings: LoadSettings,
   say: (line: string) => void,
 ) {
-  const sessions = settings.maxRunning > 0 ? settings.maxRunning : window.sessionsCreated;
+  const sessions = settings.maxRunning > 0 ? Math.min(settings.maxRunning, size) : size;
   say(`    memory: the window's ${window.sessionsCreated} sessions and ${sessions} more parked at a wait, then those running`);
   // Parking is not what is measured: the model answers fast meanwhile.
   llm.setLatency(20, 100, 4000);

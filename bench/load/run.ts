@@ -6,7 +6,7 @@
  *   npm run bench:load -- --quick            # correctness only (nothing lost, no double run), small and fast (CI)
  *   npm run bench:load -- --sizes 100,1000 --stores sqlite --kills 0
  *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
- *   npm run bench:load -- --no-memory        # skip the memory phase (the largest N parked, then running)
+ *   npm run bench:load -- --no-memory        # skip the memory phase (at the largest N: the window's sessions and up to --max-running more parked, then those running)
  *   npm run bench:load -- --max-running 300  # the server answers 429 + Retry-After beyond 300 running sessions (default: none up to 1,000 sessions, 300 above)
  *
  * Exits non-zero when an acknowledged action is missing from a journal, a session ran on
