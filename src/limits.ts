@@ -88,18 +88,18 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Lim
   return { userTextChars: n };
 }
 
+/** How much of a text was left out, as a clipped text says it. */
+const leftOut = (rest: number) => `${rest} more character${rest === 1 ? '' : 's'} left out`;
+
 /** `text` cut to at most about `max` characters, saying how much was left out. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
-  const rest = text.length - max;
-  return `${text.slice(0, max)}… (${rest} more character${rest === 1 ? '' : 's'} left out)`;
+  return `${text.slice(0, max)}… (${leftOut(text.length - max)})`;
 }
 
 /** A setting's value as an error quotes it: as given, clipped after 40 characters (an environment variable or an option may hold anything). */
 export function quotedSetting(value: string): string {
-  if (value.length <= 40) return `"${value}"`;
-  const rest = value.length - 40;
-  return `"${value.slice(0, 40)}…" (${rest} more character${rest === 1 ? '' : 's'} left out)`;
+  return value.length <= 40 ? `"${value}"` : `"${value.slice(0, 40)}…" (${leftOut(value.length - 40)})`;
 }
 
 /** A zod string with a length limit whose message names the limit (for tool schemas). */

@@ -1,9 +1,9 @@
 /**
  * A promise that resolves on a later macrotask, for the turns to wait on between model calls
- * (see EventLoopSlice below for how often). A model that answers without I/O (a script, the demo model, a cache) resolves in a
- * microtask, and XState chains the next round in microtasks too: without a macrotask between
- * rounds a whole burst holds the event loop, so no timer, `stop()`, request or other session
- * runs until it ends.
+ * (EventLoopSlice below says how often). A model that answers without I/O (a script, the demo
+ * model, a cache) resolves in a microtask, and XState chains the next round in microtasks too:
+ * without a macrotask between rounds a whole burst holds the event loop, so no timer,
+ * `stop()`, request or other session runs until it ends.
  *
  * Browser-safe (this module is part of `steward/machine`): `setImmediate` where the platform
  * has it (Node, Bun), else a `MessageChannel` message (browsers; `setTimeout(0)` is clamped
