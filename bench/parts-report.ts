@@ -104,19 +104,20 @@ export function formatComparison(before: EarlierRun, now: { figures: readonly Fi
     const earlier = before.figures.find((b) => b.id === f.id);
     const r = ratioOf(f);
     if (r === null && !earlier?.ratio) continue;
-    rows.push([f.label, ratio(earlier?.ratio), ratio(r), f.target === undefined ? '' : `≤ ${f.target}×`]);
+    const budget = f.budget === undefined || r === null ? '' : `≤ ${f.budget}× ${r <= f.budget ? 'ok' : 'OVER'}`;
+    rows.push([f.label, ratio(earlier?.ratio), ratio(r), f.target === undefined ? '' : `≤ ${f.target}×`, budget]);
   }
   for (const p of now.parts) {
     if (p.mode === 'baseline-hot') continue;
     const earlier = before.parts.find((b) => b.mode === p.mode);
-    rows.push([`parts: ${p.label.trim()}, round`, ratio(earlier?.roundRatio), ratio(p.roundRatio), '']);
-    rows.push([`parts: ${p.label.trim()}, pause+resume`, ratio(earlier?.pauseResumeRatio), ratio(p.pauseResumeRatio), '']);
+    rows.push([`parts: ${p.label.trim()}, round`, ratio(earlier?.roundRatio), ratio(p.roundRatio), '', '']);
+    rows.push([`parts: ${p.label.trim()}, pause+resume`, ratio(earlier?.pauseResumeRatio), ratio(p.pauseResumeRatio), '', '']);
   }
-  const head = ['ratio to bare XState', 'before', 'now', 'target'];
+  const head = ['ratio to bare XState', 'before', 'now', 'target', 'budget now'];
   const widths = head.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]!].length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === 0 || i === 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .map((c, i) => (i === 0 || i >= 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
       .join('  ')
       .trimEnd();
   const load = before.load ? `, load ${before.load.map((l) => l.toFixed(1)).join(' ')}` : '';

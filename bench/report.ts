@@ -14,6 +14,12 @@ export interface Figure {
   baseline: number | null;
   /** Largest acceptable ratio steward / baseline, when there is a target. */
   target?: number;
+  /**
+   * The ratio the figure may rise to since the session chart became one table that checks
+   * every reply in `checking` and emits its own events (clarity bought with microseconds);
+   * `--compare` prints it beside the target.
+   */
+  budget?: number;
   /** What the figure is compared with, when it is not the obvious counterpart. */
   note?: string;
 }
