@@ -31,7 +31,7 @@ const DELTA_TYPES: ReadonlySet<SessionStreamEventType> = new Set(['text_delta', 
 
 interface Entry {
   listener: SessionEventListener;
-  textDeltas: boolean;
+  textDeltas: NonNullable<SubscribeOptions['textDeltas']>;
 }
 
 /** The model round under way: what the chart announced, and when the hub saw it start. */
@@ -42,7 +42,9 @@ interface OpenRound {
 
 export class SessionEventHub {
   private readonly entries = new Set<Entry>();
+  /** Listeners that always want deltas, and those asked at each model call (SubscribeOptions). */
   private deltaListeners = 0;
+  private askedListeners = 0;
   private subscriptions: Subscription[] | null = null;
   private round: OpenRound | null = null;
   /** The draft of the last worker round, until the chart publishes or refuses it. */
@@ -67,25 +69,48 @@ export class SessionEventHub {
 
   /** Where a model call of this session streams its text; undefined while no listener wants text. */
   get textDeltaSink(): ((text: string) => void) | undefined {
-    return this.subscriptions && this.deltaListeners > 0 ? this.onDelta : undefined;
+    return this.wantsDeltas() ? this.onDelta : undefined;
   }
 
   /** Where a model call of this session streams its tool calls; undefined while no listener wants deltas. */
   get toolCallDeltaSink(): ((delta: ToolCallDelta) => void) | undefined {
-    return this.subscriptions && this.deltaListeners > 0 ? this.onToolCallDelta : undefined;
+    return this.wantsDeltas() ? this.onToolCallDelta : undefined;
+  }
+
+  /** Whether a listener wants the deltas of a model call starting now. */
+  private wantsDeltas(): boolean {
+    if (!this.subscriptions) return false;
+    if (this.deltaListeners > 0) return true;
+    if (this.askedListeners === 0) return false;
+    for (const entry of this.entries) {
+      if (typeof entry.textDeltas !== 'function') continue;
+      try {
+        if (entry.textDeltas()) return true;
+      } catch (error) {
+        // A listener's own error does not disturb the session (as in emit below): no deltas for it.
+        rethrowLater(error);
+      }
+    }
+    return false;
   }
 
   subscribe(listener: SessionEventListener, options: SubscribeOptions = {}): () => void {
     if (typeof listener !== 'function') throw new TypeError('session.subscribe(listener) needs a function, e.g. (event) => console.log(event.type).');
-    const entry: Entry = { listener, textDeltas: options.textDeltas !== false };
+    const asked = options.textDeltas;
+    const entry: Entry = { listener, textDeltas: typeof asked === 'function' ? asked : asked !== false };
     this.entries.add(entry);
-    if (entry.textDeltas) this.deltaListeners++;
+    this.count(entry, 1);
     this.attachOrDetach();
     return () => {
       if (!this.entries.delete(entry)) return;
-      if (entry.textDeltas) this.deltaListeners--;
+      this.count(entry, -1);
       this.attachOrDetach();
     };
+  }
+
+  private count(entry: Entry, by: 1 | -1): void {
+    if (entry.textDeltas === true) this.deltaListeners += by;
+    else if (entry.textDeltas !== false) this.askedListeners += by;
   }
 
   private attachOrDetach(): void {
@@ -208,14 +233,20 @@ export class SessionEventHub {
   private emit(draft: ChartEvent | Draft): void {
     const event = { ...draft, sessionId: this.sessionId, at: Date.now() } as SessionStreamEvent;
     for (const entry of [...this.entries]) {
-      if (!entry.textDeltas && DELTA_TYPES.has(event.type)) continue;
+      // A listener asked at each call gets the deltas of the calls that stream.
+      if (entry.textDeltas === false && DELTA_TYPES.has(event.type)) continue;
       try {
         entry.listener(event);
       } catch (error) {
-        setTimeout(() => {
-          throw error;
-        });
+        rethrowLater(error);
       }
     }
   }
+}
+
+/** A listener's error, rethrown outside the session's code (as XState does with an observer's). */
+function rethrowLater(error: unknown): void {
+  setTimeout(() => {
+    throw error;
+  });
 }

@@ -6,15 +6,27 @@
  * same records under the same numbers, and a stream opened on any of them replays the
  * current run. On a store without a bus (SQLite, memory) only this process's sessions have
  * live events.
+ *
+ * It also knows who follows which session (followers.ts), here and, through notices on the
+ * bus, on the other servers: a model call streams only while someone does.
  */
+import * as z from 'zod';
+import { sessionIdProblem } from '../ids.js';
 import type { EventBus } from '../store/session-store.js';
+import { FOLLOW_MS, Followers } from './followers.js';
 import { LiveRecordSchema, ReplayBuffers, type LiveRecord } from './live-replay.js';
+
+/** What a server says on the bus while a stream on a session is open there. */
+const FollowNoticeSchema = z.strictObject({ followed: z.string().refine((id) => sessionIdProblem(id) === null) });
 
 export class LiveEvents {
   /** The current run's live events of the sessions this process hears about, for streams that open late or reconnect. */
   readonly replay = new ReplayBuffers();
   /** The bus, listened to for every session once something here needs live events. */
   private hearing: Promise<() => Promise<void>> | null = null;
+  private readonly followers = new Followers();
+  /** Renews this server's follows on the bus while it has streams open. */
+  private announcing: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly bus: EventBus | undefined,
@@ -30,7 +42,28 @@ export class LiveEvents {
   /** The current run's records of a session kept so far, and each new one from wherever it runs. Resolves once listening. */
   async watch(sessionId: string, listener: (record: LiveRecord) => void): Promise<{ replay: LiveRecord[]; stop: () => void }> {
     await this.hear();
-    return this.replay.watch(sessionId, listener);
+    const watched = this.replay.watch(sessionId, listener);
+    const closed = this.followers.opened(sessionId);
+    this.announce([sessionId]);
+    // Told before the stream says hello: a send after that streams on whichever server runs it.
+    await this.bus?.flush?.().catch(() => {});
+    return {
+      replay: watched.replay,
+      stop: () => {
+        watched.stop();
+        closed();
+      },
+    };
+  }
+
+  /** Whether someone follows the session now (followers.ts): its next model call streams. */
+  isFollowed(sessionId: string): boolean {
+    return this.followers.isFollowed(sessionId);
+  }
+
+  /** A caller will follow the session soon (a send answered at once): followed for a while from now. */
+  expectFollower(sessionId: string): void {
+    this.followers.followFor(sessionId);
   }
 
   /**
@@ -44,8 +77,13 @@ export class LiveEvents {
       undefined,
       (raw) => {
         // This process's own records are kept already (publish): their echo is skipped unparsed.
-        const record = raw as { run?: unknown; n?: unknown; event?: { sessionId?: unknown } };
+        const record = raw as { run?: unknown; n?: unknown; event?: { sessionId?: unknown }; followed?: unknown };
         if (this.replay.has(record.event?.sessionId, record.run, record.n)) return;
+        if (record.followed !== undefined) {
+          const notice = FollowNoticeSchema.safeParse(raw);
+          if (notice.success) this.followers.followFor(notice.data.followed);
+          return;
+        }
         // From the database: anyone who can NOTIFY could have sent it.
         const parsed = LiveRecordSchema.safeParse(raw);
         if (parsed.success) this.replay.add(parsed.data.event.sessionId, parsed.data);
@@ -56,8 +94,28 @@ export class LiveEvents {
     return this.hearing;
   }
 
+  /**
+   * Tells the other servers that streams on `sessionIds` are open here, and keeps telling
+   * them every half follow while any stream is open (no-op without a bus).
+   */
+  private announce(sessionIds: readonly string[]): void {
+    const bus = this.bus;
+    if (!bus) return;
+    for (const id of sessionIds) bus.publishEvents(id, [{ followed: id }]);
+    this.announcing ??= setInterval(() => {
+      const open = this.followers.followedHere();
+      if (open.length === 0 && this.announcing) {
+        clearInterval(this.announcing);
+        this.announcing = null;
+      }
+      for (const id of open) bus.publishEvents(id, [{ followed: id }]);
+    }, FOLLOW_MS / 2).unref();
+  }
+
   /** Stops listening to the bus. */
   async close(): Promise<void> {
+    if (this.announcing) clearInterval(this.announcing);
+    this.announcing = null;
     const hearing = this.hearing;
     this.hearing = null;
     await hearing?.then((stop) => stop()).catch(() => {});

@@ -147,6 +147,8 @@ export class SessionHost {
 
   /** `send`, answered as soon as the session took the event (`Prefer: respond-async`); a refusal still answers with the SendResult. */
   sendAsync(id: string, event: unknown, options: SendOptions = {}): Promise<Sent | Accepted> {
+    // Its caller reads the rest from the stream it opens next: the run streams from the start.
+    this.live.expectFollower(id);
     return this.dispatch(id, event, true, undefined, options);
   }
 
@@ -440,7 +442,9 @@ export class SessionHost {
     held.keeper = keeper;
     session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld() } : {}) });
     if (keeper?.lost) session.stop();
-    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event, keeper));
+    // The deltas of a reply only while someone follows the session (followers.ts): an
+    // unwatched call does not stream.
+    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event, keeper), { textDeltas: () => this.live.isFollowed(id) });
     return session;
   }
 

@@ -263,6 +263,8 @@ export interface EventBus {
     listener: (event: unknown) => void,
     options?: { onError?: (error: unknown) => void },
   ): Promise<() => Promise<void>>;
+  /** Resolves once every event published so far was handed to the other processes. */
+  flush?(): Promise<void>;
 }
 
 export interface SessionStore {

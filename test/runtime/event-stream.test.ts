@@ -317,17 +317,14 @@ describe('session.subscribe()', () => {
 });
 
 describe('text deltas', () => {
-  async function openAISession(content: string, toolCall = scriptedCall('ask_user', { message: 'Which tea?' })) {
-    const server = await startFakeOpenAI([
-      {
-        reply: {
-          content,
-          toolCalls: [{ name: toolCall.name, arguments: JSON.stringify(toolCall.arguments) }],
-          usage: { promptTokens: 50, completionTokens: 12 },
-          pieces: 4,
-        },
-      },
-    ]);
+  async function openAISession(content: string, toolCall = scriptedCall('ask_user', { message: 'Which tea?' }), calls = 1) {
+    const reply = {
+      content,
+      toolCalls: [{ name: toolCall.name, arguments: JSON.stringify(toolCall.arguments) }],
+      usage: { promptTokens: 50, completionTokens: 12 },
+      pieces: 4,
+    };
+    const server = await startFakeOpenAI(Array.from({ length: calls }, () => ({ reply })));
     servers.push(server);
     const model = new OpenAIModel({ apiKey: 'k', baseURL: server.baseURL, model: 'fake-model', timeoutMs: 2_000, maxRetries: 0 });
     const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
@@ -381,6 +378,54 @@ describe('text deltas', () => {
     expect(server.requests[0]).not.toHaveProperty('stream');
     expect(ofType(events, 'text_delta')).toEqual([]);
     expect(ofType(events, 'round_finished')).toHaveLength(1);
+  });
+
+  it('asks a listener whose textDeltas is a function at each model call: a call streams only when it says yes', async () => {
+    const { server, session } = await openAISession('Some text.', undefined, 2);
+    let wanted = false;
+    let asked = 0;
+    const events: SessionStreamEvent[] = [];
+    const off = session.subscribe((e) => events.push(e), {
+      textDeltas: () => {
+        asked += 1;
+        return wanted;
+      },
+    });
+    expect(session.textDeltaSink()).toBeUndefined();
+    wanted = true;
+    expect(session.textDeltaSink()).toBeTypeOf('function');
+    wanted = false;
+    await session.send(request);
+    expect(asked).toBeGreaterThan(1);
+    expect(server.requests[0]).not.toHaveProperty('stream');
+    expect(ofType(events, 'text_delta')).toEqual([]);
+    wanted = true;
+    await session.send({ type: 'user_submitted_input', text: 'Go on.' });
+    off();
+    expect(server.requests[1]).toHaveProperty('stream', true);
+    expect(ofType(events, 'text_delta').length).toBeGreaterThan(0);
+  });
+
+  it('a listener whose textDeltas function throws gets no deltas, and the session goes on', async () => {
+    const { server, session } = await openAISession('Some text.');
+    const thrown: unknown[] = [];
+    const onUncaught = (error: unknown) => thrown.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const off = session.subscribe(() => {}, {
+        textDeltas: () => {
+          throw new Error('listener bug');
+        },
+      });
+      const result = await session.send(request);
+      off();
+      expect(result.ok).toBe(true);
+      expect(server.requests[0]).not.toHaveProperty('stream');
+      await expect.poll(() => thrown.length).toBeGreaterThan(0);
+      expect((thrown[0] as Error).message).toBe('listener bug');
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 });
 

@@ -142,13 +142,18 @@ describe('stream tickets', () => {
 });
 
 describe('live events on the stream', () => {
-  it('carries text deltas and every live event with an id; a late stream gets the current run again, in order', async () => {
+  it('carries text deltas and every live event with an id while a stream follows; a late stream gets the current run again, in order', async () => {
     const { server, http } = await serveOn();
     const id = await newSession(http);
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    // A stream open before the send: the run's model calls stream.
+    const follower = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`, { headers }));
+    await expect.poll(() => follower.events.some((e) => e.event === 'hello')).toBe(true);
     const sent = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
     expect(sent.body.view.waitingReason).toBe('approve_step');
+    await follower.stop();
     // Opened only now: the run is over, its live events come from the replay buffer.
-    const late = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const late = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`, { headers }));
     await expect.poll(() => sessionEvents(late.events).some((e) => e.data.type === 'waiting')).toBe(true);
     const live = sessionEvents(late.events);
     // The order of what happened; the deltas (pieces of text and tool calls) are checked by what they join to.
@@ -163,6 +168,35 @@ describe('live events on the stream', () => {
     expect(live.every((e) => typeof e.id === 'string')).toBe(true);
     expect(new Set(live.map((e) => e.id)).size).toBe(live.length);
     await late.stop();
+  });
+
+  it('a run nobody follows does not stream: the model is called without deltas, a late stream gets every other event', async () => {
+    const streamed: boolean[] = [];
+    const demo = streamingDemo();
+    const model: Model = {
+      label: 'records whether each call streams',
+      complete: (request) => {
+        streamed.push(request.onTextDelta !== undefined || request.onToolCallDelta !== undefined);
+        return demo.complete(request);
+      },
+    };
+    const { server, http } = await serveOn({ model });
+    const id = await newSession(http);
+    const sent = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
+    expect(sent.body.view.waitingReason).toBe('approve_step');
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed.every((s) => !s)).toBe(true);
+    const late = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    await expect.poll(() => sessionEvents(late.events).some((e) => e.data.type === 'waiting')).toBe(true);
+    const types = sessionEvents(late.events).map((e) => e.data.type);
+    expect(milestones(types)).toEqual(FIRST_REQUEST_MILESTONES);
+    expect(types.filter((t) => t === 'text_delta' || t === 'tool_call_delta')).toEqual([]);
+    await late.stop();
+    // Followed now (the stream just closed, and follows outlast it a while): the next run streams.
+    streamed.length = 0;
+    await http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step' });
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed.every((s) => s)).toBe(true);
   });
 
   it('resumes after Last-Event-ID: the live events after it, none twice; the next run replaces the buffer', async () => {

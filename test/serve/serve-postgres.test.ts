@@ -28,13 +28,16 @@ afterEach(async () => {
 let modelCalls = 0;
 
 /** One server as another machine would run it: its own pool, runtime and port. */
-async function server(url: string): Promise<{ handle: ServeHandle; http: ReturnType<typeof client> }> {
+async function server(url: string, streamed: boolean[] = []): Promise<{ handle: ServeHandle; http: ReturnType<typeof client> }> {
   const store = new PostgresStore(url);
   const demo = new DemoModel();
   const model: Model = {
     label: demo.label,
     complete: (request) => {
       modelCalls += 1;
+      // Whether the call streams; a streaming call gets a piece of text of its own.
+      streamed.push(request.onTextDelta !== undefined);
+      request.onTextDelta?.('Thinking…');
       return demo.complete(request);
     },
   };
@@ -69,6 +72,32 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
     await expect.poll(() => sse.events.at(-1)?.event, { timeout: 5000 }).toBe('done');
     const journal = (await b.http.get(`/sessions/${id}/journal`)).body.entries;
     expect(sse.events.filter((e) => e.event === 'entry').map((e) => e.data)).toEqual(journal);
+  });
+
+  it("a session's model calls stream while a stream on another server follows it, and not before", async () => {
+    const url = await pg.createDatabase();
+    const streamedOnA: boolean[] = [];
+    const [a, b] = await Promise.all([server(url, streamedOnA), server(url)]);
+    const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const first = await a.http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
+    expect(first.body.view.waitingReason).toBe('approve_step');
+    expect(streamedOnA.length).toBeGreaterThan(0);
+    expect(streamedOnA.some((s) => s)).toBe(false);
+
+    // B's stream says on the bus that it follows the session: A's next calls stream, and their text reaches B.
+    const sse = await readEvents(await fetch(`${b.handle.url}/sessions/${id}/stream`));
+    cleanups.push(() => sse.stop());
+    await expect.poll(() => sse.events.some((e) => e.event === 'hello')).toBe(true);
+    streamedOnA.length = 0;
+    // The notice was committed before hello; A reads it from its LISTEN connection, asynchronously.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const approved = await a.http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step' });
+    expect(approved.status).toBe(200);
+    expect(streamedOnA.length).toBeGreaterThan(0);
+    expect(streamedOnA.every((s) => s)).toBe(true);
+    await expect
+      .poll(() => sse.events.some((e) => e.event === 'session' && e.data.type === 'text_delta' && e.data.text === 'Thinking…'), { timeout: 5000 })
+      .toBe(true);
   });
 
   it('two events racing on one session from two servers: one is taken, the other is a 409, the journal is gapless', async () => {

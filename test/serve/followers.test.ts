@@ -1,0 +1,106 @@
+/**
+ * Who follows a session (src/serve/followers.ts): a model call streams only while someone
+ * does. Followers on a fake clock, and two servers' LiveEvents on one in-process bus that
+ * delivers every event to every listener, as PostgreSQL NOTIFY does.
+ */
+import { describe, expect, it } from 'vitest';
+import { FOLLOW_MS, Followers } from '../../src/serve/followers.js';
+import { LiveEvents } from '../../src/serve/live-events.js';
+import type { EventBus } from '../../src/store/session-store.js';
+
+describe('Followers', () => {
+  it('follows a session while a stream is open, and for FOLLOW_MS after the last one closed', () => {
+    let now = 0;
+    const followers = new Followers(() => now);
+    expect(followers.isFollowed('s1')).toBe(false);
+    const closeA = followers.opened('s1');
+    const closeB = followers.opened('s1');
+    closeA();
+    closeA(); // twice: counted once
+    now = FOLLOW_MS * 10;
+    expect(followers.isFollowed('s1')).toBe(true); // B is still open
+    expect(followers.followedHere()).toEqual(['s1']);
+    closeB();
+    expect(followers.followedHere()).toEqual([]);
+    now += FOLLOW_MS - 1;
+    expect(followers.isFollowed('s1')).toBe(true);
+    now += 1;
+    expect(followers.isFollowed('s1')).toBe(false);
+    expect(followers.isFollowed('s2')).toBe(false);
+  });
+
+  it('followFor lasts FOLLOW_MS from its last renewal', () => {
+    let now = 0;
+    const followers = new Followers(() => now);
+    followers.followFor('s1');
+    now = FOLLOW_MS / 2;
+    followers.followFor('s1');
+    now = FOLLOW_MS + 1;
+    expect(followers.isFollowed('s1')).toBe(true);
+    now = FOLLOW_MS * 1.5;
+    expect(followers.isFollowed('s1')).toBe(false);
+  });
+
+  it('remembers at most 10,000 follows: the least recently renewed go first', () => {
+    const followers = new Followers(() => 0);
+    for (let i = 0; i < 10_005; i++) followers.followFor(`s${i}`);
+    expect(followers.isFollowed('s0')).toBe(false);
+    expect(followers.isFollowed('s4')).toBe(false);
+    expect(followers.isFollowed('s5')).toBe(true);
+    expect(followers.isFollowed('s10004')).toBe(true);
+  });
+});
+
+/** Every event published by anyone, to every listener (after a microtask, as a bus delivers). */
+function sharedBus(): { bus: () => EventBus; raw: (event: unknown) => void } {
+  const listeners = new Set<(event: unknown) => void>();
+  const deliver = (event: unknown) => queueMicrotask(() => listeners.forEach((l) => l(event)));
+  return {
+    raw: deliver,
+    bus: () => ({
+      publishEvents: (_sessionId, events) => events.forEach(deliver),
+      watchEvents: async (_sessionId, listener) => {
+        listeners.add(listener);
+        return async () => void listeners.delete(listener);
+      },
+      flush: async () => {},
+    }),
+  };
+}
+
+describe('LiveEvents: follows across servers', () => {
+  it('a stream open on one server makes the session followed on the other; without a bus, only here', async () => {
+    const shared = sharedBus();
+    const [a, b] = [new LiveEvents(shared.bus(), () => {}), new LiveEvents(shared.bus(), () => {})];
+    await a.hear();
+    expect(a.isFollowed('s1')).toBe(false);
+    const watched = await b.watch('s1', () => {});
+    await expect.poll(() => a.isFollowed('s1')).toBe(true);
+    expect(b.isFollowed('s1')).toBe(true);
+    expect(a.isFollowed('s2')).toBe(false);
+    watched.stop();
+    await Promise.all([a.close(), b.close()]);
+
+    const alone = new LiveEvents(undefined, () => {});
+    const stream = await alone.watch('s3', () => {});
+    expect(alone.isFollowed('s3')).toBe(true);
+    stream.stop();
+    await alone.close();
+  });
+
+  it('ignores notices that are not a follow of a valid session id, and a send answered at once counts as followed', async () => {
+    const shared = sharedBus();
+    const a = new LiveEvents(shared.bus(), () => {});
+    await a.hear();
+    shared.raw({ followed: '' });
+    shared.raw({ followed: 'bad\u0000id' });
+    shared.raw({ followed: 's1', extra: true });
+    shared.raw({ followed: 42 });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(a.isFollowed('s1')).toBe(false);
+    expect(a.isFollowed('')).toBe(false);
+    a.expectFollower('s2');
+    expect(a.isFollowed('s2')).toBe(true);
+    await a.close();
+  });
+});
