@@ -29,7 +29,9 @@ const FACTORIES = {
   steward_sqlite: () => stewardSqlite.create(),
 };
 // EXTRA=path/to/adapter.mjs[,more.mjs]: add variants (same contract as variants/*.mjs) without editing this file.
-for (const path of process.env.EXTRA?.split(',').filter(Boolean) ?? []) {
+// STEWARD_BEFORE=<checkout>: a steward_before row from that checkout (variants/steward_before.mjs).
+const extras = [...(process.env.STEWARD_BEFORE ? ['variants/steward_before.mjs'] : []), ...(process.env.EXTRA?.split(',').filter(Boolean) ?? [])];
+for (const path of extras) {
   const mod = await import(new URL(path, `file://${process.cwd()}/`).href);
   FACTORIES[mod.create().name] = () => mod.create();
 }

@@ -37,19 +37,20 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nextStep, BLACKBOARD, MAX_BURST, USER_TEXT } from '../scenario.mjs';
 
 export const STEWARD_DIR = resolve(process.env.STEWARD_DIR ?? join(dirname(fileURLToPath(import.meta.url)), '../../..'));
-const SRC = join(STEWARD_DIR, 'src/index.ts');
 
-async function loadSteward() {
+/** The public API (src/index.ts) of the Steward checkout in `dir`. */
+export async function loadSteward(dir) {
+  const src = join(dir, 'src/index.ts');
   try {
-    return await import(pathToFileURL(SRC).href);
+    return await import(pathToFileURL(src).href);
   } catch (error) {
     if (error?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
-    const { tsImport } = await import(pathToFileURL(join(STEWARD_DIR, 'node_modules/tsx/dist/esm/api/index.mjs')).href);
-    return tsImport(pathToFileURL(SRC).href, import.meta.url);
+    const { tsImport } = await import(pathToFileURL(join(dir, 'node_modules/tsx/dist/esm/api/index.mjs')).href);
+    return tsImport(pathToFileURL(src).href, import.meta.url);
   }
 }
-export const steward = await loadSteward();
-const { createRuntime, SqliteStore } = steward;
+export const steward = await loadSteward(STEWARD_DIR);
+const { SqliteStore } = steward;
 
 export const PACKAGES_DIR = join(STEWARD_DIR, 'bench/packages');
 export const PACKAGE_ID = 'bench';
@@ -119,10 +120,11 @@ export async function toolResults(h) {
 
 export const send = (session, text) => session.send({ type: 'user_submitted_input', text });
 
-export const create = () => {
-  const runtime = createRuntime({ model: new HarnessModel(), packagesDir: PACKAGES_DIR, maxBurst: MAX_BURST, window: HARNESS_WINDOW });
+/** The hot/durable adapter on `api` (a checkout's public API), as variant `name`, with the package of `dir`. */
+export function adapterOn(api, name, dir) {
+  const runtime = api.createRuntime({ model: new HarnessModel(), packagesDir: join(dir, 'bench/packages'), maxBurst: MAX_BURST, window: HARNESS_WINDOW });
   return {
-    name: 'steward',
+    name,
     runtime,
     async start(sid) {
       const session = await openSeeded(runtime, sid);
@@ -147,7 +149,9 @@ export const create = () => {
       h.session.stop();
     },
   };
-};
+}
+
+export const create = () => adapterOn(steward, 'steward', STEWARD_DIR);
 
 /** A SqliteStore on a fresh temp file (for steward_sqlite and the scripts). */
 export function tempSqliteStore(tag = 'anchors') {

@@ -7,7 +7,9 @@
  *   session wherever it runs: the server running it numbers them and publishes them on the
  *   store's event bus (PostgreSQL NOTIFY), which every server keeps the current run of
  *   (src/serve/live-replay.ts); on a store without one, this process's own sessions'. A
- *   stream that opens late or reconnects gets the current run's events again.
+ *   stream that opens late or reconnects gets the current run's events again. A model call
+ *   streams (text and tool-call deltas) only while someone follows the session: a stream
+ *   open on any server, or a send answered at once (src/serve/followers.ts).
  * - `done` once the journal reaches the done state, then the stream ends.
  * Every `entry` and `session` message has an id (opaque); Last-Event-ID resumes after it.
  * Auth: the bearer token, or `?ticket=` (src/http/stream-tickets.ts), checked in app.ts.
@@ -32,7 +34,8 @@ export const stream: RouteModule = {
         description:
           '`event: hello` first; `event: entry` (data: a journal entry; durable, resumable) and `event: session` ' +
           "(data: a live library event, SessionStreamEvent, text deltas included; the current run's are replayed to a " +
-          'late or reconnecting client) … `event: done`; `event: error` (data: { error }) when the store fails. Every ' +
+          'late or reconnecting client; a model call streams its deltas only if a stream followed the session, on any server, ' +
+          'or a send was answered with 202, when it started) … `event: done`; `event: error` (data: { error }) when the store fails. Every ' +
           'entry and session message has an opaque `id:` for Last-Event-ID',
         contentType: 'text/event-stream',
       },
