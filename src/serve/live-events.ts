@@ -44,7 +44,7 @@ export class LiveEvents {
     await this.hear();
     const watched = this.replay.watch(sessionId, listener);
     const closed = this.followers.opened(sessionId);
-    this.announce([sessionId]);
+    this.announce(sessionId);
     // Told before the stream says hello: a send after that streams on whichever server runs it.
     await this.bus?.flush?.().catch(() => {});
     return {
@@ -95,13 +95,13 @@ export class LiveEvents {
   }
 
   /**
-   * Tells the other servers that streams on `sessionIds` are open here, and keeps telling
-   * them every half follow while any stream is open (no-op without a bus).
+   * Tells the other servers that a stream on `sessionId` is open here, and keeps telling them
+   * of every stream open here, every half follow, while any is (no-op without a bus).
    */
-  private announce(sessionIds: readonly string[]): void {
+  private announce(sessionId: string): void {
     const bus = this.bus;
     if (!bus) return;
-    for (const id of sessionIds) bus.publishEvents(id, [{ followed: id }]);
+    bus.publishEvents(sessionId, [{ followed: sessionId }]);
     this.announcing ??= setInterval(() => {
       const open = this.followers.followedHere();
       if (open.length === 0 && this.announcing) {

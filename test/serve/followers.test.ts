@@ -3,7 +3,7 @@
  * does. Followers on a fake clock, and two servers' LiveEvents on one in-process bus that
  * delivers every event to every listener, as PostgreSQL NOTIFY does.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FOLLOW_MS, Followers } from '../../src/serve/followers.js';
 import { LiveEvents } from '../../src/serve/live-events.js';
 import type { EventBus } from '../../src/store/session-store.js';
@@ -69,6 +69,8 @@ function sharedBus(): { bus: () => EventBus; raw: (event: unknown) => void } {
 }
 
 describe('LiveEvents: follows across servers', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('a stream open on one server makes the session followed on the other; without a bus, only here', async () => {
     const shared = sharedBus();
     const [a, b] = [new LiveEvents(shared.bus(), () => {}), new LiveEvents(shared.bus(), () => {})];
@@ -86,6 +88,23 @@ describe('LiveEvents: follows across servers', () => {
     expect(alone.isFollowed('s3')).toBe(true);
     stream.stop();
     await alone.close();
+  });
+
+  it('renews the follow on the bus every half follow while the stream stays open, and lets it lapse once closed', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
+    const shared = sharedBus();
+    const [a, b] = [new LiveEvents(shared.bus(), () => {}), new LiveEvents(shared.bus(), () => {})];
+    await a.hear();
+    const watched = await b.watch('s1', () => {});
+    await vi.advanceTimersByTimeAsync(0);
+    expect(a.isFollowed('s1')).toBe(true);
+    await vi.advanceTimersByTimeAsync(FOLLOW_MS * 3);
+    expect(a.isFollowed('s1')).toBe(true);
+    watched.stop();
+    await vi.advanceTimersByTimeAsync(FOLLOW_MS * 2);
+    expect(a.isFollowed('s1')).toBe(false);
+    expect(b.isFollowed('s1')).toBe(false);
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('ignores notices that are not a follow of a valid session id, and a send answered at once counts as followed', async () => {
