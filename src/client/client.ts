@@ -142,7 +142,9 @@ export class StewardClient {
   /**
    * Sends a user event. By default it resolves once the session waits again (or is done),
    * with the SendResult as `session.send()` gives it (`ok: false` with the code when the
-   * session refused the event); with `{ wait: false }` as soon as the server took it (202).
+   * session refused the event); with `{ wait: false }` as soon as the server took it (202),
+   * and then the server streams the run's model calls for the stream you open next (it streams
+   * only while someone follows the session).
    *
    * @example
    * const result = await client.send(id, { type: 'user_approved_next_step', edits: { reason: 'Keep it short.' } });

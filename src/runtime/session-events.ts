@@ -16,7 +16,7 @@ export type SessionEventListener = (event: SessionStreamEvent) => void;
 export interface SubscribeOptions {
   /**
    * Whether this listener wants the events of a reply as it is written (`text_delta`,
-   * `tool_call_delta`, `artifact_delta`; default true). While at least one listener wants
+   * `tool_call_delta`, `artifact_delta`, `artifact_draft_discarded`; default true). While at least one listener wants
    * them, a model that can stream (OpenAIModel) streams its replies. A function is asked as
    * each model call starts, so the call streams only while someone can see it (`steward
    * serve` asks whether a stream follows the session); the listener then gets the deltas of

@@ -67,12 +67,14 @@ export class Followers {
     return [...this.open.keys()];
   }
 
-  /** Drops expired follows, then, while still over the bound, the least recently renewed. */
+  /**
+   * Drops follows from the least recently renewed on (every follow lasts FOLLOW_MS, so they
+   * expire in this order), while they are expired or the map is over its bound.
+   */
   private forgetOldest(): void {
     const now = this.now();
-    for (const [id, until] of this.until) if (until <= now) this.until.delete(id);
-    for (const id of this.until.keys()) {
-      if (this.until.size <= MAX_REMEMBERED) return;
+    for (const [id, until] of this.until) {
+      if (until > now && this.until.size <= MAX_REMEMBERED) return;
       this.until.delete(id);
     }
   }

@@ -27,6 +27,7 @@ export class LiveEvents {
   private readonly followers = new Followers();
   /** Renews this server's follows on the bus while it has streams open. */
   private announcing: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(
     private readonly bus: EventBus | undefined,
@@ -39,13 +40,19 @@ export class LiveEvents {
     this.bus?.publishEvents(sessionId, [record]);
   }
 
-  /** The current run's records of a session kept so far, and each new one from wherever it runs. Resolves once listening. */
-  async watch(sessionId: string, listener: (record: LiveRecord) => void): Promise<{ replay: LiveRecord[]; stop: () => void }> {
+  /**
+   * The current run's records of a session kept so far, and each new one from wherever it
+   * runs. Resolves once listening. A watcher follows the session (its model calls stream)
+   * unless `follow` is false: one that reads no deltas should not make them.
+   */
+  async watch(sessionId: string, listener: (record: LiveRecord) => void, { follow = true } = {}): Promise<{ replay: LiveRecord[]; stop: () => void }> {
     await this.hear();
     const watched = this.replay.watch(sessionId, listener);
+    if (!follow) return watched;
     const closed = this.followers.opened(sessionId);
     this.announce(sessionId);
-    // Told before the stream says hello: a send after that streams on whichever server runs it.
+    // Handed to the database before the stream says hello; the other servers read it from
+    // their LISTEN connection soon after (best effort: a send in that moment may not stream).
     await this.bus?.flush?.().catch(() => {});
     return {
       replay: watched.replay,
@@ -100,7 +107,7 @@ export class LiveEvents {
    */
   private announce(sessionId: string): void {
     const bus = this.bus;
-    if (!bus) return;
+    if (!bus || this.closed) return;
     bus.publishEvents(sessionId, [{ followed: sessionId }]);
     this.announcing ??= setInterval(() => {
       const open = this.followers.followedHere();
@@ -114,6 +121,7 @@ export class LiveEvents {
 
   /** Stops listening to the bus. */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.announcing) clearInterval(this.announcing);
     this.announcing = null;
     const hearing = this.hearing;

@@ -1,7 +1,8 @@
 /**
  * The live events of the sessions a server hears about, kept per session for the current
  * run, so that a stream that opens late (a page that sent before its stream was open) or
- * reconnects (`Last-Event-ID`) gets them again.
+ * reconnects (`Last-Event-ID`) gets them again. Text deltas are among them only for the model
+ * calls that streamed, which is while someone followed the session (followers.ts).
  *
  * A run is one stretch of a session held by one process: from a send (or a takeover) until
  * the session waits again. The process running it numbers its live events (`run`, `n`) and

@@ -231,8 +231,8 @@ export class SessionHost {
    * it runs: through the store's event bus when it has one (PostgreSQL NOTIFY: sessions on
    * other servers too), else those of the sessions this process holds. Resolves once listening.
    */
-  watchLive(id: string, listener: (record: LiveRecord) => void): Promise<{ replay: LiveRecord[]; stop: () => void }> {
-    return this.live.watch(id, listener);
+  watchLive(id: string, listener: (record: LiveRecord) => void, options?: { follow?: boolean }): Promise<{ replay: LiveRecord[]; stop: () => void }> {
+    return this.live.watch(id, listener, options);
   }
 
   /**

@@ -29,6 +29,11 @@ export class PgEventBus implements EventBus {
   private queue: string[] = [];
   private sending: Promise<void> | null = null;
   private listener: Listener<Published> | null = null;
+  /** Payloads queued, and handed to the server, since the bus was made (flush waits for a mark). */
+  private queued = 0;
+  private handed = 0;
+  /** Flushes waiting for the next batch to be handed over. */
+  private waiting: (() => void)[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -45,14 +50,20 @@ export class PgEventBus implements EventBus {
       // No string in it can be longer than the whole: most events (text deltas) need no clipping.
       const whole = JSON.stringify({ sessionId, event });
       const payload = whole.length <= MAX_STRING ? whole : JSON.stringify({ sessionId, event: clipStrings(event) });
-      if (Buffer.byteLength(payload) <= MAX_EVENT_PAYLOAD) this.queue.push(payload);
+      if (Buffer.byteLength(payload) > MAX_EVENT_PAYLOAD) continue;
+      this.queue.push(payload);
+      this.queued += 1;
     }
     this.sending ??= this.drain();
   }
 
-  /** Resolves once every event published so far was handed to the server. */
+  /**
+   * Resolves once every event published so far was handed to the server. Events published
+   * meanwhile are not waited for: a publisher that never pauses does not hold a flush up.
+   */
   async flush(): Promise<void> {
-    while (this.sending) await this.sending;
+    const mark = this.queued;
+    while (this.handed < mark && this.sending) await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 
   async watchEvents(
@@ -80,9 +91,12 @@ export class PgEventBus implements EventBus {
         await this.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n)${DEFER_FLUSH} ORDER BY n`, [this.channel, batch]).catch(
           this.onError,
         );
+        this.handed += batch.length;
+        for (const resolve of this.waiting.splice(0)) resolve();
       }
     } finally {
       this.sending = null;
+      for (const resolve of this.waiting.splice(0)) resolve();
     }
   }
 }

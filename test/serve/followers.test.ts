@@ -107,6 +107,19 @@ describe('LiveEvents: follows across servers', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('a watcher that asks not to follow (it reads no deltas) makes the session followed nowhere', async () => {
+    const shared = sharedBus();
+    const [a, b] = [new LiveEvents(shared.bus(), () => {}), new LiveEvents(shared.bus(), () => {})];
+    await a.hear();
+    const watched = await b.watch('s1', () => {}, { follow: false });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(a.isFollowed('s1')).toBe(false);
+    expect(b.isFollowed('s1')).toBe(false);
+    watched.stop();
+    expect(b.isFollowed('s1')).toBe(false);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('ignores notices that are not a follow of a valid session id, and a send answered at once counts as followed', async () => {
     const shared = sharedBus();
     const a = new LiveEvents(shared.bus(), () => {});

@@ -199,6 +199,19 @@ describe('live events on the stream', () => {
     expect(streamed.every((s) => s)).toBe(true);
   });
 
+  it('a send answered at once (Prefer: respond-async) streams its run for the stream opened after it', async () => {
+    const { server, http } = await serveOn();
+    const id = await newSession(http);
+    const sent = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' }, { prefer: 'respond-async' });
+    expect(sent.status).toBe(202);
+    const late = await readEvents(await fetch(`${server.url}/sessions/${id}/stream`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    await expect.poll(() => sessionEvents(late.events).some((e) => e.data.type === 'waiting')).toBe(true);
+    const live = sessionEvents(late.events);
+    expect(live.filter((e) => e.data.type === 'text_delta').length).toBeGreaterThan(0);
+    expect(live.some((e) => e.data.type === 'tool_call_delta')).toBe(true);
+    await late.stop();
+  });
+
   it('resumes after Last-Event-ID: the live events after it, none twice; the next run replaces the buffer', async () => {
     const { server, http } = await serveOn();
     const id = await newSession(http);

@@ -246,4 +246,24 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(other).toEqual([]);
     await stop();
   });
+
+  it('the event bus: flush waits for what was published before it, not for what a busy publisher adds meanwhile', async () => {
+    const a = connect(freshSchema());
+    const flush = a.events.flush!.bind(a.events);
+    a.events.publishEvents('s1', [{ type: 'notice', text: 'first' }]);
+    // A publisher that never pauses: a new event after every statement, for as long as the flush has not resolved.
+    let flushed = false;
+    let published = 0;
+    const busy = (async () => {
+      while (!flushed && published < 5_000) {
+        a.events.publishEvents('s1', [{ type: 'notice', text: `more ${published++}` }]);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await flush();
+    flushed = true;
+    await busy;
+    expect(published).toBeLessThan(5_000);
+    await flush();
+  });
 });

@@ -153,20 +153,25 @@ export class StewardA2AHandler implements A2ARequestHandler {
     let settled = false;
     // Listening first, then reading: a wait that comes between the two is not missed.
     // Only what comes next: the replay of earlier rounds would repeat notes a client had or does not need.
-    const { stop } = await this.deps.host.watchLive(id, ({ event: e }) => {
-      const note = roundNote(e);
-      if (note) feed.push(stream.working(id, note));
-      if ((e.type === 'waiting' || e.type === 'done' || e.type === 'stopped') && !settled) {
-        settled = true;
-        void this.settle(id).then(
-          (thread) => {
-            feed.push(stream.status(id, statusOf(thread)));
-            feed.close();
-          },
-          () => feed.close(),
-        );
-      }
-    });
+    // It reads no deltas, so it does not follow the session (its model calls need not stream for it).
+    const { stop } = await this.deps.host.watchLive(
+      id,
+      ({ event: e }) => {
+        const note = roundNote(e);
+        if (note) feed.push(stream.working(id, note));
+        if ((e.type === 'waiting' || e.type === 'done' || e.type === 'stopped') && !settled) {
+          settled = true;
+          void this.settle(id).then(
+            (thread) => {
+              feed.push(stream.status(id, statusOf(thread)));
+              feed.close();
+            },
+            () => feed.close(),
+          );
+        }
+      },
+      { follow: false },
+    );
     try {
       const thread = await this.read(id);
       if (thread.view.phase === 'done')
