@@ -42,9 +42,6 @@ interface OpenRound {
 
 export class SessionEventHub {
   private readonly entries = new Set<Entry>();
-  /** Listeners that always want deltas, and those asked at each model call (SubscribeOptions). */
-  private deltaListeners = 0;
-  private askedListeners = 0;
   private subscriptions: Subscription[] | null = null;
   private round: OpenRound | null = null;
   /** The draft of the last worker round, until the chart publishes or refuses it. */
@@ -77,13 +74,12 @@ export class SessionEventHub {
     return this.wantsDeltas() ? this.onToolCallDelta : undefined;
   }
 
-  /** Whether a listener wants the deltas of a model call starting now. */
+  /** Whether a listener wants the deltas of a model call starting now (a function is asked: SubscribeOptions). */
   private wantsDeltas(): boolean {
     if (!this.subscriptions) return false;
-    if (this.deltaListeners > 0) return true;
-    if (this.askedListeners === 0) return false;
     for (const entry of this.entries) {
-      if (typeof entry.textDeltas !== 'function') continue;
+      if (entry.textDeltas === true) return true;
+      if (entry.textDeltas === false) continue;
       try {
         if (entry.textDeltas()) return true;
       } catch (error) {
@@ -99,18 +95,11 @@ export class SessionEventHub {
     const asked = options.textDeltas;
     const entry: Entry = { listener, textDeltas: typeof asked === 'function' ? asked : asked !== false };
     this.entries.add(entry);
-    this.count(entry, 1);
     this.attachOrDetach();
     return () => {
       if (!this.entries.delete(entry)) return;
-      this.count(entry, -1);
       this.attachOrDetach();
     };
-  }
-
-  private count(entry: Entry, by: 1 | -1): void {
-    if (entry.textDeltas === true) this.deltaListeners += by;
-    else if (entry.textDeltas !== false) this.askedListeners += by;
   }
 
   private attachOrDetach(): void {
@@ -172,7 +161,7 @@ export class SessionEventHub {
   private publishDraft(event: Pick<StreamEventOf<'artifact_published'>, 'tags'>): void {
     const info = this.lastWorkerRound;
     this.lastWorkerRound = null;
-    if (this.deltaListeners === 0 || !info) return;
+    if (!info || ![...this.entries].some((entry) => entry.textDeltas !== false)) return;
     const board = this.actor().getSnapshot().context.blackboard;
     const bodies = new Map<string, string>();
     for (const [tag, version] of Object.entries(event.tags)) {

@@ -108,14 +108,15 @@ export class LiveEvents {
   private announce(sessionId: string): void {
     const bus = this.bus;
     if (!bus || this.closed) return;
-    bus.publishEvents(sessionId, [{ followed: sessionId }]);
+    const tell = (id: string) => bus.publishEvents(id, [{ followed: id }]);
+    tell(sessionId);
     this.announcing ??= setInterval(() => {
       const open = this.followers.followedHere();
       if (open.length === 0 && this.announcing) {
         clearInterval(this.announcing);
         this.announcing = null;
       }
-      for (const id of open) bus.publishEvents(id, [{ followed: id }]);
+      open.forEach(tell);
     }, FOLLOW_MS / 2).unref();
   }
 

@@ -173,6 +173,17 @@ describe('drafts that are not published', () => {
     expect(types.indexOf('artifact_delta')).toBe(types.indexOf('artifact_published') - 1);
   });
 
+  it('a listener asked at each call (textDeltas: a function) that says no: no streaming, and the body still comes as one delta', async () => {
+    const model = new ScriptedModel(steps([{ agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'All at once.' } })] }]));
+    const session = await sessionWith(model);
+    const events: SessionStreamEvent[] = [];
+    const off = session.subscribe((event) => events.push(event), { textDeltas: () => false });
+    await session.send(request);
+    off();
+    expect(ofType(events, 'tool_call_delta')).toEqual([]);
+    expect(ofType(events, 'artifact_delta')).toEqual([expect.objectContaining({ round: 2, tag: 'note', delta: 'All at once.' })]);
+  });
+
   it('a worker round that fails discards its draft', async () => {
     const model = new ScriptedModel(
       steps([
