@@ -5,7 +5,7 @@
  * server; over the run: model calls made twice, requests of one session open on two
  * servers at once, and acknowledged actions missing from the journal.
  */
-import { startLlmServer, type Arrival, type LlmOptions } from './llm-server.js';
+import type { Arrival, LlmOptions, LlmServer } from './llm-server.js';
 import { startServer, type ServerProcess } from './servers.js';
 import { startCrowd } from './users.js';
 import { lostActions } from './journal-check.js';
@@ -21,6 +21,7 @@ export interface KillSettings {
   thinkMinMs: number;
   thinkMaxMs: number;
   llm: LlmOptions;
+  startModel: (options: LlmOptions) => Promise<LlmServer>;
   random: () => number;
 }
 
@@ -30,6 +31,8 @@ export interface KillFigures {
   leaseMs: number;
   interrupted: number;
   takeoverMs: { p50: number; p99: number; max: number };
+  /** The takeover's two parts: kill → a server's scan claimed the session, and claim → its model call again; by claimer. */
+  split: TakeoverSplit;
   /** Interrupted sessions that had not run again by the end. */
   notResumed: number;
   callsRunTwice: number;
@@ -37,6 +40,67 @@ export interface KillFigures {
   lost: number;
   actions: number;
   failures: string[];
+}
+
+export interface TakeoverSplit {
+  untilClaimMs: { p50: number; p99: number };
+  claimToCallMs: { p50: number; p99: number };
+  /** Claimed by the server started in the dead one's place, and by the two that lived on. */
+  byRestarted: { sessions: number; claimToCallP99Ms: number };
+  bySurvivors: { sessions: number; claimToCallP99Ms: number };
+  /** Interrupted sessions with no claim seen (claimed by a server killed before it reported). */
+  unseen: number;
+}
+
+/** One server process's life: its index, the kill it was started after (null: at the start), its claims so far. */
+interface ServerLife {
+  process: ServerProcess;
+  startedAfterKill: number | null;
+  claims: Array<{ id: string; at: number }>;
+}
+
+const p50p99 = (sorted: number[]) => ({ p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
+const ascending = (list: number[]) => list.sort((a, b) => a - b);
+
+/** Splits each resumed victim's takeover at the claim its server's scan made (times in epoch ms). */
+function splitTakeovers(
+  kills: ReadonlyArray<{ at: number; victims: number[] }>,
+  lives: readonly ServerLife[],
+  idOf: ReadonlyMap<number, string>,
+  arrivals: ReadonlyMap<number, readonly Arrival[]>,
+): TakeoverSplit {
+  const epoch = (driverMs: number) => performance.timeOrigin + driverMs;
+  const untilClaim: number[] = [];
+  const toCall: number[] = [];
+  const restarted: number[] = [];
+  const survivors: number[] = [];
+  let unseen = 0;
+  kills.forEach(({ at, victims }, killIndex) => {
+    const killedAt = epoch(at);
+    for (const session of victims) {
+      const next = arrivals.get(session)?.find((a) => a.at > at);
+      const id = idOf.get(session);
+      if (!next || id === undefined) continue;
+      let first: { at: number; life: ServerLife } | null = null;
+      for (const life of lives)
+        for (const claim of life.claims) if (claim.id === id && claim.at > killedAt && (!first || claim.at < first.at)) first = { at: claim.at, life };
+      if (!first) {
+        unseen += 1;
+        continue;
+      }
+      const called = epoch(next.at) - first.at;
+      untilClaim.push(first.at - killedAt);
+      toCall.push(called);
+      (first.life.startedAfterKill === killIndex ? restarted : survivors).push(called);
+    }
+  });
+  return {
+    untilClaimMs: p50p99(ascending(untilClaim)),
+    claimToCallMs: p50p99(ascending(toCall)),
+    byRestarted: { sessions: restarted.length, claimToCallP99Ms: percentile(ascending(restarted), 99) },
+    bySurvivors: { sessions: survivors.length, claimToCallP99Ms: percentile(ascending(survivors), 99) },
+    unseen,
+  };
 }
 
 /** Calls whose messages a session had already sent (a 429's retry excepted): a model call made twice. */
@@ -53,11 +117,21 @@ export function callsRunTwice(arrivals: ReadonlyMap<number, readonly Arrival[]>)
 }
 
 export async function killRun(db: string, firstMarker: number, settings: KillSettings, say: (line: string) => void): Promise<KillFigures> {
-  const llm = await startLlmServer(settings.llm);
+  const llm = await settings.startModel(settings.llm);
   const start = (i: number) => startServer({ db, llmBaseURL: llm.baseURL, leaseMs: settings.leaseMs, owner: `load server ${i + 1}` });
   const servers: ServerProcess[] = [];
+  const lives: ServerLife[] = [];
+  const started = async (i: number, afterKill: number | null) => {
+    const process = await start(i);
+    lives.push({ process, startedAfterKill: afterKill, claims: [] });
+    return process;
+  };
+  const readClaims = async (process: ServerProcess) => {
+    const life = lives.find((l) => l.process === process)!;
+    life.claims = (await process.stats()).claims;
+  };
   try {
-    for (let i = 0; i < 3; i++) servers.push(await start(i));
+    for (let i = 0; i < 3; i++) servers.push(await started(i, null));
     say(`  postgres · 3 servers · ${settings.users} users · ${settings.kills} kills, lease ${settings.leaseMs} ms`);
     const crowd = startCrowd(settings.users, firstMarker, settings.rampMs, {
       servers: () => servers.map((s) => s.url),
@@ -70,16 +144,18 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
     for (let i = 0; i < settings.kills; i++) {
       await sleep(settings.everyMs);
       const k = i % servers.length;
+      await readClaims(servers[k]!);
       const victims = llm.openSessions().filter((s) => crowd.serverOf.get(s) === k);
       const at = performance.now();
       await servers[k]!.kill();
       kills.push({ at, victims });
-      servers[k] = await start(k);
+      servers[k] = await started(k, i);
       say(`    kill ${i + 1}/${settings.kills}: server ${k + 1} (${victims.length} session(s) in a model call), restarted`);
     }
     // Long enough for the last kill's sessions to be taken over.
     await sleep(settings.leaseMs * 2 + 1000);
     await crowd.stop();
+    for (const server of servers) await readClaims(server);
     const delays: number[] = [];
     let notResumed = 0;
     for (const { at, victims } of kills) {
@@ -98,6 +174,7 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
       leaseMs: settings.leaseMs,
       interrupted: delays.length + notResumed,
       takeoverMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), max: delays.at(-1) ?? 0 },
+      split: splitTakeovers(kills, lives, crowd.idOf, llm.arrivals),
       notResumed,
       callsRunTwice: callsRunTwice(llm.arrivals),
       overlaps: llm.overlaps,

@@ -70,17 +70,64 @@ export interface LlmServer {
   close(): Promise<void>;
 }
 
-export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
+/**
+ * What the model server saw, kept apart from serving it so the same bookkeeping runs where the
+ * server runs and, fed over IPC, in the driver (llm-process.ts).
+ */
+export class LlmRecord {
+  readonly calls: ModelCall[] = [];
+  readonly arrivals = new Map<number, Arrival[]>();
+  throttled = 0;
+  inFlight = 0;
+  overlaps = 0;
+  private readonly open = new Map<number, number>();
+
+  requestOpened(): void {
+    this.inFlight += 1;
+  }
+  requestClosed(): void {
+    this.inFlight -= 1;
+  }
+  /** A request of `session` arrived: a second one open at once is an overlap (one session run twice). */
+  arrived(session: number, arrival: Arrival): void {
+    this.arrivals.set(session, [...(this.arrivals.get(session) ?? []), arrival]);
+    if ((this.open.get(session) ?? 0) > 0) this.overlaps += 1;
+    this.open.set(session, (this.open.get(session) ?? 0) + 1);
+  }
+  /** The request of `session` that arrived `at` was answered 429: its retry is not a call made twice. */
+  refused(session: number, at: number): void {
+    this.throttled += 1;
+    const arrival = this.arrivals.get(session)?.findLast((a) => a.at === at);
+    if (arrival) arrival.throttled = true;
+  }
+  left(session: number): void {
+    const left = (this.open.get(session) ?? 1) - 1;
+    if (left > 0) this.open.set(session, left);
+    else this.open.delete(session);
+  }
+  served(call: ModelCall): void {
+    this.calls.push(call);
+  }
+  openSessions(): number[] {
+    return [...this.open.keys()];
+  }
+}
+
+/** The model server's knobs while it runs (the same in its own process, see llm-process.ts). */
+export interface LlmControl {
+  setLatency(minMs: number, maxMs: number, tokensPerSecond?: number): void;
+  close(): Promise<void>;
+}
+
+/** Serves the model on 127.0.0.1, noting what it sees in `record`. */
+export async function serveLlm(
+  options: LlmOptions,
+  record: Pick<LlmRecord, 'requestOpened' | 'requestClosed' | 'arrived' | 'refused' | 'left' | 'served'>,
+): Promise<LlmControl & { baseURL: string }> {
   const draw = seeded(options.seed);
   const demo = new DemoModel();
-  const calls: ModelCall[] = [];
   let { minMs, maxMs, tokensPerSecond } = options;
-  let throttled = 0;
-  let inFlight = 0;
   let served = 0;
-  let overlaps = 0;
-  const open = new Map<number, number>();
-  const arrivals = new Map<number, Arrival[]>();
   // A request refused with 429 is remembered by its body, so its retry is served.
   const refused = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
@@ -94,26 +141,18 @@ export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
     });
 
   const server = createServer((req, res) => {
-    inFlight += 1;
-    res.once('close', () => (inFlight -= 1));
+    record.requestOpened();
+    res.once('close', () => record.requestClosed());
     void readBody(req)
       .then(async (raw) => {
         const start = performance.now();
         const body = JSON.parse(raw) as { messages: ChatMessage[]; tools?: Array<{ function: { name: string } }>; stream?: boolean };
         const session = Number(MARKER.exec(raw)?.[1] ?? -1);
-        const arrival: Arrival = { at: start, messages: createHash('sha1').update(JSON.stringify(body.messages)).digest('base64'), throttled: false };
-        arrivals.set(session, [...(arrivals.get(session) ?? []), arrival]);
-        if ((open.get(session) ?? 0) > 0) overlaps += 1;
-        open.set(session, (open.get(session) ?? 0) + 1);
-        res.once('close', () => {
-          const left = (open.get(session) ?? 1) - 1;
-          if (left > 0) open.set(session, left);
-          else open.delete(session);
-        });
+        record.arrived(session, { at: start, messages: createHash('sha1').update(JSON.stringify(body.messages)).digest('base64'), throttled: false });
+        res.once('close', () => record.left(session));
         const retryOf = refused.get(raw);
         if (retryOf === undefined && draw() < options.rate429) {
-          throttled += 1;
-          arrival.throttled = true;
+          record.refused(session, start);
           refused.set(raw, start);
           res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': String(options.retryAfterMs) });
           res.end(JSON.stringify({ error: { message: 'load bench: rate limited', type: 'rate_limit', code: null } }));
@@ -132,7 +171,7 @@ export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
         await sleep(latency);
         served += 1;
         await write(res, fake, body, served, pieces, streamMs / pieces, sleep);
-        calls.push({ session, start: retryOf ?? start, end: performance.now(), throttledMs: retryOf === undefined ? 0 : start - retryOf });
+        record.served({ session, start: retryOf ?? start, end: performance.now(), throttledMs: retryOf === undefined ? 0 : start - retryOf });
       })
       .catch(() => res.destroy());
   });
@@ -141,18 +180,6 @@ export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
   const { port } = server.address() as AddressInfo;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
-    calls,
-    get throttled() {
-      return throttled;
-    },
-    get inFlight() {
-      return inFlight;
-    },
-    arrivals,
-    openSessions: () => [...open.keys()],
-    get overlaps() {
-      return overlaps;
-    },
     setLatency(min, max, speed = options.tokensPerSecond) {
       minMs = min;
       maxMs = max;
@@ -164,6 +191,34 @@ export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The model server in this process. */
+export async function startLlmServer(options: LlmOptions): Promise<LlmServer> {
+  const record = new LlmRecord();
+  const control = await serveLlm(options, record);
+  return llmServer(control.baseURL, record, control);
+}
+
+/** An LlmServer read from `record` and steered through `control`. */
+export function llmServer(baseURL: string, record: LlmRecord, control: LlmControl): LlmServer {
+  return {
+    baseURL,
+    calls: record.calls,
+    get throttled() {
+      return record.throttled;
+    },
+    get inFlight() {
+      return record.inFlight;
+    },
+    arrivals: record.arrivals,
+    openSessions: () => record.openSessions(),
+    get overlaps() {
+      return record.overlaps;
+    },
+    setLatency: (min, max, speed) => control.setLatency(min, max, speed),
+    close: () => control.close(),
   };
 }
 

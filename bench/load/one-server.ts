@@ -6,7 +6,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { startLlmServer, type LlmOptions, type LlmServer } from './llm-server.js';
+import type { LlmOptions, LlmServer } from './llm-server.js';
 import { startServer, type ServerProcess } from './servers.js';
 import { startCrowd, type Action, type Crowd } from './users.js';
 import type { ServerStats } from './server-process.js';
@@ -19,6 +19,8 @@ export interface LoadSettings {
   thinkMinMs: number;
   thinkMaxMs: number;
   llm: LlmOptions;
+  /** Starts the model server: in its own process (llm-process.ts), or in the driver's. */
+  startModel: (options: LlmOptions) => Promise<LlmServer>;
   random: () => number;
   /** Skip the memory phase (quick mode's small N says nothing about bytes per session). */
   memory: boolean;
@@ -138,7 +140,7 @@ export async function oneServer(
   settings: LoadSettings,
   say: (line: string) => void,
 ): Promise<OneServerFigures> {
-  const llm = await startLlmServer(settings.llm);
+  const llm = await settings.startModel(settings.llm);
   const server = await startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
   const pgSample = await connectionSampler(kind === 'postgres' ? db : null);
   let pgMax = 0;

@@ -41,6 +41,12 @@ export function printKills(k: KillFigures, say: (line: string) => void): void {
   say(
     `| ${k.interrupted} | ${ms(k.takeoverMs.p50)} / ${ms(k.takeoverMs.p99)}${mark(k.takeoverMs.p99 <= 2 * k.leaseMs)} / ${ms(k.takeoverMs.max)} | ${k.notResumed} | ${k.callsRunTwice} | ${k.overlaps} | ${k.lost} | ${k.actions} |`,
   );
+  const t = k.split;
+  say(
+    `takeover split: kill → claimed p50 / p99 ${ms(t.untilClaimMs.p50)} / ${ms(t.untilClaimMs.p99)} ms · claimed → model call again ${ms(t.claimToCallMs.p50)} / ${ms(t.claimToCallMs.p99)} ms · ` +
+      `claimed by the restarted server ${t.byRestarted.sessions} (→ call p99 ${ms(t.byRestarted.claimToCallP99Ms)} ms), by the two others ${t.bySurvivors.sessions} (p99 ${ms(t.bySurvivors.claimToCallP99Ms)} ms)` +
+      (t.unseen > 0 ? ` · ${t.unseen} claim(s) not seen` : ''),
+  );
   say(`target: takeover p99 ≤ 2 × lease = ${2 * k.leaseMs} ms; a call interrupted by a kill is made again by the server that takes over (counted above)`);
   say('');
 }

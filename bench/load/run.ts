@@ -8,6 +8,8 @@
  *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
  *   npm run bench:load -- --no-memory        # skip the memory phase (at the largest N: the window's sessions and up to --max-running more parked, then those running)
  *   npm run bench:load -- --max-running 300  # the server answers 429 + Retry-After beyond 300 running sessions (default: none up to 1,000 sessions, 300 above)
+ *   npm run bench:load -- --pg-socket        # PostgreSQL through its Unix socket, not 127.0.0.1 TCP
+ *   npm run bench:load -- --model-in-driver  # the model server in the users' process, not its own (to compare)
  *
  * Exits non-zero when an acknowledged action is missing from a journal, a session ran on
  * two servers at once, a killed server's session never ran again, or a user saw an error.
@@ -16,7 +18,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from '../../test/support/postgres.js';
-import type { LlmOptions } from './llm-server.js';
+import { startLlmServer, type LlmOptions } from './llm-server.js';
+import { startLlmProcess } from './llm-process.js';
 import { oneServer, type LoadSettings, type OneServerFigures } from './one-server.js';
 import { killRun, type KillFigures } from './kills.js';
 import { seeded } from './numbers.js';
@@ -37,6 +40,19 @@ interface Args {
    * action from slowing down; quick: 8, so the 429 path is exercised.
    */
   maxRunning: number | null;
+  /** Connect to PostgreSQL through its Unix socket instead of 127.0.0.1 TCP. */
+  pgSocket: boolean;
+  /** The model server in the driver's process (as before it had its own): to compare. */
+  modelInDriver: boolean;
+}
+
+/** A new database, through the cluster's Unix socket when asked (and the bench started the cluster). */
+async function postgresDatabase(postgres: TestPostgres, socket: boolean): Promise<string> {
+  const url = await postgres.createDatabase();
+  if (!socket) return url;
+  const local = postgres.viaSocket(url);
+  if (!local) throw new Error('--pg-socket needs the cluster the bench starts itself: unset STEWARD_TEST_PG.');
+  return local;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -56,7 +72,17 @@ function parseArgs(argv: string[]): Args {
   const maxRunning = given === null ? null : Number(given);
   if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 0))
     throw new Error(`--max-running takes a whole number ≥ 0, 0 for no limit (got ${value('--max-running')})`);
-  return { quick, sizes, stores, kills, json, memory: !quick && !argv.includes('--no-memory'), maxRunning };
+  return {
+    quick,
+    sizes,
+    stores,
+    kills,
+    json,
+    memory: !quick && !argv.includes('--no-memory'),
+    maxRunning,
+    pgSocket: argv.includes('--pg-socket'),
+    modelInDriver: argv.includes('--model-in-driver'),
+  };
 }
 
 async function main(): Promise<void> {
@@ -66,9 +92,10 @@ async function main(): Promise<void> {
   const llm: LlmOptions = args.quick
     ? { minMs: 20, maxMs: 200, tokensPerSecond: 400, rate429: 0.05, retryAfterMs: 20, seed: 7 }
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
+  const startModel = args.modelInDriver ? startLlmServer : startLlmProcess;
   const settings: LoadSettings = args.quick
-    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, random, memory: false, maxRunning: 8 }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, random, memory: args.memory, maxRunning: 0 };
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, startModel, random, memory: false, maxRunning: 8 }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, startModel, random, memory: args.memory, maxRunning: 0 };
   const largest = Math.max(...args.sizes);
   // Memory per waiting session is measured once per store, at the largest N: it is the row
   // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
@@ -80,7 +107,8 @@ async function main(): Promise<void> {
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}`;
   say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
   say(
-    `model: latency ${llm.minMs}–${llm.maxMs} ms (log-uniform), ${llm.tokensPerSecond} tokens/s, ${llm.rate429 * 100}% 429s; think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms`,
+    `model: latency ${llm.minMs}–${llm.maxMs} ms (log-uniform), ${llm.tokensPerSecond} tokens/s, ${llm.rate429 * 100}% 429s, ${args.modelInDriver ? "in the users' process" : 'in its own process'}; ` +
+      `think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms; PostgreSQL over ${args.pgSocket ? 'its Unix socket' : '127.0.0.1 TCP'}`,
   );
   say(
     args.maxRunning === null
@@ -104,7 +132,7 @@ async function main(): Promise<void> {
     }
     for (const store of args.stores) {
       for (const size of args.sizes) {
-        const db = store === 'sqlite' ? join(folder, `load-${size}.db`) : await postgres!.createDatabase();
+        const db = store === 'sqlite' ? join(folder, `load-${size}.db`) : await postgresDatabase(postgres!, args.pgSocket);
         const began = performance.now();
         runs.push(await oneServer(store, db, size, marker, settingsFor(size), say));
         marker += 10_000_000;
@@ -120,11 +148,11 @@ async function main(): Promise<void> {
     }
     if (args.kills > 0 && postgres) {
       kills = await killRun(
-        await postgres.createDatabase(),
+        await postgresDatabase(postgres, args.pgSocket),
         marker,
         args.quick
-          ? { users: 12, kills: args.kills, leaseMs: 1000, everyMs: 2500, rampMs: 500, thinkMinMs: 50, thinkMaxMs: 300, llm, random }
-          : { users: 150, kills: args.kills, leaseMs: 2000, everyMs: 4500, rampMs: 3000, thinkMinMs: 300, thinkMaxMs: 1500, llm, random },
+          ? { users: 12, kills: args.kills, leaseMs: 1000, everyMs: 2500, rampMs: 500, thinkMinMs: 50, thinkMaxMs: 300, llm, startModel, random }
+          : { users: 150, kills: args.kills, leaseMs: 2000, everyMs: 4500, rampMs: 3000, thinkMinMs: 300, thinkMaxMs: 1500, llm, startModel, random },
         say,
       );
     }

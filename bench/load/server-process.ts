@@ -13,6 +13,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startServe } from '../../src/serve/server.js';
+import { SessionHost } from '../../src/serve/session-host.js';
 import type { SessionStore } from '../../src/store/session-store.js';
 import type { ChatMessage } from '../../src/models/model.js';
 import { MARKER } from './numbers.js';
@@ -48,6 +49,8 @@ export interface ServerStats {
    * share. Sends begun since the last reset and finished by now.
    */
   sendAddedMs: number[];
+  /** Sessions this server claimed in its takeover scans, with when (epoch ms), since it started. */
+  claims: Array<{ id: string; at: number }>;
 }
 
 export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
@@ -146,11 +149,30 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
   };
 }
 
+/** Epoch milliseconds with the monotonic clock's precision: comparable across the bench's processes. */
+export const epochNow = () => performance.timeOrigin + performance.now();
+
+/**
+ * Records the sessions each takeover scan claims (kills.ts splits a takeover's time with them).
+ * On the class, before `startServe`: its first scan starts as the server starts.
+ */
+function recordClaims(claims: ServerStats['claims']): void {
+  const scanOnce = SessionHost.prototype.scanOnce;
+  SessionHost.prototype.scanOnce = async function (this: SessionHost, ...args) {
+    const ids = await scanOnce.apply(this, args);
+    const at = epochNow();
+    for (const id of ids) claims.push({ id, at });
+    return ids;
+  };
+}
+
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
   const totals: StoreTotals = new Map();
   const sends: SendTimes = { since: 0, added: [] };
   const underWay: SendsUnderWay = new Map();
+  const claims: ServerStats['claims'] = [];
+  recordClaims(claims);
   const store = timed(await openStore(config.db), totals);
   const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }), underWay);
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
@@ -193,6 +215,7 @@ async function main(): Promise<void> {
       storeByMethod: Object.fromEntries([...totals].map(([name, t]) => [name, { ...t }])),
       held: server.host.busy,
       sendAddedMs: [...sends.added],
+      claims: [...claims],
     };
     if (message.reset) {
       delay.reset();

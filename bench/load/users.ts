@@ -51,6 +51,8 @@ export interface Crowd {
   readonly failures: string[];
   /** The server (index) each session's last action went to: where it runs. */
   readonly serverOf: Map<number, number>;
+  /** Each session's id by its marker number. */
+  readonly idOf: Map<number, string>;
   stop(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
   const parked: Crowd['parked'] = [];
   const failures: string[] = [];
   const serverOf = new Map<number, number>();
+  const idOf = new Map<number, string>();
   let stopped = false;
   let marker = firstMarker;
   let sessionsDone = 0;
@@ -146,6 +149,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
       let view = created.body.view!;
       let revision = created.body.revision ?? null;
       const id = view.id;
+      idOf.set(session, id);
       const request = `[load-${session}] Write a short note about topic ${session}.`;
       while (!stopped && view.phase !== 'done') {
         const event = nextEvent(view, request);
@@ -198,6 +202,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
     parked,
     failures,
     serverOf,
+    idOf,
     get sessionsDone() {
       return sessionsDone;
     },

@@ -10,12 +10,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { callsRunTwice } from '../../bench/load/kills.js';
 import { lostActions } from '../../bench/load/journal-check.js';
 import { addedLatencies } from '../../bench/load/one-server.js';
 import { problemsOf } from '../../bench/load/report.js';
 import type { LlmServer } from '../../bench/load/llm-server.js';
+import { startLlmProcess } from '../../bench/load/llm-process.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { DemoModel } from '../../src/models/demo-model.js';
@@ -71,6 +72,32 @@ describe('the load benchmark’s checks', () => {
     const { added, model } = addedLatencies([{ session: 1, sessionId: 's', kind: 'x', start: 0, end: 100, status: 200 }], llm);
     expect(model).toEqual([50]);
     expect(added).toEqual([50]);
+  });
+
+  it('reads the model server in its own process on the driver’s clock: a 429, then its retry served', async () => {
+    const llm = await startLlmProcess({ minMs: 5, maxMs: 10, tokensPerSecond: 10_000, rate429: 1, retryAfterMs: 1, seed: 1 });
+    try {
+      const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: '[load-7] A note, please.' }] });
+      const post = () => fetch(`${llm.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const before = performance.now();
+      expect((await post()).status).toBe(429);
+      const served = await post();
+      expect(served.status).toBe(200);
+      await served.text();
+      const after = performance.now();
+      // The IPC messages trail the replies by a moment.
+      await vi.waitFor(() => expect(llm.calls).toHaveLength(1));
+      const [call] = llm.calls;
+      expect(call!.session).toBe(7);
+      expect(call!.start).toBeGreaterThanOrEqual(before - 1);
+      expect(call!.end).toBeLessThanOrEqual(after + 1);
+      expect(llm.throttled).toBe(1);
+      expect(llm.arrivals.get(7)!.map((a) => a.throttled)).toEqual([true, false]);
+      expect(callsRunTwice(llm.arrivals)).toBe(0);
+      await vi.waitFor(() => expect(llm.openSessions()).toEqual([]));
+    } finally {
+      await llm.close();
+    }
   });
 
   it('fails a run that lost work or ran a session on two servers', () => {

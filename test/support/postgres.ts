@@ -50,6 +50,11 @@ export interface TestPostgres {
   readonly adminUrl: string;
   /** A new, empty database; dropped by stop(). */
   createDatabase(): Promise<string>;
+  /**
+   * The same database through the cluster's Unix socket (no TCP stack on either side), or
+   * null for a server this process did not start (STEWARD_TEST_PG).
+   */
+  viaSocket(url: string): string | null;
   stop(): Promise<void>;
 }
 
@@ -59,7 +64,7 @@ export interface TestPostgres {
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const external = process.env.STEWARD_TEST_PG;
-  if (external) return serverAt(external, async () => {});
+  if (external) return serverAt(external, async () => {}, null);
   return startCluster(options.durable === true);
 }
 
@@ -114,14 +119,14 @@ async function startCluster(durable: boolean): Promise<TestPostgres> {
   process.on('exit', stopNow);
   const stopCluster = async () => stopNow();
   try {
-    return await serverAt(`postgres://postgres:${TEST_PASSWORD}@127.0.0.1:${port}/postgres`, stopCluster);
+    return await serverAt(`postgres://postgres:${TEST_PASSWORD}@127.0.0.1:${port}/postgres`, stopCluster, { dir, port });
   } catch (error) {
     await stopCluster();
     throw error;
   }
 }
 
-async function serverAt(adminUrl: string, stopServer: () => Promise<void>): Promise<TestPostgres> {
+async function serverAt(adminUrl: string, stopServer: () => Promise<void>, socket: { dir: string; port: number } | null): Promise<TestPostgres> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   const created: string[] = [];
@@ -134,6 +139,11 @@ async function serverAt(adminUrl: string, stopServer: () => Promise<void>): Prom
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
       return url.toString();
+    },
+    viaSocket(url) {
+      if (!socket) return null;
+      // The local socket trusts its user (initdb --auth-local=trust): no password.
+      return `postgres://postgres@localhost${new URL(url).pathname}?host=${encodeURIComponent(socket.dir)}&port=${socket.port}`;
     },
     async stop() {
       try {

@@ -24,6 +24,7 @@ export function usePostgres(): TestPostgres {
       return running().adminUrl;
     },
     createDatabase: () => running().createDatabase(),
+    viaSocket: (url) => running().viaSocket(url),
     stop: async () => {},
   };
 }
