@@ -50,6 +50,8 @@ export interface TakeoverSplit {
   bySurvivors: { sessions: number; claimToCallP99Ms: number };
   /** Interrupted sessions with no claim seen (claimed by a server killed before it reported). */
   unseen: number;
+  /** Each kill's slowest: kill → claimed, and claimed → call (where a tail comes from). */
+  perKill: Array<{ victims: number; untilClaimMaxMs: number; claimToCallMaxMs: number }>;
 }
 
 /** One server process's life: its index, the kill it was started after (null: at the start), its claims so far. */
@@ -75,8 +77,11 @@ function splitTakeovers(
   const restarted: number[] = [];
   const survivors: number[] = [];
   let unseen = 0;
+  const perKill: TakeoverSplit['perKill'] = [];
   kills.forEach(({ at, victims }, killIndex) => {
     const killedAt = epoch(at);
+    const slowest = { victims: victims.length, untilClaimMaxMs: 0, claimToCallMaxMs: 0 };
+    perKill.push(slowest);
     for (const session of victims) {
       const next = arrivals.get(session)?.find((a) => a.at > at);
       const id = idOf.get(session);
@@ -89,6 +94,8 @@ function splitTakeovers(
         continue;
       }
       const called = epoch(next.at) - first.at;
+      slowest.untilClaimMaxMs = Math.max(slowest.untilClaimMaxMs, Math.round(first.at - killedAt));
+      slowest.claimToCallMaxMs = Math.max(slowest.claimToCallMaxMs, Math.round(called));
       untilClaim.push(first.at - killedAt);
       toCall.push(called);
       (first.life.startedAfterKill === killIndex ? restarted : survivors).push(called);
@@ -100,6 +107,7 @@ function splitTakeovers(
     byRestarted: { sessions: restarted.length, claimToCallP99Ms: percentile(ascending(restarted), 99) },
     bySurvivors: { sessions: survivors.length, claimToCallP99Ms: percentile(ascending(survivors), 99) },
     unseen,
+    perKill,
   };
 }
 

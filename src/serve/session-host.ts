@@ -27,7 +27,7 @@ import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../machines/session.events.js';
 import type { SessionStreamEvent } from '../machines/stream-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
-import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
+import type { ClaimedLease, Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
 import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
@@ -84,6 +84,8 @@ export class SessionHost {
   private readonly log: (message: string) => void;
   private scan: NodeJS.Timeout | null = null;
   private scanning = false;
+  /** A takeover tick (scanAll) is claiming batches. */
+  private takingOver = false;
   private draining = false;
 
   constructor(
@@ -237,34 +239,44 @@ export class SessionHost {
 
   /**
    * Scans for running sessions whose lease expired (their server died or stopped) every
-   * half lease, and runs each one it claims until it waits for the user: the call that was
+   * quarter lease, and runs each one it claims until it waits for the user: the call that was
    * in flight runs again, here only. No-op on a store without leases.
    */
   startTakeover(): void {
     if (!this.leases || this.scan) return;
-    const every = Math.max(50, Math.floor(this.leaseMs / 2));
+    const every = Math.max(50, Math.floor(this.leaseMs / 4));
     this.scan = setInterval(() => void this.scanAll(), every);
     this.scan.unref();
     void this.scanAll();
   }
 
   /**
-   * One takeover tick: scans again at once while a scan claims a full batch, since a dead
-   * server may leave hundreds of sessions and waiting half a lease between batches of 20
-   * would add seconds to the last one's takeover (bench:load measured it). Claims no more
-   * than `maxRunning` allows (the other servers take the rest), and stops when a batch
-   * brings back a session this tick claimed already (its takeover failed at once and gave
-   * the lease back: it waits for the next tick instead of a busy loop).
+   * One takeover tick: scans again while a scan claims a full batch, since a dead server may
+   * leave hundreds of sessions and waiting for the next tick between batches of 20 would add
+   * seconds to the last one's takeover (bench:load measured it). Each next batch waits until
+   * this one's sessions have started here: a server claims no faster than it resumes, so the
+   * other servers' ticks take their share of a dead server's sessions instead of one server
+   * claiming them all and resuming them one after another. Claims no more than `maxRunning`
+   * allows, and stops when a batch brings back a session this tick claimed already (its
+   * takeover failed at once and gave the lease back: it waits for the next tick instead of a
+   * busy loop). A tick while the last one still claims does nothing.
    */
   async scanAll(batch = 20): Promise<string[]> {
+    if (this.takingOver) return [];
+    this.takingOver = true;
     const claimed = new Set<string>();
-    for (;;) {
-      const limit = this.maxRunning > 0 ? Math.min(batch, this.maxRunning - this.held.size) : batch;
-      if (limit <= 0 || this.draining) break;
-      const ids = await this.scanOnce(limit);
-      const again = ids.some((id) => claimed.has(id));
-      for (const id of ids) claimed.add(id);
-      if (ids.length < limit || again) break;
+    try {
+      for (;;) {
+        const limit = this.maxRunning > 0 ? Math.min(batch, this.maxRunning - this.held.size) : batch;
+        if (limit <= 0 || this.draining) break;
+        const ids = await this.scanOnce(limit);
+        const again = ids.some((id) => claimed.has(id));
+        for (const id of ids) claimed.add(id);
+        if (ids.length < limit || again) break;
+        await Promise.allSettled(ids.map((id) => this.held.get(id)?.ready));
+      }
+    } finally {
+      this.takingOver = false;
     }
     return [...claimed];
   }
@@ -388,7 +400,7 @@ export class SessionHost {
   }
 
   /** A running session this server just claimed: run it until it waits (the in-flight call again). */
-  private adopt(lease: Lease, askedAt: number): void {
+  private adopt(lease: ClaimedLease, askedAt: number): void {
     const id = lease.sessionId;
     if (this.held.has(id)) {
       // Cannot happen while this process renews its own leases; never run a session twice here.
@@ -398,11 +410,11 @@ export class SessionHost {
     const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
     held.ready = (async () => {
       try {
-        const stored = await this.store.load(id);
-        if (!stored) throw notFound(id);
+        // As the claim locked it: nobody wrote it since (the lease is ours).
+        const { stored } = lease;
         const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
         this.log(`serve: took over ${id} (${state}, revision ${stored.revision}): its model call runs again here.`);
-        return await this.start(held, id, stored, lease, askedAt);
+        return await this.start(held, id, stored, { sessionId: id, owner: lease.owner, token: lease.token }, askedAt);
       } catch (error) {
         if (held.keeper) await held.keeper.release();
         else await this.leases!.releaseLease(lease).catch(() => {});

@@ -16,7 +16,7 @@
  */
 import type pg from 'pg';
 import { SessionNotFoundError, UserError } from '../errors.js';
-import type { Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
+import type { ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
 
 type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -137,11 +137,13 @@ export class PgLeases implements LeaseOps {
     return rows[0] ? { owner: rows[0].owner, expiresInMs: Number(rows[0].ms) } : null;
   }
 
-  async claimExpired(owner: string, ms: number, limit: number): Promise<Lease[]> {
+  async claimExpired(owner: string, ms: number, limit: number): Promise<ClaimedLease[]> {
     checkMs(ms);
-    const { rows } = await this.query<{ session_id: string; token: string }>(
+    // The session comes back as the claim locked it (FOR UPDATE returns the row's newest
+    // version): its claimer needs no second read.
+    const { rows } = await this.query<SessionRow & { lease_token: string }>(
       `WITH c AS (
-         SELECT s.id FROM ${this.S}.sessions s
+         SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions s
          WHERE s.state LIKE 'running%'
            AND NOT EXISTS (SELECT 1 FROM ${this.S}.leases l WHERE l.session_id = s.id AND l.expires_at > now())
            -- Last written under a lease (a fenced write commits only while expires_at > its now()):
@@ -152,15 +154,17 @@ export class PgLeases implements LeaseOps {
          ORDER BY s.updated_at
          LIMIT $3
          FOR UPDATE OF s SKIP LOCKED
+       ), granted AS (
+         INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
+         SELECT id, $1, 1, now() + $2 * interval '1 millisecond' FROM c
+         ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
+         WHERE l.expires_at <= now()
+         RETURNING session_id, token
        )
-       INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
-       SELECT id, $1, 1, now() + $2 * interval '1 millisecond' FROM c
-       ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
-       WHERE l.expires_at <= now()
-       RETURNING session_id, token`,
+       SELECT c.*, granted.token AS lease_token FROM c JOIN granted ON granted.session_id = c.id ORDER BY c.updated_at`,
       [owner, ms, Math.max(1, Math.floor(limit))],
     );
-    return rows.map((row) => ({ sessionId: row.session_id, owner, token: Number(row.token) }));
+    return rows.map((row) => ({ sessionId: row.id, owner, token: Number(row.lease_token), stored: toStoredSession(row) }));
   }
 }
 

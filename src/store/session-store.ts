@@ -224,6 +224,11 @@ export interface CreateInput {
  * Optional lease operations (PostgresStore). Every time is the database's `now()`, so server
  * clocks never matter. See docs/design.md "Leases and takeover".
  */
+/** A lease a takeover scan claimed, with the session as it was when claimed. */
+export interface ClaimedLease extends Lease {
+  stored: StoredSession;
+}
+
 export interface LeaseOps {
   /** Grants the lease for `ms` if nobody else holds an unexpired one (a new token each grant); null otherwise. */
   acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null>;
@@ -246,9 +251,10 @@ export interface LeaseOps {
    * Claims up to `limit` running sessions nobody holds a lease on whose runner is gone: the
    * last write was made under a lease that has expired since, or (written by a process
    * without a lease) it was over `ms` ago. Rows are locked FOR UPDATE SKIP LOCKED, so two
-   * servers scanning at once never claim the same one. Returns the new leases.
+   * servers scanning at once never claim the same one. Returns the new leases, each with its
+   * session as the claim found it (nobody writes it after that: the lease is held).
    */
-  claimExpired(owner: string, ms: number, limit: number): Promise<Lease[]>;
+  claimExpired(owner: string, ms: number, limit: number): Promise<ClaimedLease[]>;
   /** Who holds an unexpired lease on the session now, and for how much longer; null when nobody does. */
   holder(sessionId: string): Promise<LeaseHolder | null>;
 }

@@ -6,7 +6,7 @@
  * model calls are counted); the live library events of a session run by one server reach a
  * stream on another.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -135,6 +135,41 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     const other = survivor('other', 0);
     const rest = await other.scanAll(3); // 3 (full, so again), then 2: fewer than a batch, done
     expect([...first, ...rest].sort()).toEqual([...ids].sort());
+    for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
+  }, 60_000);
+
+  it('a server claims its next batch only once the last one started here (the others take their share); a tick meanwhile does nothing', async () => {
+    const url = await pg.createDatabase();
+    const { ids, sends } = await deadServer(url, 8);
+    await new Promise((r) => setTimeout(r, LEASE_MS + 300));
+    const store = new PostgresStore(url);
+    const runtime = createRuntime({ model: hanging, store });
+    // Resuming is held at a gate: the first batch stays claimed but not started.
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const resume = runtime.resumeSession.bind(runtime);
+    runtime.resumeSession = async (...args) => {
+      await gate;
+      return resume(...args);
+    };
+    const slow = new SessionHost(runtime, store, { leaseMs: LEASE_MS, owner: 'slow' });
+    const otherStore = new PostgresStore(url);
+    const other = new SessionHost(createRuntime({ model: hanging, store: otherStore }), otherStore, { leaseMs: LEASE_MS, owner: 'other' });
+    cleanups.push(
+      () => store.close(),
+      () => slow.drain(0),
+      () => otherStore.close(),
+      () => other.drain(0),
+    );
+    const tick = slow.scanAll(3);
+    await vi.waitFor(() => expect(slow.busy).toBe(3));
+    expect(await slow.scanAll(3)).toEqual([]); // the tick under way is still claiming
+    const share = await other.scanOnce(10); // what the slow server has not claimed yet
+    expect(share).toHaveLength(5);
+    open();
+    const mine = await tick; // its next batch found nothing left
+    expect(mine).toHaveLength(3);
+    expect([...mine, ...share].sort()).toEqual([...ids].sort());
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
   }, 60_000);
 

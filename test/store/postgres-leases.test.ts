@@ -157,6 +157,8 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       .sort();
     expect(claimed).toEqual([...ids].sort());
     for (const lease of claims.flat()) expect(lease.token).toBe(2);
+    // Each comes with its session as the claim locked it: the claimer reads nothing more.
+    for (const lease of claims.flat()) expect(lease.stored).toEqual(await b.load(lease.sessionId));
     // Claimed leases are live: nothing is claimed twice.
     expect(await c.leases.claimExpired('C', 60_000, 50)).toEqual([]);
 
