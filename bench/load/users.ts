@@ -8,8 +8,9 @@
  * recorded with the session's marker, so the run can subtract the model's own time and
  * check afterwards that no acknowledged action is missing from the journal. When a server
  * stops answering, a user moves to the next server and sends the same action again; when it
- * answers 429 (full: `--max-running`), the user waits its Retry-After and sends again, and the
- * action's time includes that wait.
+ * answers 429 (full: `--max-running`), or that the session runs elsewhere (a takeover under
+ * way), the user waits its Retry-After and sends again, and the action's time includes that
+ * wait.
  */
 import type { SessionView } from '../../src/runtime/view.js';
 import { nextEvent } from '../../test/serve/http.js';
@@ -110,10 +111,11 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
       const list = options.servers();
       try {
         const reply = await call(list[server.index % list.length]!, method, path, body);
-        // Running elsewhere (a takeover under way) or shutting down: wait, then again.
+        // Running elsewhere (a takeover under way) or shutting down: wait as the server says
+        // (Retry-After), then again.
         if (reply.status === 503 || reply.body.error?.code === 'session_running_elsewhere' || reply.body.error?.code === 'lease_lost') {
           if (stopped) return reply;
-          await sleep(RETRY_MS);
+          await sleep(Math.max(RETRY_MS, (reply.retryAfter ?? 0) * 1000));
           continue;
         }
         if (reply.status === 408 && !stopped) {

@@ -57,6 +57,25 @@ const statusOfCode: Record<string, HttpStatus> = {
 };
 
 /**
+ * Seconds a client should wait before it sends again, by code (the Retry-After header). A
+ * session running elsewhere runs a model call, which takes seconds: a client polling faster
+ * only loads the servers that are taking a dead server's sessions over (bench:load: its users'
+ * retries every 100 ms slowed those takeovers). A client that follows the session's stream
+ * learns the moment it waits again.
+ */
+const retryAfterOfCode: Record<string, number> = {
+  session_running_elsewhere: 1,
+  lease_lost: 1,
+  server_stopping: 1,
+  store_locked: 1,
+};
+
+/** The Retry-After (seconds) of an answer with `code`, when one tells a client to come back. */
+export function retryAfterOf(code: string): number | undefined {
+  return retryAfterOfCode[code];
+}
+
+/**
  * What a remote client is told of a StoreError: its message names the database file, which
  * is the operator's business (the server's log has it), not the client's.
  */
@@ -119,8 +138,10 @@ export function errorHandler(prefix: string, log: (message: string) => void): Er
   };
 }
 
-/** The answer of an HttpError. */
+/** The answer of an HttpError, with its code's Retry-After. */
 export function errorResponse(c: Context, error: HttpError): Response {
+  const retryAfter = retryAfterOf(error.code);
+  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
   return c.json(error.body(), error.status);
 }
 

@@ -75,6 +75,8 @@ describe.skipIf(postgresUnavailable !== null)('leases between processes on Postg
     const busy = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'me too' });
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe('session_running_elsewhere');
+    // A model call takes seconds: the client is told to come back in one, not to poll.
+    expect(busy.headers.get('retry-after')).toBe('1');
     expect(busy.body.error.message).toMatch(/is running in steward send on \S+ pid \d+\. It holds the session/);
 
     const refused = await second;

@@ -114,6 +114,8 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
       expect(statuses, JSON.stringify([fromA.body, fromB.body])).toEqual([200, 409]);
       const loser = fromA.status === 409 ? fromA : fromB;
       expect(['session_running_elsewhere', 'event_refused']).toContain(loser.body.error.code);
+      // Running elsewhere: come back in a second; refused in its state: sending again changes nothing.
+      expect(loser.headers.get('retry-after')).toBe(loser.body.error.code === 'session_running_elsewhere' ? '1' : null);
       // The tiny package's intake takes two manager calls, run by the winner only: the
       // lease is taken before the session is loaded, so the loser never starts a call.
       expect(modelCalls, `round ${round}: ${modelCalls} model calls`).toBe(2);

@@ -3,7 +3,7 @@ import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
 import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
-import { clientResult, HttpError, parseOr400, statusOf } from '../../http/errors.js';
+import { clientResult, HttpError, parseOr400, retryAfterOf, statusOf } from '../../http/errors.js';
 import { AcceptedResponse, ErrorBody, IdempotencyKeyHeader, SendBadRequest, SendQuery, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 /** `Prefer: respond-async` (RFC 7240; among other preferences too) or `?wait=false`: answer once the event is taken. */
@@ -50,7 +50,8 @@ export const sendEvent: RouteModule = {
       409: {
         description:
           'Refused by the session in its state, or another writer saved first (conflict), or it runs ' +
-          'elsewhere: the SendResult with the structured error, state unchanged',
+          'elsewhere (session_running_elsewhere, lease_lost: send again after the `Retry-After` header, in seconds, or once ' +
+          'its stream says it waits): the SendResult with the structured error, state unchanged',
         schema: SendResultSchema,
       },
       422: {
@@ -62,7 +63,12 @@ export const sendEvent: RouteModule = {
           'server_busy: this server runs as many sessions as `--max-running` allows; retry after the `Retry-After` header (seconds), or send to another server',
         schema: ErrorBody,
       },
-      503: { description: 'The server is shutting down; the session is saved and resumes elsewhere', schema: SendResultSchema },
+      503: {
+        description:
+          'The server is shutting down: server_stopping (nothing was taken: send it to another server, or here after `Retry-After`), ' +
+          'or session_stopped (the event was taken and saved; the session resumes elsewhere)',
+        schema: SendResultSchema,
+      },
     },
   },
   mount(app, { host, log }) {
@@ -98,6 +104,8 @@ export const sendEvent: RouteModule = {
         return c.json(AcceptedResponse.parse(result), 202);
       }
       if (result.ok) return c.json(result, 200);
+      const retryAfter = retryAfterOf(result.error.code);
+      if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
       return c.json(
         clientResult(result, (message) => log(`serve: ${message}`)),
         statusOf(result.error.code),
