@@ -38,6 +38,14 @@ export interface OneServerFigures {
   /** The same inside the server (SessionHost.send minus its model calls): Steward's own share. */
   inServerMs: Quantiles;
   modelMsPerAction: number;
+  /**
+   * Where "added" and "in server" part: each action whole at the user, each send whole in the
+   * server, and the model's time per action as the server's client timed it (against
+   * modelMsPerAction, as the model server did).
+   */
+  endToEndMs: Quantiles;
+  sendWholeMs: Quantiles;
+  modelAtServerMsPerAction: number;
   eventLoopP99Ms: number;
   /** The driver's own event loop: high means the users' process, not Steward, was late. */
   driverEventLoopP99Ms: number;
@@ -49,6 +57,8 @@ export interface OneServerFigures {
   busyAnswers: number;
   /** 408s of Node's HTTP server the users sent again (see users.ts), in the whole run. */
   requestTimeouts: number;
+  /** Answers "runs elsewhere" / "stopping" by code the users waited out (Retry-After), in the whole run. */
+  elsewhere: Record<string, number>;
   pgConnections: number | null;
   /** What the PostgreSQL connections were doing in the window, most frequent first (none for SQLite). */
   pgDoing: string[];
@@ -183,6 +193,7 @@ export async function oneServer(
       driverEventLoopP99Ms,
       busyAnswers,
       requestTimeouts: crowd.requestTimeouts + (memory?.crowd.requestTimeouts ?? 0),
+      elsewhere: Object.fromEntries(crowd.elsewhere),
       pgConnections: kind === 'postgres' ? pgMax : null,
       pgDoing: topDoing(pgSample.doing),
       storeMethods: slowestMethods(before, after),
@@ -220,7 +231,10 @@ function windowFigures(
     actionsPerSecond: actions.length / seconds,
     addedMs: quantiles(added),
     inServerMs: quantiles(after.sendAddedMs),
+    endToEndMs: quantiles(actions.map((a) => a.end - a.start)),
+    sendWholeMs: quantiles(after.sendWholeMs),
     modelMsPerAction: model.reduce((a, b) => a + b, 0) / Math.max(1, model.length),
+    modelAtServerMsPerAction: after.sendModelMs.reduce((a, b) => a + b, 0) / Math.max(1, after.sendModelMs.length),
     eventLoopP99Ms: after.eventLoopP99Ms,
     cpuMsPerRound: (after.cpuMs - before.cpuMs) / Math.max(1, rounds),
     storeMsPerEvent: (after.storeMs - before.storeMs) / Math.max(1, actions.length + rounds),

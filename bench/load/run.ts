@@ -140,7 +140,15 @@ async function main(): Promise<void> {
         say(
           `    ${last.actionsPerSecond.toFixed(1)} actions/s · added p99 ${last.addedMs.p99.toFixed(1)} ms (in server ${last.inServerMs.p99.toFixed(1)}) · ` +
             `event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms (driver ${last.driverEventLoopP99Ms.toFixed(1)})` +
-            `${last.requestTimeouts > 0 ? ` · ${last.requestTimeouts} 408s sent again` : ''} · ${((performance.now() - began) / 1000).toFixed(0)} s`,
+            `${last.requestTimeouts > 0 ? ` · ${last.requestTimeouts} 408s sent again` : ''}` +
+            `${Object.entries(last.elsewhere)
+              .map(([code, n]) => ` · ${n} ${code} waited out`)
+              .join('')} · ${((performance.now() - began) / 1000).toFixed(0)} s`,
+        );
+        const q = (x: { p50: number; p99: number }) => `${x.p50.toFixed(0)} / ${x.p99.toFixed(0)}`;
+        say(
+          `    p50 / p99 ms: each action at the user ${q(last.endToEndMs)}, each send in the server ${q(last.sendWholeMs)}; ` +
+            `model ms per action: ${last.modelMsPerAction.toFixed(0)} at the model server, ${last.modelAtServerMsPerAction.toFixed(0)} at Steward's client`,
         );
         if (last.pgDoing.length > 0) say(`    PostgreSQL connections: ${last.pgDoing.join(', ')}`);
         say(`    store time by method (mean × calls): ${last.storeMethods.join(', ')}`);

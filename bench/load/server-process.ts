@@ -49,6 +49,9 @@ export interface ServerStats {
    * share. Sends begun since the last reset and finished by now.
    */
   sendAddedMs: number[];
+  /** The same sends whole (model calls included), and the model calls' share of each as the server's client timed them. */
+  sendWholeMs: number[];
+  sendModelMs: number[];
   /** Sessions this server claimed in its takeover scans, with when (epoch ms), since it started. */
   claims: Array<{ id: string; at: number }>;
 }
@@ -122,7 +125,7 @@ function timedModel(model: OpenAIModel, underWay: SendsUnderWay): OpenAIModel {
 }
 
 /** Steward's added time of each send begun since `since` (the last stats reset). */
-type SendTimes = { since: number; added: number[] };
+type SendTimes = { since: number; added: number[]; whole: number[]; model: number[] };
 
 /**
  * Times every SessionHost.send (the route of a user action) minus its model share. A session's
@@ -144,7 +147,11 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
     const start = performance.now();
     return send(...args).finally(() => {
       if (underWay.get(marker) === share) underWay.delete(marker);
-      if (start >= sends.since) sends.added.push(Math.max(0, performance.now() - start - share.modelMs));
+      if (start < sends.since) return;
+      const whole = performance.now() - start;
+      sends.added.push(Math.max(0, whole - share.modelMs));
+      sends.whole.push(whole);
+      sends.model.push(share.modelMs);
     });
   };
 }
@@ -169,7 +176,7 @@ function recordClaims(claims: ServerStats['claims']): void {
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
   const totals: StoreTotals = new Map();
-  const sends: SendTimes = { since: 0, added: [] };
+  const sends: SendTimes = { since: 0, added: [], whole: [], model: [] };
   const underWay: SendsUnderWay = new Map();
   const claims: ServerStats['claims'] = [];
   recordClaims(claims);
@@ -215,11 +222,15 @@ async function main(): Promise<void> {
       storeByMethod: Object.fromEntries([...totals].map(([name, t]) => [name, { ...t }])),
       held: server.host.busy,
       sendAddedMs: [...sends.added],
+      sendWholeMs: [...sends.whole],
+      sendModelMs: [...sends.model],
       claims: [...claims],
     };
     if (message.reset) {
       delay.reset();
       sends.added.length = 0;
+      sends.whole.length = 0;
+      sends.model.length = 0;
       sends.since = performance.now();
     }
     process.send?.({ type: 'stats', stats } satisfies ServerMessage);

@@ -49,6 +49,8 @@ export interface Crowd {
    * reached a route (nothing was taken), which HTTP lets a client repeat.
    */
   readonly requestTimeouts: number;
+  /** Answers that the session runs elsewhere or the server stops (by code), waited out and sent again. */
+  readonly elsewhere: ReadonlyMap<string, number>;
   readonly failures: string[];
   /** The server (index) each session's last action went to: where it runs. */
   readonly serverOf: Map<number, number>;
@@ -92,6 +94,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
   let sessionsCreated = 0;
   let busyAnswers = 0;
   let requestTimeouts = 0;
+  const elsewhere = new Map<string, number>();
   const sleeps = new Set<() => void>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -115,6 +118,8 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
         // (Retry-After), then again.
         if (reply.status === 503 || reply.body.error?.code === 'session_running_elsewhere' || reply.body.error?.code === 'lease_lost') {
           if (stopped) return reply;
+          const code = reply.body.error?.code ?? String(reply.status);
+          elsewhere.set(code, (elsewhere.get(code) ?? 0) + 1);
           await sleep(Math.max(RETRY_MS, (reply.retryAfter ?? 0) * 1000));
           continue;
         }
@@ -214,6 +219,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
     get busyAnswers() {
       return busyAnswers;
     },
+    elsewhere,
     get requestTimeouts() {
       return requestTimeouts;
     },
