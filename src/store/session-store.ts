@@ -220,15 +220,15 @@ export interface CreateInput {
   packageVersions?: StoredPackageVersion[];
 }
 
-/**
- * Optional lease operations (PostgresStore). Every time is the database's `now()`, so server
- * clocks never matter. See docs/design.md "Leases and takeover".
- */
 /** A lease a takeover scan claimed, with the session as it was when claimed. */
 export interface ClaimedLease extends Lease {
   stored: StoredSession;
 }
 
+/**
+ * Optional lease operations (PostgresStore). Every time is the database's `now()`, so server
+ * clocks never matter. See docs/design.md "Leases and takeover".
+ */
 export interface LeaseOps {
   /** Grants the lease for `ms` if nobody else holds an unexpired one (a new token each grant); null otherwise. */
   acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null>;

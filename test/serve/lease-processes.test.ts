@@ -70,7 +70,7 @@ describe.skipIf(postgresUnavailable !== null)('leases between processes on Postg
     await until(() => model.inFlight > 0, "the CLI's model call", 40_000);
     // Another CLI is told who runs it, and how to go on.
     const second = startCli(['send', id, 'approve'], { db, env: envOf(model), timeoutMs: 60_000 }).result;
-    // Long enough for the server's takeover scan (every half lease) to have looked often.
+    // Long enough for the server's takeover scan (every quarter lease) to have looked often.
     await sleep(2 * LEASE_MS);
     const busy = await http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'me too' });
     expect(busy.status).toBe(409);
