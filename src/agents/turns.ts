@@ -14,7 +14,7 @@ import { fromPromise } from 'xstate';
 import { archivedVersions, hasArchivedVersions, hasVersion, REQUEST_TAG, versionOf, type TagVersion } from '../blackboard/blackboard.js';
 import { InternalError, UserError } from '../errors.js';
 import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/session.context.js';
-import type { Model, ModelReply, ModelRequest, ToolCallDelta } from '../models/model.js';
+import type { DeltaSinks, Model, ModelReply, ModelRequest } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
 import { withApprovals, type ApprovalRule } from './approvals.js';
 import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
@@ -31,13 +31,11 @@ import { workerMessages } from './worker-context.js';
 export type SkillPromptLookup = (packageId: string, workerId: string, version?: string) => string | undefined | Promise<string | undefined>;
 
 /**
- * Where a session's model call streams its text: the runtime gives one, which answers for a
- * session while one of its listeners wants text deltas (undefined: the model does not stream).
+ * Where a session's model call streams its text and tool calls: the runtime gives one, which
+ * answers for a session while one of its listeners wants deltas (undefined: the model does not
+ * stream). Asked once as each call starts, so text and tool calls stream together or not at all.
  */
-export type TextDeltaLookup = (sessionId: string) => ((text: string) => void) | undefined;
-
-/** Where a session's model call streams its tool calls, like `TextDeltaLookup` (undefined: no one watches them). */
-export type ToolCallDeltaLookup = (sessionId: string) => ((delta: ToolCallDelta) => void) | undefined;
+export type DeltaLookup = (sessionId: string) => DeltaSinks | undefined;
 
 /** Reads archived versions of a session's tag (the runtime gives one, reading its store or memory). */
 export type TagVersionLookup = (sessionId: string, tag: string, versions: readonly number[]) => Promise<TagVersion[]>;
@@ -52,10 +50,8 @@ export type ModelCallGate = (system: object) => Promise<void> | undefined;
 export interface TurnOptions {
   /** Reads tag versions whose bodies left the context (without it, a reply that reads one gets no attachment). */
   lookup?: TagVersionLookup;
-  /** Where the model call streams its text. */
-  textDeltas?: TextDeltaLookup;
-  /** Where the model call streams its tool calls (argument pieces by index). */
-  toolCallDeltas?: ToolCallDeltaLookup;
+  /** Where the model call streams its text and tool calls. */
+  deltas?: DeltaLookup;
   /** Asked before each model call. */
   gate?: ModelCallGate;
   /** The manager's turn: the deployment's approval policy, asked for each run_worker call of the reply (approvals.ts). */
@@ -121,10 +117,8 @@ export async function fetchArchivedReads(context: SessionContext, reply: ModelRe
 }
 
 /** `onTextDelta` / `onToolCallDelta` only when a listener of this session wants them: the model streams only then. */
-function deltas(context: SessionContext, { textDeltas, toolCallDeltas }: TurnOptions): Pick<ModelRequest, 'onTextDelta' | 'onToolCallDelta'> {
-  const text = textDeltas?.(context.sessionId);
-  const toolCalls = toolCallDeltas?.(context.sessionId);
-  return { ...(text ? { onTextDelta: text } : {}), ...(toolCalls ? { onToolCallDelta: toolCalls } : {}) };
+function deltas(context: SessionContext, options: TurnOptions): Pick<ModelRequest, 'onTextDelta' | 'onToolCallDelta'> {
+  return options.deltas?.(context.sessionId) ?? {};
 }
 
 /**

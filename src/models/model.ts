@@ -49,6 +49,9 @@ export interface ModelRequest {
   onToolCallDelta?: (delta: ToolCallDelta) => void;
 }
 
+/** Where one model call streams its text and its tool calls: both, or (no one wants them) neither. */
+export type DeltaSinks = Required<Pick<ModelRequest, 'onTextDelta' | 'onToolCallDelta'>>;
+
 /** A piece of a tool call in flight: its place in the reply, its id and name once known, the next piece of its arguments. */
 export interface ToolCallDelta {
   index: number;

@@ -7,8 +7,8 @@
  * model streams: its text (`text_delta`) and its tool calls (`tool_call_delta`, and for a
  * worker's `submit` the draft's `artifact_delta`s, closed by `artifact_published` or
  * `artifact_draft_discarded`: runtime/artifact-draft.ts), which reach the hub through
- * `textDeltaSink` and `toolCallDeltaSink` (the runtime hands them to the model call of this
- * session's turns).
+ * `deltaSinks` (the runtime hands them to the model call of this session's turns, asked once
+ * per call).
  *
  * The hub listens to the actor only while it has listeners: with none, it holds nothing and
  * the session pays nothing. A listener is called synchronously, in order; one that throws
@@ -16,7 +16,7 @@
  */
 import type { Actor, Subscription } from 'xstate';
 import { versionOf } from '../blackboard/blackboard.js';
-import type { ToolCallDelta } from '../models/model.js';
+import type { DeltaSinks, ToolCallDelta } from '../models/model.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { clipName, roundOf, type ChartEvent, type RoundInfo } from '../machines/session.reports.js';
 import type { SessionStreamEvent, SessionStreamEventType, StreamEventOf } from '../machines/stream-events.js';
@@ -64,14 +64,9 @@ export class SessionEventHub {
     return this.actor().getSnapshot().status !== 'active';
   }
 
-  /** Where a model call of this session streams its text; undefined while no listener wants text. */
-  get textDeltaSink(): ((text: string) => void) | undefined {
-    return this.wantsDeltas() ? this.onDelta : undefined;
-  }
-
-  /** Where a model call of this session streams its tool calls; undefined while no listener wants deltas. */
-  get toolCallDeltaSink(): ((delta: ToolCallDelta) => void) | undefined {
-    return this.wantsDeltas() ? this.onToolCallDelta : undefined;
+  /** Where a model call of this session starting now streams its text and tool calls; undefined while no listener wants deltas. */
+  deltaSinks(): DeltaSinks | undefined {
+    return this.wantsDeltas() ? { onTextDelta: this.onDelta, onToolCallDelta: this.onToolCallDelta } : undefined;
   }
 
   /** Whether a listener wants the deltas of a model call starting now (a function is asked: SubscribeOptions). */

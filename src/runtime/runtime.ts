@@ -118,11 +118,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (leasing) gates.set(actor.system, leasing);
     return actor.start();
   };
-  // A model call streams its text only while a listener of its session wants it.
-  const textDeltas = (sessionId: string) => live.get(sessionId)?.textDeltaSink();
-  const toolCallDeltas = (sessionId: string) => live.get(sessionId)?.toolCallDeltaSink();
+  // A model call streams only while a listener of its session wants its deltas.
+  const deltas = (sessionId: string) => live.get(sessionId)?.deltaSinks();
   const base = options.machine === undefined ? sessionMachine : checkedMachine(options.machine);
-  const turnOptions = { lookup, textDeltas, toolCallDeltas, gate: beforeModelCall, ...(options.approval ? { approval: options.approval } : {}) };
+  const turnOptions = { lookup, deltas, gate: beforeModelCall, ...(options.approval ? { approval: options.approval } : {}) };
   const machine = base.provide({
     actors: {
       ...(providesActor(base, 'managerTurn') ? {} : { managerTurn: createManagerTurn(options.model, turnOptions) }),

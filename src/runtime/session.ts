@@ -14,7 +14,7 @@ import type { SessionMachine } from '../machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
 import type { TagVersion } from '../blackboard/blackboard.js';
 import type { SessionContext } from '../machines/session.context.js';
-import type { ChatMessage, ToolCallDelta } from '../models/model.js';
+import type { ChatMessage, DeltaSinks } from '../models/model.js';
 import { allTagVersions, fullTranscript, findTagVersion, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { reservedActorProblem } from './reserved-names.js';
 import { SEND_KEYS_KEPT, type SendKeyInput, type SendKeyRecord, type SessionStore, type StoredPackageVersion } from '../store/session-store.js';
@@ -222,16 +222,12 @@ export class Session {
   }
 
   /**
-   * @internal Where this session's model calls stream their text while a listener wants it
-   * (undefined otherwise: the model then does not stream). The runtime's turns call it.
+   * @internal Where a model call of this session starting now streams its text and tool calls,
+   * while a listener wants deltas (undefined otherwise: the model then does not stream). The
+   * runtime's turns ask it once per call.
    */
-  textDeltaSink(): ((text: string) => void) | undefined {
-    return this.events?.textDeltaSink;
-  }
-
-  /** @internal Where this session's model calls stream their tool calls while a listener wants deltas (see `textDeltaSink`). */
-  toolCallDeltaSink(): ((delta: ToolCallDelta) => void) | undefined {
-    return this.events?.toolCallDeltaSink;
+  deltaSinks(): DeltaSinks | undefined {
+    return this.events?.deltaSinks();
   }
 
   private eventHub(): SessionEventHub {
