@@ -31,7 +31,8 @@ export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } f
 export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './machines/refusals.js';
 export { sessionView, type SessionView, type ArtifactView, type Phase } from './runtime/view.js';
 export type { SessionSnapshot } from './runtime/session-snapshot.js';
-export { createManagerTurn, createWorkerTurn, type SkillPromptLookup, type TurnOptions } from './agents/turns.js';
+export { createManagerTurn, createWorkerTurn, type DeltaLookup, type SkillPromptLookup, type TurnOptions } from './agents/turns.js';
+export type { DeltaSinks } from './models/model.js';
 export type { ApprovalRule } from './agents/approvals.js';
 export type { ApprovalPolicy, ApprovalRequiredBy, ProposedStep } from './machines/approval.js';
 export type { Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, TokenUsage, ToolCallDelta } from './models/model.js';

@@ -138,7 +138,9 @@ function yieldToEventLoop(slice: EventLoopSlice, signal: AbortSignal): Promise<v
  * const actor = createActor(machine, { input: { sessionId: 's1', package: team } }).start();
  *
  * // Streaming the reply's text as it arrives:
- * const managerTurn = createManagerTurn(model, { textDeltas: () => (text) => process.stdout.write(text) });
+ * const managerTurn = createManagerTurn(model, {
+ *   deltas: () => ({ onTextDelta: (text) => process.stdout.write(text), onToolCallDelta: () => {} }),
+ * });
  */
 export function createManagerTurn(model: Model, options: TurnOptions = {}) {
   const { lookup, gate, approval } = options;

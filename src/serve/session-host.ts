@@ -259,7 +259,8 @@ export class SessionHost {
    * claiming them all and resuming them one after another. Claims no more than `maxRunning`
    * allows, and stops when a batch brings back a session this tick claimed already (its
    * takeover failed at once and gave the lease back: it waits for the next tick instead of a
-   * busy loop). A tick while the last one still claims does nothing.
+   * busy loop). A tick while the last one still claims does nothing; a batch that takes longer
+   * than a lease to start is waited for no longer.
    */
   async scanAll(batch = 20): Promise<string[]> {
     if (this.takingOver) return [];
@@ -273,7 +274,13 @@ export class SessionHost {
         const again = ids.some((id) => claimed.has(id));
         for (const id of ids) claimed.add(id);
         if (ids.length < limit || again) break;
-        await Promise.allSettled(ids.map((id) => this.held.get(id)?.ready));
+        // At most a lease: a start that hangs (a stuck connection) must not stop this server's takeovers.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled(ids.map((id) => this.held.get(id)?.ready)),
+          new Promise((resolve) => (timer = setTimeout(resolve, this.leaseMs))),
+        ]);
+        clearTimeout(timer);
       }
     } finally {
       this.takingOver = false;
@@ -291,6 +298,11 @@ export class SessionHost {
       await this.live.hear();
       const askedAt = performance.now();
       const claimed = await leases.claimExpired(this.owner, this.leaseMs, limit);
+      if (this.draining) {
+        // Drain began while the claim was under way: give them back to the other servers.
+        await Promise.allSettled(claimed.map((lease) => leases.releaseLease(lease)));
+        return [];
+      }
       for (const lease of claimed) this.adopt(lease, askedAt);
       return claimed.map((l) => l.sessionId);
     } catch (error) {

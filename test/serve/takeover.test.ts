@@ -160,6 +160,8 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
       () => slow.drain(0),
       () => otherStore.close(),
       () => other.drain(0),
+      // First (cleanups run last to first): a failed assertion must not leave drain waiting at the gate.
+      async () => open(),
     );
     const tick = slow.scanAll(3);
     await vi.waitFor(() => expect(slow.busy).toBe(3));
@@ -170,6 +172,34 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     const mine = await tick; // its next batch found nothing left
     expect(mine).toHaveLength(3);
     expect([...mine, ...share].sort()).toEqual([...ids].sort());
+    for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
+  }, 60_000);
+
+  it('a claim that comes back once the server began to drain gives its leases back: another server takes them at once', async () => {
+    const url = await pg.createDatabase();
+    const { ids, sends } = await deadServer(url, 4);
+    await new Promise((r) => setTimeout(r, LEASE_MS + 300));
+    const store = new PostgresStore(url);
+    const host = new SessionHost(createRuntime({ model: hanging, store }), store, { leaseMs: 60_000, owner: 'stopping' });
+    // The drain begins while the claim is under way.
+    const claim = store.leases.claimExpired.bind(store.leases);
+    let draining: Promise<unknown> | undefined;
+    store.leases.claimExpired = async (...args) => {
+      const claimed = await claim(...args);
+      draining = host.drain(0);
+      return claimed;
+    };
+    const otherStore = new PostgresStore(url);
+    const other = new SessionHost(createRuntime({ model: hanging, store: otherStore }), otherStore, { leaseMs: 60_000, owner: 'other' });
+    cleanups.push(
+      () => store.close(),
+      () => otherStore.close(),
+      () => other.drain(0),
+    );
+    expect(await host.scanOnce(10)).toEqual([]);
+    expect(host.busy).toBe(0);
+    await draining;
+    expect((await other.scanOnce(10)).sort()).toEqual([...ids].sort());
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
   }, 60_000);
 
