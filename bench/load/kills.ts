@@ -9,7 +9,7 @@ import type { Arrival, LlmOptions, LlmServer } from './llm-server.js';
 import { startServer, type ServerProcess } from './servers.js';
 import { startCrowd } from './users.js';
 import { lostActions } from './journal-check.js';
-import { percentile, sleep } from './numbers.js';
+import { monotonicOffsetMs, percentile, sleep } from './numbers.js';
 
 export interface KillSettings {
   users: number;
@@ -64,14 +64,14 @@ interface ServerLife {
 const p50p99 = (sorted: number[]) => ({ p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
 const ascending = (list: number[]) => list.sort((a, b) => a - b);
 
-/** Splits each resumed victim's takeover at the claim its server's scan made (times in epoch ms). */
+/** Splits each resumed victim's takeover at the claim its server's scan made (times on the monotonic clock, numbers.ts). */
 function splitTakeovers(
   kills: ReadonlyArray<{ at: number; victims: number[] }>,
   lives: readonly ServerLife[],
   idOf: ReadonlyMap<number, string>,
   arrivals: ReadonlyMap<number, readonly Arrival[]>,
 ): TakeoverSplit {
-  const epoch = (driverMs: number) => performance.timeOrigin + driverMs;
+  const epoch = (driverMs: number) => driverMs + monotonicOffsetMs;
   const untilClaim: number[] = [];
   const toCall: number[] = [];
   const restarted: number[] = [];

@@ -10,6 +10,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LlmRecord, llmServer, serveLlm, type LlmOptions, type LlmServer } from './llm-server.js';
+import { monotonicOffsetMs } from './numbers.js';
 
 type RecordMessage =
   | { type: 'requestOpened' | 'requestClosed' }
@@ -17,7 +18,7 @@ type RecordMessage =
   | { type: 'refused'; session: number; at: number }
   | { type: 'left'; session: number }
   | { type: 'served'; session: number; start: number; end: number; throttledMs: number };
-type ChildMessage = { type: 'ready'; baseURL: string; timeOrigin: number } | RecordMessage;
+type ChildMessage = { type: 'ready'; baseURL: string; monotonicOffsetMs: number } | RecordMessage;
 type ParentMessage = { type: 'setLatency'; minMs: number; maxMs: number; tokensPerSecond?: number } | { type: 'close' };
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -36,8 +37,8 @@ export async function startLlmProcess(options: LlmOptions): Promise<LlmServer> {
     child.once('exit', (code) => reject(new Error(`the load bench's model server exited (${code}) before it listened`)));
     child.on('message', (message: ChildMessage) => {
       if (message.type === 'ready') {
-        // Its clock onto ours: both count from their own process's start.
-        shift = message.timeOrigin - performance.timeOrigin;
+        // Its clock onto ours: both count from their own process's start on one monotonic clock.
+        shift = message.monotonicOffsetMs - monotonicOffsetMs;
         resolve(message.baseURL);
       } else apply(record, message, shift);
     });
@@ -87,7 +88,7 @@ async function child(): Promise<void> {
   });
   // The driver gone (killed, crashed): no model server left behind.
   process.on('disconnect', () => process.exit(0));
-  tell({ type: 'ready', baseURL: control.baseURL, timeOrigin: performance.timeOrigin });
+  tell({ type: 'ready', baseURL: control.baseURL, monotonicOffsetMs });
 }
 
 if (process.argv.includes('--child')) {

@@ -21,5 +21,13 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * Where this process's `performance.now()` sits on the machine's monotonic clock (ms), which
+ * every process shares: add it to compare times taken in several processes. (Two processes'
+ * `performance.timeOrigin`, taken from the wall clock as each starts, can differ by over a
+ * millisecond from where their clocks really start.)
+ */
+export const monotonicOffsetMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+
 /** The marker a load session's request carries into every prompt (`[load-N]`): which session a model call or an action is for. */
 export const MARKER = /\[load-(\d+)\]/;

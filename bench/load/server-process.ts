@@ -16,7 +16,7 @@ import { startServe } from '../../src/serve/server.js';
 import { SessionHost } from '../../src/serve/session-host.js';
 import type { SessionStore } from '../../src/store/session-store.js';
 import type { ChatMessage } from '../../src/models/model.js';
-import { MARKER } from './numbers.js';
+import { MARKER, monotonicOffsetMs } from './numbers.js';
 
 export interface ServerConfig {
   /** SQLite file or postgres:// URL. */
@@ -52,7 +52,7 @@ export interface ServerStats {
   /** The same sends whole (model calls included), and the model calls' share of each as the server's client timed them. */
   sendWholeMs: number[];
   sendModelMs: number[];
-  /** Sessions this server claimed in its takeover scans, with when (epoch ms), since it started. */
+  /** Sessions this server claimed in its takeover scans, with when (monotonic ms, see numbers.ts), since it started. */
   claims: Array<{ id: string; at: number }>;
 }
 
@@ -156,9 +156,6 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
   };
 }
 
-/** Epoch milliseconds with the monotonic clock's precision: comparable across the bench's processes. */
-export const epochNow = () => performance.timeOrigin + performance.now();
-
 /**
  * Records the sessions each takeover scan claims (kills.ts splits a takeover's time with them).
  * On the class, before `startServe`: its first scan starts as the server starts.
@@ -167,7 +164,7 @@ function recordClaims(claims: ServerStats['claims']): void {
   const scanOnce = SessionHost.prototype.scanOnce;
   SessionHost.prototype.scanOnce = async function (this: SessionHost, ...args) {
     const ids = await scanOnce.apply(this, args);
-    const at = epochNow();
+    const at = performance.now() + monotonicOffsetMs;
     for (const id of ids) claims.push({ id, at });
     return ids;
   };
