@@ -64,6 +64,7 @@ const statusOfCode: Record<string, HttpStatus> = {
  * learns the moment it waits again.
  */
 const retryAfterOfCode: Record<string, number> = {
+  server_busy: 1,
   session_running_elsewhere: 1,
   lease_lost: 1,
   server_stopping: 1,
@@ -73,6 +74,12 @@ const retryAfterOfCode: Record<string, number> = {
 /** The Retry-After (seconds) of an answer with `code`, when one tells a client to come back. */
 export function retryAfterOf(code: string): number | undefined {
   return retryAfterOfCode[code];
+}
+
+/** Sets the answer's Retry-After when `code` tells a client to come back. */
+export function setRetryAfter(c: Context, code: string): void {
+  const retryAfter = retryAfterOf(code);
+  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
 }
 
 /**
@@ -140,8 +147,7 @@ export function errorHandler(prefix: string, log: (message: string) => void): Er
 
 /** The answer of an HttpError, with its code's Retry-After. */
 export function errorResponse(c: Context, error: HttpError): Response {
-  const retryAfter = retryAfterOf(error.code);
-  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
+  setRetryAfter(c, error.code);
   return c.json(error.body(), error.status);
 }
 

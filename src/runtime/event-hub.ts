@@ -69,6 +69,12 @@ export class SessionEventHub {
     return this.wantsDeltas() ? { onTextDelta: this.onDelta, onToolCallDelta: this.onToolCallDelta } : undefined;
   }
 
+  /** Whether any listener takes deltas at all (always, or when its function says so). */
+  private mayWantDeltas(): boolean {
+    for (const entry of this.entries) if (entry.textDeltas !== false) return true;
+    return false;
+  }
+
   /** Whether a listener wants the deltas of a model call starting now (a function is asked: SubscribeOptions). */
   private wantsDeltas(): boolean {
     if (!this.subscriptions) return false;
@@ -156,7 +162,7 @@ export class SessionEventHub {
   private publishDraft(event: Pick<StreamEventOf<'artifact_published'>, 'tags'>): void {
     const info = this.lastWorkerRound;
     this.lastWorkerRound = null;
-    if (!info || ![...this.entries].some((entry) => entry.textDeltas !== false)) return;
+    if (!info || !this.mayWantDeltas()) return;
     const board = this.actor().getSnapshot().context.blackboard;
     const bodies = new Map<string, string>();
     for (const [tag, version] of Object.entries(event.tags)) {

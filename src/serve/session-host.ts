@@ -275,12 +275,10 @@ export class SessionHost {
         for (const id of ids) claimed.add(id);
         if (ids.length < limit || again) break;
         // At most a lease: a start that hangs (a stuck connection) must not stop this server's takeovers.
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.allSettled(ids.map((id) => this.held.get(id)?.ready)),
-          new Promise((resolve) => (timer = setTimeout(resolve, this.leaseMs))),
-        ]);
-        clearTimeout(timer);
+        await settledWithin(
+          ids.map((id) => this.held.get(id)?.ready),
+          this.leaseMs,
+        );
       }
     } finally {
       this.takingOver = false;
@@ -319,9 +317,7 @@ export class SessionHost {
     if (this.scan) clearInterval(this.scan);
     this.scan = null;
     const pending = [...this.sends];
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled(pending), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
+    await settledWithin(pending, graceMs);
     const handedBack: string[] = [];
     for (const [id, held] of this.held) {
       const session = await held.ready.catch(() => undefined);
@@ -503,4 +499,11 @@ export class SessionHost {
       if (this.releasing.get(id) === letGo) this.releasing.delete(id);
     }
   }
+}
+
+/** Waits until every one of `promises` has settled, or `ms` have passed, whichever comes first. */
+async function settledWithin(promises: ReadonlyArray<Promise<unknown> | undefined>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

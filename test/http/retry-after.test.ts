@@ -31,7 +31,7 @@ describe('Retry-After on error answers', () => {
   });
 
   it('the table: come back for running elsewhere, lease lost, stopping and a locked store; not for a refusal or a missing session', () => {
-    expect(['session_running_elsewhere', 'lease_lost', 'server_stopping', 'store_locked'].map(retryAfterOf)).toEqual([1, 1, 1, 1]);
+    expect(['server_busy', 'session_running_elsewhere', 'lease_lost', 'server_stopping', 'store_locked'].map(retryAfterOf)).toEqual([1, 1, 1, 1, 1]);
     expect(['event_refused', 'session_not_found', 'conflict'].map(retryAfterOf)).toEqual([undefined, undefined, undefined]);
   });
 });

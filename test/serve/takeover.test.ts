@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { SessionStreamEventSchema } from '../../src/machines/stream-events.js';
 import type { SessionView } from '../../src/runtime/view.js';
 import { startServe } from '../../src/serve/server.js';
@@ -48,6 +48,31 @@ const hanging: Model = {
 };
 
 const LEASE_MS = 600;
+
+/** A new database whose dead server left `count` running sessions, their leases run out by now. */
+async function leasesRunOut(count: number) {
+  const url = await pg.createDatabase();
+  const dead = await deadServer(url, count);
+  // Every lease has run out a lease after its last renewal, which came before the close.
+  await new Promise((r) => setTimeout(r, LEASE_MS + 300));
+  return { url, ...dead };
+}
+
+/**
+ * Another server on the database whose model calls hang (what it claims stays held), closed
+ * after the test; `adapt` changes its runtime first (to hold its resumes, say).
+ */
+function survivorOn(url: string, owner: string, options: { leaseMs?: number; maxRunning?: number } = {}, adapt?: (runtime: Runtime) => void) {
+  const store = new PostgresStore(url);
+  const runtime = createRuntime({ model: hanging, store });
+  adapt?.(runtime);
+  const host = new SessionHost(runtime, store, { leaseMs: options.leaseMs ?? LEASE_MS, owner, maxRunning: options.maxRunning ?? 0 });
+  cleanups.push(
+    () => store.close(),
+    () => host.drain(0),
+  );
+  return { host, store };
+}
 
 /**
  * A server that dies with `count` sessions each in its first manager call: the calls are in
@@ -112,57 +137,35 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
   }, 60_000);
 
   it("one takeover tick claims batch after batch while they come back full, but never more than the server's maxRunning", async () => {
-    const url = await pg.createDatabase();
-    const { ids, sends } = await deadServer(url, 8);
-    // Every lease has run out a lease after its last renewal, which came before the close.
-    await new Promise((r) => setTimeout(r, LEASE_MS + 300));
+    const { url, ids, sends } = await leasesRunOut(8);
 
     // The survivors' calls hang too, so what a server claimed stays held while it scans on.
-    const survivor = (owner: string, maxRunning: number) => {
-      const store = new PostgresStore(url);
-      const host = new SessionHost(createRuntime({ model: hanging, store }), store, { leaseMs: LEASE_MS, owner, maxRunning });
-      cleanups.push(
-        () => store.close(),
-        () => host.drain(0),
-      );
-      return host;
-    };
-    const small = survivor('small', 5);
+    const small = survivorOn(url, 'small', { maxRunning: 5 }).host;
     const first = await small.scanAll(3); // batches of 3, 3 (full, so again), then room for none
     expect(first).toHaveLength(5);
     expect(small.busy).toBe(5);
     expect(await small.scanAll(3)).toEqual([]); // full: it takes nothing more
-    const other = survivor('other', 0);
+    const other = survivorOn(url, 'other').host;
     const rest = await other.scanAll(3); // 3 (full, so again), then 2: fewer than a batch, done
     expect([...first, ...rest].sort()).toEqual([...ids].sort());
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
   }, 60_000);
 
   it('a server claims its next batch only once the last one started here (the others take their share); a tick meanwhile does nothing', async () => {
-    const url = await pg.createDatabase();
-    const { ids, sends } = await deadServer(url, 8);
-    await new Promise((r) => setTimeout(r, LEASE_MS + 300));
-    const store = new PostgresStore(url);
-    const runtime = createRuntime({ model: hanging, store });
+    const { url, ids, sends } = await leasesRunOut(8);
     // Resuming is held at a gate: the first batch stays claimed but not started.
     let open: () => void = () => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const resume = runtime.resumeSession.bind(runtime);
-    runtime.resumeSession = async (...args) => {
-      await gate;
-      return resume(...args);
-    };
-    const slow = new SessionHost(runtime, store, { leaseMs: LEASE_MS, owner: 'slow' });
-    const otherStore = new PostgresStore(url);
-    const other = new SessionHost(createRuntime({ model: hanging, store: otherStore }), otherStore, { leaseMs: LEASE_MS, owner: 'other' });
-    cleanups.push(
-      () => store.close(),
-      () => slow.drain(0),
-      () => otherStore.close(),
-      () => other.drain(0),
-      // First (cleanups run last to first): a failed assertion must not leave drain waiting at the gate.
-      async () => open(),
-    );
+    const slow = survivorOn(url, 'slow', {}, (runtime) => {
+      const resume = runtime.resumeSession.bind(runtime);
+      runtime.resumeSession = async (...args) => {
+        await gate;
+        return resume(...args);
+      };
+    }).host;
+    const other = survivorOn(url, 'other').host;
+    // First (cleanups run last to first): a failed assertion must not leave drain waiting at the gate.
+    cleanups.push(async () => open());
     const tick = slow.scanAll(3);
     await vi.waitFor(() => expect(slow.busy).toBe(3));
     expect(await slow.scanAll(3)).toEqual([]); // the tick under way is still claiming
@@ -176,11 +179,8 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
   }, 60_000);
 
   it('a claim that comes back once the server began to drain gives its leases back: another server takes them at once', async () => {
-    const url = await pg.createDatabase();
-    const { ids, sends } = await deadServer(url, 4);
-    await new Promise((r) => setTimeout(r, LEASE_MS + 300));
-    const store = new PostgresStore(url);
-    const host = new SessionHost(createRuntime({ model: hanging, store }), store, { leaseMs: 60_000, owner: 'stopping' });
+    const { url, ids, sends } = await leasesRunOut(4);
+    const { host, store } = survivorOn(url, 'stopping', { leaseMs: 60_000 });
     // The drain begins while the claim is under way.
     const claim = store.leases.claimExpired.bind(store.leases);
     let draining: Promise<unknown> | undefined;
@@ -189,13 +189,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
       draining = host.drain(0);
       return claimed;
     };
-    const otherStore = new PostgresStore(url);
-    const other = new SessionHost(createRuntime({ model: hanging, store: otherStore }), otherStore, { leaseMs: 60_000, owner: 'other' });
-    cleanups.push(
-      () => store.close(),
-      () => otherStore.close(),
-      () => other.drain(0),
-    );
+    const other = survivorOn(url, 'other', { leaseMs: 60_000 }).host;
     expect(await host.scanOnce(10)).toEqual([]);
     expect(host.busy).toBe(0);
     await draining;

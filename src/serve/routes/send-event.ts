@@ -3,7 +3,7 @@ import type { RouteModule } from '../route.js';
 import { query, sessionId } from '../route.js';
 import { jsonBody } from '../../http/body.js';
 import { attribute } from '../../http/auth.js';
-import { clientResult, HttpError, parseOr400, retryAfterOf, statusOf } from '../../http/errors.js';
+import { clientResult, HttpError, parseOr400, setRetryAfter, statusOf } from '../../http/errors.js';
 import { AcceptedResponse, ErrorBody, IdempotencyKeyHeader, SendBadRequest, SendQuery, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 /** `Prefer: respond-async` (RFC 7240; among other preferences too) or `?wait=false`: answer once the event is taken. */
@@ -75,7 +75,6 @@ export const sendEvent: RouteModule = {
     app.post('/sessions/:id/events', async (c) => {
       const id = sessionId(c);
       if (host.isFull(id)) {
-        c.header('Retry-After', '1');
         throw new HttpError(
           429,
           'server_busy',
@@ -104,8 +103,7 @@ export const sendEvent: RouteModule = {
         return c.json(AcceptedResponse.parse(result), 202);
       }
       if (result.ok) return c.json(result, 200);
-      const retryAfter = retryAfterOf(result.error.code);
-      if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
+      setRetryAfter(c, result.error.code);
       return c.json(
         clientResult(result, (message) => log(`serve: ${message}`)),
         statusOf(result.error.code),
