@@ -170,8 +170,8 @@ export async function serveLlm(
         const pieces = Math.max(1, Math.min(40, Math.round(tokens / 8)));
         await sleep(latency);
         served += 1;
-        await write(res, fake, body, served, pieces, streamMs / pieces, sleep);
-        record.served({ session, start: retryOf ?? start, end: performance.now(), throttledMs: retryOf === undefined ? 0 : start - retryOf });
+        const end = await write(res, fake, body, served, pieces, streamMs / pieces, sleep);
+        record.served({ session, start: retryOf ?? start, end, throttledMs: retryOf === undefined ? 0 : start - retryOf });
       })
       .catch(() => res.destroy());
   });
@@ -234,24 +234,29 @@ async function write(
   pieces: number,
   gapMs: number,
   sleep: (ms: number) => Promise<void>,
-): Promise<void> {
+): Promise<number> {
+  // The end is read before the last bytes go out: once they have, the client may read them
+  // before this process runs again, and a call must not seem to end after its reply arrived.
   if (body.stream !== true) {
     // Not streamed: the whole reply after the streaming time.
     await sleep(gapMs * pieces);
     const chunks = completionChunks({ ...reply, pieces: 1 }, body, n);
     res.writeHead(200, { 'content-type': 'application/json' });
+    const end = performance.now();
     res.end(JSON.stringify(joinChunks(chunks)));
-    return;
+    return end;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const chunks = completionChunks({ ...reply, pieces }, body, n);
   // One pause per piece of content or arguments: the stream's speed.
   for (const chunk of chunks) {
-    if (res.destroyed) return;
+    if (res.destroyed) return performance.now();
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     if (gapMs >= 1) await sleep(gapMs);
   }
+  const end = performance.now();
   res.end('data: [DONE]\n\n');
+  return end;
 }
 
 /** A non-streamed `chat.completion` from the chunks of the same reply. */

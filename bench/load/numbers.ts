@@ -27,7 +27,23 @@ export function seeded(seed: number): () => number {
  * `performance.timeOrigin`, taken from the wall clock as each starts, can differ by over a
  * millisecond from where their clocks really start.)
  */
-export const monotonicOffsetMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+export const monotonicOffsetMs = sampleMonotonicOffset();
+
+/**
+ * Reads `performance.now()` on both sides of one `hrtime` read, several times, and keeps the
+ * tightest bracket: a process descheduled between two reads would otherwise shift every time
+ * it reports by as long as it was away.
+ */
+function sampleMonotonicOffset(): number {
+  let best = { width: Infinity, offset: 0 };
+  for (let i = 0; i < 50; i++) {
+    const before = performance.now();
+    const monotonic = Number(process.hrtime.bigint()) / 1e6;
+    const after = performance.now();
+    if (after - before < best.width) best = { width: after - before, offset: monotonic - (before + after) / 2 };
+  }
+  return best.offset;
+}
 
 /** The marker a load session's request carries into every prompt (`[load-N]`): which session a model call or an action is for. */
 export const MARKER = /\[load-(\d+)\]/;
