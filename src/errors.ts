@@ -248,6 +248,8 @@ export class LeaseLostError extends StewardError {
   constructor(
     readonly sessionId: string,
     message?: string,
+    /** From a server (steward/client): its Retry-After in seconds; null in process. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(
       'lease_lost',
@@ -276,6 +278,11 @@ export class SessionLeasedError extends StewardError {
     /** How long the holder's lease lasts unless it renews it (ms); null when unknown. */
     readonly expiresInMs: number | null,
     message?: string,
+    /**
+     * From a server (steward/client): its Retry-After in seconds, when to send again (the
+     * holder runs a model call, which takes seconds); null in process.
+     */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(
       'session_running_elsewhere',

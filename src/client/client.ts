@@ -20,7 +20,7 @@ import {
   UserEventSchema,
   ViewResponse,
 } from '../serve/schemas.js';
-import { badResponse, errorOfResponse, networkError } from './errors.js';
+import { badResponse, errorOfResponse, networkError, retryAfterOfResponse } from './errors.js';
 import { streamSession, type ReconnectOptions, type StreamMessage, type StreamOptions } from './stream.js';
 
 /** The `fetch` the client calls: the global one by default, or any with its signature (a test's, a proxy's). */
@@ -47,7 +47,17 @@ export interface ViewAnswer {
 /** A send that ran: the view once the session waits again (or is done), or why it was refused, as `session.send()` says it. */
 export type SendAnswer =
   | { ok: true; view: SessionView; revision: number | null }
-  | { ok: false; error: { code: string; message: string; enabled?: string[] }; view: SessionView; revision: number | null };
+  | {
+      ok: false;
+      /**
+       * `retryAfterSeconds`: the server's Retry-After, when the refusal says to come back
+       * (`session_running_elsewhere`, `lease_lost`, `server_busy`…): the session runs a model
+       * call elsewhere, and asking sooner only loads the server that runs it.
+       */
+      error: { code: string; message: string; enabled?: string[]; retryAfterSeconds?: number };
+      view: SessionView;
+      revision: number | null;
+    };
 
 /** An asynchronous send the server took (202): the stream and `get()` tell the rest. */
 export interface Accepted {
@@ -176,7 +186,12 @@ export class StewardClient {
     }
     // 200, and a refusal the session itself made (400 invalid_event, 409, 503): the SendResult.
     const result = SendResultSchema.safeParse(json);
-    if (result.success) return result.data as unknown as SendAnswer;
+    if (result.success) {
+      const answer = result.data as unknown as SendAnswer;
+      const retryAfterSeconds = retryAfterOfResponse(response);
+      if (answer.ok || retryAfterSeconds === null) return answer;
+      return { ...answer, error: { ...answer.error, retryAfterSeconds } };
+    }
     if (!response.ok) throw errorOfResponse(response, json, id);
     throw badResponse(what, response.status, z.prettifyError(result.error));
   }

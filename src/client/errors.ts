@@ -22,12 +22,12 @@ import {
 import { ErrorBody } from '../serve/schemas.js';
 
 /** The runtime's classes, by the code they carry; `id` is the session the request was about. */
-const classOfCode: Partial<Record<StewardErrorCode, (message: string, id: string | undefined) => StewardError>> = {
+const classOfCode: Partial<Record<StewardErrorCode, (message: string, id: string | undefined, retryAfterSeconds: number | null) => StewardError>> = {
   session_not_found: (_message, id) => new SessionNotFoundError(id ?? ''),
   event_refused: (message) => new EventRefusedError(message, { eventType: '', state: '', accepted: [], enabled: [] }),
   conflict: (message) => new ConflictError(message),
-  lease_lost: (message, id) => new LeaseLostError(id ?? '', message),
-  session_running_elsewhere: (message, id) => new SessionLeasedError(id ?? '', null, null, message),
+  lease_lost: (message, id, retryAfterSeconds) => new LeaseLostError(id ?? '', message, retryAfterSeconds),
+  session_running_elsewhere: (message, id, retryAfterSeconds) => new SessionLeasedError(id ?? '', null, null, message, retryAfterSeconds),
   invalid_cursor: (message) => new InvalidCursorError(message),
   invalid_session_id: (message) => new InvalidSessionIdError(message),
   invalid_package: (message) => new PackageError(message),
@@ -36,10 +36,15 @@ const classOfCode: Partial<Record<StewardErrorCode, (message: string, id: string
 
 /** The typed error of a failed response whose body is `body` (already read; undefined when it was not JSON). */
 export function errorOfResponse(response: Response, body: unknown, sessionId?: string): StewardError {
-  const retryAfter = Number(response.headers.get('retry-after'));
-  const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
+  const retryAfterSeconds = retryAfterOfResponse(response);
   const what = `${response.status} ${response.statusText}`.trim();
   return errorOfBody(body, response.status, { retryAfterSeconds, what, ...(sessionId !== undefined ? { sessionId } : {}) });
+}
+
+/** The answer's Retry-After in seconds (null when it has none, or it is not a positive number of seconds). */
+export function retryAfterOfResponse(response: Response): number | null {
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+  return Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
 }
 
 /** The typed error of an error body `{ error: { code, message, issues? } }`, from an answer with `status` (or a stream's `event: error`). */
@@ -64,7 +69,7 @@ export function errorOfBody(
   const { message, issues } = parsed.data.error;
   const own = classOfCode[code];
   if (own) {
-    const error = own(message, context.sessionId);
+    const error = own(message, context.sessionId, retryAfterSeconds);
     // The server's message, which names the server's fix (the class's own names the in-process one).
     error.message = message;
     return error;
