@@ -7,14 +7,17 @@
  * is synchronous, so it does so on the event loop, and every session of the process waits:
  * `npm run bench:load` saw such commits take 97 and 232 ms at 1,000 live sessions. Here the
  * store's own connection never checkpoints (`wal_autocheckpoint = 0`); a worker thread with
- * its own connection runs a PASSIVE checkpoint every `intervalMs`, which copies what it can
- * without taking the write lock, so the store's commits go on meanwhile.
- *
- * Commits that keep coming while a checkpoint runs can keep the WAL from starting over (it
- * restarts only when a writer finds it wholly copied). Past `maxWalBytes` the worker runs a
- * TRUNCATE checkpoint, which holds writers back until it is done: the store's writes wait
- * for the lock on a timer (sqlite-busy.ts), the event loop does not. Should the worker fail,
- * the store's connection checkpoints inline again, so the WAL never grows unchecked.
+ * its own connection checkpoints every `intervalMs`, in two steps:
+ * - PASSIVE copies what the WAL holds without taking the write lock: the bulk of the work,
+ *   while the store's commits go on;
+ * - then RESTART copies the few frames committed meanwhile, holding writers back for that
+ *   short while, so the next commit starts the WAL over. With PASSIVE alone a server that
+ *   commits all the time never lets the WAL start over (it does so only once wholly copied),
+ *   and the file grows without end. The store's writes that meet the lock wait for it on a
+ *   timer (sqlite-busy.ts); the event loop does not wait.
+ * Past `maxWalBytes` (a WAL grown while the worker was held up) TRUNCATE replaces RESTART and
+ * shrinks the file. Should the worker fail, the store's connection checkpoints inline again,
+ * so the WAL never grows unchecked.
  *
  * Durability is unchanged (wal-flush.ts): the worker's connection runs at
  * `synchronous = NORMAL`, at which SQLite syncs the WAL before each checkpoint and the
@@ -30,28 +33,28 @@ import type Database from 'better-sqlite3';
 export interface BackgroundCheckpointOptions {
   /** How often the worker checkpoints (ms; default 500). */
   intervalMs?: number;
-  /** The WAL size past which the worker holds writers back until the WAL starts over (default 32 MiB). */
+  /** The WAL size past which the worker's checkpoint also shrinks the file (default 32 MiB). */
   maxWalBytes?: number;
 }
 
 /** SQLite's own default: a checkpoint once the WAL reaches this many pages. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 
-/** How long a TRUNCATE checkpoint waits for the store's writers and readers (ms); then it tries again at the next interval. */
-const TRUNCATE_WAIT_MS = 2000;
+/** How long a RESTART or TRUNCATE checkpoint waits for the store's writers and readers (ms); then it tries again at the next interval. */
+const CHECKPOINT_WAIT_MS = 2000;
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Driver = require(workerData.driverPath);
-const db = new Driver(workerData.path, { fileMustExist: true, timeout: workerData.truncateWaitMs });
+const db = new Driver(workerData.path, { fileMustExist: true, timeout: workerData.checkpointWaitMs });
 db.pragma('synchronous = NORMAL');
 const pageSize = db.pragma('page_size', { simple: true });
 let timer = null;
 const tick = () => {
-  // A PASSIVE checkpoint never waits; BUSY only says another checkpoint runs (another process's).
+  // BUSY: another process checkpoints, or the store's writers held the lock past the wait; the next tick tries again.
   try {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (passive.log * pageSize > workerData.maxWalBytes) db.pragma('wal_checkpoint(TRUNCATE)');
+    if (passive.log > 0) db.pragma(passive.log * pageSize > workerData.maxWalBytes ? 'wal_checkpoint(TRUNCATE)' : 'wal_checkpoint(RESTART)');
   } catch (error) {
     if (error.code !== 'SQLITE_BUSY' && error.code !== 'SQLITE_LOCKED') throw error;
   }
@@ -85,7 +88,7 @@ export class BackgroundCheckpoints {
       path,
       intervalMs: options.intervalMs ?? 500,
       maxWalBytes: options.maxWalBytes ?? 32 * 1024 * 1024,
-      truncateWaitMs: TRUNCATE_WAIT_MS,
+      checkpointWaitMs: CHECKPOINT_WAIT_MS,
     };
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
     // The process may end while a checkpoint runs: SQLite's checkpoints survive being cut off.
