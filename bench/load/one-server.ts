@@ -26,8 +26,6 @@ export interface LoadSettings {
   memory: boolean;
   /** The server's `--max-running`: sessions it runs at once before it answers 429 (0: no limit). */
   maxRunning: number;
-  /** SQLite checkpoints inside the server's commits, as before `steward serve` moved them to a worker thread: to compare. */
-  inlineCheckpoints: boolean;
 }
 
 export interface OneServerFigures {
@@ -153,14 +151,7 @@ export async function oneServer(
   say: (line: string) => void,
 ): Promise<OneServerFigures> {
   const llm = await settings.startModel(settings.llm);
-  const server = await startServer({
-    db,
-    llmBaseURL: llm.baseURL,
-    leaseMs: 30_000,
-    owner: 'load server 1',
-    maxRunning: settings.maxRunning,
-    inlineCheckpoints: settings.inlineCheckpoints,
-  });
+  const server = await startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
   const pgSample = await connectionSampler(kind === 'postgres' ? db : null);
   let pgMax = 0;
   try {

@@ -10,7 +10,6 @@
  *   npm run bench:load -- --max-running 300  # the server answers 429 + Retry-After beyond 300 running sessions (default: none up to 1,000 sessions, 300 above)
  *   npm run bench:load -- --pg-socket        # PostgreSQL through its Unix socket, not 127.0.0.1 TCP
  *   npm run bench:load -- --model-in-driver  # the model server in the users' process, not its own (to compare)
- *   npm run bench:load -- --inline-checkpoints  # SQLite checkpoints inside the server's commits, not on a worker thread (to compare)
  *
  * Exits non-zero when an acknowledged action is missing from a journal, a session ran on
  * two servers at once, a killed server's session never ran again, or a user saw an error.
@@ -45,8 +44,6 @@ interface Args {
   pgSocket: boolean;
   /** The model server in the driver's process (as before it had its own): to compare. */
   modelInDriver: boolean;
-  /** SQLite checkpoints inside the server's commits (to compare). */
-  inlineCheckpoints: boolean;
 }
 
 /** A new database, through the cluster's Unix socket when asked (and the bench started the cluster). */
@@ -85,7 +82,6 @@ function parseArgs(argv: string[]): Args {
     maxRunning,
     pgSocket: argv.includes('--pg-socket'),
     modelInDriver: argv.includes('--model-in-driver'),
-    inlineCheckpoints: argv.includes('--inline-checkpoints'),
   };
 }
 
@@ -98,30 +94,8 @@ async function main(): Promise<void> {
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
   const startModel = args.modelInDriver ? startLlmServer : startLlmProcess;
   const settings: LoadSettings = args.quick
-    ? {
-        rampMs: 1000,
-        windowMs: 4000,
-        thinkMinMs: 30,
-        thinkMaxMs: 300,
-        llm,
-        startModel,
-        random,
-        memory: false,
-        maxRunning: 8,
-        inlineCheckpoints: args.inlineCheckpoints,
-      }
-    : {
-        rampMs: 10_000,
-        windowMs: 20_000,
-        thinkMinMs: 2000,
-        thinkMaxMs: 20_000,
-        llm,
-        startModel,
-        random,
-        memory: args.memory,
-        maxRunning: 0,
-        inlineCheckpoints: args.inlineCheckpoints,
-      };
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, startModel, random, memory: false, maxRunning: 8 }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, startModel, random, memory: args.memory, maxRunning: 0 };
   const largest = Math.max(...args.sizes);
   // Memory per waiting session is measured once per store, at the largest N: it is the row
   // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
@@ -134,8 +108,7 @@ async function main(): Promise<void> {
   say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
   say(
     `model: latency ${llm.minMs}–${llm.maxMs} ms (log-uniform), ${llm.tokensPerSecond} tokens/s, ${llm.rate429 * 100}% 429s, ${args.modelInDriver ? "in the users' process" : 'in its own process'}; ` +
-      `think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms; PostgreSQL over ${args.pgSocket ? 'its Unix socket' : '127.0.0.1 TCP'}; ` +
-      `SQLite checkpoints ${args.inlineCheckpoints ? "inside the server's commits" : 'on a worker thread'}`,
+      `think ${settings.thinkMinMs}–${settings.thinkMaxMs} ms; PostgreSQL over ${args.pgSocket ? 'its Unix socket' : '127.0.0.1 TCP'}`,
   );
   say(
     args.maxRunning === null

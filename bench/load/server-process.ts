@@ -27,8 +27,6 @@ export interface ServerConfig {
   owner: string;
   /** `steward serve --max-running`: sends beyond it answer 429 with Retry-After (0: no limit). */
   maxRunning?: number;
-  /** SQLite checkpoints inside the commits (the store's default), not on a worker thread as `steward serve` has them. */
-  inlineCheckpoints?: boolean;
 }
 
 export interface ServerStats {
@@ -179,7 +177,7 @@ async function main(): Promise<void> {
   const underWay: SendsUnderWay = new Map();
   const claims: ServerStats['claims'] = [];
   recordClaims(claims);
-  const store = timed(await openStore(config.db, { backgroundCheckpoints: config.inlineCheckpoints !== true }), totals);
+  const store = timed(await openStore(config.db), totals);
   const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }), underWay);
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
   const server = await startServe({

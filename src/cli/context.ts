@@ -99,8 +99,6 @@ export interface ContextFlags {
   inspect?: RuntimeOptions['inspect'];
   /** The command, for the lease owner others are shown on PostgreSQL ("steward send on HOST pid N"). */
   command?: string;
-  /** Serves for hours (`serve`): an SQLite store checkpoints its WAL on a worker thread, not on the event loop. */
-  longRunning?: boolean;
 }
 
 /**
@@ -118,15 +116,12 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
 }
 
 /** Opens the store and a runtime on it. */
-export async function openContext(
-  options: GlobalOptions,
-  { readOnly = false, readStore = false, inspect, command, longRunning = false }: ContextFlags = {},
-): Promise<CliContext> {
+export async function openContext(options: GlobalOptions, { readOnly = false, readStore = false, inspect, command }: ContextFlags = {}): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
   const leaseMs = leaseMsFromEnv();
   const packagesDir = packagesDirs(options);
   const model = readOnly || readStore ? new DemoModel() : await chooseModel();
-  const store = await openStore(dbPath, { readOnly: readStore, backgroundCheckpoints: longRunning });
+  const store = await openStore(dbPath, { readOnly: readStore });
   let runtime: Runtime;
   try {
     runtime = createRuntime({

@@ -37,17 +37,16 @@ export function printableLocation(location: string): string {
  * `durability` (default STEWARD_DURABILITY, else 'acknowledged'): which commits are flushed
  * to disk before they resolve (see session-store.ts). A PostgreSQL pool's size is STEWARD_PG_POOL
  * (default DEFAULT_PG_POOL_SIZE); STEWARD_PG_PREPARED=off sends every query unnamed (see postgres-prepared.ts).
- * `backgroundCheckpoints`: an SQLite file's WAL is checkpointed on a worker thread (sqlite-checkpoints.ts), for a server.
  */
 export async function openStore(
   location: string,
-  { readOnly = false, durability, backgroundCheckpoints = false }: { readOnly?: boolean; durability?: Durability; backgroundCheckpoints?: boolean } = {},
+  { readOnly = false, durability }: { readOnly?: boolean; durability?: Durability } = {},
 ): Promise<SessionStore> {
   if (!isPostgresUrl(location)) {
     // A reading command neither creates the file nor needs write access: a missing file reads as empty.
     if (readOnly && !existsSync(location)) return new MemoryStore();
     // A reading command writes nothing: STEWARD_DURABILITY is not read (a bad value must not break `list`).
-    return new SqliteStore(location, readOnly ? { readOnly } : { durability: durability ?? durabilityFromEnv(), backgroundCheckpoints });
+    return new SqliteStore(location, readOnly ? { readOnly } : { durability: durability ?? durabilityFromEnv() });
   }
   const { PostgresStore, poolSizeFromEnv } = await import('./postgres-store.js');
   const { preparedFromEnv } = await import('./postgres-prepared.js');

@@ -21,7 +21,6 @@ import { sqliteDriver } from './sqlite-driver.js';
 import { storeFault } from './sqlite-faults.js';
 import { LockWaits } from './sqlite-busy.js';
 import { WalFlush } from './wal-flush.js';
-import { BackgroundCheckpoints, type BackgroundCheckpointOptions } from './sqlite-checkpoints.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import type {
   AppendInput,
@@ -93,17 +92,8 @@ export class SqliteStore implements SessionStore {
   private readonly v5Reads: ReturnType<typeof prepareV5Reads> | null;
   /** Durable writes share one fsync of the WAL file, off the event loop (a file in WAL mode; see wal-flush.ts). */
   private readonly walFlush: WalFlush | null = null;
-  /** WAL checkpoints on a worker thread instead of inside this connection's commits (sqlite-checkpoints.ts). */
-  private readonly checkpoints: BackgroundCheckpoints | null = null;
 
-  /**
-   * `backgroundCheckpoints`: checkpoint the WAL on a worker thread, not inside a commit on the
-   * event loop (what `steward serve` does); for a process that serves for hours.
-   */
-  constructor(
-    path: string,
-    options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability; backgroundCheckpoints?: boolean | BackgroundCheckpointOptions } = {},
-  ) {
+  constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
     this.readOnly = options.readOnly === true;
     this.durability = durabilityOption(options.durability, 'SqliteStore');
@@ -147,9 +137,6 @@ export class SqliteStore implements SessionStore {
     }
     this.db = db;
     this.lockWaits = new LockWaits(this.busyTimeoutMs);
-    // Once the store has opened: a failed open leaves no worker behind.
-    const background = options.backgroundCheckpoints;
-    if (background && this.walFlush) this.checkpoints = new BackgroundCheckpoints(db, resolve(path), background === true ? {} : background);
   }
 
   /** True while an operation of this store waits for a lock another process holds: reads still answer meanwhile. */
@@ -339,7 +326,6 @@ export class SqliteStore implements SessionStore {
   }
 
   async close(): Promise<void> {
-    await this.checkpoints?.close();
     await this.walFlush?.close();
     if (this.db?.open) this.db.close();
     if (this.copyDir) rmSync(this.copyDir, { recursive: true, force: true });

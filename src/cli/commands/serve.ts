@@ -69,7 +69,7 @@ export function register(program: Command): void {
       const { startServe } = await import('../../serve/server.js');
       // Before the store opens: a bad token list ends here, naming its line.
       const tokens = tokensFromEnv();
-      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve', longRunning: true });
+      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve' });
       try {
         const server = await startServe({
           runtime: ctx.runtime,
