@@ -6,26 +6,16 @@
 import { expect, it } from 'vitest';
 import { StewardClient, type FetchLike } from '../../src/client.js';
 import { SessionLeasedError } from '../../src/errors.js';
-import type { Model } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { until } from '../support/cli-process.js';
+import { hanging, runningElsewhere } from '../support/running-elsewhere.js';
 
 const TOKEN = 'retry-after-test-token';
 
-/** A model call that never answers (until the session is stopped). */
-const hanging: Model = {
-  label: 'hangs',
-  complete: ({ signal }) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
-};
-
 it('a send to a session another process runs throws SessionLeasedError with the server’s Retry-After', async () => {
   const store = new MemoryStore();
-  const other = createRuntime({ model: hanging, store });
-  const session = await other.createSession({ packageId: 'tiny' });
-  const sent = session.send({ type: 'user_submitted_input', text: 'hello' }).catch(() => {});
-  await until(async () => (await store.list()).sessions.find((s) => s.id === session.id && s.state.startsWith('running')), 'the stored session to run');
+  const { session, stop } = await runningElsewhere(store);
 
   const server = await startServe({ runtime: createRuntime({ model: hanging, store }), store, port: 0, token: TOKEN, log: () => {} });
   try {
@@ -35,8 +25,7 @@ it('a send to a session another process runs throws SessionLeasedError with the 
     expect(error).toMatchObject({ code: 'session_running_elsewhere', sessionId: session.id, retryAfterSeconds: 1 });
   } finally {
     await server.close();
-    session.stop();
-    await sent;
+    await stop();
   }
 });
 

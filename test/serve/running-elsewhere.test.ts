@@ -3,24 +3,14 @@
  * that says how to wait, and which command resumes the session if that process is gone.
  */
 import { expect, it } from 'vitest';
-import type { Model } from '../../src/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SessionHost } from '../../src/serve/session-host.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { until } from '../support/cli-process.js';
-
-/** A model call that never answers (until the session is stopped). */
-const hanging: Model = {
-  label: 'hangs',
-  complete: ({ signal }) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
-};
+import { hanging, runningElsewhere } from '../support/running-elsewhere.js';
 
 it('a send to a session running in another process: 409 session_running_elsewhere, advising `steward resume ID`', async () => {
   const store = new MemoryStore();
-  const other = createRuntime({ model: hanging, store });
-  const session = await other.createSession({ packageId: 'tiny' });
-  const sent = session.send({ type: 'user_submitted_input', text: 'hello' }).catch(() => {});
-  await until(async () => (await store.list()).sessions.find((s) => s.id === session.id && s.state.startsWith('running')), 'the stored session to run');
+  const { session, stop } = await runningElsewhere(store);
 
   const host = new SessionHost(createRuntime({ model: hanging, store }), store);
   const error = await host.send(session.id, { type: 'user_submitted_input', text: 'me too' }).catch((e: unknown) => e);
@@ -31,6 +21,5 @@ it('a send to a session running in another process: 409 session_running_elsewher
   expect(message).not.toContain('run --session');
 
   await host.drain(0);
-  session.stop();
-  await sent;
+  await stop();
 });
