@@ -298,6 +298,26 @@ function validEnvelope(sessionId: string, stored: unknown): { snapshot: ValidSna
 }
 
 /**
+ * A stored snapshot as a resumed actor can start from. An earlier Steward could save the
+ * snapshot of an actor stopped while its writes were queued (status "stopped", its invoked
+ * model call gone): waiting or done, nothing was lost and it resumes as active; running, the
+ * call that should run again is missing, so it is refused, naming the fork that rebuilds it
+ * from the journal.
+ */
+export function resumable(sessionId: string, opened: unknown): unknown {
+  const snapshot = opened as ValidSnapshot; // as openEnvelopeWithHistory checked it
+  if (snapshot.status !== 'stopped') return snapshot;
+  const value = snapshot.value;
+  const running = value === 'running' || (typeof value === 'object' && value !== null && Object.hasOwn(value, 'running'));
+  if (!running) return { ...snapshot, status: 'active' };
+  throw new SnapshotError(
+    `Session "${sessionId}" was saved while it ran but after it had been stopped (by an earlier Steward), so the model ` +
+      `call it was making is not in its snapshot and it cannot be resumed. Its journal has every step: ` +
+      `\`steward fork ${sessionId} --at SEQ\` (runtime.forkSession), with SEQ its last entry in \`steward log ${sessionId}\`, makes a new session in that state that runs the call again.`,
+  );
+}
+
+/**
  * A stored session's snapshot, to look at without running it: no actor starts, so a model
  * call that was in flight when it was saved is not made again (resume does that).
  */

@@ -24,7 +24,7 @@ import type { SessionStore } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader } from './archive.js';
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
-import { envelope, openEnvelopeWithHistory } from './persisted.js';
+import { envelope, openEnvelopeWithHistory, resumable } from './persisted.js';
 import { Session } from './session.js';
 import { checkSessionId } from '../ids.js';
 import { OwnLease, PassedLease, type SessionLeasing } from './session-lease.js';
@@ -206,6 +206,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stored = resumeOptions.from ?? (await store.load(id));
       if (!stored) throw new SessionNotFoundError(id);
       const opened = openEnvelopeWithHistory(id, stored.snapshot);
+      opened.snapshot = resumable(id, opened.snapshot);
       let revision = stored.revision;
       // A session saved before pinning is pinned now, to its package on disk.
       const pin = pinToDisk(opened.snapshot as { context: SessionContext });

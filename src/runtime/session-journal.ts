@@ -68,6 +68,8 @@ export class SessionJournal {
   private writtenKey: string | null = null;
   /** Package versions the next write's snapshot is pinned to. */
   private versions: StoredPackageVersion[] | null = null;
+  /** Set as the actor stops: what the writes still queued save instead of the stopped actor. */
+  private lastActive: unknown = null;
 
   constructor(private readonly options: SessionJournalOptions) {
     this.revisionNow = options.revision;
@@ -151,6 +153,15 @@ export class SessionJournal {
     await this.acknowledge();
   }
 
+  /**
+   * The actor is about to stop, with `persisted` its snapshot now (still running, a model call
+   * in flight among its children). The writes still queued save that one: a stopped actor's
+   * snapshot has no children and would resume as a session that never runs again.
+   */
+  stopping(persisted: unknown): void {
+    this.lastActive ??= persisted;
+  }
+
   /** The next write ends a send(): it is made durable; resolves once it is (throws a failed write). */
   async acknowledge(): Promise<void> {
     this.acknowledging = true;
@@ -200,7 +211,7 @@ export class SessionJournal {
         id,
         expectedRevision: this.revisionNow,
         entries,
-        snapshot: this.options.persisted(),
+        snapshot: this.lastActive ?? this.options.persisted(),
         ...(lease ? { lease } : {}),
         ...(durable ? {} : { durable: false }),
         ...(packageVersions ? { packageVersions } : {}),

@@ -318,15 +318,21 @@ export class Session {
 
   /** Stops the actor: an in-flight model call is aborted; a durable session stays resumable. */
   stop(): void {
-    this.actor.stop();
+    this.stopActor();
     void this.letGoIfIdle();
   }
 
   /** Stops the actor and waits until the journal writes it had queued are done (and its lease is let go). */
   async close(): Promise<void> {
-    this.actor.stop();
+    this.stopActor();
     await this.journal?.written();
     await this.letGoIfIdle();
+  }
+
+  /** Stops the actor; what its journal still has to write keeps the state it stopped in. */
+  private stopActor(): void {
+    if (this.actor.getSnapshot().status === 'active') this.journal?.stopping(this.persisted());
+    this.actor.stop();
   }
 
   /** Gives the session's own lease up once it waits, is done or stopped, its writes done, and no send is under way. */

@@ -424,8 +424,9 @@ export class SessionHost {
         this.log(`serve: took over ${id} (${state}, revision ${stored.revision}): its model call runs again here.`);
         return await this.start(held, id, stored, { sessionId: id, owner: lease.owner, token: lease.token }, askedAt);
       } catch (error) {
-        if (held.keeper) await held.keeper.release();
-        else await this.leases!.releaseLease(lease).catch(() => {});
+        // The claim is kept until it runs out: a session that cannot be resumed (its snapshot
+        // refused) is tried again once a lease, not by every server's next scan.
+        held.keeper?.abandon();
         throw error;
       }
     })();

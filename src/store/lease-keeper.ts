@@ -75,6 +75,12 @@ export class LeaseKeeper {
       .catch((error: unknown) => this.log(`could not release the lease on ${this.lease.sessionId} (it expires by itself): ${String(error)}`));
   }
 
+  /** Stops renewing and leaves the lease to run out by itself (nothing sent to the store). */
+  abandon(): void {
+    this.stopTimer();
+    this.released = true;
+  }
+
   private renew(): Promise<void> {
     this.renewing ??= this.renewOnce().finally(() => (this.renewing = null));
     return this.renewing;

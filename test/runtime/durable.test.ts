@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRuntime, MemoryStore, SqliteStore, type AppendInput, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
@@ -75,6 +75,91 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     expect(snapshot.context.blackboard.request?.map((v) => ('body' in v ? v.body : null))).toEqual(['remember me']);
     const journal = await made.store.journal(crashed.id);
     expect(journal.map((e) => e.seq)).toEqual([1, 2, 3]);
+    model.assertComplete();
+  });
+
+  it('saves the state it stopped in when stopped while a write is under way, so a resume runs the call again', async () => {
+    const made = make();
+    cleanup = made.cleanup;
+    // The write of the user's request is held until the session has gone on (its first round
+    // replied, the second in flight) and been stopped: the writes still queued then must
+    // save the running session, not the stopped actor (no children: it would never run again).
+    let hold: () => void = () => {};
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    let appendsSeen = 0;
+    const store = new Proxy(made.store, {
+      get(target, key) {
+        if (key === 'append')
+          return async (input: AppendInput) => {
+            appendsSeen += 1;
+            if (input.entries.some((e) => e.type === 'user_submitted_input')) await held;
+            return target.append(input);
+          };
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const first = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('read_blackboard', { tags: ['request'] })] }]);
+    let calls = 0;
+    const model: Model = { label: 'one reply, then hangs', complete: (request) => (++calls === 1 ? first.complete(request) : never.complete(request)) };
+    const runtime = createRuntime({ model, store });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    void session.send({ type: 'user_submitted_input', text: 'keep going' });
+    await vi.waitFor(() => expect(calls).toBe(2));
+    expect(appendsSeen).toBe(1); // the request's write is still held; the round's result waits behind it
+    const closing = session.close();
+    hold();
+    await closing;
+
+    const stored = await made.store.load(session.id);
+    const saved = (stored!.snapshot as { snapshot: { status: string; value: unknown; children: Record<string, unknown> } }).snapshot;
+    expect(saved.status).toBe('active');
+    expect(saved.value).toEqual({ running: { manager: 'thinking' } });
+    expect(Object.keys(saved.children)).toEqual(['managerTurn']);
+    const journal = await made.store.journal(session.id);
+    expect(journal.map((e) => e.type)).toEqual(['created', 'user_submitted_input', 'xstate.done.actor.managerTurn']);
+
+    const again = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Still here.' })] }]);
+    const resumed = await createRuntime({ model: again, store: made.store }).resumeSession(session.id);
+    const view = await resumed.settled();
+    expect(view.waitingReason).toBe('intake');
+    expect(view.message).toBe('Still here.');
+    again.assertComplete();
+  });
+
+  it('resumes a session an earlier Steward saved as stopped: waiting, as it was; running, refused naming the fork that rebuilds it', async () => {
+    const made = make();
+    cleanup = made.cleanup;
+    const first = createRuntime({ model: never, store: made.store });
+    const waiting = await first.createSession({ packageId: 'tiny' });
+    const running = await first.createSession({ packageId: 'tiny' });
+    void running.send({ type: 'user_submitted_input', text: 'in flight' });
+    await vi.waitFor(() => expect(running.view().phase).toBe('running'));
+    // What that Steward wrote: the actor's snapshot after it stopped (no children).
+    for (const session of [waiting, running]) {
+      const stopped = structuredClone(session.persisted()) as { snapshot: { status: string; children: object } };
+      await session.close();
+      stopped.snapshot.status = 'stopped';
+      stopped.snapshot.children = {};
+      const stored = await made.store.load(session.id);
+      await made.store.append({ id: session.id, expectedRevision: stored!.revision, entries: [], snapshot: stopped });
+    }
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Yes?' })] },
+      { agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Forked.' })] },
+    ]);
+    const later = createRuntime({ model, store: made.store });
+    const resumed = await later.resumeSession(waiting.id);
+    expect((await resumed.settled()).waitingReason).toBe('intake');
+    const sent = await resumed.send({ type: 'user_submitted_input', text: 'hello again' });
+    expect(sent.ok && sent.view.message).toBe('Yes?');
+    await expect(later.resumeSession(running.id)).rejects.toThrow(
+      new RegExp(`Session "${running.id}" was saved while it ran but after it had been stopped .* \`steward fork ${running.id} --at SEQ\``),
+    );
+    // The fix it names: the fork at the last entry runs the call again.
+    const last = (await made.store.journal(running.id)).at(-1)!;
+    const fork = await later.forkSession(running.id, { atSeq: last.seq });
+    expect((await fork.settled()).message).toBe('Forked.');
     model.assertComplete();
   });
 

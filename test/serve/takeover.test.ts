@@ -197,6 +197,36 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
   }, 60_000);
 
+  it('a session whose snapshot cannot be resumed is tried again once a lease, not at every scan, and the log names the fix', async () => {
+    const { url, ids, sends, watch } = await leasesRunOut(1);
+    const id = ids[0]!;
+    // What an earlier Steward could save: the running session's snapshot after its actor stopped.
+    const stored = await watch.load(id);
+    const stopped = structuredClone(stored!.snapshot) as { snapshot: { status: string; children: object } };
+    stopped.snapshot.status = 'stopped';
+    stopped.snapshot.children = {};
+    await watch.append({ id, expectedRevision: stored!.revision, entries: [], snapshot: stopped });
+    // Written without a lease: claimable once it has been quiet a whole lease.
+    await new Promise((r) => setTimeout(r, LEASE_MS + 200));
+    const logs: string[] = [];
+    const store = new PostgresStore(url);
+    const host = new SessionHost(createRuntime({ model: hanging, store }), store, { leaseMs: LEASE_MS, owner: 'B', log: (line) => logs.push(line) });
+    cleanups.push(
+      () => store.close(),
+      () => host.drain(0),
+    );
+    const other = survivorOn(url, 'C').host;
+    expect(await host.scanOnce()).toEqual([id]);
+    await until(() => logs.some((line) => line.includes(`takeover of ${id} failed`)), 'the takeover to fail');
+    expect(logs.find((line) => line.includes('failed'))).toContain(`steward fork ${id} --at SEQ`);
+    // The failed claim holds until it runs out: neither server claims it again at once.
+    expect(await other.scanOnce()).toEqual([]);
+    expect(await host.scanOnce()).toEqual([]);
+    await new Promise((r) => setTimeout(r, LEASE_MS + 100));
+    expect(await other.scanOnce()).toEqual([id]);
+    for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
+  }, 60_000);
+
   it('graceful shutdown releases the leases: another server takes over at once, not after a whole lease', async () => {
     const url = await pg.createDatabase();
     const storeA = new PostgresStore(url);
