@@ -12,14 +12,12 @@
  *   rows locked FOR UPDATE SKIP LOCKED, so two scanning servers never both claim one; the
  *   upsert's own WHERE makes a racing acquire lose too;
  * - the fence on writes lives in PostgresStore.append (see fenceSql).
- * Types only from `pg`: postgres-store.ts loads it.
+ * - renew goes through postgres-renewals.ts (its own connection, batched).
  */
-import type pg from 'pg';
 import { SessionNotFoundError, UserError } from '../errors.js';
 import type { ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
-
-type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
+import type { PgRenewals, Query } from './postgres-renewals.js';
 
 /** Migration step 2 (schema version 1 → 2). */
 export function leasesMigration(S: string): string {
@@ -58,6 +56,7 @@ export class PgLeases implements LeaseOps {
   constructor(
     private readonly query: Query,
     private readonly S: string,
+    private readonly renewals: PgRenewals,
   ) {}
 
   async acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null> {
@@ -108,14 +107,10 @@ export class PgLeases implements LeaseOps {
     return { stored, lease: null, holder: row.holder_owner === null ? null : { owner: row.holder_owner, expiresInMs: Number(row.holder_ms) } };
   }
 
+  /** On the renewals' own connection, batched with the others due (postgres-renewals.ts). */
   async renewLease(lease: Lease, ms: number): Promise<boolean> {
     checkMs(ms);
-    const { rowCount } = await this.query(
-      `UPDATE ${this.S}.leases SET expires_at = now() + $4 * interval '1 millisecond'
-       WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`,
-      [lease.sessionId, lease.owner, lease.token, ms],
-    );
-    return rowCount === 1;
+    return this.renewals.renew(lease, ms);
   }
 
   async releaseLease(lease: Lease, options: { unused?: boolean } = {}): Promise<void> {

@@ -17,6 +17,7 @@ import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
+import { PgRenewals, type Query } from './postgres-renewals.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
 import { DEFER_FLUSH, StatementNames } from './postgres-prepared.js';
@@ -119,6 +120,7 @@ export class PostgresStore implements SessionStore {
   readonly leases: PgLeases;
   /** Live session events across servers: NOTIFY on steward_events_<schema>. */
   readonly events: PgEventBus;
+  private readonly renewals: PgRenewals;
 
   /** `connection`: a postgres:// URL (the store owns and ends its pool) or an app's pg.Pool (left open). */
   constructor(connection: string | pg.Pool, options: PostgresStoreOptions = {}) {
@@ -144,7 +146,11 @@ export class PostgresStore implements SessionStore {
     // An idle client's error (server restart) must not crash the process: the next query
     // reconnects. An app's own pool keeps the app's handling.
     if (this.ownsPool) this.pool.on('error', () => {});
-    this.leases = new PgLeases((sql, params) => this.query(sql, params), this.S);
+    const query: Query = (sql, params) => this.query(sql, params);
+    // Renewals on a connection of their own when the store owns its pool (postgres-renewals.ts).
+    const own = typeof connection === 'string' ? () => new pg.Client({ connectionString: connection }) : null;
+    this.renewals = new PgRenewals(this.S, query, own, () => this.ready());
+    this.leases = new PgLeases(query, this.S, this.renewals);
     this.events = new PgEventBus(this.pool, (sql, params) => this.query(sql, params), `steward_events_${this.schema}`, this.S, this.target);
   }
 
@@ -389,6 +395,7 @@ export class PostgresStore implements SessionStore {
     await this.listener?.close();
     this.listener = null;
     await this.events.close();
+    await this.renewals.close();
     if (this.ownsPool) await this.pool.end();
   }
 

@@ -66,6 +66,31 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     await expect(a.leases.acquireLease('missing', 'A', 300)).rejects.toThrow(SessionNotFoundError);
   });
 
+  it('renewals: many at once, each told whether its own grant was renewed; they do not wait behind a full pool', async () => {
+    const schema = freshSchema();
+    const store = new PostgresStore(url, { schema, poolSize: 3 });
+    open.push(store);
+    const ids = Array.from({ length: 30 }, (_, i) => `r${i}`);
+    for (const id of ids) await store.create({ id, packageId: null, snapshot: {}, entry: created() });
+    const leases = await Promise.all(ids.map((id) => store.leases.acquireLease(id, 'A', 60_000)));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // Every pooled connection waits on a lock, and more reads queue in the pool behind them.
+      await admin.query('BEGIN');
+      await admin.query(`LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
+      const reads = Array.from({ length: 6 }, () => store.load('r0'));
+      await sleep(100);
+      const renewals = [...leases.map((lease) => store.leases.renewLease(lease!, 60_000)), store.leases.renewLease({ ...leases[0]!, token: 99 }, 60_000)];
+      const renewed = await Promise.race([Promise.all(renewals), sleep(5_000).then(() => 'waited behind the pool' as const)]);
+      expect(renewed).toEqual([...ids.map(() => true), false]);
+      await admin.query('COMMIT');
+      expect((await Promise.all(reads)).every((read) => read?.id === 'r0')).toBe(true);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('acquireAndLoad: the lease and the session in one statement; a write the last holder made meanwhile is read as written', async () => {
     const schema = freshSchema();
     const [a, b] = [connect(schema), connect(schema)];
