@@ -37,6 +37,8 @@ export interface KillFigures {
   notResumed: number;
   callsRunTwice: number;
   overlaps: number;
+  /** Leases a server lost while it ran their sessions, alive (its renewals came too late): such a session may be run twice. */
+  leasesLostLive: number;
   lost: number;
   actions: number;
   failures: string[];
@@ -59,6 +61,7 @@ interface ServerLife {
   process: ServerProcess;
   startedAfterKill: number | null;
   claims: Array<{ id: string; at: number }>;
+  leasesLost: number;
 }
 
 const p50p99 = (sorted: number[]) => ({ p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
@@ -131,12 +134,14 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
   const lives: ServerLife[] = [];
   const started = async (i: number, afterKill: number | null) => {
     const process = await start(i);
-    lives.push({ process, startedAfterKill: afterKill, claims: [] });
+    lives.push({ process, startedAfterKill: afterKill, claims: [], leasesLost: 0 });
     return process;
   };
-  const readClaims = async (process: ServerProcess) => {
+  const readLife = async (process: ServerProcess) => {
     const life = lives.find((l) => l.process === process)!;
-    life.claims = (await process.stats()).claims;
+    const stats = await process.stats();
+    life.claims = stats.claims;
+    life.leasesLost = stats.leasesLost;
   };
   try {
     for (let i = 0; i < 3; i++) servers.push(await started(i, null));
@@ -152,7 +157,7 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
     for (let i = 0; i < settings.kills; i++) {
       await sleep(settings.everyMs);
       const k = i % servers.length;
-      await readClaims(servers[k]!);
+      await readLife(servers[k]!);
       const victims = llm.openSessions().filter((s) => crowd.serverOf.get(s) === k);
       const at = performance.now();
       await servers[k]!.kill();
@@ -163,7 +168,7 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
     // Long enough for the last kill's sessions to be taken over.
     await sleep(settings.leaseMs * 2 + 1000);
     await crowd.stop();
-    for (const server of servers) await readClaims(server);
+    for (const server of servers) await readLife(server);
     const delays: number[] = [];
     let notResumed = 0;
     for (const { at, victims } of kills) {
@@ -186,6 +191,7 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
       notResumed,
       callsRunTwice: callsRunTwice(llm.arrivals),
       overlaps: llm.overlaps,
+      leasesLostLive: lives.reduce((sum, life) => sum + life.leasesLost, 0),
       lost,
       actions: crowd.actions.length,
       failures: crowd.failures.slice(0, 20),

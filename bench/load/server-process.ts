@@ -54,6 +54,8 @@ export interface ServerStats {
   sendModelMs: number[];
   /** Sessions this server claimed in its takeover scans, with when (monotonic ms, see numbers.ts), since it started. */
   claims: Array<{ id: string; at: number }>;
+  /** Leases it lost while running their sessions (SessionHost.leasesLost), since it started. */
+  leasesLost: number;
 }
 
 export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
@@ -222,6 +224,7 @@ async function main(): Promise<void> {
       sendWholeMs: [...sends.whole],
       sendModelMs: [...sends.model],
       claims: [...claims],
+      leasesLost: server.host.leasesLost,
     };
     if (message.reset) {
       delay.reset();

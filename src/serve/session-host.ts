@@ -82,6 +82,7 @@ export class SessionHost {
   private readonly takeovers = new Set<Promise<void>>();
   private readonly live: LiveEvents;
   private readonly log: (message: string) => void;
+  private lostCount = 0;
   private scan: NodeJS.Timeout | null = null;
   private scanning = false;
   /** A takeover tick (scanAll) is claiming batches. */
@@ -112,6 +113,11 @@ export class SessionHost {
   /** Sessions this process holds now (sends under way and takeovers). */
   get busy(): number {
     return this.held.size;
+  }
+
+  /** Leases this server lost while it ran their sessions (another server may have run them too). */
+  get leasesLost(): number {
+    return this.lostCount;
   }
 
   private get leases(): LeaseOps | undefined {
@@ -455,7 +461,10 @@ export class SessionHost {
           this.leases!,
           lease,
           this.leaseMs,
-          () => session?.stop(),
+          () => {
+            this.lostCount += 1;
+            session?.stop();
+          },
           (message) => this.log(`serve: ${message}`),
           askedAt,
         )
