@@ -32,7 +32,12 @@ export async function startServer(config: ServerConfig): Promise<ServerProcess> 
   });
   let stderr = '';
   child.stderr?.on('data', (part: Buffer) => (stderr = (stderr + part.toString()).slice(-4000)));
+  let killed = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A server that dies by itself is a finding: say what it printed.
+  child.once('exit', (code, signal) => {
+    if (!killed && code !== 0) process.stderr.write(`load server ${config.owner} exited by itself (${code ?? signal}):\n${stderr}\n`);
+  });
   const ready = await new Promise<Extract<ServerMessage, { type: 'ready' }>>((resolve, reject) => {
     child.on('message', (message: ServerMessage) => {
       if (message.type === 'ready') resolve(message);
@@ -58,6 +63,7 @@ export async function startServer(config: ServerConfig): Promise<ServerProcess> 
       await exited;
     },
     kill: async () => {
+      killed = true;
       child.kill('SIGKILL');
       await exited;
     },

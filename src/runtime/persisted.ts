@@ -300,7 +300,7 @@ function validEnvelope(sessionId: string, stored: unknown): { snapshot: ValidSna
 /**
  * A stored snapshot as a resumed actor can start from. An earlier Steward could save the
  * snapshot of an actor stopped while its writes were queued (status "stopped", its invoked
- * model call gone): waiting or done, nothing was lost and it resumes as active; running, the
+ * model call gone): waiting or done, nothing was lost and it resumes as it was; running, the
  * call that should run again is missing, so it is refused, naming the fork that rebuilds it
  * from the journal.
  */
@@ -309,7 +309,7 @@ export function resumable(sessionId: string, opened: unknown): unknown {
   if (snapshot.status !== 'stopped') return snapshot;
   const value = snapshot.value;
   const running = value === 'running' || (typeof value === 'object' && value !== null && Object.hasOwn(value, 'running'));
-  if (!running) return { ...snapshot, status: 'active' };
+  if (!running) return { ...snapshot, status: value === 'done' ? 'done' : 'active' };
   throw new SnapshotError(
     `Session "${sessionId}" was saved while it ran but after it had been stopped (by an earlier Steward), so the model ` +
       `call it was making is not in its snapshot and it cannot be resumed. Its journal has every step: ` +

@@ -3,9 +3,9 @@
  *
  * A server renews each lease it holds every third of a lease. Sent through the store's pool
  * like any query, a renewal waits behind every query queued there: after a takeover, when a
- * survivor resumes dozens of sessions at once, the bench measured 140 queries queued and
- * renewals unconfirmed for a whole lease, so a live server lost the leases of sessions it was
- * running and another server ran them again. Here renewals go on a connection of their own
+ * survivor resumes dozens of sessions at once, its renewals went unconfirmed for a whole
+ * lease, so a live server lost the leases of sessions it was running and another server ran
+ * them again (docs/design.md, "Renew"). Here renewals go on a connection of their own
  * (the store's, when it owns its pool; through the app's pool otherwise), and the renewals
  * asked for while one statement is under way go together in the next: one round trip renews
  * every lease that came due meanwhile.

@@ -151,7 +151,7 @@ export class PostgresStore implements SessionStore {
     const own = typeof connection === 'string' ? () => new pg.Client({ connectionString: connection }) : null;
     this.renewals = new PgRenewals(this.S, query, own, () => this.ready());
     this.leases = new PgLeases(query, this.S, this.renewals);
-    this.events = new PgEventBus(this.pool, (sql, params) => this.query(sql, params), `steward_events_${this.schema}`, this.S, this.target);
+    this.events = new PgEventBus(this.pool, query, `steward_events_${this.schema}`, this.S, this.target);
   }
 
   /** Connects and brings the schema up to date; every method awaits it. Throws StoreUnavailableError. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRuntime, MemoryStore, SqliteStore, type AppendInput, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import { resumable } from '../../src/runtime/persisted.js';
 
 const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
 
@@ -156,6 +157,8 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     await expect(later.resumeSession(running.id)).rejects.toThrow(
       new RegExp(`Session "${running.id}" was saved while it ran but after it had been stopped .* \`steward fork ${running.id} --at SEQ\``),
     );
+    // Done, it stays done.
+    expect(resumable('ended', { status: 'stopped', value: 'done', context: {} })).toMatchObject({ status: 'done', value: 'done' });
     // The fix it names: the fork at the last entry runs the call again.
     const last = (await made.store.journal(running.id)).at(-1)!;
     const fork = await later.forkSession(running.id, { atSeq: last.seq });
