@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRuntime, MemoryStore, SqliteStore, type AppendInput, type Model, type SessionStore, type UserEvent } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { resumable } from '../../src/runtime/persisted.js';
+import { asSavedStopped } from '../support/stopped-snapshot.js';
 
 const never: Model = { label: 'hangs', complete: () => new Promise(() => {}) };
 
@@ -138,10 +139,8 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     await vi.waitFor(() => expect(running.view().phase).toBe('running'));
     // What that Steward wrote: the actor's snapshot after it stopped (no children).
     for (const session of [waiting, running]) {
-      const stopped = structuredClone(session.persisted()) as { snapshot: { status: string; children: object } };
+      const stopped = asSavedStopped(session.persisted());
       await session.close();
-      stopped.snapshot.status = 'stopped';
-      stopped.snapshot.children = {};
       const stored = await made.store.load(session.id);
       await made.store.append({ id: session.id, expectedRevision: stored!.revision, entries: [], snapshot: stopped });
     }

@@ -18,6 +18,7 @@ import { PostgresStore } from '../../src/store/postgres-store.js';
 import { until } from '../support/cli-process.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
+import { asSavedStopped } from '../support/stopped-snapshot.js';
 import { client, nextEvent, readEvents } from './http.js';
 
 const pg = usePostgres();
@@ -62,11 +63,21 @@ async function leasesRunOut(count: number) {
  * Another server on the database whose model calls hang (what it claims stays held), closed
  * after the test; `adapt` changes its runtime first (to hold its resumes, say).
  */
-function survivorOn(url: string, owner: string, options: { leaseMs?: number; maxRunning?: number } = {}, adapt?: (runtime: Runtime) => void) {
+function survivorOn(
+  url: string,
+  owner: string,
+  options: { leaseMs?: number; maxRunning?: number; log?: (line: string) => void } = {},
+  adapt?: (runtime: Runtime) => void,
+) {
   const store = new PostgresStore(url);
   const runtime = createRuntime({ model: hanging, store });
   adapt?.(runtime);
-  const host = new SessionHost(runtime, store, { leaseMs: options.leaseMs ?? LEASE_MS, owner, maxRunning: options.maxRunning ?? 0 });
+  const host = new SessionHost(runtime, store, {
+    leaseMs: options.leaseMs ?? LEASE_MS,
+    owner,
+    maxRunning: options.maxRunning ?? 0,
+    ...(options.log ? { log: options.log } : {}),
+  });
   cleanups.push(
     () => store.close(),
     () => host.drain(0),
@@ -200,21 +211,12 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
   it('a session whose snapshot cannot be resumed is tried again once a lease, not at every scan, and the log names the fix', async () => {
     const { url, ids, sends, watch } = await leasesRunOut(1);
     const id = ids[0]!;
-    // What an earlier Steward could save: the running session's snapshot after its actor stopped.
     const stored = await watch.load(id);
-    const stopped = structuredClone(stored!.snapshot) as { snapshot: { status: string; children: object } };
-    stopped.snapshot.status = 'stopped';
-    stopped.snapshot.children = {};
-    await watch.append({ id, expectedRevision: stored!.revision, entries: [], snapshot: stopped });
+    await watch.append({ id, expectedRevision: stored!.revision, entries: [], snapshot: asSavedStopped(stored!.snapshot) });
     // Written without a lease: claimable once it has been quiet a whole lease.
     await new Promise((r) => setTimeout(r, LEASE_MS + 200));
     const logs: string[] = [];
-    const store = new PostgresStore(url);
-    const host = new SessionHost(createRuntime({ model: hanging, store }), store, { leaseMs: LEASE_MS, owner: 'B', log: (line) => logs.push(line) });
-    cleanups.push(
-      () => store.close(),
-      () => host.drain(0),
-    );
+    const { host } = survivorOn(url, 'B', { log: (line) => logs.push(line) });
     const other = survivorOn(url, 'C').host;
     expect(await host.scanOnce()).toEqual([id]);
     await until(() => logs.some((line) => line.includes(`takeover of ${id} failed`)), 'the takeover to fail');
