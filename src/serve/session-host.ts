@@ -9,8 +9,9 @@
  * send while another process (a server, or a CLI `run`/`send`/`resume`, which lease too)
  * runs it gets 409 `session_running_elsewhere` naming that process, without running a model
  * call. The takeover scan (`startTakeover`) adopts running sessions whose runner died. While
- * the lease is not known to be held (lost, or unconfirmed for a whole lease: this process
- * was paused), no model call starts and no live event is published.
+ * the lease is not known to be held (lost, or its renewals came too late: this process or
+ * the database is overloaded, or it was paused), no model call starts and no live event is
+ * published; while renewals run late, the scan claims nothing.
  * Without leases (SQLite, memory: one machine) servers meet at the revision check only.
  *
  * Shutdown (`drain`): no new sends, no more takeovers; the sends under way get `graceMs`
@@ -87,6 +88,8 @@ export class SessionHost {
   private scanning = false;
   /** A takeover tick (scanAll) is claiming batches. */
   private takingOver = false;
+  /** The last tick claimed nothing because this server's renewals were late (logged once). */
+  private deferring = false;
   private draining = false;
 
   constructor(
@@ -266,7 +269,9 @@ export class SessionHost {
    * allows, and stops when a batch brings back a session this tick claimed already (its
    * takeover failed at once and gave the lease back: it waits for the next tick instead of a
    * busy loop). A tick while the last one still claims does nothing; a batch that takes longer
-   * than a lease to start is waited for no longer.
+   * than a lease to start is waited for no longer. Nothing is claimed while this server's own
+   * renewals run late (`renewalsLate`): a server too busy to keep its leases would lose the
+   * sessions it runs, and those it claimed, to the next server's scan.
    */
   async scanAll(batch = 20): Promise<string[]> {
     if (this.takingOver) return [];
@@ -275,7 +280,7 @@ export class SessionHost {
     try {
       for (;;) {
         const limit = this.maxRunning > 0 ? Math.min(batch, this.maxRunning - this.held.size) : batch;
-        if (limit <= 0 || this.draining) break;
+        if (limit <= 0 || this.draining || this.renewalsLate()) break;
         const ids = await this.scanOnce(limit);
         const again = ids.some((id) => claimed.has(id));
         for (const id of ids) claimed.add(id);
@@ -290,6 +295,19 @@ export class SessionHost {
       this.takingOver = false;
     }
     return [...claimed];
+  }
+
+  /**
+   * True when a lease this server holds has gone unconfirmed for over half a lease: its
+   * renewal, due every third, is late (the database or this process is overloaded), and the
+   * lease would be lost here a tenth before it runs out (lease-keeper.ts).
+   */
+  private renewalsLate(): boolean {
+    let late = false;
+    for (const { keeper } of this.held.values()) if (keeper?.isHeld() && keeper.unconfirmedMs > this.leaseMs / 2) late = true;
+    if (late && !this.deferring) this.log('serve: takeovers wait: this server renews its own leases late (it or the database is overloaded).');
+    this.deferring = late;
+    return late;
   }
 
   /** One takeover scan; resolves with the ids claimed (their runs go on in the background). */

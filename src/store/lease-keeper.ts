@@ -2,10 +2,17 @@
  * Keeps one lease alive while a process runs its session (a `steward serve` send or
  * takeover, or a runtime running a session on its own: CLI `run`, `send`, `resume`, an
  * app's code): renews it every third of the lease, so two renewals may fail before it
- * expires. When a renewal finds the lease gone, or the database has not confirmed it for a
- * whole lease, the lease is lost and `onLost` runs at once (the holder stops the session,
- * aborting an in-flight model call), because another process may already run it; the
- * store's fence would refuse this process's writes anyway.
+ * expires. When a renewal finds the lease gone, the lease is lost and `onLost` runs at once
+ * (the holder stops the session, aborting an in-flight model call), because another process
+ * may already run it; the store's fence would refuse this process's writes anyway.
+ *
+ * A renewal can also just not come back (its statement waits on a lock, the database or
+ * this process is overloaded). The lease then ends here on its own clock: a timer set at
+ * each confirmation fires a tenth of a lease before the database could let another process
+ * claim it (whose clock starts when the renewal's statement ran, later than it was sent),
+ * whether or not a renewal is still under way. So a late renewal stops the session before
+ * another server can start it, not after: the tenth absorbs a timer that fires late on a
+ * busy event loop.
  *
  * Time since the last confirmation is read on the monotonic clock (`performance.now()`),
  * which keeps counting while the process is paused (SIGSTOP, a VM frozen): a process that
@@ -26,8 +33,11 @@ export function leaseOwnerName(what: string): string {
 
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | null;
+  private deadline: NodeJS.Timeout | null = null;
   /** When the database last confirmed the lease: the start of the statement that granted or renewed it (monotonic ms). */
   private confirmedAt: number;
+  /** How long after a confirmation the lease counts as held here: a tenth short of the database's. */
+  private readonly heldMs: number;
   private renewing: Promise<void> | null = null;
   private released = false;
   lost = false;
@@ -42,17 +52,27 @@ export class LeaseKeeper {
     private readonly log: (message: string) => void,
     grantedAt: number = performance.now(),
   ) {
+    this.heldMs = leaseMs - leaseMs / 10;
     this.confirmedAt = grantedAt;
     this.timer = setInterval(() => void this.renew(), Math.max(10, Math.floor(leaseMs / 3)));
     this.timer.unref();
+    this.confirmed(grantedAt);
   }
 
-  /** Whether the lease is known to be held now: not lost or released, and confirmed less than a lease ago. */
+  /** Whether the lease is known to be held now: not lost or released, and confirmed less than `heldMs` ago. */
   isHeld(): boolean {
     if (this.lost || this.released) return false;
-    if (performance.now() - this.confirmedAt < this.leaseMs) return true;
-    this.lose(`the database has not confirmed it for ${this.leaseMs} ms (was this process paused?)`);
+    if (this.unconfirmedMs < this.heldMs) return true;
+    this.lose(
+      `the database has not confirmed it for ${Math.round(this.unconfirmedMs)} ms of a ${this.leaseMs} ms lease ` +
+        '(renewals came too late: this process or the database is overloaded, or this process was paused)',
+    );
     return false;
+  }
+
+  /** Time since the database last confirmed the lease (normally under a third of a lease plus a renewal's round trip). */
+  get unconfirmedMs(): number {
+    return performance.now() - this.confirmedAt;
   }
 
   /**
@@ -61,7 +81,7 @@ export class LeaseKeeper {
    */
   async ensureHeld(): Promise<boolean> {
     if (!this.isHeld()) return false;
-    if (performance.now() - this.confirmedAt >= this.leaseMs / 2) await this.renew();
+    if (this.unconfirmedMs >= this.leaseMs / 2) await this.renew();
     return this.isHeld();
   }
 
@@ -93,13 +113,22 @@ export class LeaseKeeper {
     const started = performance.now();
     try {
       if (await this.leases.renewLease(this.lease, this.leaseMs)) {
-        if (!this.lost) this.confirmedAt = started;
+        if (!this.lost && !this.released) this.confirmed(started);
       } else this.lose('the lease expired and was taken over, or released');
     } catch (error) {
       // The database did not answer: keep trying until the lease would have run out.
-      if (performance.now() - this.confirmedAt >= this.leaseMs)
+      if (this.unconfirmedMs >= this.heldMs)
         this.lose(`the database could not renew it for ${this.leaseMs} ms (${error instanceof Error ? error.message : String(error)})`);
     }
+  }
+
+  /** The database confirmed the lease as of `at`: held here until `heldMs` after it, unless confirmed again. */
+  private confirmed(at: number): void {
+    this.confirmedAt = Math.max(this.confirmedAt, at);
+    if (this.deadline) clearTimeout(this.deadline);
+    // A timer may fire a fraction of a millisecond before its time: then it is set again.
+    this.deadline = setTimeout(() => this.isHeld() && this.confirmed(this.confirmedAt), Math.max(1, this.confirmedAt + this.heldMs - performance.now()));
+    this.deadline.unref();
   }
 
   private lose(why: string): void {
@@ -116,6 +145,8 @@ export class LeaseKeeper {
 
   private stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.deadline) clearTimeout(this.deadline);
     this.timer = null;
+    this.deadline = null;
   }
 }

@@ -6,6 +6,7 @@
  * model calls are counted); the live library events of a session run by one server reach a
  * stream on another.
  */
+import pgClient from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
@@ -226,6 +227,31 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     expect(await host.scanOnce()).toEqual([]);
     await new Promise((r) => setTimeout(r, LEASE_MS + 100));
     expect(await other.scanOnce()).toEqual([id]);
+    for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
+  }, 60_000);
+
+  it('a server whose own renewals run late claims nothing until they come back or the lease is lost here', async () => {
+    const { url, ids, sends } = await leasesRunOut(1);
+    const logs: string[] = [];
+    const { host, store } = survivorOn(url, 'B', { leaseMs: 4_000, log: (line) => logs.push(line) });
+    const own = (await host.create({ packageId: 'tiny' })).view.id;
+    const running = host.send(own, { type: 'user_submitted_input', text: 'hello' });
+    await until(async () => (await store.journal(own)).length === 2, 'its own call in flight');
+    // Its own lease's row is locked: its renewals (every 1.33 s) wait and none comes back.
+    const admin = new pgClient.Client({ connectionString: url });
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    await admin.query('BEGIN');
+    await admin.query(`SELECT 1 FROM steward.leases WHERE session_id = $1 FOR UPDATE`, [own]);
+    // Over half a lease unconfirmed (late), not yet 0.9 of it (lost here).
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect(await host.scanAll()).toEqual([]);
+    expect(logs.filter((line) => line.includes('takeovers wait'))).toHaveLength(1);
+    // Lost here at 0.9 of the lease: its session stopped, the server claims again.
+    await until(() => logs.some((line) => line.includes(`lost its lease on session "${own}"`)), 'its own lease to be lost', 5_000);
+    expect((await running).ok).toBe(false);
+    await admin.query('COMMIT');
+    expect(await host.scanAll()).toEqual(ids);
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
   }, 60_000);
 

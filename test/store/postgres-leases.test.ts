@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/errors.js';
+import { LeaseKeeper } from '../../src/store/lease-keeper.js';
 import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
@@ -87,6 +88,45 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       await admin.query('COMMIT');
       expect((await Promise.all(reads)).every((read) => read?.id === 'r0')).toBe(true);
     } finally {
+      await admin.end();
+    }
+  });
+
+  it('a renewal that does not come back: the lease ends here before the database could let another server claim it', async () => {
+    const schema = freshSchema();
+    const store = connect(schema);
+    await store.create({ id: 'k', packageId: null, snapshot: {}, entry: created() });
+    const leaseMs = 2_000;
+    const askedAt = performance.now();
+    const lease = await store.leases.acquireLease('k', 'A', leaseMs);
+    let lostAt = 0;
+    const keeper = new LeaseKeeper(
+      store.leases,
+      lease!,
+      leaseMs,
+      () => (lostAt = performance.now()),
+      () => {},
+      askedAt,
+    );
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // The lease's row is locked: every renewal waits on it and none comes back.
+      await admin.query('BEGIN');
+      await admin.query(`SELECT 1 FROM "${schema}".leases WHERE session_id = 'k' FOR UPDATE`);
+      const deadline = performance.now() + 3 * leaseMs;
+      while (lostAt === 0 && performance.now() < deadline) await sleep(10);
+      expect(lostAt, 'lost while its renewal still waits').toBeGreaterThan(0);
+      expect(keeper.isHeld()).toBe(false);
+      // Lost here while the database still holds it for this grant: nobody could claim it yet.
+      const { rows } = await admin.query<{ held: boolean }>(`SELECT expires_at > clock_timestamp() AS held FROM "${schema}".leases WHERE session_id = 'k'`);
+      expect(rows[0]!.held).toBe(true);
+      await admin.query('COMMIT');
+      // The late renewal's answer does not bring it back.
+      await sleep(100);
+      expect(keeper.isHeld()).toBe(false);
+    } finally {
+      keeper.abandon();
       await admin.end();
     }
   });
