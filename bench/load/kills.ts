@@ -37,8 +37,11 @@ export interface KillFigures {
   notResumed: number;
   callsRunTwice: number;
   overlaps: number;
-  /** Leases a server lost while it ran their sessions, alive (its renewals came too late): such a session may be run twice. */
+  /** Leases a server lost while it ran their sessions, alive (its renewals came too late): the session stopped there and was taken over. */
   leasesLostLive: number;
+  /** Every server's lease renewals, as each caller waited for one (where a late renewal waits), and the worst event-loop delay of any server. */
+  renewalMs: { p50: number; p99: number; max: number };
+  serverEventLoopMaxMs: number;
   lost: number;
   actions: number;
   failures: string[];
@@ -62,10 +65,13 @@ interface ServerLife {
   startedAfterKill: number | null;
   claims: Array<{ id: string; at: number }>;
   leasesLost: number;
+  renewalMs: number[];
+  eventLoopMaxMs: number;
 }
 
 const p50p99 = (sorted: number[]) => ({ p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
 const ascending = (list: number[]) => list.sort((a, b) => a - b);
+const spread = (sorted: number[]) => ({ ...p50p99(sorted), max: sorted.at(-1) ?? 0 });
 
 /** Splits each resumed victim's takeover at the claim its server's scan made (times on the monotonic clock, numbers.ts). */
 function splitTakeovers(
@@ -134,7 +140,7 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
   const lives: ServerLife[] = [];
   const started = async (i: number, afterKill: number | null) => {
     const process = await start(i);
-    lives.push({ process, startedAfterKill: afterKill, claims: [], leasesLost: 0 });
+    lives.push({ process, startedAfterKill: afterKill, claims: [], leasesLost: 0, renewalMs: [], eventLoopMaxMs: 0 });
     return process;
   };
   const readLife = async (process: ServerProcess) => {
@@ -142,6 +148,8 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
     const stats = await process.stats();
     life.claims = stats.claims;
     life.leasesLost = stats.leasesLost;
+    life.renewalMs = stats.renewalMs;
+    life.eventLoopMaxMs = stats.eventLoopMaxMs;
   };
   try {
     for (let i = 0; i < 3; i++) servers.push(await started(i, null));
@@ -186,12 +194,14 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
       kills: kills.length,
       leaseMs: settings.leaseMs,
       interrupted: delays.length + notResumed,
-      takeoverMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), max: delays.at(-1) ?? 0 },
+      takeoverMs: spread(delays),
       split: splitTakeovers(kills, lives, crowd.idOf, llm.arrivals),
       notResumed,
       callsRunTwice: callsRunTwice(llm.arrivals),
       overlaps: llm.overlaps,
       leasesLostLive: lives.reduce((sum, life) => sum + life.leasesLost, 0),
+      renewalMs: spread(ascending(lives.flatMap((life) => life.renewalMs))),
+      serverEventLoopMaxMs: Math.max(0, ...lives.map((life) => life.eventLoopMaxMs)),
       lost,
       actions: crowd.actions.length,
       failures: crowd.failures.slice(0, 20),

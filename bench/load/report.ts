@@ -47,7 +47,11 @@ export function printKills(k: KillFigures, say: (line: string) => void): void {
       `claimed by the restarted server ${t.byRestarted.sessions} (→ call p99 ${ms(t.byRestarted.claimToCallP99Ms)} ms), by the two others ${t.bySurvivors.sessions} (p99 ${ms(t.bySurvivors.claimToCallP99Ms)} ms)` +
       (t.unseen > 0 ? ` · ${t.unseen} claim(s) not seen` : ''),
   );
-  say(`leases a server lost while alive (its renewals came too late; each such session may be run twice): ${k.leasesLostLive}`);
+  say(
+    `leases a server lost while alive (renewals unconfirmed for 0.9 of a lease: it stopped the session, another server took it over): ${k.leasesLostLive} · ` +
+      `renewals' round trip p50 / p99 / max ${ms(k.renewalMs.p50)} / ${ms(k.renewalMs.p99)} / ${ms(k.renewalMs.max)} ms (one due every ${ms(k.leaseMs / 3)} ms) · ` +
+      `servers' event loop max ${ms(k.serverEventLoopMaxMs)} ms`,
+  );
   say(`target: takeover p99 ≤ 2 × lease = ${2 * k.leaseMs} ms; a call interrupted by a kill is made again by the server that takes over (counted above)`);
   say('');
 }

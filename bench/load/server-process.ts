@@ -13,8 +13,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startServe } from '../../src/serve/server.js';
-import { SessionHost } from '../../src/serve/session-host.js';
-import type { SessionStore } from '../../src/store/session-store.js';
+import type { ClaimedLease, SessionStore } from '../../src/store/session-store.js';
 import type { ChatMessage } from '../../src/models/model.js';
 import { MARKER, monotonicOffsetMs } from './numbers.js';
 
@@ -54,6 +53,8 @@ export interface ServerStats {
   sendModelMs: number[];
   /** Sessions this server claimed in its takeover scans, with when (monotonic ms, see numbers.ts), since it started. */
   claims: Array<{ id: string; at: number }>;
+  /** Each lease renewal's round trip as its caller waited for it (queue, statement, reading the answer), since it started. */
+  renewalMs: number[];
   /** Leases it lost while running their sessions (SessionHost.leasesLost), since it started. */
   leasesLost: number;
 }
@@ -64,8 +65,11 @@ export type ServerMessage = { type: 'ready'; url: string; pid: number } | { type
 /** Time and calls of each store method (`append`, `leases.acquireLease`, …). */
 type StoreTotals = Map<string, { ms: number; calls: number }>;
 
+/** Each store method's call as it settles: its name (`append`, `leases.renewLease`, …), duration, and what it resolved with. */
+type OnSettled = (name: string, ms: number, value: unknown) => void;
+
 /** Counts the time spent in the store's async methods (journal writes, loads, leases). */
-function timed(store: SessionStore, totals: StoreTotals): SessionStore {
+function timed(store: SessionStore, totals: StoreTotals, onSettled: OnSettled): SessionStore {
   const wrap = <T extends object>(target: T, prefix: string): T =>
     new Proxy(target, {
       get(object, key, receiver) {
@@ -74,16 +78,26 @@ function timed(store: SessionStore, totals: StoreTotals): SessionStore {
         return (...args: unknown[]) => {
           const start = performance.now();
           const result = (value as (...a: unknown[]) => unknown).apply(object, args);
-          if (result instanceof Promise) {
-            const name = `${prefix}${String(key)}`;
-            return result.finally(() => {
-              const method = totals.get(name) ?? { ms: 0, calls: 0 };
-              method.ms += performance.now() - start;
-              method.calls += 1;
-              totals.set(name, method);
-            });
-          }
-          return result;
+          if (!(result instanceof Promise)) return result;
+          const name = `${prefix}${String(key)}`;
+          const settled = (resolved: unknown) => {
+            const ms = performance.now() - start;
+            const method = totals.get(name) ?? { ms: 0, calls: 0 };
+            method.ms += ms;
+            method.calls += 1;
+            totals.set(name, method);
+            onSettled(name, ms, resolved);
+          };
+          return result.then(
+            (resolved: unknown) => {
+              settled(resolved);
+              return resolved;
+            },
+            (error: unknown) => {
+              settled(undefined);
+              throw error;
+            },
+          );
         };
       },
     });
@@ -159,16 +173,15 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
 }
 
 /**
- * Records the sessions each takeover scan claims (kills.ts splits a takeover's time with them).
- * On the class, before `startServe`: its first scan starts as the server starts.
+ * From the store's calls: the sessions each takeover scan claimed, with when (kills.ts splits a
+ * takeover's time with them), and each lease renewal's round trip as its caller waited for it.
  */
-function recordClaims(claims: ServerStats['claims']): void {
-  const scanOnce = SessionHost.prototype.scanOnce;
-  SessionHost.prototype.scanOnce = async function (this: SessionHost, ...args) {
-    const ids = await scanOnce.apply(this, args);
+function recordLeases(claims: ServerStats['claims'], renewalMs: number[]): OnSettled {
+  return (name, ms, value) => {
+    if (name === 'leases.renewLease') renewalMs.push(ms);
+    if (name !== 'leases.claimExpired' || !Array.isArray(value)) return;
     const at = performance.now() + monotonicOffsetMs;
-    for (const id of ids) claims.push({ id, at });
-    return ids;
+    for (const lease of value as ClaimedLease[]) claims.push({ id: lease.sessionId, at });
   };
 }
 
@@ -178,8 +191,8 @@ async function main(): Promise<void> {
   const sends: SendTimes = { since: 0, added: [], whole: [], model: [] };
   const underWay: SendsUnderWay = new Map();
   const claims: ServerStats['claims'] = [];
-  recordClaims(claims);
-  const store = timed(await openStore(config.db), totals);
+  const renewalMs: number[] = [];
+  const store = timed(await openStore(config.db), totals, recordLeases(claims, renewalMs));
   const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }), underWay);
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
   const server = await startServe({
@@ -224,6 +237,7 @@ async function main(): Promise<void> {
       sendWholeMs: [...sends.whole],
       sendModelMs: [...sends.model],
       claims: [...claims],
+      renewalMs: [...renewalMs],
       leasesLost: server.host.leasesLost,
     };
     if (message.reset) {
