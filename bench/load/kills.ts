@@ -5,7 +5,7 @@
  * server; over the run: model calls made twice, requests of one session open on two
  * servers at once, and acknowledged actions missing from the journal.
  */
-import type { Arrival, LlmOptions, LlmServer } from './llm-server.js';
+import { callerURL, type Arrival, type LlmOptions, type LlmServer } from './llm-server.js';
 import { startServer, type ServerProcess } from './servers.js';
 import { startCrowd } from './users.js';
 import { lostActions } from './journal-check.js';
@@ -135,7 +135,9 @@ export function callsRunTwice(arrivals: ReadonlyMap<number, readonly Arrival[]>)
 
 export async function killRun(db: string, firstMarker: number, settings: KillSettings, say: (line: string) => void): Promise<KillFigures> {
   const llm = await settings.startModel(settings.llm);
-  const start = (i: number) => startServer({ db, llmBaseURL: llm.baseURL, leaseMs: settings.leaseMs, owner: `load server ${i + 1}` });
+  // Each server's model requests say which server sent them: a kill's victims are the sessions it had a call open for.
+  const callerOf = (i: number) => `server-${i + 1}`;
+  const start = (i: number) => startServer({ db, llmBaseURL: callerURL(llm.baseURL, callerOf(i)), leaseMs: settings.leaseMs, owner: `load server ${i + 1}` });
   const servers: ServerProcess[] = [];
   const lives: ServerLife[] = [];
   const started = async (i: number, afterKill: number | null) => {
@@ -166,7 +168,7 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
       await sleep(settings.everyMs);
       const k = i % servers.length;
       await readLife(servers[k]!);
-      const victims = llm.openSessions().filter((s) => crowd.serverOf.get(s) === k);
+      const victims = llm.openSessions(callerOf(k));
       const at = performance.now();
       await servers[k]!.kill();
       kills.push({ at, victims });

@@ -14,9 +14,9 @@ import { monotonicOffsetMs } from './numbers.js';
 
 type RecordMessage =
   | { type: 'requestOpened' | 'requestClosed' }
-  | { type: 'arrived'; session: number; at: number; messages: string }
+  | { type: 'arrived'; session: number; at: number; messages: string; caller: string }
   | { type: 'refused'; session: number; at: number }
-  | { type: 'left'; session: number }
+  | { type: 'left'; session: number; caller: string }
   | { type: 'served'; session: number; start: number; end: number; throttledMs: number };
 type ChildMessage = { type: 'ready'; baseURL: string; monotonicOffsetMs: number } | RecordMessage;
 type ParentMessage = { type: 'setLatency'; minMs: number; maxMs: number; tokensPerSecond?: number } | { type: 'close' };
@@ -61,11 +61,11 @@ function apply(record: LlmRecord, message: RecordMessage, shift: number): void {
     case 'requestClosed':
       return record.requestClosed();
     case 'arrived':
-      return record.arrived(message.session, { at: message.at + shift, messages: message.messages, throttled: false });
+      return record.arrived(message.session, { at: message.at + shift, messages: message.messages, throttled: false, caller: message.caller });
     case 'refused':
       return record.refused(message.session, message.at + shift);
     case 'left':
-      return record.left(message.session);
+      return record.left(message.session, message.caller);
     case 'served':
       return record.served({ session: message.session, start: message.start + shift, end: message.end + shift, throttledMs: message.throttledMs });
   }
@@ -77,9 +77,9 @@ async function child(): Promise<void> {
   const control = await serveLlm(options, {
     requestOpened: () => tell({ type: 'requestOpened' }),
     requestClosed: () => tell({ type: 'requestClosed' }),
-    arrived: (session, arrival) => tell({ type: 'arrived', session, at: arrival.at, messages: arrival.messages }),
+    arrived: (session, arrival) => tell({ type: 'arrived', session, at: arrival.at, messages: arrival.messages, caller: arrival.caller }),
     refused: (session, at) => tell({ type: 'refused', session, at }),
-    left: (session) => tell({ type: 'left', session }),
+    left: (session, caller) => tell({ type: 'left', session, caller }),
     served: (call) => tell({ type: 'served', ...call }),
   });
   process.on('message', (message: ParentMessage) => {

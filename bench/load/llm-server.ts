@@ -49,7 +49,16 @@ export interface Arrival {
   messages: string;
   /** Answered 429: its retry carries the same messages and is not a second run. */
   throttled: boolean;
+  /** Who sent it: the name in its URL's `/caller/NAME/` prefix (`callerURL`), '' without one. */
+  caller: string;
 }
+
+/** A base URL for `caller` on the model server at `baseURL`: its requests say who sent them (which server of the bench). */
+export function callerURL(baseURL: string, caller: string): string {
+  return baseURL.replace(/\/v1$/, `/caller/${encodeURIComponent(caller)}/v1`);
+}
+
+const CALLER = /^\/caller\/([^/]+)\//;
 
 export interface LlmServer {
   baseURL: string;
@@ -61,8 +70,8 @@ export interface LlmServer {
   readonly inFlight: number;
   /** Arrival time of every request (429s included), per session: when a session ran again after a kill. */
   readonly arrivals: Map<number, Arrival[]>;
-  /** Sessions with a request open now (a server that dies mid-call closes its connection). */
-  openSessions(): number[];
+  /** Sessions with a request open now (from `caller` only, when given; a server that dies mid-call closes its connection). */
+  openSessions(caller?: string): number[];
   /** Requests that arrived while another request of the same session was still open: one session run twice at once. */
   readonly overlaps: number;
   /** Change the latency range (e.g. long fixed calls to measure running sessions) and the streaming speed (default: as started). */
@@ -80,7 +89,8 @@ export class LlmRecord {
   throttled = 0;
   inFlight = 0;
   overlaps = 0;
-  private readonly open = new Map<number, number>();
+  /** The callers of each session's open requests. */
+  private readonly open = new Map<number, string[]>();
 
   requestOpened(): void {
     this.inFlight += 1;
@@ -91,8 +101,9 @@ export class LlmRecord {
   /** A request of `session` arrived: a second one open at once is an overlap (one session run twice). */
   arrived(session: number, arrival: Arrival): void {
     this.arrivals.set(session, [...(this.arrivals.get(session) ?? []), arrival]);
-    if ((this.open.get(session) ?? 0) > 0) this.overlaps += 1;
-    this.open.set(session, (this.open.get(session) ?? 0) + 1);
+    const open = this.open.get(session) ?? [];
+    if (open.length > 0) this.overlaps += 1;
+    this.open.set(session, [...open, arrival.caller]);
   }
   /** The request of `session` that arrived `at` was answered 429: its retry is not a call made twice. */
   refused(session: number, at: number): void {
@@ -100,16 +111,17 @@ export class LlmRecord {
     const arrival = this.arrivals.get(session)?.findLast((a) => a.at === at);
     if (arrival) arrival.throttled = true;
   }
-  left(session: number): void {
-    const left = (this.open.get(session) ?? 1) - 1;
-    if (left > 0) this.open.set(session, left);
+  left(session: number, caller: string): void {
+    const open = [...(this.open.get(session) ?? [])];
+    open.splice(open.indexOf(caller) >>> 0, 1);
+    if (open.length > 0) this.open.set(session, open);
     else this.open.delete(session);
   }
   served(call: ModelCall): void {
     this.calls.push(call);
   }
-  openSessions(): number[] {
-    return [...this.open.keys()];
+  openSessions(caller?: string): number[] {
+    return [...this.open].filter(([, callers]) => caller === undefined || callers.includes(caller)).map(([session]) => session);
   }
 }
 
@@ -148,8 +160,10 @@ export async function serveLlm(
         const start = performance.now();
         const body = JSON.parse(raw) as { messages: ChatMessage[]; tools?: Array<{ function: { name: string } }>; stream?: boolean };
         const session = Number(MARKER.exec(raw)?.[1] ?? -1);
-        record.arrived(session, { at: start, messages: createHash('sha1').update(JSON.stringify(body.messages)).digest('base64'), throttled: false });
-        res.once('close', () => record.left(session));
+        const caller = decodeURIComponent(CALLER.exec(req.url ?? '')?.[1] ?? '');
+        const messages = createHash('sha1').update(JSON.stringify(body.messages)).digest('base64');
+        record.arrived(session, { at: start, messages, throttled: false, caller });
+        res.once('close', () => record.left(session, caller));
         const retryOf = refused.get(raw);
         if (retryOf === undefined && draw() < options.rate429) {
           record.refused(session, start);
@@ -213,7 +227,7 @@ export function llmServer(baseURL: string, record: LlmRecord, control: LlmContro
       return record.inFlight;
     },
     arrivals: record.arrivals,
-    openSessions: () => record.openSessions(),
+    openSessions: (caller) => record.openSessions(caller),
     get overlaps() {
       return record.overlaps;
     },

@@ -52,8 +52,6 @@ export interface Crowd {
   /** Answers that the session runs elsewhere or the server stops (by code), waited out and sent again. */
   readonly elsewhere: ReadonlyMap<string, number>;
   readonly failures: string[];
-  /** The server (index) each session's last action went to: where it runs. */
-  readonly serverOf: Map<number, number>;
   /** Each session's id by its marker number. */
   readonly idOf: Map<number, string>;
   stop(): Promise<void>;
@@ -86,7 +84,6 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
   const acknowledged = new Map<string, number>();
   const parked: Crowd['parked'] = [];
   const failures: string[] = [];
-  const serverOf = new Map<number, number>();
   const idOf = new Map<number, string>();
   let stopped = false;
   let marker = firstMarker;
@@ -166,7 +163,6 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
         }
         if (event.type !== 'user_submitted_input' || view.waitingReason !== 'intake') await sleep(think());
         if (stopped) return;
-        serverOf.set(session, server.index % options.servers().length);
         const start = performance.now();
         const reply = await attempt(server, 'POST', `/sessions/${encodeURIComponent(id)}/events`, event);
         const end = performance.now();
@@ -208,7 +204,6 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
     acknowledged,
     parked,
     failures,
-    serverOf,
     idOf,
     get sessionsDone() {
       return sessionsDone;

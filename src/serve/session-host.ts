@@ -8,7 +8,7 @@
  * the lease is taken before the session is loaded, so two processes never both run one; a
  * send while another process (a server, or a CLI `run`/`send`/`resume`, which lease too)
  * runs it gets 409 `session_running_elsewhere` naming that process, without running a model
- * call. The takeover scan (`startTakeover`) adopts running sessions whose runner died. While
+ * call. The takeover scan (takeover-scan.ts) hands it running sessions whose runner died. While
  * the lease is not known to be held (lost, or its renewals came too late: this process or
  * the database is overloaded, or it was paused), no model call starts and no live event is
  * published; while renewals run late, the scan claims nothing.
@@ -34,6 +34,7 @@ import { HttpError, sessionNotFound as notFound, sessionRunningElsewhere } from 
 import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
 import type { LiveRecord } from './live-replay.js';
 import { LiveEvents } from './live-events.js';
+import { settledWithin, TakeoverScan } from './takeover-scan.js';
 
 interface Held {
   /** The session, once loaded (and leased). */
@@ -84,12 +85,7 @@ export class SessionHost {
   private readonly live: LiveEvents;
   private readonly log: (message: string) => void;
   private lostCount = 0;
-  private scan: NodeJS.Timeout | null = null;
-  private scanning = false;
-  /** A takeover tick (scanAll) is claiming batches. */
-  private takingOver = false;
-  /** The last tick claimed nothing because this server's renewals were late (logged once). */
-  private deferring = false;
+  private readonly takeover: TakeoverScan | null;
   private draining = false;
 
   constructor(
@@ -102,6 +98,19 @@ export class SessionHost {
     this.owner = options.owner ?? leaseOwnerName('steward serve');
     this.log = options.log ?? (() => {});
     this.live = new LiveEvents(store.events, this.log);
+    this.takeover = store.leases
+      ? new TakeoverScan(store.leases, {
+          owner: this.owner,
+          leaseMs: this.leaseMs,
+          maxRunning: this.maxRunning,
+          running: () => this.held.size,
+          draining: () => this.draining,
+          keepers: () => this.keepers(),
+          hear: () => this.live.hear(),
+          adopt: (lease, askedAt) => this.adopt(lease, askedAt),
+          log: this.log,
+        })
+      : null;
   }
 
   get isDraining(): boolean {
@@ -247,99 +256,27 @@ export class SessionHost {
   }
 
   /**
-   * Scans for running sessions whose lease expired (their server died or stopped) every
-   * quarter lease, and runs each one it claims until it waits for the user: the call that was
-   * in flight runs again, here only. No-op on a store without leases.
+   * Takes over running sessions whose runner died, from now on (takeover-scan.ts): each one
+   * claimed runs here until it waits for the user. No-op on a store without leases.
    */
   startTakeover(): void {
-    if (!this.leases || this.scan) return;
-    const every = Math.max(50, Math.floor(this.leaseMs / 4));
-    this.scan = setInterval(() => void this.scanAll(), every);
-    this.scan.unref();
-    void this.scanAll();
+    this.takeover?.start();
   }
 
-  /**
-   * One takeover tick: scans again while a scan claims a full batch, since a dead server may
-   * leave hundreds of sessions and waiting for the next tick between batches of 20 would add
-   * seconds to the last one's takeover (bench:load measured it). Each next batch waits until
-   * this one's sessions have started here: a server claims no faster than it resumes, so the
-   * other servers' ticks take their share of a dead server's sessions instead of one server
-   * claiming them all and resuming them one after another. Claims no more than `maxRunning`
-   * allows, and stops when a batch brings back a session this tick claimed already (its
-   * takeover failed at once and gave the lease back: it waits for the next tick instead of a
-   * busy loop). A tick while the last one still claims does nothing; a batch that takes longer
-   * than a lease to start is waited for no longer. Nothing is claimed while this server's own
-   * renewals run late (`renewalsLate`): a server too busy to keep its leases would lose the
-   * sessions it runs, and those it claimed, to the next server's scan.
-   */
-  async scanAll(batch = 20): Promise<string[]> {
-    if (this.takingOver) return [];
-    this.takingOver = true;
-    const claimed = new Set<string>();
-    try {
-      for (;;) {
-        const limit = this.maxRunning > 0 ? Math.min(batch, this.maxRunning - this.held.size) : batch;
-        if (limit <= 0 || this.draining || this.renewalsLate()) break;
-        const ids = await this.scanOnce(limit);
-        const again = ids.some((id) => claimed.has(id));
-        for (const id of ids) claimed.add(id);
-        if (ids.length < limit || again) break;
-        // At most a lease: a start that hangs (a stuck connection) must not stop this server's takeovers.
-        await settledWithin(
-          ids.map((id) => this.held.get(id)?.ready),
-          this.leaseMs,
-        );
-      }
-    } finally {
-      this.takingOver = false;
-    }
-    return [...claimed];
+  /** One takeover tick now (takeover-scan.ts); the ids claimed. */
+  scanAll(batch?: number): Promise<string[]> {
+    return this.takeover ? this.takeover.scanAll(batch) : Promise.resolve([]);
   }
 
-  /**
-   * True when a lease this server holds has gone unconfirmed for over half a lease: its
-   * renewal, due every third, is late (the database or this process is overloaded), and the
-   * lease would be lost here a tenth before it runs out (lease-keeper.ts).
-   */
-  private renewalsLate(): boolean {
-    let late = false;
-    for (const { keeper } of this.held.values()) if (keeper?.isHeld() && keeper.unconfirmedMs > this.leaseMs / 2) late = true;
-    if (late && !this.deferring) this.log('serve: takeovers wait: this server renews its own leases late (it or the database is overloaded).');
-    this.deferring = late;
-    return late;
-  }
-
-  /** One takeover scan; resolves with the ids claimed (their runs go on in the background). */
-  async scanOnce(limit = 20): Promise<string[]> {
-    const leases = this.leases;
-    if (!leases || this.draining || this.scanning) return [];
-    this.scanning = true;
-    try {
-      // Listening before claiming: the claimed runs' live events reach this process's buffers too.
-      await this.live.hear();
-      const askedAt = performance.now();
-      const claimed = await leases.claimExpired(this.owner, this.leaseMs, limit);
-      if (this.draining) {
-        // Drain began while the claim was under way: give them back to the other servers.
-        await Promise.allSettled(claimed.map((lease) => leases.releaseLease(lease)));
-        return [];
-      }
-      for (const lease of claimed) this.adopt(lease, askedAt);
-      return claimed.map((l) => l.sessionId);
-    } catch (error) {
-      this.log(`serve: takeover scan failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
-      return [];
-    } finally {
-      this.scanning = false;
-    }
+  /** One takeover scan now; the ids claimed (their runs go on in the background). */
+  scanOnce(limit?: number): Promise<string[]> {
+    return this.takeover ? this.takeover.scanOnce(limit) : Promise.resolve([]);
   }
 
   /** Stops taking sends and takeovers, lets sends under way settle for up to `graceMs`, then stops the rest. */
   async drain(graceMs: number): Promise<{ settled: number; handedBack: string[] }> {
     this.draining = true;
-    if (this.scan) clearInterval(this.scan);
-    this.scan = null;
+    this.takeover?.stop();
     const pending = [...this.sends];
     await settledWithin(pending, graceMs);
     const handedBack: string[] = [];
@@ -431,13 +368,21 @@ export class SessionHost {
     return { stored: found.stored, lease: found.lease };
   }
 
-  /** A running session this server just claimed: run it until it waits (the in-flight call again). */
-  private adopt(lease: ClaimedLease, askedAt: number): void {
+  /** The leases this server holds now (its sends' and takeovers'). */
+  private *keepers(): Iterable<LeaseKeeper> {
+    for (const { keeper } of this.held.values()) if (keeper) yield keeper;
+  }
+
+  /**
+   * A running session this server just claimed: run it until it waits (the in-flight call
+   * again). Resolves once it has started here (rejects if it could not).
+   */
+  private adopt(lease: ClaimedLease, askedAt: number): Promise<unknown> {
     const id = lease.sessionId;
     if (this.held.has(id)) {
       // Cannot happen while this process renews its own leases; never run a session twice here.
       void this.leases!.releaseLease(lease).catch(() => {});
-      return;
+      return Promise.resolve();
     }
     const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
     held.ready = (async () => {
@@ -469,6 +414,7 @@ export class SessionHost {
     })();
     this.takeovers.add(run);
     void run.finally(() => this.takeovers.delete(run));
+    return held.ready;
   }
 
   /** `askedAt`: when the statement that granted `lease` was sent (performance.now()). */
@@ -527,11 +473,4 @@ export class SessionHost {
       if (this.releasing.get(id) === letGo) this.releasing.delete(id);
     }
   }
-}
-
-/** Waits until every one of `promises` has settled, or `ms` have passed, whichever comes first. */
-async function settledWithin(promises: ReadonlyArray<Promise<unknown> | undefined>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(promises), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

@@ -45,16 +45,16 @@ describe('the load benchmark’s checks', () => {
       [
         1,
         [
-          { at: 1, messages: 'a', throttled: true },
-          { at: 2, messages: 'a', throttled: false },
-          { at: 3, messages: 'b', throttled: false },
+          { at: 1, messages: 'a', throttled: true, caller: '' },
+          { at: 2, messages: 'a', throttled: false, caller: '' },
+          { at: 3, messages: 'b', throttled: false, caller: '' },
         ],
       ],
       [
         2,
         [
-          { at: 1, messages: 'a', throttled: false },
-          { at: 5, messages: 'a', throttled: false },
+          { at: 1, messages: 'a', throttled: false, caller: '' },
+          { at: 5, messages: 'a', throttled: false, caller: '' },
         ],
       ],
     ]);
