@@ -173,7 +173,10 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
       await servers[k]!.kill();
       kills.push({ at, victims });
       servers[k] = await started(k, i);
-      say(`    kill ${i + 1}/${settings.kills}: server ${k + 1} (${victims.length} session(s) in a model call), restarted`);
+      const readyMs = Math.round(performance.now() - at);
+      say(
+        `    kill ${i + 1}/${settings.kills}: server ${k + 1} (${victims.length} session(s) in a model call), restarted, serving ${readyMs} ms after the kill`,
+      );
     }
     // Long enough for the last kill's sessions to be taken over.
     await sleep(settings.leaseMs * 2 + 1000);

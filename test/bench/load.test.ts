@@ -15,7 +15,7 @@ import { callsRunTwice } from '../../bench/load/kills.js';
 import { lostActions } from '../../bench/load/journal-check.js';
 import { addedLatencies } from '../../bench/load/one-server.js';
 import { problemsOf } from '../../bench/load/report.js';
-import type { LlmServer } from '../../bench/load/llm-server.js';
+import { callerURL, LlmRecord, type LlmServer } from '../../bench/load/llm-server.js';
 import { startLlmProcess } from '../../bench/load/llm-process.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -78,7 +78,8 @@ describe('the load benchmark’s checks', () => {
     const llm = await startLlmProcess({ minMs: 5, maxMs: 10, tokensPerSecond: 10_000, rate429: 1, retryAfterMs: 1, seed: 1 });
     try {
       const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: '[load-7] A note, please.' }] });
-      const post = () => fetch(`${llm.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const post = () =>
+        fetch(`${callerURL(llm.baseURL, 'server-2')}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const before = performance.now();
       expect((await post()).status).toBe(429);
       const served = await post();
@@ -92,12 +93,30 @@ describe('the load benchmark’s checks', () => {
       expect(call!.start).toBeGreaterThanOrEqual(before - 1);
       expect(call!.end).toBeLessThanOrEqual(after + 1);
       expect(llm.throttled).toBe(1);
-      expect(llm.arrivals.get(7)!.map((a) => a.throttled)).toEqual([true, false]);
+      expect(llm.arrivals.get(7)!.map((a) => [a.throttled, a.caller])).toEqual([
+        [true, 'server-2'],
+        [false, 'server-2'],
+      ]);
       expect(callsRunTwice(llm.arrivals)).toBe(0);
       await vi.waitFor(() => expect(llm.openSessions()).toEqual([]));
     } finally {
       await llm.close();
     }
+  });
+
+  it("tells a kill's victims by the server each open request came from; a second request of a session open at once is an overlap", () => {
+    const record = new LlmRecord();
+    const arrival = (caller: string) => ({ at: 1, messages: 'a', throttled: false, caller });
+    record.arrived(1, arrival('server-1'));
+    record.arrived(2, arrival('server-2'));
+    expect(record.openSessions('server-1')).toEqual([1]);
+    expect(record.openSessions().sort()).toEqual([1, 2]);
+    // Session 2 taken over by server 1 while server 2's request is still open.
+    record.arrived(2, arrival('server-1'));
+    expect(record.overlaps).toBe(1);
+    record.left(2, 'server-2');
+    expect(record.openSessions('server-2')).toEqual([]);
+    expect(record.openSessions('server-1').sort()).toEqual([1, 2]);
   });
 
   it('fails a run that lost work or ran a session on two servers', () => {
