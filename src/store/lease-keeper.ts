@@ -39,6 +39,9 @@ export class LeaseKeeper {
   /** How long after a confirmation the lease counts as held here: a tenth short of the database's. */
   private readonly heldMs: number;
   private renewing: Promise<void> | null = null;
+  /** Settles once the lease is lost, released or abandoned: nobody waits on a renewal past that. */
+  private readonly ended: Promise<void>;
+  private end: () => void = () => {};
   private released = false;
   lost = false;
   lostMessage = '';
@@ -53,6 +56,7 @@ export class LeaseKeeper {
     grantedAt: number = performance.now(),
   ) {
     this.heldMs = leaseMs - leaseMs / 10;
+    this.ended = new Promise((resolve) => (this.end = resolve));
     this.confirmedAt = grantedAt;
     this.timer = setInterval(() => void this.renew(), Math.max(10, Math.floor(leaseMs / 3)));
     this.timer.unref();
@@ -81,7 +85,8 @@ export class LeaseKeeper {
    */
   async ensureHeld(): Promise<boolean> {
     if (!this.isHeld()) return false;
-    if (this.unconfirmedMs >= this.leaseMs / 2) await this.renew();
+    // A renewal that hangs is waited for only until the deadline ends the lease.
+    if (this.unconfirmedMs >= this.leaseMs / 2) await Promise.race([this.renew(), this.ended]);
     return this.isHeld();
   }
 
@@ -108,7 +113,7 @@ export class LeaseKeeper {
 
   private async renewOnce(): Promise<void> {
     if (this.released || this.lost) return;
-    // Woken after a whole lease without a confirmation: lost, whatever the database says next.
+    // Woken after nine tenths of a lease without a confirmation: lost, whatever the database says next.
     if (!this.isHeld()) return;
     const started = performance.now();
     try {
@@ -118,7 +123,7 @@ export class LeaseKeeper {
     } catch (error) {
       // The database did not answer: keep trying until the lease would have run out.
       if (this.unconfirmedMs >= this.heldMs)
-        this.lose(`the database could not renew it for ${this.leaseMs} ms (${error instanceof Error ? error.message : String(error)})`);
+        this.lose(`the database could not renew it for ${Math.round(this.unconfirmedMs)} ms (${error instanceof Error ? error.message : String(error)})`);
     }
   }
 
@@ -143,10 +148,12 @@ export class LeaseKeeper {
     queueMicrotask(this.onLost);
   }
 
+  /** No more renewals or deadline, and a caller waiting on a renewal stops waiting. */
   private stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
     if (this.deadline) clearTimeout(this.deadline);
     this.timer = null;
     this.deadline = null;
+    this.end();
   }
 }

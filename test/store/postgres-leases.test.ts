@@ -92,7 +92,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     }
   });
 
-  it('a renewal that does not come back: the lease ends here before the database could let another server claim it', async () => {
+  it('a renewal that does not come back: the lease ends here before the database could let another server claim it, and the gate before a model call stops waiting', async () => {
     const schema = freshSchema();
     const store = connect(schema);
     await store.create({ id: 'k', packageId: null, snapshot: {}, entry: created() });
@@ -114,10 +114,15 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       // The lease's row is locked: every renewal waits on it and none comes back.
       await admin.query('BEGIN');
       await admin.query(`SELECT 1 FROM "${schema}".leases WHERE session_id = 'k' FOR UPDATE`);
+      // Over half a lease unconfirmed, the gate before a model call renews first, and waits.
+      await sleep(askedAt + leaseMs * 0.6 - performance.now());
+      const gate = keeper.ensureHeld();
       const deadline = performance.now() + 3 * leaseMs;
       while (lostAt === 0 && performance.now() < deadline) await sleep(10);
       expect(lostAt, 'lost while its renewal still waits').toBeGreaterThan(0);
       expect(keeper.isHeld()).toBe(false);
+      // The gate answers once the lease ended here, not when the renewal comes back.
+      expect(await Promise.race([gate, sleep(1_000).then(() => 'still waiting for the renewal')])).toBe(false);
       // Lost here while the database still holds it for this grant: nobody could claim it yet.
       const { rows } = await admin.query<{ held: boolean }>(`SELECT expires_at > clock_timestamp() AS held FROM "${schema}".leases WHERE session_id = 'k'`);
       expect(rows[0]!.held).toBe(true);
