@@ -10,6 +10,7 @@ import type { LlmOptions, LlmServer } from './llm-server.js';
 import { startServer, type ServerProcess } from './servers.js';
 import { startCrowd, type Action, type Crowd } from './users.js';
 import type { ServerStats } from './server-process.js';
+import { acceptQueue, acceptQueueDrained } from './accept-queue.js';
 import { lostActions } from './journal-check.js';
 import { percentile, sleep } from './numbers.js';
 
@@ -68,6 +69,10 @@ export interface OneServerFigures {
   runningBytesPerSession: number | null;
   heapMbWaiting: number | null;
   sessionsDone: number;
+  /** After the ramp, before the window: how long until the server's accept queue stayed empty a second, and its largest meanwhile (accept-queue.ts; null where it cannot be read). */
+  settle: { waitedMs: number; largest: number } | null;
+  /** The server's largest accept queue sampled in the window. */
+  acceptQueueInWindow: number | null;
   lost: number;
   overlaps: number;
   failures: string[];
@@ -165,12 +170,19 @@ export async function oneServer(
       random: settings.random,
     });
     await sleep(settings.rampMs);
+    const port = Number(new URL(server.url).port);
+    const settle = await acceptQueueDrained(port);
+    let acceptQueueInWindow = acceptQueue(port);
     const before = await server.stats({ reset: true });
     const driverDelay = monitorEventLoopDelay({ resolution: 5 });
     driverDelay.enable();
     const t0 = performance.now();
     const busyBefore = crowd.busyAnswers;
-    const sampler = setInterval(() => void pgSample.sample().then((n) => (pgMax = Math.max(pgMax, n))), 500);
+    const sampler = setInterval(() => {
+      void pgSample.sample().then((n) => (pgMax = Math.max(pgMax, n)));
+      const queue = acceptQueue(port);
+      if (queue !== null) acceptQueueInWindow = Math.max(acceptQueueInWindow ?? 0, queue);
+    }, 500);
     await sleep(settings.windowMs);
     clearInterval(sampler);
     const after = await server.stats();
@@ -178,8 +190,8 @@ export async function oneServer(
     driverDelay.disable();
     const busyAnswers = crowd.busyAnswers - busyBefore;
     await crowd.stop();
-    // Actions begun and ended inside the window: the ramp's burst of creates (a queue at the
-    // server's accept backlog, not Steward's path) stays out of the steady-state figures.
+    // Actions begun and ended inside the window, which starts once the ramp's burst of
+    // connections has been accepted (accept-queue.ts): the steady state.
     const inWindow = crowd.actions.filter((a) => a.start >= t0 && a.end <= t1);
     const rounds = llm.calls.filter((c) => c.end >= t0 && c.end <= t1).length;
     const { added, model } = addedLatencies(inWindow, llm);
@@ -201,6 +213,8 @@ export async function oneServer(
       runningBytesPerSession: memory?.running ?? null,
       heapMbWaiting: memory?.heapMb ?? null,
       sessionsDone: crowd.sessionsDone,
+      settle,
+      acceptQueueInWindow,
       lost,
       overlaps: llm.overlaps,
       failures: [...crowd.failures, ...(memory?.crowd.failures ?? [])].slice(0, 20),

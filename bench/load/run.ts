@@ -140,6 +140,9 @@ async function main(): Promise<void> {
         say(
           `    ${last.actionsPerSecond.toFixed(1)} actions/s · added p99 ${last.addedMs.p99.toFixed(1)} ms (in server ${last.inServerMs.p99.toFixed(1)}) · ` +
             `event loop p99 ${last.eventLoopP99Ms.toFixed(1)} ms (driver ${last.driverEventLoopP99Ms.toFixed(1)})` +
+            (last.settle
+              ? ` · window from ${(last.settle.waitedMs / 1000).toFixed(1)} s after the ramp (accept queue up to ${last.settle.largest} till then, ${last.acceptQueueInWindow ?? 0} in the window)`
+              : '') +
             `${last.requestTimeouts > 0 ? ` · ${last.requestTimeouts} 408s sent again` : ''}` +
             `${Object.entries(last.elsewhere)
               .map(([code, n]) => ` · ${n} ${code} waited out`)
