@@ -30,7 +30,7 @@ export function acceptQueue(port: number): number | null {
  * Waits until the accept queue on `port` has stayed empty for `quietMs`, at most `maxMs`:
  * how long that took and the largest queue seen meanwhile (null where it cannot be read).
  */
-export async function acceptQueueDrained(port: number, quietMs = 1_000, maxMs = 30_000): Promise<{ waitedMs: number; largest: number } | null> {
+export async function acceptQueueDrained(port: number, quietMs = 1_000, maxMs = 15_000): Promise<{ waitedMs: number; largest: number } | null> {
   const start = performance.now();
   let largest = 0;
   let emptySince: number | null = null;

@@ -164,6 +164,8 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
     });
     await sleep(settings.rampMs);
     const kills: Array<{ at: number; victims: number[] }> = [];
+    const began = performance.now();
+    const elapsed = () => `${((performance.now() - began) / 1000).toFixed(0)} s`;
     for (let i = 0; i < settings.kills; i++) {
       await sleep(settings.everyMs);
       const k = i % servers.length;
@@ -175,13 +177,14 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
       servers[k] = await started(k, i);
       const readyMs = Math.round(performance.now() - at);
       say(
-        `    kill ${i + 1}/${settings.kills}: server ${k + 1} (${victims.length} session(s) in a model call), restarted, serving ${readyMs} ms after the kill`,
+        `    kill ${i + 1}/${settings.kills} at ${elapsed()}: server ${k + 1} (${victims.length} session(s) in a model call), restarted, serving ${readyMs} ms after the kill`,
       );
     }
     // Long enough for the last kill's sessions to be taken over.
     await sleep(settings.leaseMs * 2 + 1000);
     await crowd.stop();
     for (const server of servers) await readLife(server);
+    say(`    users stopped at ${elapsed()}; the servers close and the journal is checked`);
     const delays: number[] = [];
     let notResumed = 0;
     for (const { at, victims } of kills) {
