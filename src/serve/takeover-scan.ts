@@ -50,6 +50,7 @@ export class TakeoverScan {
     void this.scanAll();
   }
 
+  /** No more ticks; one under way stops claiming once the server drains. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
