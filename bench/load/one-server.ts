@@ -27,6 +27,8 @@ export interface LoadSettings {
   memory: boolean;
   /** The server's `--max-running`: sessions it runs at once before it answers 429 (0: no limit). */
   maxRunning: number;
+  /** Start the window once the ramp's connections are accepted (accept-queue.ts); off where the server is full by design (429s). */
+  settle: boolean;
 }
 
 export interface OneServerFigures {
@@ -171,7 +173,7 @@ export async function oneServer(
     });
     await sleep(settings.rampMs);
     const port = Number(new URL(server.url).port);
-    const settle = await acceptQueueDrained(port);
+    const settle = settings.settle ? await acceptQueueDrained(port) : null;
     let acceptQueueInWindow = acceptQueue(port);
     const before = await server.stats({ reset: true });
     const driverDelay = monitorEventLoopDelay({ resolution: 5 });

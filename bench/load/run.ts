@@ -94,8 +94,8 @@ async function main(): Promise<void> {
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
   const startModel = args.modelInDriver ? startLlmServer : startLlmProcess;
   const settings: LoadSettings = args.quick
-    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, startModel, random, memory: false, maxRunning: 8 }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, startModel, random, memory: args.memory, maxRunning: 0 };
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, startModel, random, memory: false, maxRunning: 8, settle: true }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, startModel, random, memory: args.memory, maxRunning: 0, settle: true };
   const largest = Math.max(...args.sizes);
   // Memory per waiting session is measured once per store, at the largest N: it is the row
   // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
@@ -103,6 +103,8 @@ async function main(): Promise<void> {
     ...settings,
     memory: settings.memory && size === largest,
     maxRunning: args.maxRunning ?? (size > 1000 ? 300 : 0),
+    // The latency targets are about up to 1,000 sessions; above, the server is full by design.
+    settle: size <= 1000,
   });
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}`;
   say(`Load benchmark${args.quick ? ' (quick: correctness only, times not meaningful)' : ''} on ${machine}`);
