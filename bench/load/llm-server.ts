@@ -113,7 +113,8 @@ export class LlmRecord {
   }
   left(session: number, caller: string): void {
     const open = [...(this.open.get(session) ?? [])];
-    open.splice(open.indexOf(caller) >>> 0, 1);
+    const at = open.indexOf(caller);
+    if (at >= 0) open.splice(at, 1);
     if (open.length > 0) this.open.set(session, open);
     else this.open.delete(session);
   }

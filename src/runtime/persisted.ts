@@ -12,6 +12,7 @@ import type { Artifact } from '../blackboard/artifacts.js';
 import { ownRecord } from '../blackboard/keyed.js';
 import { SnapshotError } from '../errors.js';
 import { ApprovalPolicySchema } from '../skills/package-schema.js';
+import { stateString } from '../machines/refusals.js';
 import { transcriptOf, type WindowLimits } from '../machines/transcript.js';
 import type { ChatMessage } from '../models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
@@ -307,9 +308,8 @@ function validEnvelope(sessionId: string, stored: unknown): { snapshot: ValidSna
 export function resumable(sessionId: string, opened: unknown): unknown {
   const snapshot = opened as ValidSnapshot; // as openEnvelopeWithHistory checked it
   if (snapshot.status !== 'stopped') return snapshot;
-  const value = snapshot.value;
-  const running = value === 'running' || (typeof value === 'object' && value !== null && Object.hasOwn(value, 'running'));
-  if (!running) return { ...snapshot, status: value === 'done' ? 'done' : 'active' };
+  const state = stateString(snapshot.value);
+  if (!state.startsWith('running')) return { ...snapshot, status: state === 'done' ? 'done' : 'active' };
   throw new SnapshotError(
     `Session "${sessionId}" was saved while it ran but after it had been stopped (by an earlier Steward), so the model ` +
       `call it was making is not in its snapshot and it cannot be resumed. Its journal has every step: ` +

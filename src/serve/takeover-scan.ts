@@ -122,14 +122,10 @@ export class TakeoverScan {
     }
   }
 
-  /**
-   * True when a lease the server holds has gone unconfirmed for over half a lease: its
-   * renewal, due every third, is late (the database or the server is overloaded), and the
-   * lease would be lost there a tenth before it runs out (lease-keeper.ts).
-   */
+  /** True when the renewal of a lease the server holds is late (`LeaseKeeper.isLate`): logged once per such spell. */
   private renewalsLate(): boolean {
     let late = false;
-    for (const keeper of this.target.keepers()) if (keeper.isHeld() && keeper.unconfirmedMs > this.target.leaseMs / 2) late = true;
+    for (const keeper of this.target.keepers()) if (keeper.isLate()) late = true;
     if (late && !this.deferring) this.target.log('serve: takeovers wait: this server renews its own leases late (it or the database is overloaded).');
     this.deferring = late;
     return late;

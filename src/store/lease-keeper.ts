@@ -75,8 +75,17 @@ export class LeaseKeeper {
   }
 
   /** Time since the database last confirmed the lease (normally under a third of a lease plus a renewal's round trip). */
-  get unconfirmedMs(): number {
+  private get unconfirmedMs(): number {
     return performance.now() - this.confirmedAt;
+  }
+
+  /**
+   * Held, but unconfirmed for half a lease or more: the renewal due at a third is late (this
+   * process or the database is overloaded). A model call renews first; a server takes nothing
+   * over meanwhile (takeover-scan.ts).
+   */
+  isLate(): boolean {
+    return this.isHeld() && this.unconfirmedMs >= this.leaseMs / 2;
   }
 
   /**
@@ -84,9 +93,8 @@ export class LeaseKeeper {
    * renewed first (one round trip), so a call never starts on a lease about to run out.
    */
   async ensureHeld(): Promise<boolean> {
-    if (!this.isHeld()) return false;
     // A renewal that hangs is waited for only until the deadline ends the lease.
-    if (this.unconfirmedMs >= this.leaseMs / 2) await Promise.race([this.renew(), this.ended]);
+    if (this.isLate()) await Promise.race([this.renew(), this.ended]);
     return this.isHeld();
   }
 
