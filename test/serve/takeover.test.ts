@@ -6,7 +6,6 @@
  * model calls are counted); the live library events of a session run by one server reach a
  * stream on another.
  */
-import pgClient from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/models/model.js';
@@ -17,7 +16,7 @@ import { startServe } from '../../src/serve/server.js';
 import { SessionHost } from '../../src/serve/session-host.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { until } from '../support/cli-process.js';
-import { postgresUnavailable } from '../support/postgres.js';
+import { holdLock, postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { asSavedStopped } from '../support/stopped-snapshot.js';
 import { client, nextEvent, readEvents } from './http.js';
@@ -238,11 +237,8 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     const running = host.send(own, { type: 'user_submitted_input', text: 'hello' });
     await until(async () => (await store.journal(own)).length === 2, 'its own call in flight');
     // Its own lease's row is locked: its renewals (every 1.33 s) wait and none comes back.
-    const admin = new pgClient.Client({ connectionString: url });
-    await admin.connect();
-    cleanups.push(() => admin.end());
-    await admin.query('BEGIN');
-    await admin.query(`SELECT 1 FROM steward.leases WHERE session_id = $1 FOR UPDATE`, [own]);
+    const lock = await holdLock(url, `SELECT 1 FROM steward.leases WHERE session_id = $1 FOR UPDATE`, [own]);
+    cleanups.push(lock.release);
     // Over half a lease unconfirmed (late), not yet 0.9 of it (lost here).
     await new Promise((r) => setTimeout(r, 2_200));
     expect(await host.scanAll()).toEqual([]);
@@ -250,7 +246,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     // Lost here at 0.9 of the lease: its session stopped, the server claims again.
     await until(() => logs.some((line) => line.includes(`lost its lease on session "${own}"`)), 'its own lease to be lost', 5_000);
     expect((await running).ok).toBe(false);
-    await admin.query('COMMIT');
+    await lock.release();
     expect(await host.scanAll()).toEqual(ids);
     for (const result of await Promise.all(sends)) expect(result.ok).toBe(false);
   }, 60_000);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/errors.js';
 import { LeaseKeeper } from '../../src/store/lease-keeper.js';
 import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';
-import { postgresUnavailable } from '../support/postgres.js';
+import { holdLock, postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { entry } from './session-store.spec.js';
 
@@ -74,21 +74,18 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const ids = Array.from({ length: 30 }, (_, i) => `r${i}`);
     for (const id of ids) await store.create({ id, packageId: null, snapshot: {}, entry: created() });
     const leases = await Promise.all(ids.map((id) => store.leases.acquireLease(id, 'A', 60_000)));
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
+    // Every pooled connection waits on a lock, and more reads queue in the pool behind them.
+    const lock = await holdLock(url, `LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
     try {
-      // Every pooled connection waits on a lock, and more reads queue in the pool behind them.
-      await admin.query('BEGIN');
-      await admin.query(`LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
       const reads = Array.from({ length: 6 }, () => store.load('r0'));
       await sleep(100);
       const renewals = [...leases.map((lease) => store.leases.renewLease(lease!, 60_000)), store.leases.renewLease({ ...leases[0]!, token: 99 }, 60_000)];
       const renewed = await Promise.race([Promise.all(renewals), sleep(5_000).then(() => 'waited behind the pool' as const)]);
       expect(renewed).toEqual([...ids.map(() => true), false]);
-      await admin.query('COMMIT');
+      await lock.release();
       expect((await Promise.all(reads)).every((read) => read?.id === 'r0')).toBe(true);
     } finally {
-      await admin.end();
+      await lock.release();
     }
   });
 
@@ -108,12 +105,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       () => {},
       askedAt,
     );
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
+    // The lease's row is locked: every renewal waits on it and none comes back.
+    const lock = await holdLock(url, `SELECT 1 FROM "${schema}".leases WHERE session_id = 'k' FOR UPDATE`);
     try {
-      // The lease's row is locked: every renewal waits on it and none comes back.
-      await admin.query('BEGIN');
-      await admin.query(`SELECT 1 FROM "${schema}".leases WHERE session_id = 'k' FOR UPDATE`);
       // Over half a lease unconfirmed, the gate before a model call renews first, and waits.
       await sleep(askedAt + leaseMs * 0.6 - performance.now());
       const gate = keeper.ensureHeld();
@@ -124,15 +118,17 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       // The gate answers once the lease ended here, not when the renewal comes back.
       expect(await Promise.race([gate, sleep(1_000).then(() => 'still waiting for the renewal')])).toBe(false);
       // Lost here while the database still holds it for this grant: nobody could claim it yet.
-      const { rows } = await admin.query<{ held: boolean }>(`SELECT expires_at > clock_timestamp() AS held FROM "${schema}".leases WHERE session_id = 'k'`);
+      const { rows } = await lock.client.query<{ held: boolean }>(
+        `SELECT expires_at > clock_timestamp() AS held FROM "${schema}".leases WHERE session_id = 'k'`,
+      );
       expect(rows[0]!.held).toBe(true);
-      await admin.query('COMMIT');
+      await lock.release();
       // The late renewal's answer does not bring it back.
       await sleep(100);
       expect(keeper.isHeld()).toBe(false);
     } finally {
       keeper.abandon();
-      await admin.end();
+      await lock.release();
     }
   });
 

@@ -14,7 +14,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { DEFAULT_PG_POOL_SIZE, PG_SCHEMA_VERSION, PostgresStore, poolSizeFromEnv, redactUrl } from '../../src/store/postgres-store.js';
 import { preparedFromEnv } from '../../src/store/postgres-prepared.js';
 import type { SessionChange } from '../../src/store/session-store.js';
-import { postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
+import { holdLock, postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { closedPort } from '../support/temp.js';
 import { describeSessionStore, entry } from './session-store.spec.js';
@@ -339,14 +339,11 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       const sized = new PostgresStore(url, { schema, poolSize: 3 });
       open.push(sized);
       await sized.create({ id: 'held', packageId: null, snapshot: {}, entry: created });
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
+      const lock = await holdLock(url, `LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
       // pg_stat_activity is read once per transaction, so the count comes from its own connection.
       const observer = new pg.Client({ connectionString: url });
       await observer.connect();
       try {
-        await admin.query('BEGIN');
-        await admin.query(`LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
         const reads = Array.from({ length: 8 }, () => sized.load('held'));
         const waitingOnLock = async () =>
           Number(
@@ -355,10 +352,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         await expect.poll(waitingOnLock, { timeout: 5_000 }).toBe(3);
         await new Promise((resolve) => setTimeout(resolve, 200));
         expect(await waitingOnLock()).toBe(3); // the other five wait in the pool, not on the database
-        await admin.query('COMMIT');
+        await lock.release();
         expect((await Promise.all(reads)).every((read) => read?.id === 'held')).toBe(true);
       } finally {
-        await admin.end();
+        await lock.release();
         await observer.end();
       }
     });

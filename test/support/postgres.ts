@@ -155,3 +155,28 @@ async function serverAt(adminUrl: string, stopServer: () => Promise<void>, socke
     },
   };
 }
+
+/**
+ * A transaction on a connection of its own that takes a lock with `lockSql` and holds it until
+ * `release()` commits it and closes the connection: the statements that need that lock wait
+ * (a locked table stalls a store's pool; a locked lease row, its renewals). `client` reads
+ * inside the transaction. `release()` may be called more than once.
+ */
+export async function holdLock(url: string, lockSql: string, params: unknown[] = []): Promise<{ client: pg.Client; release: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(lockSql, params);
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+  let released: Promise<void> | null = null;
+  const release = () =>
+    (released ??= client
+      .query('COMMIT')
+      .then(() => undefined)
+      .finally(() => client.end()));
+  return { client, release };
+}
