@@ -6,7 +6,7 @@
  * servers at once, and acknowledged actions missing from the journal.
  */
 import { callerURL, type Arrival, type LlmOptions, type LlmServer } from './llm-server.js';
-import { startServer, type ServerProcess } from './servers.js';
+import type { ServerProcess, StartServer } from './servers.js';
 import { startCrowd } from './users.js';
 import { lostActions } from './journal-check.js';
 import { monotonicOffsetMs, percentile, sleep } from './numbers.js';
@@ -22,6 +22,7 @@ export interface KillSettings {
   thinkMaxMs: number;
   llm: LlmOptions;
   startModel: (options: LlmOptions) => Promise<LlmServer>;
+  startServer: StartServer;
   random: () => number;
 }
 
@@ -137,7 +138,7 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
   const llm = await settings.startModel(settings.llm);
   // Each server's model requests say which server sent them: a kill's victims are the sessions it had a call open for.
   const callerOf = (i: number) => `server-${i + 1}`;
-  const start = (i: number) => startServer({ db, llmBaseURL: callerURL(llm.baseURL, callerOf(i)), leaseMs: settings.leaseMs, owner: `load server ${i + 1}` });
+  const start = (i: number) => settings.startServer({ db, llmBaseURL: callerURL(llm.baseURL, callerOf(i)), leaseMs: settings.leaseMs, owner: `load server ${i + 1}` });
   const servers: ServerProcess[] = [];
   const lives: ServerLife[] = [];
   const started = async (i: number, afterKill: number | null) => {
@@ -166,20 +167,30 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
     const kills: Array<{ at: number; victims: number[] }> = [];
     const began = performance.now();
     const elapsed = () => `${((performance.now() - began) / 1000).toFixed(0)} s`;
+    // A kill's replacement starts in the background, as a supervisor restarts a dead server:
+    // the kills keep their pace, and the replacement takes its share of the takeover once up.
+    const restarting: Array<Promise<void>> = [];
     for (let i = 0; i < settings.kills; i++) {
       await sleep(settings.everyMs);
       const k = i % servers.length;
+      await restarting[k];
       await readLife(servers[k]!);
       const victims = llm.openSessions(callerOf(k));
       const at = performance.now();
+      const killedAt = elapsed();
       await servers[k]!.kill();
       kills.push({ at, victims });
-      servers[k] = await started(k, i);
-      const readyMs = Math.round(performance.now() - at);
-      say(
-        `    kill ${i + 1}/${settings.kills} at ${elapsed()}: server ${k + 1} (${victims.length} session(s) in a model call), restarted, serving ${readyMs} ms after the kill`,
-      );
+      const restart = started(k, i).then((process) => {
+        servers[k] = process;
+        say(
+          `    kill ${i + 1}/${settings.kills} at ${killedAt}: server ${k + 1} (${victims.length} session(s) in a model call); its replacement served ${Math.round(performance.now() - at)} ms after the kill`,
+        );
+      });
+      // Awaited before this server's next kill and after the last; a failed start ends the run there.
+      restart.catch(() => {});
+      restarting[k] = restart;
     }
+    await Promise.all(restarting);
     // Long enough for the last kill's sessions to be taken over.
     await sleep(settings.leaseMs * 2 + 1000);
     await crowd.stop();

@@ -7,7 +7,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import type { LlmOptions, LlmServer } from './llm-server.js';
-import { startServer, type ServerProcess } from './servers.js';
+import type { ServerProcess, StartServer } from './servers.js';
 import { startCrowd, type Action, type Crowd } from './users.js';
 import type { ServerStats } from './server-process.js';
 import { acceptQueue, acceptQueueDrained } from './accept-queue.js';
@@ -22,6 +22,7 @@ export interface LoadSettings {
   llm: LlmOptions;
   /** Starts the model server: in its own process (llm-process.ts), or in the driver's. */
   startModel: (options: LlmOptions) => Promise<LlmServer>;
+  startServer: StartServer;
   random: () => number;
   /** Skip the memory phase (quick mode's small N says nothing about bytes per session). */
   memory: boolean;
@@ -158,7 +159,7 @@ export async function oneServer(
   say: (line: string) => void,
 ): Promise<OneServerFigures> {
   const llm = await settings.startModel(settings.llm);
-  const server = await startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
+  const server = await settings.startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
   const pgSample = await connectionSampler(kind === 'postgres' ? db : null);
   let pgMax = 0;
   try {

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from '../../test/support/postgres.js';
 import { startLlmServer, type LlmOptions } from './llm-server.js';
 import { startLlmProcess } from './llm-process.js';
+import { compiledServers } from './servers.js';
 import { oneServer, type LoadSettings, type OneServerFigures } from './one-server.js';
 import { killRun, type KillFigures } from './kills.js';
 import { seeded } from './numbers.js';
@@ -93,9 +94,10 @@ async function main(): Promise<void> {
     ? { minMs: 20, maxMs: 200, tokensPerSecond: 400, rate429: 0.05, retryAfterMs: 20, seed: 7 }
     : { minMs: 300, maxMs: 3000, tokensPerSecond: 80, rate429: 0.02, retryAfterMs: 250, seed: 7 };
   const startModel = args.modelInDriver ? startLlmServer : startLlmProcess;
+  const startServer = await compiledServers();
   const settings: LoadSettings = args.quick
-    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, startModel, random, memory: false, maxRunning: 8, settle: true }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, startModel, random, memory: args.memory, maxRunning: 0, settle: true };
+    ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, startModel, startServer, random, memory: false, maxRunning: 8, settle: true }
+    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, startModel, startServer, random, memory: args.memory, maxRunning: 0, settle: true };
   const largest = Math.max(...args.sizes);
   // Memory per waiting session is measured once per store, at the largest N: it is the row
   // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
@@ -164,8 +166,8 @@ async function main(): Promise<void> {
         await postgresDatabase(postgres, args.pgSocket),
         marker,
         args.quick
-          ? { users: 12, kills: args.kills, leaseMs: 1000, everyMs: 2500, rampMs: 500, thinkMinMs: 50, thinkMaxMs: 300, llm, startModel, random }
-          : { users: 150, kills: args.kills, leaseMs: 2000, everyMs: 4500, rampMs: 3000, thinkMinMs: 300, thinkMaxMs: 1500, llm, startModel, random },
+          ? { users: 12, kills: args.kills, leaseMs: 1000, everyMs: 2500, rampMs: 500, thinkMinMs: 50, thinkMaxMs: 300, llm, startModel, startServer, random }
+          : { users: 150, kills: args.kills, leaseMs: 2000, everyMs: 4500, rampMs: 3000, thinkMinMs: 300, thinkMaxMs: 1500, llm, startModel, startServer, random },
         say,
       );
     }

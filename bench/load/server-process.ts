@@ -5,8 +5,8 @@
  * reads from inside: event-loop delay, memory, CPU time, the time spent in the store, and
  * Steward's own time per user action (a send's duration minus the model calls it made).
  *
- * Started with `node --expose-gc --import tsx bench/load/server-process.ts` and a JSON
- * config in LOAD_SERVER_CONFIG; it answers the driver over the IPC channel.
+ * Compiled with the sources (compile-server.ts) and started with `node --expose-gc` and a
+ * JSON config in LOAD_SERVER_CONFIG; it answers the driver over the IPC channel.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRuntime } from '../../src/runtime/runtime.js';

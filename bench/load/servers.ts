@@ -1,9 +1,9 @@
 /** The benchmark's `steward serve` processes: start, ask for figures, close, kill. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { compileServer } from './compile-server.js';
 import type { DriverMessage, ServerConfig, ServerMessage, ServerStats } from './server-process.js';
 
-const SCRIPT = fileURLToPath(new URL('./server-process.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ServerProcess {
@@ -15,15 +15,21 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-export async function startServer(config: ServerConfig): Promise<ServerProcess> {
-  const child: ChildProcess = fork(SCRIPT, [], {
+export type StartServer = (config: ServerConfig) => Promise<ServerProcess>;
+
+/** Compiles the sources once (compile-server.ts); the function that starts a server from them. */
+export async function compiledServers(): Promise<StartServer> {
+  const script = await compileServer();
+  return (config) => startServer(script, config);
+}
+
+async function startServer(script: string, config: ServerConfig): Promise<ServerProcess> {
+  const child: ChildProcess = fork(script, [], {
     cwd: ROOT,
     // LOAD_CPU_PROF=DIR: each server writes a CPU profile there when it closes (where its time goes).
     // LOAD_SERVER_FLAGS: more node flags for the servers only (e.g. a V8 heap setting to try).
     execArgv: [
       '--expose-gc',
-      '--import',
-      'tsx',
       ...(process.env.LOAD_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.LOAD_CPU_PROF] : []),
       ...(process.env.LOAD_SERVER_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
     ],

@@ -1,0 +1,38 @@
+/**
+ * The benchmark's servers run compiled JavaScript, as a deployed `steward serve` does, not
+ * through tsx: tsx's loader hooks double a server's start (1.0–1.2 s of imports against
+ * 0.65 s, more on a loaded machine), and a killed server's replacement that starts late takes
+ * no part in the takeover. The sources are compiled afresh at each run (esbuild, file by
+ * file, the layout kept), so the figures are never those of a stale dist/.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Under node_modules, so the compiled files find the project's packages as the sources do. */
+const CACHE = join(ROOT, 'node_modules/.cache');
+
+/**
+ * Compiles src/ and the server process into a folder of this run's own (a test and a bench
+ * may run at once), removed when the process exits; the server process's path there.
+ */
+export async function compileServer(): Promise<string> {
+  mkdirSync(CACHE, { recursive: true });
+  const out = mkdtempSync(join(CACHE, 'steward-bench-load-'));
+  process.once('exit', () => rmSync(out, { recursive: true, force: true }));
+  await build({
+    entryPoints: ['src/**/*.ts', 'bench/load/server-process.ts', 'bench/load/numbers.ts'].map((glob) => join(ROOT, glob)),
+    outbase: ROOT,
+    outdir: out,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'error',
+  });
+  // What the sources find beside themselves at run time (the bundled skill packages).
+  symlinkSync(join(ROOT, 'src/skills/packages'), join(out, 'src/skills/packages'));
+  return join(out, 'bench/load/server-process.js');
+}
