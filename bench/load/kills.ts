@@ -138,7 +138,8 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
   const llm = await settings.startModel(settings.llm);
   // Each server's model requests say which server sent them: a kill's victims are the sessions it had a call open for.
   const callerOf = (i: number) => `server-${i + 1}`;
-  const start = (i: number) => settings.startServer({ db, llmBaseURL: callerURL(llm.baseURL, callerOf(i)), leaseMs: settings.leaseMs, owner: `load server ${i + 1}` });
+  const start = (i: number) =>
+    settings.startServer({ db, llmBaseURL: callerURL(llm.baseURL, callerOf(i)), leaseMs: settings.leaseMs, owner: `load server ${i + 1}` });
   const servers: ServerProcess[] = [];
   const lives: ServerLife[] = [];
   const started = async (i: number, afterKill: number | null) => {

@@ -97,7 +97,19 @@ async function main(): Promise<void> {
   const startServer = await compiledServers();
   const settings: LoadSettings = args.quick
     ? { rampMs: 1000, windowMs: 4000, thinkMinMs: 30, thinkMaxMs: 300, llm, startModel, startServer, random, memory: false, maxRunning: 8, settle: true }
-    : { rampMs: 10_000, windowMs: 20_000, thinkMinMs: 2000, thinkMaxMs: 20_000, llm, startModel, startServer, random, memory: args.memory, maxRunning: 0, settle: true };
+    : {
+        rampMs: 10_000,
+        windowMs: 20_000,
+        thinkMinMs: 2000,
+        thinkMaxMs: 20_000,
+        llm,
+        startModel,
+        startServer,
+        random,
+        memory: args.memory,
+        maxRunning: 0,
+        settle: true,
+      };
   const largest = Math.max(...args.sizes);
   // Memory per waiting session is measured once per store, at the largest N: it is the row
   // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
@@ -167,7 +179,19 @@ async function main(): Promise<void> {
         marker,
         args.quick
           ? { users: 12, kills: args.kills, leaseMs: 1000, everyMs: 2500, rampMs: 500, thinkMinMs: 50, thinkMaxMs: 300, llm, startModel, startServer, random }
-          : { users: 150, kills: args.kills, leaseMs: 2000, everyMs: 4500, rampMs: 3000, thinkMinMs: 300, thinkMaxMs: 1500, llm, startModel, startServer, random },
+          : {
+              users: 150,
+              kills: args.kills,
+              leaseMs: 2000,
+              everyMs: 4500,
+              rampMs: 3000,
+              thinkMinMs: 300,
+              thinkMaxMs: 1500,
+              llm,
+              startModel,
+              startServer,
+              random,
+            },
         say,
       );
     }

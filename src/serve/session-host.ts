@@ -1,8 +1,8 @@
 /**
  * The sessions one `steward serve` process drives. A session is held in memory only while a
- * request (or a takeover) uses it: loaded from the store for a send, closed when the send
- * settles. So every request sees what any other server wrote, and memory does not grow
- * with the number of sessions.
+ * request (or a takeover) uses it (held-sessions.ts): loaded from the store for a send,
+ * closed when the send settles. So every request sees what any other server wrote, and
+ * memory does not grow with the number of sessions.
  *
  * On a store with leases (PostgresStore) a held session is leased (src/store/lease-keeper.ts):
  * the lease is taken before the session is loaded, so two processes never both run one; a
@@ -18,35 +18,20 @@
  * to settle; then the rest are stopped and their leases released, so another server takes
  * a running one over at its next scan instead of after a whole lease.
  */
-import { randomBytes } from 'node:crypto';
 import type { SendOptions } from '../runtime/send-keys.js';
-import { performance } from 'node:perf_hooks';
-import { snapshotState } from '../machines/refusals.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../machines/session.events.js';
-import type { SessionStreamEvent } from '../machines/stream-events.js';
 import { sessionView, type SessionView } from '../runtime/view.js';
-import type { ClaimedLease, Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
+import type { SessionStore } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
-import { HttpError, sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
-import { LeaseKeeper, leaseOwnerName } from '../store/lease-keeper.js';
+import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
+import { leaseOwnerName } from '../store/lease-keeper.js';
 import type { LiveRecord } from './live-replay.js';
 import { LiveEvents } from './live-events.js';
+import { HeldSessions } from './held-sessions.js';
 import { settledWithin, TakeoverScan } from './takeover-scan.js';
-
-interface Held {
-  /** The session, once loaded (and leased). */
-  ready: Promise<Session>;
-  /** Requests (and a takeover) using it; counted at once, so a release never closes it under a newcomer. */
-  users: number;
-  keeper: LeaseKeeper | null;
-  unsubscribe: (() => void) | null;
-  /** This run's name and the number of its last live event (see live-replay.ts). */
-  run: string;
-  published: number;
-}
 
 /** What an async send answers once the session took the event: the run goes on. */
 export interface Accepted {
@@ -71,20 +56,14 @@ export interface SessionHostOptions {
 
 type Sent = SendResult & { revision: number | null };
 
-const newRunId = () => randomBytes(6).toString('hex');
-
 export class SessionHost {
   readonly owner: string;
   readonly leaseMs: number;
   readonly maxRunning: number;
-  private readonly held = new Map<string, Held>();
-  /** Sessions this process is letting go of (closing, giving the lease back), by id. */
-  private readonly releasing = new Map<string, Promise<void>>();
+  private readonly held: HeldSessions;
   private readonly sends = new Set<Promise<unknown>>();
-  private readonly takeovers = new Set<Promise<void>>();
   private readonly live: LiveEvents;
   private readonly log: (message: string) => void;
-  private lostCount = 0;
   private readonly takeover: TakeoverScan | null;
   private draining = false;
 
@@ -98,6 +77,7 @@ export class SessionHost {
     this.owner = options.owner ?? leaseOwnerName('steward serve');
     this.log = options.log ?? (() => {});
     this.live = new LiveEvents(store.events, this.log);
+    this.held = new HeldSessions(runtime, store, { owner: this.owner, leaseMs: this.leaseMs, live: this.live, log: this.log });
     this.takeover = store.leases
       ? new TakeoverScan(store.leases, {
           owner: this.owner,
@@ -105,9 +85,9 @@ export class SessionHost {
           maxRunning: this.maxRunning,
           running: () => this.held.size,
           draining: () => this.draining,
-          keepers: () => this.keepers(),
+          keepers: () => this.held.keepers(),
           hear: () => this.live.hear(),
-          adopt: (lease, askedAt) => this.adopt(lease, askedAt),
+          adopt: (lease, askedAt) => this.held.adopt(lease, askedAt),
           log: this.log,
         })
       : null;
@@ -129,11 +109,7 @@ export class SessionHost {
 
   /** Leases this server lost while it ran their sessions (another server may have run them too). */
   get leasesLost(): number {
-    return this.lostCount;
-  }
-
-  private get leases(): LeaseOps | undefined {
-    return this.store.leases;
+    return this.held.leasesLost;
   }
 
   /** `id`: the caller's own session id (an AG-UI thread id); a new one otherwise. */
@@ -180,12 +156,12 @@ export class SessionHost {
     options: SendOptions,
   ): Promise<Sent | Accepted> {
     this.refuseWhileDraining();
-    const held = this.hold(id);
+    const held = this.held.hold(id);
     let session: Session;
     try {
       session = await held.ready;
     } catch (error) {
-      await this.release(id, held);
+      await this.held.release(id, held);
       throw error;
     }
     const stopObserving = observe?.(session);
@@ -209,7 +185,7 @@ export class SessionHost {
       } finally {
         this.sends.delete(sending);
         stopObserving?.();
-        await this.release(id, held);
+        await this.held.release(id, held);
       }
     })();
     return async ? Promise.race([acceptance, settled]) : settled;
@@ -280,14 +256,14 @@ export class SessionHost {
     const pending = [...this.sends];
     await settledWithin(pending, graceMs);
     const handedBack: string[] = [];
-    for (const [id, held] of this.held) {
+    for (const [id, held] of this.held.entries()) {
       const session = await held.ready.catch(() => undefined);
       if (!session) continue;
       handedBack.push(id);
       await session.close();
     }
     // The stopped sends and takeovers end now; their releases give the leases back.
-    await Promise.allSettled([...this.sends, ...this.takeovers]);
+    await Promise.allSettled([...this.sends, ...this.held.takeoversUnderWay()]);
     await this.live.close();
     return { settled: pending.length - handedBack.length, handedBack };
   }
@@ -299,178 +275,5 @@ export class SessionHost {
         'server_stopping',
         'This server is shutting down and takes no new work: send the request to another server, or retry in a moment.',
       );
-  }
-
-  /** One Session object per id in this process, however many requests use it at once. */
-  private hold(id: string): Held {
-    const existing = this.held.get(id);
-    if (existing) {
-      existing.users += 1;
-      return existing;
-    }
-    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
-    held.ready = (async () => {
-      await this.releasing.get(id);
-      // Listening before the lease: the run's live events reach this process's buffers too.
-      await this.live.hear();
-      const askedAt = performance.now();
-      const { stored, lease } = await this.leaseAndLoad(id);
-      try {
-        const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
-        if (state.startsWith('running')) {
-          // Nobody holds its lease, yet it runs: its runner stopped or lost the lease (every
-          // runner on a store with leases takes one), or it is a process that takes none.
-          const resume = `resume it with \`steward resume ${id}\` (the interrupted model call runs again)`;
-          throw sessionRunningElsewhere(
-            id,
-            state,
-            lease
-              ? `No process holds its lease: the one running it stopped or lost it. A server takes it over once its last runner's lease has run out, or ${resume}. ` +
-                  `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`
-              : `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again. If that process is gone, ${resume}.`,
-          );
-        }
-        // Resume exactly what was checked: a second read could find it running by now.
-        return await this.start(held, id, stored, lease, askedAt);
-      } catch (error) {
-        // Unused: this grant wrote nothing, so the takeover scan still judges the session by
-        // its last runner's lease (or, for a runner without one, by a quiet period), never
-        // by this look: a live runner is not taken over because of a send.
-        if (held.keeper) await held.keeper.release({ unused: true });
-        else if (lease) await this.leases!.releaseLease(lease, { unused: true }).catch(() => {});
-        throw error;
-      }
-    })();
-    held.ready.catch(() => {}); // handled by the request that awaits it
-    this.held.set(id, held);
-    return held;
-  }
-
-  /**
-   * The session as stored, leased first where the store has leases (in one round trip): what
-   * this server loads can no longer change under it.
-   */
-  private async leaseAndLoad(id: string): Promise<{ stored: StoredSession; lease: Lease | null }> {
-    if (!this.leases) {
-      const stored = await this.store.load(id);
-      if (!stored) throw notFound(id);
-      return { stored, lease: null };
-    }
-    const found = await this.leases.acquireAndLoad(id, this.owner, this.leaseMs);
-    if (!found.stored) throw notFound(id);
-    if (!found.lease)
-      throw sessionRunningElsewhere(
-        id,
-        null,
-        `It holds the session's lease. Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
-        found.holder?.owner,
-      );
-    return { stored: found.stored, lease: found.lease };
-  }
-
-  /** The leases this server holds now (its sends' and takeovers'). */
-  private *keepers(): Iterable<LeaseKeeper> {
-    for (const { keeper } of this.held.values()) if (keeper) yield keeper;
-  }
-
-  /**
-   * A running session this server just claimed: run it until it waits (the in-flight call
-   * again). Resolves once it has started here (rejects if it could not).
-   */
-  private adopt(lease: ClaimedLease, askedAt: number): Promise<unknown> {
-    const id = lease.sessionId;
-    if (this.held.has(id)) {
-      // Cannot happen while this process renews its own leases; never run a session twice here.
-      void this.leases!.releaseLease(lease).catch(() => {});
-      return Promise.resolve();
-    }
-    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
-    held.ready = (async () => {
-      try {
-        // As the claim locked it: nobody wrote it since (the lease is ours).
-        const { stored } = lease;
-        const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
-        this.log(`serve: took over ${id} (${state}, revision ${stored.revision}): its model call runs again here.`);
-        return await this.start(held, id, stored, { sessionId: id, owner: lease.owner, token: lease.token }, askedAt);
-      } catch (error) {
-        // The claim is kept until it runs out: a session that cannot be resumed (its snapshot
-        // refused) is tried again once a lease, not by every server's next scan.
-        held.keeper?.abandon();
-        throw error;
-      }
-    })();
-    this.held.set(id, held);
-    const run = (async () => {
-      try {
-        const session = await held.ready;
-        const view = await session.settled();
-        if (held.keeper?.lost) this.log(`serve: lost the lease on ${id} during the takeover: ${held.keeper.lostMessage}`);
-        else this.log(`serve: ${id} taken over, now ${view.state}.`);
-      } catch (error) {
-        this.log(`serve: takeover of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        await this.release(id, held);
-      }
-    })();
-    this.takeovers.add(run);
-    void run.finally(() => this.takeovers.delete(run));
-    return held.ready;
-  }
-
-  /** `askedAt`: when the statement that granted `lease` was sent (performance.now()). */
-  private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null, askedAt: number): Promise<Session> {
-    let session: Session | undefined;
-    const keeper = lease
-      ? new LeaseKeeper(
-          this.leases!,
-          lease,
-          this.leaseMs,
-          () => {
-            this.lostCount += 1;
-            session?.stop();
-          },
-          (message) => this.log(`serve: ${message}`),
-          askedAt,
-        )
-      : null;
-    held.keeper = keeper;
-    session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld() } : {}) });
-    if (keeper?.lost) session.stop();
-    // The deltas of a reply only while someone follows the session (followers.ts): an
-    // unwatched call does not stream.
-    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event, keeper), { textDeltas: () => this.live.isFollowed(id) });
-    return session;
-  }
-
-  /**
-   * A live event of a held session, numbered in its run, to the streams of every server
-   * (text deltas too; see live-events.ts). Dropped once the lease is not known to be held
-   * (another server may run it now).
-   */
-  private publish(id: string, held: Held, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
-    if (keeper && !keeper.isHeld()) return;
-    const record: LiveRecord = { run: held.run, n: ++held.published, event };
-    this.live.publish(id, record);
-  }
-
-  private async release(id: string, held: Held): Promise<void> {
-    held.users -= 1;
-    if (held.users > 0) return;
-    if (this.held.get(id) === held) this.held.delete(id);
-    const letGo = (async () => {
-      const session = await held.ready.catch(() => undefined);
-      // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
-      held.unsubscribe?.();
-      await session?.close();
-      await held.keeper?.release();
-    })();
-    // Until the lease is given back, a send that comes in waits for it (see hold) instead of
-    // finding this server's own lease and answering that the session runs elsewhere.
-    this.releasing.set(id, letGo);
-    try {
-      await letGo;
-    } finally {
-      if (this.releasing.get(id) === letGo) this.releasing.delete(id);
-    }
   }
 }

@@ -1,0 +1,272 @@
+/**
+ * The sessions one `steward serve` process has loaded: one Session object per id, however
+ * many requests (and a takeover) use it at once. The first user loads it — leased first on
+ * a store with leases (src/store/lease-keeper.ts), so two processes never both run it — and
+ * the last one to let go closes it and gives the lease back. While the lease is not known to
+ * be held, no live event of it is published (another server may run it now). What to do
+ * with a held session (send, drain) is the SessionHost's (session-host.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { snapshotState } from '../machines/refusals.js';
+import type { SessionStreamEvent } from '../machines/stream-events.js';
+import { storedSnapshot } from '../runtime/persisted.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Session } from '../runtime/session.js';
+import type { ClaimedLease, Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
+import { LeaseKeeper } from '../store/lease-keeper.js';
+import { sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
+import type { LiveRecord } from './live-replay.js';
+import type { LiveEvents } from './live-events.js';
+
+/** A session loaded in this process, and who uses it. */
+export interface Held {
+  /** The session, once loaded (and leased). */
+  ready: Promise<Session>;
+  /** Requests (and a takeover) using it; counted at once, so a release never closes it under a newcomer. */
+  users: number;
+  keeper: LeaseKeeper | null;
+  unsubscribe: (() => void) | null;
+  /** This run's name and the number of its last live event (see live-replay.ts). */
+  run: string;
+  published: number;
+}
+
+const newRunId = () => randomBytes(6).toString('hex');
+
+export interface HeldSessionsOptions {
+  owner: string;
+  leaseMs: number;
+  live: LiveEvents;
+  log: (message: string) => void;
+}
+
+export class HeldSessions {
+  private readonly held = new Map<string, Held>();
+  /** Sessions this process is letting go of (closing, giving the lease back), by id. */
+  private readonly releasing = new Map<string, Promise<void>>();
+  /** The runs of sessions taken over, until each has released its session. */
+  private readonly takeovers = new Set<Promise<void>>();
+  private lostCount = 0;
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly live: LiveEvents;
+  private readonly log: (message: string) => void;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly store: SessionStore,
+    options: HeldSessionsOptions,
+  ) {
+    this.owner = options.owner;
+    this.leaseMs = options.leaseMs;
+    this.live = options.live;
+    this.log = options.log;
+  }
+
+  /** Sessions held now (sends under way and takeovers). */
+  get size(): number {
+    return this.held.size;
+  }
+
+  has(id: string): boolean {
+    return this.held.has(id);
+  }
+
+  get(id: string): Held | undefined {
+    return this.held.get(id);
+  }
+
+  /** The sessions held now, by id. */
+  entries(): IterableIterator<[string, Held]> {
+    return this.held.entries();
+  }
+
+  /** The takeovers under way: each settles once its session was released. */
+  takeoversUnderWay(): Array<Promise<void>> {
+    return [...this.takeovers];
+  }
+
+  /** Leases lost while their sessions ran here (another server may have run them too). */
+  get leasesLost(): number {
+    return this.lostCount;
+  }
+
+  private get leases(): LeaseOps | undefined {
+    return this.store.leases;
+  }
+
+  /** One Session object per id in this process, however many requests use it at once. */
+  hold(id: string): Held {
+    const existing = this.held.get(id);
+    if (existing) {
+      existing.users += 1;
+      return existing;
+    }
+    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
+    held.ready = (async () => {
+      await this.releasing.get(id);
+      // Listening before the lease: the run's live events reach this process's buffers too.
+      await this.live.hear();
+      const askedAt = performance.now();
+      const { stored, lease } = await this.leaseAndLoad(id);
+      try {
+        const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
+        if (state.startsWith('running')) {
+          // Nobody holds its lease, yet it runs: its runner stopped or lost the lease (every
+          // runner on a store with leases takes one), or it is a process that takes none.
+          const resume = `resume it with \`steward resume ${id}\` (the interrupted model call runs again)`;
+          throw sessionRunningElsewhere(
+            id,
+            state,
+            lease
+              ? `No process holds its lease: the one running it stopped or lost it. A server takes it over once its last runner's lease has run out, or ${resume}. ` +
+                  `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`
+              : `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again. If that process is gone, ${resume}.`,
+          );
+        }
+        // Resume exactly what was checked: a second read could find it running by now.
+        return await this.start(held, id, stored, lease, askedAt);
+      } catch (error) {
+        // Unused: this grant wrote nothing, so the takeover scan still judges the session by
+        // its last runner's lease (or, for a runner without one, by a quiet period), never
+        // by this look: a live runner is not taken over because of a send.
+        if (held.keeper) await held.keeper.release({ unused: true });
+        else if (lease) await this.leases!.releaseLease(lease, { unused: true }).catch(() => {});
+        throw error;
+      }
+    })();
+    held.ready.catch(() => {}); // handled by the request that awaits it
+    this.held.set(id, held);
+    return held;
+  }
+
+  /**
+   * The session as stored, leased first where the store has leases (in one round trip): what
+   * this server loads can no longer change under it.
+   */
+  private async leaseAndLoad(id: string): Promise<{ stored: StoredSession; lease: Lease | null }> {
+    if (!this.leases) {
+      const stored = await this.store.load(id);
+      if (!stored) throw notFound(id);
+      return { stored, lease: null };
+    }
+    const found = await this.leases.acquireAndLoad(id, this.owner, this.leaseMs);
+    if (!found.stored) throw notFound(id);
+    if (!found.lease)
+      throw sessionRunningElsewhere(
+        id,
+        null,
+        `It holds the session's lease. Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`,
+        found.holder?.owner,
+      );
+    return { stored: found.stored, lease: found.lease };
+  }
+
+  /** The leases held now (the sends' and the takeovers'). */
+  *keepers(): Iterable<LeaseKeeper> {
+    for (const { keeper } of this.held.values()) if (keeper) yield keeper;
+  }
+
+  /**
+   * A running session this server just claimed: run it until it waits (the in-flight call
+   * again). Resolves once it has started here (rejects if it could not).
+   */
+  adopt(lease: ClaimedLease, askedAt: number): Promise<unknown> {
+    const id = lease.sessionId;
+    if (this.held.has(id)) {
+      // Cannot happen while this process renews its own leases; never run a session twice here.
+      void this.leases!.releaseLease(lease).catch(() => {});
+      return Promise.resolve();
+    }
+    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
+    held.ready = (async () => {
+      try {
+        // As the claim locked it: nobody wrote it since (the lease is ours).
+        const { stored } = lease;
+        const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
+        this.log(`serve: took over ${id} (${state}, revision ${stored.revision}): its model call runs again here.`);
+        return await this.start(held, id, stored, { sessionId: id, owner: lease.owner, token: lease.token }, askedAt);
+      } catch (error) {
+        // The claim is kept until it runs out: a session that cannot be resumed (its snapshot
+        // refused) is tried again once a lease, not by every server's next scan.
+        held.keeper?.abandon();
+        throw error;
+      }
+    })();
+    this.held.set(id, held);
+    const run = (async () => {
+      try {
+        const session = await held.ready;
+        const view = await session.settled();
+        if (held.keeper?.lost) this.log(`serve: lost the lease on ${id} during the takeover: ${held.keeper.lostMessage}`);
+        else this.log(`serve: ${id} taken over, now ${view.state}.`);
+      } catch (error) {
+        this.log(`serve: takeover of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        await this.release(id, held);
+      }
+    })();
+    this.takeovers.add(run);
+    void run.finally(() => this.takeovers.delete(run));
+    return held.ready;
+  }
+
+  /** `askedAt`: when the statement that granted `lease` was sent (performance.now()). */
+  private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null, askedAt: number): Promise<Session> {
+    let session: Session | undefined;
+    const keeper = lease
+      ? new LeaseKeeper(
+          this.leases!,
+          lease,
+          this.leaseMs,
+          () => {
+            this.lostCount += 1;
+            session?.stop();
+          },
+          (message) => this.log(`serve: ${message}`),
+          askedAt,
+        )
+      : null;
+    held.keeper = keeper;
+    session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld() } : {}) });
+    if (keeper?.lost) session.stop();
+    // The deltas of a reply only while someone follows the session (followers.ts): an
+    // unwatched call does not stream.
+    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event, keeper), { textDeltas: () => this.live.isFollowed(id) });
+    return session;
+  }
+
+  /**
+   * A live event of a held session, numbered in its run, to the streams of every server
+   * (text deltas too; see live-events.ts). Dropped once the lease is not known to be held
+   * (another server may run it now).
+   */
+  private publish(id: string, held: Held, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
+    if (keeper && !keeper.isHeld()) return;
+    const record: LiveRecord = { run: held.run, n: ++held.published, event };
+    this.live.publish(id, record);
+  }
+
+  /** One user of `held` is done; the last one closes the session and gives its lease back. */
+  async release(id: string, held: Held): Promise<void> {
+    held.users -= 1;
+    if (held.users > 0) return;
+    if (this.held.get(id) === held) this.held.delete(id);
+    const letGo = (async () => {
+      const session = await held.ready.catch(() => undefined);
+      // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
+      held.unsubscribe?.();
+      await session?.close();
+      await held.keeper?.release();
+    })();
+    // Until the lease is given back, a send that comes in waits for it (see hold) instead of
+    // finding this server's own lease and answering that the session runs elsewhere.
+    this.releasing.set(id, letGo);
+    try {
+      await letGo;
+    } finally {
+      if (this.releasing.get(id) === letGo) this.releasing.delete(id);
+    }
+  }
+}
