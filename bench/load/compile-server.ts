@@ -1,8 +1,7 @@
 /**
  * The benchmark's servers run compiled JavaScript, as a deployed `steward serve` does, not
- * through tsx: tsx's loader hooks double a server's start (1.0–1.2 s of imports against
- * 0.65 s, more on a loaded machine), and a killed server's replacement that starts late takes
- * no part in the takeover. The sources are compiled afresh at each run (esbuild, file by
+ * through tsx: tsx's loader hooks about double a server's start, and a killed server's
+ * replacement that starts late takes no part in the takeover. The sources are compiled afresh at each run (esbuild, file by
  * file, the layout kept), so the figures are never those of a stale dist/.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
