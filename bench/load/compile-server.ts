@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The project's folder: the servers start there, and the sources compiled are under it. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Under node_modules, so the compiled files find the project's packages as the sources do. */
 const CACHE = join(ROOT, 'node_modules/.cache');
 

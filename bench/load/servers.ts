@@ -1,10 +1,7 @@
 /** The benchmark's `steward serve` processes: start, ask for figures, close, kill. */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { compileServer } from './compile-server.js';
+import { compileServer, ROOT } from './compile-server.js';
 import type { DriverMessage, ServerConfig, ServerMessage, ServerStats } from './server-process.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ServerProcess {
   url: string;
