@@ -15,15 +15,23 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CACHE = join(ROOT, 'node_modules/.cache');
 
 /**
- * Compiles src/ and the server process into a folder of this run's own (a test and a bench
- * may run at once), removed when the process exits; the server process's path there.
+ * Compiles src/ and the server processes into a folder of this run's own (a test and a bench
+ * may run at once), removed when the process exits; the paths there of `steward serve`'s
+ * process and the floor's.
  */
-export async function compileServer(): Promise<string> {
+export async function compileServer(): Promise<{ steward: string; floor: string }> {
   mkdirSync(CACHE, { recursive: true });
   const out = mkdtempSync(join(CACHE, 'steward-bench-load-'));
   process.once('exit', () => rmSync(out, { recursive: true, force: true }));
   await build({
-    entryPoints: ['src/**/*.ts', 'bench/load/server-process.ts', 'bench/load/numbers.ts'].map((glob) => join(ROOT, glob)),
+    entryPoints: [
+      'src/**/*.ts',
+      'bench/load/server-process.ts',
+      'bench/load/floor-process.ts',
+      'bench/load/driver-link.ts',
+      'bench/load/numbers.ts',
+      'test/serve/http.ts',
+    ].map((glob) => join(ROOT, glob)),
     outbase: ROOT,
     outdir: out,
     format: 'esm',
@@ -34,5 +42,5 @@ export async function compileServer(): Promise<string> {
   });
   // What the sources find beside themselves at run time (the bundled skill packages).
   symlinkSync(join(ROOT, 'src/skills/packages'), join(out, 'src/skills/packages'));
-  return join(out, 'bench/load/server-process.js');
+  return { steward: join(out, 'bench/load/server-process.js'), floor: join(out, 'bench/load/floor-process.js') };
 }

@@ -23,6 +23,8 @@ export interface LoadSettings {
   /** Starts the model server: in its own process (llm-process.ts), or in the driver's. */
   startModel: (options: LlmOptions) => Promise<LlmServer>;
   startServer: StartServer;
+  /** Starts the floor (floor-process.ts): the same users and model calls without Steward. */
+  startFloor: StartServer;
   random: () => number;
   /** Skip the memory phase (quick mode's small N says nothing about bytes per session). */
   memory: boolean;
@@ -32,8 +34,11 @@ export interface LoadSettings {
   settle: boolean;
 }
 
+/** Steward on a store, or the floor: the same users and model calls through a server that is not Steward. */
+export type ServerKind = 'sqlite' | 'postgres' | 'floor';
+
 export interface OneServerFigures {
-  store: 'sqlite' | 'postgres';
+  store: ServerKind;
   sessions: number;
   actions: number;
   actionsPerSecond: number;
@@ -138,7 +143,10 @@ function slowestMethods(before: ServerStats, after: ServerStats): string[] {
     .filter((m) => m.calls > 0)
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 5)
-    .map((m) => `${m.name} ${(m.ms / m.calls).toFixed(1)} ms × ${m.calls}`);
+    .map((m) => {
+      const window = [...(after.storeCallMs[m.name] ?? [])].sort((a, b) => a - b);
+      return `${m.name} ${(m.ms / m.calls).toFixed(1)} / ${percentile(window, 99).toFixed(1)} ms × ${m.calls}`;
+    });
 }
 
 /** The most frequent things the connections were doing, as shares of the samples. */
@@ -151,15 +159,17 @@ function topDoing(doing: ReadonlyMap<string, number>): string[] {
 }
 
 export async function oneServer(
-  kind: 'sqlite' | 'postgres',
-  db: string,
+  kind: ServerKind,
+  /** The store (none for the floor). */
+  db: string | null,
   sessions: number,
   firstMarker: number,
   settings: LoadSettings,
   say: (line: string) => void,
 ): Promise<OneServerFigures> {
   const llm = await settings.startModel(settings.llm);
-  const server = await settings.startServer({ db, llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
+  const start = kind === 'floor' ? settings.startFloor : settings.startServer;
+  const server = await start({ db: db ?? '', llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
   const pgSample = await connectionSampler(kind === 'postgres' ? db : null);
   let pgMax = 0;
   try {
@@ -202,7 +212,8 @@ export async function oneServer(
     const figures = windowFigures(kind, sessions, inWindow, added, model, rounds, before, after, (t1 - t0) / 1000, llm);
     const driverEventLoopP99Ms = driverDelay.percentile(99) / 1e6;
     await server.close();
-    const lost = await lostActions(db, [crowd, ...(memory ? [memory.crowd] : [])]);
+    // The floor keeps nothing to look in.
+    const lost = db === null ? 0 : await lostActions(db, [crowd, ...(memory ? [memory.crowd] : [])]);
     return {
       ...figures,
       driverEventLoopP99Ms,
@@ -230,7 +241,7 @@ export async function oneServer(
 }
 
 function windowFigures(
-  store: 'sqlite' | 'postgres',
+  store: ServerKind,
   sessions: number,
   actions: readonly Action[],
   added: number[],

@@ -8,13 +8,13 @@
  * Compiled with the sources (compile-server.ts) and started with `node --expose-gc` and a
  * JSON config in LOAD_SERVER_CONFIG; it answers the driver over the IPC channel.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startServe } from '../../src/serve/server.js';
 import type { ClaimedLease, SessionStore } from '../../src/store/session-store.js';
 import type { ChatMessage } from '../../src/models/model.js';
+import { answerDriver, recordSend, sendTimes, type SendTimes } from './driver-link.js';
 import { MARKER, monotonicOffsetMs } from './numbers.js';
 
 export interface ServerConfig {
@@ -40,6 +40,8 @@ export interface ServerStats {
   storeCalls: number;
   /** Store time and calls by method (`leases.claim`, `append`, …), since the process started. */
   storeByMethod: Record<string, { ms: number; calls: number }>;
+  /** Each call's duration by method, for calls settled since the last reset: the tail of each. */
+  storeCallMs: Record<string, number[]>;
   /** Sessions held in memory now (sends and takeovers under way). */
   held: number;
   /**
@@ -62,8 +64,8 @@ export interface ServerStats {
 export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
 export type ServerMessage = { type: 'ready'; url: string; pid: number } | { type: 'stats'; stats: ServerStats } | { type: 'closed' };
 
-/** Time and calls of each store method (`append`, `leases.acquireLease`, …). */
-type StoreTotals = Map<string, { ms: number; calls: number }>;
+/** Time and calls of each store method (`append`, `leases.acquireLease`, …), and each call's duration since the last reset. */
+type StoreTotals = Map<string, { ms: number; calls: number; recent: number[] }>;
 
 /** Each store method's call as it settles: its name (`append`, `leases.renewLease`, …), duration, and what it resolved with. */
 type OnSettled = (name: string, ms: number, value: unknown) => void;
@@ -82,9 +84,10 @@ function timed(store: SessionStore, totals: StoreTotals, onSettled: OnSettled): 
           const name = `${prefix}${String(key)}`;
           const settled = (resolved: unknown) => {
             const ms = performance.now() - start;
-            const method = totals.get(name) ?? { ms: 0, calls: 0 };
+            const method = totals.get(name) ?? { ms: 0, calls: 0, recent: [] };
             method.ms += ms;
             method.calls += 1;
+            method.recent.push(ms);
             totals.set(name, method);
             onSettled(name, ms, resolved);
           };
@@ -140,9 +143,6 @@ function timedModel(model: OpenAIModel, underWay: SendsUnderWay): OpenAIModel {
   return model;
 }
 
-/** Steward's added time of each send begun since `since` (the last stats reset). */
-type SendTimes = { since: number; added: number[]; whole: number[]; model: number[] };
-
 /**
  * Times every SessionHost.send (the route of a user action) minus its model share. A session's
  * marker is learnt from its first input; a send for a session whose marker this server has not
@@ -163,11 +163,7 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
     const start = performance.now();
     return send(...args).finally(() => {
       if (underWay.get(marker) === share) underWay.delete(marker);
-      if (start < sends.since) return;
-      const whole = performance.now() - start;
-      sends.added.push(Math.max(0, whole - share.modelMs));
-      sends.whole.push(whole);
-      sends.model.push(share.modelMs);
+      recordSend(sends, start, share.modelMs);
     });
   };
 }
@@ -188,7 +184,7 @@ function recordLeases(claims: ServerStats['claims'], renewalMs: number[]): OnSet
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.LOAD_SERVER_CONFIG ?? '{}') as ServerConfig;
   const totals: StoreTotals = new Map();
-  const sends: SendTimes = { since: 0, added: [], whole: [], model: [] };
+  const sends = sendTimes();
   const underWay: SendsUnderWay = new Map();
   const claims: ServerStats['claims'] = [];
   const renewalMs: number[] = [];
@@ -205,51 +201,27 @@ async function main(): Promise<void> {
     log: () => {},
   });
   timeSends(server.host, sends, underWay);
-  const delay = monitorEventLoopDelay({ resolution: 5 });
-  delay.enable();
-
-  process.on('message', (message: DriverMessage) => {
-    if (message.type === 'close') {
-      void server
-        .close()
-        .then(() => store.close?.())
-        .then(() => {
-          process.send?.({ type: 'closed' } satisfies ServerMessage);
-          process.exit(0);
-        });
-      return;
-    }
-    if (message.gc) globalThis.gc?.();
-    const cpu = process.cpuUsage();
-    const memory = process.memoryUsage();
-    const stats: ServerStats = {
-      eventLoopP50Ms: delay.percentile(50) / 1e6,
-      eventLoopP99Ms: delay.percentile(99) / 1e6,
-      eventLoopMaxMs: delay.max / 1e6,
-      heapUsedBytes: memory.heapUsed,
-      rssBytes: memory.rss,
-      cpuMs: (cpu.user + cpu.system) / 1000,
+  answerDriver({
+    url: server.url,
+    sends,
+    figures: () => ({
       storeMs: [...totals.values()].reduce((sum, t) => sum + t.ms, 0),
       storeCalls: [...totals.values()].reduce((sum, t) => sum + t.calls, 0),
-      storeByMethod: Object.fromEntries([...totals].map(([name, t]) => [name, { ...t }])),
+      storeByMethod: Object.fromEntries([...totals].map(([name, t]) => [name, { ms: t.ms, calls: t.calls }])),
+      storeCallMs: Object.fromEntries([...totals].map(([name, t]) => [name, [...t.recent]])),
       held: server.host.busy,
-      sendAddedMs: [...sends.added],
-      sendWholeMs: [...sends.whole],
-      sendModelMs: [...sends.model],
       claims: [...claims],
       renewalMs: [...renewalMs],
       leasesLost: server.host.leasesLost,
-    };
-    if (message.reset) {
-      delay.reset();
-      sends.added.length = 0;
-      sends.whole.length = 0;
-      sends.model.length = 0;
-      sends.since = performance.now();
-    }
-    process.send?.({ type: 'stats', stats } satisfies ServerMessage);
+    }),
+    onReset: () => {
+      for (const method of totals.values()) method.recent.length = 0;
+    },
+    close: async () => {
+      await server.close();
+      await store.close?.();
+    },
   });
-  process.send?.({ type: 'ready', url: server.url, pid: process.pid } satisfies ServerMessage);
 }
 
 void main().catch((error: unknown) => {

@@ -14,10 +14,10 @@ export interface ServerProcess {
 
 export type StartServer = (config: ServerConfig) => Promise<ServerProcess>;
 
-/** Compiles the sources once (compile-server.ts); the function that starts a server from them. */
-export async function compiledServers(): Promise<StartServer> {
-  const script = await compileServer();
-  return (config) => startServer(script, config);
+/** Compiles the sources once (compile-server.ts); the functions that start a Steward server and the floor (floor-process.ts) from them. */
+export async function compiledServers(): Promise<{ steward: StartServer; floor: StartServer }> {
+  const scripts = await compileServer();
+  return { steward: (config) => startServer(scripts.steward, config), floor: (config) => startServer(scripts.floor, config) };
 }
 
 async function startServer(script: string, config: ServerConfig): Promise<ServerProcess> {

@@ -1,0 +1,85 @@
+/**
+ * A load server's side of its conversation with the driver (server-process.ts and
+ * floor-process.ts): it says it is ready, answers each request for figures with what every
+ * server measures the same way (event-loop delay, memory, CPU, each send's time and its model
+ * share) and what only it knows, resets the window's samples when asked, and closes.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { DriverMessage, ServerMessage, ServerStats } from './server-process.js';
+
+/** Each send's time begun since `since` (the last reset): whole, its model calls, and the rest. */
+export interface SendTimes {
+  since: number;
+  added: number[];
+  whole: number[];
+  model: number[];
+}
+
+export function sendTimes(): SendTimes {
+  return { since: 0, added: [], whole: [], model: [] };
+}
+
+/** Records one send that began at `start` and made `modelMs` of model calls, if it began in the window. */
+export function recordSend(sends: SendTimes, start: number, modelMs: number): void {
+  if (start < sends.since) return;
+  const whole = performance.now() - start;
+  sends.added.push(Math.max(0, whole - modelMs));
+  sends.whole.push(whole);
+  sends.model.push(modelMs);
+}
+
+type OwnFigures = Omit<
+  ServerStats,
+  'eventLoopP50Ms' | 'eventLoopP99Ms' | 'eventLoopMaxMs' | 'heapUsedBytes' | 'rssBytes' | 'cpuMs' | 'sendAddedMs' | 'sendWholeMs' | 'sendModelMs'
+>;
+
+export interface DriverLink {
+  url: string;
+  sends: SendTimes;
+  /** What only this server knows, read at each request for figures. */
+  figures: () => OwnFigures;
+  /** Also to clear at a reset (the window's samples of its own). */
+  onReset?: () => void;
+  close: () => Promise<void>;
+}
+
+/** Tells the driver the server is ready at `url`, then answers it until it says close. */
+export function answerDriver(link: DriverLink): void {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const { sends } = link;
+  process.on('message', (message: DriverMessage) => {
+    if (message.type === 'close') {
+      void link.close().then(() => {
+        process.send?.({ type: 'closed' } satisfies ServerMessage);
+        process.exit(0);
+      });
+      return;
+    }
+    if (message.gc) globalThis.gc?.();
+    const cpu = process.cpuUsage();
+    const memory = process.memoryUsage();
+    const stats: ServerStats = {
+      ...link.figures(),
+      eventLoopP50Ms: delay.percentile(50) / 1e6,
+      eventLoopP99Ms: delay.percentile(99) / 1e6,
+      eventLoopMaxMs: delay.max / 1e6,
+      heapUsedBytes: memory.heapUsed,
+      rssBytes: memory.rss,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      sendAddedMs: [...sends.added],
+      sendWholeMs: [...sends.whole],
+      sendModelMs: [...sends.model],
+    };
+    if (message.reset) {
+      delay.reset();
+      sends.added.length = 0;
+      sends.whole.length = 0;
+      sends.model.length = 0;
+      sends.since = performance.now();
+      link.onReset?.();
+    }
+    process.send?.({ type: 'stats', stats } satisfies ServerMessage);
+  });
+  process.send?.({ type: 'ready', url: link.url, pid: process.pid } satisfies ServerMessage);
+}
