@@ -1,10 +1,10 @@
 /**
  * A load server's side of its conversation with the driver (server-process.ts and
  * floor-process.ts): it says it is ready, answers each request for figures with what every
- * server measures the same way (event-loop delay, memory, CPU, each send's time and its model
- * share) and what only it knows, resets the window's samples when asked, and closes.
+ * server measures the same way (event-loop delay and utilisation, garbage-collection pauses,
+ * memory, CPU, each send's time and its model share) and what only it knows, resets the window's samples when asked, and closes.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
 import type { DriverMessage, ServerMessage, ServerStats } from './server-process.js';
 
 /** Each send's time begun since `since` (the last reset): whole, its model calls, and the rest. */
@@ -30,8 +30,28 @@ export function recordSend(sends: SendTimes, start: number, modelMs: number): vo
 
 type OwnFigures = Omit<
   ServerStats,
-  'eventLoopP50Ms' | 'eventLoopP99Ms' | 'eventLoopMaxMs' | 'heapUsedBytes' | 'rssBytes' | 'cpuMs' | 'sendAddedMs' | 'sendWholeMs' | 'sendModelMs'
+  | 'eventLoopP50Ms'
+  | 'eventLoopP99Ms'
+  | 'eventLoopMaxMs'
+  | 'eventLoopBusy'
+  | 'gcPauses'
+  | 'heapUsedBytes'
+  | 'rssBytes'
+  | 'cpuMs'
+  | 'sendAddedMs'
+  | 'sendWholeMs'
+  | 'sendModelMs'
 >;
+
+/** The garbage collector's pauses since the last reset, as Node reports them ('gc' performance entries). */
+function gcPauses(): number[] {
+  const pauses: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return pauses;
+}
 
 export interface DriverLink {
   url: string;
@@ -47,6 +67,8 @@ export interface DriverLink {
 export function answerDriver(link: DriverLink): void {
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
+  let busySince: EventLoopUtilization = performance.eventLoopUtilization();
+  const pauses = gcPauses();
   const { sends } = link;
   process.on('message', (message: DriverMessage) => {
     if (message.type === 'close') {
@@ -64,6 +86,8 @@ export function answerDriver(link: DriverLink): void {
       eventLoopP50Ms: delay.percentile(50) / 1e6,
       eventLoopP99Ms: delay.percentile(99) / 1e6,
       eventLoopMaxMs: delay.max / 1e6,
+      eventLoopBusy: performance.eventLoopUtilization(busySince).utilization,
+      gcPauses: { count: pauses.length, ms: pauses.reduce((a, b) => a + b, 0), over10Ms: pauses.filter((d) => d > 10).length, maxMs: Math.max(0, ...pauses) },
       heapUsedBytes: memory.heapUsed,
       rssBytes: memory.rss,
       cpuMs: (cpu.user + cpu.system) / 1000,
@@ -73,6 +97,8 @@ export function answerDriver(link: DriverLink): void {
     };
     if (message.reset) {
       delay.reset();
+      busySince = performance.eventLoopUtilization();
+      pauses.length = 0;
       sends.added.length = 0;
       sends.whole.length = 0;
       sends.model.length = 0;
@@ -81,5 +107,7 @@ export function answerDriver(link: DriverLink): void {
     }
     process.send?.({ type: 'stats', stats } satisfies ServerMessage);
   });
+  // The driver gone (stopped, crashed): nobody reads this server any more.
+  process.on('disconnect', () => process.exit(0));
   process.send?.({ type: 'ready', url: link.url, pid: process.pid } satisfies ServerMessage);
 }

@@ -56,6 +56,9 @@ export interface OneServerFigures {
   sendWholeMs: Quantiles;
   modelAtServerMsPerAction: number;
   eventLoopP99Ms: number;
+  /** The server's event loop: the share of the window it ran code, and its garbage-collection pauses in the window. */
+  eventLoopBusy: number;
+  gcPauses: ServerStats['gcPauses'];
   /** The driver's own event loop: high means the users' process, not Steward, was late. */
   driverEventLoopP99Ms: number;
   cpuMsPerRound: number;
@@ -264,6 +267,8 @@ function windowFigures(
     modelMsPerAction: model.reduce((a, b) => a + b, 0) / Math.max(1, model.length),
     modelAtServerMsPerAction: after.sendModelMs.reduce((a, b) => a + b, 0) / Math.max(1, after.sendModelMs.length),
     eventLoopP99Ms: after.eventLoopP99Ms,
+    eventLoopBusy: after.eventLoopBusy,
+    gcPauses: after.gcPauses,
     cpuMsPerRound: (after.cpuMs - before.cpuMs) / Math.max(1, rounds),
     storeMsPerEvent: (after.storeMs - before.storeMs) / Math.max(1, actions.length + rounds),
     rounds,

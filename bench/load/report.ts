@@ -16,22 +16,23 @@ export function printRuns(runs: readonly OneServerFigures[], say: (line: string)
   if (runs.length === 0) return;
   say('One server · N live sessions (users think between actions)');
   say(
-    '| store | sessions | actions/s | added p50 / p95 / p99 ms | of it in server p50 / p95 / p99 ms | model ms/action | event loop p99 ms (driver) | CPU ms/round | store ms/event | PG conns | bytes/waiting | bytes/running | heap, all waiting | 429s waited out | done | lost |',
+    '| store | sessions | actions/s | added p50 / p95 / p99 ms | of it in server p50 / p95 / p99 ms | model ms/action | event loop p99 ms (driver) | loop busy · GC pauses > 10 ms | CPU ms/round | store ms/event | PG conns | bytes/waiting | bytes/running | heap, all waiting | 429s waited out | done | lost |',
   );
-  say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of runs) {
     // The floor is not Steward: its figures are what the machine adds, against no target.
     const atTarget = r.store !== 'floor' && r.sessions <= 1000;
     say(
       `| ${r.store === 'floor' ? 'floor (not Steward)' : r.store} | ${r.sessions} | ${r.actionsPerSecond.toFixed(1)} | ${ms(r.addedMs.p50)} / ${ms(r.addedMs.p95)} / ${ms(r.addedMs.p99)}${mark(!atTarget || r.addedMs.p99 <= TARGETS.addedP99Ms)} | ` +
         `${ms(r.inServerMs.p50)} / ${ms(r.inServerMs.p95)} / ${ms(r.inServerMs.p99)}${mark(!atTarget || r.inServerMs.p99 <= TARGETS.addedP99Ms)} | ` +
-        `${ms(r.modelMsPerAction)} | ${ms(r.eventLoopP99Ms)}${mark(!atTarget || r.eventLoopP99Ms <= TARGETS.eventLoopP99Ms)} (${ms(r.driverEventLoopP99Ms)}) | ${ms(r.cpuMsPerRound)} | ${ms(r.storeMsPerEvent)} | ` +
+        `${ms(r.modelMsPerAction)} | ${ms(r.eventLoopP99Ms)}${mark(!atTarget || r.eventLoopP99Ms <= TARGETS.eventLoopP99Ms)} (${ms(r.driverEventLoopP99Ms)}) | ${(100 * r.eventLoopBusy).toFixed(0)}% · ${r.gcPauses.over10Ms} | ${ms(r.cpuMsPerRound)} | ${ms(r.storeMsPerEvent)} | ` +
         `${r.pgConnections ?? '—'} | ${kb(r.waitingBytesPerSession)}${mark(r.waitingBytesPerSession === null || r.waitingBytesPerSession <= TARGETS.waitingBytes)} | ${kb(r.runningBytesPerSession)} | ` +
         `${r.heapMbWaiting === null ? '—' : `${r.heapMbWaiting.toFixed(0)} MB`} | ${r.busyAnswers} | ${r.sessionsDone} | ${r.lost} |`,
     );
   }
   say(`targets (≤ 1,000 sessions): added p99 ≤ ${TARGETS.addedP99Ms} ms, event loop p99 ≤ ${TARGETS.eventLoopP99Ms} ms; a waiting session ≤ 20 KB (✗: missed)`);
   say('added: at the user, end to end minus the model; in server: SessionHost.send minus its model calls; actions begun and ended in the window');
+  say("loop busy: the share of the window the server's event loop ran code; GC pauses > 10 ms: the garbage collector's, in the window");
   if (runs.some((r) => r.store === 'floor'))
     say(
       'floor: the same users and model calls through a server with no store and no chart (floor-process.ts), run first: what this machine adds at that moment',

@@ -92,6 +92,9 @@ function parseArgs(argv: string[]): Args {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  // Ctrl-C or a kill: leave through 'exit', whose handlers remove the compiled servers' folder
+  // and stop the PostgreSQL cluster (the servers and the model server exit when the driver is gone).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const random = seeded(42);
   const llm: LlmOptions = args.quick
@@ -189,6 +192,11 @@ async function main(): Promise<void> {
         say(
           `    p50 / p99 ms: each action at the user ${q(last.endToEndMs)}, each send in the server ${q(last.sendWholeMs)}; ` +
             `model ms per action: ${last.modelMsPerAction.toFixed(0)} at the model server, ${last.modelAtServerMsPerAction.toFixed(0)} at Steward's client`,
+        );
+        const gc = last.gcPauses;
+        say(
+          `    the server's event loop: busy ${(100 * last.eventLoopBusy).toFixed(0)}% of the window; ` +
+            `${gc.count} garbage-collection pauses, ${gc.ms.toFixed(0)} ms in all, ${gc.over10Ms} over 10 ms, the longest ${gc.maxMs.toFixed(1)} ms`,
         );
         if (last.pgDoing.length > 0) say(`    PostgreSQL connections: ${last.pgDoing.join(', ')}`);
         if (last.storeMethods.length > 0) say(`    store time by method (mean / p99 ms × calls): ${last.storeMethods.join(', ')}`);

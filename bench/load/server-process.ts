@@ -32,6 +32,10 @@ export interface ServerStats {
   eventLoopP50Ms: number;
   eventLoopP99Ms: number;
   eventLoopMaxMs: number;
+  /** The share of the time since the last reset its event loop spent running code (not waiting for I/O). */
+  eventLoopBusy: number;
+  /** Garbage-collection pauses since the last reset: how many, their total, how many over 10 ms, the longest. */
+  gcPauses: { count: number; ms: number; over10Ms: number; maxMs: number };
   heapUsedBytes: number;
   rssBytes: number;
   /** User + system CPU time since the process started. */
