@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { callsRunTwice } from '../../bench/load/kills.js';
+import { profileParts } from '../../bench/load/cpu-profile.js';
 import { lostActions } from '../../bench/load/journal-check.js';
 import { addedLatencies } from '../../bench/load/one-server.js';
 import { problemsOf } from '../../bench/load/report.js';
@@ -117,6 +118,31 @@ describe('the load benchmark’s checks', () => {
     record.left(2, 'server-2');
     expect(record.openSessions('server-2')).toEqual([]);
     expect(record.openSessions('server-1').sort()).toEqual([1, 2]);
+  });
+
+  it("puts a profile's time in the part of the nearest caller that has one: a socket write under pg is PostgreSQL's, under nobody is other", () => {
+    const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url }, children });
+    const profile = {
+      nodes: [
+        frame(1, '(root)', '', [2, 3, 4, 7]),
+        frame(2, '(idle)', ''),
+        frame(3, '(garbage collector)', ''),
+        frame(4, 'query', 'file:///app/node_modules/pg/lib/client.js', [5]),
+        frame(5, 'uncork', 'node:internal/streams/writable', [6]),
+        frame(6, 'writev', ''),
+        frame(7, 'onread', 'node:net'),
+      ],
+      samples: [2, 2, 3, 6, 6, 6, 7],
+      timeDeltas: [1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6],
+    };
+    const { seconds, parts } = profileParts(profile);
+    expect(seconds).toBe(7);
+    expect(Object.fromEntries(parts.map((p) => [p.part, p.seconds]))).toEqual({
+      'PostgreSQL (pg, the store)': 3,
+      'idle (waiting for I/O)': 2,
+      'garbage collection': 1,
+      'other (Node internals: sockets, streams, timers, microtasks)': 1,
+    });
   });
 
   it('fails a run that lost work or ran a session on two servers', () => {
