@@ -68,8 +68,9 @@ export function profileOf(dir: string, pid: number): CpuProfile | null {
   return name ? (JSON.parse(readFileSync(join(dir, name), 'utf8')) as CpuProfile) : null;
 }
 
-/** One line: each part's share of the server's run. */
+/** One line: each part's share of the server's run, largest first. */
 export function profileLine(profile: CpuProfile): string {
   const { seconds, parts } = profileParts(profile);
-  return `${parts.map((p) => `${p.part} ${((100 * p.seconds) / Math.max(seconds, 1e-9)).toFixed(0)}%`).join(', ')} (of ${seconds.toFixed(0)} s profiled)`;
+  const shown = parts.map((p) => ({ ...p, percent: (100 * p.seconds) / Math.max(seconds, 1e-9) })).filter((p) => p.percent >= 0.5);
+  return `${shown.map((p) => `${p.part} ${p.percent.toFixed(0)}%`).join(', ')} (of ${seconds.toFixed(0)} s profiled; parts under 0.5% left out)`;
 }
