@@ -4,7 +4,7 @@
  * such as JSON.parse counts for whoever called it), so the shares add up to the whole run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 interface ProfileNode {
   id: number;
@@ -62,9 +62,21 @@ export function profileParts(profile: CpuProfile): { seconds: number; parts: Arr
   };
 }
 
-/** The profile the process `pid` wrote into `dir` (node names it CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile), if any. */
+/** `LOAD_CPU_PROF`, the folder the servers write their CPU profiles into, made absolute here (the servers run from the project's folder); null when unset. */
+export function profileDir(): string | null {
+  return process.env.LOAD_CPU_PROF ? resolve(process.env.LOAD_CPU_PROF) : null;
+}
+
+/**
+ * The newest profile the process `pid` wrote into `dir`, if any. Node names it
+ * CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile, so the names sort by time, and a folder
+ * used for several runs may hold an older process's of the same pid.
+ */
 export function profileOf(dir: string, pid: number): CpuProfile | null {
-  const name = readdirSync(dir).find((file) => file.endsWith('.cpuprofile') && file.split('.')[3] === String(pid));
+  const name = readdirSync(dir)
+    .filter((file) => file.endsWith('.cpuprofile') && file.split('.')[3] === String(pid))
+    .sort()
+    .at(-1);
   return name ? (JSON.parse(readFileSync(join(dir, name), 'utf8')) as CpuProfile) : null;
 }
 

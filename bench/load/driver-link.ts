@@ -5,7 +5,13 @@
  * memory, CPU, each send's time and its model share) and what only it knows, resets the window's samples when asked, and closes.
  */
 import { monitorEventLoopDelay, performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
+import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { DriverMessage, ServerMessage, ServerStats } from './server-process.js';
+
+/** The model client of every load server, Steward's and the floor's alike: the same settings on both sides of the comparison. */
+export function loadModel(baseURL: string): OpenAIModel {
+  return new OpenAIModel({ model: 'load-bench', baseURL, apiKey: 'none', maxRetries: 4 });
+}
 
 /** Each send's time begun since `since` (the last reset): whole, its model calls, and the rest. */
 export interface SendTimes {
@@ -43,14 +49,25 @@ type OwnFigures = Omit<
   | 'sendModelMs'
 >;
 
-/** The garbage collector's pauses since the last reset, as Node reports them ('gc' performance entries). */
-function gcPauses(): number[] {
-  const pauses: number[] = [];
+/** The garbage collector's pauses, when each began and how long it took, as Node reports them ('gc' performance entries). */
+function gcPauses(): Array<{ start: number; ms: number }> {
+  const pauses: Array<{ start: number; ms: number }> = [];
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) pauses.push(entry.duration);
+    for (const entry of list.getEntries()) pauses.push({ start: entry.startTime, ms: entry.duration });
   });
   observer.observe({ entryTypes: ['gc'] });
   return pauses;
+}
+
+/** The pauses that began at `since` or later: an entry reaches the observer a little after its pause, so one from before a reset can arrive after it. */
+function pausesSince(pauses: ReadonlyArray<{ start: number; ms: number }>, since: number): ServerStats['gcPauses'] {
+  const window = pauses.filter((p) => p.start >= since).map((p) => p.ms);
+  return {
+    count: window.length,
+    ms: window.reduce((a, b) => a + b, 0),
+    over10Ms: window.filter((ms) => ms > 10).length,
+    maxMs: window.reduce((a, b) => Math.max(a, b), 0),
+  };
 }
 
 export interface DriverLink {
@@ -87,7 +104,7 @@ export function answerDriver(link: DriverLink): void {
       eventLoopP99Ms: delay.percentile(99) / 1e6,
       eventLoopMaxMs: delay.max / 1e6,
       eventLoopBusy: performance.eventLoopUtilization(busySince).utilization,
-      gcPauses: { count: pauses.length, ms: pauses.reduce((a, b) => a + b, 0), over10Ms: pauses.filter((d) => d > 10).length, maxMs: Math.max(0, ...pauses) },
+      gcPauses: pausesSince(pauses, sends.since),
       heapUsedBytes: memory.heapUsed,
       rssBytes: memory.rss,
       cpuMs: (cpu.user + cpu.system) / 1000,

@@ -47,3 +47,9 @@ function sampleMonotonicOffset(): number {
 
 /** The marker a load session's request carries into every prompt (`[load-N]`): which session a model call or an action is for. */
 export const MARKER = /\[load-(\d+)\]/;
+
+/** The marker number in a user event's text, if it has one (a session's first input carries it). */
+export function markerIn(event: unknown): string | undefined {
+  const text = (event as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? MARKER.exec(text)?.[1] : undefined;
+}

@@ -10,7 +10,7 @@ import type { LlmOptions, LlmServer } from './llm-server.js';
 import type { ServerProcess, StartServer } from './servers.js';
 import { startCrowd, type Action, type Crowd } from './users.js';
 import type { ServerStats } from './server-process.js';
-import { profileLine, profileOf } from './cpu-profile.js';
+import { profileDir, profileLine, profileOf } from './cpu-profile.js';
 import { acceptQueue, acceptQueueDrained } from './accept-queue.js';
 import { lostActions } from './journal-check.js';
 import { percentile, sleep } from './numbers.js';
@@ -217,7 +217,8 @@ export async function oneServer(
     const driverEventLoopP99Ms = driverDelay.percentile(99) / 1e6;
     await server.close();
     // LOAD_CPU_PROF=DIR: the server wrote its CPU profile as it exited.
-    const profile = process.env.LOAD_CPU_PROF ? profileOf(process.env.LOAD_CPU_PROF, server.pid) : null;
+    const profiles = profileDir();
+    const profile = profiles ? profileOf(profiles, server.pid) : null;
     if (profile) say(`    where the server's time went (its CPU profile, start to close): ${profileLine(profile)}`);
     // The floor keeps nothing to look in.
     const lost = db === null ? 0 : await lostActions(db, [crowd, ...(memory ? [memory.crowd] : [])]);

@@ -94,7 +94,8 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   // Ctrl-C or a kill: leave through 'exit', whose handlers remove the compiled servers' folder
   // and stop the PostgreSQL cluster (the servers and the model server exit when the driver is gone).
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const random = seeded(42);
   const llm: LlmOptions = args.quick
@@ -134,9 +135,10 @@ async function main(): Promise<void> {
   const largest = Math.max(...args.sizes);
   // Memory per waiting session is measured once per store, at the largest N: it is the row
   // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
-  const settingsFor = (size: number): LoadSettings => ({
+  const settingsFor = (size: number, kind: 'sqlite' | 'postgres' | 'floor'): LoadSettings => ({
     ...settings,
-    memory: settings.memory && size === largest,
+    // The floor holds no sessions: bytes per session are Steward's figure only.
+    memory: settings.memory && size === largest && kind !== 'floor',
     maxRunning: args.maxRunning ?? (size > 1000 ? 300 : 0),
     // The latency targets are about up to 1,000 sessions; above, the server is full by design.
     settle: size <= 1000,
@@ -174,7 +176,7 @@ async function main(): Promise<void> {
       for (const size of store === 'floor' ? floorSizes : args.sizes) {
         const db = store === 'floor' ? null : store === 'sqlite' ? join(folder, `load-${size}.db`) : await postgresDatabase(postgres!, args.pgSocket);
         const began = performance.now();
-        runs.push(await oneServer(store, db, size, marker, settingsFor(size), say));
+        runs.push(await oneServer(store, db, size, marker, settingsFor(size, store), say));
         marker += 10_000_000;
         const last = runs.at(-1)!;
         say(

@@ -9,13 +9,13 @@
  * JSON config in LOAD_SERVER_CONFIG; it answers the driver over the IPC channel.
  */
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { OpenAIModel } from '../../src/models/openai-model.js';
+import type { OpenAIModel } from '../../src/models/openai-model.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startServe } from '../../src/serve/server.js';
 import type { ClaimedLease, SessionStore } from '../../src/store/session-store.js';
 import type { ChatMessage } from '../../src/models/model.js';
-import { answerDriver, recordSend, sendTimes, type SendTimes } from './driver-link.js';
-import { MARKER, monotonicOffsetMs } from './numbers.js';
+import { answerDriver, loadModel, recordSend, sendTimes, type SendTimes } from './driver-link.js';
+import { MARKER, markerIn, monotonicOffsetMs } from './numbers.js';
 
 export interface ServerConfig {
   /** SQLite file or postgres:// URL. */
@@ -68,6 +68,9 @@ export interface ServerStats {
 export type DriverMessage = { type: 'stats'; gc?: boolean; reset?: boolean } | { type: 'close' };
 export type ServerMessage = { type: 'ready'; url: string; pid: number } | { type: 'stats'; stats: ServerStats } | { type: 'closed' };
 
+/** Each method's calls kept for its tail: far more than a 20-second window makes. */
+const MAX_RECENT_CALLS = 100_000;
+
 /** Time and calls of each store method (`append`, `leases.acquireLease`, …), and each call's duration since the last reset. */
 type StoreTotals = Map<string, { ms: number; calls: number; recent: number[] }>;
 
@@ -91,7 +94,8 @@ function timed(store: SessionStore, totals: StoreTotals, onSettled: OnSettled): 
             const method = totals.get(name) ?? { ms: 0, calls: 0, recent: [] };
             method.ms += ms;
             method.calls += 1;
-            method.recent.push(ms);
+            // The window's calls (the driver resets at its start); bounded for the phases that never reset (the kills).
+            if (method.recent.length < MAX_RECENT_CALLS) method.recent.push(ms);
             totals.set(name, method);
             onSettled(name, ms, resolved);
           };
@@ -157,8 +161,7 @@ function timeSends(host: Awaited<ReturnType<typeof startServe>>['host'], sends: 
   const send = host.send.bind(host);
   host.send = (...args) => {
     const [id, event] = args;
-    const text = (event as { text?: unknown } | null)?.text;
-    const given = typeof text === 'string' ? MARKER.exec(text)?.[1] : undefined;
+    const given = markerIn(event);
     if (given !== undefined) markers.set(id, given);
     const marker = markers.get(id);
     if (marker === undefined) return send(...args);
@@ -193,7 +196,7 @@ async function main(): Promise<void> {
   const claims: ServerStats['claims'] = [];
   const renewalMs: number[] = [];
   const store = timed(await openStore(config.db), totals, recordLeases(claims, renewalMs));
-  const model = timedModel(new OpenAIModel({ model: 'load-bench', baseURL: config.llmBaseURL, apiKey: 'none', maxRetries: 4 }), underWay);
+  const model = timedModel(loadModel(config.llmBaseURL), underWay);
   const runtime = createRuntime({ model, store, leaseOwner: config.owner, leaseMs: config.leaseMs });
   const server = await startServe({
     runtime,

@@ -1,6 +1,7 @@
 /** The benchmark's `steward serve` processes: start, ask for figures, close, kill. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { compileServer, ROOT } from './compile-server.js';
+import { profileDir } from './cpu-profile.js';
 import type { DriverMessage, ServerConfig, ServerMessage, ServerStats } from './server-process.js';
 
 export interface ServerProcess {
@@ -21,13 +22,14 @@ export async function compiledServers(): Promise<{ steward: StartServer; floor: 
 }
 
 async function startServer(script: string, config: ServerConfig): Promise<ServerProcess> {
+  const profiles = profileDir();
   const child: ChildProcess = fork(script, [], {
     cwd: ROOT,
     // LOAD_CPU_PROF=DIR: each server writes a CPU profile there when it closes (where its time goes).
     // LOAD_SERVER_FLAGS: more node flags for the servers only (e.g. a V8 heap setting to try).
     execArgv: [
       '--expose-gc',
-      ...(process.env.LOAD_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.LOAD_CPU_PROF] : []),
+      ...(profiles ? ['--cpu-prof', '--cpu-prof-dir', profiles] : []),
       ...(process.env.LOAD_SERVER_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
     ],
     env: { ...process.env, LOAD_SERVER_CONFIG: JSON.stringify(config), STEWARD_DURABILITY: process.env.STEWARD_DURABILITY ?? '' },

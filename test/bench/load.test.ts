@@ -6,13 +6,13 @@
  * run relies on are tested here too, on cases where they must find a problem.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { callsRunTwice } from '../../bench/load/kills.js';
-import { profileParts } from '../../bench/load/cpu-profile.js';
+import { profileOf, profileParts } from '../../bench/load/cpu-profile.js';
 import { lostActions } from '../../bench/load/journal-check.js';
 import { addedLatencies } from '../../bench/load/one-server.js';
 import { problemsOf } from '../../bench/load/report.js';
@@ -145,6 +145,25 @@ describe('the load benchmark’s checks', () => {
     });
   });
 
+  it("reads the newest profile of the server's pid, not an older process's of the same pid or another's", () => {
+    const profiles = join(dir, 'profiles');
+    mkdirSync(profiles);
+    const write = (name: string, samples: number) =>
+      writeFileSync(
+        join(profiles, name),
+        JSON.stringify({
+          nodes: [{ id: 1, callFrame: { functionName: '(idle)', url: '' } }],
+          samples: Array(samples).fill(1),
+          timeDeltas: Array(samples).fill(1),
+        }),
+      );
+    write('CPU.20261205.081306.7408.0.001.cpuprofile', 1);
+    write('CPU.20261205.091306.7408.0.001.cpuprofile', 2);
+    write('CPU.20261205.101306.17408.0.001.cpuprofile', 3);
+    expect(profileOf(profiles, 7408)?.samples).toHaveLength(2);
+    expect(profileOf(profiles, 408)).toBeNull();
+  });
+
   it('fails a run that lost work or ran a session on two servers', () => {
     const run = { store: 'sqlite', sessions: 1, actions: 4, lost: 1, overlaps: 0, failures: [] } as never;
     expect(problemsOf([run], null)).toEqual(['sqlite 1: 1 acknowledged action(s) missing from the journal']);
@@ -164,13 +183,15 @@ describe.skipIf(postgresUnavailable !== null)('bench:load --quick', () => {
     expect(run.stdout, run.stderr).toContain('correctness: nothing lost');
     expect(run.status).toBe(0);
     const figures = JSON.parse(readFileSync(out, 'utf8')) as {
-      runs: Array<{ store: string; actions: number; lost: number; overlaps: number; rounds: number; sessionsDone: number }>;
+      runs: Array<{ store: string; actions: number; lost: number; overlaps: number; rounds: number; sessionsDone: number; modelMsPerAction: number }>;
       kills: { kills: number; lost: number; overlaps: number; notResumed: number };
     };
     expect(figures.runs.map((r) => r.store)).toEqual(['floor', 'sqlite', 'postgres']);
     // The floor (no Steward) plays the package to its end with the model calls a Steward session makes.
     expect(figures.runs[0]!.rounds).toBeGreaterThan(0);
     expect(figures.runs[0]!.sessionsDone).toBeGreaterThan(0);
+    // Its calls carry each session's own marker: the model's time is found for its actions.
+    expect(figures.runs[0]!.modelMsPerAction).toBeGreaterThan(0);
     for (const r of figures.runs) expect(r).toMatchObject({ lost: 0, overlaps: 0 });
     expect(figures.runs.every((r) => r.actions > 0)).toBe(true);
     expect(figures.kills).toMatchObject({ kills: 3, lost: 0, overlaps: 0, notResumed: 0 });
