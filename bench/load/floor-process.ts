@@ -21,8 +21,8 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SessionView } from '../../src/runtime/view.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { nextEvent } from '../../test/serve/http.js';
-import { markerIn } from './numbers.js';
+import { client, nextEvent } from '../../test/serve/http.js';
+import { markerIn, requestFor } from './numbers.js';
 import { answerDriver, loadModel, recordSend, sendTimes } from './driver-link.js';
 import type { ServerConfig } from './server-process.js';
 
@@ -49,10 +49,11 @@ async function record(): Promise<{ id: string; created: string; steps: Step[] }>
   const store = new MemoryStore();
   const server = await startServe({ runtime: createRuntime({ model, store }), store, port: 0, maxCreatesPerMinute: 0, log: () => {} });
   try {
+    const http = client(server.url);
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      if (!res.ok) throw new Error(`recording the floor's session: POST ${path} answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as { view: SessionView };
+      const reply = await http.post<{ view: SessionView }>(path, body);
+      if (reply.status >= 300) throw new Error(`recording the floor's session: POST ${path} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+      return reply.body;
     };
     const created = (await post('/sessions', { packageId: 'tiny' })).view;
     const steps: Step[] = [];
@@ -60,9 +61,7 @@ async function record(): Promise<{ id: string; created: string; steps: Step[] }>
     while (view.phase !== 'done') {
       if (steps.length > 50) throw new Error("recording the floor's session: the tiny package did not finish in 50 actions");
       calls = [];
-      view = (
-        await post(`/sessions/${encodeURIComponent(created.id)}/events`, nextEvent(view, `[load-${RECORDED}] Write a short note about topic ${RECORDED}.`))
-      ).view;
+      view = (await post(`/sessions/${encodeURIComponent(created.id)}/events`, nextEvent(view, requestFor(RECORDED)))).view;
       steps.push({ calls, view: JSON.stringify(view) });
     }
     return { id: created.id, created: JSON.stringify(created), steps };

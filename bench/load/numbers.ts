@@ -48,6 +48,11 @@ function sampleMonotonicOffset(): number {
 /** The marker a load session's request carries into every prompt (`[load-N]`): which session a model call or an action is for. */
 export const MARKER = /\[load-(\d+)\]/;
 
+/** What user `marker` asks for first: the marker goes with it into every prompt of the session. */
+export function requestFor(marker: number | string): string {
+  return `[load-${marker}] Write a short note about topic ${marker}.`;
+}
+
 /** The marker number in a user event's text, if it has one (a session's first input carries it). */
 export function markerIn(event: unknown): string | undefined {
   const text = (event as { text?: unknown } | null)?.text;

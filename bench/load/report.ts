@@ -24,7 +24,7 @@ export function printRuns(runs: readonly OneServerFigures[], say: (line: string)
     const floor = r.store === 'floor';
     const atTarget = !floor && r.sessions <= 1000;
     say(
-      `| ${r.store === 'floor' ? 'floor (not Steward)' : r.store} | ${r.sessions} | ${r.actionsPerSecond.toFixed(1)} | ${ms(r.addedMs.p50)} / ${ms(r.addedMs.p95)} / ${ms(r.addedMs.p99)}${mark(!atTarget || r.addedMs.p99 <= TARGETS.addedP99Ms)} | ` +
+      `| ${floor ? 'floor (not Steward)' : r.store} | ${r.sessions} | ${r.actionsPerSecond.toFixed(1)} | ${ms(r.addedMs.p50)} / ${ms(r.addedMs.p95)} / ${ms(r.addedMs.p99)}${mark(!atTarget || r.addedMs.p99 <= TARGETS.addedP99Ms)} | ` +
         `${floor ? '—' : `${ms(r.inServerMs.p50)} / ${ms(r.inServerMs.p95)} / ${ms(r.inServerMs.p99)}`}${mark(!atTarget || r.inServerMs.p99 <= TARGETS.addedP99Ms)} | ` +
         `${ms(r.modelMsPerAction)} | ${ms(r.eventLoopP99Ms)}${mark(!atTarget || r.eventLoopP99Ms <= TARGETS.eventLoopP99Ms)} (${ms(r.driverEventLoopP99Ms)}) | ${(100 * r.eventLoopBusy).toFixed(0)}% · ${r.gcPauses.over10Ms} | ${ms(r.cpuMsPerRound)} | ${floor ? '—' : ms(r.storeMsPerEvent)} | ` +
         `${r.pgConnections ?? '—'} | ${kb(r.waitingBytesPerSession)}${mark(r.waitingBytesPerSession === null || r.waitingBytesPerSession <= TARGETS.waitingBytes)} | ${kb(r.runningBytesPerSession)} | ` +

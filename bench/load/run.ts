@@ -22,7 +22,7 @@ import { startPostgres, type TestPostgres } from '../../test/support/postgres.js
 import { startLlmServer, type LlmOptions } from './llm-server.js';
 import { startLlmProcess } from './llm-process.js';
 import { compiledServers } from './servers.js';
-import { oneServer, type LoadSettings, type OneServerFigures } from './one-server.js';
+import { oneServer, type LoadSettings, type OneServerFigures, type ServerKind } from './one-server.js';
 import { killRun, type KillFigures } from './kills.js';
 import { seeded } from './numbers.js';
 import { printKills, printRuns, problemsOf } from './report.js';
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   const largest = Math.max(...args.sizes);
   // Memory per waiting session is measured once per store, at the largest N: it is the row
   // the targets (≤ 20 KB each, 5,000 under 256 MB) are about, and parking is slow.
-  const settingsFor = (size: number, kind: 'sqlite' | 'postgres' | 'floor'): LoadSettings => ({
+  const settingsFor = (size: number, kind: ServerKind): LoadSettings => ({
     ...settings,
     // The floor holds no sessions: bytes per session are Steward's figure only.
     memory: settings.memory && size === largest && kind !== 'floor',
@@ -169,8 +169,8 @@ async function main(): Promise<void> {
       say('  postgres · the store path of one send, two ways');
       path = await storePath(await postgres!.createDatabase());
     }
-    // The floor first, at the sizes the latency targets are about (above, Steward is full by
-    // design and answers 429s, which the floor does not).
+    // The floor first, at the sizes the latency targets are about (above, a server is full by
+    // design and the figures are its 429s, not what the machine adds).
     const floorSizes = args.floor ? args.sizes.filter((size) => size <= 1000) : [];
     for (const store of [...(floorSizes.length > 0 ? (['floor'] as const) : []), ...args.stores]) {
       for (const size of store === 'floor' ? floorSizes : args.sizes) {

@@ -14,6 +14,7 @@
  */
 import type { SessionView } from '../../src/runtime/view.js';
 import { nextEvent } from '../../test/serve/http.js';
+import { requestFor } from './numbers.js';
 
 export interface Action {
   session: number;
@@ -154,7 +155,7 @@ export function startCrowd(count: number, firstMarker: number, rampMs: number, o
       let revision = created.body.revision ?? null;
       const id = view.id;
       idOf.set(session, id);
-      const request = `[load-${session}] Write a short note about topic ${session}.`;
+      const request = requestFor(session);
       while (!stopped && view.phase !== 'done') {
         const event = nextEvent(view, request);
         if (options.parkAtApproval && view.waitingReason === 'approve_step') {
