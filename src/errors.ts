@@ -21,6 +21,8 @@ export type StewardErrorCode =
   | 'user_error'
   | 'usage'
   | 'event_refused'
+  /** A decision named a wait that is no longer open: nothing was applied (`session.send()`). */
+  | 'wait_closed'
   | 'invalid_event'
   | 'invalid_package'
   | 'invalid_session_id'

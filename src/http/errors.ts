@@ -45,6 +45,7 @@ const statusOfCode: Record<string, HttpStatus> = {
   invalid_cursor: 400,
   limit_exceeded: 400,
   event_refused: 409,
+  wait_closed: 409,
   conflict: 409,
   lease_lost: 409,
   session_running_elsewhere: 409,

@@ -11,6 +11,7 @@ import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, StateValue } fr
 import { EVENT_GUARDS, isEventGuardId, type EventGuardId } from './rules.js';
 import type { SessionContext } from './session.context.js';
 import { isUserEventType, type UserEvent, type UserEventType } from './session.events.js';
+import { CLOSED_WAIT_GUARD } from './waits.js';
 
 /** Dotted state value, e.g. "waiting_user.review_artifact". */
 export function stateString(value: unknown): string {
@@ -98,7 +99,12 @@ function declaredAt(nodes: readonly AnyStateNode[]): Declared {
   for (const node of [...nodes].reverse()) {
     for (const [type, transitions] of Object.entries(node.on)) {
       if (!isUserEventType(type)) continue;
-      for (const t of transitions as { guard?: unknown }[]) candidates.push({ type, guard: guardType(t.guard) });
+      for (const t of transitions as { guard?: unknown }[]) {
+        const guard = guardType(t.guard);
+        // The refusal of a decision for a closed wait is no way to take the event: it neither
+        // makes an event accepted or enabled, nor explains another refusal.
+        if (guard !== CLOSED_WAIT_GUARD) candidates.push({ type, guard });
+      }
     }
   }
   const declared: Declared = {

@@ -18,6 +18,7 @@ import {
 } from '../tools/validation.js';
 import type { SessionContext } from './session.context.js';
 import type { UserEvent } from './session.events.js';
+import { CLOSED_WAIT_GUARD } from './waits.js';
 
 export type RuleId =
   | 'actorMayUseTool'
@@ -307,5 +308,6 @@ export function guardLabel(type: string, params: unknown): string | undefined {
   if (type === 'burstTokensWithinBudget') return ruleById.burstTokensWithinBudget.label;
   if (type === 'burstTokensUsedUp') return 'burst tokens over budget';
   if (isEventGuardId(type)) return EVENT_GUARDS[type].label;
+  if (type === CLOSED_WAIT_GUARD) return 'names a wait that is not open';
   return undefined;
 }

@@ -9,6 +9,7 @@ import type { QueuedCall } from '../tools/reply.js';
 import type { WorkerInfo } from '../tools/validation.js';
 import type { ApprovalPolicy } from '../skills/package-schema.js';
 import type { Transcript, WindowLimits } from './transcript.js';
+import type { WaitLedger } from './waits.js';
 
 export const DEFAULT_MAX_BURST = 12;
 export const REJECTION_LOG_SIZE = 50;
@@ -107,6 +108,10 @@ export interface Rejection {
   type: string;
   state: string;
   reason: string;
+  /** `wait_closed`: the event named a wait that is not open (waits.ts); absent: any other refusal (`event_refused`). */
+  code?: 'wait_closed';
+  /** With `wait_closed`: the event repeats the decision that closed the wait it names. */
+  repeated?: true;
   /** When the refused event was sent, from the event's `at` (stamped by the runtime). */
   at?: string;
 }
@@ -137,10 +142,10 @@ export interface Ledger {
 export const NO_LEDGER: Ledger = { usage: { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
 
 /**
- * Keep at most 18 top-level fields: XState's assign copies the context with Object.assign,
+ * Keep at most 19 top-level fields: XState's assign copies the context with Object.assign,
  * and V8 turns a larger copy into a slow dictionary-mode object (checked with
  * %HasFastProperties: 21 and 20 fields did; 19 do not). Group related fields instead: the
- * token counts, the usage and the fork origin share `ledger` for this reason (18 fields now).
+ * token counts, the usage and the fork origin share `ledger` for this reason (19 fields now).
  */
 export interface SessionContext {
   sessionId: string;
@@ -171,6 +176,8 @@ export interface SessionContext {
   rounds: number;
   /** Token usage (session and burst), the burst's token budget, and where a fork came from. */
   ledger: Ledger;
+  /** The number of the wait opened last, and the decision that closed the latest answered one (waits.ts). */
+  waits: WaitLedger;
 }
 
 export interface SessionInput {

@@ -1,8 +1,8 @@
 /**
  * The nine user events of the tool contract: plain objects named as there, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
- * Every event may say who acted (`by`); an approval may edit the step, an acceptance the
- * artifact's bodies.
+ * Every event may say who acted (`by`) and which wait it answers (`wait`); an approval may
+ * edit the step, an acceptance the artifact's bodies.
  */
 // A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
 import * as z from 'zod';
@@ -42,6 +42,14 @@ const by = z
 const via = by;
 
 /**
+ * The wait the event answers: its number, as the view (`view.wait`), the `waiting` live event
+ * and the protocols' interrupt ids give it. The chart refuses an event that names a wait no
+ * longer open (`wait_closed`), so a decision never lands on a later wait than the one it was
+ * made for. Left out, the event answers whichever wait is open when it arrives.
+ */
+const wait = z.number().int().positive().optional();
+
+/**
  * The step as the user edited it before approving: a new reason (the worker's task) and/or
  * another of the worker's roles (the guard `editedRoleIsWorkers` checks it is one).
  */
@@ -68,28 +76,30 @@ export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
   .refine((e) => Object.keys(e).length >= 1, 'give at least one tag (or leave edits out)')
   .refine((e) => Object.keys(e).length <= DEFAULT_LIMITS.tagsPerSubmit, `at most ${DEFAULT_LIMITS.tagsPerSubmit} tags (the tagsPerSubmit limit)`);
 
-export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, packageId: text });
-export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, text });
-export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via });
-export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, via, edits: StepEdits.optional() });
-export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, via, reason: z.string().optional() });
+export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, wait, packageId: text });
+export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, wait, text });
+export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via, wait });
+export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, via, wait, edits: StepEdits.optional() });
+export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, via, wait, reason: z.string().optional() });
 export const UserAcceptedArtifact = z.strictObject({
   type: z.literal('user_accepted_artifact'),
   at,
   by,
   via,
+  wait,
   artifactId: text,
   edits: ArtifactEdits.optional(),
 });
-export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, by, via, artifactId: text, reason: z.string().optional() });
+export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, by, via, wait, artifactId: text, reason: z.string().optional() });
 export const UserAnsweredQuestions = z.strictObject({
   type: z.literal('user_answered_questions'),
   at,
   by,
   via,
+  wait,
   answers: z.record(z.string(), z.string()).describe('question id (q1, q2, …) → answer'),
 });
-export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via });
+export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, wait });
 
 export const UserEventSchema = z.discriminatedUnion('type', [
   UserSelectedPackage,

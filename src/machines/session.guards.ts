@@ -15,6 +15,7 @@ import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import type { Boundary, SessionContext, TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
 import * as update from './session.updates.js';
+import { namesClosedWait } from './waits.js';
 
 export type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 export type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
@@ -45,6 +46,8 @@ type GuardArgs = { context: SessionContext; event: SessionEvent };
 
 export const sessionGuards = {
   hasPackage: ({ context }: GuardArgs) => context.package !== null,
+  // First on every user event of a waiting state: the event names a wait that is not the open one (waits.ts).
+  namesClosedWait: ({ context, event }: GuardArgs) => namesClosedWait(context, event, true),
   // The guards on user events and their refusal messages: EVENT_GUARDS (rules.ts).
   packageIsKnown: ({ context, event }: GuardArgs) => EVENT_GUARDS.packageIsKnown.refusal(context, asUserEvent(event)) === null,
   hasRequest: ({ context, event }: GuardArgs) => EVENT_GUARDS.hasRequest.refusal(context, asUserEvent(event)) === null,

@@ -43,6 +43,7 @@ import { sessionGuards, type RuleParams, type SessionEvent } from './session.gua
 import * as report from './session.reports.js';
 import * as update from './session.updates.js';
 import { initialTranscripts } from './transcript.js';
+import { closedWaitMessage, decisionDigest, NO_WAITS, repeatsClosingDecision } from './waits.js';
 
 type WaitingReason = report.WaitingReason;
 
@@ -213,7 +214,12 @@ export const sessionMachine = setup({
     // Each state says it was entered; a waiting state, what it waits for; a thinking state,
     // the model round it starts.
     announceState: emit((_, { state }: { state: string }) => ({ type: 'state_entered' as const, state })),
-    announceWaiting: emit((_, { reason }: { reason: WaitingReason }) => ({ type: 'waiting' as const, reason, state: `waiting_user.${reason}` })),
+    announceWaiting: emit(({ context }, { reason }: { reason: WaitingReason }) => ({
+      type: 'waiting' as const,
+      reason,
+      state: `waiting_user.${reason}`,
+      wait: context.waits.opened,
+    })),
     announceRound: emit(({ context }) => ({ type: 'round_started' as const, ...report.roundOf(context, 'manager') })),
     // A worker round starts unless the burst or the token budget stops it (thinking's own eventless edges).
     announceWorkerRound: enqueueActions(({ context, check, enqueue }) => {
@@ -221,6 +227,19 @@ export const sessionMachine = setup({
       const named = (guard: 'burstUsedUp' | 'burstTokensUsedUp') => check(guard as unknown as Parameters<typeof check>[0]);
       if (named('burstUsedUp') || named('burstTokensUsedUp')) return;
       enqueue.emit({ type: 'round_started', ...report.roundOf(context, 'worker') });
+    }),
+    // Each waiting state opens the next wait on its way in, and on its way out keeps what
+    // closed it (so that a repeat of that decision is told apart from another one).
+    openWait: assign(({ context }) => ({ waits: { ...context.waits, opened: context.waits.opened + 1 } })),
+    closeWait: assign(({ context, event }) => ({ waits: { ...context.waits, answered: { wait: context.waits.opened, digest: decisionDigest(event) } } })),
+    /** A decision for a wait that is not the open one: refused, recorded, and the session waits on as before. */
+    refuseClosedWait: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
+      const state = `waiting_user.${reason}`;
+      const message = closedWaitMessage(context, event, state);
+      const repeated = repeatsClosingDecision(context, event) ? { repeated: true as const } : {};
+      enqueue.assign(update.recordRejection(context, { type: event.type, state, reason: message, code: 'wait_closed', ...repeated, ...stampOf(event) }));
+      enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: message, code: 'wait_closed' });
+      enqueue.emit({ type: 'waiting', reason, state, wait: context.waits.opened });
     }),
     // Each waiting state, on its way out, reports the person's decision that ended the wait.
     announceDecision: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
@@ -244,7 +263,8 @@ export const sessionMachine = setup({
       enqueue.assign(update.recordRejection(context, { type: event.type, state, reason, ...stampOf(event) }));
       enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason });
       // The session still waits for the user, as it did before the event.
-      if (leaf?.path[0] === 'waiting_user') enqueue.emit({ type: 'waiting', reason: leaf.path[1] as WaitingReason, state: leaf.path.join('.') });
+      if (leaf?.path[0] === 'waiting_user')
+        enqueue.emit({ type: 'waiting', reason: leaf.path[1] as WaitingReason, state: leaf.path.join('.'), wait: context.waits.opened });
     }),
   },
 }).createMachine({
@@ -268,6 +288,7 @@ export const sessionMachine = setup({
     rejections: [],
     rounds: 0,
     ledger: { ...NO_LEDGER, maxBurstTokens: input.maxBurstTokens ?? null },
+    waits: NO_WAITS,
   }),
   initial: 'start',
   on: {
@@ -285,85 +306,137 @@ export const sessionMachine = setup({
       states: {
         skill_selection: {
           entry: [
+            'openWait',
             { type: 'announceState', params: { state: 'waiting_user.skill_selection' } },
             { type: 'announceWaiting', params: { reason: 'skill_selection' } },
           ],
-          exit: { type: 'announceDecision', params: { reason: 'skill_selection' } },
+          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'skill_selection' } }],
           on: {
-            user_selected_package: { guard: 'packageIsKnown', target: 'intake', actions: 'selectPackage' },
+            user_selected_package: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'skill_selection' } } },
+              { guard: 'packageIsKnown', target: 'intake', actions: 'selectPackage' },
+            ],
           },
         },
         intake: {
           entry: [
+            'openWait',
             { type: 'announceState', params: { state: 'waiting_user.intake' } },
             { type: 'announceWaiting', params: { reason: 'intake' } },
           ],
-          exit: { type: 'announceDecision', params: { reason: 'intake' } },
+          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'intake' } }],
           on: {
-            user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
-            user_confirmed_intake: { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
+            user_submitted_input: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'intake' } } },
+              { target: '#session.running.manager', actions: ['resetBurst', 'recordRequest'] },
+            ],
+            user_confirmed_intake: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'intake' } } },
+              { guard: 'hasRequest', target: '#session.running.manager', actions: ['resetBurst', 'confirmIntake'] },
+            ],
             // A clarification card: its answers become part of the request.
-            user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'recordRequestAnswers'] },
-            user_skipped_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
+            user_answered_questions: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'intake' } } },
+              { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'recordRequestAnswers'] },
+            ],
+            user_skipped_questions: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'intake' } } },
+              { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
+            ],
           },
         },
         input: {
           entry: [
+            'openWait',
             { type: 'announceState', params: { state: 'waiting_user.input' } },
             { type: 'announceWaiting', params: { reason: 'input' } },
           ],
-          exit: { type: 'announceDecision', params: { reason: 'input' } },
+          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'input' } }],
           on: {
-            user_submitted_input: { target: '#session.running.manager', actions: ['resetBurst', 'recordUserInput'] },
-            user_answered_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
-            user_skipped_questions: { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
+            user_submitted_input: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'input' } } },
+              { target: '#session.running.manager', actions: ['resetBurst', 'recordUserInput'] },
+            ],
+            user_answered_questions: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'input' } } },
+              { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
+            ],
+            user_skipped_questions: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'input' } } },
+              { guard: 'hasQuestionCard', target: '#session.running.manager', actions: ['resetBurst', 'giveManagerAnswers'] },
+            ],
           },
         },
         approve_step: {
           entry: [
+            'openWait',
             { type: 'announceState', params: { state: 'waiting_user.approve_step' } },
             { type: 'announceWaiting', params: { reason: 'approve_step' } },
           ],
-          exit: { type: 'announceDecision', params: { reason: 'approve_step' } },
+          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'approve_step' } }],
           on: {
-            user_approved_next_step: {
-              guard: 'editedRoleIsWorkers',
-              target: '#session.running.worker',
-              actions: ['resetBurst', 'approveStep', 'startWorkerRun'],
-            },
-            user_rejected_next_step: { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
+            user_approved_next_step: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
+              {
+                guard: 'editedRoleIsWorkers',
+                target: '#session.running.worker',
+                actions: ['resetBurst', 'approveStep', 'startWorkerRun'],
+              },
+            ],
+            user_rejected_next_step: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
+              { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
+            ],
           },
         },
         review_artifact: {
           entry: [
+            'openWait',
             { type: 'announceState', params: { state: 'waiting_user.review_artifact' } },
             { type: 'announceWaiting', params: { reason: 'review_artifact' } },
           ],
-          exit: { type: 'announceDecision', params: { reason: 'review_artifact' } },
+          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'review_artifact' } }],
           on: {
-            user_accepted_artifact: { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
-            user_rejected_artifact: { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
+            user_accepted_artifact: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
+              { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
+            ],
+            user_rejected_artifact: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
+              { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
+            ],
           },
         },
         worker_questions: {
           entry: [
+            'openWait',
             { type: 'announceState', params: { state: 'waiting_user.worker_questions' } },
             { type: 'announceWaiting', params: { reason: 'worker_questions' } },
           ],
-          exit: { type: 'announceDecision', params: { reason: 'worker_questions' } },
+          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'worker_questions' } }],
           on: {
-            user_answered_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
-            user_skipped_questions: { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
+            user_answered_questions: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'worker_questions' } } },
+              { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
+            ],
+            user_skipped_questions: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'worker_questions' } } },
+              { target: '#session.running.worker', actions: ['resetBurst', 'giveWorkerAnswers'] },
+            ],
           },
         },
         revision: {
           entry: [
+            'openWait',
             { type: 'announceState', params: { state: 'waiting_user.revision' } },
             { type: 'announceWaiting', params: { reason: 'revision' } },
           ],
-          exit: { type: 'announceDecision', params: { reason: 'revision' } },
+          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'revision' } }],
           on: {
-            user_submitted_input: { target: '#session.running.worker', actions: ['resetBurst', 'startRevision'] },
+            user_submitted_input: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'revision' } } },
+              { target: '#session.running.worker', actions: ['resetBurst', 'startRevision'] },
+            ],
           },
         },
       },

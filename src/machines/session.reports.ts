@@ -109,6 +109,7 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
   return {
     type: 'decision',
     reason,
+    wait: context.waits.opened,
     eventType: event.type,
     by: typeof by === 'string' ? by : null,
     edits: edits && typeof edits === 'object' ? Object.keys(edits) : [],

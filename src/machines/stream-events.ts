@@ -143,6 +143,8 @@ export const UserEventRefusedEvent = z.strictObject({
   ...base,
   eventType: z.string(),
   reason: z.string(),
+  /** `wait_closed`: the event named a wait that is not open; absent: any other refusal. */
+  code: z.literal('wait_closed').optional(),
 });
 
 export const WaitingEvent = z.strictObject({
@@ -150,6 +152,8 @@ export const WaitingEvent = z.strictObject({
   ...base,
   reason: WaitingReasonSchema,
   state: z.string(),
+  /** The wait's number: what a decision for it names (`wait` on a user event). */
+  wait: z.number().int().nonnegative(),
 });
 
 /**
@@ -160,8 +164,9 @@ export const WaitingEvent = z.strictObject({
 export const DecisionEvent = z.strictObject({
   type: z.literal('decision'),
   ...base,
-  /** The wait the decision ended. */
+  /** The wait the decision ended, and its number. */
   reason: WaitingReasonSchema,
+  wait: z.number().int().nonnegative(),
   eventType: z.string(),
   by: z.string().nullable(),
   edits: z.array(z.string()),

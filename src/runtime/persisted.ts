@@ -31,8 +31,10 @@ import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
  *   disk when it is first resumed (the disk is no migration's business).
  * v6: a step carries the approval policy's answer for it (`step.approval`); a v5 step gets
  *   `model`, the only rule there was (the manager's requiresApproval decided).
+ * v7: the context numbers the waits (`waits`: the latest one opened, and the decision that
+ *   closed the latest answered one); a v6 context starts at wait 1 with no answer kept.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 6;
+export const SNAPSHOT_SCHEMA_VERSION = 7;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -92,6 +94,10 @@ const ContextSchema = z.looseObject({
     burstTokens: z.number().int().nonnegative(),
     lastCallTokens: z.number().int().nonnegative(),
     forkedFrom: z.strictObject({ id: z.string(), seq: z.number().int().positive() }).optional(),
+  }),
+  waits: z.strictObject({
+    opened: z.number().int().nonnegative(),
+    answered: z.strictObject({ wait: z.number().int().positive(), digest: z.string().max(64) }).nullable(),
   }),
 });
 
@@ -239,7 +245,14 @@ function v5ToV6(old: Record<string, unknown>): { context: Record<string, unknown
   return { context: { ...old, step: { ...step, approval: 'model' } }, history: [] };
 }
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6 };
+/**
+ * v6 → v7: the waits are numbered from here on. Wait 1 is the open one (or the last one, for a
+ * session that runs or is done); no decision is kept, so a repeat of the last one before the
+ * migration is refused as naming a closed wait rather than reported as a repeat.
+ */
+const v6ToV7: Migration = (context) => ({ context: { ...context, waits: { opened: 1, answered: null } }, history: [] });
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6, 6: v6ToV7 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

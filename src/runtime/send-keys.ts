@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IdempotencyKeySchema } from './idempotency-key.js';
-import { canonicalJson } from '../skills/package-version.js';
+import { canonicalJson } from '../text/canonical-json.js';
 
 /** The options of `session.send`. */
 export interface SendOptions {
@@ -24,9 +24,13 @@ export interface SendOptions {
   onAccepted?: () => void;
 }
 
-/** The event as the client sent it, hashed: the runtime's own stamp (`at`) left out. */
+/**
+ * The event as the client sent it, hashed: the runtime's own stamp (`at`) left out, and the
+ * wait it names (`wait`): a protocol route names the wait open when it reads the session, so
+ * a retry read later names a later one for the same decision; the key alone says it is a retry.
+ */
 export function eventFingerprint(raw: unknown): string {
-  const sent = raw && typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([k]) => k !== 'at')) : raw;
+  const sent = raw && typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([k]) => k !== 'at' && k !== 'wait')) : raw;
   return `sha256:${createHash('sha256').update(canonicalJson(sent)).digest('hex')}`;
 }
 

@@ -118,12 +118,17 @@ export class SessionJournal {
 
   /** A snapshot of the session's actor, after `event`: journalled when the event is a user event or a turn result. */
   record(event: { type: string; error?: unknown }, snapshot: SessionSnapshot): void {
+    const before = this.archivedContext;
     this.archive(snapshot.context);
     const kind = journalKind(event.type);
     if (!kind) return;
     const added = this.unarchived;
     this.unarchived = null;
-    const sendKey = kind === 'event' ? this.takeKey() : null;
+    // A refusal changes nothing but the refusal log: a refused send spends no idempotency key
+    // (else refused sends would push the keys of real ones out of the kept few).
+    const refused = before !== null && snapshot.context.rejections !== before.rejections;
+    const key = kind === 'event' ? this.takeKey() : null;
+    const sendKey = refused ? null : key;
     this.push({
       kind,
       type: event.type,
@@ -142,13 +147,13 @@ export class SessionJournal {
   async refusal(raw: unknown, code: string, message: string, state: string): Promise<void> {
     const type = (raw as { type?: unknown } | null)?.type;
     const entryType = typeof type === 'string' && type.length <= 100 ? type : 'invalid_event';
-    const sendKey = this.takeKey();
+    // A refused send spends no idempotency key.
+    this.takeKey();
     this.push({
       kind: 'event',
       type: entryType,
       payload: { type: entryType, refused: { code, message: clip(message, this.options.refusalMessageChars) } },
       state,
-      ...(sendKey ? { sendKey } : {}),
     });
     await this.acknowledge();
   }

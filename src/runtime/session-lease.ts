@@ -171,7 +171,7 @@ export async function leaseForSend(
     if (error instanceof SessionLeasedError) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
     const message = error instanceof Error ? error.message : String(error);
     // A store's own failure keeps its code; anything else taking the lease can throw is Steward's bug.
-    if (StewardError.isStewardError(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere')
+    if (StewardError.isStewardError(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere')
       return { code: error.code, message };
     return { code: 'internal_error', message };
   }

@@ -20,6 +20,7 @@ import { reservedActorProblem } from './reserved-names.js';
 import { SEND_KEYS_KEPT, type SendKeyInput, type SendKeyRecord, type SessionStore, type StoredPackageVersion } from '../store/session-store.js';
 import type { PackageUpgradedEvent } from '../machines/package-upgrade.js';
 import { eventFingerprint, idempotencyKeyProblem, type SendOptions } from './send-keys.js';
+import { closedWaitMessage, repeatsClosingDecision } from '../machines/waits.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
@@ -34,13 +35,17 @@ import { sessionView, type SessionView } from './view.js';
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
   | ({ code: 'event_refused'; message: string } & RefusalDetails)
+  /** The event named a wait (`wait`) that is no longer open: nothing was applied. `openWait`: the wait open now, if one is. */
+  | ({ code: 'wait_closed'; message: string; wait: number; openWait: number | null } & RefusalDetails)
   /** Another process holds the session's lease and runs it: `holder` is its own description. */
   | { code: 'session_running_elsewhere'; message: string; holder: string | null }
-  | { code: Exclude<StewardErrorCode, 'event_refused' | 'session_running_elsewhere'>; message: string };
+  | { code: Exclude<StewardErrorCode, 'event_refused' | 'wait_closed' | 'session_running_elsewhere'>; message: string };
 
 /**
- * What `send()` resolves with. `repeated: true`: a send with an idempotency key already
- * journalled for the session; nothing was sent, this is the result the first send resolved with.
+ * What `send()` resolves with. `repeated: true`: nothing was applied, and nothing needed to be:
+ * a send with an idempotency key already journalled for the session (this is the result the
+ * first send resolved with), or a decision naming a wait that this same decision already
+ * answered (a double click, a retry; the view is the session as it is now).
  */
 export type SendResult = ({ ok: true; view: SessionView } | { ok: false; error: SendError; view: SessionView }) & { repeated?: true };
 
@@ -74,8 +79,6 @@ export interface SessionOptions {
   packageOnDisk?: (packageId: string) => string | undefined;
 }
 
-/** Codes of a send whose event never reached the session: its idempotency key is not spent. */
-const KEY_NOT_SPENT = new Set<string>(['session_failed', 'session_stopped', 'lease_lost', 'conflict', 'session_running_elsewhere', 'internal_error']);
 
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
 
@@ -353,7 +356,7 @@ export class Session {
     return error ? { ok: false, error, view: this.view() } : undefined;
   }
 
-  private refuse(code: Exclude<StewardErrorCode, 'event_refused' | 'session_running_elsewhere'>, message: string): SendResult & { ok: false } {
+  private refuse(code: Exclude<StewardErrorCode, 'event_refused' | 'wait_closed' | 'session_running_elsewhere'>, message: string): SendResult & { ok: false } {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
@@ -371,6 +374,18 @@ export class Session {
     };
   }
 
+  /**
+   * A decision for a wait that is not open (the chart's `wait_closed`, or a session done by
+   * then): a repeat of the decision that closed that wait is harmless and says so
+   * (`repeated`); any other is refused, naming the wait open now.
+   */
+  private closedWait(event: UserEvent, message: string): SendResult {
+    const view = this.view();
+    if (repeatsClosingDecision(this.actor.getSnapshot().context, event)) return { ok: true, view, repeated: true };
+    const details = { eventType: event.type, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents };
+    return { ok: false, error: { code: 'wait_closed', message, wait: event.wait!, openWait: view.wait ?? null, ...details }, view };
+  }
+
   /** A refusal decided here, before the machine saw the event, journalled like the machine's own. Nothing else changes. */
   private async refuseRecorded(raw: unknown, result: SendResult & { ok: false }): Promise<SendResult> {
     await this.journal?.refusal(raw, result.error.code, result.error.message, snapshotState(this.actor.getSnapshot()));
@@ -383,7 +398,7 @@ export class Session {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof SessionLeasedError)
       return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
-    const code = StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
+    const code = StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
     return this.refuse(code, message);
   }
 
@@ -426,7 +441,7 @@ export class Session {
       this.journal.expectKey(null);
       // Kept after the send resolved: a repeat meanwhile (another process) is told the send is under way.
       if (this.journal.keyWritten(key)) await this.journal.store.saveSendResult(this.id, key, result).catch(() => undefined);
-    } else if (!(!result.ok && KEY_NOT_SPENT.has(result.error.code))) {
+    } else if (result.ok && !result.repeated) {
       const keys = this.memoryKeys!;
       keys.set(key, { ...sendKey, seq: keys.size + 1, result: structuredClone(result) });
       for (const old of keys.keys()) {
@@ -507,6 +522,11 @@ export class Session {
       event.at = isoNow();
       const before = this.actor.getSnapshot();
       if (before.status === 'done') {
+        if (event.wait !== undefined) {
+          const message = closedWaitMessage(before.context, event, 'done');
+          await this.journal?.refusal(event, 'wait_closed', message, 'done');
+          return this.closedWait(event, message);
+        }
         const message = `"${event.type}" is not accepted because the session is done.`;
         return this.refuseRecorded(event, this.refused(event.type, message));
       }
@@ -515,7 +535,7 @@ export class Session {
       if (after.context.rejections !== before.context.rejections) {
         await this.journal?.acknowledge();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
-        return this.refused(event.type, last.reason);
+        return last.code === 'wait_closed' ? this.closedWait(event, last.reason) : this.refused(event.type, last.reason);
       }
       if (onAccepted) {
         await this.journal?.written();

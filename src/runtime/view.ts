@@ -32,6 +32,11 @@ export interface SessionView {
   state: string;
   phase: Phase;
   waitingReason?: WaitingReason;
+  /**
+   * The open wait's number (while the session waits): a decision names it as `wait` so that it
+   * is never applied to a later wait (`wait_closed`). AG-UI interrupt ids and A2A statuses carry it.
+   */
+  wait?: number;
   burst: number;
   maxBurst: number;
   /** The proposed step (approve_step) or the step a worker runs or revises. */
@@ -124,6 +129,7 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
   if (phase === 'waiting_user') {
     const waitingReason = state.slice(dot + 1) as WaitingReason;
     view.waitingReason = waitingReason;
+    view.wait = context.waits.opened;
     if (waitingReason === 'review_artifact' || waitingReason === 'revision') {
       const underReview = context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected');
       if (underReview) view.artifact = artifactView(context, underReview.id);

@@ -96,6 +96,12 @@ export const SessionViewSchema = z
     state: z.string().describe('dotted state, e.g. waiting_user.approve_step'),
     phase: z.enum(['waiting_user', 'running', 'done']),
     waitingReason: WaitingReasonSchema.optional(),
+    wait: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('the open wait\'s number: a decision sends it as `wait`, and is refused (wait_closed) once that wait is no longer open'),
     packageVersion: z.string().nullable().describe('the package version the session is pinned to (sha256 of its manifest and prompts); null: none yet'),
     packageOnDisk: z.string().optional().describe('the version on disk when it differs from the pinned one: `steward upgrade` moves the session to it'),
     approvalRequiredBy: z

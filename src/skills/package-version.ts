@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { PackageError, SnapshotError } from '../errors.js';
 import type { SkillPackage, WorkerSkill } from './package-schema.js';
+import { canonicalJson } from '../text/canonical-json.js';
 
 /**
  * The largest stored version (its canonical JSON): a package of 200 workers at the 256 KiB
@@ -37,25 +38,6 @@ export interface StoredPackageVersion {
   hash: string;
   packageId: string;
   json: string;
-}
-
-/**
- * JSON with every object's keys sorted and no whitespace. Written here rather than taken
- * from a library: a package's content is only strings, arrays and plain objects (zod-checked
- * on load), for which sorted keys are the whole of canonical JSON (RFC 8785's number rules
- * never apply), and the hash must not change with a dependency's update.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    const record = value as Record<string, unknown>;
-    return `{${keys
-      .filter((k) => record[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function hashOf(json: string): string {

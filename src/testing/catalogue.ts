@@ -150,6 +150,14 @@ function roleOf(context: SessionContext, pkg: PackageInfo): string | undefined {
 
 /** Concrete payloads for a user event type, for the session as it is now. */
 export function userEventsFor(type: UserEventType, snapshot: SessionSnapshot, pkg: PackageInfo): UserEvent[] {
+  const events = userEventsOfType(type, snapshot, pkg);
+  // The first of them again, naming a wait that is not the open one: the chart must refuse it (wait_closed).
+  const { opened } = snapshot.context.waits;
+  const closed = opened > 1 ? opened - 1 : opened + 1;
+  return events.length ? [...events, { ...events[0]!, wait: closed }] : events;
+}
+
+function userEventsOfType(type: UserEventType, snapshot: SessionSnapshot, pkg: PackageInfo): UserEvent[] {
   const { context } = snapshot;
   const pendingArtifact = context.artifacts.find((a) => a.status === 'pending_review');
   const pending = pendingArtifact?.id;

@@ -79,7 +79,9 @@ describe('the machine as @xstate/machine-extractor reads it', () => {
     const actual = walkMachine(sessionMachine.root);
     expect({ states: found.states, transitions: found.transitions.length }).toEqual(actual);
     expect(actual.states).toBe(18);
-    expect(actual.transitions).toBe(47); // 44 + the token budget's two edges (manager, worker) + package_upgraded (steward upgrade)
+    // 44 + the token budget's two edges (manager, worker) + package_upgraded (steward upgrade)
+    // + a refusal edge first on each of the 15 user-event transitions of the waiting states (a decision for a closed wait).
+    expect(actual.transitions).toBe(62);
   });
 
   it('every guard is a named guard of the machine, shown with its params', () => {

@@ -60,12 +60,12 @@ describe('session machine, model-based (testAllTransitions)', () => {
     const reasons = new Set<string>();
     for (const snapshot of waits.values()) {
       const view = sessionView(snapshot);
-      const interrupt = interruptFor(view, 7, 'call_1');
+      const interrupt = interruptFor(view, 'call_1');
       expect(InterruptSchema.safeParse(interrupt).success, view.state).toBe(true);
       expect(interrupt.reason).toBe(INTERRUPT_REASONS[view.waitingReason!]);
       expect(interrupt.toolCallId !== undefined).toBe(view.waitingReason === 'approve_step');
       // The A2A view of the same wait: input-required, the same interrupt in a data part, and it survives the wire (JSON and back).
-      const status = statusOf({ view, context: snapshot.context, entries: [], interrupt, firstRequest: false, packageId: 'tiny' });
+      const status = statusOf({ view, context: snapshot.context, interrupt, firstRequest: false, packageId: 'tiny' });
       expect(status.state, view.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       const data = status.message?.parts.find((p) => p.content?.$case === 'data')?.content;
       expect(data?.$case === 'data' && data.value.interrupt).toEqual(interrupt);

@@ -20,7 +20,7 @@ it('grows the draft per tag, restarts it in a new round, clears it when the arti
   expect(nextDraft(draft, delta(3, 'note', 'Black'))).toEqual({ worker: 'noter', round: 3, tags: { note: 'Black' } });
   expect(nextDraft(draft, { type: 'text_delta', ...base, agent: 'worker', workerId: 'noter', burst: 1, maxBurst: 12, round: 2, text: 'x' })).toBe(draft);
   expect(nextDraft(draft, { type: 'artifact_published', ...base, artifactId: 'a1', workerId: 'noter', tags: { note: 1 }, revises: null })).toBeNull();
-  expect(nextDraft(draft, { type: 'waiting', ...base, reason: 'review_artifact', state: 'waiting_user.review_artifact' })).toBeNull();
+  expect(nextDraft(draft, { type: 'waiting', ...base, reason: 'review_artifact', state: 'waiting_user.review_artifact', wait: 3 })).toBeNull();
   expect(nextDraft(draft, { type: 'done', ...base, summary: null })).toBeNull();
   // Replaced: the whole bodies follow as new deltas of the same round, not appended to the old ones.
   const discarded = nextDraft(draft, { type: 'artifact_draft_discarded', ...base, round: 2, worker: 'noter', reason: 'replaced' });

@@ -1,13 +1,15 @@
 /**
  * Sends that count once (SQLite, memory): the same send twice with one idempotency key
  * appends one journal entry and resolves with the stored result, also after a restart; the
- * key with another event is refused; a malformed key is refused before anything is sent.
+ * key with another event is refused; a malformed key is refused before anything is sent; a
+ * refused or invalid send spends no key.
  */
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { useTempDir } from '../support/temp.js';
+import { SEND_KEYS_KEPT } from '../../src/store/session-store.js';
 
 const temp = useTempDir('steward-keys-');
 const asks = (n = 1) =>
@@ -46,23 +48,43 @@ describe('idempotent sends', () => {
     await reopened.close();
   });
 
-  it('a refused event spends its key too (the retry gets the same refusal); a malformed key sends nothing', async () => {
+  it('a refused or invalid send spends no key: 101 refused keyed sends leave a real key in place, and its retry still counts once', async () => {
     const store = new SqliteStore(temp.path('refused.db'));
-    const runtime = createRuntime({ model: asks(0), store });
+    const model = asks();
+    const runtime = createRuntime({ model, store });
     const session = await runtime.createSession({ packageId: 'tiny' });
     const entries = async () => (await store.journal(session.id)).length;
+    const real = await session.send(input, { idempotencyKey: 'real-1' });
+    expect(real).toMatchObject({ ok: true, view: { state: 'waiting_user.intake' } });
     const before = await entries();
-    const refused = await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'k-2' });
-    expect(refused).toMatchObject({ ok: false, error: { code: 'event_refused' } });
-    expect(await entries()).toBe(before + 1);
-    expect(await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'k-2' })).toMatchObject({ ...refused, repeated: true });
-    expect(await entries()).toBe(before + 1);
+    // More refused keyed sends than the store keeps keys: none of them takes a place.
+    for (let i = 0; i <= SEND_KEYS_KEPT; i++) {
+      const refused = await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: `refused-${i}` });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'event_refused' } });
+    }
+    const invalid = await session.send({ type: 'user_submitted_input', text: '' } as never, { idempotencyKey: 'invalid-1' });
+    expect(invalid).toMatchObject({ ok: false, error: { code: 'invalid_event' } });
+    expect(await entries()).toBe(before + SEND_KEYS_KEPT + 2);
+    // A refused send's key was not spent: sent again, it is judged again (refused again, journalled again).
+    expect(await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'refused-0' })).toMatchObject({ ok: false, error: { code: 'event_refused' } });
+    expect((await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'refused-0' })).repeated).toBeUndefined();
+    // The real key is still kept: its retry runs nothing again.
+    expect(await session.send(input, { idempotencyKey: 'real-1' })).toMatchObject({ ok: true, repeated: true });
+    expect(model.calls).toHaveLength(1);
     for (const key of ['', 'with space', 'x'.repeat(201), 'new\nline']) {
       expect(await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: key })).toMatchObject({ ok: false, error: { code: 'invalid_event' } });
     }
-    expect(await entries()).toBe(before + 1);
     await session.close();
     await store.close();
+  });
+
+  it('memory: refused keyed sends spend no key either', async () => {
+    const model = asks();
+    const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
+    await session.send(input, { idempotencyKey: 'real-1' });
+    for (let i = 0; i <= SEND_KEYS_KEPT; i++) await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: `refused-${i}` });
+    expect(await session.send(input, { idempotencyKey: 'real-1' })).toMatchObject({ ok: true, repeated: true });
+    expect(model.calls).toHaveLength(1);
   });
 
   it('memory: a session without a store counts a keyed send once too', async () => {

@@ -287,7 +287,7 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
   if (view.phase === 'done') throw new UnsupportedOperationError({ message: `Task ${view.id} is completed: start a new one (a message without taskId).` });
   if (thread.firstRequest) {
     if (!text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
-    return { type: 'user_submitted_input', text };
+    return { type: 'user_submitted_input', text, wait: view.wait! };
   }
   if (data.length > 1) throw new RequestMalformedError({ message: 'An answer has one data part (the object the responseSchema describes), not several.' });
   const payload = data.length === 1 ? data[0] : text ? { text } : undefined;
@@ -302,5 +302,25 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
     });
   const answer = eventForAnswer(view, payload);
   if (!answer.ok) throw new RequestMalformedError({ message: `Task ${view.id} waits (${view.waitingReason}): ${answer.message}` });
-  return answer.event;
+  // The answer names its wait: the one the message says it answers, else the one open as it was read. If
+  // another answer closes that wait first, the session refuses this one instead of applying it to the next.
+  return { ...answer.event, wait: waitNamedBy(message, view.id) ?? view.wait! };
+}
+
+/**
+ * The wait a message says it answers: `metadata.steward.interruptId` (the id of the status
+ * message's interrupt) or `metadata.steward.wait`, as the input-required status gives them.
+ */
+function waitNamedBy(message: Message, id: string): number | undefined {
+  const steward = (message.metadata as { steward?: { interruptId?: unknown; wait?: unknown } } | undefined)?.steward;
+  if (typeof steward?.interruptId === 'string') {
+    const wait = interruptWait(id, steward.interruptId);
+    if (wait === null)
+      throw new RequestMalformedError({ message: `metadata.steward.interruptId "${steward.interruptId.slice(0, 80)}" names no wait of task ${id}: send the interruptId of its status message.` });
+    return wait;
+  }
+  if (steward?.wait === undefined) return undefined;
+  if (typeof steward.wait !== 'number' || !Number.isSafeInteger(steward.wait) || steward.wait < 1)
+    throw new RequestMalformedError({ message: `metadata.steward.wait must be a wait's number (a positive integer), as the status message's metadata gives it.` });
+  return steward.wait;
 }

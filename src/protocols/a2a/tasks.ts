@@ -16,14 +16,13 @@ import { artifactView, sessionView, type SessionView } from '../../runtime/view.
 import type { SessionStore } from '../../store/session-store.js';
 import { pendingRunWorkerCall } from '../ag-ui/events.js';
 import { interruptFor } from '../ag-ui/interrupts.js';
-import { currentWaitSeq, readJournal } from '../ag-ui/waits.js';
+import { waitsForFirstRequest } from '../ag-ui/waits.js';
 
 /** A session as the A2A endpoint reads it. */
 export interface A2AThread {
   view: SessionView;
   context: SessionContext;
-  entries: Awaited<ReturnType<typeof readJournal>>;
-  /** The open wait as an AG-UI interrupt (its id names the journal entry that entered it), else null. */
+  /** The open wait as an AG-UI interrupt (its id names the wait's number), else null. */
   interrupt: Interrupt | null;
   /** Whether the session still waits for its first request. */
   firstRequest: boolean;
@@ -36,17 +35,8 @@ export async function readA2AThread(deps: { runtime: Runtime; store: SessionStor
   if (!stored) return null;
   const snapshot = storedSnapshot(deps.runtime.machine, stored);
   const view = sessionView(snapshot);
-  const entries = await readJournal(deps.store, id);
-  const seq = currentWaitSeq(entries);
-  const interrupt = view.phase === 'waiting_user' ? interruptFor(view, seq, pendingRunWorkerCall(snapshot.context)) : null;
-  return {
-    view,
-    context: snapshot.context,
-    entries,
-    interrupt,
-    firstRequest: view.waitingReason === 'intake' && seq === entries[0]?.seq,
-    packageId: stored.packageId,
-  };
+  const interrupt = view.phase === 'waiting_user' ? interruptFor(view, pendingRunWorkerCall(snapshot.context)) : null;
+  return { view, context: snapshot.context, interrupt, firstRequest: waitsForFirstRequest(view, snapshot.context), packageId: stored.packageId };
 }
 
 /** The A2A state of a session's phase. */
@@ -85,7 +75,9 @@ export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
           taskId: id,
           role: 'ROLE_AGENT',
           parts,
-          ...(thread.interrupt ? { metadata: { steward: { interruptId: thread.interrupt.id, waitingReason: thread.view.waitingReason } } } : {}),
+          ...(thread.interrupt
+            ? { metadata: { steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason } } }
+            : {}),
         }
       : undefined;
   return TaskStatus.fromJSON({ state: taskStateOf(thread.view), timestamp: at.toISOString(), ...(message ? { message } : {}) });

@@ -2,9 +2,10 @@
  * Steward's waits as AG-UI 1.0 interrupts. Each wait of the chart (`waiting_user.*`) is one
  * interrupt whose `responseSchema` is JSON Schema made (`z.toJSONSchema`) from the same zod
  * schemas the user events are checked with (machines/session.events.ts), and whose resume
- * payload becomes exactly one user event. The interrupt id names the session and the journal
- * entry that entered the wait, so it stays the same across reloads, restarts and refused
- * answers, and changes with every new wait.
+ * payload becomes exactly one user event. The interrupt id names the session and the wait's
+ * number (`view.wait`), so it stays the same across reloads, restarts and refused answers,
+ * changes with every new wait, and the answer sent for it names that wait: it is applied to
+ * that wait or not at all.
  */
 import * as z from 'zod';
 import type { Interrupt } from '@ag-ui/core';
@@ -20,6 +21,7 @@ import {
 } from '../../machines/session.events.js';
 import type { WaitingReason } from '../../machines/stream-events.js';
 import type { SessionView } from '../../runtime/view.js';
+import { canonicalJson } from '../../text/canonical-json.js';
 
 /** The AG-UI `reason` of each wait: the spec's core values where one fits, else Steward's namespaced one. */
 export const INTERRUPT_REASONS = {
@@ -81,17 +83,17 @@ export function answerSchema(view: SessionView): z.ZodType {
   return rest.length === 0 ? first : z.union([first, ...rest]);
 }
 
-/** The interrupt id of the wait entered by journal entry `seq`. */
-export function interruptId(sessionId: string, seq: number): string {
-  return `${sessionId}#${seq}`;
+/** The interrupt id of the session's wait number `wait` (`view.wait`). */
+export function interruptId(sessionId: string, wait: number): string {
+  return `${sessionId}#w${wait}`;
 }
 
-/** The journal seq an interrupt id names, or null when it is none of this session's. */
-export function interruptSeq(sessionId: string, id: string): number | null {
-  const prefix = `${sessionId}#`;
+/** The wait number an interrupt id names, or null when it is none of this session's. */
+export function interruptWait(sessionId: string, id: string): number | null {
+  const prefix = `${sessionId}#w`;
   if (!id.startsWith(prefix)) return null;
-  const seq = Number(id.slice(prefix.length));
-  return Number.isSafeInteger(seq) && seq > 0 ? seq : null;
+  const wait = Number(id.slice(prefix.length));
+  return Number.isSafeInteger(wait) && wait > 0 ? wait : null;
 }
 
 /** A one-line prompt for whoever answers (the interrupt's `message`). */
@@ -114,22 +116,21 @@ function promptOf(view: SessionView): string {
 }
 
 /**
- * The interrupt for the wait `view` is in (entered by journal entry `seq`). `toolCallId`:
- * the manager's run_worker call, for an approval.
+ * The interrupt for the wait `view` is in. `toolCallId`: the manager's run_worker call, for an approval.
  *
  * @example
- * const interrupt = interruptFor(view, 7, 'call_3'); // { id: 's_1#7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…} }
+ * const interrupt = interruptFor(view, 'call_3'); // { id: 's_1#w7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…} }
  */
-export function interruptFor(view: SessionView, seq: number, toolCallId?: string): Interrupt {
+export function interruptFor(view: SessionView, toolCallId?: string): Interrupt {
   const reason = view.waitingReason;
-  if (!reason) throw new Error(`Session ${view.id} does not wait (${view.state})`);
+  if (!reason || view.wait === undefined) throw new Error(`Session ${view.id} does not wait (${view.state})`);
   return {
-    id: interruptId(view.id, seq),
+    id: interruptId(view.id, view.wait),
     reason: INTERRUPT_REASONS[reason],
     message: promptOf(view),
     ...(reason === 'approve_step' && toolCallId ? { toolCallId } : {}),
     responseSchema: z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>,
-    metadata: { steward: { waitingReason: reason, acceptedEvents: view.acceptedEvents } },
+    metadata: { steward: { waitingReason: reason, wait: view.wait, acceptedEvents: view.acceptedEvents } },
   };
 }
 
@@ -202,15 +203,5 @@ export function answerOf(event: { type?: unknown } & Record<string, unknown>): u
 
 /** Whether two answers say the same (key order aside). */
 export function sameAnswer(a: unknown, b: unknown): boolean {
-  return stableJson(a) === stableJson(b);
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
+  return canonicalJson(a) === canonicalJson(b);
 }

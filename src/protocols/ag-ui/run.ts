@@ -13,9 +13,10 @@ import { sessionView, type SessionView } from '../../runtime/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { SessionHost } from '../../serve/session-host.js';
+import { clientError } from '../../http/errors.js';
 import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
-import { answerOf, eventForAnswer, interruptFor, interruptSeq, sameAnswer } from './interrupts.js';
-import { answerOfWait, currentWaitSeq, readJournal } from './waits.js';
+import { answerOf, eventForAnswer, interruptFor, interruptWait, sameAnswer } from './interrupts.js';
+import { answerOfWait, readJournal, waitsForFirstRequest } from './waits.js';
 
 export interface AgUiDeps {
   runtime: Runtime;
@@ -40,7 +41,6 @@ interface Thread {
   interrupt: Interrupt | null;
   /** Whether the session still waits for its first request (a new thread): a user message is that request. */
   firstRequest: boolean;
-  entries: Awaited<ReturnType<typeof readJournal>>;
 }
 
 async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
@@ -48,10 +48,47 @@ async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
   if (!stored) throw new RunRefused('thread_not_found', `No session "${id}".`);
   const snapshot = storedSnapshot(deps.runtime.machine, stored);
   const view = sessionView(snapshot);
-  const entries = await readJournal(deps.store, id);
-  const seq = currentWaitSeq(entries);
-  const interrupt = view.phase === 'waiting_user' ? interruptFor(view, seq, pendingRunWorkerCall(snapshot.context)) : null;
-  return { view, context: snapshot.context, interrupt, entries, firstRequest: view.waitingReason === 'intake' && seq === entries[0]?.seq };
+  const interrupt = view.phase === 'waiting_user' ? interruptFor(view, pendingRunWorkerCall(snapshot.context)) : null;
+  return { view, context: snapshot.context, interrupt, firstRequest: waitsForFirstRequest(view, snapshot.context) };
+}
+
+/** How long a run waits for a thread another run drives to wait or end, at most (then RUN_ERROR thread_running). */
+const SETTLE_LIMIT_MS = 10 * 60_000;
+/** How often the store is read again once a live event said the thread waits (the event can come before the write). */
+const REREAD_MS = 20;
+
+/**
+ * The thread once it waits or is done. This run's own send is over, but another run's send
+ * may drive the thread now: the run then waits for that wait (or the end) while it lives, so
+ * that it never reports success for a thread that is still running.
+ */
+async function settledThread(deps: AgUiDeps, id: string): Promise<Thread> {
+  let thread = await readThread(deps, id);
+  if (thread.view.phase !== 'running') return thread;
+  let moved = false;
+  let wake: () => void = () => {};
+  // Listening first, then reading: a wait that comes between the two is not missed.
+  const { stop } = await deps.host.watchLive(
+    id,
+    ({ event }) => {
+      if (event.type !== 'waiting' && event.type !== 'done' && event.type !== 'stopped') return;
+      moved = true;
+      wake();
+    },
+    { follow: false },
+  );
+  const deadline = Date.now() + SETTLE_LIMIT_MS;
+  try {
+    for (thread = await readThread(deps, id); thread.view.phase === 'running' && Date.now() < deadline; thread = await readThread(deps, id)) {
+      if (!moved) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()));
+      else await new Promise((resolve) => setTimeout(resolve, REREAD_MS));
+    }
+  } finally {
+    stop();
+  }
+  if (thread.view.phase === 'running')
+    throw new RunRefused('thread_running', `Thread ${id} is still running (another run drives it): send a run without new input later to see its interrupt.`);
+  return thread;
 }
 
 /**
@@ -75,7 +112,7 @@ function newUserText(input: RunAgentInput, thread: Thread): string | undefined {
 type Decision = { kind: 'send'; event: UserEvent; answers?: { toolCallId: string; content: string } } | { kind: 'report' };
 
 /** What this run sends the session, or that it only reports where the thread is (a resume already answered, a cancelled one). */
-function decide(thread: Thread, input: RunAgentInput): Decision {
+async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Promise<Decision> {
   const resume = input.resume ?? [];
   const open = thread.interrupt;
   if (thread.view.phase === 'running')
@@ -92,13 +129,15 @@ function decide(thread: Thread, input: RunAgentInput): Decision {
           `({ interruptId: "${open.id}", status: "resolved", payload }) before any new input.`,
       );
     if (!open || text === '') return { kind: 'report' };
-    return { kind: 'send', event: { type: 'user_submitted_input', text } };
+    return { kind: 'send', event: { type: 'user_submitted_input', text, wait: thread.view.wait! } };
   }
   const entry = open ? resume.find((r) => r.interruptId === open.id) : undefined;
-  for (const other of resume) {
-    if (other === entry) continue;
-    const seq = interruptSeq(thread.view.id, other.interruptId);
-    const answered = seq === null ? undefined : answerOfWait(thread.entries, seq);
+  const others = resume.filter((r) => r !== entry);
+  // Only a resume naming an interrupt that is not open needs the journal: was it answered the same way?
+  const entries = others.length > 0 ? await readJournal(deps.store, thread.view.id) : [];
+  for (const other of others) {
+    const wait = interruptWait(thread.view.id, other.interruptId);
+    const answered = wait === null ? undefined : answerOfWait(entries, wait);
     const same = answered && other.status === 'resolved' && sameAnswer(answerOf(answered.payload as Record<string, unknown>), other.payload);
     if (!same)
       throw new RunRefused(
@@ -115,8 +154,9 @@ function decide(thread: Thread, input: RunAgentInput): Decision {
   if (!answer.ok) throw new RunRefused('invalid_resume_payload', answer.message);
   const toolCallId = open!.toolCallId;
   return {
+    // The answer names the wait it was made for: if another run answered it first, the chart refuses it.
     kind: 'send',
-    event: answer.event,
+    event: { ...answer.event, wait: thread.view.wait! },
     ...(toolCallId ? { answers: { toolCallId, content: JSON.stringify({ decision: answer.event.type, ...answerOfEvent(answer.event) }) } } : {}),
   };
 }
@@ -141,7 +181,7 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
     else if (stored.packageId !== packageId)
       throw new RunRefused('thread_package_mismatch', `Thread ${threadId} works with package "${stored.packageId}": post it to /ag-ui/${stored.packageId}.`);
     const thread = await readThread(deps, threadId);
-    const decision = decide(thread, input);
+    const decision = await decide(deps, thread, input);
     emit(started);
     let source = { context: () => thread.context, view: () => thread.view };
     const translator = new RunTranslator(
@@ -165,9 +205,11 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
         source = { context: () => session.actorRef.getSnapshot().context, view: () => session.view() };
         return session.subscribe((event) => translator.on(event), { textDeltas: true });
       });
-      if (!result.ok) throw new RunRefused(result.error.code, result.error.message);
+      // A decision for a wait another run answered first: the same answer is a harmless repeat
+      // (the run reports where the thread is); another answer is stale, as when the race is lost early.
+      if (!result.ok) throw new RunRefused(result.error.code === 'wait_closed' ? 'interrupt_stale' : result.error.code, result.error.message);
     }
-    const after = await readThread(deps, threadId);
+    const after = await settledThread(deps, threadId);
     source = { context: () => after.context, view: () => after.view };
     const interrupts = after.interrupt ? [after.interrupt] : [];
     translator.finish(interrupts);
@@ -180,12 +222,8 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
     } as BaseEvent);
   } catch (error) {
     // Before RUN_STARTED the protocol allows RUN_ERROR alone; after it, RUN_ERROR ends the run.
-    const code = error instanceof RunRefused ? error.code : codeOf(error);
-    emit({ type: EventType.RUN_ERROR, code, message: error instanceof Error ? error.message : String(error) } as BaseEvent);
+    // As every route tells it: a store fault's file or database stays in the server's log.
+    const { code, message } = clientError(error, (details) => deps.host.log(`serve: an AG-UI run on thread ${threadId} failed: ${details}`));
+    emit({ type: EventType.RUN_ERROR, code, message } as BaseEvent);
   }
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'internal_error';
 }

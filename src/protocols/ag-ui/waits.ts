@@ -1,10 +1,13 @@
 /**
- * Where a session's waits are in its journal: the entry that entered the wait it is in now
- * (its interrupt id), and the user event that answered an earlier one (so that a resume sent
- * twice is answered from the journal instead of being sent again). Every accepted user event
- * leaves the wait it answers (the chart has no self-transition on a wait), and a refused one
- * leaves the state as it was, so a wait is a run of entries with one state.
+ * The answer a closed wait got, from the journal: a user event names the wait it answers
+ * (`wait`), and the entry of the one the chart took leaves the wait's state (a refused one
+ * leaves the state as it was). So a resume sent again for an interrupt already answered the
+ * same way is told apart from one answered otherwise. And whether a session still waits for
+ * its first request.
  */
+import { REQUEST_TAG } from '../../blackboard/blackboard.js';
+import type { SessionContext } from '../../machines/session.context.js';
+import type { SessionView } from '../../runtime/view.js';
 import type { JournalEntry, SessionStore } from '../../store/session-store.js';
 
 const PAGE = 1000;
@@ -19,22 +22,16 @@ export async function readJournal(store: SessionStore, id: string): Promise<Jour
   }
 }
 
-/** The seq of the entry that entered the state the session is in now (its last entry's state). */
-export function currentWaitSeq(entries: readonly JournalEntry[]): number {
-  let seq = entries[0]?.seq ?? 1;
-  for (let i = 1; i < entries.length; i++) if (entries[i]!.state !== entries[i - 1]!.state) seq = entries[i]!.seq;
-  return seq;
-}
-
-/** The user event that answered the wait entered at `seq` (the entry that left its state), if it was answered. */
-export function answerOfWait(entries: readonly JournalEntry[], seq: number): JournalEntry | undefined {
-  const start = entries.findIndex((e) => e.seq === seq);
-  if (start < 0) return undefined;
-  const state = entries[start]!.state;
-  if (!state.startsWith('waiting_user.')) return undefined;
-  for (let i = start + 1; i < entries.length; i++) {
+/** The user event that answered wait number `wait` (an entry that names it and left its state), if one did. */
+export function answerOfWait(entries: readonly JournalEntry[], wait: number): JournalEntry | undefined {
+  for (let i = 1; i < entries.length; i++) {
     const entry = entries[i]!;
-    if (entry.state !== state) return entry.kind === 'event' ? entry : undefined;
+    if (entry.kind === 'event' && (entry.payload as { wait?: unknown } | null)?.wait === wait && entry.state !== entries[i - 1]!.state) return entry;
   }
   return undefined;
+}
+
+/** Whether the session still waits for its first request (a new thread or context): a user message is that request. */
+export function waitsForFirstRequest(view: SessionView, context: SessionContext): boolean {
+  return view.waitingReason === 'intake' && !Object.hasOwn(context.blackboard, REQUEST_TAG);
 }
