@@ -1,13 +1,14 @@
 /**
  * How Steward's HTTP servers (`steward serve` and the inspector) fail: one JSON shape,
  * `{ error: { code, message, issues? } }` (ErrorBody in src/serve/schemas.ts, the documented
- * one), a status that matches the code, and a message that names the fix. What a client is
- * told never names a database file; the server's log gets the whole error.
+ * one), a status that matches the code, and a message that names the fix. What a client of
+ * any route is told (`clientError`, also for AG-UI and A2A) never names a database file, host
+ * or database; the server's log gets the whole error.
  */
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
-import { StewardError, StoreError } from '../errors.js';
+import { StewardError } from '../errors.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 
 export interface Issue {
@@ -27,6 +28,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly issues?: Issue[],
+    /** When to come back (the Retry-After header, seconds), if this answer's own; else its code's (`retryAfterOf`). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -84,52 +87,98 @@ export function setRetryAfter(c: Context, code: string): void {
 }
 
 /**
- * What a remote client is told of a StoreError: its message names the database file, which
- * is the operator's business (the server's log has it), not the client's.
+ * What a remote client is told instead of a message that may name where the data lives (a
+ * database file, a PostgreSQL host and database) or carry a driver's text: the operator's
+ * business, which the server's log keeps. A store_unavailable names its target even without a
+ * password; a failed session's message quotes the fault that stopped it.
  */
-const storeFaultForClients: Record<string, string> = {
+const INTERNAL_ERROR_MESSAGE = 'The server failed on this request; its log has the details.';
+const forClients: Record<string, string> = {
+  store_unavailable: "The database is unreachable: retry in a moment. The server's log says which database and why.",
   store_locked: 'The store is locked by another process (another Steward process writing, or a program holding it open): retry in a moment.',
+  session_failed: 'The session stopped on a fault of the server (its log has the details); it keeps its last saved step: send again to go on from there.',
+  internal_error: INTERNAL_ERROR_MESSAGE,
 };
 
+/** A code of Steward's (lowercase words joined by `_`); a driver's or Node's (ECONNREFUSED, 57P01, SQLITE_BUSY) is not one. */
+const OUR_CODE = /^[a-z]+(?:_[a-z]+)*$/;
+
+/** An error as a client may see it: its status, code and a safe message; `log`: the server's log should have the whole error. */
+export interface ClientError {
+  status: HttpStatus;
+  code: string;
+  message: string;
+  issues?: Issue[];
+  /** Seconds until the client should come back (Retry-After), when it should. */
+  retryAfterSeconds?: number;
+  log: boolean;
+}
+
 /**
- * The message of `code` as a remote client sees it. `fromStoreError`: it comes from a
- * StoreError (which always names the file); a store_unavailable from elsewhere names only a
- * PostgreSQL target without its password, and is kept.
+ * Any error as a client of any route (REST, AG-UI, A2A) may see it: an HttpError as it is; a
+ * Steward error, or a refusal `{ code, message }` with a code of ours, by its code, with the
+ * message replaced where it may name a file, a database or a fault's text; anything else is an
+ * internal error. `log` gets the whole error when the client is not told all of it.
+ *
+ * @example
+ * const { code, message } = clientError(error, (details) => log(`serve: an AG-UI run failed: ${details}`));
+ * emit({ type: EventType.RUN_ERROR, code, message });
  */
-export function clientMessage(code: string, message: string, fromStoreError = false): string {
-  if (!code.startsWith('store_') || (code === 'store_unavailable' && !fromStoreError)) return message;
-  return storeFaultForClients[code] ?? `The store failed (${code}): the server's log has the details.`;
+export function clientError(error: unknown, log?: (details: string) => void): ClientError {
+  const safe = clientErrorOf(error);
+  if (safe.log) log?.(describeForLog(error));
+  return safe;
+}
+
+function clientErrorOf(error: unknown): ClientError {
+  if (error instanceof HttpError) {
+    const retryAfterSeconds = error.retryAfterSeconds ?? retryAfterOf(error.code);
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      ...(error.issues ? { issues: error.issues } : {}),
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      log: error.status === 500,
+    };
+  }
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const ours = StewardError.isStewardError(error) || (typeof code === 'string' && OUR_CODE.test(code) && typeof message === 'string');
+  if (!ours || typeof code !== 'string' || typeof message !== 'string')
+    return { status: 500, code: 'internal_error', message: INTERNAL_ERROR_MESSAGE, log: true };
+  const replaced = forClients[code] ?? (code.startsWith('store_') ? `The store failed (${code}): the server's log has the details.` : undefined);
+  const retryAfterSeconds = retryAfterOf(code);
+  return {
+    status: statusOf(code),
+    code,
+    message: replaced ?? message,
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    log: replaced !== undefined,
+  };
 }
 
 export function statusOf(code: string): HttpStatus {
   return statusOfCode[code] ?? 500;
 }
 
-/** A failed SendResult as a remote client may see it: a store fault's file goes to `log` only. */
+/** A failed SendResult as a remote client may see it (`clientError`): a store fault's file goes to `log` only. */
 export function clientResult<R extends { ok: boolean; error?: { code: string; message: string } }>(result: R, log: (message: string) => void): R {
   if (result.ok || !result.error) return result;
-  const message = clientMessage(result.error.code, result.error.message);
-  if (message === result.error.message) return result;
-  log(`a send failed: ${result.error.message}`);
-  return { ...result, error: { ...result.error, message } };
+  const { message } = clientError(result.error, (details) => log(`a send failed: ${details}`));
+  return message === result.error.message ? result : { ...result, error: { ...result.error, message } };
 }
 
-/** A Steward error as an HttpError; anything else is an internal error whose details stay in the log. */
-export function toHttpError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
-  if (error instanceof StoreError) return new HttpError(statusOf(error.code), error.code, clientMessage(error.code, error.message, true));
-  if (StewardError.isStewardError(error)) return new HttpError(statusOf(error.code), error.code, error.message);
-  return new HttpError(500, 'internal_error', 'The server failed on this request; its log has the details.');
+/** Any error as the HttpError a client is answered with (`clientError`). */
+export function toHttpError(error: unknown, log?: (details: string) => void): HttpError {
+  const safe = clientError(error, log);
+  return new HttpError(safe.status, safe.code, safe.message, safe.issues, safe.retryAfterSeconds);
 }
 
-/** Whether the log should get the whole of `error`: an internal failure, or a store fault whose file the client is not told. */
-export function worthLogging(error: unknown, http: HttpError): boolean {
-  return http.status === 500 || error instanceof StoreError;
-}
-
-/** `error` for a log line: its stack when it has one, inert text either way. */
+/** `error` for a log line: its stack when it has one (a refusal `{ code, message }`: both), inert text either way. */
 export function describeForLog(error: unknown): string {
-  return safeText(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  if (error instanceof Error) return safeText(error.stack ?? error.message);
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return safeText(typeof message === 'string' ? `${String(code)}: ${message}` : String(error));
 }
 
 /**
@@ -140,15 +189,17 @@ export function describeForLog(error: unknown): string {
 export function errorHandler(prefix: string, log: (message: string) => void): ErrorHandler {
   return (error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
-    const http = toHttpError(error);
-    if (worthLogging(error, http)) log(`${prefix}: ${safeLine(c.req.method)} ${safeLine(c.req.path)} failed: ${describeForLog(error)}`);
-    return errorResponse(c, http);
+    return errorResponse(
+      c,
+      toHttpError(error, (details) => log(`${prefix}: ${safeLine(c.req.method)} ${safeLine(c.req.path)} failed: ${details}`)),
+    );
   };
 }
 
-/** The answer of an HttpError, with its code's Retry-After. */
+/** The answer of an HttpError, with its Retry-After (its own, else its code's). */
 export function errorResponse(c: Context, error: HttpError): Response {
-  setRetryAfter(c, error.code);
+  const retryAfter = error.retryAfterSeconds ?? retryAfterOf(error.code);
+  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
   return c.json(error.body(), error.status);
 }
 

@@ -63,7 +63,8 @@ export class SessionHost {
   private readonly held: HeldSessions;
   private readonly sends = new Set<Promise<unknown>>();
   private readonly live: LiveEvents;
-  private readonly log: (message: string) => void;
+  /** The server's log (what a request's failure tells the operator, beside what its client is told). */
+  readonly log: (message: string) => void;
   private readonly takeover: TakeoverScan | null;
   private draining = false;
 

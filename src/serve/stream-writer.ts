@@ -7,7 +7,7 @@
  * at that message (schemas.ts StreamCursor), so Last-Event-ID resumes both parts.
  */
 import type { SSEStreamingApi } from 'hono/streaming';
-import { describeForLog, toHttpError, worthLogging } from '../http/errors.js';
+import { toHttpError } from '../http/errors.js';
 import { HEARTBEAT_MS, KEEP_ALIVE, RETRY_MS, watchOrPoll } from '../http/sse.js';
 import { safeLine } from '../text/safe-text.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -113,8 +113,7 @@ export async function writeStream(sse: SSEStreamingApi, start: StreamStart, { st
   } catch (error) {
     // The store failed mid-stream: say so in the stream's own terms, then end it
     // (the EventSource reconnects with Last-Event-ID and resumes where it was).
-    const http = toHttpError(error);
-    if (worthLogging(error, http)) log(`stream ${safeLine(id)}: ${describeForLog(error)}`);
+    const http = toHttpError(error, (details) => log(`stream ${safeLine(id)}: ${details}`));
     await sse.writeSSE({ event: 'error', data: JSON.stringify(http.body()) }).catch(() => {});
   } finally {
     streams.delete(handle);

@@ -21,7 +21,9 @@ import type { Runtime } from '../../runtime/runtime.js';
 import type { RouteModule } from '../../serve/route.js';
 import { ErrorBody } from '../../serve/schemas.js';
 import type { SkillPackage } from '../../skills/package-schema.js';
+import { A2AError } from '@a2a-js/sdk/errors';
 import { StewardA2AHandler } from './handler.js';
+import { a2aClientError, ClientSafeHandler } from './client-errors.js';
 
 /** The A2A protocol versions the JSON-RPC binding speaks (1.0 natively, 0.3 through the SDK's compat layer). */
 const VERSIONS = ['1.0', '0.3'] as const;
@@ -120,7 +122,17 @@ export const a2aJsonRpc: RouteModule = {
       const card = agentCard(pkg, originOf(c.req.url), auth, runtime.packageVersionOnDisk(pkg.id) ?? '');
       // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).
       const ending = new AbortController();
-      const handler = new StewardA2AHandler({ runtime, store, host }, pkg.id, card, attribution, ending.signal);
+      const handler = new ClientSafeHandler(
+        new StewardA2AHandler({ runtime, store, host }, pkg.id, card, attribution, ending.signal),
+        (details) => log(`serve: an A2A request to ${pkg.id} failed: ${details}`),
+      );
+      // A refusal to come back to (a limit, a server stopping) keeps its HTTP status and Retry-After: the SDK's client reads the JSON-RPC error either way.
+      const answered = (json: unknown) => {
+        const failure = handler.failure;
+        if (failure?.retryAfterSeconds === undefined) return c.json(json);
+        c.header('Retry-After', String(failure.retryAfterSeconds));
+        return c.json(json, failure.status);
+      };
       const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
       const legacy = version === '0.3';
       const context = new ServerCallContext({ requestedVersion: version });
@@ -133,15 +145,22 @@ export const a2aJsonRpc: RouteModule = {
       const answer = legacy
         ? await new LegacyJsonRpcTransportHandler(handler).handle(body, context)
         : await new JsonRpcTransportHandler(handler).handle(body, context);
-      if (!(Symbol.asyncIterator in answer)) return c.json(answer);
+      if (!(Symbol.asyncIterator in answer)) return answered(answer);
       const events = answer[Symbol.asyncIterator]();
-      const rpcError = (error: unknown) => ({ jsonrpc: '2.0', id: (body?.id as string | number | undefined) ?? null, error: mapError(error) });
+      const rpcError = (error: unknown) => ({
+        jsonrpc: '2.0',
+        id: (body?.id as string | number | undefined) ?? null,
+        // The handler's own failures are A2A errors already (ClientSafeHandler); anything else (the wire) is mapped here.
+        error: mapError(
+          error instanceof A2AError ? error : a2aClientError(error, (details) => log(`serve: an A2A stream to ${pkg.id} failed: ${details}`)).error,
+        ),
+      });
       // The first event decides: a refusal before it (a bad answer, say) is a plain JSON-RPC error, nothing sent.
       let first: IteratorResult<unknown>;
       try {
         first = await events.next();
       } catch (error) {
-        return c.json(rpcError(error));
+        return answered(rpcError(error));
       }
       return streamSSE(c, async (sse) => {
         const handle = { close: () => ending.abort() };
@@ -152,7 +171,6 @@ export const a2aJsonRpc: RouteModule = {
           for (let next = await events.next(); !next.done; next = await events.next()) await sse.writeSSE({ data: JSON.stringify(next.value) });
         } catch (error) {
           // A refusal found once streaming (a guard, another server running it): the spec's error event, then the end.
-          if (!(error instanceof Error && 'reason' in error)) log(`serve: an A2A stream failed: ${error instanceof Error ? error.message : String(error)}`);
           await sse.writeSSE({ event: 'error', data: JSON.stringify(rpcError(error)) }).catch(() => {});
         } finally {
           streams.delete(handle);
