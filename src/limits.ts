@@ -113,6 +113,25 @@ export function overLimitMessage(what: string, actual: number, limit: keyof Limi
 }
 
 /**
+ * The characters of text in a user event as `userTextChars` counts them: every string field
+ * and every answer, but for `type` and the fields the event schema bounds itself (`by`,
+ * `via`, `at`).
+ *
+ * @example
+ * userTextChars({ type: 'user_submitted_input', text: 'Hello', by: 'ana' }); // 5
+ */
+export function userTextChars(event: Readonly<Record<string, unknown>>): number {
+  let size = 0;
+  for (const key of Object.keys(event)) {
+    if (key === 'type' || key === 'by' || key === 'via' || key === 'at') continue;
+    const value = event[key];
+    if (typeof value === 'string') size += value.length;
+    else if (value && typeof value === 'object') for (const v of Object.values(value as Record<string, unknown>)) if (typeof v === 'string') size += v.length;
+  }
+  return size;
+}
+
+/**
  * The most model rounds a burst may allow (`maxBurst`). A burst runs with nobody watching:
  * a thousand rounds are already far past any plan, and a value like 20,000 only turns a
  * looping model into a long bill. Fixed; checked by createRuntime/createSession, the CLI's

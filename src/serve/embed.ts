@@ -34,7 +34,7 @@ export interface ServeAppOptions {
   /** Host names the requests must name (DNS-rebinding guard); none: not checked here. */
   allowedHosts?: readonly string[];
   maxBodyBytes?: number;
-  /** Sessions one caller may create per minute (default 120; 0: no limit). */
+  /** Sessions one caller may create per minute, by any route that creates one (default 120; 0: no limit). */
   maxCreatesPerMinute?: number;
   /** Lease length on stores with leases (PostgreSQL). */
   leaseMs?: number;

@@ -26,7 +26,7 @@ export interface ServeDeps {
   auth: boolean;
   /** Signs and checks stream tickets. */
   tickets: StreamTickets;
-  /** Sessions each caller may create per minute (POST /sessions); null: no limit. */
+  /** Sessions each caller may create per minute, by every route that creates one (create-limit.ts); null: no limit. */
   createLimit: RateLimiter | null;
   log: (message: string) => void;
 }

@@ -39,7 +39,7 @@ export interface ServeOptions {
   leaseMs?: number;
   /** Sessions this server runs at once, at most (default 0: no limit); a send beyond it answers 429 with Retry-After. */
   maxRunning?: number;
-  /** Sessions one caller may create per minute (a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
+  /** Sessions one caller may create per minute, by any route (POST /sessions, forks, new AG-UI threads and A2A contexts; a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
   maxCreatesPerMinute?: number;
   /** The store as it may be printed (no password). */
   storeLabel?: string;

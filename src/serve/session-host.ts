@@ -31,6 +31,7 @@ import { leaseOwnerName } from '../store/lease-keeper.js';
 import type { LiveRecord } from './live-replay.js';
 import { LiveEvents } from './live-events.js';
 import { HeldSessions } from './held-sessions.js';
+import { firstEventProblem } from './first-event.js';
 import { settledWithin, TakeoverScan } from './takeover-scan.js';
 
 /** What an async send answers once the session took the event: the run goes on. */
@@ -55,6 +56,17 @@ export interface SessionHostOptions {
 }
 
 type Sent = SendResult & { revision: number | null };
+
+/** What `SessionHost.create` is asked for. */
+export interface CreateOptions {
+  packageId?: string;
+  maxBurst?: number;
+  id?: string;
+  /** The user event the caller sends next (a protocol's first request): checked now, so that its refusal leaves no session. */
+  first?: unknown;
+  /** Called once the request is checked, before the session is stored; throws to refuse it (the create limit: admitCreate). */
+  admit?: () => void;
+}
 
 export class SessionHost {
   readonly owner: string;
@@ -113,10 +125,22 @@ export class SessionHost {
     return this.held.leasesLost;
   }
 
-  /** `id`: the caller's own session id (an AG-UI thread id); a new one otherwise. */
-  async create(options: { packageId?: string; maxBurst?: number; id?: string }): Promise<{ view: SessionView; revision: number | null }> {
+  /**
+   * Creates a session that waits for its first input. `id`: the caller's own session id (an
+   * AG-UI thread id); a new one otherwise. Checked before anything is stored, so a refused
+   * request leaves no session behind: `first`, the user event the caller will send first (a
+   * protocol's first request), as a new session would check it (firstEventProblem); then
+   * `admit`, which throws to refuse (the create limit, admitCreate).
+   */
+  async create(options: CreateOptions): Promise<{ view: SessionView; revision: number | null }> {
     this.refuseWhileDraining();
-    const session = await this.runtime.createSession(options);
+    const { first, admit, ...create } = options;
+    if (first !== undefined) {
+      const problem = firstEventProblem(first, this.runtime.limits);
+      if (problem) throw problem;
+    }
+    admit?.();
+    const session = await this.runtime.createSession(create);
     // A new session waits for its first input: nothing runs, so nothing needs to stay loaded.
     const answer = { view: session.view(), revision: session.revision ?? null };
     await session.close();
@@ -195,10 +219,13 @@ export class SessionHost {
   /**
    * A new session from `id`'s state after journal entry `atSeq` (default: its last), like
    * `steward fork`: a model call in flight at that point runs again before this resolves.
+   * `admit` throws to refuse it before anything is stored (the create limit).
    */
-  async fork(id: string, options: { atSeq?: number; id?: string }): Promise<{ view: SessionView; revision: number | null }> {
+  async fork(id: string, options: { atSeq?: number; id?: string; admit?: () => void }): Promise<{ view: SessionView; revision: number | null }> {
     this.refuseWhileDraining();
     const atSeq = options.atSeq ?? (await this.lastSeq(id));
+    // The fork is a new session: once its source is known, the create limit has its say.
+    options.admit?.();
     const forking = this.runtime.forkSession(id, { atSeq, ...(options.id !== undefined ? { id: options.id } : {}) }).then(async (fork) => {
       const view = await fork.settled();
       const revision = fork.revision ?? null;

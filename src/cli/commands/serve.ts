@@ -54,7 +54,7 @@ export function register(program: Command): void {
     )
     .option(
       '--max-creates-per-minute <n>',
-      'sessions one caller (one token) may create per minute; beyond it 429 with Retry-After (0: no limit)',
+      'sessions one caller (one token) may create per minute, by any route (POST /sessions, forks, new AG-UI threads and A2A contexts); beyond it 429 with Retry-After (0: no limit)',
       wholeNumber(0),
       DEFAULT_MAX_CREATES_PER_MINUTE,
     )

@@ -34,6 +34,8 @@ export interface A2ADeps {
   runtime: Runtime;
   store: SessionStore;
   host: SessionHost;
+  /** Spends one of the caller's session creations, or throws (the create limit, src/serve/create-limit.ts); none: not limited. */
+  admitCreate?: () => void;
 }
 
 type Who = { by?: string; via?: string };
@@ -239,9 +241,11 @@ export class StewardA2AHandler implements A2ARequestHandler {
     if (!stored && message.taskId)
       throw new TaskNotFoundError({ message: `No task ${message.taskId}: leave taskId out (and set contextId, or not) to start one.` });
     if (!stored) {
-      // Checked before the session exists: a refused first message leaves nothing behind.
-      if (!partsOf(message).text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
-      await this.deps.host.create({ packageId: this.packageId, id });
+      // Checked before the session exists (its text, the text's size, the create limit): a refused first message leaves nothing behind.
+      const text = partsOf(message).text;
+      if (!text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
+      const first = { type: 'user_submitted_input', text, ...this.who };
+      await this.deps.host.create({ packageId: this.packageId, id, first, ...(this.deps.admitCreate ? { admit: this.deps.admitCreate } : {}) });
       stored = await this.deps.store.load(id);
     }
     if (stored?.packageId !== this.packageId)

@@ -23,6 +23,7 @@ import { ErrorBody } from '../../serve/schemas.js';
 import type { SkillPackage } from '../../skills/package-schema.js';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { StewardA2AHandler } from './handler.js';
+import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
 import { a2aClientError, ClientSafeHandler } from './client-errors.js';
 
 /** The A2A protocol versions the JSON-RPC binding speaks (1.0 natively, 0.3 through the SDK's compat layer). */
@@ -111,9 +112,14 @@ export const a2aJsonRpc: RouteModule = {
     responses: {
       200: { description: 'A JSON-RPC response, or for the streaming methods a text/event-stream of them', contentType: 'application/json' },
       404: { description: 'No such package', schema: ErrorBody },
+      429: {
+        description: `A JSON-RPC error (UnsupportedOperationError, metadata.code rate_limited) for a message to a new context: ${CREATE_LIMIT_RESPONSE.description}`,
+        contentType: 'application/json',
+        headers: CREATE_LIMIT_RESPONSE.headers,
+      },
     },
   },
-  mount(app, { runtime, store, host, auth, log, streams }) {
+  mount(app, { runtime, store, host, auth, log, streams, createLimit }) {
     app.post('/a2a/:packageId', async (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
       const body = (await jsonBody(c)) as Record<string, unknown>;
@@ -123,7 +129,7 @@ export const a2aJsonRpc: RouteModule = {
       // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).
       const ending = new AbortController();
       const handler = new ClientSafeHandler(
-        new StewardA2AHandler({ runtime, store, host }, pkg.id, card, attribution, ending.signal),
+        new StewardA2AHandler({ runtime, store, host, admitCreate: () => admitCreate(createLimit, c.get('caller')) }, pkg.id, card, attribution, ending.signal),
         (details) => log(`serve: an A2A request to ${pkg.id} failed: ${details}`),
       );
       // A refusal to come back to (a limit, a server stopping) keeps its HTTP status and Retry-After: the SDK's client reads the JSON-RPC error either way.

@@ -5,12 +5,14 @@
  * says what the agent supports. `by` comes from the authenticated caller, never the payload.
  */
 import { AgentCapabilitiesSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
-import type { AgentCapabilities, BaseEvent } from '@ag-ui/core';
+import { EventType, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
 import { attribute } from '../../http/auth.js';
 import { jsonBody } from '../../http/body.js';
-import { HttpError, parseOr400 } from '../../http/errors.js';
+import { clientError, HttpError, parseOr400, type ClientError } from '../../http/errors.js';
+import { sessionIdProblem } from '../../ids.js';
+import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { RouteModule } from '../../serve/route.js';
@@ -51,33 +53,46 @@ export const agUiRun: RouteModule = {
     body: RunAgentInputSchema as unknown as z.ZodType,
     responses: {
       200: {
-        description: 'A text/event-stream of AG-UI events; a refused input or resume is a RUN_ERROR in it, nothing changed',
+        description:
+          'A text/event-stream of AG-UI events; a refused input or resume is a RUN_ERROR in it, nothing changed. A run on a new thread past the ' +
+          'create limit is a RUN_ERROR rate_limited alone, with the `Retry-After` header (seconds): ' +
+          CREATE_LIMIT_RESPONSE.description,
         contentType: 'text/event-stream',
+        headers: { 'Retry-After': CREATE_LIMIT_RESPONSE.headers['Retry-After'] },
       },
       400: { description: 'Not a RunAgentInput', schema: ErrorBody },
       404: { description: 'No such package', schema: ErrorBody },
     },
   },
-  mount(app, { runtime, store, host, log }) {
+  mount(app, { runtime, store, host, log, createLimit }) {
     app.post('/ag-ui/:packageId', async (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
-      const input = parseOr400(RunAgentInputSchema, await jsonBody(c), 'body');
+      const input = parseOr400(RunAgentInputSchema, await jsonBody(c), 'body') as RunAgentInput;
       const who = attribute(c.get('caller'), undefined);
       const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
+      const failed = (details: string) => log(`serve: an AG-UI run on thread ${input.threadId} failed: ${details}`);
+      // A run on a new thread creates its session: the create limit, every creating route's, has its say first.
+      let refusal: ClientError | undefined;
+      try {
+        if (sessionIdProblem(input.threadId) === null && !(await store.load(input.threadId))) admitCreate(createLimit, c.get('caller'));
+      } catch (error) {
+        refusal = clientError(error, failed);
+        if (refusal.retryAfterSeconds !== undefined) c.header('Retry-After', String(refusal.retryAfterSeconds));
+      }
       return streamSSE(c, async (sse) => {
         let writing = Promise.resolve();
         const emit = (event: BaseEvent) => {
-          const data = JSON.stringify(checked(event));
-          writing = writing.then(() => sse.writeSSE({ data })).catch(() => {}); // a client gone away: the session still runs to its wait
-        };
-        await runAgUi({ runtime, store, host }, pkg.id, input as Parameters<typeof runAgUi>[2], attribution, (event) => {
           try {
-            emit(event);
+            const data = JSON.stringify(checked(event));
+            writing = writing.then(() => sse.writeSSE({ data })).catch(() => {}); // a client gone away: the session still runs to its wait
           } catch (error) {
             // Never on the wire: a malformed event is a bug of ours, and it must not stop the session's listeners.
             log(`serve: an AG-UI ${String(event.type)} event failed its schema (a bug): ${error instanceof Error ? error.message : String(error)}`);
           }
-        });
+        };
+        // Refused before the run: RUN_ERROR alone, as the protocol allows before RUN_STARTED.
+        if (refusal) emit({ type: EventType.RUN_ERROR, code: refusal.code, message: refusal.message } as BaseEvent);
+        else await runAgUi({ runtime, store, host }, pkg.id, input, attribution, emit);
         await writing;
       });
     });

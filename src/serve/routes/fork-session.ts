@@ -4,6 +4,7 @@ import { sessionId } from '../route.js';
 import { jsonBody } from '../../http/body.js';
 import { parseOr400 } from '../../http/errors.js';
 import { ErrorBody, ForkBody, ViewResponse } from '../schemas.js';
+import { admitCreate, CREATE_LIMIT_RESPONSE } from '../create-limit.js';
 
 export const forkSession: RouteModule = {
   doc: {
@@ -17,15 +18,17 @@ export const forkSession: RouteModule = {
       400: { description: 'Bad body, or `atSeq` is no entry of the session', schema: ErrorBody },
       404: { description: 'No such session', schema: ErrorBody },
       409: { description: 'A session with the given `id` exists already', schema: ErrorBody },
+      429: CREATE_LIMIT_RESPONSE,
     },
   },
-  mount(app, { host }) {
+  mount(app, { host, createLimit }) {
     app.post('/sessions/:id/fork', async (c) => {
       const id = sessionId(c);
       const body = parseOr400(ForkBody, await jsonBody(c, {}), 'body');
       const fork = await host.fork(id, {
         ...(body.atSeq !== undefined ? { atSeq: body.atSeq } : {}),
         ...(body.id !== undefined ? { id: body.id } : {}),
+        admit: () => admitCreate(createLimit, c.get('caller')),
       });
       return c.json(fork, 201);
     });
