@@ -1,6 +1,7 @@
 /**
  * What every command shares: the store (--db, STEWARD_DB, default .steward/steward.db),
- * the model (OPENAI_* from the environment, else the offline demo model), the runtime,
+ * the model (OPENAI_* from the environment, else the offline demo model), the traces
+ * (OTEL_TRACES_EXPORTER, see ./otel-env.ts; flushed by `close()`), the runtime,
  * a read-only look at a stored session, and the failures commands end with.
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { leaseOwnerName } from '../store/lease-keeper.js';
 import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { defaultDbPath } from '../store/sqlite-store.js';
+import { tracesFromEnv } from './otel-env.js';
 import { packagesDirs } from './packages-option.js';
 import { safeJson } from '../text/safe-text.js';
 import { checkSessionId } from '../ids.js';
@@ -121,7 +123,12 @@ export async function openContext(options: GlobalOptions, { readOnly = false, re
   const leaseMs = leaseMsFromEnv();
   const packagesDir = packagesDirs(options);
   const model = readOnly || readStore ? new DemoModel() : await chooseModel();
-  const store = await openStore(dbPath, { readOnly: readStore });
+  // Before the store opens, so a bad OTEL_TRACES_EXPORTER ends here; the reading commands run no session, so make no spans.
+  const traces = readStore ? undefined : await tracesFromEnv();
+  const store = await openStore(dbPath, { readOnly: readStore }).catch(async (error: unknown) => {
+    await traces?.shutdown();
+    throw error;
+  });
   let runtime: Runtime;
   try {
     runtime = createRuntime({
@@ -132,12 +139,22 @@ export async function openContext(options: GlobalOptions, { readOnly = false, re
       leaseOwner: leaseOwnerName(`steward ${command ?? 'command'}`),
       ...(leaseMs !== undefined ? { leaseMs } : {}),
       ...(inspect ? { inspect } : {}),
+      ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
     });
   } catch (error) {
     void store.close();
+    await traces?.shutdown();
     throw error;
   }
-  return { dbPath, store, runtime, model, close: async () => store.close?.() };
+  // The spans are flushed last: after the sessions closed (their workflow spans end then) and whatever the store did.
+  const close = async () => {
+    try {
+      await store.close?.();
+    } finally {
+      await traces?.shutdown();
+    }
+  };
+  return { dbPath, store, runtime, model, close };
 }
 
 /** Runs `fn` with a context and always closes the store (after the live sessions: their leases are given back first). */

@@ -11,6 +11,7 @@ import { ManualModel } from '../../models/manual-model.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { leaseOwnerName } from '../../store/lease-keeper.js';
 import { openStore, printableLocation } from '../../store/open-store.js';
+import { tracesFromEnv } from '../otel-env.js';
 import { packagesDirs } from '../packages-option.js';
 import { chooseModel, printJson, resolveDbPath, wholeNumber, sessionIdArgument } from '../context.js';
 
@@ -47,10 +48,17 @@ export function register(program: Command): void {
       const { config } = loadStatelyConfig(process.cwd());
       const dbPath = resolveDbPath(command.optsWithGlobals());
       const packagesDir = packagesDirs(command.optsWithGlobals());
+      const traces = await tracesFromEnv();
       const store = await openStore(dbPath);
       try {
         const model = flags.manual ? new ManualModel() : await chooseModel();
-        const runtime = createRuntime({ model, store, packagesDir, leaseOwner: leaseOwnerName('steward inspect') });
+        const runtime = createRuntime({
+          model,
+          store,
+          packagesDir,
+          leaseOwner: leaseOwnerName('steward inspect'),
+          ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
+        });
         if (id !== undefined && !(await store.load(id))) throw new SessionNotFoundError(id);
         // Loaded here, not with the CLI: only this command needs hono and the page's server.
         const { startInspector } = await import('../../inspect/server.js');
@@ -71,7 +79,7 @@ export function register(program: Command): void {
         for (const session of runtime.live.values()) session.stop();
         await inspector.close();
       } finally {
-        await store.close();
+        await store.close().finally(() => traces?.shutdown());
       }
     });
 }
