@@ -16,23 +16,49 @@ export interface PackagesOptions {
   packages?: string[];
 }
 
-/** The folders to pass to createRuntime / loadPackages: the bundled one first, then the user's. */
+/** Your own packages folders and where they were named, for messages ("--packages", "STEWARD_PACKAGES", the config field). */
+export interface UserPackagesDirs {
+  source: string;
+  dirs: string[];
+}
+
+/**
+ * The folders to pass to createRuntime / loadPackages: the bundled one first, then the user's.
+ *
+ * @example
+ * packagesDirs({ packages: ['./packages'] }); // [bundledPackagesDir, '/abs/path/packages']
+ */
 export function packagesDirs(options: PackagesOptions, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string[] {
+  const chosen = checkedUserPackagesDirs(options, env, cwd);
+  return chosen ? [bundledPackagesDir, ...chosen.dirs] : [bundledPackagesDir];
+}
+
+/**
+ * Your own packages folders (`--packages`, else STEWARD_PACKAGES, else stately.config.json),
+ * each checked to be a folder; undefined when none is named.
+ *
+ * @example
+ * checkedUserPackagesDirs({}, { STEWARD_PACKAGES: '/team/packages' }); // { source: 'STEWARD_PACKAGES', dirs: ['/team/packages'] }
+ */
+export function checkedUserPackagesDirs(
+  options: PackagesOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): UserPackagesDirs | undefined {
   const chosen = userPackagesDirs(options, env, cwd);
-  if (!chosen) return [bundledPackagesDir];
-  for (const dir of chosen.dirs) {
+  for (const dir of chosen?.dirs ?? []) {
     const stat = statSync(dir, { throwIfNoEntry: false });
     if (!stat?.isDirectory()) {
       throw new PackageError(
-        `${chosen.source} names the packages folder ${dir}, which ${stat ? 'is not a folder' : 'does not exist'}; ` +
-          `create it (a folder of package folders, each with a manifest.json and workers/) or fix ${chosen.source}.`,
+        `${chosen!.source} names the packages folder ${dir}, which ${stat ? 'is not a folder' : 'does not exist'}; ` +
+          `create it (a folder of package folders, each with a manifest.json and workers/) or fix ${chosen!.source}.`,
       );
     }
   }
-  return [bundledPackagesDir, ...chosen.dirs];
+  return chosen;
 }
 
-function userPackagesDirs(options: PackagesOptions, env: NodeJS.ProcessEnv, cwd: string): { source: string; dirs: string[] } | undefined {
+function userPackagesDirs(options: PackagesOptions, env: NodeJS.ProcessEnv, cwd: string): UserPackagesDirs | undefined {
   if (options.packages?.length) {
     if (options.packages.some((dir) => !dir.trim())) throw new PackageError('--packages needs a folder, e.g. --packages ./packages.');
     return { source: '--packages', dirs: options.packages.map((dir) => resolve(cwd, dir)) };

@@ -50,7 +50,8 @@ export const StatelyConfigSchema = z.strictObject({
     )
     .min(1, 'must list at least one machine')
     .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'machine names must be unique')
-    .default([{ name: 'session', source: OWN_MACHINE, draw: true }]),
+    // Absolute: a config that lists no machines (only "packages", say) is resolved against its own folder.
+    .default([{ name: 'session', source: join(STEWARD_ROOT, OWN_MACHINE), draw: true }]),
   inspector: z
     .strictObject({
       host: z.string().min(1, 'must not be empty').default('127.0.0.1'),

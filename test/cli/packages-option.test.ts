@@ -3,7 +3,7 @@
  * and the `packages` field of stately.config.json, in that order of precedence, beside the
  * bundled packages; `steward serve` creates sessions of them over HTTP.
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { bundledPackagesDir } from '../../src/skills/index.js';
@@ -116,15 +116,13 @@ it('init-package writes a starter package that loads and runs to done; refuses a
   const db = tmp.path('init.db');
   const init = await runCli(['init-package', 'code-review'], { db, cwd: project });
   expect(init.code, init.stderr).toBe(0);
-  expect(init.stdout).toContain('steward packages --packages packages');
+  expect(init.stdout).toContain('Start a session of it with: steward run --package code-review\n');
   expect(readFileSync(join(project, 'packages/code-review/workers/researcher.md'), 'utf8')).toContain('# The tags this worker reads');
-  const packages = parseJson<Array<{ id: string; workers: Array<{ id: string }> }>>(
-    await runCli(['packages', '--json', '--packages', 'packages'], { db, cwd: project }),
-  );
+  const packages = parseJson<Array<{ id: string; workers: Array<{ id: string }> }>>(await runCli(['packages', '--json'], { db, cwd: project }));
   expect(packages.find((p) => p.id === 'code-review')?.workers.map((w) => w.id)).toEqual(['researcher', 'writer']);
-  const run = await runCli(['run', '--package', 'code-review', '--request', 'Review this diff', '--packages', 'packages'], { db, cwd: project });
+  const run = await runCli(['run', '--package', 'code-review', '--request', 'Review this diff'], { db, cwd: project });
   expect(run.code, run.stderr).toBe(0);
-  const [session] = parseJson<Array<{ state: string }>>(await runCli(['list', '--json', '--packages', 'packages'], { db, cwd: project }));
+  const [session] = parseJson<Array<{ state: string }>>(await runCli(['list', '--json'], { db, cwd: project }));
   expect(session?.state).toBe('done');
 
   const again = await runCli(['init-package', 'code-review'], { db, cwd: project });
@@ -132,3 +130,64 @@ it('init-package writes a starter package that loads and runs to done; refuses a
   const bad = await runCli(['init-package', 'Code Review'], { db, cwd: project });
   expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('is not a package id; use lowercase letters')]);
 }, 90_000);
+
+it('init-package lists its folder in stately.config.json, keeping what the file held; the machines still load from Steward', async () => {
+  const project = tmp.path('init-config');
+  mkdirSync(project);
+  writeFileSync(join(project, 'stately.config.json'), JSON.stringify({ inspect: 'off' }));
+  const db = tmp.path('init-config.db');
+  const init = await runCli(['init-package', 'notes', '--dir', 'team'], { db, cwd: project });
+  expect(init.code, init.stderr).toBe(0);
+  expect(init.stdout).toContain(`Listed ./team in "packages" of ${join(project, 'stately.config.json')}`);
+  expect(JSON.parse(readFileSync(join(project, 'stately.config.json'), 'utf8'))).toEqual({ inspect: 'off', packages: ['./team'] });
+  const second = await runCli(['init-package', 'more-notes', '--dir', 'team'], { db, cwd: project });
+  expect(second.stdout).toContain('lists ./team already');
+  expect(JSON.parse(readFileSync(join(project, 'stately.config.json'), 'utf8'))).toEqual({ inspect: 'off', packages: ['./team'] });
+  // A config without "machines" names Steward's own chart, wherever the command runs.
+  const diagram = await runCli(['diagram', '--format', 'json'], { db, cwd: project });
+  expect(diagram.code, diagram.stderr).toBe(0);
+}, 120_000);
+
+it('refuses an unknown package before the store opens, naming --packages and the folder that holds it', async () => {
+  const project = tmp.path('unknown');
+  mkdirSync(project);
+  const db = tmp.path('unknown.db');
+  expect((await runCli(['init-package', 'notes', '--no-config'], { db, cwd: project })).code).toBe(0);
+  expect(existsSync(join(project, 'stately.config.json'))).toBe(false);
+  for (const args of [
+    ['run', '--package', 'notes'],
+    ['new', '--package', 'notes'],
+  ]) {
+    const refused = await runCli(args, { db, cwd: project });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Unknown package "notes". Packages: short-story, tiny. packages/notes holds a package folder of that name`);
+    expect(refused.stderr).toContain(`steward ${args[0]} --package notes --packages packages --db ${db}`);
+  }
+  const elsewhere = await runCli(['run', '--package', 'nowhere'], { db, cwd: project });
+  expect(elsewhere.stderr).toContain('load from the folder that holds their folders: --packages DIR, STEWARD_PACKAGES');
+  const missing = await runCli(['run', '--session', 's_abcdefgh'], { db, cwd: project });
+  expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('No session "s_abcdefgh"')]);
+  expect(existsSync(db)).toBe(false);
+}, 120_000);
+
+it('without --package, run and new take the one package of your folders and refuse to guess among several', async () => {
+  const project = tmp.path('default');
+  mkdirSync(project);
+  const db = tmp.path('default.db');
+  expect((await runCli(['init-package', 'notes', '--no-config'], { db, cwd: project })).code).toBe(0);
+  const run = await runCli(['run', '--packages', 'packages', '--request', 'Notes on tides'], { db, cwd: project });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain('· package notes ·');
+  expect(parseJson(await runCli(['new', '--json', '--packages', 'packages'], { db, cwd: project })).packageId).toBe('notes');
+
+  const otherDb = tmp.path('default-two.db');
+  expect((await runCli(['init-package', 'tides', '--no-config'], { db, cwd: project })).code).toBe(0);
+  const refused = await runCli(['run', '--packages', 'packages'], { db: otherDb, cwd: project });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(
+    `The packages folders of --packages (packages) hold 2 packages (notes, tides): choose one with --package, e.g. steward run --package notes --packages packages --db ${otherDb}.`,
+  );
+  expect(existsSync(otherDb)).toBe(false);
+  // With no folder of your own, the bundled short-story as before.
+  expect(parseJson(await runCli(['new', '--json'], { db: otherDb, cwd: project })).packageId).toBe('short-story');
+}, 120_000);

@@ -1,4 +1,7 @@
-/** `steward init-package NAME`: writes a starter skill package to edit into your own. */
+/**
+ * `steward init-package NAME`: writes a starter skill package to edit into your own, and lists
+ * its folder in stately.config.json so that the next command knows it (`--no-config`: not).
+ */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -7,7 +10,10 @@ import { loadPackage } from '../../skills/loader.js';
 import { ID_PATTERN } from '../../skills/package-schema.js';
 import { starterPackageFiles } from '../../skills/starter-package.js';
 import { defaultDbPath } from '../../store/sqlite-store.js';
+import { safeText } from '../../text/safe-text.js';
 import { cliCommand, shellQuote } from '../context.js';
+import { loadStatelyConfig } from '../../inspect/config.js';
+import { listPackagesFolder } from '../packages-config.js';
 
 export function register(program: Command): void {
   program
@@ -15,12 +21,15 @@ export function register(program: Command): void {
     .description('write a starter skill package (a manifest and two commented worker files) to edit into your own')
     .argument('<name>', 'the package id: lowercase letters, digits, "-" or "_", starting with a letter')
     .option('--dir <dir>', 'the folder of package folders to write it in (created if missing)', 'packages')
-    .action((name: string, options: { dir: string }) => {
+    .option('--no-config', 'leave stately.config.json alone (then name the folder with --packages DIR in every command)')
+    .action((name: string, options: { dir: string; config: boolean }) => {
       if (!ID_PATTERN.test(name)) {
         throw new PackageError(
           `"${name.slice(0, 60)}" is not a package id; use lowercase letters, digits, "-" or "_", starting with a letter, e.g. code-review.`,
         );
       }
+      // A broken config is refused before anything is written.
+      if (options.config) loadStatelyConfig(process.cwd());
       const root = resolve(options.dir);
       const folder = join(root, name);
       mkdirSync(root, { recursive: true });
@@ -35,9 +44,24 @@ export function register(program: Command): void {
         writeFileSync(join(folder, path), text, { flag: 'wx' });
       }
       loadPackage(folder);
-      // The store plays no part in listing packages: the command is shown without --db.
-      const list = cliCommand(`packages --packages ${shellQuote(options.dir)}`, defaultDbPath({}));
-      process.stdout.write(`Wrote the starter package ${folder}/ (manifest.json, workers/researcher.md, workers/writer.md).\n`);
-      process.stdout.write(`Edit them, then check it with: ${list}\n`);
+      // The folder and the working directory are names a person chose: printed as data.
+      const say = (text: string) => process.stdout.write(safeText(text));
+      say(`Wrote the starter package ${folder}/ (manifest.json, workers/researcher.md, workers/writer.md).\n`);
+      let packagesFlag = ` --packages ${shellQuote(options.dir)}`;
+      if (options.config) {
+        const listed = listPackagesFolder(root, process.cwd());
+        const where = `"packages" of ${listed.path}${listed.created ? ' (a new file)' : ''}`;
+        say(listed.added ? `Listed ${listed.entry} in ${where}: ` : `${listed.path} lists ${listed.entry} already: `);
+        if (process.env.STEWARD_PACKAGES?.trim()) {
+          say(`but STEWARD_PACKAGES is set, and commands read it instead: add ${root} to it, or name the folder with --packages.\n`);
+        } else {
+          say(`every steward command run in ${process.cwd()} loads it.\n`);
+          packagesFlag = '';
+        }
+      }
+      // The store plays no part in listing packages: the commands are shown without --db.
+      const command = (args: string) => cliCommand(args, defaultDbPath({}));
+      say(`Edit its files, then check it with: ${command(`packages${packagesFlag}`)}\n`);
+      say(`Start a session of it with: ${command(`run --package ${name}${packagesFlag}`)}\n`);
     });
 }

@@ -3,17 +3,32 @@
  * (or with --auto) it plays the user — approves every step, accepts every artifact — and
  * prints the transcript, which makes `npm start < /dev/null` a complete demo.
  */
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { SessionNotFoundError } from '../../errors.js';
 import { DemoModel } from '../../models/demo-model.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
 import type { Inspection } from '../../inspect/index.js';
 import { autopilot, DEMO_REQUEST } from '../autopilot.js';
 import { editInEditor, editorCommand } from '../editor.js';
 import { LiveLine } from '../live-line.js';
-import { actorName, CliError, cliCommand, readTextOption, resumeCommand, maxBurstArgument, wholeNumber, withContext, sessionIdArgument } from '../context.js';
+import { DEFAULT_PACKAGE, packageForNewSession } from '../package-choice.js';
+import { isPostgresUrl } from '../../store/open-store.js';
+import {
+  actorName,
+  CliError,
+  cliCommand,
+  readTextOption,
+  resolveDbPath,
+  resumeCommand,
+  maxBurstArgument,
+  wholeNumber,
+  withContext,
+  sessionIdArgument,
+} from '../context.js';
 
 interface RunFlags {
-  package: string;
+  package?: string;
   session?: string;
   request?: string;
   requestFile?: string;
@@ -40,7 +55,7 @@ export function register(program: Command): void {
   program
     .command('run')
     .description('work on a session: see what it waits for and answer (interactive on a terminal)')
-    .option('-p, --package <id>', 'the skill package of a new session', 'short-story')
+    .option('-p, --package <id>', `the skill package of a new session (default: the one package of your --packages folders, else ${DEFAULT_PACKAGE})`)
     .option('-s, --session <id>', 'continue this session instead of creating one', sessionIdArgument('--session'))
     .option('--request <text>', 'the first request ("-" reads it from stdin; without a terminal: a fixed demo request)')
     .option('--request-file <file>', 'read the first request from this file')
@@ -68,6 +83,14 @@ export function register(program: Command): void {
         }
       }
       const request = readTextOption('request', flags.request, flags.requestFile);
+      const globals = command.optsWithGlobals();
+      const dbPath = resolveDbPath(globals);
+      // Decided before the store opens (and the inspector starts), so a refusal leaves no database file.
+      if (flags.session !== undefined && !isPostgresUrl(dbPath) && !existsSync(dbPath)) throw new SessionNotFoundError(flags.session, dbPath);
+      const packageId =
+        flags.session === undefined
+          ? packageForNewSession(flags.package, globals, { verb: 'run', command: (args) => cliCommand(args, dbPath) })
+          : DEFAULT_PACKAGE;
       const auto = flags.auto === true || !process.stdin.isTTY;
       // Loaded only on a terminal (scripts never pay for the prompt library), and before the
       // session starts, so a resumed model call is shown with its spinner from the start.
@@ -75,13 +98,13 @@ export function register(program: Command): void {
       const { config } = loadStatelyConfig();
       const inspection = await inspectionOf(flags.inspect ?? config.inspect);
       await withContext(
-        command.optsWithGlobals(),
+        globals,
         async (ctx) => {
           const session =
             flags.session !== undefined
               ? await ctx.runtime.resumeSession(flags.session)
               : await ctx.runtime.createSession({
-                  packageId: flags.package,
+                  packageId,
                   ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}),
                   ...(flags.maxBurstTokens !== undefined ? { maxBurstTokens: flags.maxBurstTokens } : {}),
                 });
@@ -116,7 +139,7 @@ export function register(program: Command): void {
               process.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
               process.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
               const live = process.stdout.isTTY ? { live: new LiveLine(process.stdout) } : {};
-              process.exitCode = await autopilot(session, { ...common, ...live, request: request ?? DEMO_REQUEST, packageId: flags.package });
+              process.exitCode = await autopilot(session, { ...common, ...live, request: request ?? DEMO_REQUEST, packageId });
             } finally {
               process.off('SIGINT', onSignal);
               process.off('SIGTERM', onSignal);
