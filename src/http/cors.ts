@@ -12,8 +12,8 @@ import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { normalizeOrigin } from './security.js';
 
-/** The request headers a page may send: auth, JSON, SSE resume, async send, idempotency, who acted. */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'last-event-id', 'prefer', 'idempotency-key', 'x-steward-user'] as const;
+/** The request headers a page may send: auth, JSON, SSE resume, async send, idempotency, who acted, the A2A protocol version. */
+export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'last-event-id', 'prefer', 'idempotency-key', 'x-steward-user', 'a2a-version'] as const;
 /** The response headers a page may read besides the simple ones: a 429's wait, an applied `Prefer`. */
 export const CORS_EXPOSED_HEADERS = ['retry-after', 'preference-applied'] as const;
 export const CORS_METHODS = ['GET', 'POST', 'OPTIONS'] as const;

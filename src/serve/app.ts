@@ -113,10 +113,10 @@ export function buildServeApp(options: AppOptions): { app: Hono; deps: ServeDeps
   return { app, deps };
 }
 
-/** A public route (health, the API document): no credential needed. */
+/** A public route (health, the API document, the agent card): no credential needed, for HEAD as for GET (load balancers probe with HEAD). */
 function markPublic(method: string): MiddlewareHandler {
   return async (c, next) => {
-    if (c.req.method === method) c.set('passedBy', 'public');
+    if (c.req.method === method || (method === 'GET' && c.req.method === 'HEAD')) c.set('passedBy', 'public');
     await next();
   };
 }

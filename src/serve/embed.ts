@@ -17,6 +17,7 @@ import { safeText } from '../text/safe-text.js';
 import { buildServeApp } from './app.js';
 import { DEFAULT_GRACE_MS, DEFAULT_MAX_CREATES_PER_MINUTE } from './defaults.js';
 import { SessionHost } from './session-host.js';
+import { parsePublicUrl } from './public-url.js';
 
 export interface ServeAppOptions {
   runtime: Runtime;
@@ -31,6 +32,11 @@ export interface ServeAppOptions {
   ticketSecret?: string;
   /** Origins whose pages may call from a browser (CORS); none by default. */
   corsOrigins?: readonly string[];
+  /**
+   * The URL these routes are reached at, mount path included (e.g. https://example.com/steward),
+   * for discovery documents (the A2A agent card; without it the card is not served).
+   */
+  publicUrl?: string;
   /** Host names the requests must name (DNS-rebinding guard); none: not checked here. */
   allowedHosts?: readonly string[];
   maxBodyBytes?: number;
@@ -66,6 +72,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
     throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const log = (message: string) => write(safeText(message));
+  const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl, 'createServeApp publicUrl');
   const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
   const { app, deps } = buildServeApp({
     runtime: options.runtime,
@@ -75,6 +82,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
     createLimit: perMinute > 0 ? new RateLimiter({ perMinute }) : null,
     log,
     auth,
+    publicUrl: () => publicUrl,
     tickets: StreamTickets.forTokens(auth.kind === 'tokens' ? auth.tokens : { kind: 'none' }, {
       ...(options.ticketSecret !== undefined ? { secret: options.ticketSecret } : {}),
     }),

@@ -26,6 +26,11 @@ export interface ServeDeps {
   auth: boolean;
   /** Signs and checks stream tickets. */
   tickets: StreamTickets;
+  /**
+   * The URL clients reach these routes at, for discovery documents (the A2A card): the
+   * configured public URL, else the listening address; undefined (or absent): not known.
+   */
+  publicUrl?: () => string | undefined;
   /** Sessions each caller may create per minute, by every route that creates one (create-limit.ts); null: no limit. */
   createLimit: RateLimiter | null;
   log: (message: string) => void;

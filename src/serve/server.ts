@@ -18,6 +18,9 @@ import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEF
 import { isLoopback } from '../http/security.js';
 import { safeText } from '../text/safe-text.js';
 import { RateLimiter } from '../http/rate-limit.js';
+import { parsePublicUrl } from './public-url.js';
+
+const bracketed = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
 export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT };
 
@@ -43,6 +46,11 @@ export interface ServeOptions {
   maxCreatesPerMinute?: number;
   /** The store as it may be printed (no password). */
   storeLabel?: string;
+  /**
+   * The URL clients reach this server at (`--public-url`: a proxy's, a DNS name, a path
+   * prefix), for discovery documents (the A2A agent card); default: the listening address.
+   */
+  publicUrl?: string;
   /**
    * More Host names clients reach this server by (a reverse proxy's, a DNS name): `name`
    * (any port) or `name:port`. The listening address is always allowed; any other Host: 403.
@@ -88,6 +96,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
   const log = (message: string) => write(safeText(message));
+  const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl, 'startServe publicUrl (--public-url)');
   const maxRunning = options.maxRunning ?? 0;
   if (!Number.isInteger(maxRunning) || maxRunning < 0)
     throw new UserError(`maxRunning must be a whole number ≥ 0 (0: no limit), got ${String(options.maxRunning)}.`);
@@ -97,6 +106,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
   });
   let listening: { host: string; port: number } | undefined;
+  // Known once listening: what discovery documents name without a --public-url.
+  let listeningUrl: string | undefined;
   const { app, deps } = buildServeApp({
     runtime: options.runtime,
     store: options.store,
@@ -105,6 +116,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     createLimit: perMinute > 0 ? new RateLimiter({ perMinute }) : null,
     log,
     listening: () => listening,
+    publicUrl: () => publicUrl ?? listeningUrl,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     auth: tokens ? { kind: 'tokens', tokens: { kind: 'named', tokens } } : token ? { kind: 'tokens', tokens: { kind: 'shared', token } } : { kind: 'none' },
@@ -121,9 +133,10 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   });
   const { port } = server.address() as AddressInfo;
   listening = { host: hostname, port };
+  const url = `http://${bracketed(hostname)}:${port}`;
+  listeningUrl = url;
   // Several servers on one database: adopt the running sessions of servers that died.
   host.startTakeover();
-  const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
 
   let closing: Promise<{ settled: number; handedBack: string[] }> | null = null;
   const close = () =>
@@ -140,5 +153,5 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       return report;
     })());
 
-  return { url: `http://${shown}:${port}`, port, host, close };
+  return { url, port, host, close };
 }

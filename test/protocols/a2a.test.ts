@@ -75,8 +75,9 @@ describe('A2A endpoint (SQLite)', () => {
     const file = tmp.path('a2a.db');
     const { server, store, close } = await serve(file, model);
 
-    // The card: one skill per worker, streaming, bearer auth; it is behind the token like every route.
-    expect((await fetch(`${server.url}/a2a/tiny/.well-known/agent-card.json`)).status).toBe(401);
+    // The card: one skill per worker, streaming, bearer auth; public, as discovery documents are (every other route needs the token).
+    expect((await fetch(`${server.url}/a2a/tiny/.well-known/agent-card.json`)).status).toBe(200);
+    expect((await fetch(`${server.url}/a2a/tiny`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
     const client = await a2aClient(server.url, 'tiny', TOKEN);
     const card = await client.getAgentCard();
     expect(card.skills.map((s) => s.id)).toEqual(['echo', 'summarize']);

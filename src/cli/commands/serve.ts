@@ -19,6 +19,7 @@ interface ServeFlags {
   corsOrigin: string[];
   maxCreatesPerMinute: number;
   maxRunning: number;
+  publicUrl?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -45,6 +46,10 @@ export function register(program: Command): void {
       'an origin (scheme://host[:port]) whose web pages may call the API from a browser (CORS; repeatable); any other origin gets 403',
       collect,
       [],
+    )
+    .option(
+      '--public-url <url>',
+      "the URL clients reach the server at (a proxy's or DNS name, with its path prefix if any), named by the A2A agent cards; default: the listening address",
     )
     .option(
       '--lease-ms <n>',
@@ -83,6 +88,7 @@ export function register(program: Command): void {
           storeLabel: printableLocation(ctx.dbPath),
           allowedHosts: flags.allowHost,
           corsOrigins: flags.corsOrigin,
+          ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
         });
         const tokenNote =

@@ -72,7 +72,7 @@ export function agentCard(pkg: SkillPackage, origin: string, auth: boolean, vers
       id: w.id,
       name: w.title,
       description: w.description,
-      tags: [pkg.id, ...w.outputTags],
+      tags: [...new Set([pkg.id, ...w.outputTags])],
       examples: [],
       inputModes: MODES,
       outputModes: MODES,
@@ -80,23 +80,31 @@ export function agentCard(pkg: SkillPackage, origin: string, auth: boolean, vers
   });
 }
 
-/** The origin clients reach this server by (the Host guard already checked the Host). */
-const originOf = (url: string) => new URL(url).origin;
-
 export const a2aAgentCard: RouteModule = {
   doc: {
     method: 'get',
     path: '/a2a/{packageId}/.well-known/agent-card.json',
-    summary: "A2A agent card of the package's agent (skills: its workers; JSON-RPC 1.0 and 0.3; streaming)",
+    summary:
+      "A2A agent card of the package's agent (skills: its workers; JSON-RPC 1.0 and 0.3; streaming). Public, as discovery documents are; " +
+      'its URLs are the configured public URL (--public-url), else the listening address',
+    public: true,
     responses: {
       200: { description: 'AgentCard (A2A 1.0 JSON)' },
-      404: { description: 'No such package', schema: ErrorBody },
+      404: { description: 'No such package, or (an embedding app without publicUrl) no public URL to name in the card', schema: ErrorBody },
     },
   },
-  mount(app, { runtime, auth }) {
+  mount(app, { runtime, auth, publicUrl }) {
     app.get('/a2a/:packageId/.well-known/agent-card.json', (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
-      return c.json(AgentCard.toJSON(agentCard(pkg, originOf(c.req.url), auth, runtime.packageVersionOnDisk(pkg.id) ?? '')) as Record<string, unknown>);
+      const base = publicUrl?.();
+      if (base === undefined)
+        throw new HttpError(
+          404,
+          'not_found',
+          'This app serves no A2A agent card: a card names the URL its agent is reached at, and this app was given none. ' +
+            'Set createServeApp({ publicUrl }) to the URL these routes are mounted at, e.g. https://example.com/steward.',
+        );
+      return c.json(AgentCard.toJSON(agentCard(pkg, base, auth, runtime.packageVersionOnDisk(pkg.id) ?? '')) as Record<string, unknown>);
     });
   },
 };
@@ -119,13 +127,14 @@ export const a2aJsonRpc: RouteModule = {
       },
     },
   },
-  mount(app, { runtime, store, host, auth, log, streams, createLimit }) {
+  mount(app, { runtime, store, host, auth, log, streams, createLimit, publicUrl }) {
     app.post('/a2a/:packageId', async (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
       const body = (await jsonBody(c)) as Record<string, unknown>;
       const who = attribute(c.get('caller'), undefined);
       const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
-      const card = agentCard(pkg, originOf(c.req.url), auth, runtime.packageVersionOnDisk(pkg.id) ?? '');
+      // The card this request is answered with (its versions, its capabilities): its URLs are the public URL's, never the request's Host.
+      const card = agentCard(pkg, publicUrl?.() ?? '', auth, runtime.packageVersionOnDisk(pkg.id) ?? '');
       // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).
       const ending = new AbortController();
       const handler = new ClientSafeHandler(

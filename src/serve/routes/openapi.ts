@@ -79,6 +79,14 @@ export function openapiDocument(docs: readonly RouteDoc[], auth: boolean): Recor
       responses,
       ...(auth && !doc.public ? { security: doc.ticketed ? [{ bearer: [] }, { streamTicket: [] }] : [{ bearer: [] }] } : { security: [] }),
     };
+    // A public document is probed with HEAD too (load balancers, link checkers): the GET's answers, without a body.
+    if (doc.public && doc.method === 'get')
+      paths[doc.path]!.head = {
+        summary: `${doc.summary} — headers only`,
+        ...(parameters.length ? { parameters } : {}),
+        responses: Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, { description: (r as { description: string }).description }])),
+        security: [],
+      };
   }
   return {
     openapi: '3.1.0',
