@@ -60,8 +60,13 @@ function inputPrompt(view: SessionView): string {
   }
 }
 
+/** What an answer also says for the wait after it: a rejection's "what should change" is the revision's text. */
+interface FollowUp {
+  revision?: string;
+}
+
 /** Asks for one action and its details; undefined when the user quits (Ctrl-C, Esc or "Quit"). */
-async function ask(view: SessionView, offered: readonly UserEventType[], options: InteractiveOptions): Promise<UserEvent | undefined> {
+async function ask(view: SessionView, offered: readonly UserEventType[], options: InteractiveOptions, followUp: FollowUp): Promise<UserEvent | undefined> {
   let type: UserEventType;
   if (offered.length === 1 && offered[0] === 'user_submitted_input') {
     type = 'user_submitted_input';
@@ -110,9 +115,13 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
     case 'user_accepted_artifact':
       return { type, artifactId: view.artifact!.id };
     case 'user_rejected_artifact': {
-      const reason = await text('Why? (you describe the changes next)', false);
-      if (typeof reason === 'symbol') return undefined;
-      return { type, artifactId: view.artifact!.id, ...(reason ? { reason } : {}) };
+      // Asked once: the chart next waits in `revision` for what should change, and the loop
+      // sends this answer there. Not also as the rejection's reason: the worker's notes are
+      // the reason and the revision text together, and would hold it twice.
+      const changes = await text(`What should change in ${view.artifact!.id}? (the worker revises it)`, true);
+      if (typeof changes !== 'string') return undefined;
+      followUp.revision = changes;
+      return { type, artifactId: view.artifact!.id };
     }
     case 'user_answered_questions': {
       const answers: Record<string, string> = {};
@@ -259,6 +268,8 @@ export async function interactive(first: Session, options: InteractiveOptions): 
   const render: RenderOptions = { modelLabel: options.modelLabel, packages: options.packages };
   let session = first;
   let view = session.view();
+  /** What the person said should change, after a rejection the session took: sent when it waits in `revision`. */
+  let revision: string | undefined;
   p.intro(pc.inverse(' steward '));
   p.log.info(
     `Session ${pc.bold(session.id)} · package ${view.packageId ?? '(to choose)'} · model: ${pc.bold(options.modelLabel)}` +
@@ -289,13 +300,18 @@ export async function interactive(first: Session, options: InteractiveOptions): 
     // inspector page, another process), the choice is not sent and the new state is shown.
     const shown = { revision: session.revision, state: view.state, rounds: view.rounds };
     let event: UserEvent | undefined;
+    const followUp: FollowUp = {};
     if (options.request && view.waitingReason === 'intake' && !view.blackboard.some((b) => b.tag === 'request')) {
       event = { type: 'user_submitted_input', text: options.request };
       p.log.step(`Request: ${options.request}`);
+    } else if (revision !== undefined && view.waitingReason === 'revision') {
+      event = { type: 'user_submitted_input', text: revision };
+      p.log.step(`What should change: ${safeText(revision)}`);
     } else {
       // Offer what the session would take now: the machine's own guards decide.
-      event = await ask(view, session.enabledEvents(), options);
+      event = await ask(view, session.enabledEvents(), options, followUp);
     }
+    revision = undefined;
     if (!event) {
       p.outro(`Saved. Continue with ${pc.bold(options.resume)}`);
       return 0;
@@ -331,6 +347,7 @@ export async function interactive(first: Session, options: InteractiveOptions): 
       p.outro(`Continue with ${pc.bold(options.resume)}`);
       return 1;
     }
+    revision = followUp.revision;
     view = result.view;
   }
 }

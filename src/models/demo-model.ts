@@ -102,8 +102,9 @@ export class DemoModel implements Model {
     const outputTags = section(brief, 'Output tags').trim().split(/,\s*/).filter(Boolean);
     const task = /# Your task\n([^\n]*)/.exec(brief)?.[1] ?? '';
     const inputs = [...brief.matchAll(/^## Input "([^"]+)" \(v(\d+)\)\n([^\n]*)/gm)].map((m) => `${m[1]} v${m[2]}: ${m[3]!.slice(0, 80)}`);
-    const revision = section(brief, 'Revision');
-    const notes = revision ? (revision.split('\n').find((l, i, all) => all[i - 1]?.includes('Their notes')) ?? '') : '';
+    // Every line the person wrote (the rejection's reason and the revision's text), not only the first.
+    const notes = /Their notes:\n([\s\S]*?)\n\nYour previous version:/.exec(section(brief, 'Revision'))?.[1]?.trim() ?? '';
+    const quoted = notes && notes !== '(no notes)' ? notes.split('\n').join(' / ') : '';
     const outputs = Object.fromEntries(
       outputTags.map((tag) => [
         tag,
@@ -112,7 +113,7 @@ export class DemoModel implements Model {
           '',
           `Task: ${task}`,
           ...(inputs.length ? ['', 'Built from:', ...inputs.map((i) => `- ${i}`)] : []),
-          ...(notes ? ['', `Revised after your notes: ${notes}`] : []),
+          ...(quoted ? ['', `Revised after your notes: ${quoted}`] : []),
           '',
           'This text was written by the offline demo model, not by an LLM. Set OPENAI_API_KEY (or OPENAI_BASE_URL) for real output.',
         ].join('\n'),

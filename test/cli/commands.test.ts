@@ -90,7 +90,8 @@ describe('steward (scriptable commands)', () => {
       expect(rejected).toMatchObject({ state: 'waiting_user.revision', artifact: { id: 'a1', status: 'rejected' } });
       const revised = parseJson<ViewJson>(await cli('send', id, 'input', '--text', 'Two sentences at most', '--json'));
       expect(revised).toMatchObject({ state: 'waiting_user.review_artifact', artifact: { id: 'a2', revises: 'a1', status: 'pending_review' } });
-      expect(revised.artifact!.tags[0]!.body).toContain('Revised after your notes: Too long');
+      // Both of what the person wrote: the rejection's reason and the revision's text.
+      expect(revised.artifact!.tags[0]!.body).toContain('Revised after your notes: Too long / Two sentences at most');
 
       const accepted = parseJson<ViewJson>(await cli('send', id, 'accept', '--json'));
       expect(accepted).toMatchObject({ state: 'waiting_user.approve_step', pendingStep: { workerId: 'summarize' } });

@@ -1,8 +1,8 @@
 /**
  * `steward run` on a terminal: a real pseudo-terminal (util-linux `script`), keystrokes in,
- * the screen out. The story: request → approve a step → reject the artifact with a reason →
- * describe the revision → accept the revised artifact → quit at the next step; the session
- * is saved where it stopped.
+ * the screen out. The story: request → approve a step → reject the artifact, saying once what
+ * should change (sent as the revision) → accept the revised artifact, which quotes it → quit at
+ * the next step; the session is saved where it stopped.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -75,10 +75,9 @@ it.skipIf(!hasScript)(
       await type(ENTER);
       await waitFor(/Accept the artifact/, 'the review choice for a1');
       await type(`${DOWN}${ENTER}`); // Reject the artifact
-      await waitFor(/Why\? \(you describe the changes next\)/, 'the rejection reason');
-      await type(`Too long${ENTER}`);
-      await waitFor(/What should change in a1\?/, 'the revision prompt');
+      await waitFor(/What should change in a1\? \(the worker revises it\)/, 'the one question of a rejection');
       await type(`Two lines at most${ENTER}`);
+      await waitFor(/What should change: Two lines at most/, 'the revision sent without asking again');
       await waitFor(/Accept the artifact/, 'the review choice for a2');
       await type(ENTER);
       await waitFor(/Approve the step/, 'the next step');
@@ -90,6 +89,7 @@ it.skipIf(!hasScript)(
     }
 
     expect(tty.screen).toContain('demo model (no LLM)');
+    expect(tty.screen).not.toContain('Why?');
     const store = new SqliteStore(db);
     try {
       const [summary] = (await store.list()).sessions;
@@ -104,7 +104,10 @@ it.skipIf(!hasScript)(
         'user_accepted_artifact',
       ]);
       const rejected = journal.find((e) => e.type === 'user_rejected_artifact')!;
-      expect(rejected.payload).toMatchObject({ artifactId: 'a1', reason: 'Too long' });
+      expect(rejected.payload).toMatchObject({ artifactId: 'a1' });
+      expect(journal.filter((e) => e.type === 'user_submitted_input').map((e) => e.payload)).toMatchObject([{}, { text: 'Two lines at most' }]);
+      const revised = (await store.load(summary!.id))!;
+      expect(JSON.stringify(revised.snapshot)).toContain('Revised after your notes: Two lines at most');
     } finally {
       await store.close();
     }
