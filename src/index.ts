@@ -54,6 +54,7 @@ export type {
   SessionPage,
   Durability,
 } from './store/session-store.js';
+export type { HolderProcess } from './store/holder-process.js';
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
 export { listAll } from './store/list-page.js';

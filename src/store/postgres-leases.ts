@@ -3,6 +3,8 @@
  * leased (owner, token, expires_at). Every time is the database's `now()`, so the clocks of
  * the servers never matter. The protocol (docs/design.md "Leases and takeover"):
  * - acquire: an upsert that succeeds only when no unexpired lease exists, and bumps the token;
+ *   or when the unexpired one is still the grant of a holder its caller knows is gone;
+ * - every grant records the granted process (holder-process.ts), tagged with its token;
  * - renew: extends only the caller's own unexpired grant (same owner and token);
  * - release: expires the grant at once, so another server may take a running session now
  *   (an unused grant expires as of the session's last write: see claimExpired);
@@ -15,6 +17,7 @@
  * - renew goes through postgres-renewals.ts (its own connection, batched).
  */
 import { SessionNotFoundError, UserError } from '../errors.js';
+import { HolderProcessSchema, type HolderProcess } from './holder-process.js';
 import type { ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
 import type { PgRenewals, Query } from './postgres-renewals.js';
@@ -30,6 +33,39 @@ export function leasesMigration(S: string): string {
     );
     -- The takeover scan reads only running sessions.
     CREATE INDEX sessions_running ON ${S}.sessions (updated_at) WHERE state LIKE 'running%';`;
+}
+
+/**
+ * Migration step 6 (schema version 5 → 6): the holder's process (holder-process.ts), as JSON
+ * with the token of the grant that wrote it. A process that writes none (an older Steward
+ * still running) bumps the token and leaves the old JSON behind, whose token then no longer
+ * matches: it is never read as that holder's.
+ */
+export function leaseProcessMigration(S: string): string {
+  return `ALTER TABLE ${S}.leases ADD COLUMN IF NOT EXISTS process jsonb;`;
+}
+
+/** A grant's process column, from `json` (this process, or NULL) and the grant's token. */
+const processOf = (json: string, token: string) => `(${json} - 'token') || jsonb_build_object('token', ${token})`;
+
+/** What a grant over an existing row sets (the upsert's DO UPDATE). */
+const REGRANT = `owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at, process = ${processOf('EXCLUDED.process', 'l.token + 1')}`;
+
+/** The holder as LeaseHolder reads it, from a `leases` row; its process only when written with this grant. */
+const HOLDER_COLUMNS = `left(owner, 200) AS owner, token, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms,
+  CASE WHEN (process->>'token')::bigint = token THEN process - 'token' END AS process`;
+
+/** bigint columns come as strings, or as numbers when read through to_jsonb. */
+interface HolderRow {
+  owner: string;
+  token: string | number;
+  ms: string | number;
+  process: unknown;
+}
+
+function toHolder(row: HolderRow): LeaseHolder {
+  const process = HolderProcessSchema.safeParse(row.process);
+  return { owner: row.owner, expiresInMs: Number(row.ms), token: Number(row.token), process: process.success ? process.data : null };
 }
 
 /**
@@ -53,22 +89,31 @@ export async function leaseHolder(query: Query, S: string, sessionId: string): P
 }
 
 export class PgLeases implements LeaseOps {
+  /** This process as its grants record it (JSON), or null. */
+  private readonly process: string | null;
+
+  /** `process`: this process (thisProcess()), recorded with every grant; null records none. */
   constructor(
     private readonly query: Query,
     private readonly S: string,
     private readonly renewals: PgRenewals,
-  ) {}
+    process: HolderProcess | null,
+  ) {
+    this.process = process ? JSON.stringify(process) : null;
+  }
 
-  async acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null> {
+  async acquireLease(sessionId: string, owner: string, ms: number, options: { goneToken?: number } = {}): Promise<Lease | null> {
     checkMs(ms);
     try {
+      // A gone holder's grant is taken only while it is still that grant: had anyone taken
+      // the lease since, the token would differ.
       const { rows } = await this.query<{ token: string }>(
-        `INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
-         VALUES ($1, $2, 1, now() + $3 * interval '1 millisecond')
-         ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
-         WHERE l.expires_at <= now()
+        `INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at, process)
+         VALUES ($1, $2, 1, now() + $3 * interval '1 millisecond', ${processOf('$4::jsonb', '1')})
+         ON CONFLICT (session_id) DO UPDATE SET ${REGRANT}
+         WHERE l.expires_at <= now() OR l.token = $5::bigint
          RETURNING token`,
-        [sessionId, owner, ms],
+        [sessionId, owner, ms, this.process, options.goneToken ?? null],
       );
       return rows[0] ? { sessionId, owner, token: Number(rows[0].token) } : null;
     } catch (error) {
@@ -83,28 +128,28 @@ export class PgLeases implements LeaseOps {
     // for this statement, and a row written meanwhile is read as written. So with a grant,
     // what comes back is the session as the last holder left it. No row: no grant either.
     // The holder is looked up only when there is no grant.
-    const { rows } = await this.query<SessionRow & { lease_token: string | null; holder_owner: string | null; holder_ms: string | null }>(
+    const { rows } = await this.query<SessionRow & { lease_token: string | null; holder: HolderRow | null }>(
       `WITH s AS (
          SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions WHERE id = $1 FOR SHARE
        ), granted AS (
-         INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
-         SELECT s.id, $2, 1, now() + $3 * interval '1 millisecond' FROM s
-         ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
+         INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at, process)
+         SELECT s.id, $2, 1, now() + $3 * interval '1 millisecond', ${processOf('$4::jsonb', '1')} FROM s
+         ON CONFLICT (session_id) DO UPDATE SET ${REGRANT}
          WHERE l.expires_at <= now()
          RETURNING token
        )
-       SELECT s.*, (SELECT token FROM granted) AS lease_token, h.owner AS holder_owner, h.ms AS holder_ms
+       SELECT s.*, (SELECT token FROM granted) AS lease_token, CASE WHEN h.owner IS NOT NULL THEN to_jsonb(h) END AS holder
        FROM s LEFT JOIN LATERAL (
-         SELECT left(owner, 200) AS owner, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms
+         SELECT ${HOLDER_COLUMNS}
          FROM ${this.S}.leases WHERE session_id = $1 AND expires_at > now() AND NOT EXISTS (SELECT 1 FROM granted)
        ) h ON true`,
-      [sessionId, owner, ms],
+      [sessionId, owner, ms, this.process],
     );
     const row = rows[0];
     if (!row) return { stored: undefined, lease: null, holder: null };
     const stored = toStoredSession(row);
     if (row.lease_token !== null) return { stored, lease: { sessionId, owner, token: Number(row.lease_token) } };
-    return { stored, lease: null, holder: row.holder_owner === null ? null : { owner: row.holder_owner, expiresInMs: Number(row.holder_ms) } };
+    return { stored, lease: null, holder: row.holder === null ? null : toHolder(row.holder) };
   }
 
   /** On the renewals' own connection, batched with the others due (postgres-renewals.ts). */
@@ -124,12 +169,8 @@ export class PgLeases implements LeaseOps {
   }
 
   async holder(sessionId: string): Promise<LeaseHolder | null> {
-    const { rows } = await this.query<{ owner: string; ms: string }>(
-      `SELECT left(owner, 200) AS owner, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms
-       FROM ${this.S}.leases WHERE session_id = $1 AND expires_at > now()`,
-      [sessionId],
-    );
-    return rows[0] ? { owner: rows[0].owner, expiresInMs: Number(rows[0].ms) } : null;
+    const { rows } = await this.query<HolderRow>(`SELECT ${HOLDER_COLUMNS} FROM ${this.S}.leases WHERE session_id = $1 AND expires_at > now()`, [sessionId]);
+    return rows[0] ? toHolder(rows[0]) : null;
   }
 
   async claimExpired(owner: string, ms: number, limit: number): Promise<ClaimedLease[]> {
@@ -150,14 +191,14 @@ export class PgLeases implements LeaseOps {
          LIMIT $3
          FOR UPDATE OF s SKIP LOCKED
        ), granted AS (
-         INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at)
-         SELECT id, $1, 1, now() + $2 * interval '1 millisecond' FROM c
-         ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at
+         INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at, process)
+         SELECT id, $1, 1, now() + $2 * interval '1 millisecond', ${processOf('$4::jsonb', '1')} FROM c
+         ON CONFLICT (session_id) DO UPDATE SET ${REGRANT}
          WHERE l.expires_at <= now()
          RETURNING session_id, token
        )
        SELECT c.*, granted.token AS lease_token FROM c JOIN granted ON granted.session_id = c.id ORDER BY c.updated_at`,
-      [owner, ms, Math.max(1, Math.floor(limit))],
+      [owner, ms, Math.max(1, Math.floor(limit)), this.process],
     );
     return rows.map((row) => ({ sessionId: row.id, owner, token: Number(row.lease_token), stored: toStoredSession(row) }));
   }

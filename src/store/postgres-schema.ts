@@ -5,10 +5,10 @@
  */
 import type pg from 'pg';
 import { UserError } from '../errors.js';
-import { leasesMigration } from './postgres-leases.js';
+import { leaseProcessMigration, leasesMigration } from './postgres-leases.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 5;
+export const PG_SCHEMA_VERSION = 6;
 
 /** The default PostgreSQL schema (namespace) Steward's tables live in. */
 export const DEFAULT_PG_SCHEMA = 'steward';
@@ -16,7 +16,8 @@ export const DEFAULT_PG_SCHEMA = 'steward';
 /**
  * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
  * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts);
- * step 4: the index list() pages on; step 5: package versions and idempotency keys.
+ * step 4: the index list() pages on; step 5: package versions and idempotency keys; step 6: the
+ * lease holder's process (postgres-leases.ts).
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -91,6 +92,7 @@ const migrations: Array<(S: string, channel: string) => string> = [
       PRIMARY KEY (session_id, key)
     );
     CREATE INDEX IF NOT EXISTS send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
+  (S) => leaseProcessMigration(S),
 ];
 
 /** The schema's name as SQL quotes it (names are checked as plain identifiers first). */

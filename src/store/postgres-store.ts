@@ -17,6 +17,7 @@ import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
 import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
+import { thisProcess } from './holder-process.js';
 import { PgRenewals, type Query } from './postgres-renewals.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
@@ -150,7 +151,7 @@ export class PostgresStore implements SessionStore {
     // Renewals on a connection of their own when the store owns its pool (postgres-renewals.ts).
     const own = typeof connection === 'string' ? () => new pg.Client({ connectionString: connection }) : null;
     this.renewals = new PgRenewals(this.S, query, own, () => this.ready());
-    this.leases = new PgLeases(query, this.S, this.renewals);
+    this.leases = new PgLeases(query, this.S, this.renewals, thisProcess());
     this.events = new PgEventBus(this.pool, query, `steward_events_${this.schema}`, this.S, this.target);
   }
 

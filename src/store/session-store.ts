@@ -15,6 +15,7 @@
 import { UserError } from '../errors.js';
 import { quotedSetting } from '../limits.js';
 import type { JournalEntry, JournalEntryFields, SessionSummary } from './records.js';
+import type { HolderProcess } from './holder-process.js';
 
 export type { JournalEntry, SessionSummary };
 
@@ -176,6 +177,13 @@ export interface LeaseHolder {
   owner: string;
   /** How long the lease lasts unless renewed (ms). */
   expiresInMs: number;
+  /** Its grant (see Lease.token). */
+  token: number;
+  /**
+   * The holder's process, so that a process on the same machine can tell whether it is gone
+   * (holder-process.ts); null when the grant recorded none (not Linux, an older Steward).
+   */
+  process: HolderProcess | null;
 }
 
 export interface AppendOptions {
@@ -230,8 +238,13 @@ export interface ClaimedLease extends Lease {
  * clocks never matter. See docs/design.md "Leases and takeover".
  */
 export interface LeaseOps {
-  /** Grants the lease for `ms` if nobody else holds an unexpired one (a new token each grant); null otherwise. */
-  acquireLease(sessionId: string, owner: string, ms: number): Promise<Lease | null>;
+  /**
+   * Grants the lease for `ms` if nobody else holds an unexpired one (a new token each grant);
+   * null otherwise. `goneToken`: the grant of a holder known to be gone (its process no longer
+   * exists: holderGone): taken too though unexpired, in the same statement, only while it is
+   * still exactly that grant.
+   */
+  acquireLease(sessionId: string, owner: string, ms: number, options?: { goneToken?: number }): Promise<Lease | null>;
   /**
    * `acquireLease` and `load` in one step (a server's send begins so): the session as it is
    * once the lease is granted, so nobody writes it after the read; without a grant, who holds

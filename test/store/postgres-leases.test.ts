@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/errors.js';
+import { thisProcess } from '../../src/store/holder-process.js';
 import { LeaseKeeper } from '../../src/store/lease-keeper.js';
 import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';
 import { holdLock, postgresUnavailable } from '../support/postgres.js';
@@ -248,7 +249,12 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       await server.create({ id: 'u', packageId: null, snapshot: {}, entry: created('waiting_user.intake') });
       // An earlier event through a server: leased, written, released (the row stays, expired).
       const earlier = (await server.leases.acquireLease('u', 'steward serve on a pid 1', 60_000))!;
-      expect(await other.leases.holder('u')).toEqual({ owner: 'steward serve on a pid 1', expiresInMs: expect.any(Number) });
+      expect(await other.leases.holder('u')).toEqual({
+        owner: 'steward serve on a pid 1',
+        expiresInMs: expect.any(Number),
+        token: 1,
+        process: thisProcess(),
+      });
       expect((await other.leases.holder('u'))!.expiresInMs).toBeGreaterThan(50_000);
       await server.append({ id: 'u', expectedRevision: 1, entries: [entry('e', 'waiting_user.approve_step')], snapshot: {}, lease: earlier });
       await server.leases.releaseLease(earlier);
