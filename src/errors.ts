@@ -262,15 +262,17 @@ export class LeaseLostError extends StewardError {
 }
 
 /**
- * Another process holds the session's lease (PostgresStore): it is running the session now,
- * so this one neither runs nor writes it. `holder` is that process's own description
- * (e.g. "steward serve on web-3 pid 4711"), null when the lease ran out meanwhile.
+ * Another process holds the session's lease (PostgresStore): it runs the session, or did
+ * until it was stopped or died without letting the lease go, so this one neither runs nor
+ * writes it. `holder` is that process's own description (e.g. "steward serve on web-3 pid
+ * 4711"), null when the lease ran out meanwhile; `expiresInMs`, how long its lease lasts
+ * unless it renews it.
  *
  * @example
  * try {
  *   await runtime.resumeSession(id);
  * } catch (error) {
- *   if (SessionLeasedError.isInstance(error)) console.log(`${id} runs in ${error.holder} now`);
+ *   if (SessionLeasedError.isInstance(error)) console.log(`${id} is held by ${error.holder} for ${error.expiresInMs} ms`);
  * }
  */
 export class SessionLeasedError extends StewardError {
@@ -286,16 +288,22 @@ export class SessionLeasedError extends StewardError {
      */
     readonly retryAfterSeconds: number | null = null,
   ) {
-    super(
-      'session_running_elsewhere',
-      message ??
-        `Session "${sessionId}" is running in ${holder ?? 'another process'} right now (it holds the session's lease): nothing was done here. ` +
-          'Wait until it waits for you, then try again' +
-          (expiresInMs !== null
-            ? `; if that process is gone, its lease runs out within ${Math.ceil(expiresInMs / 1000)} s and the session can be resumed then.`
-            : '.'),
-    );
+    super('session_running_elsewhere', message ?? leasedMessage(sessionId, holder, expiresInMs));
   }
+}
+
+/** Held until when and by whom, and what to do: a lease says only that its holder renewed it lately, not that it lives. */
+function leasedMessage(sessionId: string, holder: string | null, expiresInMs: number | null): string {
+  const who = holder ?? 'another process';
+  const ifGone = 'If it is gone (it ran on another host, or cannot be checked from here), the session can be resumed once its lease has run out.';
+  if (expiresInMs === null)
+    return `Session "${sessionId}" is held by ${who}: nothing was done here. Wait until the session waits for you, then try again. ${ifGone}`;
+  const seconds = Math.max(1, Math.ceil(expiresInMs / 1000));
+  const until = new Date(Date.now() + expiresInMs).toISOString().slice(11, 19);
+  return (
+    `Session "${sessionId}" is held by ${who}: its lease runs ${seconds} more second${seconds === 1 ? '' : 's'}, until ${until} UTC, unless renewed. ` +
+    `Nothing was done here. While that process runs the session it renews the lease: wait until the session waits for you, then try again. ${ifGone}`
+  );
 }
 
 /**

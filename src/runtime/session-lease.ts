@@ -8,10 +8,12 @@
  *   session takes the lease itself before it runs (a send, a resume of a running session, a
  *   fork with a call in flight), keeps it renewed while it runs (LeaseKeeper), and lets it go
  *   once it waits for the user, is done or is closed. A waiting session holds none, so any
- *   process (or server) may send it the next event.
+ *   process (or server) may send it the next event. A lease held by a process of this
+ *   machine that no longer exists (holder-process.ts) is taken at once, unexpired.
  */
 import { performance } from 'node:perf_hooks';
 import { LeaseLostError, SessionLeasedError, StewardError } from '../errors.js';
+import { holderGone } from '../store/holder-process.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
 import type { Lease, LeaseOps, SessionStore } from '../store/session-store.js';
 import type { SendError } from './session.js';
@@ -103,11 +105,18 @@ export class OwnLease implements SessionLeasing {
     await this.letting;
     // Held already, or lost: then the session is stopped and its writes fail, fenced by it.
     if (this.keeper) return false;
-    const askedAt = performance.now();
-    const lease = await this.leases.acquireLease(this.sessionId, this.owner, this.leaseMs);
+    let askedAt = performance.now();
+    let lease = await this.leases.acquireLease(this.sessionId, this.owner, this.leaseMs);
     if (!lease) {
-      const holder = await this.leases.holder(this.sessionId);
-      throw new SessionLeasedError(this.sessionId, holder?.owner ?? null, holder?.expiresInMs ?? null);
+      let holder = await this.leases.holder(this.sessionId);
+      // A holder on this machine whose process is gone (killed mid-call) renews nothing: its
+      // lease is taken now, not once it runs out, by the same guarded statement.
+      if (holder && holderGone(holder.process)) {
+        askedAt = performance.now();
+        lease = await this.leases.acquireLease(this.sessionId, this.owner, this.leaseMs, { goneToken: holder.token });
+        if (!lease) holder = await this.leases.holder(this.sessionId);
+      }
+      if (!lease) throw new SessionLeasedError(this.sessionId, holder?.owner ?? null, holder?.expiresInMs ?? null);
     }
     this.wroteUnderGrant = false;
     this.keeper = new LeaseKeeper(

@@ -82,7 +82,7 @@ describe.skipIf(postgresUnavailable !== null)('leases between processes on Postg
     const refused = await second;
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      new RegExp(`^steward \\[session_running_elsewhere\\]: Session "${id}" is running in steward send on \\S+ pid \\d+ right now`),
+      new RegExp(`^steward \\[session_running_elsewhere\\]: Session "${id}" is held by steward send on \\S+ pid \\d+: its lease runs \\d+ more seconds?`),
     );
 
     const sent = await cli.result;

@@ -27,6 +27,7 @@ import {
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
+import { holderGone } from '../../store/holder-process.js';
 
 interface SendFlags {
   text?: string;
@@ -99,9 +100,10 @@ export function register(program: Command): void {
             peek.view,
           );
           if (peek.view.phase === 'running') {
-            // On PostgreSQL the process running it holds its lease: name it.
+            // On PostgreSQL the process running it holds its lease: name it, unless it is
+            // known to be gone (a process of this machine): then resume takes it over at once.
             const holder = await ctx.store.leases?.holder(id);
-            if (holder) throw new SessionLeasedError(id, holder.owner, holder.expiresInMs);
+            if (holder && !holderGone(holder.process)) throw new SessionLeasedError(id, holder.owner, holder.expiresInMs);
             throw new EventRefusedError(
               `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
                 `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath)}`,
