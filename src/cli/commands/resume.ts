@@ -1,17 +1,22 @@
 /**
- * `steward resume ID [--json]`: continues a session that a crash or a kill left `running`
- * (a model call was in flight): the call runs again, and the command returns when the
- * session waits for the user again (or is done), printing the view — with --json the same
- * JSON as `send --json`. A session that already waits is only shown (exit 0).
+ * `steward resume ID [--json] [--fail-fast]`: continues a session that a crash or a kill left
+ * `running` (a model call was in flight): the call runs again, and the command returns when
+ * the session waits for the user again (or is done), printing the view — with --json the
+ * same JSON as `send --json`. A session that already waits is only shown (exit 0).
  *
- * Only one process should run a session. On PostgreSQL the runner holds the session's lease:
- * resuming one that a live process (a `steward run`, a server) runs ends with
- * `session_running_elsewhere`, naming it. On SQLite, resume one whose `steward run` is still
- * alive and both make the model call; the store's revision check lets one of them save it.
+ * Only one process should run a session. On PostgreSQL the runner holds the session's lease.
+ * A holder of this machine whose process is gone is taken over at once (the runtime proves
+ * it gone: holder-process.ts). Any other holder may be alive, so resume waits for its lease
+ * to run out, saying how long (lease-wait.ts), and ends with `session_running_elsewhere`,
+ * naming it, if the holder renewed it meanwhile; `--fail-fast` ends so at once. On SQLite,
+ * resume one whose `steward run` is still alive and both make the model call; the store's
+ * revision check lets one of them save it.
  */
 import type { Command } from 'commander';
 import { CliError, peekSession, printJson, viewJson, withContext, sessionIdArgument } from '../context.js';
+import { retryWhileLeased } from '../lease-wait.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
+import { safeLine } from '../../text/safe-text.js';
 
 export function register(program: Command): void {
   program
@@ -19,7 +24,8 @@ export function register(program: Command): void {
     .description('continue a session left running by a crash: its model call runs again, up to the next wait')
     .argument('<id>', 'the session id (see `steward list`)', sessionIdArgument('steward resume'))
     .option('--json', 'print the session view as JSON (as `send --json` does)')
-    .action(async (id: string, flags: { json?: boolean }, command: Command) => {
+    .option('--fail-fast', "PostgreSQL: fail at once when another process holds the session's lease, instead of waiting for it to run out")
+    .action(async (id: string, flags: { json?: boolean; failFast?: boolean }, command: Command) => {
       await withContext(
         command.optsWithGlobals(),
         async (ctx) => {
@@ -27,7 +33,10 @@ export function register(program: Command): void {
           let view = peek.view;
           let revision: number | undefined = peek.revision;
           if (view.phase === 'running') {
-            const session = await ctx.runtime.resumeSession(id);
+            const session = await retryWhileLeased(() => ctx.runtime.resumeSession(id), {
+              wait: flags.failFast !== true,
+              say: (line) => process.stderr.write(`${safeLine(line)}\n`),
+            });
             view = await session.settled();
             revision = session.revision;
             if (session.actorRef.getSnapshot().status === 'stopped') {
