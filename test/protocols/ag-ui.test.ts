@@ -172,6 +172,14 @@ describe('AG-UI endpoint with HttpAgent', () => {
     expect(tab.agent.pendingInterrupts).toEqual([]);
     model.assertComplete();
 
+    // The chat a client shows (MESSAGES_SNAPSHOT): the person's request, the manager's words and
+    // the approvals' calls; none of the chart's notes to the manager about the person's decisions.
+    const chat = tab.agent.messages;
+    expect(chat.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['A story about a lighthouse keeper.']);
+    expect(chat.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['Let me plan the brief.', undefined, 'Brief and outline are accepted.']);
+    expect(chat.flatMap((m) => ('toolCalls' in m ? (m.toolCalls ?? []) : [])).map((c) => c.id)).toEqual(['call_brief', 'call_outline']);
+    expect(JSON.stringify(chat)).not.toMatch(/The user \(ana\) approved|The user accepted|Plan the next step|no_such_tool/);
+
     // A done thread takes no new request.
     tab.agent.addMessage({ id: 'u3', role: 'user', content: 'Another one.' });
     expect(runError(await tab.run())).toMatchObject({ code: 'thread_done' });

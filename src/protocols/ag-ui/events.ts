@@ -4,13 +4,17 @@
  * Every event is checked with `@ag-ui/core`'s own zod schema before it leaves, so a mistake
  * here is an error of the run, never a malformed event on the wire.
  */
-import { EventType, type BaseEvent, type Interrupt, type Message } from '@ag-ui/core';
+import { EventType, type BaseEvent, type Interrupt } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import jsonPatch from 'fast-json-patch';
 import type { SessionStreamEvent, StreamEventOf } from '../../machines/stream-events.js';
 import type { SessionContext } from '../../machines/session.context.js';
-import type { ChatMessage, ToolCall } from '../../models/model.js';
+import type { ToolCall } from '../../models/model.js';
 import type { SessionView } from '../../runtime/view.js';
+import { messagesOf } from './chat-messages.js';
+
+// run.ts reads the chat's ids from here, where messagesOf was first.
+export { messagesOf } from './chat-messages.js';
 
 export type Emit = (event: BaseEvent) => void;
 
@@ -19,48 +23,9 @@ export function checked(event: BaseEvent): BaseEvent {
   return EventSchema.parse(event) as BaseEvent;
 }
 
-/** The id of message number `n` of an agent's conversation (numbers never repeat: `Transcript.total`). */
-export function messageId(sessionId: string, agent: string, n: number): string {
-  return `${sessionId}:${agent}:${n}`;
-}
-
 /** The view as AG-UI state: plain JSON. */
 export function stateOf(view: SessionView): Record<string, unknown> {
   return JSON.parse(JSON.stringify(view)) as Record<string, unknown>;
-}
-
-/** The manager's conversation as AG-UI messages (the window the context keeps), with ids that stay the same from run to run. */
-export function messagesOf(context: SessionContext): Message[] {
-  const { messages, total } = context.transcripts.manager;
-  const first = total - messages.length;
-  return messages.flatMap((m: ChatMessage, i): Message[] => {
-    const id = messageId(context.sessionId, 'manager', first + i);
-    switch (m.role) {
-      case 'user':
-        return [{ id, role: 'user', content: m.content }];
-      case 'assistant':
-        return [
-          {
-            id,
-            role: 'assistant',
-            ...(m.content ? { content: m.content } : {}),
-            ...(m.tool_calls?.length
-              ? {
-                  toolCalls: m.tool_calls.map((c) => ({
-                    id: c.id,
-                    type: 'function' as const,
-                    function: { name: c.function.name, arguments: c.function.arguments },
-                  })),
-                }
-              : {}),
-          },
-        ];
-      case 'tool':
-        return [{ id, role: 'tool', toolCallId: m.tool_call_id, content: m.content }];
-      default:
-        return [];
-    }
-  });
 }
 
 /** The manager's latest run_worker call in the context's window: what an approval interrupt is bound to. */
