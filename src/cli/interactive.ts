@@ -298,7 +298,7 @@ export async function interactive(first: Session, options: InteractiveOptions): 
 
     // What the menu is offered for: if the session moves on while the user chooses (the
     // inspector page, another process), the choice is not sent and the new state is shown.
-    const shown = { revision: session.revision, state: view.state, rounds: view.rounds };
+    const shown = { revision: session.revision, state: view.state, rounds: view.rounds, wait: view.wait };
     let event: UserEvent | undefined;
     const followUp: FollowUp = {};
     if (options.request && view.waitingReason === 'intake' && !view.blackboard.some((b) => b.tag === 'request')) {
@@ -327,10 +327,16 @@ export async function interactive(first: Session, options: InteractiveOptions): 
       continue;
     }
 
-    const sent: UserEvent = options.by !== undefined ? { ...event, by: options.by } : event;
+    // The decision names the wait the person saw: if it was answered elsewhere meanwhile, it is refused, never applied to the next.
+    const sent: UserEvent = { ...event, ...(options.by !== undefined ? { by: options.by } : {}), ...(shown.wait !== undefined ? { wait: shown.wait } : {}) };
     const result = await withSpinner(session, options, () => session.send(sent));
     if (!result.ok) {
-      if (result.error.code === 'event_refused' || result.error.code === 'invalid_event' || result.error.code === 'limit_exceeded') {
+      if (
+        result.error.code === 'event_refused' ||
+        result.error.code === 'wait_closed' ||
+        result.error.code === 'invalid_event' ||
+        result.error.code === 'limit_exceeded'
+      ) {
         p.log.warn(safeText(result.error.message));
         // Re-read: the refusal may come from a state this terminal had not seen yet.
         session = await reread(session, options);
@@ -347,6 +353,7 @@ export async function interactive(first: Session, options: InteractiveOptions): 
       p.outro(`Continue with ${pc.bold(options.resume)}`);
       return 1;
     }
+    if (result.repeated) p.log.info('This same decision had already answered that wait (from elsewhere): nothing was applied again.');
     revision = followUp.revision;
     view = result.view;
   }

@@ -197,6 +197,21 @@ export class StewardClient {
   }
 
   /**
+   * Sends a decision for the wait `view` shows: the event names that wait (`view.wait`), so if
+   * the session has moved on by the time it arrives (another tab or person answered), it is
+   * refused (`wait_closed`) or, the same decision again, answered as a harmless repeat
+   * (`repeated: true`) — never applied to the next wait. Options as `send()`.
+   *
+   * @example
+   * const { view } = await client.get(id);
+   * const result = await client.answer(view, { type: 'user_rejected_next_step', reason: 'Not now.' });
+   * if (!result.ok && result.error.code === 'wait_closed') console.log('someone answered first; the session shows', result.view.state);
+   */
+  answer(view: Pick<SessionView, 'id' | 'wait'>, event: UserEvent, options: SendRequestOptions & { wait?: true } = {}): Promise<SendAnswer> {
+    return this.send(view.id, view.wait === undefined ? event : { ...event, wait: view.wait }, options);
+  }
+
+  /**
    * A page of the session's journal in seq order; `next` is the `after` of the next page.
    *
    * @example

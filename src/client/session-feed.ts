@@ -106,7 +106,9 @@ export class SessionFeed {
   /**
    * Sends a user event for the session. Waiting (the default), the answer's view becomes the
    * view; with `{ wait: false }` the stream tells the rest. A refusal is in the answer
-   * (`ok: false`), a failure also in `error`.
+   * (`ok: false`), a failure also in `error`. The event names the wait the view shows (unless
+   * it names one itself): a decision made on that view is never applied to a later wait
+   * (another tab answered first: `wait_closed`, or a harmless repeat).
    *
    * @example
    * await feed.send({ type: 'user_accepted_artifact', artifactId: 'a1', edits: { note: 'Shorter.' } });
@@ -115,7 +117,8 @@ export class SessionFeed {
     this.sending++;
     this.update({});
     try {
-      const answer = await this.client.send(this.sessionId, event, options);
+      const wait = event.wait ?? this.state.view?.wait;
+      const answer = await this.client.send(this.sessionId, wait === undefined ? event : { ...event, wait }, options);
       if ('view' in answer) this.update({ view: answer.view, error: null });
       // Taken, not run yet: the view read now is the running one, so the wait just answered is not offered again meanwhile.
       else if (this.running) await this.refresh(this.running.signal);

@@ -43,7 +43,7 @@ import { sessionGuards, type RuleParams, type SessionEvent } from './session.gua
 import * as report from './session.reports.js';
 import * as update from './session.updates.js';
 import { initialTranscripts } from './transcript.js';
-import { closedWaitMessage, decisionDigest, NO_WAITS, repeatsClosingDecision } from './waits.js';
+import { closedWaitRejection, decisionDigest, namesClosedWait, NO_WAITS } from './waits.js';
 
 type WaitingReason = report.WaitingReason;
 
@@ -235,10 +235,9 @@ export const sessionMachine = setup({
     /** A decision for a wait that is not the open one: refused, recorded, and the session waits on as before. */
     refuseClosedWait: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
       const state = `waiting_user.${reason}`;
-      const message = closedWaitMessage(context, event, state);
-      const repeated = repeatsClosingDecision(context, event) ? { repeated: true as const } : {};
-      enqueue.assign(update.recordRejection(context, { type: event.type, state, reason: message, code: 'wait_closed', ...repeated, ...stampOf(event) }));
-      enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: message, code: 'wait_closed' });
+      const rejection = closedWaitRejection(context, event, state);
+      enqueue.assign(update.recordRejection(context, rejection));
+      enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: rejection.reason, code: 'wait_closed' });
       enqueue.emit({ type: 'waiting', reason, state, wait: context.waits.opened });
     }),
     // Each waiting state, on its way out, reports the person's decision that ended the wait.
@@ -256,12 +255,20 @@ export const sessionMachine = setup({
     recordRejection: enqueueActions(({ context, event, check, enqueue }) => {
       const leaf = leavesOf(chart).find((node) => check(stateIn(`#${node.id}`) as Parameters<typeof check>[0]));
       const { refusal } = readChart(leaf ? ancestry(leaf) : null, context, event);
-      // Reached only when no transition took the event: a reading that finds one that would
-      // (a guard outside the table, via provide()) still records the refusal, in general words.
-      const reason = refusal?.reason ?? `"${event.type}" was refused by a guard.`;
       const state = refusal?.state ?? (leaf ? leaf.path.join('.') : 'done');
-      enqueue.assign(update.recordRejection(context, { type: event.type, state, reason, ...stampOf(event) }));
-      enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason });
+      // A decision for a closed wait that the state has no transition for (the session moved on
+      // to a wait of another kind, or runs) is refused as such, like on the waiting states' own edges.
+      if (namesClosedWait(context, event, leaf?.path[0] === 'waiting_user')) {
+        const rejection = closedWaitRejection(context, event, state);
+        enqueue.assign(update.recordRejection(context, rejection));
+        enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: rejection.reason, code: 'wait_closed' });
+      } else {
+        // Reached only when no transition took the event: a reading that finds one that would
+        // (a guard outside the table, via provide()) still records the refusal, in general words.
+        const reason = refusal?.reason ?? `"${event.type}" was refused by a guard.`;
+        enqueue.assign(update.recordRejection(context, { type: event.type, state, reason, ...stampOf(event) }));
+        enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason });
+      }
       // The session still waits for the user, as it did before the event.
       if (leaf?.path[0] === 'waiting_user')
         enqueue.emit({ type: 'waiting', reason: leaf.path[1] as WaitingReason, state: leaf.path.join('.'), wait: context.waits.opened });

@@ -16,7 +16,7 @@
  * apply nothing.
  */
 import { canonicalJson } from '../text/canonical-json.js';
-import type { SessionContext } from './session.context.js';
+import type { Rejection, SessionContext } from './session.context.js';
 
 /** The waits of a session: the number of the latest one opened, and the decision that closed the latest one answered. */
 export interface WaitLedger {
@@ -94,4 +94,21 @@ export function closedWaitMessage(context: SessionContext, event: { type: string
   if (wait > context.waits.opened) return `Wait ${wait} has not opened: "${event.type}" was not applied; ${now}. Name the wait the session shows.`;
   const answered = context.waits.answered?.wait === wait ? ' by another decision' : '';
   return `Wait ${wait} is no longer open (it was answered${answered}): "${event.type}" was not applied; ${now}. Read the session and decide on the open wait.`;
+}
+
+/**
+ * The refusal of an event naming a closed wait, as the refusal log keeps it (`at`: when it was sent).
+ *
+ * @example
+ * const rejection = closedWaitRejection(context, event, 'waiting_user.approve_step'); // { code: 'wait_closed', reason: 'Wait 3 is no longer open …', … }
+ */
+export function closedWaitRejection(context: SessionContext, event: { type: string; at?: unknown }, state: string): Rejection {
+  return {
+    type: event.type,
+    state,
+    reason: closedWaitMessage(context, event, state),
+    code: 'wait_closed',
+    ...(repeatsClosingDecision(context, event) ? { repeated: true as const } : {}),
+    ...(typeof event.at === 'string' ? { at: event.at } : {}),
+  };
 }

@@ -15,13 +15,18 @@ export async function a2aClient(baseUrl: string, packageId: string, token?: stri
 
 let n = 0;
 /** A user message: text and/or one data part, for a context or a task. */
-export function request(parts: { text?: string; data?: unknown }, ids: { contextId?: string; taskId?: string } = {}): SendMessageRequest {
+export function request(
+  parts: { text?: string; data?: unknown },
+  ids: { contextId?: string; taskId?: string } = {},
+  metadata?: Record<string, unknown>,
+): SendMessageRequest {
   return SendMessageRequest.fromJSON({
     message: Message.toJSON(
       Message.fromJSON({
         messageId: `m-${++n}`,
         role: 'ROLE_USER',
         ...ids,
+        ...(metadata ? { metadata } : {}),
         parts: [...(parts.text !== undefined ? [{ text: parts.text }] : []), ...(parts.data !== undefined ? [{ data: parts.data }] : [])],
       }),
     ),

@@ -7,6 +7,8 @@
  * everywhere, the store's revision check lets exactly one of them write; the other gets `conflict` (it loaded the same revision) or
  * `event_refused` (it loaded after the winner moved the session on). `--revision N` turns
  * the second case into a conflict too: send only if the session is still at revision N.
+ * `--wait N` names the wait the decision answers (view.wait): if that wait was answered
+ * meanwhile, the send is refused (`wait_closed`), or, the same decision, a harmless repeat.
  */
 import type { Command } from 'commander';
 import { ConflictError, EventRefusedError, SessionLeasedError } from '../../errors.js';
@@ -40,6 +42,7 @@ interface SendFlags {
   package?: string;
   revision?: number;
   key?: string;
+  wait?: number;
   json?: boolean;
 }
 
@@ -62,6 +65,11 @@ export function register(program: Command): void {
     .option('--package <id>', 'select: the package')
     .option('--revision <n>', 'send only if the session is still at this revision (see --json of show)', wholeNumber(1))
     .option('--key <key>', 'an idempotency key: the same send again with the same key changes nothing and prints the stored result')
+    .option(
+      '--wait <n>',
+      'the wait this decision answers (its number: `steward show --json` prints view.wait): refused (wait_closed) if that wait is no longer open',
+      wholeNumber(1),
+    )
     .option('--json', 'print the session view as JSON')
     .addHelpText('after', `\nEvents (alias, full name):\n${aliases}`)
     .action(async (id: string, eventName: string, flags: SendFlags, command: Command) => {
@@ -99,6 +107,7 @@ export function register(program: Command): void {
             },
             peek.view,
           );
+          if (flags.wait !== undefined) event.wait = flags.wait;
           if (peek.view.phase === 'running') {
             // On PostgreSQL the process running it holds its lease: name it, unless it is
             // known to be gone (a process of this machine): then resume takes it over at once.
@@ -121,7 +130,12 @@ export function register(program: Command): void {
           }
           const result = await session.send(event, flags.key !== undefined ? { idempotencyKey: flags.key } : {});
           if (!result.ok) throw new CliError(result.error.code, result.error.message);
-          if (result.repeated) process.stderr.write(`Key ${safeLine(flags.key ?? '')} was sent before: nothing was sent again; this is the stored result.\n`);
+          if (result.repeated)
+            process.stderr.write(
+              flags.key !== undefined
+                ? `Key ${safeLine(flags.key)} was sent before: nothing was sent again; this is the stored result.\n`
+                : `Wait ${flags.wait ?? ''} was already answered by this same decision: nothing was applied again; this is the session now.\n`,
+            );
           if (flags.json) {
             printJson(viewJson(result.view, session.revision));
           } else {

@@ -156,8 +156,10 @@ function render(): void {
 async function sendEvent(event: Record<string, unknown>): Promise<void> {
   if (!app.sessionId) return;
   showSendResult(true, `Sending ${String(event.type)}…`);
+  // The decision names the wait the page shows: answered elsewhere meanwhile, it is refused, never applied to the next wait.
+  const wait = app.current?.view.wait;
   try {
-    const outcome = await api.send(app.sessionId, event);
+    const outcome = await api.send(app.sessionId, wait === undefined ? event : { ...event, wait });
     if (!outcome.ok) {
       showSendResult(false, outcome.error?.message ?? 'Refused.');
     } else {

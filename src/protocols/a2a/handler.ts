@@ -27,8 +27,10 @@ import type { SessionHost } from '../../serve/session-host.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { HttpError } from '../../http/errors.js';
 import { stepName } from '../ag-ui/events.js';
-import { answerSchema, eventForAnswer } from '../ag-ui/interrupts.js';
+import { answerSchema, eventForAnswer, interruptWait } from '../ag-ui/interrupts.js';
 import { artifactsOf, partsOf, readA2AThread, statusOf, stream, taskOf, type A2AThread } from './tasks.js';
+import { closedWaitAnswer } from '../ag-ui/waits.js';
+import { sendWhenFree, untilNotRunning } from '../settle.js';
 
 export interface A2ADeps {
   runtime: Runtime;
@@ -41,6 +43,9 @@ export interface A2ADeps {
 type Who = { by?: string; via?: string };
 
 const FIRST_REQUEST_TEXT = 'The first message is the request: send it as a text part (what the team should do).';
+
+/** How long an answer that met another server running the session waits for that run to end, at most. */
+const SETTLE_LIMIT_MS = 10 * 60_000;
 
 /** Re-reads after a live wait or end, until the store shows it (the event can come before the write). */
 const SETTLE_TRIES = 100;
@@ -104,13 +109,17 @@ export class StewardA2AHandler implements A2ARequestHandler {
   /** Sends the message's event and answers the task once the session waits again or is done. */
   async sendMessage(params: SendMessageRequest): Promise<Task> {
     const { id, event, key } = await this.prepare(params);
-    await this.send(id, event, key);
+    if (event) await this.send(id, event, key);
     return taskOf(await this.read(id));
   }
 
   /** The task (working), a working status per model round, the newly accepted artifacts, then the status it stops at. */
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
     const { id, event, thread, key } = await this.prepare(params);
+    if (!event) {
+      yield stream.task(taskOf(thread));
+      return;
+    }
     const feed = this.feed();
     const before = new Set(artifactsOf(thread.context).map((a) => a.artifactId));
     const working = taskOf(thread);
@@ -228,8 +237,11 @@ export class StewardA2AHandler implements A2ARequestHandler {
     return thread;
   }
 
-  /** The session the message is for (created when new) and the user event it stands for; refused before anything is sent. */
-  private async prepare(params: SendMessageRequest): Promise<{ id: string; event: UserEvent; thread: A2AThread; key: string | undefined }> {
+  /**
+   * The session the message is for (created when new) and the user event it stands for, or null
+   * for a repeat of the answer a closed wait got (nothing to send); refused before anything is sent.
+   */
+  private async prepare(params: SendMessageRequest): Promise<{ id: string; event: UserEvent | null; thread: A2AThread; key: string | undefined }> {
     const message = params.message;
     if (!message) throw new RequestMalformedError({ message: 'SendMessage needs a message.' });
     if (message.taskId && message.contextId && message.taskId !== message.contextId)
@@ -250,20 +262,37 @@ export class StewardA2AHandler implements A2ARequestHandler {
     }
     if (stored?.packageId !== this.packageId)
       throw new RequestMalformedError({ message: `Context ${id} works with package "${stored?.packageId}": send it to /a2a/${stored?.packageId}.` });
-    const thread = await this.read(id);
-    return { id, event: eventOf(thread, message), thread, key: messageKey(message) };
+    let thread = await this.read(id);
+    const key = messageKey(message);
+    const named = thread.firstRequest ? undefined : waitNamedBy(message, id);
+    if (named === undefined) return { id, event: eventOf(thread, message), thread, key };
+    // The message names the wait it answers: while the task works, see where it leads first; a wait
+    // closed by then takes no answer (a repeat of the one it got is harmless, and nothing is sent).
+    if (thread.view.phase === 'running') thread = await untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS);
+    if (named === thread.view.wait) return { id, event: { ...eventOf(thread, message), wait: named }, thread, key };
+    const closed = await closedWaitAnswer(this.deps.store, id, named, payloadOf(message));
+    if (closed === 'same') return { id, event: null, thread, key };
+    const now = thread.interrupt ? `its open wait is ${thread.interrupt.id}` : `it is ${thread.view.phase === 'done' ? 'completed' : thread.view.state}`;
+    throw new UnsupportedOperationError({
+      message: `Wait ${named} of task ${id} is no longer open${closed === 'other' ? ' (it was answered differently)' : ''}: ${now}. Nothing was sent; read the task and answer its open wait.`,
+      metadata: { code: 'wait_closed' },
+    });
   }
 
   /** Sends through the host; a refusal by the session (a guard, another server running it) is an error, nothing changed. */
   private async send(id: string, event: UserEvent, key: string | undefined, listen?: (event: SessionStreamEvent) => void): Promise<void> {
-    let result;
-    try {
-      result = await this.deps.host.send(
+    const send = () =>
+      this.deps.host.send(
         id,
         { ...event, ...this.who },
         listen ? (session) => session.subscribe(listen, { textDeltas: false }) : undefined,
         key ? { idempotencyKey: key } : {},
       );
+    let result;
+    try {
+      // Another server runs the session (another answer, say): once it waits again, the answer is
+      // sent again. It names its wait, so the session applies it there or nowhere.
+      result = await sendWhenFree(send, () => untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS));
     } catch (error) {
       if (error instanceof HttpError) throw new UnsupportedOperationError({ message: error.message, metadata: { code: error.code } });
       throw error;
@@ -294,7 +323,7 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
     return { type: 'user_submitted_input', text, wait: view.wait! };
   }
   if (data.length > 1) throw new RequestMalformedError({ message: 'An answer has one data part (the object the responseSchema describes), not several.' });
-  const payload = data.length === 1 ? data[0] : text ? { text } : undefined;
+  const payload = payloadOf(message);
   const schema = JSON.stringify(thread.interrupt?.responseSchema ?? {});
   if (payload === undefined)
     throw new RequestMalformedError({
@@ -306,9 +335,15 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
     });
   const answer = eventForAnswer(view, payload);
   if (!answer.ok) throw new RequestMalformedError({ message: `Task ${view.id} waits (${view.waitingReason}): ${answer.message}` });
-  // The answer names its wait: the one the message says it answers, else the one open as it was read. If
-  // another answer closes that wait first, the session refuses this one instead of applying it to the next.
-  return { ...answer.event, wait: waitNamedBy(message, view.id) ?? view.wait! };
+  // The answer names the wait open as it was read (prepare() puts the message's own, when it names one):
+  // if another answer closes that wait first, the session refuses this one instead of applying it to the next.
+  return { ...answer.event, wait: view.wait! };
+}
+
+/** The answer a message carries: its data part, else its text as `{ text }`. */
+function payloadOf(message: Message): unknown {
+  const { data, text } = partsOf(message);
+  return data.length === 1 ? data[0] : text ? { text } : undefined;
 }
 
 /**
@@ -320,11 +355,15 @@ function waitNamedBy(message: Message, id: string): number | undefined {
   if (typeof steward?.interruptId === 'string') {
     const wait = interruptWait(id, steward.interruptId);
     if (wait === null)
-      throw new RequestMalformedError({ message: `metadata.steward.interruptId "${steward.interruptId.slice(0, 80)}" names no wait of task ${id}: send the interruptId of its status message.` });
+      throw new RequestMalformedError({
+        message: `metadata.steward.interruptId "${steward.interruptId.slice(0, 80)}" names no wait of task ${id}: send the interruptId of its status message.`,
+      });
     return wait;
   }
   if (steward?.wait === undefined) return undefined;
   if (typeof steward.wait !== 'number' || !Number.isSafeInteger(steward.wait) || steward.wait < 1)
-    throw new RequestMalformedError({ message: `metadata.steward.wait must be a wait's number (a positive integer), as the status message's metadata gives it.` });
+    throw new RequestMalformedError({
+      message: `metadata.steward.wait must be a wait's number (a positive integer), as the status message's metadata gives it.`,
+    });
   return steward.wait;
 }

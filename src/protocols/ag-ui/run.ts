@@ -15,8 +15,9 @@ import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { SessionHost } from '../../serve/session-host.js';
 import { clientError } from '../../http/errors.js';
 import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
-import { answerOf, eventForAnswer, interruptFor, interruptWait, sameAnswer } from './interrupts.js';
-import { answerOfWait, readJournal, waitsForFirstRequest } from './waits.js';
+import { answerOf, eventForAnswer, interruptFor, interruptWait } from './interrupts.js';
+import { closedWaitAnswer, waitsForFirstRequest } from './waits.js';
+import { sendWhenFree, untilNotRunning } from '../settle.js';
 
 export interface AgUiDeps {
   runtime: Runtime;
@@ -54,8 +55,6 @@ async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
 
 /** How long a run waits for a thread another run drives to wait or end, at most (then RUN_ERROR thread_running). */
 const SETTLE_LIMIT_MS = 10 * 60_000;
-/** How often the store is read again once a live event said the thread waits (the event can come before the write). */
-const REREAD_MS = 20;
 
 /**
  * The thread once it waits or is done. This run's own send is over, but another run's send
@@ -63,29 +62,7 @@ const REREAD_MS = 20;
  * that it never reports success for a thread that is still running.
  */
 async function settledThread(deps: AgUiDeps, id: string): Promise<Thread> {
-  let thread = await readThread(deps, id);
-  if (thread.view.phase !== 'running') return thread;
-  let moved = false;
-  let wake: () => void = () => {};
-  // Listening first, then reading: a wait that comes between the two is not missed.
-  const { stop } = await deps.host.watchLive(
-    id,
-    ({ event }) => {
-      if (event.type !== 'waiting' && event.type !== 'done' && event.type !== 'stopped') return;
-      moved = true;
-      wake();
-    },
-    { follow: false },
-  );
-  const deadline = Date.now() + SETTLE_LIMIT_MS;
-  try {
-    for (thread = await readThread(deps, id); thread.view.phase === 'running' && Date.now() < deadline; thread = await readThread(deps, id)) {
-      if (!moved) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()));
-      else await new Promise((resolve) => setTimeout(resolve, REREAD_MS));
-    }
-  } finally {
-    stop();
-  }
+  const thread = await untilNotRunning(deps.host, id, () => readThread(deps, id), SETTLE_LIMIT_MS);
   if (thread.view.phase === 'running')
     throw new RunRefused('thread_running', `Thread ${id} is still running (another run drives it): send a run without new input later to see its interrupt.`);
   return thread;
@@ -132,18 +109,15 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
     return { kind: 'send', event: { type: 'user_submitted_input', text, wait: thread.view.wait! } };
   }
   const entry = open ? resume.find((r) => r.interruptId === open.id) : undefined;
-  const others = resume.filter((r) => r !== entry);
-  // Only a resume naming an interrupt that is not open needs the journal: was it answered the same way?
-  const entries = others.length > 0 ? await readJournal(deps.store, thread.view.id) : [];
-  for (const other of others) {
+  // A resume naming an interrupt that is not open is harmless only if the journal holds the same answer for it.
+  for (const other of resume.filter((r) => r !== entry)) {
     const wait = interruptWait(thread.view.id, other.interruptId);
-    const answered = wait === null ? undefined : answerOfWait(entries, wait);
-    const same = answered && other.status === 'resolved' && sameAnswer(answerOf(answered.payload as Record<string, unknown>), other.payload);
-    if (!same)
+    const answered = wait === null || other.status !== 'resolved' ? 'unanswered' : await closedWaitAnswer(deps.store, thread.view.id, wait, other.payload);
+    if (answered !== 'same')
       throw new RunRefused(
         'interrupt_stale',
         `Interrupt ${other.interruptId} is not open on thread ${thread.view.id}` +
-          (answered ? ' (it was answered differently)' : '') +
+          (answered === 'other' ? ' (it was answered differently)' : '') +
           (open ? `: the open one is ${open.id}; answer it.` : thread.view.phase === 'done' ? ': the thread is done.' : '.'),
       );
   }
@@ -180,7 +154,8 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
     if (!stored) await deps.host.create({ packageId, id: threadId });
     else if (stored.packageId !== packageId)
       throw new RunRefused('thread_package_mismatch', `Thread ${threadId} works with package "${stored.packageId}": post it to /ag-ui/${stored.packageId}.`);
-    const thread = await readThread(deps, threadId);
+    // A resume names its interrupt: while another run drives the thread, wait for where it leads, then decide.
+    const thread = (input.resume?.length ?? 0) > 0 ? await settledThread(deps, threadId) : await readThread(deps, threadId);
     const decision = await decide(deps, thread, input);
     emit(started);
     let source = { context: () => thread.context, view: () => thread.view };
@@ -201,10 +176,14 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
         content: decision.answers.content,
       } as BaseEvent);
     if (decision.kind === 'send') {
-      const result = await deps.host.send(threadId, { ...decision.event, ...who }, (session) => {
-        source = { context: () => session.actorRef.getSnapshot().context, view: () => session.view() };
-        return session.subscribe((event) => translator.on(event), { textDeltas: true });
-      });
+      const send = () =>
+        deps.host.send(threadId, { ...decision.event, ...who }, (session) => {
+          source = { context: () => session.actorRef.getSnapshot().context, view: () => session.view() };
+          return session.subscribe((event) => translator.on(event), { textDeltas: true });
+        });
+      // Another server runs the thread (another run's answer, say): once it waits again, the same
+      // decision is sent again. It names its wait, so the session applies it there or nowhere.
+      const result = await sendWhenFree(send, () => settledThread(deps, threadId));
       // A decision for a wait another run answered first: the same answer is a harmless repeat
       // (the run reports where the thread is); another answer is stale, as when the race is lost early.
       if (!result.ok) throw new RunRefused(result.error.code === 'wait_closed' ? 'interrupt_stale' : result.error.code, result.error.message);

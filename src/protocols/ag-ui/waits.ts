@@ -9,6 +9,7 @@ import { REQUEST_TAG } from '../../blackboard/blackboard.js';
 import type { SessionContext } from '../../machines/session.context.js';
 import type { SessionView } from '../../runtime/view.js';
 import type { JournalEntry, SessionStore } from '../../store/session-store.js';
+import { answerOf, sameAnswer } from './interrupts.js';
 
 const PAGE = 1000;
 
@@ -34,4 +35,18 @@ export function answerOfWait(entries: readonly JournalEntry[], wait: number): Jo
 /** Whether the session still waits for its first request (a new thread or context): a user message is that request. */
 export function waitsForFirstRequest(view: SessionView, context: SessionContext): boolean {
   return view.waitingReason === 'intake' && !Object.hasOwn(context.blackboard, REQUEST_TAG);
+}
+
+/**
+ * How an answer for wait `wait` relates to what the journal holds: that wait was answered with
+ * this same answer (a repeat: nothing to send), answered otherwise, or not answered at all.
+ *
+ * @example
+ * const closed = await closedWaitAnswer(store, id, 3, { approved: false, reason: 'No.' });
+ * if (closed === 'same') return reportAsItIs();
+ */
+export async function closedWaitAnswer(store: SessionStore, id: string, wait: number, payload: unknown): Promise<'same' | 'other' | 'unanswered'> {
+  const answered = answerOfWait(await readJournal(store, id), wait);
+  if (!answered) return 'unanswered';
+  return sameAnswer(answerOf(answered.payload as Record<string, unknown>), payload) ? 'same' : 'other';
 }
