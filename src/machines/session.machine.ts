@@ -12,6 +12,8 @@
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
  *   │   (any waiting state)    package_upgraded, sent by the runtime (`steward upgrade`): the pinned package version changes, the wait stays
+ *   │   (any waiting state)    numbers its wait on entry (openWait) and keeps what closed it on exit (closeWait); a user
+ *   │                          event naming another wait is refused first, by namesClosedWait (waits.ts: wait_closed)
  *   ├── running
  *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule)
  *   │   └── worker             thinking → checking

@@ -58,6 +58,24 @@ describe('steward (scriptable commands)', () => {
   );
 
   it(
+    'send --wait N names the wait a decision answers: the same decision again is a harmless repeat, another one is refused (wait_closed)',
+    async () => {
+      const id = parseJson<ViewJson>(await cli('new', '--package', 'tiny', '--json')).id;
+      const asked = parseJson<ViewJson>(await cli('send', id, 'input', '--text', 'Say hello', '--wait', '1', '--json'));
+      expect(asked).toMatchObject({ state: 'waiting_user.approve_step', wait: 2 });
+      expectOk(await cli('send', id, 'approve', '--wait', '2', '--json'));
+      const again = await cli('send', id, 'approve', '--wait', '2', '--json');
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('Wait 2 was already answered by this same decision: nothing was applied again');
+      expect(parseJson<ViewJson>(again)).toMatchObject({ state: 'waiting_user.review_artifact', wait: 3 });
+      const other = await cli('send', id, 'reject-step', '--wait', '2');
+      expectFailure(other, 'wait_closed', 'Wait 2 is no longer open (it was answered by another decision)');
+      expect(parseJson<JournalEntry[]>(await cli('log', id, '--json')).filter((e) => e.type === 'user_approved_next_step')).toHaveLength(2);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
     'new, send (aliases and full names), show, list and log take a session through its waits',
     async () => {
       const created = await cli('new', '--package', 'tiny', '--json');

@@ -192,3 +192,24 @@ it('ends the iteration when its signal aborts, and refuses a stream the server r
   })().catch((e: unknown) => e);
   expect(SessionNotFoundError.isInstance(missing)).toBe(true);
 });
+
+it('answer(view, event) names the wait the view shows: a second tab with the same view gets a harmless repeat, another decision gets wait_closed (409), nothing applied twice', async () => {
+  const { view } = await client.create({ packageId: 'short-story' });
+  const asked = await client.answer(view, { type: 'user_submitted_input', text: 'A lighthouse story.' });
+  expect(asked).toMatchObject({ ok: true, view: { waitingReason: 'approve_step' } });
+  const shown = asked.view;
+  expect(shown.wait).toBe((view.wait ?? 0) + 1);
+  // Two tabs showed the same approval: the first rejects it, the second sends the same rejection.
+  const first = await client.answer(shown, { type: 'user_rejected_next_step', reason: 'Not this one.' });
+  expect(first).toMatchObject({ ok: true });
+  const second = await client.answer(shown, { type: 'user_rejected_next_step', reason: 'Not this one.' });
+  expect(second).toMatchObject({ ok: true, repeated: true });
+  // A third tab approves what it was shown: refused, naming the wait open now.
+  const third = await client.answer(shown, { type: 'user_approved_next_step' });
+  expect(third).toMatchObject({ ok: false, error: { code: 'wait_closed' } });
+  expect(third.ok ? '' : third.error.message).toContain(`Wait ${shown.wait} is no longer open`);
+  const journal = await client.journal(shown.id);
+  expect(journal.entries.filter((e) => e.type === 'user_rejected_next_step')).toHaveLength(2);
+  expect(journal.entries.filter((e) => e.type === 'user_approved_next_step')).toHaveLength(1);
+  expect((await client.get(shown.id)).view.rejections.filter((r) => r.code === 'wait_closed')).toHaveLength(2);
+});

@@ -104,3 +104,27 @@ it('after an asynchronous send (202) reads the view again before offering anythi
   expect(feed.snapshot()).toMatchObject({ view: { state: 'running.worker' }, enabledEvents: [] });
   feed.stop();
 });
+
+it('a send names the wait the feed shows (the decision is for what the person saw), unless the event names one itself', async () => {
+  const bodies: unknown[] = [];
+  const fetcher: FetchLike = async (url, init) => {
+    if (url.includes('/stream')) return sse(['event: hello\ndata: {"sessionId":"s1"}\n\n']);
+    if (init.method === 'POST') {
+      bodies.push(JSON.parse(String(init.body)));
+      return new Response(JSON.stringify({ ok: true, view: { ...view('waiting_user.review_artifact'), wait: 8 }, revision: 3 }), {
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+    return new Response(JSON.stringify({ view: { ...view('waiting_user.review_artifact'), wait: 7 }, revision: 2 }), { headers: { 'content-type': 'application/json' } });
+  };
+  const feed = new SessionFeed(new StewardClient({ baseUrl: 'http://server', fetch: fetcher, reconnect: { initialDelayMs: 60_000 } }), 's1');
+  feed.start();
+  await new Promise<void>((resolve) => feed.subscribe(() => feed.snapshot().view?.wait === 7 && resolve()));
+  await feed.send({ type: 'user_accepted_artifact', artifactId: 'a1' });
+  await feed.send({ type: 'user_accepted_artifact', artifactId: 'a2', wait: 5 });
+  expect(bodies).toEqual([
+    { type: 'user_accepted_artifact', artifactId: 'a1', wait: 7 },
+    { type: 'user_accepted_artifact', artifactId: 'a2', wait: 5 },
+  ]);
+  feed.stop();
+});
