@@ -58,6 +58,8 @@ export type HttpErrorCode =
   | 'forbidden_origin'
   | 'by_not_allowed'
   | 'rate_limited'
+  /** More open streams than the server allows one caller (`--max-streams-per-caller`). */
+  | 'too_many_streams'
   | 'server_busy'
   | 'body_too_large'
   | 'unsupported_media_type'

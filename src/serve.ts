@@ -14,7 +14,14 @@
  */
 import { startServe as start, type ServeHandle, type ServeOptions } from './serve/server.js';
 
-export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from './serve/server.js';
+export {
+  DEFAULT_GRACE_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_CREATES_PER_MINUTE,
+  DEFAULT_MAX_REPLAY_MB,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
+  DEFAULT_SERVE_PORT,
+} from './serve/server.js';
 // Named tokens (`startServe({ tokens })`): read them as `steward serve` does.
 export { parseTokenList, tokensFromEnv, TokenListError, type NamedToken, type ServeTokens } from './http/tokens.js';
 export type { ServeHandle, ServeOptions };

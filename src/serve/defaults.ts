@@ -6,3 +6,7 @@ export const DEFAULT_GRACE_MS = 10_000;
 export { DEFAULT_LEASE_MS } from '../store/lease-keeper.js';
 /** Sessions one caller (one bearer token; everyone, without a token) may create per minute; 0: no limit. */
 export const DEFAULT_MAX_CREATES_PER_MINUTE = 120;
+/** Streams one caller may hold open at once (session streams, AG-UI runs, A2A streams); 0: no limit. */
+export const DEFAULT_MAX_STREAMS_PER_CALLER = 100;
+/** Megabytes (1,000,000 bytes) of live events a server keeps for replay, all sessions together. */
+export const DEFAULT_MAX_REPLAY_MB = 64;

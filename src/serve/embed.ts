@@ -8,14 +8,14 @@
 import type { Hono } from 'hono';
 import { UserError } from '../errors.js';
 import type { Authenticate, ServeAuth } from '../http/auth.js';
-import { RateLimiter } from '../http/rate-limit.js';
 import { StreamTickets } from '../http/stream-tickets.js';
 import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import { safeText } from '../text/safe-text.js';
 import { buildServeApp } from './app.js';
-import { DEFAULT_GRACE_MS, DEFAULT_MAX_CREATES_PER_MINUTE } from './defaults.js';
+import { DEFAULT_GRACE_MS } from './defaults.js';
+import { serveLimits } from './serve-limits.js';
 import { SessionHost } from './session-host.js';
 import { parsePublicUrl } from './public-url.js';
 
@@ -42,6 +42,10 @@ export interface ServeAppOptions {
   maxBodyBytes?: number;
   /** Sessions one caller may create per minute, by any route that creates one (default 120; 0: no limit). */
   maxCreatesPerMinute?: number;
+  /** Streams one caller may hold open at once (default 100; 0: no limit): session streams, AG-UI runs, A2A streams. */
+  maxStreamsPerCaller?: number;
+  /** Bytes of live events kept for replay, all sessions together (default 64 MB). */
+  maxReplayBytes?: number;
   /** Lease length on stores with leases (PostgreSQL). */
   leaseMs?: number;
   log?: (message: string) => void;
@@ -67,19 +71,22 @@ export interface ServeApp {
  */
 export function createServeApp(options: ServeAppOptions): ServeApp {
   const auth = serveAuth(options.auth, options.runtime);
-  const perMinute = options.maxCreatesPerMinute ?? DEFAULT_MAX_CREATES_PER_MINUTE;
-  if (!Number.isInteger(perMinute) || perMinute < 0)
-    throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
+  const limits = serveLimits(options, 'createServeApp');
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const log = (message: string) => write(safeText(message));
   const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl, 'createServeApp publicUrl');
-  const host = new SessionHost(options.runtime, options.store, { log, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+  const host = new SessionHost(options.runtime, options.store, {
+    log,
+    replay: limits.replay,
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+  });
   const { app, deps } = buildServeApp({
     runtime: options.runtime,
     store: options.store,
     host,
     storeLabel: 'store',
-    createLimit: perMinute > 0 ? new RateLimiter({ perMinute }) : null,
+    createLimit: limits.createLimit,
+    streamSlots: limits.streamSlots,
     log,
     auth,
     publicUrl: () => publicUrl,

@@ -14,14 +14,14 @@ import * as z from 'zod';
 import { sessionIdProblem } from '../ids.js';
 import type { EventBus } from '../store/session-store.js';
 import { FOLLOW_MS, Followers } from './followers.js';
-import { LiveRecordSchema, ReplayBuffers, type LiveRecord } from './live-replay.js';
+import { LiveRecordSchema, ReplayBuffers, type LiveRecord, type ReplayLimits } from './live-replay.js';
 
 /** What a server says on the bus while a stream on a session is open there. */
 const FollowNoticeSchema = z.strictObject({ followed: z.string().refine((id) => sessionIdProblem(id) === null) });
 
 export class LiveEvents {
   /** The current run's live events of the sessions this process hears about, for streams that open late or reconnect. */
-  readonly replay = new ReplayBuffers();
+  readonly replay: ReplayBuffers;
   /** The bus, listened to for every session once something here needs live events. */
   private hearing: Promise<() => Promise<void>> | null = null;
   private readonly followers = new Followers();
@@ -32,7 +32,10 @@ export class LiveEvents {
   constructor(
     private readonly bus: EventBus | undefined,
     private readonly log: (message: string) => void,
-  ) {}
+    replayLimits: Partial<ReplayLimits> = {},
+  ) {
+    this.replay = new ReplayBuffers(replayLimits);
+  }
 
   /** A record of a session this process runs: kept here, and published to the other servers. */
   publish(sessionId: string, record: LiveRecord): void {

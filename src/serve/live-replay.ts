@@ -10,8 +10,9 @@
  * NOTIFY, so every server keeps the same records under the same numbers), else only here.
  * A record of a new run replaces the session's buffer: the buffer is the current run's.
  *
- * Bounded: per session by events and characters (the oldest go first; a client resuming
- * before what is left gets what is left), and by sessions (the least recently fed go).
+ * Bounded: per session by events and bytes (the oldest go first; a client resuming before
+ * what is left gets what is left), by sessions (the least recently used nobody watches go),
+ * and in bytes for all sessions together (the least recently used session's records go).
  * What is durable is the journal; this is the part a UI shows while it happens.
  */
 import * as z from 'zod';
@@ -38,25 +39,33 @@ export interface LivePosition {
 export interface ReplayLimits {
   /** Records kept per session (default 5,000: a few long replies as text deltas). */
   maxEvents: number;
-  /** Characters of JSON kept per session (default 1 MB). */
-  maxChars: number;
-  /** Sessions kept (default 100). */
+  /** Bytes of JSON kept per session (default 1 MB). */
+  maxBytes: number;
+  /** Sessions kept (default 100; watched ones beyond it too, within `maxTotalBytes`). */
   maxSessions: number;
+  /** Bytes of JSON kept for all sessions together (default 64 MB; `--max-replay-mb`): past it the least recently used session's buffer goes. */
+  maxTotalBytes: number;
 }
 
-export const DEFAULT_REPLAY_LIMITS: ReplayLimits = { maxEvents: 5_000, maxChars: 1_000_000, maxSessions: 100 };
+export const DEFAULT_REPLAY_LIMITS: ReplayLimits = { maxEvents: 5_000, maxBytes: 1_000_000, maxSessions: 100, maxTotalBytes: 64_000_000 };
 
-interface Buffer {
+interface SessionBuffer {
   run: string;
-  records: { record: LiveRecord; chars: number }[];
-  chars: number;
+  /** The number of the last record of `run` taken, kept when the records are dropped (so an echo of one is still known). */
+  last: number;
+  records: { record: LiveRecord; bytes: number }[];
+  bytes: number;
   listeners: Set<(record: LiveRecord) => void>;
 }
 
 type RecordListener = (record: LiveRecord) => void;
 
 /**
- * The replay buffers of one process.
+ * The replay buffers of one process. Bounded three ways: per session (records, bytes), in
+ * sessions (the least recently used nobody watches go), and in bytes for all sessions
+ * together — however many sessions are watched, past `maxTotalBytes` the least recently used
+ * session's records go (its watchers stay, and get what comes next), so many watchers of many
+ * sessions with long replies cost at most the budget.
  *
  * @example
  * const replay = new ReplayBuffers();
@@ -64,9 +73,18 @@ type RecordListener = (record: LiveRecord) => void;
  * replay.add('s-1', { run: 'k3x9', n: 1, event });
  */
 export class ReplayBuffers {
-  private readonly sessions = new Map<string, Buffer>();
+  private readonly sessions = new Map<string, SessionBuffer>();
+  private readonly limits: ReplayLimits;
+  private total = 0;
 
-  constructor(private readonly limits: ReplayLimits = DEFAULT_REPLAY_LIMITS) {}
+  constructor(limits: Partial<ReplayLimits> = {}) {
+    this.limits = { ...DEFAULT_REPLAY_LIMITS, ...limits };
+  }
+
+  /** Bytes of JSON the buffers hold now, all sessions together (at most `maxTotalBytes`). */
+  get bytes(): number {
+    return this.total;
+  }
 
   /**
    * Keeps a record of `sessionId`'s current run (a new run starts a new buffer) and hands it
@@ -74,49 +92,76 @@ export class ReplayBuffers {
    */
   add(sessionId: string, record: LiveRecord): void {
     if (this.has(sessionId, record.run, record.n)) return;
-    let buffer = this.sessions.get(sessionId);
-    if (buffer) this.sessions.delete(sessionId); // re-inserted below: the map's order is the eviction order
-    buffer ??= { run: record.run, records: [], chars: 0, listeners: new Set() };
-    if (buffer.run !== record.run) Object.assign(buffer, { run: record.run, records: [], chars: 0 });
-    const chars = JSON.stringify(record.event).length;
-    buffer.records.push({ record, chars });
-    buffer.chars += chars;
-    while (buffer.records.length > this.limits.maxEvents || (buffer.chars > this.limits.maxChars && buffer.records.length > 1))
-      buffer.chars -= buffer.records.shift()!.chars;
-    this.sessions.set(sessionId, buffer);
-    this.evict();
+    const buffer = this.touch(sessionId);
+    if (buffer.run !== record.run) {
+      this.drop(buffer);
+      buffer.run = record.run;
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(record.event));
+    buffer.records.push({ record, bytes });
+    buffer.last = record.n;
+    buffer.bytes += bytes;
+    this.total += bytes;
+    while (buffer.records.length > this.limits.maxEvents || (buffer.bytes > this.limits.maxBytes && buffer.records.length > 1)) this.shift(buffer);
+    this.evict(buffer);
     for (const listener of [...buffer.listeners]) listener(record);
   }
 
   /**
-   * Whether record `n` of `run` was kept already: `run` is the session's current run and `n`
+   * Whether record `n` of `run` was taken already: `run` is the session's current run and `n`
    * is not after its last record. Takes what a NOTIFY carried, unchecked.
    */
   has(sessionId: unknown, run: unknown, n: unknown): boolean {
     const buffer = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
-    const last = buffer?.records.at(-1)?.record;
-    return buffer !== undefined && buffer.run === run && typeof n === 'number' && last !== undefined && n <= last.n;
+    return buffer !== undefined && buffer.run !== '' && buffer.run === run && typeof n === 'number' && n <= buffer.last;
   }
 
   /** The current run's records kept so far, and each new one as it comes, until `stop()`. */
   watch(sessionId: string, listener: RecordListener): { replay: LiveRecord[]; stop: () => void } {
-    let buffer = this.sessions.get(sessionId);
-    if (!buffer) {
-      buffer = { run: '', records: [], chars: 0, listeners: new Set() };
-      this.sessions.set(sessionId, buffer);
-      this.evict();
-    }
-    const watched = buffer;
+    const watched = this.touch(sessionId);
+    this.evict(watched);
     watched.listeners.add(listener);
     return { replay: watched.records.map((r) => r.record), stop: () => watched.listeners.delete(listener) };
   }
 
-  /** Drops the least recently fed sessions nobody watches, beyond `maxSessions`. */
-  private evict(): void {
+  /** The session's buffer (a new one if none), now the most recently used: the map's order is the eviction order. */
+  private touch(sessionId: string): SessionBuffer {
+    const buffer = this.sessions.get(sessionId) ?? { run: '', last: 0, records: [], bytes: 0, listeners: new Set() };
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, buffer);
+    return buffer;
+  }
+
+  private shift(buffer: SessionBuffer): void {
+    const bytes = buffer.records.shift()!.bytes;
+    buffer.bytes -= bytes;
+    this.total -= bytes;
+  }
+
+  private drop(buffer: SessionBuffer): void {
+    this.total -= buffer.bytes;
+    buffer.records = [];
+    buffer.bytes = 0;
+  }
+
+  /**
+   * Beyond `maxSessions`, drops the least recently used sessions nobody watches; beyond
+   * `maxTotalBytes`, the least recently used sessions' records (a session nobody watches
+   * goes whole), then, if `current` alone is over it, its oldest records.
+   */
+  private evict(current: SessionBuffer): void {
     for (const [id, buffer] of this.sessions) {
-      if (this.sessions.size <= this.limits.maxSessions) return;
+      if (this.sessions.size <= this.limits.maxSessions) break;
+      if (buffer.listeners.size > 0 || buffer === current) continue;
+      this.drop(buffer);
+      this.sessions.delete(id);
+    }
+    for (const [id, buffer] of this.sessions) {
+      if (this.total <= this.limits.maxTotalBytes || buffer === current) break;
+      this.drop(buffer);
       if (buffer.listeners.size === 0) this.sessions.delete(id);
     }
+    while (this.total > this.limits.maxTotalBytes && current.records.length > 0) this.shift(current);
   }
 }
 

@@ -10,6 +10,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
 import { HttpError, parseOr400 } from '../http/errors.js';
 import { SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
 import type { StreamTickets } from '../http/stream-tickets.js';
+import type { StreamSlots } from '../http/stream-slots.js';
 import type { SessionHost } from './session-host.js';
 
 export interface ServeDeps {
@@ -33,6 +34,8 @@ export interface ServeDeps {
   publicUrl?: () => string | undefined;
   /** Sessions each caller may create per minute, by every route that creates one (create-limit.ts); null: no limit. */
   createLimit: RateLimiter | null;
+  /** Streams each caller may hold open (src/http/stream-slots.ts); null or absent: no limit. */
+  streamSlots?: StreamSlots | null;
   log: (message: string) => void;
 }
 

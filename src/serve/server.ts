@@ -14,15 +14,22 @@ import { buildServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
 
-import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from './defaults.js';
+import {
+  DEFAULT_GRACE_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_CREATES_PER_MINUTE,
+  DEFAULT_MAX_REPLAY_MB,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
+  DEFAULT_SERVE_PORT,
+} from './defaults.js';
 import { isLoopback } from '../http/security.js';
 import { safeText } from '../text/safe-text.js';
-import { RateLimiter } from '../http/rate-limit.js';
+import { serveLimits } from './serve-limits.js';
 import { parsePublicUrl } from './public-url.js';
 
 const bracketed = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
-export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT };
+export { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_MAX_REPLAY_MB, DEFAULT_MAX_STREAMS_PER_CALLER, DEFAULT_SERVE_PORT };
 
 export interface ServeOptions {
   runtime: Runtime;
@@ -44,6 +51,16 @@ export interface ServeOptions {
   maxRunning?: number;
   /** Sessions one caller may create per minute, by any route (POST /sessions, forks, new AG-UI threads and A2A contexts; a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
   maxCreatesPerMinute?: number;
+  /**
+   * Streams one caller may hold open at once — session streams, AG-UI runs, A2A streams (default 100; 0: no limit).
+   * Beyond it: 429 `too_many_streams` (on AG-UI a RUN_ERROR, on A2A a JSON-RPC error).
+   */
+  maxStreamsPerCaller?: number;
+  /**
+   * Bytes of live events kept for replay, all sessions together (default 64 MB): past it the least
+   * recently used session's go (each session keeps at most 5,000 events, 1 MB, anyway).
+   */
+  maxReplayBytes?: number;
   /** The store as it may be printed (no password). */
   storeLabel?: string;
   /**
@@ -90,9 +107,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     );
   }
   if (token) checkSharedToken(token);
-  const perMinute = options.maxCreatesPerMinute ?? DEFAULT_MAX_CREATES_PER_MINUTE;
-  if (!Number.isInteger(perMinute) || perMinute < 0)
-    throw new UserError(`maxCreatesPerMinute must be a whole number ≥ 0 (0: no limit), got ${String(options.maxCreatesPerMinute)}.`);
+  const limits = serveLimits(options, 'startServe');
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
   const log = (message: string) => write(safeText(message));
@@ -103,6 +118,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const host = new SessionHost(options.runtime, options.store, {
     log,
     maxRunning,
+    replay: limits.replay,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
   });
   let listening: { host: string; port: number } | undefined;
@@ -113,7 +129,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     store: options.store,
     host,
     storeLabel: options.storeLabel ?? 'store',
-    createLimit: perMinute > 0 ? new RateLimiter({ perMinute }) : null,
+    createLimit: limits.createLimit,
+    streamSlots: limits.streamSlots,
     log,
     listening: () => listening,
     publicUrl: () => publicUrl ?? listeningUrl,

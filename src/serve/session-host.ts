@@ -28,7 +28,7 @@ import type { SessionStore } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
 import { leaseOwnerName } from '../store/lease-keeper.js';
-import type { LiveRecord } from './live-replay.js';
+import type { LiveRecord, ReplayLimits } from './live-replay.js';
 import { LiveEvents } from './live-events.js';
 import { HeldSessions } from './held-sessions.js';
 import { firstEventProblem } from './first-event.js';
@@ -50,6 +50,8 @@ export interface SessionHostOptions {
    * model calls under way: the client retries, or another server takes it.
    */
   maxRunning?: number;
+  /** Bounds of the live events kept for replay (live-replay.ts): per session, in sessions, and in bytes for all together (`maxTotalBytes`, `--max-replay-mb`). */
+  replay?: Partial<ReplayLimits>;
   /** This process's name in the leases table, shown to whoever finds a session running here (default "steward serve on HOST pid N"). */
   owner?: string;
   log?: (message: string) => void;
@@ -89,7 +91,7 @@ export class SessionHost {
     this.maxRunning = options.maxRunning ?? 0;
     this.owner = options.owner ?? leaseOwnerName('steward serve');
     this.log = options.log ?? (() => {});
-    this.live = new LiveEvents(store.events, this.log);
+    this.live = new LiveEvents(store.events, this.log, options.replay);
     this.held = new HeldSessions(runtime, store, { owner: this.owner, leaseMs: this.leaseMs, live: this.live, log: this.log });
     this.takeover = store.leases
       ? new TakeoverScan(store.leases, {
@@ -118,6 +120,11 @@ export class SessionHost {
   /** Sessions this process holds now (sends under way and takeovers). */
   get busy(): number {
     return this.held.size;
+  }
+
+  /** Bytes of live events kept for replay now, all sessions together (bounded by `replay.maxTotalBytes`). */
+  get replayBytes(): number {
+    return this.live.replay.bytes;
   }
 
   /** Leases this server lost while it ran their sessions (another server may have run them too). */

@@ -1,4 +1,4 @@
-/** The replay buffers of live events: the current run only, bounded per session and in sessions, none twice to a resuming client. */
+/** The replay buffers of live events: the current run only, bounded per session, in sessions and in bytes for all together, none twice to a resuming client. */
 import { describe, expect, it } from 'vitest';
 import { missedRecords, ReplayBuffers, type LiveRecord } from '../../src/serve/live-replay.js';
 
@@ -40,15 +40,15 @@ describe('ReplayBuffers', () => {
     expect(replay.watch('s', () => {}).replay.map((r) => r.n)).toEqual([1, 2, 3]);
   });
 
-  it('bounds each session by records and characters (oldest first) and the sessions kept (unwatched, least recently fed first)', () => {
-    const replay = new ReplayBuffers({ maxEvents: 3, maxChars: 400, maxSessions: 2 });
+  it('bounds each session by records and bytes (oldest first) and the sessions kept (unwatched, least recently fed first)', () => {
+    const replay = new ReplayBuffers({ maxEvents: 3, maxBytes: 400, maxSessions: 2 });
     for (let n = 1; n <= 5; n++) replay.add('s', notice('s', 'a', n));
     expect(replay.watch('s', () => {}).replay.map((r) => r.n)).toEqual([3, 4, 5]);
-    const big = new ReplayBuffers({ maxEvents: 100, maxChars: 400, maxSessions: 2 });
+    const big = new ReplayBuffers({ maxEvents: 100, maxBytes: 400, maxSessions: 2 });
     for (let n = 1; n <= 4; n++) big.add('t', notice('t', 'a', n, 'y'.repeat(250)));
     expect(big.watch('t', () => {}).replay.map((r) => r.n)).toEqual([4]);
 
-    const few = new ReplayBuffers({ maxEvents: 10, maxChars: 10_000, maxSessions: 2 });
+    const few = new ReplayBuffers({ maxEvents: 10, maxBytes: 10_000, maxSessions: 2 });
     const { stop } = few.watch('watched', () => {});
     few.add('watched', notice('watched', 'a', 1));
     few.add('one', notice('one', 'a', 1));
@@ -56,6 +56,41 @@ describe('ReplayBuffers', () => {
     expect(few.watch('one', () => {}).replay).toEqual([]); // dropped: least recently fed, unwatched
     expect(few.watch('watched', () => {}).replay).toHaveLength(1); // kept: watched
     stop();
+  });
+
+  it('bounds all sessions together in bytes: many watched sessions with large deltas stay under the budget, the least recently used give way', () => {
+    const budget = 50_000;
+    const replay = new ReplayBuffers({ maxTotalBytes: budget });
+    const seen = new Map<string, number>();
+    const ids = Array.from({ length: 40 }, (_, i) => `s${i}`);
+    for (const id of ids) replay.watch(id, () => seen.set(id, (seen.get(id) ?? 0) + 1));
+    let fed = 0;
+    for (const id of ids) {
+      for (let n = 1; n <= 20; n++) {
+        replay.add(id, notice(id, 'a', n, 'y'.repeat(1_000)));
+        fed += 1_000;
+        expect(replay.bytes).toBeLessThanOrEqual(budget);
+      }
+    }
+    expect(fed).toBeGreaterThan(10 * budget);
+    // The most recently fed sessions keep their records; the first ones gave theirs up, but their watchers still hear.
+    expect(replay.watch('s39', () => {}).replay).toHaveLength(20);
+    expect(replay.watch('s0', () => {}).replay).toEqual([]);
+    replay.add('s0', notice('s0', 'a', 21));
+    expect(seen.get('s0')).toBe(21);
+    // An echo of a record whose buffer went is still known: not kept, nor handed out twice.
+    expect(replay.has('s1', 'a', 20)).toBe(true);
+
+    // One session alone past the budget keeps its newest records within it.
+    const small = new ReplayBuffers({ maxTotalBytes: 5_000 });
+    for (let n = 1; n <= 20; n++) small.add('big', notice('big', 'a', n, 'z'.repeat(1_000)));
+    expect(small.bytes).toBeLessThanOrEqual(5_000);
+    expect(
+      small
+        .watch('big', () => {})
+        .replay.map((r) => r.n)
+        .at(-1),
+    ).toBe(20);
   });
 
   it('missedRecords: all of a run the client was not in, the rest of the one it was in', () => {

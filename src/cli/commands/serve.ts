@@ -6,7 +6,14 @@
  */
 import type { Command } from 'commander';
 import { printableLocation } from '../../store/open-store.js';
-import { DEFAULT_GRACE_MS, DEFAULT_LEASE_MS, DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_SERVE_PORT } from '../../serve/defaults.js';
+import {
+  DEFAULT_GRACE_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_CREATES_PER_MINUTE,
+  DEFAULT_MAX_REPLAY_MB,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
+  DEFAULT_SERVE_PORT,
+} from '../../serve/defaults.js';
 import { tokensFromEnv } from '../../http/tokens.js';
 import { openContext, wholeNumber } from '../context.js';
 
@@ -20,6 +27,8 @@ interface ServeFlags {
   maxCreatesPerMinute: number;
   maxRunning: number;
   publicUrl?: string;
+  maxStreamsPerCaller: number;
+  maxReplayMb: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -64,6 +73,18 @@ export function register(program: Command): void {
       DEFAULT_MAX_CREATES_PER_MINUTE,
     )
     .option(
+      '--max-streams-per-caller <n>',
+      'streams one caller (one token) may hold open at once: session streams, AG-UI runs, A2A streams; beyond it 429 (0: no limit)',
+      wholeNumber(0),
+      DEFAULT_MAX_STREAMS_PER_CALLER,
+    )
+    .option(
+      '--max-replay-mb <n>',
+      "megabytes of live events kept for streams that open late or reconnect, all sessions together (the least recently used session's go first)",
+      wholeNumber(1, 1_000_000),
+      DEFAULT_MAX_REPLAY_MB,
+    )
+    .option(
       '--max-running <n>',
       'sessions this server runs at once; a send for one more answers 429 with Retry-After instead of queueing (0: no limit)',
       wholeNumber(0),
@@ -85,6 +106,8 @@ export function register(program: Command): void {
           leaseMs: flags.leaseMs,
           maxCreatesPerMinute: flags.maxCreatesPerMinute,
           maxRunning: flags.maxRunning,
+          maxStreamsPerCaller: flags.maxStreamsPerCaller,
+          maxReplayBytes: flags.maxReplayMb * 1_000_000,
           storeLabel: printableLocation(ctx.dbPath),
           allowedHosts: flags.allowHost,
           corsOrigins: flags.corsOrigin,

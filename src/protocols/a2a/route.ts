@@ -24,11 +24,14 @@ import type { SkillPackage } from '../../skills/package-schema.js';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { StewardA2AHandler } from './handler.js';
 import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
+import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 import { a2aClientError, ClientSafeHandler } from './client-errors.js';
 
 /** The A2A protocol versions the JSON-RPC binding speaks (1.0 natively, 0.3 through the SDK's compat layer). */
 const VERSIONS = ['1.0', '0.3'] as const;
 const MODES = ['text/plain', 'application/json'];
+/** The methods answered with a stream (1.0 and 0.3 names): each holds one of the caller's open streams. */
+const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
 
 function packageOf(runtime: Runtime, id: string | undefined): SkillPackage {
   const pkg = id === undefined ? undefined : runtime.packages.get(id);
@@ -121,13 +124,15 @@ export const a2aJsonRpc: RouteModule = {
       200: { description: 'A JSON-RPC response, or for the streaming methods a text/event-stream of them', contentType: 'application/json' },
       404: { description: 'No such package', schema: ErrorBody },
       429: {
-        description: `A JSON-RPC error (UnsupportedOperationError, metadata.code rate_limited) for a message to a new context: ${CREATE_LIMIT_RESPONSE.description}`,
+        description:
+          `A JSON-RPC error (UnsupportedOperationError, metadata.code rate_limited) for a message to a new context: ${CREATE_LIMIT_RESPONSE.description}; ` +
+          `or (metadata.code too_many_streams) for a streaming method: ${TOO_MANY_STREAMS}`,
         contentType: 'application/json',
         headers: CREATE_LIMIT_RESPONSE.headers,
       },
     },
   },
-  mount(app, { runtime, store, host, auth, log, streams, createLimit, publicUrl }) {
+  mount(app, { runtime, store, host, auth, log, streams, createLimit, publicUrl, streamSlots }) {
     app.post('/a2a/:packageId', async (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
       const body = (await jsonBody(c)) as Record<string, unknown>;
@@ -152,45 +157,62 @@ export const a2aJsonRpc: RouteModule = {
       const legacy = version === '0.3';
       const context = new ServerCallContext({ requestedVersion: version });
       const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+      const id = (body?.id as string | number | undefined) ?? null;
       try {
         validateVersion(version, card, 'JSONRPC');
       } catch (error) {
-        return c.json({ jsonrpc: '2.0', id: (body?.id as string | number | undefined) ?? null, error: mapError(error) });
+        return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
       }
-      const answer = legacy
-        ? await new LegacyJsonRpcTransportHandler(handler).handle(body, context)
-        : await new JsonRpcTransportHandler(handler).handle(body, context);
-      if (!(Symbol.asyncIterator in answer)) return answered(answer);
-      const events = answer[Symbol.asyncIterator]();
-      const rpcError = (error: unknown) => ({
-        jsonrpc: '2.0',
-        id: (body?.id as string | number | undefined) ?? null,
-        // The handler's own failures are A2A errors already (ClientSafeHandler); anything else (the wire) is mapped here.
-        error: mapError(
-          error instanceof A2AError ? error : a2aClientError(error, (details) => log(`serve: an A2A stream to ${pkg.id} failed: ${details}`)).error,
-        ),
-      });
-      // The first event decides: a refusal before it (a bad answer, say) is a plain JSON-RPC error, nothing sent.
-      let first: IteratorResult<unknown>;
-      try {
-        first = await events.next();
-      } catch (error) {
-        return answered(rpcError(error));
-      }
-      return streamSSE(c, async (sse) => {
-        const handle = { close: () => ending.abort() };
-        streams.add(handle);
-        sse.onAbort(handle.close);
+      const failed = (details: string) => log(`serve: an A2A stream to ${pkg.id} failed: ${details}`);
+      // A streaming method holds one of the caller's open streams until it ends; past the limit, a JSON-RPC error answered 429.
+      let release = () => {};
+      if (STREAMING_METHODS.has(String(body?.method))) {
         try {
-          if (!first.done) await sse.writeSSE({ data: JSON.stringify(first.value) });
-          for (let next = await events.next(); !next.done; next = await events.next()) await sse.writeSSE({ data: JSON.stringify(next.value) });
+          release = streamSlots?.take(c.get('caller')) ?? release;
         } catch (error) {
-          // A refusal found once streaming (a guard, another server running it): the spec's error event, then the end.
-          await sse.writeSSE({ event: 'error', data: JSON.stringify(rpcError(error)) }).catch(() => {});
-        } finally {
-          streams.delete(handle);
+          const { error: refusal, safe } = a2aClientError(error, failed);
+          return c.json({ jsonrpc: '2.0', id, error: mapError(refusal) }, safe?.status ?? 429);
         }
-      });
+      }
+      let streaming = false;
+      try {
+        const answer = legacy
+          ? await new LegacyJsonRpcTransportHandler(handler).handle(body, context)
+          : await new JsonRpcTransportHandler(handler).handle(body, context);
+        if (!(Symbol.asyncIterator in answer)) return answered(answer);
+        const events = answer[Symbol.asyncIterator]();
+        const rpcError = (error: unknown) => ({
+          jsonrpc: '2.0',
+          id,
+          // The handler's own failures are A2A errors already (ClientSafeHandler); anything else (the wire) is mapped here.
+          error: mapError(error instanceof A2AError ? error : a2aClientError(error, failed).error),
+        });
+        // The first event decides: a refusal before it (a bad answer, say) is a plain JSON-RPC error, nothing sent.
+        let first: IteratorResult<unknown>;
+        try {
+          first = await events.next();
+        } catch (error) {
+          return answered(rpcError(error));
+        }
+        streaming = true;
+        return streamSSE(c, async (sse) => {
+          const handle = { close: () => ending.abort() };
+          streams.add(handle);
+          sse.onAbort(handle.close);
+          try {
+            if (!first.done) await sse.writeSSE({ data: JSON.stringify(first.value) });
+            for (let next = await events.next(); !next.done; next = await events.next()) await sse.writeSSE({ data: JSON.stringify(next.value) });
+          } catch (error) {
+            // A refusal found once streaming (a guard, another server running it): the spec's error event, then the end.
+            await sse.writeSSE({ event: 'error', data: JSON.stringify(rpcError(error)) }).catch(() => {});
+          } finally {
+            streams.delete(handle);
+            release();
+          }
+        });
+      } finally {
+        if (!streaming) release();
+      }
     });
   },
 };

@@ -13,6 +13,7 @@ import { jsonBody } from '../../http/body.js';
 import { clientError, HttpError, parseOr400, type ClientError } from '../../http/errors.js';
 import { sessionIdProblem } from '../../ids.js';
 import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
+import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { RouteModule } from '../../serve/route.js';
@@ -56,7 +57,9 @@ export const agUiRun: RouteModule = {
         description:
           'A text/event-stream of AG-UI events; a refused input or resume is a RUN_ERROR in it, nothing changed. A run on a new thread past the ' +
           'create limit is a RUN_ERROR rate_limited alone, with the `Retry-After` header (seconds): ' +
-          CREATE_LIMIT_RESPONSE.description,
+          CREATE_LIMIT_RESPONSE.description +
+          ". A run past the caller's open streams is a RUN_ERROR alone: " +
+          TOO_MANY_STREAMS,
         contentType: 'text/event-stream',
         headers: { 'Retry-After': CREATE_LIMIT_RESPONSE.headers['Retry-After'] },
       },
@@ -64,18 +67,22 @@ export const agUiRun: RouteModule = {
       404: { description: 'No such package', schema: ErrorBody },
     },
   },
-  mount(app, { runtime, store, host, log, createLimit }) {
+  mount(app, { runtime, store, host, log, createLimit, streamSlots }) {
     app.post('/ag-ui/:packageId', async (c) => {
       const pkg = packageOf(runtime, c.req.param('packageId'));
       const input = parseOr400(RunAgentInputSchema, await jsonBody(c), 'body') as RunAgentInput;
       const who = attribute(c.get('caller'), undefined);
       const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
       const failed = (details: string) => log(`serve: an AG-UI run on thread ${input.threadId} failed: ${details}`);
-      // A run on a new thread creates its session: the create limit, every creating route's, has its say first.
+      // A run is one of the caller's open streams; on a new thread it creates its session: the
+      // stream limit and the create limit, every route's, have their say first.
       let refusal: ClientError | undefined;
+      let release = () => {};
       try {
+        release = streamSlots?.take(c.get('caller')) ?? release;
         if (sessionIdProblem(input.threadId) === null && !(await store.load(input.threadId))) admitCreate(createLimit, c.get('caller'));
       } catch (error) {
+        release();
         refusal = clientError(error, failed);
         if (refusal.retryAfterSeconds !== undefined) c.header('Retry-After', String(refusal.retryAfterSeconds));
       }
@@ -90,10 +97,14 @@ export const agUiRun: RouteModule = {
             log(`serve: an AG-UI ${String(event.type)} event failed its schema (a bug): ${error instanceof Error ? error.message : String(error)}`);
           }
         };
-        // Refused before the run: RUN_ERROR alone, as the protocol allows before RUN_STARTED.
-        if (refusal) emit({ type: EventType.RUN_ERROR, code: refusal.code, message: refusal.message } as BaseEvent);
-        else await runAgUi({ runtime, store, host }, pkg.id, input, attribution, emit);
-        await writing;
+        try {
+          // Refused before the run: RUN_ERROR alone, as the protocol allows before RUN_STARTED.
+          if (refusal) emit({ type: EventType.RUN_ERROR, code: refusal.code, message: refusal.message } as BaseEvent);
+          else await runAgUi({ runtime, store, host }, pkg.id, input, attribution, emit);
+          await writing;
+        } finally {
+          release();
+        }
       });
     });
   },

@@ -20,6 +20,7 @@ import { query, sessionId } from '../route.js';
 import { parseOr400, sessionNotFound } from '../../http/errors.js';
 import { ErrorBody, StreamCursor, StreamQuery } from '../schemas.js';
 import { writeStream } from '../stream-writer.js';
+import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 
 export const stream: RouteModule = {
   doc: {
@@ -42,6 +43,7 @@ export const stream: RouteModule = {
       400: { description: 'Bad query or Last-Event-ID', schema: ErrorBody },
       401: { description: 'Missing or wrong bearer token, or a stream ticket that is expired, malformed or for another session', schema: ErrorBody },
       404: { description: 'No such session', schema: ErrorBody },
+      429: { description: TOO_MANY_STREAMS, schema: ErrorBody },
     },
   },
   mount(app, deps) {
@@ -51,7 +53,20 @@ export const stream: RouteModule = {
       const asked = query(c, StreamQuery);
       const start = lastEventId !== undefined ? parseOr400(StreamCursor, lastEventId, 'Last-Event-ID header') : { after: asked.after ?? 0, live: null };
       if (!(await deps.store.load(id))) throw sessionNotFound(id);
-      return streamSSE(c, (sse) => writeStream(sse, { sessionId: id, ...start }, deps));
+      // One of the caller's open streams, given back when this one ends (a 429 past the limit).
+      const release = deps.streamSlots?.take(c.get('caller')) ?? (() => {});
+      try {
+        return streamSSE(c, async (sse) => {
+          try {
+            await writeStream(sse, { sessionId: id, ...start }, deps);
+          } finally {
+            release();
+          }
+        });
+      } catch (error) {
+        release();
+        throw error;
+      }
     });
   },
 };
