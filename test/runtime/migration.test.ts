@@ -77,7 +77,7 @@ describe('snapshot schema v3 → v4', () => {
 describe('snapshot schema v1 → v2', () => {
   it('the fixture is v1, and the migration bounds it without losing anything', () => {
     expect(v1.schemaVersion).toBe(1);
-    expect(SNAPSHOT_SCHEMA_VERSION).toBe(6);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(7);
     expect(oldContext.managerMessages.length).toBeGreaterThan(60);
     const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
     const context = (snapshot as { context: SessionContext }).context;
@@ -122,7 +122,7 @@ describe('snapshot schema v1 → v2', () => {
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
-      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(6);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(7);
       expect(stored!.revision).toBe(2);
       expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
       expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
@@ -147,7 +147,22 @@ describe('snapshot schema v1 → v2', () => {
     expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
     expect((await session.tagVersion('note', 1))?.body).toBe('First note.');
     session.stop();
-    expect(() => runtime.restoreSession({ ...v1, schemaVersion: 7 })).toThrow(/newer Steward.*v7/);
+    expect(() => runtime.restoreSession({ ...v1, schemaVersion: SNAPSHOT_SCHEMA_VERSION + 1 })).toThrow(
+      new RegExp(`newer Steward.*v${SNAPSHOT_SCHEMA_VERSION + 1}`),
+    );
     expect(() => runtime.restoreSession({ schemaVersion: 1, snapshot: { context: { managerMessages: 'x' } } })).toThrow(SnapshotError);
+  });
+});
+
+describe('snapshot schema v6 → v7', () => {
+  it('a v6 context gets numbered waits, starting at wait 1 with no decision kept', () => {
+    const v6 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v6.json', import.meta.url), 'utf8')) as {
+      schemaVersion: number;
+      snapshot: { context: Record<string, unknown> };
+    };
+    expect(v6.schemaVersion).toBe(6);
+    expect(v6.snapshot.context.waits).toBeUndefined();
+    const { snapshot } = openEnvelopeWithHistory('s', v6);
+    expect((snapshot as { context: SessionContext }).context.waits).toEqual({ opened: 1, answered: null });
   });
 });
