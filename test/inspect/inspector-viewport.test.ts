@@ -1,7 +1,8 @@
 /**
- * The inspector page at a laptop's size (1280×800) in Chromium: the statechart stays
- * readable and the active state stays on screen — after "fit", after "find active" (which
- * zooms in) and after each step the session takes; the journal's "Fork from here" is one
+ * The inspector page at a laptop's size (1280×800) in Chromium: a live session's statechart
+ * opens readable with the active state on screen, and stays so after "find active" (which
+ * zooms in) and after each step the session takes; "fit" shows the whole chart, the active
+ * state in it (a finished session's page: inspector-finished.test.ts); the journal's "Fork from here" is one
  * line; the step's heading says "Pending step" only while it waits for approval.
  * Saves a screenshot to test-results/inspector-1280x800.png.
  *
@@ -98,30 +99,41 @@ function expectActiveInView(seen: Seen): void {
 const waitForActive = (path: string) => page.waitForSelector(`#diagram-svg .state.active-leaf[data-path="${path}"]`, { timeout: 10_000 });
 
 describe.skipIf(skip)('the inspector at 1280×800', () => {
-  let fitted: Seen;
+  let opened: Seen;
+  let whole: Seen;
 
-  it('"fit" keeps every label at least 10 px high and the active state in view', async () => {
-    await page.click('.diagram-tools button:text-is("fit")');
-    fitted = await look();
+  it('opens with every label at least 10 px high and the active state in view', async () => {
+    opened = await look();
     console.log(
-      `after fit: scale ${fitted.scale.toFixed(2)}, smallest text ${fitted.smallestTextPx.toFixed(1)} px (box ${fitted.smallestTextBoxPx.toFixed(1)} px)`,
+      `on opening: scale ${opened.scale.toFixed(2)}, smallest text ${opened.smallestTextPx.toFixed(1)} px (box ${opened.smallestTextBoxPx.toFixed(1)} px)`,
     );
-    expect(fitted.smallestTextPx).toBeGreaterThanOrEqual(MIN_TEXT_PX - 0.01);
+    expect(opened.smallestTextPx).toBeGreaterThanOrEqual(MIN_TEXT_PX - 0.01);
     expect(MIN_TEXT_PX).toBe(10);
-    expectActiveInView(fitted);
+    expectActiveInView(opened);
   });
 
-  it('"find active" zooms in on the active state, which stays in view', async () => {
+  it('"fit" shows the whole chart, the active state in it', async () => {
+    await page.click('.diagram-tools button:text-is("fit")');
+    const seen = await look();
+    expect(seen.scale).toBeLessThan(opened.scale / 2);
+    whole = seen;
+    const svg = await page.evaluate(() => document.querySelector('#diagram-svg')!.getBoundingClientRect().toJSON() as DOMRect);
+    expect(svg.left).toBeGreaterThanOrEqual(seen.visible.left - 0.5);
+    expect(svg.right).toBeLessThanOrEqual(seen.visible.right + 0.5);
+    expect(seen.leaf.top).toBeGreaterThanOrEqual(seen.visible.top);
+    expect(seen.leaf.bottom).toBeLessThanOrEqual(seen.visible.bottom);
+  });
+
+  it('"find active" zooms in on the active state from there, which stays in view', async () => {
     await page.click('.diagram-tools button:text-is("find active")');
     const seen = await look();
     console.log(`after find active: scale ${seen.scale.toFixed(2)}, smallest text ${seen.smallestTextPx.toFixed(1)} px`);
-    expect(seen.scale).toBeGreaterThan(fitted.scale * 1.2);
+    expect(seen.scale).toBeGreaterThan(whole.scale * 1.2);
     expect(seen.smallestTextPx).toBeGreaterThanOrEqual(MIN_TEXT_PX - 0.01);
     expectActiveInView(seen);
   });
 
   it('each step keeps the new active state in view', async () => {
-    await page.click('.diagram-tools button:text-is("fit")');
     await session.send({ type: 'user_submitted_input', text: 'A note about green tea.' });
     await waitForActive('waiting_user.approve_step');
     expectActiveInView(await look());

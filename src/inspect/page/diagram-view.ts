@@ -37,6 +37,8 @@ export class DiagramView {
   private viewport: DiagramViewport | null = null;
   /** The active leaf's node id, to follow it when a step moves it. */
   private activeLeaf: string | null = null;
+  /** Whether the first active state placed the view (whole chart or readable around it). */
+  private placed = false;
   readonly ready: Promise<void>;
 
   constructor(
@@ -45,7 +47,8 @@ export class DiagramView {
   ) {
     this.ready = this.draw();
     window.addEventListener('resize', () => {
-      if (this.viewport?.fitted) this.fit();
+      if (this.viewport?.mode === 'whole') this.fit();
+      else if (this.viewport?.mode === 'readable') this.viewport.readable(this.activeBox());
     });
   }
 
@@ -183,11 +186,7 @@ export class DiagramView {
         'div',
         { class: 'diagram-tools' },
         h('button', { type: 'button', title: 'Zoom out', onclick: () => this.viewport?.zoom(1 / 1.25) }, '−'),
-        h(
-          'button',
-          { type: 'button', title: 'As much of the chart as fits at a readable size, the active state in the middle', onclick: () => this.fit() },
-          'fit',
-        ),
+        h('button', { type: 'button', title: 'The whole chart (its text is small: zoom in, or find active, to read it)', onclick: () => this.fit() }, 'fit'),
         h('button', { type: 'button', title: 'Zoom in', onclick: () => this.viewport?.zoom(1.25) }, '+'),
         h('button', { type: 'button', title: 'Zoom in on the active state', onclick: () => this.reveal() }, 'find active'),
       ),
@@ -196,7 +195,7 @@ export class DiagramView {
     // Font sizes come from the style sheet: read them once the drawing is in the page.
     const smallest = Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize)).filter((px) => px > 0));
     this.viewport = new DiagramViewport(scroller, svg, this.layout, Number.isFinite(smallest) ? smallest : 10);
-    this.fit();
+    this.viewport.readable(null);
   }
 
   /** The active leaf's box in layout coordinates. */
@@ -204,8 +203,9 @@ export class DiagramView {
     return this.layout?.nodes.find((laid) => laid.node.id === this.activeLeaf) ?? null;
   }
 
+  /** The whole chart in the box. */
   fit(): void {
-    this.viewport?.fit(this.activeBox());
+    this.viewport?.fit();
   }
 
   /** Zooms in on the active leaf. */
@@ -235,6 +235,12 @@ export class DiagramView {
     const moved = leaf !== this.activeLeaf;
     this.activeLeaf = leaf;
     const box = this.activeBox();
-    if (moved && box) this.viewport?.keepInView(box);
+    if (!this.placed && box && this.viewport) {
+      // The first state shown places the view: a finished session's final state alone says
+      // nothing, so it opens on the whole chart; any other, readable around it.
+      this.placed = true;
+      if (this.graph.nodes.find((n) => n.id === leaf)?.type === 'final') this.viewport.fit();
+      else this.viewport.readable(box);
+    } else if (moved && box) this.viewport?.keepInView(box);
   }
 }

@@ -1,11 +1,14 @@
 /// <reference lib="dom" />
 /**
  * Where the statechart drawing is looked at: its scale and the scroll position of the box
- * around it. The chart is much wider than the page's middle column (about 1,750 layout
- * pixels), so fitting it whole would shrink its text to ~4 px; instead "fit" shrinks it at
- * most down to the scale where the smallest text is still MIN_TEXT_PX high and shows the
- * active state, "find active" zooms in on that state, and a step keeps it in view.
- * Scrolling is set on the box itself (never `scrollIntoView`, which would scroll the page).
+ * around it. The chart is much wider than the page's middle column (about 2,700 layout
+ * pixels against ~600 at 1280×800), so two views matter: the readable one — shrunk at most
+ * down to the scale where the smallest text is still MIN_TEXT_PX high, the active state in
+ * the middle — which a live session opens in and a step keeps; and the whole chart ("fit"),
+ * an overview whose text is too small to read, which a finished session opens in (its
+ * active state, the final one, says nothing on its own). "find active" zooms in on the
+ * active state. Scrolling is set on the box itself (never `scrollIntoView`, which would
+ * scroll the page).
  */
 
 /** A rectangle in layout coordinates (the SVG's viewBox). */
@@ -27,11 +30,13 @@ const ZOOM_RANGE = [0.1, 3] as const;
 
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
+/** How the drawing is placed: the whole chart, readable around the active state, or as the person zoomed it (a resize keeps the first two). */
+export type ViewportMode = 'whole' | 'readable' | 'manual';
+
 export class DiagramViewport {
   /** Drawing pixels per layout pixel. */
   scale = 1;
-  /** True until the user zooms by hand: a resize then fits again. */
-  fitted = true;
+  mode: ViewportMode = 'readable';
   /** The scale at which the smallest text of the drawing is MIN_TEXT_PX high. */
   readonly readableScale: number;
 
@@ -41,7 +46,8 @@ export class DiagramViewport {
    *
    * @example
    * const viewport = new DiagramViewport(box, svg, { width: 1758, height: 1757 }, 10);
-   * viewport.fit(activeBox); // readable, the active state in the middle
+   * viewport.readable(activeBox); // readable, the active state in the middle
+   * viewport.fit(); // the whole chart
    */
   constructor(
     private readonly scroller: HTMLElement,
@@ -52,11 +58,19 @@ export class DiagramViewport {
     this.readableScale = MIN_TEXT_PX / smallestFontPx;
   }
 
+  /** The whole chart in the box, never larger than 1:1, however small its text gets. */
+  fit(): void {
+    const { width, height } = this.available();
+    this.setScale(Math.min(1, width / this.size.width, height / this.size.height));
+    this.mode = 'whole';
+    this.scroller.scrollLeft = 0;
+    this.scroller.scrollTop = 0;
+  }
+
   /** The whole width if it fits (never larger than 1:1), else the readable scale; `active` in the middle. */
-  fit(active: Box | null): void {
-    const available = Math.max(200, this.scroller.clientWidth - 4);
-    this.setScale(Math.max(this.readableScale, Math.min(1, available / this.size.width)));
-    this.fitted = true;
+  readable(active: Box | null): void {
+    this.setScale(Math.max(this.readableScale, Math.min(1, this.available().width / this.size.width)));
+    this.mode = 'readable';
     if (active) this.centre(active);
   }
 
@@ -64,7 +78,7 @@ export class DiagramViewport {
   focus(box: Box): void {
     const share = Math.min((this.scroller.clientWidth * FOCUS_SHARE) / box.width, (this.scroller.clientHeight * FOCUS_SHARE) / box.height);
     this.setScale(clamp(share, this.readableScale, Math.max(this.readableScale, FOCUS_MAX_SCALE)));
-    this.fitted = false;
+    this.mode = 'manual';
     this.centre(box);
   }
 
@@ -75,7 +89,7 @@ export class DiagramViewport {
       y: (this.scroller.scrollTop + this.scroller.clientHeight / 2) / this.scale,
     };
     this.setScale(clamp(this.scale * factor, ...ZOOM_RANGE));
-    this.fitted = false;
+    this.mode = 'manual';
     this.centre({ ...middle, width: 0, height: 0 });
   }
 
@@ -88,6 +102,17 @@ export class DiagramViewport {
       (box.x + box.width) * this.scale <= scrollLeft + clientWidth &&
       (box.y + box.height) * this.scale <= scrollTop + clientHeight;
     if (!inside) this.centre(box);
+  }
+
+  /**
+   * The room for the drawing: the box's width, and the height it may grow to (its max-height,
+   * not its current height, which follows the drawing's and would shrink the next fit).
+   */
+  private available(): { width: number; height: number } {
+    const limit = parseFloat(getComputedStyle(this.scroller).maxHeight);
+    const height = Number.isFinite(limit) ? limit : this.scroller.clientHeight;
+    // The box's padding (2 px a side) and a pixel for rounding: no scroll bar at the fit.
+    return { width: Math.max(200, this.scroller.clientWidth - 5), height: Math.max(150, height - 5) };
   }
 
   private centre(box: Box): void {
