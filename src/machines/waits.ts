@@ -89,7 +89,9 @@ export function repeatsClosingDecision(context: SessionContext, event: { type: s
 /** Why an event naming a closed wait is refused, in words that name the fix. */
 export function closedWaitMessage(context: SessionContext, event: { type: string }, state: string): string {
   const wait = namedWait(event) ?? 0;
-  const now = state.startsWith('waiting_user.') ? `the open wait is ${context.waits.opened} (${state.slice('waiting_user.'.length)})` : `no wait is open (${state})`;
+  const now = state.startsWith('waiting_user.')
+    ? `the open wait is ${context.waits.opened} (${state.slice('waiting_user.'.length)})`
+    : `no wait is open (${state})`;
   if (repeatsClosingDecision(context, event)) return `Wait ${wait} was already answered by this same decision: it was not applied again; ${now}.`;
   if (wait > context.waits.opened) return `Wait ${wait} has not opened: "${event.type}" was not applied; ${now}. Name the wait the session shows.`;
   const answered = context.waits.answered?.wait === wait ? ' by another decision' : '';

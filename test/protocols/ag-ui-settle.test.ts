@@ -63,10 +63,14 @@ describe('an AG-UI run and a thread another send drives', () => {
     const thread = 'settle-1';
     const events: BaseEvent[] = [];
     try {
-      await runAgUi({ runtime, store, host }, 'short-story', input(thread, 'r1', { messages: [{ id: 'u1', role: 'user', content: 'A lighthouse story.' }] }), {}, (e) =>
-        events.push(e),
+      await runAgUi(
+        { runtime, store, host },
+        'short-story',
+        input(thread, 'r1', { messages: [{ id: 'u1', role: 'user', content: 'A lighthouse story.' }] }),
+        {},
+        (e) => events.push(e),
       );
-      const first = events.findLast((e) => e.type === 'RUN_FINISHED') as { outcome: { interrupts: { id: string }[] } };
+      const first = events.findLast((e) => e.type === 'RUN_FINISHED') as unknown as { outcome: { interrupts: { id: string }[] } };
       const approval = first.outcome.interrupts[0]!;
 
       // Right after this run's send resolves, another client answers the next wait; its model call is held.
@@ -86,11 +90,16 @@ describe('an AG-UI run and a thread another send drives', () => {
         },
       });
       events.length = 0;
-      await runAgUi({ runtime, store, host: racing }, 'short-story', input(thread, 'r2', { resume: [{ interruptId: approval.id, status: 'resolved', payload: { approved: true } }] }), {}, (e) =>
-        events.push(e),
+      await runAgUi(
+        { runtime, store, host: racing },
+        'short-story',
+        input(thread, 'r2', { resume: [{ interruptId: approval.id, status: 'resolved', payload: { approved: true } }] }),
+        {},
+        (e) => events.push(e),
       );
       await other;
-      const finished = events.findLast((e) => e.type === 'RUN_FINISHED') as { outcome: { type: string; interrupts?: { id: string; reason: string }[] } } | undefined;
+      const finished = events.findLast((e) => e.type === 'RUN_FINISHED') as
+        { outcome: { type: string; interrupts?: { id: string; reason: string }[] } } | undefined;
       expect(events.find((e) => e.type === 'RUN_ERROR')).toBeUndefined();
       expect(finished?.outcome.type).toBe('interrupt');
       // The wait the other send led to (the manager's next step, after the acceptance), open now.

@@ -72,7 +72,9 @@ describe.skipIf(postgresUnavailable !== null)('two identical decisions at once, 
         const wait = Number(interrupt.id.split('#w')[1]);
         const answers = await Promise.allSettled(
           clients.map((client) =>
-            client.sendMessage(request({ data: { approved: false, reason: 'Not this one.' } }, { taskId: task.id }, { steward: { interruptId: interrupt.id } })),
+            client.sendMessage(
+              request({ data: { approved: false, reason: 'Not this one.' } }, { taskId: task.id }, { steward: { interruptId: interrupt.id } }),
+            ),
           ),
         );
         for (const answer of answers) expect(answer.status, answer.status === 'rejected' ? String(answer.reason) : '').toBe('fulfilled');

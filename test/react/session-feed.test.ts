@@ -115,7 +115,9 @@ it('a send names the wait the feed shows (the decision is for what the person sa
         headers: { 'content-type': 'application/json' },
       });
     }
-    return new Response(JSON.stringify({ view: { ...view('waiting_user.review_artifact'), wait: 7 }, revision: 2 }), { headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify({ view: { ...view('waiting_user.review_artifact'), wait: 7 }, revision: 2 }), {
+      headers: { 'content-type': 'application/json' },
+    });
   };
   const feed = new SessionFeed(new StewardClient({ baseUrl: 'http://server', fetch: fetcher, reconnect: { initialDelayMs: 60_000 } }), 's1');
   feed.start();

@@ -17,9 +17,16 @@ const temp = useTempDir('steward-waits-');
 
 /** A manager that asks back every round: each accepted answer opens the next wait. */
 const askingModel = (rounds: number) =>
-  new ScriptedModel(Array.from({ length: rounds }, (_, i) => ({ agent: 'manager' as const, toolCalls: [scriptedCall('ask_user', { message: `Question ${i + 1}?` })] })));
+  new ScriptedModel(
+    Array.from({ length: rounds }, (_, i) => ({ agent: 'manager' as const, toolCalls: [scriptedCall('ask_user', { message: `Question ${i + 1}?` })] })),
+  );
 
-const answer = (text: string, wait?: number, by?: string) => ({ type: 'user_submitted_input' as const, text, ...(wait !== undefined ? { wait } : {}), ...(by ? { by } : {}) });
+const answer = (text: string, wait?: number, by?: string) => ({
+  type: 'user_submitted_input' as const,
+  text,
+  ...(wait !== undefined ? { wait } : {}),
+  ...(by ? { by } : {}),
+});
 
 describe('a decision lands on the wait it names, or nowhere', () => {
   it('numbers the waits; a repeat of the closing decision is harmless, another decision for a closed wait is refused and journalled', async () => {
@@ -82,7 +89,10 @@ describe('a decision lands on the wait it names, or nowhere', () => {
   it('property: duplicate and stale sends in any interleaving apply at most one decision per wait, each to the wait it named', async () => {
     // Each step: a client reads the open wait, then fires a burst of sends at once: repeats of
     // one decision, other decisions, sends naming an older wait, and sends naming none.
-    const burst = fc.array(fc.record({ text: fc.constantFrom('same', 'other'), names: fc.constantFrom('open', 'older', 'none') }), { minLength: 1, maxLength: 4 });
+    const burst = fc.array(fc.record({ text: fc.constantFrom('same', 'other'), names: fc.constantFrom('open', 'older', 'none') }), {
+      minLength: 1,
+      maxLength: 4,
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(burst, { minLength: 1, maxLength: 4 }), async (bursts) => {
         const sends = bursts.flat().length;

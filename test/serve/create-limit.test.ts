@@ -117,6 +117,23 @@ describe('one create limit for every route that creates a session', () => {
     expect(await store.load('short')).toBeDefined();
   });
 
+  it('an AG-UI run on a new thread refused for its first message (over the text limit) or for a resume leaves no session behind', async () => {
+    const { server, store } = await serve({ userTextChars: 20 });
+    const long = agUiAgent(`${server.url}/ag-ui/tiny`, 'too-long', ANA);
+    long.agent.addMessage({ id: 'u1', role: 'user', content: 'x'.repeat(21) });
+    expect(runError(await long.run())).toMatchObject({ code: 'limit_exceeded' });
+    expect(await store.load('too-long')).toBeUndefined();
+    const resumed = await agUiAgent(`${server.url}/ag-ui/tiny`, 'never-started', ANA).run({
+      resume: [{ interruptId: 'never-started#w1', status: 'resolved', payload: { text: 'Hi.' } }],
+    });
+    expect(runError(resumed)).toMatchObject({ code: 'interrupt_stale' });
+    expect(await store.load('never-started')).toBeUndefined();
+    const short = agUiAgent(`${server.url}/ag-ui/tiny`, 'short', ANA);
+    short.agent.addMessage({ id: 'u1', role: 'user', content: 'A short one.' });
+    expect(runError(await short.run())).toBeUndefined();
+    expect(await store.load('short')).toBeDefined();
+  });
+
   it('SessionHost.create checks the first event and the admission before it stores anything', async () => {
     const { server, store } = await serve({ userTextChars: 20 });
     const first = (text: string) => ({ type: 'user_submitted_input', text });

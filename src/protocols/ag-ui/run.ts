@@ -72,8 +72,8 @@ async function settledThread(deps: AgUiDeps, id: string): Promise<Thread> {
  * The text of the input's newest user message that the thread does not hold yet (the ids of
  * its messages are ours: MESSAGES_SNAPSHOT gives them to the client), if there is one.
  */
-function newUserText(input: RunAgentInput, thread: Thread): string | undefined {
-  const known = new Set(messagesOf(thread.context).map((m) => m.id));
+function newUserText(input: RunAgentInput, thread: Thread | null): string | undefined {
+  const known = new Set(thread ? messagesOf(thread.context).map((m) => m.id) : []);
   const last = input.messages.findLast((m) => m.role === 'user' && !known.has(m.id));
   if (!last) return undefined;
   const content = last.content as unknown;
@@ -151,8 +151,13 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
     const problem = sessionIdProblem(threadId);
     if (problem) throw new RunRefused('invalid_thread_id', `The threadId is the session id: ${problem}, but ${SESSION_ID_RULE}.`);
     const stored = await deps.store.load(threadId);
-    if (!stored) await deps.host.create({ packageId, id: threadId });
-    else if (stored.packageId !== packageId)
+    if (!stored) {
+      // A new thread: its first message is checked before the session is stored, so a refused run leaves nothing behind.
+      if ((input.resume?.length ?? 0) > 0)
+        throw new RunRefused('interrupt_stale', `Thread ${threadId} is new: it has no interrupt to resume. Send a user message to start it.`);
+      const text = newUserText(input, null);
+      await deps.host.create({ packageId, id: threadId, ...(text ? { first: { type: 'user_submitted_input', text, ...who } } : {}) });
+    } else if (stored.packageId !== packageId)
       throw new RunRefused('thread_package_mismatch', `Thread ${threadId} works with package "${stored.packageId}": post it to /ag-ui/${stored.packageId}.`);
     // A resume names its interrupt: while another run drives the thread, wait for where it leads, then decide.
     const thread = (input.resume?.length ?? 0) > 0 ? await settledThread(deps, threadId) : await readThread(deps, threadId);
