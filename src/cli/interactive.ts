@@ -353,8 +353,9 @@ export async function interactive(first: Session, options: InteractiveOptions): 
       p.outro(`Continue with ${pc.bold(options.resume)}`);
       return 1;
     }
+    // A repeat applied nothing: its follow-up (a rejection's "what should change") belongs to whoever decided first.
     if (result.repeated) p.log.info('This same decision had already answered that wait (from elsewhere): nothing was applied again.');
-    revision = followUp.revision;
+    else revision = followUp.revision;
     view = result.view;
   }
 }

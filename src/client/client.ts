@@ -46,15 +46,17 @@ export interface ViewAnswer {
 
 /** A send that ran: the view once the session waits again (or is done), or why it was refused, as `session.send()` says it. */
 export type SendAnswer =
-  | { ok: true; view: SessionView; revision: number | null }
+  /** `repeated`: nothing was applied, and nothing needed to be (a key sent again, or the decision that already closed the wait it names). */
+  | { ok: true; view: SessionView; revision: number | null; repeated?: true }
   | {
       ok: false;
       /**
        * `retryAfterSeconds`: the server's Retry-After, when the refusal says to come back
        * (`session_running_elsewhere`, `lease_lost`, `server_busy`…): the session runs a model
-       * call elsewhere, and asking sooner only loads the server that runs it.
+       * call elsewhere, and asking sooner only loads the server that runs it. `wait`,
+       * `openWait` (wait_closed): the wait the event named, and the one open now (null: none).
        */
-      error: { code: string; message: string; enabled?: string[]; retryAfterSeconds?: number };
+      error: { code: string; message: string; enabled?: string[]; retryAfterSeconds?: number; wait?: number; openWait?: number | null };
       view: SessionView;
       revision: number | null;
     };

@@ -37,6 +37,15 @@ export class RateLimiter {
     this.maxKeys = options.maxKeys ?? 10_000;
   }
 
+  /** What `take(key)` would answer now, spending nothing: to refuse early what would be refused later. */
+  peek(key: string): RateDecision {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return { ok: true };
+    const perMs = this.perMinute / 60_000;
+    const tokens = Math.min(this.perMinute, bucket.tokens + Math.max(0, this.now() - bucket.at) * perMs);
+    return tokens >= 1 ? { ok: true } : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)) };
+  }
+
   /** Spends one action of `key`, or says how many whole seconds until one is back. */
   take(key: string): RateDecision {
     const now = this.now();

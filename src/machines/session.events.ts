@@ -90,7 +90,15 @@ export const UserAcceptedArtifact = z.strictObject({
   artifactId: text,
   edits: ArtifactEdits.optional(),
 });
-export const UserRejectedArtifact = z.strictObject({ type: z.literal('user_rejected_artifact'), at, by, via, wait, artifactId: text, reason: z.string().optional() });
+export const UserRejectedArtifact = z.strictObject({
+  type: z.literal('user_rejected_artifact'),
+  at,
+  by,
+  via,
+  wait,
+  artifactId: text,
+  reason: z.string().optional(),
+});
 export const UserAnsweredQuestions = z.strictObject({
   type: z.literal('user_answered_questions'),
   at,

@@ -328,11 +328,7 @@ export const sessionMachine = setup({
           },
         },
         intake: {
-          entry: [
-            'openWait',
-            { type: 'announceState', params: { state: 'waiting_user.intake' } },
-            { type: 'announceWaiting', params: { reason: 'intake' } },
-          ],
+          entry: ['openWait', { type: 'announceState', params: { state: 'waiting_user.intake' } }, { type: 'announceWaiting', params: { reason: 'intake' } }],
           exit: ['closeWait', { type: 'announceDecision', params: { reason: 'intake' } }],
           on: {
             user_submitted_input: [
@@ -355,11 +351,7 @@ export const sessionMachine = setup({
           },
         },
         input: {
-          entry: [
-            'openWait',
-            { type: 'announceState', params: { state: 'waiting_user.input' } },
-            { type: 'announceWaiting', params: { reason: 'input' } },
-          ],
+          entry: ['openWait', { type: 'announceState', params: { state: 'waiting_user.input' } }, { type: 'announceWaiting', params: { reason: 'input' } }],
           exit: ['closeWait', { type: 'announceDecision', params: { reason: 'input' } }],
           on: {
             user_submitted_input: [

@@ -17,19 +17,22 @@ const REREAD_MS = 20;
 const POLL_MS = 1000;
 
 /**
- * `read()` again until the session it reads no longer runs, or `limitMs` passed (then the last
- * reading, still running). Listens to the session's live events first (from any server of the
- * store), then reads: a wait that comes between the two is not missed.
+ * `read()` again until the session it reads no longer runs, `limitMs` passed, nobody runs it
+ * (a session saved mid-run whose process is gone moves only when someone resumes it), or
+ * `signal` is aborted (the client left); then the last reading, maybe still running. Listens
+ * to the session's live events first (from any server of the store), then reads: a wait that
+ * comes between the two is not missed.
  *
  * @example
- * const thread = await untilNotRunning(host, id, () => readThread(deps, id), 60_000);
+ * const thread = await untilNotRunning(host, id, () => readThread(deps, id), 60_000, request.signal);
  * if (thread.view.phase === 'running') throw new RunRefused('thread_running', '…');
  */
 export async function untilNotRunning<T extends { view: Pick<SessionView, 'phase'> }>(
-  host: Pick<SessionHost, 'watchLive'>,
+  host: Pick<SessionHost, 'watchLive' | 'runsNow'>,
   id: string,
   read: () => Promise<T>,
   limitMs: number,
+  signal?: AbortSignal,
 ): Promise<T> {
   let reading = await read();
   if (reading.view.phase !== 'running') return reading;
@@ -45,15 +48,22 @@ export async function untilNotRunning<T extends { view: Pick<SessionView, 'phase
     { follow: false },
   );
   const deadline = Date.now() + limitMs;
+  const leave = () => wake();
+  signal?.addEventListener('abort', leave, { once: true });
   /** Until a live event says the session moved (or a poll's time passed); after one, a short pause before the next read. */
   const nextMove = () =>
     new Promise<void>((resolve) => {
       wake = resolve;
       setTimeout(resolve, Math.min(moved ? REREAD_MS : POLL_MS, Math.max(0, deadline - Date.now()))).unref();
+      moved = false;
     });
   try {
-    for (reading = await read(); reading.view.phase === 'running' && Date.now() < deadline; reading = await read()) await nextMove();
+    for (reading = await read(); reading.view.phase === 'running' && Date.now() < deadline && !signal?.aborted; reading = await read()) {
+      if (!(await host.runsNow(id))) break;
+      await nextMove();
+    }
   } finally {
+    signal?.removeEventListener('abort', leave);
     stop();
   }
   return reading;

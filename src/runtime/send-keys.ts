@@ -30,7 +30,8 @@ export interface SendOptions {
  * a retry read later names a later one for the same decision; the key alone says it is a retry.
  */
 export function eventFingerprint(raw: unknown): string {
-  const sent = raw && typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([k]) => k !== 'at' && k !== 'wait')) : raw;
+  const sent =
+    raw && typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).filter(([k]) => k !== 'at' && k !== 'wait')) : raw;
   return `sha256:${createHash('sha256').update(canonicalJson(sent)).digest('hex')}`;
 }
 

@@ -20,7 +20,8 @@ import { reservedActorProblem } from './reserved-names.js';
 import { SEND_KEYS_KEPT, type SendKeyInput, type SendKeyRecord, type SessionStore, type StoredPackageVersion } from '../store/session-store.js';
 import type { PackageUpgradedEvent } from '../machines/package-upgrade.js';
 import { eventFingerprint, idempotencyKeyProblem, type SendOptions } from './send-keys.js';
-import { closedWaitMessage, repeatsClosingDecision } from '../machines/waits.js';
+import { closedWaitMessage, decisionDigest, repeatsClosingDecision } from '../machines/waits.js';
+import { answerOfWait, readJournal } from './journal-waits.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
@@ -78,7 +79,6 @@ export interface SessionOptions {
   /** The version of a package on disk (its hash), for the view to say when the pinned one is older. */
   packageOnDisk?: (packageId: string) => string | undefined;
 }
-
 
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
 
@@ -377,11 +377,12 @@ export class Session {
   /**
    * A decision for a wait that is not open (the chart's `wait_closed`, or a session done by
    * then): a repeat of the decision that closed that wait is harmless and says so
-   * (`repeated`); any other is refused, naming the wait open now.
+   * (`repeated`: the chart knows the latest wait's; the journal, with a store, any wait's); any
+   * other is refused, naming the wait open now.
    */
-  private closedWait(event: UserEvent, message: string): SendResult {
+  private async closedWait(event: UserEvent, message: string, repeated: boolean): Promise<SendResult> {
     const view = this.view();
-    if (repeatsClosingDecision(this.actor.getSnapshot().context, event)) return { ok: true, view, repeated: true };
+    if (repeated || (await this.journalRepeats(event))) return { ok: true, view, repeated: true };
     const details = { eventType: event.type, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents };
     return { ok: false, error: { code: 'wait_closed', message, wait: event.wait!, openWait: view.wait ?? null, ...details }, view };
   }
@@ -392,13 +393,24 @@ export class Session {
     return result;
   }
 
+  /** Whether the journal shows the wait `event` names answered by this same decision (no store: unknown, false). */
+  private async journalRepeats(event: UserEvent): Promise<boolean> {
+    if (!this.journal || event.wait === undefined) return false;
+    await this.journal.written();
+    const answer = answerOfWait(await readJournal(this.journal.store, this.id), event.wait);
+    return answer !== undefined && decisionDigest(answer.payload as { type: string }) === decisionDigest(event);
+  }
+
   /** An error thrown under a send, as its result (send() never throws). */
   private failed(error: unknown): SendResult {
     if (error instanceof ConflictError) return this.refuse('conflict', error.message);
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof SessionLeasedError)
       return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
-    const code = StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
+    const code =
+      StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere'
+        ? error.code
+        : 'internal_error';
     return this.refuse(code, message);
   }
 
@@ -521,11 +533,13 @@ export class Session {
       if (tooBig) return this.refuseRecorded(event, this.refuse('limit_exceeded', tooBig.message));
       event.at = isoNow();
       const before = this.actor.getSnapshot();
+      // An event that names no wait answers the open one: the journal keeps which (a later repeat is told by it).
+      if (event.wait === undefined && isWaiting(before)) event.wait = before.context.waits.opened;
       if (before.status === 'done') {
         if (event.wait !== undefined) {
           const message = closedWaitMessage(before.context, event, 'done');
           await this.journal?.refusal(event, 'wait_closed', message, 'done');
-          return this.closedWait(event, message);
+          return this.closedWait(event, message, repeatsClosingDecision(before.context, event));
         }
         const message = `"${event.type}" is not accepted because the session is done.`;
         return this.refuseRecorded(event, this.refused(event.type, message));
@@ -535,7 +549,7 @@ export class Session {
       if (after.context.rejections !== before.context.rejections) {
         await this.journal?.acknowledge();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
-        return last.code === 'wait_closed' ? this.closedWait(event, last.reason) : this.refused(event.type, last.reason);
+        return last.code === 'wait_closed' ? this.closedWait(event, last.reason, last.repeated === true) : this.refused(event.type, last.reason);
       }
       if (onAccepted) {
         await this.journal?.written();

@@ -54,3 +54,17 @@ export function admitCreate(limit: RateLimiter | null, caller: Caller | undefine
   const decision = limit.take(caller?.name ?? 'anonymous');
   if (!decision.ok) throw new CreateLimitError(limit.perMinute, decision.retryAfterSeconds);
 }
+
+/**
+ * Throws CreateLimitError when `caller` has no creation left, spending none: a route that must
+ * answer the limit before its response starts (an AG-UI run's Retry-After header) asks this
+ * first, and spends with admitCreate only once the request is known to create a session.
+ *
+ * @example
+ * checkCreateAllowance(createLimit, caller); // before streaming; then host.create({ …, admit: () => admitCreate(createLimit, caller) })
+ */
+export function checkCreateAllowance(limit: RateLimiter | null, caller: Caller | undefined): void {
+  if (!limit) return;
+  const decision = limit.peek(caller?.name ?? 'anonymous');
+  if (!decision.ok) throw new CreateLimitError(limit.perMinute, decision.retryAfterSeconds);
+}

@@ -101,7 +101,7 @@ export const SessionViewSchema = z
       .int()
       .positive()
       .optional()
-      .describe('the open wait\'s number: a decision sends it as `wait`, and is refused (wait_closed) once that wait is no longer open'),
+      .describe("the open wait's number: a decision sends it as `wait`, and is refused (wait_closed) once that wait is no longer open"),
     packageVersion: z.string().nullable().describe('the package version the session is pinned to (sha256 of its manifest and prompts); null: none yet'),
     packageOnDisk: z.string().optional().describe('the version on disk when it differs from the pinned one: `steward upgrade` moves the session to it'),
     approvalRequiredBy: z
@@ -119,7 +119,8 @@ export const ViewResponse = z.object({ view: SessionViewSchema, revision: z.numb
 
 const SendFailure = z.object({
   ok: z.literal(false),
-  error: z.object({ code: z.string(), message: z.string() }),
+  // Loose: a refusal's details (eventType, state, accepted, enabled; wait and openWait for wait_closed) reach the client.
+  error: z.looseObject({ code: z.string(), message: z.string() }),
   view: SessionViewSchema,
   revision: z.number().nullable(),
 });

@@ -262,6 +262,19 @@ export class SessionHost {
    * it runs: through the store's event bus when it has one (PostgreSQL NOTIFY: sessions on
    * other servers too), else those of the sessions this process holds. Resolves once listening.
    */
+  /**
+   * Whether some process runs the session now: this one holds it, or (a store with leases)
+   * another holds its lease. A session saved while running that nobody runs (a killed CLI on
+   * SQLite) is running in the store only: waiting for it to move would wait for nothing.
+   *
+   * @example
+   * if (view.phase === 'running' && !(await host.runsNow(id))) throw new Error('stuck: resume it');
+   */
+  async runsNow(id: string): Promise<boolean> {
+    if (this.held.has(id)) return true;
+    return (await this.store.leases?.holder(id)) != null;
+  }
+
   watchLive(id: string, listener: (record: LiveRecord) => void, options?: { follow?: boolean }): Promise<{ replay: LiveRecord[]; stop: () => void }> {
     return this.live.watch(id, listener, options);
   }

@@ -111,4 +111,39 @@ describe('an AG-UI run and a thread another send drives', () => {
       await store.close();
     }
   });
+
+  it('a resume of a thread saved mid-run that nothing runs (its process stopped) is refused at once: thread_running, naming resume', async () => {
+    const db = temp.path('stuck.db');
+    // Another process: its model call never ends, and it stops with the session saved mid-run.
+    const elsewhere = new SqliteStore(db);
+    const stuck = await createRuntime({ model: { label: 'never', complete: () => new Promise<never>(() => {}) }, store: elsewhere }).createSession({
+      packageId: 'short-story',
+      id: 'stuck-1',
+    });
+    const interruptId = `stuck-1#w${stuck.view().wait}`;
+    void stuck.send({ type: 'user_submitted_input', text: 'A lighthouse story.' });
+    await expect.poll(async () => (await elsewhere.journal('stuck-1')).at(-1)?.state).toMatch(/^running/);
+    await stuck.close();
+    await elsewhere.close();
+
+    const store = new SqliteStore(db);
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    const host = new SessionHost(runtime, store);
+    const events: BaseEvent[] = [];
+    try {
+      await runAgUi(
+        { runtime, store, host },
+        'short-story',
+        input('stuck-1', 'r1', { resume: [{ interruptId, status: 'resolved', payload: { text: 'Go.' } }] }),
+        {},
+        (e) => events.push(e),
+      );
+      expect(events).toEqual([
+        expect.objectContaining({ type: 'RUN_ERROR', code: 'thread_running', message: expect.stringContaining('steward resume stuck-1') }),
+      ]);
+    } finally {
+      await host.drain(1_000);
+      await store.close();
+    }
+  });
 });

@@ -66,7 +66,10 @@ describe('idempotent sends', () => {
     expect(invalid).toMatchObject({ ok: false, error: { code: 'invalid_event' } });
     expect(await entries()).toBe(before + SEND_KEYS_KEPT + 2);
     // A refused send's key was not spent: sent again, it is judged again (refused again, journalled again).
-    expect(await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'refused-0' })).toMatchObject({ ok: false, error: { code: 'event_refused' } });
+    expect(await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'refused-0' })).toMatchObject({
+      ok: false,
+      error: { code: 'event_refused' },
+    });
     expect((await session.send({ type: 'user_approved_next_step' }, { idempotencyKey: 'refused-0' })).repeated).toBeUndefined();
     // The real key is still kept: its retry runs nothing again.
     expect(await session.send(input, { idempotencyKey: 'real-1' })).toMatchObject({ ok: true, repeated: true });

@@ -65,6 +65,23 @@ describe('a decision lands on the wait it names, or nowhere', () => {
     await store.close();
   });
 
+  it('with a store, a repeat of the decision that closed an older wait is harmless too (the journal says so); an event naming no wait is journalled with the one it answered', async () => {
+    const store = new SqliteStore(temp.path('older.db'));
+    const model = askingModel(3);
+    const session = await createRuntime({ model, store }).createSession({ packageId: 'tiny' });
+    await session.send(answer('First.', 1));
+    await session.send(answer('Second.'));
+    expect(session.view().wait).toBe(3);
+    expect(await session.send(answer('First.', 1))).toMatchObject({ ok: true, repeated: true, view: { wait: 3 } });
+    expect(await session.send(answer('Second.', 2))).toMatchObject({ ok: true, repeated: true });
+    expect(await session.send(answer('Other.', 2))).toMatchObject({ ok: false, error: { code: 'wait_closed', wait: 2, openWait: 3 } });
+    expect(model.calls).toHaveLength(2);
+    const journal = await store.journal(session.id);
+    expect(journal.find((e) => (e.payload as { text?: string }).text === 'Second.')?.payload).toMatchObject({ wait: 2 });
+    await session.close();
+    await store.close();
+  });
+
   it('two identical decisions sent at once: the first is applied, the second reports a repeat (memory and SQLite)', async () => {
     for (const store of [undefined, new SqliteStore(temp.path('twice.db'))]) {
       const model = askingModel(1);

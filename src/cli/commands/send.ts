@@ -27,6 +27,8 @@ import {
   sessionIdArgument,
 } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
+import type { UserEvent } from '../../machines/session.events.js';
+import type { SessionView } from '../../runtime/view.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
 import { holderGone } from '../../store/holder-process.js';
@@ -93,21 +95,22 @@ export function register(program: Command): void {
                 `looked. Nothing was sent; look again with \`steward show ${id}\`.`,
             );
           }
-          const event = buildEvent(
-            type,
-            {
-              text,
-              artifact: flags.artifact,
-              reason: flags.reason,
-              role: flags.role,
-              edit,
-              answers: flags.answers,
-              package: flags.package,
-              ...(by !== undefined ? { by } : {}),
-            },
-            peek.view,
+          const event = buildNamingWait(flags.wait, peek.view, () =>
+            buildEvent(
+              type,
+              {
+                text,
+                artifact: flags.artifact,
+                reason: flags.reason,
+                role: flags.role,
+                edit,
+                answers: flags.answers,
+                package: flags.package,
+                ...(by !== undefined ? { by } : {}),
+              },
+              peek.view,
+            ),
           );
-          if (flags.wait !== undefined) event.wait = flags.wait;
           if (peek.view.phase === 'running') {
             // On PostgreSQL the process running it holds its lease: name it, unless it is
             // known to be gone (a process of this machine): then resume takes it over at once.
@@ -132,9 +135,9 @@ export function register(program: Command): void {
           if (!result.ok) throw new CliError(result.error.code, result.error.message);
           if (result.repeated)
             process.stderr.write(
-              flags.key !== undefined
-                ? `Key ${safeLine(flags.key)} was sent before: nothing was sent again; this is the stored result.\n`
-                : `Wait ${flags.wait ?? ''} was already answered by this same decision: nothing was applied again; this is the session now.\n`,
+              flags.wait !== undefined
+                ? `Wait ${flags.wait} was already answered by this same decision${flags.key !== undefined ? ` (or key ${safeLine(flags.key)} was sent before)` : ''}: nothing was applied again; this is the session now.\n`
+                : `Key ${safeLine(flags.key ?? '')} was sent before: nothing was sent again; this is the stored result.\n`,
             );
           if (flags.json) {
             printJson(viewJson(result.view, session.revision));
@@ -146,6 +149,25 @@ export function register(program: Command): void {
         { command: 'send' },
       );
     });
+}
+
+/**
+ * The event, naming the wait `--wait` gave. It is built against the view as it is now (the
+ * artifact under review, the question card): when the named wait is no longer open and the
+ * event cannot be built there, the send is refused as for a closed wait, not for a missing flag.
+ */
+function buildNamingWait(wait: number | undefined, view: SessionView, build: () => UserEvent): UserEvent {
+  if (wait === undefined) return build();
+  try {
+    return { ...build(), wait };
+  } catch (error) {
+    if (wait === view.wait) throw error;
+    const now = view.wait !== undefined ? `the open wait is ${view.wait} (${view.waitingReason ?? ''})` : `no wait is open (${view.state})`;
+    throw new CliError(
+      'wait_closed',
+      `Wait ${wait} is no longer open: ${now}. Nothing was sent; look with \`steward show ${view.id}\` and decide on the open wait.`,
+    );
+  }
 }
 
 /** `--edit TAG --text-file F` pairs, in order, as tag → body (own keys: a tag may be named "__proto__"). */

@@ -268,13 +268,16 @@ export class StewardA2AHandler implements A2ARequestHandler {
     if (named === undefined) return { id, event: eventOf(thread, message), thread, key };
     // The message names the wait it answers: while the task works, see where it leads first; a wait
     // closed by then takes no answer (a repeat of the one it got is harmless, and nothing is sent).
-    if (thread.view.phase === 'running') thread = await untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS);
-    if (named === thread.view.wait) return { id, event: { ...eventOf(thread, message), wait: named }, thread, key };
+    if (thread.view.phase === 'running') thread = await untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal);
+    // Still working (nothing moved it in time, or nothing runs it): eventOf says so.
+    if (named === thread.view.wait || thread.view.phase === 'running') return { id, event: { ...eventOf(thread, message), wait: named }, thread, key };
     const closed = await closedWaitAnswer(this.deps.store, id, named, payloadOf(message));
     if (closed === 'same') return { id, event: null, thread, key };
     const now = thread.interrupt ? `its open wait is ${thread.interrupt.id}` : `it is ${thread.view.phase === 'done' ? 'completed' : thread.view.state}`;
+    const what =
+      closed === 'other' ? 'is no longer open (it was answered differently)' : named > (thread.view.wait ?? 0) ? 'has not opened' : 'is no longer open';
     throw new UnsupportedOperationError({
-      message: `Wait ${named} of task ${id} is no longer open${closed === 'other' ? ' (it was answered differently)' : ''}: ${now}. Nothing was sent; read the task and answer its open wait.`,
+      message: `Wait ${named} of task ${id} ${what}: ${now}. Nothing was sent; read the task and answer its open wait.`,
       metadata: { code: 'wait_closed' },
     });
   }
@@ -292,7 +295,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
     try {
       // Another server runs the session (another answer, say): once it waits again, the answer is
       // sent again. It names its wait, so the session applies it there or nowhere.
-      result = await sendWhenFree(send, () => untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS));
+      result = await sendWhenFree(send, () => untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal));
     } catch (error) {
       if (error instanceof HttpError) throw new UnsupportedOperationError({ message: error.message, metadata: { code: error.code } });
       throw error;

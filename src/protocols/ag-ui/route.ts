@@ -12,7 +12,7 @@ import { attribute } from '../../http/auth.js';
 import { jsonBody } from '../../http/body.js';
 import { clientError, HttpError, parseOr400, type ClientError } from '../../http/errors.js';
 import { sessionIdProblem } from '../../ids.js';
-import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
+import { admitCreate, checkCreateAllowance, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
 import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
@@ -80,7 +80,8 @@ export const agUiRun: RouteModule = {
       let release = () => {};
       try {
         release = streamSlots?.take(c.get('caller')) ?? release;
-        if (sessionIdProblem(input.threadId) === null && !(await store.load(input.threadId))) admitCreate(createLimit, c.get('caller'));
+        // Checked here (its Retry-After must precede the stream) and spent by the run only once its first message passes.
+        if (sessionIdProblem(input.threadId) === null && !(await store.load(input.threadId))) checkCreateAllowance(createLimit, c.get('caller'));
       } catch (error) {
         release();
         refusal = clientError(error, failed);
@@ -100,7 +101,10 @@ export const agUiRun: RouteModule = {
         try {
           // Refused before the run: RUN_ERROR alone, as the protocol allows before RUN_STARTED.
           if (refusal) emit({ type: EventType.RUN_ERROR, code: refusal.code, message: refusal.message } as BaseEvent);
-          else await runAgUi({ runtime, store, host }, pkg.id, input, attribution, emit);
+          else {
+            const admit = () => admitCreate(createLimit, c.get('caller'));
+            await runAgUi({ runtime, store, host, admitCreate: admit, signal: c.req.raw.signal }, pkg.id, input, attribution, emit);
+          }
           await writing;
         } finally {
           release();

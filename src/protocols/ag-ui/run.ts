@@ -23,6 +23,10 @@ export interface AgUiDeps {
   runtime: Runtime;
   store: SessionStore;
   host: SessionHost;
+  /** Spends one of the caller's session creations, or throws (the create limit): called once a new thread's first message passed its checks. */
+  admitCreate?: () => void;
+  /** Aborted when the client leaves: a run waiting for a thread another run drives stops waiting. */
+  signal?: AbortSignal;
 }
 
 /** A refusal of the run: RUN_ERROR with a code and a message that names the fix. */
@@ -62,9 +66,14 @@ const SETTLE_LIMIT_MS = 10 * 60_000;
  * that it never reports success for a thread that is still running.
  */
 async function settledThread(deps: AgUiDeps, id: string): Promise<Thread> {
-  const thread = await untilNotRunning(deps.host, id, () => readThread(deps, id), SETTLE_LIMIT_MS);
+  const thread = await untilNotRunning(deps.host, id, () => readThread(deps, id), SETTLE_LIMIT_MS, deps.signal);
   if (thread.view.phase === 'running')
-    throw new RunRefused('thread_running', `Thread ${id} is still running (another run drives it): send a run without new input later to see its interrupt.`);
+    throw new RunRefused(
+      'thread_running',
+      (await deps.host.runsNow(id))
+        ? `Thread ${id} is still running (another run drives it): send a run without new input later to see its interrupt.`
+        : `Thread ${id} was saved mid-run and nothing runs it now (its process stopped): resume it (steward resume ${id}, or a send on a server that takes it over), then send this again.`,
+    );
   return thread;
 }
 
@@ -156,7 +165,12 @@ export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgent
       if ((input.resume?.length ?? 0) > 0)
         throw new RunRefused('interrupt_stale', `Thread ${threadId} is new: it has no interrupt to resume. Send a user message to start it.`);
       const text = newUserText(input, null);
-      await deps.host.create({ packageId, id: threadId, ...(text ? { first: { type: 'user_submitted_input', text, ...who } } : {}) });
+      await deps.host.create({
+        packageId,
+        id: threadId,
+        ...(text ? { first: { type: 'user_submitted_input', text, ...who } } : {}),
+        ...(deps.admitCreate ? { admit: deps.admitCreate } : {}),
+      });
     } else if (stored.packageId !== packageId)
       throw new RunRefused('thread_package_mismatch', `Thread ${threadId} works with package "${stored.packageId}": post it to /ag-ui/${stored.packageId}.`);
     // A resume names its interrupt: while another run drives the thread, wait for where it leads, then decide.

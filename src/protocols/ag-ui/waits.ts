@@ -1,36 +1,14 @@
 /**
- * The answer a closed wait got, from the journal: a user event names the wait it answers
- * (`wait`), and the entry of the one the chart took leaves the wait's state (a refused one
- * leaves the state as it was). So a resume sent again for an interrupt already answered the
- * same way is told apart from one answered otherwise. And whether a session still waits for
- * its first request.
+ * What the protocols ask of a session's waits: whether a resume or an answer for a closed wait
+ * repeats the answer the journal holds for it (runtime/journal-waits.ts finds that entry), and
+ * whether a session still waits for its first request.
  */
 import { REQUEST_TAG } from '../../blackboard/blackboard.js';
 import type { SessionContext } from '../../machines/session.context.js';
 import type { SessionView } from '../../runtime/view.js';
-import type { JournalEntry, SessionStore } from '../../store/session-store.js';
+import { answerOfWait, readJournal } from '../../runtime/journal-waits.js';
+import type { SessionStore } from '../../store/session-store.js';
 import { answerOf, sameAnswer } from './interrupts.js';
-
-const PAGE = 1000;
-
-/** The session's whole journal, in seq order. */
-export async function readJournal(store: SessionStore, id: string): Promise<JournalEntry[]> {
-  const all: JournalEntry[] = [];
-  for (;;) {
-    const page = await store.journal(id, { afterSeq: all.at(-1)?.seq ?? 0, limit: PAGE });
-    all.push(...page);
-    if (page.length < PAGE) return all;
-  }
-}
-
-/** The user event that answered wait number `wait` (an entry that names it and left its state), if one did. */
-export function answerOfWait(entries: readonly JournalEntry[], wait: number): JournalEntry | undefined {
-  for (let i = 1; i < entries.length; i++) {
-    const entry = entries[i]!;
-    if (entry.kind === 'event' && (entry.payload as { wait?: unknown } | null)?.wait === wait && entry.state !== entries[i - 1]!.state) return entry;
-  }
-  return undefined;
-}
 
 /** Whether the session still waits for its first request (a new thread or context): a user message is that request. */
 export function waitsForFirstRequest(view: SessionView, context: SessionContext): boolean {

@@ -22,7 +22,9 @@ export const sendEvent: RouteModule = {
       "named tokens, the token's name (an act-for-others token may name another, recorded with `via`: the " +
       "token); else the event's `by`, or the X-Steward-User header, as claimed. With an Idempotency-Key header the send counts " +
       'once: the same key again (on any server of the store, also after a restart) changes nothing and answers the stored ' +
-      'result with `repeated: true`; the same key with another event is a 422 (idempotency_key_reused)',
+      'result with `repeated: true`; the same key with another event is a 422 (idempotency_key_reused). An event naming the wait it ' +
+      "answers (`wait`, the view's `wait`) is applied to that wait or not at all: once that wait is closed, the decision that " +
+      'closed it again answers 200 with `repeated: true` (nothing applied), any other a 409 wait_closed',
     body: UserEventSchema,
     query: SendQuery,
     headers: {
@@ -49,7 +51,8 @@ export const sendEvent: RouteModule = {
       404: { description: 'No such session', schema: ErrorBody },
       409: {
         description:
-          'Refused by the session in its state, or another writer saved first (conflict), or it runs ' +
+          'Refused by the session in its state (event_refused; wait_closed: the event names a wait that is no longer open, ' +
+          '`error.wait` and `error.openWait` say which), or another writer saved first (conflict), or it runs ' +
           'elsewhere (session_running_elsewhere, lease_lost: send again after the `Retry-After` header, in seconds, or once ' +
           'its stream says it waits): the SendResult with the structured error, state unchanged',
         schema: SendResultSchema,
