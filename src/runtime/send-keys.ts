@@ -22,6 +22,11 @@ export interface SendOptions {
    * before the run it starts is over: a server answers "accepted" here (`Prefer: respond-async`).
    */
   onAccepted?: () => void;
+  /**
+   * Called when this send's turn comes (the sends queued before it are over), before its event
+   * reaches the session: a listener attached then hears this send's run, not an earlier one's.
+   */
+  onTurn?: () => void;
 }
 
 /**

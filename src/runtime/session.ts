@@ -296,8 +296,11 @@ export class Session {
    * if (!result.ok && result.error.code === 'event_refused') console.log('try', result.error.enabled);
    */
   send(event: UserEvent, options: SendOptions = {}): Promise<SendResult> {
-    const { idempotencyKey: key, onAccepted } = options;
-    return this.enqueue(() => (key === undefined ? this.sendNow(event, onAccepted) : this.sendLeased(() => this.sendKeyed(event, key, onAccepted))));
+    const { idempotencyKey: key, onAccepted, onTurn } = options;
+    return this.enqueue(() => {
+      onTurn?.();
+      return key === undefined ? this.sendNow(event, onAccepted) : this.sendLeased(() => this.sendKeyed(event, key, onAccepted));
+    });
   }
 
   /**

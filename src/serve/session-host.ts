@@ -196,12 +196,14 @@ export class SessionHost {
       await this.held.release(id, held);
       throw error;
     }
-    const stopObserving = observe?.(session);
+    // The observer starts with this send's turn: a send queued behind another one's run does not hear that run.
+    let stopObserving: (() => void) | undefined;
+    const onTurn = () => (stopObserving = observe?.(session));
     let accepted: (answer: Accepted) => void = () => {};
     const acceptance = new Promise<Accepted>((resolve) => (accepted = resolve));
     const onAccepted = () => accepted({ accepted: true, sessionId: id, revision: session.revision ?? null });
     // the route's schema checked the event; send() checks it again
-    const sending = session.send(event as UserEvent, async ? { ...options, onAccepted } : options);
+    const sending = session.send(event as UserEvent, async ? { ...options, onAccepted, onTurn } : { ...options, onTurn });
     this.sends.add(sending);
     const settled = (async () => {
       try {

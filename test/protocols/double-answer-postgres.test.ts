@@ -1,9 +1,11 @@
 /**
- * The same decision sent twice at once — a double click, a page and its retry, two tabs — to
- * two servers on one PostgreSQL database: through AG-UI (two identical resumes of one
- * interrupt) and A2A (two answers with different message ids, each naming the wait its status
- * showed). Every trial applies the decision once, to the wait it named; the journal holds no
- * decision for a wait nobody was shown, and the loser is told it repeated the winner.
+ * The same decision sent twice at once — a double click, a page and its retry, two tabs — on
+ * one PostgreSQL database, to one server (the second send queues behind the first) and, in
+ * every other trial, to two servers (the second meets the first's lease): through AG-UI (two
+ * identical resumes of one interrupt) and A2A (two answers with different message ids, each
+ * naming the wait its status showed). Every trial applies the decision once, to the wait it
+ * named; the journal holds no decision for a wait nobody was shown, and the loser is told it
+ * repeated the winner.
  */
 import { describe, expect, it } from 'vitest';
 import type { Task } from '@a2a-js/sdk';
@@ -27,69 +29,77 @@ function decisions(journal: readonly JournalEntry[]): { type: string; wait: unkn
 }
 
 describe.skipIf(postgresUnavailable !== null)('two identical decisions at once, on two PostgreSQL servers', () => {
-  it(`AG-UI: ${TRIALS} trials of two concurrent resumes of one interrupt apply one rejection, to the interrupt's wait`, { timeout: 300_000 }, async () => {
-    const url = await pg.createDatabase();
-    const [a, b] = [await server(url), await server(url)];
-    const store = new PostgresStore(url);
-    try {
-      for (let trial = 0; trial < TRIALS; trial++) {
-        const thread = `double-ag-ui-${trial}`;
-        const first = agUiAgent(`${a.handle.url}/ag-ui/short-story`, thread);
-        first.agent.addMessage({ id: 'u1', role: 'user', content: 'A story about a lighthouse keeper.' });
-        expect(runError(await first.run())).toBeUndefined();
-        const interrupt = first.interrupt!;
-        expect(interrupt).toMatchObject({ reason: 'tool_call' });
-        const wait = Number(interrupt.id.split('#w')[1]);
-        const second = agUiAgent(`${b.handle.url}/ag-ui/short-story`, thread);
-        await second.run();
-        expect(second.interrupt).toEqual(interrupt);
+  it(
+    `AG-UI: ${TRIALS} trials of two concurrent resumes of one interrupt (one server, or two) apply one rejection, to the interrupt's wait`,
+    { timeout: 300_000 },
+    async () => {
+      const url = await pg.createDatabase();
+      const [a, b] = [await server(url), await server(url)];
+      const store = new PostgresStore(url);
+      try {
+        for (let trial = 0; trial < TRIALS; trial++) {
+          const thread = `double-ag-ui-${trial}`;
+          const first = agUiAgent(`${a.handle.url}/ag-ui/short-story`, thread);
+          first.agent.addMessage({ id: 'u1', role: 'user', content: 'A story about a lighthouse keeper.' });
+          expect(runError(await first.run())).toBeUndefined();
+          const interrupt = first.interrupt!;
+          expect(interrupt).toMatchObject({ reason: 'tool_call' });
+          const wait = Number(interrupt.id.split('#w')[1]);
+          const second = agUiAgent(`${(trial % 2 === 0 ? b : a).handle.url}/ag-ui/short-story`, thread);
+          await second.run();
+          expect(second.interrupt).toEqual(interrupt);
 
-        const runs = await Promise.all([first, second].map((tab) => tab.resume(interrupt, { approved: false, reason: 'Not this one.' })));
-        for (const run of runs) expect(runError(run), JSON.stringify(runError(run))).toBeUndefined();
-        // Both runs end on the same next interrupt: the one the single rejection led to.
-        expect(first.interrupt?.id).toBe(second.interrupt?.id);
-        expect(first.interrupt?.id).not.toBe(interrupt.id);
+          const runs = await Promise.all([first, second].map((tab) => tab.resume(interrupt, { approved: false, reason: 'Not this one.' })));
+          for (const run of runs) expect(runError(run), JSON.stringify(runError(run))).toBeUndefined();
+          // Both runs end on the same next interrupt: the one the single rejection led to.
+          expect(first.interrupt?.id).toBe(second.interrupt?.id);
+          expect(first.interrupt?.id).not.toBe(interrupt.id);
 
-        const taken = decisions(await store.journal(thread));
-        const rejections = taken.filter((d) => d.type === 'user_rejected_next_step');
-        expect(rejections, `trial ${trial}`).toEqual([{ type: 'user_rejected_next_step', wait }]);
+          const taken = decisions(await store.journal(thread));
+          const rejections = taken.filter((d) => d.type === 'user_rejected_next_step');
+          expect(rejections, `trial ${trial}`).toEqual([{ type: 'user_rejected_next_step', wait }]);
+        }
+      } finally {
+        await store.close();
       }
-    } finally {
-      await store.close();
-    }
-  });
+    },
+  );
 
-  it(`A2A: ${TRIALS} trials of two concurrent answers (different message ids) naming one wait apply one rejection`, { timeout: 300_000 }, async () => {
-    const url = await pg.createDatabase();
-    const [a, b] = [await server(url), await server(url)];
-    const clients = [await a2aClient(a.handle.url, 'short-story'), await a2aClient(b.handle.url, 'short-story')];
-    const store = new PostgresStore(url);
-    try {
-      for (let trial = 0; trial < TRIALS; trial++) {
-        const task = asTask(await clients[0]!.sendMessage(request({ text: 'A story about a lighthouse keeper.' })));
-        const interrupt = interruptOf(task)!;
-        expect(interrupt).toMatchObject({ reason: 'tool_call' });
-        const wait = Number(interrupt.id.split('#w')[1]);
-        const answers = await Promise.allSettled(
-          clients.map((client) =>
-            client.sendMessage(
-              request({ data: { approved: false, reason: 'Not this one.' } }, { taskId: task.id }, { steward: { interruptId: interrupt.id } }),
+  it(
+    `A2A: ${TRIALS} trials of two concurrent answers (different message ids) naming one wait (one server, or two) apply one rejection`,
+    { timeout: 300_000 },
+    async () => {
+      const url = await pg.createDatabase();
+      const [a, b] = [await server(url), await server(url)];
+      const clients = [await a2aClient(a.handle.url, 'short-story'), await a2aClient(b.handle.url, 'short-story')];
+      const store = new PostgresStore(url);
+      try {
+        for (let trial = 0; trial < TRIALS; trial++) {
+          const task = asTask(await clients[0]!.sendMessage(request({ text: 'A story about a lighthouse keeper.' })));
+          const interrupt = interruptOf(task)!;
+          expect(interrupt).toMatchObject({ reason: 'tool_call' });
+          const wait = Number(interrupt.id.split('#w')[1]);
+          const answers = await Promise.allSettled(
+            [clients[0]!, clients[trial % 2 === 0 ? 1 : 0]!].map((client) =>
+              client.sendMessage(
+                request({ data: { approved: false, reason: 'Not this one.' } }, { taskId: task.id }, { steward: { interruptId: interrupt.id } }),
+              ),
             ),
-          ),
-        );
-        for (const answer of answers) expect(answer.status, answer.status === 'rejected' ? String(answer.reason) : '').toBe('fulfilled');
-        const [x, y] = answers.map((answer) => interruptOf((answer as PromiseFulfilledResult<Task>).value)?.id);
-        expect(x).toBe(y);
-        expect(x).not.toBe(interrupt.id);
+          );
+          for (const answer of answers) expect(answer.status, answer.status === 'rejected' ? String(answer.reason) : '').toBe('fulfilled');
+          const [x, y] = answers.map((answer) => interruptOf((answer as PromiseFulfilledResult<Task>).value)?.id);
+          expect(x).toBe(y);
+          expect(x).not.toBe(interrupt.id);
 
-        const taken = decisions(await store.journal(task.id));
-        expect(
-          taken.filter((d) => d.type === 'user_rejected_next_step'),
-          `trial ${trial}`,
-        ).toEqual([{ type: 'user_rejected_next_step', wait }]);
+          const taken = decisions(await store.journal(task.id));
+          expect(
+            taken.filter((d) => d.type === 'user_rejected_next_step'),
+            `trial ${trial}`,
+          ).toEqual([{ type: 'user_rejected_next_step', wait }]);
+        }
+      } finally {
+        await store.close();
       }
-    } finally {
-      await store.close();
-    }
-  });
+    },
+  );
 });
