@@ -59,7 +59,11 @@ export async function untilNotRunning<T extends { view: Pick<SessionView, 'phase
     });
   try {
     for (reading = await read(); reading.view.phase === 'running' && Date.now() < deadline && !signal?.aborted; reading = await read()) {
-      if (!(await host.runsNow(id))) break;
+      if (!(await host.runsNow(id))) {
+        // Its runner may have let go between the read and the look: only a second read that still says running is stuck.
+        reading = await read();
+        break;
+      }
       await nextMove();
     }
   } finally {

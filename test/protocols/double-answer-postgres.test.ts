@@ -10,12 +10,25 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '@a2a-js/sdk';
 import { PostgresStore } from '../../src/store/postgres-store.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import type { JournalEntry } from '../../src/store/session-store.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { usePostgresServers } from '../support/postgres-serve.js';
 import { agUiAgent, runError } from './ag-ui-client.js';
 import { a2aClient, asTask, interruptOf, request } from './a2a-client.js';
+
+/**
+ * A manager that proposes a step needing approval every round: a rejection leads to the next
+ * proposal, another approve_step wait — where a decision meant for the first one would fit.
+ */
+const proposer = () =>
+  new ScriptedModel(
+    Array.from({ length: 400 }, () => ({
+      agent: 'manager' as const,
+      toolCalls: [scriptedCall('run_worker', { workerId: 'brief-writer', reason: 'Write the brief.', requiresApproval: true })],
+    })),
+  );
 
 const pg = usePostgres();
 const server = usePostgresServers();
@@ -34,7 +47,7 @@ describe.skipIf(postgresUnavailable !== null)('two identical decisions at once, 
     { timeout: 300_000 },
     async () => {
       const url = await pg.createDatabase();
-      const [a, b] = [await server(url), await server(url)];
+      const [a, b] = [await server(url, proposer()), await server(url, proposer())];
       const store = new PostgresStore(url);
       try {
         for (let trial = 0; trial < TRIALS; trial++) {
@@ -70,7 +83,7 @@ describe.skipIf(postgresUnavailable !== null)('two identical decisions at once, 
     { timeout: 300_000 },
     async () => {
       const url = await pg.createDatabase();
-      const [a, b] = [await server(url), await server(url)];
+      const [a, b] = [await server(url, proposer()), await server(url, proposer())];
       const clients = [await a2aClient(a.handle.url, 'short-story'), await a2aClient(b.handle.url, 'short-story')];
       const store = new PostgresStore(url);
       try {
