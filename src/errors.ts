@@ -66,6 +66,10 @@ export type HttpErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'server_stopping'
+  /** The inspector's model routes, when the inspector was started without --manual. */
+  | 'not_manual'
+  /** A reply typed into the inspector for the manual model that is not a model reply. */
+  | 'invalid_reply'
   | 'network_error'
   | 'bad_response';
 
@@ -110,11 +114,6 @@ export class StewardError extends Error {
    */
   static isInstance<T extends abstract new (...args: never[]) => StewardError>(this: T, value: unknown): value is InstanceType<T> {
     return value instanceof Error && (value as unknown as Record<symbol, unknown>)[markerOf(this.name)] === true;
-  }
-
-  /** `StewardError.isInstance`, under its older name. */
-  static isStewardError(value: unknown): value is StewardError {
-    return StewardError.isInstance(value);
   }
 }
 

@@ -20,7 +20,7 @@ export const TOO_MANY_STREAMS =
  * the limit and the setting that raises it.
  *
  * @example
- * if (error instanceof TooManyStreamsError) console.log(`${error.caller} holds ${error.max} streams`);
+ * if (TooManyStreamsError.isInstance(error)) console.log(`${error.caller} holds ${error.max} streams`);
  */
 export class TooManyStreamsError extends HttpError {
   constructor(

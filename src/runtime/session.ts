@@ -79,7 +79,6 @@ export interface SessionOptions {
   packageOnDisk?: (packageId: string) => string | undefined;
 }
 
-
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
 
 // The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
@@ -394,11 +393,14 @@ export class Session {
 
   /** An error thrown under a send, as its result (send() never throws). */
   private failed(error: unknown): SendResult {
-    if (error instanceof ConflictError) return this.refuse('conflict', error.message);
+    if (ConflictError.isInstance(error)) return this.refuse('conflict', error.message);
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof SessionLeasedError)
+    if (SessionLeasedError.isInstance(error))
       return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
-    const code = StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere' ? error.code : 'internal_error';
+    const code =
+      StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere'
+        ? error.code
+        : 'internal_error';
     return this.refuse(code, message);
   }
 
