@@ -54,6 +54,7 @@ export function actorName(options: GlobalOptions): string | undefined {
 
 /** A failure a command ends with: a stable code (as in StewardError) and a message for humans. */
 export class CliError extends StewardError {
+  static override readonly errorName: string = 'CliError';
   constructor(code: StewardErrorCode, message: string) {
     super(code, message);
   }

@@ -31,6 +31,7 @@ export interface ErrorBodyShape {
  * throw new HttpError(404, 'not_found', `No package "${id}" here: post to /ag-ui/<package>.`);
  */
 export class HttpError extends StewardError {
+  static override readonly errorName: string = 'HttpError';
   constructor(
     readonly status: HttpStatus,
     code: StewardErrorCode,
@@ -109,14 +110,8 @@ const statusOfCode = {
   bad_response: 500,
 } as const satisfies Record<StewardErrorCode, HttpStatus>;
 
-/**
- * Whether `code` is one of Steward's codes (StewardErrorCode), e.g. the code of a failed
- * SendResult; a protocol's own (AG-UI's `thread_running`) or a driver's is not.
- *
- * @example
- * if (isErrorCode(code)) throw new HttpError(statusOf(code), code, message);
- */
-export function isErrorCode(code: string): code is StewardErrorCode {
+/** Whether `code` is Steward's (StewardErrorCode); a protocol's own (AG-UI's `thread_running`) or a driver's is not. */
+function isErrorCode(code: string): code is StewardErrorCode {
   return Object.hasOwn(statusOfCode, code);
 }
 

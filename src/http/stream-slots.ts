@@ -23,6 +23,7 @@ export const TOO_MANY_STREAMS =
  * if (TooManyStreamsError.isInstance(error)) console.log(`${error.caller} holds ${error.max} streams`);
  */
 export class TooManyStreamsError extends HttpError {
+  static override readonly errorName: string = 'TooManyStreamsError';
   constructor(
     readonly caller: string,
     readonly max: number,

@@ -26,6 +26,7 @@ export const CREATE_LIMIT_RESPONSE = {
  * if (CreateLimitError.isInstance(error)) console.log(`back in ${error.retryAfterSeconds} s (limit ${error.perMinute}/min)`);
  */
 export class CreateLimitError extends HttpError {
+  static override readonly errorName: string = 'CreateLimitError';
   constructor(
     readonly perMinute: number,
     retryAfterSeconds: number,

@@ -1,8 +1,8 @@
 /**
  * The error classes as an app meets them: one code union, `isInstance` that holds across two
- * installed copies of Steward (where `instanceof` does not), the HTTP servers' errors among
- * them, and Steward's own bugs reported as internal errors — a 500 over HTTP, never a 400
- * that blames the caller.
+ * installed copies of Steward (where `instanceof` does not; minified bundles:
+ * test/api/errors-bundle.test.ts), the HTTP servers' errors among them, and Steward's own
+ * bugs reported as internal errors — a 500 over HTTP, never a 400 that blames the caller.
  */
 import { copyFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
