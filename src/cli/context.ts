@@ -84,7 +84,8 @@ const DEMO_PIECE_DELAY_MS = 15;
 
 /**
  * The model chosen by the environment (`modelFromEnv`); the demo model when none is
- * configured. The OpenAI SDK is only loaded when it is needed: it costs ~0.3 s at startup.
+ * configured. The OpenAI SDK is only loaded when it is needed: loading it is a noticeable
+ * part of a command's start.
  */
 export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise<Model> {
   // On a terminal the demo's streamed replies pause between pieces, so a person sees drafts grow.

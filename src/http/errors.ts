@@ -118,9 +118,9 @@ function isErrorCode(code: string): code is StewardErrorCode {
 /**
  * Seconds a client should wait before it sends again, by code (the Retry-After header). A
  * session running elsewhere runs a model call, which takes seconds: a client polling faster
- * only loads the servers that are taking a dead server's sessions over (bench:load: its users'
- * retries every 100 ms slowed those takeovers). A client that follows the session's stream
- * learns the moment it waits again.
+ * only loads the servers that are taking a dead server's sessions over, and slows those
+ * takeovers (bench/README.md, "Load"). A client that follows the session's stream learns the
+ * moment it waits again.
  */
 const retryAfterOfCode: Partial<Record<StewardErrorCode, number>> = {
   server_busy: 1,

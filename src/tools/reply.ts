@@ -74,8 +74,8 @@ const FENCE = '```';
  * The body of a reply that is one fenced block (```json … ``` or ``` … ```), else the reply.
  * Plain string operations, each linear in the reply's length: model text is hostile input,
  * and the regex this replaces (`^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$`) backtracked
- * cubically on an unclosed fence (three backticks and 5,000 spaces blocked the process 105 s).
- * The fence must open at the start and close at the very end, as the regex required.
+ * cubically on an unclosed fence followed by whitespace, blocking the process. The fence
+ * must open at the start and close at the very end, as the regex required.
  */
 function unfenced(content: string): string {
   const text = content.trim();
