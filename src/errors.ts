@@ -66,19 +66,31 @@ export type HttpErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'server_stopping'
+  /** The inspector's model routes, when the inspector was started without --manual. */
+  | 'not_manual'
+  /** A reply typed into the inspector for the manual model that is not a model reply. */
+  | 'invalid_reply'
   | 'network_error'
   | 'bad_response';
 
 /**
  * Each class marks its instances with a registered symbol per class of its chain (as the AI
  * SDK does): `isInstance` then holds for an error thrown by another installed copy of
- * Steward, where `instanceof` would not. Non-enumerable, so logs and JSON stay as they were.
+ * Steward, or by another bundle of it, where `instanceof` would not. Non-enumerable, so logs
+ * and JSON stay as they were. The symbol is built from the class's `errorName`, a literal,
+ * never from its `name`: a minifier renames classes (two unrelated ones may both become `r`
+ * in two bundles), never string literals.
  */
-const markerOf = (className: string): symbol => Symbol.for(`steward.error.${className}`);
+const markerOf = (errorName: string): symbol => Symbol.for(`steward.error.${errorName}`);
+
+/** A class's own `errorName`; an app's subclass that declares none goes by its class name. */
+function errorNameOf(c: object): string {
+  return Object.hasOwn(c, 'errorName') ? (c as typeof StewardError).errorName : (c as { name: string }).name;
+}
 
 function mark(error: Error, leaf: abstract new (...args: never[]) => unknown): void {
   for (let c: unknown = leaf; typeof c === 'function' && c !== Error && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
-    Object.defineProperty(error, markerOf((c as { name: string }).name), { value: true, enumerable: false });
+    Object.defineProperty(error, markerOf(errorNameOf(c)), { value: true, enumerable: false });
   }
 }
 
@@ -93,11 +105,16 @@ function mark(error: Error, leaf: abstract new (...args: never[]) => unknown): v
  * }
  */
 export class StewardError extends Error {
+  /**
+   * The class's name, written out so that a minified bundle keeps it (`error.name`, and the
+   * marker `isInstance` looks for). Every subclass declares its own.
+   */
+  static readonly errorName: string = 'StewardError';
   readonly code: StewardErrorCode;
   constructor(code: StewardErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
+    this.name = errorNameOf(new.target);
     mark(this, new.target);
   }
 
@@ -109,12 +126,7 @@ export class StewardError extends Error {
    * if (SessionNotFoundError.isInstance(error)) return notFound(error.sessionId);
    */
   static isInstance<T extends abstract new (...args: never[]) => StewardError>(this: T, value: unknown): value is InstanceType<T> {
-    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[markerOf(this.name)] === true;
-  }
-
-  /** `StewardError.isInstance`, under its older name. */
-  static isStewardError(value: unknown): value is StewardError {
-    return StewardError.isInstance(value);
+    return value instanceof Error && (value as unknown as Record<symbol, unknown>)[markerOf(errorNameOf(this))] === true;
   }
 }
 
@@ -126,6 +138,7 @@ export class StewardError extends Error {
  * if (InternalError.isInstance(error)) reportBug(error);
  */
 export class InternalError extends StewardError {
+  static override readonly errorName: string = 'InternalError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('internal_error', `${message} This is a bug in Steward: please report it.`, options);
   }
@@ -138,6 +151,7 @@ export class InternalError extends StewardError {
  * if (UserError.isInstance(error)) console.error(error.message); // names the option and the fix
  */
 export class UserError extends StewardError {
+  static override readonly errorName: string = 'UserError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('user_error', message, options);
   }
@@ -162,6 +176,7 @@ export interface RefusalDetails {
  * if (EventRefusedError.isInstance(error)) console.log(`${error.eventType} refused in ${error.state}; now: ${error.enabled.join(', ')}`);
  */
 export class EventRefusedError extends StewardError implements RefusalDetails {
+  static override readonly errorName: string = 'EventRefusedError';
   readonly eventType: string;
   readonly state: string;
   readonly accepted: readonly string[];
@@ -182,6 +197,7 @@ export class EventRefusedError extends StewardError implements RefusalDetails {
  * try { loadPackage('./packages/mine'); } catch (error) { if (PackageError.isInstance(error)) console.error(error.message); }
  */
 export class PackageError extends StewardError {
+  static override readonly errorName: string = 'PackageError';
   constructor(message: string) {
     super('invalid_package', message);
   }
@@ -195,6 +211,7 @@ export class PackageError extends StewardError {
  * if (!result.ok && result.error.code === 'model_error') showRetry(result.error.message);
  */
 export class ModelError extends StewardError {
+  static override readonly errorName: string = 'ModelError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('model_error', message, options);
   }
@@ -207,6 +224,7 @@ export class ModelError extends StewardError {
  * expect(() => model.assertComplete()).not.toThrow(ScriptMismatchError);
  */
 export class ScriptMismatchError extends StewardError {
+  static override readonly errorName: string = 'ScriptMismatchError';
   constructor(message: string) {
     super('script_mismatch', message);
   }
@@ -219,6 +237,7 @@ export class ScriptMismatchError extends StewardError {
  * const session = await runtime.resumeSession(id).catch((error) => (SessionNotFoundError.isInstance(error) ? null : Promise.reject(error)));
  */
 export class SessionNotFoundError extends StewardError {
+  static override readonly errorName: string = 'SessionNotFoundError';
   constructor(
     readonly sessionId: string,
     readonly store?: string,
@@ -235,6 +254,7 @@ export class SessionNotFoundError extends StewardError {
  * if (!result.ok && result.error.code === 'conflict') session = await runtime.resumeSession(session.id);
  */
 export class ConflictError extends StewardError {
+  static override readonly errorName: string = 'ConflictError';
   constructor(message: string) {
     super('conflict', message);
   }
@@ -249,6 +269,7 @@ export class ConflictError extends StewardError {
  * if (LeaseLostError.isInstance(error)) console.log(`${error.sessionId} runs on another server now`);
  */
 export class LeaseLostError extends StewardError {
+  static override readonly errorName: string = 'LeaseLostError';
   constructor(
     readonly sessionId: string,
     message?: string,
@@ -278,6 +299,7 @@ export class LeaseLostError extends StewardError {
  * }
  */
 export class SessionLeasedError extends StewardError {
+  static override readonly errorName: string = 'SessionLeasedError';
   constructor(
     readonly sessionId: string,
     readonly holder: string | null,
@@ -315,6 +337,7 @@ function leasedMessage(sessionId: string, holder: string | null, expiresInMs: nu
  * await runtime.resumeSession(id).catch((error) => { if (SnapshotError.isInstance(error)) markUnreadable(id); else throw error; });
  */
 export class SnapshotError extends StewardError {
+  static override readonly errorName: string = 'SnapshotError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('bad_snapshot', message, options);
   }
@@ -327,6 +350,7 @@ export class SnapshotError extends StewardError {
  * expect(() => testAllTransitions(machine)).not.toThrow(TransitionTestError);
  */
 export class TransitionTestError extends StewardError {
+  static override readonly errorName: string = 'TransitionTestError';
   constructor(message: string) {
     super('transition_test_failed', `testAllTransitions: ${message}`);
   }
@@ -341,6 +365,7 @@ export class TransitionTestError extends StewardError {
  * if (MachineMismatchError.isInstance(error)) console.error(error.missingStates, error.extraStates, error.changedEvents);
  */
 export class MachineMismatchError extends StewardError {
+  static override readonly errorName: string = 'MachineMismatchError';
   constructor(
     message: string,
     /** States of Steward's chart the machine lacks (ids like "session.waiting_user.approve_step"). */
@@ -361,6 +386,7 @@ export class MachineMismatchError extends StewardError {
  * if (LimitExceededError.isInstance(error)) console.log(`${error.limit}: ${error.actual} > ${error.max}`);
  */
 export class LimitExceededError extends StewardError {
+  static override readonly errorName: string = 'LimitExceededError';
   constructor(
     message: string,
     readonly limit: string,
@@ -380,6 +406,7 @@ export class LimitExceededError extends StewardError {
  * if (StoreError.isInstance(error) && error.code === 'store_locked') setTimeout(retry, 1000);
  */
 export class StoreError extends StewardError {
+  static override readonly errorName: string = 'StoreError';
   constructor(
     code: StoreErrorCode,
     message: string,
@@ -399,6 +426,7 @@ export class StoreError extends StewardError {
  * if (StoreUnavailableError.isInstance(error) && error.reason === 'bad_credentials') console.error(`Check the password for ${error.target}`);
  */
 export class StoreUnavailableError extends StewardError {
+  static override readonly errorName: string = 'StoreUnavailableError';
   readonly reason: 'unreachable' | 'bad_credentials' | 'missing_database' | 'other';
   /** Where the store points, password removed (e.g. "postgres://app@db:5432/steward"). */
   readonly target: string;
@@ -416,6 +444,7 @@ export class StoreUnavailableError extends StewardError {
  * await runtime.createSession({ packageId: 'tiny', id: 'no spaces please' }); // rejects with InvalidSessionIdError
  */
 export class InvalidSessionIdError extends StewardError {
+  static override readonly errorName: string = 'InvalidSessionIdError';
   constructor(message: string) {
     super('invalid_session_id', message);
   }
@@ -428,6 +457,7 @@ export class InvalidSessionIdError extends StewardError {
  * const page = await store.list({ after: cursor }).catch((error) => (InvalidCursorError.isInstance(error) ? store.list() : Promise.reject(error)));
  */
 export class InvalidCursorError extends StewardError {
+  static override readonly errorName: string = 'InvalidCursorError';
   constructor(message: string) {
     super('invalid_cursor', message);
   }
@@ -455,6 +485,7 @@ export interface RequestIssue {
  * }
  */
 export class RequestError extends StewardError {
+  static override readonly errorName: string = 'RequestError';
   constructor(
     code: StewardErrorCode,
     message: string,

@@ -1,8 +1,8 @@
 /**
  * Size limits, in one place: what a user event, a model's tool call, a package's prompt file
  * and a refusal message may hold. Anything a person, a model or a package wrote is data with
- * a bound: without one, 20 MB of input became a 210 MB database and a 10,000-tag refusal
- * put ~100 KB into the next prompt.
+ * a bound: without one, a large input is stored many times over (journal, snapshot, archive)
+ * and a refusal that quotes it grows the next prompt by as much.
  *
  * - User-side limits (`userTextChars`) are checked by `session.send()`: a refusal with code
  *   `limit_exceeded` that names the limit and its setting.

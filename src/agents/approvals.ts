@@ -19,7 +19,7 @@ import { RunWorkerArgs } from '../tools/schemas.js';
  */
 export type ApprovalRule = (step: ProposedStep, context: SessionContext) => ApprovalPolicy;
 
-/** Whether the reply may hold a run_worker call (a tool call, or the legacy JSON decision in its content): most replies do not. */
+/** Whether the reply may hold a run_worker call (a tool call, or the manager's one-shot JSON decision in its content): most replies do not. */
 function mayRunWorker(reply: ModelReply): boolean {
   const calls = Array.isArray(reply?.toolCalls) ? reply.toolCalls : [];
   if (calls.some((c) => c?.function?.name === 'run_worker')) return true;

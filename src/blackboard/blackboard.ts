@@ -75,7 +75,7 @@ export function versionCount(board: Blackboard, tag: string): number {
 /**
  * Returns a new board with one more version of `tag`; the old board is untouched and shares
  * every other tag with the new one. Writes only ever append, so this needs no draft (immer's
- * proxies cost ~30× more here, measured); nested edits such as artifact moves use immer.
+ * proxies cost many times more here); nested edits such as artifact moves use immer.
  */
 export function withVersion(board: Blackboard, tag: string, entry: Omit<TagVersion, 'version'>): { board: Blackboard; version: TagVersion } {
   const versions = ownValue(board, tag) ?? [];

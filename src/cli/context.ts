@@ -54,6 +54,7 @@ export function actorName(options: GlobalOptions): string | undefined {
 
 /** A failure a command ends with: a stable code (as in StewardError) and a message for humans. */
 export class CliError extends StewardError {
+  static override readonly errorName: string = 'CliError';
   constructor(code: StewardErrorCode, message: string) {
     super(code, message);
   }
@@ -83,7 +84,8 @@ const DEMO_PIECE_DELAY_MS = 15;
 
 /**
  * The model chosen by the environment (`modelFromEnv`); the demo model when none is
- * configured. The OpenAI SDK is only loaded when it is needed: it costs ~0.3 s at startup.
+ * configured. The OpenAI SDK is only loaded when it is needed: loading it is a noticeable
+ * part of a command's start.
  */
 export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise<Model> {
   // On a terminal the demo's streamed replies pause between pieces, so a person sees drafts grow.

@@ -79,7 +79,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   try {
     await program.parseAsync(argv as string[]);
   } catch (error) {
-    const code = StewardError.isStewardError(error) ? error.code : 'internal_error';
+    const code = StewardError.isInstance(error) ? error.code : 'internal_error';
     const message = withCliHint(code, error instanceof Error ? error.message : String(error), resolveDbPath(program.opts()));
     process.stderr.write(`steward [${code}]: ${safeText(message)}\n`);
     if (process.env.STEWARD_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);

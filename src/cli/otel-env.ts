@@ -50,6 +50,7 @@ export interface EnvTraces {
  * }
  */
 export class TracesConfigError extends StewardError {
+  static override readonly errorName: string = 'TracesConfigError';
   constructor(message: string) {
     super('usage', message);
   }

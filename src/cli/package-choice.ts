@@ -22,6 +22,7 @@ export const DEFAULT_PACKAGE = 'short-story';
  * and, when a folder under the working directory holds one of that id, the command that loads it.
  */
 export class UnknownPackageError extends StewardError {
+  static override readonly errorName: string = 'UnknownPackageError';
   constructor(
     readonly packageId: string,
     readonly known: readonly string[],
@@ -33,6 +34,7 @@ export class UnknownPackageError extends StewardError {
 
 /** Your folders hold several packages and `--package` chose none of them. */
 export class AmbiguousPackageError extends StewardError {
+  static override readonly errorName: string = 'AmbiguousPackageError';
   constructor(
     readonly source: string,
     readonly candidates: readonly string[],

@@ -8,7 +8,7 @@
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
-import { StewardError } from '../errors.js';
+import { StewardError, type StewardErrorCode } from '../errors.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 
 export interface Issue {
@@ -22,52 +22,107 @@ export interface ErrorBodyShape {
   error: { code: string; message: string; issues?: Issue[] };
 }
 
-export class HttpError extends Error {
+/**
+ * An answer of Steward's HTTP servers that is an error: `status` and the body `{ error: { code,
+ * message, issues? } }` (`body()`). A Steward error like the runtime's, so `StewardError.isInstance`
+ * and `code` hold for it too.
+ *
+ * @example
+ * throw new HttpError(404, 'not_found', `No package "${id}" here: post to /ag-ui/<package>.`);
+ */
+export class HttpError extends StewardError {
+  static override readonly errorName: string = 'HttpError';
   constructor(
     readonly status: HttpStatus,
-    readonly code: string,
+    code: StewardErrorCode,
     message: string,
     readonly issues?: Issue[],
     /** When to come back (the Retry-After header, seconds), if this answer's own; else its code's (`retryAfterOf`). */
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
+    super(code, message);
   }
 
+  /**
+   * The answer's JSON body.
+   *
+   * @example
+   * return c.json(error.body(), error.status);
+   */
   body(): ErrorBodyShape {
     return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
   }
 }
 
-/** Status codes of the runtime's error codes (SendResult.error.code and StewardError.code). */
-const statusOfCode: Record<string, HttpStatus> = {
-  invalid_event: 400,
+/** The status of an answer with each code: every code has one, or the build fails. */
+const statusOfCode = {
   user_error: 400,
+  usage: 400,
+  invalid_event: 400,
   invalid_package: 400,
   invalid_session_id: 400,
   invalid_cursor: 400,
+  invalid_request: 400,
+  invalid_reply: 400,
   limit_exceeded: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  forbidden_host: 403,
+  forbidden_origin: 403,
+  by_not_allowed: 403,
+  session_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
   event_refused: 409,
   wait_closed: 409,
   conflict: 409,
   lease_lost: 409,
   session_running_elsewhere: 409,
+  not_manual: 409,
+  body_too_large: 413,
+  unsupported_media_type: 415,
   idempotency_key_reused: 422,
-  session_not_found: 404,
+  rate_limited: 429,
+  too_many_streams: 429,
+  // The server is full, not down: the client may send again shortly (the send route's 429).
+  server_busy: 429,
   session_stopped: 503,
+  server_stopping: 503,
+  // Transient: the database is back in a moment, or its other writer lets go.
   store_unavailable: 503,
   store_locked: 503,
+  // Not transient: an operator must act (permissions, a damaged file, a full disk).
+  store_read_only: 500,
+  store_corrupt: 500,
+  store_full: 500,
+  store_io_error: 500,
+  bad_snapshot: 500,
+  session_failed: 500,
   internal_error: 500,
-};
+  // The server could not finish the request: which upstream failed is its log's business.
+  model_error: 500,
+  // Faults of the app's own set-up or tests (a scripted model, a provided machine), never the caller's.
+  script_mismatch: 500,
+  transition_test_failed: 500,
+  machine_mismatch: 500,
+  // Only steward/client finds these (status 0 there); a server that met one failed itself.
+  network_error: 500,
+  bad_response: 500,
+} as const satisfies Record<StewardErrorCode, HttpStatus>;
+
+/** Whether `code` is Steward's (StewardErrorCode); a protocol's own (AG-UI's `thread_running`) or a driver's is not. */
+function isErrorCode(code: string): code is StewardErrorCode {
+  return Object.hasOwn(statusOfCode, code);
+}
 
 /**
  * Seconds a client should wait before it sends again, by code (the Retry-After header). A
  * session running elsewhere runs a model call, which takes seconds: a client polling faster
- * only loads the servers that are taking a dead server's sessions over (bench:load: its users'
- * retries every 100 ms slowed those takeovers). A client that follows the session's stream
- * learns the moment it waits again.
+ * only loads the servers that are taking a dead server's sessions over, and slows those
+ * takeovers (bench/README.md, "Load"). A client that follows the session's stream learns the
+ * moment it waits again.
  */
-const retryAfterOfCode: Record<string, number> = {
+const retryAfterOfCode: Partial<Record<StewardErrorCode, number>> = {
   server_busy: 1,
   session_running_elsewhere: 1,
   lease_lost: 1,
@@ -77,7 +132,7 @@ const retryAfterOfCode: Record<string, number> = {
 
 /** The Retry-After (seconds) of an answer with `code`, when one tells a client to come back. */
 export function retryAfterOf(code: string): number | undefined {
-  return retryAfterOfCode[code];
+  return isErrorCode(code) ? retryAfterOfCode[code] : undefined;
 }
 
 /** Sets the answer's Retry-After when `code` tells a client to come back. */
@@ -93,7 +148,7 @@ export function setRetryAfter(c: Context, code: string): void {
  * password; a failed session's message quotes the fault that stopped it.
  */
 const INTERNAL_ERROR_MESSAGE = 'The server failed on this request; its log has the details.';
-const forClients: Record<string, string> = {
+const forClients: Partial<Record<StewardErrorCode, string>> = {
   store_unavailable: "The database is unreachable: retry in a moment. The server's log says which database and why.",
   store_locked: 'The store is locked by another process (another Steward process writing, or a program holding it open): retry in a moment.',
   session_failed: 'The session stopped on a fault of the server (its log has the details); it keeps its last saved step: send again to go on from there.',
@@ -131,7 +186,7 @@ export function clientError(error: unknown, log?: (details: string) => void): Cl
 }
 
 function clientErrorOf(error: unknown): ClientError {
-  if (error instanceof HttpError) {
+  if (HttpError.isInstance(error)) {
     const retryAfterSeconds = error.retryAfterSeconds ?? retryAfterOf(error.code);
     return {
       status: error.status,
@@ -143,10 +198,12 @@ function clientErrorOf(error: unknown): ClientError {
     };
   }
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  const ours = StewardError.isStewardError(error) || (typeof code === 'string' && OUR_CODE.test(code) && typeof message === 'string');
+  const ours = StewardError.isInstance(error) || (typeof code === 'string' && OUR_CODE.test(code) && typeof message === 'string');
   if (!ours || typeof code !== 'string' || typeof message !== 'string')
     return { status: 500, code: 'internal_error', message: INTERNAL_ERROR_MESSAGE, log: true };
-  const replaced = forClients[code] ?? (code.startsWith('store_') ? `The store failed (${code}): the server's log has the details.` : undefined);
+  const replaced =
+    (isErrorCode(code) ? forClients[code] : undefined) ??
+    (code.startsWith('store_') ? `The store failed (${code}): the server's log has the details.` : undefined);
   const retryAfterSeconds = retryAfterOf(code);
   return {
     status: statusOf(code),
@@ -157,8 +214,14 @@ function clientErrorOf(error: unknown): ClientError {
   };
 }
 
+/**
+ * The status of an answer with `code`; a code that is not Steward's is a 500.
+ *
+ * @example
+ * return c.json(clientResult(result, log), statusOf(result.error.code));
+ */
 export function statusOf(code: string): HttpStatus {
-  return statusOfCode[code] ?? 500;
+  return isErrorCode(code) ? statusOfCode[code] : 500;
 }
 
 /** A failed SendResult as a remote client may see it (`clientError`): a store fault's file goes to `log` only. */
@@ -171,6 +234,11 @@ export function clientResult<R extends { ok: boolean; error?: { code: string; me
 /** Any error as the HttpError a client is answered with (`clientError`). */
 export function toHttpError(error: unknown, log?: (details: string) => void): HttpError {
   const safe = clientError(error, log);
+  if (!isErrorCode(safe.code)) {
+    // A refusal of our shape with a code no Steward API answers (a protocol's own): a bug here.
+    if (!safe.log) log?.(describeForLog(error));
+    return new HttpError(500, 'internal_error', INTERNAL_ERROR_MESSAGE);
+  }
   return new HttpError(safe.status, safe.code, safe.message, safe.issues, safe.retryAfterSeconds);
 }
 

@@ -20,9 +20,10 @@ export const TOO_MANY_STREAMS =
  * the limit and the setting that raises it.
  *
  * @example
- * if (error instanceof TooManyStreamsError) console.log(`${error.caller} holds ${error.max} streams`);
+ * if (TooManyStreamsError.isInstance(error)) console.log(`${error.caller} holds ${error.max} streams`);
  */
 export class TooManyStreamsError extends HttpError {
+  static override readonly errorName: string = 'TooManyStreamsError';
   constructor(
     readonly caller: string,
     readonly max: number,

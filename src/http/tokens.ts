@@ -48,6 +48,7 @@ export type ServeTokens = { kind: 'none' } | { kind: 'shared'; token: string } |
  * try { parseTokenList(text, 'tokens.txt'); } catch (error) { if (TokenListError.isInstance(error)) console.error(error.message); }
  */
 export class TokenListError extends UserError {
+  static override readonly errorName: string = 'TokenListError';
   /** `unit`: what `line` counts — lines of a file, or entries of STEWARD_TOKENS (where `;` separates too) or of an array. */
   constructor(
     readonly source: string,

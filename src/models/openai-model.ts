@@ -130,7 +130,7 @@ export class OpenAIModel implements Model {
 
   /** A message that says what happened and what to do, secrets masked; the SDK error stays as `cause`. */
   private toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
-    if (error instanceof ModelError) return error;
+    if (ModelError.isInstance(error)) return error;
     const mapped = this.describeError(error, signal);
     return new ModelError(redactSecrets(mapped.message, this.secrets), { cause: mapped.cause });
   }

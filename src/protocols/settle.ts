@@ -92,7 +92,7 @@ export async function sendWhenFree<R extends SendResult>(send: () => Promise<R>,
       const result = await send();
       if (result.ok || result.error.code !== 'session_running_elsewhere' || Date.now() >= deadline) return result;
     } catch (error) {
-      if (!(error instanceof HttpError && error.code === 'session_running_elsewhere') || Date.now() >= deadline) throw error;
+      if (!(HttpError.isInstance(error) && error.code === 'session_running_elsewhere') || Date.now() >= deadline) throw error;
     }
     await settle();
     await sleep(pause);

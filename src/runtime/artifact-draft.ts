@@ -3,7 +3,7 @@
  * `artifact_delta` events per tag as the arguments stream in (tools/streamed-json.ts reads
  * them), and closed by what the chart then says about the call:
  * - published: the remainder of each tag's body, if the stream did not bring all of it (a
- *   model that does not stream, a legacy JSON reply, a listener that came late), so the
+ *   model that does not stream, a worker's JSON reply, a listener that came late), so the
  *   deltas of a tag always join to exactly the body written; a draft that is not a prefix
  *   of the published bodies (a repeated key, a second submit) is discarded (`replaced`) and
  *   the whole bodies follow;

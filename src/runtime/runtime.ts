@@ -312,9 +312,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const opened = openEnvelopeWithHistory(id, stored.snapshot);
     const context = (opened.snapshot as { context: SessionContext }).context;
     // A snapshot not yet migrated in the store: its own history is still in it.
-    const legacy = new MemoryArchive();
-    if (opened.migratedHistory) legacy.add(opened.migratedHistory);
-    const read: ArchiveReader = async (kind, key, o) => [...(await legacy.read(kind, key, o)), ...(await store.archived(id, kind, key, o))];
+    const migrated = new MemoryArchive();
+    if (opened.migratedHistory) migrated.add(opened.migratedHistory);
+    const read: ArchiveReader = async (kind, key, o) => [...(await migrated.read(kind, key, o)), ...(await store.archived(id, kind, key, o))];
     return {
       transcript: (name = 'manager') => fullTranscript(read, name, context.transcripts[name]),
       tagVersion: (tag, v) => findTagVersion(read, context, tag, v),

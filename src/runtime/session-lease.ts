@@ -177,10 +177,10 @@ export async function leaseForSend(
         `${String(stored?.revision)}): nothing was sent. Open it again with runtime.resumeSession(id).`,
     };
   } catch (error) {
-    if (error instanceof SessionLeasedError) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
+    if (SessionLeasedError.isInstance(error)) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
     const message = error instanceof Error ? error.message : String(error);
     // A store's own failure keeps its code; anything else taking the lease can throw is Steward's bug.
-    if (StewardError.isStewardError(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere')
+    if (StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere')
       return { code: error.code, message };
     return { code: 'internal_error', message };
   }

@@ -406,9 +406,9 @@ export class Session {
 
   /** An error thrown under a send, as its result (send() never throws). */
   private failed(error: unknown): SendResult {
-    if (error instanceof ConflictError) return this.refuse('conflict', error.message);
+    if (ConflictError.isInstance(error)) return this.refuse('conflict', error.message);
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof SessionLeasedError)
+    if (SessionLeasedError.isInstance(error))
       return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
     const code =
       StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere'

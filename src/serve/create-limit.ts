@@ -23,9 +23,10 @@ export const CREATE_LIMIT_RESPONSE = {
  * come back (`retryAfterSeconds`, the Retry-After header) and the setting that raises it.
  *
  * @example
- * if (error instanceof CreateLimitError) console.log(`back in ${error.retryAfterSeconds} s (limit ${error.perMinute}/min)`);
+ * if (CreateLimitError.isInstance(error)) console.log(`back in ${error.retryAfterSeconds} s (limit ${error.perMinute}/min)`);
  */
 export class CreateLimitError extends HttpError {
+  static override readonly errorName: string = 'CreateLimitError';
   constructor(
     readonly perMinute: number,
     retryAfterSeconds: number,

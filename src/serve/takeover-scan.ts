@@ -58,8 +58,8 @@ export class TakeoverScan {
 
   /**
    * One tick: scans again while a scan claims a full batch, since a dead server may leave
-   * hundreds of sessions and waiting for the next tick between batches of 20 would add
-   * seconds to the last one's takeover (bench:load measured it). Each next batch waits until
+   * hundreds of sessions and waiting for the next tick between batches would add a tick per
+   * batch to the last one's takeover. Each next batch waits until
    * this one's sessions have started here: a server claims no faster than it resumes, so the
    * other servers' ticks take their share of a dead server's sessions instead of one server
    * claiming them all and resuming them one after another. Claims no more than `maxRunning`

@@ -31,7 +31,7 @@ export function loadPackages(packagesDir: string | readonly string[] = bundledPa
     try {
       found = loadPackagesFolder(root);
     } catch (error) {
-      if (!(error instanceof PackageError)) throw error;
+      if (!PackageError.isInstance(error)) throw error;
       failures.push(error.message);
       continue;
     }
@@ -80,7 +80,7 @@ function loadPackagesFolder(root: string): Map<string, SkillPackage> {
       const pkg = loadPackage(join(root, folder));
       packages.set(pkg.id, pkg);
     } catch (error) {
-      if (!(error instanceof PackageError)) throw error;
+      if (!PackageError.isInstance(error)) throw error;
       failures.push(error.message);
     }
   }

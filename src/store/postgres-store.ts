@@ -48,10 +48,9 @@ export { PG_SCHEMA_VERSION } from './postgres-schema.js';
 
 /**
  * Connections the store's own pool may open. Each store call holds one for its round trip,
- * so with many sessions writing at once a small pool queues them: `npm run bench:load` (one
- * server, 1,000 live sessions) measured ~0.9 s per event in the store with 10 connections,
- * 77–145 ms with 20 and 35 ms with 40. 20, not 40, because several servers share the
- * database's `max_connections` (100 by default).
+ * so with many sessions writing at once a small pool queues them, and a send's time in the
+ * store grows with the queue (bench/README.md, "Load", compares pool sizes). Not larger,
+ * because several servers share the database's `max_connections` (100 by default).
  */
 export const DEFAULT_PG_POOL_SIZE = 20;
 

@@ -7,7 +7,7 @@ import { StoreError, StewardError } from '../errors.js';
 
 /** Codes of SQLite (and of the file system, when opening) mapped to a StoreError; anything else is returned as it is. */
 export function storeFault(error: unknown, path: string, busyTimeoutMs: number): unknown {
-  if (StewardError.isStewardError(error)) return error;
+  if (StewardError.isInstance(error)) return error;
   const code = (error as { code?: unknown })?.code;
   if (typeof code !== 'string') return error;
   const file = `"${path}"`;

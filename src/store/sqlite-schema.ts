@@ -57,8 +57,8 @@ const migrations: string[] = [
    ALTER TABLE sessions ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
    UPDATE sessions SET last_seq = COALESCE((SELECT MAX(seq) FROM journal WHERE journal.session_id = sessions.id), 0);`,
   // v4: list() pages by keyset on (updated_at, id): without this index every page sorted
-  // every session (45 ms at 10,000, blocking the event loop). It costs one index entry per
-  // write; a read-only reader of a v3 file lists without it, just slower.
+  // every session, blocking the event loop for as long. It costs one index entry per write;
+  // a read-only reader of a v3 file lists without it, just slower.
   `CREATE INDEX IF NOT EXISTS sessions_by_position ON sessions(updated_at, id);`,
   // v5: package versions, once per store by content hash (sessions are pinned to one in
   // their snapshot; a session of v4 or before is pinned to the package on disk when it is

@@ -1,6 +1,6 @@
 /**
  * What `testAllTransitions` offers the machine by default: a two-worker test package, every
- * kind of manager and worker reply (valid tools, legacy forms, each validation rule broken)
+ * kind of manager and worker reply (valid tools, the contract's JSON replies, each validation rule broken)
  * and concrete payloads for every user event (right and wrong artifact ids, unknown packages).
  * Everything is derived from the package under test, so an app's own package works too.
  */
@@ -30,7 +30,7 @@ const reply = (toolCalls: ToolCall[], content: string | null = null): ModelReply
 export const COSTLY_USAGE = { promptTokens: 600, completionTokens: 100 };
 
 /**
- * Every kind of manager reply: valid loop and boundary tools, legacy forms, and each rule broken.
+ * Every kind of manager reply: valid loop and boundary tools, the one-shot JSON decision, and each rule broken.
  *
  * @example
  * const reply = managerReplies(testingPackage).finish;
@@ -67,7 +67,7 @@ export function managerReplies(pkg: PackageInfo): Record<string, TurnOutput> {
     review_blackboard: reply([toolCall('review_blackboard', { message: 'Here is the board.' })]),
     finish: reply([toolCall('finish', { summary: 'All done.' })]),
     plain_text: reply([], 'What should it be about?'),
-    legacy_json: reply([], JSON.stringify({ tool: 'run_worker', arguments: { workerId: first.id, reason: 'legacy', requiresApproval: true } })),
+    json_decision: reply([], JSON.stringify({ tool: 'run_worker', arguments: { workerId: first.id, reason: 'one-shot decision', requiresApproval: true } })),
     empty: reply([], null),
     malformed_json_args: reply([toolCall('read_blackboard', '{"tags": [')]),
     schema_mismatch: reply([toolCall('finish', { summary: 42 })]),
@@ -137,7 +137,7 @@ export function workerReplies(pkg: PackageInfo, workerId: string): Record<string
     ]),
     no_calls: reply([], 'Let me think about it.'),
     no_calls_costly: { ...reply([], 'Let me think it over at length.'), usage: COSTLY_USAGE },
-    legacy_phase_a: reply([], JSON.stringify({ outputs: { [tag]: 'legacy body' }, askUser: ['Anything else?'] })),
+    json_reply: reply([], JSON.stringify({ outputs: { [tag]: 'body from a JSON reply' }, askUser: ['Anything else?'] })),
   };
 }
 

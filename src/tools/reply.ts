@@ -1,7 +1,7 @@
 /**
  * Turns a model reply into an assistant message whose tool calls the machine checks one by
- * one. The legacy paths the tool contract keeps (docs/design.md "Legacy paths") end up as
- * ordinary tool calls too, so everything downstream (and every saved transcript) sees one shape:
+ * one. The JSON replies the tool contract keeps (docs/design.md "The contract's JSON replies")
+ * end up as ordinary tool calls too, so everything downstream (and every saved transcript) sees one shape:
  * - the manager's one-shot JSON decision `{"tool": "run_worker", "arguments": {…}}`;
  * - the workers' JSON reply `{"outputs": {…}, "askUser": [...]}`;
  * - plain manager text, which is shown to the user as `ask_user`.
@@ -74,8 +74,8 @@ const FENCE = '```';
  * The body of a reply that is one fenced block (```json … ``` or ``` … ```), else the reply.
  * Plain string operations, each linear in the reply's length: model text is hostile input,
  * and the regex this replaces (`^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$`) backtracked
- * cubically on an unclosed fence (three backticks and 5,000 spaces blocked the process 105 s).
- * The fence must open at the start and close at the very end, as the regex required.
+ * cubically on an unclosed fence followed by whitespace, blocking the process. The fence
+ * must open at the start and close at the very end, as the regex required.
  */
 function unfenced(content: string): string {
   const text = content.trim();
@@ -96,7 +96,7 @@ export function jsonObjectIn(content: string): Record<string, unknown> | undefin
   }
 }
 
-function legacyManagerCalls(content: string, idBase: string): ToolCall[] | undefined {
+function jsonDecisionCalls(content: string, idBase: string): ToolCall[] | undefined {
   const json = jsonObjectIn(content);
   if (!json) return undefined;
   const name = json.tool ?? json.name ?? json.action;
@@ -104,7 +104,7 @@ function legacyManagerCalls(content: string, idBase: string): ToolCall[] | undef
   return [syntheticCall(`${idBase}_0`, name, json.arguments ?? json.args ?? json.params ?? {})];
 }
 
-function legacyWorkerCalls(content: string, idBase: string): ToolCall[] | undefined {
+function jsonWorkerReplyCalls(content: string, idBase: string): ToolCall[] | undefined {
   const json = jsonObjectIn(content);
   if (!json || (json.outputs === undefined && json.askUser === undefined)) return undefined;
   const calls: ToolCall[] = [];
@@ -179,8 +179,8 @@ export function normalizeReply(actor: ToolActor, raw: ModelReply, idBase: string
   // A copy either way: the context must not share an array the Model may reuse or mutate.
   let calls = given.every(validCall) ? given.slice() : given.filter(validCall);
   if (calls.length === 0 && content && content.trim() !== '') {
-    const legacy = actor === 'manager' ? legacyManagerCalls(content, idBase) : legacyWorkerCalls(content, idBase);
-    calls = legacy ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: content.trim() })] : []);
+    const fromJson = actor === 'manager' ? jsonDecisionCalls(content, idBase) : jsonWorkerReplyCalls(content, idBase);
+    calls = fromJson ?? (actor === 'manager' ? [syntheticCall(`${idBase}_0`, 'ask_user', { message: content.trim() })] : []);
   }
   calls = withUniqueIds(calls, idBase, usedIds);
   const message: AssistantMessage = calls.length > 0 ? { role: 'assistant', content, tool_calls: calls } : { role: 'assistant', content: content ?? '' };

@@ -1,7 +1,8 @@
 /**
  * The error classes as an app meets them: one code union, `isInstance` that holds across two
- * installed copies of Steward (where `instanceof` does not), and Steward's own bugs reported
- * as internal errors — a 500 over HTTP, never a 400 that blames the caller.
+ * installed copies of Steward (where `instanceof` does not; minified bundles:
+ * test/api/errors-bundle.test.ts), the HTTP servers' errors among them, and Steward's own
+ * bugs reported as internal errors — a 500 over HTTP, never a 400 that blames the caller.
  */
 import { copyFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +12,7 @@ import { InternalError, LimitExceededError, SessionNotFoundError, StewardError, 
 import { createWorkerTurn } from '../../src/machine.js';
 import { ScriptedModel } from '../../src/testing.js';
 import type { SessionContext } from '../../src/machines/session.context.js';
-import { toHttpError } from '../../src/http/errors.js';
+import { HttpError, statusOf, toHttpError } from '../../src/http/errors.js';
 import { root } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 
@@ -58,5 +59,18 @@ describe('InternalError', () => {
     expect(code).toBe('internal_error');
     expect((error as Error).message).toMatch(/bug in Steward/);
     expect(toHttpError(error).status).toBe(500);
+  });
+});
+
+describe('HttpError', () => {
+  it("is a Steward error with a code of the union, its status and its body; a code that is not Steward's answers as an internal error", () => {
+    const error = new HttpError(400, 'invalid_reply', 'A reply looks like { content?, toolCalls: [{ name, arguments }] }.');
+    expect([StewardError.isInstance(error), HttpError.isInstance(error), UserError.isInstance(error), error.name]).toEqual([true, true, false, 'HttpError']);
+    expect(error.body()).toEqual({ error: { code: 'invalid_reply', message: error.message } });
+    expect([statusOf('invalid_reply'), statusOf('server_busy'), statusOf('session_not_found'), statusOf('no_such_code')]).toEqual([400, 429, 404, 500]);
+    // An AG-UI refusal's own code, thrown where only HTTP answers: no code a client does not know.
+    const logged: string[] = [];
+    const answer = toHttpError({ code: 'thread_running', message: 'Thread t1 is running.' }, (details) => logged.push(details));
+    expect([answer.status, answer.code, logged]).toEqual([500, 'internal_error', ['thread_running: Thread t1 is running.']]);
   });
 });

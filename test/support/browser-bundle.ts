@@ -2,7 +2,8 @@
  * esbuild bundles an entry for web pages (`platform: 'browser'`, minified, in memory) and
  * records every Node built-in it reaches — a `node:` import, or `fs`, `path`, … without the
  * prefix — instead of failing on the first, so a test can show them all. A build error
- * (an import that does not resolve) rejects: esbuild throws with its messages.
+ * (an import that does not resolve) rejects: esbuild throws with its messages. `code` is the
+ * bundle itself, for a test that loads it (an ES module).
  */
 import { builtinModules } from 'node:module';
 import { gzipSync } from 'node:zlib';
@@ -15,6 +16,7 @@ export interface BrowserBundle {
   reached: string[];
   bytes: number;
   gzipped: number;
+  code: string;
 }
 
 /** `source`: an entry file, or module text (`stdin`); `absWorkingDir` resolves installed packages. */
@@ -50,5 +52,5 @@ export async function browserBundle(
     plugins: [noNode],
   });
   const code = result.outputFiles?.[0]?.contents ?? new Uint8Array();
-  return { reached, bytes: code.length, gzipped: gzipSync(code).length };
+  return { reached, bytes: code.length, gzipped: gzipSync(code).length, code: new TextDecoder().decode(code) };
 }

@@ -37,7 +37,7 @@ for (let i = 0; i < count; i++) {
       });
       break;
     } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
+      if (!ConflictError.isInstance(error)) throw error;
       conflicts++;
     }
   }

@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 /**
  * Where the statechart drawing is looked at: its scale and the scroll position of the box
- * around it. The chart is much wider than the page's middle column (about 2,700 layout
- * pixels against ~600 at 1280×800), so two views matter: the readable one — shrunk at most
- * down to the scale where the smallest text is still MIN_TEXT_PX high, the active state in
- * the middle — which a live session opens in and a step keeps; and the whole chart ("fit"),
+ * around it. The chart is several times wider than the page's middle column (docs/design.md
+ * has the sizes), so two views matter: the readable one — shrunk at most down to the scale
+ * where the smallest text is still MIN_TEXT_PX high, the active state in the middle — which
+ * a live session opens in and a step keeps; and the whole chart ("fit"),
  * an overview whose text is too small to read, which a finished session opens in (its
  * active state, the final one, says nothing on its own). "find active" zooms in on the
  * active state. Scrolling is set on the box itself (never `scrollIntoView`, which would

@@ -127,7 +127,7 @@ export async function layoutGraph(
       sources: [edge.source],
       targets: [edge.target],
       // Labels sit at the edge's tail, beside the state they leave: centred labels would
-      // each take a slot in the layer between waiting_user and running (3× wider drawing).
+      // each take a slot in the layer between waiting_user and running (a far wider drawing).
       labels: [
         {
           text: lines.join('\n'),

@@ -297,7 +297,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
       // sent again. It names its wait, so the session applies it there or nowhere.
       result = await sendWhenFree(send, () => untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal));
     } catch (error) {
-      if (error instanceof HttpError) throw new UnsupportedOperationError({ message: error.message, metadata: { code: error.code } });
+      if (HttpError.isInstance(error)) throw new UnsupportedOperationError({ message: error.message, metadata: { code: error.code } });
       throw error;
     }
     if (!result.ok) throw new UnsupportedOperationError({ message: result.error.message, metadata: { code: result.error.code } });

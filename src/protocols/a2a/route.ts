@@ -154,9 +154,9 @@ export const a2aJsonRpc: RouteModule = {
         return c.json(json, failure.status);
       };
       const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
-      const legacy = version === '0.3';
+      const v03 = version === '0.3';
       const context = new ServerCallContext({ requestedVersion: version });
-      const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+      const mapError = v03 ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
       const id = (body?.id as string | number | undefined) ?? null;
       try {
         validateVersion(version, card, 'JSONRPC');
@@ -176,7 +176,7 @@ export const a2aJsonRpc: RouteModule = {
       }
       let streaming = false;
       try {
-        const answer = legacy
+        const answer = v03
           ? await new LegacyJsonRpcTransportHandler(handler).handle(body, context)
           : await new JsonRpcTransportHandler(handler).handle(body, context);
         if (!(Symbol.asyncIterator in answer)) return answered(answer);

@@ -24,7 +24,7 @@ export const listSessions: RouteModule = {
         // The store reads one page (keyset on updated_at, id), never every session.
         return c.json(await store.list({ limit, after: cursor ?? null }));
       } catch (error) {
-        if (!(error instanceof InvalidCursorError)) throw error;
+        if (!InvalidCursorError.isInstance(error)) throw error;
         throw new HttpError(400, 'invalid_request', error.message, [{ path: 'cursor', message: error.message }]);
       }
     });
