@@ -151,7 +151,7 @@ describe('steward (scriptable commands)', () => {
       expect(journal[1]).toMatchObject({ kind: 'event', type: 'user_approved_next_step', state: 'waiting_user.intake' });
       expectOk(logHuman);
       expect(logHuman.stdout).toMatch(/^SEQ\s+AT\s+BY\s+KIND\s+TYPE\s+STATE AFTER\s+DETAIL/);
-      expect(logHuman.stdout).toMatch(/user_rejected_artifact\s+waiting_user\.revision\s+\{"artifactId":"a1","reason":"Too long"\}/);
+      expect(logHuman.stdout).toMatch(/user_rejected_artifact\s+waiting_user\.revision\s+\{"artifactId":"a1","reason":"Too long","wait":3\}/);
     },
     CLI_TIMEOUT,
   );
