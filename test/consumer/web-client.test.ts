@@ -1,9 +1,9 @@
 /**
  * steward/client and steward/react as an installed package: the packed tarball, react and
- * its types installed into an empty app, then `tsc --strict` compiles a page's code
- * (test/consumer/web) in a NodeNext, a Bundler and a DOM-only project (no Node types, every
- * declaration file checked), and esbuild bundles the installed steward/client for the
- * browser with no Node built-in.
+ * its types installed into an empty app (install scripts off: no native build), then
+ * `tsc --strict` compiles a page's code (test/consumer/web) in a NodeNext, a Bundler and a
+ * DOM-only project (no Node types, every declaration file checked), and esbuild bundles the
+ * installed steward/client for the browser with no Node built-in.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,11 @@ beforeAll(async () => {
   cpSync(join(root, 'test/consumer/web'), app, { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'web-consumer', private: true, type: 'module' }, null, 2));
   const versions = (await import('../../package.json', { with: { type: 'json' } })).default.devDependencies;
+  // --ignore-scripts: better-sqlite3 (Steward's optional dependency) is left unbuilt: this app
+  // only compiles and bundles, it opens no store. The plain install, with the native build, is
+  // test/consumer/package.test.ts's; building it again here cost minutes of CPU.
   await npmInstall(app, [
+    '--ignore-scripts',
     tarball.file,
     `typescript@${versions.typescript}`,
     `@types/node@${versions['@types/node']}`,
