@@ -1,33 +1,25 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-/**
- * Files that start heavy things (Chromium, a PostgreSQL cluster, a tarball install, a
- * benchmark): they run one at a time, after the rest, so two never compete for the cores.
- */
-const heavy = [
-  'test/bench/**/*.test.ts',
-  'test/consumer/**/*.test.ts',
-  'test/examples/**/*.test.ts',
-  // Chromium
-  'test/http/browser-guards.test.ts',
-  'test/inspect/inspector-*.test.ts',
-  'test/inspect/live-progress.test.ts',
-  'test/protocols/ag-ui-browser.test.ts',
-  'test/react/use-session.test.ts',
-  'test/serve/browser-page.test.ts',
-  // PostgreSQL
-  'test/cli/postgres.test.ts',
-  'test/cli/resume-lease.test.ts',
-  'test/protocols/*-postgres.test.ts',
-  'test/serve/client-errors.test.ts',
-  'test/serve/lease-processes.test.ts',
-  'test/serve/serve-postgres*.test.ts',
-  'test/serve/takeover.test.ts',
-  'test/serve/three-servers.test.ts',
-  'test/store/lease-gone-holder.test.ts',
-  'test/store/postgres-*.test.ts',
-];
+/** Every test file under `dir`, as a path from the repository's root. */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
 
+/**
+ * What makes a file heavy: it drives Chromium, starts a PostgreSQL cluster, installs the packed
+ * tarball, or runs a benchmark. Read from the files themselves (what they import), so a new
+ * one cannot be left off a list here.
+ */
+const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball)\.js)'/;
+const heavy = testFiles('test').filter((file) => file.startsWith(join('test', 'bench')) || STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
+
+// Heavy files run one at a time, after the rest (two at a time), so two never compete for the cores.
 export default defineConfig({
   test: {
     testTimeout: 20_000,
