@@ -30,6 +30,7 @@ import { stepName } from '../ag-ui/events.js';
 import { answerSchema, eventForAnswer, interruptWait } from '../ag-ui/interrupts.js';
 import { artifactsOf, partsOf, readA2AThread, statusOf, stream, taskOf, type A2AThread } from './tasks.js';
 import { closedWaitAnswer } from '../ag-ui/waits.js';
+import { readJournal } from '../../runtime/journal-waits.js';
 import { sendWhenFree, untilNotRunning } from '../settle.js';
 
 export interface A2ADeps {
@@ -271,7 +272,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
     if (thread.view.phase === 'running') thread = await untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal);
     // Still working (nothing moved it in time, or nothing runs it): eventOf says so.
     if (named === thread.view.wait || thread.view.phase === 'running') return { id, event: { ...eventOf(thread, message), wait: named }, thread, key };
-    const closed = await closedWaitAnswer(this.deps.store, id, named, payloadOf(message));
+    const closed = closedWaitAnswer(await readJournal(this.deps.store, id), named, payloadOf(message));
     if (closed === 'same') return { id, event: null, thread, key };
     const now = thread.interrupt ? `its open wait is ${thread.interrupt.id}` : `it is ${thread.view.phase === 'done' ? 'completed' : thread.view.state}`;
     const what =

@@ -17,6 +17,7 @@ import { clientError } from '../../http/errors.js';
 import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
 import { answerOf, eventForAnswer, interruptFor, interruptWait } from './interrupts.js';
 import { closedWaitAnswer, waitsForFirstRequest } from './waits.js';
+import { readJournal } from '../../runtime/journal-waits.js';
 import { sendWhenFree, untilNotRunning } from '../settle.js';
 
 export interface AgUiDeps {
@@ -119,9 +120,12 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
   }
   const entry = open ? resume.find((r) => r.interruptId === open.id) : undefined;
   // A resume naming an interrupt that is not open is harmless only if the journal holds the same answer for it.
-  for (const other of resume.filter((r) => r !== entry)) {
+  const others = resume.filter((r) => r !== entry);
+  // Read once for all of them, and only when some resume names an interrupt that is not open.
+  const entries = others.length > 0 ? await readJournal(deps.store, thread.view.id) : [];
+  for (const other of others) {
     const wait = interruptWait(thread.view.id, other.interruptId);
-    const answered = wait === null || other.status !== 'resolved' ? 'unanswered' : await closedWaitAnswer(deps.store, thread.view.id, wait, other.payload);
+    const answered = wait === null || other.status !== 'resolved' ? 'unanswered' : closedWaitAnswer(entries, wait, other.payload);
     if (answered !== 'same')
       throw new RunRefused(
         'interrupt_stale',

@@ -6,8 +6,8 @@
 import { REQUEST_TAG } from '../../blackboard/blackboard.js';
 import type { SessionContext } from '../../machines/session.context.js';
 import type { SessionView } from '../../runtime/view.js';
-import { answerOfWait, readJournal } from '../../runtime/journal-waits.js';
-import type { SessionStore } from '../../store/session-store.js';
+import { answerOfWait } from '../../runtime/journal-waits.js';
+import type { JournalEntry } from '../../store/session-store.js';
 import { answerOf, sameAnswer } from './interrupts.js';
 
 /** Whether the session still waits for its first request (a new thread or context): a user message is that request. */
@@ -16,15 +16,16 @@ export function waitsForFirstRequest(view: SessionView, context: SessionContext)
 }
 
 /**
- * How an answer for wait `wait` relates to what the journal holds: that wait was answered with
- * this same answer (a repeat: nothing to send), answered otherwise, or not answered at all.
+ * How an answer for wait `wait` relates to what the journal holds (`entries`, read once by
+ * the caller): that wait was answered with this same answer (a repeat: nothing to send),
+ * answered otherwise, or not answered at all.
  *
  * @example
- * const closed = await closedWaitAnswer(store, id, 3, { approved: false, reason: 'No.' });
+ * const closed = closedWaitAnswer(await readJournal(store, id), 3, { approved: false, reason: 'No.' });
  * if (closed === 'same') return reportAsItIs();
  */
-export async function closedWaitAnswer(store: SessionStore, id: string, wait: number, payload: unknown): Promise<'same' | 'other' | 'unanswered'> {
-  const answered = answerOfWait(await readJournal(store, id), wait);
+export function closedWaitAnswer(entries: readonly JournalEntry[], wait: number, payload: unknown): 'same' | 'other' | 'unanswered' {
+  const answered = answerOfWait(entries, wait);
   if (!answered) return 'unanswered';
   return sameAnswer(answerOf(answered.payload as Record<string, unknown>), payload) ? 'same' : 'other';
 }
