@@ -47,23 +47,17 @@ export function activeNodes(machine: AnyStateMachine, value: StateValue): AnySta
   return nodes;
 }
 
-/** The active nodes from the leaf up to the root. */
-function ancestry(leaf: AnyStateNode): AnyStateNode[] {
-  const nodes: AnyStateNode[] = [];
-  for (let node: AnyStateNode | undefined = leaf; node; node = node.parent) nodes.unshift(node);
+/**
+ * The active state nodes, root first, found by asking whether each child is active
+ * (`isActive`: in an action, XState's `stateIn` check, since an action sees no snapshot).
+ */
+export function activeNodesAsked(machine: AnyStateMachine, isActive: (stateId: string) => boolean): AnyStateNode[] {
+  const nodes: AnyStateNode[] = [machine.root];
+  for (let node: AnyStateNode | undefined = machine.root; node;) {
+    node = Object.values(node.states).find((child) => isActive(child.id));
+    if (node) nodes.push(node);
+  }
   return nodes;
-}
-
-/** Every atomic (leaf) state node of the machine, for `stateIn` checks. */
-export function leafNodes(machine: AnyStateMachine): AnyStateNode[] {
-  const leaves: AnyStateNode[] = [];
-  const visit = (node: AnyStateNode) => {
-    const children = Object.values(node.states);
-    if (children.length === 0) leaves.push(node);
-    children.forEach(visit);
-  };
-  visit(machine.root);
-  return leaves;
 }
 
 /** A user-event transition as the chart declares it: the event and the guard's name, if any. */
@@ -79,7 +73,7 @@ function guardType(guard: unknown): string | null {
   return 'inline';
 }
 
-/** What the chart declares at a set of active nodes (it never changes, so it is read once per leaf). */
+/** What the chart declares at a set of active nodes. */
 interface Declared {
   state: string;
   /** The user-event transitions, deepest node first (XState's order). */
@@ -89,12 +83,7 @@ interface Declared {
   guarded: boolean;
 }
 
-const declaredCache = new WeakMap<AnyStateNode, Declared>();
-
 function declaredAt(nodes: readonly AnyStateNode[]): Declared {
-  const leaf = nodes[nodes.length - 1]!;
-  const cached = declaredCache.get(leaf);
-  if (cached) return cached;
   const candidates: Candidate[] = [];
   for (const node of [...nodes].reverse()) {
     for (const [type, transitions] of Object.entries(node.on)) {
@@ -107,7 +96,7 @@ function declaredAt(nodes: readonly AnyStateNode[]): Declared {
       }
     }
   }
-  const declared: Declared = {
+  return {
     state:
       nodes
         .slice(1)
@@ -117,11 +106,7 @@ function declaredAt(nodes: readonly AnyStateNode[]): Declared {
     accepted: [...new Set(candidates.map((c) => c.type))],
     guarded: candidates.some((c) => c.guard !== null),
   };
-  declaredCache.set(leaf, declared);
-  return declared;
 }
-
-const NOTHING: Declared = { state: 'done', candidates: [], accepted: [], guarded: false };
 
 /** Null when the guard lets the event (or, with null, some event of that type) through. */
 function guardRefusal(guard: string | null, context: SessionContext, event: UserEvent | null): string | null {
@@ -161,10 +146,9 @@ function describeState(state: string): string {
 export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext): ChartReading;
 export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext, event: { type: string }): ChartReading & { refusal: Refusal | null };
 export function readChart(nodes: readonly AnyStateNode[] | null, context: SessionContext, event?: { type: string }) {
-  const { state, candidates, accepted: declared, guarded } = nodes ? declaredAt(nodes) : NOTHING;
-  // Copies: a caller may keep or change its lists without touching the cache.
-  const accepted = [...declared];
-  const enabled = guarded ? declared.filter((type) => candidates.some((c) => c.type === type && guardRefusal(c.guard, context, null) === null)) : [...declared];
+  // No nodes: a finished or stopped session, which declares nothing.
+  const { state, candidates, accepted, guarded } = declaredAt(nodes ?? []);
+  const enabled = guarded ? accepted.filter((type) => candidates.some((c) => c.type === type && guardRefusal(c.guard, context, null) === null)) : [...accepted];
   const reading: ChartReading = { state, accepted, enabled };
   if (!event) return reading;
   const refusal = (reason: string, guard?: string): Refusal => ({ ...reading, eventType: event.type, reason, ...(guard ? { guard } : {}) });
@@ -218,5 +202,3 @@ export function acceptedUserEvents(snapshot: AnyMachineSnapshot): UserEventType[
 export function enabledUserEvents(snapshot: AnyMachineSnapshot): UserEventType[] {
   return readSnapshot(snapshot).enabled;
 }
-
-export { ancestry };

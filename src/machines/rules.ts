@@ -186,16 +186,6 @@ function checkBurstTokens(context: SessionContext): { message: string; data: Rec
 
 export const ruleById = Object.fromEntries(RULES.map((r) => [r.id, r])) as Readonly<Record<RuleId, Rule>>;
 
-/**
- * The order a tool call is checked in, per actor: the tool contract's order, except that the manager's
- * rule 5 comes before rule 2 (the schema is strict, so a passed inputTags would otherwise get
- * rule 2's generic message instead of its own). Rule 6 is not a call rule.
- */
-export const CALL_RULE_ORDER: Readonly<Record<ToolActor, readonly RuleId[]>> = {
-  manager: ['actorMayUseTool', 'managerOmitsTagLists', 'argumentsMatchSchema', 'workerIsRegistered', 'oneBoundaryPerReply'],
-  worker: ['actorMayUseTool', 'argumentsMatchSchema', 'tagsWithinOutputTags', 'oneBoundaryPerReply'],
-};
-
 /** The rule's check of the head call (or, rule 6 and the token budget, of the burst). */
 export function violationOf(context: SessionContext, actor: ToolActor, rule: RuleId): Violation | null {
   return ruleById[rule].check(context, actor);

@@ -7,37 +7,20 @@
  * any of them.
  */
 import type { ToolActor } from '../tools/schemas.js';
-import { findTool } from '../tools/schemas.js';
 import { stepNeedsApproval } from './approval.js';
 import type { PackageUpgradedEvent } from './package-upgrade.js';
 import { upgradeProblem } from './package-upgrade.js';
 import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
-import type { Boundary, SessionContext, TurnOutput } from './session.context.js';
+import type { SessionContext, TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
-import * as update from './session.updates.js';
 import { namesClosedWait } from './waits.js';
 
 export type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 export type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
 export type SessionEvent = UserEvent | DoneTurn | ErrorTurn | PackageUpgradedEvent;
 export type RuleParams = { actor: ToolActor; rule: RuleId };
-const headKind = (context: SessionContext) => {
-  const head = context.reply.queue[0];
-  return head && findTool('manager', head.call.function.name)?.kind;
-};
 
-/**
- * Where the reply leads once its last call is settled: the boundary tool chosen earlier in the
- * reply, or the last call itself when it is a boundary tool (it passed the rules by then, since
- * the refusals come first). Null while more than one call waits.
- */
-function settledBoundary(context: SessionContext): Boundary | null {
-  if (context.reply.queue.length > 1) return null;
-  if (context.reply.boundary || headKind(context) !== 'boundary') return context.reply.boundary;
-  return update.boundaryOf(context, context.reply.queue[0]!);
-}
-
-const isUserTurn = (boundary: SessionContext['reply']['boundary']) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
+const isUserTurn = ({ reply: { boundary } }: SessionContext) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
 
 /** A user event for the event guards; other events (none reach them) carry no payload they read. */
 const asUserEvent = (event: SessionEvent): UserEvent | null => (event.type.startsWith('user_') ? (event as UserEvent) : null);
@@ -68,18 +51,14 @@ export const sessionGuards = {
   // `steward upgrade`: the wait in progress must stay valid in the new package version.
   upgradeKeepsWait: ({ context, event }: GuardArgs) => event.type === 'package_upgraded' && upgradeProblem(context, event.package) === null,
 
-  // Where a reply leads, once its last call is settled. A proposed step waits for a person when
-  // the approval policy says so (approval.ts): its answer is in the step, fixed when it was proposed.
-  stepNeedsApproval: ({ context }: GuardArgs) => {
-    const boundary = settledBoundary(context);
-    return boundary?.tool === 'run_worker' && stepNeedsApproval(boundary.step);
-  },
-  choseWorkerRun: ({ context }: GuardArgs) => settledBoundary(context)?.tool === 'run_worker',
-  choseClarification: ({ context }: GuardArgs) => !context.intakeConfirmed && isUserTurn(settledBoundary(context)),
-  choseUserTurn: ({ context }: GuardArgs) => isUserTurn(settledBoundary(context)),
-  choseFinish: ({ context }: GuardArgs) => settledBoundary(context)?.tool === 'finish',
-  workerSubmitted: ({ context: { reply } }: GuardArgs) =>
-    reply.queue.length <= 1 && (reply.workerChoice.outputs !== undefined || reply.queue[0]?.call.function.name === 'submit'),
-  workerAsked: ({ context: { reply } }: GuardArgs) =>
-    reply.queue.length <= 1 && (reply.workerChoice.questions !== undefined || reply.queue[0]?.call.function.name === 'ask_user'),
+  // Where a settled reply leads (`routing`): the boundary tool it chose. A proposed step waits
+  // for a person when the approval policy says so (approval.ts): its answer is in the step,
+  // fixed when it was proposed.
+  stepNeedsApproval: ({ context: { reply } }: GuardArgs) => reply.boundary?.tool === 'run_worker' && stepNeedsApproval(reply.boundary.step),
+  choseWorkerRun: ({ context: { reply } }: GuardArgs) => reply.boundary?.tool === 'run_worker',
+  choseClarification: ({ context }: GuardArgs) => !context.intakeConfirmed && isUserTurn(context),
+  choseUserTurn: ({ context }: GuardArgs) => isUserTurn(context),
+  choseFinish: ({ context: { reply } }: GuardArgs) => reply.boundary?.tool === 'finish',
+  workerSubmitted: ({ context: { reply } }: GuardArgs) => reply.workerChoice.outputs !== undefined,
+  workerAsked: ({ context: { reply } }: GuardArgs) => reply.workerChoice.questions !== undefined,
 };

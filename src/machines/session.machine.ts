@@ -12,33 +12,38 @@
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   └── revision           after a reject: the user describes the changes wanted
  *   │   (any waiting state)    package_upgraded, sent by the runtime (`steward upgrade`): the pinned package version changes, the wait stays
- *   │   (any waiting state)    numbers its wait on entry (openWait) and keeps what closed it on exit (closeWait); a user
- *   │                          event naming another wait is refused first, by namesClosedWait (waits.ts: wait_closed)
+ *   │   (any waiting state)    numbers its wait on entry (openWait, which announces it) and keeps what closed it on exit
+ *   │                          (closeWait, which reports the decision); a user event naming another wait is refused
+ *   │                          first, by namesClosedWait (waits.ts: wait_closed)
  *   ├── running
- *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule)
- *   │   └── worker             thinking → checking
+ *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule) → routing
+ *   │   │                      (transient: where the settled reply leads)
+ *   │   └── worker             starting (transient: a round starts unless the burst or token budget is used up)
+ *   │                          → thinking → checking → routing
  *   └── done
  *
  * Every guard, action and actor is named here (a guard's code is in session.guards.ts), so
  * the inspector shows the names and `sessionMachine.provide()` swaps them (the runtime
  * provides the real manager and worker turns). A turn's reply is accepted on its onDone edge; `checking` then checks each call by
  * the rule table (rules.ts): every refusal edge is the guard `breaksRule` with params
- * `{ actor, rule }`, rule 6 is `burstUsedUp`, the token budget `burstTokensWithinBudget`
- * (manager: the next round) / `burstTokensUsedUp` (worker: the next call). The guards on user
- * events (hasRequest, …) come with their refusal messages from the same file. No guard is
- * wrapped in `not(...)`, so the Stately tools show every one by name; every guard reads the
- * context as it is.
+ * `{ actor, rule }`, in the order the calls are checked (this chart is the one place of that
+ * order); a call that passes is settled. `routing` then reads where the settled reply leads
+ * (`reply.boundary`, the worker's choice); rule 6 is `burstUsedUp`, the token budget
+ * `burstTokensWithinBudget` (manager: the next round) / `burstTokensUsedUp` (worker: the next
+ * call, in `starting`). The guards on user events (hasRequest, …) come with their refusal
+ * messages from the same file. No guard is wrapped in `not(...)`, so the Stately tools show
+ * every one by name; every guard reads the context as it is.
  *
  * The chart reports what happens as it happens, with XState's `emit` (session.reports.ts):
- * each state announces itself on entry (`announceState`, `announceWaiting`, `announceRound`,
- * `announceDone`), and each action that changes a fact listeners see reports the change it
+ * each state announces itself on entry (`announceState`, `openWait`, `announceRound`,
+ * `announceDone`; a transient state is never stayed in and says nothing), and each action that changes a fact listeners see reports the change it
  * made (a call checked, a reply or a failure, an artifact, a notice, a refused event). The
  * runtime's event hub subscribes with `actor.on('*')` and forwards.
  */
 import { assertEvent, assign, emit, enqueueActions, fromPromise, setup, stateIn, type AnyStateMachine } from 'xstate';
 import { UserError } from '../errors.js';
 import type { ToolActor } from '../tools/schemas.js';
-import { ancestry, leafNodes, readChart } from './refusals.js';
+import { activeNodesAsked, readChart } from './refusals.js';
 import { violationOf } from './rules.js';
 import { DEFAULT_MAX_BURST, NO_LEDGER, NO_REPLY, type SessionContext, type SessionInput, type TurnOutput } from './session.context.js';
 import { sessionGuards, type RuleParams, type SessionEvent } from './session.guards.js';
@@ -62,15 +67,14 @@ const turnNotProvided = (name: string) =>
 /** The notice a notice action sets, as listeners get it. */
 const noticed = (changes: Partial<SessionContext>): report.ChartEvent => ({ type: 'notice', text: changes.notice ?? '' });
 
-let chart: AnyStateMachine;
-
-// The leaves of the chart, for finding the active state with `stateIn` in the wildcard's action.
-const leavesCache = new WeakMap<AnyStateMachine, ReturnType<typeof leafNodes>>();
-const leavesOf = (machine: AnyStateMachine) => {
-  let leaves = leavesCache.get(machine);
-  if (!leaves) leavesCache.set(machine, (leaves = leafNodes(machine)));
-  return leaves;
-};
+/**
+ * The chart, as the wildcard's refusal reads it once the module has run (a provided copy has
+ * the same states and transitions). A function, not a variable assigned after the machine is
+ * built: nothing here changes after import.
+ */
+function chart(): AnyStateMachine {
+  return sessionMachine;
+}
 
 export const sessionMachine = setup({
   types: {
@@ -213,27 +217,25 @@ export const sessionMachine = setup({
       enqueue.emit(noticed(changes));
     }),
 
-    // Each state says it was entered; a waiting state, what it waits for; a thinking state,
-    // the model round it starts.
+    // A running state and the final one say they were entered (a waiting state says so in
+    // openWait); a thinking state, the model round it starts.
     announceState: emit((_, { state }: { state: string }) => ({ type: 'state_entered' as const, state })),
-    announceWaiting: emit(({ context }, { reason }: { reason: WaitingReason }) => ({
-      type: 'waiting' as const,
-      reason,
-      state: `waiting_user.${reason}`,
-      wait: context.waits.opened,
-    })),
-    announceRound: emit(({ context }) => ({ type: 'round_started' as const, ...report.roundOf(context, 'manager') })),
-    // A worker round starts unless the burst or the token budget stops it (thinking's own eventless edges).
-    announceWorkerRound: enqueueActions(({ context, check, enqueue }) => {
-      // setup() types check() in its own actions without the guards it names beside them: the cast names one of those.
-      const named = (guard: 'burstUsedUp' | 'burstTokensUsedUp') => check(guard as unknown as Parameters<typeof check>[0]);
-      if (named('burstUsedUp') || named('burstTokensUsedUp')) return;
-      enqueue.emit({ type: 'round_started', ...report.roundOf(context, 'worker') });
+    announceRound: emit(({ context }, { actor }: { actor: ToolActor }) => ({ type: 'round_started' as const, ...report.roundOf(context, actor) })),
+    // Each waiting state opens the next wait on its way in and says what it waits for; on its
+    // way out it keeps what closed the wait (so that a repeat of that decision is told apart
+    // from another one) and reports the person's decision. The state's path is its reason's.
+    openWait: enqueueActions(({ context, enqueue }, { reason }: { reason: WaitingReason }) => {
+      const opened = context.waits.opened + 1;
+      const state = `waiting_user.${reason}`;
+      enqueue.assign({ waits: { ...context.waits, opened } });
+      enqueue.emit({ type: 'state_entered', state });
+      enqueue.emit({ type: 'waiting', reason, state, wait: opened });
     }),
-    // Each waiting state opens the next wait on its way in, and on its way out keeps what
-    // closed it (so that a repeat of that decision is told apart from another one).
-    openWait: assign(({ context }) => ({ waits: { ...context.waits, opened: context.waits.opened + 1 } })),
-    closeWait: assign(({ context, event }) => ({ waits: { ...context.waits, answered: { wait: context.waits.opened, digest: decisionDigest(event) } } })),
+    closeWait: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
+      enqueue.assign({ waits: { ...context.waits, answered: { wait: context.waits.opened, digest: decisionDigest(event) } } });
+      const decision = report.decisionMade(context, reason, event);
+      if (decision) enqueue.emit(decision);
+    }),
     /** A decision for a wait that is not the open one: refused, recorded, and the session waits on as before. */
     refuseClosedWait: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
       const state = `waiting_user.${reason}`;
@@ -242,25 +244,22 @@ export const sessionMachine = setup({
       enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: rejection.reason, code: 'wait_closed' });
       enqueue.emit({ type: 'waiting', reason, state, wait: context.waits.opened });
     }),
-    // Each waiting state, on its way out, reports the person's decision that ended the wait.
-    announceDecision: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
-      const decision = report.decisionMade(context, reason, event);
-      if (decision) enqueue.emit(decision);
-    }),
     announceDone: emit(({ context }) => ({ type: 'done' as const, summary: context.message })),
 
     /**
      * Root wildcard: an event no active state takes is recorded with its reason, never
-     * dropped. The active state is found with `stateIn` (actions see no snapshot), so this
-     * works the same under a pure `transition()` as in a running actor.
+     * dropped. An action sees no snapshot, so the refusal asks XState which states of the
+     * chart are active (`stateIn`): the same under a pure `transition()`, a graph walk and a
+     * running actor.
      */
     recordRejection: enqueueActions(({ context, event, check, enqueue }) => {
-      const leaf = leavesOf(chart).find((node) => check(stateIn(`#${node.id}`) as Parameters<typeof check>[0]));
-      const { refusal } = readChart(leaf ? ancestry(leaf) : null, context, event);
-      const state = refusal?.state ?? (leaf ? leaf.path.join('.') : 'done');
+      const nodes = activeNodesAsked(chart(), (id) => check(stateIn(`#${id}`) as Parameters<typeof check>[0]));
+      const { state, refusal } = readChart(nodes, context, event);
+      const [region, waitingReason] = state.split('.');
+      const waiting = region === 'waiting_user';
       // A decision for a closed wait that the state has no transition for (the session moved on
       // to a wait of another kind, or runs) is refused as such, like on the waiting states' own edges.
-      if (namesClosedWait(context, event, leaf?.path[0] === 'waiting_user')) {
+      if (namesClosedWait(context, event, waiting)) {
         const rejection = closedWaitRejection(context, event, state);
         enqueue.assign(update.recordRejection(context, rejection));
         enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: rejection.reason, code: 'wait_closed' });
@@ -272,8 +271,7 @@ export const sessionMachine = setup({
         enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason });
       }
       // The session still waits for the user, as it did before the event.
-      if (leaf?.path[0] === 'waiting_user')
-        enqueue.emit({ type: 'waiting', reason: leaf.path[1] as WaitingReason, state: leaf.path.join('.'), wait: context.waits.opened });
+      if (waiting) enqueue.emit({ type: 'waiting', reason: waitingReason as WaitingReason, state, wait: context.waits.opened });
     }),
   },
 }).createMachine({
@@ -314,12 +312,8 @@ export const sessionMachine = setup({
       on: { package_upgraded: { guard: 'upgradeKeepsWait', actions: 'upgradePackage' } },
       states: {
         skill_selection: {
-          entry: [
-            'openWait',
-            { type: 'announceState', params: { state: 'waiting_user.skill_selection' } },
-            { type: 'announceWaiting', params: { reason: 'skill_selection' } },
-          ],
-          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'skill_selection' } }],
+          entry: { type: 'openWait', params: { reason: 'skill_selection' } },
+          exit: { type: 'closeWait', params: { reason: 'skill_selection' } },
           on: {
             user_selected_package: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'skill_selection' } } },
@@ -328,8 +322,8 @@ export const sessionMachine = setup({
           },
         },
         intake: {
-          entry: ['openWait', { type: 'announceState', params: { state: 'waiting_user.intake' } }, { type: 'announceWaiting', params: { reason: 'intake' } }],
-          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'intake' } }],
+          entry: { type: 'openWait', params: { reason: 'intake' } },
+          exit: { type: 'closeWait', params: { reason: 'intake' } },
           on: {
             user_submitted_input: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'intake' } } },
@@ -351,8 +345,8 @@ export const sessionMachine = setup({
           },
         },
         input: {
-          entry: ['openWait', { type: 'announceState', params: { state: 'waiting_user.input' } }, { type: 'announceWaiting', params: { reason: 'input' } }],
-          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'input' } }],
+          entry: { type: 'openWait', params: { reason: 'input' } },
+          exit: { type: 'closeWait', params: { reason: 'input' } },
           on: {
             user_submitted_input: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'input' } } },
@@ -369,12 +363,8 @@ export const sessionMachine = setup({
           },
         },
         approve_step: {
-          entry: [
-            'openWait',
-            { type: 'announceState', params: { state: 'waiting_user.approve_step' } },
-            { type: 'announceWaiting', params: { reason: 'approve_step' } },
-          ],
-          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'approve_step' } }],
+          entry: { type: 'openWait', params: { reason: 'approve_step' } },
+          exit: { type: 'closeWait', params: { reason: 'approve_step' } },
           on: {
             user_approved_next_step: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
@@ -391,12 +381,8 @@ export const sessionMachine = setup({
           },
         },
         review_artifact: {
-          entry: [
-            'openWait',
-            { type: 'announceState', params: { state: 'waiting_user.review_artifact' } },
-            { type: 'announceWaiting', params: { reason: 'review_artifact' } },
-          ],
-          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'review_artifact' } }],
+          entry: { type: 'openWait', params: { reason: 'review_artifact' } },
+          exit: { type: 'closeWait', params: { reason: 'review_artifact' } },
           on: {
             user_accepted_artifact: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
@@ -409,12 +395,8 @@ export const sessionMachine = setup({
           },
         },
         worker_questions: {
-          entry: [
-            'openWait',
-            { type: 'announceState', params: { state: 'waiting_user.worker_questions' } },
-            { type: 'announceWaiting', params: { reason: 'worker_questions' } },
-          ],
-          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'worker_questions' } }],
+          entry: { type: 'openWait', params: { reason: 'worker_questions' } },
+          exit: { type: 'closeWait', params: { reason: 'worker_questions' } },
           on: {
             user_answered_questions: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'worker_questions' } } },
@@ -427,12 +409,8 @@ export const sessionMachine = setup({
           },
         },
         revision: {
-          entry: [
-            'openWait',
-            { type: 'announceState', params: { state: 'waiting_user.revision' } },
-            { type: 'announceWaiting', params: { reason: 'revision' } },
-          ],
-          exit: ['closeWait', { type: 'announceDecision', params: { reason: 'revision' } }],
+          entry: { type: 'openWait', params: { reason: 'revision' } },
+          exit: { type: 'closeWait', params: { reason: 'revision' } },
           on: {
             user_submitted_input: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'revision' } } },
@@ -450,7 +428,10 @@ export const sessionMachine = setup({
           initial: 'thinking',
           states: {
             thinking: {
-              entry: [{ type: 'announceState', params: { state: 'running.manager.thinking' } }, 'announceRound'],
+              entry: [
+                { type: 'announceState', params: { state: 'running.manager.thinking' } },
+                { type: 'announceRound', params: { actor: 'manager' } },
+              ],
               invoke: {
                 id: 'managerTurn',
                 src: 'managerTurn',
@@ -459,9 +440,9 @@ export const sessionMachine = setup({
                 onError: { target: '#session.waiting_user.input', actions: 'noticeManagerFailure' },
               },
             },
-            // Each pass checks the head of the queue against the rules in CALL_RULE_ORDER (rules.ts:
-            // the tool contract's order, rule 5 before 2 so that a passed inputTags gets its own message) and
-            // refuses it, or settles it; the last call is settled on the transition that leaves.
+            // Each pass checks the head of the queue against the rules, in the order of these edges
+            // (the tool contract's order, rule 5 before 2 so that a passed inputTags gets its own
+            // message), and refuses it or settles it.
             checking: {
               entry: { type: 'announceState', params: { state: 'running.manager.checking' } },
               always: [
@@ -486,37 +467,43 @@ export const sessionMachine = setup({
                   actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } },
                 },
                 { guard: 'moreCallsQueued', actions: 'settleCall' },
-                {
-                  guard: 'stepNeedsApproval',
-                  target: '#session.waiting_user.approve_step',
-                  actions: ['settleCall', { type: 'proposeStep', params: { waits: true } }],
-                },
-                {
-                  guard: 'choseWorkerRun',
-                  target: '#session.running.worker',
-                  actions: ['settleCall', { type: 'proposeStep', params: { waits: false } }, 'startWorkerRun'],
-                },
-                { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: ['settleCall', 'showManagerMessage'] },
-                { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: ['settleCall', 'showManagerMessage'] },
-                { guard: 'choseFinish', target: '#session.done', actions: ['settleCall', 'showManagerMessage'] },
+                // The last call passed the rules (or none is left): settled, the reply is routed.
+                { target: 'routing', actions: 'settleCall' },
+              ],
+            },
+            // Transient: where the settled reply leads, by the boundary tool it chose.
+            routing: {
+              always: [
+                { guard: 'stepNeedsApproval', target: '#session.waiting_user.approve_step', actions: { type: 'proposeStep', params: { waits: true } } },
+                { guard: 'choseWorkerRun', target: '#session.running.worker', actions: [{ type: 'proposeStep', params: { waits: false } }, 'startWorkerRun'] },
+                { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: 'showManagerMessage' },
+                { guard: 'choseUserTurn', target: '#session.waiting_user.input', actions: 'showManagerMessage' },
+                { guard: 'choseFinish', target: '#session.done', actions: 'showManagerMessage' },
                 // Only loop tools (or refused calls) in this reply: the burst goes on — unless it
                 // is used up (rule 6), checked here because only this edge starts another round.
-                { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: ['settleCall', 'noticeBurstLimit'] },
-                { guard: 'burstTokensWithinBudget', target: 'thinking', actions: 'settleCall' },
-                { target: '#session.waiting_user.input', actions: ['settleCall', 'noticeTokenBudget'] },
+                { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: 'noticeBurstLimit' },
+                { guard: 'burstTokensWithinBudget', target: 'thinking' },
+                { target: '#session.waiting_user.input', actions: 'noticeTokenBudget' },
               ],
             },
           },
         },
 
         worker: {
-          initial: 'thinking',
+          initial: 'starting',
           states: {
-            thinking: {
-              entry: [{ type: 'announceState', params: { state: 'running.worker.thinking' } }, 'announceWorkerRound'],
+            // Transient: another model round starts unless the burst or the token budget is used up.
+            starting: {
               always: [
                 { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: 'noticeWorkerBurstLimit' },
                 { guard: 'burstTokensUsedUp', target: '#session.waiting_user.input', actions: 'noticeWorkerTokenBudget' },
+                { target: 'thinking' },
+              ],
+            },
+            thinking: {
+              entry: [
+                { type: 'announceState', params: { state: 'running.worker.thinking' } },
+                { type: 'announceRound', params: { actor: 'worker' } },
               ],
               invoke: {
                 id: 'workerTurn',
@@ -546,10 +533,16 @@ export const sessionMachine = setup({
                   actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } },
                 },
                 { guard: 'moreCallsQueued', actions: 'settleWorkerCall' },
-                { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: ['settleWorkerCall', 'publishArtifact'] },
-                { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: ['settleWorkerCall', 'askWorkerQuestions'] },
+                { target: 'routing', actions: 'settleWorkerCall' },
+              ],
+            },
+            // Transient: where the settled reply leads, by what the worker chose.
+            routing: {
+              always: [
+                { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: 'publishArtifact' },
+                { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: 'askWorkerQuestions' },
                 // Nothing usable in this reply: the worker tries again (the round counted).
-                { target: 'thinking' },
+                { target: 'starting' },
               ],
             },
           },
@@ -560,9 +553,6 @@ export const sessionMachine = setup({
     done: { type: 'final', entry: [{ type: 'announceState', params: { state: 'done' } }, 'announceDone'] },
   },
 });
-
-// The chart the wildcard reads (a provided copy has the same states and transitions).
-chart = sessionMachine;
 
 export type SessionMachine = typeof sessionMachine;
 export type { SessionEvent };

@@ -285,7 +285,7 @@ function approvalFor(ctx: SessionContext, callId: string, workerId: string): Ste
 /**
  * The boundary a manager's boundary-tool call chooses; any other name is a bug, not a finish.
  * Reached only after rule 2 passed the call, so its arguments have the schema's zod-inferred
- * type (the guards that decide where a reply leads call this, so it does not parse again).
+ * type (settling the call does not parse them again).
  */
 export function boundaryOf(ctx: SessionContext, call: QueuedCall): Boundary {
   const name = call.call.function.name;

@@ -60,7 +60,7 @@ export function checkArgumentsMatchSchema(actor: ToolActor, queued: QueuedCall):
 /** Rule 3: `run_worker.workerId` is in the package's registry (and `roleId` is one of its roles). */
 export function checkWorkerIsRegistered(queued: QueuedCall, workers: readonly WorkerInfo[]): Finding | null {
   if (queued.call.function.name !== 'run_worker') return null;
-  // Checked after rule 2 (CALL_RULE_ORDER), so the arguments are what the schema describes.
+  // Checked after rule 2 (the order of the chart's checking edges), so the arguments are what the schema describes.
   const { workerId, roleId } = queued.args as RunWorkerArgs;
   const worker = workers.find((w) => w.id === workerId);
   if (!worker) {
@@ -87,7 +87,7 @@ export function checkWorkerIsRegistered(queued: QueuedCall, workers: readonly Wo
 /** Rule 4: every tag of a `submit` is one of the worker's declared `outputTags`. */
 export function checkTagsWithinOutputTags(queued: QueuedCall, outputTags: readonly string[]): Finding | null {
   if (queued.call.function.name !== 'submit') return null;
-  // Checked after rule 2 (CALL_RULE_ORDER), so the arguments are what the schema describes.
+  // Checked after rule 2 (the order of the chart's checking edges), so the arguments are what the schema describes.
   const undeclared = Object.keys((queued.args as SubmitArgs).outputs).filter((tag) => !outputTags.includes(tag));
   if (undeclared.length === 0) return null;
   return {

@@ -78,10 +78,12 @@ describe('the machine as @xstate/machine-extractor reads it', () => {
     const found = walkExtracted(config!);
     const actual = walkMachine(sessionMachine.root);
     expect({ states: found.states, transitions: found.transitions.length }).toEqual(actual);
-    expect(actual.states).toBe(18);
+    // 18 + the transient states that route a settled reply (manager, worker) and that start a worker's round.
+    expect(actual.states).toBe(21);
     // 44 + the token budget's two edges (manager, worker) + package_upgraded (steward upgrade)
-    // + a refusal edge first on each of the 15 user-event transitions of the waiting states (a decision for a closed wait).
-    expect(actual.transitions).toBe(62);
+    // + a refusal edge first on each of the 15 user-event transitions of the waiting states (a decision for a closed wait)
+    // + checking → routing (manager, worker) + the worker's round starting.
+    expect(actual.transitions).toBe(65);
   });
 
   it('every guard is a named guard of the machine, shown with its params', () => {

@@ -1,7 +1,8 @@
 /**
  * An app may swap a reply guard with `provide()`. A turn's onDone edge only accepts the
- * reply; the guards that decide where it leads run in `checking`, on the context with the
- * reply in it, so a swapped guard reads `context` as the built-in one does.
+ * reply; `checking` settles its calls, and the guards that decide where it leads run in
+ * `routing`, on the context with the settled reply in it, so a swapped guard reads `context`
+ * as the built-in one does.
  */
 import { describe, expect, it } from 'vitest';
 import { fromPromise, initialTransition, transition } from 'xstate';
@@ -33,8 +34,8 @@ describe('a reply guard swapped with provide()', () => {
       actors: { managerTurn: never, workerTurn: never },
       guards: {
         choseFinish: ({ context }) => {
-          seen.push(context.reply.queue.map((q) => q.call.function.name));
-          return context.reply.queue.at(-1)?.call.function.name === 'finish';
+          seen.push([context.reply.boundary?.tool ?? 'none', ...context.reply.queue.map((q) => q.call.function.name)]);
+          return context.reply.boundary?.tool === 'finish';
         },
       },
     });

@@ -1,7 +1,8 @@
 /**
- * Where a reply leads is written once, in `checking`: a turn's onDone edge only accepts the
- * reply and goes there, with no guard (nothing on it reads a reply that is not in the
- * context yet). This test keeps it so.
+ * Where a reply leads is written once, in `routing`: a turn's onDone edge only accepts the
+ * reply and goes to `checking`, with no guard (nothing on it reads a reply that is not in the
+ * context yet); `checking` refuses or settles each call and goes on to `routing` with no
+ * guard either, so the routing guards read the settled reply as it is. This test keeps it so.
  */
 import { describe, expect, it } from 'vitest';
 import { sessionMachine } from '../../src/machine.js';
@@ -11,13 +12,15 @@ type States = Record<string, { invoke?: { onDone?: Edge | Edge[] }; always?: Edg
 
 const running = (sessionMachine.config.states as unknown as States).running!.states!;
 
-describe('only checking routes a reply', () => {
+describe('only routing routes a reply', () => {
   for (const agent of ['manager', 'worker'] as const) {
     it(agent, () => {
       const onDone = running[agent]!.states!.thinking!.invoke!.onDone!;
       expect(onDone).toEqual({ target: 'checking', actions: { type: 'acceptReply', params: { actor: agent } } });
       const checking = running[agent]!.states!.checking!.always!;
-      expect(checking.filter((e) => e.target !== undefined).length).toBeGreaterThan(2);
+      expect(checking.filter((e) => e.target !== undefined)).toEqual([{ target: 'routing', actions: agent === 'manager' ? 'settleCall' : 'settleWorkerCall' }]);
+      const routing = running[agent]!.states!.routing!.always!;
+      expect(routing.filter((e) => e.target !== undefined).length).toBeGreaterThan(2);
     });
   }
 });

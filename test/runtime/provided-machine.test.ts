@@ -21,7 +21,7 @@ afterEach(async () => {
 
 /** The deployment's own rule, swapped in by guard name: every proposed step waits for a person. */
 const everyStepWaits = sessionMachine.provide({
-  guards: { stepNeedsApproval: ({ context }: { context: SessionContext }) => context.reply.queue.at(-1)?.call.function.name === 'run_worker' },
+  guards: { stepNeedsApproval: ({ context }: { context: SessionContext }) => context.reply.boundary?.tool === 'run_worker' },
 });
 
 /** The manager runs echo asking for no approval; echo submits; the manager finishes. */
