@@ -1,7 +1,6 @@
 /**
  * How Steward's HTTP servers (`steward serve` and the inspector) fail: one JSON shape,
- * `{ error: { code, message, issues? } }` (ErrorBody in src/serve/schemas.ts, the documented
- * one), a status that matches the code, and a message that names the fix. What a client of
+ * `{ error: { code, message, issues? } }` (ErrorBody, ./error-body.ts), a status that matches the code, and a message that names the fix. What a client of
  * any route is told (`clientError`, also for AG-UI and A2A) never names a database file, host
  * or database; the server's log gets the whole error.
  */
@@ -10,17 +9,9 @@ import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { StewardError, type StewardErrorCode } from '../errors.js';
 import { safeLine, safeText } from '../text/safe-text.js';
-
-export interface Issue {
-  path: string;
-  message: string;
-}
+import type { ErrorBodyShape, Issue } from './error-body.js';
 
 export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
-
-export interface ErrorBodyShape {
-  error: { code: string; message: string; issues?: Issue[] };
-}
 
 /**
  * An answer of Steward's HTTP servers that is an error: `status` and the body `{ error: { code,
