@@ -2,7 +2,6 @@
  * Steward's error hierarchy. Every error carries a stable `code` (for APIs and the CLI's
  * exit paths) and a message that names the culprit and the fix.
  */
-import type { Issue } from './http/error-body.js';
 
 /** What a store fault is about (StoreError.code). */
 export type StoreErrorCode = 'store_locked' | 'store_read_only' | 'store_corrupt' | 'store_full' | 'store_unavailable' | 'store_io_error';
@@ -464,8 +463,11 @@ export class InvalidCursorError extends StewardError {
   }
 }
 
-/** One problem of a refused request body or query, as the server lists it (the error body's `issues`). */
-export type RequestIssue = Issue;
+/** One problem of a refused request body or query, as the server lists it. */
+export interface RequestIssue {
+  path: string;
+  message: string;
+}
 
 /**
  * A request to a Steward server failed with a code only HTTP has (unauthorized, rate_limited,
