@@ -35,7 +35,10 @@ export function ownRecord<K extends z.ZodType<string>, V extends z.ZodType>(key:
     )
     .transform((entries) => Object.fromEntries(entries) as Record<z.output<K>, z.output<V>>);
   shownAs.set(schema._zod.def.out, z.record(key, value));
-  return schema;
+  // The same JSON Schema as metadata, for generators that read zod's metadata and cannot
+  // render a Map (the OpenAPI document of `steward serve`, src/http/route.ts).
+  const { $schema: _dialect, ...shown } = z.toJSONSchema(z.record(key, value), { unrepresentable: 'any' }) as Record<string, unknown>;
+  return schema.meta(shown);
 }
 
 /**

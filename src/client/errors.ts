@@ -1,6 +1,6 @@
 /**
  * A failed answer of `steward serve` as the library's typed errors. The server's one error
- * body `{ error: { code, message, issues? } }` (ErrorBody) becomes the class the runtime
+ * body `{ error: { code, message, issues? } }` (ErrorBody, src/http/error-body.ts) becomes the class the runtime
  * throws for that code — so `SessionNotFoundError.isInstance(error)` holds for a session the
  * server does not know, as it does in process — and RequestError for the codes only HTTP has.
  * The message is the server's: it names the fix.
@@ -19,7 +19,7 @@ import {
   UserError,
   type StewardErrorCode,
 } from '../errors.js';
-import { ErrorBody } from '../serve/schemas.js';
+import { ErrorBody } from '../http/error-body.js';
 
 /** The runtime's classes, by the code they carry; `id` is the session the request was about. */
 const classOfCode: Partial<Record<StewardErrorCode, (message: string, id: string | undefined, retryAfterSeconds: number | null) => StewardError>> = {

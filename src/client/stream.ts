@@ -11,7 +11,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import { RequestError, StewardError } from '../errors.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../machines/stream-events.js';
-import { JournalEntrySchema } from '../serve/schemas.js';
+import { JournalEntrySchema } from '../store/records.js';
 import { errorOfBody } from './errors.js';
 
 /** One message of the stream. `id` is opaque: it is what a reconnect resumes after. */

@@ -1,26 +1,16 @@
 /**
  * How Steward's HTTP servers (`steward serve` and the inspector) fail: one JSON shape,
- * `{ error: { code, message, issues? } }` (ErrorBody in src/serve/schemas.ts, the documented
- * one), a status that matches the code, and a message that names the fix. What a client of
+ * `{ error: { code, message, issues? } }` (ErrorBody, ./error-body.ts), a status that matches the code, and a message that names the fix. What a client of
  * any route is told (`clientError`, also for AG-UI and A2A) never names a database file, host
  * or database; the server's log gets the whole error.
  */
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { z } from 'zod';
 import { StewardError, type StewardErrorCode } from '../errors.js';
 import { safeLine, safeText } from '../text/safe-text.js';
-
-export interface Issue {
-  path: string;
-  message: string;
-}
+import type { ErrorBodyShape, Issue } from './error-body.js';
 
 export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
-
-export interface ErrorBodyShape {
-  error: { code: string; message: string; issues?: Issue[] };
-}
 
 /**
  * An answer of Steward's HTTP servers that is an error: `status` and the body `{ error: { code,
@@ -271,14 +261,18 @@ export function errorResponse(c: Context, error: HttpError): Response {
   return c.json(error.body(), error.status);
 }
 
-/** Parses `value` with `schema`, or throws a 400 that lists every problem with its path. */
-export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+/**
+ * The 400 of a value that failed its schema: `Invalid <what>: <path>: <problem>; …`, every
+ * issue listed with its path.
+ *
+ * @example
+ * throw invalidRequest(result.error.issues, 'query');
+ */
+export function invalidRequest(zodIssues: readonly { path: readonly PropertyKey[]; message: string }[], what: string): HttpError {
+  const issues = zodIssues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
   const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
   // An issue's message may be a sentence of its own (the maxBurst advice is): one full stop.
-  throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}${/[.!?]$/.test(summary) ? '' : '.'}`, issues);
+  return new HttpError(400, 'invalid_request', `Invalid ${what}: ${summary}${/[.!?]$/.test(summary) ? '' : '.'}`, issues);
 }
 
 /** No session `id` in the store; `hint` says where to find one (it differs per app). */

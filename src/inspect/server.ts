@@ -29,7 +29,9 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
+import type { BlankEnv } from 'hono/types';
 import { UserError } from '../errors.js';
 import { ManualModel } from '../models/manual-model.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -41,7 +43,7 @@ import { errorHandler, HttpError } from '../http/errors.js';
 import type { InspectorContext } from './routes/context.js';
 import { eventsRoute } from './routes/events.js';
 import { infoRoute } from './routes/info.js';
-import { modelRoute } from './routes/model.js';
+import { modelRoutes } from './routes/model.js';
 import { pageRoute } from './routes/page.js';
 import { resumeRoute } from './routes/resume.js';
 import { forkRoute } from './routes/fork.js';
@@ -49,7 +51,8 @@ import { apiGuards, inspectorGuards, isLoopback, securityHeaders } from './route
 import { safeText } from '../text/safe-text.js';
 import { sessionRoute } from './routes/session.js';
 import { liveRoute } from './routes/live.js';
-import { mountRoutes, type RouteModule, type ServeDeps } from '../serve/route.js';
+import { mountRoutes, refuseInvalid, type RouteModule } from '../http/route.js';
+import type { ServeDeps, ServeRoute } from '../serve/route.js';
 import { createSession } from '../serve/routes/create-session.js';
 import { journal } from '../serve/routes/journal.js';
 import { listSessions } from '../serve/routes/list-sessions.js';
@@ -96,11 +99,27 @@ export function defaultPageDir(): string {
  * a new session, the journal (paged). The rest of its API is its own; docs/design.md §
  * "The inspector's API" says why each differs.
  */
-const SERVE_ROUTES: readonly RouteModule[] = [listSessions, createSession, journal];
+const SERVE_ROUTES: readonly ServeRoute[] = [listSessions, createSession, journal];
 
-/** The JSON API under /api: the token and the size limit, then serve's shared routes and the inspector's own. */
-function inspectorApi(ctx: InspectorContext, token: string, log: (msg: string) => void): Hono {
-  const api = new Hono();
+/** The inspector's own routes. */
+const INSPECTOR_ROUTES: readonly RouteModule<InspectorContext>[] = [
+  infoRoute,
+  streamRoute,
+  liveRoute,
+  sessionRoute,
+  timeTravelRoute,
+  eventsRoute,
+  resumeRoute,
+  forkRoute,
+  ...modelRoutes,
+];
+
+/**
+ * The JSON API under /api: the token and the size limit, then serve's shared routes and the
+ * inspector's own, each validated by its declaration (a request that breaks it: the one 400).
+ */
+export function inspectorApi(ctx: InspectorContext, token: string, log: (msg: string) => void): OpenAPIHono<BlankEnv> {
+  const api = new OpenAPIHono<BlankEnv>({ defaultHook: refuseInvalid() });
   api.use('*', ...apiGuards(token));
   const deps: ServeDeps = {
     runtime: ctx.runtime,
@@ -109,7 +128,6 @@ function inspectorApi(ctx: InspectorContext, token: string, log: (msg: string) =
     host: new SessionHost(ctx.runtime, ctx.store, { log, owner: leaseOwnerName('steward inspect') }),
     storeLabel: '',
     streams: new Set(),
-    routes: SERVE_ROUTES,
     auth: true,
     // No mounted route opens a stream; were one added, its tickets would be signed with the inspector's token.
     tickets: StreamTickets.forTokens({ kind: 'shared', token }),
@@ -117,7 +135,7 @@ function inspectorApi(ctx: InspectorContext, token: string, log: (msg: string) =
     log,
   };
   mountRoutes(api, SERVE_ROUTES, deps);
-  for (const route of [infoRoute, streamRoute, liveRoute, sessionRoute, timeTravelRoute, eventsRoute, resumeRoute, forkRoute, modelRoute]) route(api, ctx);
+  mountRoutes(api, INSPECTOR_ROUTES, ctx);
   api.all('*', (c) => {
     throw new HttpError(404, 'not_found', `No API route ${c.req.method} ${c.req.path}.`);
   });

@@ -2,11 +2,15 @@
  * The `steward serve` HTTP app (hono): middleware in the order a request meets it —
  * Host / Origin / content-type guards (src/http/security.ts), CORS for the listed origins
  * (src/http/cors.ts), shutdown gate, authentication (bearer token, a stream's ticket, or the
- * embedding app's own check), body size limit — then one module per route, and one JSON
- * shape for every failure. Public routes and the ticketed stream are marked by their route
- * pattern, so the marks hold when an app mounts this app under a prefix.
+ * embedding app's own check), body size limit — then one module per route, each declared
+ * once with @hono/zod-openapi (src/http/route.ts), and one JSON shape for every failure (a
+ * request that breaks a route's schema too: `refuseInvalid`). Public routes and the ticketed
+ * stream are the ones whose declared `security` says so, marked by their route pattern, so
+ * the marks hold when an app mounts this app under a prefix.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { BlankEnv } from 'hono/types';
 import { callerAuth, type ServeAuth } from '../http/auth.js';
 import { corsFor } from '../http/cors.js';
 import { parseOrigins, requestGuards, type RequestGuardOptions } from '../http/security.js';
@@ -14,7 +18,8 @@ import { limitBody } from '../http/body.js';
 import { errorHandler, errorResponse, HttpError } from '../http/errors.js';
 import { StreamTickets } from '../http/stream-tickets.js';
 import { safeLine } from '../text/safe-text.js';
-import { mountRoutes, type RouteModule, type ServeDeps } from './route.js';
+import { mountRoutes, refuseInvalid } from '../http/route.js';
+import { isPublic, isTicketed, type ServeDeps, type ServeRoute } from './route.js';
 import { createSession } from './routes/create-session.js';
 import { forkSession } from './routes/fork-session.js';
 import { getSession } from './routes/get-session.js';
@@ -28,7 +33,7 @@ import { agUiRoutes } from '../protocols/ag-ui/route.js';
 import { a2aRoutes } from '../protocols/a2a/route.js';
 import { streamTickets } from './routes/stream-tickets.js';
 
-export const routes: readonly RouteModule[] = [
+export const routes: readonly ServeRoute[] = [
   healthz,
   openapi,
   createSession,
@@ -45,7 +50,7 @@ export const routes: readonly RouteModule[] = [
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-export interface AppOptions extends Omit<ServeDeps, 'routes' | 'auth' | 'streams' | 'tickets'> {
+export interface AppOptions extends Omit<ServeDeps, 'auth' | 'streams' | 'tickets'> {
   /** Who may call: bearer tokens (`steward serve`), the embedding app's own check, or anyone. */
   auth: ServeAuth;
   /** Signs the stream tickets; default: a key derived from `auth`'s tokens (see src/http/stream-tickets.ts). */
@@ -63,10 +68,10 @@ export interface AppOptions extends Omit<ServeDeps, 'routes' | 'auth' | 'streams
 /** Hono's form of an OpenAPI path: /sessions/{id} → /sessions/:id. */
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-export function buildServeApp(options: AppOptions): { app: Hono; deps: ServeDeps } {
+export function buildServeApp(options: AppOptions): { app: OpenAPIHono<BlankEnv>; deps: ServeDeps } {
   const tickets = options.tickets ?? StreamTickets.forTokens(options.auth.kind === 'tokens' ? options.auth.tokens : { kind: 'none' });
-  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), routes, auth: options.auth.kind !== 'none', tickets };
-  const app = new Hono();
+  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), auth: options.auth.kind !== 'none', tickets };
+  const app = new OpenAPIHono<BlankEnv>({ defaultHook: refuseInvalid() });
   const origins = parseOrigins(options.corsOrigins);
 
   app.onError(errorHandler('serve', options.log));
@@ -99,10 +104,10 @@ export function buildServeApp(options: AppOptions): { app: Hono; deps: ServeDeps
     return next();
   });
 
-  for (const route of routes) {
-    const method = route.doc.method.toUpperCase();
-    if (route.doc.public) app.use(honoPath(route.doc.path), markPublic(method));
-    if (route.doc.ticketed && deps.auth) app.use(honoPath(route.doc.path), ticketAuth(method, tickets));
+  for (const { route } of routes) {
+    const method = route.method.toUpperCase();
+    if (isPublic(route.security)) app.use(honoPath(route.path), markPublic(method));
+    if (isTicketed(route.security) && deps.auth) app.use(honoPath(route.path), ticketAuth(method, tickets));
   }
   const auth = callerAuth(options.auth);
   if (auth) app.use('*', auth);

@@ -9,13 +9,13 @@ import { HttpError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { ErrorBody } from './schemas.js';
 
-/** The 429 of a route that creates a session, as its OpenAPI description says it. */
+/** The 429 of a route that creates a session, as its declaration says it. */
 export const CREATE_LIMIT_RESPONSE = {
   description:
     'rate_limited: this caller created as many sessions in the last minute as --max-creates-per-minute allows ' +
     '(POST /sessions, forks, new AG-UI threads and A2A contexts together): retry after the `Retry-After` header (seconds)',
-  schema: ErrorBody,
-  headers: { 'Retry-After': 'seconds until this caller may create a session again' },
+  content: { 'application/json': { schema: ErrorBody } },
+  headers: { 'Retry-After': { description: 'seconds until this caller may create a session again', schema: { type: 'string' as const } } },
 };
 
 /**

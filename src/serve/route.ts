@@ -1,14 +1,15 @@
 /**
- * What a route module of `steward serve` provides: its OpenAPI description (built from the
- * same zod schemas it validates with) and `mount`, which adds its handler to the app.
+ * What the route modules of `steward serve` share: the dependencies they are made from, the
+ * path parameter every session route has, and what a declaration's `security` says. Each
+ * module declares its route once with @hono/zod-openapi (src/http/route.ts): the app
+ * registers, validates and documents it from that declaration.
  */
-import type { Context, Hono } from 'hono';
-import type { z } from 'zod';
+import * as z from 'zod';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { HttpError, parseOr400 } from '../http/errors.js';
-import { SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
+import type { RouteModule } from '../http/route.js';
+import { SESSION_ID_MAX_CHARS, SESSION_ID_RULE, sessionIdProblem } from '../ids.js';
 import type { StreamTickets } from '../http/stream-tickets.js';
 import type { StreamSlots } from '../http/stream-slots.js';
 import type { SessionHost } from './session-host.js';
@@ -21,8 +22,6 @@ export interface ServeDeps {
   storeLabel: string;
   /** Open event streams, ended at shutdown. */
   streams: Set<{ close(): void }>;
-  /** Every route, for /openapi.json. */
-  routes: readonly RouteModule[];
   /** Whether requests need a credential (a bearer token, or the embedding app's own). */
   auth: boolean;
   /** Signs and checks stream tickets. */
@@ -39,49 +38,33 @@ export interface ServeDeps {
   log: (message: string) => void;
 }
 
-export interface RouteDoc {
-  method: 'get' | 'post';
-  /** OpenAPI form: /sessions/{id}. */
-  path: string;
-  summary: string;
-  /** Open without the token (health checks, the API document). */
-  public?: boolean;
-  /** Opened by a stream ticket (`?ticket=`) instead of the bearer token, too. */
-  ticketed?: boolean;
-  body?: z.ZodType;
-  query?: z.ZodObject;
-  /** Request headers the route reads, by name. */
-  headers?: Record<string, string>;
-  /** `headers`: response headers it sets, by name. */
-  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> }>;
-}
-
-export interface RouteModule {
-  doc: RouteDoc;
-  mount(app: Hono, deps: ServeDeps): void;
-}
+/** A route of `steward serve`: its declaration and how it mounts with serve's dependencies. */
+export type ServeRoute = RouteModule<ServeDeps>;
 
 /**
- * Mounts route modules on an app with the given deps: `steward serve` mounts all of them,
- * the inspector those whose shapes it shares (src/inspect/server.ts).
- *
- * @example
- * mountRoutes(app, [listSessions, journal], deps);
+ * The `security` of a declaration, which the app's auth middleware follows too (app.ts):
+ * `PUBLIC` routes need no credential (health checks, the API document, the agent card),
+ * `TICKETED` ones take a stream ticket (`?ticket=`) instead of the bearer token; every other
+ * route declares `BEARER`.
  */
-export function mountRoutes(app: Hono, modules: readonly RouteModule[], deps: ServeDeps): void {
-  for (const route of modules) route.mount(app, deps);
-}
+type Security = { [scheme: string]: string[] }[];
+export const PUBLIC: Security = [];
+export const BEARER: Security = [{ bearer: [] }];
+export const TICKETED: Security = [{ bearer: [] }, { streamTicket: [] }];
 
-/** The query string parsed with the route's schema (an unknown parameter is a 400 too). */
-export function query<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
-  return parseOr400(schema, c.req.query(), 'query');
-}
+/** Whether a declaration's `security` lets a request in without a credential. */
+export const isPublic = (security: readonly object[] | undefined): boolean => security !== undefined && security.length === 0;
 
-/** A session id from the path, checked by the id rule (src/ids.ts), so it never reaches the store unchecked. */
-export function sessionId(c: Context): string {
-  const id = c.req.param('id') ?? '';
-  const problem = sessionIdProblem(id);
-  if (problem)
-    throw new HttpError(400, 'invalid_request', `Bad session id in the path: ${problem}, but ${SESSION_ID_RULE}.`, [{ path: 'id', message: problem }]);
-  return id;
-}
+/** Whether a declaration's `security` takes a stream ticket. */
+export const isTicketed = (security: readonly object[] | undefined): boolean => (security ?? []).some((s) => 'streamTicket' in s);
+
+/** The session id in the path, checked by the id rule (src/ids.ts), so it never reaches the store unchecked. */
+export const SessionIdParams = z.object({
+  id: z
+    .string()
+    .check((ctx) => {
+      const problem = sessionIdProblem(ctx.value);
+      if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: `${problem}, but ${SESSION_ID_RULE}` });
+    })
+    .meta({ description: SESSION_ID_RULE, minLength: 1, maxLength: SESSION_ID_MAX_CHARS }),
+});

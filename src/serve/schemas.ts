@@ -1,7 +1,8 @@
 /**
  * Every body, query and answer of `steward serve`, as zod schemas: the routes validate
  * with them and /openapi.json is generated from them (z.toJSONSchema), so the document and
- * the checks cannot drift apart. User events are the runtime's own UserEventSchema.
+ * the checks cannot drift apart. User events are the runtime's own UserEventSchema; the error
+ * body is src/http/error-body.ts's, the journal entry and session summary src/store/records.ts's.
  */
 import * as z from 'zod';
 import { MaxBurstSchema } from '../limits.js';
@@ -9,6 +10,8 @@ import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
 import { WaitingReasonSchema } from '../machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
+import { JournalEntrySchema, SessionSummarySchema } from '../store/records.js';
+import { ErrorBody } from '../http/error-body.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
 const count = (min: number, max: number) =>
@@ -69,24 +72,11 @@ export const StreamCursor = z
   })
   .refine((c) => Number.isSafeInteger(c.after), `its seq must be at most ${Number.MAX_SAFE_INTEGER}`);
 
-export { UserEventSchema };
+// The shapes lower layers own, for the routes and steward/client to import from one place.
+export { UserEventSchema, ErrorBody, JournalEntrySchema, SessionSummarySchema };
 
 /** The Idempotency-Key header of POST /sessions/{id}/events: the runtime's key schema. */
 export const IdempotencyKeyHeader = IdempotencyKeySchema.describe('a key that makes the send count once (a UUID or ULID)');
-
-export const ErrorBody = z
-  .object({
-    error: z.object({
-      code: z
-        .string()
-        .describe(
-          'stable: invalid_request, unauthorized, event_refused, conflict, session_not_found, session_running_elsewhere, lease_lost, server_stopping, …',
-        ),
-      message: z.string().describe('what is wrong and how to fix it'),
-      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    }),
-  })
-  .describe('A failure');
 
 /** The runtime's SessionView (src/runtime/view.ts); the fields a client branches on are spelled out. */
 export const SessionViewSchema = z
@@ -137,28 +127,9 @@ export const SendBadRequest = z
   ])
   .describe('A failure: { error } when the body is no user event; a SendResult with ok: false when the session refused it');
 
-export const SessionSummarySchema = z.object({
-  id: z.string(),
-  packageId: z.string().nullable(),
-  revision: z.number(),
-  state: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
-
 export const ListResponse = z.object({
   sessions: z.array(SessionSummarySchema),
   next: z.string().nullable().describe('`cursor` of the next page, null on the last'),
-});
-
-export const JournalEntrySchema = z.object({
-  sessionId: z.string(),
-  seq: z.number(),
-  at: z.string(),
-  kind: z.enum(['created', 'event', 'actor']),
-  type: z.string(),
-  payload: z.unknown(),
-  state: z.string(),
 });
 
 export const JournalResponse = z.object({

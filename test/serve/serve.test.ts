@@ -274,7 +274,8 @@ describe('steward serve', () => {
     ]);
     const send = doc.paths['/sessions/{id}/events'].post;
     const events = send.requestBody.content['application/json'].schema.oneOf;
-    expect(events.map((e: { properties: { type: { const: string } } }) => e.properties.type.const).sort()).toEqual([...userEventTypes].sort());
+    // A literal is a one-value enum in the generator's JSON Schema.
+    expect(events.map((e: { properties: { type: { enum: [string] } } }) => e.properties.type.enum[0]).sort()).toEqual([...userEventTypes].sort());
     expect(send.security).toEqual([{ bearer: [] }]);
     expect(Object.keys(send.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '409']));
     // A 400 is { error } from the body check, or a SendResult from the session's check of the event.

@@ -1,10 +1,17 @@
 /** GET /api/info: the machine's graph, the model, the packages and the user event types. */
-import type { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import { defineRoute } from '../../http/route.js';
 import { userEventTypes } from '../../machines/session.events.js';
 import { json, type InspectorContext } from './context.js';
 
-export function infoRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/info', (c) =>
+export const infoRoute = defineRoute(
+  createRoute({
+    method: 'get',
+    path: '/info',
+    summary: "The machine's graph, the model, the packages and the user event types",
+    responses: { 200: { description: 'What the page draws and offers' } },
+  }),
+  (ctx: InspectorContext) => (c) =>
     json(c, {
       machineId: ctx.graph.id,
       graph: ctx.graph,
@@ -13,5 +20,4 @@ export function infoRoute(app: Hono, ctx: InspectorContext): void {
       packages: [...ctx.runtime.packages.values()].map((p) => ({ id: p.id, title: p.title })),
       events: userEventTypes,
     }),
-  );
-}
+);

@@ -2,12 +2,12 @@
  * The manual model, played from the page: GET /api/model lists the pending requests;
  * POST /api/model/:id/reply answers one with tool calls, POST /api/model/:id/fail fails it.
  */
-import type { Hono } from 'hono';
-import type { ManualReply } from '../../models/manual-model.js';
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
 import { snapshotState } from '../replay.js';
 import { json, type InspectorContext } from './context.js';
 import { HttpError } from '../../http/errors.js';
-import { jsonBody } from '../../http/body.js';
+import { defineRoute, type RouteModule } from '../../http/route.js';
 
 function pendingModel(ctx: InspectorContext) {
   const { manual, runtime } = ctx;
@@ -40,28 +40,65 @@ function manualOf(ctx: InspectorContext) {
   return ctx.manual;
 }
 
-export function modelRoute(app: Hono, ctx: InspectorContext): void {
-  app.get('/model', (c) => json(c, pendingModel(ctx)));
+const RequestParams = z.object({ id: z.string().describe('the pending request') });
 
-  app.post('/model/:id/reply', async (c) => {
+/** What a reply may carry; `arguments` an object or JSON text, as a model sends them. */
+const ManualReplyBody = z.looseObject({
+  content: z.unknown().optional(),
+  toolCalls: z.array(z.looseObject({ name: z.string().min(1), arguments: z.unknown().optional() })).nullish(),
+});
+
+const pending = defineRoute(
+  createRoute({
+    method: 'get',
+    path: '/model',
+    summary: "The manual model's pending requests",
+    responses: { 200: { description: '{ manual, label, pending }' } },
+  }),
+  (ctx: InspectorContext) => (c) => json(c, pendingModel(ctx)),
+);
+
+const reply = defineRoute(
+  createRoute({
+    method: 'post',
+    path: '/model/{id}/reply',
+    summary: 'Answer a pending request with text and tool calls',
+    request: { params: RequestParams, body: { required: false, content: { 'application/json': { schema: ManualReplyBody } } } },
+    responses: { 200: { description: '{ ok: true }' } },
+  }),
+  (ctx: InspectorContext) => (c) => {
     const manual = manualOf(ctx);
-    const reply = (await jsonBody(c, {})) as ManualReply | null;
-    if (!reply || typeof reply !== 'object') throw new HttpError(400, 'invalid_reply', 'A reply looks like { content?, toolCalls: [{ name, arguments }] }.');
-    const calls = reply.toolCalls ?? [];
-    if (!Array.isArray(calls) || calls.some((call) => !call || typeof call.name !== 'string' || !call.name)) {
-      throw new HttpError(400, 'invalid_reply', 'Each tool call needs a "name" (and "arguments": an object or JSON text).');
-    }
-    manual.reply(c.req.param('id'), {
-      content: typeof reply.content === 'string' && reply.content.trim() ? reply.content : null,
-      toolCalls: calls.map((call) => ({ name: call.name, arguments: call.arguments ?? {} })),
+    const { content, toolCalls } = c.req.valid('json');
+    manual.reply(c.req.valid('param').id, {
+      content: typeof content === 'string' && content.trim() ? content : null,
+      toolCalls: (toolCalls ?? []).map((call) => ({ name: call.name, arguments: call.arguments ?? {} })),
     });
     return json(c, { ok: true });
-  });
+  },
+  (result) => {
+    if (result.success) return;
+    // Not an object at all, or a tool call without its name: each says what a reply looks like.
+    if (result.error.issues.some((i) => i.path.length === 0))
+      throw new HttpError(400, 'invalid_reply', 'A reply looks like { content?, toolCalls: [{ name, arguments }] }.');
+    throw new HttpError(400, 'invalid_reply', 'Each tool call needs a "name" (and "arguments": an object or JSON text).');
+  },
+);
 
-  app.post('/model/:id/fail', async (c) => {
+const fail = defineRoute(
+  createRoute({
+    method: 'post',
+    path: '/model/{id}/fail',
+    summary: 'Fail a pending request (the model call errs with `message`)',
+    request: { params: RequestParams, body: { required: false, content: { 'application/json': { schema: z.unknown() } } } },
+    responses: { 200: { description: '{ ok: true }' } },
+  }),
+  (ctx: InspectorContext) => (c) => {
     const manual = manualOf(ctx);
-    const body = (await jsonBody(c, {})) as { message?: unknown } | null;
-    manual.fail(c.req.param('id'), typeof body?.message === 'string' && body.message ? body.message : undefined);
+    const body = c.req.valid('json') as { message?: unknown } | null;
+    manual.fail(c.req.valid('param').id, typeof body?.message === 'string' && body.message ? body.message : undefined);
     return json(c, { ok: true });
-  });
-}
+  },
+);
+
+/** The routes that play the manual model. */
+export const modelRoutes: readonly RouteModule<InspectorContext>[] = [pending, reply, fail];

@@ -11,17 +11,19 @@
 import { AgentCard, A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
 import { attribute } from '../../http/auth.js';
-import { jsonBody } from '../../http/body.js';
 import { HttpError } from '../../http/errors.js';
+import { defineRoute, jsonContent, type ValidationResult } from '../../http/route.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import type { RouteModule } from '../../serve/route.js';
+import { BEARER, PUBLIC, type ServeDeps, type ServeRoute } from '../../serve/route.js';
 import { ErrorBody } from '../../serve/schemas.js';
 import type { SkillPackage } from '../../skills/package-schema.js';
-import { A2AError } from '@a2a-js/sdk/errors';
+import { A2A_ERROR_CODE, A2AError, JsonRpcRequestMalformedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { StewardA2AHandler } from './handler.js';
 import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
 import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
@@ -83,22 +85,53 @@ export function agentCard(pkg: SkillPackage, origin: string, auth: boolean, vers
   });
 }
 
-export const a2aAgentCard: RouteModule = {
-  doc: {
+const PackageParams = z.object({ packageId: z.string().describe('the skill package whose agent answers') });
+
+/** A JSON-RPC 2.0 request, as the SDK's transport checks it before it reads the method. */
+const JsonRpcRequest = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  method: z.string().min(1),
+  id: z.union([z.string(), z.int(), z.null()]).optional(),
+  params: z.unknown().optional(),
+});
+
+/** The protocol's version a request asks for (A2A-Version; none: 0.3) and how its errors are written. */
+function protocolOf(c: Context) {
+  const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
+  const v03 = version === '0.3';
+  return { version, v03, mapError: v03 ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError };
+}
+
+/** A body that is no JSON-RPC request is answered in the protocol, as the SDK's transport answers one: Invalid Request. */
+function notJsonRpc(result: ValidationResult, c: Context): Response | void {
+  if (result.success) return;
+  // The validator hands its hook the value it checked, a failed one too.
+  const sent = ((result as { data?: unknown }).data ?? {}) as { id?: unknown };
+  const id = typeof sent.id === 'string' || (typeof sent.id === 'number' && Number.isInteger(sent.id)) ? sent.id : null;
+  const { v03, mapError } = protocolOf(c);
+  const message = 'Invalid JSON-RPC Request.';
+  // Each version's own error, as its transport writes it (0.3: Invalid Request; 1.0: RequestMalformedError).
+  const malformed = v03 ? new JsonRpcRequestMalformedError({ message, envelopeCode: A2A_ERROR_CODE.INVALID_REQUEST }) : new RequestMalformedError(message);
+  return c.json({ jsonrpc: '2.0', id, error: mapError(malformed) });
+}
+
+export const a2aAgentCard = defineRoute(
+  createRoute({
     method: 'get',
     path: '/a2a/{packageId}/.well-known/agent-card.json',
     summary:
       "A2A agent card of the package's agent (skills: its workers; JSON-RPC 1.0 and 0.3; streaming). Public, as discovery documents are; " +
       'its URLs are the configured public URL (--public-url), else the listening address',
-    public: true,
+    security: PUBLIC,
+    request: { params: PackageParams },
     responses: {
       200: { description: 'AgentCard (A2A 1.0 JSON)' },
-      404: { description: 'No such package, or (an embedding app without publicUrl) no public URL to name in the card', schema: ErrorBody },
+      404: jsonContent('No such package, or (an embedding app without publicUrl) no public URL to name in the card', ErrorBody),
     },
-  },
-  mount(app, { runtime, auth, publicUrl }) {
-    app.get('/a2a/:packageId/.well-known/agent-card.json', (c) => {
-      const pkg = packageOf(runtime, c.req.param('packageId'));
+  }),
+  ({ runtime, auth, publicUrl }: ServeDeps) =>
+    (c) => {
+      const pkg = packageOf(runtime, c.req.valid('param').packageId);
       const base = publicUrl?.();
       if (base === undefined)
         throw new HttpError(
@@ -108,34 +141,38 @@ export const a2aAgentCard: RouteModule = {
             'Set createServeApp({ publicUrl }) to the URL these routes are mounted at, e.g. https://example.com/steward.',
         );
       return c.json(AgentCard.toJSON(agentCard(pkg, base, auth, runtime.packageVersionOnDisk(pkg.id) ?? '')) as Record<string, unknown>);
-    });
-  },
-};
+    },
+);
 
-export const a2aJsonRpc: RouteModule = {
-  doc: {
+export const a2aJsonRpc = defineRoute(
+  createRoute({
     method: 'post',
     path: '/a2a/{packageId}',
     summary:
       'A2A JSON-RPC: a message starts a session (contextId = task id = session id) or answers its wait (input-required); ' +
       'SendStreamingMessage / SubscribeToTask (message/stream, tasks/resubscribe) follow it live. Who acted is the caller of the token',
-    body: z.object({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number(), z.null()]).optional(), params: z.unknown() }),
+    security: BEARER,
+    request: { params: PackageParams, body: { required: true, content: { 'application/json': { schema: JsonRpcRequest } } } },
     responses: {
-      200: { description: 'A JSON-RPC response, or for the streaming methods a text/event-stream of them', contentType: 'application/json' },
-      404: { description: 'No such package', schema: ErrorBody },
+      200: {
+        description:
+          'A JSON-RPC response (an error one too: a body that is no JSON-RPC request is an Invalid Request), or for the streaming methods a text/event-stream of them',
+        content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) }, 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      404: jsonContent('No such package', ErrorBody),
       429: {
         description:
           `A JSON-RPC error (UnsupportedOperationError, metadata.code rate_limited) for a message to a new context: ${CREATE_LIMIT_RESPONSE.description}; ` +
           `or (metadata.code too_many_streams) for a streaming method: ${TOO_MANY_STREAMS}`,
-        contentType: 'application/json',
+        content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } },
         headers: CREATE_LIMIT_RESPONSE.headers,
       },
     },
-  },
-  mount(app, { runtime, store, host, auth, log, streams, createLimit, publicUrl, streamSlots }) {
-    app.post('/a2a/:packageId', async (c) => {
-      const pkg = packageOf(runtime, c.req.param('packageId'));
-      const body = (await jsonBody(c)) as Record<string, unknown>;
+  }),
+  ({ runtime, store, host, auth, log, streams, createLimit, publicUrl, streamSlots }: ServeDeps) =>
+    async (c) => {
+      const pkg = packageOf(runtime, c.req.valid('param').packageId);
+      const body = c.req.valid('json');
       const who = attribute(c.get('caller'), undefined);
       const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
       // The card this request is answered with (its versions, its capabilities): its URLs are the public URL's, never the request's Host.
@@ -153,11 +190,9 @@ export const a2aJsonRpc: RouteModule = {
         c.header('Retry-After', String(failure.retryAfterSeconds));
         return c.json(json, failure.status);
       };
-      const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
-      const v03 = version === '0.3';
+      const { version, v03, mapError } = protocolOf(c);
       const context = new ServerCallContext({ requestedVersion: version });
-      const mapError = v03 ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
-      const id = (body?.id as string | number | undefined) ?? null;
+      const id = body.id ?? null;
       try {
         validateVersion(version, card, 'JSONRPC');
       } catch (error) {
@@ -166,7 +201,7 @@ export const a2aJsonRpc: RouteModule = {
       const failed = (details: string) => log(`serve: an A2A stream to ${pkg.id} failed: ${details}`);
       // A streaming method holds one of the caller's open streams until it ends; past the limit, a JSON-RPC error answered 429.
       let release = () => {};
-      if (STREAMING_METHODS.has(String(body?.method))) {
+      if (STREAMING_METHODS.has(body.method)) {
         try {
           release = streamSlots?.take(c.get('caller')) ?? release;
         } catch (error) {
@@ -213,9 +248,9 @@ export const a2aJsonRpc: RouteModule = {
       } finally {
         if (!streaming) release();
       }
-    });
-  },
-};
+    },
+  notJsonRpc,
+);
 
 /** The A2A routes, as the serve app lists them. */
-export const a2aRoutes: readonly RouteModule[] = [a2aAgentCard, a2aJsonRpc];
+export const a2aRoutes: readonly ServeRoute[] = [a2aAgentCard, a2aJsonRpc];

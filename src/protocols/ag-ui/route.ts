@@ -6,17 +6,18 @@
  */
 import { AgentCapabilitiesSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventType, type AgentCapabilities, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { createRoute } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
 import { attribute } from '../../http/auth.js';
-import { jsonBody } from '../../http/body.js';
-import { clientError, HttpError, parseOr400, type ClientError } from '../../http/errors.js';
+import { clientError, HttpError, type ClientError } from '../../http/errors.js';
+import { defineRoute, jsonContent, shownByZod } from '../../http/route.js';
 import { sessionIdProblem } from '../../ids.js';
 import { admitCreate, checkCreateAllowance, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';
 import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import type { RouteModule } from '../../serve/route.js';
+import { BEARER, type ServeDeps, type ServeRoute } from '../../serve/route.js';
 import { ErrorBody } from '../../serve/schemas.js';
 import { checked } from './events.js';
 import { runAgUi } from './run.js';
@@ -44,14 +45,20 @@ export function agUiCapabilities(runtime: Runtime, packageId: string): AgentCapa
   }) as AgentCapabilities;
 }
 
-export const agUiRun: RouteModule = {
-  doc: {
+const PackageParams = z.object({ packageId: z.string().describe('the skill package whose agent answers') });
+
+export const agUiRun = defineRoute(
+  createRoute({
     method: 'post',
     path: '/ag-ui/{packageId}',
     summary:
       'AG-UI 1.0: one run of the thread (threadId = session id; a new thread creates the session) until the session waits (RUN_FINISHED with an interrupt) ' +
       'or is done; resume answers the open interrupt. Who acted is the caller of the token',
-    body: RunAgentInputSchema as unknown as z.ZodType,
+    security: BEARER,
+    request: {
+      params: PackageParams,
+      body: { required: true, content: { 'application/json': { schema: shownByZod(RunAgentInputSchema, 'input') } } },
+    },
     responses: {
       200: {
         description:
@@ -60,17 +67,17 @@ export const agUiRun: RouteModule = {
           CREATE_LIMIT_RESPONSE.description +
           ". A run past the caller's open streams is a RUN_ERROR alone: " +
           TOO_MANY_STREAMS,
-        contentType: 'text/event-stream',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
         headers: { 'Retry-After': CREATE_LIMIT_RESPONSE.headers['Retry-After'] },
       },
-      400: { description: 'Not a RunAgentInput', schema: ErrorBody },
-      404: { description: 'No such package', schema: ErrorBody },
+      400: jsonContent('Not a RunAgentInput', ErrorBody),
+      404: jsonContent('No such package', ErrorBody),
     },
-  },
-  mount(app, { runtime, store, host, log, createLimit, streamSlots }) {
-    app.post('/ag-ui/:packageId', async (c) => {
-      const pkg = packageOf(runtime, c.req.param('packageId'));
-      const input = parseOr400(RunAgentInputSchema, await jsonBody(c), 'body') as RunAgentInput;
+  }),
+  ({ runtime, store, host, log, createLimit, streamSlots }: ServeDeps) =>
+    async (c) => {
+      const pkg = packageOf(runtime, c.req.valid('param').packageId);
+      const input = c.req.valid('json') as RunAgentInput;
       const who = attribute(c.get('caller'), undefined);
       const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
       const failed = (details: string) => log(`serve: an AG-UI run on thread ${input.threadId} failed: ${details}`);
@@ -110,24 +117,25 @@ export const agUiRun: RouteModule = {
           release();
         }
       });
-    });
-  },
-};
+    },
+);
 
-export const agUiCapabilitiesRoute: RouteModule = {
-  doc: {
+export const agUiCapabilitiesRoute = defineRoute(
+  createRoute({
     method: 'get',
     path: '/ag-ui/{packageId}/capabilities',
     summary: "AG-UI capabilities of the package's agent (humanInTheLoop: approvals, interrupts, approve with edits)",
+    security: BEARER,
+    request: { params: PackageParams },
     responses: {
-      200: { description: 'AgentCapabilities', schema: AgentCapabilitiesSchema as unknown as z.ZodType },
-      404: { description: 'No such package', schema: ErrorBody },
+      200: jsonContent('AgentCapabilities', shownByZod(AgentCapabilitiesSchema, 'output')),
+      404: jsonContent('No such package', ErrorBody),
     },
-  },
-  mount(app, { runtime }) {
-    app.get('/ag-ui/:packageId/capabilities', (c) => c.json(agUiCapabilities(runtime, c.req.param('packageId'))));
-  },
-};
+  }),
+  ({ runtime }: ServeDeps) =>
+    (c) =>
+      c.json(agUiCapabilities(runtime, c.req.valid('param').packageId), 200),
+);
 
 /** The AG-UI routes, as the serve app lists them. */
-export const agUiRoutes: readonly RouteModule[] = [agUiRun, agUiCapabilitiesRoute];
+export const agUiRoutes: readonly ServeRoute[] = [agUiRun, agUiCapabilitiesRoute];

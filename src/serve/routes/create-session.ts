@@ -1,30 +1,30 @@
-import type { RouteModule } from '../route.js';
-import { jsonBody } from '../../http/body.js';
-import { parseOr400 } from '../../http/errors.js';
+import { createRoute } from '@hono/zod-openapi';
+import { defineRoute, jsonContent } from '../../http/route.js';
 import { admitCreate, CREATE_LIMIT_RESPONSE } from '../create-limit.js';
+import { BEARER, type ServeDeps } from '../route.js';
 import { CreateSessionBody, ErrorBody, ViewResponse } from '../schemas.js';
 
-export const createSession: RouteModule = {
-  doc: {
+export const createSession = defineRoute(
+  createRoute({
     method: 'post',
     path: '/sessions',
     summary: 'Create a session; it waits for its first input (or for a package to be chosen)',
-    body: CreateSessionBody,
+    security: BEARER,
+    request: { body: { required: false, content: { 'application/json': { schema: CreateSessionBody } } } },
     responses: {
-      201: { description: 'The new session', schema: ViewResponse },
-      400: { description: 'Bad body or unknown package', schema: ErrorBody },
+      201: jsonContent('The new session', ViewResponse),
+      400: jsonContent('Bad body or unknown package', ErrorBody),
       429: CREATE_LIMIT_RESPONSE,
     },
-  },
-  mount(app, { host, createLimit }) {
-    app.post('/sessions', async (c) => {
-      const body = parseOr400(CreateSessionBody, await jsonBody(c, {}), 'body');
+  }),
+  ({ host, createLimit }: ServeDeps) =>
+    async (c) => {
+      const body = c.req.valid('json');
       const created = await host.create({
         ...(body.packageId !== undefined ? { packageId: body.packageId } : {}),
         ...(body.maxBurst !== undefined ? { maxBurst: body.maxBurst } : {}),
         admit: () => admitCreate(createLimit, c.get('caller')),
       });
       return c.json(created, 201);
-    });
-  },
-};
+    },
+);

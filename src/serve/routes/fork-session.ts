@@ -1,36 +1,34 @@
 /** POST /sessions/:id/fork — a new session from this one's state after a journal entry, as `steward fork` (runtime.forkSession). */
-import type { RouteModule } from '../route.js';
-import { sessionId } from '../route.js';
-import { jsonBody } from '../../http/body.js';
-import { parseOr400 } from '../../http/errors.js';
-import { ErrorBody, ForkBody, ViewResponse } from '../schemas.js';
+import { createRoute } from '@hono/zod-openapi';
+import { defineRoute, jsonContent } from '../../http/route.js';
 import { admitCreate, CREATE_LIMIT_RESPONSE } from '../create-limit.js';
+import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
+import { ErrorBody, ForkBody, ViewResponse } from '../schemas.js';
 
-export const forkSession: RouteModule = {
-  doc: {
+export const forkSession = defineRoute(
+  createRoute({
     method: 'post',
     path: '/sessions/{id}/fork',
     summary:
       "Fork: a new session whose state is this one's after journal entry `atSeq` (default: the last), replayed through the machine; the original is not touched. A model call in flight at that entry runs again in the fork before the answer",
-    body: ForkBody,
+    security: BEARER,
+    request: { params: SessionIdParams, body: { required: false, content: { 'application/json': { schema: ForkBody } } } },
     responses: {
-      201: { description: 'The new session', schema: ViewResponse },
-      400: { description: 'Bad body, or `atSeq` is no entry of the session', schema: ErrorBody },
-      404: { description: 'No such session', schema: ErrorBody },
-      409: { description: 'A session with the given `id` exists already', schema: ErrorBody },
+      201: jsonContent('The new session', ViewResponse),
+      400: jsonContent('Bad body, or `atSeq` is no entry of the session', ErrorBody),
+      404: jsonContent('No such session', ErrorBody),
+      409: jsonContent('A session with the given `id` exists already', ErrorBody),
       429: CREATE_LIMIT_RESPONSE,
     },
-  },
-  mount(app, { host, createLimit }) {
-    app.post('/sessions/:id/fork', async (c) => {
-      const id = sessionId(c);
-      const body = parseOr400(ForkBody, await jsonBody(c, {}), 'body');
-      const fork = await host.fork(id, {
+  }),
+  ({ host, createLimit }: ServeDeps) =>
+    async (c) => {
+      const body = c.req.valid('json');
+      const fork = await host.fork(c.req.valid('param').id, {
         ...(body.atSeq !== undefined ? { atSeq: body.atSeq } : {}),
         ...(body.id !== undefined ? { id: body.id } : {}),
         admit: () => admitCreate(createLimit, c.get('caller')),
       });
       return c.json(fork, 201);
-    });
-  },
-};
+    },
+);

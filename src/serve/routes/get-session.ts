@@ -1,18 +1,21 @@
-import type { RouteModule } from '../route.js';
-import { sessionId } from '../route.js';
+import { createRoute } from '@hono/zod-openapi';
+import { defineRoute, jsonContent } from '../../http/route.js';
+import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
 import { ErrorBody, ViewResponse } from '../schemas.js';
 
-export const getSession: RouteModule = {
-  doc: {
+export const getSession = defineRoute(
+  createRoute({
     method: 'get',
     path: '/sessions/{id}',
     summary: "The session's view and revision",
+    security: BEARER,
+    request: { params: SessionIdParams },
     responses: {
-      200: { description: 'The view', schema: ViewResponse },
-      404: { description: 'No such session', schema: ErrorBody },
+      200: jsonContent('The view', ViewResponse),
+      404: jsonContent('No such session', ErrorBody),
     },
-  },
-  mount(app, { host }) {
-    app.get('/sessions/:id', async (c) => c.json(await host.view(sessionId(c))));
-  },
-};
+  }),
+  ({ host }: ServeDeps) =>
+    async (c) =>
+      c.json(await host.view(c.req.valid('param').id), 200),
+);

@@ -1,19 +1,21 @@
-import type { RouteModule } from '../route.js';
+import { createRoute } from '@hono/zod-openapi';
+import { defineRoute, jsonContent } from '../../http/route.js';
+import { PUBLIC, type ServeDeps } from '../route.js';
 import { HealthResponse } from '../schemas.js';
 
-export const healthz: RouteModule = {
-  doc: {
+export const healthz = defineRoute(
+  createRoute({
     method: 'get',
     path: '/healthz',
     summary: 'Liveness: 200 while the store answers and the server takes work (also while a write waits for a lock: storeBusy)',
-    public: true,
+    security: PUBLIC,
     responses: {
-      200: { description: 'Healthy', schema: HealthResponse },
-      503: { description: 'The store does not answer, or the server is shutting down', schema: HealthResponse },
+      200: jsonContent('Healthy', HealthResponse),
+      503: jsonContent('The store does not answer, or the server is shutting down', HealthResponse),
     },
-  },
-  mount(app, { store, host, log }) {
-    app.get('/healthz', async (c) => {
+  }),
+  ({ store, host, log }: ServeDeps) =>
+    async (c) => {
       let reachable = true;
       try {
         // A primary-key read: proves the store answers without scanning anything.
@@ -27,7 +29,7 @@ export const healthz: RouteModule = {
       // A store locked by another process for a moment (a CLI writing) still serves reads:
       // said, but no reason for a load balancer to take this server out.
       const storeBusy = store.busy === true;
-      return c.json({ ok, store: store.kind ?? 'custom', draining: host.isDraining, storeBusy }, ok ? 200 : 503);
-    });
-  },
-};
+      const health = { ok, store: store.kind ?? 'custom', draining: host.isDraining, storeBusy };
+      return ok ? c.json(health, 200) : c.json(health, 503);
+    },
+);

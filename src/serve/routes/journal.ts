@@ -1,31 +1,32 @@
-import type { RouteModule } from '../route.js';
-import { query, sessionId } from '../route.js';
+import { createRoute } from '@hono/zod-openapi';
 import { sessionNotFound } from '../../http/errors.js';
+import { defineRoute, jsonContent } from '../../http/route.js';
+import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
 import { ErrorBody, JournalQuery, JournalResponse } from '../schemas.js';
 
 const DEFAULT_LIMIT = 200;
 
-export const journal: RouteModule = {
-  doc: {
+export const journal = defineRoute(
+  createRoute({
     method: 'get',
     path: '/sessions/{id}/journal',
     summary: "The session's journal in seq order: every event (refused ones too) and model result",
-    query: JournalQuery,
+    security: BEARER,
+    request: { params: SessionIdParams, query: JournalQuery },
     responses: {
-      200: { description: 'A page of entries', schema: JournalResponse },
-      400: { description: 'Bad query', schema: ErrorBody },
-      404: { description: 'No such session', schema: ErrorBody },
+      200: jsonContent('A page of entries', JournalResponse),
+      400: jsonContent('Bad query', ErrorBody),
+      404: jsonContent('No such session', ErrorBody),
     },
-  },
-  mount(app, { store }) {
-    app.get('/sessions/:id/journal', async (c) => {
-      const id = sessionId(c);
-      const { after = 0, limit = DEFAULT_LIMIT } = query(c, JournalQuery);
+  }),
+  ({ store }: ServeDeps) =>
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const { after = 0, limit = DEFAULT_LIMIT } = c.req.valid('query');
       const entries = await store.journal(id, { afterSeq: after, limit });
       if (entries.length === 0 && !(await store.load(id))) {
         throw sessionNotFound(id);
       }
-      return c.json({ entries, next: entries.length === limit ? entries.at(-1)!.seq : null });
-    });
-  },
-};
+      return c.json({ entries, next: entries.length === limit ? entries.at(-1)!.seq : null }, 200);
+    },
+);

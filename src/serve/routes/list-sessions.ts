@@ -1,32 +1,33 @@
-import type { RouteModule } from '../route.js';
-import { query } from '../route.js';
-import { HttpError } from '../../http/errors.js';
+import { createRoute } from '@hono/zod-openapi';
 import { InvalidCursorError } from '../../errors.js';
+import { HttpError } from '../../http/errors.js';
+import { defineRoute, jsonContent } from '../../http/route.js';
+import { BEARER, type ServeDeps } from '../route.js';
 import { ErrorBody, ListQuery, ListResponse } from '../schemas.js';
 
 const DEFAULT_LIMIT = 50;
 
-export const listSessions: RouteModule = {
-  doc: {
+export const listSessions = defineRoute(
+  createRoute({
     method: 'get',
     path: '/sessions',
     summary: 'The sessions, most recently updated first, a page at a time (`next` is the `cursor` of the next page)',
-    query: ListQuery,
+    security: BEARER,
+    request: { query: ListQuery },
     responses: {
-      200: { description: 'One page', schema: ListResponse },
-      400: { description: 'Bad query or cursor', schema: ErrorBody },
+      200: jsonContent('One page', ListResponse),
+      400: jsonContent('Bad query or cursor', ErrorBody),
     },
-  },
-  mount(app, { store }) {
-    app.get('/sessions', async (c) => {
-      const { limit = DEFAULT_LIMIT, cursor } = query(c, ListQuery);
+  }),
+  ({ store }: ServeDeps) =>
+    async (c) => {
+      const { limit = DEFAULT_LIMIT, cursor } = c.req.valid('query');
       try {
         // The store reads one page (keyset on updated_at, id), never every session.
-        return c.json(await store.list({ limit, after: cursor ?? null }));
+        return c.json(await store.list({ limit, after: cursor ?? null }), 200);
       } catch (error) {
         if (!InvalidCursorError.isInstance(error)) throw error;
         throw new HttpError(400, 'invalid_request', error.message, [{ path: 'cursor', message: error.message }]);
       }
-    });
-  },
-};
+    },
+);

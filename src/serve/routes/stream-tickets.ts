@@ -3,29 +3,28 @@
  * minute as the caller (src/http/stream-tickets.ts): what a page hands an EventSource
  * instead of putting its long-lived token in a URL.
  */
-import type { RouteModule } from '../route.js';
-import { sessionId } from '../route.js';
-import { jsonBody } from '../../http/body.js';
-import { parseOr400, sessionNotFound } from '../../http/errors.js';
+import { createRoute } from '@hono/zod-openapi';
+import { sessionNotFound } from '../../http/errors.js';
+import { defineRoute, jsonContent } from '../../http/route.js';
+import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
 import { ErrorBody, StreamTicketBody, StreamTicketResponse } from '../schemas.js';
 
-export const streamTickets: RouteModule = {
-  doc: {
+export const streamTickets = defineRoute(
+  createRoute({
     method: 'post',
     path: '/sessions/{id}/stream-tickets',
     summary: "A ticket for `GET /sessions/{id}/stream?ticket=…`: that session's stream only, for 60 s, as the caller (an EventSource cannot send headers)",
-    body: StreamTicketBody,
+    security: BEARER,
+    request: { params: SessionIdParams, body: { required: false, content: { 'application/json': { schema: StreamTicketBody } } } },
     responses: {
-      201: { description: 'The ticket', schema: StreamTicketResponse },
-      404: { description: 'No such session', schema: ErrorBody },
+      201: jsonContent('The ticket', StreamTicketResponse),
+      404: jsonContent('No such session', ErrorBody),
     },
-  },
-  mount(app, { store, tickets }) {
-    app.post('/sessions/:id/stream-tickets', async (c) => {
-      const id = sessionId(c);
-      parseOr400(StreamTicketBody, await jsonBody(c, {}), 'body');
+  }),
+  ({ store, tickets }: ServeDeps) =>
+    async (c) => {
+      const { id } = c.req.valid('param');
       if (!(await store.load(id))) throw sessionNotFound(id);
       return c.json(StreamTicketResponse.parse(tickets.issue(id, c.get('caller'))), 201);
-    });
-  },
-};
+    },
+);

@@ -14,22 +14,31 @@
  * Every `entry` and `session` message has an id (opaque); Last-Event-ID resumes after it.
  * Auth: the bearer token, or `?ticket=` (src/http/stream-tickets.ts), checked in app.ts.
  */
+import { createRoute } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import type { RouteModule } from '../route.js';
-import { query, sessionId } from '../route.js';
-import { parseOr400, sessionNotFound } from '../../http/errors.js';
+import * as z from 'zod';
+import { sessionNotFound } from '../../http/errors.js';
+import { defineRoute, jsonContent } from '../../http/route.js';
+import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
+import { SessionIdParams, TICKETED, type ServeDeps } from '../route.js';
 import { ErrorBody, StreamCursor, StreamQuery } from '../schemas.js';
 import { writeStream } from '../stream-writer.js';
-import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 
-export const stream: RouteModule = {
-  doc: {
+export const stream = defineRoute(
+  createRoute({
     method: 'get',
     path: '/sessions/{id}/stream',
-    ticketed: true,
     summary: "Server-Sent Events: the session's journal entries as they are written and its live events (from any server), then `done`",
-    query: StreamQuery,
-    headers: { 'Last-Event-ID': 'the `id` of the last message received: the stream resumes after it (EventSource sends it on reconnect)' },
+    security: TICKETED,
+    request: {
+      params: SessionIdParams,
+      query: StreamQuery,
+      headers: z.object({
+        'Last-Event-ID': StreamCursor.optional().describe(
+          'the `id` of the last message received: the stream resumes after it (EventSource sends it on reconnect)',
+        ),
+      }),
+    },
     responses: {
       200: {
         description:
@@ -38,35 +47,32 @@ export const stream: RouteModule = {
           'late or reconnecting client; a model call streams its deltas only if a stream followed the session, on any server, ' +
           'or a send was answered with 202, when it started) … `event: done`; `event: error` (data: { error }) when the store fails. Every ' +
           'entry and session message has an opaque `id:` for Last-Event-ID',
-        contentType: 'text/event-stream',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
       },
-      400: { description: 'Bad query or Last-Event-ID', schema: ErrorBody },
-      401: { description: 'Missing or wrong bearer token, or a stream ticket that is expired, malformed or for another session', schema: ErrorBody },
-      404: { description: 'No such session', schema: ErrorBody },
-      429: { description: TOO_MANY_STREAMS, schema: ErrorBody },
+      400: jsonContent('Bad query or Last-Event-ID', ErrorBody),
+      401: jsonContent('Missing or wrong bearer token, or a stream ticket that is expired, malformed or for another session', ErrorBody),
+      404: jsonContent('No such session', ErrorBody),
+      429: jsonContent(TOO_MANY_STREAMS, ErrorBody),
     },
+  }),
+  (deps: ServeDeps) => async (c) => {
+    const { id } = c.req.valid('param');
+    const cursor = c.req.valid('header')['Last-Event-ID'];
+    const start = cursor ?? { after: c.req.valid('query').after ?? 0, live: null };
+    if (!(await deps.store.load(id))) throw sessionNotFound(id);
+    // One of the caller's open streams, given back when this one ends (a 429 past the limit).
+    const release = deps.streamSlots?.take(c.get('caller')) ?? (() => {});
+    try {
+      return streamSSE(c, async (sse) => {
+        try {
+          await writeStream(sse, { sessionId: id, ...start }, deps);
+        } finally {
+          release();
+        }
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
   },
-  mount(app, deps) {
-    app.get('/sessions/:id/stream', async (c) => {
-      const id = sessionId(c);
-      const lastEventId = c.req.header('last-event-id');
-      const asked = query(c, StreamQuery);
-      const start = lastEventId !== undefined ? parseOr400(StreamCursor, lastEventId, 'Last-Event-ID header') : { after: asked.after ?? 0, live: null };
-      if (!(await deps.store.load(id))) throw sessionNotFound(id);
-      // One of the caller's open streams, given back when this one ends (a 429 past the limit).
-      const release = deps.streamSlots?.take(c.get('caller')) ?? (() => {});
-      try {
-        return streamSSE(c, async (sse) => {
-          try {
-            await writeStream(sse, { sessionId: id, ...start }, deps);
-          } finally {
-            release();
-          }
-        });
-      } catch (error) {
-        release();
-        throw error;
-      }
-    });
-  },
-};
+);
