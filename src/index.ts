@@ -59,4 +59,4 @@ export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
 export { listAll } from './store/list-page.js';
 export { checkSessionId, SESSION_ID_MAX_CHARS } from './ids.js';
-export { DEFAULT_LIMITS, MAX_BURST_LIMIT, type Limits } from './limits.js';
+export { DEFAULT_LIMITS, MAX_BURST_LIMIT, type Limits } from './core/limits.js';

@@ -8,7 +8,7 @@
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
-import { StewardError, type StewardErrorCode } from '../errors.js';
+import { StewardError, type StewardErrorCode } from '../core/errors.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 
 export interface Issue {

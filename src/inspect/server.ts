@@ -30,7 +30,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { ManualModel } from '../models/manual-model.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';

@@ -7,11 +7,11 @@
 import OpenAI from 'openai';
 import type { ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { ModelError, UserError } from '../errors.js';
-import { quotedSetting } from '../limits.js';
-import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import { ModelError, UserError } from '../core/errors.js';
+import { quotedSetting } from '../core/limits.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { streamedCompletion } from './openai-stream.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../core/models/redact.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_TIMEOUT_MS = 60_000;

@@ -4,9 +4,9 @@
  * the checks cannot drift apart. User events are the runtime's own UserEventSchema.
  */
 import * as z from 'zod';
-import { MaxBurstSchema } from '../limits.js';
-import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
-import { WaitingReasonSchema } from '../machines/stream-events.js';
+import { MaxBurstSchema } from '../core/limits.js';
+import { UserEventSchema, userEventTypes } from '../core/machines/session.events.js';
+import { WaitingReasonSchema } from '../core/machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
 

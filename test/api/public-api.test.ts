@@ -57,7 +57,7 @@ it('gives each name one entry: the root holds steward/machine and nothing of the
 it('gives steward/client the client and the errors, steward/react the hook', () => {
   const errors = new Set(
     exportsOf('machine')
-      .filter((s) => s.declarations?.some((d) => d.getSourceFile().fileName.endsWith('src/errors.ts')))
+      .filter((s) => s.declarations?.some((d) => d.getSourceFile().fileName.endsWith('src/core/errors.ts')))
       .map((s) => s.name),
   );
   expect(errors.has('RequestError') && errors.has('SessionNotFoundError')).toBe(true);

@@ -1,6 +1,6 @@
 /** GET /api/info: the machine's graph, the model, the packages and the user event types. */
 import type { Hono } from 'hono';
-import { userEventTypes } from '../../machines/session.events.js';
+import { userEventTypes } from '../../core/machines/session.events.js';
 import { json, type InspectorContext } from './context.js';
 
 export function infoRoute(app: Hono, ctx: InspectorContext): void {

@@ -1,7 +1,7 @@
 /** GET /api/sessions/:id/at/:seq: the state and context after journal entry `seq`, rebuilt by replay (read-only). */
 import type { Hono } from 'hono';
 import { storedSnapshot } from '../../runtime/persisted.js';
-import { sessionView } from '../../runtime/view.js';
+import { sessionView } from '../../core/view.js';
 import { snapshotState } from '../replay.js';
 import { json, type InspectorContext } from './context.js';
 import { HttpError, sessionNotFound } from '../../http/errors.js';

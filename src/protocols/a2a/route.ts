@@ -20,7 +20,7 @@ import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { RouteModule } from '../../serve/route.js';
 import { ErrorBody } from '../../serve/schemas.js';
-import type { SkillPackage } from '../../skills/package-schema.js';
+import type { SkillPackage } from '../../core/skills/package-schema.js';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { StewardA2AHandler } from './handler.js';
 import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';

@@ -1,7 +1,7 @@
 import type { RouteModule } from '../route.js';
 import { query } from '../route.js';
 import { HttpError } from '../../http/errors.js';
-import { InvalidCursorError } from '../../errors.js';
+import { InvalidCursorError } from '../../core/errors.js';
 import { ErrorBody, ListQuery, ListResponse } from '../schemas.js';
 
 const DEFAULT_LIMIT = 50;
