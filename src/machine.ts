@@ -1,9 +1,10 @@
 /**
  * `steward/machine`: the session statechart and everything needed to drive it without the
- * Node runtime — in a browser, a worker, or a React component. Nothing imported from here
- * (directly or not) may import `node:*`, a native module or the store: the consumer test
- * bundles this entry with esbuild for `platform: 'browser'`, and test/consumer compiles
- * a DOM-only TypeScript project against its declarations.
+ * Node runtime — in a browser, a worker, or a React component. It is made of src/core alone,
+ * whose files import nothing but each other, xstate, zod and immer (no `node:*`, no native
+ * module, no store; test/api/core-closure.test.ts); the consumer test bundles this entry with
+ * esbuild for `platform: 'browser'`, and test/consumer compiles a DOM-only TypeScript project
+ * against its declarations.
  *
  * @example
  * import { createActor } from 'xstate';
