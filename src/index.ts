@@ -6,7 +6,8 @@
  * the transition test), `steward/inspect` (the inspector page, remote inspectors, diagrams,
  * the manual model), `steward/serve` (the HTTP API), `steward/postgres` (PostgresStore) and
  * `steward/store` (the SessionStore interface and its records, for writing a store).
- * Importing `steward` loads no HTTP or WebSocket module (test/api/loaded-modules.test.ts).
+ * Importing `steward` loads no HTTP or WebSocket module, and the `openai` SDK only once an
+ * OpenAIModel makes its first call (test/api/loaded-modules.test.ts).
  *
  * @example
  * import { createRuntime, SqliteStore, OpenAIModel } from 'steward';
