@@ -6,7 +6,7 @@
  * durable mode's JSON round trip at each wait. Same fake model, same transcript check.
  */
 import { assign, createActor, fromPromise, setup, waitFor, type Actor } from 'xstate';
-import type { ChatMessage, ModelReply, ToolSpec } from '../src/models/model.js';
+import type { ChatMessage, ModelReply, ToolSpec } from '../src/core/models/model.js';
 import type { FakeModel } from './fake-model.js';
 import { answerText, BURSTS, FIRST_INPUT, seedTags, verifyTranscript } from './scenario.js';
 import type { SessionSamples } from './stats.js';

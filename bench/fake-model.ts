@@ -7,7 +7,7 @@
  * consecutive stamps is the runtime's own work between two model calls. Sessions run one at
  * a time, so `begin()` starts a fresh recording for the next session.
  */
-import type { ChatMessage, Model, ModelReply, ModelRequest } from '../src/models/model.js';
+import type { ChatMessage, Model, ModelReply, ModelRequest } from '../src/core/models/model.js';
 import { FINISH_SUMMARY, questionOf, stepFor } from './scenario.js';
 
 const MAX_CALLS = 64;

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { createRuntime, SqliteStore, type Model, type ModelReply, type ModelRequest, type Runtime, type Session } from '../src/index.js';
-import { versionCount } from '../src/blackboard/blackboard.js';
+import { versionCount } from '../src/core/blackboard/blackboard.js';
 import { heapPlusExternal, settle } from './memory.js';
 import { FIRST_INPUT, K, MAX_BURST, seedTags, tagOf, TAGS } from './scenario.js';
 import { PACKAGE_ID, PACKAGES_DIR } from './steward.js';

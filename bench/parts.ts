@@ -17,9 +17,9 @@
  * seeded blackboard come from a session the runtime created, so both stacks start alike.
  */
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { createManagerTurn } from '../src/agents/turns.js';
-import { sessionMachine, type SessionMachine } from '../src/machines/session.machine.js';
-import type { SessionContext, SessionInput, TurnOutput } from '../src/machines/session.context.js';
+import { createManagerTurn } from '../src/core/agents/turns.js';
+import { sessionMachine, type SessionMachine } from '../src/core/machines/session.machine.js';
+import type { SessionContext, SessionInput, TurnOutput } from '../src/core/machines/session.context.js';
 import type { FakeModel } from './fake-model.js';
 import { answerText, BURSTS, FIRST_INPUT, verifyTranscript } from './scenario.js';
 import { runStewardSession, type StewardHarness } from './steward.js';

@@ -13,7 +13,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { JournalEntry, Session, SessionView } from '../src/index.js';
+import type { Session, SessionView } from '../src/index.js';
+import type { JournalEntry } from '../src/store.js';
 import { nextEvent } from '../test/serve/http.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import type { FakeModel } from './fake-model.js';

@@ -3,7 +3,7 @@
  * model follows, the seeded blackboard, and the transcript check run after every session.
  * Shared by the Steward harness and the bare XState baseline, so both do the same work.
  */
-import type { ChatMessage } from '../src/models/model.js';
+import type { ChatMessage } from '../src/core/models/model.js';
 
 export const K = 5; // loop-tool rounds per burst
 export const BURSTS = 3; // user turns

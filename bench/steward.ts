@@ -10,7 +10,8 @@
  * - hot mode (no store): the live session answers directly (nothing journalled).
  */
 import { fileURLToPath } from 'node:url';
-import { createRuntime, type Session, type Runtime, type SendResult, type SessionStore } from '../src/index.js';
+import { createRuntime, type Session, type Runtime, type SendResult } from '../src/index.js';
+import type { SessionStore } from '../src/store.js';
 import type { FakeModel } from './fake-model.js';
 import { answerText, BURSTS, CALLS_PER_SESSION, FIRST_INPUT, MAX_BURST, SCENARIO_WINDOW, seedTags, verifyTranscript } from './scenario.js';
 import type { SessionSamples } from './stats.js';

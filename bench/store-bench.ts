@@ -5,7 +5,8 @@
  * (JSON.parse → createActor({ snapshot }).start()) of the same point of the scenario.
  */
 import { join } from 'node:path';
-import { MemoryStore, SqliteStore, type JournalEntry, type Session } from '../src/index.js';
+import { MemoryStore, SqliteStore, type Session } from '../src/index.js';
+import type { JournalEntry } from '../src/store.js';
 import { openEnvelope } from '../src/runtime/persisted.js';
 import { answer, restoreBaseline, startBaseline, type BaselineActor, type BaselineMachine } from './baseline.js';
 import type { FakeModel } from './fake-model.js';

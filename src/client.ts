@@ -23,7 +23,7 @@ export type {
   StreamTicket,
   ViewAnswer,
 } from './client/client.js';
-export * from './errors.js';
-export type { SessionView, ArtifactView, Phase } from './runtime/view.js';
-export type { UserEvent, UserEventType } from './machines/session.events.js';
-export type { SessionStreamEvent, SessionStreamEventType, StreamEventOf, WaitingReason } from './machines/stream-events.js';
+export * from './core/errors.js';
+export type { SessionView, ArtifactView, Phase } from './core/view.js';
+export type { UserEvent, UserEventType } from './core/machines/session.events.js';
+export type { SessionStreamEvent, SessionStreamEventType, StreamEventOf, WaitingReason } from './core/machines/stream-events.js';

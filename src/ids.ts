@@ -8,8 +8,8 @@
  * Printable characters beyond ASCII stay allowed: ids are caller-chosen and sessions
  * created with such ids must stay reachable. Generated ids (`s_…`) are plain ASCII.
  */
-import { InvalidSessionIdError } from './errors.js';
-import { CONTROL_OR_INVISIBLE } from './text/names.js';
+import { InvalidSessionIdError } from './core/errors.js';
+import { CONTROL_OR_INVISIBLE } from './core/text/names.js';
 
 export const SESSION_ID_MAX_CHARS = 200;
 

@@ -4,8 +4,10 @@
  * errors) is re-exported here too, so a Node app imports from one place. The other entries
  * hold what an app loads only when it needs it: `steward/testing` (scripted and demo models,
  * the transition test), `steward/inspect` (the inspector page, remote inspectors, diagrams,
- * the manual model), `steward/serve` (the HTTP API) and `steward/postgres` (PostgresStore).
- * Importing `steward` loads no HTTP or WebSocket module (test/api/loaded-modules.test.ts).
+ * the manual model), `steward/serve` (the HTTP API), `steward/postgres` (PostgresStore) and
+ * `steward/store` (the SessionStore interface and its records, for writing a store).
+ * Importing `steward` loads no HTTP or WebSocket module, and the `openai` SDK only once an
+ * OpenAIModel makes its first call (test/api/loaded-modules.test.ts).
  *
  * @example
  * import { createRuntime, SqliteStore, OpenAIModel } from 'steward';
@@ -32,31 +34,8 @@ export { Session, type SendResult, type SendError } from './runtime/session.js';
 export type { SessionEventListener, SubscribeOptions } from './runtime/session-events.js';
 export { OpenAIModel, modelFromEnv } from './models/openai-model.js';
 export { loadPackage, loadPackages, bundledPackagesDir, type SkillPackage, type WorkerSkill } from './skills/index.js';
-export type {
-  SessionStore,
-  JournalEntry,
-  StoredSession,
-  SessionSummary,
-  ArchiveItem,
-  ArchiveItemInput,
-  Lease,
-  LeaseOps,
-  LeaseHolder,
-  LeasedLoad,
-  EventBus,
-  AppendInput,
-  AppendOptions,
-  CreateInput,
-  SendKeyInput,
-  SendKeyRecord,
-  StoredPackageVersion,
-  ListOptions,
-  SessionPage,
-  Durability,
-} from './store/session-store.js';
-export type { HolderProcess } from './store/holder-process.js';
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
 export { listAll } from './store/list-page.js';
 export { checkSessionId, SESSION_ID_MAX_CHARS } from './ids.js';
-export { DEFAULT_LIMITS, MAX_BURST_LIMIT, type Limits } from './limits.js';
+export { DEFAULT_LIMITS, MAX_BURST_LIMIT, type Limits } from './core/limits.js';

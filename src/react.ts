@@ -16,7 +16,7 @@
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import type { Accepted, SendAnswer, SendRequestOptions, StewardClient } from './client/client.js';
 import { SessionFeed, type Draft, type FeedStatus, type SessionState } from './client/session-feed.js';
-import type { UserEvent } from './machines/session.events.js';
+import type { UserEvent } from './core/machines/session.events.js';
 
 export type { Draft, FeedStatus, SessionState };
 

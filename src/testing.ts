@@ -11,7 +11,7 @@
  * const { covered, total, uncovered } = testAllTransitions(sessionMachine.provide({ guards: { ... } }));
  */
 import type { AnyStateMachine } from 'xstate';
-import { sessionMachine } from './machines/session.machine.js';
+import { sessionMachine } from './core/machines/session.machine.js';
 import { testAllTransitions as walkAll, type TestAllTransitionsOptions, type TestAllTransitionsResult } from './testing/all-transitions.js';
 
 export { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedReply, type ScriptedToolCall, type ScriptedModelOptions } from './models/scripted-model.js';

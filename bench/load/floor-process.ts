@@ -16,9 +16,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { ModelReply, ModelRequest } from '../../src/models/model.js';
+import type { ModelReply, ModelRequest } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import type { SessionView } from '../../src/runtime/view.js';
+import type { SessionView } from '../../src/core/view.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { client, nextEvent } from '../../test/serve/http.js';

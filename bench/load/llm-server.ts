@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { ChatMessage, ModelReply } from '../../src/models/model.js';
+import type { ChatMessage, ModelReply } from '../../src/core/models/model.js';
 import { completionChunks, type FakeReply } from '../../test/support/fake-openai-server.js';
 import { MARKER, seeded } from './numbers.js';
 

@@ -13,7 +13,7 @@ import type { OpenAIModel } from '../../src/models/openai-model.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startServe } from '../../src/serve/server.js';
 import type { ClaimedLease, SessionStore } from '../../src/store/session-store.js';
-import type { ChatMessage } from '../../src/models/model.js';
+import type { ChatMessage } from '../../src/core/models/model.js';
 import { answerDriver, loadModel, recordSend, sendTimes, type SendTimes } from './driver-link.js';
 import { MARKER, markerIn, monotonicOffsetMs } from './numbers.js';
 

@@ -12,7 +12,7 @@
  * way), the user waits its Retry-After and sends again, and the action's time includes that
  * wait.
  */
-import type { SessionView } from '../../src/runtime/view.js';
+import type { SessionView } from '../../src/core/view.js';
 import { nextEvent } from '../../test/serve/http.js';
 import { requestFor } from './numbers.js';
 

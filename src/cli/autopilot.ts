@@ -6,12 +6,12 @@
  * manager that keeps asking.
  */
 import pc from 'picocolors';
-import { stateString } from '../machines/refusals.js';
-import type { UserEvent } from '../machines/session.events.js';
+import { stateString } from '../core/machines/refusals.js';
+import type { UserEvent } from '../core/machines/session.events.js';
 import type { Session } from '../runtime/session.js';
-import type { SessionView } from '../runtime/view.js';
+import type { SessionView } from '../core/view.js';
 import type { SkillPackage } from '../skills/index.js';
-import { burstLimitNotice } from '../tools/validation.js';
+import { burstLimitNotice } from '../core/tools/validation.js';
 import { aliasOf } from './events.js';
 import type { LiveLine } from './live-line.js';
 import { followProgress } from './progress.js';

@@ -2,8 +2,8 @@
  * The nine user events as the command line names them: the full event type or a short
  * alias, which options each one takes, and how `steward send` builds the event object.
  */
-import { isUserEventType, type UserEvent, type UserEventType } from '../machines/session.events.js';
-import type { SessionView } from '../runtime/view.js';
+import { isUserEventType, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
+import type { SessionView } from '../core/view.js';
 import { CliError } from './context.js';
 
 export const EVENT_ALIASES: Readonly<Record<string, UserEventType>> = {

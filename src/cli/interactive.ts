@@ -6,12 +6,12 @@
  */
 import * as p from '@clack/prompts';
 import pc from 'picocolors';
-import type { UserEvent, UserEventType } from '../machines/session.events.js';
+import type { UserEvent, UserEventType } from '../core/machines/session.events.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
-import { sessionView } from '../runtime/view.js';
-import type { SessionView } from '../runtime/view.js';
+import { sessionView } from '../core/view.js';
+import type { SessionView } from '../core/view.js';
 import type { SkillPackage } from '../skills/index.js';
 import { aliasOf, EVENT_LABELS } from './events.js';
 import { followProgress } from './progress.js';

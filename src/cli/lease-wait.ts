@@ -8,7 +8,7 @@
  * so its holder lives and runs the session (or another process took it first).
  */
 import { performance } from 'node:perf_hooks';
-import { SessionLeasedError } from '../errors.js';
+import { SessionLeasedError } from '../core/errors.js';
 
 export interface LeaseWaitOptions {
   /** false: the first SessionLeasedError ends it (`--fail-fast`). */

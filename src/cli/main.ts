@@ -6,7 +6,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { StewardError } from '../errors.js';
+import { StewardError } from '../core/errors.js';
 import * as diagramCommand from './commands/diagram.js';
 import * as forkCommand from './commands/fork.js';
 import * as initPackageCommand from './commands/init-package.js';

@@ -12,8 +12,8 @@
  */
 import type { TracerProvider } from '@opentelemetry/api';
 import * as z from 'zod';
-import { StewardError } from '../errors.js';
-import { quotedSetting } from '../limits.js';
+import { StewardError } from '../core/errors.js';
+import { quotedSetting } from '../core/limits.js';
 import { safeText } from '../text/safe-text.js';
 
 /** The values of OTEL_TRACES_EXPORTER Steward understands (a comma-separated list of them). */

@@ -7,10 +7,10 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { StewardError } from '../errors.js';
+import { StewardError } from '../core/errors.js';
 import { bundledPackagesDir, loadPackages } from '../skills/index.js';
 import { show } from '../skills/loader.js';
-import { ID_PATTERN } from '../skills/package-schema.js';
+import { ID_PATTERN } from '../core/skills/package-schema.js';
 import { shellQuote } from './context.js';
 import { checkedUserPackagesDirs, type PackagesOptions, type UserPackagesDirs } from './packages-option.js';
 

@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import { delimiter, isAbsolute, resolve } from 'node:path';
 import { loadStatelyConfig } from '../inspect/config.js';
 import { bundledPackagesDir } from '../skills/index.js';
-import { PackageError } from '../errors.js';
+import { PackageError } from '../core/errors.js';
 
 export interface PackagesOptions {
   /** `--packages DIR`, repeatable. */

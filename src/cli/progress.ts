@@ -9,7 +9,7 @@
  * of control characters (no escape sequence reaches the terminal) and cut to one short line.
  */
 import type { Session } from '../runtime/session.js';
-import type { SessionStreamEvent, StreamEventOf } from '../machines/stream-events.js';
+import type { SessionStreamEvent, StreamEventOf } from '../core/machines/stream-events.js';
 import { safeLineAs } from '../text/safe-text.js';
 
 const MAX_DETAIL = 160;

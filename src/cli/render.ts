@@ -8,13 +8,13 @@
  */
 import { shortHash } from '../skills/package-version.js';
 import pc from 'picocolors';
-import { approvalReasonText } from '../machines/approval.js';
-import { stateString } from '../machines/refusals.js';
-import type { SessionContext } from '../machines/session.context.js';
+import { approvalReasonText } from '../core/machines/approval.js';
+import { stateString } from '../core/machines/refusals.js';
+import type { SessionContext } from '../core/machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
 import { userOf, type JournalEntry, type SessionSummary } from '../store/session-store.js';
 import { isForkEntry } from '../runtime/journal-replay.js';
-import type { SessionView } from '../runtime/view.js';
+import type { SessionView } from '../core/view.js';
 import { aliasOf } from './events.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 

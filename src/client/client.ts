@@ -6,8 +6,8 @@
  * `bad_response`, not a wrong field somewhere later in the app.
  */
 import * as z from 'zod';
-import type { UserEvent } from '../machines/session.events.js';
-import type { SessionView } from '../runtime/view.js';
+import type { UserEvent } from '../core/machines/session.events.js';
+import type { SessionView } from '../core/view.js';
 import type { JournalEntry, SessionSummary } from '../store/records.js';
 import {
   AcceptedResponse,

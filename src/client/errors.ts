@@ -18,7 +18,7 @@ import {
   StewardError,
   UserError,
   type StewardErrorCode,
-} from '../errors.js';
+} from '../core/errors.js';
 import { ErrorBody } from '../http/error-body.js';
 
 /** The runtime's classes, by the code they carry; `id` is the session the request was about. */

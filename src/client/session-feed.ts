@@ -5,9 +5,9 @@
  * change and announced to subscribers. `steward/react`'s `useSession` is this plus
  * `useSyncExternalStore`; another framework needs only `subscribe` and `snapshot`.
  */
-import type { SessionStreamEvent } from '../machines/stream-events.js';
-import type { UserEvent, UserEventType } from '../machines/session.events.js';
-import type { SessionView } from '../runtime/view.js';
+import type { SessionStreamEvent } from '../core/machines/stream-events.js';
+import type { UserEvent, UserEventType } from '../core/machines/session.events.js';
+import type { SessionView } from '../core/view.js';
 import type { Accepted, SendAnswer, SendRequestOptions, StewardClient } from './client.js';
 
 /** The artifact a worker is writing, tag → text so far, from its `artifact_delta` events. */

@@ -9,8 +9,8 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
-import { RequestError, StewardError } from '../errors.js';
-import { SessionStreamEventSchema, type SessionStreamEvent } from '../machines/stream-events.js';
+import { RequestError, StewardError } from '../core/errors.js';
+import { SessionStreamEventSchema, type SessionStreamEvent } from '../core/machines/stream-events.js';
 import { JournalEntrySchema } from '../store/records.js';
 import { errorOfBody } from './errors.js';
 

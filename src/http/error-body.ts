@@ -4,7 +4,7 @@
  * steward/client reads it back. zod only, so a web page's bundle may carry it.
  */
 import * as z from 'zod';
-import type { RequestIssue } from '../errors.js';
+import type { RequestIssue } from '../core/errors.js';
 
 /** One problem of a refused body, query, path or header: where, and what is wrong there (the client's RequestIssue). */
 export const IssueSchema = z.object({ path: z.string(), message: z.string() }) satisfies z.ZodType<RequestIssue>;

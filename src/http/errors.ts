@@ -6,7 +6,7 @@
  */
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { StewardError, type StewardErrorCode } from '../errors.js';
+import { StewardError, type StewardErrorCode } from '../core/errors.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 import type { ErrorBodyShape, Issue } from './error-body.js';
 

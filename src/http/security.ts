@@ -18,7 +18,7 @@
 import { networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { HttpError } from './errors.js';
 
 export interface RequestGuardOptions {

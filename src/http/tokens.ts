@@ -16,9 +16,9 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { RESERVED_ACTOR_NAMES } from '../runtime/reserved-names.js';
-import { foldName } from '../text/names.js';
+import { foldName } from '../core/text/names.js';
 
 /** A token long enough that guessing it is hopeless (e.g. `openssl rand -hex 24`: 48 characters). */
 export const MIN_TOKEN_CHARS = 16;

@@ -6,7 +6,7 @@
  *
  * @example
  * {
- *   "machines": [{ "name": "session", "source": "src/machines/session.machine.ts#sessionMachine" }],
+ *   "machines": [{ "name": "session", "source": "src/core/machines/session.machine.ts#sessionMachine" }],
  *   "inspector": { "host": "127.0.0.1", "port": 4747 },
  *   "inspect": "off",
  *   "packages": ["./packages"]
@@ -17,18 +17,22 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AnyStateMachine } from 'xstate';
 import { z } from 'zod';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 
 export const STATELY_CONFIG_FILE = 'stately.config.json';
 const STEWARD_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Steward's own machine, from the sources (tests, tsx) or from the build (an installed package ships only dist/). */
-const OWN_MACHINE = import.meta.url.endsWith('.ts') ? 'src/machines/session.machine.ts#sessionMachine' : 'dist/machines/session.machine.js#sessionMachine';
+const OWN_MACHINE = import.meta.url.endsWith('.ts')
+  ? 'src/core/machines/session.machine.ts#sessionMachine'
+  : 'dist/core/machines/session.machine.js#sessionMachine';
 export const DEFAULT_INSPECTOR_PORT = 4747;
 
 /** off: no inspection · local: Steward's inspector page · stately: Stately's online inspector · ws://…: any WebSocket inspector. */
 export type InspectMode = 'off' | 'local' | 'stately' | `ws://${string}` | `wss://${string}`;
 
-const MachineRef = z.string().regex(/^[^#]+#[A-Za-z_$][\w$]*$/, 'must be "path/to/file.ts#exportName", e.g. "src/machines/session.machine.ts#sessionMachine"');
+const MachineRef = z
+  .string()
+  .regex(/^[^#]+#[A-Za-z_$][\w$]*$/, 'must be "path/to/file.ts#exportName", e.g. "src/core/machines/session.machine.ts#sessionMachine"');
 
 const InspectModeSchema = z.union([
   z.enum(['off', 'local', 'stately']),

@@ -8,7 +8,7 @@
  * writeFileSync('session.mmd', renderDiagram(sessionMachine, 'mermaid'));
  */
 import type { AnyStateMachine } from 'xstate';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { machineGraph, type GraphNode, type MachineGraph } from './graph.js';
 
 export type DiagramFormat = 'mermaid' | 'dot' | 'json';

@@ -8,7 +8,7 @@
  * graph.edges.filter((e) => e.kind === 'always').map((e) => e.label);
  */
 import type { AnyStateMachine } from 'xstate';
-import { guardLabel } from '../machines/rules.js';
+import { guardLabel } from '../core/machines/rules.js';
 
 export type GraphNodeType = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
 

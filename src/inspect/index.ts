@@ -11,7 +11,7 @@
  * await inspection.stop();
  */
 import type { InspectionEvent } from 'xstate';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { InspectMode } from './config.js';

@@ -7,7 +7,7 @@
  * The page is told *that* something changed (session, list of sessions, pending model
  * requests) and fetches what it shows; a lost message costs nothing. A live session's own
  * events (rounds with timings and tokens, tool calls checked…) go out as they are, as
- * `progress` messages (see machines/stream-events.ts), with what its model writes as it
+ * `progress` messages (see core/machines/stream-events.ts), with what its model writes as it
  * streams — the text and a worker's draft (`text_delta`, `artifact_delta`,
  * `artifact_draft_discarded`); the raw tool-call pieces (`tool_call_delta`) are left out:
  * the page shows the draft they make.

@@ -13,8 +13,8 @@
  * session had.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import { snapshotState } from '../machines/refusals.js';
-import type { SessionContext } from '../machines/session.context.js';
+import { snapshotState } from '../core/machines/refusals.js';
+import type { SessionContext } from '../core/machines/session.context.js';
 import { replayStep, startOf } from '../runtime/journal-replay.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { JournalEntry } from '../store/session-store.js';

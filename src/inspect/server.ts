@@ -32,7 +32,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { BlankEnv } from 'hono/types';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { ManualModel } from '../models/manual-model.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';

@@ -29,7 +29,7 @@ import tls from 'node:tls';
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import WebSocket from 'ws';
 import type { InspectionEvent } from 'xstate';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 
 export type RemoteTarget = 'stately' | `ws://${string}` | `wss://${string}`;
 

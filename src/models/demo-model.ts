@@ -8,7 +8,7 @@
  * the package's workers in chain order (each with approval), and finishes when every worker
  * has an accepted artifact; a worker submits short structured text for its output tags.
  */
-import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { playReply } from './play-reply.js';
 
 export const DEMO_MODEL_LABEL = 'demo model (no LLM)';

@@ -12,8 +12,8 @@
  * });
  */
 import { EventEmitter } from 'node:events';
-import { ModelError, UserError } from '../errors.js';
-import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import { ModelError, UserError } from '../core/errors.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 
 export const MANUAL_MODEL_LABEL = 'manual model (replies typed by a person)';
 

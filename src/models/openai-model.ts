@@ -3,15 +3,19 @@
  * Works with any OpenAI-compatible server (OpenAI, Azure, vLLM, Ollama, LM Studio…) through
  * `baseURL`. Retries with backoff (429, 408/409, 5xx, timeouts, dropped connections) are the
  * SDK's own; this file only maps requests, replies and errors.
+ *
+ * The SDK is imported on a model's first call, not with this module: `steward` exports this
+ * class, and an app that never calls OpenAI (a scripted model, its own Model) should not
+ * load the SDK's large module graph. Only types are imported statically.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { ModelError, UserError } from '../errors.js';
-import { quotedSetting } from '../limits.js';
-import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import { ModelError, UserError } from '../core/errors.js';
+import { quotedSetting } from '../core/limits.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { streamedCompletion } from './openai-stream.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../core/models/redact.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -25,8 +29,14 @@ export const NOT_RETRIED_STATUSES: ReadonlySet<number> = new Set([400, 401, 403,
 /** How much of a server's error text a message quotes. */
 const ERROR_EXCERPT_CHARS = 300;
 
+/** The SDK's class (its error classes hang off it) and the client this model calls. */
+interface LoadedSdk {
+  sdk: typeof OpenAI;
+  client: OpenAI;
+}
+
 export interface OpenAIModelOptions {
-  /** Falls back to the SDK's own lookup of `OPENAI_API_KEY` when omitted. */
+  /** Falls back to `OPENAI_API_KEY` when omitted (looked up as the SDK does). */
   apiKey?: string;
   baseURL?: string;
   /** Model name sent to the server, also the label shown to users. */
@@ -52,20 +62,42 @@ export class OpenAIModel implements Model {
   readonly timeoutMs: number;
   readonly maxRetries: number;
   readonly baseURL: string;
-  private readonly client: OpenAI;
   private readonly model: string;
   /** Exact values masked out of every error message (the key may be echoed back). */
   private readonly secrets: readonly string[];
+  /** What the client is made with, on the first call. */
+  private readonly options: OpenAIModelOptions;
+  private readonly apiKey: string | null;
+  /** The SDK and this model's client, once the first call has imported them; every call shares the one import. */
+  private loading: Promise<LoadedSdk> | undefined;
 
   constructor(options: OpenAIModelOptions) {
     if (!options.model) throw new UserError('OpenAIModel needs a model name (set STEWARD_MODEL, e.g. "gpt-4o-mini").');
     this.model = options.model;
     this.label = options.model;
-    this.client = options.client ?? createClient(options);
-    this.timeoutMs = options.timeoutMs ?? (options.client ? options.client.timeout : DEFAULT_TIMEOUT_MS);
-    this.maxRetries = options.maxRetries ?? (options.client ? options.client.maxRetries : DEFAULT_MAX_RETRIES);
-    this.baseURL = this.client.baseURL;
-    this.secrets = [options.apiKey ?? this.client.apiKey].filter((k): k is string => typeof k === 'string');
+    this.options = options;
+    const client = options.client;
+    // Resolved here as the SDK's constructor resolves them (the same variables, trimmed, the
+    // same default), so a missing key still fails now and baseURL is known before the SDK is.
+    this.apiKey = client ? null : (options.apiKey ?? envValue('OPENAI_API_KEY') ?? null);
+    if (!client && !this.apiKey && !envValue('OPENAI_ADMIN_KEY')) {
+      throw new UserError('Cannot create the OpenAI client: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server).', {
+        cause: new Error('No apiKey option, and neither OPENAI_API_KEY nor OPENAI_ADMIN_KEY is set.'),
+      });
+    }
+    this.timeoutMs = options.timeoutMs ?? (client ? client.timeout : DEFAULT_TIMEOUT_MS);
+    this.maxRetries = options.maxRetries ?? (client ? client.maxRetries : DEFAULT_MAX_RETRIES);
+    this.baseURL = client ? client.baseURL : (options.baseURL === undefined ? envValue('OPENAI_BASE_URL') : options.baseURL) || OPENAI_BASE_URL;
+    this.secrets = [options.apiKey ?? (client ? client.apiKey : this.apiKey)].filter((k): k is string => typeof k === 'string');
+  }
+
+  /** The SDK, imported once per model on its first call, and the client made with it. */
+  private sdk(): Promise<LoadedSdk> {
+    this.loading ??= import('openai').then(({ default: sdk }) => ({
+      sdk,
+      client: this.options.client ?? createClient(sdk, { ...this.options, apiKey: this.apiKey, baseURL: this.baseURL }),
+    }));
+    return this.loading;
   }
 
   async complete({ messages, tools, signal, onTextDelta, onToolCallDelta }: ModelRequest): Promise<ModelReply> {
@@ -86,16 +118,23 @@ export class OpenAIModel implements Model {
     };
 
     let completion: ChatCompletion;
+    const loading = this.sdk();
     try {
       const options = { signal: signal ?? null, timeout: this.timeoutMs, maxRetries: this.maxRetries };
       // Streamed only when someone watches the reply: it is assembled to the same shape.
-      const call =
+      const call = loading.then(({ client }) =>
         onTextDelta || onToolCallDelta
-          ? streamedCompletion(this.client, body, options, { onTextDelta, onToolCallDelta })
-          : this.client.chat.completions.create(body, options);
+          ? streamedCompletion(client, body, options, { onTextDelta, onToolCallDelta })
+          : client.chat.completions.create(body, options),
+      );
       completion = await untilAborted(call, signal);
     } catch (error) {
-      throw this.toModelError(error, signal);
+      // The SDK's error classes tell its failures apart; if the SDK itself failed to load, none is one.
+      const sdk = await loading.then(
+        (loaded) => loaded.sdk,
+        () => undefined,
+      );
+      throw this.toModelError(error, signal, sdk);
     }
     return this.toReply(completion);
   }
@@ -129,35 +168,35 @@ export class OpenAIModel implements Model {
   }
 
   /** A message that says what happened and what to do, secrets masked; the SDK error stays as `cause`. */
-  private toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
+  private toModelError(error: unknown, signal: AbortSignal | undefined, sdk: typeof OpenAI | undefined): ModelError {
     if (ModelError.isInstance(error)) return error;
-    const mapped = this.describeError(error, signal);
+    const mapped = this.describeError(error, signal, sdk);
     return new ModelError(redactSecrets(mapped.message, this.secrets), { cause: mapped.cause });
   }
 
-  private describeError(error: unknown, signal: AbortSignal | undefined): ModelError {
+  private describeError(error: unknown, signal: AbortSignal | undefined, sdk: typeof OpenAI | undefined): ModelError {
     const where = this.where();
     const attempts = `${this.maxRetries + 1} attempt${this.maxRetries === 0 ? '' : 's'}`;
-    if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
+    if (signal?.aborted || (sdk && error instanceof sdk.APIUserAbortError)) {
       // The cause is the abort itself (the signal's reason) so callers can tell a stop apart.
       return new ModelError(`Model request aborted: the caller cancelled the call to ${where} (e.g. the session was stopped).`, {
         cause: signal?.reason ?? error,
       });
     }
-    if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    if (sdk && error instanceof sdk.APIConnectionTimeoutError) {
       return new ModelError(
         `Model request timed out: ${where} did not answer within ${this.timeoutMs} ms (${attempts}). Raise STEWARD_TIMEOUT_MS or check the server.`,
         { cause: error },
       );
     }
-    if (error instanceof OpenAI.APIConnectionError) {
+    if (sdk && error instanceof sdk.APIConnectionError) {
       const detail = describeCause(error);
       return new ModelError(
         `Could not connect to ${where}${detail ? ` (${detail})` : ''} after ${attempts}. Is the server at ${redactSecrets(this.baseURL)} running? Check OPENAI_BASE_URL.`,
         { cause: error },
       );
     }
-    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+    if (sdk && error instanceof sdk.APIError && typeof error.status === 'number') {
       // The SDK's message already starts with the status ("401 Incorrect API key provided").
       const said = excerpt(error.message.replace(new RegExp(`^${error.status}\\s*`), '')).replace(/\.+$/, '');
       return new ModelError(`${capitalize(where)} answered ${error.status}: ${said}. ${adviceFor(error.status, this.model, attempts)}`, {
@@ -177,10 +216,15 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function createClient(options: OpenAIModelOptions): OpenAI {
+/** The SDK's own lookup of a variable: trimmed, and an empty one is none. */
+function envValue(name: string): string | undefined {
+  return process.env[name]?.trim() || undefined;
+}
+
+function createClient(sdk: typeof OpenAI, options: Omit<OpenAIModelOptions, 'apiKey'> & { apiKey: string | null; baseURL: string }): OpenAI {
   try {
-    return new OpenAI({
-      // `undefined` lets the SDK read OPENAI_API_KEY / OPENAI_BASE_URL itself.
+    return new sdk({
+      // Resolved by the constructor (from the options, else OPENAI_API_KEY / OPENAI_BASE_URL), so the client uses what this model reports.
       apiKey: options.apiKey,
       baseURL: options.baseURL,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -9,7 +9,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { ToolCallDelta } from './model.js';
+import type { ToolCallDelta } from '../core/models/model.js';
 
 type RequestOptions = Parameters<OpenAI['chat']['completions']['stream']>[1];
 

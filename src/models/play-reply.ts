@@ -4,7 +4,7 @@
  * arguments, the rest of the arguments in pieces). The scripted and demo models use it, so
  * tests and the offline demo show drafts growing without a network.
  */
-import type { ModelReply, ModelRequest } from './model.js';
+import type { ModelReply, ModelRequest } from '../core/models/model.js';
 
 export interface PlayOptions {
   /** Characters per piece (at least 1). */

@@ -9,8 +9,8 @@
  *   { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'hi' } })] },
  * ]);
  */
-import { ScriptMismatchError } from '../errors.js';
-import type { Model, ModelReply, ModelRequest, ToolCall } from './model.js';
+import { ScriptMismatchError } from '../core/errors.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { playReply } from './play-reply.js';
 
 /**

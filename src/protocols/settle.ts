@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpError } from '../http/errors.js';
 import type { SessionHost } from '../serve/session-host.js';
 import type { SendResult } from '../runtime/session.js';
-import type { SessionView } from '../runtime/view.js';
+import type { SessionView } from '../core/view.js';
 
 /** How often the store is read again once a live event said the session moved (the event can come before the write). */
 const REREAD_MS = 20;

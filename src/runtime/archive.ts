@@ -3,13 +3,13 @@
  * transcripts and only the tag bodies the next steps need; everything a transition added —
  * each transcript message, each tag version — is taken from the context right after the
  * transition (a window never cuts what the transition just appended, see
- * src/machines/transcript.ts) and archived: by the store, in the same transaction as the
+ * src/core/machines/transcript.ts) and archived: by the store, in the same transaction as the
  * journal entry; without a store, here, in memory, per session.
  */
-import { hasBody, versionOf, type TagSlot, type TagVersion } from '../blackboard/blackboard.js';
-import type { SessionContext } from '../machines/session.context.js';
-import { firstNumber, type Transcript } from '../machines/transcript.js';
-import type { ChatMessage } from '../models/model.js';
+import { hasBody, versionOf, type TagSlot, type TagVersion } from '../core/blackboard/blackboard.js';
+import type { SessionContext } from '../core/machines/session.context.js';
+import { firstNumber, type Transcript } from '../core/machines/transcript.js';
+import type { ChatMessage } from '../core/models/model.js';
 import type { ArchiveItem, ArchiveItemInput } from '../store/session-store.js';
 
 export type TranscriptName = 'manager' | 'worker';

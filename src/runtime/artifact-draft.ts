@@ -1,6 +1,6 @@
 /**
  * The draft of one worker round: the `submit` its model is writing, turned into
- * `artifact_delta` events per tag as the arguments stream in (tools/streamed-json.ts reads
+ * `artifact_delta` events per tag as the arguments stream in (streamed-json.ts reads
  * them), and closed by what the chart then says about the call:
  * - published: the remainder of each tag's body, if the stream did not bring all of it (a
  *   model that does not stream, a worker's JSON reply, a listener that came late), so the
@@ -10,10 +10,10 @@
  * - refused by a rule, or the round failed or stopped: `artifact_draft_discarded`.
  * One draft per round, owned by the session's event hub; nothing here is shared.
  */
-import { DEFAULT_LIMITS } from '../limits.js';
-import type { ToolCallDelta } from '../models/model.js';
-import type { StreamEventOf } from '../machines/stream-events.js';
-import { StreamedJsonReader } from '../tools/streamed-json.js';
+import { DEFAULT_LIMITS } from '../core/limits.js';
+import type { ToolCallDelta } from '../core/models/model.js';
+import type { StreamEventOf } from '../core/machines/stream-events.js';
+import { StreamedJsonReader } from './streamed-json.js';
 
 type Unstamped<T> = Omit<T, 'sessionId' | 'at'>;
 export type DraftEvent = Unstamped<StreamEventOf<'artifact_delta'>> | Unstamped<StreamEventOf<'artifact_draft_discarded'>>;

@@ -15,11 +15,11 @@
  * does not disturb the session (its error is rethrown asynchronously, as XState does).
  */
 import type { Actor, Subscription } from 'xstate';
-import { versionOf } from '../blackboard/blackboard.js';
-import type { DeltaSinks, ToolCallDelta } from '../models/model.js';
-import type { SessionMachine } from '../machines/session.machine.js';
-import { clipName, roundOf, type ChartEvent, type RoundInfo } from '../machines/session.reports.js';
-import type { SessionStreamEvent, SessionStreamEventType, StreamEventOf } from '../machines/stream-events.js';
+import { versionOf } from '../core/blackboard/blackboard.js';
+import type { DeltaSinks, ToolCallDelta } from '../core/models/model.js';
+import type { SessionMachine } from '../core/machines/session.machine.js';
+import { clipName, roundOf, type ChartEvent, type RoundInfo } from '../core/machines/session.reports.js';
+import type { SessionStreamEvent, SessionStreamEventType, StreamEventOf } from '../core/machines/stream-events.js';
 import { ArtifactDraft } from './artifact-draft.js';
 import type { SessionEventListener, SubscribeOptions } from './session-events.js';
 

@@ -6,7 +6,7 @@
  * reader lags, consecutive text deltas of one round are merged, so a slow reader holds one
  * string per round rather than one object per token.
  */
-import type { SessionStreamEvent, StreamEventOf } from '../machines/stream-events.js';
+import type { SessionStreamEvent, StreamEventOf } from '../core/machines/stream-events.js';
 import { isFinalEvent, type SessionEventListener, type SubscribeOptions } from './session-events.js';
 
 export interface EventSource {

@@ -5,9 +5,9 @@
  * journal entry ("forked") holds that starting snapshot. Only the prefix is read, so nothing
  * the original wrote after `atSeq` reaches the fork, and nothing of the original is written.
  */
-import { SessionNotFoundError, UserError } from '../errors.js';
-import { snapshotState } from '../machines/refusals.js';
-import type { SessionSnapshot } from './session-snapshot.js';
+import { SessionNotFoundError, UserError } from '../core/errors.js';
+import { snapshotState } from '../core/machines/refusals.js';
+import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import type { ArchiveItemInput, JournalEntryInput, SessionStore } from '../store/session-store.js';
 import { historyItems } from './archive.js';
 import { replayStep, startOf, type ForkedPayload, type ReplayHost } from './journal-replay.js';

@@ -6,8 +6,8 @@
  * sessions this way, so a fork's state is exactly what time travel shows at that entry.
  */
 import { getNextSnapshot, initialTransition, type AnyStateMachine, type EventObject } from 'xstate';
-import type { SessionSnapshot } from './session-snapshot.js';
-import type { PackageInfo, SessionContext, SessionInput } from '../machines/session.context.js';
+import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
+import type { PackageInfo, SessionContext, SessionInput } from '../core/machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { JournalEntry } from '../store/session-store.js';
 import { resolvedSnapshot } from './persisted.js';

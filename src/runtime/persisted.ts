@@ -5,16 +5,16 @@
  * older schema is migrated (MIGRATIONS) before it is validated.
  */
 import type { AnyStateMachine, StateValue } from 'xstate';
-import type { SessionSnapshot } from './session-snapshot.js';
+import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import { z } from 'zod';
-import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../blackboard/blackboard.js';
-import type { Artifact } from '../blackboard/artifacts.js';
-import { ownRecord } from '../blackboard/keyed.js';
-import { SnapshotError } from '../errors.js';
-import { ApprovalPolicySchema } from '../skills/package-schema.js';
-import { stateString } from '../machines/refusals.js';
-import { transcriptOf, type WindowLimits } from '../machines/transcript.js';
-import type { ChatMessage } from '../models/model.js';
+import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../core/blackboard/blackboard.js';
+import type { Artifact } from '../core/blackboard/artifacts.js';
+import { ownRecord } from '../core/blackboard/keyed.js';
+import { SnapshotError } from '../core/errors.js';
+import { ApprovalPolicySchema } from '../core/skills/package-schema.js';
+import { stateString } from '../core/machines/refusals.js';
+import { transcriptOf, type WindowLimits } from '../core/machines/transcript.js';
+import type { ChatMessage } from '../core/models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
 import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
 

@@ -3,7 +3,7 @@
  * sessions are pinned to it) and the versions older sessions are pinned to, read from the
  * store by hash when a session first needs one, and kept (a few) for the next.
  */
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { openStoredVersion, shortHash, type PackageVersion, type StoredPackageVersion } from '../skills/package-version.js';
 import type { SessionStore } from '../store/session-store.js';
 

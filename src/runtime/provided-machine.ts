@@ -6,8 +6,8 @@
  * what differs, instead of failing on the first snapshot it cannot resolve.
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { MachineMismatchError, UserError } from '../errors.js';
-import { sessionMachine, type SessionMachine } from '../machines/session.machine.js';
+import { MachineMismatchError, UserError } from '../core/errors.js';
+import { sessionMachine, type SessionMachine } from '../core/machines/session.machine.js';
 
 /** Every state node of the chart by id, with the events it declares (sorted). */
 function shapeOf(machine: AnyStateMachine): Map<string, string[]> {

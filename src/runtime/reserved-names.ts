@@ -4,9 +4,9 @@
  * would record a user's text as written by the worker echo, so the session refuses it,
  * whichever entry point (library, CLI, HTTP) the event came through.
  */
-import type { SessionContext } from '../machines/session.context.js';
-import type { UserEvent } from '../machines/session.events.js';
-import { foldName } from '../text/names.js';
+import type { SessionContext } from '../core/machines/session.context.js';
+import type { UserEvent } from '../core/machines/session.events.js';
+import { foldName } from '../core/text/names.js';
 
 export const RESERVED_ACTOR_NAMES: readonly string[] = ['steward', 'system'];
 

@@ -5,18 +5,18 @@
  */
 import type { TracerProvider } from '@opentelemetry/api';
 import type { InspectionEvent } from 'xstate';
-import type { ApprovalRule } from '../agents/approvals.js';
-import type { Blackboard, TagVersion } from '../blackboard/blackboard.js';
-import { UserError } from '../errors.js';
-import type { Limits } from '../limits.js';
-import type { SessionMachine } from '../machines/session.machine.js';
-import type { WindowLimits } from '../machines/transcript.js';
-import type { ChatMessage, Model } from '../models/model.js';
+import type { ApprovalRule } from '../core/agents/approvals.js';
+import type { Blackboard, TagVersion } from '../core/blackboard/blackboard.js';
+import { UserError } from '../core/errors.js';
+import type { Limits } from '../core/limits.js';
+import type { SessionMachine } from '../core/machines/session.machine.js';
+import type { WindowLimits } from '../core/machines/transcript.js';
+import type { ChatMessage, Model } from '../core/models/model.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import type { TranscriptName } from './archive.js';
 import type { Session } from './session.js';
-import type { SessionView } from './view.js';
+import type { SessionView } from '../core/view.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -57,7 +57,7 @@ export interface RuntimeOptions {
   store?: SessionStore;
   /** Receives XState inspection events of every session (see src/inspect). */
   inspect?: (event: InspectionEvent) => void;
-  /** Size limits (src/limits.ts, DEFAULT_LIMITS); `userTextChars` can also be set per session. */
+  /** Size limits (src/core/limits.ts, DEFAULT_LIMITS); `userTextChars` can also be set per session. */
   limits?: Partial<Limits>;
   /**
    * Limits of the transcript windows the context keeps and the prompts show (default

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IdempotencyKeySchema } from './idempotency-key.js';
-import { canonicalJson } from '../text/canonical-json.js';
+import { canonicalJson } from '../core/text/canonical-json.js';
 
 /** The options of `session.send`. */
 export interface SendOptions {

@@ -1,8 +1,8 @@
 /**
  * How the runtime delivers the live events of a session (their schema is the chart's:
- * machines/stream-events.ts): which events end a stream, and what a listener is.
+ * core/machines/stream-events.ts): which events end a stream, and what a listener is.
  */
-import type { SessionStreamEvent, SessionStreamEventType, StreamEventOf } from '../machines/stream-events.js';
+import type { SessionStreamEvent, SessionStreamEventType, StreamEventOf } from '../core/machines/stream-events.js';
 
 /** The events after which the session waits for the user, is done, or no longer runs: a stream ends with one. */
 export const FINAL_EVENT_TYPES = ['waiting', 'done', 'stopped'] as const satisfies readonly SessionStreamEventType[];

@@ -8,11 +8,11 @@
  *   history stays readable.
  * `Session` decides when a write must be durable (`acknowledge`); this file decides how.
  */
-import type { SessionSnapshot } from './session-snapshot.js';
-import { clip } from '../limits.js';
-import { snapshotState } from '../machines/refusals.js';
-import type { SessionContext } from '../machines/session.context.js';
-import { redactSecrets } from '../models/redact.js';
+import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
+import { clip } from '../core/limits.js';
+import { snapshotState } from '../core/machines/refusals.js';
+import type { SessionContext } from '../core/machines/session.context.js';
+import { redactSecrets } from '../core/models/redact.js';
 import type { ArchiveItemInput, JournalEntryInput, SendKeyInput, SessionStore, StoredPackageVersion } from '../store/session-store.js';
 import { droppedItems, historyItems, type ArchiveReader, type MemoryArchive } from './archive.js';
 import type { SessionLeasing } from './session-lease.js';

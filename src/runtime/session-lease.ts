@@ -12,7 +12,7 @@
  *   machine that no longer exists (holder-process.ts) is taken at once, unexpired.
  */
 import { performance } from 'node:perf_hooks';
-import { LeaseLostError, SessionLeasedError, StewardError } from '../errors.js';
+import { LeaseLostError, SessionLeasedError, StewardError } from '../core/errors.js';
 import { holderGone } from '../store/holder-process.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
 import type { Lease, LeaseOps, SessionStore } from '../store/session-store.js';

@@ -7,20 +7,20 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { waitFor, type Actor, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails, type StewardErrorCode } from '../errors.js';
-import { DEFAULT_LIMITS, overLimitMessage, type Limits } from '../limits.js';
-import { enabledUserEvents, snapshotState } from '../machines/refusals.js';
-import type { SessionMachine } from '../machines/session.machine.js';
-import { UserEventSchema, type UserEvent, type UserEventType } from '../machines/session.events.js';
-import type { TagVersion } from '../blackboard/blackboard.js';
-import type { SessionContext } from '../machines/session.context.js';
-import type { ChatMessage, DeltaSinks } from '../models/model.js';
+import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails, type StewardErrorCode } from '../core/errors.js';
+import { DEFAULT_LIMITS, overLimitMessage, type Limits } from '../core/limits.js';
+import { enabledUserEvents, snapshotState } from '../core/machines/refusals.js';
+import type { SessionMachine } from '../core/machines/session.machine.js';
+import { UserEventSchema, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
+import type { TagVersion } from '../core/blackboard/blackboard.js';
+import type { SessionContext } from '../core/machines/session.context.js';
+import type { ChatMessage, DeltaSinks } from '../core/models/model.js';
 import { allTagVersions, fullTranscript, findTagVersion, MemoryArchive, readVersions, type ArchiveReader, type TranscriptName } from './archive.js';
 import { reservedActorProblem } from './reserved-names.js';
 import { SEND_KEYS_KEPT, type SendKeyInput, type SendKeyRecord, type SessionStore, type StoredPackageVersion } from '../store/session-store.js';
-import type { PackageUpgradedEvent } from '../machines/package-upgrade.js';
+import type { PackageUpgradedEvent } from '../core/machines/package-upgrade.js';
 import { eventFingerprint, idempotencyKeyProblem, type SendOptions } from './send-keys.js';
-import { closedWaitMessage, decisionDigest, repeatsClosingDecision } from '../machines/waits.js';
+import { closedWaitMessage, decisionDigest, repeatsClosingDecision } from '../core/machines/waits.js';
 import { answerOfWait, readJournal } from './journal-waits.js';
 import { SessionEventHub } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
@@ -28,10 +28,10 @@ import { envelope } from './persisted.js';
 import { leaseForSend, type SessionLeasing } from './session-lease.js';
 import { MemoryHistory, SessionJournal } from './session-journal.js';
 import { isoNow } from './iso-now.js';
-import type { SessionStreamEvent } from '../machines/stream-events.js';
+import type { SessionStreamEvent } from '../core/machines/stream-events.js';
 import type { SessionEventListener, SubscribeOptions } from './session-events.js';
-import type { SessionSnapshot } from './session-snapshot.js';
-import { sessionView, type SessionView } from './view.js';
+import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
+import { sessionView, type SessionView } from '../core/view.js';
 
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
@@ -200,7 +200,7 @@ export class Session {
 
   /**
    * Calls `listener` synchronously with each live event (rounds, tool checks, artifacts,
-   * waits, text deltas…) until the returned function is called. See machines/stream-events.ts.
+   * waits, text deltas…) until the returned function is called. See core/machines/stream-events.ts.
    *
    * @example
    * const stop = session.subscribe((event) => { if (event.type === 'text_delta') process.stdout.write(event.text); });

@@ -14,7 +14,7 @@
  * runtime's `tracerProvider` option no listener is attached, so tracing off costs nothing.
  */
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import type { SessionStreamEvent, StreamEventOf } from '../machines/stream-events.js';
+import type { SessionStreamEvent, StreamEventOf } from '../core/machines/stream-events.js';
 
 /** The instrumentation scope of Steward's spans. */
 export const TRACER_NAME = 'steward';

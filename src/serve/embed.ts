@@ -6,7 +6,7 @@
  * the sessions under way as `steward serve` does at shutdown.
  */
 import type { Hono } from 'hono';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import type { Authenticate, ServeAuth } from '../http/auth.js';
 import { StreamTickets } from '../http/stream-tickets.js';
 import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';

@@ -4,10 +4,10 @@
  * or one over the text limit only once it is stored, which would leave a session behind for a
  * request the client was told failed.
  */
-import { LimitExceededError } from '../errors.js';
+import { LimitExceededError } from '../core/errors.js';
 import { HttpError } from '../http/errors.js';
-import { overLimitMessage, userTextChars, type Limits } from '../limits.js';
-import { UserEventSchema } from '../machines/session.events.js';
+import { overLimitMessage, userTextChars, type Limits } from '../core/limits.js';
+import { UserEventSchema } from '../core/machines/session.events.js';
 
 /**
  * Why a new session would refuse `event` as its first: an HttpError `invalid_event` (400), a

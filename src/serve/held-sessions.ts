@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { snapshotState } from '../machines/refusals.js';
-import type { SessionStreamEvent } from '../machines/stream-events.js';
+import { snapshotState } from '../core/machines/refusals.js';
+import type { SessionStreamEvent } from '../core/machines/stream-events.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';

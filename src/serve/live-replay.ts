@@ -16,7 +16,7 @@
  * What is durable is the journal; this is the part a UI shows while it happens.
  */
 import * as z from 'zod';
-import { SessionStreamEventSchema } from '../machines/stream-events.js';
+import { SessionStreamEventSchema } from '../core/machines/stream-events.js';
 
 /** A run's name: short, random, lowercase (it is part of the stream's message ids). */
 export const RunIdSchema = z.string().regex(/^[a-z0-9]{1,16}$/);

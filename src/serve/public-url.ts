@@ -5,7 +5,7 @@
  * the agent is, and a Host header is whatever the client (or a rebinding page) sent.
  */
 import * as z from 'zod';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 
 /** An absolute http(s) URL without a query or fragment; a path is where the routes are mounted (a proxy's prefix, an app's `app.route`). */
 const PublicUrlSchema = z

@@ -5,9 +5,9 @@
  * body is src/http/error-body.ts's, the journal entry and session summary src/store/records.ts's.
  */
 import * as z from 'zod';
-import { MaxBurstSchema } from '../limits.js';
-import { UserEventSchema, userEventTypes } from '../machines/session.events.js';
-import { WaitingReasonSchema } from '../machines/stream-events.js';
+import { MaxBurstSchema } from '../core/limits.js';
+import { UserEventSchema, userEventTypes } from '../core/machines/session.events.js';
+import { WaitingReasonSchema } from '../core/machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
 import { JournalEntrySchema, SessionSummarySchema } from '../store/records.js';
@@ -78,7 +78,7 @@ export { UserEventSchema, ErrorBody, JournalEntrySchema, SessionSummarySchema };
 /** The Idempotency-Key header of POST /sessions/{id}/events: the runtime's key schema. */
 export const IdempotencyKeyHeader = IdempotencyKeySchema.describe('a key that makes the send count once (a UUID or ULID)');
 
-/** The runtime's SessionView (src/runtime/view.ts); the fields a client branches on are spelled out. */
+/** The runtime's SessionView (src/core/view.ts); the fields a client branches on are spelled out. */
 export const SessionViewSchema = z
   .looseObject({
     id: z.string(),
@@ -103,7 +103,7 @@ export const SessionViewSchema = z
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),
     enabledEvents: z.array(z.enum(userEventTypes as [string, ...string[]])).describe('the accepted events the guards allow now: what a UI should offer'),
   })
-  .describe('SessionView: see src/runtime/view.ts for every field');
+  .describe('SessionView: see src/core/view.ts for every field');
 
 export const ViewResponse = z.object({ view: SessionViewSchema, revision: z.number().nullable() });
 

@@ -5,7 +5,7 @@
  * (src/http/stream-slots.ts) and the replay budget (live-replay.ts).
  */
 import * as z from 'zod';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { StreamSlots } from '../http/stream-slots.js';
 import { DEFAULT_MAX_CREATES_PER_MINUTE, DEFAULT_MAX_REPLAY_MB, DEFAULT_MAX_STREAMS_PER_CALLER } from './defaults.js';

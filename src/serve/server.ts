@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
 import { buildServeApp } from './app.js';

@@ -4,9 +4,9 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { PackageError } from '../errors.js';
+import { PackageError } from '../core/errors.js';
 import { bundledPackagesDir, loadPackage, show } from './loader.js';
-import type { SkillPackage } from './package-schema.js';
+import type { SkillPackage } from '../core/skills/package-schema.js';
 
 /**
  * Loads every package folder under `packagesDir` — one folder of package folders, or several —

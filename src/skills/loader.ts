@@ -3,14 +3,21 @@
  * and reports every problem of a package at once (fixing one error per restart is slow).
  */
 import { closeSync, constants, lstatSync, opendirSync, openSync, readFileSync, statSync } from 'node:fs';
-import { DEFAULT_LIMITS } from '../limits.js';
+import { DEFAULT_LIMITS } from '../core/limits.js';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import matter from 'gray-matter';
 import type { z } from 'zod';
-import { PackageError } from '../errors.js';
+import { PackageError } from '../core/errors.js';
 import { parseFrontMatterYaml, YamlAliasRefusedError } from './front-matter-yaml.js';
-import { PackageManifestSchema, REQUEST_TAG, WorkerFrontMatterSchema, type PackageManifest, type SkillPackage, type WorkerSkill } from './package-schema.js';
+import {
+  PackageManifestSchema,
+  REQUEST_TAG,
+  WorkerFrontMatterSchema,
+  type PackageManifest,
+  type SkillPackage,
+  type WorkerSkill,
+} from '../core/skills/package-schema.js';
 
 /** The packages shipped with Steward (`src/skills/packages`). */
 export const bundledPackagesDir = fileURLToPath(new URL('./packages', import.meta.url));

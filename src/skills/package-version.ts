@@ -8,9 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { PackageError, SnapshotError } from '../errors.js';
-import type { SkillPackage, WorkerSkill } from './package-schema.js';
-import { canonicalJson } from '../text/canonical-json.js';
+import { PackageError, SnapshotError } from '../core/errors.js';
+import type { SkillPackage, WorkerSkill } from '../core/skills/package-schema.js';
+import { canonicalJson } from '../core/text/canonical-json.js';
 
 /**
  * The largest stored version (its canonical JSON): a package of 200 workers at the 256 KiB

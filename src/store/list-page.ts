@@ -8,7 +8,7 @@
  * row is skipped or repeated at a page boundary.
  */
 import * as z from 'zod';
-import { InvalidCursorError, UserError } from '../errors.js';
+import { InvalidCursorError, UserError } from '../core/errors.js';
 import { sessionIdProblem } from '../ids.js';
 import type { ListOptions, SessionPage, SessionStore, SessionSummary } from './session-store.js';
 

@@ -1,4 +1,4 @@
-import { ConflictError, InternalError, SessionNotFoundError } from '../errors.js';
+import { ConflictError, InternalError, SessionNotFoundError } from '../core/errors.js';
 import { SEND_KEYS_KEPT } from './session-store.js';
 import type {
   AppendInput,

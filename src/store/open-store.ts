@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { MemoryStore } from './memory-store.js';
-import { redactUrl } from '../models/redact.js';
+import { redactUrl } from '../core/models/redact.js';
 import type { SessionStore } from './session-store.js';
 import { durabilityFromEnv, type Durability } from './session-store.js';
 import { defaultDbPath, SqliteStore } from './sqlite-store.js';

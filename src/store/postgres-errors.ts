@@ -1,5 +1,5 @@
 /** PostgreSQL failures a user can fix, as StoreUnavailableError (no `pg` import: just codes). */
-import { StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../core/errors.js';
 
 /**
  * The PostgreSQL failures a user can fix, as StoreUnavailableError; undefined for others.

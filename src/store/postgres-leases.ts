@@ -16,7 +16,7 @@
  * - the fence on writes lives in PostgresStore.append (see fenceSql).
  * - renew goes through postgres-renewals.ts (its own connection, batched).
  */
-import { SessionNotFoundError, UserError } from '../errors.js';
+import { SessionNotFoundError, UserError } from '../core/errors.js';
 import { HolderProcessSchema, type HolderProcess } from './holder-process.js';
 import type { ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';

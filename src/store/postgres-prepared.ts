@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { UserError } from '../errors.js';
-import { quotedSetting } from '../limits.js';
+import { UserError } from '../core/errors.js';
+import { quotedSetting } from '../core/limits.js';
 
 /**
  * Appended to a statement whose commit need not wait for the disk: `synchronous_commit=off`

@@ -4,7 +4,7 @@
  * store file reads as the queries a session makes.
  */
 import type pg from 'pg';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 import { leaseProcessMigration, leasesMigration } from './postgres-leases.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */

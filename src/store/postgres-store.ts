@@ -9,8 +9,8 @@
  * PostgreSQL never load it (src/store/open-store.ts imports this module on demand).
  */
 import pg from 'pg';
-import { ConflictError, LeaseLostError, SessionNotFoundError, UserError } from '../errors.js';
-import { quotedSetting } from '../limits.js';
+import { ConflictError, LeaseLostError, SessionNotFoundError, UserError } from '../core/errors.js';
+import { quotedSetting } from '../core/limits.js';
 import { toJson } from './store-json.js';
 import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
@@ -22,7 +22,7 @@ import { PgRenewals, type Query } from './postgres-renewals.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
 import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
 import { DEFER_FLUSH, StatementNames } from './postgres-prepared.js';
-import { redactUrl } from '../models/redact.js';
+import { redactUrl } from '../core/models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
 import { checkSessionId } from '../ids.js';

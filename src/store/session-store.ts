@@ -12,8 +12,8 @@
  * growing with the session.
  */
 
-import { UserError } from '../errors.js';
-import { quotedSetting } from '../limits.js';
+import { UserError } from '../core/errors.js';
+import { quotedSetting } from '../core/limits.js';
 import type { JournalEntry, JournalEntryFields, SessionSummary } from './records.js';
 import type { HolderProcess } from './holder-process.js';
 

@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 
 /** Where else sessions can live, said by both failures below. */
 const ELSEWHERE = 'or keep sessions elsewhere: PostgreSQL (`--db postgres://…` or STEWARD_DB; `PostgresStore` in code) or, in code, `MemoryStore`.';

@@ -3,7 +3,7 @@
  * "database is locked" after a silent wait, "unable to open database file" for a read-only
  * folder, or "disk I/O error" for a full disk do neither.
  */
-import { StoreError, StewardError } from '../errors.js';
+import { StoreError, StewardError } from '../core/errors.js';
 
 /** Codes of SQLite (and of the file system, when opening) mapped to a StoreError; anything else is returned as it is. */
 export function storeFault(error: unknown, path: string, busyTimeoutMs: number): unknown {

@@ -4,7 +4,7 @@
  * so that the store's file holds only its behaviour (locking, durability, faults).
  */
 import type Database from 'better-sqlite3';
-import { SnapshotError, StoreError, UserError } from '../errors.js';
+import { SnapshotError, StoreError, UserError } from '../core/errors.js';
 import { sqliteDriver } from './sqlite-driver.js';
 import { SCHEMA_VERSION } from './sqlite-version.js';
 import { toJson } from './store-json.js';

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, SessionNotFoundError, StoreError } from '../errors.js';
+import { ConflictError, SessionNotFoundError, StoreError } from '../core/errors.js';
 import { revisionConflict } from './memory-store.js';
 import { toJson } from './store-json.js';
 import {

@@ -2,7 +2,7 @@
  * The JSON every store writes (snapshots, journal payloads, archived items), serialised once
  * and refused with a message that names the value when it is not JSON.
  */
-import { UserError } from '../errors.js';
+import { UserError } from '../core/errors.js';
 
 export function toJson(value: unknown, what: string): string {
   let json: string | undefined;

@@ -28,15 +28,15 @@ import {
   type EventObject,
   type InspectionEvent,
 } from 'xstate';
-import type { SessionSnapshot } from '../runtime/session-snapshot.js';
+import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import { getShortestPaths } from 'xstate/graph';
-import { REQUEST_TAG } from '../blackboard/blackboard.js';
-import { TransitionTestError } from '../errors.js';
-import { acceptedUserEvents, activeNodes, stateString } from '../machines/refusals.js';
-import { ruleById } from '../machines/rules.js';
-import type { PackageInfo, SessionInput } from '../machines/session.context.js';
-import { userEventTypes, type UserEvent, type UserEventType } from '../machines/session.events.js';
-import type { ModelReply } from '../models/model.js';
+import { REQUEST_TAG } from '../core/blackboard/blackboard.js';
+import { TransitionTestError } from '../core/errors.js';
+import { acceptedUserEvents, activeNodes, stateString } from '../core/machines/refusals.js';
+import { ruleById } from '../core/machines/rules.js';
+import type { PackageInfo, SessionInput } from '../core/machines/session.context.js';
+import { userEventTypes, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
+import type { ModelReply } from '../core/models/model.js';
 import { managerReplies, testingPackage, userEventsFor, workerReplies } from './catalogue.js';
 
 /** What an invoked actor may finish with: its output (a done event) or an error (an error event). */

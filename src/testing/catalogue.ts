@@ -4,11 +4,11 @@
  * and concrete payloads for every user event (right and wrong artifact ids, unknown packages).
  * Everything is derived from the package under test, so an app's own package works too.
  */
-import type { SessionSnapshot } from '../runtime/session-snapshot.js';
-import { REQUEST_TAG } from '../blackboard/blackboard.js';
-import type { PackageInfo, SessionContext, TurnOutput } from '../machines/session.context.js';
-import type { UserEvent, UserEventType } from '../machines/session.events.js';
-import type { ModelReply, ToolCall } from '../models/model.js';
+import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
+import { REQUEST_TAG } from '../core/blackboard/blackboard.js';
+import type { PackageInfo, SessionContext, TurnOutput } from '../core/machines/session.context.js';
+import type { UserEvent, UserEventType } from '../core/machines/session.events.js';
+import type { ModelReply, ToolCall } from '../core/models/model.js';
 
 /** A package shaped like the bundled `tiny` one: a chain of two workers, no roles. */
 export const testingPackage: PackageInfo = {

@@ -2,7 +2,7 @@
  * `isInstance` and `error.name` in minified browser bundles, where esbuild renames every class
  * (`SessionNotFoundError` becomes `o`, and in a page that imports another error alone, that
  * one may be `o` too): each class names itself with a literal, so its name and its marker
- * survive. The copies of the error classes — the source as Node loads it, src/errors.ts
+ * survive. The copies of the error classes — the source as Node loads it, src/core/errors.ts
  * bundled, `steward/machine` bundled (it exports them), and one page per class that imports
  * that class alone — recognise each other's instances exactly as `instanceof` does within
  * one copy: a class recognises its own and its subclasses' instances from every copy, and no
@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as source from '../../src/errors.js';
+import * as source from '../../src/core/errors.js';
 import { browserBundle } from '../support/browser-bundle.js';
 import { root } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
@@ -58,9 +58,9 @@ async function minified(module: { entry: string } | { stdin: string }, file: str
 }
 
 beforeAll(async () => {
-  copies['errors bundle'] = await minified({ entry: join(root, 'src/errors.ts') }, 'errors.min.mjs');
+  copies['errors bundle'] = await minified({ entry: join(root, 'src/core/errors.ts') }, 'errors.min.mjs');
   copies['machine bundle'] = await minified({ entry: join(root, 'src/machine.ts') }, 'machine.min.mjs');
-  for (const name of names) copies[`${name} page`] = await minified({ stdin: `export { ${name} } from './src/errors.ts';` }, `${name}.min.mjs`);
+  for (const name of names) copies[`${name} page`] = await minified({ stdin: `export { ${name} } from './src/core/errors.ts';` }, `${name}.min.mjs`);
 }, 120_000);
 
 /** Each copy's classes (name → class) and one instance per class. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { moveArtifact, type Artifact } from '../../src/blackboard/artifacts.js';
-import { InternalError } from '../../src/errors.js';
-import type { SessionContext } from '../../src/machines/session.context.js';
-import { boundaryOf } from '../../src/machines/session.updates.js';
+import { moveArtifact, type Artifact } from '../../src/core/blackboard/artifacts.js';
+import { InternalError } from '../../src/core/errors.js';
+import type { SessionContext } from '../../src/core/machines/session.context.js';
+import { boundaryOf } from '../../src/core/machines/session.updates.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { runLoopTool } from '../../src/tools/loop-tools.js';
+import { runLoopTool } from '../../src/core/tools/loop-tools.js';
 
 // A bug in Steward surfaces as an InternalError (code internal_error, "please report it"),
 // not as a plain Error a caller cannot tell from its own.

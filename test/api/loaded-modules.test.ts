@@ -2,8 +2,9 @@
  * What `import 'steward'` costs: the root entry (and the browser-safe ones, and the CLI
  * before a command needs the inspector or the server) loads no HTTP or WebSocket module.
  * hono, @hono/node-server, ws, @statelyai/inspect and node:http come only with
- * `steward/inspect` or `steward/serve`. Checked in a fresh Node process whose module hook
- * (record-modules.mjs) lists every module it loads.
+ * `steward/inspect` or `steward/serve`; the `openai` SDK only with an OpenAIModel's first
+ * call. Checked in a fresh Node process whose module hook (record-modules.mjs) lists every
+ * module it loads.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,8 +23,10 @@ const NETWORK = [
   /^node:(http|https|http2|net)$/,
 ];
 
-/** The HTTP and WebSocket modules a fresh process loaded while it ran `code`. */
-function networkModulesAfter(name: string, code: string): string[] {
+const OPENAI = /[\\/]node_modules[\\/]openai[\\/]/;
+
+/** The HTTP and WebSocket modules (and, with `also`, those it matches) a fresh process loaded while it ran `code`. */
+function networkModulesAfter(name: string, code: string, also: RegExp[] = []): string[] {
   const log = tmp.path(`${name}.log`);
   const child = spawnSync(process.execPath, ['--import', 'tsx', '--import', join(root, 'test/api/record-modules.mjs'), '--input-type=module', '-e', code], {
     cwd: root,
@@ -37,15 +40,27 @@ function networkModulesAfter(name: string, code: string): string[] {
     loaded.some((url) => url.startsWith(`file://${root}/src/`)),
     `nothing of Steward was loaded:\n${loaded.join('\n')}`,
   ).toBe(true);
-  return [...new Set(loaded.filter((url) => NETWORK.some((re) => re.test(url))).map((url) => url.replace(/^.*node_modules[\\/]/, '')))];
+  const watched = [...NETWORK, ...also];
+  return [...new Set(loaded.filter((url) => watched.some((re) => re.test(url))).map((url) => url.replace(/^.*node_modules[\\/]/, '')))];
 }
 
 it('steward, steward/machine, steward/testing and the CLI load no HTTP or WebSocket module', () => {
-  expect(networkModulesAfter('root', "await import('./src/index.ts');")).toEqual([]);
-  expect(networkModulesAfter('machine-testing', "await import('./src/machine.ts'); await import('./src/testing.ts');")).toEqual([]);
+  // Nor the openai SDK: steward exports OpenAIModel, which imports it on its first call.
+  expect(networkModulesAfter('root', "await import('./src/index.ts');", [OPENAI])).toEqual([]);
+  const made = "const { OpenAIModel } = await import('./src/index.ts'); new OpenAIModel({ model: 'm', apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1' });";
+  expect(networkModulesAfter('openai-made', made, [OPENAI])).toEqual([]);
+  expect(networkModulesAfter('machine-testing', "await import('./src/machine.ts'); await import('./src/testing.ts');", [OPENAI])).toEqual([]);
   // The CLI loads the inspector and the server only in the commands that start them.
-  expect(networkModulesAfter('cli', "await import('./src/cli/main.ts');")).toEqual([]);
+  expect(networkModulesAfter('cli', "await import('./src/cli/main.ts');", [OPENAI])).toEqual([]);
 }, 120_000);
+
+it("an OpenAIModel's first call loads the openai SDK: the check sees it when it is there", () => {
+  // A call cancelled before it starts: nothing goes on the wire, but the SDK is loaded to tell its errors apart.
+  const called =
+    "const { OpenAIModel } = await import('./src/index.ts'); const model = new OpenAIModel({ model: 'm', apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1' });" +
+    ' await model.complete({ messages: [], tools: [], signal: AbortSignal.abort() }).catch(() => {});';
+  expect(networkModulesAfter('openai-called', called, [OPENAI]).some((m) => m.startsWith('openai/'))).toBe(true);
+}, 60_000);
 
 it('steward/inspect does: the check sees them when they are there', () => {
   const loaded = networkModulesAfter('inspect', "await import('./src/inspect.ts');");

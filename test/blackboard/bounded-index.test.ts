@@ -17,9 +17,9 @@ import {
   withVersion,
   type Blackboard,
   type TagVersion,
-} from '../../src/blackboard/blackboard.js';
-import type { Artifact } from '../../src/blackboard/artifacts.js';
-import type { ModelReply, ModelRequest } from '../../src/models/model.js';
+} from '../../src/core/blackboard/blackboard.js';
+import type { Artifact } from '../../src/core/blackboard/artifacts.js';
+import type { ModelReply, ModelRequest } from '../../src/core/models/model.js';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 
 function write(board: Blackboard, tag: string, body: string, artifacts: readonly Artifact[] = []): Blackboard {

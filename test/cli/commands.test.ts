@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEntry, SessionSummary } from '../../src/index.js';
+import type { JournalEntry, SessionSummary } from '../../src/store.js';
 import type { ViewJson } from '../../src/cli/context.js';
 import { parseJson, runCli, type CliResult } from '../support/cli-process.js';
 

@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ViewJson } from '../../src/cli/context.js';
-import { SqliteStore, type JournalEntry } from '../../src/index.js';
+import { SqliteStore } from '../../src/index.js';
+import type { JournalEntry } from '../../src/store.js';
 import { parseJson, runCli, type CliResult } from '../support/cli-process.js';
 
 /** Child processes start in ~1 s each (tsx); leave room for a busy machine. */

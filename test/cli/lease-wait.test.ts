@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { retryWhileLeased } from '../../src/cli/lease-wait.js';
-import { SessionLeasedError, SessionNotFoundError } from '../../src/errors.js';
+import { SessionLeasedError, SessionNotFoundError } from '../../src/core/errors.js';
 
 const leased = (expiresInMs: number | null) => new SessionLeasedError('s_1', 'steward send on web-7 pid 4242', expiresInMs);
 

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ViewJson } from '../../src/cli/context.js';
-import type { Blackboard, JournalEntry, SessionSummary } from '../../src/index.js';
+import type { Blackboard } from '../../src/index.js';
+import type { JournalEntry, SessionSummary } from '../../src/store.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../support/fake-openai-server.js';
 import { parseJson, runCli, startCli, until } from '../support/cli-process.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { StewardClient, type FetchLike, type StreamMessage } from '../../src/client.js';
-import { InvalidCursorError, RequestError, SessionNotFoundError, StewardError } from '../../src/errors.js';
+import { InvalidCursorError, RequestError, SessionNotFoundError, StewardError } from '../../src/core/errors.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';

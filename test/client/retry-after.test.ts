@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { StewardClient, type FetchLike } from '../../src/client.js';
-import { SessionLeasedError } from '../../src/errors.js';
+import { SessionLeasedError } from '../../src/core/errors.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';

@@ -80,6 +80,11 @@ describe('the packed tarball', () => {
     ]) {
       expect(files, f).toContain(f);
     }
+    // Every entry package.json declares, with its declarations.
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+    const declared = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)));
+    expect(declared).toContain('./dist/store.d.ts');
+    for (const f of declared) expect(files, f).toContain(f.replace(/^\.\//, ''));
     expect(files.filter((f) => /^(test|bench|src|examples|scripts)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import { sessionMachine } from '../../src/core/machines/session.machine.js';
 import { loadMachine, loadStatelyConfig } from '../../src/inspect/config.js';
 import { renderDiagram } from '../../src/inspect/diagram.js';
 import { machineGraph } from '../../src/inspect/graph.js';
@@ -94,7 +94,7 @@ describe('stately.config.json', () => {
   it('the repository config is valid and names the session machine', async () => {
     const { config, path } = loadStatelyConfig(process.cwd());
     expect(path).toMatch(/stately\.config\.json$/);
-    expect(config.machines[0]).toMatchObject({ name: 'session', source: 'src/machines/session.machine.ts#sessionMachine' });
+    expect(config.machines[0]).toMatchObject({ name: 'session', source: 'src/core/machines/session.machine.ts#sessionMachine' });
     expect(config.inspect).toBe('off');
     const machine = await loadMachine(config.machines[0]!.source, process.cwd());
     expect(machine.id).toBe('session');
@@ -137,7 +137,9 @@ describe('stately.config.json', () => {
   });
 
   it('a machine source that does not export a machine says which exports are machines', async () => {
-    await expect(loadMachine('src/machines/session.machine.ts#nope')).rejects.toThrow(/no machine exported as "nope"; machines exported there: sessionMachine/);
-    await expect(loadMachine('src/machines/missing.ts#x')).rejects.toThrow(/does not exist/);
+    await expect(loadMachine('src/core/machines/session.machine.ts#nope')).rejects.toThrow(
+      /no machine exported as "nope"; machines exported there: sessionMachine/,
+    );
+    await expect(loadMachine('src/core/machines/missing.ts#x')).rejects.toThrow(/does not exist/);
   });
 });

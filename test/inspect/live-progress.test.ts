@@ -11,7 +11,7 @@ import { createRuntime, MemoryStore, type Model } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { ManualModel } from '../../src/models/manual-model.js';
-import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/machines/stream-events.js';
+import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/core/machines/stream-events.js';
 import { buildPage } from './page-build.js';
 
 const CHROMIUM = '/usr/bin/chromium';

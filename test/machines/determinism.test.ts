@@ -11,9 +11,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { fromPromise, initialTransition, transition, type AnyMachineSnapshot, type EventFromLogic } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
-import type { SessionContext, SessionInput, TurnOutput } from '../../src/machines/session.context.js';
-import { sessionMachine } from '../../src/machines/session.machine.js';
-import type { ModelReply, ToolCall } from '../../src/models/model.js';
+import type { SessionContext, SessionInput, TurnOutput } from '../../src/core/machines/session.context.js';
+import { sessionMachine } from '../../src/core/machines/session.machine.js';
+import type { ModelReply, ToolCall } from '../../src/core/models/model.js';
 import { packageInfo } from '../../src/runtime/runtime.js';
 import { loadPackages } from '../../src/skills/index.js';
 

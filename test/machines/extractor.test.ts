@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import { sessionMachine } from '../../src/core/machines/session.machine.js';
 import { loadMachineExtractor } from '../support/machine-extractor.js';
 
-const source = readFileSync(new URL('../../src/machines/session.machine.ts', import.meta.url), 'utf8');
+const source = readFileSync(new URL('../../src/core/machines/session.machine.ts', import.meta.url), 'utf8');
 
 interface ExtractedGuard {
   kind: string;

@@ -15,9 +15,9 @@ import { InterruptSchema } from '@ag-ui/core/schemas';
 import { answerOf, answerSchema, eventForAnswer, INTERRUPT_REASONS, interruptFor } from '../../src/protocols/ag-ui/interrupts.js';
 import { TaskState, TaskStatus } from '@a2a-js/sdk';
 import { statusOf } from '../../src/protocols/a2a/tasks.js';
-import { UserEventSchema, type UserEventType } from '../../src/machines/session.events.js';
-import { sessionView, type SessionView } from '../../src/runtime/view.js';
-import type { SessionSnapshot } from '../../src/runtime/session-snapshot.js';
+import { UserEventSchema, type UserEventType } from '../../src/core/machines/session.events.js';
+import { sessionView, type SessionView } from '../../src/core/view.js';
+import type { SessionSnapshot } from '../../src/core/machines/session-snapshot.js';
 
 function report(name: string, result: TestAllTransitionsResult): void {
   console.log(`transitions covered: ${result.covered}/${result.total} (${name}, ${result.paths.length} paths replayed)`);

@@ -19,12 +19,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LEGAL_ARTIFACT_MOVES, type Artifact } from '../../src/blackboard/artifacts.js';
-import type { Blackboard, TagSlot, TagVersion } from '../../src/blackboard/blackboard.js';
-import { stateString } from '../../src/machines/refusals.js';
-import type { SessionContext } from '../../src/machines/session.context.js';
-import type { UserEvent, UserEventType } from '../../src/machines/session.events.js';
-import type { Model, ModelReply, ModelRequest, ToolCall } from '../../src/models/model.js';
+import { LEGAL_ARTIFACT_MOVES, type Artifact } from '../../src/core/blackboard/artifacts.js';
+import type { Blackboard, TagSlot, TagVersion } from '../../src/core/blackboard/blackboard.js';
+import { stateString } from '../../src/core/machines/refusals.js';
+import type { SessionContext } from '../../src/core/machines/session.context.js';
+import type { UserEvent, UserEventType } from '../../src/core/machines/session.events.js';
+import type { Model, ModelReply, ModelRequest, ToolCall } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SendResult, Session } from '../../src/runtime/session.js';
 import { expectValidTranscript } from '../support/transcript.js';

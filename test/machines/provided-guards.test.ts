@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromPromise, initialTransition, transition } from 'xstate';
 import { sessionMachine } from '../../src/machine.js';
-import type { SessionContext, TurnOutput } from '../../src/machines/session.context.js';
+import type { SessionContext, TurnOutput } from '../../src/core/machines/session.context.js';
 import { packageInfo } from '../../src/runtime/runtime.js';
 import { loadPackages } from '../../src/skills/index.js';
 

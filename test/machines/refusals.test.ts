@@ -313,7 +313,7 @@ describe('a refusal carries structured fields besides the message', () => {
   });
 
   it('EventRefusedError carries the same fields', async () => {
-    const { EventRefusedError } = await import('../../src/errors.js');
+    const { EventRefusedError } = await import('../../src/core/errors.js');
     const error = new EventRefusedError('no', {
       eventType: 'user_confirmed_intake',
       state: 'waiting_user.input',

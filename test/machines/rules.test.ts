@@ -1,14 +1,14 @@
 /**
- * The rule table (src/machines/rules.ts) is the one place of a rule: the machine's refusal
+ * The rule table (src/core/machines/rules.ts) is the one place of a rule: the machine's refusal
  * edges name its rules, a failed check runs once per call, the messages the model gets are
  * the table's, and the docs list every rule with the table's words.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fromPromise, initialTransition, transition } from 'xstate';
-import { RULES, ruleById } from '../../src/machines/rules.js';
-import type { SessionContext, TurnOutput } from '../../src/machines/session.context.js';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import { RULES, ruleById } from '../../src/core/machines/rules.js';
+import type { SessionContext, TurnOutput } from '../../src/core/machines/session.context.js';
+import { sessionMachine } from '../../src/core/machines/session.machine.js';
 import { packageInfo } from '../../src/runtime/runtime.js';
 import { loadPackages } from '../../src/skills/index.js';
 

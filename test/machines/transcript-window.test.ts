@@ -1,13 +1,13 @@
 /**
- * The transcript window (src/machines/transcript.ts): with a small window, what the context
+ * The transcript window (src/core/machines/transcript.ts): with a small window, what the context
  * keeps — and so what the model is sent — is always valid for the API (every tool call has
  * its result right after it, no orphan result), never over its bound (but for the latest
  * group alone), and nothing a step appended is cut before the runtime archives it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendToTranscript, EMPTY_TRANSCRIPT, messageSize, type Transcript, type WindowLimits } from '../../src/machines/transcript.js';
-import type { ChatMessage, ModelRequest, ToolCall } from '../../src/models/model.js';
+import { appendToTranscript, EMPTY_TRANSCRIPT, messageSize, type Transcript, type WindowLimits } from '../../src/core/machines/transcript.js';
+import type { ChatMessage, ModelRequest, ToolCall } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/index.js';
 import { scriptedCall as call, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import { expectValidTranscript } from '../support/transcript.js';

@@ -4,9 +4,9 @@
  * setting to check instead of "try again later". Real `openai` client, fake server.
  */
 import { afterEach, expect, it } from 'vitest';
-import { ModelError } from '../../src/errors.js';
+import { ModelError } from '../../src/core/errors.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
-import { redactSecrets } from '../../src/models/redact.js';
+import { redactSecrets } from '../../src/core/models/redact.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../support/fake-openai-server.js';
 
 const servers: FakeOpenAI[] = [];

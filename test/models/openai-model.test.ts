@@ -5,8 +5,8 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelError, UserError } from '../../src/errors.js';
-import type { ChatMessage, ModelRequest, ToolSpec } from '../../src/models/model.js';
+import { ModelError, UserError } from '../../src/core/errors.js';
+import type { ChatMessage, ModelRequest, ToolSpec } from '../../src/core/models/model.js';
 import { OpenAIModel, modelFromEnv } from '../../src/models/openai-model.js';
 import { startFakeOpenAI } from '../support/fake-openai-server.js';
 import type { FakeOpenAI, FakeStep } from '../support/fake-openai-server.js';

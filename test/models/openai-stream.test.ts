@@ -4,8 +4,8 @@
  * pieces, usage in the last chunk). A streamed reply must equal the unstreamed one.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelError } from '../../src/errors.js';
-import type { ModelRequest, ToolSpec } from '../../src/models/model.js';
+import { ModelError } from '../../src/core/errors.js';
+import type { ModelRequest, ToolSpec } from '../../src/core/models/model.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import { piecesOf, startFakeOpenAI, type FakeOpenAI, type FakeReply, type FakeStep } from '../support/fake-openai-server.js';
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '@a2a-js/sdk';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
+import type { Model, ModelReply, ModelRequest } from '../../src/core/models/model.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { usePostgresServers } from '../support/postgres-serve.js';

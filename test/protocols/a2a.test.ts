@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamResponse, Task } from '@a2a-js/sdk';
-import type { ModelReply } from '../../src/models/model.js';
+import type { ModelReply } from '../../src/core/models/model.js';
 import { ScriptedModel, scriptedCall } from '../../src/models/scripted-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';

@@ -8,7 +8,7 @@
 import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
+import type { Model, ModelReply, ModelRequest } from '../../src/core/models/model.js';
 import { runAgUi } from '../../src/protocols/ag-ui/run.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SessionHost } from '../../src/serve/session-host.js';

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventSchema } from '@ag-ui/core/schemas';
-import type { ModelReply, ModelRequest } from '../../src/models/model.js';
+import type { ModelReply, ModelRequest } from '../../src/core/models/model.js';
 import { ScriptedModel, scriptedCall } from '../../src/models/scripted-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';

@@ -7,7 +7,7 @@
 import { expect, it } from 'vitest';
 import { StewardClient, type FetchLike } from '../../src/client.js';
 import { nextDraft, SessionFeed, type SessionState } from '../../src/client/session-feed.js';
-import type { SessionStreamEvent } from '../../src/machines/stream-events.js';
+import type { SessionStreamEvent } from '../../src/core/machines/stream-events.js';
 
 const base = { sessionId: 's1', at: 1 };
 const delta = (round: number, tag: string, text: string): SessionStreamEvent => ({ type: 'artifact_delta', ...base, round, worker: 'noter', tag, delta: text });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { bundledPackagesDir, loadPackages } from '../../src/skills/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
-import { PackageError } from '../../src/errors.js';
+import { PackageError } from '../../src/core/errors.js';
 import type { ChatMessage } from '../../src/index.js';
 import { useTempDir } from '../support/temp.js';
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { InternalError, LimitExceededError, SessionNotFoundError, StewardError, StoreError, UserError, type StewardErrorCode } from '../../src/index.js';
 import { createWorkerTurn } from '../../src/machine.js';
 import { ScriptedModel } from '../../src/testing.js';
-import type { SessionContext } from '../../src/machines/session.context.js';
+import type { SessionContext } from '../../src/core/machines/session.context.js';
 import { HttpError, statusOf, toHttpError } from '../../src/http/errors.js';
 import { root } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
@@ -21,8 +21,8 @@ const tmp = useTempDir('steward-errors-');
 describe('isInstance', () => {
   it('knows each class and its bases, also for an error from another copy of Steward', async () => {
     const file = tmp.path('errors-copy.ts');
-    copyFileSync(`${root}/src/errors.ts`, file);
-    const other = (await import(pathToFileURL(file).href)) as typeof import('../../src/errors.js');
+    copyFileSync(`${root}/src/core/errors.ts`, file);
+    const other = (await import(pathToFileURL(file).href)) as typeof import('../../src/core/errors.js');
     const foreign = new other.SessionNotFoundError('s_gone');
     expect(foreign instanceof SessionNotFoundError).toBe(false);
     expect(SessionNotFoundError.isInstance(foreign)).toBe(true);

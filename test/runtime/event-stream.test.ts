@@ -7,7 +7,7 @@ import { createRuntime, type Model } from '../../src/index.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { Session } from '../../src/runtime/session.js';
-import { SessionStreamEventSchema, type SessionStreamEvent, type StreamEventOf } from '../../src/machines/stream-events.js';
+import { SessionStreamEventSchema, type SessionStreamEvent, type StreamEventOf } from '../../src/core/machines/stream-events.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
 const request = { type: 'user_submitted_input', text: 'A note about tea' } as const;

@@ -1,12 +1,12 @@
 /**
- * Size limits (src/limits.ts): a model call over a limit is refused by rule 2 with a message
+ * Size limits (src/core/limits.ts): a model call over a limit is refused by rule 2 with a message
  * naming the limit (the model retries); a user event over a limit is refused with
  * `limit_exceeded` naming the limit and its setting; every refusal a model reads is bounded.
  */
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
-import { clip, DEFAULT_LIMITS, quotedSetting, resolveLimits } from '../../src/limits.js';
+import { clip, DEFAULT_LIMITS, quotedSetting, resolveLimits } from '../../src/core/limits.js';
 import { durabilityFromEnv } from '../../src/store/session-store.js';
 
 const request = { type: 'user_submitted_input', text: 'A note about tea' } as const;

@@ -8,9 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { JournalReplayer } from '../../src/inspect/replay.js';
 import { startInspector } from '../../src/inspect/server.js';
-import { snapshotState } from '../../src/machines/refusals.js';
-import type { ModelReply, ModelRequest } from '../../src/models/model.js';
-import { createRuntime, SqliteStore, type SessionStore, type StoredSession } from '../../src/index.js';
+import { snapshotState } from '../../src/core/machines/refusals.js';
+import type { ModelReply, ModelRequest } from '../../src/core/models/model.js';
+import { createRuntime, SqliteStore } from '../../src/index.js';
+import type { SessionStore, StoredSession } from '../../src/store.js';
 import { parseJson, runCli } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 

@@ -1,5 +1,5 @@
 /**
- * maxBurst has one upper bound, MAX_BURST_LIMIT (src/limits.ts), with one message: the
+ * maxBurst has one upper bound, MAX_BURST_LIMIT (src/core/limits.ts), with one message: the
  * library (createRuntime, createSession), the CLI's --max-burst and serve's POST /sessions
  * refuse 1,001 and take 1,000.
  */
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LimitExceededError } from '../../src/errors.js';
-import { MAX_BURST_ADVICE, MAX_BURST_LIMIT } from '../../src/limits.js';
+import { LimitExceededError } from '../../src/core/errors.js';
+import { MAX_BURST_ADVICE, MAX_BURST_LIMIT } from '../../src/core/limits.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { requestText, type TagVersion } from '../../src/blackboard/blackboard.js';
+import { requestText, type TagVersion } from '../../src/core/blackboard/blackboard.js';
 import { openEnvelopeWithHistory, SNAPSHOT_SCHEMA_VERSION } from '../../src/runtime/persisted.js';
-import { DEFAULT_WINDOW } from '../../src/machines/transcript.js';
+import { DEFAULT_WINDOW } from '../../src/core/machines/transcript.js';
 import { createRuntime, MemoryStore, SnapshotError, SqliteStore, type ChatMessage, type SessionContext } from '../../src/index.js';
 import { scriptedCall as call, ScriptedModel } from '../../src/testing.js';
 import { useTempDir } from '../support/temp.js';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import type { Session, SessionView, UserEvent } from '../../src/index.js';
-import { latest, versionOf, withVersion, type Blackboard } from '../../src/blackboard/blackboard.js';
+import { latest, versionOf, withVersion, type Blackboard } from '../../src/core/blackboard/blackboard.js';
 import { loadPackage } from '../../src/skills/index.js';
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];

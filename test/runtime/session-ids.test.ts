@@ -5,7 +5,7 @@
  * the rule, before anything reaches a store; MemoryStore's create does too.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidSessionIdError } from '../../src/errors.js';
+import { InvalidSessionIdError } from '../../src/core/errors.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { MemoryStore } from '../../src/store/memory-store.js';

@@ -10,7 +10,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import type { Session } from '../../src/runtime/session.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
-import type { SessionStreamEvent } from '../../src/machines/stream-events.js';
+import type { SessionStreamEvent } from '../../src/core/machines/stream-events.js';
 import { useTempDir } from '../support/temp.js';
 
 const temp = useTempDir('steward-waits-');

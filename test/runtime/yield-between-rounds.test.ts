@@ -5,7 +5,7 @@
  * session runs between rounds.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EventLoopSlice, nextMacrotask } from '../../src/agents/next-macrotask.js';
+import { EventLoopSlice, nextMacrotask } from '../../src/core/agents/next-macrotask.js';
 import { createRuntime, type ModelRequest } from '../../src/index.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 

@@ -1,6 +1,6 @@
 /** Models for the browser-facing serve tests: the demo model, streaming text as it answers, optionally held until released. */
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
+import type { Model, ModelReply, ModelRequest } from '../../src/core/models/model.js';
 
 /** The demo model, which first streams `pieces` of text for every call (as a real model's content deltas). */
 export function streamingDemo(pieces: readonly string[] = ['Think', 'ing…']): Model {

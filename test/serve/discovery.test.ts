@@ -7,13 +7,13 @@
  */
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UserError } from '../../src/errors.js';
+import { UserError } from '../../src/core/errors.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { agentCard } from '../../src/protocols/a2a/route.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { createServeApp } from '../../src/serve/embed.js';
 import { startServe, type ServeHandle, type ServeOptions } from '../../src/serve/server.js';
-import type { SkillPackage } from '../../src/skills/package-schema.js';
+import type { SkillPackage } from '../../src/core/skills/package-schema.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { rawRequest as raw } from '../support/raw-http.js';
 

@@ -1,6 +1,6 @@
 /** A tiny client for the serve tests: real HTTP (fetch) on 127.0.0.1, JSON in and out. */
-import type { SessionView } from '../../src/runtime/view.js';
-import type { UserEvent } from '../../src/machines/session.events.js';
+import type { SessionView } from '../../src/core/view.js';
+import type { UserEvent } from '../../src/core/machines/session.events.js';
 
 export interface Reply<T = any> {
   status: number;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import type { Model } from '../../src/models/model.js';
+import type { Model } from '../../src/core/models/model.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { startServe, type ServeOptions } from '../../src/serve/server.js';
 import { createServeApp } from '../../src/serve.js';

@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { Model } from '../../src/models/model.js';
+import type { Model } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import type { SessionView } from '../../src/runtime/view.js';
+import type { SessionView } from '../../src/core/view.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { startCli, until } from '../support/cli-process.js';

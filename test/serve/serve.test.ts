@@ -5,14 +5,14 @@
  */
 import type { NamedToken } from '../../src/http/tokens.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UserError } from '../../src/errors.js';
+import { UserError } from '../../src/core/errors.js';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { Model, ModelReply } from '../../src/models/model.js';
+import type { Model, ModelReply } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import type { SessionView } from '../../src/runtime/view.js';
+import type { SessionView } from '../../src/core/view.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { userEventTypes } from '../../src/machines/session.events.js';
+import { userEventTypes } from '../../src/core/machines/session.events.js';
 import { client, FIRST_REQUEST_MILESTONES, milestones, nextEvent, readEvents } from './http.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -405,7 +405,7 @@ describe('steward serve', () => {
   it('a store failing mid-stream ends the stream with a structured error event', async () => {
     const { http, server, store } = await serveOn();
     const id: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
-    const { StoreUnavailableError } = await import('../../src/errors.js');
+    const { StoreUnavailableError } = await import('../../src/core/errors.js');
     store.journal = async () => {
       throw new StoreUnavailableError(
         'unreachable',

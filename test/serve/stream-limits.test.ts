@@ -6,7 +6,7 @@
  * flag — while other callers are not affected.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Model, ModelReply, ModelRequest } from '../../src/models/model.js';
+import type { Model, ModelReply, ModelRequest } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle, type ServeOptions } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';

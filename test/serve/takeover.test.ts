@@ -8,10 +8,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { Model, ModelRequest } from '../../src/models/model.js';
+import type { Model, ModelRequest } from '../../src/core/models/model.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
-import { SessionStreamEventSchema } from '../../src/machines/stream-events.js';
-import type { SessionView } from '../../src/runtime/view.js';
+import { SessionStreamEventSchema } from '../../src/core/machines/stream-events.js';
+import type { SessionView } from '../../src/core/view.js';
 import { startServe } from '../../src/serve/server.js';
 import { SessionHost } from '../../src/serve/session-host.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';

@@ -9,7 +9,7 @@
  * takeover time is printed.
  */
 import { describe, expect, it } from 'vitest';
-import type { SessionView } from '../../src/runtime/view.js';
+import type { SessionView } from '../../src/core/view.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { demoResponder, transcriptProblems } from '../support/demo-replies.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';

@@ -6,8 +6,8 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
-import { PackageError } from '../../src/errors.js';
-import { DEFAULT_LIMITS } from '../../src/limits.js';
+import { PackageError } from '../../src/core/errors.js';
+import { DEFAULT_LIMITS } from '../../src/core/limits.js';
 import { loadPackage } from '../../src/skills/index.js';
 import { useTempDir } from '../support/temp.js';
 

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PackageError } from '../../src/errors.js';
+import { PackageError } from '../../src/core/errors.js';
 import { REQUEST_TAG, bundledPackagesDir, loadPackage, loadPackages } from '../../src/skills/index.js';
 import type { SkillPackage } from '../../src/skills/index.js';
 

@@ -2,8 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { PackageError } from '../../src/errors.js';
-import { DEFAULT_LIMITS } from '../../src/limits.js';
+import { PackageError } from '../../src/core/errors.js';
+import { DEFAULT_LIMITS } from '../../src/core/limits.js';
 import { loadPackage } from '../../src/skills/index.js';
 import { useTempDir } from '../support/temp.js';
 

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LeaseLostError } from '../../src/errors.js';
+import { LeaseLostError } from '../../src/core/errors.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { thisProcess } from '../../src/store/holder-process.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';

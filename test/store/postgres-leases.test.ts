@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/errors.js';
+import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/core/errors.js';
 import { thisProcess } from '../../src/store/holder-process.js';
 import { LeaseKeeper } from '../../src/store/lease-keeper.js';
 import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, StoreUnavailableError, UserError } from '../../src/errors.js';
+import { ConflictError, StoreUnavailableError, UserError } from '../../src/core/errors.js';
 import { LiveHub } from '../../src/inspect/live-hub.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';

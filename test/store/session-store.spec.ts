@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConflictError, InvalidCursorError, SessionNotFoundError, UserError } from '../../src/errors.js';
+import { ConflictError, InvalidCursorError, SessionNotFoundError, UserError } from '../../src/core/errors.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { listAll } from '../../src/store/list-page.js';
 import { SEND_KEYS_KEPT, type JournalEntryInput, type SessionPage, type SessionStore } from '../../src/store/session-store.js';

@@ -7,7 +7,7 @@
  */
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/errors.js';
+import { StoreError } from '../../src/core/errors.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { useTempDir } from '../support/temp.js';
 import { entry } from './session-store.spec.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SnapshotError, StoreError, UserError } from '../../src/errors.js';
+import { SnapshotError, StoreError, UserError } from '../../src/core/errors.js';
 import { SCHEMA_VERSION, SqliteStore, defaultDbPath, durabilityFromEnv } from '../../src/store/sqlite-store.js';
 import { describeSessionStore, entry } from './session-store.spec.js';
 

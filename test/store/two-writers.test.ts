@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/errors.js';
+import { ConflictError } from '../../src/core/errors.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

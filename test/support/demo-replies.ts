@@ -4,7 +4,7 @@
  * fixed order. Also the check that a transcript the server received is valid.
  */
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { ChatMessage } from '../../src/models/model.js';
+import type { ChatMessage } from '../../src/core/models/model.js';
 import type { FakeStep } from './fake-openai-server.js';
 
 interface Body {

@@ -6,7 +6,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundledPackagesDir } from '../../src/skills/loader.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
-import type { ModelRequest } from '../../src/models/model.js';
+import type { ModelRequest } from '../../src/core/models/model.js';
 
 export const OLD_PROMPT = 'You are the echo worker of a tiny test package.';
 export const NEW_PROMPT = 'You are the EDITED echo worker.';

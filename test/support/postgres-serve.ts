@@ -5,7 +5,7 @@
  */
 import { afterEach } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
-import type { Model } from '../../src/models/model.js';
+import type { Model } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';

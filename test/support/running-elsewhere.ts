@@ -3,7 +3,7 @@
  * hanging until the session is stopped. For tests of what a second process (a server) says
  * to a send meanwhile.
  */
-import type { Model } from '../../src/models/model.js';
+import type { Model } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { Session } from '../../src/runtime/session.js';
 import type { SessionStore } from '../../src/store/session-store.js';

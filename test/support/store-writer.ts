@@ -7,7 +7,7 @@
  * client would. Ends by printing one JSON line: { writer, appended, conflicts }.
  */
 import { once } from 'node:events';
-import { ConflictError } from '../../src/errors.js';
+import { ConflictError } from '../../src/core/errors.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 const [dbPath, sessionId, countText, writer] = process.argv.slice(2);

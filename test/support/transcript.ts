@@ -4,7 +4,7 @@
  * content), and no tool message stands alone.
  */
 import { expect } from 'vitest';
-import type { ChatMessage } from '../../src/models/model.js';
+import type { ChatMessage } from '../../src/core/models/model.js';
 
 export function expectValidTranscript(who: string, messages: readonly ChatMessage[]): void {
   const seen = new Set<string>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelReply, ToolCall } from '../../src/index.js';
-import { MAX_JSON_DEPTH, jsonObjectIn, normalizeReply, parseCall, toolCallIds } from '../../src/tools/reply.js';
+import { MAX_JSON_DEPTH, jsonObjectIn, normalizeReply, parseCall, toolCallIds } from '../../src/core/tools/reply.js';
 
 const text = (content: string | null): ModelReply => ({ content, toolCalls: [] });
 const toolCall = (name: string, args: string, id = 'c1'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StreamedJsonReader } from '../../src/tools/streamed-json.js';
+import { StreamedJsonReader } from '../../src/runtime/streamed-json.js';
 
 /** Feeds `chunks`; returns every piece, and the pieces joined per "outer.inner". */
 function read(chunks: readonly string[]): { pieces: [string, string, string][]; joined: Record<string, string>; broken: boolean } {

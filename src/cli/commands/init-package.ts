@@ -5,9 +5,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { PackageError } from '../../errors.js';
+import { PackageError } from '../../core/errors.js';
 import { loadPackage } from '../../skills/loader.js';
-import { ID_PATTERN } from '../../skills/package-schema.js';
+import { ID_PATTERN } from '../../core/skills/package-schema.js';
 import { starterPackageFiles } from '../../skills/starter-package.js';
 import { defaultDbPath } from '../../store/sqlite-store.js';
 import { safeText } from '../../text/safe-text.js';

@@ -5,7 +5,7 @@
  * terminal. `--manual` plays the model by hand from the page.
  */
 import { Option, type Command } from 'commander';
-import { SessionNotFoundError } from '../../errors.js';
+import { SessionNotFoundError } from '../../core/errors.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
 import { ManualModel } from '../../models/manual-model.js';
 import { createRuntime } from '../../runtime/runtime.js';

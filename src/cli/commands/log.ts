@@ -4,8 +4,8 @@
  * one JSON object per line with seq, time, who, the event, and the state before and after.
  */
 import type { Command } from 'commander';
-import { SessionNotFoundError } from '../../errors.js';
-import { quotedSetting } from '../../limits.js';
+import { SessionNotFoundError } from '../../core/errors.js';
+import { quotedSetting } from '../../core/limits.js';
 import { userOf, type JournalEntry } from '../../store/session-store.js';
 import { CliError, printJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { formatJournal } from '../render.js';

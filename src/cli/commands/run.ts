@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { SessionNotFoundError } from '../../errors.js';
+import { SessionNotFoundError } from '../../core/errors.js';
 import { DemoModel } from '../../models/demo-model.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
 import type { Inspection } from '../../inspect/index.js';

@@ -11,7 +11,7 @@
  * meanwhile, the send is refused (`wait_closed`), or, the same decision, a harmless repeat.
  */
 import type { Command } from 'commander';
-import { ConflictError, EventRefusedError, SessionLeasedError } from '../../errors.js';
+import { ConflictError, EventRefusedError, SessionLeasedError } from '../../core/errors.js';
 import {
   actorName,
   CliError,
@@ -27,8 +27,8 @@ import {
   sessionIdArgument,
 } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
-import type { UserEvent } from '../../machines/session.events.js';
-import type { SessionView } from '../../runtime/view.js';
+import type { UserEvent } from '../../core/machines/session.events.js';
+import type { SessionView } from '../../core/view.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
 import { holderGone } from '../../store/holder-process.js';

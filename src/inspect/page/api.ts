@@ -6,10 +6,10 @@
  * the pages); the rest is the inspector's own (src/inspect/server.ts).
  */
 import { userOf, type JournalEntry, type SessionSummary } from '../../store/session-store.js';
-import type { SessionView } from '../../runtime/view.js';
-import type { SessionContext } from '../../machines/session.context.js';
+import type { SessionView } from '../../core/view.js';
+import type { SessionContext } from '../../core/machines/session.context.js';
 import type { MachineGraph } from '../graph.js';
-import type { ChatMessage, ToolSpec } from '../../models/model.js';
+import type { ChatMessage, ToolSpec } from '../../core/models/model.js';
 
 const params = new URLSearchParams(location.search);
 export const token = params.get('token') ?? '';

@@ -4,9 +4,9 @@
  * questions, the blackboard with its versions, the refused events, the usage and (opened on
  * demand) the raw context — of the live session or of a time-travel point.
  */
-import type { SessionView } from '../../runtime/view.js';
-import type { SessionContext, Step } from '../../machines/session.context.js';
-import { approvalReasonText } from '../../machines/approval.js';
+import type { SessionView } from '../../core/view.js';
+import type { SessionContext, Step } from '../../core/machines/session.context.js';
+import { approvalReasonText } from '../../core/machines/approval.js';
 import { h } from './dom.js';
 
 /**

@@ -9,7 +9,7 @@
  * "Approve" takes an edited reason and role (sent as `edits`), "accept" the artifact's
  * bodies to edit (only changed ones are sent as `edits`); "acting as" fills every event's `by`.
  */
-import type { SessionView } from '../../runtime/view.js';
+import type { SessionView } from '../../core/view.js';
 import { fill, h } from './dom.js';
 
 export interface EventFormState {

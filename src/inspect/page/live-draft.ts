@@ -5,7 +5,7 @@
  * worker's draft per tag, growing. Shown as text only (a model wrote it); redrawn at most
  * once a frame, and only the end of a long text is put in the page.
  */
-import type { SessionStreamEvent } from '../../machines/stream-events.js';
+import type { SessionStreamEvent } from '../../core/machines/stream-events.js';
 import { fill, h } from './dom.js';
 
 /** The end of a streamed text the page shows. */

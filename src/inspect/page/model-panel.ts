@@ -5,7 +5,7 @@
  * conversation so far, with a tool picker and JSON arguments (prefilled from the tool's
  * schema) to answer it — or a text-only reply, or a simulated failure.
  */
-import type { ToolSpec } from '../../models/model.js';
+import type { ToolSpec } from '../../core/models/model.js';
 import type { PendingRequest } from './api.js';
 import { fill, h } from './dom.js';
 

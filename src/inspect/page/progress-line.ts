@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 /**
  * The latest model round and tool check of a live session, from the server's `progress`
- * messages (machines/stream-events.ts). Shown as text only: tool names and messages come
+ * messages (core/machines/stream-events.ts). Shown as text only: tool names and messages come
  * from a model. Only the types are imported, so the page bundle does not grow.
  */
-import type { SessionStreamEvent } from '../../machines/stream-events.js';
+import type { SessionStreamEvent } from '../../core/machines/stream-events.js';
 import { fill, h } from './dom.js';
 
 const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);

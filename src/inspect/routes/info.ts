@@ -1,7 +1,7 @@
 /** GET /api/info: the machine's graph, the model, the packages and the user event types. */
 import { createRoute } from '@hono/zod-openapi';
 import { defineRoute } from '../../http/route.js';
-import { userEventTypes } from '../../machines/session.events.js';
+import { userEventTypes } from '../../core/machines/session.events.js';
 import { json, type InspectorContext } from './context.js';
 
 export const infoRoute = defineRoute(

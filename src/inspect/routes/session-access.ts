@@ -5,9 +5,9 @@
  */
 import { storedSnapshot } from '../../runtime/persisted.js';
 import type { Session } from '../../runtime/session.js';
-import type { SessionSnapshot } from '../../runtime/session-snapshot.js';
-import type { UserEvent } from '../../machines/session.events.js';
-import { sessionView, type SessionView } from '../../runtime/view.js';
+import type { SessionSnapshot } from '../../core/machines/session-snapshot.js';
+import type { UserEvent } from '../../core/machines/session.events.js';
+import { sessionView, type SessionView } from '../../core/view.js';
 import type { StoredSession } from '../../store/session-store.js';
 import { snapshotState } from '../replay.js';
 import type { InspectorContext } from './context.js';

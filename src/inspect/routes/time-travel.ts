@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { storedSnapshot } from '../../runtime/persisted.js';
-import { sessionView } from '../../runtime/view.js';
+import { sessionView } from '../../core/view.js';
 import { HttpError, sessionNotFound } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { snapshotState } from '../replay.js';

@@ -19,9 +19,9 @@ import { TaskStatus, type AgentCard, type Message, type SendMessageRequest, type
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
-import type { UserEvent } from '../../machines/session.events.js';
+import type { UserEvent } from '../../core/machines/session.events.js';
 import { idempotencyKeyProblem } from '../../runtime/send-keys.js';
-import type { SessionStreamEvent } from '../../machines/stream-events.js';
+import type { SessionStreamEvent } from '../../core/machines/stream-events.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { SessionHost } from '../../serve/session-host.js';
 import type { SessionStore } from '../../store/session-store.js';

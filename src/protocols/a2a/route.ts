@@ -22,7 +22,7 @@ import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { BEARER, PUBLIC, type ServeDeps, type ServeRoute } from '../../serve/route.js';
 import { ErrorBody } from '../../serve/schemas.js';
-import type { SkillPackage } from '../../skills/package-schema.js';
+import type { SkillPackage } from '../../core/skills/package-schema.js';
 import { A2A_ERROR_CODE, A2AError, JsonRpcRequestMalformedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { StewardA2AHandler } from './handler.js';
 import { admitCreate, CREATE_LIMIT_RESPONSE } from '../../serve/create-limit.js';

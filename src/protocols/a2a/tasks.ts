@@ -9,10 +9,10 @@
  */
 import type { Interrupt } from '@ag-ui/core';
 import { Artifact, Message, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent, type StreamResponse } from '@a2a-js/sdk';
-import type { SessionContext } from '../../machines/session.context.js';
+import type { SessionContext } from '../../core/machines/session.context.js';
 import { storedSnapshot } from '../../runtime/persisted.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { artifactView, sessionView, type SessionView } from '../../runtime/view.js';
+import { artifactView, sessionView, type SessionView } from '../../core/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { pendingRunWorkerCall } from '../ag-ui/events.js';
 import { interruptFor } from '../ag-ui/interrupts.js';

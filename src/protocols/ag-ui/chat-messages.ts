@@ -10,12 +10,12 @@
  * (`toolCallId`), and a client looks it up in the messages.
  */
 import type { Message } from '@ag-ui/core';
-import type { SessionContext } from '../../machines/session.context.js';
-import type { ChatMessage, ToolCall } from '../../models/model.js';
-import { REQUEST_TAG } from '../../skills/package-schema.js';
+import type { SessionContext } from '../../core/machines/session.context.js';
+import type { ChatMessage, ToolCall } from '../../core/models/model.js';
+import { REQUEST_TAG } from '../../core/skills/package-schema.js';
 
 /**
- * The user-role messages the chart writes itself (src/machines/session.updates.ts), whole: a
+ * The user-role messages the chart writes itself (src/core/machines/session.updates.ts), whole: a
  * person's text is taken for a note only if it is one of these from its first character to its
  * last, so a request that starts "The user …" stays the person's.
  */

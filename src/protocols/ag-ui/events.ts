@@ -1,5 +1,5 @@
 /**
- * One AG-UI run of a session, as events: Steward's live events (machines/stream-events.ts)
+ * One AG-UI run of a session, as events: Steward's live events (core/machines/stream-events.ts)
  * turned into AG-UI 1.0 events while the session runs, and the snapshots that close the run.
  * Every event is checked with `@ag-ui/core`'s own zod schema before it leaves, so a mistake
  * here is an error of the run, never a malformed event on the wire.
@@ -7,10 +7,10 @@
 import { EventType, type BaseEvent, type Interrupt } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import jsonPatch from 'fast-json-patch';
-import type { SessionStreamEvent, StreamEventOf } from '../../machines/stream-events.js';
-import type { SessionContext } from '../../machines/session.context.js';
-import type { ToolCall } from '../../models/model.js';
-import type { SessionView } from '../../runtime/view.js';
+import type { SessionStreamEvent, StreamEventOf } from '../../core/machines/stream-events.js';
+import type { SessionContext } from '../../core/machines/session.context.js';
+import type { ToolCall } from '../../core/models/model.js';
+import type { SessionView } from '../../core/view.js';
 import { messagesOf } from './chat-messages.js';
 
 // run.ts reads the chat's ids from here, where messagesOf was first.

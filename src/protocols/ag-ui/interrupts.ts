@@ -1,7 +1,7 @@
 /**
  * Steward's waits as AG-UI 1.0 interrupts. Each wait of the chart (`waiting_user.*`) is one
  * interrupt whose `responseSchema` is JSON Schema made (`z.toJSONSchema`) from the same zod
- * schemas the user events are checked with (machines/session.events.ts), and whose resume
+ * schemas the user events are checked with (core/machines/session.events.ts), and whose resume
  * payload becomes exactly one user event. The interrupt id names the session and the wait's
  * number (`view.wait`), so it stays the same across reloads, restarts and refused answers,
  * changes with every new wait, and the answer sent for it names that wait: it is applied to
@@ -18,10 +18,10 @@ import {
   UserSubmittedInput,
   type UserEvent,
   type UserEventType,
-} from '../../machines/session.events.js';
-import type { WaitingReason } from '../../machines/stream-events.js';
-import type { SessionView } from '../../runtime/view.js';
-import { canonicalJson } from '../../text/canonical-json.js';
+} from '../../core/machines/session.events.js';
+import type { WaitingReason } from '../../core/machines/stream-events.js';
+import type { SessionView } from '../../core/view.js';
+import { canonicalJson } from '../../core/text/canonical-json.js';
 
 /** The AG-UI `reason` of each wait: the spec's core values where one fits, else Steward's namespaced one. */
 export const INTERRUPT_REASONS = {

@@ -5,11 +5,11 @@
  * or is done, and close the run with the snapshots and the outcome.
  */
 import { EventType, PROTOCOL_VERSION, type BaseEvent, type Interrupt, type RunAgentInput } from '@ag-ui/core';
-import type { SessionContext } from '../../machines/session.context.js';
-import type { UserEvent } from '../../machines/session.events.js';
+import type { SessionContext } from '../../core/machines/session.context.js';
+import type { UserEvent } from '../../core/machines/session.events.js';
 import { storedSnapshot } from '../../runtime/persisted.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { sessionView, type SessionView } from '../../runtime/view.js';
+import { sessionView, type SessionView } from '../../core/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { SessionHost } from '../../serve/session-host.js';

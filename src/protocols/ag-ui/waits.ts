@@ -3,9 +3,9 @@
  * repeats the answer the journal holds for it (runtime/journal-waits.ts finds that entry), and
  * whether a session still waits for its first request.
  */
-import { REQUEST_TAG } from '../../blackboard/blackboard.js';
-import type { SessionContext } from '../../machines/session.context.js';
-import type { SessionView } from '../../runtime/view.js';
+import { REQUEST_TAG } from '../../core/blackboard/blackboard.js';
+import type { SessionContext } from '../../core/machines/session.context.js';
+import type { SessionView } from '../../core/view.js';
 import { answerOfWait } from '../../runtime/journal-waits.js';
 import type { JournalEntry } from '../../store/session-store.js';
 import { answerOf, sameAnswer } from './interrupts.js';

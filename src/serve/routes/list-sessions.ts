@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { InvalidCursorError } from '../../errors.js';
+import { InvalidCursorError } from '../../core/errors.js';
 import { HttpError } from '../../http/errors.js';
 import { defineRoute, jsonContent } from '../../http/route.js';
 import { BEARER, type ServeDeps } from '../route.js';

@@ -4,6 +4,7 @@ import { createRuntime, InternalError, MemoryStore, type SendResult, type Sessio
 import { renderDiagram, startInspector } from 'steward/inspect';
 import { sessionMachine, UserEventSchema, enabledUserEvents, type ModelReply, type UserEvent } from 'steward/machine';
 import { ScriptedModel, scriptedCall, testAllTransitions, type TestAllTransitionsResult } from 'steward/testing';
+import type { SessionStore, StoredSession } from 'steward/store';
 import { createActor, fromPromise } from 'xstate';
 
 const runtime: Runtime = createRuntime({ model: new ScriptedModel([]), store: new MemoryStore() });
@@ -29,6 +30,11 @@ const event: UserEvent = UserEventSchema.parse({ type: 'user_submitted_input', t
 const actor = createActor(sessionMachine, { input: { sessionId: 's1', catalog: [] } });
 export const offered: string[] = enabledUserEvents(actor.getSnapshot());
 export const sent: UserEvent['type'] = event.type;
+
+// A store of one's own is typed from steward/store; the runtime takes any SessionStore.
+export const onStore = (store: SessionStore): Runtime => createRuntime({ model: new ScriptedModel([]), store });
+export const revisionOf = async (store: SessionStore, id: string): Promise<number | undefined> =>
+  store.load(id).then((stored: StoredSession | undefined) => stored?.revision);
 
 export const coverage: () => TestAllTransitionsResult = () => testAllTransitions(sessionMachine.provide({}));
 

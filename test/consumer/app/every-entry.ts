@@ -6,7 +6,8 @@ import * as steward from 'steward';
 import * as inspect from 'steward/inspect';
 import * as machine from 'steward/machine';
 import * as serve from 'steward/serve';
+import * as store from 'steward/store';
 import * as testing from 'steward/testing';
 
-export const entries = [steward, inspect, machine, serve, testing].map((entry) => Object.keys(entry).length);
-export const store: steward.SqliteStore | undefined = undefined;
+export const entries = [steward, inspect, machine, serve, store, testing].map((entry) => Object.keys(entry).length);
+export const sqlite: steward.SqliteStore | undefined = undefined;

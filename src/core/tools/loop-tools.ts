@@ -12,7 +12,7 @@ export interface LoopToolData {
   blackboard: Blackboard;
   workers: readonly WorkerInfo[];
   artifacts: readonly Artifact[];
-  /** Archived versions the manager's turn fetched for this reply (see src/agents/turns.ts). */
+  /** Archived versions the manager's turn fetched for this reply (see src/core/agents/turns.ts). */
   attachments?: readonly { tag: string; version: TagVersion }[];
 }
 

@@ -94,7 +94,7 @@ export interface TurnAttachments {
   versions: { tag: string; version: TagVersion }[];
 }
 
-/** Both conversations, each a bounded window (src/machines/transcript.ts), and the window's limits. */
+/** Both conversations, each a bounded window (src/core/machines/transcript.ts), and the window's limits. */
 export interface Transcripts {
   /** The manager's conversation (its system prompt is assembled fresh each turn). */
   manager: Transcript;
@@ -201,7 +201,7 @@ export type TurnOutput = ModelReply & {
    * actor's result has the time.
    */
   at?: string;
-  /** Archived tag versions the turn fetched for the reply's read_blackboard calls (src/agents/turns.ts). */
+  /** Archived tag versions the turn fetched for the reply's read_blackboard calls (src/core/agents/turns.ts). */
   attachments?: TurnAttachments;
   /**
    * The deployment's approval policy for the reply's run_worker calls (`createRuntime({ approval })`,

@@ -17,7 +17,7 @@ export { REQUEST_TAG } from '../blackboard/blackboard.js';
 /**
  * Short path-like names: `brief`, `outline`, `chapter.3`, `sceneList`. Names that
  * Object.prototype also has (`constructor`, `__proto__`, `toString`) are ordinary tags:
- * keyed data never looks up the prototype chain (src/blackboard/keyed.ts).
+ * keyed data never looks up the prototype chain (src/core/blackboard/keyed.ts).
  */
 export const TAG_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 

@@ -2,15 +2,15 @@
  * The view of a session: what a UI, the CLI or a test needs to know, derived from the
  * snapshot. phase = top-level state; waitingReason = the `waiting_user` substate.
  */
-import { latest, versionOf } from '../blackboard/blackboard.js';
-import type { Question } from '../blackboard/artifacts.js';
-import { approvalRequiredBy, type ApprovalRequiredBy } from '../machines/approval.js';
-import { readSnapshot } from '../machines/refusals.js';
-import type { ForkOrigin, Rejection, SessionContext, Step } from '../machines/session.context.js';
-import type { UserEventType } from '../machines/session.events.js';
-import type { WaitingReason } from '../machines/stream-events.js';
-import type { TokenUsage } from '../models/model.js';
-import type { SessionSnapshot } from './session-snapshot.js';
+import { latest, versionOf } from './blackboard/blackboard.js';
+import type { Question } from './blackboard/artifacts.js';
+import { approvalRequiredBy, type ApprovalRequiredBy } from './machines/approval.js';
+import { readSnapshot } from './machines/refusals.js';
+import type { ForkOrigin, Rejection, SessionContext, Step } from './machines/session.context.js';
+import type { UserEventType } from './machines/session.events.js';
+import type { WaitingReason } from './machines/stream-events.js';
+import type { TokenUsage } from './models/model.js';
+import type { SessionSnapshot } from './machines/session-snapshot.js';
 
 export type Phase = 'waiting_user' | 'running' | 'done';
 

@@ -7,7 +7,7 @@
  * - User-side limits (`userTextChars`) are checked by `session.send()`: a refusal with code
  *   `limit_exceeded` that names the limit and its setting.
  * - Model-side limits (`artifactBodyChars`, `toolArgumentsChars`, `tagsPerSubmit`) are part
- *   of the tools' zod schemas (src/tools/schemas.ts): a call over them is refused by rule 2
+ *   of the tools' zod schemas (src/core/tools/schemas.ts): a call over them is refused by rule 2
  *   with a message naming the limit, so the model can retry smaller. They are the defaults
  *   below (the JSON Schema the model reads states them), the same for every runtime.
  * - `refusalMessageChars` bounds every refusal a model reads as a tool result.

@@ -12,7 +12,7 @@
  * context stays bounded however many versions a tag gets. Those versions are read from the
  * archive: by the runtime's `history()`, and by the turn actors when a model needs one
  * (`read_blackboard` with a `version`, the earlier parts of the request), see
- * src/agents/turns.ts. A tag's version count is its latest version's number.
+ * src/core/agents/turns.ts. A tag's version count is its latest version's number.
  */
 import type { Artifact } from './artifacts.js';
 import { ownValue } from './keyed.js';

@@ -380,7 +380,7 @@ export class MachineMismatchError extends StewardError {
 }
 
 /**
- * A value over one of the size limits (src/limits.ts); `limit` names it, `setting` says where it is set.
+ * A value over one of the size limits (src/core/limits.ts); `limit` names it, `setting` says where it is set.
  *
  * @example
  * if (LimitExceededError.isInstance(error)) console.log(`${error.limit}: ${error.actual} > ${error.max}`);

@@ -5,7 +5,7 @@
  * store, replayed from the journal, forked) and read everywhere else without a cast.
  */
 import type { MachineSnapshot } from 'xstate';
-import type { SessionContext } from '../machines/session.context.js';
+import type { SessionContext } from './session.context.js';
 
 // The other parameters stay open (as in AnyMachineSnapshot): a provided machine may differ in them.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -67,7 +67,7 @@ export function managerSystemPrompt(context: SessionContext): string {
 const OMITTED_HINT = 'the blackboard and artifact lists above are current, and read_blackboard with a version reads an older one.';
 
 /**
- * The system prompt, then the manager's transcript window (src/machines/transcript.ts): the
+ * The system prompt, then the manager's transcript window (src/core/machines/transcript.ts): the
  * context keeps only a bounded window, cut between groups (an assistant message with all its
  * tool results; a user message), so the prompt is bounded within one long turn too and stays
  * valid for the API.

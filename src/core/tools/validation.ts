@@ -1,7 +1,7 @@
 /**
  * The tool contract's validation rules, one function each. Each returns `null` when the call passes,
  * else a finding: the message the model gets as the call's tool result (what was wrong and
- * how to fix it) and the facts behind it as data. The rule table (src/machines/rules.ts)
+ * how to fix it) and the facts behind it as data. The rule table (src/core/machines/rules.ts)
  * names each rule, says which actors it applies to and turns a finding into a violation.
  */
 import type { QueuedCall } from './reply.js';

@@ -93,7 +93,7 @@ function mayReadArchive(context: SessionContext, reply: ModelReply): boolean {
     if (args.includes('version')) return true;
     if (args.includes(REQUEST_TAG) && (request ??= archivedVersions(context.blackboard, REQUEST_TAG).length > 0)) return true;
   }
-  // A one-shot JSON decision in the content becomes a tool call later (src/tools/reply.ts).
+  // A one-shot JSON decision in the content becomes a tool call later (src/core/tools/reply.ts).
   return calls.length === 0 && typeof reply?.content === 'string' && reply.content.includes('read_blackboard');
 }
 
