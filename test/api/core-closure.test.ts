@@ -95,7 +95,7 @@ it('the check sees a file outside the folder, a Node built-in and another packag
   const { problems } = closureProblems([join(root, 'src/client/stream.ts'), join(root, 'src/store/lease-keeper.ts')], CORE);
   expect(problems).toEqual(
     expect.arrayContaining([
-      "src/client/stream.ts imports '../serve/schemas.js': src/serve/schemas.ts is outside src/core",
+      "src/client/stream.ts imports '../store/records.js': src/store/records.ts is outside src/core",
       "src/client/stream.ts imports 'eventsource-parser': a package the core does not use (allowed: xstate, zod, immer)",
       "src/store/lease-keeper.ts imports 'node:os': a Node built-in",
     ]),
