@@ -12,14 +12,16 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * What makes a file heavy: it drives Chromium, starts a PostgreSQL cluster, installs the packed
- * tarball, or runs a benchmark. Read from the files themselves (what they import), so a new
- * one cannot be left off a list here.
+ * What makes a file heavy: it drives Chromium, starts a PostgreSQL cluster or installs the
+ * packed tarball. Read from the files themselves (what they import), so a new one cannot be
+ * left off a list here. The benchmarks are not in this suite: `npm run test:bench` runs their
+ * checks (bench/vitest.config.ts, bench/load's own package).
  */
 const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball)\.js)'/;
-const heavy = testFiles('test').filter((file) => file.startsWith(join('test', 'bench')) || STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
+const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
 
 // Heavy files run one at a time, after the rest (two at a time), so two never compete for the cores.
+// `npm run test:fast` runs the unit project alone; `npm test` both.
 export default defineConfig({
   test: {
     testTimeout: 20_000,

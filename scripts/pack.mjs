@@ -5,7 +5,8 @@
 //   2. build into it (scripts/build.mjs --out STAGE/dist);
 //   3. write the package.json a user gets: without `scripts` (they run repository files —
 //      `prepare` would run scripts/build.mjs, which the tarball lacks, on a folder or git
-//      install) and without `devDependencies` (the repository's tools);
+//      install), without `devDependencies` (the repository's tools) and without
+//      `workspaces` (the benchmark's package, bench/load, is not shipped);
 //   4. `npm pack --ignore-scripts` there (the build has just run).
 // A plain `npm pack` in the repository would pack the repository's package.json, so
 // `prepack` refuses it and names this script.
@@ -31,6 +32,7 @@ try {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   delete manifest.scripts;
   delete manifest.devDependencies;
+  delete manifest.workspaces;
   writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   execFileSync(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(stage, 'dist')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   const report = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: stage, maxBuffer: 16 << 20, encoding: 'utf8' });

@@ -3,9 +3,10 @@
  * model takes 0.3–3 s, users who think between actions, several servers, and kills.
  *
  *   npm run bench:load                       # full: 100 / 1,000 / 5,000 sessions on SQLite and PostgreSQL, 20 kills (~8 min on 2 cores)
- *   npm run bench:load -- --quick            # correctness only (nothing lost, no double run), small and fast (CI)
+ *   npm run bench:load -- --quick            # correctness only (nothing lost, no double run), small and fast (CI: npm run test:bench)
  *   npm run bench:load -- --sizes 100,1000 --stores sqlite --kills 0
  *   npm run bench:load -- --json [PATH]      # also writes the figures (default bench/load-results.json)
+ *   npm start / npm test in bench/load       # the same run; its checks and the --quick run (npm run test:bench)
  *   npm run bench:load -- --no-memory        # skip the memory phase (at the largest N: the window's sessions and up to --max-running more parked, then those running)
  *   npm run bench:load -- --max-running 300  # the server answers 429 + Retry-After beyond 300 running sessions (default: none up to 1,000 sessions, 300 above)
  *   npm run bench:load -- --pg-socket        # PostgreSQL through its Unix socket, not 127.0.0.1 TCP
@@ -17,11 +18,12 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startPostgres, type TestPostgres } from '../../test/support/postgres.js';
 import { startLlmServer, type LlmOptions } from './llm-server.js';
 import { startLlmProcess } from './llm-process.js';
 import { compiledServers } from './servers.js';
+import { ROOT } from './compile-server.js';
 import { oneServer, type LoadSettings, type OneServerFigures, type ServerKind } from './one-server.js';
 import { killRun, type KillFigures } from './kills.js';
 import { seeded } from './numbers.js';
@@ -71,7 +73,9 @@ function parseArgs(argv: string[]): Args {
   if (stores.some((s) => s !== 'sqlite' && s !== 'postgres')) throw new Error(`--stores takes sqlite, postgres or both (got ${value('--stores')})`);
   const kills = Number(value('--kills') ?? (quick ? 3 : 20));
   if (!Number.isInteger(kills) || kills < 0) throw new Error(`--kills takes a whole number ≥ 0 (got ${value('--kills')})`);
-  const json = argv.includes('--json') ? (value('--json')?.startsWith('--') === false ? value('--json')! : 'bench/load-results.json') : null;
+  // A path given is the caller's: `npm run bench:load` runs this in bench/load, npm's INIT_CWD is where it was typed.
+  const path = value('--json')?.startsWith('--') === false ? resolve(process.env.INIT_CWD ?? '.', value('--json')!) : join(ROOT, 'bench/load-results.json');
+  const json = argv.includes('--json') ? path : null;
   const given = value('--max-running') ?? (quick ? '8' : null);
   const maxRunning = given === null ? null : Number(given);
   if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 0))

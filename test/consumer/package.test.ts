@@ -1,7 +1,8 @@
 /**
  * Steward as an installed package: `npm run package` (scripts/pack.mjs), a plain `npm install`
- * of the tarball into an empty app (npm registry only, preferring the local cache), then use
- * it as an app would:
+ * of the tarball into an empty app (npm registry only, preferring the local cache; the install
+ * test/support/tarball.ts shares between the test files), typescript and @types/node added
+ * with npm, then use it as an app would:
  *   (a) an ESM script imports `steward` and runs a scripted session to a wait;
  *   (b) `tsc --strict` compiles a TypeScript consumer with moduleResolution NodeNext and
  *       Bundler, and a DOM-only project (no Node types) against steward/machine + testing;
@@ -9,7 +10,7 @@
  *   (d) `npx steward packages` (and `diagram`) run the installed, compiled CLI;
  *   (e) README's Quick start job, `npx steward run` on the demo model, runs to done on the
  *       SQLite store a plain install brings (better-sqlite3, an optional dependency, is
- *       built from source here: no prebuilt binary is reachable);
+ *       built from source by that install: no prebuilt binary is reachable);
  *   (f) an app installed with `--omit=optional` (no better-sqlite3): `steward run` fails with
  *       the fix in its message and leaves no `.steward/` behind.
  * Prints the tarball's size and file count, the install times and the bundle size.
@@ -23,7 +24,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserBundle } from '../support/browser-bundle.js';
 import { root } from '../support/cli-process.js';
-import { npmInstall, packedTarball, type Tarball } from '../support/tarball.js';
+import { appWithSteward, installedSteward, npmInstall, packedTarball, type Tarball } from '../support/tarball.js';
 
 const run = promisify(execFile);
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
@@ -38,21 +39,21 @@ const demoEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !
 
 beforeAll(async () => {
   tarball = await packedTarball();
-  app = mkdtempSync(join(tmpdir(), 'steward-consumer-'));
   bare = mkdtempSync(join(tmpdir(), 'steward-consumer-bare-'));
-  cpSync(fixtures, app, { recursive: true });
-  for (const dir of [app, bare]) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
+  writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
   const versions = (await import('../../package.json', { with: { type: 'json' } })).default.devDependencies;
-  const [ms, bareMs] = await Promise.all([
-    npmInstall(app, [tarball.file, `typescript@${versions.typescript}`, `@types/node@${versions['@types/node']}`]),
+  const [shared, added, bareMs] = await Promise.all([
+    installedSteward(),
+    appWithSteward('steward-consumer-', [`typescript@${versions.typescript}`, `@types/node@${versions['@types/node']}`]),
     npmInstall(bare, ['--omit=optional', tarball.file]),
   ]);
+  app = added.dir;
+  cpSync(fixtures, app, { recursive: true });
   console.log(
     `tarball: ${(tarball.size / 1024).toFixed(1)} kB packed, ${(tarball.unpackedSize / 1024).toFixed(1)} kB unpacked, ${tarball.entryCount} files; ` +
-      `install into an empty app (with typescript + @types/node; better-sqlite3 built from source): ${(ms / 1000).toFixed(1)} s; ` +
-      `with --omit=optional: ${(bareMs / 1000).toFixed(1)} s`,
+      `npm install of it into an empty app (better-sqlite3 built from source; shared by the test files): ${(shared.ms / 1000).toFixed(1)} s; ` +
+      `typescript + @types/node added: ${(added.ms / 1000).toFixed(1)} s; with --omit=optional: ${(bareMs / 1000).toFixed(1)} s`,
   );
-  // Compiling better-sqlite3 takes about a minute of one core, many more on a busy machine.
 }, 900_000);
 
 afterAll(async () => {
@@ -101,11 +102,13 @@ describe('the packed tarball', () => {
     }
   });
 
-  it('ships a package.json that runs nothing of the repository on install: no scripts, no devDependencies', async () => {
+  it('ships a package.json that runs nothing of the repository on install: no scripts, no devDependencies, no workspaces', async () => {
     const { stdout } = await run('tar', ['-xzOf', tarball.file, 'package/package.json']);
     const manifest = JSON.parse(stdout) as Record<string, unknown>;
     expect(manifest.scripts).toBeUndefined();
     expect(manifest.devDependencies).toBeUndefined();
+    // The repository's workspace (bench/load) is not shipped.
+    expect(manifest.workspaces).toBeUndefined();
     expect(manifest.optionalDependencies).toEqual({ 'better-sqlite3': expect.stringMatching(/^12\./) });
     // react only for steward/react, and optional: npm installs nothing for it.
     expect(manifest.peerDependencies).toEqual({ react: expect.any(String) });

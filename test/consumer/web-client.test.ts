@@ -1,43 +1,34 @@
 /**
- * steward/client and steward/react as an installed package: the packed tarball, react and
- * its types installed into an empty app (install scripts off: no native build), then
- * `tsc --strict` compiles a page's code (test/consumer/web) in a NodeNext, a Bundler and a
+ * steward/client and steward/react as an installed package: the packed tarball installed
+ * into an empty app (the install test/support/tarball.ts shares between the test files), react
+ * and the types added with npm, then `tsc --strict` compiles a page's code (test/consumer/web) in a NodeNext, a Bundler and a
  * DOM-only project (no Node types, every declaration file checked), and esbuild bundles the
  * installed steward/client for the browser with no Node built-in.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { browserBundle } from '../support/browser-bundle.js';
 import { root } from '../support/cli-process.js';
-import { npmInstall, packedTarball } from '../support/tarball.js';
+import { appWithSteward } from '../support/tarball.js';
 
 const run = promisify(execFile);
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 let app: string;
 
 beforeAll(async () => {
-  const tarball = await packedTarball();
-  app = mkdtempSync(join(tmpdir(), 'steward-web-consumer-'));
-  cpSync(join(root, 'test/consumer/web'), app, { recursive: true });
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'web-consumer', private: true, type: 'module' }, null, 2));
   const versions = (await import('../../package.json', { with: { type: 'json' } })).default.devDependencies;
-  // --ignore-scripts: better-sqlite3 (Steward's optional dependency) is left unbuilt: this app
-  // only compiles and bundles, it opens no store. The plain install, with the native build, is
-  // test/consumer/package.test.ts's; building it again here cost minutes of CPU.
-  await npmInstall(app, [
-    '--ignore-scripts',
-    tarball.file,
+  ({ dir: app } = await appWithSteward('steward-web-consumer-', [
     `typescript@${versions.typescript}`,
     `@types/node@${versions['@types/node']}`,
     `react@${versions.react}`,
     `@types/react@${versions['@types/react']}`,
-  ]);
-}, 300_000);
+  ]));
+  cpSync(join(root, 'test/consumer/web'), app, { recursive: true });
+}, 900_000);
 
 afterAll(async () => {
   if (app) await rm(app, { recursive: true, force: true });

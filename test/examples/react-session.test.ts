@@ -1,6 +1,7 @@
 /**
  * examples/react-session as a user builds it: installed from the packed tarball (steward,
- * react, react-dom, vite from the npm registry), built with Vite, opened in Chromium, and
+ * react, react-dom, vite from the npm registry; `npm install` in the example's folder, on a
+ * copy of the install test/support/tarball.ts shares between the test files), built with Vite, opened in Chromium, and
  * driven to `done` on a `steward serve --packages` of the app's own package (written by the
  * installed CLI's `steward init-package`; the server is this repository's CLI, its model the
  * real `openai` client against a local fake that streams like the demo model): the request
@@ -22,7 +23,7 @@ import { startCli, until, root, type RunningCli } from '../support/cli-process.j
 import { demoResponder } from '../support/demo-replies.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
-import { npmInstall, packedTarball } from '../support/tarball.js';
+import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
 
 const run = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
@@ -48,10 +49,10 @@ beforeAll(async () => {
   expect(pkg.dependencies.steward).toBe('file:../../steward-0.1.0.tgz');
   pkg.dependencies.steward = `file:${tarball.file}`;
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
-  // --ignore-scripts: better-sqlite3 (Steward's optional dependency) is left unbuilt: the server
-  // is this repository's CLI and the installed CLI's init-package opens no store. The plain
-  // install, with the native build, is test/consumer/package.test.ts's.
-  await npmInstall(dir, ['--ignore-scripts']);
+  // The example's package.json is its own: npm adds react, react-dom and vite to the copied
+  // install of the tarball and keeps steward and its built better-sqlite3 as they are.
+  copyInstall(await installedSteward(), dir, { manifest: false });
+  await npmInstall(dir);
   await run('npx', ['--no-install', 'vite', 'build', '--logLevel', 'error'], { cwd: dir });
 
   // The app's own package, from the installed CLI (it needs no store).
@@ -87,7 +88,7 @@ beforeAll(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
   });
   cleanups.push(() => browser.close());
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();

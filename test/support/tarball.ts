@@ -1,13 +1,24 @@
 /**
- * The packed tarball of the current sources, once per set of sources: test/consumer and
- * test/examples both install it. Made by `scripts/pack.mjs` (what `npm run package` runs: a
- * staging copy, built there, with the package.json a user gets), so the repo's own dist/ is
- * never rebuilt under other tests' feet. Keyed by a hash of what goes in, under the system
- * temp folder; a lock folder makes concurrent test files wait for one build instead of racing.
+ * The packed tarball of the current sources, and one plain install of it, each made once per
+ * set of sources and shared by every test file that needs them (test/consumer, test/examples).
+ *
+ * The tarball: made by `scripts/pack.mjs` (what `npm run package` runs: a staging copy, built
+ * there, with the package.json a user gets), so the repo's own dist/ is never rebuilt under
+ * other tests' feet. Keyed by a hash of what goes in.
+ *
+ * The install: `npm install <tarball>` into an empty app, as a user runs it: Steward's
+ * dependencies from the npm registry and better-sqlite3 (an optional dependency) built from
+ * source, since its prebuilt binaries come from GitHub, which CI cannot reach. That build is
+ * minutes of CPU, so it is done once, keyed by the tarball's hash and the lockfile, and each
+ * app gets a copy of that install (`appWithSteward`) and then `npm install`s its own packages
+ * on top, as a user adds packages to an app: npm keeps what is installed and builds nothing again.
+ *
+ * Both live under the system temp folder; a lock folder makes concurrent test files wait for
+ * one build instead of racing, and a waiter takes over from a builder that died.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,6 +36,13 @@ export interface Tarball {
   files: string[];
 }
 
+export interface InstalledSteward {
+  /** The app folder: its package.json, package-lock.json and node_modules are those of `npm install <tarball>`. */
+  dir: string;
+  /** Wall time of that install in milliseconds (made by whichever test file came first). */
+  ms: number;
+}
+
 const inputs = ['package.json', 'README.md', 'LICENSE', 'bin', 'docs', 'src', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
 
 function listFiles(path: string): string[] {
@@ -35,44 +53,123 @@ function listFiles(path: string): string[] {
     .flatMap((name) => listFiles(join(path, name)));
 }
 
-function sourcesHash(): string {
+function hashOf(files: string[]): string {
   const hash = createHash('sha256');
-  for (const file of inputs.flatMap((p) => listFiles(join(root, p)))) {
-    hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
-  }
+  for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * What `make` writes to `dir`, made by one process of all that ask at once: creating `dir` is
+ * the lock (atomic), `dir/<result>` the result. A waiter whose maker died (its pid is gone,
+ * no result) removes the folder and makes it itself.
+ */
+async function once<T>(dir: string, result: string, what: string, timeoutMs: number, make: () => Promise<T>): Promise<T> {
+  const done = join(dir, result);
+  const owner = join(dir, 'owner.pid');
+  for (;;) {
+    try {
+      mkdirSync(dir);
+    } catch {
+      const found = await until<{ value: T } | { dead: number }>(
+        () => {
+          if (existsSync(done)) return { value: JSON.parse(readFileSync(done, 'utf8')) as T };
+          const pid = existsSync(owner) ? Number(readFileSync(owner, 'utf8')) : 0;
+          return pid > 0 && !alive(pid) && !existsSync(done) ? { dead: pid } : undefined;
+        },
+        `${what} in ${dir} (made by another test file; remove the folder if that one is stuck)`,
+        timeoutMs,
+      );
+      if ('value' in found) return found.value;
+      rmSync(dir, { recursive: true, force: true });
+      continue;
+    }
+    writeFileSync(owner, String(process.pid));
+    try {
+      const value = await make();
+      // Written aside and renamed: a waiter never reads half of it.
+      writeFileSync(`${done}.tmp`, JSON.stringify(value));
+      renameSync(`${done}.tmp`, done);
+      return value;
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
 }
 
 let packed: Promise<Tarball> | undefined;
 
 export function packedTarball(): Promise<Tarball> {
-  packed ??= (async () => {
-    const dir = join(tmpdir(), `steward-tarball-${sourcesHash()}`);
-    const done = join(dir, 'tarball.json');
-    try {
-      mkdirSync(dir); // atomic: whoever creates it builds, the others wait for tarball.json
-    } catch {
-      await until(() => existsSync(done), `${done} (another test file is packing Steward; remove the folder if it died)`, 240_000);
-      return JSON.parse(readFileSync(done, 'utf8')) as Tarball;
-    }
-    try {
+  packed ??= (() => {
+    const dir = join(tmpdir(), `steward-tarball-${hashOf(inputs.flatMap((p) => listFiles(join(root, p))))}`);
+    return once(dir, 'tarball.json', 'the packed tarball', 240_000, async () => {
       const { stdout } = await run(process.execPath, [join(root, 'scripts/pack.mjs'), '--json', '--out', dir], { cwd: root, maxBuffer: 16 << 20 });
       const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }[];
-      const tarball: Tarball = {
+      return {
         file: join(dir, info!.filename),
         size: info!.size,
         unpackedSize: info!.unpackedSize,
         entryCount: info!.entryCount,
         files: info!.files.map((f) => f.path),
-      };
-      writeFileSync(done, JSON.stringify(tarball));
-      return tarball;
-    } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
-      throw error;
-    }
+      } satisfies Tarball;
+    });
   })();
   return packed;
+}
+
+let installed: Promise<InstalledSteward> | undefined;
+
+/**
+ * `npm install <tarball>` into an empty app (`{ "type": "module" }`), with install scripts:
+ * what a user gets. Once per tarball and lockfile (the lockfile pins the npm that runs it and
+ * the tools the tests add on top); compiling better-sqlite3 takes a minute of one core, many
+ * more on a busy machine.
+ */
+export function installedSteward(): Promise<InstalledSteward> {
+  installed ??= (async () => {
+    const tarball = await packedTarball();
+    const key = hashOf([tarball.file, join(root, 'package-lock.json')]);
+    // Beside the tarball's folder and the apps (all right under the temp folder), so the
+    // relative `file:../steward-tarball-…` npm saves means the same tarball from each of them.
+    const dir = join(tmpdir(), `steward-installed-${key}`);
+    return once(dir, 'installed.json', 'the installed tarball', 900_000, async () => {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2));
+      const ms = await npmInstall(dir, [tarball.file]);
+      return { dir, ms } satisfies InstalledSteward;
+    });
+  })();
+  return installed;
+}
+
+/**
+ * A new app folder right under the temp folder (removed by the caller): a copy of the shared
+ * install (package.json, package-lock.json, node_modules), then `npm install extra…` in it
+ * when given. Returns the folder and that install's wall time in milliseconds.
+ */
+export async function appWithSteward(prefix: string, extra: string[] = []): Promise<{ dir: string; ms: number }> {
+  const shared = await installedSteward();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  copyInstall(shared, dir, { manifest: true });
+  return { dir, ms: extra.length > 0 ? await npmInstall(dir, extra) : 0 };
+}
+
+/**
+ * Copies the shared install's node_modules into `dir` (and its package.json and lockfile when
+ * `manifest`), for an app with a package.json of its own that then runs `npm install`.
+ */
+export function copyInstall(shared: InstalledSteward, dir: string, { manifest }: { manifest: boolean }): void {
+  const parts = manifest ? ['package.json', 'package-lock.json', 'node_modules'] : ['node_modules'];
+  for (const part of parts) cpSync(join(shared.dir, part), join(dir, part), { recursive: true, verbatimSymlinks: true });
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The benchmark harness works: `bench/run.ts --quick` runs every mode (each session's
- * transcript is checked inside the run), prints the table and writes the JSON. No assertion
- * on timings: they depend on the machine.
+ * The benchmark harness works, as CI checks it (`npm run test:bench`): `bench/run.ts --quick`
+ * runs every mode (each session's transcript is checked inside the run), prints the table and
+ * writes the JSON. No assertion on timings: they depend on the machine.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { answer, createBaselineMachine, startBaseline } from '../../bench/baseline.js';
-import { FakeModel } from '../../bench/fake-model.js';
-import { answerText, FIRST_INPUT, TranscriptError, verifyTranscript } from '../../bench/scenario.js';
+import { answer, createBaselineMachine, startBaseline } from '../baseline.js';
+import { FakeModel } from '../fake-model.js';
+import { answerText, FIRST_INPUT, TranscriptError, verifyTranscript } from '../scenario.js';
 import type { ChatMessage } from '../../src/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
