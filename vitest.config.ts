@@ -23,6 +23,7 @@ const heavy = testFiles('test').filter((file) => file.startsWith(join('test', 'b
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       {
         extends: true,
