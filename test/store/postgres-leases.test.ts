@@ -108,6 +108,13 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     }
   });
 
+  it('renewals asked for one after another, each as soon as the last is answered, all come back', async () => {
+    const store = connect(freshSchema());
+    await store.create({ id: 'n', packageId: null, snapshot: {}, entry: created() });
+    const lease = (await store.leases.acquireLease('n', 'A', 60_000))!;
+    for (let i = 0; i < 5; i++) expect(await store.leases.renewLease(lease, 60_000)).toBe(true);
+  });
+
   it('a renewal that does not come back: the lease ends here before the database could let another server claim it, and the gate before a model call stops waiting', async () => {
     const schema = freshSchema();
     const store = connect(schema);
