@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
+import { buildPage } from '../inspect/page-build.js';
 import { cliBin, runCli } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 
@@ -214,6 +215,7 @@ it.skipIf(!hasScript)(
   'with --inspect local, approving in the inspector page makes the terminal show the new state, not a refusal and the old card',
   async () => {
     const db = tmp.path('inspect-stale.db');
+    await buildPage(); // the page the CLI serves (test/support/cli-build.ts)
     const tty = terminal('--package tiny --inspect local', db);
     try {
       await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');

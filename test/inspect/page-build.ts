@@ -1,16 +1,16 @@
 /**
  * The inspector page built from the current sources (dist/inspector may be stale or missing),
- * once per set of sources rather than once per test file (see test/support/build-cache.ts).
- * The page imports modules from across src/, so all of src/ is its input.
+ * once per set of sources rather than once per test file (see test/support/build-cache.ts). The
+ * compiled CLI of the same sources serves it as its dist/inspector (test/support/cli-build.ts).
  */
 import { join } from 'node:path';
 import { build } from 'vite';
-import { cachedBuild, hashOf } from '../support/build-cache.js';
+import { cachedBuild } from '../support/build-cache.js';
 
 let built: Promise<string> | null = null;
 
 export function buildPage(): Promise<string> {
-  built ??= cachedBuild('inspector-page', hashOf(['src', 'package.json', 'package-lock.json']), async (outDir) => {
+  built ??= cachedBuild('inspector-page', async (outDir) => {
     await build({ configFile: join(process.cwd(), 'src/inspect/page/vite.config.ts'), logLevel: 'error', build: { outDir, emptyOutDir: true } });
   });
   return built;

@@ -1,8 +1,8 @@
 /**
  * Builds the tests need from the current sources (the compiled CLI, the inspector page), made
  * once per set of sources instead of once per test file: each under
- * node_modules/.cache/steward-test/<name>-<hash of its inputs>, so an edit to an input makes a
- * new one and nothing stale is ever used. Inside node_modules so that what a build leaves as
+ * node_modules/.cache/steward-test/<name>-<hash of the sources>, so an edit makes a new one and
+ * nothing stale is ever used. Inside node_modules so that what a build leaves as
  * imports (the packages) resolves to this checkout's node_modules, as it would from dist/.
  *
  * A build is written to a temporary folder and renamed into place whole, so a folder that exists
@@ -29,13 +29,27 @@ function listFiles(path: string): string[] {
     .flatMap((name) => listFiles(join(path, name)));
 }
 
-/** A hash of the files under `inputs` (paths from the repository's root): names and contents. */
-export function hashOf(inputs: readonly string[]): string {
+/**
+ * What the builds are made from, paths from the repository's root: one set for all of them, so
+ * builds of the same sources share a hash and can find each other (the CLI's page).
+ */
+const SOURCES = ['src', 'bin/steward.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+let sources: string | undefined;
+
+/** A hash of the sources (names and contents), once per process. */
+export function sourcesHash(): string {
+  if (sources) return sources;
   const hash = createHash('sha256');
-  for (const file of inputs.flatMap((p) => listFiles(join(root, p)))) {
+  for (const file of SOURCES.flatMap((p) => listFiles(join(root, p)))) {
     hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
-  return hash.digest('hex').slice(0, 16);
+  sources = hash.digest('hex').slice(0, 16);
+  return sources;
+}
+
+/** The folder build `name` of the current sources has (or will have once built). */
+export function buildFolder(name: string): string {
+  return join(cacheRoot, `${name}-${sourcesHash()}`);
 }
 
 /** Takes the lock, or says another process holds it (removing it when it is stale). */
@@ -65,9 +79,9 @@ function removeOld(name: string, keep: string): void {
   }
 }
 
-function folders(name: string, hash: string) {
+function folders(name: string) {
   mkdirSync(cacheRoot, { recursive: true });
-  const dir = join(cacheRoot, `${name}-${hash}`);
+  const dir = buildFolder(name);
   return { dir, lock: `${dir}.lock`, staging: `${dir}.staging` };
 }
 
@@ -76,9 +90,9 @@ function publish(name: string, dir: string, staging: string): void {
   removeOld(name, dir);
 }
 
-/** The folder of build `name` for inputs hashed `hash`, made by `build(folder)` if missing. */
-export async function cachedBuild(name: string, hash: string, build: (outDir: string) => Promise<void>): Promise<string> {
-  const { dir, lock, staging } = folders(name, hash);
+/** The folder of build `name` of the current sources, made by `build(folder)` if missing. */
+export async function cachedBuild(name: string, build: (outDir: string) => Promise<void>): Promise<string> {
+  const { dir, lock, staging } = folders(name);
   const started = Date.now();
   while (!existsSync(dir)) {
     if (!tryLock(lock)) {
@@ -100,8 +114,8 @@ export async function cachedBuild(name: string, hash: string, build: (outDir: st
 }
 
 /** cachedBuild for a synchronous build; waiting for another process blocks this one. */
-export function cachedBuildSync(name: string, hash: string, build: (outDir: string) => void): string {
-  const { dir, lock, staging } = folders(name, hash);
+export function cachedBuildSync(name: string, build: (outDir: string) => void): string {
+  const { dir, lock, staging } = folders(name);
   const started = Date.now();
   const pause = new Int32Array(new SharedArrayBuffer(4));
   while (!existsSync(dir)) {
