@@ -37,7 +37,7 @@ const SOURCES = ['src', 'bin/steward.mjs', 'package.json', 'package-lock.json', 
 let sources: string | undefined;
 
 /** A hash of the sources (names and contents), once per process. */
-export function sourcesHash(): string {
+function sourcesHash(): string {
   if (sources) return sources;
   const hash = createHash('sha256');
   for (const file of SOURCES.flatMap((p) => listFiles(join(root, p)))) {
