@@ -25,6 +25,7 @@ const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFi
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       {
         extends: true,

@@ -44,7 +44,7 @@ export class PgRenewals {
   renew(lease: Lease, ms: number): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.due.push({ lease, ms, resolve, reject });
-      this.flushing ??= this.flush().finally(() => (this.flushing = null));
+      this.flushing ??= this.flush();
     });
   }
 
@@ -57,15 +57,21 @@ export class PgRenewals {
   }
 
   private async flush(): Promise<void> {
-    while (this.due.length > 0) {
-      const batch = this.due;
-      this.due = [];
-      // One statement per lease length (a server uses one).
-      for (const ms of new Set(batch.map((d) => d.ms)))
-        await this.renewBatch(
-          batch.filter((d) => d.ms === ms),
-          ms,
-        );
+    try {
+      while (this.due.length > 0) {
+        const batch = this.due;
+        this.due = [];
+        // One statement per lease length (a server uses one).
+        for (const ms of new Set(batch.map((d) => d.ms)))
+          await this.renewBatch(
+            batch.filter((d) => d.ms === ms),
+            ms,
+          );
+      }
+    } finally {
+      // In the same turn as the loop's last look: a renewal asked for after it (by the caller
+      // of one just answered) starts the next flush instead of waiting on this one forever.
+      this.flushing = null;
     }
   }
 

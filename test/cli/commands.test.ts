@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry, SessionSummary } from '../../src/store.js';
 import type { ViewJson } from '../../src/cli/context.js';
-import { parseJson, runCli, type CliResult } from '../support/cli-process.js';
+import { parseJson, root, runCli, startCli, type CliResult } from '../support/cli-process.js';
 
-/** Child processes start in ~1 s each (tsx); leave room for a busy machine. */
+/** Generous: child processes start slowly on a busy machine. */
 const CLI_TIMEOUT = 90_000;
 
 let dir: string;
@@ -53,6 +53,18 @@ describe('steward (scriptable commands)', () => {
         expect.objectContaining({ id: 'echo', inputTags: ['request'], outputTags: ['note'] }),
         expect.objectContaining({ id: 'summarize', inputTags: ['note'], outputTags: ['summary'] }),
       ]);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'test/support/steward-src.mjs (the CLI from the sources through tsx, as the benchmark starts it) answers as the compiled one does',
+    async () => {
+      const viaTsx = startCli(['packages', '--json'], { db }, [process.execPath, join(root, 'test/support/steward-src.mjs')]).result;
+      const [fromSources, compiled] = await Promise.all([viaTsx, cli('packages', '--json')]);
+      expectOk(fromSources);
+      expectOk(compiled);
+      expect(fromSources.stdout).toBe(compiled.stdout);
     },
     CLI_TIMEOUT,
   );

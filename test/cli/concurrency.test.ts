@@ -22,7 +22,7 @@ import { SqliteStore } from '../../src/index.js';
 import type { JournalEntry } from '../../src/store.js';
 import { parseJson, runCli, type CliResult } from '../support/cli-process.js';
 
-/** Child processes start in ~1 s each (tsx); leave room for a busy machine. */
+/** Generous: child processes start slowly on a busy machine. */
 const CLI_TIMEOUT = 90_000;
 
 let dir: string;

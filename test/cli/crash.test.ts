@@ -12,7 +12,7 @@ import { SqliteStore, type Blackboard } from '../../src/index.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../support/fake-openai-server.js';
 import { startCli, until } from '../support/cli-process.js';
 
-/** Child processes start in ~1 s each (tsx); leave room for a busy machine. */
+/** Generous: child processes start slowly on a busy machine. */
 const CLI_TIMEOUT = 90_000;
 
 const reply = (name: string, args: unknown): FakeStep => ({ reply: { toolCalls: [{ name, arguments: JSON.stringify(args) }] } });

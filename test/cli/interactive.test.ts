@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
-import { bin, runCli } from '../support/cli-process.js';
+import { buildPage } from '../inspect/page-build.js';
+import { cliBin, runCli } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 
 const ENTER = '\r';
@@ -21,7 +22,7 @@ const tmp = useTempDir('steward-tty-');
 /** A `steward run` on a real pseudo-terminal: type keys, wait for text on the screen. */
 function terminal(args: string, db: string, extraEnv: Record<string, string> = {}) {
   // A pty that `script` opens without a parent terminal has no size: give it one.
-  const command = `stty cols 120 rows 60; ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${args} --db ${JSON.stringify(db)}`;
+  const command = `stty cols 120 rows 60; ${JSON.stringify(process.execPath)} ${JSON.stringify(cliBin())} run ${args} --db ${JSON.stringify(db)}`;
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
@@ -214,6 +215,7 @@ it.skipIf(!hasScript)(
   'with --inspect local, approving in the inspector page makes the terminal show the new state, not a refusal and the old card',
   async () => {
     const db = tmp.path('inspect-stale.db');
+    await buildPage(); // the page the CLI serves (test/support/cli-build.ts)
     const tty = terminal('--package tiny --inspect local', db);
     try {
       await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');

@@ -8,16 +8,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { bin, root, startCli } from '../support/cli-process.js';
+import { cliBin, root, startCli } from '../support/cli-process.js';
 import { closedPort, useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-otel-lazy-');
-const SDK = /[\\/]node_modules[\\/]@opentelemetry[\\/](?!api[\\/])|[\\/]src[\\/]cli[\\/]otel-sdk\.ts$/;
+// The CLI runs compiled (cli-build.ts): its modules are dist/**/*.js.
+const SDK = /[\\/]node_modules[\\/]@opentelemetry[\\/](?!api[\\/])|[\\/]dist[\\/]cli[\\/]otel-sdk\.js$/;
 
 /** The OpenTelemetry modules beyond the API that `steward run --auto` resolved with this environment, and its stderr. */
 async function sdkModulesLoaded(name: string, env: Record<string, string>): Promise<{ modules: string[]; stderr: string }> {
   const log = tmp.path(`${name}.log`);
-  const command = [process.execPath, '--import', join(root, 'test/api/record-modules.mjs'), bin];
+  const command = [process.execPath, '--import', join(root, 'test/api/record-modules.mjs'), cliBin()];
   const result = await startCli(
     ['run', '--auto', '--package', 'tiny', '--inspect', 'off'],
     { db: tmp.path(`${name}.db`), env: { ...env, STEWARD_MODULE_LOG: log } },
@@ -25,7 +26,7 @@ async function sdkModulesLoaded(name: string, env: Record<string, string>): Prom
   ).result;
   expect(result.code, result.stderr).toBe(0);
   const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-  expect(loaded.some((url) => url.endsWith('/src/runtime/tracing.ts'))).toBe(true);
+  expect(loaded.some((url) => url.endsWith('/dist/runtime/tracing.js'))).toBe(true);
   return { modules: [...new Set(loaded.filter((url) => SDK.test(url)).map((url) => url.replace(/^.*node_modules[\\/]/, '')))], stderr: result.stderr };
 }
 

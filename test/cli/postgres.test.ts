@@ -15,7 +15,7 @@ import { postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { closedPort } from '../support/temp.js';
 
-/** Child processes start in ~1 s each (tsx); leave room for a busy machine. */
+/** Generous: child processes start slowly on a busy machine. */
 const CLI_TIMEOUT = 90_000;
 
 const server = usePostgres();

@@ -18,4 +18,4 @@ it('refuses `--as steward` and `--as echo`; nothing is sent', async () => {
   }
   const sent = parseJson<ViewJson>(await cli('send', id, 'input', '--text', 'Green tea.', '--as', 'alice', '--json'));
   expect(sent.waitingReason).toBe('approve_step');
-});
+}, 90_000); // four CLI processes one after another: generous for a busy machine

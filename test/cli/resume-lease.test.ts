@@ -21,7 +21,7 @@ import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 
 const LEASE_MS = 300_000;
-/** Child processes start in ~1 s each (tsx); leave room for a busy machine, far below a lease. */
+/** Generous: child processes start slowly on a busy machine; still far below a lease. */
 const CLI_TIMEOUT = 60_000;
 const TEST_TIMEOUT = 150_000;
 

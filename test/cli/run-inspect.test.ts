@@ -4,6 +4,7 @@
  * own; with `--inspect local` the page is served while the session runs.
  */
 import { expect, it } from 'vitest';
+import { buildPage } from '../inspect/page-build.js';
 import { runCli } from '../support/cli-process.js';
 import { closedPort, useTempDir } from '../support/temp.js';
 
@@ -32,6 +33,7 @@ it(
 it(
   '--inspect local serves the inspector page while the session runs',
   async () => {
+    await buildPage(); // the page the CLI serves (test/support/cli-build.ts)
     const { code, stdout, stderr } = await runCli(['run', '--auto', '--package', 'tiny', '--inspect', 'local'], {
       db: tmp.path('local.db'),
       timeoutMs: 60_000,

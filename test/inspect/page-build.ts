@@ -1,19 +1,17 @@
 /**
- * Builds the inspector page once per test file into a temporary folder, so the browser
- * tests always see the current sources (dist/inspector may be stale or missing).
+ * The inspector page built from the current sources (dist/inspector may be stale or missing),
+ * once per set of sources rather than once per test file (see test/support/build-cache.ts). The
+ * compiled CLI of the same sources serves it as its dist/inspector (test/support/cli-build.ts).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'vite';
+import { cachedBuild } from '../support/build-cache.js';
 
 let built: Promise<string> | null = null;
 
 export function buildPage(): Promise<string> {
-  built ??= (async () => {
-    const outDir = mkdtempSync(join(tmpdir(), 'steward-inspector-page-'));
+  built ??= cachedBuild('inspector-page', async (outDir) => {
     await build({ configFile: join(process.cwd(), 'src/inspect/page/vite.config.ts'), logLevel: 'error', build: { outDir, emptyOutDir: true } });
-    return outDir;
-  })();
+  });
   return built;
 }

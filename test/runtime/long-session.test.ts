@@ -12,6 +12,7 @@ import { snapshotState } from '../../src/core/machines/refusals.js';
 import type { ModelReply, ModelRequest } from '../../src/core/models/model.js';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import type { SessionStore, StoredSession } from '../../src/store.js';
+import { buildPage } from '../inspect/page-build.js';
 import { parseJson, runCli } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 
@@ -168,7 +169,8 @@ describe('a session of 2,000 events', () => {
     await session.close();
 
     // The inspector's timeline and `steward log` list every entry.
-    const inspector = await startInspector({ runtime, store, port: 0, sessionId: id, log: () => {} });
+    // The page of the current sources (the repo's dist/ may be stale or missing).
+    const inspector = await startInspector({ runtime, store, port: 0, sessionId: id, pageDir: await buildPage(), log: () => {} });
     try {
       // serve's journal route, in pages: `next` is the last seq of a full page.
       let seen = 0;

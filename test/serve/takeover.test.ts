@@ -6,6 +6,7 @@
  * model calls are counted); the live library events of a session run by one server reach a
  * stream on another.
  */
+import pgDriver from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelRequest } from '../../src/core/models/model.js';
@@ -49,6 +50,22 @@ const hanging: Model = {
 };
 
 const LEASE_MS = 600;
+/**
+ * The lease of a server that must keep what it claimed: long, so that a busy machine, which can
+ * delay a renewal past a short lease, never hands a claimed session to another server.
+ */
+const HELD_MS = 60_000;
+
+/** The rows of one statement on a connection of its own. */
+async function sql<R extends pgDriver.QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pgDriver.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
 
 /** A new database whose dead server left `count` running sessions, their leases run out by now. */
 async function leasesRunOut(count: number) {
@@ -73,7 +90,7 @@ function survivorOn(
   const runtime = createRuntime({ model: hanging, store });
   adapt?.(runtime);
   const host = new SessionHost(runtime, store, {
-    leaseMs: options.leaseMs ?? LEASE_MS,
+    leaseMs: options.leaseMs ?? HELD_MS,
     owner,
     maxRunning: options.maxRunning ?? 0,
     ...(options.log ? { log: options.log } : {}),
@@ -112,15 +129,21 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     const survivors = ['B', 'C'].map((owner) => {
       const store = new PostgresStore(url);
       const model = counted();
-      const host = new SessionHost(createRuntime({ model, store }), store, { leaseMs: LEASE_MS, owner });
+      const host = new SessionHost(createRuntime({ model, store }), store, { leaseMs: HELD_MS, owner });
       cleanups.push(
         () => store.close(),
         () => host.drain(0),
       );
       return { host, model, claimed: [] as string[] };
     });
-    // Before the lease ran out: nothing to take.
-    expect(await survivors[0]!.host.scanOnce()).toEqual([]);
+    // Before the leases ran out: nothing to take. The dead server renews no more, so its rows
+    // say when the first runs out; a scan that ended before then must take nothing. (On a
+    // machine too busy to scan that soon, what it took had run out: the race below counts it.)
+    const [{ first }] = (await sql<{ first: Date }>(url, 'SELECT min(expires_at) AS first FROM steward.leases')) as [{ first: Date }];
+    const early = await survivors[0]!.host.scanOnce();
+    const [{ live }] = (await sql<{ live: boolean }>(url, 'SELECT clock_timestamp() < $1 AS live', [first])) as [{ live: boolean }];
+    if (live) expect(early).toEqual([]);
+    survivors[0]!.claimed.push(...early);
     const killedAt = Date.now();
     // Both scan as fast as they can, at the same time.
     let waiting = 0;
@@ -216,8 +239,8 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     // Written without a lease: claimable once it has been quiet a whole lease.
     await new Promise((r) => setTimeout(r, LEASE_MS + 200));
     const logs: string[] = [];
-    const { host } = survivorOn(url, 'B', { log: (line) => logs.push(line) });
-    const other = survivorOn(url, 'C').host;
+    const { host } = survivorOn(url, 'B', { leaseMs: LEASE_MS, log: (line) => logs.push(line) });
+    const other = survivorOn(url, 'C', { leaseMs: LEASE_MS }).host;
     expect(await host.scanOnce()).toEqual([id]);
     await until(() => logs.some((line) => line.includes(`takeover of ${id} failed`)), 'the takeover to fail');
     expect(logs.find((line) => line.includes('failed'))).toContain(`steward fork ${id} --at SEQ`);

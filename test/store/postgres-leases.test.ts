@@ -12,7 +12,9 @@ import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/c
 import { thisProcess } from '../../src/store/holder-process.js';
 import { LeaseKeeper } from '../../src/store/lease-keeper.js';
 import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';
+import type { Lease } from '../../src/store/session-store.js';
 import { holdLock, postgresUnavailable } from '../support/postgres.js';
+import { until } from '../support/cli-process.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { entry } from './session-store.spec.js';
 
@@ -37,21 +39,36 @@ const connect = (schema: string) => {
 const created = (state = 'idle') => ({ kind: 'created', type: 'session.created', payload: {}, state }) as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How many connections to the test database wait on a lock now. */
+async function waitingOnLocks(): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
 describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
   it('acquire: one owner at a time, a new token per grant; renew extends only the own grant; expiry and release free it', async () => {
     const schema = freshSchema();
     const [a, b] = [connect(schema), connect(schema)];
     await a.create({ id: 's', packageId: null, snapshot: {}, entry: created() });
 
-    const first = await a.leases.acquireLease('s', 'A', 300);
+    // Granted for a second, renewed at once for a minute: still A's once the first grant's
+    // second is over. (Only the renewal has to come within that second; waits past a length are
+    // safe on a busy machine, a renewal that must land before one is not.)
+    const first = await a.leases.acquireLease('s', 'A', 1_000);
     expect(first).toEqual({ sessionId: 's', owner: 'A', token: 1 });
+    expect(await a.leases.renewLease(first!, 60_000)).toBe(true);
     expect(await b.leases.acquireLease('s', 'B', 300)).toBeNull();
-    // Renewed twice across its own length: still A's.
-    for (let i = 0; i < 3; i++) {
-      await sleep(150);
-      expect(await a.leases.renewLease(first!, 300)).toBe(true);
-    }
+    await sleep(1_100);
     expect(await b.leases.acquireLease('s', 'B', 300)).toBeNull();
+    expect(await a.leases.renewLease(first!, 300)).toBe(true);
 
     // Not renewed: it expires, B gets it with the next token, A's renewal fails.
     await sleep(400);
@@ -79,15 +96,23 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const lock = await holdLock(url, `LOCK TABLE "${schema}".sessions IN ACCESS EXCLUSIVE MODE`);
     try {
       const reads = Array.from({ length: 6 }, () => store.load('r0'));
-      await sleep(100);
+      await until(async () => (await waitingOnLocks()) >= 3, "the pool's three connections to wait on the lock");
       const renewals = [...leases.map((lease) => store.leases.renewLease(lease!, 60_000)), store.leases.renewLease({ ...leases[0]!, token: 99 }, 60_000)];
-      const renewed = await Promise.race([Promise.all(renewals), sleep(5_000).then(() => 'waited behind the pool' as const)]);
+      // Behind the pool they would never come back while the lock is held: any bound tells.
+      const renewed = await Promise.race([Promise.all(renewals), sleep(15_000).then(() => 'waited behind the pool' as const)]);
       expect(renewed).toEqual([...ids.map(() => true), false]);
       await lock.release();
       expect((await Promise.all(reads)).every((read) => read?.id === 'r0')).toBe(true);
     } finally {
       await lock.release();
     }
+  });
+
+  it('renewals asked for one after another, each as soon as the last is answered, all come back', async () => {
+    const store = connect(freshSchema());
+    await store.create({ id: 'n', packageId: null, snapshot: {}, entry: created() });
+    const lease = (await store.leases.acquireLease('n', 'A', 60_000))!;
+    for (let i = 0; i < 5; i++) expect(await store.leases.renewLease(lease, 60_000)).toBe(true);
   });
 
   it('a renewal that does not come back: the lease ends here before the database could let another server claim it, and the gate before a model call stops waiting', async () => {
@@ -98,8 +123,13 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const askedAt = performance.now();
     const lease = await store.leases.acquireLease('k', 'A', leaseMs);
     let lostAt = 0;
+    // The keeper's renewals, as they are sent: their answers can be awaited.
+    const renewals: Promise<boolean>[] = [];
+    const leases: typeof store.leases = Object.create(store.leases, {
+      renewLease: { value: (...args: Parameters<typeof store.leases.renewLease>) => renewals[renewals.push(store.leases.renewLease(...args)) - 1]! },
+    });
     const keeper = new LeaseKeeper(
-      store.leases,
+      leases,
       lease!,
       leaseMs,
       () => (lostAt = performance.now()),
@@ -116,16 +146,20 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       while (lostAt === 0 && performance.now() < deadline) await sleep(10);
       expect(lostAt, 'lost while its renewal still waits').toBeGreaterThan(0);
       expect(keeper.isHeld()).toBe(false);
-      // The gate answers once the lease ended here, not when the renewal comes back.
-      expect(await Promise.race([gate, sleep(1_000).then(() => 'still waiting for the renewal')])).toBe(false);
-      // Lost here while the database still holds it for this grant: nobody could claim it yet.
-      const { rows } = await lock.client.query<{ held: boolean }>(
-        `SELECT expires_at > clock_timestamp() AS held FROM "${schema}".leases WHERE session_id = 'k'`,
+      // Lost here while the database still held it for this grant: nobody could claim it yet.
+      // Measured back to the moment it was lost (this query may come late on a busy machine):
+      // what the grant had left now, plus the time since it was lost here, is above zero.
+      const askedNow = performance.now();
+      const { rows } = await lock.client.query<{ leftMs: number }>(
+        `SELECT EXTRACT(EPOCH FROM expires_at - clock_timestamp()) * 1000 AS "leftMs" FROM "${schema}".leases WHERE session_id = 'k'`,
       );
-      expect(rows[0]!.held).toBe(true);
+      expect(Number(rows[0]!.leftMs) + (askedNow - lostAt)).toBeGreaterThan(0);
+      // The gate answers once the lease ended here, not when the renewal comes back (it never
+      // does while the row is locked: any bound tells).
+      expect(await Promise.race([gate, sleep(10_000).then(() => 'still waiting for the renewal')])).toBe(false);
       await lock.release();
       // The late renewal's answer does not bring it back.
-      await sleep(100);
+      await Promise.allSettled(renewals);
       expect(keeper.isHeld()).toBe(false);
     } finally {
       keeper.abandon();
@@ -152,7 +186,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
       await raw.query('BEGIN');
       await raw.query(`UPDATE ${schema}.sessions SET revision = 2, snapshot = '{"n":2}' WHERE id = 'l'`);
       const asked = b.leases.acquireAndLoad('l', 'B', 5000);
-      await sleep(200);
+      await until(async () => (await waitingOnLocks()) >= 1, "B's read to wait for the write");
       await raw.query('COMMIT');
       expect(await asked).toMatchObject({ lease: null, holder: { owner: 'A' }, stored: { revision: 2, snapshot: { n: 2 } } });
     } finally {
@@ -167,7 +201,8 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const schema = freshSchema();
     const [a, b] = [connect(schema), connect(schema)];
     await a.create({ id: 'f', packageId: null, snapshot: { n: 0 }, entry: created() });
-    const lease = (await a.leases.acquireLease('f', 'A', 400))!;
+    // Long enough for what must happen while A holds it, however busy the machine.
+    const lease = (await a.leases.acquireLease('f', 'A', 60_000))!;
     expect(await a.append({ id: 'f', expectedRevision: 1, entries: [entry('e1', 'running')], snapshot: { n: 1 }, lease })).toBe(2);
 
     // Someone without the lease (another process, the CLI) cannot write while A holds it.
@@ -178,8 +213,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     // The revision check is still there for the holder.
     await expect(a.append({ id: 'f', expectedRevision: 1, entries: [entry('stale', 'x')], snapshot: { n: 'stale' }, lease })).rejects.toThrow(ConflictError);
 
-    // A pauses past its lease (a "zombie"): its write is refused even though nobody took over yet.
-    await sleep(500);
+    // A pauses past its lease (a "zombie"; its last renewal asked for little): its write is
+    // refused even though nobody took over yet.
+    expect(await a.leases.renewLease(lease, 200)).toBe(true);
+    await sleep(300);
     await expect(a.append({ id: 'f', expectedRevision: 2, entries: [entry('zombie', 'x')], snapshot: { n: 'zombie' }, lease })).rejects.toThrow(LeaseLostError);
     // B takes over; A's old token can never write again, B's can.
     const taken = (await b.leases.acquireLease('f', 'B', 5000))!;
@@ -202,11 +239,13 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     const schema = freshSchema();
     const [dead, b, c] = [connect(schema), connect(schema), connect(schema)];
     const ids = Array.from({ length: 20 }, (_, i) => `run${i}`);
+    const deadLeases: Lease[] = [];
     for (const id of ids) {
       await dead.create({ id, packageId: null, snapshot: {}, entry: created() });
-      // Long enough that none runs out while the others are set up on a loaded machine.
-      const lease = (await dead.leases.acquireLease(id, 'dead', 2000))!;
+      // Long enough that none runs out while the others are set up, however busy the machine.
+      const lease = (await dead.leases.acquireLease(id, 'dead', 60_000))!;
       await dead.append({ id, expectedRevision: 1, entries: [entry('go', 'running.manager.thinking')], snapshot: {}, lease });
+      deadLeases.push(lease);
     }
     await dead.create({ id: 'waiting', packageId: null, snapshot: {}, entry: created('waiting_user.input') });
     await dead.create({ id: 'alive', packageId: null, snapshot: {}, entry: created() });
@@ -215,8 +254,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     // Running, never leased (a process without leases), written just now: not yet.
     await dead.create({ id: 'fresh', packageId: null, snapshot: {}, entry: created('running.manager.thinking') });
 
-    expect(await b.leases.claimExpired('B', 1000, 50)).toEqual([]);
-    await sleep(2100);
+    expect(await b.leases.claimExpired('B', 60_000, 50)).toEqual([]);
+    // The dead holder's last renewals asked for little, and it renews no more: they run out.
+    expect(await Promise.all(deadLeases.map((lease) => dead.leases.renewLease(lease, 100)))).toEqual(deadLeases.map(() => true));
+    await sleep(200);
     const claims = await Promise.all([b, c, b, c].map((store, i) => store.leases.claimExpired(i % 2 ? 'C' : 'B', 60_000, 50)));
     const claimed = claims
       .flat()
@@ -230,7 +271,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(await c.leases.claimExpired('C', 60_000, 50)).toEqual([]);
 
     // The never-leased running session once it has been quiet for a whole lease.
-    await sleep(1100);
+    await sleep(1_100);
     const late = await c.leases.claimExpired('C', 60_000, 50);
     expect(late).toEqual([]);
     const quiet = (await c.leases.claimExpired('C', 1000, 50)).map((l) => l.sessionId);

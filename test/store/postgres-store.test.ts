@@ -14,7 +14,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { DEFAULT_PG_POOL_SIZE, PG_SCHEMA_VERSION, PostgresStore, poolSizeFromEnv, redactUrl } from '../../src/store/postgres-store.js';
 import { preparedFromEnv } from '../../src/store/postgres-prepared.js';
 import type { SessionChange } from '../../src/store/session-store.js';
-import { holdLock, postgresUnavailable, TEST_PASSWORD } from '../support/postgres.js';
+import { holdLock, postgresUnavailable, startPostgres, TEST_PASSWORD } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { closedPort } from '../support/temp.js';
 import { describeSessionStore, entry } from './session-store.spec.js';
@@ -86,11 +86,14 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
     });
 
     it('a write marked durable: false commits without waiting for its WAL flush; the next durable one flushes it too; nothing leaks into the pool', async () => {
+      // A server of its own: the test changes a server-wide setting and reads the server-wide
+      // WAL positions, which another file's writes on the run's shared server would move.
+      const own = await startPostgres();
+      const url = await own.createDatabase();
       const admin = new pg.Pool({ connectionString: url, max: 1 });
       const pool = new pg.Pool({ connectionString: url, max: 1 });
       const store = new PostgresStore(pool, { schema: freshSchema() });
       const everyEvent = new PostgresStore(url, { schema: store.schema, durability: 'every-event' });
-      open.push(everyEvent);
       const lsn = async () =>
         (
           await admin.query<{ flushed: string; inserted: string; behind: boolean }>(
@@ -132,8 +135,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
         await admin.query(`ALTER SYSTEM RESET wal_writer_delay`);
         await admin.query(`SELECT pg_reload_conf()`);
         await store.close();
+        await everyEvent.close();
         await pool.end();
         await admin.end();
+        await own.stop();
       }
     });
 

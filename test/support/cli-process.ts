@@ -1,15 +1,19 @@
 /**
- * Runs the real `steward` command from the sources (`node test/support/steward-src.mjs …`,
- * the CLI through tsx, so no build is needed) as a child process for the tests in test/cli.
- * The compiled bin/steward.mjs is tested from an installed tarball in test/consumer. The
- * child gets its own SQLite file (STEWARD_DB), no colours, and no OPENAI_* settings unless a test passes them (so it uses the offline demo model).
+ * Runs the real `steward` command as a child process for the tests in test/cli: its
+ * bin/steward.mjs on the current sources compiled once per run (cli-build.ts; never the repo's
+ * dist/, which may be stale). test/support/steward-src.mjs runs the same CLI through tsx; the
+ * installed tarball's is tested in test/consumer. The child gets its own SQLite file
+ * (STEWARD_DB), no colours, and no OPENAI_* settings unless a test passes them (so it uses the
+ * offline demo model).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiledCli } from './cli-build.js';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const bin = join(root, 'test/support/steward-src.mjs');
+/** The compiled bin/steward.mjs of the current sources (built on the first call). */
+export const cliBin = (): string => compiledCli();
 
 export interface CliResult {
   code: number | null;
@@ -54,8 +58,8 @@ export interface RunningCli {
   result: Promise<CliResult>;
 }
 
-/** Starts `steward ...args` from the sources (or another command line with `command`). */
-export function startCli(args: string[], options: CliOptions, command: string[] = [process.execPath, bin]): RunningCli {
+/** Starts `steward ...args` (or another command line with `command`). */
+export function startCli(args: string[], options: CliOptions, command: string[] = [process.execPath, cliBin()]): RunningCli {
   const [file, ...rest] = options.permissionsBite ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--', ...command] : command;
   const child = spawn(file!, [...rest, ...args], {
     cwd: options.cwd ?? root,

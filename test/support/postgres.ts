@@ -1,22 +1,23 @@
 /**
  * A real PostgreSQL server for the tests: either the one STEWARD_TEST_PG names
  * (postgres://user:password@host:port/db, a role that may CREATE DATABASE), or a throwaway
- * cluster started here from Debian's binaries (`pg_config --bindir`): `initdb` in a temp
- * folder, `pg_ctl start` on a free 127.0.0.1 port with the Unix socket in that folder,
- * stopped and removed at the end. As root everything runs through `runuser -u postgres`
- * (PostgreSQL refuses to run as root) and the folder is owned by postgres.
+ * cluster from Debian's binaries (postgres-cluster.ts).
+ *
+ * Under vitest the throwaway cluster is one per run (`sharedPostgres`, through usePostgres):
+ * the first test file that needs it starts it, the others wait for it, each file works in
+ * databases of its own, and the run's global setup (global-setup.ts) stops it at the end. A
+ * test that stops the server or changes its settings starts one of its own (`startPostgres`).
  *
  * Where neither exists: under CI=true that is a failure; elsewhere the tests say so and skip.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { closedPort } from './temp.js';
+import { until } from './cli-process.js';
+import { type Cluster, findBindir, sharedClusterFile, startCluster, stopCluster, TEST_PASSWORD } from './postgres-cluster.js';
 
-export const TEST_PASSWORD = 'steward-test-secret';
+export { TEST_PASSWORD };
 
 /** Why the PostgreSQL tests cannot run here, or null when they can. */
 export const postgresUnavailable: string | null = (() => {
@@ -28,22 +29,6 @@ export const postgresUnavailable: string | null = (() => {
   console.warn(why);
   return why;
 })();
-
-/** `pg_config --bindir`, else the newest Debian server folder (/usr/lib/postgresql/N/bin). */
-function findBindir(): string | null {
-  try {
-    const bindir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    if (bindir && existsSync(join(bindir, 'initdb'))) return bindir;
-  } catch {
-    // no pg_config: look where Debian puts the server
-  }
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(root, versions[0], 'bin') : null;
-}
 
 export interface TestPostgres {
   /** URL of the maintenance database (postgres) with a password: for admin statements. */
@@ -59,71 +44,57 @@ export interface TestPostgres {
 }
 
 /**
- * Starts (or connects to) the server; call stop() at the end of the file. `durable`: keep
- * fsync on (the benchmark's figures); tests turn it off for speed.
+ * Starts a cluster of the caller's own (or connects to STEWARD_TEST_PG); call stop() at the
+ * end. `durable`: keep fsync on (the benchmark's figures); tests turn it off for speed.
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const external = process.env.STEWARD_TEST_PG;
   if (external) return serverAt(external, async () => {}, null);
-  return startCluster(options.durable === true);
-}
-
-async function startCluster(durable: boolean): Promise<TestPostgres> {
-  const bindir = findBindir()!;
-  const asRoot = userInfo().uid === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'steward-pg-'));
-  const data = join(dir, 'data');
-  const pwfile = join(dir, 'pw');
-  writeFileSync(pwfile, `${TEST_PASSWORD}\n`);
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(dir, uid, gid);
-    chownSync(pwfile, uid, gid);
-  }
-  chmodSync(dir, 0o700);
-  const run = (command: string, args: string[]) => {
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bindir, command), ...args]] : [join(bindir, command), args];
-    const result = spawnSync(file, argv, { encoding: 'utf8', cwd: dir });
-    if (result.status !== 0) throw new Error(`${command} failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
-  };
-  const port = await closedPort();
-  // Password auth over TCP (the store's bad-credentials path is real), trust on the socket.
-  run('initdb', [
-    '-D',
-    data,
-    '-U',
-    'postgres',
-    '--auth-local=trust',
-    '--auth-host=scram-sha-256',
-    `--pwfile=${pwfile}`,
-    '-E',
-    'UTF8',
-    '--no-sync',
-    '--locale=C',
-  ]);
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=${durable ? 'on' : 'off'} -c max_connections=200`;
-  run('pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options]);
-  let stopped = false;
-  const stopNow = () => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      process.off('exit', stopNow);
-    }
-  };
+  const cluster = await startCluster({ durable: options.durable === true, maxConnections: 200 });
   // A test run that ends without afterAll (a crash, Ctrl+C) still leaves no server behind.
+  const stopNow = () => {
+    process.off('exit', stopNow);
+    stopCluster(cluster);
+  };
   process.on('exit', stopNow);
-  const stopCluster = async () => stopNow();
   try {
-    return await serverAt(`postgres://postgres:${TEST_PASSWORD}@127.0.0.1:${port}/postgres`, stopCluster, { dir, port });
+    return await serverAt(cluster.adminUrl, async () => stopNow(), cluster);
   } catch (error) {
-    await stopCluster();
+    stopNow();
     throw error;
   }
+}
+
+/**
+ * The run's one cluster, written down under `runDir` (made by the run's global setup, which
+ * stops the cluster in its teardown: `stopSharedPostgres`). The first caller starts it, in whichever test
+ * process that is (pg_ctl detaches the server, so it outlives that process); a lock folder makes
+ * the others wait for its address. stop() drops the caller's databases and leaves the server.
+ */
+export async function sharedPostgres(runDir: string): Promise<TestPostgres> {
+  const external = process.env.STEWARD_TEST_PG;
+  if (external) return serverAt(external, async () => {}, null);
+  const ready = sharedClusterFile(runDir);
+  const failed = join(runDir, 'postgres.failed');
+  try {
+    mkdirSync(join(runDir, 'postgres.lock')); // atomic: whoever creates it starts the cluster
+  } catch {
+    await until(() => existsSync(ready) || existsSync(failed), `${ready} (another test file is starting PostgreSQL)`, 120_000);
+    if (existsSync(failed)) throw new Error(`the run's PostgreSQL cluster did not start:\n${readFileSync(failed, 'utf8')}`);
+    const cluster = JSON.parse(readFileSync(ready, 'utf8')) as Cluster;
+    return serverAt(cluster.adminUrl, async () => {}, cluster);
+  }
+  let cluster: Cluster;
+  try {
+    // Room for the connections of several test files at once.
+    cluster = await startCluster({ durable: false, maxConnections: 400 });
+  } catch (error) {
+    writeFileSync(failed, String(error instanceof Error ? error.stack : error));
+    throw error;
+  }
+  writeFileSync(`${ready}.tmp`, JSON.stringify(cluster));
+  renameSync(`${ready}.tmp`, ready); // whole, or not there yet
+  return serverAt(cluster.adminUrl, async () => {}, cluster);
 }
 
 async function serverAt(adminUrl: string, stopServer: () => Promise<void>, socket: { dir: string; port: number } | null): Promise<TestPostgres> {
@@ -147,7 +118,15 @@ async function serverAt(adminUrl: string, stopServer: () => Promise<void>, socke
     },
     async stop() {
       try {
-        for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        for (const name of created) {
+          // A pg.Pool's end() resolves before its connections have closed: let those a test just
+          // ended go, so FORCE ends only connections left open (whose clients would get a FATAL
+          // "terminating connection" as an error nobody listens for).
+          const connections = async () =>
+            (await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0]!.n;
+          await until(async () => (await connections()) === 0, `the connections to ${name} to close`, 1_000).catch(() => {});
+          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        }
       } finally {
         await admin.end();
         await stopServer();

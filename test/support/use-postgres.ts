@@ -1,17 +1,20 @@
 /**
- * One throwaway PostgreSQL server for the calling test file: started before its tests (unless
- * PostgreSQL is missing, see `postgresUnavailable`) and stopped after them. Kept apart from
- * postgres.ts, which the benchmark imports outside vitest.
+ * PostgreSQL for the calling test file: the run's one throwaway cluster (started by the first
+ * file that asks, see sharedPostgres), or STEWARD_TEST_PG's server, unless PostgreSQL is missing
+ * (see `postgresUnavailable`). Each file makes its own databases with createDatabase(); they are
+ * dropped after its tests. Kept apart from postgres.ts, which the benchmark imports outside vitest.
  */
-import { afterAll, beforeAll } from 'vitest';
-import { postgresUnavailable, startPostgres, type TestPostgres } from './postgres.js';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { postgresUnavailable, sharedPostgres, startPostgres, type TestPostgres } from './postgres.js';
 
 export function usePostgres(): TestPostgres {
   let server: TestPostgres | undefined;
   beforeAll(async () => {
     if (postgresUnavailable) return;
-    server = await startPostgres();
-  }, 60_000);
+    // Without the run's global setup (another config), a cluster of this file's own.
+    const runDir = inject('stewardRunDir');
+    server = runDir ? await sharedPostgres(runDir) : await startPostgres();
+  }, 120_000);
   afterAll(async () => {
     await server?.stop();
   }, 60_000);
