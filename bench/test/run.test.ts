@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { answer, createBaselineMachine, startBaseline } from '../baseline.js';
 import { FakeModel } from '../fake-model.js';
+import { MODES } from '../figures.js';
 import { answerText, FIRST_INPUT, TranscriptError, verifyTranscript } from '../scenario.js';
 import type { ChatMessage } from '../../src/index.js';
 
@@ -120,16 +121,7 @@ describe('bench/run.ts --quick', () => {
         [p.roundRatio, p.pauseResumeRatio].every((r) => Number.isFinite(r) && r > 0),
         p.mode,
       ).toBe(true);
-    for (const mode of [
-      'baseline-hot',
-      'steward-hot',
-      'baseline-durable',
-      'steward-memory',
-      'steward-sqlite',
-      'chart-bare',
-      'chart-turns',
-      'steward-listened',
-    ]) {
+    for (const mode of MODES) {
       expect(results.modes[mode]?.sessions).toBe(20);
     }
     const pg = (results as { postgres?: { throughput: Array<{ servers: number; perSecond: number }> } | null }).postgres;

@@ -21,7 +21,8 @@ const STALE_LOCK_MS = 5 * 60_000;
 /** Other builds of the same name older than this are removed when a new one is made. */
 const KEEP_OLD_MS = 24 * 60 * 60_000;
 
-function listFiles(path: string): string[] {
+/** Every file under `path` (or `path` itself), in a stable order. */
+export function listFiles(path: string): string[] {
   if (!existsSync(path)) return [];
   if (!statSync(path).isDirectory()) return [path];
   return readdirSync(path)
@@ -36,14 +37,16 @@ function listFiles(path: string): string[] {
 const SOURCES = ['src', 'bin/steward.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
 let sources: string | undefined;
 
-/** A hash of the sources (names and contents), once per process. */
-function sourcesHash(): string {
-  if (sources) return sources;
+/** A hash of the files' names (from the repository's root) and contents. */
+export function hashOf(files: string[]): string {
   const hash = createHash('sha256');
-  for (const file of SOURCES.flatMap((p) => listFiles(join(root, p)))) {
-    hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
-  }
-  sources = hash.digest('hex').slice(0, 16);
+  for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** A hash of the sources, once per process. */
+function sourcesHash(): string {
+  sources ??= hashOf(SOURCES.flatMap((p) => listFiles(join(root, p))));
   return sources;
 }
 

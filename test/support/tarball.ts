@@ -17,11 +17,11 @@
  * one build instead of racing, and a waiter takes over from a builder that died.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { hashOf, listFiles } from './build-cache.js';
 import { root, until } from './cli-process.js';
 
 const run = promisify(execFile);
@@ -44,20 +44,6 @@ export interface InstalledSteward {
 }
 
 const inputs = ['package.json', 'README.md', 'LICENSE', 'bin', 'docs', 'src', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
-
-function listFiles(path: string): string[] {
-  if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => listFiles(join(path, name)));
-}
-
-function hashOf(files: string[]): string {
-  const hash = createHash('sha256');
-  for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
-  return hash.digest('hex').slice(0, 16);
-}
 
 function alive(pid: number): boolean {
   try {
