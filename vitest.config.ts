@@ -12,8 +12,8 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * What makes a file heavy: it drives Chromium, starts a PostgreSQL cluster or installs the
- * packed tarball. Read from the files themselves (what they import), so a new one cannot be
+ * What makes a file heavy: it drives Chromium, uses PostgreSQL (the run's one cluster, which
+ * the first such file starts; timed leases) or installs the packed tarball. Read from the files themselves (what they import), so a new one cannot be
  * left off a list here. The benchmarks are not in this suite: `npm run test:bench` runs their
  * checks (bench/vitest.config.ts, bench/load's own package).
  */
