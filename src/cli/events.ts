@@ -1,5 +1,5 @@
 /**
- * The nine user events as the command line names them: the full event type or a short
+ * The user events as the command line names them: the full event type or a short
  * alias, which options each one takes, and how `steward send` builds the event object.
  */
 import { isUserEventType, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
@@ -16,6 +16,8 @@ export const EVENT_ALIASES: Readonly<Record<string, UserEventType>> = {
   answer: 'user_answered_questions',
   skip: 'user_skipped_questions',
   select: 'user_selected_package',
+  'approve-call': 'user_approved_tool_call',
+  'reject-call': 'user_rejected_tool_call',
 };
 
 /** What each event is, for menus and help. */
@@ -29,6 +31,8 @@ export const EVENT_LABELS: Readonly<Record<UserEventType, string>> = {
   user_rejected_artifact: 'Reject the artifact (ask for a revision)',
   user_answered_questions: 'Answer the questions',
   user_skipped_questions: 'Skip the questions',
+  user_approved_tool_call: 'Approve a tool call (optionally with edited arguments)',
+  user_rejected_tool_call: 'Reject a tool call (it does not run)',
 };
 
 /** The option each event takes (`--text`, `--reason`…), and whether it must be given. */
@@ -51,9 +55,17 @@ const FIELDS: Readonly<Record<UserEventType, ReadonlyArray<{ option: SendOption;
   ],
   user_answered_questions: [{ option: 'answers', required: true }],
   user_skipped_questions: [],
+  user_approved_tool_call: [
+    { option: 'call', required: false },
+    { option: 'arguments', required: false },
+  ],
+  user_rejected_tool_call: [
+    { option: 'call', required: false },
+    { option: 'reason', required: false },
+  ],
 };
 
-export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package' | 'role' | 'edit';
+export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package' | 'role' | 'edit' | 'call' | 'arguments';
 
 /** Each option's text; `edit` is tag → new body (from `--edit TAG --text-file F` pairs). */
 export type SendOptions = Partial<Record<Exclude<SendOption, 'edit'>, string>> & { edit?: Record<string, string>; by?: string };
@@ -139,7 +151,40 @@ function eventFor(type: UserEventType, options: SendOptions, view: SessionView):
         ? { type, artifactId, ...(options.edit ? { edits: options.edit } : {}) }
         : { type, artifactId, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
     }
+    case 'user_approved_tool_call':
+    case 'user_rejected_tool_call': {
+      const callId = options.call ?? onlyPendingCall(type, view);
+      if (type === 'user_rejected_tool_call') return { type, callId, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+      return { type, callId, ...(options.arguments !== undefined ? { arguments: parseArguments(options.arguments) } : {}) };
+    }
     default:
       return { type } as UserEvent;
   }
+}
+
+/** The call a tool decision is for when `--call` is left out: the one call that waits, if only one does. */
+function onlyPendingCall(type: UserEventType, view: SessionView): string {
+  const pending = (view.toolCalls ?? []).filter((c) => c.status === 'pending');
+  if (pending.length === 1) return pending[0]!.callId;
+  const listed = pending.map((c) => `${c.callId} (${c.server}.${c.tool})`).join(', ');
+  throw new CliError(
+    pending.length === 0 && !view.acceptedEvents.includes(type) ? 'event_refused' : 'usage',
+    pending.length === 0
+      ? `${type} needs a tool call that waits for a decision; none does (the session is in ${view.state}).`
+      : `${type} needs --call: ${pending.length} calls wait for a decision: ${listed}.`,
+  );
+}
+
+/** `--arguments` as given on the command line: the edited arguments, a JSON object. */
+export function parseArguments(text: string): Record<string, unknown> {
+  const hint = `--arguments must be a JSON object of the tool's arguments, e.g. '{"path": "notes.md"}'`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError('usage', `${hint}; got invalid JSON (${(error as Error).message}).`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliError('usage', `${hint}; got ${Array.isArray(value) ? 'an array' : 'a ' + typeof value}.`);
+  return value as Record<string, unknown>;
 }

@@ -11,6 +11,7 @@ import type { UserEventType } from './machines/session.events.js';
 import type { WaitingReason } from './machines/stream-events.js';
 import type { TokenUsage } from './models/model.js';
 import type { SessionSnapshot } from './machines/session-snapshot.js';
+import { pinnedTool, type ToolAnnotations, type ToolCallItem } from './tools/server-tools.js';
 
 export type Phase = 'waiting_user' | 'running' | 'done';
 
@@ -49,6 +50,12 @@ export interface SessionView {
   approvalRequiredBy?: ApprovalRequiredBy;
   /** The artifact under review (review_artifact, revision). */
   artifact?: ArtifactView;
+  /**
+   * The worker's MCP tool calls of its latest reply, while they are decided or run: each with
+   * its server, tool, arguments, status and the tool's pinned description (approve_tool shows
+   * them; a call whose tool changed since its approval shows what it was and is).
+   */
+  toolCalls?: ToolCallView[];
   questions?: Question[];
   message?: string;
   assessment?: string;
@@ -136,6 +143,7 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
     }
   }
   if (context.step) view.pendingStep = context.step;
+  if (context.reply.toolCalls?.length && (phase === 'running' || view.waitingReason === 'approve_tool')) view.toolCalls = toolCallViews(context);
   if (view.waitingReason === 'approve_step' && context.step) view.approvalRequiredBy = approvalRequiredBy(context.step);
   if (context.questions) view.questions = context.questions;
   if (context.message) view.message = context.message;
@@ -144,6 +152,21 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
   if (ledger.forkedFrom) view.forkedFrom = ledger.forkedFrom;
   if (onDisk !== undefined && onDisk !== pinned) view.packageOnDisk = onDisk;
   return view;
+}
+
+/** A server-tool call as a person decides it: the call, and the tool as pinned (its description, schema and hints). */
+export type ToolCallView = ToolCallItem & { description?: string; inputSchema?: Record<string, unknown>; annotations?: ToolAnnotations };
+
+function toolCallViews(context: SessionContext): ToolCallView[] {
+  return (context.reply.toolCalls ?? []).map((item) => {
+    const pinned = pinnedTool(context.package?.pinnedTools, item.server, item.tool);
+    return {
+      ...item,
+      ...(pinned?.description !== undefined ? { description: pinned.description } : {}),
+      ...(pinned ? { inputSchema: pinned.inputSchema } : {}),
+      ...(pinned?.annotations ? { annotations: pinned.annotations } : {}),
+    };
+  });
 }
 
 /** Each tag's latest version: the view's blackboard list. */

@@ -33,8 +33,8 @@ export function packageInfoOf(pkg: Pick<SkillPackage, 'id' | 'title' | 'descript
     id: pkg.id,
     title: pkg.title,
     description: pkg.description,
-    // A worker's approval policy only when it is not the default: a package info stays as it was without one.
-    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles, approval }) => ({
+    // A worker's approval policy and tools only when they are not the defaults: a package info stays as it was without them.
+    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles, approval, tools }) => ({
       id,
       title,
       description,
@@ -42,6 +42,7 @@ export function packageInfoOf(pkg: Pick<SkillPackage, 'id' | 'title' | 'descript
       outputTags,
       roles,
       ...(approval !== 'model' ? { approval } : {}),
+      ...(tools.length > 0 ? { tools } : {}),
     })),
     ...(version !== undefined ? { version } : {}),
   };

@@ -211,6 +211,7 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
     outputTags: fm.outputTags,
     roles: fm.roles ?? [],
     approval: fm.approval ?? 'model',
+    tools: fm.tools ?? [],
     prompt,
   };
 }

@@ -10,7 +10,8 @@
  * replies. Each path is then replayed on a real actor whose invoked actors never settle (so
  * nothing runs for real, no model is called), every step is checked against the graph, and
  * the transitions taken (`@xstate.microstep` inspection events) are compared with every
- * transition the machine defines.
+ * transition the machine defines. After every step, the call an invoked `toolCall` actor was
+ * given must be an approved one, as approved (`unapprovedToolCall`): deny never executes.
  *
  * @example
  * import { sessionMachine } from 'steward/machine';
@@ -37,7 +38,9 @@ import { ruleById } from '../core/machines/rules.js';
 import type { PackageInfo, SessionInput } from '../core/machines/session.context.js';
 import { userEventTypes, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
 import type { ModelReply } from '../core/models/model.js';
-import { managerReplies, testingPackage, userEventsFor, workerReplies } from './catalogue.js';
+import { managerReplies, testingPackage, toolCallOutputs, userEventsFor, workerReplies } from './catalogue.js';
+import { nextToolCall } from '../core/machines/tool-calls.js';
+import type { ToolCallInput } from '../core/tools/server-tools.js';
 
 /** What an invoked actor may finish with: its output (a done event) or an error (an error event). */
 export type ActorResult = { output: unknown; label?: string } | { error: unknown; label?: string };
@@ -107,12 +110,14 @@ export function sessionFacts(snapshot: SessionSnapshot): string {
   if (state.endsWith('.thinking')) parts.push(`burst=${c.burst}/${c.maxBurst}`, `tokensOver=${ruleById.burstTokensWithinBudget.check(c, 'manager') !== null}`);
   if (state === 'waiting_user.intake') parts.push(`request=${REQUEST_TAG in c.blackboard}`);
   if (state === 'waiting_user.review_artifact') parts.push(`pending=${c.artifacts.some((a) => a.status === 'pending_review')}`);
-  if (state.startsWith('running.worker') || ['approve_step', 'worker_questions', 'revision'].some((s) => state.endsWith(s))) {
+  if (state.startsWith('running.worker') || ['approve_step', 'worker_questions', 'revision', 'approve_tool'].some((s) => state.endsWith(s))) {
     parts.push(`step=${c.step?.workerId ?? '-'}`);
   }
   if (c.reply.boundary) parts.push(`boundary=${c.reply.boundary.tool}`);
   if (c.reply.queue.length) parts.push(`queue=${c.reply.queue.length}`);
   if (c.reply.workerChoice.outputs || c.reply.workerChoice.questions) parts.push('workerChoice');
+  // The MCP tool calls of the reply, by status (which wait, which call runs next, what is left).
+  if (c.reply.toolCalls?.length) parts.push(`toolCalls=${c.reply.toolCalls.map((t) => t.status[0]).join('')}`);
   return parts.join(' ');
 }
 
@@ -171,6 +176,10 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     { error: modelFailure, label: 'model failure' },
   ];
   const actorResults: Record<string, (snapshot: SessionSnapshot) => ActorResult[]> = {
+    toolCall: (snapshot) => [
+      ...Object.entries(toolCallOutputs(nextToolCall(snapshot.context))).map(([label, output]) => ({ output, label })),
+      { error: new Error('the tool host threw (offered by testAllTransitions)'), label: 'actor failure' },
+    ],
     managerTurn: () => fromReplies(managerCatalogue),
     workerTurn: (snapshot) => {
       const workerId = snapshot.context.step?.workerId;
@@ -295,6 +304,24 @@ interface ReplayTools {
   record: (e: InspectionEvent) => void;
 }
 
+/**
+ * Deny never executes: the call an invoked `toolCall` actor was given is an approved call of
+ * the reply, with the arguments it was approved with, for the definition it was approved for.
+ * Null when that holds (or no call runs).
+ */
+export function unapprovedToolCall(snapshot: SessionSnapshot): string | null {
+  const child = (snapshot.children as Record<string, { getSnapshot(): { input?: unknown } } | undefined>).toolCall;
+  if (!child) return null;
+  const input = child.getSnapshot().input as ToolCallInput | undefined;
+  const item = snapshot.context.reply.toolCalls?.find((c) => c.callId === input?.item.callId);
+  if (!input || !item) return `the toolCall actor runs a call that is not in the reply (${JSON.stringify(input?.item.callId)}).`;
+  if (item.status !== 'approved') return `the toolCall actor runs call ${item.callId}, which is ${item.status}, not approved.`;
+  if (JSON.stringify(input.item.arguments) !== JSON.stringify(item.arguments))
+    return `the toolCall actor runs call ${item.callId} with other arguments than approved.`;
+  if (input.pinned.digest !== item.digest) return `the toolCall actor runs call ${item.callId} for another definition than approved.`;
+  return null;
+}
+
 /** JSON of a context without its rejection log (a refused event may change only that). */
 function withoutRejections(snapshot: SessionSnapshot): string {
   return JSON.stringify({ ...snapshot.context, rejections: [] });
@@ -323,6 +350,8 @@ function replay(
       if (after.status === 'error') throw new TransitionTestError(where(`${at} the actor failed: ${String(after.error)}`));
       if (facts(after) !== facts(step.state))
         throw new TransitionTestError(where(`${at} the actor is in "${facts(after)}", the walk in "${facts(step.state)}".`));
+      const unapproved = unapprovedToolCall(after);
+      if (unapproved) throw new TransitionTestError(where(`${at} ${unapproved}`));
       const refused = after.context.rejections.length > before.context.rejections.length;
       if (refused && (stateOf(after) !== stateOf(before) || withoutRejections(after) !== withoutRejections(before))) {
         throw new TransitionTestError(where(`${at} the event was refused, yet the state or context changed beyond the rejection log.`));

@@ -46,6 +46,7 @@ describe('render: data is sanitised before it is coloured', () => {
           outputTags: ['o'],
           roles: [{ id: evil, description: evil }],
           approval: 'model',
+          tools: [],
           prompt: '',
         },
       ],

@@ -31,6 +31,7 @@ const tiny: PackageInfo = { id, title, description, workers };
 /** An answer an AG-UI client could send for each user event a wait declares. */
 function sampleAnswer(type: UserEventType, view: SessionView): unknown {
   const questions = view.questions ?? view.artifact?.questions ?? [];
+  const pendingCall = view.toolCalls?.find((c) => c.status === 'pending')?.callId;
   const answers: Record<UserEventType, unknown> = {
     user_approved_next_step: { approved: true, reason: 'Do it the edited way.' },
     user_rejected_next_step: { approved: false, reason: 'Not now.' },
@@ -41,6 +42,8 @@ function sampleAnswer(type: UserEventType, view: SessionView): unknown {
     user_answered_questions: { answers: Object.fromEntries(questions.map((q) => [q.id, 'An answer.'])) },
     user_skipped_questions: { skip: true },
     user_selected_package: { packageId: 'tiny' },
+    user_approved_tool_call: { callId: pendingCall, approved: true, arguments: { path: 'edited.md' } },
+    user_rejected_tool_call: { callId: pendingCall, approved: false, reason: 'Not that file.' },
   };
   return answers[type];
 }
@@ -63,7 +66,7 @@ describe('session machine, model-based (testAllTransitions)', () => {
       const interrupt = interruptFor(view, 'call_1');
       expect(InterruptSchema.safeParse(interrupt).success, view.state).toBe(true);
       expect(interrupt.reason).toBe(INTERRUPT_REASONS[view.waitingReason!]);
-      expect(interrupt.toolCallId !== undefined).toBe(view.waitingReason === 'approve_step');
+      expect(interrupt.toolCallId !== undefined).toBe(view.waitingReason === 'approve_step' || view.waitingReason === 'approve_tool');
       // The A2A view of the same wait: input-required, the same interrupt in a data part, and it survives the wire (JSON and back).
       const status = statusOf({ view, context: snapshot.context, interrupt, firstRequest: false, packageId: 'tiny' });
       expect(status.state, view.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -98,8 +101,10 @@ describe('session machine, model-based (testAllTransitions)', () => {
       'waiting_user.review_artifact',
       'waiting_user.worker_questions',
       'waiting_user.revision',
+      'waiting_user.approve_tool',
       'running.manager.thinking',
       'running.worker.thinking',
+      'running.worker.calling',
       'done',
     ]) {
       expect(reached, state).toContain(state);

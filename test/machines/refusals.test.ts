@@ -3,8 +3,10 @@
  * the event and what is accepted now, and changes nothing but the bounded `rejections` log.
  */
 import { describe, expect, it } from 'vitest';
+import { fromPromise } from 'xstate';
 import { createRuntime, userEventTypes } from '../../src/index.js';
-import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import { sessionMachine, type TurnOutput } from '../../src/machine.js';
+import { scriptedCall, ScriptedModel, testingPackage, workerReplies } from '../../src/testing.js';
 import type { Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
 import type { ScriptStep } from '../../src/testing.js';
 
@@ -19,6 +21,8 @@ const validEvent: Record<UserEventType, UserEvent> = {
   user_rejected_artifact: { type: 'user_rejected_artifact', artifactId: 'a1', reason: 'Too short' },
   user_answered_questions: { type: 'user_answered_questions', answers: { q1: 'The one at Tromsø' } },
   user_skipped_questions: { type: 'user_skipped_questions' },
+  user_approved_tool_call: { type: 'user_approved_tool_call', callId: 'call_t2' },
+  user_rejected_tool_call: { type: 'user_rejected_tool_call', callId: 'call_t2', reason: 'Not that file' },
 };
 
 /** What each waiting state declares, in the machine's order. */
@@ -30,15 +34,17 @@ const declared: Record<WaitingReason, UserEventType[]> = {
   review_artifact: ['user_accepted_artifact', 'user_rejected_artifact'],
   worker_questions: ['user_answered_questions', 'user_skipped_questions'],
   revision: ['user_submitted_input'],
+  approve_tool: ['user_approved_tool_call', 'user_rejected_tool_call'],
 };
 
 const request = validEvent.user_submitted_input;
 const runEcho = (requiresApproval: boolean) => scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval });
 
-/** `packageId: null` opens the legacy path through skill_selection. */
-async function open(steps: ScriptStep[], packageId: string | null = 'tiny') {
+/** `packageId: null` opens the legacy path through skill_selection; `workerTurn`: a worker turn of the test's own. */
+async function open(steps: ScriptStep[], packageId: string | null = 'tiny', workerTurn?: () => TurnOutput) {
   const model = new ScriptedModel(steps);
-  const runtime = createRuntime({ model });
+  const machine = workerTurn ? sessionMachine.provide({ actors: { workerTurn: fromPromise(async () => workerTurn()) } }) : undefined;
+  const runtime = createRuntime({ model, ...(machine ? { machine } : {}) });
   const session = await runtime.createSession(packageId ? { packageId } : {});
   return { model, session, runtime };
 }
@@ -80,6 +86,12 @@ const reach: Record<WaitingReason, () => Promise<{ model: ScriptedModel; session
       { agent: 'manager', toolCalls: [runEcho(false)] },
       { agent: 'worker', toolCalls: [scriptedCall('ask_user', { questions: ['Which lighthouse?'] })] },
     ]);
+    await sendOk(opened.session, request);
+    return opened;
+  },
+  async approve_tool() {
+    // The worker's turn calls an MCP tool that writes (the catalogue's reply, with its pins and verdict): it waits for a person.
+    const opened = await open([{ agent: 'manager', toolCalls: [runEcho(false)] }], 'tiny', () => workerReplies(testingPackage, 'noter').tool_write!);
     await sendOk(opened.session, request);
     return opened;
   },

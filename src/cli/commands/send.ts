@@ -42,6 +42,8 @@ interface SendFlags {
   reason?: string;
   answers?: string;
   package?: string;
+  call?: string;
+  arguments?: string;
   revision?: number;
   key?: string;
   wait?: number;
@@ -65,6 +67,8 @@ export function register(program: Command): void {
     .option('--role <id>', 'approve: run the worker in this one of its roles (an edit of the step)')
     .option('--answers <json>', `answer: a JSON object of question ids to answers, e.g. '{"q1":"yes"}'`)
     .option('--package <id>', 'select: the package')
+    .option('--call <id>', 'approve-call / reject-call: the tool call (default: the one call that waits)')
+    .option('--arguments <json>', `approve-call: the call's arguments as you edited them, a JSON object (checked against the tool's input schema)`)
     .option('--revision <n>', 'send only if the session is still at this revision (see --json of show)', wholeNumber(1))
     .option('--key <key>', 'an idempotency key: the same send again with the same key changes nothing and prints the stored result')
     .option(
@@ -106,6 +110,8 @@ export function register(program: Command): void {
                 edit,
                 answers: flags.answers,
                 package: flags.package,
+                call: flags.call,
+                arguments: flags.arguments,
                 ...(by !== undefined ? { by } : {}),
               },
               peek.view,

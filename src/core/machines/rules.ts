@@ -10,6 +10,7 @@ import { findTool, type ToolActor } from '../tools/schemas.js';
 import {
   checkActorMayUseTool,
   checkArgumentsMatchSchema,
+  checkServerToolArguments,
   checkBurstWithinLimit,
   checkManagerOmitsTagLists,
   checkTagsWithinOutputTags,
@@ -17,6 +18,7 @@ import {
   type Finding,
 } from '../tools/validation.js';
 import type { SessionContext } from './session.context.js';
+import { offeredToolNames, pendingToolCalls, verdictOf } from './tool-calls.js';
 import type { UserEvent } from './session.events.js';
 import { CLOSED_WAIT_GUARD } from './waits.js';
 
@@ -71,6 +73,8 @@ function onHead(rule: RuleId, find: (call: QueuedCall, context: SessionContext, 
 
 function oneBoundary(call: QueuedCall, context: SessionContext, actor: ToolActor): Finding | null {
   const tool = call.call.function.name;
+  // A worker's MCP tools are loop tools: a reply may call any number of them.
+  if (actor === 'worker' && tool !== 'submit' && tool !== 'ask_user') return null;
   const already =
     actor === 'manager'
       ? context.reply.boundary !== null && headKind(context, 'manager') === 'boundary'
@@ -91,16 +95,23 @@ export const RULES: readonly Rule[] = [
     contractRule: 1,
     actors: ['manager', 'worker'],
     label: 'rule 1: actor may use the tool',
-    doc: 'The tool exists for this actor: a manager cannot submit or accept, a worker cannot run_worker; user actions are never tools.',
-    check: onHead('actorMayUseTool', (call, _context, actor) => checkActorMayUseTool(actor, call)),
+    doc:
+      'The tool exists for this actor: a manager cannot submit or accept, a worker cannot run_worker; user actions are never tools. ' +
+      "A worker's MCP tools are those its front matter names and its turn offered.",
+    check: onHead('actorMayUseTool', (call, context, actor) =>
+      actor === 'worker' && verdictOf(context, call) ? null : checkActorMayUseTool(actor, call, actor === 'worker' ? offeredToolNames(context) : []),
+    ),
   },
   {
     id: 'argumentsMatchSchema',
     contractRule: 2,
     actors: ['manager', 'worker'],
     label: "rule 2: arguments match the tool's schema",
-    doc: "The arguments are JSON and match the tool's zod schema.",
-    check: onHead('argumentsMatchSchema', (call, _context, actor) => checkArgumentsMatchSchema(actor, call)),
+    doc: "The arguments are JSON and match the tool's zod schema (an MCP tool's: its input schema, checked with the MCP SDK's validator).",
+    check: onHead('argumentsMatchSchema', (call, context, actor) => {
+      const verdict = actor === 'worker' ? verdictOf(context, call) : undefined;
+      return verdict ? checkServerToolArguments(call, verdict.argumentsError) : checkArgumentsMatchSchema(actor, call);
+    }),
   },
   {
     id: 'workerIsRegistered',
@@ -193,7 +204,15 @@ export function violationOf(context: SessionContext, actor: ToolActor, rule: Rul
 
 // ── guards on user events ─────────────────────────────────────────────────────
 
-export type EventGuardId = 'packageIsKnown' | 'hasRequest' | 'hasQuestionCard' | 'isArtifactUnderReview' | 'editedRoleIsWorkers' | 'editsWithinArtifactTags';
+export type EventGuardId =
+  | 'packageIsKnown'
+  | 'hasRequest'
+  | 'hasQuestionCard'
+  | 'isArtifactUnderReview'
+  | 'editedRoleIsWorkers'
+  | 'editsWithinArtifactTags'
+  | 'decidesToolCall'
+  | 'decidesLastToolCall';
 
 export interface EventGuard {
   id: EventGuardId;
@@ -205,6 +224,17 @@ export interface EventGuard {
    * "enabled now" means for a guard that reads the payload).
    */
   refusal(context: SessionContext, event: UserEvent | null): string | null;
+}
+
+/** Why a decision on a tool call is refused (null: it names a call that waits for one). */
+function toolDecisionRefusal(context: SessionContext, event: UserEvent | null): string | null {
+  const callId = event?.type === 'user_approved_tool_call' || event?.type === 'user_rejected_tool_call' ? event.callId : null;
+  const pending = pendingToolCalls(context);
+  if (callId === null ? pending.length > 0 : pending.some((c) => c.callId === callId)) return null;
+  const waiting = pending.map((c) => `"${c.callId}" (${c.server}.${c.tool})`).join(', ') || 'none';
+  const decided = callId === null ? undefined : context.reply.toolCalls?.find((c) => c.callId === callId);
+  if (decided) return `Call "${callId}" was already decided (${decided.status}); calls still waiting: ${waiting}. Nothing was changed.`;
+  return callId === null ? 'No tool call waits for a decision.' : `No call "${callId}" waits for a decision; calls waiting: ${waiting}. Nothing was changed.`;
 }
 
 const pendingArtifact = (context: SessionContext) => context.artifacts.find((a) => a.status === 'pending_review');
@@ -281,6 +311,23 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
           .map((t) => `"${t}"`)
           .join(', ') + (outside.length > 5 ? ` and ${outside.length - 5} more` : '');
       return `Edits name ${shown}, not a tag of artifact "${artifact.id}"; its tags: ${Object.keys(artifact.tags).join(', ')}. Nothing was accepted.`;
+    },
+  },
+  decidesToolCall: {
+    id: 'decidesToolCall',
+    label: 'the call waits for a decision',
+    doc: 'Approving or rejecting a tool call names a call of the wait that no one has decided yet (each call is decided on its own).',
+    refusal: toolDecisionRefusal,
+  },
+  decidesLastToolCall: {
+    id: 'decidesLastToolCall',
+    label: 'the last call waiting is decided',
+    doc: 'The decision is on the last undecided call of the wait: the approved calls then run, in the order the model gave them.',
+    refusal(context, event) {
+      const refused = toolDecisionRefusal(context, event);
+      if (refused !== null) return refused;
+      const others = pendingToolCalls(context).length - 1;
+      return others > 0 ? `${others} other call(s) still wait for a decision.` : null;
     },
   },
 };

@@ -8,6 +8,7 @@ import type { ModelReply, TokenUsage } from '../models/model.js';
 import type { QueuedCall } from '../tools/reply.js';
 import type { WorkerInfo } from '../tools/validation.js';
 import type { ApprovalPolicy } from '../skills/package-schema.js';
+import type { PinnedTool, ToolCallItem, ToolCallVerdict, TurnTools } from '../tools/server-tools.js';
 import type { Transcript, WindowLimits } from './transcript.js';
 import type { WaitLedger } from './waits.js';
 
@@ -25,10 +26,19 @@ export interface PackageInfo {
    * session saved before pinning until it is first resumed.
    */
   version?: string;
+  /**
+   * The MCP tools' definitions the session pinned, each when first offered to a worker: what
+   * the model was shown and what an approval is bound to. A new package version (`steward
+   * upgrade`) comes without them, so the next worker turn pins the tools as they are then.
+   */
+  pinnedTools?: PinnedTool[];
 }
 
-/** A worker as the machine knows it: its registry entry and, when not `model`, its front matter's approval policy. */
-export type PackageWorker = WorkerInfo & { approval?: ApprovalPolicy };
+/**
+ * A worker as the machine knows it: its registry entry, when not `model` its front matter's
+ * approval policy, and the MCP tools it may call (`server.tool` or `server.*`).
+ */
+export type PackageWorker = WorkerInfo & { approval?: ApprovalPolicy; tools?: string[] };
 
 /** A worker run: proposed (waiting for approval) or under way. */
 export interface Step {
@@ -79,6 +89,10 @@ export interface ReplyUnderCheck {
   approvals?: StepApproval[];
   /** When the reply arrived, from the turn's output when its actor stamps one: its artifact's time. */
   at?: string;
+  /** The worker turn's verdicts on the reply's server-tool calls (policy, arguments), from its output. */
+  verdicts?: ToolCallVerdict[];
+  /** The reply's server-tool calls that passed the rules, in the model's order: decided, then run one by one. */
+  toolCalls?: ToolCallItem[];
 }
 
 export const NO_REPLY: ReplyUnderCheck = { queue: [], boundary: null, workerChoice: {} };
@@ -208,4 +222,6 @@ export type TurnOutput = ModelReply & {
    * asked by the manager's turn): the chart reads it instead of the worker's front matter.
    */
   approvals?: StepApproval[];
+  /** A worker's turn: the server tools it pinned for the first time, and its verdict on each server-tool call of the reply. */
+  tools?: TurnTools;
 };

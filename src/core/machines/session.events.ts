@@ -1,5 +1,5 @@
 /**
- * The nine user events of the tool contract: plain objects named as there, each a strict
+ * The nine user events of the tool contract, and the two decisions on a server-tool call: plain objects named as there, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
  * Every event may say who acted (`by`) and which wait it answers (`wait`); an approval may
  * edit the step, an acceptance the artifact's bodies.
@@ -109,6 +109,36 @@ export const UserAnsweredQuestions = z.strictObject({
 });
 export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, wait });
 
+/**
+ * A server-tool call's arguments as a person edited them before approving: a JSON object, bounded
+ * like a submit's bodies. The runtime checks them against the tool's input schema (the MCP SDK's
+ * validator) before the chart sees the event.
+ */
+export const ToolCallArguments = ownRecord(z.string().min(1).max(200), z.unknown()).refine(
+  (args) => JSON.stringify(args).length <= DEFAULT_LIMITS.toolArgumentsChars,
+  `longer than ${DEFAULT_LIMITS.toolArgumentsChars} characters as JSON (the toolArgumentsChars limit)`,
+);
+
+/** A decision on one server-tool call of the wait `approve_tool`, named by its call id (several calls are decided one by one). */
+export const UserApprovedToolCall = z.strictObject({
+  type: z.literal('user_approved_tool_call'),
+  at,
+  by,
+  via,
+  wait,
+  callId: text,
+  arguments: ToolCallArguments.optional(),
+});
+export const UserRejectedToolCall = z.strictObject({
+  type: z.literal('user_rejected_tool_call'),
+  at,
+  by,
+  via,
+  wait,
+  callId: text,
+  reason: z.string().max(DEFAULT_LIMITS.refusalMessageChars).optional(),
+});
+
 export const UserEventSchema = z.discriminatedUnion('type', [
   UserSelectedPackage,
   UserSubmittedInput,
@@ -119,6 +149,8 @@ export const UserEventSchema = z.discriminatedUnion('type', [
   UserRejectedArtifact,
   UserAnsweredQuestions,
   UserSkippedQuestions,
+  UserApprovedToolCall,
+  UserRejectedToolCall,
 ]);
 
 export type UserEvent = z.infer<typeof UserEventSchema>;

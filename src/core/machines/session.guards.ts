@@ -7,6 +7,8 @@
  * any of them.
  */
 import type { ToolActor } from '../tools/schemas.js';
+import type { ToolCallOutput } from '../tools/server-tools.js';
+import { hasApprovedToolCall, hasPendingToolCalls } from './tool-calls.js';
 import { stepNeedsApproval } from './approval.js';
 import type { PackageUpgradedEvent } from './package-upgrade.js';
 import { upgradeProblem } from './package-upgrade.js';
@@ -17,7 +19,9 @@ import { namesClosedWait } from './waits.js';
 
 export type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 export type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
-export type SessionEvent = UserEvent | DoneTurn | ErrorTurn | PackageUpgradedEvent;
+export type DoneToolCall = { type: 'xstate.done.actor.toolCall'; output: ToolCallOutput };
+export type ErrorToolCall = { type: 'xstate.error.actor.toolCall'; error: unknown };
+export type SessionEvent = UserEvent | DoneTurn | ErrorTurn | DoneToolCall | ErrorToolCall | PackageUpgradedEvent;
 export type RuleParams = { actor: ToolActor; rule: RuleId };
 
 const isUserTurn = ({ reply: { boundary } }: SessionContext) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
@@ -38,6 +42,14 @@ export const sessionGuards = {
   isArtifactUnderReview: ({ context, event }: GuardArgs) => EVENT_GUARDS.isArtifactUnderReview.refusal(context, asUserEvent(event)) === null,
   editedRoleIsWorkers: ({ context, event }: GuardArgs) => EVENT_GUARDS.editedRoleIsWorkers.refusal(context, asUserEvent(event)) === null,
   editsWithinArtifactTags: ({ context, event }: GuardArgs) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
+  decidesToolCall: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesToolCall.refusal(context, asUserEvent(event)) === null,
+  decidesLastToolCall: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesLastToolCall.refusal(context, asUserEvent(event)) === null,
+
+  // A worker's MCP tool calls (tool-calls.ts): some wait for a person; an approved one runs next;
+  // a call whose tool changed on its server since it was approved did not run.
+  toolCallsAwaitDecision: ({ context }: GuardArgs) => hasPendingToolCalls(context),
+  toolCallReady: ({ context }: GuardArgs) => hasApprovedToolCall(context),
+  toolDefinitionChanged: ({ event }: GuardArgs) => event.type === 'xstate.done.actor.toolCall' && event.output?.outcome === 'definition_changed',
 
   // The rule table (rules.ts), checked on the head of the tool-call queue.
   breaksRule: ({ context }: GuardArgs, params: RuleParams) => violationOf(context, params.actor, params.rule) !== null,

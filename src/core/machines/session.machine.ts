@@ -19,7 +19,8 @@
  *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule) → routing
  *   │   │                      (transient: where the settled reply leads)
  *   │   └── worker             starting (transient: a round starts unless the burst or token budget is used up)
- *   │                          → thinking → checking → routing
+ *   │                          → thinking → checking → routing; calling runs the reply's approved MCP tool calls,
+ *   │                          one at a time in the model's order (tool-calls.ts), and only those
  *   └── done
  *
  * Every guard, action and actor is named here (a guard's code is in session.guards.ts), so
@@ -50,12 +51,20 @@ import { sessionGuards, type RuleParams, type SessionEvent } from './session.gua
 import * as report from './session.reports.js';
 import * as update from './session.updates.js';
 import { initialTranscripts } from './transcript.js';
+import * as tools from './tool-calls.js';
+import type { ToolCallInput, ToolCallOutput } from '../tools/server-tools.js';
 import { closedWaitRejection, decisionDigest, namesClosedWait, NO_WAITS } from './waits.js';
 
 type WaitingReason = report.WaitingReason;
 
 /** A user event's time, when the runtime stamped one (a bare machine's events may carry none). */
 const stampOf = (event: object) => ('at' in event && typeof event.at === 'string' ? { at: event.at } : {});
+
+const toolCallNotProvided = fromPromise<ToolCallOutput, ToolCallInput>(async () => {
+  throw new UserError(
+    'No toolCall actor: create sessions with createRuntime({ model }) (it runs MCP tools), or provide one with sessionMachine.provide({ actors: { toolCall } }).',
+  );
+});
 
 const turnNotProvided = (name: string) =>
   fromPromise<TurnOutput, SessionContext>(async () => {
@@ -86,6 +95,7 @@ export const sessionMachine = setup({
   actors: {
     managerTurn: turnNotProvided('managerTurn'),
     workerTurn: turnNotProvided('workerTurn'),
+    toolCall: toolCallNotProvided,
   },
   // Every guard's code, by name: session.guards.ts (the names are what the transitions below use).
   guards: sessionGuards,
@@ -182,6 +192,36 @@ export const sessionMachine = setup({
       if (event) enqueue.emit(event);
     }),
     askWorkerQuestions: assign(({ context }) => update.askWorkerQuestions(context)),
+
+    /** A person's decision on one MCP tool call of the wait (approved, maybe with edited arguments, or rejected). */
+    decideToolCall: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, ['user_approved_tool_call', 'user_rejected_tool_call']);
+      const decided =
+        event.type === 'user_approved_tool_call'
+          ? tools.approveToolCall(context, event.callId, event.arguments, event.by)
+          : tools.rejectToolCall(context, event.callId, event.reason, event.by);
+      enqueue.assign(decided);
+      const reported = report.toolCallDecided({ ...context, ...decided }, event.callId);
+      if (reported) enqueue.emit(reported);
+    }),
+    announceToolCall: emit(({ context }) => report.toolCallStarted(tools.nextToolCall(context))),
+    recordToolResult: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'xstate.done.actor.toolCall');
+      if (event.output.outcome === 'definition_changed') return; // toolDefinitionChanged took it
+      enqueue.emit(report.toolCallFinished(tools.nextToolCall(context), event.output));
+      enqueue.assign(tools.recordToolResult(context, event.output));
+    }),
+    recordToolFailure: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'xstate.error.actor.toolCall');
+      enqueue.emit(report.toolCallFinished(tools.nextToolCall(context), undefined));
+      enqueue.assign(tools.recordToolFailure(context, event.error));
+    }),
+    reopenChangedTool: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'xstate.done.actor.toolCall');
+      if (event.output.outcome !== 'definition_changed') return;
+      enqueue.emit(report.toolCallFinished(tools.nextToolCall(context), event.output));
+      enqueue.assign(tools.reopenChangedTool(context, event.output));
+    }),
     noticeBurstLimit: enqueueActions(({ context, enqueue }) => {
       const changes = update.noticeBurstLimit(context);
       enqueue.assign(changes);
@@ -418,6 +458,24 @@ export const sessionMachine = setup({
             ],
           },
         },
+        // Each call is decided on its own, over as many sends as it takes; a decision that is
+        // not the last keeps the wait open (targetless). The last one lets the approved calls run.
+        approve_tool: {
+          entry: { type: 'openWait', params: { reason: 'approve_tool' } },
+          exit: { type: 'closeWait', params: { reason: 'approve_tool' } },
+          on: {
+            user_approved_tool_call: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_tool' } } },
+              { guard: 'decidesLastToolCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
+              { guard: 'decidesToolCall', actions: 'decideToolCall' },
+            ],
+            user_rejected_tool_call: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_tool' } } },
+              { guard: 'decidesLastToolCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
+              { guard: 'decidesToolCall', actions: 'decideToolCall' },
+            ],
+          },
+        },
       },
     },
 
@@ -536,14 +594,32 @@ export const sessionMachine = setup({
                 { target: 'routing', actions: 'settleWorkerCall' },
               ],
             },
-            // Transient: where the settled reply leads, by what the worker chose.
+            // Transient: where the settled reply leads. Its MCP tool calls first: a person decides
+            // those that need it, then the approved ones run; then what the worker chose.
             routing: {
               always: [
+                { guard: 'toolCallsAwaitDecision', target: '#session.waiting_user.approve_tool' },
+                { guard: 'toolCallReady', target: 'calling' },
                 { guard: 'workerSubmitted', target: '#session.waiting_user.review_artifact', actions: 'publishArtifact' },
                 { guard: 'workerAsked', target: '#session.waiting_user.worker_questions', actions: 'askWorkerQuestions' },
-                // Nothing usable in this reply: the worker tries again (the round counted).
+                // Nothing usable in this reply, or only tool calls: the worker's next round (the round counted).
                 { target: 'starting' },
               ],
+            },
+            // The first approved call of the reply runs (tool-calls.ts: nextToolCall, the one way
+            // to a server); its result, or what went wrong, is the call's tool result.
+            calling: {
+              entry: [{ type: 'announceState', params: { state: 'running.worker.calling' } }, 'announceToolCall'],
+              invoke: {
+                id: 'toolCall',
+                src: 'toolCall',
+                input: ({ context }) => tools.nextToolCall(context),
+                onDone: [
+                  { guard: 'toolDefinitionChanged', target: 'routing', actions: 'reopenChangedTool' },
+                  { target: 'routing', actions: 'recordToolResult' },
+                ],
+                onError: { target: 'routing', actions: 'recordToolFailure' },
+              },
             },
           },
         },

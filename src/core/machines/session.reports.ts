@@ -7,6 +7,7 @@
  */
 import type { ChatMessage } from '../models/model.js';
 import type { ToolActor } from '../tools/schemas.js';
+import type { ToolCallInput, ToolCallOutput } from '../tools/server-tools.js';
 import { MAX_TOOL_NAME, type SessionStreamEvent, type StreamEventOf } from './stream-events.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 import { approvalRequiredBy } from './approval.js';
@@ -115,4 +116,35 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
     edits: edits && typeof edits === 'object' ? Object.keys(edits) : [],
     ...(reason === 'approve_step' && context.step ? { approvalRequiredBy: approvalRequiredBy(context.step) } : {}),
   };
+}
+
+/** The call a decision names, as decided: who, whether they edited it (read after the decision's update). */
+export function toolCallDecided(decided: SessionContext, callId: string): ChartEvent | null {
+  const item = decided.reply.toolCalls?.find((c) => c.callId === callId);
+  if (!item || (item.status !== 'approved' && item.status !== 'rejected')) return null;
+  return {
+    type: 'tool_call_decided',
+    callId,
+    server: item.server,
+    tool: clipName(item.tool),
+    wait: decided.waits.opened,
+    decision: item.status,
+    by: item.decidedBy ?? null,
+    edited: item.edited === true,
+  };
+}
+
+/** The approved call `running.worker.calling` starts. */
+export function toolCallStarted(input: ToolCallInput): ChartEvent {
+  return { type: 'tool_call_started', callId: input.item.callId, server: input.item.server, tool: clipName(input.item.tool) };
+}
+
+/** How the call under way ended: from the `toolCall` actor's output, or its failure (`output` undefined). */
+export function toolCallFinished(input: ToolCallInput, output: ToolCallOutput | undefined): ChartEvent {
+  const { callId, server, tool } = input.item;
+  const outcome = output === undefined ? 'failed' : output.outcome;
+  const isError = output === undefined || (output.outcome === 'result' && output.isError === true);
+  const duration = output?.outcome === 'definition_changed' ? undefined : output?.durationMs;
+  const durationMs = typeof duration === 'number' && Number.isFinite(duration) && duration >= 0 ? duration : null;
+  return { type: 'tool_call_finished', callId, server, tool: clipName(tool), outcome, isError, durationMs };
 }

@@ -30,6 +30,7 @@ import { burstTokensNotice } from './rules.js';
 import { runWorkerResult, stepNeedsApproval } from './approval.js';
 import { ownValue } from '../blackboard/keyed.js';
 import { appendToTranscript, resetTranscript } from './transcript.js';
+import { acceptTurnTools, settleServerCall, verdictOf } from './tool-calls.js';
 
 type Update = Partial<SessionContext>;
 
@@ -224,6 +225,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
           },
         ]
       : [];
+  const { verdicts, ...pinned } = actor === 'worker' ? acceptTurnTools(ctx, reply?.tools) : {};
   return {
     burst: ctx.burst + 1,
     rounds: ctx.rounds + 1,
@@ -235,7 +237,9 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
       ...stamp(reply?.at),
       ...(reply?.attachments?.versions.length ? { attachments: reply.attachments } : {}),
       ...(Array.isArray(reply?.approvals) && reply.approvals.length ? { approvals: reply.approvals } : {}),
+      ...(verdicts ? { verdicts } : {}),
     },
+    ...pinned,
     ...append(ctx, actor, message, ...nudge),
   };
 }
@@ -323,10 +327,12 @@ export function settleCall(ctx: SessionContext): Update {
   return findTool('manager', call.call.function.name)?.kind === 'loop' ? runLoopCall(ctx, call) : chooseBoundary(ctx, call);
 }
 
-/** Settles the head call of a worker reply (submit or ask_user). */
+/** Settles the head call of a worker reply: submit or ask_user, or a call of an MCP tool (an item a person or the policy decides). */
 export function settleWorkerCall(ctx: SessionContext): Update {
   const call = ctx.reply.queue[0];
-  return call ? chooseWorkerCall(ctx, call) : {};
+  if (!call) return {};
+  const verdict = verdictOf(ctx, call);
+  return verdict ? settleServerCall(ctx, call, verdict) : chooseWorkerCall(ctx, call);
 }
 
 function chooseBoundary(ctx: SessionContext, call: QueuedCall): Update {

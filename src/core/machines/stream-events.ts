@@ -11,7 +11,16 @@
 import * as z from 'zod';
 
 /** What the session waits for: the substates of `waiting_user`. The one list; the type, the live events and the HTTP schema derive from it. */
-export const WaitingReasonSchema = z.enum(['skill_selection', 'intake', 'input', 'approve_step', 'review_artifact', 'worker_questions', 'revision']);
+export const WaitingReasonSchema = z.enum([
+  'skill_selection',
+  'intake',
+  'input',
+  'approve_step',
+  'review_artifact',
+  'worker_questions',
+  'revision',
+  'approve_tool',
+]);
 export type WaitingReason = z.infer<typeof WaitingReasonSchema>;
 
 /** Longest tool name an event carries: a model may invent any name, of any length. */
@@ -126,6 +135,38 @@ export const ToolCallCheckedEvent = z.strictObject({
   message: z.string().optional(),
 });
 
+/** Which MCP tool call an event is about: its call id in the worker's reply, and the server's tool. */
+const serverCall = { callId: z.string(), server: z.string(), tool: z.string().max(MAX_TOOL_NAME) };
+
+/** A person decided one call of the wait `approve_tool` (the wait ends when every call is decided). */
+export const ToolCallDecidedEvent = z.strictObject({
+  type: z.literal('tool_call_decided'),
+  ...base,
+  ...serverCall,
+  wait: z.number().int().nonnegative(),
+  decision: z.enum(['approved', 'rejected']),
+  by: z.string().nullable(),
+  /** Approved with arguments the person edited. */
+  edited: z.boolean(),
+});
+
+/** An approved MCP tool call starts (the journal holds it before the server is called). */
+export const ToolCallStartedEvent = z.strictObject({ type: z.literal('tool_call_started'), ...base, ...serverCall });
+
+/**
+ * An MCP tool call ended: `result` (the server answered; `isError` when it reported an error),
+ * `failed` (the call could not be made or broke off), or `definition_changed` (the tool is no
+ * longer the one approved: the call did not run and waits for a person again).
+ */
+export const ToolCallFinishedEvent = z.strictObject({
+  type: z.literal('tool_call_finished'),
+  ...base,
+  ...serverCall,
+  outcome: z.enum(['result', 'failed', 'definition_changed']),
+  isError: z.boolean(),
+  durationMs: z.number().nonnegative().nullable(),
+});
+
 export const ArtifactPublishedEvent = z.strictObject({
   type: z.literal('artifact_published'),
   ...base,
@@ -192,6 +233,9 @@ export const SessionStreamEventSchema = z.discriminatedUnion('type', [
   ArtifactDeltaEvent,
   ArtifactDraftDiscardedEvent,
   ToolCallCheckedEvent,
+  ToolCallDecidedEvent,
+  ToolCallStartedEvent,
+  ToolCallFinishedEvent,
   ArtifactPublishedEvent,
   NoticeEvent,
   UserEventRefusedEvent,

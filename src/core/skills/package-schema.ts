@@ -51,6 +51,11 @@ function strict<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
   });
 }
 
+/** A worker's MCP tool: `server.tool`, or `server.*` for every tool of the server (server names as in the manifest's mcpServers). */
+export const TOOL_REF_PATTERN = /^[a-z][a-z0-9_-]*\.([A-Za-z0-9_.-]{1,128}|\*)$/;
+const TOOL_REF_HINT = '"server.tool" or "server.*", with a server of the manifest\'s mcpServers (e.g. "files.read_text_file")';
+const MAX_TOOL_REFS = 64;
+
 export const TagSchema = z.string({ error: `must be ${TAG_HINT}` }).regex(TAG_PATTERN, { error: `must be ${TAG_HINT}` });
 
 export const PackageManifestSchema = strict(
@@ -107,6 +112,13 @@ export const WorkerFrontMatterSchema = strict(
       .refine((roles) => noDuplicates(roles.map((r) => r.id)), { error: 'must not define the same role id twice' })
       .optional(),
     approval: ApprovalPolicySchema.optional(),
+    tools: z
+      .array(z.string().regex(TOOL_REF_PATTERN, { error: `must be ${TOOL_REF_HINT}` }), {
+        error: `must be an array of MCP tools the worker may call, each ${TOOL_REF_HINT}`,
+      })
+      .max(MAX_TOOL_REFS, { error: `must list at most ${MAX_TOOL_REFS} tools: use "server.*" for all of a server's tools` })
+      .refine(noDuplicates, { error: 'must not list the same tool twice' })
+      .optional(),
   },
   'YAML front matter with id, title, description, inputTags and outputTags',
 );
@@ -132,6 +144,8 @@ export interface WorkerSkill {
   roles: WorkerRole[];
   /** Who decides whether a run waits for a person (front matter `approval`, default `model`). */
   approval: ApprovalPolicy;
+  /** The MCP tools the worker may call (front matter `tools`: `server.tool` or `server.*`); empty when none. */
+  tools: string[];
   /** The worker's system prompt (the Markdown body of its file). */
   prompt: string;
 }

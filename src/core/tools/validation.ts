@@ -25,11 +25,14 @@ export interface Finding {
 
 const names = (list: readonly { name: string }[]) => list.map((t) => t.name);
 
-/** Rule 1: the tool exists for this actor (a manager cannot submit or accept; a worker cannot run_worker). */
-export function checkActorMayUseTool(actor: ToolActor, queued: QueuedCall): Finding | null {
+/**
+ * Rule 1: the tool exists for this actor (a manager cannot submit or accept; a worker cannot
+ * run_worker). `serverTools`: the MCP tools offered to the actor, by the names the model calls.
+ */
+export function checkActorMayUseTool(actor: ToolActor, queued: QueuedCall, serverTools: readonly string[] = []): Finding | null {
   const tool = queued.call.function.name;
-  if (findTool(actor, tool)) return null;
-  const available = names(toolsFor(actor));
+  if (findTool(actor, tool) || serverTools.includes(tool)) return null;
+  const available = [...names(toolsFor(actor)), ...serverTools];
   const data = { tool, actor, available };
   const list = `Tools available to the ${actor}: ${available.join(', ')}.`;
   if ((userActionNames as readonly string[]).includes(tool)) {
@@ -55,6 +58,25 @@ export function checkArgumentsMatchSchema(actor: ToolActor, queued: QueuedCall):
   const issues = result.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
   const problems = issues.map((i) => `${i.path || '(arguments)'}: ${i.message}`).join('; ');
   return { message: `Invalid arguments for ${tool.name}: ${problems}. Fix them and call ${tool.name} again.`, data: { tool: tool.name, issues } };
+}
+
+/**
+ * Rule 2 for an MCP tool: the arguments are a JSON object and match the tool's input schema.
+ * The schema is checked outside the core, with the MCP SDK's validator, by the worker's turn:
+ * `schemaError` is its message.
+ */
+export function checkServerToolArguments(queued: QueuedCall, schemaError: string | undefined): Finding | null {
+  const tool = queued.call.function.name;
+  const problem =
+    queued.parseError !== undefined
+      ? `are not valid JSON (${queued.parseError})`
+      : queued.args === null || typeof queued.args !== 'object' || Array.isArray(queued.args)
+        ? 'are not a JSON object'
+        : schemaError !== undefined
+          ? `do not match the tool's input schema: ${schemaError}`
+          : null;
+  if (problem === null) return null;
+  return { message: `The arguments of ${tool} ${problem}. Fix them and call ${tool} again.`, data: { tool, problem } };
 }
 
 /** Rule 3: `run_worker.workerId` is in the package's registry (and `roleId` is one of its roles). */

@@ -16,6 +16,8 @@ import {
   UserRejectedArtifact,
   UserSelectedPackage,
   UserSubmittedInput,
+  UserApprovedToolCall,
+  UserRejectedToolCall,
   type UserEvent,
   type UserEventType,
 } from '../../core/machines/session.events.js';
@@ -32,6 +34,7 @@ export const INTERRUPT_REASONS = {
   input: 'input_required',
   revision: 'input_required',
   worker_questions: 'input_required',
+  approve_tool: 'tool_call',
 } as const satisfies Record<WaitingReason, string>;
 
 /** approve_step: approve (optionally with a new task and/or another of the worker's roles) or reject with a reason. */
@@ -51,6 +54,22 @@ const ArtifactAnswer = z
     reason: UserRejectedArtifact.shape.reason.describe('rejected: why (the worker reads it when it revises)'),
   })
   .describe('Accept the artifact under review (with edits) or reject it');
+
+/**
+ * approve_tool: a decision on one of the wait's MCP tool calls (the interrupt's toolCallId, or
+ * another that waits): approve, maybe with edited arguments, or reject with a reason the model reads.
+ */
+const ToolCallAnswer = z
+  .strictObject({
+    callId: UserApprovedToolCall.shape.callId.describe('The tool call decided (default: the interrupt’s toolCallId)').optional(),
+    approved: z.boolean().describe('true runs the call; false rejects it (it never runs)'),
+    arguments: UserApprovedToolCall.shape.arguments.describe("approved: the call's arguments as you edited them"),
+    reason: UserRejectedToolCall.shape.reason.describe('rejected: why (the model reads it as the tool result)'),
+  })
+  .describe('Approve one tool call (with edited arguments) or reject it');
+
+/** The call an approve_tool interrupt asks about first: the first that waits for a decision. */
+const firstPendingCall = (view: SessionView) => view.toolCalls?.find((c) => c.status === 'pending');
 
 /** The answers of the wait's question card: one optional string per question id, described by the question. */
 function answersOf(view: SessionView): z.ZodType {
@@ -76,6 +95,7 @@ export function answerSchema(view: SessionView): z.ZodType {
   const reason = view.waitingReason;
   if (reason === 'approve_step') return StepAnswer;
   if (reason === 'review_artifact') return ArtifactAnswer;
+  if (reason === 'approve_tool') return ToolCallAnswer;
   const variants = inputVariants(view);
   const declared = view.acceptedEvents.flatMap((type) => (variants[type] ? [variants[type]] : []));
   const [first, ...rest] = declared;
@@ -108,6 +128,11 @@ function promptOf(view: SessionView): string {
       return `Describe the changes wanted to artifact ${view.artifact?.id ?? ''}.`;
     case 'worker_questions':
       return view.message ?? 'The worker asks before it goes on.';
+    case 'approve_tool': {
+      const call = firstPendingCall(view);
+      const waiting = view.toolCalls?.filter((c) => c.status === 'pending').length ?? 0;
+      return `Allow ${call ? `${call.server}.${call.tool}` : 'the tool call'}${waiting > 1 ? ` (1 of ${waiting} calls waiting)` : ''}?`;
+    }
     case 'skill_selection':
       return 'Choose a package.';
     default:
@@ -129,6 +154,8 @@ export function interruptFor(view: SessionView, toolCallId?: string): Interrupt 
     reason: INTERRUPT_REASONS[reason],
     message: promptOf(view),
     ...(reason === 'approve_step' && toolCallId ? { toolCallId } : {}),
+    // A tool approval names the model's own call: the first that waits (the others follow, one interrupt each).
+    ...(reason === 'approve_tool' && firstPendingCall(view) ? { toolCallId: firstPendingCall(view)!.callId } : {}),
     responseSchema: z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>,
     metadata: { steward: { waitingReason: reason, wait: view.wait, acceptedEvents: view.acceptedEvents } },
   };
@@ -154,6 +181,15 @@ export function eventForAnswer(view: SessionView, payload: unknown): { ok: true;
       if (answer.approved !== true) return { ok: true, event: { type: 'user_rejected_next_step', ...(reason !== undefined ? { reason } : {}) } };
       const edits = { ...(reason !== undefined ? { reason } : {}), ...(roleId !== undefined ? { roleId } : {}) };
       return { ok: true, event: { type: 'user_approved_next_step', ...(Object.keys(edits).length > 0 ? { edits } : {}) } };
+    }
+    case 'approve_tool': {
+      const callId = (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
+      if (answer.approved !== true) {
+        const reason = answer.reason as string | undefined;
+        return { ok: true, event: { type: 'user_rejected_tool_call', callId, ...(reason !== undefined ? { reason } : {}) } };
+      }
+      const args = answer.arguments as Record<string, unknown> | undefined;
+      return { ok: true, event: { type: 'user_approved_tool_call', callId, ...(args ? { arguments: args } : {}) } };
     }
     case 'review_artifact': {
       const artifactId = view.artifact?.id ?? '';
@@ -196,6 +232,10 @@ export function answerOf(event: { type?: unknown } & Record<string, unknown>): u
       return pick('answers');
     case 'user_selected_package':
       return pick('packageId');
+    case 'user_approved_tool_call':
+      return { callId: event.callId, approved: true, ...pick('arguments') };
+    case 'user_rejected_tool_call':
+      return { callId: event.callId, approved: false, ...pick('reason') };
     default:
       return undefined;
   }
