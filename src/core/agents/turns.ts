@@ -21,6 +21,7 @@ import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/
 import { managerMessages } from './manager-context.js';
 import { EventLoopSlice } from './next-macrotask.js';
 import { workerMessages } from './worker-context.js';
+import { serverToolSpec, type WorkerToolbox } from './worker-toolbox.js';
 
 /** Finds a worker's skill prompt (the body of its prompt file). */
 /**
@@ -56,6 +57,8 @@ export interface TurnOptions {
   gate?: ModelCallGate;
   /** The manager's turn: the deployment's approval policy, asked for each run_worker call of the reply (approvals.ts). */
   approval?: ApprovalRule;
+  /** A worker's turn: its MCP tools (offered to the model, pinned, each call judged). Without it a worker has none. */
+  toolbox?: WorkerToolbox;
 }
 
 /** `model.complete(request)`, once the gate (if any) let it through and unless stopped meanwhile. */
@@ -172,7 +175,7 @@ export function createManagerTurn(model: Model, options: TurnOptions = {}) {
  * const gatedTurn = createWorkerTurn(model, (_packageId, workerId) => prompts[workerId], { gate: () => quota.take() });
  */
 export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, options: TurnOptions = {}) {
-  const { lookup, gate } = options;
+  const { lookup, gate, toolbox } = options;
   const slice = new EventLoopSlice();
   return fromPromise<TurnOutput, SessionContext>(async ({ input, signal, system }) => {
     await yieldToEventLoop(slice, signal);
@@ -185,14 +188,18 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, opti
     // The request's earlier parts left the context: read them for the brief.
     const parts = worker.inputTags.includes(REQUEST_TAG) ? archivedVersions(input.blackboard, REQUEST_TAG) : [];
     const fetched = lookup && parts.length ? await fetchVersions(input, new Map([[REQUEST_TAG, parts]]), lookup) : undefined;
-    return gated(gate, system, signal, () =>
+    // Its MCP tools, as pinned: listed before the model call, so a server that is down fails the round, not a call.
+    const offered = toolbox && worker.tools?.length ? await toolbox.offer(input, worker) : undefined;
+    const reply = await gated(gate, system, signal, () =>
       model.complete({
         agent: 'worker',
         messages: workerMessages(input, worker, prompt, fetched),
-        tools: [...workerToolSpecs],
+        tools: [...workerToolSpecs, ...(offered?.tools.map(serverToolSpec) ?? [])],
         signal,
         ...deltas(input, options),
       }),
     );
+    if (!offered || !toolbox) return reply;
+    return { ...reply, tools: { pinned: offered.pinned, verdicts: toolbox.judge(input, offered.tools, reply) } };
   });
 }

@@ -98,8 +98,9 @@ export const hasApprovedToolCall = (ctx: SessionContext): boolean => (ctx.reply.
 export function nextToolCall(ctx: SessionContext): ToolCallInput {
   const item = (ctx.reply.toolCalls ?? []).find((c) => c.status === 'approved');
   const pinned = item && pinnedTool(ctx.package?.pinnedTools, item.server, item.tool);
-  if (!item || !pinned) throw new InternalError('running.worker.calling was entered without an approved call of a pinned tool.');
-  return { sessionId: ctx.sessionId, item, pinned };
+  const pkg = ctx.package;
+  if (!item || !pinned || !pkg) throw new InternalError('running.worker.calling was entered without an approved call of a pinned tool.');
+  return { sessionId: ctx.sessionId, packageId: pkg.id, ...(pkg.version !== undefined ? { packageVersion: pkg.version } : {}), item, pinned };
 }
 
 /** Replaces the item `callId` with `change(item)`. */

@@ -96,6 +96,9 @@ export type ToolCallOutput =
 /** What the `toolCall` actor is given: the call to run and the definition it was approved for. */
 export interface ToolCallInput {
   sessionId: string;
+  /** The session's package (its manifest declares the call's server) and the version it is pinned to. */
+  packageId: string;
+  packageVersion?: string;
   item: ToolCallItem;
   pinned: PinnedTool;
 }
