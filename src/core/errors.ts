@@ -29,6 +29,8 @@ export type StewardErrorCode =
   | 'invalid_cursor'
   | 'limit_exceeded'
   | 'model_error'
+  /** An MCP server could not be started, reached or used (src/mcp): which one and why are in the error. */
+  | 'mcp_server_failed'
   | 'script_mismatch'
   | 'transition_test_failed'
   | 'machine_mismatch'

@@ -91,6 +91,7 @@ const statusOfCode = {
   internal_error: 500,
   // The server could not finish the request: which upstream failed is its log's business.
   model_error: 500,
+  mcp_server_failed: 500,
   // Faults of the app's own set-up or tests (a scripted model, a provided machine), never the caller's.
   script_mismatch: 500,
   transition_test_failed: 500,

@@ -1,0 +1,34 @@
+/** The test servers as the host is given them, and what the tests check about processes. */
+import { fileURLToPath } from 'node:url';
+import type { McpServerConfig } from '../../src/core/skills/mcp-servers.js';
+import type { ServerRef, ToolCallOutcome } from '../../src/mcp/types.js';
+
+const STDIO_SERVER = fileURLToPath(new URL('./servers/stdio.mjs', import.meta.url));
+const LEGACY_SERVER = fileURLToPath(new URL('./servers/legacy.mjs', import.meta.url));
+
+/** The stdio test server (servers/stdio.mjs) under `name`, with `extra` settings or arguments. */
+export function stdioServer(name: string, extra: Partial<McpServerConfig> & { args?: string[] } = {}): ServerRef {
+  const { args = [], ...rest } = extra;
+  return { name, config: { command: process.execPath, args: [STDIO_SERVER, ...args], trusted: true, ...rest } as McpServerConfig };
+}
+
+/** The 2025-only server (servers/legacy.mjs). */
+export function legacyServer(name: string): ServerRef {
+  return { name, config: { command: process.execPath, args: [LEGACY_SERVER], trusted: true } };
+}
+
+/** Whether process `pid` still runs. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The text of a `result` outcome; fails the test on any other outcome. */
+export function resultText(outcome: ToolCallOutcome): string {
+  if (outcome.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
+  return outcome.text;
+}
