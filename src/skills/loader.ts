@@ -37,9 +37,23 @@ export function loadPackage(dir: string): SkillPackage {
   }
   const manifest = readManifest(packageDir);
   const workers = readWorkers(packageDir, manifest);
-  const chainProblems = checkChain(packageDir, manifest, workers);
-  if (chainProblems.length > 0) fail(packageDir, chainProblems);
-  return { id: manifest.id, title: manifest.title, description: manifest.description, workers, dir: packageDir };
+  const problems = [...checkChain(packageDir, manifest, workers), ...checkToolServers(packageDir, manifest, workers)];
+  if (problems.length > 0) fail(packageDir, problems);
+  return { id: manifest.id, title: manifest.title, description: manifest.description, workers, mcpServers: manifest.mcpServers ?? {}, dir: packageDir };
+}
+
+/** Every tool a worker names is of a server the manifest declares. */
+function checkToolServers(packageDir: string, manifest: PackageManifest, workers: WorkerSkill[]): string[] {
+  const declared = Object.keys(manifest.mcpServers ?? {});
+  return workers.flatMap((worker) =>
+    worker.tools
+      .filter((ref) => !declared.includes(ref.slice(0, ref.indexOf('.'))))
+      .map(
+        (ref) =>
+          `${show(join(packageDir, 'workers', `${worker.id}.md`))}: front matter field "tools" names "${ref}", but the manifest declares ` +
+          `${declared.length ? `only the MCP servers ${declared.map((d) => `"${d}"`).join(', ')}` : 'no MCP servers'}; add the server to "mcpServers" in manifest.json or fix the name.`,
+      ),
+  );
 }
 
 function readManifest(packageDir: string): PackageManifest {

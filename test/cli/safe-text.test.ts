@@ -37,6 +37,7 @@ describe('render: data is sanitised before it is coloured', () => {
       title: evil,
       description: evil,
       dir: '/',
+      mcpServers: {},
       workers: [
         {
           id: 'w',

@@ -106,9 +106,9 @@ export const sessionMachine = setup({
     }),
     resetBurst: assign(({ context }) => update.resetBurst(context)),
     /** The session runs the new package version from now on (the runtime journals both hashes). */
-    upgradePackage: assign(({ event }) => {
+    upgradePackage: assign(({ context, event }) => {
       assertEvent(event, 'package_upgraded');
-      return { package: event.package };
+      return { package: tools.repinnedPackage(context, event.package) };
     }),
     recordRequest: assign(({ context, event }) => {
       assertEvent(event, 'user_submitted_input');

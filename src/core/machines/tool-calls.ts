@@ -22,7 +22,7 @@ import {
   type ToolCallVerdict,
   type TurnTools,
 } from '../tools/server-tools.js';
-import type { SessionContext } from './session.context.js';
+import type { PackageInfo, SessionContext } from './session.context.js';
 import { appendToTranscript } from './transcript.js';
 
 type Update = Partial<SessionContext>;
@@ -180,4 +180,16 @@ export function reopenChangedTool(ctx: SessionContext, output: Extract<ToolCallO
     return { ...rest, status: 'pending', changed: { before, after } };
   });
   return { ...reopened, ...(ctx.package ? { package: { ...ctx.package, pinnedTools: pins } } : {}) };
+}
+
+/**
+ * The new package version a session upgrades to (`steward upgrade`), re-pinning its tools: the
+ * next worker turn pins them as they are then. Only the definitions the reply's undecided or
+ * approved calls are bound to stay pinned, so a wait in progress keeps what it shows.
+ */
+export function repinnedPackage(ctx: SessionContext, next: PackageInfo): PackageInfo {
+  const open = (ctx.reply.toolCalls ?? []).filter((c) => c.status === 'pending' || c.status === 'approved');
+  const kept = (ctx.package?.pinnedTools ?? []).filter((p) => open.some((c) => c.server === p.server && c.tool === p.name));
+  const { pinnedTools: _old, ...rest } = next;
+  return kept.length ? { ...rest, pinnedTools: kept } : rest;
 }

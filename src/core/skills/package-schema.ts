@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_LIMITS } from '../limits.js';
+import { McpServersSchema, type McpServerConfig } from './mcp-servers.js';
 
 const MAX_WORKERS = DEFAULT_LIMITS.workersPerPackage;
 
@@ -73,8 +74,10 @@ export const PackageManifestSchema = strict(
           `lists ${Array.isArray(issue.input) ? issue.input.length : 'too many'} workers; the limit is ${MAX_WORKERS} (workersPerPackage): split the package into smaller ones`,
       })
       .refine(noDuplicates, { error: 'must not list the same worker twice' }),
+    /** The MCP servers whose tools the package's workers may call (front matter `tools`), in the shape MCP hosts use. */
+    mcpServers: McpServersSchema.optional(),
   },
-  'a JSON object with schemaVersion, id, title, description and workers',
+  'a JSON object with schemaVersion, id, title, description, workers and optionally mcpServers',
 );
 
 const RoleSchema = strict(
@@ -156,6 +159,8 @@ export interface SkillPackage {
   description: string;
   /** In chain order, as listed in the manifest. */
   workers: WorkerSkill[];
+  /** The manifest's MCP servers, by name (`${VAR}` placeholders as written: read when a server starts). */
+  mcpServers: Record<string, McpServerConfig>;
   /** Absolute path of the package folder. */
   dir: string;
 }

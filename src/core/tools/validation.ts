@@ -72,11 +72,10 @@ export function checkServerToolArguments(queued: QueuedCall, schemaError: string
       ? `are not valid JSON (${queued.parseError})`
       : queued.args === null || typeof queued.args !== 'object' || Array.isArray(queued.args)
         ? 'are not a JSON object'
-        : schemaError !== undefined
-          ? `do not match the tool's input schema: ${schemaError}`
-          : null;
-  if (problem === null) return null;
-  return { message: `The arguments of ${tool} ${problem}. Fix them and call ${tool} again.`, data: { tool, problem } };
+        : null;
+  if (problem !== null) return { message: `The arguments of ${tool} ${problem}. Fix them and call ${tool} again.`, data: { tool, problem } };
+  // The validator's own message: it names the field and the fix.
+  return schemaError === undefined ? null : { message: schemaError, data: { tool, problem: schemaError } };
 }
 
 /** Rule 3: `run_worker.workerId` is in the package's registry (and `roleId` is one of its roles). */
