@@ -70,12 +70,13 @@ function failureOf(
   const server = listed.definition.server;
   const detail = error instanceof Error ? error.message : String(error);
   if (request.signal?.aborted) return { reason: 'cancelled', message: `The call of ${ref} was cancelled.` };
-  if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
+  // Before the timeout: the SDK reports an aborted request (the connection was lost) as one.
+  const closed = connection.closedBecause !== null || (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed);
+  if (!closed && SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
     return {
       reason: 'timeout',
       message: `${ref} did not answer within ${timeoutMs} ms; the call was abandoned (the server may still be working on it). Try again with less to do, or raise mcpServers.${server}.timeoutMs.`,
     };
-  const closed = connection.closedBecause !== null || (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed);
   const why = closed ? connection.describeClose() : detail;
   if (/ReadBuffer exceeded maximum size|limits\.messageBytes/.test(why))
     return {

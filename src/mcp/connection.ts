@@ -9,7 +9,7 @@
  * revision asks on the live connection instead (`elicitation/create`): that request is
  * declined, and logged, since nobody can answer it while the call waits.
  */
-import { Client } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { McpServerError } from './errors.js';
 import type { ExpandedServer } from './expand-variables.js';
 import { forwardLines } from './stderr-lines.js';
@@ -133,7 +133,7 @@ export class Connection {
   private lost(): void {
     if (this.closedBecause !== null || this.closed) return;
     this.closedBecause = this.lastTransportError ?? 'the server stopped or its connection closed';
-    this.lostController.abort();
+    this.lostController.abort(new SdkError(SdkErrorCode.ConnectionClosed, this.closedBecause));
     this.onLost(this);
     void this.close();
   }

@@ -233,7 +233,7 @@ function hidden(outcome: Outcome, hide: (text: string) => string): Outcome {
 /** A listing's failure as the host's typed error: a limit as it is, the rest as McpServerError. */
 function listingError(ref: ServerRef, error: unknown, connection: Connection, hide: (text: string) => string, timeoutMs: number): Error {
   if (McpToolLimitError.isInstance(error)) return error;
-  if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
+  if (connection.closedBecause === null && SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
     return new McpServerError(
       ref.name,
       'timeout',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { McpServersSchema } from '../../src/core/skills/mcp-servers.js';
+import { approvalOf, McpServersSchema, serverList } from '../../src/core/skills/mcp-servers.js';
 
 /** The issues of a refused `mcpServers`, as "path: message". */
 function issues(value: unknown): string[] {
@@ -68,5 +68,21 @@ describe("a manifest's mcpServers", () => {
     const parsed = McpServersSchema.parse(JSON.parse('{"x":{"command":"node","env":{"__proto__":"a","constructor":"b"}}}'));
     const env = (parsed.x as { env: Record<string, string> }).env;
     expect(Object.hasOwn(env, '__proto__') && Object.hasOwn(env, 'constructor')).toBe(true);
+  });
+
+  it('lists the servers in order, and says per tool whether a call waits for approval', () => {
+    const servers = McpServersSchema.parse({
+      files: { command: 'node', approval: 'never', tools: { rm: { approval: 'always' }, constructor: {} } },
+      web: { url: 'https://example.com/mcp' },
+    });
+    expect(serverList(servers).map((s) => s.name)).toEqual(['files', 'web']);
+    const files = serverList(servers)[0]!.config;
+    expect([approvalOf(files, 'rm'), approvalOf(files, 'ls'), approvalOf(files, 'constructor'), approvalOf(files, 'toString')]).toEqual([
+      'always',
+      'never',
+      'never',
+      'never',
+    ]);
+    expect(approvalOf(serverList(servers)[1]!.config, 'fetch')).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 /** The test servers as the host is given them, and what the tests check about processes. */
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { McpServerConfig } from '../../src/core/skills/mcp-servers.js';
 import type { ServerRef, ToolCallOutcome } from '../../src/mcp/types.js';
@@ -31,4 +32,10 @@ export function isRunning(pid: number): boolean {
 export function resultText(outcome: ToolCallOutcome): string {
   if (outcome.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
   return outcome.text;
+}
+
+/** The child processes of this test process that run one of the test servers (ps). */
+export function serverChildren(): string[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => line.includes('test/mcp/servers/'));
 }

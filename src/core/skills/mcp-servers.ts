@@ -19,7 +19,7 @@
  * Error messages follow package-schema.ts: phrased to follow a field name.
  */
 import * as z from 'zod';
-import { ownRecord } from '../blackboard/keyed.js';
+import { ownRecord, ownValue } from '../blackboard/keyed.js';
 
 /** Server names: tool references are `server.tool`, so no dot; plain like package ids. */
 export const MCP_SERVER_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
@@ -157,4 +157,27 @@ export type McpServers = z.output<typeof McpServersSchema>;
  */
 export function isStdioServer(config: McpServerConfig): config is McpStdioServerConfig {
   return 'command' in config;
+}
+
+/**
+ * A manifest's servers as a list of `{ name, config }`, in the manifest's order: what the
+ * tool host is given, one server at a time.
+ *
+ * @example
+ * for (const server of serverList(manifest.mcpServers ?? {})) await host.listTools(server);
+ */
+export function serverList(servers: McpServers): { name: string; config: McpServerConfig }[] {
+  return Object.entries(servers).map(([name, config]) => ({ name, config }));
+}
+
+/**
+ * What the manifest says about approving a call of `tool`: its own setting, else the server's;
+ * undefined when neither says (the runtime's rules decide).
+ *
+ * @example
+ * approvalOf({ command: 'node', approval: 'never', tools: { rm: { approval: 'always' } }, trusted: true }, 'rm'); // 'always'
+ */
+export function approvalOf(config: McpServerConfig, tool: string): McpApproval | undefined {
+  const settings: McpToolSettings | undefined = config.tools ? ownValue(config.tools, tool) : undefined;
+  return settings?.approval ?? config.approval;
 }
