@@ -58,7 +58,7 @@ export function checkedMachine(machine: unknown): SessionMachine {
   return machine as unknown as SessionMachine;
 }
 
-/** Whether the machine brings its own actor under `name` (else the runtime provides its turn). */
-export function providesActor(machine: SessionMachine, name: 'managerTurn' | 'workerTurn'): boolean {
+/** Whether the machine brings its own actor under `name` (else the runtime provides its turn, or its tool calls). */
+export function providesActor(machine: SessionMachine, name: 'managerTurn' | 'workerTurn' | 'toolCall'): boolean {
   return machine.implementations.actors[name] !== sessionMachine.implementations.actors[name];
 }

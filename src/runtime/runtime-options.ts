@@ -15,6 +15,8 @@ import type { ChatMessage, Model } from '../core/models/model.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import type { TranscriptName } from './archive.js';
+import type { ToolHostOptions } from '../mcp/types.js';
+import type { ToolApprovalRule } from './worker-tools.js';
 import type { Session } from './session.js';
 import type { SessionView } from '../core/view.js';
 
@@ -34,6 +36,18 @@ export interface RuntimeOptions {
    * `model`), which applies without this option. The answer is journalled with the reply.
    */
   approval?: ApprovalRule;
+  /**
+   * The deployment's rule for workers' MCP tool calls, asked for each call: `always` (a person
+   * decides), `never` (it runs at once) or undefined (the manifest's `approval`, else the tool's
+   * `readOnlyHint` from a trusted server, else a person decides). Journalled with the reply.
+   */
+  toolApproval?: ToolApprovalRule;
+  /**
+   * The MCP tool host's settings: where `${VAR}` of a server's configuration is read (default
+   * `process.env`), where local servers' stderr goes (default: this process's stderr), a call's
+   * default time limit, size limits.
+   */
+  toolHost?: ToolHostOptions;
   /**
    * Traces every session with OpenTelemetry (GenAI semantic conventions; docs/design.md
    * "Traces"): pass your SDK's provider, or `trace.getTracerProvider()` for the global one.
@@ -121,6 +135,11 @@ export interface SessionHistory {
 }
 
 export interface Runtime {
+  /**
+   * Stops the MCP servers this runtime started for its workers' tools (its child processes).
+   * Sessions and the store stay as they are; call it when the app is done with the runtime.
+   */
+  close(): Promise<void>;
   readonly model: Model;
   readonly packages: ReadonlyMap<string, SkillPackage>;
   readonly machine: SessionMachine;

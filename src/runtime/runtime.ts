@@ -24,6 +24,9 @@ import type { SessionStore } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader } from './archive.js';
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
+import { runtimeTools } from './runtime-tools.js';
+import { createToolCallActor } from './tool-call-actor.js';
+import type { ToolCallInput } from '../core/tools/server-tools.js';
 import { envelope, openEnvelopeWithHistory, resumable } from './persisted.js';
 import { Session } from './session.js';
 import { checkSessionId } from '../ids.js';
@@ -121,11 +124,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // A model call streams only while a listener of its session wants its deltas.
   const deltas = (sessionId: string) => live.get(sessionId)?.deltaSinks();
   const base = options.machine === undefined ? sessionMachine : checkedMachine(options.machine);
-  const turnOptions = { lookup, deltas, gate: beforeModelCall, ...(options.approval ? { approval: options.approval } : {}) };
+  // MCP tools: one host for the runtime's sessions, made when a worker first needs a tool.
+  const tools = runtimeTools({
+    packageOf: (id) => packages.get(id),
+    ...(options.toolApproval ? { toolApproval: options.toolApproval } : {}),
+    ...(options.toolHost ? { host: options.toolHost } : {}),
+  });
+  // A tool call reaches its server only once the journal holds it and the lease is still held.
+  const beforeToolCall = async (input: ToolCallInput, system: object) => {
+    await live.get(input.sessionId)?.journalled();
+    await beforeModelCall(system);
+  };
+  const turnOptions = { lookup, deltas, gate: beforeModelCall, toolbox: tools.toolbox, ...(options.approval ? { approval: options.approval } : {}) };
   const machine = base.provide({
     actors: {
       ...(providesActor(base, 'managerTurn') ? {} : { managerTurn: createManagerTurn(options.model, turnOptions) }),
       ...(providesActor(base, 'workerTurn') ? {} : { workerTurn: createWorkerTurn(options.model, promptOf, turnOptions) }),
+      ...(providesActor(base, 'toolCall')
+        ? {}
+        : { toolCall: createToolCallActor({ host: tools.host, packageOf: (id) => packages.get(id), beforeCall: beforeToolCall }) }),
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};
@@ -188,7 +205,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
       started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
-    return hold((onEnd) => new Session({ id, start, persistence, onEnd, limits: sessionLimits, archivedFrom: from, packageOnDisk: onDisk, ...inspectOption }));
+    return hold(
+      (onEnd) =>
+        new Session({
+          id,
+          start,
+          persistence,
+          onEnd,
+          limits: sessionLimits,
+          archivedFrom: from,
+          packageOnDisk: onDisk,
+          checkEvent: tools.editProblem,
+          ...inspectOption,
+        }),
+    );
   }
 
   async function resumeSession(id: string, resumeOptions: ResumeOptions = {}): Promise<Session> {
@@ -267,6 +297,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           limits,
           archivedFrom: snapshot.context,
           packageOnDisk: onDisk,
+          checkEvent: tools.editProblem,
           ...(memory ? { memory } : {}),
           ...inspectOption,
         }),
@@ -390,5 +421,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     openSession,
     history,
     forkSession,
+    close: () => tools.close(),
   };
 }

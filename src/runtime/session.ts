@@ -78,6 +78,8 @@ export interface SessionOptions {
   memory?: MemoryArchive;
   /** The version of a package on disk (its hash), for the view to say when the pinned one is older. */
   packageOnDisk?: (packageId: string) => string | undefined;
+  /** Why a valid event is refused before it reaches the chart (a tool call's edited arguments against the tool's schema), or null. */
+  checkEvent?: (event: UserEvent, context: SessionContext) => string | null;
 }
 
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
@@ -126,6 +128,16 @@ export class Session {
   /** The send in progress, if any: sends run one at a time, in call order. */
   private busy: Promise<void> | null = null;
   private fatal: unknown = null;
+  /**
+   * Resolves once the journal holds what the session did so far (a tool call waits for it
+   * before it reaches a server, so that a process that dies mid-call leaves it journalled).
+   */
+  async journalled(): Promise<void> {
+    // The write of the step under way is queued as the step ends: let it be queued first.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.journal?.written();
+  }
+
   /** Made on the first subscribe(): an idle session carries nothing for live events. */
   private events: SessionEventHub | null = null;
   /** sendNow() calls under way (at most one: send() queues them): the lease is not let go under one. */
@@ -133,6 +145,7 @@ export class Session {
   /** Without a store: the idempotency keys of this session's sends (the latest SEND_KEYS_KEPT). */
   private readonly memoryKeys: Map<string, SendKeyRecord> | null;
   private readonly packageOnDisk: ((packageId: string) => string | undefined) | undefined;
+  private readonly checkEvent: SessionOptions['checkEvent'];
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(options: SessionOptions) {
@@ -142,6 +155,7 @@ export class Session {
     this.userInspect = options.inspect;
     this.leasing = persistence?.leasing;
     this.packageOnDisk = options.packageOnDisk;
+    this.checkEvent = options.checkEvent;
     const archivedFrom = options.archivedFrom ?? null;
     this.journal = persistence
       ? new SessionJournal({
@@ -532,6 +546,8 @@ export class Session {
       const event: UserEvent = parsed.data;
       const reserved = reservedActorProblem(event, this.actor.getSnapshot().context);
       if (reserved) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${reserved}`));
+      const unfit = this.checkEvent?.(event, this.actor.getSnapshot().context);
+      if (unfit) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${unfit} Nothing was approved.`));
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
       if (tooBig) return this.refuseRecorded(event, this.refuse('limit_exceeded', tooBig.message));
       event.at = isoNow();

@@ -91,13 +91,26 @@ export function createWorkerToolbox(options: WorkerToolsOptions): WorkerToolbox 
     return pkg;
   }
 
-  function approvalOf(pkg: SkillPackage, pin: PinnedTool, args: Record<string, unknown>, context: SessionContext): { asks: boolean; approvalBy: ToolApprovalSource } {
+  function approvalOf(
+    pkg: SkillPackage,
+    pin: PinnedTool,
+    args: Record<string, unknown>,
+    context: SessionContext,
+  ): { asks: boolean; approvalBy: ToolApprovalSource } {
     const deployment = toolApproval?.(
-      { server: pin.server, tool: pin.name, arguments: args, ...(pin.description !== undefined ? { description: pin.description } : {}), ...(pin.annotations ? { annotations: pin.annotations } : {}) },
+      {
+        server: pin.server,
+        tool: pin.name,
+        arguments: args,
+        ...(pin.description !== undefined ? { description: pin.description } : {}),
+        ...(pin.annotations ? { annotations: pin.annotations } : {}),
+      },
       context,
     );
     if (deployment !== undefined && deployment !== 'always' && deployment !== 'never')
-      throw new UserError(`createRuntime({ toolApproval }) answered ${JSON.stringify(deployment)} for ${pin.server}.${pin.name}: return "always", "never" or undefined.`);
+      throw new UserError(
+        `createRuntime({ toolApproval }) answered ${JSON.stringify(deployment)} for ${pin.server}.${pin.name}: return "always", "never" or undefined.`,
+      );
     if (deployment) return { asks: deployment === 'always', approvalBy: 'deployment' };
     const config = serverOf(pkg, pin.server)?.config;
     const declared = (config?.tools && Object.hasOwn(config.tools, pin.name) ? config.tools[pin.name]?.approval : undefined) ?? config?.approval;
@@ -117,7 +130,10 @@ export function createWorkerToolbox(options: WorkerToolsOptions): WorkerToolbox 
       const pinned: PinnedTool[] = [];
       for (const name of new Set(patterns.map((p) => p.slice(0, p.indexOf('.'))))) {
         const server = serverOf(pkg, name);
-        if (!server) throw new UserError(`Worker "${worker.id}" names tools of MCP server "${name}", which package "${pkg.id}" does not declare in its manifest's mcpServers.`);
+        if (!server)
+          throw new UserError(
+            `Worker "${worker.id}" names tools of MCP server "${name}", which package "${pkg.id}" does not declare in its manifest's mcpServers.`,
+          );
         for (const definition of await host.listTools(server)) {
           if (!patterns.some((p) => toolPatternAllows(p, name, definition.name))) continue;
           // Pinned wins: the model is shown the definition the session saw first.

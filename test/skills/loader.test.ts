@@ -145,6 +145,7 @@ describe('loading a package from disk', () => {
       outputTags: ['brief'],
       roles: [],
       approval: 'model',
+      tools: [],
       prompt: 'You are a worker. Finish by calling `submit`.',
     });
     expect(loadPackages(root).get('demo')?.workers).toHaveLength(2);

@@ -25,5 +25,9 @@ export interface WorkerToolbox {
 /** The tool as a model is offered it (a function named `<server>__<tool>`). */
 export function serverToolSpec(tool: PinnedTool): ToolSpec {
   const title = tool.title && tool.title !== tool.name ? `${tool.title}: ` : '';
-  return { name: tool.modelName, description: `${title}${tool.description ?? ''} (tool ${tool.name} of MCP server ${tool.server})`.trim(), parameters: tool.inputSchema };
+  return {
+    name: tool.modelName,
+    description: `${title}${tool.description ?? ''} (tool ${tool.name} of MCP server ${tool.server})`.trim(),
+    parameters: tool.inputSchema,
+  };
 }

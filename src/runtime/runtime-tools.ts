@@ -1,0 +1,63 @@
+/**
+ * A runtime's MCP tools: one tool host, shared by its sessions, made (and the MCP SDK loaded)
+ * only when a worker first needs a tool, and closed with the runtime (its local servers are
+ * child processes). The worker turns' toolbox, the `toolCall` actor and the check of a
+ * person's edited arguments all read it.
+ */
+import type { WorkerToolbox } from '../core/agents/worker-toolbox.js';
+import type { SessionContext } from '../core/machines/session.context.js';
+import type { UserEvent } from '../core/machines/session.events.js';
+import type { SkillPackage } from '../core/skills/package-schema.js';
+import { pinnedTool } from '../core/tools/server-tools.js';
+import type { ToolHost } from '../mcp/tool-host.js';
+import type { ToolHostOptions } from '../mcp/types.js';
+import { createWorkerToolbox, type ToolApprovalRule } from './worker-tools.js';
+
+export interface RuntimeTools {
+  /** The host; made (and the MCP SDK loaded) on first use. */
+  host: ToolHost;
+  /** The worker turns' toolbox. */
+  toolbox: WorkerToolbox;
+  /**
+   * Why a person's edit of a tool call's arguments is refused (the tool's input schema, with the
+   * MCP SDK's validator), or null. An edit is checked before the event reaches the chart.
+   */
+  editProblem(event: UserEvent, context: SessionContext): string | null;
+  /** Stops every local server. */
+  close(): Promise<void>;
+}
+
+export function runtimeTools(options: {
+  packageOf: (id: string) => SkillPackage | undefined;
+  toolApproval?: ToolApprovalRule;
+  host?: ToolHostOptions;
+}): RuntimeTools {
+  let made: ToolHost | undefined;
+  let making: Promise<ToolHost> | undefined;
+  const real = () =>
+    (making ??= import('../mcp/tool-host.js').then(({ createToolHost }) => {
+      made = createToolHost({ log: (line) => process.stderr.write(`${line}\n`), ...options.host });
+      return made;
+    }));
+  // The toolbox validates arguments synchronously (judge): by then its offer has made the host.
+  const lazy: ToolHost = {
+    listTools: async (server) => (await real()).listTools(server),
+    callTool: async (request) => (await real()).callTool(request),
+    validateArguments: (definition, args) =>
+      made ? made.validateArguments(definition, args) : 'The tool host is not started: the arguments cannot be checked.',
+    close: async () => made?.close(),
+  };
+  return {
+    host: lazy,
+    toolbox: createWorkerToolbox({ host: lazy, packageOf: options.packageOf, ...(options.toolApproval ? { toolApproval: options.toolApproval } : {}) }),
+    editProblem(event, context) {
+      if (event.type !== 'user_approved_tool_call' || event.arguments === undefined) return null;
+      const item = context.reply.toolCalls?.find((c) => c.callId === event.callId);
+      const pin = item && pinnedTool(context.package?.pinnedTools, item.server, item.tool);
+      // An unknown call is the chart's to refuse (decidesToolCall), with its own message.
+      if (!pin) return null;
+      return lazy.validateArguments({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest }, event.arguments);
+    },
+    close: () => lazy.close(),
+  };
+}

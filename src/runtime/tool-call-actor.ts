@@ -1,0 +1,80 @@
+/**
+ * The chart's `toolCall` actor as the runtime provides it: runs one approved MCP tool call of a
+ * worker's reply through the tool host. Before the server is reached:
+ * - the journal holds the call (the write of the step that started it is durable) and the
+ *   session still holds its lease: a call is never made by a process that lost the session,
+ *   and one whose process dies is known to have been under way;
+ * - the tool's definition on the server is the one the call was approved for (its digest): a
+ *   tool changed since is not called, and the chart asks a person again.
+ * Whatever the server does — hang, crash, answer garbage or too much — the outcome is data the
+ * model reads (`failed`), never a throw that sticks the session.
+ */
+import { fromPromise } from 'xstate';
+import type { SkillPackage } from '../core/skills/package-schema.js';
+import type { ToolCallInput, ToolCallOutput } from '../core/tools/server-tools.js';
+import type { ToolHost } from '../mcp/tool-host.js';
+import { pinOf, serverOf } from './worker-tools.js';
+
+export interface ToolCallActorOptions {
+  host: ToolHost;
+  packageOf: (packageId: string) => SkillPackage | undefined;
+  /**
+   * Resolves when the call may start: the session's journal holds it and its lease is still
+   * held (the runtime gives one); a rejection means the call is not made.
+   */
+  beforeCall?: (input: ToolCallInput, system: object) => Promise<void>;
+}
+
+const failed = (input: ToolCallInput, error: string, durationMs?: number): ToolCallOutput => ({
+  callId: input.item.callId,
+  outcome: 'failed',
+  error,
+  ...(durationMs !== undefined ? { durationMs } : {}),
+});
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * @example
+ * const machine = sessionMachine.provide({ actors: { toolCall: createToolCallActor({ host, packageOf: (id) => packages.get(id) }) } });
+ */
+export function createToolCallActor(options: ToolCallActorOptions) {
+  const { host, packageOf, beforeCall } = options;
+  return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
+    await beforeCall?.(input, system);
+    signal.throwIfAborted();
+    const { item } = input;
+    const server = serverOf(packageOf(input.packageId), item.server);
+    if (!server) return failed(input, `Package "${input.packageId}" no longer declares the MCP server "${item.server}": the call was not made.`);
+    let live;
+    try {
+      live = (await host.listTools(server)).find((t) => t.name === item.tool);
+    } catch (error) {
+      return failed(input, messageOf(error));
+    }
+    if (!live) return failed(input, `The MCP server "${item.server}" no longer has a tool "${item.tool}": the call was not made.`);
+    if (live.digest !== item.digest) return { callId: item.callId, outcome: 'definition_changed', definition: pinOf(live, input.pinned.modelName) };
+    signal.throwIfAborted();
+    const outcome = await host.callTool({ server, tool: item.tool, arguments: item.arguments, signal });
+    switch (outcome.kind) {
+      case 'result':
+        return {
+          callId: item.callId,
+          outcome: 'result',
+          text: outcome.text,
+          isError: outcome.isError,
+          truncated: outcome.truncated,
+          durationMs: outcome.durationMs,
+        };
+      case 'failed':
+        return failed(input, outcome.error.message, outcome.durationMs);
+      case 'input_required':
+        // Elicitation as a durable wait is not built yet: the model is told, and nothing is answered for the person.
+        return failed(
+          input,
+          `The server asked for the user's input during the call (elicitation), which this version of Steward cannot answer yet: the call did not complete.`,
+          outcome.durationMs,
+        );
+    }
+  });
+}

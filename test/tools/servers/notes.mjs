@@ -1,0 +1,38 @@
+/**
+ * A notes server built with the official MCP server SDK, for the runtime's tool tests: it keeps
+ * notes in memory and appends every call it receives to the file NOTES_LOG (one JSON line each),
+ * so a test sees exactly what reached the server. NOTES_WRITE_DESCRIPTION, when set, changes
+ * write_note's description (a new definition of the tool).
+ */
+import { appendFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import * as z from 'zod';
+
+const notes = new Map();
+const record = (tool, args) => appendFileSync(process.env.NOTES_LOG, `${JSON.stringify({ tool, args })}\n`);
+const text = (value) => ({ content: [{ type: 'text', text: value }] });
+
+serveStdio(() => {
+  const server = new McpServer({ name: 'notes', version: '1.0.0' });
+  server.registerTool(
+    'read_note',
+    { description: 'Reads a note.', inputSchema: z.object({ path: z.string() }), annotations: { readOnlyHint: true } },
+    async (args) => (record('read_note', args), text(notes.get(args.path) ?? `(no note at ${args.path})`)),
+  );
+  server.registerTool(
+    'write_note',
+    {
+      description: process.env.NOTES_WRITE_DESCRIPTION || 'Writes a note.',
+      inputSchema: z.object({ path: z.string(), text: z.string().min(1) }),
+      annotations: { destructiveHint: true },
+    },
+    async (args) => (record('write_note', args), notes.set(args.path, args.text), text(`wrote ${args.path}`)),
+  );
+  server.registerTool('delete_note', { description: 'Deletes a note.', inputSchema: z.object({ path: z.string() }) }, async (args) => {
+    record('delete_note', args);
+    notes.delete(args.path);
+    return text(`deleted ${args.path}`);
+  });
+  return server;
+});
