@@ -149,8 +149,10 @@ export async function openContext(options: GlobalOptions, { readOnly = false, re
     throw error;
   }
   // The spans are flushed last: after the sessions closed (their workflow spans end then) and whatever the store did.
+  // The runtime's MCP servers (child processes) stop first: they would keep the process alive.
   const close = async () => {
     try {
+      await runtime.close();
       await store.close?.();
     } finally {
       await traces?.shutdown();
