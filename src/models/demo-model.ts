@@ -7,6 +7,9 @@
  * plausible, deterministic part: the manager reads the request once per burst, then runs
  * the package's workers in chain order (each with approval), and finishes when every worker
  * has an accepted artifact; a worker submits short structured text for its output tags.
+ * Offered a folder's MCP tools (`<server>__list_directory`, `<server>__write_file`, as
+ * @modelcontextprotocol/server-filesystem names them), a worker first looks at the folder,
+ * then saves its text there as `<tag>.md` (a write a person approves), then submits.
  */
 import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { playReply } from './play-reply.js';
@@ -57,7 +60,13 @@ export class DemoModel implements Model {
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     this.calls += 1;
-    const reply = request.agent === 'manager' ? this.manager(request.messages) : this.worker(request.messages);
+    const reply =
+      request.agent === 'manager'
+        ? this.manager(request.messages)
+        : this.worker(
+            request.messages,
+            request.tools.map((t) => t.name),
+          );
     // Someone watches the reply as it is written: it streams, like a real model's.
     if (request.onTextDelta || request.onToolCallDelta) {
       const delay = this.pieceDelayMs;
@@ -97,7 +106,7 @@ export class DemoModel implements Model {
     ]);
   }
 
-  private worker(messages: ChatMessage[]): ModelReply {
+  private worker(messages: ChatMessage[], tools: string[] = []): ModelReply {
     const brief = textOf(messages[1]);
     const outputTags = section(brief, 'Output tags').trim().split(/,\s*/).filter(Boolean);
     const task = /# Your task\n([^\n]*)/.exec(brief)?.[1] ?? '';
@@ -119,6 +128,21 @@ export class DemoModel implements Model {
         ].join('\n'),
       ]),
     );
+    const files = this.fileCall(messages, tools, outputs);
+    if (files) return { content: `[${DEMO_MODEL_LABEL}] ${files.say}`, toolCalls: [files.call] };
     return { content: null, toolCalls: [call('submit', { outputs }, this.calls)] };
+  }
+
+  /** With a folder's tools: look at the folder, then save the first output there; undefined once both are done. */
+  private fileCall(messages: ChatMessage[], tools: string[], outputs: Record<string, string>): { say: string; call: ToolCall } | undefined {
+    const list = tools.find((t) => t.endsWith('__list_directory'));
+    const write = tools.find((t) => t.endsWith('__write_file'));
+    // The calls of this worker run so far (its conversation: the brief, then its own replies).
+    const called = new Set(messages.flatMap((m) => (m.role === 'assistant' && m.tool_calls ? m.tool_calls.map((c) => c.function.name) : [])));
+    if (list && !called.has(list)) return { say: 'Looking at the folder first.', call: call(list, { path: '.' }, this.calls) };
+    const [tag, body] = Object.entries(outputs)[0] ?? [];
+    if (write && tag !== undefined && !called.has(write))
+      return { say: `Saving ${tag}.md in the folder.`, call: call(write, { path: `${tag}.md`, content: body }, this.calls) };
+    return undefined;
   }
 }

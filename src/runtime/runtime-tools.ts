@@ -4,6 +4,7 @@
  * child processes). The worker turns' toolbox, the `toolCall` actor and the check of a
  * person's edited arguments all read it.
  */
+import { createRequire } from 'node:module';
 import type { WorkerToolbox } from '../core/agents/worker-toolbox.js';
 import type { SessionContext } from '../core/machines/session.context.js';
 import type { UserEvent } from '../core/machines/session.events.js';
@@ -12,6 +13,19 @@ import { pinnedTool } from '../core/tools/server-tools.js';
 import type { ToolHost } from '../mcp/tool-host.js';
 import type { ToolHostOptions } from '../mcp/types.js';
 import { createWorkerToolbox, type ToolApprovalRule } from './worker-tools.js';
+
+/**
+ * Variables Steward gives every server's `${VAR}` besides the environment (which wins):
+ * STEWARD_FILESYSTEM_SERVER, the entry of the MCP filesystem server Steward installs (the
+ * bundled file-notes package runs it with `node`).
+ */
+function builtInVariables(): Record<string, string> {
+  try {
+    return { STEWARD_FILESYSTEM_SERVER: createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js') };
+  } catch {
+    return {};
+  }
+}
 
 export interface RuntimeTools {
   /** The host; made (and the MCP SDK loaded) on first use. */
@@ -36,7 +50,8 @@ export function runtimeTools(options: {
   let making: Promise<ToolHost> | undefined;
   const real = () =>
     (making ??= import('../mcp/tool-host.js').then(({ createToolHost }) => {
-      made = createToolHost({ log: (line) => process.stderr.write(`${line}\n`), ...options.host });
+      const env = { ...builtInVariables(), ...(options.host?.env ?? process.env) };
+      made = createToolHost({ log: (line) => process.stderr.write(`${line}\n`), ...options.host, env });
       return made;
     }));
   // The toolbox validates arguments synchronously (judge): by then its offer has made the host.

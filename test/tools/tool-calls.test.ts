@@ -159,7 +159,7 @@ describe('MCP tool calls of a worker', () => {
     ['the deployment overrules the manifest', { approval: 'never' }, () => 'always' as const, ['pending', 'deployment']],
   ])('decides who approves: %s', async (_name, manifest, toolApproval, expected) => {
     const notes = notesPackage(manifest);
-    const read = manifest.tools
+    const read = Object.hasOwn(manifest, 'tools')
       ? scriptedCall('notes__write_note', { path: 'a.md', text: 'x' }, 'p1')
       : scriptedCall('notes__read_note', { path: 'a.md' }, 'p1');
     const { runtime } = runtimeFor(

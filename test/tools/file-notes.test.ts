@@ -1,0 +1,57 @@
+/**
+ * The bundled file-notes package with the real MCP filesystem server from npm
+ * (@modelcontextprotocol/server-filesystem), on the offline demo model: looking at the folder
+ * runs at once, the write waits for a person; approved, the file is in the folder the session
+ * names; rejected, nothing is written and the worker is told why.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRuntime, type Runtime } from '../../src/index.js';
+import { DemoModel } from '../../src/testing.js';
+
+const runtimes: Runtime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((r) => r.close()));
+});
+
+async function fileNotes() {
+  const folder = mkdtempSync(join(tmpdir(), 'steward-files-'));
+  const runtime = createRuntime({ model: new DemoModel(), toolHost: { env: { ...process.env, STEWARD_FILES_DIR: folder }, log: () => {} } });
+  runtimes.push(runtime);
+  const session = await runtime.createSession({ packageId: 'file-notes' });
+  const proposed = await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
+  expect(proposed.ok && proposed.view.state).toBe('waiting_user.approve_step');
+  const approved = await session.send({ type: 'user_approved_next_step' });
+  return { folder, session, approved };
+}
+
+describe('the bundled file-notes package (MCP filesystem server, demo model)', () => {
+  it('lists the folder without asking, waits for the write, and writes the file once approved', async () => {
+    const { folder, session, approved } = await fileNotes();
+    expect(approved.ok && approved.view.state).toBe('waiting_user.approve_tool');
+    const [write] = session.view().toolCalls ?? [];
+    expect(write).toMatchObject({ server: 'files', tool: 'write_file', status: 'pending', approvalBy: 'default', arguments: { path: 'note.md' } });
+    expect(readdirSync(folder)).toEqual([]);
+    const ran = await session.send({ type: 'user_approved_tool_call', callId: write!.callId });
+    expect(ran.ok && ran.view.state).toBe('waiting_user.review_artifact');
+    expect(readFileSync(join(folder, 'note.md'), 'utf8')).toContain('This text was written by the offline demo model');
+    const transcript = await session.transcript('worker');
+    // The folder was listed (a read: it ran without asking) before the write.
+    const results = transcript.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(results).toHaveLength(3); // list_directory, write_file, submit
+    expect(results[1]).toMatch(/note\.md/);
+  });
+
+  it('writes nothing when the person rejects the write; the worker reads why', async () => {
+    const { folder, session, approved } = await fileNotes();
+    expect(approved.ok && approved.view.state).toBe('waiting_user.approve_tool');
+    const [write] = session.view().toolCalls ?? [];
+    const rejected = await session.send({ type: 'user_rejected_tool_call', callId: write!.callId, reason: 'Not in this folder.' });
+    expect(rejected.ok && rejected.view.state).toBe('waiting_user.review_artifact');
+    expect(existsSync(join(folder, 'note.md'))).toBe(false);
+    const results = (await session.transcript('worker')).filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(results).toContain('Error: a person rejected this call; it did not run. Their reason: Not in this folder.');
+  });
+});
