@@ -25,6 +25,7 @@ import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArc
 import { makeFork } from './fork.js';
 import { packageInfoOf } from './journal-replay.js';
 import { runtimeTools } from './runtime-tools.js';
+import { nextToolCall } from '../core/machines/tool-calls.js';
 import { createToolCallActor } from './tool-call-actor.js';
 import type { ToolCallInput } from '../core/tools/server-tools.js';
 import { envelope, openEnvelopeWithHistory, resumable } from './persisted.js';
@@ -65,6 +66,12 @@ export function newSessionId(): string {
  * const session = await runtime.createSession({ packageId: 'short-story' });
  * const later = await runtime.resumeSession(session.id); // another process: the same session
  */
+/** Whether a saved state value is `running.worker.calling`: a tool call was under way. */
+function callingTool(value: unknown): boolean {
+  const running = value && typeof value === 'object' ? (value as { running?: unknown }).running : undefined;
+  return running !== null && typeof running === 'object' && (running as { worker?: unknown }).worker === 'calling';
+}
+
 export function createRuntime(options: RuntimeOptions): Runtime {
   if (!options?.model || typeof options.model.complete !== 'function') {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');
@@ -130,6 +137,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(options.toolApproval ? { toolApproval: options.toolApproval } : {}),
     ...(options.toolHost ? { host: options.toolHost } : {}),
   });
+  // Calls under way when a session was saved, by session: a restored session restarts its call,
+  // which may already have taken effect (the process running it died).
+  const interruptedCalls = new Map<string, string>();
+  const wasInterrupted = (input: ToolCallInput) => {
+    const interrupted = interruptedCalls.get(input.sessionId) === input.item.callId;
+    interruptedCalls.delete(input.sessionId);
+    return interrupted;
+  };
   // A tool call reaches its server only once the journal holds it and the lease is still held.
   const beforeToolCall = async (input: ToolCallInput, system: object) => {
     await live.get(input.sessionId)?.journalled();
@@ -142,7 +157,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...(providesActor(base, 'workerTurn') ? {} : { workerTurn: createWorkerTurn(options.model, promptOf, turnOptions) }),
       ...(providesActor(base, 'toolCall')
         ? {}
-        : { toolCall: createToolCallActor({ host: tools.host, packageOf: (id) => packages.get(id), beforeCall: beforeToolCall }) }),
+        : { toolCall: createToolCallActor({ host: tools.host, packageOf: (id) => packages.get(id), beforeCall: beforeToolCall, wasInterrupted }) }),
     },
   });
   const inspectOption = options.inspect ? { inspect: options.inspect } : {};
@@ -282,7 +297,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null,
     memory?: MemoryArchive,
   ): Session {
-    const snapshot = opened as { context: SessionContext };
+    const snapshot = opened as { context: SessionContext; value?: unknown };
+    if (callingTool(snapshot.value)) interruptedCalls.set(id, nextToolCall(snapshot.context).item.callId);
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>

@@ -6,6 +6,8 @@
  *   and one whose process dies is known to have been under way;
  * - the tool's definition on the server is the one the call was approved for (its digest): a
  *   tool changed since is not called, and the chart asks a person again.
+ * A call the previous process left under way (it died mid-call) is not repeated unless the
+ * tool is read-only: the model is told it may or may not have taken effect.
  * Whatever the server does — hang, crash, answer garbage or too much — the outcome is data the
  * model reads (`failed`), never a throw that sticks the session.
  */
@@ -23,7 +25,15 @@ export interface ToolCallActorOptions {
    * held (the runtime gives one); a rejection means the call is not made.
    */
   beforeCall?: (input: ToolCallInput, system: object) => Promise<void>;
+  /**
+   * Whether this is a call that was under way when the process running it stopped (the session
+   * was restored in `running.worker.calling`): it may or may not have taken effect. Asked once per start.
+   */
+  wasInterrupted?: (input: ToolCallInput) => boolean;
 }
+
+/** A read-only tool of a trusted server (its annotation was believed when pinned): running it again changes nothing. */
+const readOnly = (input: ToolCallInput) => input.pinned.annotations?.readOnlyHint === true;
 
 const failed = (input: ToolCallInput, error: string, durationMs?: number): ToolCallOutput => ({
   callId: input.item.callId,
@@ -39,8 +49,14 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * const machine = sessionMachine.provide({ actors: { toolCall: createToolCallActor({ host, packageOf: (id) => packages.get(id) }) } });
  */
 export function createToolCallActor(options: ToolCallActorOptions) {
-  const { host, packageOf, beforeCall } = options;
+  const { host, packageOf, beforeCall, wasInterrupted } = options;
   return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
+    // No side effect twice: a call cut off by a crash runs again only if it is read-only.
+    if (wasInterrupted?.(input) && !readOnly(input))
+      return failed(
+        input,
+        'The process running this call stopped before the call finished, so it may or may not have taken effect. It was not repeated: check what it did before you call it again.',
+      );
     await beforeCall?.(input, system);
     signal.throwIfAborted();
     const { item } = input;

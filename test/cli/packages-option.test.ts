@@ -37,12 +37,12 @@ it('lists the packages of --packages DIR (repeatable) beside the bundled ones', 
 it('reads STEWARD_PACKAGES (folders separated by the path delimiter) and the config field, relative to the config file', async () => {
   const one = packagesFolder('env-one', 'env-one');
   const two = packagesFolder('env-two', 'env-two');
-  expect((await listed([], { env: { STEWARD_PACKAGES: [one, two].join(delimiter) } })).map((p) => p.id)).toEqual(['env-one', 'env-two', 'short-story', 'tiny']);
+  expect((await listed([], { env: { STEWARD_PACKAGES: [one, two].join(delimiter) } })).map((p) => p.id)).toEqual(['env-one', 'env-two', 'file-notes', 'short-story', 'tiny']);
 
   const project = tmp.path('project');
   packagesFolder('project/packages', 'from-config');
   writeFileSync(join(project, 'stately.config.json'), JSON.stringify({ packages: ['./packages'] }));
-  expect((await listed([], { cwd: project })).map((p) => p.id)).toEqual(['from-config', 'short-story', 'tiny']);
+  expect((await listed([], { cwd: project })).map((p) => p.id)).toEqual(['from-config', 'file-notes', 'short-story', 'tiny']);
 }, 60_000);
 
 it('takes the flag over the environment over the config file; your package replaces a bundled one of the same id', async () => {

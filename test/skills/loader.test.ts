@@ -18,8 +18,8 @@ function expectRunnableChain(pkg: SkillPackage) {
 describe('bundled packages', () => {
   const packages = loadPackages();
 
-  it('ships the short-story and tiny packages', () => {
-    expect([...packages.keys()]).toEqual(['short-story', 'tiny']);
+  it('ships the file-notes, short-story and tiny packages', () => {
+    expect([...packages.keys()]).toEqual(['file-notes', 'short-story', 'tiny']);
     expect(packages.get('tiny')?.dir).toBe(join(bundledPackagesDir, 'tiny'));
   });
 
@@ -361,7 +361,7 @@ describe('loading several packages folders', () => {
   it('merges the folders, sorted by id; a bundled package gives way to yours in either order', () => {
     const mine = copyTiny('mine', 'tiny', 'My tiny');
     copyTiny('mine', 'alpha');
-    expect([...loadPackages([bundledPackagesDir, mine]).keys()]).toEqual(['alpha', 'short-story', 'tiny']);
+    expect([...loadPackages([bundledPackagesDir, mine]).keys()]).toEqual(['alpha', 'file-notes', 'short-story', 'tiny']);
     expect(loadPackages([bundledPackagesDir, mine]).get('tiny')?.title).toBe('My tiny');
     expect(loadPackages([mine, bundledPackagesDir]).get('tiny')?.title).toBe('My tiny');
   });

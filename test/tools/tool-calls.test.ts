@@ -5,10 +5,12 @@
  * rejected or undecided call never reaches the server; an edit is checked against the tool's
  * schema and runs as edited; a tool changed since its approval is not called.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRuntime, SqliteStore, type Runtime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import type { ChatMessage, ModelRequest } from '../../src/machine.js';
@@ -185,4 +187,40 @@ describe('MCP tool calls of a worker', () => {
       expect(notes.calls()).toEqual([]);
     }
   });
+});
+
+describe('a process that dies during a tool call', () => {
+  it('SIGKILL mid-call: on resume the destructive call is not repeated, and the model is told it may or may not have taken effect', async () => {
+    const notes = notesPackage();
+    const db = join(mkdtempSync(join(tmpdir(), 'steward-killed-')), 'steward.db');
+    const fixture = fileURLToPath(new URL('./fixtures/call-then-hang.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, db, notes.packagesDir, notes.env.NOTES_LOG!], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await vi.waitFor(() => expect(notes.calls(), stderr).toEqual([{ tool: 'slow_write', args: { path: 'a.md' } }]), { timeout: 60_000, interval: 100 });
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await new Promise((resolve) => child.once('exit', resolve));
+
+    let told = '';
+    const model = new ScriptedModel([
+      (request) => {
+        told = toolResults(request).k1 ?? '';
+        return {
+          content: null,
+          toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Checked.' } }) } }],
+        };
+      },
+    ]);
+    const runtime = createRuntime({ model, packagesDir: notes.packagesDir, store: new SqliteStore(db), toolHost: { env: notes.env, log: () => {} } });
+    runtimes.push(runtime);
+    const resumed = await runtime.resumeSession('killed');
+    expect((await resumed.settled()).state).toBe('waiting_user.review_artifact');
+    expect(told).toMatch(/^Error: the call failed: The process running this call stopped before the call finished.*It was not repeated/);
+    // The server saw the call once: before the crash, never again.
+    expect(notes.calls()).toEqual([{ tool: 'slow_write', args: { path: 'a.md' } }]);
+    await resumed.close();
+  }, 120_000);
 });

@@ -2,7 +2,8 @@
  * A notes server built with the official MCP server SDK, for the runtime's tool tests: it keeps
  * notes in memory and appends every call it receives to the file NOTES_LOG (one JSON line each),
  * so a test sees exactly what reached the server. NOTES_WRITE_DESCRIPTION, when set, changes
- * write_note's description (a new definition of the tool).
+ * write_note's description (a new definition of the tool). slow_write records its call and
+ * never answers: a call a process can die in.
  */
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -34,5 +35,10 @@ serveStdio(() => {
     notes.delete(args.path);
     return text(`deleted ${args.path}`);
   });
+  server.registerTool(
+    'slow_write',
+    { description: 'Writes a note, slowly: it never answers.', inputSchema: z.object({ path: z.string() }), annotations: { destructiveHint: true } },
+    (args) => (record('slow_write', args), new Promise(() => {})),
+  );
   return server;
 });
