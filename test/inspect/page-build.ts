@@ -4,13 +4,14 @@
  * compiled CLI of the same sources serves it as its dist/inspector (test/support/cli-build.ts).
  */
 import { join } from 'node:path';
-import { build } from 'vite';
 import { cachedBuild } from '../support/build-cache.js';
 
 let built: Promise<string> | null = null;
 
 export function buildPage(): Promise<string> {
   built ??= cachedBuild('inspector-page', async (outDir) => {
+    // Vite is loaded only to build: a file whose page is already built does not pay for it.
+    const { build } = await import('vite');
     await build({ configFile: join(process.cwd(), 'src/inspect/page/vite.config.ts'), logLevel: 'error', build: { outDir, emptyOutDir: true } });
   });
   return built;
