@@ -16,8 +16,9 @@ import { createWorkerToolbox, type ToolApprovalRule } from './worker-tools.js';
 
 /**
  * Variables Steward gives every server's `${VAR}` besides the environment (which wins):
- * STEWARD_FILESYSTEM_SERVER, the entry of the MCP filesystem server Steward installs (the
- * bundled file-notes package runs it with `node`).
+ * STEWARD_FILESYSTEM_SERVER, the entry of the MCP filesystem server when it is installed beside
+ * Steward (an optional peer dependency, so that an app that does not use the bundled file-notes
+ * package does not install it and its hundred packages).
  */
 function builtInVariables(): Record<string, string> {
   try {
