@@ -20,6 +20,7 @@
  */
 import * as z from 'zod';
 import { ownRecord, ownValue } from '../blackboard/keyed.js';
+import { strict } from './strict-object.js';
 
 /** Server names: tool references are `server.tool`, so no dot; plain like package ids. */
 export const MCP_SERVER_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
@@ -38,16 +39,6 @@ const MAX_TIMEOUT_MS = 3_600_000;
 
 const SERVER_NAME_HINT = 'a server name like "github" (lowercase letters, digits, "-" or "_", starting with a letter; no dot: tools are named "server.tool")';
 
-/** A strict object whose errors list the allowed fields (as package-schema.ts does). */
-function strict<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
-  const allowed = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `has unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: remove it or fix the spelling (allowed fields: ${allowed})`
-        : `must be ${what}`,
-  });
-}
 
 const text = (what: string) => z.string({ error: `must be ${what}` }).min(1, { error: `must be ${what}, not empty` });
 

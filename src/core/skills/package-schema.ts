@@ -7,6 +7,7 @@
  * the loader prefixes it with the file and the field, so authors read what to write.
  */
 import { z } from 'zod';
+import { strict } from './strict-object.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { McpServersSchema, type McpServerConfig } from './mcp-servers.js';
 
@@ -38,19 +39,6 @@ const id = () => z.string({ error: `must be ${ID_HINT}` }).regex(ID_PATTERN, { e
 
 const noDuplicates = (items: string[]) => new Set(items).size === items.length;
 
-/**
- * A strict object whose errors say which keys are allowed: an unknown key is usually a
- * typo ("outputTag"), and the list of valid keys is the fastest fix.
- */
-function strict<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
-  const allowed = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `has unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: remove it or fix the spelling (allowed fields: ${allowed})`
-        : `must be ${what}`,
-  });
-}
 
 /** A worker's MCP tool: `server.tool`, or `server.*` for every tool of the server (server names as in the manifest's mcpServers). */
 export const TOOL_REF_PATTERN = /^[a-z][a-z0-9_-]*\.([A-Za-z0-9_.-]{1,128}|\*)$/;
