@@ -75,7 +75,7 @@ describe('MCP tool calls over the protocols', () => {
     // No call has a result before it ran: not the ones that wait, nor the read queued behind them.
     expect(results(first).filter(([id]) => /^c\d$/.test(String(id)))).toEqual([]);
     const i1 = tab.interrupt!;
-    expect(i1).toMatchObject({ reason: 'tool_call', toolCallId: 'c1', message: 'Allow notes.write_note (1 of 3 calls waiting)?' });
+    expect(i1).toMatchObject({ id: 'thread-notes#w2~c1', reason: 'tool_call', toolCallId: 'c1', message: 'Allow notes.write_note (1 of 3 calls waiting)?' });
     expect(tab.state.toolCalls.map((c: { callId: string; status: string }) => [c.callId, c.status])).toEqual([
       ['c1', 'pending'],
       ['c2', 'pending'],
@@ -88,6 +88,15 @@ describe('MCP tool calls over the protocols', () => {
     expect(tab.interrupt).toMatchObject({ reason: 'tool_call', toolCallId: 'c2', message: 'Allow notes.delete_note (1 of 2 calls waiting)?' });
     expect(results(edited).filter(([id]) => /^c\d$/.test(String(id)))).toEqual([]);
 
+    // The first resume sent again (a reloaded tab): c1's interrupt is no longer open; nothing is applied to c2.
+    const replay = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', TOKEN).resume(i1, {
+      approved: true,
+      arguments: { path: 'a.md', text: 'Edited' },
+    });
+    expect(runError(replay)).toMatchObject({ code: 'interrupt_stale' });
+    const reloaded = agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', TOKEN);
+    expect(runError(await reloaded.run())).toBeUndefined();
+    expect(reloaded.state.toolCalls.map((c: { status: string }) => c.status)).toEqual(['approved', 'pending', 'approved', 'pending']);
     const rejected = await tab.resume(tab.interrupt!, { approved: false, reason: 'Keep b.' });
     expect(runError(rejected)).toBeUndefined();
     expect(tab.interrupt).toMatchObject({ reason: 'tool_call', toolCallId: 'c4' });
