@@ -2,8 +2,9 @@
  * The non-interactive `steward run` (stdin is not a terminal, or --auto): it plays the user
  * — sends the request, approves every step, accepts every artifact, skips questions — and
  * prints a transcript: each wait, each model turn, each artifact's tag bodies, the summary.
- * It stops (exit 1, session saved) when only a human can go on: a model failure, or a
- * manager that keeps asking.
+ * It stops (exit 1, session saved) when only a human can go on: a model failure, a
+ * manager that keeps asking, or a worker's MCP tool call that waits for a person (never
+ * approved automatically).
  */
 import pc from 'picocolors';
 import { stateString } from '../core/machines/refusals.js';
@@ -17,6 +18,7 @@ import type { LiveLine } from './live-line.js';
 import { followProgress } from './progress.js';
 import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
 import { safeText } from '../text/safe-text.js';
+import { pendingCalls } from './tool-calls.js';
 
 /** The request the demo sends when none is given. */
 export const DEMO_REQUEST =
@@ -51,6 +53,7 @@ type Decision = { event: UserEvent; say: string } | { stop: string };
  * being continued), so the first move is to try again; a failure during the run stops it.
  */
 function decide(view: SessionView, options: AutopilotOptions, nudges: number, retryFailure: boolean): Decision {
+  const command = options.command ?? ((args: string) => `steward ${args}`);
   const accepts = (type: UserEvent['type']) => view.acceptedEvents.includes(type);
   switch (view.waitingReason) {
     case 'skill_selection':
@@ -80,6 +83,16 @@ function decide(view: SessionView, options: AutopilotOptions, nudges: number, re
       return { event: { type: 'user_skipped_questions' }, say: 'skip the questions' };
     case 'revision':
       return { event: { type: 'user_submitted_input', text: 'Please revise it as you see fit.' }, say: 'ask for a revision' };
+    case 'approve_tool': {
+      // Approving steps and accepting artifacts is not approving what a tool does outside the
+      // session: no mode of the autopilot means "approve every tool call", so a person decides.
+      const calls = pendingCalls(view).map((c) => `${c.callId} (${c.server}.${c.tool})`);
+      return {
+        stop:
+          `Stopped: ${calls.length === 1 ? 'a tool call waits' : `${calls.length} tool calls wait`} for a person's decision: ${calls.join(', ')}. ` +
+          `The autopilot never approves a tool call; decide each with \`${command(`send ${view.id} approve-call --call ID`)}\` or \`${command(`send ${view.id} reject-call --call ID --reason TEXT`)}\`, or continue with \`steward run\` on a terminal.`,
+      };
+    }
     default:
       break;
   }

@@ -17,6 +17,7 @@ import { isForkEntry } from '../runtime/journal-replay.js';
 import type { SessionView } from '../core/view.js';
 import { aliasOf } from './events.js';
 import { safeLine, safeText } from '../text/safe-text.js';
+import { pendingCalls, toolCallBlocks } from './tool-calls.js';
 
 export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
 
@@ -60,6 +61,10 @@ function headlineText(view: SessionView): string {
       return `Waiting for you: answer or skip the questions of ${view.pendingStep?.workerId ?? 'the worker'}.`;
     case 'revision':
       return `Waiting for you: describe the changes you want to artifact ${view.artifact?.id ?? '?'}.`;
+    case 'approve_tool': {
+      const waiting = pendingCalls(view).length;
+      return `Waiting for you: approve or reject ${waiting === 1 ? 'a tool call' : `${waiting} tool calls, one at a time,`} of ${view.pendingStep?.workerId ?? 'the worker'}.`;
+    }
     default:
       return view.phase === 'done' ? 'The session is done.' : `The agents are working (${view.state}).`;
   }
@@ -168,6 +173,9 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
     case 'worker_questions':
       if (view.questions?.length)
         blocks.push({ title: `${view.pendingStep?.workerId ?? 'The worker'} asks${by(options)}`, body: questionList(view.questions), tone: 'step' });
+      break;
+    case 'approve_tool':
+      blocks.push(...toolCallBlocks(view));
       break;
     default:
       break;

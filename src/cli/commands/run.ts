@@ -59,7 +59,7 @@ export function register(program: Command): void {
     .option('-s, --session <id>', 'continue this session instead of creating one', sessionIdArgument('--session'))
     .option('--request <text>', 'the first request ("-" reads it from stdin; without a terminal: a fixed demo request)')
     .option('--request-file <file>', 'read the first request from this file')
-    .option('--auto', 'never ask: approve every step, accept every artifact (the default when stdin is not a terminal)')
+    .option('--auto', 'never ask: approve every step, accept every artifact, stop at a tool call (the default when stdin is not a terminal)')
     .option('--max-burst <n>', 'model rounds allowed between two user actions, for a new session (default 12)', maxBurstArgument)
     .option(
       '--max-burst-tokens <n>',

@@ -42,6 +42,12 @@ export function pendingRunWorkerCall(context: SessionContext): string | undefine
 
 type Round = StreamEventOf<'round_started'>;
 
+/** The tool results in the worker's transcript. */
+const workerResults = (context: SessionContext) =>
+  context.transcripts.worker.messages.filter(
+    (m): m is Extract<SessionContext['transcripts']['worker']['messages'][number], { role: 'tool' }> => m.role === 'tool',
+  );
+
 /** A tool call the model is writing: its id and name once known, the arguments not sent yet, whether it was opened. */
 interface LiveCall {
   agent: 'manager' | 'worker';
@@ -73,6 +79,8 @@ export class RunTranslator {
   private live = new Map<string, LiveCall>();
   /** Ids of the calls sent live (start, arguments, end): their check sends only the result. */
   private sentLive = new Set<string>();
+  /** The worker's tool results the model already had when the run started: an MCP call's result is sent once, by the run it came in. */
+  private resultsBefore: Set<string>;
 
   constructor(
     private readonly emit: Emit,
@@ -81,6 +89,7 @@ export class RunTranslator {
     private readonly runId: string,
   ) {
     this.state = stateOf(view());
+    this.resultsBefore = new Set(workerResults(context()).map((m) => m.tool_call_id));
   }
 
   /** The state at the run's start, as the first snapshot. */
@@ -92,6 +101,7 @@ export class RunTranslator {
     switch (event.type) {
       case 'round_started':
         this.releaseHeld();
+        this.toolResults();
         this.live.clear();
         this.rounds[event.agent] = event.round;
         this.emit({ type: EventType.STEP_STARTED, stepName: stepName(event) } as BaseEvent);
@@ -120,6 +130,7 @@ export class RunTranslator {
       case 'artifact_published':
       case 'waiting':
       case 'done':
+        this.toolResults();
         this.delta();
         return;
       default:
@@ -137,6 +148,7 @@ export class RunTranslator {
     if (this.text) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.text.id } as BaseEvent);
     this.text = null;
     this.endLiveCalls();
+    this.toolResults();
     const bound = new Set(interrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
     for (const result of this.heldResults.splice(0)) if (!bound.has(String(result.toolCallId))) this.emit(result);
     this.state = stateOf(this.view());
@@ -189,9 +201,31 @@ export class RunTranslator {
     this.emitResult(event);
   }
 
-  /** The check's result of a tool call (held for an approved run_worker: the approval answers it). */
+  /**
+   * The results of the worker's MCP calls the model got in this run (the server's answer, or a
+   * person's rejection), each once: a call's result is what it did, never its check (a call that
+   * waits for a person has no result yet; its interrupt names it). Read from the worker's
+   * transcript once the chart has written them (at the next round, wait or end).
+   */
+  private toolResults(): void {
+    const calls = new Set((this.context().reply.toolCalls ?? []).map((c) => c.callId));
+    for (const message of workerResults(this.context())) {
+      if (!calls.has(message.tool_call_id) || this.resultsBefore.has(message.tool_call_id)) continue;
+      this.resultsBefore.add(message.tool_call_id);
+      this.emit({
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: `${this.runId}:result:${++this.results}`,
+        toolCallId: message.tool_call_id,
+        role: 'tool',
+        content: String(message.content),
+      } as BaseEvent);
+    }
+  }
+
+  /** The check's result of a tool call (held for an approved run_worker: the approval answers it; none for an MCP call: what it did is its result). */
   private emitResult(event: StreamEventOf<'tool_call_checked'>): void {
     const agent = event.agent;
+    if (event.accepted && agent === 'worker' && (this.context().package?.pinnedTools ?? []).some((p) => p.modelName === event.tool)) return;
     const content = event.accepted
       ? JSON.stringify({ accepted: true })
       : JSON.stringify({ accepted: false, ...(event.rule ? { rule: event.rule } : {}), ...(event.message ? { message: event.message } : {}) });

@@ -108,11 +108,22 @@ export function interruptId(sessionId: string, wait: number): string {
   return `${sessionId}#w${wait}`;
 }
 
+/**
+ * The interrupt id of an approve_tool wait's question about one call: the wait's id and the
+ * call's, so that each call is its own interrupt (a resume made for one call and sent again
+ * later is stale, never taken for the next call the wait asks about).
+ */
+export function toolCallInterruptId(sessionId: string, wait: number, callId: string): string {
+  return `${interruptId(sessionId, wait)}~${callId}`;
+}
+
 /** The wait number an interrupt id names, or null when it is none of this session's. */
 export function interruptWait(sessionId: string, id: string): number | null {
   const prefix = `${sessionId}#w`;
   if (!id.startsWith(prefix)) return null;
-  const wait = Number(id.slice(prefix.length));
+  const rest = id.slice(prefix.length);
+  const call = rest.indexOf('~');
+  const wait = Number(call < 0 ? rest : rest.slice(0, call));
   return Number.isSafeInteger(wait) && wait > 0 ? wait : null;
 }
 
@@ -149,8 +160,9 @@ function promptOf(view: SessionView): string {
 export function interruptFor(view: SessionView, toolCallId?: string): Interrupt {
   const reason = view.waitingReason;
   if (!reason || view.wait === undefined) throw new Error(`Session ${view.id} does not wait (${view.state})`);
+  const call = reason === 'approve_tool' ? firstPendingCall(view) : undefined;
   return {
-    id: interruptId(view.id, view.wait),
+    id: call ? toolCallInterruptId(view.id, view.wait, call.callId) : interruptId(view.id, view.wait),
     reason: INTERRUPT_REASONS[reason],
     message: promptOf(view),
     ...(reason === 'approve_step' && toolCallId ? { toolCallId } : {}),

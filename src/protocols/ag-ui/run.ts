@@ -139,7 +139,8 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
   if (entry.status === 'cancelled') return { kind: 'report' };
   const answer = eventForAnswer(thread.view, entry.payload);
   if (!answer.ok) throw new RunRefused('invalid_resume_payload', answer.message);
-  const toolCallId = open!.toolCallId;
+  // An MCP call's decision gets no echo as its result: what the call did is (events.ts sends it).
+  const toolCallId = thread.view.waitingReason === 'approve_tool' ? undefined : open!.toolCallId;
   return {
     // The answer names the wait it was made for: if another run answered it first, the chart refuses it.
     kind: 'send',
