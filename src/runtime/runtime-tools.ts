@@ -37,7 +37,7 @@ export interface RuntimeTools {
    * Why a person's edit of a tool call's arguments is refused (the tool's input schema, with the
    * MCP SDK's validator), or null. An edit is checked before the event reaches the chart.
    */
-  editProblem(event: UserEvent, context: SessionContext): string | null;
+  editProblem(event: UserEvent, context: SessionContext): Promise<string | null> | null;
   /** Stops every local server. */
   close(): Promise<void>;
 }
@@ -72,7 +72,9 @@ export function runtimeTools(options: {
       const pin = item && pinnedTool(context.package?.pinnedTools, item.server, item.tool);
       // An unknown call is the chart's to refuse (decidesToolCall), with its own message.
       if (!pin) return null;
-      return lazy.validateArguments({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest }, event.arguments);
+      const args = event.arguments;
+      // The host is made here if this process has not needed it yet (a resumed session): no server starts for it.
+      return real().then((host) => host.validateArguments({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest }, args));
     },
     close: () => lazy.close(),
   };

@@ -79,7 +79,7 @@ export interface SessionOptions {
   /** The version of a package on disk (its hash), for the view to say when the pinned one is older. */
   packageOnDisk?: (packageId: string) => string | undefined;
   /** Why a valid event is refused before it reaches the chart (a tool call's edited arguments against the tool's schema), or null. */
-  checkEvent?: (event: UserEvent, context: SessionContext) => string | null;
+  checkEvent?: (event: UserEvent, context: SessionContext) => Promise<string | null> | string | null;
 }
 
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
@@ -546,7 +546,8 @@ export class Session {
       const event: UserEvent = parsed.data;
       const reserved = reservedActorProblem(event, this.actor.getSnapshot().context);
       if (reserved) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${reserved}`));
-      const unfit = this.checkEvent?.(event, this.actor.getSnapshot().context);
+      const checked = this.checkEvent?.(event, this.actor.getSnapshot().context);
+      const unfit = checked instanceof Promise ? await checked : checked;
       if (unfit) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${unfit} Nothing was approved.`));
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
       if (tooBig) return this.refuseRecorded(event, this.refuse('limit_exceeded', tooBig.message));

@@ -154,6 +154,32 @@ describe('MCP tool calls of a worker', () => {
     await resumed.close();
   });
 
+  it('checks an edit against the tool’s schema in a process that has not run a worker turn (resumed from SQLite), and runs it as edited', async () => {
+    const notes = notesPackage();
+    const db = join(mkdtempSync(join(tmpdir(), 'steward-edit-')), 'steward.db');
+    const first = runtimeFor(
+      notes,
+      [
+        { agent: 'manager', toolCalls: [runKeeper()] },
+        { agent: 'worker', toolCalls: [scriptedCall('notes__write_note', { path: 'a.md', text: 'One' }, 'e1')] },
+      ],
+      { store: new SqliteStore(db) },
+    );
+    const session = await first.runtime.createSession({ packageId: 'notes' });
+    await session.send({ type: 'user_submitted_input', text: 'Write a.' });
+    await session.close();
+    await first.runtime.close();
+
+    const second = runtimeFor(notes, [{ agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n' } }, 's1')] }], { store: new SqliteStore(db) });
+    const resumed = await second.runtime.resumeSession(session.id);
+    const bad = await resumed.send({ type: 'user_approved_tool_call', callId: 'e1', arguments: { path: 'a.md', text: '' } });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_event', message: expect.stringMatching(/write_note do not match its input schema: .*text/) } });
+    const good = await resumed.send({ type: 'user_approved_tool_call', callId: 'e1', arguments: { path: 'b.md', text: 'Edited' } });
+    expect(good.ok && good.view.state).toBe('waiting_user.review_artifact');
+    expect(notes.calls()).toEqual([{ tool: 'write_note', args: { path: 'b.md', text: 'Edited' } }]);
+    await resumed.close();
+  });
+
   it.each([
     ['the manifest says a tool never asks', { tools: { write_note: { approval: 'never' } } }, undefined, ['approved', 'manifest']],
     ['the manifest says a server always asks, read-only tools too', { approval: 'always' }, undefined, ['pending', 'manifest']],
