@@ -131,8 +131,15 @@ describe('MCP tool calls over the protocols', () => {
     };
     expect(stateName(task.status?.state)).toBe('input-required');
     expect(interruptOf(task)).toMatchObject({ reason: 'tool_call', toolCallId: 'c1' });
-    await answer({ approved: true, arguments: { path: 'a.md', text: 'Edited' } });
+    const first = await answer({ approved: true, arguments: { path: 'a.md', text: 'Edited' } });
     expect(interruptOf(task)).toMatchObject({ reason: 'tool_call', toolCallId: 'c2' });
+    // The first answer sent again (a retry, another tab): it names c1's interrupt, so it is for c1, which is decided — never for c2.
+    const resent = await client
+      .sendMessage(
+        request({ data: { approved: true, arguments: { path: 'a.md', text: 'Edited' } } }, { taskId: task.id }, { steward: { interruptId: first.id } }),
+      )
+      .then(asTask, (error: unknown) => error);
+    expect(JSON.stringify(resent)).toContain('"code":"event_refused"');
     await answer({ approved: false, reason: 'Keep b.' });
     expect(interruptOf(task)).toMatchObject({ reason: 'tool_call', toolCallId: 'c4' });
     expect(notes.calls()).toEqual([]);

@@ -170,10 +170,15 @@ describe('MCP tool calls of a worker', () => {
     await session.close();
     await first.runtime.close();
 
-    const second = runtimeFor(notes, [{ agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n' } }, 's1')] }], { store: new SqliteStore(db) });
+    const second = runtimeFor(notes, [{ agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'n' } }, 's1')] }], {
+      store: new SqliteStore(db),
+    });
     const resumed = await second.runtime.resumeSession(session.id);
     const bad = await resumed.send({ type: 'user_approved_tool_call', callId: 'e1', arguments: { path: 'a.md', text: '' } });
-    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_event', message: expect.stringMatching(/write_note do not match its input schema: .*text/) } });
+    expect(bad).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_event', message: expect.stringMatching(/write_note do not match its input schema: .*text/) },
+    });
     const good = await resumed.send({ type: 'user_approved_tool_call', callId: 'e1', arguments: { path: 'b.md', text: 'Edited' } });
     expect(good.ok && good.view.state).toBe('waiting_user.review_artifact');
     expect(notes.calls()).toEqual([{ tool: 'write_note', args: { path: 'b.md', text: 'Edited' } }]);

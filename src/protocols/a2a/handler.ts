@@ -27,7 +27,7 @@ import type { SessionHost } from '../../serve/session-host.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { HttpError } from '../../http/errors.js';
 import { stepName } from '../ag-ui/events.js';
-import { answerSchema, eventForAnswer, interruptWait } from '../ag-ui/interrupts.js';
+import { answerSchema, eventForAnswer, interruptCall, interruptWait } from '../ag-ui/interrupts.js';
 import { artifactsOf, partsOf, readA2AThread, statusOf, stream, taskOf, type A2AThread } from './tasks.js';
 import { closedWaitAnswer } from '../ag-ui/waits.js';
 import { readJournal } from '../../runtime/journal-waits.js';
@@ -327,7 +327,7 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
     return { type: 'user_submitted_input', text, wait: view.wait! };
   }
   if (data.length > 1) throw new RequestMalformedError({ message: 'An answer has one data part (the object the responseSchema describes), not several.' });
-  const payload = payloadOf(message);
+  const payload = withNamedCall(payloadOf(message), message, view.id);
   const schema = JSON.stringify(thread.interrupt?.responseSchema ?? {});
   if (payload === undefined)
     throw new RequestMalformedError({
@@ -342,6 +342,17 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
   // The answer names the wait open as it was read (prepare() puts the message's own, when it names one):
   // if another answer closes that wait first, the session refuses this one instead of applying it to the next.
   return { ...answer.event, wait: view.wait! };
+}
+
+/**
+ * A tool-call decision without a `callId` is for the call its interrupt id names (`…~<callId>`):
+ * an answer sent again after that call was decided is then refused, never taken for the next call.
+ */
+function withNamedCall(payload: unknown, message: Message, id: string): unknown {
+  const interruptId = (message.metadata as { steward?: { interruptId?: unknown } } | undefined)?.steward?.interruptId;
+  const callId = typeof interruptId === 'string' ? interruptCall(id, interruptId) : null;
+  if (callId === null || payload === null || typeof payload !== 'object' || Array.isArray(payload) || Object.hasOwn(payload, 'callId')) return payload;
+  return { ...payload, callId };
 }
 
 /** The answer a message carries: its data part, else its text as `{ text }`. */

@@ -127,6 +127,13 @@ export function interruptWait(sessionId: string, id: string): number | null {
   return Number.isSafeInteger(wait) && wait > 0 ? wait : null;
 }
 
+/** The tool call an approve_tool interrupt id names (`…#w<wait>~<callId>`), or null. */
+export function interruptCall(sessionId: string, id: string): string | null {
+  if (interruptWait(sessionId, id) === null) return null;
+  const call = id.indexOf('~', `${sessionId}#w`.length);
+  return call < 0 || call === id.length - 1 ? null : id.slice(call + 1);
+}
+
 /** A one-line prompt for whoever answers (the interrupt's `message`). */
 function promptOf(view: SessionView): string {
   const step = view.pendingStep;
