@@ -39,6 +39,7 @@ export const DEFAULT_TOOL_HOST_LIMITS: Readonly<ToolHostLimits> = Object.freeze(
 });
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 export interface ToolHost {
   /** The server's tools; starts or reaches it when needed. Throws McpServerError, McpVariableError, McpToolLimitError. */
@@ -118,7 +119,9 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     const connectionOptions = {
       server: ref.name,
       trusted: ref.config.trusted !== false,
-      timeoutMs: timeoutOf(ref),
+      // Starting and listing get at least the start time limit: a process that starts slowly
+      // (a busy machine, a first run of npx) is not a call that hangs.
+      timeoutMs: Math.max(timeoutOf(ref), options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS),
       limits,
       path: env.PATH,
       log: logFor(ref.name, hide),

@@ -111,6 +111,8 @@ export interface ToolHostOptions {
   limits?: Partial<ToolHostLimits>;
   /** A call's time limit when the server sets no `timeoutMs` (default 60,000). */
   timeoutMs?: number;
+  /** How long a server may take to start and list its tools, at least (default 30,000; a call's limit when that is longer). */
+  startTimeoutMs?: number;
   /**
    * After a local server stopped unexpectedly it restarts on the next use; if it stops again
    * before a call succeeded, the next start waits `initialMs`, then twice as long each time, up

@@ -58,6 +58,12 @@ export function newSessionId(): string {
   return `s_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
+/** Whether a saved state value is `running.worker.calling`: a tool call was under way. */
+function callingTool(value: unknown): boolean {
+  const running = value && typeof value === 'object' ? (value as { running?: unknown }).running : undefined;
+  return running !== null && typeof running === 'object' && (running as { worker?: unknown }).worker === 'calling';
+}
+
 /**
  * A runtime: sessions of the skill packages on one model and one store (default: in memory).
  *
@@ -66,12 +72,6 @@ export function newSessionId(): string {
  * const session = await runtime.createSession({ packageId: 'short-story' });
  * const later = await runtime.resumeSession(session.id); // another process: the same session
  */
-/** Whether a saved state value is `running.worker.calling`: a tool call was under way. */
-function callingTool(value: unknown): boolean {
-  const running = value && typeof value === 'object' ? (value as { running?: unknown }).running : undefined;
-  return running !== null && typeof running === 'object' && (running as { worker?: unknown }).worker === 'calling';
-}
-
 export function createRuntime(options: RuntimeOptions): Runtime {
   if (!options?.model || typeof options.model.complete !== 'function') {
     throw new UserError('createRuntime needs a model: pass { model } (an OpenAIModel, the demo model, or a ScriptedModel in tests).');

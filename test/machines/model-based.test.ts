@@ -48,7 +48,7 @@ function sampleAnswer(type: UserEventType, view: SessionView): unknown {
   return answers[type];
 }
 
-describe('session machine, model-based (testAllTransitions)', () => {
+describe('session machine, model-based (testAllTransitions)', { timeout: 120_000 }, () => {
   it('gives every wait of the chart an AG-UI interrupt that fits the protocol (and the A2A input-required status that carries it), whose schema takes an answer for each event the wait declares', () => {
     const waits = new Map<string, SessionSnapshot>();
     const result = testAllTransitions(sessionMachine, {

@@ -63,7 +63,7 @@ const EXPECTED_CALLS = [
 
 const results = (record: RunRecord) => record.events.filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => [e.toolCallId, e.content]);
 
-describe('MCP tool calls over the protocols', () => {
+describe('MCP tool calls over the protocols', { timeout: 120_000 }, () => {
   it('AG-UI: one resume per call, each interrupt naming the next call that waits; results are what the calls did', async () => {
     const notes = notesPackage();
     const model = keeperModel();

@@ -27,7 +27,7 @@ async function fileNotes() {
   return { folder, session, approved };
 }
 
-describe('the bundled file-notes package (MCP filesystem server, demo model)', () => {
+describe('the bundled file-notes package (MCP filesystem server, demo model)', { timeout: 120_000 }, () => {
   it('lists the folder without asking, waits for the write, and writes the file once approved', async () => {
     const { folder, session, approved } = await fileNotes();
     expect(approved.ok && approved.view.state).toBe('waiting_user.approve_tool');

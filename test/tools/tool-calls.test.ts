@@ -34,7 +34,7 @@ const toolResults = (request: ModelRequest) =>
     request.messages.filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool').map((m) => [m.tool_call_id, String(m.content)]),
   );
 
-describe('MCP tool calls of a worker', () => {
+describe('MCP tool calls of a worker', { timeout: 120_000 }, () => {
   it('runs a read at once, waits for a person on writes and deletes, decides three calls over three sends, and runs only what was approved, as approved, in the model’s order', async () => {
     const notes = notesPackage();
     let seen: Record<string, string> = {};
@@ -220,7 +220,7 @@ describe('MCP tool calls of a worker', () => {
   });
 });
 
-describe('a process that dies during a tool call', () => {
+describe('a process that dies during a tool call', { timeout: 120_000 }, () => {
   it('SIGKILL mid-call: on resume the destructive call is not repeated, and the model is told it may or may not have taken effect', async () => {
     const notes = notesPackage();
     const db = join(mkdtempSync(join(tmpdir(), 'steward-killed-')), 'steward.db');
