@@ -31,7 +31,7 @@ it('lists the packages of --packages DIR (repeatable) beside the bundled ones', 
   const one = packagesFolder('one', 'team-one');
   const two = packagesFolder('two', 'team-two');
   expect((await listed(['--packages', one])).map((p) => p.id)).toEqual(['file-notes', 'short-story', 'team-one', 'tiny']);
-  expect((await listed(['--packages', one, '--packages', two])).map((p) => p.id)).toEqual(['short-story', 'team-one', 'team-two', 'tiny']);
+  expect((await listed(['--packages', one, '--packages', two])).map((p) => p.id)).toEqual(['file-notes', 'short-story', 'team-one', 'team-two', 'tiny']);
 }, 60_000);
 
 it('reads STEWARD_PACKAGES (folders separated by the path delimiter) and the config field, relative to the config file', async () => {

@@ -217,7 +217,8 @@ describe('a server that misbehaves', () => {
   });
 
   it('is a typed start failure when the program is no MCP server', async () => {
-    const host = createToolHost({ env });
+    // It never answers the handshake, however long it is given: a short start limit keeps the test short.
+    const host = createToolHost({ env, startTimeoutMs: 1_000 });
     try {
       const server = {
         name: 'mute',
