@@ -56,13 +56,14 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 }, 120_000);
 
+// These two run npm and a Node process or two: seconds, but longer on a busy machine.
 describe('examples/node-app', () => {
   it('runs a demo session to done with the installed runtime', async () => {
     const { stdout } = await run('npm', ['start', '--silent'], { cwd: apps.get('node-app')! });
     expect(stdout).toContain('waiting_user.approve_step');
     expect(stdout).toContain('done: 2 artifacts accepted');
     expect(stdout).toContain('#summary v1 by summarize');
-  });
+  }, 120_000);
 });
 
 describe('examples/serve-embed', () => {
@@ -72,7 +73,7 @@ describe('examples/serve-embed', () => {
     expect(stdout).toContain('live: round_started');
     expect(stdout).toContain('live: waiting');
     expect(stdout).toContain('by: alice');
-  });
+  }, 120_000);
 });
 
 const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
