@@ -1,8 +1,9 @@
 /**
  * The examples in examples/, installed as a user would: each folder is copied to a temporary
  * app whose `steward` dependency points at the packed tarball, installed from the npm
- * registry (preferring the local cache), then run (node-app; serve-embed: `npm run check`) or built with Vite and opened
- * in Chromium (browser, react: clicked through to `done`).
+ * registry (preferring the local cache) on a copy of the shared install of that tarball, then
+ * run (node-app; serve-embed: `npm run check`) or built with Vite and opened in Chromium
+ * (browser, react: clicked through to `done`).
  *
  * The browser part is skipped — with a message — only when /usr/bin/chromium is missing
  * outside CI; in CI (CI=true) it always runs.
@@ -17,7 +18,7 @@ import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from '../support/cli-process.js';
-import { npmInstall, packedTarball } from '../support/tarball.js';
+import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
 
 const run = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
@@ -36,10 +37,12 @@ async function install(name: string, tarball: string): Promise<void> {
   expect(pkg.dependencies.steward).toBe('file:../../steward-0.1.0.tgz');
   pkg.dependencies.steward = `file:${tarball}`;
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
-  // --ignore-scripts: better-sqlite3 (Steward's optional dependency) is then left unbuilt. These
-  // examples keep sessions in memory, and compiling it three times would cost minutes; the plain
-  // install, with the build, is test/consumer's.
-  const ms = await npmInstall(dir, ['--ignore-scripts']);
+  // The example's package.json is its own: npm adds its packages (vite, react…) to a copy of the
+  // install test/support/tarball.ts shares between the test files and keeps steward and its
+  // dependencies as they are, instead of unpacking them again for each example. The install into
+  // an empty app is test/consumer's.
+  await copyInstall(await installedSteward(), dir, { manifest: false });
+  const ms = await npmInstall(dir);
   console.log(`examples/${name}: npm install ${(ms / 1000).toFixed(1)} s`);
   apps.set(name, dir);
 }
@@ -47,19 +50,20 @@ async function install(name: string, tarball: string): Promise<void> {
 beforeAll(async () => {
   const tarball = await packedTarball();
   await Promise.all(['node-app', 'serve-embed', ...(noBrowser ? [] : ['browser', 'react'])].map((name) => install(name, tarball.file)));
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 }, 120_000);
 
+// These two run npm and a Node process or two: seconds, but longer on a busy machine.
 describe('examples/node-app', () => {
   it('runs a demo session to done with the installed runtime', async () => {
     const { stdout } = await run('npm', ['start', '--silent'], { cwd: apps.get('node-app')! });
     expect(stdout).toContain('waiting_user.approve_step');
     expect(stdout).toContain('done: 2 artifacts accepted');
     expect(stdout).toContain('#summary v1 by summarize');
-  });
+  }, 120_000);
 });
 
 describe('examples/serve-embed', () => {
@@ -69,7 +73,7 @@ describe('examples/serve-embed', () => {
     expect(stdout).toContain('live: round_started');
     expect(stdout).toContain('live: waiting');
     expect(stdout).toContain('by: alice');
-  });
+  }, 120_000);
 });
 
 const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };

@@ -51,7 +51,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
   // The example's package.json is its own: npm adds react, react-dom and vite to the copied
   // install of the tarball and keeps steward and its built better-sqlite3 as they are.
-  copyInstall(await installedSteward(), dir, { manifest: false });
+  await copyInstall(await installedSteward(), dir, { manifest: false });
   await npmInstall(dir);
   await run('npx', ['--no-install', 'vite', 'build', '--logLevel', 'error'], { cwd: dir });
 

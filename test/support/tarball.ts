@@ -7,22 +7,24 @@
  * other tests' feet. Keyed by a hash of what goes in.
  *
  * The install: `npm install <tarball>` into an empty app, as a user runs it: Steward's
- * dependencies from the npm registry and better-sqlite3 (an optional dependency) built from
- * source, since its prebuilt binaries come from GitHub, which CI cannot reach. That build is
- * minutes of CPU, so it is done once, keyed by the tarball's hash and the lockfile, and each
- * app gets a copy of that install (`appWithSteward`) and then `npm install`s its own packages
- * on top, as a user adds packages to an app: npm keeps what is installed and builds nothing again.
+ * dependencies from the npm registry and better-sqlite3 (an optional dependency) through its
+ * own install script, given the repository's built binary as its prebuilt one
+ * (sqlite-prebuild.ts; compiled from source when that does not fit). Done once, keyed by the
+ * tarball's hash and the lockfile, and each app gets a copy of that install (`appWithSteward`)
+ * and then `npm install`s its own packages on top, as a user adds packages to an app: npm keeps
+ * what is installed and builds nothing again.
  *
  * Both live under the system temp folder; a lock folder makes concurrent test files wait for
  * one build instead of racing, and a waiter takes over from a builder that died.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { hashOf, listFiles } from './build-cache.js';
 import { root, until } from './cli-process.js';
+import { sqlitePrebuild } from './sqlite-prebuild.js';
 
 const run = promisify(execFile);
 
@@ -41,6 +43,8 @@ export interface InstalledSteward {
   dir: string;
   /** Wall time of that install in milliseconds (made by whichever test file came first). */
   ms: number;
+  /** better-sqlite3's binary came from the repository's build (sqlite-prebuild.ts), not a compile. */
+  prebuilt: boolean;
 }
 
 const inputs = ['package.json', 'README.md', 'LICENSE', 'bin', 'docs', 'src', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
@@ -57,7 +61,8 @@ function alive(pid: number): boolean {
 /**
  * What `make` writes to `dir`, made by one process of all that ask at once: creating `dir` is
  * the lock (atomic), `dir/<result>` the result. A waiter whose maker died (its pid is gone,
- * no result) removes the folder and makes it itself.
+ * no result) removes the folder and makes it itself; one whose maker failed (the folder is
+ * gone) makes it itself, so the failure shows in that test file too.
  */
 async function once<T>(dir: string, result: string, what: string, timeoutMs: number, make: () => Promise<T>): Promise<T> {
   const done = join(dir, result);
@@ -69,6 +74,7 @@ async function once<T>(dir: string, result: string, what: string, timeoutMs: num
       const found = await until<{ value: T } | { dead: number }>(
         () => {
           if (existsSync(done)) return { value: JSON.parse(readFileSync(done, 'utf8')) as T };
+          if (!existsSync(dir)) return { dead: 0 };
           const pid = existsSync(owner) ? Number(readFileSync(owner, 'utf8')) : 0;
           return pid > 0 && !alive(pid) && !existsSync(done) ? { dead: pid } : undefined;
         },
@@ -76,7 +82,8 @@ async function once<T>(dir: string, result: string, what: string, timeoutMs: num
         timeoutMs,
       );
       if ('value' in found) return found.value;
-      rmSync(dir, { recursive: true, force: true });
+      // (A folder already gone may be another waiter's new lock by now: left alone.)
+      if (found.dead > 0) rmSync(dir, { recursive: true, force: true });
       continue;
     }
     writeFileSync(owner, String(process.pid));
@@ -117,9 +124,8 @@ let installed: Promise<InstalledSteward> | undefined;
 
 /**
  * `npm install <tarball>` into an empty app (`{ "type": "module" }`), with install scripts:
- * what a user gets. Once per tarball and lockfile (the lockfile pins the npm that runs it and
- * the tools the tests add on top); compiling better-sqlite3 takes a minute of one core, many
- * more on a busy machine.
+ * what a user gets. Once per tarball and lockfile (the lockfile pins the npm that runs it, the
+ * tools the tests add on top and the better-sqlite3 whose binary it reuses).
  */
 export function installedSteward(): Promise<InstalledSteward> {
   installed ??= (async () => {
@@ -130,8 +136,11 @@ export function installedSteward(): Promise<InstalledSteward> {
     const dir = join(tmpdir(), `steward-installed-${key}`);
     return once(dir, 'installed.json', 'the installed tarball', 900_000, async () => {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2));
-      const ms = await npmInstall(dir, [tarball.file]);
-      return { dir, ms } satisfies InstalledSteward;
+      const prebuilds = join(dir, 'prebuilds');
+      mkdirSync(prebuilds);
+      const env = await sqlitePrebuild(root, prebuilds);
+      const ms = await npmInstall(dir, [tarball.file], env);
+      return { dir, ms, prebuilt: env !== undefined } satisfies InstalledSteward;
     });
   })();
   return installed;
@@ -145,27 +154,31 @@ export function installedSteward(): Promise<InstalledSteward> {
 export async function appWithSteward(prefix: string, extra: string[] = []): Promise<{ dir: string; ms: number }> {
   const shared = await installedSteward();
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  copyInstall(shared, dir, { manifest: true });
+  await copyInstall(shared, dir, { manifest: true });
   return { dir, ms: extra.length > 0 ? await npmInstall(dir, extra) : 0 };
 }
 
 /**
  * Copies the shared install's node_modules into `dir` (and its package.json and lockfile when
- * `manifest`), for an app with a package.json of its own that then runs `npm install`.
+ * `manifest`), for an app with a package.json of its own that then runs `npm install`. With
+ * `cp -a` (symbolic links kept as they are): tens of thousands of files, which Node's own copy
+ * does more slowly and, in its synchronous form, one app after another. Real copies, not
+ * hard links: npm rewrites some files in place, which must not change the shared install.
  */
-export function copyInstall(shared: InstalledSteward, dir: string, { manifest }: { manifest: boolean }): void {
+export async function copyInstall(shared: InstalledSteward, dir: string, { manifest }: { manifest: boolean }): Promise<void> {
   const parts = manifest ? ['package.json', 'package-lock.json', 'node_modules'] : ['node_modules'];
-  for (const part of parts) cpSync(join(shared.dir, part), join(dir, part), { recursive: true, verbatimSymlinks: true });
+  await run('cp', ['-a', ...parts.map((part) => join(shared.dir, part)), dir]);
 }
 
 /**
  * `npm install` in `dir` from the npm registry only, preferring the local npm cache (which
  * `npm ci` has just filled in CI). Returns the wall time in milliseconds.
  */
-export async function npmInstall(dir: string, args: string[] = []): Promise<number> {
+export async function npmInstall(dir: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<number> {
   const started = Date.now();
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...args], {
     cwd: dir,
+    env,
     maxBuffer: 16 << 20,
   });
   return Date.now() - started;
