@@ -109,11 +109,6 @@ function withItem(ctx: SessionContext, callId: string, change: (item: ToolCallIt
   return { reply: { ...ctx.reply, toolCalls } };
 }
 
-/** The item a decision names, while it waits for one. */
-export function pendingItem(ctx: SessionContext, callId: string): ToolCallItem | undefined {
-  return pendingToolCalls(ctx).find((c) => c.callId === callId);
-}
-
 /**
  * A person approved a pending call, with their edit of its arguments if any (checked against
  * the tool's input schema before the event reached the chart). The approval binds to the

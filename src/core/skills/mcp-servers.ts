@@ -39,7 +39,6 @@ const MAX_TIMEOUT_MS = 3_600_000;
 
 const SERVER_NAME_HINT = 'a server name like "github" (lowercase letters, digits, "-" or "_", starting with a letter; no dot: tools are named "server.tool")';
 
-
 const text = (what: string) => z.string({ error: `must be ${what}` }).min(1, { error: `must be ${what}, not empty` });
 
 /** Whether a call of the server's tools waits for a person's approval. */

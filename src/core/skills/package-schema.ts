@@ -39,7 +39,6 @@ const id = () => z.string({ error: `must be ${ID_HINT}` }).regex(ID_PATTERN, { e
 
 const noDuplicates = (items: string[]) => new Set(items).size === items.length;
 
-
 /** A worker's MCP tool: `server.tool`, or `server.*` for every tool of the server (server names as in the manifest's mcpServers). */
 export const TOOL_REF_PATTERN = /^[a-z][a-z0-9_-]*\.([A-Za-z0-9_.-]{1,128}|\*)$/;
 const TOOL_REF_HINT = '"server.tool" or "server.*", with a server of the manifest\'s mcpServers (e.g. "files.read_text_file")';

@@ -122,11 +122,6 @@ export function toolPatternAllows(pattern: string, server: string, tool: string)
   return patternServer === server && (patternTool === '*' || patternTool === tool);
 }
 
-/** The pinned tool a model's function name stands for (undefined: the session offers no such tool). */
-export function pinnedByModelName(pins: readonly PinnedTool[] | undefined, modelName: string): PinnedTool | undefined {
-  return pins?.find((p) => p.modelName === modelName);
-}
-
 /** The pinned definition of `server`'s `tool`. */
 export function pinnedTool(pins: readonly PinnedTool[] | undefined, server: string, tool: string): PinnedTool | undefined {
   return pins?.find((p) => p.server === server && p.name === tool);
