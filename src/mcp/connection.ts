@@ -105,8 +105,9 @@ export class Connection {
     return connection;
   }
 
-  /** The server's tools, listed once per connection. */
-  tools(): Promise<ListedTool[]> {
+  /** The server's tools, listed once per connection; `fresh`: listed again now. */
+  tools(fresh = false): Promise<ListedTool[]> {
+    if (fresh) this.listing = null;
     this.listing ??= listServerTools(this.client, { ...this.options, signal: this.lostSignal }).catch((error: unknown) => {
       this.listing = null;
       throw error;

@@ -42,8 +42,12 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 export interface ToolHost {
-  /** The server's tools; starts or reaches it when needed. Throws McpServerError, McpVariableError, McpToolLimitError. */
-  listTools(server: ServerRef): Promise<ToolDefinition[]>;
+  /**
+   * The server's tools; starts or reaches it when needed. Listed once per connection, unless
+   * `fresh` (as the server says now: what a call about to run is checked against).
+   * Throws McpServerError, McpVariableError, McpToolLimitError.
+   */
+  listTools(server: ServerRef, options?: { fresh?: boolean }): Promise<ToolDefinition[]>;
   /** null when `args` match the tool's input schema, else what is wrong (for the model or a person). */
   validateArguments(definition: ToolDefinition, args: unknown): string | null;
   /** Calls a tool; never throws. */
@@ -145,20 +149,20 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     return entry;
   };
 
-  /** The server's tools, or the host's typed error (secrets hidden). */
-  const toolsOf = async (ref: ServerRef) => {
+  /** The server's tools (`fresh`: listed again, not as listed first), or the host's typed error (secrets hidden). */
+  const toolsOf = async (ref: ServerRef, fresh = false) => {
     const entry = entryFor(ref);
     const connection = await entry.connection;
     try {
-      return { connection, hide: entry.hide, tools: await connection.tools() };
+      return { connection, hide: entry.hide, tools: await connection.tools(fresh) };
     } catch (error) {
       throw listingError(ref, error, connection, entry.hide, timeoutOf(ref));
     }
   };
 
   const host: ToolHost = {
-    async listTools(ref) {
-      const { tools } = await toolsOf(ref);
+    async listTools(ref, options) {
+      const { tools } = await toolsOf(ref, options?.fresh === true);
       return tools.map(({ definition }) => definition);
     },
 

@@ -57,7 +57,7 @@ export function runtimeTools(options: {
     }));
   // The toolbox validates arguments synchronously (judge): by then its offer has made the host.
   const lazy: ToolHost = {
-    listTools: async (server) => (await real()).listTools(server),
+    listTools: async (server, listing) => (await real()).listTools(server, listing),
     callTool: async (request) => (await real()).callTool(request),
     validateArguments: (definition, args) =>
       made ? made.validateArguments(definition, args) : 'The tool host is not started: the arguments cannot be checked.',

@@ -64,7 +64,8 @@ export function createToolCallActor(options: ToolCallActorOptions) {
     if (!server) return failed(input, `Package "${input.packageId}" no longer declares the MCP server "${item.server}": the call was not made.`);
     let live;
     try {
-      live = (await host.listTools(server)).find((t) => t.name === item.tool);
+      // As the server says now: a tool redeployed since the approval is caught here, not only after a restart.
+      live = (await host.listTools(server, { fresh: true })).find((t) => t.name === item.tool);
     } catch (error) {
       return failed(input, messageOf(error));
     }
