@@ -112,9 +112,9 @@ describe('the packed tarball', () => {
     // The repository's workspace (bench/load) is not shipped.
     expect(manifest.workspaces).toBeUndefined();
     expect(manifest.optionalDependencies).toEqual({ 'better-sqlite3': expect.stringMatching(/^12\./) });
-    // react only for steward/react, and optional: npm installs nothing for it.
-    expect(manifest.peerDependencies).toEqual({ react: expect.any(String) });
-    expect(manifest.peerDependenciesMeta).toEqual({ react: { optional: true } });
+    // react only for steward/react, the MCP filesystem server only for the bundled file-notes package; both optional: npm installs neither.
+    expect(manifest.peerDependencies).toEqual({ react: expect.any(String), '@modelcontextprotocol/server-filesystem': expect.any(String) });
+    expect(manifest.peerDependenciesMeta).toEqual({ react: { optional: true }, '@modelcontextprotocol/server-filesystem': { optional: true } });
   });
 
   it('a plain install brings better-sqlite3 (an optional dependency), built and loadable, and no tsx', async () => {
