@@ -61,7 +61,8 @@ export function runtimeTools(options: {
     callTool: async (request) => (await real()).callTool(request),
     validateArguments: (definition, args) =>
       made ? made.validateArguments(definition, args) : 'The tool host is not started: the arguments cannot be checked.',
-    close: async () => made?.close(),
+    // A host still being made is closed once made: none is left running after close().
+    close: async () => (making ? (await making).close() : undefined),
   };
   return {
     host: lazy,
