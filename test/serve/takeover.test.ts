@@ -51,6 +51,11 @@ const hanging: Model = {
 
 const LEASE_MS = 600;
 /**
+ * The lease of the server that dies: long enough that a busy machine's late renewal never loses
+ * one of its sessions while they are still being started (then it stops renewing altogether).
+ */
+const DEAD_LEASE_MS = 2_000;
+/**
  * The lease of a server that must keep what it claimed: long, so that a busy machine, which can
  * delay a renewal past a short lease, never hands a claimed session to another server.
  */
@@ -72,7 +77,7 @@ async function leasesRunOut(count: number) {
   const url = await pg.createDatabase();
   const dead = await deadServer(url, count);
   // Every lease has run out a lease after its last renewal, which came before the close.
-  await new Promise((r) => setTimeout(r, LEASE_MS + 300));
+  await new Promise((r) => setTimeout(r, DEAD_LEASE_MS + 300));
   return { url, ...dead };
 }
 
@@ -109,7 +114,7 @@ function survivorOn(
  */
 async function deadServer(url: string, count: number) {
   const deadStore = new PostgresStore(url);
-  const dead = new SessionHost(createRuntime({ model: hanging, store: deadStore }), deadStore, { leaseMs: LEASE_MS, owner: 'dead' });
+  const dead = new SessionHost(createRuntime({ model: hanging, store: deadStore }), deadStore, { leaseMs: DEAD_LEASE_MS, owner: 'dead' });
   const ids: string[] = [];
   for (let i = 0; i < count; i++) ids.push((await dead.create({ packageId: 'tiny' })).view.id);
   const sends = ids.map((id) => dead.send(id, { type: 'user_submitted_input', text: `story ${id}` }));

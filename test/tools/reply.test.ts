@@ -168,24 +168,6 @@ describe('jsonObjectIn: fence parsing in linear time', () => {
     expect(parseCall(toolCall('submit', JSON.stringify({ outputs: { note: '"[['.repeat(1000) } }))).parseError).toBeUndefined();
   });
 
-  /**
-   * Wall time (ms) of one handling of `content`: the fastest of `runs` samples, since a busy
-   * machine only ever adds time; each sample times `batch` handlings, so short ones rise above timer noise.
-   */
-  function fastestTime(content: string, batch: number, runs = 9): number {
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const start = performance.now();
-      for (let j = 0; j < batch; j++) {
-        jsonObjectIn(content);
-        normalizeReply('manager', text(content), 'f');
-        normalizeReply('worker', text(content), 'f');
-      }
-      times.push((performance.now() - start) / batch);
-    }
-    return Math.min(...times);
-  }
-
   // Shapes that make a backtracking fence regex explode: a fence that never closes, with
   // long runs of what the regex's \s* and lazy body both may match.
   const shapes: [string, (n: number) => string][] = [
@@ -199,17 +181,16 @@ describe('jsonObjectIn: fence parsing in linear time', () => {
     ['deeply nested arrays in a fence', (n) => '```\n{"a":' + '['.repeat(n - 20) + '\n```'],
   ];
 
-  it.each(shapes)('a 100,000-character reply (%s) is handled in time linear in its size (vs a 1,000-character one)', (_label, make) => {
-    const small = make(1_000);
-    const large = make(100_000);
-    expect(small.length).toBeLessThanOrEqual(1_000);
-    expect(large.length).toBeGreaterThan(99_000);
-    fastestTime(small, 20, 3); // warm up the JIT on this shape
-    const base = fastestTime(small, 20);
-    const big = fastestTime(large, 1);
-    // 100x the input may take 100x the time, times 3 for GC and a busy machine (measured
-    // ratios: 54 to 113); quadratic parsing would be 10,000x, and the old regex never finished.
-    expect(big).toBeLessThan(100 * 3 * base);
+  // No clock: a linear parse of a million characters takes milliseconds even on a busy machine,
+  // while a quadratic one (10^12 steps) or the old cubic regex never ends within the test's time.
+  it.each(shapes)('a 1,000,000-character reply (%s) is parsed, and normalized for both agents, within the test time', (_label, make) => {
+    const large = make(1_000_000);
+    expect(large.length).toBeGreaterThan(999_000);
+    expect(() => {
+      jsonObjectIn(large);
+      normalizeReply('manager', text(large), 'f');
+      normalizeReply('worker', text(large), 'f');
+    }).not.toThrow();
   });
 });
 
