@@ -7,7 +7,9 @@
  *   ├── steward.decision {wait}    the decision that started it: who, which event, the edits, the wait's length
  *   └── invoke_agent {agent}       the manager's or one worker's turn (gen_ai.agent.name)
  *       ├── chat {model}           each model call: usage, outcome
- *       └── execute_tool {tool}    each call checked, with the rule that refused it, if any
+ *       └── execute_tool {tool}    each call checked, with the rule that refused it, if any;
+ *                                  an MCP tool call that runs is one too, from its start to its result
+ *   steward.decision approve_tool  each decision on an MCP tool call (who, approved or rejected, edited)
  *
  * Every span carries `gen_ai.conversation.id` = the session id. Only `@opentelemetry/api` is
  * used: the app registers (or passes) a TracerProvider with its SDK and exporter. Without the
@@ -41,6 +43,8 @@ export class SessionTracer {
   private workflow: Span | null = null;
   private agent: OpenAgent | null = null;
   private chat: Span | null = null;
+  /** The MCP tool call under way, by call id (one at a time: the chart runs them in order). */
+  private calling: { callId: string; span: Span } | null = null;
   /** When the current wait began, as this process saw it (the subscribe time for a session that was waiting already). */
   private waitingSince = Date.now();
 
@@ -63,6 +67,12 @@ export class SessionTracer {
         return this.roundFinished(event);
       case 'tool_call_checked':
         return this.toolChecked(event);
+      case 'tool_call_decided':
+        return this.toolDecided(event);
+      case 'tool_call_started':
+        return this.toolStarted(event);
+      case 'tool_call_finished':
+        return this.toolFinished(event);
       case 'waiting':
         this.waitingSince = event.at;
         return this.endWorkflow();
@@ -202,6 +212,64 @@ export class SessionTracer {
     span.end(event.at);
   }
 
+  /** A person's decision on one MCP tool call: a decision span of its own (the wait may stay open for the others). */
+  private toolDecided(event: StreamEventOf<'tool_call_decided'>): void {
+    const span = this.tracer.startSpan(
+      'steward.decision approve_tool',
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: event.at,
+        attributes: {
+          ...this.decisionAttributes(
+            'approve_tool',
+            event.decision === 'approved' ? 'user_approved_tool_call' : 'user_rejected_tool_call',
+            event.by,
+            event.edited ? ['arguments'] : [],
+          ),
+          'gen_ai.tool.name': `${event.server}.${event.tool}`,
+          'gen_ai.tool.call.id': event.callId,
+          'steward.decision.wait_number': event.wait,
+        },
+      },
+      this.under(this.workflow),
+    );
+    span.end(event.at);
+  }
+
+  /** An approved MCP tool call starts: `execute_tool` until its result (GenAI conventions; `mcp.method.name` as MCP's). */
+  private toolStarted(event: StreamEventOf<'tool_call_started'>): void {
+    this.calling?.span.end(event.at);
+    const parent = this.agent?.span ?? this.openWorkflow(event.at);
+    const span = this.tracer.startSpan(
+      `execute_tool ${event.server}.${event.tool}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: event.at,
+        attributes: {
+          ...this.base('execute_tool'),
+          'gen_ai.tool.name': `${event.server}.${event.tool}`,
+          'gen_ai.tool.call.id': event.callId,
+          'gen_ai.tool.type': 'extension',
+          'mcp.method.name': 'tools/call',
+        },
+      },
+      this.under(parent),
+    );
+    this.calling = { callId: event.callId, span };
+  }
+
+  private toolFinished(event: StreamEventOf<'tool_call_finished'>): void {
+    const open = this.calling;
+    if (!open || open.callId !== event.callId) return;
+    this.calling = null;
+    open.span.setAttribute('steward.tool.outcome', event.outcome);
+    if (event.outcome === 'failed' || event.isError) {
+      open.span.setAttribute('error.type', event.outcome === 'failed' ? 'tool_call_failed' : 'tool_error');
+      open.span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome });
+    }
+    open.span.end(event.at);
+  }
+
   private endAgent(at: number): void {
     this.chat?.end(at);
     this.chat = null;
@@ -211,6 +279,8 @@ export class SessionTracer {
 
   private endWorkflow(error?: string): void {
     const at = Date.now();
+    this.calling?.span.end(at);
+    this.calling = null;
     this.endAgent(at);
     if (!this.workflow) return;
     if (error !== undefined) this.workflow.setStatus({ code: SpanStatusCode.ERROR, message: error });

@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
@@ -16,9 +17,9 @@ afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((r) => r.close()));
 });
 
-async function fileNotes() {
+async function fileNotes(extra: Partial<Parameters<typeof createRuntime>[0]> = {}) {
   const folder = mkdtempSync(join(tmpdir(), 'steward-files-'));
-  const runtime = createRuntime({ model: new DemoModel(), toolHost: { env: { ...process.env, STEWARD_FILES_DIR: folder }, log: () => {} } });
+  const runtime = createRuntime({ model: new DemoModel(), toolHost: { env: { ...process.env, STEWARD_FILES_DIR: folder }, log: () => {} }, ...extra });
   runtimes.push(runtime);
   const session = await runtime.createSession({ packageId: 'file-notes' });
   const proposed = await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
@@ -28,8 +29,10 @@ async function fileNotes() {
 }
 
 describe('the bundled file-notes package (MCP filesystem server, demo model)', { timeout: 120_000 }, () => {
-  it('lists the folder without asking, waits for the write, and writes the file once approved', async () => {
-    const { folder, session, approved } = await fileNotes();
+  it('lists the folder without asking, waits for the write, and writes the file once approved; each call and decision is a span', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const { folder, session, approved } = await fileNotes({ tracerProvider: provider });
     expect(approved.ok && approved.view.state).toBe('waiting_user.approve_tool');
     const [write] = session.view().toolCalls ?? [];
     expect(write).toMatchObject({ server: 'files', tool: 'write_file', status: 'pending', approvalBy: 'default', arguments: { path: 'note.md' } });
@@ -42,6 +45,17 @@ describe('the bundled file-notes package (MCP filesystem server, demo model)', {
     const results = transcript.filter((m) => m.role === 'tool').map((m) => String(m.content));
     expect(results).toHaveLength(3); // list_directory, write_file, submit
     expect(results[1]).toMatch(/note\.md/);
+
+    // OpenTelemetry: each call that ran is an execute_tool span (GenAI and MCP attributes); the person's decision, a decision span.
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    const calls = spans.filter((s) => s.attributes['gen_ai.tool.type'] === 'extension');
+    expect(calls.map((s) => [s.name, s.attributes['mcp.method.name'], s.attributes['steward.tool.outcome']])).toEqual([
+      ['execute_tool files.list_directory', 'tools/call', 'result'],
+      ['execute_tool files.write_file', 'tools/call', 'result'],
+    ]);
+    const decision = spans.find((s) => s.name === 'steward.decision approve_tool' && s.attributes['gen_ai.tool.call.id'] === write!.callId);
+    expect(decision?.attributes).toMatchObject({ 'steward.decision.event': 'user_approved_tool_call', 'gen_ai.tool.name': 'files.write_file' });
   });
 
   it('writes nothing when the person rejects the write; the worker reads why', async () => {
