@@ -4,70 +4,21 @@
  * should change (sent as the revision) → accept the revised artifact, which quotes it → quit at
  * the next step; the session is saved where it stopped.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
 import { buildPage } from '../inspect/page-build.js';
-import { cliBin, runCli } from '../support/cli-process.js';
+import { runCli } from '../support/cli-process.js';
+import { DOWN, ENTER, hasScript, terminal } from '../support/terminal.js';
 import { useTempDir } from '../support/temp.js';
 
-const ENTER = '\r';
-const DOWN = '\x1b[B';
-// eslint-disable-next-line no-control-regex -- strips the ANSI escapes the prompts write
-const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-
 const tmp = useTempDir('steward-tty-');
-
-/** A `steward run` on a real pseudo-terminal: type keys, wait for text on the screen. */
-function terminal(args: string, db: string, extraEnv: Record<string, string> = {}) {
-  // A pty that `script` opens without a parent terminal has no size: give it one.
-  const command = `stty cols 120 rows 60; ${JSON.stringify(process.execPath)} ${JSON.stringify(cliBin())} run ${args} --db ${JSON.stringify(db)}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
-  delete env.OPENAI_API_KEY;
-  delete env.OPENAI_BASE_URL;
-  delete env.EDITOR;
-  delete env.VISUAL;
-  Object.assign(env, extraEnv);
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let screen = '';
-  child.stdout.on('data', (d: Buffer) => (screen += stripAnsi(d.toString())));
-  child.stderr.on('data', (d: Buffer) => (screen += stripAnsi(d.toString())));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let cursor = 0;
-  return {
-    exited,
-    get screen() {
-      return screen;
-    },
-    /** Waits until `pattern` appears on the screen after the last match. */
-    async waitFor(pattern: RegExp, what: string): Promise<void> {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const match = pattern.exec(screen.slice(cursor));
-        if (match) {
-          cursor += match.index + match[0].length;
-          return;
-        }
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen so far:\n${screen.slice(-2000)}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
-    async type(keys: string): Promise<void> {
-      child.stdin.write(keys);
-      await new Promise((r) => setTimeout(r, 150));
-    },
-    kill: () => child.kill('SIGKILL'),
-  };
-}
-
-const hasScript = existsSync('/usr/bin/script');
 
 it.skipIf(!hasScript)(
   'drives a session by keystrokes on a real terminal and quits with the session saved',
   async () => {
     const db = tmp.path('tty.db');
-    const tty = terminal('--package tiny', db);
+    const tty = terminal('run --package tiny', db);
     const { waitFor, type } = tty;
     try {
       await waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
@@ -120,7 +71,7 @@ it.skipIf(!hasScript)(
   'Ctrl-C at a prompt leaves the session resumable and says how',
   async () => {
     const db = tmp.path('ctrl-c.db');
-    const first = terminal('--package tiny', db);
+    const first = terminal('run --package tiny', db);
     try {
       await first.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
       await first.type(`A note about green tea${ENTER}`);
@@ -132,7 +83,7 @@ it.skipIf(!hasScript)(
       first.kill();
     }
     const id = /steward run --session (s_\w+)/.exec(first.screen)![1]!;
-    const again = terminal(`--session ${id}`, db);
+    const again = terminal(`run --session ${id}`, db);
     try {
       await again.waitFor(/Approve the step/, 'the same step, after resuming');
       await again.type(`${DOWN}${DOWN}${DOWN}${ENTER}`); // Quit for now
@@ -149,7 +100,7 @@ it.skipIf(!hasScript)(
   'a prompt made stale by another process is not sent: the terminal shows what changed and offers what the session takes now',
   async () => {
     const db = tmp.path('stale.db');
-    const tty = terminal('--package tiny', db);
+    const tty = terminal('run --package tiny', db);
     try {
       await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
@@ -188,7 +139,7 @@ it.skipIf(!hasScript)(
   'the done hint is a command that works when pasted: --db only when the store is not the default',
   async () => {
     const db = tmp.path('done.db');
-    const tty = terminal('--package tiny', db);
+    const tty = terminal('run --package tiny', db);
     try {
       await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
       await tty.type(`A note${ENTER}`);
@@ -216,7 +167,7 @@ it.skipIf(!hasScript)(
   async () => {
     const db = tmp.path('inspect-stale.db');
     await buildPage(); // the page the CLI serves (test/support/cli-build.ts)
-    const tty = terminal('--package tiny --inspect local', db);
+    const tty = terminal('run --package tiny --inspect local', db);
     try {
       await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
@@ -252,7 +203,7 @@ it.skipIf(!hasScript)(
     const editor = tmp.path('editor.sh');
     // A small editor: replaces the file it is given with a fixed body.
     writeFileSync(editor, '#!/bin/sh\nprintf "Edited in the editor.\\n" > "$1"\n', { mode: 0o755 });
-    const tty = terminal('--package tiny --as tester', db, { EDITOR: editor });
+    const tty = terminal('run --package tiny --as tester', db, { EDITOR: editor });
     try {
       await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
