@@ -160,7 +160,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         : { toolCall: createToolCallActor({ host: tools.host, packageOf: (id) => packages.get(id), beforeCall: beforeToolCall, wasInterrupted }) }),
     },
   });
-  const inspectOption = options.inspect ? { inspect: options.inspect } : {};
+  /** What every Session of this runtime is given, created or restored. */
+  const everySession = { packageOnDisk: onDisk, checkEvent: tools.editProblem, ...(options.inspect ? { inspect: options.inspect } : {}) };
   const tracer = options.tracerProvider?.getTracer(TRACER_NAME);
   const tracedModel = { name: options.model.label, provider: options.model instanceof OpenAIModel ? 'openai' : '_OTHER' };
   const storeReader =
@@ -229,9 +230,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           onEnd,
           limits: sessionLimits,
           archivedFrom: from,
-          packageOnDisk: onDisk,
-          checkEvent: tools.editProblem,
-          ...inspectOption,
+          ...everySession,
         }),
     );
   }
@@ -312,10 +311,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           onEnd,
           limits,
           archivedFrom: snapshot.context,
-          packageOnDisk: onDisk,
-          checkEvent: tools.editProblem,
           ...(memory ? { memory } : {}),
-          ...inspectOption,
+          ...everySession,
         }),
     );
   }
