@@ -18,6 +18,8 @@ export const EVENT_ALIASES: Readonly<Record<string, UserEventType>> = {
   select: 'user_selected_package',
   'approve-call': 'user_approved_tool_call',
   'reject-call': 'user_rejected_tool_call',
+  'answer-call': 'user_answered_tool_input',
+  'give-result': 'user_gave_tool_result',
 };
 
 /** What each event is, for menus and help. */
@@ -33,6 +35,8 @@ export const EVENT_LABELS: Readonly<Record<UserEventType, string>> = {
   user_skipped_questions: 'Skip the questions',
   user_approved_tool_call: 'Approve a tool call (optionally with edited arguments)',
   user_rejected_tool_call: 'Reject a tool call (it does not run)',
+  user_answered_tool_input: "Answer what a tool call's server asks",
+  user_gave_tool_result: 'Give the result of an interrupted tool call by hand',
 };
 
 /** The option each event takes (`--text`, `--reason`…), and whether it must be given. */
@@ -63,9 +67,17 @@ const FIELDS: Readonly<Record<UserEventType, ReadonlyArray<{ option: SendOption;
     { option: 'call', required: false },
     { option: 'reason', required: false },
   ],
+  user_answered_tool_input: [
+    { option: 'call', required: false },
+    { option: 'responses', required: true },
+  ],
+  user_gave_tool_result: [
+    { option: 'call', required: false },
+    { option: 'result', required: true },
+  ],
 };
 
-export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package' | 'role' | 'edit' | 'call' | 'arguments';
+export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package' | 'role' | 'edit' | 'call' | 'arguments' | 'responses' | 'result';
 
 /** Each option's text; `edit` is tag → new body (from `--edit TAG --text-file F` pairs). */
 export type SendOptions = Partial<Record<Exclude<SendOption, 'edit'>, string>> & { edit?: Record<string, string>; by?: string };
@@ -151,6 +163,10 @@ function eventFor(type: UserEventType, options: SendOptions, view: SessionView):
         ? { type, artifactId, ...(options.edit ? { edits: options.edit } : {}) }
         : { type, artifactId, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
     }
+    case 'user_answered_tool_input':
+      return { type, callId: options.call ?? onlyPendingCall(type, view), responses: parseResponses(options.responses!) };
+    case 'user_gave_tool_result':
+      return { type, callId: options.call ?? onlyPendingCall(type, view), result: options.result! };
     case 'user_approved_tool_call':
     case 'user_rejected_tool_call': {
       const callId = options.call ?? onlyPendingCall(type, view);
@@ -162,9 +178,13 @@ function eventFor(type: UserEventType, options: SendOptions, view: SessionView):
   }
 }
 
-/** The call a tool decision is for when `--call` is left out: the one call that waits, if only one does. */
+/** The status of the calls a tool wait is about: undecided (approve_tool), asking for input, or cut off. */
+const WAITING_STATUS = { tool_input: 'asking', tool_interrupted: 'interrupted' } as const;
+
+/** The call a tool decision is for when `--call` is left out: the one call the wait is about, if only one is. */
 function onlyPendingCall(type: UserEventType, view: SessionView): string {
-  const pending = (view.toolCalls ?? []).filter((c) => c.status === 'pending');
+  const status = view.waitingReason === 'tool_input' || view.waitingReason === 'tool_interrupted' ? WAITING_STATUS[view.waitingReason] : 'pending';
+  const pending = (view.toolCalls ?? []).filter((c) => c.status === status);
   if (pending.length === 1) return pending[0]!.callId;
   const listed = pending.map((c) => `${c.callId} (${c.server}.${c.tool})`).join(', ');
   throw new CliError(
@@ -187,4 +207,18 @@ export function parseArguments(text: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new CliError('usage', `${hint}; got ${Array.isArray(value) ? 'an array' : 'a ' + typeof value}.`);
   return value as Record<string, unknown>;
+}
+
+/** `--responses` as given on the command line: the answers to a server's requests, a JSON object by request key. */
+export function parseResponses(text: string): Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, never> }> {
+  const hint = `--responses must be a JSON object of request keys to answers, e.g. '{"confirm": {"action": "accept", "content": {"ok": true}}}' (or "decline", "cancel")`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError('usage', `${hint}; got invalid JSON (${(error as Error).message}).`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliError('usage', `${hint}; got ${Array.isArray(value) ? 'an array' : 'a ' + typeof value}.`);
+  return value as never;
 }

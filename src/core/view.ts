@@ -53,7 +53,8 @@ export interface SessionView {
   /**
    * The worker's MCP tool calls of its latest reply, while they are decided or run: each with
    * its server, tool, arguments, status and the tool's pinned description (approve_tool shows
-   * them; a call whose tool changed since its approval shows what it was and is).
+   * them; a call whose tool changed since its approval shows what it was and is; tool_input
+   * shows what the server asks, in `input`; tool_interrupted, the call that was cut off).
    */
   toolCalls?: ToolCallView[];
   questions?: Question[];
@@ -143,7 +144,7 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
     }
   }
   if (context.step) view.pendingStep = context.step;
-  if (context.reply.toolCalls?.length && (phase === 'running' || view.waitingReason === 'approve_tool')) view.toolCalls = toolCallViews(context);
+  if (context.reply.toolCalls?.length && (phase === 'running' || TOOL_CALL_WAITS.has(view.waitingReason))) view.toolCalls = toolCallViews(context);
   if (view.waitingReason === 'approve_step' && context.step) view.approvalRequiredBy = approvalRequiredBy(context.step);
   if (context.questions) view.questions = context.questions;
   if (context.message) view.message = context.message;
@@ -156,6 +157,9 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
 
 /** A server-tool call as a person decides it: the call, and the tool as pinned (its description, schema and hints). */
 export type ToolCallView = ToolCallItem & { description?: string; inputSchema?: Record<string, unknown>; annotations?: ToolAnnotations };
+
+/** The waits that show the reply's MCP tool calls: deciding them, answering a server's question, settling an interrupted call. */
+const TOOL_CALL_WAITS: ReadonlySet<string | undefined> = new Set(['approve_tool', 'tool_input', 'tool_interrupted']);
 
 function toolCallViews(context: SessionContext): ToolCallView[] {
   return (context.reply.toolCalls ?? []).map((item) => {

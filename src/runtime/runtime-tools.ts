@@ -12,6 +12,8 @@ import type { SkillPackage } from '../core/skills/package-schema.js';
 import { pinnedTool } from '../core/tools/server-tools.js';
 import type { ToolHost } from '../mcp/tool-host.js';
 import type { ToolHostOptions } from '../mcp/types.js';
+import type { createSchemaChecker } from '../mcp/validate-arguments.js';
+import { answerProblem } from './tool-input.js';
 import { createWorkerToolbox, type ToolApprovalRule } from './worker-tools.js';
 
 /**
@@ -34,10 +36,11 @@ export interface RuntimeTools {
   /** The worker turns' toolbox. */
   toolbox: WorkerToolbox;
   /**
-   * Why a person's edit of a tool call's arguments is refused (the tool's input schema, with the
-   * MCP SDK's validator), or null. An edit is checked before the event reaches the chart.
+   * Why a person's edit of a tool call's arguments (the tool's input schema) or their answer to
+   * what a server asked (the form it asked for) is refused, or null: checked with the MCP SDK's
+   * validator before the event reaches the chart.
    */
-  editProblem(event: UserEvent, context: SessionContext): Promise<string | null> | null;
+  eventProblem(event: UserEvent, context: SessionContext): Promise<string | null> | null;
   /** Stops every local server. */
   close(): Promise<void>;
 }
@@ -55,6 +58,9 @@ export function runtimeTools(options: {
       made = createToolHost({ log: (line) => process.stderr.write(`${line}\n`), ...options.host, env });
       return made;
     }));
+  // The answers to a server's forms are checked with the SDK's validator, loaded when first needed.
+  let checker: Promise<ReturnType<typeof createSchemaChecker>> | undefined;
+  const forms = () => (checker ??= import('../mcp/validate-arguments.js').then((m) => m.createSchemaChecker()));
   // The toolbox validates arguments synchronously (judge): by then its offer has made the host.
   const lazy: ToolHost = {
     listTools: async (server, listing) => (await real()).listTools(server, listing),
@@ -67,7 +73,14 @@ export function runtimeTools(options: {
   return {
     host: lazy,
     toolbox: createWorkerToolbox({ host: lazy, packageOf: options.packageOf, ...(options.toolApproval ? { toolApproval: options.toolApproval } : {}) }),
-    editProblem(event, context) {
+    eventProblem(event, context) {
+      if (event.type === 'user_answered_tool_input') {
+        const item = context.reply.toolCalls?.find((c) => c.callId === event.callId && c.status === 'asking');
+        // A call that does not ask is the chart's to refuse (answersToolInput), with its own message.
+        if (!item?.input) return null;
+        const { input } = item;
+        return forms().then((check) => answerProblem(item.server, item.tool, input, event.responses, check));
+      }
       if (event.type !== 'user_approved_tool_call' || event.arguments === undefined) return null;
       const item = context.reply.toolCalls?.find((c) => c.callId === event.callId);
       const pin = item && pinnedTool(context.package?.pinnedTools, item.server, item.tool);

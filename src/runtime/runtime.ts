@@ -161,7 +161,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
   /** What every Session of this runtime is given, created or restored. */
-  const everySession = { packageOnDisk: onDisk, checkEvent: tools.editProblem, ...(options.inspect ? { inspect: options.inspect } : {}) };
+  const everySession = { packageOnDisk: onDisk, checkEvent: tools.eventProblem, ...(options.inspect ? { inspect: options.inspect } : {}) };
   const tracer = options.tracerProvider?.getTracer(TRACER_NAME);
   const tracedModel = { name: options.model.label, provider: options.model instanceof OpenAIModel ? 'openai' : '_OTHER' };
   const storeReader =

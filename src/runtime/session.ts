@@ -8,7 +8,7 @@
  */
 import { waitFor, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails, type StewardErrorCode } from '../core/errors.js';
-import { DEFAULT_LIMITS, overLimitMessage, type Limits } from '../core/limits.js';
+import { DEFAULT_LIMITS, overLimitMessage, userTextChars, type Limits } from '../core/limits.js';
 import { enabledUserEvents, snapshotState } from '../core/machines/refusals.js';
 import type { SessionMachine } from '../core/machines/session.machine.js';
 import { UserEventSchema, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
@@ -89,16 +89,7 @@ const isWaitOrEnd = (s: SessionSnapshot) => s.status !== 'active' || (typeof s.v
 
 /** The text of a user event (every string field, all answers together) over `max` characters. */
 function overUserTextLimit(event: UserEvent, max: number): LimitExceededError | undefined {
-  // A plain loop: this runs on every user event (no arrays built to sum a length).
-  let size = 0;
-  const fields: Readonly<Record<string, unknown>> = event;
-  for (const key of Object.keys(fields)) {
-    // `by` and `via` have their own bound (the event schema); `at` is ours.
-    if (key === 'type' || key === 'by' || key === 'via' || key === 'at') continue;
-    const value = fields[key];
-    if (typeof value === 'string') size += value.length;
-    else if (value && typeof value === 'object') for (const v of Object.values(value as Record<string, string>)) size += v.length;
-  }
+  const size = userTextChars(event);
   if (size <= max) return undefined;
   const message = `${overLimitMessage(`The text of ${event.type}`, size, 'userTextChars', max)} Nothing was sent; send a shorter text or raise the limit.`;
   return new LimitExceededError(message, 'userTextChars', max, size);

@@ -7,7 +7,10 @@
  * - the tool's definition on the server is the one the call was approved for (its digest): a
  *   tool changed since is not called, and the chart asks a person again.
  * A call the previous process left under way (it died mid-call) is not repeated unless the
- * tool is read-only: the model is told it may or may not have taken effect.
+ * tool is read-only: it is `interrupted`, and the chart asks a person (run it again, skip it,
+ * give its result). A server that asks a person for input (elicitation, `input_required`) ends
+ * the call's run with its requests, kept in the journal; the call is made again with the
+ * answers, by whichever process holds the session then.
  * Whatever the server does — hang, crash, answer garbage or too much — the outcome is data the
  * model reads (`failed`), never a throw that sticks the session.
  */
@@ -15,6 +18,7 @@ import { fromPromise } from 'xstate';
 import type { SkillPackage } from '../core/skills/package-schema.js';
 import type { ToolCallInput, ToolCallOutput } from '../core/tools/server-tools.js';
 import type { ToolHost } from '../mcp/tool-host.js';
+import { inputRequestsOf, inputResponsesOf } from './tool-input.js';
 import { pinOf, serverOf } from './worker-tools.js';
 
 export interface ToolCallActorOptions {
@@ -52,11 +56,7 @@ export function createToolCallActor(options: ToolCallActorOptions) {
   const { host, packageOf, beforeCall, wasInterrupted } = options;
   return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
     // No side effect twice: a call cut off by a crash runs again only if it is read-only.
-    if (wasInterrupted?.(input) && !readOnly(input))
-      return failed(
-        input,
-        'The process running this call stopped before the call finished, so it may or may not have taken effect. It was not repeated: check what it did before you call it again.',
-      );
+    if (wasInterrupted?.(input) && !readOnly(input)) return { callId: input.item.callId, outcome: 'interrupted' };
     await beforeCall?.(input, system);
     signal.throwIfAborted();
     const { item } = input;
@@ -72,7 +72,11 @@ export function createToolCallActor(options: ToolCallActorOptions) {
     if (!live) return failed(input, `The MCP server "${item.server}" no longer has a tool "${item.tool}": the call was not made.`);
     if (live.digest !== item.digest) return { callId: item.callId, outcome: 'definition_changed', definition: pinOf(live, input.pinned.modelName) };
     signal.throwIfAborted();
-    const outcome = await host.callTool({ server, tool: item.tool, arguments: item.arguments, signal });
+    // A call made again with a person's answers to what the server asked (and the server's state, unchanged).
+    const answered = item.input?.responses
+      ? { inputResponses: inputResponsesOf(item.input.responses), ...(item.input.requestState !== undefined ? { requestState: item.input.requestState } : {}) }
+      : {};
+    const outcome = await host.callTool({ server, tool: item.tool, arguments: item.arguments, signal, ...answered });
     switch (outcome.kind) {
       case 'result':
         return {
@@ -85,13 +89,17 @@ export function createToolCallActor(options: ToolCallActorOptions) {
         };
       case 'failed':
         return failed(input, outcome.error.message, outcome.durationMs);
-      case 'input_required':
-        // Elicitation as a durable wait is not built yet: the model is told, and nothing is answered for the person.
-        return failed(
-          input,
-          `The server asked for the user's input during the call (elicitation), which this version of Steward cannot answer yet: the call did not complete.`,
-          outcome.durationMs,
-        );
+      case 'input_required': {
+        const asked = inputRequestsOf(outcome.requests);
+        if ('problem' in asked) return failed(input, `${asked.problem} The call did not complete.`, outcome.durationMs);
+        return {
+          callId: item.callId,
+          outcome: 'input_required',
+          requests: asked.requests,
+          ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}),
+          durationMs: outcome.durationMs,
+        };
+      }
     }
   });
 }

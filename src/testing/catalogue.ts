@@ -10,7 +10,7 @@ import type { PackageInfo, SessionContext, TurnOutput } from '../core/machines/s
 import type { UserEvent, UserEventType } from '../core/machines/session.events.js';
 import type { ModelReply, ToolCall } from '../core/models/model.js';
 import type { PinnedTool, ToolCallInput, ToolCallOutput, ToolCallVerdict } from '../core/tools/server-tools.js';
-import { pendingToolCalls } from '../core/machines/tool-calls.js';
+import { askingToolCall, interruptedToolCall, pendingToolCalls } from '../core/machines/tool-calls.js';
 
 /** A package shaped like the bundled `tiny` one: a chain of two workers, no roles. */
 export const testingPackage: PackageInfo = {
@@ -212,6 +212,21 @@ export function toolCallOutputs({ item: { callId }, pinned }: ToolCallInput): Re
     server_error: { callId, outcome: 'result', text: 'No such file.', isError: true },
     failed: { callId, outcome: 'failed', error: 'The server did not answer within 60 s.' },
     definition_changed: { callId, outcome: 'definition_changed', definition: changed },
+    input_required: {
+      callId,
+      outcome: 'input_required',
+      requests: [
+        {
+          key: 'confirm',
+          mode: 'form',
+          message: 'Overwrite the note?',
+          requestedSchema: { type: 'object', properties: { overwrite: { type: 'boolean' } }, required: ['overwrite'] },
+        },
+        { key: 'login', mode: 'url', message: 'Sign in to the notes service.', url: 'https://notes.example/login', elicitationId: 'e1' },
+      ],
+      requestState: 'opaque-state',
+    },
+    interrupted: { callId, outcome: 'interrupted' },
   };
 }
 
@@ -271,9 +286,25 @@ function userEventsOfType(type: UserEventType, snapshot: SessionSnapshot, pkg: P
       return [{ type, answers: { q1: 'Cheerful.' } }];
     case 'user_skipped_questions':
       return [{ type }];
+    case 'user_answered_tool_input': {
+      const asking = askingToolCall(context);
+      const answers: UserEvent[] = asking
+        ? [
+            { type, callId: asking.callId, by: 'tester', responses: { confirm: { action: 'accept' as const, content: { overwrite: true } }, login: { action: 'accept' as const } } },
+            { type, callId: asking.callId, responses: { confirm: { action: 'decline' as const }, login: { action: 'cancel' as const } } },
+            // One request left unanswered: refused.
+            { type, callId: asking.callId, responses: { confirm: { action: 'decline' as const } } },
+          ]
+        : [];
+      return [...answers, { type, callId: 'call_unknown', responses: { confirm: { action: 'cancel' as const } } }];
+    }
+    case 'user_gave_tool_result': {
+      const interrupted = interruptedToolCall(context);
+      return [...(interrupted ? [{ type, callId: interrupted.callId, result: 'The note was written.' }] : []), { type, callId: 'call_unknown', result: 'x' }];
+    }
     case 'user_approved_tool_call':
     case 'user_rejected_tool_call': {
-      const [first] = pendingToolCalls(context);
+      const [first] = [...pendingToolCalls(context), ...[interruptedToolCall(context)].filter((c) => c !== undefined)];
       const decided = context.reply.toolCalls?.find((c) => c.status !== 'pending');
       const known = first
         ? type === 'user_approved_tool_call'

@@ -79,14 +79,17 @@ describe('the machine as @xstate/machine-extractor reads it', () => {
     const actual = walkMachine(sessionMachine.root);
     expect({ states: found.states, transitions: found.transitions.length }).toEqual(actual);
     // 18 + the transient states that route a settled reply (manager, worker) and that start a worker's round
-    // + approve_tool (a person decides a worker's MCP tool calls) + running.worker.calling (an approved call runs).
-    expect(actual.states).toBe(23);
+    // + approve_tool (a person decides a worker's MCP tool calls) + running.worker.calling (an approved call runs)
+    // + tool_input (the server asks a person) + tool_interrupted (a call cut off by a stopped process).
+    expect(actual.states).toBe(25);
     // 44 + the token budget's two edges (manager, worker) + package_upgraded (steward upgrade)
     // + a refusal edge first on each of the 15 user-event transitions of the waiting states (a decision for a closed wait)
     // + checking → routing (manager, worker) + the worker's round starting
     // + approve_tool's six (a closed wait, the last decision, another decision; for approve and reject)
-    // + the worker's routing to approve_tool and to calling + calling's three (changed tool, result, failure).
-    expect(actual.transitions).toBe(76);
+    // + the worker's routing to approve_tool and to calling + calling's three (changed tool, result, failure)
+    // + calling's two to the new waits (input asked, interrupted) + tool_input's two (a closed wait, the answers)
+    // + tool_interrupted's six (a closed wait, the call named; for run again, skip, result given).
+    expect(actual.transitions).toBe(86);
   });
 
   it('every guard is a named guard of the machine, shown with its params', () => {

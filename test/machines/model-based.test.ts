@@ -31,7 +31,8 @@ const tiny: PackageInfo = { id, title, description, workers };
 /** An answer an AG-UI client could send for each user event a wait declares. */
 function sampleAnswer(type: UserEventType, view: SessionView): unknown {
   const questions = view.questions ?? view.artifact?.questions ?? [];
-  const pendingCall = view.toolCalls?.find((c) => c.status === 'pending')?.callId;
+  const status = view.waitingReason === 'tool_input' ? 'asking' : view.waitingReason === 'tool_interrupted' ? 'interrupted' : 'pending';
+  const pendingCall = view.toolCalls?.find((c) => c.status === status)?.callId;
   const answers: Record<UserEventType, unknown> = {
     user_approved_next_step: { approved: true, reason: 'Do it the edited way.' },
     user_rejected_next_step: { approved: false, reason: 'Not now.' },
@@ -44,6 +45,8 @@ function sampleAnswer(type: UserEventType, view: SessionView): unknown {
     user_selected_package: { packageId: 'tiny' },
     user_approved_tool_call: { callId: pendingCall, approved: true, arguments: { path: 'edited.md' } },
     user_rejected_tool_call: { callId: pendingCall, approved: false, reason: 'Not that file.' },
+    user_answered_tool_input: { callId: pendingCall, responses: { confirm: { action: 'accept', content: { overwrite: true } }, login: { action: 'accept' } } },
+    user_gave_tool_result: { callId: pendingCall, result: 'The note was written.' },
   };
   return answers[type];
 }
@@ -66,7 +69,7 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
       const interrupt = interruptFor(view, 'call_1');
       expect(InterruptSchema.safeParse(interrupt).success, view.state).toBe(true);
       expect(interrupt.reason).toBe(INTERRUPT_REASONS[view.waitingReason!]);
-      expect(interrupt.toolCallId !== undefined).toBe(view.waitingReason === 'approve_step' || view.waitingReason === 'approve_tool');
+      expect(interrupt.toolCallId !== undefined).toBe(['approve_step', 'approve_tool', 'tool_input', 'tool_interrupted'].includes(view.waitingReason!));
       // The A2A view of the same wait: input-required, the same interrupt in a data part, and it survives the wire (JSON and back).
       const status = statusOf({ view, context: snapshot.context, interrupt, firstRequest: false, packageId: 'tiny' });
       expect(status.state, view.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -102,6 +105,8 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
       'waiting_user.worker_questions',
       'waiting_user.revision',
       'waiting_user.approve_tool',
+      'waiting_user.tool_input',
+      'waiting_user.tool_interrupted',
       'running.manager.thinking',
       'running.worker.thinking',
       'running.worker.calling',

@@ -9,6 +9,7 @@ import { sessionMachine, type TurnOutput } from '../../src/machine.js';
 import { scriptedCall, ScriptedModel, testingPackage, workerReplies } from '../../src/testing.js';
 import type { Session, SessionContext, UserEvent, UserEventType, WaitingReason } from '../../src/index.js';
 import type { ScriptStep } from '../../src/testing.js';
+import type { ToolCallInput, ToolCallOutput } from '../../src/core/tools/server-tools.js';
 
 /** One valid payload per event: refusals here are about the state, never the payload. */
 const validEvent: Record<UserEventType, UserEvent> = {
@@ -23,6 +24,8 @@ const validEvent: Record<UserEventType, UserEvent> = {
   user_skipped_questions: { type: 'user_skipped_questions' },
   user_approved_tool_call: { type: 'user_approved_tool_call', callId: 'call_t2' },
   user_rejected_tool_call: { type: 'user_rejected_tool_call', callId: 'call_t2', reason: 'Not that file' },
+  user_answered_tool_input: { type: 'user_answered_tool_input', callId: 'call_t2', responses: { confirm: { action: 'decline' } } },
+  user_gave_tool_result: { type: 'user_gave_tool_result', callId: 'call_t2', result: 'It was written.' },
 };
 
 /** What each waiting state declares, in the machine's order. */
@@ -35,15 +38,24 @@ const declared: Record<WaitingReason, UserEventType[]> = {
   worker_questions: ['user_answered_questions', 'user_skipped_questions'],
   revision: ['user_submitted_input'],
   approve_tool: ['user_approved_tool_call', 'user_rejected_tool_call'],
+  tool_input: ['user_answered_tool_input'],
+  tool_interrupted: ['user_approved_tool_call', 'user_rejected_tool_call', 'user_gave_tool_result'],
 };
 
 const request = validEvent.user_submitted_input;
 const runEcho = (requiresApproval: boolean) => scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval });
 
 /** `packageId: null` opens the legacy path through skill_selection; `workerTurn`: a worker turn of the test's own. */
-async function open(steps: ScriptStep[], packageId: string | null = 'tiny', workerTurn?: () => TurnOutput) {
+async function open(steps: ScriptStep[], packageId: string | null = 'tiny', workerTurn?: () => TurnOutput, toolCall?: (input: ToolCallInput) => ToolCallOutput) {
   const model = new ScriptedModel(steps);
-  const machine = workerTurn ? sessionMachine.provide({ actors: { workerTurn: fromPromise(async () => workerTurn()) } }) : undefined;
+  const machine = workerTurn
+    ? sessionMachine.provide({
+        actors: {
+          workerTurn: fromPromise(async () => workerTurn()),
+          ...(toolCall ? { toolCall: fromPromise<ToolCallOutput, ToolCallInput>(async ({ input }) => toolCall(input)) } : {}),
+        },
+      })
+    : undefined;
   const runtime = createRuntime({ model, ...(machine ? { machine } : {}) });
   const session = await runtime.createSession(packageId ? { packageId } : {});
   return { model, session, runtime };
@@ -93,6 +105,25 @@ const reach: Record<WaitingReason, () => Promise<{ model: ScriptedModel; session
     // The worker's turn calls an MCP tool that writes (the catalogue's reply, with its pins and verdict): it waits for a person.
     const opened = await open([{ agent: 'manager', toolCalls: [runEcho(false)] }], 'tiny', () => workerReplies(testingPackage, 'noter').tool_write!);
     await sendOk(opened.session, request);
+    return opened;
+  },
+  // The approved call's server asks for input (a form) / the process running the call stopped: the call waits for a person.
+  async tool_input() {
+    const asks = ({ item }: ToolCallInput): ToolCallOutput => ({
+      callId: item.callId,
+      outcome: 'input_required',
+      requests: [{ key: 'confirm', mode: 'form', message: 'Overwrite?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }],
+    });
+    const opened = await open([{ agent: 'manager', toolCalls: [runEcho(false)] }], 'tiny', () => workerReplies(testingPackage, 'noter').tool_write!, asks);
+    await sendOk(opened.session, request);
+    await sendOk(opened.session, { type: 'user_approved_tool_call', callId: 'call_t2' });
+    return opened;
+  },
+  async tool_interrupted() {
+    const cutOff = ({ item }: ToolCallInput): ToolCallOutput => ({ callId: item.callId, outcome: 'interrupted' });
+    const opened = await open([{ agent: 'manager', toolCalls: [runEcho(false)] }], 'tiny', () => workerReplies(testingPackage, 'noter').tool_write!, cutOff);
+    await sendOk(opened.session, request);
+    await sendOk(opened.session, { type: 'user_approved_tool_call', callId: 'call_t2' });
     return opened;
   },
   async revision() {

@@ -221,7 +221,7 @@ describe('MCP tool calls of a worker', { timeout: 120_000 }, () => {
 });
 
 describe('a process that dies during a tool call', { timeout: 120_000 }, () => {
-  it('SIGKILL mid-call: on resume the destructive call is not repeated, and the model is told it may or may not have taken effect', async () => {
+  it('SIGKILL mid-call: on resume the session waits in tool_interrupted, the destructive call is not repeated, and the person gives its result', async () => {
     const notes = notesPackage();
     const db = join(mkdtempSync(join(tmpdir(), 'steward-killed-')), 'steward.db');
     const fixture = fileURLToPath(new URL('./fixtures/call-then-hang.ts', import.meta.url));
@@ -248,9 +248,18 @@ describe('a process that dies during a tool call', { timeout: 120_000 }, () => {
     const runtime = createRuntime({ model, packagesDir: notes.packagesDir, store: new SqliteStore(db), toolHost: { env: notes.env, log: () => {} } });
     runtimes.push(runtime);
     const resumed = await runtime.resumeSession('killed');
-    expect((await resumed.settled()).state).toBe('waiting_user.review_artifact');
-    expect(told).toMatch(/^Error: the call failed: The process running this call stopped before the call finished.*It was not repeated/);
-    // The server saw the call once: before the crash, never again.
+    const waiting = await resumed.settled();
+    expect(waiting.state).toBe('waiting_user.tool_interrupted');
+    expect(waiting.toolCalls).toMatchObject([{ callId: 'k1', server: 'notes', tool: 'slow_write', status: 'interrupted', arguments: { path: 'a.md' } }]);
+    expect(waiting.enabledEvents).toEqual(['user_approved_tool_call', 'user_rejected_tool_call', 'user_gave_tool_result']);
+    // Nothing ran again without a person: the server saw the call once, before the crash.
+    expect(notes.calls()).toEqual([{ tool: 'slow_write', args: { path: 'a.md' } }]);
+    // A decision for another call is refused; the person's result is what the model reads.
+    const wrong = await resumed.send({ type: 'user_gave_tool_result', callId: 'k2', result: 'x' });
+    expect(wrong.ok).toBe(false);
+    const given = await resumed.send({ type: 'user_gave_tool_result', callId: 'k1', result: 'a.md holds the note.', by: 'ana', wait: waiting.wait! });
+    expect(given.ok && given.view.state).toBe('waiting_user.review_artifact');
+    expect(told).toBe('(A person gave this result by hand: the call was cut off when the process running it stopped.)\na.md holds the note.');
     expect(notes.calls()).toEqual([{ tool: 'slow_write', args: { path: 'a.md' } }]);
     await resumed.close();
   }, 120_000);

@@ -44,6 +44,8 @@ interface SendFlags {
   package?: string;
   call?: string;
   arguments?: string;
+  responses?: string;
+  result?: string;
   revision?: number;
   key?: string;
   wait?: number;
@@ -67,8 +69,13 @@ export function register(program: Command): void {
     .option('--role <id>', 'approve: run the worker in this one of its roles (an edit of the step)')
     .option('--answers <json>', `answer: a JSON object of question ids to answers, e.g. '{"q1":"yes"}'`)
     .option('--package <id>', 'select: the package')
-    .option('--call <id>', 'approve-call / reject-call: the tool call (default: the one call that waits)')
+    .option('--call <id>', 'approve-call / reject-call / answer-call / give-result: the tool call (default: the one call the wait is about)')
     .option('--arguments <json>', `approve-call: the call's arguments as you edited them, a JSON object (checked against the tool's input schema)`)
+    .option(
+      '--responses <json>',
+      `answer-call: the answers to what the call's server asked, by request key, e.g. '{"confirm":{"action":"accept","content":{"ok":true}}}' (a form's content is checked against the server's schema)`,
+    )
+    .option('--result <text>', 'give-result: the result of the interrupted call, as the model will read it')
     .option('--revision <n>', 'send only if the session is still at this revision (see --json of show)', wholeNumber(1))
     .option('--key <key>', 'an idempotency key: the same send again with the same key changes nothing and prints the stored result')
     .option(
@@ -112,6 +119,8 @@ export function register(program: Command): void {
                 package: flags.package,
                 call: flags.call,
                 arguments: flags.arguments,
+                responses: flags.responses,
+                result: flags.result,
                 ...(by !== undefined ? { by } : {}),
               },
               peek.view,

@@ -18,7 +18,7 @@ import {
   type Finding,
 } from '../tools/validation.js';
 import type { SessionContext } from './session.context.js';
-import { offeredToolNames, pendingToolCalls, verdictOf } from './tool-calls.js';
+import { askingToolCall, interruptedToolCall, offeredToolNames, pendingToolCalls, verdictOf } from './tool-calls.js';
 import type { UserEvent } from './session.events.js';
 import { CLOSED_WAIT_GUARD } from './waits.js';
 
@@ -212,7 +212,9 @@ export type EventGuardId =
   | 'editedRoleIsWorkers'
   | 'editsWithinArtifactTags'
   | 'decidesToolCall'
-  | 'decidesLastToolCall';
+  | 'decidesLastToolCall'
+  | 'answersToolInput'
+  | 'settlesInterruptedCall';
 
 export interface EventGuard {
   id: EventGuardId;
@@ -235,6 +237,39 @@ function toolDecisionRefusal(context: SessionContext, event: UserEvent | null): 
   const decided = callId === null ? undefined : context.reply.toolCalls?.find((c) => c.callId === callId);
   if (decided) return `Call "${callId}" was already decided (${decided.status}); calls still waiting: ${waiting}. Nothing was changed.`;
   return callId === null ? 'No tool call waits for a decision.' : `No call "${callId}" waits for a decision; calls waiting: ${waiting}. Nothing was changed.`;
+}
+
+/** Why answers to a server's question are refused (null: they answer each request of the call that asks, and only those). */
+function toolInputRefusal(context: SessionContext, event: UserEvent | null): string | null {
+  const asking = askingToolCall(context);
+  if (!asking) return 'No tool call waits for input.';
+  if (event?.type !== 'user_answered_tool_input') return null;
+  if (event.callId !== asking.callId)
+    return `No call "${event.callId}" waits for input; the call asking is "${asking.callId}" (${asking.server}.${asking.tool}). Nothing was changed.`;
+  const keys = (asking.input?.requests ?? []).map((r) => r.key);
+  const missing = keys.filter((k) => !Object.hasOwn(event.responses, k));
+  const unknown = Object.keys(event.responses).filter((k) => !keys.includes(k));
+  if (missing.length || unknown.length) {
+    const said = [missing.length ? `unanswered: ${missing.join(', ')}` : '', unknown.length ? `not asked: ${unknown.join(', ')}` : ''].filter(Boolean);
+    return `Answer each request of the call by its key (${keys.join(', ')}); ${said.join('; ')}. Nothing was changed.`;
+  }
+  for (const request of asking.input?.requests ?? []) {
+    const answer = event.responses[request.key]!;
+    if (request.mode === 'url' && answer.content !== undefined)
+      return `Request "${request.key}" asks the person to visit a page: answer accept (done), decline or cancel, with no content.`;
+    if (request.mode === 'form' && answer.action === 'accept' && answer.content === undefined)
+      return `Request "${request.key}" is a form: an accept carries its content (or decline or cancel it).`;
+  }
+  return null;
+}
+
+/** Why a decision on an interrupted call is refused (null: it names the call that was cut off). */
+function interruptedCallRefusal(context: SessionContext, event: UserEvent | null): string | null {
+  const interrupted = interruptedToolCall(context);
+  if (!interrupted) return 'No tool call was interrupted.';
+  const callId = event && 'callId' in event ? event.callId : null;
+  if (callId === null || callId === interrupted.callId) return null;
+  return `No call "${callId}" was interrupted; the interrupted call is "${interrupted.callId}" (${interrupted.server}.${interrupted.tool}). Nothing was changed.`;
 }
 
 const pendingArtifact = (context: SessionContext) => context.artifacts.find((a) => a.status === 'pending_review');
@@ -329,6 +364,18 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
       const others = pendingToolCalls(context).length - 1;
       return others > 0 ? `${others} other call(s) still wait for a decision.` : null;
     },
+  },
+  answersToolInput: {
+    id: 'answersToolInput',
+    label: 'answers what the server asked',
+    doc: "The answers name the call whose server asked for input and answer each of its requests (a form's content is checked against the server's schema by the runtime).",
+    refusal: toolInputRefusal,
+  },
+  settlesInterruptedCall: {
+    id: 'settlesInterruptedCall',
+    label: 'names the interrupted call',
+    doc: 'Running again, skipping or giving the result of a call names the call a stopped process cut off.',
+    refusal: interruptedCallRefusal,
   },
 };
 

@@ -1,5 +1,6 @@
 /**
- * The nine user events of the tool contract, and the two decisions on a server-tool call: plain objects named as there, each a strict
+ * The nine user events of the tool contract, and the four on a server-tool call (approve, reject,
+ * answer its server's question, give an interrupted call's result): plain objects named as there, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
  * Every event may say who acted (`by`) and which wait it answers (`wait`); an approval may
  * edit the step, an acceptance the artifact's bodies.
@@ -119,7 +120,11 @@ export const ToolCallArguments = ownRecord(z.string().min(1).max(200), z.unknown
   `longer than ${DEFAULT_LIMITS.toolArgumentsChars} characters as JSON (the toolArgumentsChars limit)`,
 );
 
-/** A decision on one server-tool call of the wait `approve_tool`, named by its call id (several calls are decided one by one). */
+/**
+ * A decision on one server-tool call of the wait `approve_tool`, named by its call id (several
+ * calls are decided one by one). In the wait `tool_interrupted` the same decisions say whether
+ * the call that was cut off runs again (approve) or not (reject).
+ */
 export const UserApprovedToolCall = z.strictObject({
   type: z.literal('user_approved_tool_call'),
   at,
@@ -139,6 +144,51 @@ export const UserRejectedToolCall = z.strictObject({
   reason: z.string().max(DEFAULT_LIMITS.refusalMessageChars).optional(),
 });
 
+/** One value of an elicitation form: the kinds MCP's requested schemas allow (a string, a number, a boolean, a multi-select). */
+const FormValue = z.union([z.string().max(DEFAULT_LIMITS.userTextChars), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(1_000)]);
+
+/** A person's answer to one of a server's questions (MCP elicitation): accept with the form's content (none for a URL), decline or cancel. */
+export const ToolInputAnswer = z.strictObject({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: ownRecord(z.string().min(1).max(200), FormValue).optional(),
+});
+
+/**
+ * The answers to what a call's server asked (the wait `tool_input`), by the key of each of its
+ * requests: every request answered. The runtime checks a form's content against the schema the
+ * server asked for (the MCP SDK's validator) before the chart sees the event.
+ */
+export const UserAnsweredToolInput = z.strictObject({
+  type: z.literal('user_answered_tool_input'),
+  at,
+  by,
+  via,
+  wait,
+  callId: text,
+  responses: ownRecord(z.string().min(1).max(200), ToolInputAnswer)
+    .refine((r) => Object.keys(r).length >= 1, "answer each of the call's requests by its key")
+    .refine(
+      (r) => JSON.stringify(r).length <= DEFAULT_LIMITS.toolArgumentsChars,
+      `longer than ${DEFAULT_LIMITS.toolArgumentsChars} characters as JSON (the toolArgumentsChars limit)`,
+    ),
+});
+
+/**
+ * The result of a call that was cut off (the wait `tool_interrupted`), as a person gives it by
+ * hand: the model reads it as the tool's result. (To run the call again, approve it; to skip
+ * it, reject it.)
+ */
+export const UserGaveToolResult = z.strictObject({
+  type: z.literal('user_gave_tool_result'),
+  at,
+  by,
+  via,
+  wait,
+  callId: text,
+  /** Counted against userTextChars by `session.send()`, like any text a person writes. */
+  result: text,
+});
+
 export const UserEventSchema = z.discriminatedUnion('type', [
   UserSelectedPackage,
   UserSubmittedInput,
@@ -151,6 +201,8 @@ export const UserEventSchema = z.discriminatedUnion('type', [
   UserSkippedQuestions,
   UserApprovedToolCall,
   UserRejectedToolCall,
+  UserAnsweredToolInput,
+  UserGaveToolResult,
 ]);
 
 export type UserEvent = z.infer<typeof UserEventSchema>;

@@ -44,12 +44,18 @@ export const sessionGuards = {
   editsWithinArtifactTags: ({ context, event }: GuardArgs) => EVENT_GUARDS.editsWithinArtifactTags.refusal(context, asUserEvent(event)) === null,
   decidesToolCall: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesToolCall.refusal(context, asUserEvent(event)) === null,
   decidesLastToolCall: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesLastToolCall.refusal(context, asUserEvent(event)) === null,
+  answersToolInput: ({ context, event }: GuardArgs) => EVENT_GUARDS.answersToolInput.refusal(context, asUserEvent(event)) === null,
+  settlesInterruptedCall: ({ context, event }: GuardArgs) => EVENT_GUARDS.settlesInterruptedCall.refusal(context, asUserEvent(event)) === null,
 
   // A worker's MCP tool calls (tool-calls.ts): some wait for a person; an approved one runs next;
   // a call whose tool changed on its server since it was approved did not run.
   toolCallsAwaitDecision: ({ context }: GuardArgs) => hasPendingToolCalls(context),
   toolCallReady: ({ context }: GuardArgs) => hasApprovedToolCall(context),
   toolDefinitionChanged: ({ event }: GuardArgs) => event.type === 'xstate.done.actor.toolCall' && event.output?.outcome === 'definition_changed',
+  // The server asks a person for input before the call goes on (MCP elicitation).
+  toolAskedForInput: ({ event }: GuardArgs) => event.type === 'xstate.done.actor.toolCall' && event.output?.outcome === 'input_required',
+  // The call was under way when its process stopped: not repeated without a person.
+  toolCallInterrupted: ({ event }: GuardArgs) => event.type === 'xstate.done.actor.toolCall' && event.output?.outcome === 'interrupted',
 
   // The rule table (rules.ts), checked on the head of the tool-call queue.
   breaksRule: ({ context }: GuardArgs, params: RuleParams) => violationOf(context, params.actor, params.rule) !== null,

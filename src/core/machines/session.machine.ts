@@ -10,7 +10,10 @@
  *   │   ├── approve_step       a proposed run_worker waits for approve / reject
  *   │   ├── review_artifact    a worker's artifact waits for accept / reject (+ questions)
  *   │   ├── worker_questions   a worker asked before producing anything
- *   │   └── revision           after a reject: the user describes the changes wanted
+ *   │   ├── revision           after a reject: the user describes the changes wanted
+ *   │   ├── approve_tool       a worker's MCP tool calls that need a person: each approved (maybe edited) or rejected
+ *   │   ├── tool_input         the server of the call under way asks a person for input (a form, or a page to visit)
+ *   │   └── tool_interrupted   a call cut off by a stopped process: run it again, skip it, or give its result
  *   │   (any waiting state)    package_upgraded, sent by the runtime (`steward upgrade`): the pinned package version changes, the wait stays
  *   │   (any waiting state)    numbers its wait on entry (openWait, which announces it) and keeps what closed it on exit
  *   │                          (closeWait, which reports the decision); a user event naming another wait is refused
@@ -204,10 +207,38 @@ export const sessionMachine = setup({
       const reported = report.toolCallDecided({ ...context, ...decided }, event.callId);
       if (reported) enqueue.emit(reported);
     }),
+    /** A person answered what the call's server asked: the call goes on with the answers. */
+    answerToolInput: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'user_answered_tool_input');
+      const answered = tools.answerToolInput(context, event.callId, event.responses, event.by);
+      enqueue.assign(answered);
+      const reported = report.toolCallDecided({ ...context, ...answered }, event.callId, 'answered');
+      if (reported) enqueue.emit(reported);
+    }),
+    /** A person gave an interrupted call's result by hand: the model reads it as the call's result. */
+    giveToolResult: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'user_gave_tool_result');
+      const given = tools.giveToolResult(context, event.callId, event.result, event.by);
+      enqueue.assign(given);
+      const reported = report.toolCallDecided({ ...context, ...given }, event.callId, 'result_given');
+      if (reported) enqueue.emit(reported);
+    }),
     announceToolCall: emit(({ context }) => report.toolCallStarted(tools.nextToolCall(context))),
+    askForToolInput: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'xstate.done.actor.toolCall');
+      if (event.output.outcome !== 'input_required') return;
+      enqueue.emit(report.toolCallFinished(tools.nextToolCall(context), event.output));
+      enqueue.assign(tools.askForToolInput(context, event.output));
+    }),
+    holdInterruptedCall: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'xstate.done.actor.toolCall');
+      enqueue.emit(report.toolCallFinished(tools.nextToolCall(context), event.output));
+      enqueue.assign(tools.holdInterruptedCall(context));
+    }),
     recordToolResult: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'xstate.done.actor.toolCall');
-      if (event.output.outcome === 'definition_changed') return; // toolDefinitionChanged took it
+      // The other outcomes have edges of their own (toolDefinitionChanged, toolAskedForInput, toolCallInterrupted).
+      if (event.output.outcome !== 'result' && event.output.outcome !== 'failed') return;
       enqueue.emit(report.toolCallFinished(tools.nextToolCall(context), event.output));
       enqueue.assign(tools.recordToolResult(context, event.output));
     }),
@@ -476,6 +507,39 @@ export const sessionMachine = setup({
             ],
           },
         },
+        // The server of the call under way asked a person for input (MCP elicitation): a form
+        // or a page to visit. Accept, decline and cancel are all answers; the call goes on with them.
+        tool_input: {
+          entry: { type: 'openWait', params: { reason: 'tool_input' } },
+          exit: { type: 'closeWait', params: { reason: 'tool_input' } },
+          on: {
+            user_answered_tool_input: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_input' } } },
+              { guard: 'answersToolInput', target: '#session.running.worker.routing', actions: ['resetBurst', 'answerToolInput'] },
+            ],
+          },
+        },
+        // The process running a call stopped before it finished, so it may or may not have taken
+        // effect: it is not repeated without a person, who runs it again (approve), skips it
+        // (reject: the model is told) or gives its result by hand.
+        tool_interrupted: {
+          entry: { type: 'openWait', params: { reason: 'tool_interrupted' } },
+          exit: { type: 'closeWait', params: { reason: 'tool_interrupted' } },
+          on: {
+            user_approved_tool_call: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_interrupted' } } },
+              { guard: 'settlesInterruptedCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
+            ],
+            user_rejected_tool_call: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_interrupted' } } },
+              { guard: 'settlesInterruptedCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
+            ],
+            user_gave_tool_result: [
+              { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_interrupted' } } },
+              { guard: 'settlesInterruptedCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'giveToolResult'] },
+            ],
+          },
+        },
       },
     },
 
@@ -616,6 +680,8 @@ export const sessionMachine = setup({
                 input: ({ context }) => tools.nextToolCall(context),
                 onDone: [
                   { guard: 'toolDefinitionChanged', target: 'routing', actions: 'reopenChangedTool' },
+                  { guard: 'toolAskedForInput', target: '#session.waiting_user.tool_input', actions: 'askForToolInput' },
+                  { guard: 'toolCallInterrupted', target: '#session.waiting_user.tool_interrupted', actions: 'holdInterruptedCall' },
                   { target: 'routing', actions: 'recordToolResult' },
                 ],
                 onError: { target: 'routing', actions: 'recordToolFailure' },

@@ -119,16 +119,18 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
 }
 
 /** The call a decision names, as decided: who, whether they edited it (read after the decision's update). */
-export function toolCallDecided(decided: SessionContext, callId: string): ChartEvent | null {
+export function toolCallDecided(decided: SessionContext, callId: string, answered?: 'answered' | 'result_given'): ChartEvent | null {
   const item = decided.reply.toolCalls?.find((c) => c.callId === callId);
-  if (!item || (item.status !== 'approved' && item.status !== 'rejected')) return null;
+  if (!item) return null;
+  const decision = answered ?? (item.status === 'approved' || item.status === 'rejected' ? item.status : null);
+  if (decision === null) return null;
   return {
     type: 'tool_call_decided',
     callId,
     server: item.server,
     tool: clipName(item.tool),
     wait: decided.waits.opened,
-    decision: item.status,
+    decision,
     by: item.decidedBy ?? null,
     edited: item.edited === true,
   };
@@ -144,7 +146,7 @@ export function toolCallFinished(input: ToolCallInput, output: ToolCallOutput | 
   const { callId, server, tool } = input.item;
   const outcome = output === undefined ? 'failed' : output.outcome;
   const isError = output === undefined || (output.outcome === 'result' && output.isError === true);
-  const duration = output?.outcome === 'definition_changed' ? undefined : output?.durationMs;
+  const duration = output && 'durationMs' in output ? output.durationMs : undefined;
   const durationMs = typeof duration === 'number' && Number.isFinite(duration) && duration >= 0 ? duration : null;
   return { type: 'tool_call_finished', callId, server, tool: clipName(tool), outcome, isError, durationMs };
 }

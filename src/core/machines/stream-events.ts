@@ -20,6 +20,8 @@ export const WaitingReasonSchema = z.enum([
   'worker_questions',
   'revision',
   'approve_tool',
+  'tool_input',
+  'tool_interrupted',
 ]);
 export type WaitingReason = z.infer<typeof WaitingReasonSchema>;
 
@@ -138,13 +140,17 @@ export const ToolCallCheckedEvent = z.strictObject({
 /** Which MCP tool call an event is about: its call id in the worker's reply, and the server's tool. */
 const serverCall = { callId: z.string(), server: z.string(), tool: z.string().max(MAX_TOOL_NAME) };
 
-/** A person decided one call of the wait `approve_tool` (the wait ends when every call is decided). */
+/**
+ * A person decided one call: approved or rejected in `approve_tool` (the wait ends when every call
+ * is decided); in `tool_interrupted`, run again (approved), skipped (rejected) or its result given
+ * (`result_given`); in `tool_input`, the server's question answered (`answered`).
+ */
 export const ToolCallDecidedEvent = z.strictObject({
   type: z.literal('tool_call_decided'),
   ...base,
   ...serverCall,
   wait: z.number().int().nonnegative(),
-  decision: z.enum(['approved', 'rejected']),
+  decision: z.enum(['approved', 'rejected', 'answered', 'result_given']),
   by: z.string().nullable(),
   /** Approved with arguments the person edited. */
   edited: z.boolean(),
@@ -155,14 +161,17 @@ export const ToolCallStartedEvent = z.strictObject({ type: z.literal('tool_call_
 
 /**
  * An MCP tool call ended: `result` (the server answered; `isError` when it reported an error),
- * `failed` (the call could not be made or broke off), or `definition_changed` (the tool is no
- * longer the one approved: the call did not run and waits for a person again).
+ * `failed` (the call could not be made or broke off), `definition_changed` (the tool is no
+ * longer the one approved: the call did not run and waits for a person again),
+ * `input_required` (the server asks a person for input: the call waits in tool_input and goes
+ * on once answered), or `interrupted` (the process running it stopped mid-call: it waits in
+ * tool_interrupted, not repeated).
  */
 export const ToolCallFinishedEvent = z.strictObject({
   type: z.literal('tool_call_finished'),
   ...base,
   ...serverCall,
-  outcome: z.enum(['result', 'failed', 'definition_changed']),
+  outcome: z.enum(['result', 'failed', 'definition_changed', 'input_required', 'interrupted']),
   isError: z.boolean(),
   durationMs: z.number().nonnegative().nullable(),
 });

@@ -4,7 +4,9 @@
  * of the reply (`reply.toolCalls`): `pending` when a person decides, else `approved`. The wait
  * `approve_tool` decides each pending item on its own; `running.worker.calling` runs the first
  * approved item with the arguments it was approved with, and its result (or a rejection's
- * reason) is the call's one tool result in the worker's transcript. Only an approved item ever
+ * reason) is the call's one tool result in the worker's transcript. A server that asks a person
+ * for input during the call makes it wait in `tool_input`; a call cut off by a stopped process
+ * waits in `tool_interrupted` (a person runs it again, skips it, or gives its result). Only an approved item ever
  * reaches the `toolCall` actor (`nextToolCall`): a call a person rejected, has not decided, or
  * approved for another definition never runs.
  */
@@ -19,6 +21,7 @@ import {
   type ToolCallInput,
   type ToolCallItem,
   type ToolCallOutput,
+  type ToolInputResponse,
   type ToolCallVerdict,
   type TurnTools,
 } from '../tools/server-tools.js';
@@ -90,6 +93,11 @@ export function settleServerCall(ctx: SessionContext, call: QueuedCall, verdict:
 export const pendingToolCalls = (ctx: SessionContext): ToolCallItem[] => (ctx.reply.toolCalls ?? []).filter((c) => c.status === 'pending');
 export const hasPendingToolCalls = (ctx: SessionContext): boolean => (ctx.reply.toolCalls ?? []).some((c) => c.status === 'pending');
 export const hasApprovedToolCall = (ctx: SessionContext): boolean => (ctx.reply.toolCalls ?? []).some((c) => c.status === 'approved');
+/** The call whose server asked a person for input (tool_input), if any. */
+export const askingToolCall = (ctx: SessionContext): ToolCallItem | undefined => (ctx.reply.toolCalls ?? []).find((c) => c.status === 'asking');
+/** The call cut off by a stopped process (tool_interrupted), if any. */
+export const interruptedToolCall = (ctx: SessionContext): ToolCallItem | undefined =>
+  (ctx.reply.toolCalls ?? []).find((c) => c.status === 'interrupted');
 
 /**
  * The `toolCall` actor's input: the first approved item, with the definition it was approved
@@ -117,7 +125,8 @@ function withItem(ctx: SessionContext, callId: string, change: (item: ToolCallIt
 export function approveToolCall(ctx: SessionContext, callId: string, edited: Record<string, unknown> | undefined, by: string | undefined): Update {
   const pinned = (item: ToolCallItem) => pinnedTool(ctx.package?.pinnedTools, item.server, item.tool);
   return withItem(ctx, callId, (item) => {
-    const { changed: _shown, ...rest } = item;
+    // Run again after an interruption means a new call: a question of the old one is not carried over.
+    const { changed: _shown, input: _asked, ...rest } = item;
     return {
       ...rest,
       status: 'approved',
@@ -128,12 +137,60 @@ export function approveToolCall(ctx: SessionContext, callId: string, edited: Rec
   });
 }
 
-/** A person rejected a pending call: it never runs; the model gets the reason as the call's result. */
+/**
+ * A person rejected a pending call: it never runs; the model gets the reason as the call's
+ * result. Rejecting an interrupted call skips it: it is not run again, and the model is told it
+ * may or may not have taken effect.
+ */
 export function rejectToolCall(ctx: SessionContext, callId: string, reason: string | undefined, by: string | undefined): Update {
   const said = reason?.trim() ? ` Their reason: ${clip(reason.trim(), DEFAULT_LIMITS.refusalMessageChars)}` : '';
+  const wasInterrupted = ctx.reply.toolCalls?.find((c) => c.callId === callId)?.status === 'interrupted';
   const rejected = withItem(ctx, callId, (item) => ({ ...item, status: 'rejected', ...(reason ? { reason } : {}), ...(by ? { decidedBy: by } : {}) }));
   const context = { ...ctx, ...rejected };
-  return { ...rejected, ...appendToWorker(context, toolResult(callId, `Error: a person rejected this call; it did not run.${said}`)) };
+  const told = wasInterrupted
+    ? `Error: this call was cut off when the process running it stopped, so it may or may not have taken effect; a person chose not to run it again. Check what it did before you call it again.${said}`
+    : `Error: a person rejected this call; it did not run.${said}`;
+  return { ...rejected, ...appendToWorker(context, toolResult(callId, told)) };
+}
+
+/**
+ * The server asked a person for input during the call under way: the call waits (tool_input)
+ * with the server's requests, and its opaque state for the call made again with the answers.
+ */
+export function askForToolInput(ctx: SessionContext, output: Extract<ToolCallOutput, { outcome: 'input_required' }>): Update {
+  const { item } = nextToolCall(ctx);
+  return withItem(ctx, item.callId, (c) => ({
+    ...c,
+    status: 'asking',
+    input: {
+      requests: output.requests,
+      ...(output.requestState !== undefined ? { requestState: output.requestState } : {}),
+      ...(output.live ? { live: true } : {}),
+    },
+  }));
+}
+
+/** A person answered the server's requests: the call is approved again and goes on with the answers. */
+export function answerToolInput(ctx: SessionContext, callId: string, responses: Record<string, ToolInputResponse>, by: string | undefined): Update {
+  return withItem(ctx, callId, (c) => ({
+    ...c,
+    status: 'approved',
+    ...(c.input ? { input: { ...c.input, responses } } : {}),
+    ...(by ? { decidedBy: by } : {}),
+  }));
+}
+
+/** The call under way was cut off by a stopped process: it waits for a person (tool_interrupted), not repeated. */
+export function holdInterruptedCall(ctx: SessionContext): Update {
+  const { item } = nextToolCall(ctx);
+  return withItem(ctx, item.callId, (c) => ({ ...c, status: 'interrupted' }));
+}
+
+/** A person gave the result of an interrupted call by hand: the model reads it as the tool's result. */
+export function giveToolResult(ctx: SessionContext, callId: string, result: string, by: string | undefined): Update {
+  const done = withItem(ctx, callId, (c) => ({ ...c, status: 'done', resultGiven: true, ...(by ? { decidedBy: by } : {}) }));
+  const told = `(A person gave this result by hand: the call was cut off when the process running it stopped.)\n${result}`;
+  return { ...done, ...appendToWorker({ ...ctx, ...done }, toolResult(callId, told)) };
 }
 
 /** The model's tool result for how a call ended. */
@@ -147,7 +204,7 @@ function resultText(output: ToolCallOutput): string {
  * The call under way ended (the server answered, or the call failed): its item is done and
  * the call's one tool result says how. The output is the actor's, for the call it was given.
  */
-export function recordToolResult(ctx: SessionContext, output: Exclude<ToolCallOutput, { outcome: 'definition_changed' }>): Update {
+export function recordToolResult(ctx: SessionContext, output: Extract<ToolCallOutput, { outcome: 'result' | 'failed' }>): Update {
   const { item } = nextToolCall(ctx);
   const done = withItem(ctx, item.callId, (c) => ({ ...c, status: 'done' }));
   return { ...done, ...appendToWorker({ ...ctx, ...done }, toolResult(item.callId, resultText(output))) };
@@ -183,7 +240,7 @@ export function reopenChangedTool(ctx: SessionContext, output: Extract<ToolCallO
  * approved calls are bound to stay pinned, so a wait in progress keeps what it shows.
  */
 export function repinnedPackage(ctx: SessionContext, next: PackageInfo): PackageInfo {
-  const open = (ctx.reply.toolCalls ?? []).filter((c) => c.status === 'pending' || c.status === 'approved');
+  const open = (ctx.reply.toolCalls ?? []).filter((c) => c.status !== 'rejected' && c.status !== 'done');
   const kept = (ctx.package?.pinnedTools ?? []).filter((p) => open.some((c) => c.server === p.server && c.tool === p.name));
   const { pinnedTools: _old, ...rest } = next;
   return kept.length ? { ...rest, pinnedTools: kept } : rest;

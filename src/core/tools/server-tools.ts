@@ -60,10 +60,44 @@ export interface TurnTools {
 }
 
 /**
+ * One question a server asked a person during a call (MCP elicitation), by the key the server
+ * gave it: a form (`requestedSchema`, a flat object of strings, numbers, booleans and enums) or
+ * a page to visit (`url`, e.g. to sign in), with the server's message.
+ */
+export type ToolInputRequest =
+  | { key: string; mode: 'form'; message: string; requestedSchema: Record<string, unknown> }
+  | { key: string; mode: 'url'; message: string; url: string; elicitationId: string };
+
+/** A person's answer to one request: accept (a form's content; for a URL, done), decline or cancel. */
+export interface ToolInputResponse {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/**
+ * What a server asked during a call, and how it is answered. On a server of the 2026-07-28
+ * protocol the call ended with `input_required`: `requestState` (opaque, the server's) goes back
+ * with the answers when the call is made again, by any process holding the session. On an older
+ * server the question came on the live connection (`live`): only the process holding that
+ * connection can answer it, and a call whose process died is interrupted.
+ */
+export interface ToolCallInputRequest {
+  requests: ToolInputRequest[];
+  requestState?: string;
+  live?: boolean;
+  /** The person's answers, by request key: the call is made again (or, live, goes on) with them. */
+  responses?: Record<string, ToolInputResponse>;
+}
+
+/**
  * One server-tool call of the worker's latest reply, from checked to done:
  * - `pending`: waits for a person (approve_tool);
  * - `approved`: runs when its turn comes, with `arguments` (the model's, or a person's edit);
- * - `rejected`: never runs; the model gets `reason` as the tool's result;
+ * - `asking`: the server asked a person for input during the call (tool_input); answered, it
+ *   is approved again and the call goes on with the answers;
+ * - `interrupted`: the process running it stopped mid-call, so it may or may not have taken
+ *   effect (tool_interrupted): a person runs it again, skips it or gives its result;
+ * - `rejected`: never runs (or, interrupted, is not run again); the model gets `reason` as the tool's result;
  * - `done`: ran (or failed): the model got its result.
  */
 export interface ToolCallItem {
@@ -73,7 +107,7 @@ export interface ToolCallItem {
   arguments: Record<string, unknown>;
   /** The pinned definition the decision is bound to: a call whose tool now differs does not run. */
   digest: string;
-  status: 'pending' | 'approved' | 'rejected' | 'done';
+  status: 'pending' | 'approved' | 'asking' | 'interrupted' | 'rejected' | 'done';
   approvalBy: ToolApprovalSource;
   /** Who decided, whether they edited the arguments, why they rejected. */
   decidedBy?: string;
@@ -81,17 +115,25 @@ export interface ToolCallItem {
   reason?: string;
   /** The tool's definition changed on its server after the call was approved: what it was and is now (the call waits again). */
   changed?: { before: PinnedTool; after: PinnedTool };
+  /** What the server asked a person during the call, and their answers (the latest question only). */
+  input?: ToolCallInputRequest;
+  /** A person gave the result of an interrupted call by hand (`decidedBy`: who). */
+  resultGiven?: boolean;
 }
 
 /**
  * What the `toolCall` actor resolves with: the server answered (its result for the model), the
  * call could not be made or broke off (a timeout, a crash, garbage: what went wrong, for the
- * model), or the tool changed since it was approved and the call did not run.
+ * model), the tool changed since it was approved and the call did not run, the server asks a
+ * person for input before it goes on, or the call was under way when its process stopped and
+ * is not repeated without a person.
  */
 export type ToolCallOutput =
   | { callId: string; outcome: 'result'; text: string; isError: boolean; truncated?: boolean; durationMs?: number }
   | { callId: string; outcome: 'failed'; error: string; durationMs?: number }
-  | { callId: string; outcome: 'definition_changed'; definition: PinnedTool };
+  | { callId: string; outcome: 'definition_changed'; definition: PinnedTool }
+  | { callId: string; outcome: 'input_required'; requests: ToolInputRequest[]; requestState?: string; live?: boolean; durationMs?: number }
+  | { callId: string; outcome: 'interrupted' };
 
 /** What the `toolCall` actor is given: the call to run and the definition it was approved for. */
 export interface ToolCallInput {

@@ -16,7 +16,9 @@ import {
   UserRejectedArtifact,
   UserSelectedPackage,
   UserSubmittedInput,
+  UserAnsweredToolInput,
   UserApprovedToolCall,
+  UserGaveToolResult,
   UserRejectedToolCall,
   type UserEvent,
   type UserEventType,
@@ -35,7 +37,15 @@ export const INTERRUPT_REASONS = {
   revision: 'input_required',
   worker_questions: 'input_required',
   approve_tool: 'tool_call',
+  tool_input: 'input_required',
+  tool_interrupted: 'tool_call',
 } as const satisfies Record<WaitingReason, string>;
+
+/** The waits about one of a worker's MCP tool calls: each call is its own interrupt, named by the call's id. */
+const TOOL_WAITS: ReadonlySet<WaitingReason> = new Set(['approve_tool', 'tool_input', 'tool_interrupted']);
+
+/** Whether the wait is about a worker's MCP tool call (the interrupt names the call: `toolCallId`, `…~<callId>`). */
+export const isToolWait = (reason: WaitingReason | undefined): boolean => reason !== undefined && TOOL_WAITS.has(reason);
 
 /** approve_step: approve (optionally with a new task and/or another of the worker's roles) or reject with a reason. */
 const StepAnswer = z
@@ -68,8 +78,57 @@ const ToolCallAnswer = z
   })
   .describe('Approve one tool call (with edited arguments) or reject it');
 
-/** The call an approve_tool interrupt asks about first: the first that waits for a decision. */
-const firstPendingCall = (view: SessionView) => view.toolCalls?.find((c) => c.status === 'pending');
+/** tool_input: the answers to what the call's server asked, by the key of each request (the server's own schema for a form's content). */
+const ToolInputAnswerPayload = z
+  .strictObject({
+    callId: UserAnsweredToolInput.shape.callId.describe('The call whose server asked (default: the interrupt’s toolCallId)').optional(),
+    responses: UserAnsweredToolInput.shape.responses.describe('request key → { action: accept | decline | cancel, content (a form, accepted) }'),
+  })
+  .describe("Answer what the tool's server asked");
+
+/**
+ * tool_interrupted: the call cut off by a stopped process runs again (approved, maybe with edited
+ * arguments), is skipped (not approved: the model is told), or gets its result by hand (`result`).
+ */
+const InterruptedCallAnswer = z
+  .strictObject({
+    callId: UserApprovedToolCall.shape.callId.describe('The interrupted call (default: the interrupt’s toolCallId)').optional(),
+    approved: z.boolean().describe('true calls the tool again; false skips it (the model is told it may or may not have taken effect)').optional(),
+    arguments: UserApprovedToolCall.shape.arguments.describe("approved: the call's arguments as you edited them"),
+    reason: UserRejectedToolCall.shape.reason.describe('skipped: why (the model reads it)'),
+    result: UserGaveToolResult.shape.result.describe('instead of approved: the result you give by hand, as the model will read it').optional(),
+  })
+  .refine((a) => (a.approved === undefined) !== (a.result === undefined), 'give either `approved` (run again or skip) or `result` (its result by hand)')
+  .describe('Run the interrupted tool call again, skip it, or give its result');
+
+/** The call a tool wait asks about: the first that waits for a decision, the one asking for input, or the one interrupted. */
+const firstPendingCall = (view: SessionView) => {
+  const status = view.waitingReason === 'tool_input' ? 'asking' : view.waitingReason === 'tool_interrupted' ? 'interrupted' : 'pending';
+  return view.toolCalls?.find((c) => c.status === status);
+};
+
+/**
+ * The JSON Schema of a tool_input answer, with the server's own schema for each form's content
+ * (checked with the MCP SDK's validator when the answer is sent): what a client renders as the form.
+ */
+function toolInputResponseSchema(view: SessionView): Record<string, unknown> {
+  const base = z.toJSONSchema(ToolInputAnswerPayload, { unrepresentable: 'any' }) as { properties: Record<string, unknown> } & Record<string, unknown>;
+  const requests = firstPendingCall(view)?.input?.requests ?? [];
+  const perKey = Object.fromEntries(
+    requests.map((r) => [
+      r.key,
+      {
+        type: 'object',
+        description: r.mode === 'url' ? `${r.message} (visit ${r.url}, then accept; or decline or cancel)` : r.message,
+        properties: { action: { type: 'string', enum: ['accept', 'decline', 'cancel'] }, ...(r.mode === 'form' ? { content: r.requestedSchema } : {}) },
+        required: ['action'],
+        additionalProperties: false,
+      },
+    ]),
+  );
+  const responses = { type: 'object', properties: perKey, required: requests.map((r) => r.key), additionalProperties: false };
+  return { ...base, properties: { ...base.properties, responses }, required: ['responses'] };
+}
 
 /** The answers of the wait's question card: one optional string per question id, described by the question. */
 function answersOf(view: SessionView): z.ZodType {
@@ -96,6 +155,8 @@ export function answerSchema(view: SessionView): z.ZodType {
   if (reason === 'approve_step') return StepAnswer;
   if (reason === 'review_artifact') return ArtifactAnswer;
   if (reason === 'approve_tool') return ToolCallAnswer;
+  if (reason === 'tool_input') return ToolInputAnswerPayload;
+  if (reason === 'tool_interrupted') return InterruptedCallAnswer;
   const variants = inputVariants(view);
   const declared = view.acceptedEvents.flatMap((type) => (variants[type] ? [variants[type]] : []));
   const [first, ...rest] = declared;
@@ -151,6 +212,15 @@ function promptOf(view: SessionView): string {
       const waiting = view.toolCalls?.filter((c) => c.status === 'pending').length ?? 0;
       return `Allow ${call ? `${call.server}.${call.tool}` : 'the tool call'}${waiting > 1 ? ` (1 of ${waiting} calls waiting)` : ''}?`;
     }
+    case 'tool_input': {
+      const call = firstPendingCall(view);
+      const asked = call?.input?.requests.map((r) => (r.mode === 'url' ? `${r.message} (${r.url})` : r.message)).join(' / ');
+      return `${call ? `${call.server}.${call.tool}` : 'A tool'} asks: ${asked ?? 'for input'}`;
+    }
+    case 'tool_interrupted': {
+      const call = firstPendingCall(view);
+      return `${call ? `${call.server}.${call.tool}` : 'A tool call'} was cut off when the process running it stopped (it may or may not have taken effect): run it again, skip it, or give its result?`;
+    }
     case 'skill_selection':
       return 'Choose a package.';
     default:
@@ -167,15 +237,16 @@ function promptOf(view: SessionView): string {
 export function interruptFor(view: SessionView, toolCallId?: string): Interrupt {
   const reason = view.waitingReason;
   if (!reason || view.wait === undefined) throw new Error(`Session ${view.id} does not wait (${view.state})`);
-  const call = reason === 'approve_tool' ? firstPendingCall(view) : undefined;
+  const call = isToolWait(reason) ? firstPendingCall(view) : undefined;
   return {
     id: call ? toolCallInterruptId(view.id, view.wait, call.callId) : interruptId(view.id, view.wait),
     reason: INTERRUPT_REASONS[reason],
     message: promptOf(view),
     ...(reason === 'approve_step' && toolCallId ? { toolCallId } : {}),
-    // A tool approval names the model's own call: the first that waits (the others follow, one interrupt each).
-    ...(reason === 'approve_tool' && firstPendingCall(view) ? { toolCallId: firstPendingCall(view)!.callId } : {}),
-    responseSchema: z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>,
+    // A tool wait names the model's own call: the first that waits (the others follow, one interrupt each).
+    ...(call ? { toolCallId: call.callId } : {}),
+    responseSchema:
+      reason === 'tool_input' ? toolInputResponseSchema(view) : (z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>),
     metadata: { steward: { waitingReason: reason, wait: view.wait, acceptedEvents: view.acceptedEvents } },
   };
 }
@@ -203,6 +274,20 @@ export function eventForAnswer(view: SessionView, payload: unknown): { ok: true;
     }
     case 'approve_tool': {
       const callId = (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
+      if (answer.approved !== true) {
+        const reason = answer.reason as string | undefined;
+        return { ok: true, event: { type: 'user_rejected_tool_call', callId, ...(reason !== undefined ? { reason } : {}) } };
+      }
+      const args = answer.arguments as Record<string, unknown> | undefined;
+      return { ok: true, event: { type: 'user_approved_tool_call', callId, ...(args ? { arguments: args } : {}) } };
+    }
+    case 'tool_input': {
+      const callId = (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
+      return { ok: true, event: { type: 'user_answered_tool_input', callId, responses: answer.responses as never } };
+    }
+    case 'tool_interrupted': {
+      const callId = (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
+      if (typeof answer.result === 'string') return { ok: true, event: { type: 'user_gave_tool_result', callId, result: answer.result } };
       if (answer.approved !== true) {
         const reason = answer.reason as string | undefined;
         return { ok: true, event: { type: 'user_rejected_tool_call', callId, ...(reason !== undefined ? { reason } : {}) } };
@@ -255,6 +340,10 @@ export function answerOf(event: { type?: unknown } & Record<string, unknown>): u
       return { callId: event.callId, approved: true, ...pick('arguments') };
     case 'user_rejected_tool_call':
       return { callId: event.callId, approved: false, ...pick('reason') };
+    case 'user_answered_tool_input':
+      return pick('callId', 'responses');
+    case 'user_gave_tool_result':
+      return { callId: event.callId, result: event.result };
     default:
       return undefined;
   }

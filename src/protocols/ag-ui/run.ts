@@ -15,7 +15,7 @@ import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { SessionHost } from '../../serve/session-host.js';
 import { clientError } from '../../http/errors.js';
 import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
-import { answerOf, eventForAnswer, interruptFor, interruptWait } from './interrupts.js';
+import { answerOf, eventForAnswer, interruptFor, interruptWait, isToolWait } from './interrupts.js';
 import { closedWaitAnswer, waitsForFirstRequest } from './waits.js';
 import { readJournal } from '../../runtime/journal-waits.js';
 import { sendWhenFree, untilNotRunning } from '../settle.js';
@@ -140,7 +140,7 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
   const answer = eventForAnswer(thread.view, entry.payload);
   if (!answer.ok) throw new RunRefused('invalid_resume_payload', answer.message);
   // An MCP call's decision gets no echo as its result: what the call did is (events.ts sends it).
-  const toolCallId = thread.view.waitingReason === 'approve_tool' ? undefined : open!.toolCallId;
+  const toolCallId = isToolWait(thread.view.waitingReason) ? undefined : open!.toolCallId;
   return {
     // The answer names the wait it was made for: if another run answered it first, the chart refuses it.
     kind: 'send',
