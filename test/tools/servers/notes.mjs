@@ -3,10 +3,13 @@
  * notes in memory and appends every call it receives to the file NOTES_LOG (one JSON line each),
  * so a test sees exactly what reached the server. NOTES_WRITE_DESCRIPTION, when set, changes
  * write_note's description (a new definition of the tool). slow_write records its call and
- * never answers: a call a process can die in.
+ * never answers: a call a process can die in. confirm_write asks a person first (a 2026-07-28
+ * `input_required` form; its request state names the note, so any process of the server can
+ * take the answer): accepted with `confirm: true` it writes, else it does not; ask_login asks the
+ * person to visit a page (URL mode) before it reads.
  */
 import { appendFileSync } from 'node:fs';
-import { McpServer } from '@modelcontextprotocol/server';
+import { inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
 
@@ -35,6 +38,37 @@ serveStdio(() => {
     notes.delete(args.path);
     return text(`deleted ${args.path}`);
   });
+  server.registerTool(
+    'confirm_write',
+    {
+      description: 'Writes a note once a person confirms it.',
+      inputSchema: z.object({ path: z.string(), text: z.string().min(1) }),
+      annotations: { destructiveHint: true },
+    },
+    async (args, ctx) => {
+      const answer = ctx.mcpReq.inputResponses?.confirm;
+      if (answer && ctx.mcpReq.requestState() === `confirm:${args.path}`) {
+        record('confirm_write', { ...args, answer });
+        if (answer.action !== 'accept' || answer.content?.confirm !== true) return { content: [{ type: 'text', text: `not written (${answer.action})` }], isError: true };
+        notes.set(args.path, args.text);
+        return text(`wrote ${args.path}, confirmed by ${answer.content.initials}`);
+      }
+      record('confirm_write?', args);
+      return inputRequired({
+        inputRequests: {
+          confirm: inputRequired.elicit({
+            message: `Write ${args.path}?`,
+            requestedSchema: {
+              type: 'object',
+              properties: { confirm: { type: 'boolean', title: 'Write it' }, initials: { type: 'string', minLength: 2, title: 'Your initials' } },
+              required: ['confirm', 'initials'],
+            },
+          }),
+        },
+        requestState: `confirm:${args.path}`,
+      });
+    },
+  );
   server.registerTool(
     'slow_write',
     { description: 'Writes a note, slowly: it never answers.', inputSchema: z.object({ path: z.string() }), annotations: { destructiveHint: true } },
