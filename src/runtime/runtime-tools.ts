@@ -88,7 +88,10 @@ export function runtimeTools(options: {
       if (!pin) return null;
       const args = event.arguments;
       // The host is made here if this process has not needed it yet (a resumed session): no server starts for it.
-      return real().then((host) => host.validateArguments({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest }, args));
+      return real().then((host) => {
+        const problem = host.validateArguments({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest }, args);
+        return problem === null ? null : `${problem} Nothing was approved.`;
+      });
     },
     close: () => lazy.close(),
   };

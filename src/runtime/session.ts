@@ -539,7 +539,7 @@ export class Session {
       if (reserved) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${reserved}`));
       const checked = this.checkEvent?.(event, this.actor.getSnapshot().context);
       const unfit = checked instanceof Promise ? await checked : checked;
-      if (unfit) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${unfit} Nothing was approved.`));
+      if (unfit) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${unfit}`));
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
       if (tooBig) return this.refuseRecorded(event, this.refuse('limit_exceeded', tooBig.message));
       event.at = isoNow();

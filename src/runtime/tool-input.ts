@@ -73,7 +73,8 @@ export function answerProblem(
 ): string | null {
   for (const request of input.requests) {
     const answer = responses[request.key];
-    if (request.mode !== 'form' || answer?.action !== 'accept') continue;
+    // An accept without content is the chart's to refuse (answersToolInput), in its own words.
+    if (request.mode !== 'form' || answer?.action !== 'accept' || answer.content === undefined) continue;
     const digest = createHash('sha256').update(canonicalJson(request.requestedSchema)).digest('hex');
     const problem = check(digest, request.requestedSchema, answer.content ?? {});
     if (problem === null) continue;

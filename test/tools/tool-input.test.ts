@@ -1,0 +1,183 @@
+/**
+ * Elicitation as a durable wait: a server on the 2026-07-28 protocol asks a person for input
+ * during a call (input_required, test/tools/servers/notes.mjs `confirm_write`). The session waits
+ * in tool_input with the server's form; its requests and opaque state are in the store, so the
+ * answer may come after the process that asked is gone (SQLite) or to another server of the
+ * same database (PostgreSQL). The answer is checked against the server's schema; accepted or
+ * declined, it goes back with the request state and the call completes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRuntime, SqliteStore, type Runtime } from '../../src/index.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
+import type { ChatMessage, ModelRequest } from '../../src/machine.js';
+import { postgresUnavailable } from '../support/postgres.js';
+import { usePostgres } from '../support/use-postgres.js';
+import { notesPackage, runKeeper, type NotesPackage } from './notes-package.js';
+
+const runtimes: Runtime[] = [];
+const stores: PostgresStore[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((r) => r.close()));
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+});
+
+/** The tool result the worker's next round was given for `callId`. */
+const resultOf = (request: ModelRequest, callId: string) =>
+  String(request.messages.find((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool' && m.tool_call_id === callId)?.content ?? '');
+
+/** The worker's round after the call: it records what it read, then submits. */
+const submitAfter = (callId: string, told: { text: string }): ScriptStep => (request) => {
+  told.text = resultOf(request, callId);
+  return { content: null, toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Done.' } }) } }] };
+};
+
+const FORM = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', title: 'Write it' }, initials: { type: 'string', minLength: 2, title: 'Your initials' } },
+  required: ['confirm', 'initials'],
+};
+
+function runtimeOf(notes: NotesPackage, steps: ScriptStep[], store?: SqliteStore | PostgresStore) {
+  const runtime = createRuntime({
+    model: new ScriptedModel(steps),
+    packagesDir: notes.packagesDir,
+    toolApproval: () => 'never',
+    toolHost: { env: notes.env, log: () => {} },
+    ...(store ? { store } : {}),
+  });
+  runtimes.push(runtime);
+  return runtime;
+}
+
+describe('elicitation as a durable wait', { timeout: 120_000 }, () => {
+  it('the server asks during the call: the session waits with its form; a decline goes back to the server, which did not write', async () => {
+    const notes = notesPackage();
+    const told = { text: '' };
+    const runtime = runtimeOf(notes, [
+      { agent: 'manager', toolCalls: [runKeeper()] },
+      { agent: 'worker', toolCalls: [scriptedCall('notes__confirm_write', { path: 'a.md', text: 'Hello.' }, 'w1')] },
+      submitAfter('w1', told),
+    ]);
+    const session = await runtime.createSession({ packageId: 'notes' });
+    const asked = await session.send({ type: 'user_submitted_input', text: 'Write a.md.' });
+    expect(asked.ok && asked.view.state).toBe('waiting_user.tool_input');
+    const view = session.view();
+    expect(view.enabledEvents).toEqual(['user_answered_tool_input']);
+    expect(view.toolCalls).toMatchObject([
+      {
+        callId: 'w1',
+        server: 'notes',
+        tool: 'confirm_write',
+        status: 'asking',
+        input: { requests: [{ key: 'confirm', mode: 'form', message: 'Write a.md?', requestedSchema: FORM }], requestState: 'confirm:a.md' },
+      },
+    ]);
+    // Every request is answered, by its key.
+    const missing = await session.send({ type: 'user_answered_tool_input', callId: 'w1', responses: { other: { action: 'decline' } } });
+    expect(missing.ok || missing.error.message).toBe('Answer each request of the call by its key (confirm); unanswered: confirm; not asked: other. Nothing was changed.');
+    const declined = await session.send({ type: 'user_answered_tool_input', callId: 'w1', responses: { confirm: { action: 'decline' } }, by: 'ana' });
+    expect(declined.ok && declined.view.state).toBe('waiting_user.review_artifact');
+    expect(told.text).toBe('Error: not written (decline)');
+    expect(notes.calls()).toEqual([
+      { tool: 'confirm_write?', args: { path: 'a.md', text: 'Hello.' } },
+      { tool: 'confirm_write', args: { path: 'a.md', text: 'Hello.', answer: { action: 'decline' } } },
+    ]);
+  });
+
+  it('SQLite: the process that asked is killed; after a restart the answer is checked against the server’s schema and completes the call', async () => {
+    const notes = notesPackage();
+    const db = join(mkdtempSync(join(tmpdir(), 'steward-asking-')), 'steward.db');
+    const fixture = fileURLToPath(new URL('./fixtures/ask-then-wait.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, db, notes.packagesDir, notes.env.NOTES_LOG!], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`the asking process exited (${code}) before the wait: ${stderr}`)));
+      });
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(out.trim()).toBe('waiting_user.tool_input');
+
+    const told = { text: '' };
+    const runtime = runtimeOf(notes, [submitAfter('w1', told)], new SqliteStore(db));
+    const resumed = await runtime.resumeSession('asking');
+    const waiting = await resumed.settled();
+    expect(waiting.state).toBe('waiting_user.tool_input');
+    expect(waiting.toolCalls?.[0]?.input?.requestState).toBe('confirm:a.md');
+    // An answer that breaks the form is refused with the schema's words; nothing reaches the server.
+    const bad = await resumed.send({ type: 'user_answered_tool_input', callId: 'w1', responses: { confirm: { action: 'accept', content: { confirm: true, initials: 'x' } } } });
+    expect(bad.ok || bad.error.message).toBe(
+      'Invalid event: The answer to "confirm" does not match the form notes.confirm_write asked for: content/initials must NOT have fewer than 2 characters. Nothing was sent; fix the answer and send it again.',
+    );
+    expect(notes.calls()).toEqual([{ tool: 'confirm_write?', args: { path: 'a.md', text: 'Hello.' } }]);
+    const good = await resumed.send({
+      type: 'user_answered_tool_input',
+      callId: 'w1',
+      responses: { confirm: { action: 'accept', content: { confirm: true, initials: 'AB' } } },
+      wait: waiting.wait!,
+    });
+    expect(good.ok && good.view.state).toBe('waiting_user.review_artifact');
+    expect(told.text).toBe('wrote a.md, confirmed by AB');
+    // A new server process took the answer: the request state carried what the first one asked.
+    expect(notes.calls()).toEqual([
+      { tool: 'confirm_write?', args: { path: 'a.md', text: 'Hello.' } },
+      { tool: 'confirm_write', args: { path: 'a.md', text: 'Hello.', answer: { action: 'accept', content: { confirm: true, initials: 'AB' } } } },
+    ]);
+  });
+});
+
+const pg = usePostgres();
+
+describe.skipIf(postgresUnavailable !== null)('elicitation across servers on PostgreSQL', () => {
+  it('one server asks, another server of the same database takes the answer and completes the call', { timeout: 120_000 }, async () => {
+    const notes = notesPackage();
+    const url = await pg.createDatabase();
+    const storeA = new PostgresStore(url);
+    const storeB = new PostgresStore(url);
+    stores.push(storeA, storeB);
+    const a = runtimeOf(
+      notes,
+      [
+        { agent: 'manager', toolCalls: [runKeeper()] },
+        { agent: 'worker', toolCalls: [scriptedCall('notes__confirm_write', { path: 'b.md', text: 'Hi.' }, 'w2')] },
+      ],
+      storeA,
+    );
+    const session = await a.createSession({ packageId: 'notes', id: 'asking-pg' });
+    const asked = await session.send({ type: 'user_submitted_input', text: 'Write b.md.' });
+    expect(asked.ok && asked.view.state).toBe('waiting_user.tool_input');
+
+    const told = { text: '' };
+    const b = runtimeOf(notes, [submitAfter('w2', told)], storeB);
+    const there = await b.resumeSession('asking-pg');
+    const waiting = await there.settled();
+    expect(waiting.state).toBe('waiting_user.tool_input');
+    const answered = await there.send({
+      type: 'user_answered_tool_input',
+      callId: 'w2',
+      responses: { confirm: { action: 'accept', content: { confirm: true, initials: 'CD' } } },
+      wait: waiting.wait!,
+    });
+    expect(answered.ok && answered.view.state).toBe('waiting_user.review_artifact');
+    expect(told.text).toBe('wrote b.md, confirmed by CD');
+    expect(notes.calls().map((c) => c.tool)).toEqual(['confirm_write?', 'confirm_write']);
+    // The journal holds the question and the answer, in order.
+    const journal = await storeB.journal('asking-pg');
+    const types = journal.filter((e) => e.kind === 'event').map((e) => e.type);
+    expect(types).toContain('user_answered_tool_input');
+  });
+});
