@@ -9,7 +9,7 @@
  *       ├── chat {model}           each model call: usage, outcome
  *       └── execute_tool {tool}    each call checked, with the rule that refused it, if any;
  *                                  an MCP tool call that runs is one too, from its start to its result
- *   steward.decision approve_tool  each decision on an MCP tool call (who, approved or rejected, edited)
+ *   steward.decision {wait}        each decision on an MCP tool call, in approve_tool, tool_input or tool_interrupted (who, which decision, edited)
  *
  * Every span carries `gen_ai.conversation.id` = the session id. Only `@opentelemetry/api` is
  * used: the app registers (or passes) a TracerProvider with its SDK and exporter. Without the
@@ -17,6 +17,15 @@
  */
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import type { SessionStreamEvent, StreamEventOf } from '../core/machines/stream-events.js';
+import type { UserEventType } from '../core/machines/session.events.js';
+
+/** The user event each decision on an MCP tool call was. */
+const TOOL_DECISION_EVENTS: Readonly<Record<StreamEventOf<'tool_call_decided'>['decision'], UserEventType>> = {
+  approved: 'user_approved_tool_call',
+  rejected: 'user_rejected_tool_call',
+  answered: 'user_answered_tool_input',
+  result_given: 'user_gave_tool_result',
+};
 
 /** The instrumentation scope of Steward's spans. */
 export const TRACER_NAME = 'steward';
@@ -212,20 +221,15 @@ export class SessionTracer {
     span.end(event.at);
   }
 
-  /** A person's decision on one MCP tool call: a decision span of its own (the wait may stay open for the others). */
+  /** A person's decision on one MCP tool call (in approve_tool, tool_input or tool_interrupted): a decision span of its own (the wait may stay open for the others). */
   private toolDecided(event: StreamEventOf<'tool_call_decided'>): void {
     const span = this.tracer.startSpan(
-      'steward.decision approve_tool',
+      `steward.decision ${event.reason}`,
       {
         kind: SpanKind.INTERNAL,
         startTime: event.at,
         attributes: {
-          ...this.decisionAttributes(
-            'approve_tool',
-            event.decision === 'approved' ? 'user_approved_tool_call' : 'user_rejected_tool_call',
-            event.by,
-            event.edited ? ['arguments'] : [],
-          ),
+          ...this.decisionAttributes(event.reason, TOOL_DECISION_EVENTS[event.decision], event.by, event.edited ? ['arguments'] : []),
           'gen_ai.tool.name': `${event.server}.${event.tool}`,
           'gen_ai.tool.call.id': event.callId,
           'steward.decision.wait_number': event.wait,

@@ -204,7 +204,7 @@ export const sessionMachine = setup({
           ? tools.approveToolCall(context, event.callId, event.arguments, event.by)
           : tools.rejectToolCall(context, event.callId, event.reason, event.by);
       enqueue.assign(decided);
-      const reported = report.toolCallDecided({ ...context, ...decided }, event.callId);
+      const reported = report.toolCallDecided({ ...context, ...decided }, event.callId, tools.waitOfCall(context, event.callId));
       if (reported) enqueue.emit(reported);
     }),
     /** A person answered what the call's server asked: the call goes on with the answers. */
@@ -212,7 +212,7 @@ export const sessionMachine = setup({
       assertEvent(event, 'user_answered_tool_input');
       const answered = tools.answerToolInput(context, event.callId, event.responses, event.by);
       enqueue.assign(answered);
-      const reported = report.toolCallDecided({ ...context, ...answered }, event.callId, 'answered');
+      const reported = report.toolCallDecided({ ...context, ...answered }, event.callId, 'tool_input', 'answered');
       if (reported) enqueue.emit(reported);
     }),
     /** A person gave an interrupted call's result by hand: the model reads it as the call's result. */
@@ -220,7 +220,7 @@ export const sessionMachine = setup({
       assertEvent(event, 'user_gave_tool_result');
       const given = tools.giveToolResult(context, event.callId, event.result, event.by);
       enqueue.assign(given);
-      const reported = report.toolCallDecided({ ...context, ...given }, event.callId, 'result_given');
+      const reported = report.toolCallDecided({ ...context, ...given }, event.callId, 'tool_interrupted', 'result_given');
       if (reported) enqueue.emit(reported);
     }),
     announceToolCall: emit(({ context }) => report.toolCallStarted(tools.nextToolCall(context))),

@@ -119,7 +119,12 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
 }
 
 /** The call a decision names, as decided: who, whether they edited it (read after the decision's update). */
-export function toolCallDecided(decided: SessionContext, callId: string, answered?: 'answered' | 'result_given'): ChartEvent | null {
+export function toolCallDecided(
+  decided: SessionContext,
+  callId: string,
+  reason: 'approve_tool' | 'tool_input' | 'tool_interrupted',
+  answered?: 'answered' | 'result_given',
+): ChartEvent | null {
   const item = decided.reply.toolCalls?.find((c) => c.callId === callId);
   if (!item) return null;
   const decision = answered ?? (item.status === 'approved' || item.status === 'rejected' ? item.status : null);
@@ -130,6 +135,7 @@ export function toolCallDecided(decided: SessionContext, callId: string, answere
     server: item.server,
     tool: clipName(item.tool),
     wait: decided.waits.opened,
+    reason,
     decision,
     by: item.decidedBy ?? null,
     edited: item.edited === true,

@@ -150,6 +150,8 @@ export const ToolCallDecidedEvent = z.strictObject({
   ...base,
   ...serverCall,
   wait: z.number().int().nonnegative(),
+  /** The wait the decision was made in. */
+  reason: z.enum(['approve_tool', 'tool_input', 'tool_interrupted']),
   decision: z.enum(['approved', 'rejected', 'answered', 'result_given']),
   by: z.string().nullable(),
   /** Approved with arguments the person edited. */

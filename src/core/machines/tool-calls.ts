@@ -93,6 +93,12 @@ export function settleServerCall(ctx: SessionContext, call: QueuedCall, verdict:
 export const pendingToolCalls = (ctx: SessionContext): ToolCallItem[] => (ctx.reply.toolCalls ?? []).filter((c) => c.status === 'pending');
 export const hasPendingToolCalls = (ctx: SessionContext): boolean => (ctx.reply.toolCalls ?? []).some((c) => c.status === 'pending');
 export const hasApprovedToolCall = (ctx: SessionContext): boolean => (ctx.reply.toolCalls ?? []).some((c) => c.status === 'approved');
+/** The wait a call is decided in, by its status before the decision: undecided, asking for input, or cut off. */
+export function waitOfCall(ctx: SessionContext, callId: string): 'approve_tool' | 'tool_input' | 'tool_interrupted' {
+  const status = ctx.reply.toolCalls?.find((c) => c.callId === callId)?.status;
+  return status === 'asking' ? 'tool_input' : status === 'interrupted' ? 'tool_interrupted' : 'approve_tool';
+}
+
 /** The call whose server asked a person for input (tool_input), if any. */
 export const askingToolCall = (ctx: SessionContext): ToolCallItem | undefined => (ctx.reply.toolCalls ?? []).find((c) => c.status === 'asking');
 /** The call cut off by a stopped process (tool_interrupted), if any. */
