@@ -41,7 +41,9 @@ export function inputRequestsOf(raw: InputRequests): { requests: ToolInputReques
       const url = typeof params.url === 'string' ? params.url : '';
       if (!/^https?:\/\//i.test(url) || url.length > TOOL_INPUT_LIMITS.urlChars)
         return { problem: `The server asked the user to visit "${cut(url, 80)}", which is not an http(s) address Steward shows.` };
-      requests.push({ key, mode: 'url', message, url, elicitationId: cut(String(params.elicitationId ?? ''), TOOL_INPUT_LIMITS.keyChars) });
+      // The 2026-07-28 URL request has no elicitationId (the server correlates by its request state); an older one does.
+      const id = typeof params.elicitationId === 'string' ? { elicitationId: cut(params.elicitationId, TOOL_INPUT_LIMITS.keyChars) } : {};
+      requests.push({ key, mode: 'url', message, url, ...id });
       continue;
     }
     const schema = params.requestedSchema;

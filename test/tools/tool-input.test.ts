@@ -181,3 +181,42 @@ describe.skipIf(postgresUnavailable !== null)('elicitation across servers on Pos
     expect(types).toContain('user_answered_tool_input');
   });
 });
+
+describe('a page to visit, and what Steward does not answer', { timeout: 120_000 }, () => {
+  it('URL mode: the session shows the page; the person confirms when done and the read goes on', async () => {
+    const notes = notesPackage();
+    const told = { text: '' };
+    const runtime = runtimeOf(notes, [
+      { agent: 'manager', toolCalls: [runKeeper()] },
+      { agent: 'worker', toolCalls: [scriptedCall('notes__read_private', { path: 'p.md' }, 'r1')] },
+      submitAfter('r1', told),
+    ]);
+    const session = await runtime.createSession({ packageId: 'notes' });
+    const asked = await session.send({ type: 'user_submitted_input', text: 'Read p.md.' });
+    expect(asked.ok && asked.view.state).toBe('waiting_user.tool_input');
+    expect(session.view().toolCalls?.[0]?.input?.requests).toEqual([
+      { key: 'login', mode: 'url', message: 'Sign in to read private notes.', url: 'https://notes.example/login?next=p.md' },
+    ]);
+    const refused = await session.send({ type: 'user_answered_tool_input', callId: 'r1', responses: { login: { action: 'accept', content: { ok: true } } } });
+    expect(refused.ok || refused.error.message).toMatch(/"login" asks the person to visit a page/);
+    const done = await session.send({ type: 'user_answered_tool_input', callId: 'r1', responses: { login: { action: 'accept' } } });
+    expect(done.ok && done.view.state).toBe('waiting_user.review_artifact');
+    expect(told.text).toBe('private: (no note)');
+    expect(notes.calls().at(-1)).toEqual({ tool: 'read_private', args: { path: 'p.md', answer: { action: 'accept' } } });
+  });
+
+  it('a server may not ask for the client’s model (sampling: Steward does not declare it): the call fails and the model reads why', async () => {
+    const notes = notesPackage();
+    const told = { text: '' };
+    const runtime = runtimeOf(notes, [
+      { agent: 'manager', toolCalls: [runKeeper()] },
+      { agent: 'worker', toolCalls: [scriptedCall('notes__summarize', { path: 'p.md' }, 'm1')] },
+      submitAfter('m1', told),
+    ]);
+    const session = await runtime.createSession({ packageId: 'notes' });
+    const sent = await session.send({ type: 'user_submitted_input', text: 'Summarize p.md.' });
+    expect(sent.ok && sent.view.state).toBe('waiting_user.review_artifact');
+    // The server's SDK refuses to ask what the client did not declare; Steward's own check (inputRequestsOf) stands behind it.
+    expect(told.text).toMatch(/^Error: the call failed: notes\.summarize failed: .*Cannot request input 'summary' \(sampling\/createMessage\)/);
+  });
+});

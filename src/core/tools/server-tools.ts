@@ -66,7 +66,7 @@ export interface TurnTools {
  */
 export type ToolInputRequest =
   | { key: string; mode: 'form'; message: string; requestedSchema: Record<string, unknown> }
-  | { key: string; mode: 'url'; message: string; url: string; elicitationId: string };
+  | { key: string; mode: 'url'; message: string; url: string; elicitationId?: string };
 
 /** A person's answer to one request: accept (a form's content; for a URL, done), decline or cancel. */
 export interface ToolInputResponse {

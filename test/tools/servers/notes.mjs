@@ -5,8 +5,9 @@
  * write_note's description (a new definition of the tool). slow_write records its call and
  * never answers: a call a process can die in. confirm_write asks a person first (a 2026-07-28
  * `input_required` form; its request state names the note, so any process of the server can
- * take the answer): accepted with `confirm: true` it writes, else it does not; ask_login asks the
- * person to visit a page (URL mode) before it reads.
+ * take the answer): accepted with `confirm: true` it writes, else it does not; read_private asks
+ * the person to visit a page first (URL mode); summarize asks the client's model (sampling), which
+ * Steward does not offer.
  */
 import { appendFileSync } from 'node:fs';
 import { inputRequired, McpServer } from '@modelcontextprotocol/server';
@@ -69,6 +70,31 @@ serveStdio(() => {
       });
     },
   );
+  server.registerTool(
+    'read_private',
+    { description: 'Reads a private note once the person has signed in.', inputSchema: z.object({ path: z.string() }), annotations: { readOnlyHint: true } },
+    async (args, ctx) => {
+      const answer = ctx.mcpReq.inputResponses?.login;
+      if (answer && ctx.mcpReq.requestState() === `login:${args.path}`) {
+        record('read_private', { ...args, answer });
+        if (answer.action !== 'accept') return { content: [{ type: 'text', text: `not signed in (${answer.action})` }], isError: true };
+        return text(`private: ${notes.get(args.path) ?? '(no note)'}`);
+      }
+      record('read_private?', args);
+      return inputRequired({
+        inputRequests: {
+          login: inputRequired.elicitUrl({ message: 'Sign in to read private notes.', url: `https://notes.example/login?next=${encodeURIComponent(args.path)}` }),
+        },
+        requestState: `login:${args.path}`,
+      });
+    },
+  );
+  server.registerTool('summarize', { description: "Summarizes a note with the client's model.", inputSchema: z.object({ path: z.string() }) }, async (args) => {
+    record('summarize?', args);
+    return inputRequired({
+      inputRequests: { summary: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Summarize.' } }], maxTokens: 50 }) },
+    });
+  });
   server.registerTool(
     'slow_write',
     { description: 'Writes a note, slowly: it never answers.', inputSchema: z.object({ path: z.string() }), annotations: { destructiveHint: true } },
