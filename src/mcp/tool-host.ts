@@ -85,7 +85,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
   const stopping = new Set<Promise<void>>();
   let closing: Promise<void> | null = null;
 
-  const keyOf = (ref: ServerRef) => canonicalJson([ref.name, ref.config]);
+  const keyOf = (ref: ServerRef) => canonicalJson([ref.name, ref.config, ref.variables ?? {}]);
   const timeoutOf = (ref: ServerRef) => ref.config.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const logFor = (name: string, hide: (text: string) => string) => (line: string) =>
     options.log?.(safeLine(cut(hide(`MCP server "${name}": ${line}`), limits.logLineChars + 200)));
@@ -118,7 +118,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
         `MCP server "${ref.name}" stopped ${count} times in a row; it is started again on a use in ${Math.ceil(wait / 1000)} s. If it keeps stopping, check its log lines and mcpServers.${ref.name}.`,
       );
     }
-    const expanded = expandServer(ref.name, ref.config, env);
+    const expanded = expandServer(ref.name, ref.config, ref.variables ? { ...env, ...ref.variables } : env);
     const hide = expanded.secrets.hide;
     const connectionOptions = {
       server: ref.name,

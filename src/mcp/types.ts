@@ -13,6 +13,11 @@ export type { InputRequests, InputResponses, ToolAnnotations };
 export interface ServerRef {
   name: string;
   config: McpServerConfig;
+  /**
+   * Values for `${VAR}` over the host's environment, for this use only (a session's own folder):
+   * a server started with other values is another server.
+   */
+  variables?: Environment;
 }
 
 /** A JSON Schema object (a tool's input or output schema), as the server sent it. */

@@ -12,6 +12,7 @@ import type { Limits } from '../core/limits.js';
 import type { SessionMachine } from '../core/machines/session.machine.js';
 import type { WindowLimits } from '../core/machines/transcript.js';
 import type { ChatMessage, Model } from '../core/models/model.js';
+import { CONTROL_OR_INVISIBLE } from '../core/text/names.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import type { TranscriptName } from './archive.js';
@@ -108,6 +109,14 @@ export interface CreateSessionOptions {
   limits?: Pick<Partial<Limits>, 'userTextChars'>;
   /** Tags to put on the blackboard before the session starts (version 1 of each, written by "app"). */
   blackboard?: Record<string, string>;
+  /**
+   * This session's values for its package's MCP servers' `${VAR}`, over the runtime's
+   * environment: e.g. `{ STEWARD_FILES_DIR: '/srv/notes/ana' }` confines the bundled file-notes
+   * package's filesystem server to that folder for this session only (servers started with other
+   * values are other servers). Kept with the session, in the store: never a secret (those come
+   * from the environment).
+   */
+  toolVariables?: Record<string, string>;
 }
 
 export interface UpgradeOptions {
@@ -203,4 +212,31 @@ export function seededBoard(tags: Record<string, string> | undefined): Blackboar
     Object.defineProperty(board, tag, { value: [{ version: 1, body, writtenBy: 'app', at }], enumerable: true, writable: true, configurable: true });
   }
   return Object.keys(board).length ? board : undefined;
+}
+
+/** Variables a session may set at most, and the longest value (a path). */
+const MAX_TOOL_VARIABLES = 32;
+const MAX_TOOL_VARIABLE_CHARS = 4_096;
+
+/**
+ * createSession's `toolVariables`, checked: names as `${VAR}` writes them, values of one line.
+ *
+ * @example
+ * checkedToolVariables({ STEWARD_FILES_DIR: '/srv/notes' }); // { STEWARD_FILES_DIR: '/srv/notes' }
+ */
+export function checkedToolVariables(variables: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (variables === undefined) return undefined;
+  if (typeof variables !== 'object' || variables === null || Array.isArray(variables))
+    throw new UserError('createSession: toolVariables must be an object of variable name → value (strings).');
+  const entries = Object.entries(variables);
+  if (entries.length > MAX_TOOL_VARIABLES) throw new UserError(`createSession: toolVariables sets ${entries.length} variables; at most ${MAX_TOOL_VARIABLES}.`);
+  const checked: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name))
+      throw new UserError(`createSession: toolVariables name "${name.slice(0, 40)}" is not a variable name (letters, digits and _, not starting with a digit).`);
+    if (typeof value !== 'string' || value.length > MAX_TOOL_VARIABLE_CHARS || CONTROL_OR_INVISIBLE.test(value))
+      throw new UserError(`createSession: toolVariables.${name} must be one line of at most ${MAX_TOOL_VARIABLE_CHARS} characters, with no control or invisible character.`);
+    Object.defineProperty(checked, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return entries.length ? checked : undefined;
 }

@@ -41,6 +41,7 @@ import { OpenAIModel } from '../models/openai-model.js';
 import {
   checkMaxBurstTokens,
   seededBoard,
+  checkedToolVariables,
   type CreateSessionOptions,
   type ResumeOptions,
   type Runtime,
@@ -179,9 +180,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     const id = opts.id === undefined ? newSessionId() : checkSessionId(opts.id, 'createSession({ id })');
     const blackboard = seededBoard(opts.blackboard);
+    const toolVariables = checkedToolVariables(opts.toolVariables);
     const input = {
       sessionId: id,
-      package: pkg ? infos.get(pkg.id)! : null,
+      // The runtime's one copy of the package info, unless the session has values of its own.
+      package: pkg ? (toolVariables ? { ...infos.get(pkg.id)!, toolVariables } : infos.get(pkg.id)!) : null,
       catalog: pkg ? [] : [...infos.values()],
       maxBurst: checkMaxBurst(opts.maxBurst ?? maxBurst, 'createSession'),
       maxBurstTokens: opts.maxBurstTokens === undefined ? maxBurstTokens : checkMaxBurstTokens(opts.maxBurstTokens, 'createSession'),

@@ -60,7 +60,7 @@ export function createToolCallActor(options: ToolCallActorOptions) {
     await beforeCall?.(input, system);
     signal.throwIfAborted();
     const { item } = input;
-    const server = serverOf(packageOf(input.packageId), item.server);
+    const server = serverOf(packageOf(input.packageId), item.server, input.variables);
     if (!server) return failed(input, `Package "${input.packageId}" no longer declares the MCP server "${item.server}": the call was not made.`);
     let live;
     try {

@@ -43,9 +43,9 @@ export interface WorkerToolsOptions {
 }
 
 /** The server `name` of the package, as the tool host takes it; undefined when the manifest declares none by that name. */
-export function serverOf(pkg: SkillPackage | undefined, name: string): ServerRef | undefined {
+export function serverOf(pkg: SkillPackage | undefined, name: string, variables?: Readonly<Record<string, string>>): ServerRef | undefined {
   const config = pkg && Object.hasOwn(pkg.mcpServers, name) ? pkg.mcpServers[name] : undefined;
-  return config ? { name, config } : undefined;
+  return config ? { name, config, ...(variables ? { variables } : {}) } : undefined;
 }
 
 /** A listed tool as the session pins it, by the model name it gets. */
@@ -129,7 +129,7 @@ export function createWorkerToolbox(options: WorkerToolsOptions): WorkerToolbox 
       const tools: PinnedTool[] = [];
       const pinned: PinnedTool[] = [];
       for (const name of new Set(patterns.map((p) => p.slice(0, p.indexOf('.'))))) {
-        const server = serverOf(pkg, name);
+        const server = serverOf(pkg, name, context.package?.toolVariables);
         if (!server)
           throw new UserError(
             `Worker "${worker.id}" names tools of MCP server "${name}", which package "${pkg.id}" does not declare in its manifest's mcpServers.`,

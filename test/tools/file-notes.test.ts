@@ -68,4 +68,29 @@ describe('the bundled file-notes package (MCP filesystem server, demo model)', {
     const results = (await session.transcript('worker')).filter((m) => m.role === 'tool').map((m) => String(m.content));
     expect(results).toContain('Error: a person rejected this call; it did not run. Their reason: Not in this folder.');
   });
+
+  it('each session names its own folder (toolVariables): one runtime, two sessions, two folders, two servers', async () => {
+    const runtime = createRuntime({ model: new DemoModel(), toolHost: { log: () => {} } });
+    runtimes.push(runtime);
+    const folders = [mkdtempSync(join(tmpdir(), 'steward-files-a-')), mkdtempSync(join(tmpdir(), 'steward-files-b-'))];
+    for (const [i, folder] of folders.entries()) {
+      const session = await runtime.createSession({ packageId: 'file-notes', toolVariables: { STEWARD_FILES_DIR: folder } });
+      await session.send({ type: 'user_submitted_input', text: `Note ${i}.` });
+      const approved = await session.send({ type: 'user_approved_next_step' });
+      expect(approved.ok && approved.view.state).toBe('waiting_user.approve_tool');
+      const [write] = session.view().toolCalls ?? [];
+      const ran = await session.send({ type: 'user_approved_tool_call', callId: write!.callId });
+      expect(ran.ok && ran.view.state).toBe('waiting_user.review_artifact');
+    }
+    expect(folders.map((folder) => readdirSync(folder))).toEqual([['note.md'], ['note.md']]);
+  });
+
+  it.each([
+    [{ 'NOT A NAME': 'x' }, /is not a variable name/],
+    [{ STEWARD_FILES_DIR: 'a\nb' }, /must be one line/],
+  ])('toolVariables are checked when the session is created (%#)', async (toolVariables, message) => {
+    const runtime = createRuntime({ model: new DemoModel() });
+    runtimes.push(runtime);
+    await expect(runtime.createSession({ packageId: 'file-notes', toolVariables })).rejects.toThrow(message);
+  });
 });

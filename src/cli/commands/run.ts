@@ -18,6 +18,7 @@ import {
   actorName,
   CliError,
   cliCommand,
+  collect,
   readTextOption,
   resolveDbPath,
   resumeCommand,
@@ -35,7 +36,20 @@ interface RunFlags {
   auto?: boolean;
   maxBurst?: number;
   maxBurstTokens?: number;
+  toolVar?: string[];
   inspect?: string;
+}
+
+/** `--tool-var NAME=VALUE` pairs as createSession's toolVariables. */
+function toolVariablesOf(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs?.length) return undefined;
+  const variables: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliError('usage', `--tool-var takes NAME=VALUE (e.g. STEWARD_FILES_DIR=/srv/notes); got "${pair.slice(0, 60)}".`);
+    Object.defineProperty(variables, pair.slice(0, eq), { value: pair.slice(eq + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return variables;
 }
 
 /** No inspector: nothing to attach or stop. */
@@ -67,14 +81,19 @@ export function register(program: Command): void {
       wholeNumber(1),
     )
     .option(
+      '--tool-var <name=value>',
+      "a new session's value for its MCP servers' ${NAME} (repeatable), e.g. STEWARD_FILES_DIR=/srv/notes for the file-notes package; kept with the session",
+      collect,
+    )
+    .option(
       '--inspect <mode>',
       'off | local (the inspector page) | stately (a Stately inspector link) | ws://HOST:PORT (default: stately.config.json "inspect")',
     )
     .action(async (flags: RunFlags, command: Command) => {
       if (flags.session !== undefined) {
-        const misplaced = (['package', 'maxBurst', 'maxBurstTokens'] as const).filter((o) => command.getOptionValueSource(o) === 'cli');
+        const misplaced = (['package', 'maxBurst', 'maxBurstTokens', 'toolVar'] as const).filter((o) => command.getOptionValueSource(o) === 'cli');
         if (misplaced.length) {
-          const flagOf = { package: '--package', maxBurst: '--max-burst', maxBurstTokens: '--max-burst-tokens' } as const;
+          const flagOf = { package: '--package', maxBurst: '--max-burst', maxBurstTokens: '--max-burst-tokens', toolVar: '--tool-var' } as const;
           const names = misplaced.map((o) => flagOf[o]).join(' and ');
           throw new CliError(
             'usage',
@@ -83,6 +102,7 @@ export function register(program: Command): void {
         }
       }
       const request = readTextOption('request', flags.request, flags.requestFile);
+      const toolVariables = toolVariablesOf(flags.toolVar);
       const globals = command.optsWithGlobals();
       const dbPath = resolveDbPath(globals);
       // Decided before the store opens (and the inspector starts), so a refusal leaves no database file.
@@ -107,6 +127,7 @@ export function register(program: Command): void {
                   packageId,
                   ...(flags.maxBurst !== undefined ? { maxBurst: flags.maxBurst } : {}),
                   ...(flags.maxBurstTokens !== undefined ? { maxBurstTokens: flags.maxBurstTokens } : {}),
+                  ...(toolVariables ? { toolVariables } : {}),
                 });
           // The session matters more than the port: a busy configured port falls back to a free one.
           const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector).catch(async (error: unknown) => {

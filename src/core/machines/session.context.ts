@@ -32,6 +32,12 @@ export interface PackageInfo {
    * upgrade`) comes without them, so the next worker turn pins the tools as they are then.
    */
   pinnedTools?: PinnedTool[];
+  /**
+   * The session's values for its MCP servers' `${VAR}` (createSession's `toolVariables`, e.g. the
+   * folder a filesystem server is confined to): over the runtime's environment, for this session
+   * only. Kept with the session (so not for secrets) and through `steward upgrade`.
+   */
+  toolVariables?: Readonly<Record<string, string>>;
 }
 
 /**

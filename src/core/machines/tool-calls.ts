@@ -114,7 +114,14 @@ export function nextToolCall(ctx: SessionContext): ToolCallInput {
   const pinned = item && pinnedTool(ctx.package?.pinnedTools, item.server, item.tool);
   const pkg = ctx.package;
   if (!item || !pinned || !pkg) throw new InternalError('running.worker.calling was entered without an approved call of a pinned tool.');
-  return { sessionId: ctx.sessionId, packageId: pkg.id, ...(pkg.version !== undefined ? { packageVersion: pkg.version } : {}), item, pinned };
+  return {
+    sessionId: ctx.sessionId,
+    packageId: pkg.id,
+    ...(pkg.version !== undefined ? { packageVersion: pkg.version } : {}),
+    ...(pkg.toolVariables ? { variables: pkg.toolVariables } : {}),
+    item,
+    pinned,
+  };
 }
 
 /** Replaces the item `callId` with `change(item)`. */
@@ -242,12 +249,13 @@ export function reopenChangedTool(ctx: SessionContext, output: Extract<ToolCallO
 
 /**
  * The new package version a session upgrades to (`steward upgrade`), re-pinning its tools: the
- * next worker turn pins them as they are then. Only the definitions the reply's undecided or
- * approved calls are bound to stay pinned, so a wait in progress keeps what it shows.
+ * next worker turn pins them as they are then. Only the definitions the reply's open calls are
+ * bound to stay pinned, so a wait in progress keeps what it shows; the session's tool variables stay too.
  */
 export function repinnedPackage(ctx: SessionContext, next: PackageInfo): PackageInfo {
   const open = (ctx.reply.toolCalls ?? []).filter((c) => c.status !== 'rejected' && c.status !== 'done');
   const kept = (ctx.package?.pinnedTools ?? []).filter((p) => open.some((c) => c.server === p.server && c.tool === p.name));
-  const { pinnedTools: _old, ...rest } = next;
-  return kept.length ? { ...rest, pinnedTools: kept } : rest;
+  const { pinnedTools: _old, toolVariables: _theirs, ...rest } = next;
+  const variables = ctx.package?.toolVariables;
+  return { ...rest, ...(kept.length ? { pinnedTools: kept } : {}), ...(variables ? { toolVariables: variables } : {}) };
 }

@@ -141,6 +141,8 @@ export interface ToolCallInput {
   /** The session's package (its manifest declares the call's server) and the version it is pinned to. */
   packageId: string;
   packageVersion?: string;
+  /** The session's values for its servers' `${VAR}` (its package's `toolVariables`). */
+  variables?: Readonly<Record<string, string>>;
   item: ToolCallItem;
   pinned: PinnedTool;
 }
