@@ -6,10 +6,12 @@
  * The client declares elicitation (form and URL) and turns automatic fulfilment off, so a
  * 2026-07-28 server's `input_required` result comes back to the host, which hands it to the
  * session (a person answers; the call is made again with the answers). A server of an earlier
- * revision asks on the live connection instead (`elicitation/create`): that request is
- * declined, and logged, since nobody can answer it while the call waits.
+ * revision asks on the live connection instead (`elicitation/create`), while its call waits:
+ * the question goes to the call under way on this connection, which holds it for a person
+ * (call-under-way.ts). Nothing on the wire says which call a question belongs to, so when
+ * several calls are under way (or none) it is declined, and that is logged.
  */
-import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, type ElicitRequestParams, type ElicitResult } from '@modelcontextprotocol/client';
 import { McpServerError } from './errors.js';
 import type { ExpandedServer } from './expand-variables.js';
 import { forwardLines } from './stderr-lines.js';
@@ -27,6 +29,15 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Hides the server's secrets in a text (the values of its `${VAR}`s). */
   hide: (text: string) => string;
+}
+
+/** A call under way on a connection: a question its server asks on the live connection may be its. */
+export interface CallTakingQuestions {
+  /**
+   * The answer to `params` (a person's, in time), or why the call takes no question (it is
+   * declined). `withdrawn` aborts when the server gives the question up or the connection closes.
+   */
+  ask(params: ElicitRequestParams, withdrawn: AbortSignal): Promise<ElicitResult> | { refused: string };
 }
 
 /** How long `close()` waits for a local server's process to be gone after the SDK stopped it. */
@@ -48,6 +59,8 @@ export class Connection {
   private listing: Promise<ListedTool[]> | null = null;
   /** The last error the transport reported (a line too long, output that is not MCP). */
   private lastTransportError: string | null = null;
+  /** The calls under way, for a question the server asks on the live connection. */
+  private readonly calls = new Set<CallTakingQuestions>();
 
   private constructor(
     readonly client: Client,
@@ -78,10 +91,7 @@ export class Connection {
     const { transport, stderr, pid } = createTransport(expanded, { path: options.path, messageBytes: options.limits.messageBytes });
     if (stderr) forwardLines(stderr, { maxChars: options.limits.logLineChars, onLine: (line) => options.log(`stderr: ${line}`) });
     const connection = new Connection(client, pid, options, onLost);
-    client.setRequestHandler('elicitation/create', (request) => {
-      options.log(`asked for input on the live connection (a pre-2026-07-28 server): declined. Its message: ${request.params.message}`);
-      return { action: 'decline' };
-    });
+    client.setRequestHandler('elicitation/create', (request, ctx) => connection.question(request.params, ctx.mcpReq.signal));
     client.onerror = (error) => {
       // Once lost, or said already: a stream over the limit fails on each of its next chunks.
       if (connection.closedBecause !== null || error.message === connection.lastTransportError) return;
@@ -103,6 +113,25 @@ export class Connection {
       throw new McpServerError(options.server, 'start_failed', options.hide(startFailure(options.server, expanded, error)));
     }
     return connection;
+  }
+
+  /** Counts `call` as under way until the returned function is called. */
+  underWay(call: CallTakingQuestions): () => void {
+    this.calls.add(call);
+    return () => this.calls.delete(call);
+  }
+
+  /** A question the server asked on the live connection: the one call under way takes it, or it is declined. */
+  private question(params: ElicitRequestParams, withdrawn: AbortSignal): Promise<ElicitResult> | ElicitResult {
+    const declined = (why: string): ElicitResult => {
+      this.options.log(`asked for input on the live connection (a pre-2026-07-28 server): declined: ${why}. Its message: ${params.message}`);
+      return { action: 'decline' };
+    };
+    if (this.calls.size !== 1)
+      return declined(this.calls.size === 0 ? 'no call was under way' : `${this.calls.size} calls were under way, and nothing on the wire says which one asks`);
+    const [call] = this.calls;
+    const taken = call!.ask(params, withdrawn);
+    return 'refused' in taken ? declined(taken.refused) : taken;
   }
 
   /** The server's tools, listed once per connection; `fresh`: listed again now. */

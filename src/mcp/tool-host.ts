@@ -13,16 +13,20 @@
  * - Bounded everywhere: tools per server, schema and description sizes, a message's bytes,
  *   the text of a result, a log line; and every call has a time limit.
  * - `input_required` (a 2026-07-28 server asks for input) is an outcome, answered by calling
- *   again with `inputResponses` and the `requestState`. A server of an earlier revision that
- *   asks on the live connection (`elicitation/create`) is declined, and that is logged.
+ *   again with `inputResponses` and the `requestState`. A server of an earlier revision asks on
+ *   the live connection (`elicitation/create`) while its call waits: the question is held under
+ *   the caller's `heldKey` and is an `input_required` outcome marked `live`; the caller's next
+ *   call with `answersHeld` answers it and gets the call's outcome (held-calls.ts).
  */
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../core/text/canonical-json.js';
 import { safeLine } from '../text/safe-text.js';
-import { callOnConnection, type Outcome } from './call-tool.js';
+import type { Outcome } from './call-tool.js';
+import { CallUnderWay } from './call-under-way.js';
 import { Connection } from './connection.js';
 import { McpServerError, McpToolLimitError, McpVariableError } from './errors.js';
 import { expandServer } from './expand-variables.js';
+import { HeldCalls } from './held-calls.js';
 import { cut } from './tool-definitions.js';
 import type { CallToolRequest, ServerRef, ToolCallOutcome, ToolDefinition, ToolHostLimits, ToolHostOptions } from './types.js';
 import { createArgumentValidator } from './validate-arguments.js';
@@ -50,9 +54,12 @@ export interface ToolHost {
   listTools(server: ServerRef, options?: { fresh?: boolean }): Promise<ToolDefinition[]>;
   /** null when `args` match the tool's input schema, else what is wrong (for the model or a person). */
   validateArguments(definition: ToolDefinition, args: unknown): string | null;
-  /** Calls a tool; never throws. */
+  /**
+   * Calls a tool; never throws. With `answersHeld`, answers the question held under `heldKey`
+   * instead, and no call is made (`live_input_lost` when nothing is held there).
+   */
   callTool(request: CallToolRequest): Promise<ToolCallOutcome>;
-  /** Stops every server and waits until each local one is gone. Idempotent. */
+  /** Answers every question held `cancel`, stops every server and waits until each local one is gone. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -89,6 +96,12 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
   const timeoutOf = (ref: ServerRef) => ref.config.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const logFor = (name: string, hide: (text: string) => string) => (line: string) =>
     options.log?.(safeLine(cut(hide(`MCP server "${name}": ${line}`), limits.logLineChars + 200)));
+  /** Calls whose server asked a person on the live connection, held for the answer. */
+  const held = new HeldCalls({
+    onResult: (ref) => stops.delete(keyOf(ref)),
+    closing: () => closing !== null,
+    log: (followed, line) => logFor(followed.ref.name, followed.hide)(line),
+  });
 
   const stopped = (key: string) => {
     const previous = stops.get(key);
@@ -173,6 +186,8 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
       const done = (outcome: Outcome): ToolCallOutcome => ({ ...outcome, durationMs: Math.round(performance.now() - started) }) as ToolCallOutcome;
       const ref = request.server;
       const name = `${ref.name}.${request.tool}`;
+      // The call is under way already (its server asked on the live connection): it is not made again.
+      if (request.answersHeld) return done(await held.answer(request, name));
       if (request.signal?.aborted) return done({ kind: 'failed', error: { reason: 'cancelled', message: `The call of ${name} was cancelled.` } });
       let found: Awaited<ReturnType<typeof toolsOf>>;
       try {
@@ -190,13 +205,18 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
       }
       const invalid = validate(listed.definition, request.arguments);
       if (invalid !== null) return done({ kind: 'failed', error: { reason: 'invalid_arguments', message: invalid } });
-      const outcome = await callOnConnection(connection, listed, request, { timeoutMs: timeoutOf(ref), resultChars: limits.resultChars });
-      if (outcome.kind === 'result') stops.delete(keyOf(ref));
-      return done(hidden(outcome, hide));
+      const call = new CallUnderWay(connection, listed, request, {
+        timeoutMs: timeoutOf(ref),
+        resultChars: limits.resultChars,
+        holdsQuestions: request.heldKey !== undefined,
+      });
+      return done(await held.follow({ call, ref, name, hide }, request));
     },
 
     close() {
       closing ??= (async () => {
+        // Before the servers stop: each held question is answered, as a person who left would.
+        held.cancelAll();
         const entries = [...live.values()];
         live.clear();
         await Promise.all([
@@ -223,18 +243,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-/** The outcome with the server's secrets hidden in everything it says. */
-function hidden(outcome: Outcome, hide: (text: string) => string): Outcome {
-  switch (outcome.kind) {
-    case 'result':
-      return { ...outcome, text: hide(outcome.text) };
-    case 'failed':
-      return { ...outcome, error: { ...outcome.error, message: hide(outcome.error.message) } };
-    case 'input_required':
-      return { ...outcome, requests: JSON.parse(hide(JSON.stringify(outcome.requests))) as typeof outcome.requests };
-  }
 }
 
 /** A listing's failure as the host's typed error: a limit as it is, the rest as McpServerError. */

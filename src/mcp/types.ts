@@ -58,7 +58,13 @@ export type ToolFailureReason =
   /** The server answered something that is not MCP. */
   | 'protocol_error'
   /** The host was closed. */
-  | 'host_closed';
+  | 'host_closed'
+  /**
+   * Answers came for a question asked on the live connection, but none is held under the
+   * call's `heldKey` (the process restarted, the connection was lost, the question was
+   * cancelled): the call may or may not have taken effect, and was not made again.
+   */
+  | 'live_input_lost';
 
 /** What a call came to. Never thrown: a failure is an outcome the model reads. */
 export type ToolCallOutcome =
@@ -79,6 +85,12 @@ export type ToolCallOutcome =
       requests: InputRequests;
       /** Opaque: pass it back unchanged with the answers. */
       requestState?: string;
+      /**
+       * The server asked on the live connection (a revision before 2026-07-28) and waits inside
+       * the call: the question is held under the request's `heldKey` until the call is made
+       * again with `answersHeld` and the answers, by the same host (one request, key `input`).
+       */
+      live?: true;
       durationMs: number;
     };
 
@@ -91,6 +103,17 @@ export interface CallToolRequest {
   inputResponses?: InputResponses;
   /** The `requestState` of that outcome, unchanged. */
   requestState?: string;
+  /**
+   * The caller's name for this call, one it can give again (e.g. its session and call id): a
+   * question the server asks on the live connection during the call is held under it. Without
+   * one, such a question is declined.
+   */
+  heldKey?: string;
+  /**
+   * The `inputResponses` answer the question held under `heldKey` (an `input_required` outcome
+   * with `live`): the call under way goes on with them and is not made again.
+   */
+  answersHeld?: boolean;
 }
 
 export interface ToolHostLimits {

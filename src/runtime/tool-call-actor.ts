@@ -10,7 +10,11 @@
  * tool is read-only: it is `interrupted`, and the chart asks a person (run it again, skip it,
  * give its result). A server that asks a person for input (elicitation, `input_required`) ends
  * the call's run with its requests, kept in the journal; the call is made again with the
- * answers, by whichever process holds the session then.
+ * answers, by whichever process holds the session then. A server of an earlier revision asks
+ * on the live connection instead, inside the call (`live`): the tool host holds the question
+ * under the session's and the call's ids, and the answers go to that call, which is not made
+ * again. A process that no longer holds it (it restarted) cannot answer it: the call is
+ * `interrupted`, since it may or may not have taken effect.
  * Whatever the server does — hang, crash, answer garbage or too much — the outcome is data the
  * model reads (`failed`), never a throw that sticks the session.
  */
@@ -18,6 +22,7 @@ import { fromPromise } from 'xstate';
 import type { SkillPackage } from '../core/skills/package-schema.js';
 import type { ToolCallInput, ToolCallOutput } from '../core/tools/server-tools.js';
 import type { ToolHost } from '../mcp/tool-host.js';
+import type { ServerRef, ToolCallOutcome } from '../mcp/types.js';
 import { inputRequestsOf, inputResponsesOf } from './tool-input.js';
 import { pinOf, serverOf } from './worker-tools.js';
 
@@ -48,20 +53,19 @@ const failed = (input: ToolCallInput, error: string, durationMs?: number): ToolC
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** The name the tool host holds a call's live question under: one per call of a session. */
+const heldKeyOf = (input: ToolCallInput) => JSON.stringify([input.sessionId, input.item.callId]);
+
 /**
  * @example
  * const machine = sessionMachine.provide({ actors: { toolCall: createToolCallActor({ host, packageOf: (id) => packages.get(id) }) } });
  */
 export function createToolCallActor(options: ToolCallActorOptions) {
   const { host, packageOf, beforeCall, wasInterrupted } = options;
-  return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
-    // No side effect twice: a call cut off by a crash runs again only if it is read-only.
-    if (wasInterrupted?.(input) && !readOnly(input)) return { callId: input.item.callId, outcome: 'interrupted' };
-    await beforeCall?.(input, system);
-    signal.throwIfAborted();
+
+  /** Why the call is not made as approved (the actor's output), or null: its tool is the one approved. */
+  async function notAsApproved(input: ToolCallInput, server: ServerRef): Promise<ToolCallOutput | null> {
     const { item } = input;
-    const server = serverOf(packageOf(input.packageId), item.server, input.variables);
-    if (!server) return failed(input, `Package "${input.packageId}" no longer declares the MCP server "${item.server}": the call was not made.`);
     let live;
     try {
       // As the server says now: a tool redeployed since the approval is caught here, not only after a restart.
@@ -71,35 +75,54 @@ export function createToolCallActor(options: ToolCallActorOptions) {
     }
     if (!live) return failed(input, `The MCP server "${item.server}" no longer has a tool "${item.tool}": the call was not made.`);
     if (live.digest !== item.digest) return { callId: item.callId, outcome: 'definition_changed', definition: pinOf(live, input.pinned.modelName) };
+    return null;
+  }
+
+  return fromPromise<ToolCallOutput, ToolCallInput>(async ({ input, signal, system }) => {
+    // No side effect twice: a call cut off by a crash runs again only if it is read-only.
+    if (wasInterrupted?.(input) && !readOnly(input)) return { callId: input.item.callId, outcome: 'interrupted' };
+    await beforeCall?.(input, system);
+    signal.throwIfAborted();
+    const { item } = input;
+    const server = serverOf(packageOf(input.packageId), item.server, input.variables);
+    if (!server) return failed(input, `Package "${input.packageId}" no longer declares the MCP server "${item.server}": the call was not made.`);
+    const call = { server, tool: item.tool, arguments: item.arguments, signal, heldKey: heldKeyOf(input) };
+    const asked = item.input;
+    // Answers to a question asked inside the call: the call is under way already, and is neither checked nor made again.
+    if (asked?.live && asked.responses)
+      return outputOf(input, await host.callTool({ ...call, answersHeld: true, inputResponses: inputResponsesOf(asked.responses) }));
+    const refused = await notAsApproved(input, server);
+    if (refused) return refused;
     signal.throwIfAborted();
     // A call made again with a person's answers to what the server asked (and the server's state, unchanged).
-    const answered = item.input?.responses
-      ? { inputResponses: inputResponsesOf(item.input.responses), ...(item.input.requestState !== undefined ? { requestState: item.input.requestState } : {}) }
+    const answered = asked?.responses
+      ? { inputResponses: inputResponsesOf(asked.responses), ...(asked.requestState !== undefined ? { requestState: asked.requestState } : {}) }
       : {};
-    const outcome = await host.callTool({ server, tool: item.tool, arguments: item.arguments, signal, ...answered });
-    switch (outcome.kind) {
-      case 'result':
-        return {
-          callId: item.callId,
-          outcome: 'result',
-          text: outcome.text,
-          isError: outcome.isError,
-          truncated: outcome.truncated,
-          durationMs: outcome.durationMs,
-        };
-      case 'failed':
-        return failed(input, outcome.error.message, outcome.durationMs);
-      case 'input_required': {
-        const asked = inputRequestsOf(outcome.requests);
-        if ('problem' in asked) return failed(input, `${asked.problem} The call did not complete.`, outcome.durationMs);
-        return {
-          callId: item.callId,
-          outcome: 'input_required',
-          requests: asked.requests,
-          ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}),
-          durationMs: outcome.durationMs,
-        };
-      }
-    }
+    return outputOf(input, await host.callTool({ ...call, ...answered }));
   });
+}
+
+/** The actor's output for what the tool host says the call came to. */
+function outputOf(input: ToolCallInput, outcome: ToolCallOutcome): ToolCallOutput {
+  const { callId } = input.item;
+  switch (outcome.kind) {
+    case 'result':
+      return { callId, outcome: 'result', text: outcome.text, isError: outcome.isError, truncated: outcome.truncated, durationMs: outcome.durationMs };
+    case 'failed':
+      // Its server's question could not be answered by this process: whether the call took effect is unknown.
+      if (outcome.error.reason === 'live_input_lost') return { callId, outcome: 'interrupted' };
+      return failed(input, outcome.error.message, outcome.durationMs);
+    case 'input_required': {
+      const asked = inputRequestsOf(outcome.requests);
+      if ('problem' in asked) return failed(input, `${asked.problem} The call did not complete.`, outcome.durationMs);
+      return {
+        callId,
+        outcome: 'input_required',
+        requests: asked.requests,
+        ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}),
+        ...(outcome.live ? { live: true } : {}),
+        durationMs: outcome.durationMs,
+      };
+    }
+  }
 }

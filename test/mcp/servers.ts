@@ -13,10 +13,13 @@ export function stdioServer(name: string, extra: Partial<McpServerConfig> & { ar
   return { name, config: { command: process.execPath, args: [STDIO_SERVER, ...args], trusted: true, ...rest } as McpServerConfig };
 }
 
-/** The 2025-only server (servers/legacy.mjs). */
-export function legacyServer(name: string): ServerRef {
-  return { name, config: { command: process.execPath, args: [LEGACY_SERVER], trusted: true } };
+/** The 2025-only server (servers/legacy.mjs) under `name`, with `extra` settings (its `env`: LEGACY_LOG). */
+export function legacyServer(name: string, extra: Partial<McpServerConfig> = {}): ServerRef {
+  return { name, config: { command: process.execPath, args: [LEGACY_SERVER], trusted: true, ...extra } as McpServerConfig };
 }
+
+/** The path of the legacy server, for a package's manifest. */
+export const LEGACY_SERVER_PATH = LEGACY_SERVER;
 
 /** Whether process `pid` still runs. */
 export function isRunning(pid: number): boolean {

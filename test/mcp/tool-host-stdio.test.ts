@@ -1,7 +1,8 @@
 /**
  * The tool host against real servers over stdio, built with the official server SDK
- * (servers/stdio.mjs, servers/legacy.mjs). Time limits here are short but far above what they
- * wait for; no test asserts a duration.
+ * (servers/stdio.mjs, servers/legacy.mjs; its questions on the live connection are
+ * tool-host-live.test.ts's). Time limits here are short but far above what they wait for; no
+ * test asserts a duration.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { McpServerError, McpToolLimitError, McpVariableError } from '../../src/mcp/errors.js';
@@ -274,19 +275,6 @@ describe('variables and secrets', () => {
       expect(trusted.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
       expect(untrusted.annotations).toBeUndefined();
       expect(untrusted.digest).not.toBe(trusted.digest);
-    } finally {
-      await host.close();
-    }
-  });
-});
-
-describe('a server of an earlier revision', () => {
-  it('is answered "decline" when it asks for input on the live connection, and that is logged', async () => {
-    const lines: string[] = [];
-    const host = createToolHost({ env, log: (line) => lines.push(line) });
-    try {
-      expect(resultText(await host.callTool({ server: legacyServer('old'), tool: 'ask', arguments: {} }))).toBe('the answer was decline');
-      expect(lines).toContain('MCP server "old": asked for input on the live connection (a pre-2026-07-28 server): declined. Its message: Really?');
     } finally {
       await host.close();
     }
