@@ -10,6 +10,7 @@
  *   as the runtime's does for a call a dead process left under way): a person gives its result
  *   or skips it, and the model reads that.
  */
+import type { Message } from '@ag-ui/client';
 import { fromPromise } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -46,7 +47,10 @@ function callsModel(...calls: ReturnType<typeof scriptedCall>[]) {
     { agent: 'worker', toolCalls: [call] },
     (req) => {
       read[i] = String(resultIn(req, 'c1'));
-      return { content: null, toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Kept.' } }) } }] };
+      return {
+        content: null,
+        toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Kept.' } }) } }],
+      };
     },
   ]);
   return { model: new ScriptedModel(steps), read };
@@ -76,6 +80,13 @@ async function serve(name: string, notes: NotesPackage, model: ScriptedModel, ma
 /** What an A2A error says: its message and its metadata (the code). */
 const said = (error: unknown) => (error instanceof Error ? `${error.message} ${JSON.stringify(error)}` : JSON.stringify(error));
 
+/** A tool call as the chat (MESSAGES_SNAPSHOT) shows it: its name, its arguments, its result message's content. */
+function chatCall(messages: readonly Message[], id: string) {
+  const call = messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).find((c) => c.id === id);
+  const result = messages.find((m) => m.role === 'tool' && m.toolCallId === id);
+  return call && { name: call.function.name, arguments: JSON.parse(call.function.arguments) as unknown, result: result?.content };
+}
+
 const results = (record: RunRecord) => record.events.filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => [e.toolCallId, e.content]);
 
 /** The form confirm_write's server asks for. */
@@ -103,8 +114,9 @@ describe('tool_input over the protocols', { timeout: 120_000 }, () => {
     expect(asking).toMatchObject({ id: 'thread-input#w3~c1', reason: 'input_required', toolCallId: 'c1', message: 'notes.confirm_write asks: Write a.md?' });
     expect((asking.responseSchema as any).properties.responses.properties.confirm.properties.content).toEqual(CONFIRM_FORM);
     expect(notes.calls()).toEqual([{ tool: 'confirm_write?', args: { path: 'a.md', text: 'One' } }]);
-    // Nothing has a result yet: the call waits for the person.
+    // Nothing has a result yet: the call waits for the person. The call the interrupt names is in the chat, with its arguments.
     expect(results(approved).filter(([id]) => id === 'c1')).toEqual([]);
+    expect(chatCall(tab.agent.messages, 'c1')).toEqual({ name: 'notes__confirm_write', arguments: { path: 'a.md', text: 'One' }, result: undefined });
 
     const bad = await tab.resume(asking, BAD);
     expect(runError(bad)).toMatchObject({ code: 'invalid_event' });
@@ -120,6 +132,7 @@ describe('tool_input over the protocols', { timeout: 120_000 }, () => {
       { tool: 'confirm_write', args: { path: 'a.md', text: 'One', answer: { action: 'accept', content: { confirm: true, initials: 'AB' } } } },
     ]);
     expect(read).toEqual(['wrote a.md, confirmed by AB']);
+    expect(chatCall(tab.agent.messages, 'c1')?.result).toBe('wrote a.md, confirmed by AB');
 
     // The same answer sent again (a reloaded tab): harmless, nothing reaches the server again.
     const again = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-input', TOKEN).resume(asking, GOOD);
@@ -186,7 +199,12 @@ describe('tool_interrupted over the protocols', { timeout: 120_000 }, () => {
       expect(runError(await tab.run())).toBeUndefined();
       expect(runError(await tab.resume(tab.interrupt!, { approved: true }))).toBeUndefined();
       const interrupt = tab.interrupt!;
-      expect(interrupt).toMatchObject({ id: `${thread}#w3~c1`, reason: 'tool_call', toolCallId: 'c1', metadata: { steward: { waitingReason: 'tool_interrupted' } } });
+      expect(interrupt).toMatchObject({
+        id: `${thread}#w3~c1`,
+        reason: 'tool_call',
+        toolCallId: 'c1',
+        metadata: { steward: { waitingReason: 'tool_interrupted' } },
+      });
       expect(interrupt.message).toMatch(/^notes\.write_note was cut off when the process running it stopped/);
       return { tab, interrupt };
     };

@@ -83,7 +83,7 @@ async function settledThread(deps: AgUiDeps, id: string): Promise<Thread> {
  * its messages are ours: MESSAGES_SNAPSHOT gives them to the client), if there is one.
  */
 function newUserText(input: RunAgentInput, thread: Thread | null): string | undefined {
-  const known = new Set(thread ? messagesOf(thread.context).map((m) => m.id) : []);
+  const known = new Set(thread ? messagesOf(thread.context, thread.view.waitingReason).map((m) => m.id) : []);
   const last = input.messages.findLast((m) => m.role === 'user' && !known.has(m.id));
   if (!last) return undefined;
   const content = last.content as unknown;
