@@ -11,16 +11,14 @@
  *   or skips it, and the model reads that.
  */
 import type { Message } from '@ag-ui/client';
-import { fromPromise } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { ScriptedModel, scriptedCall, type ScriptStep } from '../../src/models/scripted-model.js';
-import { sessionMachine, type ChatMessage, type ModelRequest } from '../../src/machine.js';
-import type { ToolCallInput, ToolCallOutput } from '../../src/core/tools/server-tools.js';
+import type { ScriptedModel } from '../../src/models/scripted-model.js';
 import { useTempDir } from '../support/temp.js';
-import { notesPackage, runKeeper, type NotesPackage } from '../tools/notes-package.js';
+import { notesPackage, type NotesPackage } from '../tools/notes-package.js';
+import { BAD_INITIALS, callsModel, CONFIRM_FORM, CONFIRMED, confirmWrite, cutOffCalls, GIVEN, READ_GIVEN, writeNote } from '../tools/tool-wait-sessions.js';
 import { agUiAgent, runError, type RunRecord } from './ag-ui-client.js';
 import { a2aClient, asTask, interruptOf, request, stateName } from './a2a-client.js';
 
@@ -32,38 +30,7 @@ afterEach(async () => {
 
 const TOKEN = 'token-of-ana-0123456789';
 
-/** The tool result the worker's next round was given for `callId`. */
-const resultIn = (request: ModelRequest, callId: string) =>
-  request.messages.find((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool' && m.tool_call_id === callId)?.content;
-
-/**
- * For each call, one session's worth of steps: the manager runs the keeper, the worker makes
- * the call (`c1`), then submits; `read[i]` is what session i's worker read as the call's result.
- */
-function callsModel(...calls: ReturnType<typeof scriptedCall>[]) {
-  const read: string[] = [];
-  const steps = calls.flatMap((call, i): ScriptStep[] => [
-    { agent: 'manager', toolCalls: [runKeeper()] },
-    { agent: 'worker', toolCalls: [call] },
-    (req) => {
-      read[i] = String(resultIn(req, 'c1'));
-      return {
-        content: null,
-        toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Kept.' } }) } }],
-      };
-    },
-  ]);
-  return { model: new ScriptedModel(steps), read };
-}
-
-const confirmWrite = () => scriptedCall('notes__confirm_write', { path: 'a.md', text: 'One' }, 'c1');
-
-/** A `toolCall` actor that says every call was cut off by a stopped process (the runtime's answer for a call a dead process left under way). */
-const cutOff = sessionMachine.provide({
-  actors: { toolCall: fromPromise<ToolCallOutput, ToolCallInput>(async ({ input }) => ({ callId: input.item.callId, outcome: 'interrupted' })) },
-});
-
-async function serve(name: string, notes: NotesPackage, model: ScriptedModel, machine?: typeof cutOff) {
+async function serve(name: string, notes: NotesPackage, model: ScriptedModel, machine?: typeof cutOffCalls) {
   const store = new SqliteStore(tmp.path(`${name}.db`));
   const runtime = createRuntime({ model, store, packagesDir: notes.packagesDir, toolHost: { env: notes.env, log: () => {} }, ...(machine ? { machine } : {}) });
   const logs: string[] = [];
@@ -89,15 +56,8 @@ function chatCall(messages: readonly Message[], id: string) {
 
 const results = (record: RunRecord) => record.events.filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => [e.toolCallId, e.content]);
 
-/** The form confirm_write's server asks for. */
-const CONFIRM_FORM = {
-  type: 'object',
-  properties: { confirm: { type: 'boolean', title: 'Write it' }, initials: { type: 'string', minLength: 2, title: 'Your initials' } },
-  required: ['confirm', 'initials'],
-};
-
-const GOOD = { responses: { confirm: { action: 'accept', content: { confirm: true, initials: 'AB' } } } };
-const BAD = { responses: { confirm: { action: 'accept', content: { confirm: true, initials: 'x' } } } };
+const GOOD = { responses: CONFIRMED };
+const BAD = { responses: BAD_INITIALS };
 
 describe('tool_input over the protocols', { timeout: 120_000 }, () => {
   it('AG-UI: the interrupt names the call and holds the server’s form; a bad answer is refused, a good one completes the call', async () => {
@@ -180,10 +140,6 @@ describe('tool_input over the protocols', { timeout: 120_000 }, () => {
   });
 });
 
-const writeNote = () => scriptedCall('notes__write_note', { path: 'a.md', text: 'One' }, 'c1');
-const GIVEN = 'a.md holds "One".';
-/** What the model reads for a result given by hand, and for a skipped call. */
-const READ_GIVEN = `(A person gave this result by hand: the call was cut off when the process running it stopped.)\n${GIVEN}`;
 const READ_SKIPPED =
   'Error: this call was cut off when the process running it stopped, so it may or may not have taken effect; a person chose not to run it again. ' +
   'Check what it did before you call it again. Their reason: Check it by hand.';
@@ -192,7 +148,7 @@ describe('tool_interrupted over the protocols', { timeout: 120_000 }, () => {
   it('AG-UI: the interrupt names the cut-off call; a result given by hand is what the model reads (the same resume again is harmless); a skip tells the model', async () => {
     const notes = notesPackage();
     const { model, read } = callsModel(writeNote(), writeNote());
-    const { server } = await serve('ag-ui-interrupted', notes, model, cutOff);
+    const { server } = await serve('ag-ui-interrupted', notes, model, cutOffCalls);
     const cutOffCall = async (thread: string) => {
       const tab = agUiAgent(`${server.url}/ag-ui/notes`, thread, TOKEN);
       tab.agent.addMessage({ id: 'u1', role: 'user', content: 'Write a.md.' });
@@ -235,7 +191,7 @@ describe('tool_interrupted over the protocols', { timeout: 120_000 }, () => {
   it('A2A: the input-required status names the cut-off call; a result given by hand, or a skip, is what the model reads', async () => {
     const notes = notesPackage();
     const { model, read } = callsModel(writeNote(), writeNote());
-    const { server } = await serve('a2a-interrupted', notes, model, cutOff);
+    const { server } = await serve('a2a-interrupted', notes, model, cutOffCalls);
     const client = await a2aClient(server.url, 'notes', TOKEN);
     const answer = (taskId: string, data: unknown, interruptId: string) =>
       client.sendMessage(request({ data }, { taskId }, { steward: { interruptId } })).then(asTask, (error: unknown) => error);
