@@ -5,7 +5,7 @@
  * a result given by hand for a cut-off call, and steward/client's typed `answer` and the
  * SessionFeed under React's useSession pass them through.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { StewardClient } from '../../src/client.js';
 import { SessionFeed } from '../../src/client/session-feed.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -108,9 +108,18 @@ describe('tool waits over the HTTP routes', { timeout: 120_000 }, () => {
 
     const second = await approvedCall(http);
     const feed = new SessionFeed(steward, second.id);
+    // What the page offers once the feed has the view: the wait's three decisions.
+    const offered = new Promise<readonly string[]>((resolve) => {
+      const stop = feed.subscribe(() => {
+        const { enabledEvents } = feed.snapshot();
+        if (enabledEvents.length === 0) return;
+        stop();
+        resolve(enabledEvents);
+      });
+    });
     feed.start();
     open.push(async () => feed.stop());
-    await vi.waitFor(() => expect(feed.snapshot().enabledEvents).toContain('user_gave_tool_result'));
+    expect(await offered).toEqual(['user_approved_tool_call', 'user_rejected_tool_call', 'user_gave_tool_result']);
     const sent = await feed.send({ type: 'user_gave_tool_result', callId: 'c1', result: GIVEN });
     expect(sent).toMatchObject({ ok: true, view: { waitingReason: 'review_artifact' } });
     expect(read).toEqual([READ_GIVEN, READ_GIVEN]);
