@@ -4,14 +4,21 @@
  * decisions, its nudges, or the manager's loop calls. Every kind of note is made by a real
  * session (the chart writes them), so the test follows their wording.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { messagesOf } from '../../src/protocols/ag-ui/events.js';
 import { storedSnapshot } from '../../src/runtime/persisted.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { ScriptedModel, scriptedCall } from '../../src/models/scripted-model.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import { notesPackage } from '../tools/notes-package.js';
 
 const runWorker = (id: string) => scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval: true }, id);
+
+const runtimes: Runtime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((r) => r.close()));
+});
 
 describe('messagesOf', () => {
   it('keeps the person’s texts and what the agents told them; drops every note, nudge, refusal and loop call', async () => {
@@ -81,5 +88,66 @@ describe('messagesOf', () => {
     // Ids are the transcript's numbers: the same from run to run.
     expect(messages.map((m) => m.id)).toEqual(messagesOf(storedSnapshot(runtime.machine, (await store.load(session.id))!).context).map((m) => m.id));
     expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+  });
+
+  it('shows a worker’s MCP calls with their arguments and results where they happened: after the step that ran them, before what the manager heard next', async () => {
+    const notes = notesPackage();
+    const keeper = (id: string, requiresApproval: boolean) =>
+      scriptedCall('run_worker', { workerId: 'keeper', reason: 'Keep the notes.', requiresApproval }, id);
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [keeper('call_first', false)] },
+      {
+        agent: 'worker',
+        content: 'Reading first.',
+        toolCalls: [scriptedCall('notes__read_note', { path: 'a.md' }, 'c1'), scriptedCall('notes__write_note', { path: 'a.md', text: 'One' }, 'c2')],
+      },
+      { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Kept.' } })] },
+      { agent: 'manager', content: 'Next, another note.', toolCalls: [keeper('call_second', true)] },
+    ]);
+    const store = new MemoryStore();
+    const runtime = createRuntime({ model, store, packagesDir: notes.packagesDir, toolHost: { env: notes.env, log: () => {} } });
+    runtimes.push(runtime);
+    const session = await runtime.createSession({ packageId: 'notes' });
+    const chat = async () => {
+      const snapshot = storedSnapshot(runtime.machine, (await store.load(session.id))!);
+      const view = session.view();
+      return messagesOf(snapshot.context, view.waitingReason).map((m) => {
+        if (m.role === 'tool') return `tool ${m.toolCallId}: ${m.content}`;
+        if (m.role === 'assistant' && m.toolCalls?.length) return `calls ${m.toolCalls.map((c) => `${c.function.name} ${c.function.arguments}`).join(', ')}`;
+        return `${m.role}: ${'content' in m ? String(m.content) : ''}`;
+      });
+    };
+    const request = ['user: Keep my notes.', 'calls run_worker {"workerId":"keeper","reason":"Keep the notes.","requiresApproval":false}'];
+    const ran = expect.stringMatching(/^tool call_first: /);
+    const calls = 'calls notes__read_note {"path":"a.md"}, notes__write_note {"path":"a.md","text":"One"}';
+
+    // A call waits for a person: both calls are in the chat (an interrupt names c2), neither has a result yet; the worker's words are its own.
+    expect((await session.send({ type: 'user_submitted_input', text: 'Keep my notes.' })).ok).toBe(true);
+    expect(session.view().waitingReason).toBe('approve_tool');
+    expect(await chat()).toEqual([...request, ran, calls]);
+
+    // Run: each call's result follows it.
+    expect((await session.send({ type: 'user_approved_tool_call', callId: 'c2' })).ok).toBe(true);
+    expect(session.view().waitingReason).toBe('review_artifact');
+    const done = [calls, 'tool c1: (no note at a.md)', 'tool c2: wrote a.md'];
+    expect(await chat()).toEqual([...request, ran, ...done]);
+
+    // The manager goes on: the calls stay where they happened, before what it said next.
+    expect((await session.send({ type: 'user_accepted_artifact', artifactId: 'a1' })).ok).toBe(true);
+    expect(session.view().waitingReason).toBe('approve_step');
+    const next = await chat();
+    expect(next).toEqual([
+      ...request,
+      ran,
+      ...done,
+      'calls run_worker {"workerId":"keeper","reason":"Keep the notes.","requiresApproval":true}',
+      expect.stringMatching(/^tool call_second: /),
+    ]);
+    const snapshot = storedSnapshot(runtime.machine, (await store.load(session.id))!);
+    const messages = messagesOf(snapshot.context, 'approve_step');
+    // The manager's words of that reply are there too, and every id is its own.
+    expect(messages.some((m) => m.role === 'assistant' && m.content === 'Next, another note.')).toBe(true);
+    expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+    model.assertComplete();
   });
 });

@@ -27,7 +27,7 @@ import type { SessionHost } from '../../serve/session-host.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { HttpError } from '../../http/errors.js';
 import { stepName } from '../ag-ui/events.js';
-import { answerSchema, eventForAnswer, interruptCall, interruptWait } from '../ag-ui/interrupts.js';
+import { answerSchema, eventForAnswer, interruptWait, withInterruptCall } from '../ag-ui/interrupts.js';
 import { artifactsOf, partsOf, readA2AThread, statusOf, stream, taskOf, type A2AThread } from './tasks.js';
 import { closedWaitAnswer } from '../ag-ui/waits.js';
 import { readJournal } from '../../runtime/journal-waits.js';
@@ -272,7 +272,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
     if (thread.view.phase === 'running') thread = await untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal);
     // Still working (nothing moved it in time, or nothing runs it): eventOf says so.
     if (named === thread.view.wait || thread.view.phase === 'running') return { id, event: { ...eventOf(thread, message), wait: named }, thread, key };
-    const closed = closedWaitAnswer(await readJournal(this.deps.store, id), named, payloadOf(message));
+    const closed = closedWaitAnswer(await readJournal(this.deps.store, id), named, withNamedCall(payloadOf(message), message, id));
     if (closed === 'same') return { id, event: null, thread, key };
     const now = thread.interrupt ? `its open wait is ${thread.interrupt.id}` : `it is ${thread.view.phase === 'done' ? 'completed' : thread.view.state}`;
     const what =
@@ -344,15 +344,10 @@ function eventOf(thread: A2AThread, message: Message): UserEvent {
   return { ...answer.event, wait: view.wait! };
 }
 
-/**
- * A tool-call decision without a `callId` is for the call its interrupt id names (`…~<callId>`):
- * an answer sent again after that call was decided is then refused, never taken for the next call.
- */
+/** The answer a message carries, for the tool call its interrupt id names when it names none itself (`withInterruptCall`). */
 function withNamedCall(payload: unknown, message: Message, id: string): unknown {
   const interruptId = (message.metadata as { steward?: { interruptId?: unknown } } | undefined)?.steward?.interruptId;
-  const callId = typeof interruptId === 'string' ? interruptCall(id, interruptId) : null;
-  if (callId === null || payload === null || typeof payload !== 'object' || Array.isArray(payload) || Object.hasOwn(payload, 'callId')) return payload;
-  return { ...payload, callId };
+  return withInterruptCall(id, typeof interruptId === 'string' ? interruptId : undefined, payload);
 }
 
 /** The answer a message carries: its data part, else its text as `{ text }`. */

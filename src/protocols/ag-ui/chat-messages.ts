@@ -7,12 +7,15 @@
  * out; the manager's words, what its boundary tools told the person (ask_user's message and
  * questions, review_blackboard's message, finish's summary) and the person's own texts stay.
  * Accepted run_worker calls stay too, with their results: an approval interrupt names one
- * (`toolCallId`), and a client looks it up in the messages.
+ * (`toolCallId`), and a client looks it up in the messages. So do a worker's MCP tool calls,
+ * which a person decides too (worker-calls.ts).
  */
 import type { Message } from '@ag-ui/core';
 import type { SessionContext } from '../../core/machines/session.context.js';
+import type { WaitingReason } from '../../core/machines/stream-events.js';
 import type { ChatMessage, ToolCall } from '../../core/models/model.js';
 import { REQUEST_TAG } from '../../core/skills/package-schema.js';
+import { WORKER_RUN_ENDED, workerCallMessages, workerCallsPlace } from './worker-calls.js';
 
 /**
  * The user-role messages the chart writes itself (src/core/machines/session.updates.ts), whole: a
@@ -24,9 +27,8 @@ const NOTES: readonly RegExp[] = [
   /^The user skipped your questions: go on with your best judgement\.$/,
   /^The user rejected the proposed step run_worker\([^)]*\)(: [\s\S]*| without giving a reason\.)$/,
   /^The user( \([^)]*\))? approved your run_worker\([^)]*\) with edits: [\s\S]*\. The worker runs with the edited step; you will hear when the user has reviewed its artifact\.$/,
-  /^The user accepted artifact \S+ from \S+ \([^)]*\)\.[\s\S]* Plan the next step\.$/,
+  ...WORKER_RUN_ENDED,
   /^Correction: [\s\S]*$/,
-  /^The worker \S* (used all \d+ rounds without submitting; its step ended\.|failed: [\s\S]*|stopped before submitting: [\s\S]*; its step ended\.) Decide with the user how to go on\.$/,
   /^Reply by calling one of your tools\.$/,
 ];
 
@@ -48,20 +50,30 @@ export function messageId(sessionId: string, agent: string, n: number): string {
 /**
  * The manager's conversation (the window the context keeps) as a chat, with ids that stay the
  * same from run to run: the person's texts (role user), the manager's words and what its tools
- * told the person (role assistant), and the accepted run_worker calls with their results.
+ * told the person (role assistant), the accepted run_worker calls with their results, and the
+ * worker's MCP calls with theirs where they happened. `waitingReason`: the session's wait, if
+ * it waits (at approve_step the worker conversation the context holds is the previous run's).
  *
  * @example
- * const messages = messagesOf(snapshot.context);
+ * const messages = messagesOf(snapshot.context, view.waitingReason);
  * messages.filter((m) => m.role === 'user').map((m) => m.content); // ['A story about a lighthouse keeper.']
  */
-export function messagesOf(context: SessionContext): Message[] {
+export function messagesOf(context: SessionContext, waitingReason?: WaitingReason): Message[] {
   const { messages, total } = context.transcripts.manager;
-  const first = total - messages.length;
+  const chat = managerMessages(context, messages, total - messages.length);
+  const place = workerCallsPlace(context, messages, waitingReason);
+  if (place === null) return chat.flat();
+  const worker = workerCallMessages(context, (n) => messageId(context.sessionId, 'worker', n));
+  return [...chat.slice(0, place), worker, ...chat.slice(place)].flat();
+}
+
+/** The chat's messages of each message of the manager's window, in its order (none for a note, a nudge, a loop call). */
+function managerMessages(context: SessionContext, messages: readonly ChatMessage[], first: number): Message[][] {
   const results = new Map(messages.flatMap((m) => (m.role === 'tool' ? [[m.tool_call_id, m.content] as const] : [])));
   // The request's versions still held are the person's words verbatim, whatever they say.
   const requests = new Set((context.blackboard[REQUEST_TAG] ?? []).flatMap((slot) => ('body' in slot ? [slot.body] : [])));
   const kept = new Set<string>();
-  return messages.flatMap((m: ChatMessage, i): Message[] => {
+  return messages.map((m: ChatMessage, i): Message[] => {
     const id = messageId(context.sessionId, 'manager', first + i);
     switch (m.role) {
       case 'user': {

@@ -153,7 +153,7 @@ export class RunTranslator {
     for (const result of this.heldResults.splice(0)) if (!bound.has(String(result.toolCallId))) this.emit(result);
     this.state = stateOf(this.view());
     this.emit({ type: EventType.STATE_SNAPSHOT, snapshot: this.state } as BaseEvent);
-    this.emit({ type: EventType.MESSAGES_SNAPSHOT, messages: messagesOf(this.context()) } as BaseEvent);
+    this.emit({ type: EventType.MESSAGES_SNAPSHOT, messages: messagesOf(this.context(), this.view().waitingReason) } as BaseEvent);
   }
 
   /**

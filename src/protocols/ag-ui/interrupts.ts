@@ -195,6 +195,20 @@ export function interruptCall(sessionId: string, id: string): string | null {
   return call < 0 || call === id.length - 1 ? null : id.slice(call + 1);
 }
 
+/**
+ * A tool-call answer without a `callId` is for the call its interrupt id names (`…~<callId>`):
+ * sent again once that call was decided, it is compared with that call's decision (a repeat is
+ * harmless) or refused, never taken for the next call.
+ *
+ * @example
+ * withInterruptCall('s1', 's1#w3~c1', { result: 'Done.' }); // { result: 'Done.', callId: 'c1' }
+ */
+export function withInterruptCall(sessionId: string, id: string | undefined, payload: unknown): unknown {
+  const callId = id === undefined ? null : interruptCall(sessionId, id);
+  if (callId === null || payload === null || typeof payload !== 'object' || Array.isArray(payload) || Object.hasOwn(payload, 'callId')) return payload;
+  return { ...payload, callId };
+}
+
 /** A one-line prompt for whoever answers (the interrupt's `message`). */
 function promptOf(view: SessionView): string {
   const step = view.pendingStep;

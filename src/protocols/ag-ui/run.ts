@@ -15,7 +15,7 @@ import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { SessionHost } from '../../serve/session-host.js';
 import { clientError } from '../../http/errors.js';
 import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
-import { answerOf, eventForAnswer, interruptFor, interruptWait, isToolWait } from './interrupts.js';
+import { answerOf, eventForAnswer, interruptFor, interruptWait, isToolWait, withInterruptCall } from './interrupts.js';
 import { closedWaitAnswer, waitsForFirstRequest } from './waits.js';
 import { readJournal } from '../../runtime/journal-waits.js';
 import { sendWhenFree, untilNotRunning } from '../settle.js';
@@ -83,7 +83,7 @@ async function settledThread(deps: AgUiDeps, id: string): Promise<Thread> {
  * its messages are ours: MESSAGES_SNAPSHOT gives them to the client), if there is one.
  */
 function newUserText(input: RunAgentInput, thread: Thread | null): string | undefined {
-  const known = new Set(thread ? messagesOf(thread.context).map((m) => m.id) : []);
+  const known = new Set(thread ? messagesOf(thread.context, thread.view.waitingReason).map((m) => m.id) : []);
   const last = input.messages.findLast((m) => m.role === 'user' && !known.has(m.id));
   if (!last) return undefined;
   const content = last.content as unknown;
@@ -125,7 +125,8 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
   const entries = others.length > 0 ? await readJournal(deps.store, thread.view.id) : [];
   for (const other of others) {
     const wait = interruptWait(thread.view.id, other.interruptId);
-    const answered = wait === null || other.status !== 'resolved' ? 'unanswered' : closedWaitAnswer(entries, wait, other.payload);
+    const payload = withInterruptCall(thread.view.id, other.interruptId, other.payload);
+    const answered = wait === null || other.status !== 'resolved' ? 'unanswered' : closedWaitAnswer(entries, wait, payload);
     if (answered !== 'same')
       throw new RunRefused(
         'interrupt_stale',
