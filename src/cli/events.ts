@@ -98,15 +98,7 @@ export function resolveEventName(name: string): UserEventType {
 /** `--answers` as given on the command line: a JSON object of question ids to answers. */
 export function parseAnswers(text: string): Record<string, string> {
   const hint = `--answers must be a JSON object of question ids to answers, e.g. '{"q1": "yes", "q2": "in the 1920s"}'`;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new CliError('usage', `${hint}; got invalid JSON (${(error as Error).message}).`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new CliError('usage', `${hint}; got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}.`);
-  }
+  const value = parseJsonObject(text, hint);
   const wrong = Object.entries(value).filter(([, answer]) => typeof answer !== 'string');
   if (wrong.length > 0) {
     throw new CliError('usage', `${hint}; the answer to ${wrong.map(([id]) => `"${id}"`).join(', ')} is not a string.`);
@@ -195,9 +187,8 @@ function onlyPendingCall(type: UserEventType, view: SessionView): string {
   );
 }
 
-/** `--arguments` as given on the command line: the edited arguments, a JSON object. */
-export function parseArguments(text: string): Record<string, unknown> {
-  const hint = `--arguments must be a JSON object of the tool's arguments, e.g. '{"path": "notes.md"}'`;
+/** A JSON object given on the command line (`hint` says what it must be), or a usage error naming what it got. */
+function parseJsonObject(text: string, hint: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -209,16 +200,16 @@ export function parseArguments(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** `--responses` as given on the command line: the answers to a server's requests, a JSON object by request key. */
+/** `--arguments` as given on the command line: the edited arguments, a JSON object. */
+export function parseArguments(text: string): Record<string, unknown> {
+  return parseJsonObject(text, `--arguments must be a JSON object of the tool's arguments, e.g. '{"path": "notes.md"}'`);
+}
+
+/**
+ * `--responses` as given on the command line: the answers to a server's requests, a JSON object
+ * by request key (the event's schema checks each answer when it is sent).
+ */
 export function parseResponses(text: string): Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, never> }> {
   const hint = `--responses must be a JSON object of request keys to answers, e.g. '{"confirm": {"action": "accept", "content": {"ok": true}}}' (or "decline", "cancel")`;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new CliError('usage', `${hint}; got invalid JSON (${(error as Error).message}).`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new CliError('usage', `${hint}; got ${Array.isArray(value) ? 'an array' : 'a ' + typeof value}.`);
-  return value as never;
+  return parseJsonObject(text, hint) as never;
 }

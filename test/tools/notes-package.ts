@@ -1,9 +1,7 @@
 /** A package whose worker keeps notes through the notes MCP server (test/tools/servers/notes.mjs), and what that server received. */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scriptedCall } from '../../src/testing.js';
+import { writeMcpPackage } from './mcp-package.js';
 
 const NOTES_SERVER = fileURLToPath(new URL('./servers/notes.mjs', import.meta.url));
 
@@ -21,43 +19,20 @@ export interface NotesPackage {
  * `manifest` adds settings to the server's entry (approval, tools, trusted).
  */
 export function notesPackage(manifest: Record<string, unknown> = {}): NotesPackage {
-  const root = mkdtempSync(join(tmpdir(), 'steward-notes-'));
-  const dir = join(root, 'packages', 'notes');
-  mkdirSync(join(dir, 'workers'), { recursive: true });
-  const log = join(root, 'calls.jsonl');
-  writeFileSync(
-    join(dir, 'manifest.json'),
-    JSON.stringify({
-      schemaVersion: 1,
-      id: 'notes',
-      title: 'Notes',
-      description: 'Keeps notes through an MCP server.',
-      workers: ['keeper'],
-      mcpServers: {
-        notes: {
-          command: process.execPath,
-          args: [NOTES_SERVER],
-          env: { NOTES_LOG: '${NOTES_LOG}', NOTES_WRITE_DESCRIPTION: '${NOTES_WRITE_DESCRIPTION}' },
-          ...manifest,
-        },
-      },
+  const written = writeMcpPackage<{ tool: string; args: Record<string, unknown> }>({
+    id: 'notes',
+    title: 'Notes',
+    description: 'Keeps notes through an MCP server.',
+    worker: { id: 'keeper', description: 'Keeps notes.', prompt: 'Keep the notes the request asks for, then submit a note saying what you did.' },
+    server: 'notes',
+    entry: () => ({
+      command: process.execPath,
+      args: [NOTES_SERVER],
+      env: { NOTES_LOG: '${NOTES_LOG}', NOTES_WRITE_DESCRIPTION: '${NOTES_WRITE_DESCRIPTION}' },
+      ...manifest,
     }),
-  );
-  writeFileSync(
-    join(dir, 'workers', 'keeper.md'),
-    '---\nid: keeper\ntitle: Keeper\ndescription: Keeps notes.\ninputTags: [request]\noutputTags: [note]\ntools: ["notes.*"]\n---\nKeep the notes the request asks for, then submit a note saying what you did.\n',
-  );
-  return {
-    packagesDir: join(root, 'packages'),
-    env: { NOTES_LOG: log, NOTES_WRITE_DESCRIPTION: '' },
-    calls: () =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as { tool: string; args: Record<string, unknown> })
-        : [],
-  };
+  });
+  return { packagesDir: written.packagesDir, env: { NOTES_LOG: written.log, NOTES_WRITE_DESCRIPTION: '' }, calls: written.lines };
 }
 
 export const runKeeper = () => scriptedCall('run_worker', { workerId: 'keeper', reason: 'Keep the notes.', requiresApproval: false });
