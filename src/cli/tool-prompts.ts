@@ -82,13 +82,14 @@ function jsonObjectProblem(text: string): string | undefined {
 export async function askToolInput(view: SessionView): Promise<UserEvent | undefined> {
   const call = askingCall(view);
   if (!call?.input) return undefined;
-  const responses: Record<string, ToolInputResponse> = {};
+  // Entries, then an object: a key the server chose ("__proto__") stays an own key.
+  const responses: [string, ToolInputResponse][] = [];
   for (const request of call.input.requests) {
     const answer = request.mode === 'url' ? await askVisit(call, request) : await askForm(call, request);
     if (answer === undefined) return undefined;
-    responses[request.key] = answer;
+    responses.push([request.key, answer]);
   }
-  return { type: 'user_answered_tool_input', callId: call.callId, responses };
+  return { type: 'user_answered_tool_input', callId: call.callId, responses: Object.fromEntries(responses) };
 }
 
 /** The first choice on a request: answer it (fill the form, or say the page was visited), decline it, or cancel it. */
@@ -122,13 +123,13 @@ async function askForm(call: ToolCallView, request: Extract<ToolInputRequest, { 
     hint: 'accept: field by field',
   });
   if (action !== 'accept') return action && { action };
-  const content: NonNullable<ToolInputResponse['content']> = {};
+  const content: [string, string | number | boolean | string[]][] = [];
   for (const field of formFields(request.requestedSchema)) {
     const value = await askField(field);
     if (value === QUIT) return undefined;
-    if (value !== undefined) content[field.name] = value;
+    if (value !== undefined) content.push([field.name, value]);
   }
-  return { action, content };
+  return { action, content: Object.fromEntries(content) };
 }
 
 /** Where a choice list offers to leave an optional field out. */
