@@ -6,13 +6,12 @@
  * autopilot stops at both; `steward show` renders them with the commands that answer them;
  * `steward send` answers them, a form's answer checked against the server's schema.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { afterEach, expect, it, vi } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../support/fake-openai-server.js';
 import { runCli } from '../support/cli-process.js';
 import { CTRL_C, DOWN, ENTER, hasScript, terminal } from '../support/terminal.js';
 import { useTempDir } from '../support/temp.js';
+import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, type NotesPackage } from '../tools/notes-package.js';
 
 const tmp = useTempDir('steward-cli-tool-waits-');
@@ -44,24 +43,6 @@ async function setup(steps: FakeStep[], notes: NotesPackage, db: string) {
 function toolResult(fake: FakeOpenAI, n: number, callId: string): string | undefined {
   const messages = (fake.requests[n - 1] as { messages: { role: string; tool_call_id?: string; content?: string }[] } | undefined)?.messages ?? [];
   return messages.find((m) => m.role === 'tool' && m.tool_call_id === callId)?.content;
-}
-
-/**
- * A session "killed" in `db` whose process died during its worker's slow_write call (as in
- * test/tools/tool-calls.test.ts): the server saw the call once and never answered it.
- */
-async function killedMidCall(notes: NotesPackage, db: string): Promise<void> {
-  const fixture = fileURLToPath(new URL('../tools/fixtures/call-then-hang.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, db, notes.packagesDir, notes.env.NOTES_LOG!], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  try {
-    await vi.waitFor(() => expect(notes.calls(), stderr).toEqual([{ tool: 'slow_write', args: { path: 'a.md' } }]), { timeout: 60_000, interval: 100 });
-  } finally {
-    child.kill('SIGKILL');
-  }
-  await exited;
 }
 
 it("the autopilot stops where a server asks for input; show renders the form and the command; a bad answer is refused with the schema's message, a good one completes the call", async () => {
