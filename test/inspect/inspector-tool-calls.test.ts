@@ -4,7 +4,8 @@
  * (test/tools/servers/notes.mjs): one approve and one reject form per call that waits (an
  * approval may edit the arguments as JSON), then the form `confirm_write`'s server asks for,
  * generated from its schema, with the server's message shown as text. An answer the schema
- * refuses is shown as the refusal; a good one reaches the server and the call goes on.
+ * refuses is shown as the refusal; a good one reaches the server and the call goes on. A call
+ * cut off by a killed process is settled there too: run again, skip, or give its result.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,9 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import type { ChatMessage } from '../../src/machine.js';
 import { startInspector } from '../../src/inspect/server.js';
+import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, runKeeper } from '../tools/notes-package.js';
 import { buildPage } from './page-build.js';
 
@@ -72,7 +75,9 @@ describe.skipIf(skip)('the inspector page, tool calls', () => {
     // One approve and one reject form per waiting call; the approval sends the arguments as edited.
     await page.waitForSelector('form[data-event="user_approved_tool_call"][data-call="c2"]');
     expect(await page.locator('form[data-event="user_approved_tool_call"]').count()).toBe(2);
-    expect(await page.textContent('form[data-event="user_rejected_tool_call"][data-call="c2"] .call-heading')).toBe('notes.delete_note (c2)');
+    expect(await page.textContent('form[data-event="user_rejected_tool_call"][data-call="c2"] .call-heading')).toBe(
+      'notes.delete_note (c2) · reject: it does not run',
+    );
     await page.fill('form[data-event="user_approved_tool_call"][data-call="c1"] textarea[name="arguments"]', '{"path": "w.md", "text": "Edited"}');
     await page.click('form[data-event="user_approved_tool_call"][data-call="c1"] button');
     await page.waitForSelector('form[data-event="user_approved_tool_call"][data-call="c1"]', { state: 'detached' });
@@ -103,5 +108,49 @@ describe.skipIf(skip)('the inspector page, tool calls', () => {
       { tool: 'confirm_write?', args: { path, text: 'Two' } },
       { tool: 'confirm_write', args: { path, text: 'Two', answer: { action: 'accept', content: { confirm: true, initials: 'AB' } } } },
     ]);
+  }, 120_000);
+
+  it('settles a call cut off by a killed process: its forms say run again, skip, give the result; the result given is what the model reads', async () => {
+    const notes = notesPackage();
+    const dir = mkdtempSync(join(tmpdir(), 'steward-inspector-killed-'));
+    const db = join(dir, 'steward.db');
+    await killedMidCall(notes, db);
+    let told = '';
+    const model = new ScriptedModel([
+      (request) => {
+        const result = request.messages.find((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool' && m.tool_call_id === 'k1');
+        told = String(result?.content ?? '');
+        return {
+          content: null,
+          toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Checked.' } }) } }],
+        };
+      },
+    ]);
+    const store = new SqliteStore(db);
+    const runtime = createRuntime({ model, store, packagesDir: notes.packagesDir, toolHost: { env: notes.env, log: () => {} } });
+    const session = await runtime.resumeSession('killed');
+    expect((await session.settled()).state).toBe('waiting_user.tool_interrupted');
+    const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
+    cleanups.push(async () => {
+      await inspector.close();
+      await runtime.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    page.on('pageerror', (error) => console.error('[page error]', error));
+    cleanups.push(() => page.close());
+    await page.goto(inspector.url);
+
+    const give = 'form[data-event="user_gave_tool_result"][data-call="k1"]';
+    await page.waitForSelector(give);
+    expect(await page.textContent('form[data-event="user_approved_tool_call"][data-call="k1"] .meaning')).toBe(' · run it again');
+    expect(await page.textContent('form[data-event="user_rejected_tool_call"][data-call="k1"] .meaning')).toBe(' · skip it: it is not run again');
+    expect(await page.textContent('#tool-calls li[data-call="k1"]')).toContain('cut off when its process stopped: it may or may not have taken effect');
+    await page.fill(`${give} textarea[name="result"]`, 'a.md holds the note.');
+    await page.click(`${give} button`);
+    await expect.poll(() => session.view().state, { timeout: 30_000 }).toBe('waiting_user.review_artifact');
+    expect(told).toBe('(A person gave this result by hand: the call was cut off when the process running it stopped.)\na.md holds the note.');
+    expect(notes.calls()).toEqual([{ tool: 'slow_write', args: { path: 'a.md' } }]);
   }, 120_000);
 });

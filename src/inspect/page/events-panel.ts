@@ -79,7 +79,7 @@ function questionsOf(view: SessionView | null) {
   return view?.questions ?? view?.artifact?.questions ?? [];
 }
 
-function fieldInput(field: Field, view: SessionView | null, packages: EventsContext['packages'], call: ToolCallView | undefined): HTMLElement {
+function fieldInput(type: string, field: Field, view: SessionView | null, packages: EventsContext['packages'], call: ToolCallView | undefined): HTMLElement {
   const id = (suffix = '') => `field-${field.name}${suffix}`;
   switch (field.kind) {
     case 'textarea':
@@ -87,7 +87,7 @@ function fieldInput(field: Field, view: SessionView | null, packages: EventsCont
     case 'call':
       // The form of one call names it; shown for every event, the call is typed in.
       return call
-        ? h('div', null, h('input', { name: field.name, type: 'hidden', value: call.callId }), callHeading(call))
+        ? h('div', null, h('input', { name: field.name, type: 'hidden', value: call.callId }), callHeading(type, call))
         : h('input', { name: field.name, type: 'text', 'aria-label': field.label, placeholder: 'call id' });
     case 'call-arguments':
       return argumentsEditor(call);
@@ -245,7 +245,7 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
     const form: HTMLFormElement = h(
       'form',
       { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type, ...(call ? { 'data-call': call.callId } : {}) },
-      (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(field, view, ctx.packages, call))),
+      (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(type, field, view, ctx.packages, call))),
       h(
         'button',
         { type: 'submit', 'data-send': type, title: isEnabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` },

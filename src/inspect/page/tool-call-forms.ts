@@ -28,14 +28,24 @@ export function callsFor(type: string, view: SessionView | null): ToolCallView[]
   return statuses ? (view?.toolCalls ?? []).filter((c) => statuses.includes(c.status)) : [];
 }
 
-/** What the form's call is, above its fields. */
-export function callHeading(call: ToolCallView): HTMLElement {
+/** What sending each decision does to a call, by the call's status: the same event runs a pending call and runs an interrupted one again. */
+const MEANING: Readonly<Record<string, Partial<Record<ToolCallView['status'], string>>>> = {
+  user_approved_tool_call: { pending: 'approve: it runs', interrupted: 'run it again' },
+  user_rejected_tool_call: { pending: 'reject: it does not run', interrupted: 'skip it: it is not run again' },
+  user_gave_tool_result: { interrupted: 'give its result by hand' },
+  user_answered_tool_input: { asking: 'answer what its server asks' },
+};
+
+/** What the form's call is and what sending the form does to it, above its fields. */
+export function callHeading(type: string, call: ToolCallView): HTMLElement {
+  const meaning = MEANING[type]?.[call.status];
   return h(
     'p',
     { class: 'call-heading' },
     h('code', null, `${call.server}.${call.tool}`),
     ` (${call.callId})`,
-    call.status === 'interrupted' ? h('span', { class: 'muted' }, ' cut off when its process stopped: it may or may not have taken effect') : null,
+    meaning ? h('strong', { class: 'meaning' }, ` · ${meaning}`) : null,
+    call.status === 'interrupted' ? h('span', { class: 'muted' }, ' (cut off when its process stopped: it may or may not have taken effect)') : null,
   );
 }
 
