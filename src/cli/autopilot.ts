@@ -3,8 +3,9 @@
  * — sends the request, approves every step, accepts every artifact, skips questions — and
  * prints a transcript: each wait, each model turn, each artifact's tag bodies, the summary.
  * It stops (exit 1, session saved) when only a human can go on: a model failure, a
- * manager that keeps asking, or a worker's MCP tool call that waits for a person (never
- * approved automatically).
+ * manager that keeps asking, or a worker's MCP tool call that waits for a person: to be
+ * approved, to answer what its server asks, or to be settled after an interruption (none of
+ * these is ever decided automatically).
  */
 import pc from 'picocolors';
 import { stateString } from '../core/machines/refusals.js';
@@ -19,6 +20,7 @@ import { followProgress } from './progress.js';
 import { formatBlocks, headline, runningLabel, waitBlocks } from './render.js';
 import { safeText } from '../text/safe-text.js';
 import { pendingCalls } from './tool-calls.js';
+import { askingCall, interruptedCall } from './tool-waits.js';
 
 /** The request the demo sends when none is given. */
 export const DEMO_REQUEST =
@@ -91,6 +93,27 @@ function decide(view: SessionView, options: AutopilotOptions, nudges: number, re
         stop:
           `Stopped: ${calls.length === 1 ? 'a tool call waits' : `${calls.length} tool calls wait`} for a person's decision: ${calls.join(', ')}. ` +
           `The autopilot never approves a tool call; decide each with \`${command(`send ${view.id} approve-call --call ID`)}\` or \`${command(`send ${view.id} reject-call --call ID --reason TEXT`)}\`, or continue with \`steward run\` on a terminal.`,
+      };
+    }
+    case 'tool_input': {
+      // What a server asks a person (a confirmation, a sign-in) is theirs to answer, like an approval.
+      const call = askingCall(view);
+      const name = call ? `${call.server}.${call.tool} (${call.callId})` : 'a tool call';
+      return {
+        stop:
+          `Stopped: ${name} asks a person for input. The autopilot never answers for a person; answer with ` +
+          `\`${command(`send ${view.id} answer-call --call ${call?.callId ?? 'ID'} --responses JSON`)}\` (the requests are shown above), or continue with \`steward run\` on a terminal.`,
+      };
+    }
+    case 'tool_interrupted': {
+      // Whether a call that may have taken effect runs again is a person's call: running it blindly could do it twice.
+      const call = interruptedCall(view);
+      const id = call?.callId ?? 'ID';
+      return {
+        stop:
+          `Stopped: ${call ? `${call.server}.${call.tool} (${id})` : 'a tool call'} was cut off when the process running it stopped; it may or may not have taken effect. ` +
+          `The autopilot never decides that; run it again with \`${command(`send ${view.id} approve-call --call ${id}`)}\`, skip it with ` +
+          `\`${command(`send ${view.id} reject-call --call ${id} --reason TEXT`)}\`, or give its result with \`${command(`send ${view.id} give-result --call ${id} --result TEXT`)}\`.`,
       };
     }
     default:

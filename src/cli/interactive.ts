@@ -17,7 +17,7 @@ import { aliasOf, EVENT_LABELS } from './events.js';
 import { followProgress } from './progress.js';
 import { headline, runningLabel, waitBlocks, type Block, type RenderOptions } from './render.js';
 import { safeLine, safeText } from '../text/safe-text.js';
-import { argumentsJson, pendingCalls } from './tool-calls.js';
+import { askInterruptedCall, askToolCall, askToolInput, QUIT } from './tool-prompts.js';
 
 export interface InteractiveOptions {
   modelLabel: string;
@@ -37,7 +37,6 @@ export interface InteractiveOptions {
   editText?: (text: string, name: string) => Promise<string | undefined>;
 }
 
-const QUIT = '__quit__';
 /** The menu's extra choices: not events of their own, but an event with its edits. */
 const EDIT_THEN_APPROVE = '__edit_then_approve__';
 const EDIT_THEN_ACCEPT = '__edit_then_accept__';
@@ -69,6 +68,8 @@ interface FollowUp {
 /** Asks for one action and its details; undefined when the user quits (Ctrl-C, Esc or "Quit"). */
 async function ask(view: SessionView, offered: readonly UserEventType[], options: InteractiveOptions, followUp: FollowUp): Promise<UserEvent | undefined> {
   if (view.waitingReason === 'approve_tool') return askToolCall(view);
+  if (view.waitingReason === 'tool_input') return askToolInput(view);
+  if (view.waitingReason === 'tool_interrupted') return askInterruptedCall(view);
   let type: UserEventType;
   if (offered.length === 1 && offered[0] === 'user_submitted_input') {
     type = 'user_submitted_input';
@@ -144,60 +145,6 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
     default:
       return { type } as UserEvent;
   }
-}
-
-const APPROVE_CALL = 'approve';
-const EDIT_CALL = 'edit';
-const REJECT_CALL = 'reject';
-
-/**
- * approve_tool: the first call that waits, decided on its own (approve, approve with arguments
- * typed in as a JSON object, or reject with a reason); the loop asks again for the next one
- * until none waits. An edit that is not a JSON object is refused at the prompt; one the tool's
- * schema refuses comes back from the session as a refusal, shown before the call is asked about again.
- */
-async function askToolCall(view: SessionView): Promise<UserEvent | undefined> {
-  const pending = pendingCalls(view);
-  const call = pending[0];
-  if (!call) return undefined;
-  const name = safeLine(`${call.server}.${call.tool}`);
-  const callId = call.callId;
-  const choice = await p.select<string>({
-    message: safeLine(`Tool call ${callId}: ${call.server}.${call.tool}${pending.length > 1 ? ` (1 of ${pending.length} waiting)` : ''}`),
-    options: [
-      { value: APPROVE_CALL, label: `Approve ${name}`, hint: 'it runs with these arguments once every call is decided' },
-      { value: EDIT_CALL, label: 'Edit the arguments, then approve', hint: 'type a JSON object' },
-      { value: REJECT_CALL, label: `Reject ${name}`, hint: 'it does not run; the model is told why' },
-      { value: QUIT, label: 'Quit for now', hint: 'the session is saved' },
-    ],
-  });
-  if (p.isCancel(choice) || choice === QUIT) return undefined;
-  if (choice === APPROVE_CALL) return { type: 'user_approved_tool_call', callId };
-  if (choice === REJECT_CALL) {
-    const reason = await p.text({ message: 'Why? (the model reads it as the result of the call)', placeholder: '(optional: Enter to skip)' });
-    if (p.isCancel(reason)) return undefined;
-    return { type: 'user_rejected_tool_call', callId, ...(reason?.trim() ? { reason: reason.trim() } : {}) };
-  }
-  const typed = await p.text({
-    message: `The arguments of ${name}, as a JSON object`,
-    initialValue: argumentsJson(call.arguments, 0),
-    validate: (v: string | undefined) => jsonObjectProblem(v ?? ''),
-  });
-  if (p.isCancel(typed)) return undefined;
-  return { type: 'user_approved_tool_call', callId, arguments: JSON.parse(typed) as Record<string, unknown> };
-}
-
-/** Why typed arguments are not a JSON object (the prompt shows it and asks again), or undefined. */
-function jsonObjectProblem(text: string): string | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return safeLine(`Not JSON (${(error as Error).message}): type a JSON object, e.g. {"path": "a.md"}.`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return `Not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}): type one, e.g. {"path": "a.md"}.`;
-  return undefined;
 }
 
 /** "Edit, then approve": a new reason (prefilled with the manager's) and, if the worker has roles, a role. */

@@ -18,6 +18,7 @@ import type { SessionView } from '../core/view.js';
 import { aliasOf } from './events.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 import { pendingCalls, toolCallBlocks } from './tool-calls.js';
+import { askingCall, interruptedCall, interruptedCallBlocks, toolInputBlocks } from './tool-waits.js';
 
 export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
 
@@ -64,6 +65,15 @@ function headlineText(view: SessionView): string {
     case 'approve_tool': {
       const waiting = pendingCalls(view).length;
       return `Waiting for you: approve or reject ${waiting === 1 ? 'a tool call' : `${waiting} tool calls, one at a time,`} of ${view.pendingStep?.workerId ?? 'the worker'}.`;
+    }
+    case 'tool_input': {
+      const call = askingCall(view);
+      const asked = call?.input?.requests.length ?? 0;
+      return `Waiting for you: answer what ${call ? `${call.server}.${call.tool}` : 'a tool call'} asks (${asked === 1 ? '1 request' : `${asked} requests`}).`;
+    }
+    case 'tool_interrupted': {
+      const call = interruptedCall(view);
+      return `Waiting for you: ${call ? `${call.server}.${call.tool}` : 'a tool call'} was cut off when its process stopped; run it again, skip it, or give its result.`;
     }
     default:
       return view.phase === 'done' ? 'The session is done.' : `The agents are working (${view.state}).`;
@@ -176,6 +186,12 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
       break;
     case 'approve_tool':
       blocks.push(...toolCallBlocks(view));
+      break;
+    case 'tool_input':
+      blocks.push(...toolInputBlocks(view));
+      break;
+    case 'tool_interrupted':
+      blocks.push(...interruptedCallBlocks(view));
       break;
     default:
       break;

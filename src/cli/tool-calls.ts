@@ -65,7 +65,11 @@ function outcomeOf(call: ToolCallView): string {
     case 'rejected':
       return `Rejected${who}: it does not run${call.reason ? `. Reason: ${call.reason}` : '.'}`;
     case 'done':
-      return `Done${who}.`;
+      return call.resultGiven ? `Done: its result was given by hand${who}.` : `Done${who}.`;
+    case 'asking':
+      return 'Its server asks a person for input before it goes on.';
+    case 'interrupted':
+      return 'Cut off when the process running it stopped: it may or may not have taken effect.';
     default:
       return 'Waits for your decision.';
   }

@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 /**
- * The details column: what the manager says, the step, the artifact under review, the
- * questions, the blackboard with its versions, the refused events, the usage and (opened on
+ * The details column: what the manager says, the step, a worker's MCP tool calls while they
+ * are decided or run, the artifact under review, the questions, the blackboard with its versions, the refused events, the usage and (opened on
  * demand) the raw context — of the live session or of a time-travel point.
  */
-import type { SessionView } from '../../core/view.js';
+import type { SessionView, ToolCallView } from '../../core/view.js';
 import type { SessionContext, Step } from '../../core/machines/session.context.js';
 import { approvalReasonText } from '../../core/machines/approval.js';
 import { h } from './dom.js';
@@ -49,6 +49,37 @@ function stepSection(view: SessionView, step: Step): HTMLElement {
   );
 }
 
+/** What became of each call, in words: a call cut off by a stopped process may or may not have taken effect. */
+const CALL_STATUS_TEXT: Readonly<Record<ToolCallView['status'], string>> = {
+  pending: 'waits for a decision',
+  approved: 'approved: runs in its turn',
+  asking: 'its server asks a person for input',
+  interrupted: 'cut off when its process stopped: it may or may not have taken effect',
+  rejected: 'rejected: it does not run',
+  done: 'done',
+};
+
+function toolCallsSection(calls: ToolCallView[]): HTMLElement {
+  return section(
+    'Tool calls',
+    h(
+      'ol',
+      { id: 'tool-calls' },
+      calls.map((c) =>
+        h(
+          'li',
+          { 'data-call': c.callId },
+          h('code', null, `${c.server}.${c.tool}`),
+          ` (${c.callId}) · `,
+          h('span', { class: `status-${c.status}` }, CALL_STATUS_TEXT[c.status]),
+          c.description ? h('div', { class: 'muted' }, c.description) : null,
+          h('pre', { class: 'body' }, JSON.stringify(c.arguments, null, 2)),
+        ),
+      ),
+    ),
+  );
+}
+
 function section(title: string, ...children: (Node | string | null)[]): HTMLElement {
   return h('section', { class: 'detail' }, h('h3', null, title), ...children);
 }
@@ -59,6 +90,7 @@ export function details(view: SessionView, context: SessionContext): HTMLElement
   if (view.message) out.push(section('Manager says', h('p', { class: 'message' }, view.message)));
   if (view.assessment) out.push(section('Assessment', h('p', null, view.assessment)));
   if (view.pendingStep) out.push(stepSection(view, view.pendingStep));
+  if (view.toolCalls?.length) out.push(toolCallsSection(view.toolCalls));
   if (view.artifact) {
     const a = view.artifact;
     out.push(

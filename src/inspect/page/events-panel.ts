@@ -8,9 +8,11 @@
  * Forms are rebuilt only when what they offer changes, so typing survives live updates.
  * "Approve" takes an edited reason and role (sent as `edits`), "accept" the artifact's
  * bodies to edit (only changed ones are sent as `edits`); "acting as" fills every event's `by`.
+ * A decision on a worker's tool call gets one form per call the wait is about (tool-call-forms.ts).
  */
-import type { SessionView } from '../../core/view.js';
+import type { SessionView, ToolCallView } from '../../core/view.js';
 import { fill, h } from './dom.js';
+import { argumentsEditor, callHeading, callsFor, editedArguments, toolInputFields, toolInputResponses } from './tool-call-forms.js';
 
 export interface EventFormState {
   /** What the forms were built for; '' forces a rebuild. */
@@ -28,7 +30,7 @@ export interface EventsContext {
   disabledReason: string | null;
 }
 
-type FieldKind = 'text' | 'textarea' | 'artifact' | 'package' | 'answers' | 'step-edit' | 'artifact-edits';
+type FieldKind = 'text' | 'textarea' | 'artifact' | 'package' | 'answers' | 'step-edit' | 'artifact-edits' | 'call' | 'call-arguments' | 'tool-input';
 interface Field {
   name: string;
   kind: FieldKind;
@@ -55,17 +57,42 @@ const FIELDS: Record<string, Field[]> = {
   ],
   user_answered_questions: [{ name: 'answers', kind: 'answers', label: 'answers' }],
   user_skipped_questions: [],
+  user_approved_tool_call: [
+    { name: 'callId', kind: 'call', label: 'call' },
+    { name: 'arguments', kind: 'call-arguments', optional: true, label: 'edit the arguments (JSON, optional)' },
+  ],
+  user_rejected_tool_call: [
+    { name: 'callId', kind: 'call', label: 'call' },
+    { name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' },
+  ],
+  user_answered_tool_input: [
+    { name: 'callId', kind: 'call', label: 'call' },
+    { name: 'responses', kind: 'tool-input', label: 'what the server asks' },
+  ],
+  user_gave_tool_result: [
+    { name: 'callId', kind: 'call', label: 'call' },
+    { name: 'result', kind: 'textarea', label: 'the result, as the model will read it' },
+  ],
 };
 
 function questionsOf(view: SessionView | null) {
   return view?.questions ?? view?.artifact?.questions ?? [];
 }
 
-function fieldInput(field: Field, view: SessionView | null, packages: EventsContext['packages']): HTMLElement {
+function fieldInput(type: string, field: Field, view: SessionView | null, packages: EventsContext['packages'], call: ToolCallView | undefined): HTMLElement {
   const id = (suffix = '') => `field-${field.name}${suffix}`;
   switch (field.kind) {
     case 'textarea':
-      return h('textarea', { name: field.name, rows: 3, placeholder: 'What do you want?', 'aria-label': field.label });
+      return h('textarea', { name: field.name, rows: 3, placeholder: field.name === 'text' ? 'What do you want?' : field.label, 'aria-label': field.label });
+    case 'call':
+      // The form of one call names it; shown for every event, the call is typed in.
+      return call
+        ? h('div', null, h('input', { name: field.name, type: 'hidden', value: call.callId }), callHeading(type, call))
+        : h('input', { name: field.name, type: 'text', 'aria-label': field.label, placeholder: 'call id' });
+    case 'call-arguments':
+      return argumentsEditor(call);
+    case 'tool-input':
+      return toolInputFields(call);
     case 'text':
       return h('input', { name: field.name, type: 'text', 'aria-label': field.label, placeholder: field.label });
     case 'artifact':
@@ -132,6 +159,14 @@ function collect(form: HTMLFormElement, type: string, by: string): Record<string
       if (areas.length) event.edits = Object.fromEntries(areas.map((a) => [a.dataset.editTag!, a.value]));
       continue;
     }
+    if (field.kind === 'call-arguments') {
+      Object.assign(event, editedArguments(form));
+      continue;
+    }
+    if (field.kind === 'tool-input') {
+      event.responses = toolInputResponses(form);
+      continue;
+    }
     if (field.kind === 'answers') {
       const inputs = [...form.querySelectorAll<HTMLInputElement>('[data-answer]')];
       if (inputs.length) {
@@ -166,6 +201,7 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
     view?.artifact?.tags.map((t) => t.version),
     view?.pendingStep?.reason,
     questionsOf(view).map((q) => q.id),
+    view?.toolCalls?.map((c) => [c.callId, c.status]),
     ctx.disabledReason,
     state.showAll,
   ]);
@@ -197,27 +233,33 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
   fill(
     host,
     h('label', { class: 'field acting-as' }, h('span', null, 'acting as (by)'), actingAs),
-    shown.map((type) => {
-      const isEnabled = enabled.includes(type as never);
-      const form: HTMLFormElement = h(
-        'form',
-        { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type },
-        (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(field, view, ctx.packages))),
-        h(
-          'button',
-          { type: 'submit', 'data-send': type, title: isEnabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` },
-          type,
-        ),
-      );
-      form.addEventListener('submit', (event) => {
-        event.preventDefault();
-        const button = form.querySelector('button')!;
-        button.disabled = true;
-        void ctx.send(collect(form, type, state.by ?? '')).finally(() => {
-          button.disabled = false;
-        });
-      });
-      return form;
+    shown.flatMap((type) => {
+      const calls = callsFor(type, view);
+      return calls.length ? calls.map((call) => eventForm(type, call)) : [eventForm(type, undefined)];
     }),
   );
+
+  /** One event's form; for a decision on a tool call, the form of one call (`call`). */
+  function eventForm(type: string, call: ToolCallView | undefined): HTMLFormElement {
+    const isEnabled = enabled.includes(type as never);
+    const form: HTMLFormElement = h(
+      'form',
+      { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type, ...(call ? { 'data-call': call.callId } : {}) },
+      (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(type, field, view, ctx.packages, call))),
+      h(
+        'button',
+        { type: 'submit', 'data-send': type, title: isEnabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` },
+        type,
+      ),
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const button = form.querySelector('button')!;
+      button.disabled = true;
+      void ctx.send(collect(form, type, state.by ?? '')).finally(() => {
+        button.disabled = false;
+      });
+    });
+    return form;
+  }
 }
