@@ -10,7 +10,7 @@ import * as p from '@clack/prompts';
 import type { UserEvent } from '../core/machines/session.events.js';
 import type { ToolInputRequest, ToolInputResponse } from '../core/tools/server-tools.js';
 import type { SessionView, ToolCallView } from '../core/view.js';
-import { formFields, typedValue, type FormField } from '../forms/tool-input-form.js';
+import { formFields, typedValue, type FormField } from '../core/tools/tool-input-form.js';
 import { safeLine } from '../text/safe-text.js';
 import { argumentsJson, pendingCalls } from './tool-calls.js';
 import { askingCall, fieldLine, interruptedCall, visitLine } from './tool-waits.js';

@@ -8,7 +8,7 @@
  */
 import type { ToolInputRequest } from '../core/tools/server-tools.js';
 import type { SessionView, ToolCallView } from '../core/view.js';
-import { formFields, urlDomain, type FormField } from '../forms/tool-input-form.js';
+import { formFields, urlDomain, type FormField } from '../core/tools/tool-input-form.js';
 import type { Block } from './render.js';
 import { argumentsJson } from './tool-calls.js';
 

@@ -233,9 +233,13 @@ export function checkedToolVariables(variables: Record<string, string> | undefin
   const checked: Record<string, string> = {};
   for (const [name, value] of entries) {
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name))
-      throw new UserError(`createSession: toolVariables name "${name.slice(0, 40)}" is not a variable name (letters, digits and _, not starting with a digit).`);
+      throw new UserError(
+        `createSession: toolVariables name "${name.slice(0, 40)}" is not a variable name (letters, digits and _, not starting with a digit).`,
+      );
     if (typeof value !== 'string' || value.length > MAX_TOOL_VARIABLE_CHARS || CONTROL_OR_INVISIBLE.test(value))
-      throw new UserError(`createSession: toolVariables.${name} must be one line of at most ${MAX_TOOL_VARIABLE_CHARS} characters, with no control or invisible character.`);
+      throw new UserError(
+        `createSession: toolVariables.${name} must be one line of at most ${MAX_TOOL_VARIABLE_CHARS} characters, with no control or invisible character.`,
+      );
     Object.defineProperty(checked, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return entries.length ? checked : undefined;

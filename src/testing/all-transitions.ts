@@ -110,7 +110,10 @@ export function sessionFacts(snapshot: SessionSnapshot): string {
   if (state.endsWith('.thinking')) parts.push(`burst=${c.burst}/${c.maxBurst}`, `tokensOver=${ruleById.burstTokensWithinBudget.check(c, 'manager') !== null}`);
   if (state === 'waiting_user.intake') parts.push(`request=${REQUEST_TAG in c.blackboard}`);
   if (state === 'waiting_user.review_artifact') parts.push(`pending=${c.artifacts.some((a) => a.status === 'pending_review')}`);
-  if (state.startsWith('running.worker') || ['approve_step', 'worker_questions', 'revision', 'approve_tool', 'tool_input', 'tool_interrupted'].some((s) => state.endsWith(s))) {
+  if (
+    state.startsWith('running.worker') ||
+    ['approve_step', 'worker_questions', 'revision', 'approve_tool', 'tool_input', 'tool_interrupted'].some((s) => state.endsWith(s))
+  ) {
     parts.push(`step=${c.step?.workerId ?? '-'}`);
   }
   if (c.reply.boundary) parts.push(`boundary=${c.reply.boundary.tool}`);

@@ -290,7 +290,12 @@ function userEventsOfType(type: UserEventType, snapshot: SessionSnapshot, pkg: P
       const asking = askingToolCall(context);
       const answers: UserEvent[] = asking
         ? [
-            { type, callId: asking.callId, by: 'tester', responses: { confirm: { action: 'accept' as const, content: { overwrite: true } }, login: { action: 'accept' as const } } },
+            {
+              type,
+              callId: asking.callId,
+              by: 'tester',
+              responses: { confirm: { action: 'accept' as const, content: { overwrite: true } }, login: { action: 'accept' as const } },
+            },
             { type, callId: asking.callId, responses: { confirm: { action: 'decline' as const }, login: { action: 'cancel' as const } } },
             // One request left unanswered: refused.
             { type, callId: asking.callId, responses: { confirm: { action: 'decline' as const } } },

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatSession } from '../../src/cli/render.js';
 import type { SessionView, ToolCallView } from '../../src/core/view.js';
-import { formFields, typedValue, urlDomain } from '../../src/forms/tool-input-form.js';
+import { formFields, typedValue, urlDomain } from '../../src/core/tools/tool-input-form.js';
 
 /** A session waiting in tool_input on one call asking `requests`. */
 function askingView(requests: NonNullable<ToolCallView['input']>['requests']): SessionView {

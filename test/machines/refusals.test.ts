@@ -46,7 +46,12 @@ const request = validEvent.user_submitted_input;
 const runEcho = (requiresApproval: boolean) => scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate the request.', requiresApproval });
 
 /** `packageId: null` opens the legacy path through skill_selection; `workerTurn`: a worker turn of the test's own. */
-async function open(steps: ScriptStep[], packageId: string | null = 'tiny', workerTurn?: () => TurnOutput, toolCall?: (input: ToolCallInput) => ToolCallOutput) {
+async function open(
+  steps: ScriptStep[],
+  packageId: string | null = 'tiny',
+  workerTurn?: () => TurnOutput,
+  toolCall?: (input: ToolCallInput) => ToolCallOutput,
+) {
   const model = new ScriptedModel(steps);
   const machine = workerTurn
     ? sessionMachine.provide({

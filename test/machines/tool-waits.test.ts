@@ -41,7 +41,9 @@ async function atApprovedCall(outputs: ((input: ToolCallInput) => ToolCallOutput
       }),
     },
   });
-  const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Note it.', requiresApproval: false })] }]);
+  const model = new ScriptedModel([
+    { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Note it.', requiresApproval: false })] },
+  ]);
   const runtime = createRuntime({ model, machine });
   const session = await runtime.createSession({ packageId: 'tiny' });
   const first = await session.send({ type: 'user_submitted_input', text: 'Note it.' });
@@ -60,7 +62,12 @@ const asks = ({ item }: ToolCallInput): ToolCallOutput => ({
   ],
   requestState: 'state-1',
 });
-const answers = ({ item }: ToolCallInput): ToolCallOutput => ({ callId: item.callId, outcome: 'result', text: `answered ${JSON.stringify(item.input?.responses)}`, isError: false });
+const answers = ({ item }: ToolCallInput): ToolCallOutput => ({
+  callId: item.callId,
+  outcome: 'result',
+  text: `answered ${JSON.stringify(item.input?.responses)}`,
+  isError: false,
+});
 const cutOff = ({ item }: ToolCallInput): ToolCallOutput => ({ callId: item.callId, outcome: 'interrupted' });
 const wrote = ({ item }: ToolCallInput): ToolCallOutput => ({ callId: item.callId, outcome: 'result', text: 'wrote a.md', isError: false });
 
@@ -70,10 +77,16 @@ describe('tool_input: a server asks a person during the call', () => {
     expect(view.state).toBe('waiting_user.tool_input');
     expect(view.toolCalls?.[0]).toMatchObject({ callId: 'call_t2', status: 'asking', input: { requestState: 'state-1' } });
     const refusals = [
-      [{ callId: 'call_x', responses: { confirm: { action: 'decline' }, login: { action: 'cancel' } } }, /^No call "call_x" waits for input; the call asking is "call_t2"/],
+      [
+        { callId: 'call_x', responses: { confirm: { action: 'decline' }, login: { action: 'cancel' } } },
+        /^No call "call_x" waits for input; the call asking is "call_t2"/,
+      ],
       [{ callId: 'call_t2', responses: { confirm: { action: 'decline' } } }, /unanswered: login/],
       [{ callId: 'call_t2', responses: { confirm: { action: 'accept' }, login: { action: 'accept' } } }, /"confirm" is a form: an accept carries its content/],
-      [{ callId: 'call_t2', responses: { confirm: { action: 'decline' }, login: { action: 'accept', content: { ok: true } } } }, /"login" asks the person to visit a page/],
+      [
+        { callId: 'call_t2', responses: { confirm: { action: 'decline' }, login: { action: 'accept', content: { ok: true } } } },
+        /"login" asks the person to visit a page/,
+      ],
     ] as const;
     for (const [answer, message] of refusals) {
       const refused = await session.send({ type: 'user_answered_tool_input', ...answer } as never);
@@ -120,7 +133,9 @@ describe('tool_interrupted: a call cut off by a stopped process', () => {
   it('a result by hand: the actor is not called again; a decision for another call is refused', async () => {
     const { session, inputs, told } = await atApprovedCall([cutOff]);
     const wrong = await session.send({ type: 'user_gave_tool_result', callId: 'call_t9', result: 'x' });
-    expect(wrong.ok || wrong.error.message).toBe('No call "call_t9" was interrupted; the interrupted call is "call_t2" (files.write_note). Nothing was changed.');
+    expect(wrong.ok || wrong.error.message).toBe(
+      'No call "call_t9" was interrupted; the interrupted call is "call_t2" (files.write_note). Nothing was changed.',
+    );
     const given = await session.send({ type: 'user_gave_tool_result', callId: 'call_t2', result: 'a.md holds "Hi."' });
     expect(given.ok && given.view.state).toBe('waiting_user.review_artifact');
     expect(inputs).toHaveLength(1);

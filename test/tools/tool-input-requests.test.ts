@@ -34,7 +34,9 @@ describe('inputRequestsOf', () => {
 
 describe('inputResponsesOf', () => {
   it('gives each answer back as an elicitation result; content only with an accept', () => {
-    expect(inputResponsesOf({ a: { action: 'accept', content: { ok: true } }, b: { action: 'decline', content: { ok: true } }, c: { action: 'cancel' } })).toEqual({
+    expect(
+      inputResponsesOf({ a: { action: 'accept', content: { ok: true } }, b: { action: 'decline', content: { ok: true } }, c: { action: 'cancel' } }),
+    ).toEqual({
       a: { action: 'accept', content: { ok: true } },
       b: { action: 'decline' },
       c: { action: 'cancel' },

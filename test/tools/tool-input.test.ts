@@ -32,10 +32,15 @@ const resultOf = (request: ModelRequest, callId: string) =>
   String(request.messages.find((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool' && m.tool_call_id === callId)?.content ?? '');
 
 /** The worker's round after the call: it records what it read, then submits. */
-const submitAfter = (callId: string, told: { text: string }): ScriptStep => (request) => {
-  told.text = resultOf(request, callId);
-  return { content: null, toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Done.' } }) } }] };
-};
+const submitAfter =
+  (callId: string, told: { text: string }): ScriptStep =>
+  (request) => {
+    told.text = resultOf(request, callId);
+    return {
+      content: null,
+      toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Done.' } }) } }],
+    };
+  };
 
 const FORM = {
   type: 'object',
@@ -80,7 +85,9 @@ describe('elicitation as a durable wait', { timeout: 120_000 }, () => {
     ]);
     // Every request is answered, by its key.
     const missing = await session.send({ type: 'user_answered_tool_input', callId: 'w1', responses: { other: { action: 'decline' } } });
-    expect(missing.ok || missing.error.message).toBe('Answer each request of the call by its key (confirm); unanswered: confirm; not asked: other. Nothing was changed.');
+    expect(missing.ok || missing.error.message).toBe(
+      'Answer each request of the call by its key (confirm); unanswered: confirm; not asked: other. Nothing was changed.',
+    );
     const declined = await session.send({ type: 'user_answered_tool_input', callId: 'w1', responses: { confirm: { action: 'decline' } }, by: 'ana' });
     expect(declined.ok && declined.view.state).toBe('waiting_user.review_artifact');
     expect(told.text).toBe('Error: not written (decline)');
@@ -119,7 +126,11 @@ describe('elicitation as a durable wait', { timeout: 120_000 }, () => {
     expect(waiting.state).toBe('waiting_user.tool_input');
     expect(waiting.toolCalls?.[0]?.input?.requestState).toBe('confirm:a.md');
     // An answer that breaks the form is refused with the schema's words; nothing reaches the server.
-    const bad = await resumed.send({ type: 'user_answered_tool_input', callId: 'w1', responses: { confirm: { action: 'accept', content: { confirm: true, initials: 'x' } } } });
+    const bad = await resumed.send({
+      type: 'user_answered_tool_input',
+      callId: 'w1',
+      responses: { confirm: { action: 'accept', content: { confirm: true, initials: 'x' } } },
+    });
     expect(bad.ok || bad.error.message).toBe(
       'Invalid event: The answer to "confirm" does not match the form notes.confirm_write asked for: content/initials must NOT have fewer than 2 characters. Nothing was sent; fix the answer and send it again.',
     );

@@ -102,8 +102,7 @@ export function waitOfCall(ctx: SessionContext, callId: string): 'approve_tool' 
 /** The call whose server asked a person for input (tool_input), if any. */
 export const askingToolCall = (ctx: SessionContext): ToolCallItem | undefined => (ctx.reply.toolCalls ?? []).find((c) => c.status === 'asking');
 /** The call cut off by a stopped process (tool_interrupted), if any. */
-export const interruptedToolCall = (ctx: SessionContext): ToolCallItem | undefined =>
-  (ctx.reply.toolCalls ?? []).find((c) => c.status === 'interrupted');
+export const interruptedToolCall = (ctx: SessionContext): ToolCallItem | undefined => (ctx.reply.toolCalls ?? []).find((c) => c.status === 'interrupted');
 
 /**
  * The `toolCall` actor's input: the first approved item, with the definition it was approved

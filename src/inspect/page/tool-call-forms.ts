@@ -11,7 +11,7 @@
  */
 import type { ToolInputRequest, ToolInputResponse } from '../../core/tools/server-tools.js';
 import type { SessionView, ToolCallView } from '../../core/view.js';
-import { formFields, urlDomain, type FormField } from '../../forms/tool-input-form.js';
+import { formFields, urlDomain, type FormField } from '../../core/tools/tool-input-form.js';
 import { h } from './dom.js';
 
 /** Which calls each tool decision is about, by their status: the wait decides which are there. */

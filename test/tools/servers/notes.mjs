@@ -50,7 +50,8 @@ serveStdio(() => {
       const answer = ctx.mcpReq.inputResponses?.confirm;
       if (answer && ctx.mcpReq.requestState() === `confirm:${args.path}`) {
         record('confirm_write', { ...args, answer });
-        if (answer.action !== 'accept' || answer.content?.confirm !== true) return { content: [{ type: 'text', text: `not written (${answer.action})` }], isError: true };
+        if (answer.action !== 'accept' || answer.content?.confirm !== true)
+          return { content: [{ type: 'text', text: `not written (${answer.action})` }], isError: true };
         notes.set(args.path, args.text);
         return text(`wrote ${args.path}, confirmed by ${answer.content.initials}`);
       }
@@ -83,7 +84,10 @@ serveStdio(() => {
       record('read_private?', args);
       return inputRequired({
         inputRequests: {
-          login: inputRequired.elicitUrl({ message: 'Sign in to read private notes.', url: `https://notes.example/login?next=${encodeURIComponent(args.path)}` }),
+          login: inputRequired.elicitUrl({
+            message: 'Sign in to read private notes.',
+            url: `https://notes.example/login?next=${encodeURIComponent(args.path)}`,
+          }),
         },
         requestState: `login:${args.path}`,
       });

@@ -9,7 +9,7 @@
  * Everything here came from a server: titles, descriptions and choices are data to show (made
  * safe by the caller), never markup or terminal control.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** How a field is asked: yes/no, a number, a whole number, one choice, several choices, or text. */
 type FieldKind = 'boolean' | 'number' | 'integer' | 'choice' | 'choices' | 'text';
