@@ -28,6 +28,8 @@ export class HeldCalls {
 
   constructor(
     private readonly hooks: {
+      /** Questions held at most (`limits.heldQuestions`). */
+      limit: number;
       /** The call ended with the server's result. */
       onResult: (ref: ServerRef) => void;
       /** Whether the host is closing: a question asked then is not held. */
@@ -85,6 +87,19 @@ export class HeldCalls {
     const drop = () => this.take(key);
     lost.addEventListener('abort', drop, { once: true });
     this.held.set(key, { ...followed, forget: () => lost.removeEventListener('abort', drop) });
+    // Bounded like everything a server can make the host keep: past the limit the oldest
+    // question is cancelled (its call is abandoned; the answer, if it comes, finds none held).
+    if (this.held.size > this.hooks.limit) {
+      const [oldest] = this.held.keys();
+      const dropped = oldest === undefined ? undefined : this.take(oldest);
+      if (dropped) {
+        this.hooks.log(
+          dropped,
+          `more than ${this.hooks.limit} questions wait for people (limits.heldQuestions): the oldest, of ${dropped.name}, was cancelled.`,
+        );
+        dropped.call.cancel();
+      }
+    }
   }
 
   private take(key: string): FollowedCall | undefined {

@@ -40,6 +40,7 @@ export const DEFAULT_TOOL_HOST_LIMITS: Readonly<ToolHostLimits> = Object.freeze(
   // message costs time that grows with the square of its size, on Steward's event loop.
   messageBytes: 4 * 1024 * 1024,
   logLineChars: 2_000,
+  heldQuestions: 256,
 });
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -98,6 +99,7 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     options.log?.(safeLine(cut(hide(`MCP server "${name}": ${line}`), limits.logLineChars + 200)));
   /** Calls whose server asked a person on the live connection, held for the answer. */
   const held = new HeldCalls({
+    limit: limits.heldQuestions,
     onResult: (ref) => stops.delete(keyOf(ref)),
     closing: () => closing !== null,
     log: (followed, line) => logFor(followed.ref.name, followed.hide)(line),

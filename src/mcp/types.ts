@@ -129,6 +129,11 @@ export interface ToolHostLimits {
   messageBytes: number;
   /** Characters of one line of a local server's stderr in the log (default 2,000). */
   logLineChars: number;
+  /**
+   * Questions asked on a live connection (servers before 2026-07-28) held for people at once
+   * (default 256): each keeps a call open. Past it the oldest is cancelled.
+   */
+  heldQuestions: number;
 }
 
 export interface ToolHostOptions {

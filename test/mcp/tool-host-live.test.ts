@@ -139,4 +139,34 @@ describe('a question asked on the live connection', { timeout: 60_000 }, () => {
       error: { reason: 'live_input_lost' },
     });
   });
+
+  it('holds at most limits.heldQuestions: past it the oldest question is cancelled and its answer finds none held', async () => {
+    const lines: string[] = [];
+    const host = createToolHost({ env, log: (line) => lines.push(line), limits: { heldQuestions: 1 } });
+    hosts.push(host);
+    const [first, second] = [legacyServer('one'), legacyServer('two')];
+    expect(await host.callTool({ server: first, tool: 'ask', arguments: {}, heldKey: 'a' })).toMatchObject({ kind: 'input_required', live: true });
+    expect(await host.callTool({ server: second, tool: 'ask', arguments: {}, heldKey: 'b' })).toMatchObject({ kind: 'input_required', live: true });
+    expect(lines.some((line) => /more than 1 questions wait for people \(limits\.heldQuestions\): the oldest, of one\.ask, was cancelled/.test(line))).toBe(
+      true,
+    );
+    const late = await host.callTool({
+      server: first,
+      tool: 'ask',
+      arguments: {},
+      heldKey: 'a',
+      answersHeld: true,
+      inputResponses: { input: { action: 'accept' } },
+    });
+    expect(late).toMatchObject({ kind: 'failed', error: { reason: 'live_input_lost' } });
+    const kept = await host.callTool({
+      server: second,
+      tool: 'ask',
+      arguments: {},
+      heldKey: 'b',
+      answersHeld: true,
+      inputResponses: { input: { action: 'decline' } },
+    });
+    expect(resultText(kept)).toBe('the answer was decline');
+  });
 });
