@@ -2,7 +2,8 @@
 // `npm run build` (and `prepare`, so `npm install` runs it): src → dist.
 //   1. tsc -p tsconfig.build.json: JavaScript + declarations, same folder layout as src;
 //   2. what runs beside the code: the bundled skill packages (src/skills/packages);
-//   3. the inspector page, built by Vite into dist/inspector.
+//   3. the inspector page, built by Vite into dist/inspector;
+//   4. the `steward` command as one bundle, dist/cli/bundle (scripts/bundle-cli.mjs).
 // `--out DIR` builds somewhere else (test/consumer packs a copy without touching dist/).
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
@@ -19,4 +20,6 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 cpSync(join(root, 'src/skills/packages'), join(out, 'skills/packages'), { recursive: true });
 const { build } = await import('vite');
 await build({ configFile: join(root, 'src/inspect/page/vite.config.ts'), logLevel: 'warn', build: { outDir: join(out, 'inspector'), emptyOutDir: true } });
+const { bundleCli } = await import('./bundle-cli.mjs');
+await bundleCli(root, join(out, 'cli/bundle'));
 console.log(`steward: built ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -5,6 +5,8 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { stewardRoot } from '../package-root.js';
 import { Command } from 'commander';
 import { StewardError } from '../core/errors.js';
 import * as diagramCommand from './commands/diagram.js';
@@ -25,7 +27,7 @@ import { cliCommand, collect, printJson, resolveDbPath } from './context.js';
 import { safeText } from '../text/safe-text.js';
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  const pkg = JSON.parse(readFileSync(join(stewardRoot(import.meta.url), 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
 }
 

@@ -14,15 +14,16 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { isSourceModule, stewardRoot } from '../package-root.js';
 import type { AnyStateMachine } from 'xstate';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 
 export const STATELY_CONFIG_FILE = 'stately.config.json';
-const STEWARD_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const STEWARD_ROOT = stewardRoot(import.meta.url);
 /** Steward's own machine, from the sources (tests, tsx) or from the build (an installed package ships only dist/). */
-const OWN_MACHINE = import.meta.url.endsWith('.ts')
+const OWN_MACHINE = isSourceModule(import.meta.url)
   ? 'src/core/machines/session.machine.ts#sessionMachine'
   : 'dist/core/machines/session.machine.js#sessionMachine';
 export const DEFAULT_INSPECTOR_PORT = 4747;

@@ -26,8 +26,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { stewardRoot } from '../package-root.js';
 import { createAdaptorServer } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
@@ -86,12 +86,9 @@ export interface InspectorHandle {
   close(): Promise<void>;
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** dist/inspector, from src/inspect (tsx) or dist/src/inspect (compiled). */
+/** dist/inspector of Steward's package, from the sources (tsx), dist/ or the bundled command line. */
 export function defaultPageDir(): string {
-  const candidates = [resolve(here, '../../dist/inspector'), resolve(here, '../../inspector')];
-  return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? candidates[0]!;
+  return join(stewardRoot(import.meta.url), 'dist', 'inspector');
 }
 
 /**

@@ -5,7 +5,7 @@
 import { closeSync, constants, lstatSync, opendirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../core/limits.js';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isSourceModule, stewardRoot } from '../package-root.js';
 import matter from 'gray-matter';
 import type { z } from 'zod';
 import { PackageError } from '../core/errors.js';
@@ -20,7 +20,7 @@ import {
 } from '../core/skills/package-schema.js';
 
 /** The packages shipped with Steward (`src/skills/packages`). */
-export const bundledPackagesDir = fileURLToPath(new URL('./packages', import.meta.url));
+export const bundledPackagesDir = join(stewardRoot(import.meta.url), isSourceModule(import.meta.url) ? 'src' : 'dist', 'skills', 'packages');
 
 /**
  * Loads one package folder; throws a `PackageError` naming file, field and fix.

@@ -12,8 +12,8 @@ import { cliBin, root, startCli } from '../support/cli-process.js';
 import { closedPort, useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-otel-lazy-');
-// The CLI runs compiled (cli-build.ts): its modules are dist/**/*.js.
-const SDK = /[\\/]node_modules[\\/]@opentelemetry[\\/](?!api[\\/])|[\\/]dist[\\/]cli[\\/]otel-sdk\.js$/;
+// The CLI runs bundled (cli-build.ts, as `npm run build` bundles it): a module it loads later is a chunk named after it.
+const SDK = /[\\/]node_modules[\\/]@opentelemetry[\\/](?!api[\\/])|[\\/]dist[\\/]cli[\\/]bundle[\\/]chunks[\\/]otel-sdk-[A-Z0-9]+\.js$/;
 
 /** The OpenTelemetry modules beyond the API that `steward run --auto` resolved with this environment, and its stderr. */
 async function sdkModulesLoaded(name: string, env: Record<string, string>): Promise<{ modules: string[]; stderr: string }> {
@@ -26,7 +26,7 @@ async function sdkModulesLoaded(name: string, env: Record<string, string>): Prom
   ).result;
   expect(result.code, result.stderr).toBe(0);
   const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-  expect(loaded.some((url) => url.endsWith('/dist/runtime/tracing.js'))).toBe(true);
+  expect(loaded.some((url) => url.endsWith('/dist/cli/bundle/main.js'))).toBe(true);
   return { modules: [...new Set(loaded.filter((url) => SDK.test(url)).map((url) => url.replace(/^.*node_modules[\\/]/, '')))], stderr: result.stderr };
 }
 

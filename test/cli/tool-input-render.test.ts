@@ -126,7 +126,7 @@ describe('a server asking a person, rendered for the terminal', () => {
     expect(out).toContain('Fill \\x9b2J');
     expect(out).toContain('x (text; optional): T␛[31m');
     // Steward's own colours (on when CI is set, as picocolors decides) are the only escapes left.
-    const uncoloured = out.replace(/\u001b\[[0-9;]*m/g, '');
+    const uncoloured = out.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
     for (const raw of ['\u001b', '\u0007', '\u009b', '\u202e']) expect(uncoloured).not.toContain(raw);
     // A key with a quote stays one shell word.
     expect(out).toContain(`--responses '{"k":{"action":"accept"},"it'\\''s":{"action":"accept","content":{}}}'`);

@@ -77,6 +77,7 @@ describe('the packed tarball', () => {
       'dist/inspect.js',
       'dist/inspect.d.ts',
       'dist/cli/main.js',
+      'dist/cli/bundle/main.js',
       'dist/skills/packages/tiny/manifest.json',
       'dist/inspector/index.html',
       'docs/package-format.md',

@@ -5,7 +5,8 @@
  * bin/steward.mjs, dist/ with the bundled skill packages), because the sources find files
  * relative to themselves (../../package.json, ./packages) and tell compiled from source by their
  * own extension. Each module is compiled on its own by esbuild, as tsc does for dist/ (imports and
- * lazily loaded modules stay as they are); types are not checked here (`npm run typecheck` does).
+ * lazily loaded modules stay as they are), and the command itself is bundled as `npm run build`
+ * bundles it (scripts/bundle-cli.mjs); types are not checked here (`npm run typecheck` does).
  * Its dist/inspector is the page built from the same sources (test/inspect/page-build.ts), which
  * a test that starts the CLI with `--inspect local` builds first: the others never pay for it.
  */
@@ -14,6 +15,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { buildFolder, cachedBuildSync } from './build-cache.js';
+// @ts-expect-error: a build script of the repository, plain JavaScript without declarations.
+import { bundleCliSync } from '../../scripts/bundle-cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -37,6 +40,7 @@ function build(out: string): void {
     tsconfig: join(root, 'tsconfig.json'),
     logLevel: 'error',
   });
+  bundleCliSync(root, join(out, 'dist/cli/bundle'));
   cpSync(join(root, 'src/skills/packages'), join(out, 'dist/skills/packages'), { recursive: true });
   mkdirSync(join(out, 'bin'));
   cpSync(join(root, 'bin/steward.mjs'), join(out, 'bin/steward.mjs'));
