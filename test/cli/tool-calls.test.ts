@@ -5,40 +5,28 @@
  * arguments typed in, reject with a reason), refusing a bad edit and asking again; the autopilot
  * never approves a tool call; `steward show` renders the wait, a tool changed since its approval included.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../support/fake-openai-server.js';
+import type { FakeOpenAI, FakeStep } from '../support/fake-openai-server.js';
+import { call, reply, runKeeper, submit, toolResultsOf, useNotesModel } from './notes-model.js';
 import { runCli } from '../support/cli-process.js';
 import { CTRL_C, DOWN, ENTER, hasScript, terminal } from '../support/terminal.js';
 import { useTempDir } from '../support/temp.js';
 import { notesPackage, type NotesPackage } from '../tools/notes-package.js';
 
 const tmp = useTempDir('steward-cli-tools-');
-const servers: FakeOpenAI[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-type Call = { name: string; arguments: string; id: string };
-const call = (name: string, args: unknown, id: string): Call => ({ name, arguments: JSON.stringify(args), id });
-const reply = (...toolCalls: Call[]): FakeStep => ({ reply: { toolCalls } });
-const runKeeper = reply(call('run_worker', { workerId: 'keeper', reason: 'Keep the notes.', requiresApproval: false }, 'm1'));
-const submit = reply(call('submit', { outputs: { note: 'Kept.' } }, 's1'));
+const setupModel = useNotesModel(tmp);
 
 /** The fake model, the notes package and the environment a `steward` process needs for them. */
 async function setup(steps: FakeStep[]): Promise<{ fake: FakeOpenAI; notes: NotesPackage; env: Record<string, string>; db: string }> {
-  const fake = await startFakeOpenAI(steps);
-  servers.push(fake);
   const notes = notesPackage();
-  const env = { OPENAI_BASE_URL: fake.baseURL, STEWARD_MODEL: 'fake-model', ...notes.env };
-  return { fake, notes, env, db: tmp.path('steward.db') };
+  const { fake, env, db } = await setupModel(steps, notes);
+  return { fake, notes, env, db };
 }
 
-/** The tool results the model was sent in request `n` (1-based), by call id. */
-function toolResults(fake: FakeOpenAI, n: number): Record<string, string> {
-  const messages = (fake.requests[n - 1] as { messages: { role: string; tool_call_id?: string; content?: string }[] }).messages;
-  return Object.fromEntries(messages.filter((m) => m.role === 'tool' && m.tool_call_id?.startsWith('c')).map((m) => [m.tool_call_id!, String(m.content)]));
-}
+/** The results of the worker's MCP calls (ids c…) the model was sent in request `n` (1-based). */
+const toolResults = (fake: FakeOpenAI, n: number): Record<string, string> =>
+  Object.fromEntries(Object.entries(toolResultsOf(fake, n)).filter(([id]) => id.startsWith('c')));
 
 it.skipIf(!hasScript)(
   'steward run decides each tool call on its own: shows it, refuses a bad edit and asks again, approves as edited, rejects with a reason; only the approved calls reach the server',

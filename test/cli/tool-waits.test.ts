@@ -6,8 +6,9 @@
  * autopilot stops at both; `steward show` renders them with the commands that answer them;
  * `steward send` answers them, a form's answer checked against the server's schema.
  */
-import { afterEach, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from '../support/fake-openai-server.js';
+import { expect, it } from 'vitest';
+import type { FakeOpenAI, FakeStep } from '../support/fake-openai-server.js';
+import { call, reply, runKeeper, submit, toolResultsOf, useNotesModel } from './notes-model.js';
 import { runCli } from '../support/cli-process.js';
 import { CTRL_C, DOWN, ENTER, hasScript, terminal } from '../support/terminal.js';
 import { useTempDir } from '../support/temp.js';
@@ -15,35 +16,14 @@ import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, type NotesPackage } from '../tools/notes-package.js';
 
 const tmp = useTempDir('steward-cli-tool-waits-');
-const servers: FakeOpenAI[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-type Call = { name: string; arguments: string; id: string };
-const call = (name: string, args: unknown, id: string): Call => ({ name, arguments: JSON.stringify(args), id });
-const reply = (...toolCalls: Call[]): FakeStep => ({ reply: { toolCalls } });
-const runKeeper = reply(call('run_worker', { workerId: 'keeper', reason: 'Keep the notes.', requiresApproval: false }, 'm1'));
-const submit = reply(call('submit', { outputs: { note: 'Kept.' } }, 's1'));
+const setupModel = useNotesModel(tmp);
 /** confirm_write runs without an approval: what waits is the server's own question. */
 const confirmRunsAtOnce = { tools: { confirm_write: { approval: 'never' } } };
 
-async function setup(steps: FakeStep[], notes: NotesPackage, db: string) {
-  const fake = await startFakeOpenAI(steps);
-  servers.push(fake);
-  return {
-    fake,
-    env: { OPENAI_BASE_URL: fake.baseURL, STEWARD_MODEL: 'fake-model', ...notes.env },
-    db: tmp.path(db),
-    packages: ['--packages', notes.packagesDir],
-  };
-}
+const setup = (steps: FakeStep[], notes: NotesPackage, db: string) => setupModel(steps, notes, db);
 
 /** The tool result the model was sent for `callId` in request `n` (1-based). */
-function toolResult(fake: FakeOpenAI, n: number, callId: string): string | undefined {
-  const messages = (fake.requests[n - 1] as { messages: { role: string; tool_call_id?: string; content?: string }[] } | undefined)?.messages ?? [];
-  return messages.find((m) => m.role === 'tool' && m.tool_call_id === callId)?.content;
-}
+const toolResult = (fake: FakeOpenAI, n: number, callId: string): string | undefined => toolResultsOf(fake, n)[callId];
 
 it("the autopilot stops where a server asks for input; show renders the form and the command; a bad answer is refused with the schema's message, a good one completes the call", async () => {
   const notes = notesPackage(confirmRunsAtOnce);
