@@ -3,6 +3,7 @@
  * alias, which options each one takes, and how `steward send` builds the event object.
  */
 import { isUserEventType, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
+import { callsOfWait } from '../core/tools/server-tools.js';
 import type { SessionView } from '../core/view.js';
 import { CliError } from './context.js';
 
@@ -170,13 +171,9 @@ function eventFor(type: UserEventType, options: SendOptions, view: SessionView):
   }
 }
 
-/** The status of the calls a tool wait is about: undecided (approve_tool), asking for input, or cut off. */
-const WAITING_STATUS = { tool_input: 'asking', tool_interrupted: 'interrupted' } as const;
-
 /** The call a tool decision is for when `--call` is left out: the one call the wait is about, if only one is. */
 function onlyPendingCall(type: UserEventType, view: SessionView): string {
-  const status = view.waitingReason === 'tool_input' || view.waitingReason === 'tool_interrupted' ? WAITING_STATUS[view.waitingReason] : 'pending';
-  const pending = (view.toolCalls ?? []).filter((c) => c.status === status);
+  const pending = callsOfWait(view.toolCalls, view.waitingReason);
   if (pending.length === 1) return pending[0]!.callId;
   const listed = pending.map((c) => `${c.callId} (${c.server}.${c.tool})`).join(', ');
   throw new CliError(

@@ -6,13 +6,13 @@
  * print (the arguments are also escaped as JSON first, so that what is shown parses back).
  */
 import { canonicalJson } from '../core/text/canonical-json.js';
-import type { PinnedTool, ToolApprovalSource } from '../core/tools/server-tools.js';
+import { callsOfWait, type PinnedTool, type ToolApprovalSource } from '../core/tools/server-tools.js';
 import type { SessionView, ToolCallView } from '../core/view.js';
 import { safeJson } from '../text/safe-text.js';
 import type { Block } from './render.js';
 
 /** The calls of the wait that a person has not decided yet, in the model's order. */
-export const pendingCalls = (view: SessionView): ToolCallView[] => (view.toolCalls ?? []).filter((c) => c.status === 'pending');
+export const pendingCalls = (view: SessionView): ToolCallView[] => callsOfWait(view.toolCalls, 'approve_tool');
 
 /** Why a call waits for a person (or why it did not), in words. */
 export const APPROVAL_BY_TEXT: Readonly<Record<ToolApprovalSource, string>> = {

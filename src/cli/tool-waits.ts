@@ -6,16 +6,16 @@
  * the three ways to settle it. Each shows the `steward send` line that answers it. Bodies are raw
  * here: render.ts makes every block safe to print.
  */
-import type { ToolInputRequest } from '../core/tools/server-tools.js';
+import { callsOfWait, type ToolInputRequest } from '../core/tools/server-tools.js';
 import type { SessionView, ToolCallView } from '../core/view.js';
 import { formFields, urlDomain, type FormField } from '../core/tools/tool-input-form.js';
 import type { Block } from './render.js';
 import { argumentsJson } from './tool-calls.js';
 
 /** The call whose server asks for input (tool_input). */
-export const askingCall = (view: SessionView): ToolCallView | undefined => view.toolCalls?.find((c) => c.status === 'asking');
+export const askingCall = (view: SessionView): ToolCallView | undefined => callsOfWait(view.toolCalls, 'tool_input')[0];
 /** The call cut off by a stopped process (tool_interrupted). */
-export const interruptedCall = (view: SessionView): ToolCallView | undefined => view.toolCalls?.find((c) => c.status === 'interrupted');
+export const interruptedCall = (view: SessionView): ToolCallView | undefined => callsOfWait(view.toolCalls, 'tool_interrupted')[0];
 
 const callName = (call: ToolCallView) => `${call.server}.${call.tool}`;
 

@@ -11,7 +11,7 @@ import type { UserEventType } from './machines/session.events.js';
 import type { WaitingReason } from './machines/stream-events.js';
 import type { TokenUsage } from './models/model.js';
 import type { SessionSnapshot } from './machines/session-snapshot.js';
-import { pinnedTool, type ToolAnnotations, type ToolCallItem } from './tools/server-tools.js';
+import { isToolWait, pinnedTool, type ToolAnnotations, type ToolCallItem } from './tools/server-tools.js';
 
 export type Phase = 'waiting_user' | 'running' | 'done';
 
@@ -144,7 +144,7 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
     }
   }
   if (context.step) view.pendingStep = context.step;
-  if (context.reply.toolCalls?.length && (phase === 'running' || TOOL_CALL_WAITS.has(view.waitingReason))) view.toolCalls = toolCallViews(context);
+  if (context.reply.toolCalls?.length && (phase === 'running' || isToolWait(view.waitingReason))) view.toolCalls = toolCallViews(context);
   if (view.waitingReason === 'approve_step' && context.step) view.approvalRequiredBy = approvalRequiredBy(context.step);
   if (context.questions) view.questions = context.questions;
   if (context.message) view.message = context.message;
@@ -157,9 +157,6 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
 
 /** A server-tool call as a person decides it: the call, and the tool as pinned (its description, schema and hints). */
 export type ToolCallView = ToolCallItem & { description?: string; inputSchema?: Record<string, unknown>; annotations?: ToolAnnotations };
-
-/** The waits that show the reply's MCP tool calls: deciding them, answering a server's question, settling an interrupted call. */
-const TOOL_CALL_WAITS: ReadonlySet<string | undefined> = new Set(['approve_tool', 'tool_input', 'tool_interrupted']);
 
 function toolCallViews(context: SessionContext): ToolCallView[] {
   return (context.reply.toolCalls ?? []).map((item) => {

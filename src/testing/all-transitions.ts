@@ -40,7 +40,7 @@ import { userEventTypes, type UserEvent, type UserEventType } from '../core/mach
 import type { ModelReply } from '../core/models/model.js';
 import { managerReplies, testingPackage, toolCallOutputs, userEventsFor, workerReplies } from './catalogue.js';
 import { nextToolCall } from '../core/machines/tool-calls.js';
-import type { ToolCallInput } from '../core/tools/server-tools.js';
+import { isToolWait, type ToolCallInput } from '../core/tools/server-tools.js';
 
 /** What an invoked actor may finish with: its output (a done event) or an error (an error event). */
 export type ActorResult = { output: unknown; label?: string } | { error: unknown; label?: string };
@@ -112,7 +112,8 @@ export function sessionFacts(snapshot: SessionSnapshot): string {
   if (state === 'waiting_user.review_artifact') parts.push(`pending=${c.artifacts.some((a) => a.status === 'pending_review')}`);
   if (
     state.startsWith('running.worker') ||
-    ['approve_step', 'worker_questions', 'revision', 'approve_tool', 'tool_input', 'tool_interrupted'].some((s) => state.endsWith(s))
+    ['approve_step', 'worker_questions', 'revision'].some((s) => state.endsWith(s)) ||
+    isToolWait(state.split('.')[1])
   ) {
     parts.push(`step=${c.step?.workerId ?? '-'}`);
   }

@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromPromise } from 'xstate';
 import { loadPackages, TransitionTestError } from '../../src/index.js';
+import { callsOfWait } from '../../src/core/tools/server-tools.js';
 import { sessionMachine, type PackageInfo, type SessionContext, type TurnOutput } from '../../src/machine.js';
 import { managerReplies, sessionFacts, testAllTransitions, testingPackage, type TestAllTransitionsResult } from '../../src/testing.js';
 import { InterruptSchema } from '@ag-ui/core/schemas';
@@ -31,8 +32,7 @@ const tiny: PackageInfo = { id, title, description, workers };
 /** An answer an AG-UI client could send for each user event a wait declares. */
 function sampleAnswer(type: UserEventType, view: SessionView): unknown {
   const questions = view.questions ?? view.artifact?.questions ?? [];
-  const status = view.waitingReason === 'tool_input' ? 'asking' : view.waitingReason === 'tool_interrupted' ? 'interrupted' : 'pending';
-  const pendingCall = view.toolCalls?.find((c) => c.status === status)?.callId;
+  const pendingCall = callsOfWait(view.toolCalls, view.waitingReason)[0]?.callId;
   const answers: Record<UserEventType, unknown> = {
     user_approved_next_step: { approved: true, reason: 'Do it the edited way.' },
     user_rejected_next_step: { approved: false, reason: 'Not now.' },

@@ -7,7 +7,7 @@
  */
 import type { ChatMessage } from '../models/model.js';
 import type { ToolActor } from '../tools/schemas.js';
-import type { ToolCallInput, ToolCallOutput } from '../tools/server-tools.js';
+import type { ToolCallInput, ToolCallOutput, ToolWait } from '../tools/server-tools.js';
 import { MAX_TOOL_NAME, type SessionStreamEvent, type StreamEventOf } from './stream-events.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 import { approvalRequiredBy } from './approval.js';
@@ -119,12 +119,7 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
 }
 
 /** The call a decision names, as decided: who, whether they edited it (read after the decision's update). */
-export function toolCallDecided(
-  decided: SessionContext,
-  callId: string,
-  reason: 'approve_tool' | 'tool_input' | 'tool_interrupted',
-  answered?: 'answered' | 'result_given',
-): ChartEvent | null {
+export function toolCallDecided(decided: SessionContext, callId: string, reason: ToolWait, answered?: 'answered' | 'result_given'): ChartEvent | null {
   const item = decided.reply.toolCalls?.find((c) => c.callId === callId);
   if (!item) return null;
   const decision = answered ?? (item.status === 'approved' || item.status === 'rejected' ? item.status : null);

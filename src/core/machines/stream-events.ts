@@ -9,6 +9,7 @@
  * The chart emits these (session.reports.ts), so they live beside it; the runtime only delivers them.
  */
 import * as z from 'zod';
+import { TOOL_WAIT_STATUS, type ToolWait } from '../tools/server-tools.js';
 
 /** What the session waits for: the substates of `waiting_user`. The one list; the type, the live events and the HTTP schema derive from it. */
 export const WaitingReasonSchema = z.enum([
@@ -151,7 +152,7 @@ export const ToolCallDecidedEvent = z.strictObject({
   ...serverCall,
   wait: z.number().int().nonnegative(),
   /** The wait the decision was made in. */
-  reason: z.enum(['approve_tool', 'tool_input', 'tool_interrupted']),
+  reason: z.enum(Object.keys(TOOL_WAIT_STATUS) as [ToolWait, ...ToolWait[]]),
   decision: z.enum(['approved', 'rejected', 'answered', 'result_given']),
   by: z.string().nullable(),
   /** Approved with arguments the person edited. */

@@ -15,13 +15,16 @@ import { clip, DEFAULT_LIMITS } from '../limits.js';
 import type { ChatMessage } from '../models/model.js';
 import type { QueuedCall } from '../tools/reply.js';
 import {
+  callsOfWait,
   pinnedTool,
+  TOOL_WAIT_STATUS,
   toolPatternAllows,
   type PinnedTool,
   type ToolCallInput,
   type ToolCallItem,
   type ToolCallOutput,
   type ToolInputResponse,
+  type ToolWait,
   type ToolCallVerdict,
   type TurnTools,
 } from '../tools/server-tools.js';
@@ -90,19 +93,21 @@ export function settleServerCall(ctx: SessionContext, call: QueuedCall, verdict:
   return { reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), toolCalls: [...(ctx.reply.toolCalls ?? []), item] } };
 }
 
-export const pendingToolCalls = (ctx: SessionContext): ToolCallItem[] => (ctx.reply.toolCalls ?? []).filter((c) => c.status === 'pending');
-export const hasPendingToolCalls = (ctx: SessionContext): boolean => (ctx.reply.toolCalls ?? []).some((c) => c.status === 'pending');
+export const pendingToolCalls = (ctx: SessionContext): ToolCallItem[] => callsOfWait(ctx.reply.toolCalls, 'approve_tool');
+export const hasPendingToolCalls = (ctx: SessionContext): boolean => pendingToolCalls(ctx).length > 0;
 export const hasApprovedToolCall = (ctx: SessionContext): boolean => (ctx.reply.toolCalls ?? []).some((c) => c.status === 'approved');
+
 /** The wait a call is decided in, by its status before the decision: undecided, asking for input, or cut off. */
-export function waitOfCall(ctx: SessionContext, callId: string): 'approve_tool' | 'tool_input' | 'tool_interrupted' {
+export function waitOfCall(ctx: SessionContext, callId: string): ToolWait {
   const status = ctx.reply.toolCalls?.find((c) => c.callId === callId)?.status;
-  return status === 'asking' ? 'tool_input' : status === 'interrupted' ? 'tool_interrupted' : 'approve_tool';
+  const waits = Object.keys(TOOL_WAIT_STATUS) as ToolWait[];
+  return waits.find((wait) => TOOL_WAIT_STATUS[wait] === status) ?? 'approve_tool';
 }
 
 /** The call whose server asked a person for input (tool_input), if any. */
-export const askingToolCall = (ctx: SessionContext): ToolCallItem | undefined => (ctx.reply.toolCalls ?? []).find((c) => c.status === 'asking');
+export const askingToolCall = (ctx: SessionContext): ToolCallItem | undefined => callsOfWait(ctx.reply.toolCalls, 'tool_input')[0];
 /** The call cut off by a stopped process (tool_interrupted), if any. */
-export const interruptedToolCall = (ctx: SessionContext): ToolCallItem | undefined => (ctx.reply.toolCalls ?? []).find((c) => c.status === 'interrupted');
+export const interruptedToolCall = (ctx: SessionContext): ToolCallItem | undefined => callsOfWait(ctx.reply.toolCalls, 'tool_interrupted')[0];
 
 /**
  * The `toolCall` actor's input: the first approved item, with the definition it was approved

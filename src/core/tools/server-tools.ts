@@ -122,6 +122,27 @@ export interface ToolCallItem {
 }
 
 /**
+ * The waits about a worker's MCP calls, each with the status of the calls it is about (the one
+ * table the chart's updates, the view, the protocols and the CLI read): undecided calls in
+ * approve_tool, the call whose server asks in tool_input, the call cut off in tool_interrupted.
+ */
+export const TOOL_WAIT_STATUS = {
+  approve_tool: 'pending',
+  tool_input: 'asking',
+  tool_interrupted: 'interrupted',
+} as const satisfies Record<string, ToolCallItem['status']>;
+
+export type ToolWait = keyof typeof TOOL_WAIT_STATUS;
+
+/** Whether a waiting reason is one of the tool waits. */
+export const isToolWait = (reason: string | undefined): reason is ToolWait => reason !== undefined && Object.hasOwn(TOOL_WAIT_STATUS, reason);
+
+/** The calls the wait `reason` is about, in the model's order (none for another wait). */
+export function callsOfWait<C extends Pick<ToolCallItem, 'status'>>(calls: readonly C[] | undefined, reason: string | undefined): C[] {
+  return isToolWait(reason) ? (calls ?? []).filter((c) => c.status === TOOL_WAIT_STATUS[reason]) : [];
+}
+
+/**
  * What the `toolCall` actor resolves with: the server answered (its result for the model), the
  * call could not be made or broke off (a timeout, a crash, garbage: what went wrong, for the
  * model), the tool changed since it was approved and the call did not run, the server asks a

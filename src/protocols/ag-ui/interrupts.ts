@@ -26,6 +26,7 @@ import {
 import type { WaitingReason } from '../../core/machines/stream-events.js';
 import type { SessionView } from '../../core/view.js';
 import { canonicalJson } from '../../core/text/canonical-json.js';
+import { callsOfWait, isToolWait } from '../../core/tools/server-tools.js';
 
 /** The AG-UI `reason` of each wait: the spec's core values where one fits, else Steward's namespaced one. */
 export const INTERRUPT_REASONS = {
@@ -40,12 +41,6 @@ export const INTERRUPT_REASONS = {
   tool_input: 'input_required',
   tool_interrupted: 'tool_call',
 } as const satisfies Record<WaitingReason, string>;
-
-/** The waits about one of a worker's MCP tool calls: each call is its own interrupt, named by the call's id. */
-const TOOL_WAITS: ReadonlySet<WaitingReason> = new Set(['approve_tool', 'tool_input', 'tool_interrupted']);
-
-/** Whether the wait is about a worker's MCP tool call (the interrupt names the call: `toolCallId`, `…~<callId>`). */
-export const isToolWait = (reason: WaitingReason | undefined): boolean => reason !== undefined && TOOL_WAITS.has(reason);
 
 /** approve_step: approve (optionally with a new task and/or another of the worker's roles) or reject with a reason. */
 const StepAnswer = z
@@ -102,10 +97,7 @@ const InterruptedCallAnswer = z
   .describe('Run the interrupted tool call again, skip it, or give its result');
 
 /** The call a tool wait asks about: the first that waits for a decision, the one asking for input, or the one interrupted. */
-const firstPendingCall = (view: SessionView) => {
-  const status = view.waitingReason === 'tool_input' ? 'asking' : view.waitingReason === 'tool_interrupted' ? 'interrupted' : 'pending';
-  return view.toolCalls?.find((c) => c.status === status);
-};
+const firstPendingCall = (view: SessionView) => callsOfWait(view.toolCalls, view.waitingReason)[0];
 
 /**
  * The JSON Schema of a tool_input answer, with the server's own schema for each form's content
