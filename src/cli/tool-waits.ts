@@ -9,6 +9,7 @@
 import { callsOfWait, type ToolInputRequest } from '../core/tools/server-tools.js';
 import type { SessionView, ToolCallView } from '../core/view.js';
 import { formFields, urlDomain, type FormField } from '../core/tools/tool-input-form.js';
+import { shellQuote } from './context.js';
 import type { Block } from './render.js';
 import { argumentsJson } from './tool-calls.js';
 
@@ -39,9 +40,6 @@ export function fieldLine(field: FormField): string {
   const said = [field.title, field.description].filter((s): s is string => Boolean(s)).join(' — ');
   return `${field.name} (${facts})${said ? `: ${said}` : ''}`;
 }
-
-/** Text as one shell word: in single quotes, a quote in it closed, escaped and reopened. */
-const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** An answer that fits a form, to show the shape of `--responses`: each field's default or a stand-in. */
 function exampleContent(fields: FormField[]): Record<string, unknown> {
@@ -74,7 +72,7 @@ export function toolInputBlocks(view: SessionView): Block[] {
   );
   const declined = Object.fromEntries(requests.map((r) => [r.key, { action: 'decline' }]));
   const send = (responses: Record<string, unknown>) =>
-    `  steward send ${view.id} answer-call --call ${call.callId} --responses ${shellQuoted(argumentsJson(responses, 0))}`;
+    `  steward send ${view.id} answer-call --call ${call.callId} --responses ${shellQuote(argumentsJson(responses, 0))}`;
   return [
     {
       title: `Tool call ${call.callId} · ${callName(call)} asks you`,

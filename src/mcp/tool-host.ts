@@ -30,6 +30,7 @@ import { HeldCalls } from './held-calls.js';
 import { cut } from './tool-definitions.js';
 import type { CallToolRequest, ServerRef, ToolCallOutcome, ToolDefinition, ToolHostLimits, ToolHostOptions } from './types.js';
 import { createArgumentValidator } from './validate-arguments.js';
+import { untilAborted } from '../core/until-aborted.js';
 
 export const DEFAULT_TOOL_HOST_LIMITS: Readonly<ToolHostLimits> = Object.freeze({
   maxTools: 128,
@@ -235,16 +236,6 @@ export function createToolHost(options: ToolHostOptions = {}): ToolHost {
     },
   };
   return host;
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts (what it waited for goes on: a shared start). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** A listing's failure as the host's typed error: a limit as it is, the rest as McpServerError. */

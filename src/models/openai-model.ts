@@ -16,6 +16,7 @@ import { quotedSetting } from '../core/limits.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { streamedCompletion } from './openai-stream.js';
 import { redactSecrets } from '../core/models/redact.js';
+import { untilAborted } from '../core/until-aborted.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -127,6 +128,7 @@ export class OpenAIModel implements Model {
           ? streamedCompletion(client, body, options, { onTextDelta, onToolCallDelta })
           : client.chat.completions.create(body, options),
       );
+      // The SDK checks the signal during fetch but not while it sleeps between retries (up to 8 s).
       completion = await untilAborted(call, signal);
     } catch (error) {
       // The SDK's error classes tell its failures apart; if the SDK itself failed to load, none is one.
@@ -288,20 +290,6 @@ function describeCause(error: Error): string | undefined {
     current = current.cause;
   }
   return last;
-}
-
-/**
- * Rejects as soon as the signal fires. The SDK checks the signal during fetch but not while it
- * sleeps between retries (up to 8 s), and a stopped session should not wait for that.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**

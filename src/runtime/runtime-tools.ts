@@ -14,7 +14,7 @@ import type { ToolHost } from '../mcp/tool-host.js';
 import type { ToolHostOptions } from '../mcp/types.js';
 import type { createSchemaChecker } from '../mcp/validate-arguments.js';
 import { answerProblem } from './tool-input.js';
-import { createWorkerToolbox, type ToolApprovalRule } from './worker-tools.js';
+import { createWorkerToolbox, definitionOf, type ToolApprovalRule } from './worker-tools.js';
 
 /**
  * Variables Steward gives every server's `${VAR}` besides the environment (which wins):
@@ -89,7 +89,7 @@ export function runtimeTools(options: {
       const args = event.arguments;
       // The host is made here if this process has not needed it yet (a resumed session): no server starts for it.
       return real().then((host) => {
-        const problem = host.validateArguments({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest }, args);
+        const problem = host.validateArguments(definitionOf(pin), args);
         return problem === null ? null : `${problem} Nothing was approved.`;
       });
     },

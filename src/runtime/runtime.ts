@@ -59,12 +59,6 @@ export function newSessionId(): string {
   return `s_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-/** Whether a saved state value is `running.worker.calling`: a tool call was under way. */
-function callingTool(value: unknown): boolean {
-  const running = value && typeof value === 'object' ? (value as { running?: unknown }).running : undefined;
-  return running !== null && typeof running === 'object' && (running as { worker?: unknown }).worker === 'calling';
-}
-
 /**
  * A runtime: sessions of the skill packages on one model and one store (default: in memory).
  *
@@ -300,7 +294,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     memory?: MemoryArchive,
   ): Session {
     const snapshot = opened as { context: SessionContext; value?: unknown };
-    if (callingTool(snapshot.value)) interruptedCalls.set(id, nextToolCall(snapshot.context).item.callId);
+    // A tool call was under way when the session was saved.
+    if (stateString(snapshot.value) === 'running.worker.calling') interruptedCalls.set(id, nextToolCall(snapshot.context).item.callId);
     const pkg = snapshot.context.package;
     if (pkg && infoJson.get(pkg.id) === JSON.stringify(pkg)) snapshot.context.package = infos.get(pkg.id)!;
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>

@@ -31,8 +31,8 @@ export function inputRequestsOf(raw: InputRequests): { requests: ToolInputReques
     return { problem: `The server asked ${entries.length} questions at once; Steward takes at most ${TOOL_INPUT_LIMITS.requests}.` };
   const requests: ToolInputRequest[] = [];
   for (const [rawKey, request] of entries) {
-    const key = cut(rawKey, TOOL_INPUT_LIMITS.keyChars);
-    if (key !== rawKey) return { problem: `The server named a request with a key over ${TOOL_INPUT_LIMITS.keyChars} characters.` };
+    if (rawKey.length > TOOL_INPUT_LIMITS.keyChars) return { problem: `The server named a request with a key over ${TOOL_INPUT_LIMITS.keyChars} characters.` };
+    const key = rawKey;
     if (request.method !== 'elicitation/create')
       return { problem: `The server asked for "${cut(String(request.method), 60)}", which Steward does not offer (it answers elicitations only).` };
     const params = request.params as Record<string, unknown>;
@@ -78,7 +78,7 @@ export function answerProblem(
     // An accept without content is the chart's to refuse (answersToolInput), in its own words.
     if (request.mode !== 'form' || answer?.action !== 'accept' || answer.content === undefined) continue;
     const digest = createHash('sha256').update(canonicalJson(request.requestedSchema)).digest('hex');
-    const problem = check(digest, request.requestedSchema, answer.content ?? {});
+    const problem = check(digest, request.requestedSchema, answer.content);
     if (problem === null) continue;
     if ('uncheckable' in problem)
       return `The form "${request.key}" that ${server}.${tool} asked for cannot be checked (${problem.uncheckable}): decline or cancel it.`;

@@ -13,8 +13,10 @@
  */
 import type { WorkerToolbox } from '../core/agents/worker-toolbox.js';
 import { UserError } from '../core/errors.js';
+import { ownValue } from '../core/blackboard/keyed.js';
 import type { PackageWorker, SessionContext } from '../core/machines/session.context.js';
 import { queuedReply } from '../core/machines/session.updates.js';
+import { approvalOf as manifestApproval } from '../core/skills/mcp-servers.js';
 import type { SkillPackage } from '../core/skills/package-schema.js';
 import { modelNameOf, pinnedTool, toolPatternAllows, type PinnedTool, type ToolApprovalSource, type ToolCallVerdict } from '../core/tools/server-tools.js';
 import type { ToolHost } from '../mcp/tool-host.js';
@@ -44,7 +46,7 @@ export interface WorkerToolsOptions {
 
 /** The server `name` of the package, as the tool host takes it; undefined when the manifest declares none by that name. */
 export function serverOf(pkg: SkillPackage | undefined, name: string, variables?: Readonly<Record<string, string>>): ServerRef | undefined {
-  const config = pkg && Object.hasOwn(pkg.mcpServers, name) ? pkg.mcpServers[name] : undefined;
+  const config = pkg && ownValue(pkg.mcpServers, name);
   return config ? { name, config, ...(variables ? { variables } : {}) } : undefined;
 }
 
@@ -64,7 +66,7 @@ export function pinOf(definition: ToolDefinition, modelName: string): PinnedTool
 }
 
 /** The pinned tool as the host's validator takes it. */
-const definitionOf = (pin: PinnedTool): ToolDefinition => ({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest });
+export const definitionOf = (pin: PinnedTool): ToolDefinition => ({ server: pin.server, name: pin.name, inputSchema: pin.inputSchema, digest: pin.digest });
 
 /** A model name for a new pin that no other tool of the session uses. */
 function freshModelName(taken: Set<string>, server: string, tool: string): string {
@@ -113,7 +115,7 @@ export function createWorkerToolbox(options: WorkerToolsOptions): WorkerToolbox 
       );
     if (deployment) return { asks: deployment === 'always', approvalBy: 'deployment' };
     const config = serverOf(pkg, pin.server)?.config;
-    const declared = (config?.tools && Object.hasOwn(config.tools, pin.name) ? config.tools[pin.name]?.approval : undefined) ?? config?.approval;
+    const declared = config && manifestApproval(config, pin.name);
     if (declared) return { asks: declared === 'always', approvalBy: 'manifest' };
     if (config && !config.trusted) return { asks: true, approvalBy: 'untrusted_server' };
     if (pin.annotations?.readOnlyHint === true) return { asks: false, approvalBy: 'read_only' };
