@@ -3,7 +3,7 @@
  * alias, which options each one takes, and how `steward send` builds the event object.
  */
 import { isUserEventType, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
-import { callsOfWait } from '../core/tools/server-tools.js';
+import { callsOfWait, type ToolInputResponse } from '../core/tools/server-tools.js';
 import type { SessionView } from '../core/view.js';
 import { CliError } from './context.js';
 
@@ -184,21 +184,34 @@ function onlyPendingCall(type: UserEventType, view: SessionView): string {
   );
 }
 
-/** A JSON object given on the command line (`hint` says what it must be), or a usage error naming what it got. */
-function parseJsonObject(text: string, hint: string): Record<string, unknown> {
+/** What a parsed JSON value is, in words: "an array", "null", "a string"… */
+const kindOf = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`);
+
+/**
+ * `text` read as a JSON object, or what it is instead (not JSON, with the parser's reason; or
+ * another kind of value): the CLI's options and the interactive prompts read objects this one way.
+ */
+export function jsonObjectOf(text: string): { object: Record<string, unknown> } | { notJson: string } | { got: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError('usage', `${hint}; got invalid JSON (${(error as Error).message}).`);
+    return { notJson: (error as Error).message };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new CliError('usage', `${hint}; got ${Array.isArray(value) ? 'an array' : 'a ' + typeof value}.`);
-  return value as Record<string, unknown>;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { got: kindOf(value) };
+  return { object: value as Record<string, unknown> };
+}
+
+/** A JSON object given on the command line (`hint` says what it must be), or a usage error naming what it got. */
+function parseJsonObject(text: string, hint: string): Record<string, unknown> {
+  const parsed = jsonObjectOf(text);
+  if ('notJson' in parsed) throw new CliError('usage', `${hint}; got invalid JSON (${parsed.notJson}).`);
+  if ('got' in parsed) throw new CliError('usage', `${hint}; got ${parsed.got}.`);
+  return parsed.object;
 }
 
 /** `--arguments` as given on the command line: the edited arguments, a JSON object. */
-export function parseArguments(text: string): Record<string, unknown> {
+function parseArguments(text: string): Record<string, unknown> {
   return parseJsonObject(text, `--arguments must be a JSON object of the tool's arguments, e.g. '{"path": "notes.md"}'`);
 }
 
@@ -206,7 +219,7 @@ export function parseArguments(text: string): Record<string, unknown> {
  * `--responses` as given on the command line: the answers to a server's requests, a JSON object
  * by request key (the event's schema checks each answer when it is sent).
  */
-export function parseResponses(text: string): Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, never> }> {
+function parseResponses(text: string): Record<string, ToolInputResponse> {
   const hint = `--responses must be a JSON object of request keys to answers, e.g. '{"confirm": {"action": "accept", "content": {"ok": true}}}' (or "decline", "cancel")`;
-  return parseJsonObject(text, hint) as never;
+  return parseJsonObject(text, hint) as Record<string, ToolInputResponse>;
 }

@@ -15,7 +15,7 @@ import type { Block } from './render.js';
 export const pendingCalls = (view: SessionView): ToolCallView[] => callsOfWait(view.toolCalls, 'approve_tool');
 
 /** Why a call waits for a person (or why it did not), in words. */
-export const APPROVAL_BY_TEXT: Readonly<Record<ToolApprovalSource, string>> = {
+const APPROVAL_BY_TEXT: Readonly<Record<ToolApprovalSource, string>> = {
   deployment: "the deployment's rule asks a person (createRuntime({ toolApproval }))",
   manifest: "the package's manifest says so (approval of the server or of the tool)",
   default: 'the tool is not marked read-only, so a person decides (the safe default)',
@@ -29,7 +29,7 @@ export function argumentsJson(args: Record<string, unknown>, indent = 2): string
 }
 
 /** What differs between the definition a call was approved for and the tool as its server has it now. */
-export function changedText(changed: { before: PinnedTool; after: PinnedTool }): string {
+function changedText(changed: { before: PinnedTool; after: PinnedTool }): string {
   const { before, after } = changed;
   const lines: string[] = [];
   if ((before.title ?? '') !== (after.title ?? '')) lines.push(`title: ${JSON.stringify(before.title ?? '')} → ${JSON.stringify(after.title ?? '')}`);

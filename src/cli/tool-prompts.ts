@@ -14,6 +14,7 @@ import { formFields, typedValue, type FormField } from '../core/tools/tool-input
 import { safeLine } from '../text/safe-text.js';
 import { argumentsJson, pendingCalls } from './tool-calls.js';
 import { askingCall, fieldLine, interruptedCall, visitLine } from './tool-waits.js';
+import { jsonObjectOf } from './events.js';
 
 /** The menus' last choice: leave with the session saved. */
 export const QUIT = '__quit__';
@@ -67,14 +68,9 @@ async function askReason(callId: string, message: string): Promise<UserEvent | u
 
 /** Why typed arguments are not a JSON object (the prompt shows it and asks again), or undefined. */
 function jsonObjectProblem(text: string): string | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return safeLine(`Not JSON (${(error as Error).message}): type a JSON object, e.g. {"path": "a.md"}.`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return `Not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}): type one, e.g. {"path": "a.md"}.`;
+  const parsed = jsonObjectOf(text);
+  if ('notJson' in parsed) return safeLine(`Not JSON (${parsed.notJson}): type a JSON object, e.g. {"path": "a.md"}.`);
+  if ('got' in parsed) return `Not a JSON object (${parsed.got}): type one, e.g. {"path": "a.md"}.`;
   return undefined;
 }
 
