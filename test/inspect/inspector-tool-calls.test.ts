@@ -17,7 +17,7 @@ import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import type { ChatMessage } from '../../src/machine.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { killedMidCall } from '../tools/killed-mid-call.js';
-import { notesPackage, runKeeper } from '../tools/notes-package.js';
+import { notesPackage, runKeeper, submitReply } from '../tools/notes-package.js';
 import { buildPage } from './page-build.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -120,10 +120,7 @@ describe.skipIf(skip)('the inspector page, tool calls', () => {
       (request) => {
         const result = request.messages.find((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool' && m.tool_call_id === 'k1');
         told = String(result?.content ?? '');
-        return {
-          content: null,
-          toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Checked.' } }) } }],
-        };
+        return submitReply('Checked.');
       },
     ]);
     const store = new SqliteStore(db);

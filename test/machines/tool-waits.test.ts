@@ -12,6 +12,7 @@ import { sessionMachine, type TurnOutput } from '../../src/machine.js';
 import { scriptedCall, ScriptedModel, testingPackage, workerReplies } from '../../src/testing.js';
 import type { ToolCallInput, ToolCallOutput } from '../../src/core/tools/server-tools.js';
 import type { ChatMessage } from '../../src/machine.js';
+import { submitReply } from '../tools/notes-package.js';
 
 const FORM = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
 
@@ -20,10 +21,7 @@ async function atApprovedCall(outputs: ((input: ToolCallInput) => ToolCallOutput
   const inputs: ToolCallInput[] = [];
   let told: ChatMessage[] = [];
   const writes = workerReplies(testingPackage, 'noter').tool_write!;
-  const submit: TurnOutput = {
-    content: null,
-    toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Done.' } }) } }],
-  };
+  const submit: TurnOutput = submitReply('Done.');
   let turns = 0;
   const machine = sessionMachine.provide({
     actors: {

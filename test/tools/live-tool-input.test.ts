@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore, type Runtime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
-import type { ChatMessage, ModelRequest } from '../../src/machine.js';
 import { legacyPackage } from './legacy-package.js';
+import { submitReply, toolResultsIn as toolResults } from './notes-package.js';
 
 const runtimes: Runtime[] = [];
 afterEach(async () => {
@@ -21,12 +21,6 @@ afterEach(async () => {
 
 const runAsker = () => scriptedCall('run_worker', { workerId: 'asker', reason: 'Ask.', requiresApproval: false });
 const askCall = { agent: 'worker' as const, toolCalls: [scriptedCall('legacy__ask', {}, 'q1')] };
-
-/** The tool results the worker's next round was given, by call id. */
-const toolResults = (request: ModelRequest) =>
-  Object.fromEntries(
-    request.messages.filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool').map((m) => [m.tool_call_id, String(m.content)]),
-  );
 
 const accept = { input: { action: 'accept' as const, content: { ok: true } } };
 
@@ -39,10 +33,7 @@ describe('a question a server asks on the live connection', { timeout: 120_000 }
       askCall,
       (request) => {
         seen = toolResults(request);
-        return {
-          content: null,
-          toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Told.' } }) } }],
-        };
+        return submitReply('Told.');
       },
     ]);
     const runtime = createRuntime({ model, packagesDir: asks.packagesDir, toolHost: { log: () => {} } });

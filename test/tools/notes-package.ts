@@ -1,5 +1,6 @@
 /** A package whose worker keeps notes through the notes MCP server (test/tools/servers/notes.mjs), and what that server received. */
 import { fileURLToPath } from 'node:url';
+import type { ChatMessage, ModelReply, ModelRequest } from '../../src/machine.js';
 import { scriptedCall } from '../../src/testing.js';
 import { writeMcpPackage } from './mcp-package.js';
 
@@ -36,3 +37,15 @@ export function notesPackage(manifest: Record<string, unknown> = {}): NotesPacka
 }
 
 export const runKeeper = () => scriptedCall('run_worker', { workerId: 'keeper', reason: 'Keep the notes.', requiresApproval: false });
+
+/** The tool results a model request carries (what the worker's next round read), by call id. */
+export const toolResultsIn = (request: ModelRequest): Record<string, string> =>
+  Object.fromEntries(
+    request.messages.filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool').map((m) => [m.tool_call_id, String(m.content)]),
+  );
+
+/** A worker's reply that submits `note` (the round after its tool calls). */
+export const submitReply = (note: string): ModelReply => ({
+  content: null,
+  toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note } }) } }],
+});

@@ -13,8 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRuntime, SqliteStore, type Runtime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
-import type { ChatMessage, ModelRequest } from '../../src/machine.js';
-import { notesPackage, runKeeper, type NotesPackage } from './notes-package.js';
+import { notesPackage, runKeeper, submitReply, toolResultsIn as toolResults, type NotesPackage } from './notes-package.js';
 
 const runtimes: Runtime[] = [];
 afterEach(async () => {
@@ -27,12 +26,6 @@ function runtimeFor(notes: NotesPackage, steps: ScriptStep[], extra: Partial<Par
   runtimes.push(runtime);
   return { model, runtime };
 }
-
-/** The tool results the worker's next round was given, by call id. */
-const toolResults = (request: ModelRequest) =>
-  Object.fromEntries(
-    request.messages.filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool').map((m) => [m.tool_call_id, String(m.content)]),
-  );
 
 describe('MCP tool calls of a worker', { timeout: 120_000 }, () => {
   it('runs a read at once, waits for a person on writes and deletes, decides three calls over three sends, and runs only what was approved, as approved, in the model’s order', async () => {
@@ -51,10 +44,7 @@ describe('MCP tool calls of a worker', { timeout: 120_000 }, () => {
       },
       (request) => {
         seen = toolResults(request);
-        return {
-          content: null,
-          toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Kept.' } }) } }],
-        };
+        return submitReply('Kept.');
       },
     ]);
     const session = await runtime.createSession({ packageId: 'notes' });
@@ -239,10 +229,7 @@ describe('a process that dies during a tool call', { timeout: 120_000 }, () => {
     const model = new ScriptedModel([
       (request) => {
         told = toolResults(request).k1 ?? '';
-        return {
-          content: null,
-          toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Checked.' } }) } }],
-        };
+        return submitReply('Checked.');
       },
     ]);
     const runtime = createRuntime({ model, packagesDir: notes.packagesDir, store: new SqliteStore(db), toolHost: { env: notes.env, log: () => {} } });

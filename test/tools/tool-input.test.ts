@@ -15,10 +15,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore, type Runtime } from '../../src/index.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
-import type { ChatMessage, ModelRequest } from '../../src/machine.js';
+import type { ModelRequest } from '../../src/machine.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
-import { notesPackage, runKeeper, type NotesPackage } from './notes-package.js';
+import { notesPackage, runKeeper, submitReply, toolResultsIn, type NotesPackage } from './notes-package.js';
+import { CONFIRM_FORM } from './tool-wait-sessions.js';
 
 const runtimes: Runtime[] = [];
 const stores: PostgresStore[] = [];
@@ -28,25 +29,15 @@ afterEach(async () => {
 });
 
 /** The tool result the worker's next round was given for `callId`. */
-const resultOf = (request: ModelRequest, callId: string) =>
-  String(request.messages.find((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool' && m.tool_call_id === callId)?.content ?? '');
+const resultOf = (request: ModelRequest, callId: string) => toolResultsIn(request)[callId] ?? '';
 
 /** The worker's round after the call: it records what it read, then submits. */
 const submitAfter =
   (callId: string, told: { text: string }): ScriptStep =>
   (request) => {
     told.text = resultOf(request, callId);
-    return {
-      content: null,
-      toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Done.' } }) } }],
-    };
+    return submitReply('Done.');
   };
-
-const FORM = {
-  type: 'object',
-  properties: { confirm: { type: 'boolean', title: 'Write it' }, initials: { type: 'string', minLength: 2, title: 'Your initials' } },
-  required: ['confirm', 'initials'],
-};
 
 function runtimeOf(notes: NotesPackage, steps: ScriptStep[], store?: SqliteStore | PostgresStore) {
   const runtime = createRuntime({
@@ -80,7 +71,7 @@ describe('elicitation as a durable wait', { timeout: 120_000 }, () => {
         server: 'notes',
         tool: 'confirm_write',
         status: 'asking',
-        input: { requests: [{ key: 'confirm', mode: 'form', message: 'Write a.md?', requestedSchema: FORM }], requestState: 'confirm:a.md' },
+        input: { requests: [{ key: 'confirm', mode: 'form', message: 'Write a.md?', requestedSchema: CONFIRM_FORM }], requestState: 'confirm:a.md' },
       },
     ]);
     // Every request is answered, by its key.

@@ -5,14 +5,10 @@
  * under way; test/tools/tool-calls.test.ts makes one for real), and what the model then reads.
  */
 import { fromPromise } from 'xstate';
-import { sessionMachine, type ChatMessage, type ModelRequest } from '../../src/machine.js';
+import { sessionMachine } from '../../src/machine.js';
 import type { ToolCallInput, ToolCallOutput } from '../../src/core/tools/server-tools.js';
 import { ScriptedModel, scriptedCall, type ScriptStep, type ScriptedToolCall } from '../../src/testing.js';
-import { runKeeper } from './notes-package.js';
-
-/** The tool result the worker's next round was given for `callId`. */
-const resultIn = (request: ModelRequest, callId: string) =>
-  request.messages.find((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool' && m.tool_call_id === callId)?.content;
+import { runKeeper, submitReply, toolResultsIn } from './notes-package.js';
 
 /**
  * For each call, one session's worth of steps: the manager runs the keeper, the worker makes
@@ -24,11 +20,8 @@ export function callsModel(...calls: ScriptedToolCall[]) {
     { agent: 'manager', toolCalls: [runKeeper()] },
     { agent: 'worker', toolCalls: [call] },
     (request) => {
-      read[i] = String(resultIn(request, 'c1'));
-      return {
-        content: null,
-        toolCalls: [{ id: 's1', type: 'function', function: { name: 'submit', arguments: JSON.stringify({ outputs: { note: 'Kept.' } }) } }],
-      };
+      read[i] = String(toolResultsIn(request).c1);
+      return submitReply('Kept.');
     },
   ]);
   return { model: new ScriptedModel(steps), read };
