@@ -110,15 +110,18 @@ export const UserAnsweredQuestions = z.strictObject({
 });
 export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, wait });
 
+/** A refinement of what a person sends for a tool call (its arguments, a server's answers): bounded as JSON like a model's arguments. */
+const withinToolArgumentsChars = [
+  (value: unknown) => JSON.stringify(value).length <= DEFAULT_LIMITS.toolArgumentsChars,
+  `longer than ${DEFAULT_LIMITS.toolArgumentsChars} characters as JSON (the toolArgumentsChars limit)`,
+] as const;
+
 /**
  * A server-tool call's arguments as a person edited them before approving: a JSON object, bounded
  * like a submit's bodies. The runtime checks them against the tool's input schema (the MCP SDK's
  * validator) before the chart sees the event.
  */
-export const ToolCallArguments = ownRecord(z.string().min(1).max(200), z.unknown()).refine(
-  (args) => JSON.stringify(args).length <= DEFAULT_LIMITS.toolArgumentsChars,
-  `longer than ${DEFAULT_LIMITS.toolArgumentsChars} characters as JSON (the toolArgumentsChars limit)`,
-);
+export const ToolCallArguments = ownRecord(z.string().min(1).max(200), z.unknown()).refine(...withinToolArgumentsChars);
 
 /**
  * A decision on one server-tool call of the wait `approve_tool`, named by its call id (several
@@ -167,10 +170,7 @@ export const UserAnsweredToolInput = z.strictObject({
   callId: text,
   responses: ownRecord(z.string().min(1).max(200), ToolInputAnswer)
     .refine((r) => Object.keys(r).length >= 1, "answer each of the call's requests by its key")
-    .refine(
-      (r) => JSON.stringify(r).length <= DEFAULT_LIMITS.toolArgumentsChars,
-      `longer than ${DEFAULT_LIMITS.toolArgumentsChars} characters as JSON (the toolArgumentsChars limit)`,
-    ),
+    .refine(...withinToolArgumentsChars),
 });
 
 /**

@@ -26,7 +26,7 @@ import {
 import type { WaitingReason } from '../../core/machines/stream-events.js';
 import type { SessionView } from '../../core/view.js';
 import { canonicalJson } from '../../core/text/canonical-json.js';
-import { callsOfWait, isToolWait } from '../../core/tools/server-tools.js';
+import { callsOfWait, isToolWait, type ToolInputResponse } from '../../core/tools/server-tools.js';
 
 /** The AG-UI `reason` of each wait: the spec's core values where one fits, else Steward's namespaced one. */
 export const INTERRUPT_REASONS = {
@@ -278,28 +278,17 @@ export function eventForAnswer(view: SessionView, payload: unknown): { ok: true;
       const edits = { ...(reason !== undefined ? { reason } : {}), ...(roleId !== undefined ? { roleId } : {}) };
       return { ok: true, event: { type: 'user_approved_next_step', ...(Object.keys(edits).length > 0 ? { edits } : {}) } };
     }
-    case 'approve_tool': {
-      const callId = (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
-      if (answer.approved !== true) {
-        const reason = answer.reason as string | undefined;
-        return { ok: true, event: { type: 'user_rejected_tool_call', callId, ...(reason !== undefined ? { reason } : {}) } };
-      }
-      const args = answer.arguments as Record<string, unknown> | undefined;
-      return { ok: true, event: { type: 'user_approved_tool_call', callId, ...(args ? { arguments: args } : {}) } };
-    }
-    case 'tool_input': {
-      const callId = (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
-      return { ok: true, event: { type: 'user_answered_tool_input', callId, responses: answer.responses as never } };
-    }
+    case 'approve_tool':
+      return { ok: true, event: toolDecision(callNamed(answer, view), answer) };
+    case 'tool_input':
+      return {
+        ok: true,
+        event: { type: 'user_answered_tool_input', callId: callNamed(answer, view), responses: answer.responses as Record<string, ToolInputResponse> },
+      };
     case 'tool_interrupted': {
-      const callId = (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
+      const callId = callNamed(answer, view);
       if (typeof answer.result === 'string') return { ok: true, event: { type: 'user_gave_tool_result', callId, result: answer.result } };
-      if (answer.approved !== true) {
-        const reason = answer.reason as string | undefined;
-        return { ok: true, event: { type: 'user_rejected_tool_call', callId, ...(reason !== undefined ? { reason } : {}) } };
-      }
-      const args = answer.arguments as Record<string, unknown> | undefined;
-      return { ok: true, event: { type: 'user_approved_tool_call', callId, ...(args ? { arguments: args } : {}) } };
+      return { ok: true, event: toolDecision(callId, answer) };
     }
     case 'review_artifact': {
       const artifactId = view.artifact?.id ?? '';
@@ -317,6 +306,19 @@ export function eventForAnswer(view: SessionView, payload: unknown): { ok: true;
       if (typeof answer.packageId === 'string') return { ok: true, event: { type: 'user_selected_package', packageId: answer.packageId } };
       return { ok: true, event: { type: 'user_answered_questions', answers: answer.answers as Record<string, string> } };
   }
+}
+
+/** The tool call an answer names, else the one its wait asks about. */
+const callNamed = (answer: Record<string, unknown>, view: SessionView): string => (answer.callId as string | undefined) ?? firstPendingCall(view)?.callId ?? '';
+
+/** An approval (maybe with edited arguments) or a rejection (maybe with a reason) of one tool call. */
+function toolDecision(callId: string, answer: Record<string, unknown>): UserEvent {
+  if (answer.approved !== true) {
+    const reason = answer.reason as string | undefined;
+    return { type: 'user_rejected_tool_call', callId, ...(reason !== undefined ? { reason } : {}) };
+  }
+  const args = answer.arguments as Record<string, unknown> | undefined;
+  return { type: 'user_approved_tool_call', callId, ...(args ? { arguments: args } : {}) };
 }
 
 /** The resume payload a journalled user event answers with: the inverse of `eventForAnswer`, to know a resume sent twice. */
