@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { SqliteStore } from '../../src/index.js';
 import { buildPage } from '../inspect/page-build.js';
 import { runCli } from '../support/cli-process.js';
-import { DOWN, ENTER, hasScript, terminal } from '../support/terminal.js';
+import { DOWN, ENTER, hasScript, terminal, REQUEST_PROMPT } from '../support/terminal.js';
 import { useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-tty-');
@@ -21,7 +21,7 @@ it.skipIf(!hasScript)(
     const tty = terminal('run --package tiny', db);
     const { waitFor, type } = tty;
     try {
-      await waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
+      await waitFor(REQUEST_PROMPT, 'the request prompt');
       await type(`A note about green tea${ENTER}`);
       await waitFor(/Approve the step/, 'the approve choice');
       await type(ENTER);
@@ -73,7 +73,7 @@ it.skipIf(!hasScript)(
     const db = tmp.path('ctrl-c.db');
     const first = terminal('run --package tiny', db);
     try {
-      await first.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
+      await first.waitFor(REQUEST_PROMPT, 'the request prompt');
       await first.type(`A note about green tea${ENTER}`);
       await first.waitFor(/Approve the step/, 'the approve choice');
       await first.type('\x03');
@@ -102,7 +102,7 @@ it.skipIf(!hasScript)(
     const db = tmp.path('stale.db');
     const tty = terminal('run --package tiny', db);
     try {
-      await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
+      await tty.waitFor(REQUEST_PROMPT, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
       await tty.waitFor(/Approve the step/, 'the approve choice');
       const id = /Session (s_\w+)/.exec(tty.screen)![1]!;
@@ -141,7 +141,7 @@ it.skipIf(!hasScript)(
     const db = tmp.path('done.db');
     const tty = terminal('run --package tiny', db);
     try {
-      await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
+      await tty.waitFor(REQUEST_PROMPT, 'the request prompt');
       await tty.type(`A note${ENTER}`);
       for (let i = 0; i < 2; i++) {
         await tty.waitFor(/Approve the step/, 'the approve choice');
@@ -169,7 +169,7 @@ it.skipIf(!hasScript)(
     await buildPage(); // the page the CLI serves (test/support/cli-build.ts)
     const tty = terminal('run --package tiny --inspect local', db);
     try {
-      await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
+      await tty.waitFor(REQUEST_PROMPT, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
       await tty.waitFor(/Approve the step/, 'the approve choice');
       const url = new URL(/Inspector: (http:\/\/127\.0\.0\.1:\d+\/\?token=\w+)/.exec(tty.screen)![1]!);
@@ -205,7 +205,7 @@ it.skipIf(!hasScript)(
     writeFileSync(editor, '#!/bin/sh\nprintf "Edited in the editor.\\n" > "$1"\n', { mode: 0o755 });
     const tty = terminal('run --package tiny --as tester', db, { EDITOR: editor });
     try {
-      await tty.waitFor(/Describe the work you want \(Ctrl-C/, 'the request prompt');
+      await tty.waitFor(REQUEST_PROMPT, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
       await tty.waitFor(/Edit, then approve/, 'the edit choice');
       await tty.type(`${DOWN}${DOWN}${ENTER}`); // Edit, then approve (after Approve, Reject)

@@ -10,7 +10,7 @@ import { SqliteStore } from '../../src/index.js';
 import type { FakeOpenAI, FakeStep } from '../support/fake-openai-server.js';
 import { call, reply, runKeeper, submit, toolResultsOf, useNotesModel } from './notes-model.js';
 import { runCli } from '../support/cli-process.js';
-import { CTRL_C, DOWN, ENTER, hasScript, terminal } from '../support/terminal.js';
+import { CTRL_C, DOWN, ENTER, hasScript, terminal, REQUEST_PROMPT } from '../support/terminal.js';
 import { useTempDir } from '../support/temp.js';
 import { notesPackage, type NotesPackage } from '../tools/notes-package.js';
 
@@ -43,7 +43,7 @@ it.skipIf(!hasScript)(
     const tty = terminal(`run --package notes --packages ${JSON.stringify(notes.packagesDir)}`, db, env);
     const { waitFor, type } = tty;
     try {
-      await waitFor(/Describe the work you want/, 'the request prompt');
+      await waitFor(REQUEST_PROMPT, 'the request prompt');
       await type(`Keep my notes${ENTER}`);
       await waitFor(/Tool call c1: notes\.write_note \(1 of 3 waiting\)/, 'the first call asked about');
       // Edit: not an object (refused at the prompt), then an object the tool's schema refuses, then a good one.

@@ -10,7 +10,7 @@ import { expect, it } from 'vitest';
 import type { FakeOpenAI, FakeStep } from '../support/fake-openai-server.js';
 import { call, reply, runKeeper, submit, toolResultsOf, useNotesModel } from './notes-model.js';
 import { runCli } from '../support/cli-process.js';
-import { CTRL_C, DOWN, ENTER, hasScript, terminal } from '../support/terminal.js';
+import { CTRL_C, DOWN, ENTER, hasScript, terminal, REQUEST_PROMPT } from '../support/terminal.js';
 import { useTempDir } from '../support/temp.js';
 import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, type NotesPackage } from '../tools/notes-package.js';
@@ -114,7 +114,7 @@ it.skipIf(!hasScript)(
     const tty = terminal(`run --package notes --packages ${JSON.stringify(notes.packagesDir)}`, db, env);
     const { waitFor, type } = tty;
     try {
-      await waitFor(/Describe the work you want/, 'the request prompt');
+      await waitFor(REQUEST_PROMPT, 'the request prompt');
       await type(`Keep my notes${ENTER}`);
       await waitFor(/notes\.confirm_write asks \(confirm\): Write a\.md\?/, 'the first choice on the request');
       await type(ENTER); // Fill in the form

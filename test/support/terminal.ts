@@ -9,6 +9,11 @@ import { cliBin } from './cli-process.js';
 export const ENTER = '\r';
 export const DOWN = '\x1b[B';
 export const CTRL_C = '\x03';
+/**
+ * The request prompt once it reads keys. The note above it says "Describe the work you want." too,
+ * before the prompt has the terminal: keys typed then are lost, so wait for the prompt's own line.
+ */
+export const REQUEST_PROMPT = /Describe the work you want \(Ctrl-C/;
 export const hasScript = existsSync('/usr/bin/script');
 
 // eslint-disable-next-line no-control-regex -- strips the ANSI escapes the prompts write
