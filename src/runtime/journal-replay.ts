@@ -5,7 +5,8 @@
  * events). Time travel (src/inspect/replay.ts) and forking (runtime.forkSession) both read
  * sessions this way, so a fork's state is exactly what time travel shows at that entry.
  */
-import { getNextSnapshot, initialTransition, type AnyStateMachine, type EventObject } from 'xstate';
+import { getNextSnapshot, initialTransition, transition, type AnyStateMachine, type EventObject } from 'xstate';
+import type { ChartEvent } from '../core/machines/session.reports.js';
 import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import type { PackageInfo, SessionContext, SessionInput } from '../core/machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
@@ -103,4 +104,21 @@ export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, 
   // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
   // the state before the event, as a live actor does (the refusal log reads it).
   return getNextSnapshot(machine, snapshot, eventOf(entry));
+}
+
+/**
+ * One journalled event applied as `replayStep` applies it, with what the chart reported on
+ * the way: the events its actions emitted, in order (XState's pure `transition` returns them
+ * as actions instead of delivering them). The audit trail reads the waits and decisions from them.
+ *
+ * @example
+ * const [next, reports] = replayReported(runtime.machine, snapshot, entry);
+ * const decided = reports.filter((r) => r.type === 'decision');
+ */
+export function replayReported(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): [SessionSnapshot, ChartEvent[]] {
+  const [next, actions] = transition(machine, snapshot, eventOf(entry));
+  // XState's action types leave out its built-in emit; its params are `{ event }`, the event resolved.
+  const all = actions as readonly { type: string; params?: unknown }[];
+  const reports = all.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: ChartEvent }).event);
+  return [next as SessionSnapshot, reports];
 }

@@ -122,7 +122,7 @@ export const SendResultSchema = z
 /** A send's 400 comes from two places: the server's check of the body, and the session's check of the event. */
 export const SendBadRequest = z
   .union([
-    ErrorBody.describe('invalid_request: the body is not a user event (the issues say which field), or it sets `via`'),
+    ErrorBody.describe('invalid_request: the body is not a user event (the issues say which field), or it sets `via` or `through`'),
     SendFailure.describe('invalid_event: the session refused the event (e.g. `by` is a reserved name): the SendResult, state unchanged'),
   ])
   .describe('A failure: { error } when the body is no user event; a SendResult with ok: false when the session refused it');

@@ -1,0 +1,43 @@
+/**
+ * The audit trail of a session driven through the runtime: one row per decision, each with its
+ * wait, who decided and through what, the decision and its edits, and the hash of what the
+ * person was shown, recomputed here from the view they saw.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRuntime, MemoryStore, type SessionView } from '../../src/index.js';
+import { sessionAuditRows } from '../../src/runtime/audit-rows.js';
+import { AuditRowSchema } from '../../src/runtime/audit-row.js';
+import { AUDIT_DECISIONS, auditModel, expectAuditRows } from './audit-session.js';
+
+describe('the audit trail of a session', () => {
+  it('has one row per decision, field by field, with the hash of what each wait showed', async () => {
+    const store = new MemoryStore();
+    const runtime = createRuntime({ model: auditModel(), store });
+    const session = await runtime.createSession({ packageId: 'short-story' });
+    const views: SessionView[] = [];
+    for (const decision of AUDIT_DECISIONS) {
+      views.push(session.view());
+      const result = await session.send({ ...decision, through: 'cli' });
+      expect(result.ok, decision.type).toBe(true);
+    }
+    expect(session.view().phase).toBe('done');
+    // A refused decision is no row.
+    expect((await session.send({ type: 'user_confirmed_intake' })).ok).toBe(false);
+
+    const rows = [...(await sessionAuditRows(runtime, store, session.id))];
+    for (const row of rows) AuditRowSchema.parse(row);
+    expectAuditRows(rows, session.id, views, 'cli');
+    // What the person saw differs from wait to wait, and the step the approval edited is the one shown.
+    expect(new Set(rows.map((r) => r.shownSha256)).size).toBe(rows.length);
+    expect(views[2]!.pendingStep).toMatchObject({ reason: 'Write it now.' });
+  });
+
+  it('says null for a surface the journal does not name', async () => {
+    const store = new MemoryStore();
+    const runtime = createRuntime({ model: auditModel(), store });
+    const session = await runtime.createSession({ packageId: 'short-story' });
+    await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
+    const [row] = [...(await sessionAuditRows(runtime, store, session.id))];
+    expect(row).toMatchObject({ by: null, via: null, through: null, decision: 'submitted', closedSeq: 2 });
+  });
+});
