@@ -5,14 +5,10 @@
  * null as an empty cell; src/text/csv.ts quotes and protects each cell). `steward audit` and
  * `GET /sessions/{id}/audit` both write with these.
  */
-import * as z from 'zod';
 import { canonicalJson } from '../core/text/canonical-json.js';
 import { csvRecord } from '../text/csv.js';
 import { safeJson } from '../text/safe-text.js';
-import { AUDIT_COLUMNS, type AuditRow } from './audit-row.js';
-
-export const AuditFormatSchema = z.enum(['jsonl', 'csv']);
-export type AuditFormat = z.infer<typeof AuditFormatSchema>;
+import { AUDIT_COLUMNS, type AuditFormat, type AuditRow } from './audit-row.js';
 
 /** The media type of each format. */
 export const AUDIT_MEDIA_TYPE: Record<AuditFormat, string> = {

@@ -61,5 +61,9 @@ export const AuditRowSchema = z.strictObject({
 
 export type AuditRow = z.infer<typeof AuditRowSchema>;
 
+/** How a trail is written: JSON Lines or CSV (audit-output.ts). */
+export const AuditFormatSchema = z.enum(['jsonl', 'csv']);
+export type AuditFormat = z.infer<typeof AuditFormatSchema>;
+
 /** The CSV columns, in the schema's order. */
 export const AUDIT_COLUMNS = Object.keys(AuditRowSchema.shape) as (keyof AuditRow)[];

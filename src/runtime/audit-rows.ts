@@ -18,7 +18,8 @@ import type { WaitingReason } from '../core/machines/stream-events.js';
 import { canonicalJson } from '../core/text/canonical-json.js';
 import { isToolWait } from '../core/tools/server-tools.js';
 import { sessionView, type SessionView } from '../core/view.js';
-import type { JournalEntry, SessionStore } from '../store/session-store.js';
+import { LIST_MAX_LIMIT } from '../store/list-page.js';
+import type { JournalEntry, SessionStore, SessionSummary } from '../store/session-store.js';
 import type { AuditDecision, AuditRow } from './audit-row.js';
 import { readJournal } from './journal-waits.js';
 import { replayReported, startOf, type ReplayHost } from './journal-replay.js';
@@ -202,4 +203,43 @@ export async function sessionAuditRows(host: ReplayHost, store: SessionStore, id
   if (!stored) throw new SessionNotFoundError(id);
   const entries = await readJournal(store, id);
   return auditRows(host, id, entries, storedSnapshot(host.machine, stored).context);
+}
+
+/** How `auditRowsSince` tells how far it got, and what it skipped. */
+export interface AuditWalk {
+  /** After each session read (its rows given): how many sessions so far. */
+  onSession?: (read: number, session: SessionSummary) => void;
+  /** A session whose trail cannot be read (its journal no longer replays): skipped, the walk goes on. */
+  onError?: (session: SessionSummary, error: unknown) => void;
+}
+
+/**
+ * The rows of every session updated at or after `since` whose decision was taken at or after
+ * it: the sessions most recently updated first (the store's list order, page by page, read
+ * until a session updated before `since`), each session's rows in the order they were taken.
+ * One session's journal is in memory at a time.
+ *
+ * @example
+ * for await (const row of auditRowsSince(runtime, store, new Date('2026-01-01'))) out.write(auditLine(row, 'csv'));
+ */
+export async function* auditRowsSince(host: ReplayHost, store: SessionStore, since: Date, walk: AuditWalk = {}): AsyncGenerator<AuditRow> {
+  const from = since.getTime();
+  let after: string | null = null;
+  let read = 0;
+  do {
+    const page = await store.list({ limit: LIST_MAX_LIMIT, after });
+    for (const session of page.sessions) {
+      if (Date.parse(session.updatedAt) < from) return;
+      let rows: AuditRow[];
+      try {
+        rows = [...(await sessionAuditRows(host, store, session.id))];
+      } catch (error) {
+        walk.onError?.(session, error);
+        continue;
+      }
+      for (const row of rows) if (Date.parse(row.decidedAt) >= from) yield row;
+      walk.onSession?.(++read, session);
+    }
+    after = page.next;
+  } while (after !== null);
 }
