@@ -91,7 +91,9 @@ export function shownAtWait(view: SessionView, callId?: string): Record<string, 
  * shownSha256(session.view()); // '3f1c…' (64 hex digits)
  */
 export function shownSha256(view: SessionView, callId?: string): string {
-  return createHash('sha256').update(canonicalJson(shownAtWait(view, callId))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(shownAtWait(view, callId)))
+    .digest('hex');
 }
 
 /** A wait while it is open: where it opened and what it showed. */

@@ -37,7 +37,8 @@ export const AUDIT_DECISIONS: UserEvent[] = [
 /** What a wait showed, as docs/design.md lists it, built by hand from the view. */
 export function shownHash(view: SessionView, callId?: string): string {
   const shown: Record<string, unknown> = { waitingReason: view.waitingReason };
-  if (view.waitingReason === 'approve_step') shown.step = { workerId: view.pendingStep!.workerId, roleId: view.pendingStep!.roleId, reason: view.pendingStep!.reason };
+  if (view.waitingReason === 'approve_step')
+    shown.step = { workerId: view.pendingStep!.workerId, roleId: view.pendingStep!.roleId, reason: view.pendingStep!.reason };
   if (view.artifact)
     shown.artifact = {
       id: view.artifact.id,
@@ -49,15 +50,32 @@ export function shownHash(view: SessionView, callId?: string): string {
   if (view.assessment !== undefined) shown.assessment = view.assessment;
   if (view.questions) shown.questions = view.questions.map((q) => ({ id: q.id, text: q.text }));
   const call = view.toolCalls?.find((c) => c.callId === callId);
-  if (call) shown.toolCall = { callId, server: call.server, tool: call.tool, arguments: call.arguments, description: call.description, input: call.input?.requests };
+  if (call)
+    shown.toolCall = { callId, server: call.server, tool: call.tool, arguments: call.arguments, description: call.description, input: call.input?.requests };
   return createHash('sha256').update(canonicalJson(shown)).digest('hex');
 }
 
 /** The rows `views` (the view at each wait, before its decision) and the decisions must give; times and seqs are checked for order only. */
 export function expectAuditRows(rows: AuditRow[], sessionId: string, views: SessionView[], through: AuditRow['through'], via: string | null = null): void {
   const expected = [
-    { waitingReason: 'intake', event: 'user_submitted_input', decision: 'submitted', subject: null, edits: null, details: { text: 'A ghost story.' }, by: 'ana' },
-    { waitingReason: 'approve_step', event: 'user_rejected_next_step', decision: 'rejected', subject: 'drafter', edits: null, details: { reason: 'Not =yet, "please".' }, by: 'bob' },
+    {
+      waitingReason: 'intake',
+      event: 'user_submitted_input',
+      decision: 'submitted',
+      subject: null,
+      edits: null,
+      details: { text: 'A ghost story.' },
+      by: 'ana',
+    },
+    {
+      waitingReason: 'approve_step',
+      event: 'user_rejected_next_step',
+      decision: 'rejected',
+      subject: 'drafter',
+      edits: null,
+      details: { reason: 'Not =yet, "please".' },
+      by: 'bob',
+    },
     {
       waitingReason: 'approve_step',
       event: 'user_approved_next_step',
@@ -67,10 +85,42 @@ export function expectAuditRows(rows: AuditRow[], sessionId: string, views: Sess
       details: null,
       by: 'bob',
     },
-    { waitingReason: 'review_artifact', event: 'user_rejected_artifact', decision: 'rejected', subject: 'a1', edits: null, details: { reason: 'Too loud.' }, by: 'ana' },
-    { waitingReason: 'revision', event: 'user_submitted_input', decision: 'submitted', subject: 'a1', edits: null, details: { text: 'Softer, please.' }, by: 'ana' },
-    { waitingReason: 'review_artifact', event: 'user_accepted_artifact', decision: 'accepted', subject: 'a2', edits: { draft: 'A soft, edited draft.' }, details: null, by: 'carl' },
-    { waitingReason: 'input', event: 'user_answered_questions', decision: 'answered', subject: null, edits: null, details: { answers: { q1: 'Yes.' } }, by: 'ana' },
+    {
+      waitingReason: 'review_artifact',
+      event: 'user_rejected_artifact',
+      decision: 'rejected',
+      subject: 'a1',
+      edits: null,
+      details: { reason: 'Too loud.' },
+      by: 'ana',
+    },
+    {
+      waitingReason: 'revision',
+      event: 'user_submitted_input',
+      decision: 'submitted',
+      subject: 'a1',
+      edits: null,
+      details: { text: 'Softer, please.' },
+      by: 'ana',
+    },
+    {
+      waitingReason: 'review_artifact',
+      event: 'user_accepted_artifact',
+      decision: 'accepted',
+      subject: 'a2',
+      edits: { draft: 'A soft, edited draft.' },
+      details: null,
+      by: 'carl',
+    },
+    {
+      waitingReason: 'input',
+      event: 'user_answered_questions',
+      decision: 'answered',
+      subject: null,
+      edits: null,
+      details: { answers: { q1: 'Yes.' } },
+      by: 'ana',
+    },
   ];
   expect(rows).toHaveLength(expected.length);
   rows.forEach((row, i) => {

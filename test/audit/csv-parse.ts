@@ -1,6 +1,6 @@
 import { canonicalJson } from '../../src/core/text/canonical-json.js';
 
-/** A reader of RFC 4180 CSV for the tests: quoted fields, doubled quotes, line breaks inside quotes. */
+/** A reader of RFC 4180 CSV for the tests: quoted fields, doubled quotes, line breaks inside quotes; every record ends with CRLF. */
 export function parseCsv(text: string): string[][] {
   const records: string[][] = [];
   let record: string[] = [];
@@ -9,15 +9,21 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const char = text[i]!;
     if (quoted) {
-      if (char === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (char === '"') quoted = false;
+      if (char === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (char === '"') quoted = false;
       else field += char;
     } else if (char === '"') quoted = true;
-    else if (char === ',') record.push(field), (field = '');
-    else if (char === '\r' && text[i + 1] === '\n') {
+    else if (char === ',') {
+      record.push(field);
+      field = '';
+    } else if (char === '\r' && text[i + 1] === '\n') {
       record.push(field);
       records.push(record);
-      (record = []), (field = ''), i++;
+      record = [];
+      field = '';
+      i++;
     } else field += char;
   }
   if (field !== '' || record.length) throw new Error('CSV does not end with a line break');

@@ -35,7 +35,13 @@ describe('the audit trail of tool calls', { timeout: 120_000 }, () => {
     const shown = session.view();
     expect(shown.waitingReason).toBe('approve_tool');
 
-    const approved = await session.send({ type: 'user_approved_tool_call', callId: 'c1', arguments: { path: 'a.md', text: 'Edited' }, by: 'ana', through: 'inspector' });
+    const approved = await session.send({
+      type: 'user_approved_tool_call',
+      callId: 'c1',
+      arguments: { path: 'a.md', text: 'Edited' },
+      by: 'ana',
+      through: 'inspector',
+    });
     expect(approved.ok && approved.view.waitingReason).toBe('approve_tool');
     // While the wait is open, the decision so far is a row whose wait has not closed.
     const open = [...auditRows(runtime, session.id, await readJournal(store, session.id))];

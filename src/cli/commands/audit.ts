@@ -45,13 +45,15 @@ export function register(program: Command): void {
       if (!parsed.success) throw new CliError('usage', `--format is jsonl or csv (got ${quotedSetting(options.format ?? '')}).`);
       const format: AuditFormat = parsed.data;
       const since = sinceDate(options.since);
-      if (id === undefined && since === undefined) throw new CliError('usage', 'Name a session (steward audit ID) or a date (steward audit --since 2026-01-31).');
+      if (id === undefined && since === undefined)
+        throw new CliError('usage', 'Name a session (steward audit ID) or a date (steward audit --since 2026-01-31).');
       await withContext(
         command.optsWithGlobals(),
         async (ctx) => {
           await write(auditHeader(format));
           if (id !== undefined) {
-            for (const row of await sessionAuditRows(ctx.runtime, ctx.store, id)) if (!since || Date.parse(row.decidedAt) >= since.getTime()) await write(auditLine(row, format));
+            for (const row of await sessionAuditRows(ctx.runtime, ctx.store, id))
+              if (!since || Date.parse(row.decidedAt) >= since.getTime()) await write(auditLine(row, format));
             return;
           }
           let rows = 0;

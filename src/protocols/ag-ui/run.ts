@@ -160,7 +160,13 @@ const answerOfEvent = (event: UserEvent) => answerOf(event as unknown as Record<
  * @example
  * await runAgUi(deps, 'short-story', input, { by: 'ana' }, (event) => sse.writeSSE({ data: JSON.stringify(event) }));
  */
-export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgentInput, who: { by?: string; via?: string; through?: DecisionChannel }, emit: Emit): Promise<void> {
+export async function runAgUi(
+  deps: AgUiDeps,
+  packageId: string,
+  input: RunAgentInput,
+  who: { by?: string; via?: string; through?: DecisionChannel },
+  emit: Emit,
+): Promise<void> {
   const { threadId, runId } = input;
   const started = { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION } as BaseEvent;
   try {
