@@ -2,7 +2,7 @@
  * The nine user events of the tool contract, and the four on a server-tool call (approve, reject,
  * answer its server's question, give an interrupted call's result): plain objects named as there, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
- * Every event may say who acted (`by`) and which wait it answers (`wait`); an approval may
+ * Every event may say who acted (`by`), through what (`through`) and which wait it answers (`wait`); an approval may
  * edit the step, an acceptance the artifact's bodies.
  */
 // A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
