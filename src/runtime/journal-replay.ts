@@ -99,8 +99,18 @@ export function eventOf(entry: JournalEntry): EventObject {
   return event;
 }
 
-/** One journalled event applied to `snapshot`, as the live actor applied it. */
+/**
+ * Whether the entry is a refusal `session.send()` decided before the machine saw the event
+ * (malformed, a reserved name, over a limit: `{ type, refused }`, SessionJournal.refusal). The
+ * machine never took it, so a replay skips it: applied, its type alone could be taken as a
+ * decision (an approval without its fields).
+ */
+const refusedBeforeMachine = (entry: JournalEntry): boolean =>
+  entry.kind === 'event' && typeof entry.payload === 'object' && entry.payload !== null && 'refused' in entry.payload;
+
+/** One journalled event applied to `snapshot`, as the live actor applied it (a refusal the machine never saw changes nothing). */
 export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): SessionSnapshot {
+  if (refusedBeforeMachine(entry)) return snapshot;
   // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
   // the state before the event, as a live actor does (the refusal log reads it).
   return getNextSnapshot(machine, snapshot, eventOf(entry));
@@ -116,6 +126,7 @@ export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, 
  * const decided = reports.filter((r) => r.type === 'decision');
  */
 export function replayReported(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): [SessionSnapshot, ChartEvent[]] {
+  if (refusedBeforeMachine(entry)) return [snapshot, []];
   const [next, actions] = transition(machine, snapshot, eventOf(entry));
   // XState's action types leave out its built-in emit; its params are `{ event }`, the event resolved.
   const all = actions as readonly { type: string; params?: unknown }[];

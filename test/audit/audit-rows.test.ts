@@ -32,6 +32,25 @@ describe('the audit trail of a session', () => {
     expect(views[2]!.pendingStep).toMatchObject({ reason: 'Write it now.' });
   });
 
+  it('replays past refusals send() decided before the machine saw the event: they are no rows, and a fork after them starts where the session was', async () => {
+    const store = new MemoryStore();
+    const runtime = createRuntime({ model: auditModel(), store });
+    const session = await runtime.createSession({ packageId: 'short-story' });
+    await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
+    // A reserved name and a malformed event: journalled as `{ type, refused }`, never seen by the chart.
+    expect((await session.send({ type: 'user_approved_next_step', by: 'steward' })).ok).toBe(false);
+    expect((await session.send({ type: 'user_approved_next_step', edits: {} } as never)).ok).toBe(false);
+    const journal = await store.journal(session.id);
+    expect(journal.slice(-2).map((e) => [e.type, e.state, Object.keys(e.payload as object)])).toEqual([
+      ['user_approved_next_step', 'waiting_user.approve_step', ['type', 'refused']],
+      ['user_approved_next_step', 'waiting_user.approve_step', ['type', 'refused']],
+    ]);
+    const rows = [...(await sessionAuditRows(runtime, store, session.id))];
+    expect(rows.map((r) => [r.wait, r.decision, r.closedSeq])).toEqual([[1, 'submitted', 2]]);
+    const fork = await runtime.forkSession(session.id, { atSeq: journal.length });
+    expect(fork.view()).toMatchObject({ waitingReason: 'approve_step', wait: 2 });
+  });
+
   it('says null for a surface the journal does not name', async () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ model: auditModel(), store });
