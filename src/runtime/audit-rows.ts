@@ -20,7 +20,7 @@ import { isToolWait } from '../core/tools/server-tools.js';
 import { sessionView, type SessionView } from '../core/view.js';
 import { LIST_MAX_LIMIT } from '../store/list-page.js';
 import type { JournalEntry, SessionStore, SessionSummary } from '../store/session-store.js';
-import type { AuditDecision, AuditRow } from './audit-row.js';
+import { AuditThroughSchema, type AuditDecision, type AuditRow } from './audit-row.js';
 import { readJournal } from './journal-waits.js';
 import { replayReported, startOf, type ReplayHost } from './journal-replay.js';
 import { storedSnapshot } from './persisted.js';
@@ -125,7 +125,8 @@ function rowOf(sessionId: string, open: OpenWait, entry: JournalEntry, decision:
   const payload = record(entry.payload) ?? {};
   const edits = record(payload.edits) ?? record(payload.arguments);
   const details = Object.fromEntries(Object.entries(payload).filter(([key, value]) => !NOT_DETAILS.has(key) && value !== undefined));
-  const through = text(payload.through);
+  // The event schema held it to the surfaces when it was sent; anything else (a hand-edited store) is not a surface.
+  const through = AuditThroughSchema.safeParse(payload.through);
   return {
     sessionId,
     wait: open.wait,
@@ -138,7 +139,7 @@ function rowOf(sessionId: string, open: OpenWait, entry: JournalEntry, decision:
     closedAt: null,
     by: text(payload.by),
     via: text(payload.via),
-    through: through as AuditRow['through'],
+    through: through.success ? through.data : null,
     event: entry.type,
     decision,
     subject: subjectOf(open, callId),
@@ -182,7 +183,7 @@ export function* auditRows(host: ReplayHost, sessionId: string, entries: readonl
       for (const call of calls) held.push(rowOf(sessionId, open, entry, call.decision, call.callId));
       const closed = reports.find((r): r is Extract<ChartEvent, { type: 'decision' }> => r.type === 'decision');
       if (closed) {
-        if (calls.length === 0) held.push(rowOf(sessionId, open, entry, DECISION_OF[closed.eventType as UserEventType] ?? 'submitted'));
+        if (calls.length === 0) held.push(rowOf(sessionId, open, entry, DECISION_OF[closed.eventType as UserEventType]));
         for (const row of held) yield { ...row, closedSeq: entry.seq, closedAt: text(record(entry.payload)?.at) ?? entry.at };
         held = [];
         open = null;
