@@ -10,10 +10,10 @@ import { csvRecord } from '../text/csv.js';
 import { safeJson } from '../text/safe-text.js';
 import { AUDIT_COLUMNS, type AuditFormat, type AuditRow } from './audit-row.js';
 
-/** The media type of each format. */
+/** The media type of each format (written in UTF-8). */
 export const AUDIT_MEDIA_TYPE: Record<AuditFormat, string> = {
-  jsonl: 'application/jsonl; charset=utf-8',
-  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/jsonl',
+  csv: 'text/csv',
 };
 
 /**

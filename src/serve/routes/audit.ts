@@ -32,6 +32,6 @@ export const audit = defineRoute(
       // One session's journal is read whole to replay it, so its rows are written at once.
       let body = auditHeader(format);
       for (const row of await sessionAuditRows(runtime, store, id)) body += auditLine(row, format);
-      return c.body(body, 200, { 'content-type': AUDIT_MEDIA_TYPE[format] });
+      return c.body(body, 200, { 'content-type': `${AUDIT_MEDIA_TYPE[format]}; charset=utf-8` });
     },
 );
