@@ -11,7 +11,10 @@ import { auditModel } from './audit-session.js';
 describe('through', () => {
   it('is not part of the decision: a repeat through another surface is a repeat', async () => {
     const event = { type: 'user_rejected_next_step', reason: 'No.' } as const;
-    const [cli, rest] = [{ ...event, through: 'cli' }, { ...event, through: 'rest' }];
+    const [cli, rest] = [
+      { ...event, through: 'cli' },
+      { ...event, through: 'rest' },
+    ];
     expect(decisionDigest(cli)).toBe(decisionDigest(rest));
     expect(userTextChars({ ...event, through: 'inspector' })).toBe(userTextChars(event));
 
