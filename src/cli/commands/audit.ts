@@ -50,12 +50,14 @@ export function register(program: Command): void {
       await withContext(
         command.optsWithGlobals(),
         async (ctx) => {
-          await write(auditHeader(format));
           if (id !== undefined) {
-            for (const row of await sessionAuditRows(ctx.runtime, ctx.store, id))
-              if (!since || Date.parse(row.decidedAt) >= since.getTime()) await write(auditLine(row, format));
+            // One session's rows are read before any is written: a journal that does not replay prints nothing but the error.
+            const rows = [...(await sessionAuditRows(ctx.runtime, ctx.store, id))].filter((row) => !since || Date.parse(row.decidedAt) >= since.getTime());
+            await write(auditHeader(format));
+            for (const row of rows) await write(auditLine(row, format));
             return;
           }
+          await write(auditHeader(format));
           let rows = 0;
           let skipped = 0;
           const trail: AsyncIterable<AuditRow> = auditRowsSince(ctx.runtime, ctx.store, since!, {
