@@ -39,3 +39,6 @@ export { SqliteStore } from './store/sqlite-store.js';
 export { listAll } from './store/list-page.js';
 export { checkSessionId, SESSION_ID_MAX_CHARS } from './ids.js';
 export { DEFAULT_LIMITS, MAX_BURST_LIMIT, type Limits } from './core/limits.js';
+export { auditRows, auditRowsSince, sessionAuditRows, shownAtWait, shownSha256, type AuditWalk } from './runtime/audit-rows.js';
+export { AUDIT_COLUMNS, AuditFormatSchema, AuditRowSchema, type AuditDecision, type AuditFormat, type AuditRow } from './runtime/audit-row.js';
+export { auditHeader, auditLine } from './runtime/audit-output.js';

@@ -28,7 +28,14 @@ export {
   type Rejection,
   type PackageInfo,
 } from './core/machines/session.context.js';
-export { UserEventSchema, userEventTypes, type UserEvent, type UserEventType } from './core/machines/session.events.js';
+export {
+  DECISION_CHANNELS,
+  UserEventSchema,
+  userEventTypes,
+  type DecisionChannel,
+  type UserEvent,
+  type UserEventType,
+} from './core/machines/session.events.js';
 export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './core/machines/refusals.js';
 export { sessionView, type SessionView, type ArtifactView, type Phase } from './core/view.js';
 export type { SessionSnapshot } from './core/machines/session-snapshot.js';

@@ -170,7 +170,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
       if ('stop' in decision) return stop(decision.stop);
       nudges = decision.event.type === 'user_submitted_input' && view.waitingReason === 'input' ? nudges + 1 : 0;
       write(pc.green(`→ (auto) ${decision.say}`));
-      const result = await session.send(options.by !== undefined ? { ...decision.event, by: options.by } : decision.event);
+      const result = await session.send({ ...decision.event, ...(options.by !== undefined ? { by: options.by } : {}), through: 'cli' });
       if (!result.ok) return stop(`The session refused "${decision.event.type}" [${result.error.code}]: ${result.error.message}`);
       view = result.view;
     }

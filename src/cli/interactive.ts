@@ -331,7 +331,12 @@ export async function interactive(first: Session, options: InteractiveOptions): 
     }
 
     // The decision names the wait the person saw: if it was answered elsewhere meanwhile, it is refused, never applied to the next.
-    const sent: UserEvent = { ...event, ...(options.by !== undefined ? { by: options.by } : {}), ...(shown.wait !== undefined ? { wait: shown.wait } : {}) };
+    const sent: UserEvent = {
+      ...event,
+      ...(options.by !== undefined ? { by: options.by } : {}),
+      ...(shown.wait !== undefined ? { wait: shown.wait } : {}),
+      through: 'cli',
+    };
     const result = await withSpinner(session, options, () => session.send(sent));
     if (!result.ok) {
       if (

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { stewardRoot } from '../package-root.js';
 import { Command } from 'commander';
 import { StewardError } from '../core/errors.js';
+import * as auditCommand from './commands/audit.js';
 import * as diagramCommand from './commands/diagram.js';
 import * as forkCommand from './commands/fork.js';
 import * as initPackageCommand from './commands/init-package.js';
@@ -55,6 +56,7 @@ export function buildProgram(): Command {
   showCommand.register(program);
   listCommand.register(program);
   logCommand.register(program);
+  auditCommand.register(program);
   forkCommand.register(program);
   upgradeCommand.register(program);
   packagesCommand.register(program);
@@ -97,7 +99,7 @@ function withCliHint(code: string, message: string, dbPath: string): string {
     const named = message.includes(dbPath) ? message : message.replace(/in this store\.$/, `in the store ${dbPath}.`);
     return `${named} List the sessions with \`${cliCommand('list', dbPath)}\` or create one with \`${cliCommand('new', dbPath)}\`.`;
   }
-  if (code === 'store_read_only') return `${message} The reading commands (list, show, log) still work on it.`;
+  if (code === 'store_read_only') return `${message} The reading commands (list, show, log, audit) still work on it.`;
   // A PostgreSQL message names STEWARD_DB already.
   if (code.startsWith('store_') && !message.includes('STEWARD_DB')) return `${message} (--db or STEWARD_DB chooses the store.)`;
   return message;

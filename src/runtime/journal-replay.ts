@@ -5,7 +5,8 @@
  * events). Time travel (src/inspect/replay.ts) and forking (runtime.forkSession) both read
  * sessions this way, so a fork's state is exactly what time travel shows at that entry.
  */
-import { getNextSnapshot, initialTransition, type AnyStateMachine, type EventObject } from 'xstate';
+import { getNextSnapshot, initialTransition, transition, type AnyStateMachine, type EventObject } from 'xstate';
+import type { ChartEvent } from '../core/machines/session.reports.js';
 import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import type { PackageInfo, SessionContext, SessionInput } from '../core/machines/session.context.js';
 import type { SkillPackage } from '../skills/index.js';
@@ -98,9 +99,37 @@ export function eventOf(entry: JournalEntry): EventObject {
   return event;
 }
 
-/** One journalled event applied to `snapshot`, as the live actor applied it. */
+/**
+ * Whether the entry is a refusal `session.send()` decided before the machine saw the event
+ * (malformed, a reserved name, over a limit: `{ type, refused }`, SessionJournal.refusal). The
+ * machine never took it, so a replay skips it: applied, its type alone could be taken as a
+ * decision (an approval without its fields).
+ */
+const refusedBeforeMachine = (entry: JournalEntry): boolean =>
+  entry.kind === 'event' && typeof entry.payload === 'object' && entry.payload !== null && 'refused' in entry.payload;
+
+/** One journalled event applied to `snapshot`, as the live actor applied it (a refusal the machine never saw changes nothing). */
 export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): SessionSnapshot {
+  if (refusedBeforeMachine(entry)) return snapshot;
   // getNextSnapshot rather than transition(): it gives actions `self.getSnapshot()` =
   // the state before the event, as a live actor does (the refusal log reads it).
   return getNextSnapshot(machine, snapshot, eventOf(entry));
+}
+
+/**
+ * One journalled event applied as `replayStep` applies it, with what the chart reported on
+ * the way: the events its actions emitted, in order (XState's pure `transition` returns them
+ * as actions instead of delivering them). The audit trail reads the waits and decisions from them.
+ *
+ * @example
+ * const [next, reports] = replayReported(runtime.machine, snapshot, entry);
+ * const decided = reports.filter((r) => r.type === 'decision');
+ */
+export function replayReported(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): [SessionSnapshot, ChartEvent[]] {
+  if (refusedBeforeMachine(entry)) return [snapshot, []];
+  const [next, actions] = transition(machine, snapshot, eventOf(entry));
+  // XState's action types leave out its built-in emit; its params are `{ event }`, the event resolved.
+  const all = actions as readonly { type: string; params?: unknown }[];
+  const reports = all.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: ChartEvent }).event);
+  return [next as SessionSnapshot, reports];
 }

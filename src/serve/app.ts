@@ -24,6 +24,7 @@ import { createSession } from './routes/create-session.js';
 import { forkSession } from './routes/fork-session.js';
 import { getSession } from './routes/get-session.js';
 import { healthz } from './routes/healthz.js';
+import { audit } from './routes/audit.js';
 import { journal } from './routes/journal.js';
 import { listSessions } from './routes/list-sessions.js';
 import { openapi } from './routes/openapi.js';
@@ -42,6 +43,7 @@ export const routes: readonly ServeRoute[] = [
   sendEvent,
   forkSession,
   journal,
+  audit,
   streamTickets,
   stream,
   ...agUiRoutes,

@@ -10,6 +10,7 @@ import { UserEventSchema, userEventTypes } from '../core/machines/session.events
 import { WaitingReasonSchema } from '../core/machines/stream-events.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
+import { AuditFormatSchema } from '../runtime/audit-row.js';
 import { JournalEntrySchema, SessionSummarySchema } from '../store/records.js';
 import { ErrorBody } from '../http/error-body.js';
 
@@ -50,6 +51,10 @@ export const ListQuery = z.strictObject(
 export const JournalQuery = z.strictObject({
   after: count(0, Number.MAX_SAFE_INTEGER).optional().describe('only entries with seq greater than this'),
   limit: count(1, 1000).optional().describe('at most this many entries (default 200)'),
+});
+
+export const AuditQuery = z.strictObject({
+  format: AuditFormatSchema.optional().describe('jsonl (default: one row per line) or csv (a header, then one row per line)'),
 });
 
 export const StreamQuery = z.strictObject({
@@ -122,7 +127,7 @@ export const SendResultSchema = z
 /** A send's 400 comes from two places: the server's check of the body, and the session's check of the event. */
 export const SendBadRequest = z
   .union([
-    ErrorBody.describe('invalid_request: the body is not a user event (the issues say which field), or it sets `via`'),
+    ErrorBody.describe('invalid_request: the body is not a user event (the issues say which field), or it sets `via` or `through`'),
     SendFailure.describe('invalid_event: the session refused the event (e.g. `by` is a reserved name): the SendResult, state unchanged'),
   ])
   .describe('A failure: { error } when the body is no user event; a SendResult with ok: false when the session refused it');

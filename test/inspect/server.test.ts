@@ -151,8 +151,8 @@ describe('the local inspector server', () => {
     }
   });
 
-  it('sends events: a refused one answers with the refusal message and changes nothing', async () => {
-    const { api, session } = await setup();
+  it('sends events: a refused one answers with the refusal message and changes nothing; the journal says they came through the inspector', async () => {
+    const { api, session, store } = await setup();
     const refused = await api('POST', `/sessions/${session.id}/events`, { type: 'user_confirmed_intake' });
     expect(refused.status).toBe(200);
     expect(refused.body).toMatchObject({ ok: false, error: { code: 'event_refused', message: expect.stringMatching(/no request to confirm yet/) } });
@@ -162,6 +162,10 @@ describe('the local inspector server', () => {
     expect(info.body).toMatchObject({ live: true, view: { state: 'waiting_user.approve_step', burst: 2 } });
     const malformed = await api('POST', `/sessions/${session.id}/events`, { type: 'user_rejected_next_step', reason: 3 });
     expect(malformed.body).toMatchObject({ ok: false, error: { code: 'invalid_event' } });
+    // Whatever surface the page names, the event came through the inspector.
+    await api('POST', `/sessions/${session.id}/events`, { type: 'user_approved_next_step', through: 'rest' });
+    const taken = (await store.journal(session.id)).filter((e) => e.type === 'user_submitted_input' || e.type === 'user_approved_next_step');
+    expect(taken.map((e) => (e.payload as { through?: string }).through)).toEqual(['inspector', 'inspector']);
   });
 
   it('answers "still running" while the model takes its time, and streams the change when it settles', async () => {

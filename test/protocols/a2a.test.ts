@@ -149,11 +149,11 @@ describe('A2A endpoint (SQLite)', () => {
     await expect(client.sendMessage(request({ text: 'More?' }, { taskId: 'ctx-1' }))).rejects.toThrow(/is completed/);
     await expect(collect(watcher.resubscribeTask({ tenant: '', id: 'ctx-1' }))).rejects.toThrow(/is completed/);
 
-    // Who acted is the token's caller, never the payload.
+    // Who acted is the token's caller, never the payload; through A2A.
     const journal = await store.journal('ctx-1');
     const users = journal.filter((e) => e.kind === 'event' && String((e.payload as { type?: string }).type).startsWith('user_'));
     expect(users.length).toBeGreaterThanOrEqual(5);
-    for (const entry of users) expect(entry.payload).toMatchObject({ by: 'ana' });
+    for (const entry of users) expect(entry.payload).toMatchObject({ by: 'ana', through: 'a2a' });
 
     // After a restart, GetTask reads the task from the store.
     await close();

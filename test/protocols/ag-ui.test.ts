@@ -132,6 +132,7 @@ describe('AG-UI endpoint with HttpAgent', () => {
     const journal = await store.journal('thread-story');
     expect(journal.findLast((e) => e.type === 'user_approved_next_step')?.payload).toMatchObject({
       by: 'ana',
+      through: 'ag-ui',
       edits: { reason: 'Write the brief in the second person.' },
     });
     const review = tab.interrupt!;

@@ -266,6 +266,7 @@ describe('steward serve', () => {
       '/openapi.json',
       '/sessions',
       '/sessions/{id}',
+      '/sessions/{id}/audit',
       '/sessions/{id}/events',
       '/sessions/{id}/fork',
       '/sessions/{id}/journal',

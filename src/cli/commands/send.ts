@@ -146,7 +146,7 @@ export function register(program: Command): void {
                 `\`steward show ${id}\`.`,
             );
           }
-          const result = await session.send(event, flags.key !== undefined ? { idempotencyKey: flags.key } : {});
+          const result = await session.send({ ...event, through: 'cli' }, flags.key !== undefined ? { idempotencyKey: flags.key } : {});
           if (!result.ok) throw new CliError(result.error.code, result.error.message);
           if (result.repeated)
             process.stderr.write(

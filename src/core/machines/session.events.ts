@@ -2,7 +2,7 @@
  * The nine user events of the tool contract, and the four on a server-tool call (approve, reject,
  * answer its server's question, give an interrupted call's result): plain objects named as there, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
- * Every event may say who acted (`by`) and which wait it answers (`wait`); an approval may
+ * Every event may say who acted (`by`), through what (`through`) and which wait it answers (`wait`); an approval may
  * edit the step, an acceptance the artifact's bodies.
  */
 // A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
@@ -43,6 +43,18 @@ const by = z
 const via = by;
 
 /**
+ * The surfaces a person decides through, as the journal records them (`through`): `rest`
+ * (`steward serve`'s POST /sessions/{id}/events, whose token `by`/`via` name), `ag-ui`, `a2a`,
+ * `cli` (`steward send`, `run` and its autopilot), `inspector` (the inspector page), `link` (a
+ * decision link: no surface sets it yet). Each surface sets it on the events it builds, and
+ * `steward serve` refuses it in a request; an app calling `session.send()` may set it or not
+ * (absent: not recorded). The machine never reads it.
+ */
+export const DECISION_CHANNELS = ['rest', 'ag-ui', 'a2a', 'cli', 'inspector', 'link'] as const;
+export type DecisionChannel = (typeof DECISION_CHANNELS)[number];
+const through = z.enum(DECISION_CHANNELS).optional();
+
+/**
  * The wait the event answers: its number, as the view (`view.wait`), the `waiting` live event
  * and the protocols' interrupt ids give it. The chart refuses an event that names a wait no
  * longer open (`wait_closed`), so a decision never lands on a later wait than the one it was
@@ -77,16 +89,17 @@ export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
   .refine((e) => Object.keys(e).length >= 1, 'give at least one tag (or leave edits out)')
   .refine((e) => Object.keys(e).length <= DEFAULT_LIMITS.tagsPerSubmit, `at most ${DEFAULT_LIMITS.tagsPerSubmit} tags (the tagsPerSubmit limit)`);
 
-export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, wait, packageId: text });
-export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, wait, text });
-export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via, wait });
-export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, via, wait, edits: StepEdits.optional() });
-export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, via, wait, reason: z.string().optional() });
+export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, through, wait, packageId: text });
+export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, through, wait, text });
+export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via, through, wait });
+export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, via, through, wait, edits: StepEdits.optional() });
+export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, via, through, wait, reason: z.string().optional() });
 export const UserAcceptedArtifact = z.strictObject({
   type: z.literal('user_accepted_artifact'),
   at,
   by,
   via,
+  through,
   wait,
   artifactId: text,
   edits: ArtifactEdits.optional(),
@@ -96,6 +109,7 @@ export const UserRejectedArtifact = z.strictObject({
   at,
   by,
   via,
+  through,
   wait,
   artifactId: text,
   reason: z.string().optional(),
@@ -105,10 +119,11 @@ export const UserAnsweredQuestions = z.strictObject({
   at,
   by,
   via,
+  through,
   wait,
   answers: z.record(z.string(), z.string()).describe('question id (q1, q2, …) → answer'),
 });
-export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, wait });
+export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, through, wait });
 
 /** A refinement of what a person sends for a tool call (its arguments, a server's answers): bounded as JSON like a model's arguments. */
 const withinToolArgumentsChars = [
@@ -133,6 +148,7 @@ export const UserApprovedToolCall = z.strictObject({
   at,
   by,
   via,
+  through,
   wait,
   callId: text,
   arguments: ToolCallArguments.optional(),
@@ -142,6 +158,7 @@ export const UserRejectedToolCall = z.strictObject({
   at,
   by,
   via,
+  through,
   wait,
   callId: text,
   reason: z.string().max(DEFAULT_LIMITS.refusalMessageChars).optional(),
@@ -166,6 +183,7 @@ export const UserAnsweredToolInput = z.strictObject({
   at,
   by,
   via,
+  through,
   wait,
   callId: text,
   responses: ownRecord(z.string().min(1).max(200), ToolInputAnswer)
@@ -183,6 +201,7 @@ export const UserGaveToolResult = z.strictObject({
   at,
   by,
   via,
+  through,
   wait,
   callId: text,
   /** Counted against userTextChars by `session.send()`, like any text a person writes. */

@@ -32,10 +32,10 @@ export const NO_WAITS: WaitLedger = { opened: 0, answered: null };
 export const CLOSED_WAIT_GUARD = 'namesClosedWait';
 
 /** What a decision says, apart from who sent it, when, and for which wait. */
-const NOT_THE_DECISION = new Set(['at', 'by', 'via', 'wait']);
+const NOT_THE_DECISION = new Set(['at', 'by', 'via', 'through', 'wait']);
 
 /**
- * A short digest of what a decision says (its type and fields; not `at`, `by`, `via` or
+ * A short digest of what a decision says (its type and fields; not `at`, `by`, `via`, `through` or
  * `wait`): two sends of the same decision have the same digest. FNV-1a, twice with two
  * offsets (64 bits): pure, browser-safe and synchronous, as a transition must be.
  *

@@ -79,7 +79,9 @@ export async function sendEvent(ctx: InspectorContext, id: string, event: unknow
       error: () => resolveMoved(),
     });
   });
-  const sending = session.send(event as UserEvent); // a JSON body as sent: send() checks it and refuses what is malformed
+  // A JSON body as sent: send() checks it and refuses what is malformed. It came by the inspector, whatever it says.
+  const sent = event && typeof event === 'object' && !Array.isArray(event) ? { ...event, through: 'inspector' } : event;
+  const sending = session.send(sent as UserEvent);
   ctx.inFlight.add(sending);
   void sending.finally(() => {
     sub?.unsubscribe();

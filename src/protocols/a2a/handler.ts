@@ -19,7 +19,7 @@ import { TaskStatus, type AgentCard, type Message, type SendMessageRequest, type
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
-import type { UserEvent } from '../../core/machines/session.events.js';
+import type { DecisionChannel, UserEvent } from '../../core/machines/session.events.js';
 import { idempotencyKeyProblem } from '../../runtime/send-keys.js';
 import type { SessionStreamEvent } from '../../core/machines/stream-events.js';
 import type { Runtime } from '../../runtime/runtime.js';
@@ -41,7 +41,7 @@ export interface A2ADeps {
   admitCreate?: () => void;
 }
 
-type Who = { by?: string; via?: string };
+type Who = { by?: string; via?: string; through?: DecisionChannel };
 
 const FIRST_REQUEST_TEXT = 'The first message is the request: send it as a text part (what the team should do).';
 

@@ -174,7 +174,11 @@ export const a2aJsonRpc = defineRoute(
       const pkg = packageOf(runtime, c.req.valid('param').packageId);
       const body = c.req.valid('json');
       const who = attribute(c.get('caller'), undefined);
-      const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
+      // Every event of the task is journalled as decided through A2A.
+      const attribution = {
+        ...(who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {}),
+        through: 'a2a' as const,
+      };
       // The card this request is answered with (its versions, its capabilities): its URLs are the public URL's, never the request's Host.
       const card = agentCard(pkg, publicUrl?.() ?? '', auth, runtime.packageVersionOnDisk(pkg.id) ?? '');
       // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).

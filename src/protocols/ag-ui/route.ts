@@ -79,7 +79,11 @@ export const agUiRun = defineRoute(
       const pkg = packageOf(runtime, c.req.valid('param').packageId);
       const input = c.req.valid('json') as RunAgentInput;
       const who = attribute(c.get('caller'), undefined);
-      const attribution = who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {};
+      // Every event of the run is journalled as decided through AG-UI.
+      const attribution = {
+        ...(who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {}),
+        through: 'ag-ui' as const,
+      };
       const failed = (details: string) => log(`serve: an AG-UI run on thread ${input.threadId} failed: ${details}`);
       // A run is one of the caller's open streams; on a new thread it creates its session: the
       // stream limit and the create limit, every route's, have their say first.

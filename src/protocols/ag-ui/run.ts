@@ -6,7 +6,7 @@
  */
 import { EventType, PROTOCOL_VERSION, type BaseEvent, type Interrupt, type RunAgentInput } from '@ag-ui/core';
 import type { SessionContext } from '../../core/machines/session.context.js';
-import type { UserEvent } from '../../core/machines/session.events.js';
+import type { DecisionChannel, UserEvent } from '../../core/machines/session.events.js';
 import { storedSnapshot } from '../../runtime/persisted.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { sessionView, type SessionView } from '../../core/view.js';
@@ -155,12 +155,18 @@ const answerOfEvent = (event: UserEvent) => answerOf(event as unknown as Record<
 
 /**
  * Runs one AG-UI run and emits its events (each checked by `@ag-ui/core`'s schema by `emit`).
- * `who`: the authenticated caller's attribution (`by`, `via`), never the payload's.
+ * `who`: the authenticated caller's attribution (`by`, `via`), never the payload's, and the surface (`through`).
  *
  * @example
  * await runAgUi(deps, 'short-story', input, { by: 'ana' }, (event) => sse.writeSSE({ data: JSON.stringify(event) }));
  */
-export async function runAgUi(deps: AgUiDeps, packageId: string, input: RunAgentInput, who: { by?: string; via?: string }, emit: Emit): Promise<void> {
+export async function runAgUi(
+  deps: AgUiDeps,
+  packageId: string,
+  input: RunAgentInput,
+  who: { by?: string; via?: string; through?: DecisionChannel },
+  emit: Emit,
+): Promise<void> {
   const { threadId, runId } = input;
   const started = { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION } as BaseEvent;
   try {

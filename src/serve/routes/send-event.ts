@@ -103,13 +103,24 @@ export const sendEvent = defineRoute(
       const event = c.req.valid('json');
       if (event.via !== undefined)
         throw new HttpError(400, 'invalid_request', 'Invalid event: via: the server sets `via` (the token that sent an event for someone else): leave it out.');
+      if (event.through !== undefined)
+        throw new HttpError(
+          400,
+          'invalid_request',
+          'Invalid event: through: the server sets `through` (the surface an event came by: "rest" here): leave it out.',
+        );
       // `attribute` holds the claimed `by` to the caller's token.
       const who = attribute(c.get('caller'), event.by);
       if (!who.ok) throw new HttpError(403, who.code, who.message);
       const { by: _claimed, ...rest } = event;
       const idempotencyKey = headers['Idempotency-Key'];
       const options = idempotencyKey !== undefined ? { idempotencyKey } : {};
-      const attributed = { ...rest, ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) };
+      const attributed = {
+        ...rest,
+        ...(who.by !== undefined ? { by: who.by } : {}),
+        ...(who.via !== undefined ? { via: who.via } : {}),
+        through: 'rest' as const,
+      };
       const result = async ? await host.sendAsync(id, attributed, options) : await host.send(id, attributed, undefined, options);
       if ('accepted' in result) {
         c.header('Preference-Applied', 'respond-async');
