@@ -20,6 +20,7 @@ const EVENTS: Partial<Record<WaitingReason, Partial<Record<LinkDecision, UserEve
   approve_step: { approve: 'user_approved_next_step', reject: 'user_rejected_next_step' },
   review_artifact: { accept: 'user_accepted_artifact', reject: 'user_rejected_artifact' },
   worker_questions: { answer: 'user_answered_questions', skip: 'user_skipped_questions' },
+  intake: { answer: 'user_answered_questions', skip: 'user_skipped_questions', reply: 'user_submitted_input' },
   input: { answer: 'user_answered_questions', skip: 'user_skipped_questions', reply: 'user_submitted_input' },
   revision: { reply: 'user_submitted_input' },
 };
@@ -35,7 +36,7 @@ export function linkDecisions(view: SessionView): LinkDecision[] {
   const events = view.waitingReason ? EVENTS[view.waitingReason] : undefined;
   if (!events) return [];
   const offered = LINK_DECISIONS.filter((d) => events[d] !== undefined && view.enabledEvents.includes(events[d]));
-  // Questions on the input wait: answer them (or skip them); free input is for a wait without any.
+  // Questions on an input wait: answer them (or skip them); free input is for a wait without any.
   return offered.includes('answer') ? offered.filter((d) => d !== 'reply') : offered;
 }
 

@@ -7,7 +7,9 @@
  * The answers carry a strict Content-Security-Policy: nothing loads (`default-src 'none'`),
  * no script runs at all, the one style sheet is inline and allowed by its hash, forms post
  * only to this server, and no other site may frame the page. The link is a credential: no
- * referrer leaves the page and nothing is cached.
+ * referrer leaves for another origin and nothing is cached. (`same-origin`, not `no-referrer`:
+ * under `no-referrer` a browser sends `Origin: null` with the form's post, and the Origin
+ * check could no longer tell the link's own page from another site's.)
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
@@ -62,7 +64,7 @@ const WAIT_TITLE: Partial<Record<string, string>> = {
 function document(title: string, body: string): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="referrer" content="no-referrer"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`
+    `<meta name="referrer" content="same-origin"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`
   );
 }
 
@@ -74,7 +76,7 @@ function document(title: string, body: string): string {
  */
 export function htmlAnswer(c: Context, html: string, status: 200 | 400 | 403 | 404 | 409 | 410 | 429 | 500 | 503): Response {
   c.header('Content-Security-Policy', LINK_PAGE_CSP);
-  c.header('Referrer-Policy', 'no-referrer');
+  c.header('Referrer-Policy', 'same-origin');
   c.header('Cache-Control', 'no-store');
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('X-Frame-Options', 'DENY');

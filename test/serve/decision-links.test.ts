@@ -114,7 +114,7 @@ describe('decision links', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'.*style-src 'sha256-[^']+'.*form-action 'self'.*frame-ancestors 'none'/);
     expect(page.headers.get('content-security-policy')).not.toMatch(/script-src|unsafe-inline/);
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).not.toMatch(/<script/i);
     expect(page.text).toContain(view.pendingStep!.reason.split("'")[0]); // as text: an apostrophe is &#39;
@@ -288,8 +288,8 @@ describe('decision links', () => {
     expect(page.text).toContain('Links are off');
 
     const { http } = await serveWithLinks();
-    const intake: string = (await http.post('/sessions', { packageId: 'tiny' })).body.view.id;
-    expect((await http.post(`/sessions/${intake}/links`, { recipient: 'alice' })).body.error.code).toBe('event_refused');
+    const choosing: string = (await http.post('/sessions', {})).body.view.id; // skill_selection: the app's to decide
+    expect((await http.post(`/sessions/${choosing}/links`, { recipient: 'alice' })).body.error.code).toBe('event_refused');
     const view = await atApproval(http);
     expect((await http.post(`/sessions/${view.id}/links`, { recipient: 'alice', wait: view.wait! + 1 })).body.error.code).toBe('wait_closed');
     expect((await http.post(`/sessions/${view.id}/links`, { recipient: 'Steward' })).status).toBe(400);
