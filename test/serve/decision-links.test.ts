@@ -120,6 +120,10 @@ describe('decision links', () => {
     expect(page.text).toContain(view.pendingStep!.reason.split("'")[0]); // as text: an apostrophe is &#39;
     expect(page.text).toMatch(/name="decision" value="approve"/);
     expect(page.text).toMatch(/name="decision" value="reject"/);
+    // One decision asked for (a chat message's button): that form alone.
+    const approveOnly = await getLink(`${made.body.url}?decision=approve`);
+    expect(approveOnly.text).toMatch(/name="decision" value="approve"/);
+    expect(approveOnly.text).not.toMatch(/name="decision" value="reject"/);
     // HEAD and GET again: nothing changes.
     expect((await fetch(made.body.url, { method: 'HEAD' })).status).toBe(200);
     expect(await footprint(http, view.id)).toEqual(before);

@@ -3,7 +3,7 @@
  * token is the credential.
  *
  * - `GET /links/{token}`: the page of the wait (src/serve/link-page.ts), with a form per
- *   decision it allows. A GET changes nothing.
+ *   decision it allows (`?decision=approve`: that one alone). A GET changes nothing.
  * - `POST /links/{token}`: the decision, as a form (the page's) or JSON; journalled with `by`:
  *   the recipient, `via`: `link:<id>`, naming the link's wait, so it decides that wait or
  *   nothing. Only from the page's own origin: a browser names where a post comes from
@@ -20,7 +20,7 @@ import { linkVia, MAX_LINK_TOKEN_CHARS, type DecisionLinks, type LinkClaims } fr
 import { HttpError, invalidRequest, statusOf, toHttpError } from '../../http/errors.js';
 import { defineRoute, type ValidationHook } from '../../http/route.js';
 import { normalizeOrigin } from '../../http/security.js';
-import { linkDecisions, linkEvent, LinkDecisionBody, type LinkDecision } from '../link-decisions.js';
+import { LINK_DECISIONS, linkDecisions, linkEvent, LinkDecisionBody, type LinkDecision } from '../link-decisions.js';
 import { decisionPage, htmlAnswer, noticePage } from '../link-page.js';
 import { PUBLIC, type ServeDeps } from '../route.js';
 import { ErrorBody } from '../schemas.js';
@@ -32,7 +32,7 @@ const LinkParams = z.object({
 const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
 
 const DecidedResponse = z.object({
-  decided: z.enum(['approve', 'reject', 'accept', 'answer', 'skip', 'reply']),
+  decided: z.enum(LINK_DECISIONS),
   sessionId: z.string(),
   wait: z.number(),
   by: z.string(),
@@ -139,7 +139,12 @@ export const openLink = defineRoute(
       'The page of a decision link: what its wait shows (the step and its reason, the artifact, the questions) and a form per decision it allows. ' +
       'Changes nothing. No credential: the token is one',
     security: PUBLIC,
-    request: { params: LinkParams },
+    request: {
+      params: LinkParams,
+      query: z.strictObject({
+        decision: z.enum(LINK_DECISIONS).optional().describe("offer this decision only (a chat message's Approve button opens the page to confirm approving)"),
+      }),
+    },
     responses: {
       200: html("The wait's page; or, when the wait was decided already, a page that says so"),
       404: html('Not a link this server made (or links are off, or its session is gone)'),
@@ -152,7 +157,9 @@ export const openLink = defineRoute(
       if (view.wait !== claims.wait) return htmlAnswer(c, noticePage('Nothing to decide', decidedAlready(claims, view).detail), 200);
       const offered = linkDecisions(view);
       if (offered.length === 0) return htmlAnswer(c, noticePage('Decide in the app', 'This wait is one only the app decides.'), 200);
-      return htmlAnswer(c, decisionPage(view, claims, offered), 200);
+      // One decision asked for and allowed: that one alone; else all the wait allows.
+      const { decision } = c.req.valid('query');
+      return htmlAnswer(c, decisionPage(view, claims, decision && offered.includes(decision) ? [decision] : offered), 200);
     }),
   refuseLinkRequest,
 );
