@@ -10,7 +10,9 @@ import { DEFAULT_LIMITS } from '../core/limits.js';
 import type { UserEvent, UserEventType } from '../core/machines/session.events.js';
 import type { WaitingReason } from '../core/machines/stream-events.js';
 import type { SessionView } from '../core/view.js';
+import { foldName } from '../core/text/names.js';
 import { linkVia, type LinkClaims } from '../http/decision-links.js';
+import { RESERVED_ACTOR_NAMES } from '../runtime/reserved-names.js';
 
 export const LINK_DECISIONS = ['approve', 'reject', 'accept', 'answer', 'skip', 'reply'] as const;
 export type LinkDecision = (typeof LINK_DECISIONS)[number];
@@ -42,6 +44,39 @@ export function linkDecisions(view: SessionView): LinkDecision[] {
 
 /** The waits a link can decide, for messages. */
 export const LINK_WAITS = Object.keys(EVENTS) as WaitingReason[];
+
+/** Why no link can be made for `recipient` at the view's wait: its code (the HTTP error's) and a message that names the fix; null: one can. */
+export type LinkRefusal = { code: 'wait_closed' | 'event_refused' | 'invalid_request'; message: string } | null;
+
+/**
+ * Whether a link can be made now: the session waits (on `wait`, when named), for a decision a
+ * link can take, and `recipient` is no name the journal keeps for the runtime or a worker of
+ * the session's package (`workers`), whose decision the session would refuse.
+ *
+ * @example
+ * const refusal = linkRefusal(view, 'alice', pkg.workers); // null in approve_step
+ */
+export function linkRefusal(view: SessionView, recipient: string, workers: readonly { id: string }[], wait?: number): LinkRefusal {
+  if (view.wait === undefined || (wait !== undefined && wait !== view.wait))
+    return {
+      code: 'wait_closed',
+      message:
+        `${wait !== undefined ? `Wait ${wait} is not open` : 'No wait is open'}: the session is ${view.state}` +
+        `${view.wait !== undefined ? ` (wait ${view.wait})` : ''}. Make the link once it waits for the decision.`,
+    };
+  if (linkDecisions(view).length === 0)
+    return {
+      code: 'event_refused',
+      message: `The session waits in ${view.waitingReason}, which a link cannot decide (links decide ${LINK_WAITS.join(', ')}): decide it in the app.`,
+    };
+  const folded = foldName(recipient);
+  if (RESERVED_ACTOR_NAMES.includes(folded) || workers.some((w) => foldName(w.id) === folded))
+    return {
+      code: 'invalid_request',
+      message: `The recipient ${JSON.stringify(recipient)} is a name the journal keeps for the runtime or a worker of this session's package: give the name of a person.`,
+    };
+  return null;
+}
 
 const ANSWER_KEY = /^answer\.[A-Za-z0-9_-]{1,40}$/;
 const MAX_ANSWERS = 100;

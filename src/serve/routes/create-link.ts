@@ -8,13 +8,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { ActorNameSchema } from '../../core/machines/session.events.js';
-import { foldName } from '../../core/text/names.js';
 import { attribute } from '../../http/auth.js';
 import { DEFAULT_LINK_EXPIRES_IN, ExpiresInSchema } from '../../http/decision-links.js';
-import { HttpError } from '../../http/errors.js';
+import { HttpError, statusOf } from '../../http/errors.js';
 import { defineRoute, jsonContent } from '../../http/route.js';
-import { RESERVED_ACTOR_NAMES } from '../../runtime/reserved-names.js';
-import { linkDecisions, LINK_WAITS } from '../link-decisions.js';
+import { linkRefusal, LINK_WAITS } from '../link-decisions.js';
 import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
 import { ErrorBody } from '../schemas.js';
 
@@ -40,12 +38,6 @@ export const CreateLinkResponse = z.object({
   expiresAt: z.string().describe('ISO time after which the link decides nothing'),
 });
 
-/** A name the journal keeps for the runtime or a worker of the session's package (the session would refuse its decision). */
-function reservedName(name: string, workers: readonly { id: string }[]): boolean {
-  const folded = foldName(name);
-  return RESERVED_ACTOR_NAMES.includes(folded) || workers.some((w) => foldName(w.id) === folded);
-}
-
 export const createLink = defineRoute(
   createRoute({
     method: 'post',
@@ -61,7 +53,7 @@ export const createLink = defineRoute(
       403: jsonContent("by_not_allowed: the recipient is another name than the caller's token, which may not act for others", ErrorBody),
       404: jsonContent('No such session (session_not_found), or this server makes no links (links_off: start it with STEWARD_LINK_SECRET)', ErrorBody),
       409: jsonContent(
-        'wait_closed: no wait is open, or not the one named; event_refused: the open wait is one only the app decides (a tool call, the intake)',
+        'wait_closed: no wait is open, or not the one named; event_refused: the open wait is one only the app decides (a tool call, the package choice)',
         ErrorBody,
       ),
     },
@@ -86,28 +78,13 @@ export const createLink = defineRoute(
             "Make the link with a token marked act-for-others in the server's token list, or with the recipient's own token.",
         );
       const { view } = await host.view(id);
-      if (view.wait === undefined || (body.wait !== undefined && body.wait !== view.wait))
-        throw new HttpError(
-          409,
-          'wait_closed',
-          `${body.wait !== undefined ? `Wait ${body.wait} is not open` : 'No wait is open'}: the session is ${view.state}${view.wait !== undefined ? ` (wait ${view.wait})` : ''}. Make the link once it waits for the decision.`,
-        );
-      if (linkDecisions(view).length === 0)
-        throw new HttpError(
-          409,
-          'event_refused',
-          `The session waits in ${view.waitingReason}, which a link cannot decide (links decide ${LINK_WAITS.join(', ')}): decide it in the app.`,
-        );
       const workers = (view.packageId ? runtime.packages.get(view.packageId)?.workers : undefined) ?? [];
-      if (reservedName(body.recipient, workers))
-        throw new HttpError(
-          400,
-          'invalid_request',
-          `Invalid body: recipient: ${JSON.stringify(body.recipient)} is a name the journal keeps for the runtime or a worker of this session's package: give the name of a person.`,
-        );
+      const refusal = linkRefusal(view, body.recipient, workers, body.wait);
+      if (refusal) throw new HttpError(statusOf(refusal.code), refusal.code, refusal.message);
       const link = decisionLink({
         session: id,
-        wait: view.wait,
+        // linkRefusal found it open.
+        wait: view.wait!,
         recipient: body.recipient,
         ...(body.expiresIn !== undefined ? { expiresIn: body.expiresIn } : {}),
       });
