@@ -16,6 +16,7 @@ import type { Model } from '../../src/core/models/model.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
+import { createServeApp } from '../../src/serve/embed.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { client } from './http.js';
@@ -124,6 +125,10 @@ describe('decision links', () => {
     const approveOnly = await getLink(`${made.body.url}?decision=approve`);
     expect(approveOnly.text).toMatch(/name="decision" value="approve"/);
     expect(approveOnly.text).not.toMatch(/name="decision" value="reject"/);
+    // Parameters a mail service adds, or a decision the wait does not offer: the whole page.
+    const tracked = await getLink(`${made.body.url}?utm_source=mail&decision=accept`);
+    expect(tracked.status).toBe(200);
+    expect(tracked.text).toMatch(/value="approve".*value="reject"/s);
     // HEAD and GET again: nothing changes.
     expect((await fetch(made.body.url, { method: 'HEAD' })).status).toBe(200);
     expect(await footprint(http, view.id)).toEqual(before);
@@ -334,5 +339,8 @@ describe('the link secret', () => {
     expect(linkSecretFromEnv({}, file)).toBe(SECRET);
     expect(() => linkSecretFromEnv({ STEWARD_LINK_SECRET: SECRET }, file)).toThrow(/both set/);
     expect(() => linkSecretFromEnv({}, join(dir, 'missing'))).toThrow(/--link-secret-file .* cannot be read \(ENOENT\)/);
+    // Embedded, a link needs the URL the app mounts the routes at.
+    const runtime = createRuntime({ model: new DemoModel(), store });
+    expect(() => createServeApp({ runtime, store, auth: 'none', linkSecret: SECRET })).toThrow(/linkSecret needs publicUrl/);
   });
 });

@@ -141,8 +141,13 @@ export const openLink = defineRoute(
     security: PUBLIC,
     request: {
       params: LinkParams,
-      query: z.strictObject({
-        decision: z.enum(LINK_DECISIONS).optional().describe("offer this decision only (a chat message's Approve button opens the page to confirm approving)"),
+      // Not strict, and an unknown decision is ignored: a mail or chat service may add its own parameters to a link.
+      query: z.object({
+        decision: z
+          .string()
+          .max(20)
+          .optional()
+          .describe(`offer this decision only, one of ${LINK_DECISIONS.join(', ')} (a chat message's Approve button opens the page to confirm approving)`),
       }),
     },
     responses: {
@@ -159,7 +164,8 @@ export const openLink = defineRoute(
       if (offered.length === 0) return htmlAnswer(c, noticePage('Decide in the app', 'This wait is one only the app decides.'), 200);
       // One decision asked for and allowed: that one alone; else all the wait allows.
       const { decision } = c.req.valid('query');
-      return htmlAnswer(c, decisionPage(view, claims, decision && offered.includes(decision) ? [decision] : offered), 200);
+      const asked = offered.find((d) => d === decision);
+      return htmlAnswer(c, decisionPage(view, claims, asked ? [asked] : offered), 200);
     }),
   refuseLinkRequest,
 );
