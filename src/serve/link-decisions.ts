@@ -46,7 +46,7 @@ export function linkDecisions(view: SessionView): LinkDecision[] {
 export const LINK_WAITS = Object.keys(EVENTS) as WaitingReason[];
 
 /** Why no link can be made for `recipient` at the view's wait: its code (the HTTP error's) and a message that names the fix; null: one can. */
-export type LinkRefusal = { code: 'wait_closed' | 'event_refused' | 'invalid_request'; message: string } | null;
+export type NoLink = { code: 'wait_closed' | 'event_refused' | 'invalid_request'; message: string } | null;
 
 /**
  * Whether a link can be made now: the session waits (on `wait`, when named), for a decision a
@@ -54,9 +54,9 @@ export type LinkRefusal = { code: 'wait_closed' | 'event_refused' | 'invalid_req
  * the session's package (`workers`), whose decision the session would refuse.
  *
  * @example
- * const refusal = linkRefusal(view, 'alice', pkg.workers); // null in approve_step
+ * const refusal = whyNoLink(view, 'alice', pkg.workers); // null in approve_step
  */
-export function linkRefusal(view: SessionView, recipient: string, workers: readonly { id: string }[], wait?: number): LinkRefusal {
+export function whyNoLink(view: SessionView, recipient: string, workers: readonly { id: string }[], wait?: number): NoLink {
   if (view.wait === undefined || (wait !== undefined && wait !== view.wait))
     return {
       code: 'wait_closed',

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { DecisionLinks, DEFAULT_LINK_EXPIRES_IN, linkSecretFromEnv } from '../../http/decision-links.js';
 import { decisionLinkFn } from '../../serve/decision-link.js';
-import { linkRefusal } from '../../serve/link-decisions.js';
+import { whyNoLink } from '../../serve/link-decisions.js';
 import { parsePublicUrl } from '../../serve/public-url.js';
 import { safeLine } from '../../text/safe-text.js';
 import { peekSession, printJson, sessionIdArgument, withContext } from '../context.js';
@@ -47,7 +47,7 @@ export function register(program: Command): void {
         async (ctx) => {
           const { view } = await peekSession(ctx, id);
           const workers = (view.packageId ? ctx.runtime.packages.get(view.packageId)?.workers : undefined) ?? [];
-          const refusal = linkRefusal(view, flags.to, workers);
+          const refusal = whyNoLink(view, flags.to, workers);
           if (refusal) throw new UserError(refusal.message);
           const link = decisionLinkFn(new DecisionLinks(secret), () => base)({ session: id, wait: view.wait!, recipient: flags.to, expiresIn: flags.expires });
           const { token: _token, ...shown } = link;

@@ -12,7 +12,7 @@ import { attribute } from '../../http/auth.js';
 import { DEFAULT_LINK_EXPIRES_IN, ExpiresInSchema } from '../../http/decision-links.js';
 import { HttpError, statusOf } from '../../http/errors.js';
 import { defineRoute, jsonContent } from '../../http/route.js';
-import { linkRefusal, LINK_WAITS } from '../link-decisions.js';
+import { whyNoLink, LINK_WAITS } from '../link-decisions.js';
 import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
 import { ErrorBody } from '../schemas.js';
 
@@ -79,11 +79,11 @@ export const createLink = defineRoute(
         );
       const { view } = await host.view(id);
       const workers = (view.packageId ? runtime.packages.get(view.packageId)?.workers : undefined) ?? [];
-      const refusal = linkRefusal(view, body.recipient, workers, body.wait);
+      const refusal = whyNoLink(view, body.recipient, workers, body.wait);
       if (refusal) throw new HttpError(statusOf(refusal.code), refusal.code, refusal.message);
       const link = decisionLink({
         session: id,
-        // linkRefusal found it open.
+        // whyNoLink found it open.
         wait: view.wait!,
         recipient: body.recipient,
         ...(body.expiresIn !== undefined ? { expiresIn: body.expiresIn } : {}),

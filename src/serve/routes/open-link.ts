@@ -10,7 +10,7 @@
  *   (`Sec-Fetch-Site`, `Origin`), and a post from another site's page is refused (CSRF); a
  *   program sends neither, and holds the token anyway.
  *
- * A token never reaches a log: the path holds it, so failures are logged by the link's id.
+ * A token never reaches a log: the path holds it, so a failure is logged as `/links/<token>`.
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -118,7 +118,7 @@ async function answering(c: Context, log: (message: string) => void, run: () => 
   } catch (error) {
     if (error instanceof LinkRefusal) return refusalAnswer(c, error);
     const http = toHttpError(error, (details) => log(`serve: ${c.req.method} /links/<token> failed: ${details}`));
-    return refusalAnswer(c, new LinkRefusal(http.status === 410 ? 410 : (http.status as PageStatus), http.code, 'Something went wrong', http.message));
+    return refusalAnswer(c, new LinkRefusal(http.status as PageStatus, http.code, 'Something went wrong', http.message));
   }
 }
 
@@ -232,13 +232,13 @@ export const decideByLink = defineRoute(
       if (deps.host.isFull(claims.sessionId))
         throw new LinkRefusal(429, 'server_busy', 'Busy', 'This server is busy: go back and send your decision again in a moment.');
       const result = await deps.host.sendAsync(claims.sessionId, event);
-      if (!('accepted' in result)) {
+      if (!('accepted' in result) && !(result.ok && !result.repeated)) {
         // A repeat of the decision that closed the wait applies nothing either: it was decided already.
         if (result.ok || result.error.code === 'wait_closed') throw decidedAlready(claims, result.view);
-        const status = statusOf(result.error.code);
-        throw new LinkRefusal(status === 410 ? 410 : (status as PageStatus), result.error.code, 'Not taken', toHttpError(result.error).message);
+        const told = toHttpError(result.error, (details) => deps.log(`serve: POST /links/<token> failed: ${details}`));
+        throw new LinkRefusal(statusOf(result.error.code) as PageStatus, result.error.code, 'Not taken', told.message);
       }
-      const decision = parsed.data.decision as LinkDecision;
+      const { decision } = parsed.data;
       if (json)
         return c.json(
           DecidedResponse.parse({ decided: decision, sessionId: claims.sessionId, wait: claims.wait, by: claims.recipient, via: linkVia(claims.linkId) }),
