@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
+import { DEFAULT_LIMITS } from '../core/limits.js';
 import type { SessionView } from '../core/view.js';
 import type { LinkClaims } from '../http/decision-links.js';
 import { safeText } from '../text/safe-text.js';
@@ -123,7 +124,7 @@ function decisionForms(view: SessionView, offered: readonly LinkDecision[]): str
     .map((decision) => {
       switch (decision) {
         case 'reject':
-          return form(decision, `<label>Why (optional)<textarea name="reason" rows="3" maxlength="20000"></textarea></label>`);
+          return form(decision, `<label>Why (optional)<textarea name="reason" rows="3" maxlength="${DEFAULT_LIMITS.userTextChars}"></textarea></label>`);
         case 'reply':
           return form(decision, `<label>Your reply<textarea name="text" rows="5" required></textarea></label>`);
         case 'answer':
