@@ -192,7 +192,8 @@ export const decideByLink = defineRoute(
     method: 'post',
     path: '/links/{token}',
     summary:
-      "A decision link's decision: `decision` (approve, reject, accept, answer, skip, reply) with `reason`, `text` or `answer.<question id>` fields, " +
+      `A decision link's decision: \`decision\` (${LINK_DECISIONS.join(', ')}) with` +
+      ' `reason`, `text` or `answer.<question id>` fields, ' +
       "as the page's form or as JSON. Journalled with `by`: the link's recipient, `via`: `link:<id>`, for the link's wait only: once that wait is " +
       "decided the link changes nothing (409). A post from another site's page is refused (403). Answers once the session took the decision: a page, or JSON for a JSON post",
     security: PUBLIC,
@@ -226,7 +227,7 @@ export const decideByLink = defineRoute(
       const { claims, view } = await openedLink(deps.links ?? null, c.req.valid('param').token, deps);
       if (view.wait !== claims.wait) throw decidedAlready(claims, view);
       const parsed = LinkDecisionBody.safeParse(body);
-      if (!parsed.success) throw new LinkRefusal(400, 'invalid_request', 'Not a decision', 'Send a decision: approve, reject, accept, answer, skip or reply.');
+      if (!parsed.success) throw new LinkRefusal(400, 'invalid_request', 'Not a decision', `Send a decision: ${LINK_DECISIONS.join(', ')}.`);
       const event = linkEvent(view, claims, parsed.data);
       if ('problem' in event) throw new LinkRefusal(400, 'invalid_request', 'Not a decision', `${event.problem} Go back and try again.`);
       if (deps.host.isFull(claims.sessionId))
