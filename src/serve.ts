@@ -29,6 +29,8 @@ export type { ServeHandle, ServeOptions };
 export { createServeApp, type ServeApp, type ServeAppOptions } from './serve/embed.js';
 export type { Authenticate, Caller } from './http/auth.js';
 export { STREAM_TICKET_TTL_MS } from './http/stream-tickets.js';
+// Decision links (`startServe({ linkSecret })`): read the secret as `steward serve` does.
+export { linkSecretFromEnv } from './http/decision-links.js';
 
 /**
  * Serves `runtime`'s sessions over HTTP until `close()`: every route, the event stream and

@@ -14,6 +14,7 @@ import * as diagramCommand from './commands/diagram.js';
 import * as forkCommand from './commands/fork.js';
 import * as initPackageCommand from './commands/init-package.js';
 import * as inspectCommand from './commands/inspect.js';
+import * as linkCommand from './commands/link.js';
 import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
 import * as newCommand from './commands/new.js';
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   inspectCommand.register(program);
   diagramCommand.register(program);
   serveCommand.register(program);
+  linkCommand.register(program);
 
   return program;
 }

@@ -59,6 +59,12 @@ export type HttpErrorCode =
   | 'forbidden_host'
   | 'forbidden_origin'
   | 'by_not_allowed'
+  /** A decision link this server did not sign (or a malformed one): it decides nothing. */
+  | 'link_invalid'
+  /** A decision link past its expiry: ask for a new one. */
+  | 'link_expired'
+  /** The server signs no decision links: it was started without a link secret. */
+  | 'links_off'
   | 'rate_limited'
   /** More open streams than the server allows one caller (`--max-streams-per-caller`). */
   | 'too_many_streams'

@@ -10,7 +10,7 @@ import { StewardError, type StewardErrorCode } from '../core/errors.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 import type { ErrorBodyShape, Issue } from './error-body.js';
 
-export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /**
  * An answer of Steward's HTTP servers that is an error: `status` and the body `{ error: { code,
@@ -61,6 +61,9 @@ const statusOfCode = {
   forbidden_origin: 403,
   by_not_allowed: 403,
   session_not_found: 404,
+  link_invalid: 404,
+  links_off: 404,
+  link_expired: 410,
   not_found: 404,
   method_not_allowed: 405,
   event_refused: 409,

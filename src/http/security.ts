@@ -13,10 +13,21 @@
  *   text/plain, form and multipart bodies to another site without asking it first (no CORS
  *   preflight), so accepting them would let a page write blind: 415.
  *
+ * A route may take a form body instead (`takesForm`, set before the guards: serve's decision
+ * link, whose page is a plain HTML form with no script); such a route refuses a post from
+ * another site's page itself, from the Origin and Sec-Fetch-Site headers a browser sends.
+ *
  * A refusal is an HttpError (./errors.ts): both apps answer it in the one error shape.
  */
 import { networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The request's route takes a URL-encoded form body (its declaration says so): the content-type guard lets one pass. */
+    takesForm: boolean | undefined;
+  }
+}
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import { HttpError } from './errors.js';
@@ -86,9 +97,9 @@ function hasBody(length: string | undefined, transferEncoding: string | undefine
   return transferEncoding !== undefined || (length !== undefined && length.trim() !== '0');
 }
 
-function isJson(contentType: string | undefined): boolean {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
-}
+const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+const isJson = (contentType: string | undefined): boolean => mediaType(contentType) === 'application/json';
+const isForm = (contentType: string | undefined): boolean => mediaType(contentType) === 'application/x-www-form-urlencoded';
 
 const HOST_PATTERN = String.raw`(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?`;
 const AllowedHost = z
@@ -165,13 +176,13 @@ export function requestGuards(options: RequestGuardOptions): MiddlewareHandler {
         );
       }
     }
-    if (hasBody(c.req.header('content-length'), c.req.header('transfer-encoding')) && !isJson(c.req.header('content-type'))) {
-      const given = c.req.header('content-type');
+    const contentType = c.req.header('content-type');
+    if (hasBody(c.req.header('content-length'), c.req.header('transfer-encoding')) && !isJson(contentType) && !(c.get('takesForm') && isForm(contentType))) {
       throw new HttpError(
         415,
         'unsupported_media_type',
         `A request body must be JSON sent with "Content-Type: application/json" (this one has ` +
-          `${given === undefined ? 'no Content-Type' : JSON.stringify(given)}): set that header.`,
+          `${contentType === undefined ? 'no Content-Type' : JSON.stringify(contentType)}): set that header.`,
       );
     }
     await next();

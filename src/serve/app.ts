@@ -33,6 +33,10 @@ import { stream } from './routes/stream.js';
 import { agUiRoutes } from '../protocols/ag-ui/route.js';
 import { a2aRoutes } from '../protocols/a2a/route.js';
 import { streamTickets } from './routes/stream-tickets.js';
+import { createLink } from './routes/create-link.js';
+import { decideByLink, openLink } from './routes/open-link.js';
+import { decisionLinkFn } from './decision-link.js';
+import type { DecisionLinks } from '../http/decision-links.js';
 
 export const routes: readonly ServeRoute[] = [
   healthz,
@@ -46,19 +50,24 @@ export const routes: readonly ServeRoute[] = [
   audit,
   streamTickets,
   stream,
+  createLink,
+  openLink,
+  decideByLink,
   ...agUiRoutes,
   ...a2aRoutes,
 ];
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-export interface AppOptions extends Omit<ServeDeps, 'auth' | 'streams' | 'tickets'> {
+export interface AppOptions extends Omit<ServeDeps, 'auth' | 'streams' | 'tickets' | 'links' | 'decisionLink'> {
   /** Who may call: bearer tokens (`steward serve`), the embedding app's own check, or anyone. */
   auth: ServeAuth;
   /** Signs the stream tickets; default: a key derived from `auth`'s tokens (see src/http/stream-tickets.ts). */
   tickets?: StreamTickets;
   maxBodyBytes?: number;
   streams?: ServeDeps['streams'];
+  /** Signs decision links (src/http/decision-links.ts); none: the server makes none. */
+  links?: DecisionLinks;
   /** Where the server listens, once it does: the Host a request must name (until then: 403). None: see RequestGuardOptions. */
   listening?: RequestGuardOptions['listening'];
   /** More Host names clients may use (`--allow-host`). */
@@ -72,9 +81,20 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 export function buildServeApp(options: AppOptions): { app: OpenAPIHono<BlankEnv>; deps: ServeDeps } {
   const tickets = options.tickets ?? StreamTickets.forTokens(options.auth.kind === 'tokens' ? options.auth.tokens : { kind: 'none' });
-  const deps: ServeDeps = { ...options, streams: options.streams ?? new Set(), auth: options.auth.kind !== 'none', tickets };
+  const links = options.links ?? null;
+  const deps: ServeDeps = {
+    ...options,
+    streams: options.streams ?? new Set(),
+    auth: options.auth.kind !== 'none',
+    tickets,
+    links,
+    decisionLink: links ? decisionLinkFn(links, options.publicUrl ?? (() => undefined)) : null,
+  };
   const app = new OpenAPIHono<BlankEnv>({ defaultHook: refuseInvalid() });
   const origins = parseOrigins(options.corsOrigins);
+
+  // Before the guards: a route declared with a form body takes one (the content-type guard asks).
+  for (const { route } of routes) if (takesForm(route)) app.use(honoPath(route.path), markForm(route.method.toUpperCase()));
 
   app.onError(errorHandler('serve', options.log));
   app.notFound((c) =>
@@ -86,7 +106,8 @@ export function buildServeApp(options: AppOptions): { app: OpenAPIHono<BlankEnv>
     requestGuards({
       ...(options.listening ? { listening: options.listening } : {}),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-      allowedOrigins: [...origins],
+      // The server's own origin behind a proxy (its public URL): a decision link's page posts from there.
+      allowedOrigins: [...origins, ...publicOrigin(options.publicUrl?.())],
       hostFix: (name) => `start serve with --allow-host ${name} (startServe: allowedHosts)`,
       originFix: "Call the API from a program (it sends no Origin), or list the page's origin with --cors-origin (startServe: corsOrigins).",
     }),
@@ -118,6 +139,19 @@ export function buildServeApp(options: AppOptions): { app: OpenAPIHono<BlankEnv>
 
   mountRoutes(app, routes, deps);
   return { app, deps };
+}
+
+/** The origin of a public URL (none: not configured, or not known until the server listens, when it is the listening address anyway). */
+const publicOrigin = (url: string | undefined): string[] => (url ? [new URL(url).origin] : []);
+
+/** Whether a declaration takes a URL-encoded form body. */
+const takesForm = (route: ServeRoute['route']): boolean => route.request?.body?.content['application/x-www-form-urlencoded'] !== undefined;
+
+function markForm(method: string): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method === method) c.set('takesForm', true);
+    await next();
+  };
 }
 
 /** A public route (health, the API document, the agent card): no credential needed, for HEAD as for GET (load balancers probe with HEAD). */

@@ -18,6 +18,7 @@ import { DEFAULT_GRACE_MS } from './defaults.js';
 import { serveLimits } from './serve-limits.js';
 import { SessionHost } from './session-host.js';
 import { parsePublicUrl } from './public-url.js';
+import { DecisionLinks } from '../http/decision-links.js';
 
 export interface ServeAppOptions {
   runtime: Runtime;
@@ -46,6 +47,11 @@ export interface ServeAppOptions {
   maxStreamsPerCaller?: number;
   /** Bytes of live events kept for replay, all sessions together (default 64 MB). */
   maxReplayBytes?: number;
+  /**
+   * The secret that signs decision links (at least 32 bytes): links people open in a browser
+   * to decide a wait (`POST /sessions/{id}/links`). Needs `publicUrl`, which the links name.
+   */
+  linkSecret?: string;
   /** Lease length on stores with leases (PostgreSQL). */
   leaseMs?: number;
   log?: (message: string) => void;
@@ -75,6 +81,11 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const log = (message: string) => write(safeText(message));
   const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl, 'createServeApp publicUrl');
+  if (options.linkSecret !== undefined && publicUrl === undefined)
+    throw new UserError(
+      'createServeApp: linkSecret needs publicUrl, the URL these routes are reached at (e.g. https://example.com/steward): the links name it.',
+    );
+  const links = options.linkSecret !== undefined ? new DecisionLinks(options.linkSecret) : undefined;
   const host = new SessionHost(options.runtime, options.store, {
     log,
     replay: limits.replay,
@@ -96,6 +107,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(links ? { links } : {}),
   });
   host.startTakeover();
   let closing: ReturnType<ServeApp['close']> | null = null;

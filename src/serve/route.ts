@@ -13,6 +13,8 @@ import { SESSION_ID_MAX_CHARS, SESSION_ID_RULE, sessionIdProblem } from '../ids.
 import type { StreamTickets } from '../http/stream-tickets.js';
 import type { StreamSlots } from '../http/stream-slots.js';
 import type { SessionHost } from './session-host.js';
+import type { DecisionLinks } from '../http/decision-links.js';
+import type { DecisionLinkFn } from './decision-link.js';
 
 export interface ServeDeps {
   runtime: Runtime;
@@ -31,6 +33,10 @@ export interface ServeDeps {
    * configured public URL, else the listening address; undefined (or absent): not known.
    */
   publicUrl?: () => string | undefined;
+  /** Signs and checks decision links; null: the server makes none (no link secret). */
+  links?: DecisionLinks | null;
+  /** A decision link's URL for one wait of one session (decision-link.ts), for the routes and webhooks that hand links out; null: links are off. */
+  decisionLink?: DecisionLinkFn | null;
   /** Sessions each caller may create per minute, by every route that creates one (create-limit.ts); null: no limit. */
   createLimit: RateLimiter | null;
   /** Streams each caller may hold open (src/http/stream-slots.ts); null or absent: no limit. */

@@ -26,6 +26,7 @@ import { isLoopback } from '../http/security.js';
 import { safeText } from '../text/safe-text.js';
 import { serveLimits } from './serve-limits.js';
 import { parsePublicUrl } from './public-url.js';
+import { DecisionLinks } from '../http/decision-links.js';
 
 const bracketed = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
@@ -79,6 +80,12 @@ export interface ServeOptions {
    * every other origin is refused (403).
    */
   corsOrigins?: string[];
+  /**
+   * The secret that signs decision links (`STEWARD_LINK_SECRET`, at least 32 bytes): with it,
+   * `POST /sessions/{id}/links` makes links people open in a browser to decide a wait; without
+   * it, links are off. Servers of one store that share it take each other's links.
+   */
+  linkSecret?: string;
   log?: (message: string) => void;
 }
 
@@ -112,6 +119,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
   const log = (message: string) => write(safeText(message));
   const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl, 'startServe publicUrl (--public-url)');
+  const links = options.linkSecret !== undefined ? new DecisionLinks(options.linkSecret) : undefined;
   const maxRunning = options.maxRunning ?? 0;
   if (!Number.isInteger(maxRunning) || maxRunning < 0)
     throw new UserError(`maxRunning must be a whole number ≥ 0 (0: no limit), got ${String(options.maxRunning)}.`);
@@ -138,6 +146,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     auth: tokens ? { kind: 'tokens', tokens: { kind: 'named', tokens } } : token ? { kind: 'tokens', tokens: { kind: 'shared', token } } : { kind: 'none' },
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(links ? { links } : {}),
   });
 
   const server = await new Promise<Server>((resolve, reject) => {

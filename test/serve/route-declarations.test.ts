@@ -41,8 +41,8 @@ function serveApp() {
   return { app: steward.app, call };
 }
 
-/** A concrete path for a documented one: a session id that is not there, a package that is. */
-const concrete = (path: string) => path.replace('{id}', 's-none').replace('{packageId}', 'tiny');
+/** A concrete path for a documented one: a session id that is not there, a package that is, a link that is none. */
+const concrete = (path: string) => path.replace('{id}', 's-none').replace('{packageId}', 'tiny').replace('{token}', 'not.a-link');
 /** Hono's pattern of a documented path. */
 const pattern = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const operations = (doc: Document) =>
@@ -56,8 +56,10 @@ describe('the routes of steward serve, declared once', () => {
     expect(documented.length).toBeGreaterThan(15);
     for (const { path, method } of documented) {
       const answer = await call(method.toUpperCase(), concrete(path));
-      const body = method === 'head' ? null : ((await answer.json()) as { error?: { message: string } });
-      // An answer of the route (a 404 of its own: no such session), never the app's "No route".
+      // An answer of the route (a 404 of its own: no such session; a decision link's page), never the app's "No route".
+      const json = (answer.headers.get('content-type') ?? '').startsWith('application/json');
+      const body = method === 'head' || !json ? null : ((await answer.json()) as { error?: { message: string } });
+      if (!json && method !== 'head') expect(answer.headers.get('content-type'), `${method} ${path}`).toMatch(/^text\/html/);
       expect(body?.error?.message ?? '', `${method} ${path}`).not.toMatch(/^No route/);
     }
     // Registered handlers (middleware is registered for every method, ALL): each is documented.

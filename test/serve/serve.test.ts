@@ -263,6 +263,7 @@ describe('steward serve', () => {
       '/ag-ui/{packageId}',
       '/ag-ui/{packageId}/capabilities',
       '/healthz',
+      '/links/{token}',
       '/openapi.json',
       '/sessions',
       '/sessions/{id}',
@@ -270,6 +271,7 @@ describe('steward serve', () => {
       '/sessions/{id}/events',
       '/sessions/{id}/fork',
       '/sessions/{id}/journal',
+      '/sessions/{id}/links',
       '/sessions/{id}/stream',
       '/sessions/{id}/stream-tickets',
     ]);

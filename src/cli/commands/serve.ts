@@ -15,6 +15,7 @@ import {
   DEFAULT_SERVE_PORT,
 } from '../../serve/defaults.js';
 import { tokensFromEnv } from '../../http/tokens.js';
+import { linkSecretFromEnv } from '../../http/decision-links.js';
 import { openContext, wholeNumber } from '../context.js';
 
 interface ServeFlags {
@@ -29,6 +30,7 @@ interface ServeFlags {
   publicUrl?: string;
   maxStreamsPerCaller: number;
   maxReplayMb: number;
+  linkSecretFile?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -59,6 +61,10 @@ export function register(program: Command): void {
     .option(
       '--public-url <url>',
       "the URL clients reach the server at (a proxy's or DNS name, with its path prefix if any), named by the A2A agent cards; default: the listening address",
+    )
+    .option(
+      '--link-secret-file <path>',
+      'a file holding the secret that signs decision links (at least 32 bytes, e.g. `openssl rand -hex 32`); or STEWARD_LINK_SECRET / STEWARD_LINK_SECRET_FILE. Without one, links are off',
     )
     .option(
       '--lease-ms <n>',
@@ -95,6 +101,7 @@ export function register(program: Command): void {
       const { startServe } = await import('../../serve/server.js');
       // Before the store opens: a bad token list ends here, naming its line.
       const tokens = tokensFromEnv();
+      const linkSecret = linkSecretFromEnv(process.env, flags.linkSecretFile);
       const ctx = await openContext(command.optsWithGlobals(), { command: 'serve' });
       try {
         const server = await startServe({
@@ -112,6 +119,7 @@ export function register(program: Command): void {
           allowedHosts: flags.allowHost,
           corsOrigins: flags.corsOrigin,
           ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
+          ...(linkSecret !== undefined ? { linkSecret } : {}),
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
         });
         const tokenNote =
@@ -123,6 +131,7 @@ export function register(program: Command): void {
         process.stdout.write(
           `Steward serve on ${server.url} · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · ` +
             `${tokenNote}` +
+            `${linkSecret !== undefined ? ' · decision links on' : ''}` +
             `${flags.corsOrigin.length ? ` · CORS for ${flags.corsOrigin.join(', ')}` : ''}` +
             `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,

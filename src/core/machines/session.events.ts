@@ -23,17 +23,18 @@ const at = z.iso.datetime({ offset: true }).optional();
 export const BY_MAX_CHARS = 120;
 
 /**
- * Who acted: the CLI's `--as` (default the OS user), the inspector's token name, the API's
- * caller. Data like any text: printed through the terminal-safe functions, bounded here.
+ * A name of who acted (an event's `by`, a decision link's recipient): the CLI's `--as`
+ * (default the OS user), the inspector's token name, the API's caller. Data like any text:
+ * printed through the terminal-safe functions, bounded here.
  */
-const by = z
+export const ActorNameSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
   .max(BY_MAX_CHARS, `longer than ${BY_MAX_CHARS} characters: give a shorter name`)
   // A name is one visible line: no newline to forge a journal line, no zero-width or bidi mark to hide a reserved name.
-  .refine((name) => !CONTROL_OR_INVISIBLE.test(name), 'holds a control or invisible character (a newline, a zero-width or bidi mark): give a plain name')
-  .optional();
+  .refine((name) => !CONTROL_OR_INVISIBLE.test(name), 'holds a control or invisible character (a newline, a zero-width or bidi mark): give a plain name');
+const by = ActorNameSchema.optional();
 
 /**
  * Who sent the event for `by`, when they differ: `steward serve` sets it to the name of a

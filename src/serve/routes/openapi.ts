@@ -37,6 +37,8 @@ export const openapi: RouteModule<ServeDeps> = {
   },
 };
 
+const takesForm = (body: unknown): boolean => Object.hasOwn((body as { content?: object }).content ?? {}, 'application/x-www-form-urlencoded');
+
 type Operation = { summary?: string; security?: object[]; requestBody?: unknown; parameters?: unknown[]; responses: Record<string, { description: string }> };
 
 /**
@@ -64,7 +66,12 @@ export function openapiDocument(app: OpenAPIHono<BlankEnv>, auth: boolean): Reco
       responses['403'] ??= {
         description: 'The Host is not an address of this server (or an allowed name), or the request comes from a web page whose Origin is not allowed',
       };
-      if (operation.requestBody) responses['415'] = { description: 'The body is not sent as Content-Type: application/json' };
+      if (operation.requestBody)
+        responses['415'] = {
+          description: takesForm(operation.requestBody)
+            ? 'The body is sent as neither Content-Type: application/json nor application/x-www-form-urlencoded'
+            : 'The body is not sent as Content-Type: application/json',
+        };
       if (!auth) operation.security = [];
       // A public document is probed with HEAD too (load balancers, link checkers): the GET's answers, without a body.
       if (open && method === 'get')

@@ -1,0 +1,205 @@
+/**
+ * Decision links: a URL a person opens in any browser to decide one wait of one session
+ * (approve or reject a step, accept or reject an artifact, answer questions) without a
+ * token of the API. The link names its recipient, who is recorded as the decision's `by`.
+ *
+ * The token in the link is signed, not stored: `base64url(JSON claims) "." base64url(HMAC-SHA256)`
+ * over the session, the wait's number, the recipient, an expiry and a random id. No table and
+ * no shared memory: any server with the same secret takes the links another issued.
+ *
+ * Good for one decision without a store of used links: the link names the wait, a decision
+ * closes it, and the chart refuses every later decision naming a closed wait (`wait_closed`),
+ * on any server. Wait numbers only grow within a session, and a store never reuses a
+ * session id, so a link can never fit a later wait.
+ *
+ * The secret is the operator's (STEWARD_LINK_SECRET, a file, `linkSecret`): unlike the
+ * stream tickets' key it is not derived from the bearer tokens, so rotating an API token does
+ * not void the links in people's inboxes, and a server without tokens can issue links too.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import * as z from 'zod';
+import { UserError } from '../core/errors.js';
+import { ActorNameSchema } from '../core/machines/session.events.js';
+import { SESSION_ID_MAX_CHARS } from '../ids.js';
+
+/** The shortest secret taken: 32 bytes, as `openssl rand -hex 32` (64 characters) more than gives. */
+export const MIN_LINK_SECRET_BYTES = 32;
+const MAX_LINK_SECRET_BYTES = 4096;
+/** Longer than any token this module signs (a 200-character id and a 120-character name, each up to 4 bytes a character): a longer one is not looked at. */
+export const MAX_LINK_TOKEN_CHARS = 2048;
+const CONTEXT = 'steward decision link v1';
+
+/** How long a link is good for, at most and by default. */
+export const MAX_LINK_LIFETIME_MS = 30 * 24 * 3600_000;
+export const DEFAULT_LINK_EXPIRES_IN = '24h';
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 } as const;
+
+/** How long a link lasts, as a person writes it: `90s`, `30m`, `24h`, `7d` (from 1 minute to 30 days). */
+export const ExpiresInSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{1,7}[smhd]$/, 'must be a number and a unit, e.g. 30m, 24h or 7d (s, m, h, d)')
+  .transform((text) => Number(text.slice(0, -1)) * UNIT_MS[text.at(-1) as keyof typeof UNIT_MS])
+  .refine((ms) => ms >= 60_000 && ms <= MAX_LINK_LIFETIME_MS, 'must be from 1 minute (1m) to 30 days (30d)');
+
+/** The random part of a link that names it in the journal (`via: link:<id>`) without being a credential. */
+const LinkIdSchema = z.string().regex(/^[A-Za-z0-9_-]{12}$/);
+
+const Claims = z.strictObject({
+  v: z.literal(1),
+  /** The session. */
+  s: z.string().min(1).max(SESSION_ID_MAX_CHARS),
+  /** The wait's number (the view's `wait`). */
+  w: z.number().int().positive(),
+  /** Who decides: the decision's `by`. */
+  r: ActorNameSchema,
+  /** Expiry, epoch ms. */
+  e: z.number().int().positive(),
+  /** The link's id. */
+  n: LinkIdSchema,
+});
+
+/** What a link is for, once its signature and shape are checked. */
+export interface LinkClaims {
+  sessionId: string;
+  wait: number;
+  recipient: string;
+  /** Epoch ms after which the link decides nothing. */
+  expiresAt: number;
+  /** Names the link in the journal (`via: link:<id>`) and in logs; not a credential. */
+  linkId: string;
+}
+
+export interface IssuedLink {
+  token: string;
+  linkId: string;
+  /** As recorded: trimmed. */
+  recipient: string;
+  /** ISO time after which the link decides nothing. */
+  expiresAt: string;
+}
+
+/** A token that is not a link of this secret, or no longer good. `forged` covers every token not signed with the secret, malformed ones included. */
+export type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; why: 'forged' } | { ok: false; why: 'expired'; claims: LinkClaims };
+
+const b64 = (data: Buffer | string) => Buffer.from(data).toString('base64url');
+
+/**
+ * Signs and checks decision links with one secret.
+ *
+ * @example
+ * const links = new DecisionLinks(process.env.STEWARD_LINK_SECRET!);
+ * const { token } = links.issue({ session: 's-1', wait: 3, recipient: 'alice', expiresIn: '24h' });
+ * links.check(token); // { ok: true, claims: { sessionId: 's-1', wait: 3, recipient: 'alice', … } }
+ */
+export class DecisionLinks {
+  private readonly key: Buffer;
+  private readonly now: () => number;
+
+  /** `secret`: at least 32 bytes (checkLinkSecret); `now`: the clock (tests move it). */
+  constructor(secret: string, options: { now?: () => number } = {}) {
+    checkLinkSecret(secret, 'The link secret');
+    // Its own key: the same secret used elsewhere signs nothing this module would take.
+    this.key = createHash('sha256').update(`${CONTEXT}\n${secret}`).digest();
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A link's token for `recipient` to decide `wait` of `session` within `expiresIn` (`24h`, `30m`, `7d`). */
+  issue(options: { session: string; wait: number; recipient: string; expiresIn?: string }): IssuedLink {
+    const expiresIn = ExpiresInSchema.safeParse(options.expiresIn ?? DEFAULT_LINK_EXPIRES_IN);
+    if (!expiresIn.success) throw new UserError(`expiresIn ${JSON.stringify(options.expiresIn)} ${expiresIn.error.issues[0]!.message}.`);
+    const parsed = Claims.safeParse({
+      v: 1,
+      s: options.session,
+      w: options.wait,
+      r: options.recipient,
+      e: this.now() + expiresIn.data,
+      n: b64(randomBytes(9)),
+    });
+    if (!parsed.success) {
+      const field: Record<string, string> = { s: 'session', w: 'wait', r: 'recipient' };
+      const problems = parsed.error.issues.map((i) => `${field[String(i.path[0])] ?? String(i.path[0])} ${i.message}`);
+      throw new UserError(`Cannot make this decision link: ${problems.join('; ')}.`);
+    }
+    const claims = parsed.data;
+    const body = b64(JSON.stringify(claims));
+    return { token: `${body}.${this.sign(body)}`, linkId: claims.n, recipient: claims.r, expiresAt: new Date(claims.e).toISOString() };
+  }
+
+  /** What `token` is a link for, if this secret signed it and it has not expired. */
+  check(token: string): LinkCheck {
+    const dot = token.indexOf('.');
+    if (token.length > MAX_LINK_TOKEN_CHARS || dot < 1) return { ok: false, why: 'forged' };
+    const body = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    const wanted = Buffer.from(this.sign(body), 'base64url');
+    // Constant time; lengths differ only for a token that is malformed anyway.
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return { ok: false, why: 'forged' };
+    let parsed: z.infer<typeof Claims>;
+    try {
+      parsed = Claims.parse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+    } catch {
+      // Signed by this secret yet not a link: another version's shape.
+      return { ok: false, why: 'forged' };
+    }
+    const claims: LinkClaims = { sessionId: parsed.s, wait: parsed.w, recipient: parsed.r, expiresAt: parsed.e, linkId: parsed.n };
+    return parsed.e <= this.now() ? { ok: false, why: 'expired', claims } : { ok: true, claims };
+  }
+
+  private sign(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+}
+
+/** The `via` a link's decision is journalled with. */
+export const linkVia = (linkId: string): string => `link:${linkId}`;
+
+/**
+ * Refuses a secret too short to sign with (`where` names it: the variable, the file, the option).
+ *
+ * @example
+ * checkLinkSecret(process.env.STEWARD_LINK_SECRET ?? '', 'STEWARD_LINK_SECRET');
+ */
+export function checkLinkSecret(secret: string, where: string): void {
+  const bytes = Buffer.byteLength(secret, 'utf8');
+  if (bytes < MIN_LINK_SECRET_BYTES)
+    throw new UserError(
+      `${where} is ${bytes} bytes, too short to sign decision links: use at least ${MIN_LINK_SECRET_BYTES} random bytes, e.g. \`openssl rand -hex 32\`.`,
+    );
+  if (bytes > MAX_LINK_SECRET_BYTES) throw new UserError(`${where} is ${bytes} bytes, more than a secret (${MAX_LINK_SECRET_BYTES}): is it the right value?`);
+}
+
+/**
+ * The link secret the environment gives: `STEWARD_LINK_SECRET`, or the file `file`
+ * (`--link-secret-file`) or `STEWARD_LINK_SECRET_FILE` names (its content, trimmed); at
+ * most one. Undefined: links are off. Never on the command line itself: every `ps` shows it.
+ *
+ * @example
+ * const linkSecret = linkSecretFromEnv(process.env, flags.linkSecretFile);
+ * await startServe({ runtime, store, ...(linkSecret ? { linkSecret } : {}) });
+ */
+export function linkSecretFromEnv(env: NodeJS.ProcessEnv = process.env, file?: string): string | undefined {
+  const path = file?.trim() || env.STEWARD_LINK_SECRET_FILE?.trim() || undefined;
+  const value = env.STEWARD_LINK_SECRET?.trim() || undefined;
+  const pathFrom = file?.trim() ? '--link-secret-file' : 'STEWARD_LINK_SECRET_FILE';
+  if (path && value) throw new UserError(`STEWARD_LINK_SECRET and ${pathFrom} are both set: set one of them.`);
+  if (value) {
+    checkLinkSecret(value, 'STEWARD_LINK_SECRET');
+    return value;
+  }
+  if (!path) return undefined;
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (error) {
+    throw new UserError(
+      `${pathFrom} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): give the path of a file holding the secret.`,
+    );
+  }
+  if (size > MAX_LINK_SECRET_BYTES * 2) throw new UserError(`${pathFrom} ${path} has ${size} bytes, more than a secret: is it the right file?`);
+  const secret = readFileSync(path, 'utf8').trim();
+  checkLinkSecret(secret, `${pathFrom} ${path}`);
+  return secret;
+}

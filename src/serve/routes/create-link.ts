@@ -1,0 +1,94 @@
+/**
+ * POST /sessions/{id}/links — a decision link for the session's open wait
+ * (src/http/decision-links.ts): a URL its recipient opens in any browser to decide that wait
+ * once, recorded as theirs (`by`: the recipient, `via`: the link). The caller answers for who
+ * the recipient is, as for a `by`: a named token that may not act for others makes links for
+ * its own name only.
+ */
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { ActorNameSchema } from '../../core/machines/session.events.js';
+import { attribute } from '../../http/auth.js';
+import { DEFAULT_LINK_EXPIRES_IN, ExpiresInSchema } from '../../http/decision-links.js';
+import { HttpError, statusOf } from '../../http/errors.js';
+import { defineRoute, jsonContent } from '../../http/route.js';
+import { whyNoLink, LINK_WAITS } from '../link-decisions.js';
+import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
+import { ErrorBody } from '../schemas.js';
+
+export const CreateLinkBody = z
+  .strictObject({
+    recipient: ActorNameSchema.describe("who decides: recorded as the decision's `by`"),
+    expiresIn: z
+      .string()
+      .max(20)
+      .optional()
+      .refine((text) => text === undefined || ExpiresInSchema.safeParse(text).success, 'must be a number and a unit from 1m to 30d, e.g. 30m, 24h or 7d')
+      .describe(`how long the link works: 30m, 24h, 7d (1 minute to 30 days; default ${DEFAULT_LINK_EXPIRES_IN})`),
+    wait: z.number().int().positive().optional().describe("the wait the link is for (the view's `wait`): refused (wait_closed) if it is no longer open"),
+  })
+  .describe('A decision link for the open wait');
+
+export const CreateLinkResponse = z.object({
+  url: z.string().describe('the link: open it in a browser to decide the wait once'),
+  linkId: z.string().describe('names the link in the journal (`via: link:<linkId>`); not a credential'),
+  sessionId: z.string(),
+  wait: z.number().describe('the wait the link decides'),
+  recipient: z.string(),
+  expiresAt: z.string().describe('ISO time after which the link decides nothing'),
+});
+
+export const createLink = defineRoute(
+  createRoute({
+    method: 'post',
+    path: '/sessions/{id}/links',
+    summary:
+      "A decision link for the session's open wait: a URL its recipient opens in any browser to decide that wait once " +
+      `(${LINK_WAITS.join(', ')}), journalled with \`by\`: the recipient and \`via\`: the link. Needs the server's link secret ` +
+      '(STEWARD_LINK_SECRET). With named tokens, a token that may not act for others makes links for its own name only',
+    security: BEARER,
+    request: { params: SessionIdParams, body: { required: true, content: { 'application/json': { schema: CreateLinkBody } } } },
+    responses: {
+      201: jsonContent('The link', CreateLinkResponse),
+      403: jsonContent("by_not_allowed: the recipient is another name than the caller's token, which may not act for others", ErrorBody),
+      404: jsonContent('No such session (session_not_found), or this server makes no links (links_off: start it with STEWARD_LINK_SECRET)', ErrorBody),
+      409: jsonContent(
+        'wait_closed: no wait is open, or not the one named; event_refused: the open wait is one only the app decides (a tool call, the package choice)',
+        ErrorBody,
+      ),
+    },
+  }),
+  ({ host, decisionLink, runtime }: ServeDeps) =>
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const body = c.req.valid('json');
+      if (!decisionLink)
+        throw new HttpError(
+          404,
+          'links_off',
+          'This server makes no decision links: start it with STEWARD_LINK_SECRET (or STEWARD_LINK_SECRET_FILE, --link-secret-file) set to at least 32 random bytes, e.g. `openssl rand -hex 32` (createServeApp / startServe: linkSecret).',
+        );
+      // The link's decision is the recipient's: held to the caller's token as a `by` would be.
+      const caller = c.get('caller');
+      if (!attribute(caller, body.recipient).ok)
+        throw new HttpError(
+          403,
+          'by_not_allowed',
+          `This is the token of "${caller!.name}": it makes links for "${caller!.name}" only, not ${JSON.stringify(body.recipient)}. ` +
+            "Make the link with a token marked act-for-others in the server's token list, or with the recipient's own token.",
+        );
+      const { view } = await host.view(id);
+      const workers = (view.packageId ? runtime.packages.get(view.packageId)?.workers : undefined) ?? [];
+      const refusal = whyNoLink(view, body.recipient, workers, body.wait);
+      if (refusal) throw new HttpError(statusOf(refusal.code), refusal.code, refusal.message);
+      const link = decisionLink({
+        session: id,
+        // whyNoLink found it open.
+        wait: view.wait!,
+        recipient: body.recipient,
+        ...(body.expiresIn !== undefined ? { expiresIn: body.expiresIn } : {}),
+      });
+      const { token: _token, ...shown } = link;
+      return c.json(CreateLinkResponse.parse(shown), 201);
+    },
+);
