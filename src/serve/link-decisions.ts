@@ -111,17 +111,17 @@ export type LinkDecisionBody = z.infer<typeof LinkDecisionBody>;
 
 /**
  * The user event a link's decision sends: for the link's wait, by its recipient, via the
- * link. A problem (a decision the wait does not offer, an answer to no question, a reply
+ * link (`through`: 'link', the surface the audit trail names). A problem (a decision the wait does not offer, an answer to no question, a reply
  * without text) is a message to show instead.
  *
  * @example
- * linkEvent(view, claims, { decision: 'reject', reason: 'Too long.' }); // { type: 'user_rejected_next_step', reason: 'Too long.', wait: 3, by: 'alice', via: 'link:…' }
+ * linkEvent(view, claims, { decision: 'reject', reason: 'Too long.' }); // { type: 'user_rejected_next_step', reason: 'Too long.', wait: 3, by: 'alice', via: 'link:…', through: 'link' }
  */
 export function linkEvent(view: SessionView, claims: LinkClaims, body: LinkDecisionBody): UserEvent | { problem: string } {
   const type = view.waitingReason ? EVENTS[view.waitingReason]?.[body.decision] : undefined;
   if (!type || !linkDecisions(view).includes(body.decision))
     return { problem: `"${body.decision}" is not a decision this wait allows: ${linkDecisions(view).join(', ') || 'none'}.` };
-  const base = { wait: claims.wait, by: claims.recipient, via: linkVia(claims.linkId) };
+  const base = { wait: claims.wait, by: claims.recipient, via: linkVia(claims.linkId), through: 'link' as const };
   const reason = body.reason?.trim() ? { reason: body.reason.trim() } : {};
   switch (type) {
     case 'user_approved_next_step':
