@@ -1,0 +1,109 @@
+/**
+ * Webhooks in one process: a session's waits, answers and end become outbox messages with the
+ * journal entries that caused them; the deliverer posts them signed (checked by the
+ * `standardwebhooks` library in the receiver), retries with the same webhook-id on a fake clock,
+ * and keeps a dead letter after the last try. No timers: the test drives `deliverDue()`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
+import { startReceiver, TEST_SECRET } from './receiver.js';
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const finishes = () => new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('finish', { summary: 'Done.' })] }]);
+
+async function setup(answer?: Parameters<typeof startReceiver>[0], events?: ('session.waiting' | 'session.answered' | 'session.done')[]) {
+  const receiver = await startReceiver(answer);
+  closers.push(receiver.close);
+  const store = new MemoryStore();
+  const receivers = [{ url: receiver.url, secret: TEST_SECRET, ...(events ? { events } : {}) }];
+  const runtime = createRuntime({ model: finishes(), store, webhooks: receivers });
+  let now = 1_000_000;
+  const clock = { now: () => now, advance: (ms: number) => (now += ms) };
+  const deliverer = new WebhookDeliverer({ outbox: store.outbox, receivers, now: clock.now, random: () => 1 - Number.EPSILON, schedule: [1000, 2000] });
+  return { receiver, store, runtime, deliverer, clock };
+}
+
+describe('webhooks', () => {
+  it('a new wait, its answer and the end are posted, signed as Standard Webhooks says, with the wait and the view', async () => {
+    const { receiver, store, runtime, deliverer } = await setup();
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    // The first wait is written with the session's first entry.
+    expect(await store.outbox.counts()).toEqual({ pending: 1, dead: 0 });
+    const result = await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
+    expect(result.ok && result.view.state).toBe('done');
+    expect(await deliverer.deliverDue()).toBe(3);
+
+    expect(receiver.received.map((r) => r.verified)).toEqual([true, true, true]);
+    expect(receiver.received.map((r) => r.body.type)).toEqual(['session.waiting', 'session.answered', 'session.done']);
+    const [waiting, answered, done] = receiver.received.map((r) => r.body);
+    expect(waiting!.data).toMatchObject({
+      sessionId: session.id,
+      event: { type: 'waiting', reason: 'intake', wait: 1 },
+      wait: { wait: 1, waitingReason: 'intake' },
+      view: { id: session.id, state: 'waiting_user.intake' },
+    });
+    expect(answered!.data).toMatchObject({ event: { type: 'decision', reason: 'intake', wait: 1, eventType: 'user_submitted_input' } });
+    expect(done!.data).toMatchObject({ event: { type: 'done', summary: 'Done.' }, wait: null, view: { state: 'done' } });
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(3);
+    expect(receiver.received[0]!.id).toMatch(/^msg_/);
+    // Acknowledged: nothing left to send.
+    expect(await store.outbox.counts()).toEqual({ pending: 0, dead: 0 });
+    expect(await deliverer.deliverDue()).toBe(0);
+  });
+
+  it('a receiver that fails twice is tried again on the schedule, with the same webhook-id, and then has it once', async () => {
+    const { receiver, store, runtime, deliverer, clock } = await setup((n) => (n <= 2 ? 500 : 200), ['session.waiting']);
+    await runtime.createSession({ packageId: 'tiny' });
+    expect(await deliverer.deliverDue()).toBe(1);
+    // Not due before its backoff (full jitter up to 1000 ms; random() is just under 1 here).
+    clock.advance(998);
+    expect(await deliverer.deliverDue()).toBe(0);
+    clock.advance(2);
+    expect(await deliverer.deliverDue()).toBe(1);
+    clock.advance(2000);
+    expect(await deliverer.deliverDue()).toBe(1);
+    expect(receiver.received).toHaveLength(3);
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    expect(await store.outbox.counts()).toEqual({ pending: 0, dead: 0 });
+  });
+
+  it('after the last try the message is a dead letter, listed with why, until it is retried', async () => {
+    let failing = true;
+    const { receiver, store, runtime, deliverer, clock } = await setup(() => (failing ? 503 : 204), ['session.waiting']);
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    for (const wait of [0, 1000, 2000]) {
+      clock.advance(wait);
+      expect(await deliverer.deliverDue()).toBe(1);
+    }
+    expect(await store.outbox.counts()).toEqual({ pending: 0, dead: 1 });
+    const [dead] = await store.outbox.deadLetters(10);
+    expect(dead).toMatchObject({ sessionId: session.id, type: 'session.waiting', attempts: 3, lastError: 'HTTP 503', status: 'dead' });
+    clock.advance(100_000);
+    expect(await deliverer.deliverDue()).toBe(0);
+
+    failing = false;
+    expect(await store.outbox.retryDead(dead!.id, clock.now())).toBe(1);
+    expect(await deliverer.deliverDue()).toBe(1);
+    expect(new Set(receiver.received.map((r) => r.id))).toEqual(new Set([dead!.id]));
+    expect(await store.outbox.counts()).toEqual({ pending: 0, dead: 0 });
+  });
+
+  it('a receiver not answering counts as a failed try; a wrong secret fails verification', async () => {
+    const { receiver } = await setup();
+    const store = new MemoryStore();
+    const otherSecret = `whsec_${Buffer.from('another secret, thirty-two bytes').toString('base64')}`;
+    const receivers = [{ url: receiver.url, secret: otherSecret }];
+    const runtime = createRuntime({ model: finishes(), store, webhooks: receivers });
+    await runtime.createSession({ packageId: 'tiny' });
+    await new WebhookDeliverer({ outbox: store.outbox, receivers }).deliverDue();
+    expect(receiver.received.map((r) => r.verified)).toEqual([false]);
+  });
+});
