@@ -23,6 +23,7 @@ import * as sendCommand from './commands/send.js';
 import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
 import * as upgradeCommand from './commands/upgrade.js';
+import * as webhooksCommand from './commands/webhooks.js';
 import { cliCommand, collect, printJson, resolveDbPath } from './context.js';
 import { safeText } from '../text/safe-text.js';
 
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
   inspectCommand.register(program);
   diagramCommand.register(program);
   serveCommand.register(program);
+  webhooksCommand.register(program);
 
   return program;
 }

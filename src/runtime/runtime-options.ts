@@ -163,6 +163,8 @@ export interface Runtime {
   readonly packages: ReadonlyMap<string, SkillPackage>;
   readonly machine: SessionMachine;
   readonly store: SessionStore | undefined;
+  /** The webhook receivers the runtime writes messages for (`createRuntime({ webhooks })`); a deliverer sends them. */
+  readonly webhooks: readonly WebhookReceiver[];
   createSession(options?: CreateSessionOptions): Promise<Session>;
   /**
    * A new session whose state is this one's after journal entry `atSeq` (replayed through

@@ -447,6 +447,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     packageVersionOnDisk: onDisk,
     machine,
     store,
+    webhooks,
     live: readOnlyView(live),
     limits,
     createSession,

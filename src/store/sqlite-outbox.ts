@@ -125,12 +125,19 @@ export class SqliteOutbox implements OutboxOps {
     await this.guard(() => this.s.dead.run(attempts, clip(error, OUTBOX_ERROR_CHARS), id));
   }
 
+  /** A file read-only at schema v5 or before has no outbox: it reads as empty. */
+  private get missing(): boolean {
+    return (this.db().pragma('user_version', { simple: true }) as number) < 6;
+  }
+
   async counts(): Promise<{ pending: number; dead: number }> {
+    if (this.missing) return { pending: 0, dead: 0 };
     const row = await this.guard(() => this.s.counts.get());
     return { pending: Number(row?.pending ?? 0), dead: Number(row?.dead ?? 0) };
   }
 
   async deadLetters(limit: number): Promise<OutboxMessage[]> {
+    if (this.missing) return [];
     return (await this.guard(() => this.s.deadLetters.all(Math.max(0, Math.floor(limit))))).map(toMessage);
   }
 

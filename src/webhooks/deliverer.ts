@@ -12,7 +12,7 @@
 import { Webhook } from 'standardwebhooks';
 import { UserError } from '../core/errors.js';
 import type { OutboxMessage, OutboxOps } from '../store/outbox.js';
-import type { WebhookReceiver } from './receivers.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type WebhookReceiver } from './receivers.js';
 
 /**
  * Waits before each try after the first (ms): the Standard Webhooks specification's suggested
@@ -20,7 +20,6 @@ import type { WebhookReceiver } from './receivers.js';
  */
 export const RETRY_SCHEDULE_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 const DEFAULT_POLL_MS = 1_000;
 const DEFAULT_BATCH = 16;
 
@@ -33,7 +32,7 @@ export interface DelivererOptions {
   random?: () => number;
   /** Waits between tries (default RETRY_SCHEDULE_MS): `schedule.length + 1` tries in all. */
   schedule?: readonly number[];
-  /** How long a receiver has to answer (default 15 s); a claim lasts twice that and 5 s more. */
+  /** How long a receiver has to answer (default 15 s); a claim lasts twice that and 1 s more. */
   requestTimeoutMs?: number;
   /** How often to look for retries come due (default 1 s). */
   pollMs?: number;
@@ -127,7 +126,8 @@ export class WebhookDeliverer {
     if (!receivers.length) return 0;
     let tried = 0;
     for (;;) {
-      const claimMs = this.requestTimeoutMs * 2 + 5_000;
+      // Longer than a try can take (its POST, then its row's update), so a live deliverer's claim never runs out under it.
+      const claimMs = this.requestTimeoutMs * 2 + 1_000;
       const batch = await this.options.outbox.claim({ receivers, now: this.now(), claimMs, limit: DEFAULT_BATCH });
       await Promise.all(batch.map((message) => this.deliver(message)));
       tried += batch.length;

@@ -9,6 +9,9 @@ import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 import { WebhookEventTypeSchema, type WebhookEventType } from './events.js';
 
+/** How long a receiver has to answer a message (ms) unless told otherwise (`--webhook-timeout-ms`). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+
 /** A Standard Webhooks secret: `whsec_` and at least 24 bytes of key in base64. */
 const SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
 
