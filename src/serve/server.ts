@@ -166,12 +166,14 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const webhooks = options.runtime.webhooks;
   const outbox = options.store.outbox;
   const deliverer =
-    webhooks.length && outbox && options.deliverWebhooks !== false ? new WebhookDeliverer({
+    webhooks.length && outbox && options.deliverWebhooks !== false
+      ? new WebhookDeliverer({
           outbox,
           receivers: webhooks,
           log,
           ...(options.webhookTimeoutMs !== undefined ? { requestTimeoutMs: options.webhookTimeoutMs } : {}),
-        }) : null;
+        })
+      : null;
   await deliverer?.start();
 
   let closing: Promise<{ settled: number; handedBack: string[] }> | null = null;

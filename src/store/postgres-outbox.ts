@@ -135,10 +135,9 @@ export class PgOutbox implements OutboxOps {
   }
 
   async deadLetters(limit: number): Promise<OutboxMessage[]> {
-    const { rows } = await this.query<Row>(
-      `SELECT * FROM ${this.S}.webhook_outbox WHERE status = 'dead' ORDER BY created_at DESC, id DESC LIMIT $1`,
-      [Math.max(0, Math.floor(limit))],
-    );
+    const { rows } = await this.query<Row>(`SELECT * FROM ${this.S}.webhook_outbox WHERE status = 'dead' ORDER BY created_at DESC, id DESC LIMIT $1`, [
+      Math.max(0, Math.floor(limit)),
+    ]);
     return rows.map(toMessage);
   }
 

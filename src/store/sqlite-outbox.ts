@@ -63,9 +63,7 @@ function toMessage(row: StoredRow): OutboxMessage {
 
 function prepare(db: Database.Database) {
   const s = {
-    due: db.prepare<[number, number], StoredRow>(
-      `SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?`,
-    ),
+    due: db.prepare<[number, number], StoredRow>(`SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?`),
     claimOne: db.prepare<[number, string]>(`UPDATE webhook_outbox SET next_at = ? WHERE id = ?`),
     remove: db.prepare<[string]>(`DELETE FROM webhook_outbox WHERE id = ?`),
     retry: db.prepare<[number, number, string, string]>(`UPDATE webhook_outbox SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?`),
@@ -81,7 +79,10 @@ function prepare(db: Database.Database) {
   // Ordered by the index on (status, next_at); due rows of other receivers are skipped in
   // JavaScript (a deliverer knows a few receivers at most), so a few more are read than taken.
   const claim = db.transaction((now: number, until: number, limit: number, wanted: ReadonlySet<string>) => {
-    const rows = s.due.all(now, limit * 4 + 16).filter((row) => wanted.has(row.receiver)).slice(0, limit);
+    const rows = s.due
+      .all(now, limit * 4 + 16)
+      .filter((row) => wanted.has(row.receiver))
+      .slice(0, limit);
     for (const row of rows) s.claimOne.run(until, row.id);
     return rows;
   }).immediate;

@@ -26,7 +26,18 @@ export interface WebhookBody {
 }
 
 /** The view's fields that say what a person is asked. */
-const WAIT_FIELDS = ['wait', 'waitingReason', 'pendingStep', 'approvalRequiredBy', 'artifact', 'toolCalls', 'questions', 'message', 'assessment', 'notice'] as const;
+const WAIT_FIELDS = [
+  'wait',
+  'waitingReason',
+  'pendingStep',
+  'approvalRequiredBy',
+  'artifact',
+  'toolCalls',
+  'questions',
+  'message',
+  'assessment',
+  'notice',
+] as const;
 /** What a truncated body keeps of the view. */
 const SUMMARY_FIELDS = ['id', 'packageId', 'state', 'phase', 'waitingReason', 'wait', 'enabledEvents'] as const;
 

@@ -48,8 +48,7 @@ export function checkReceivers(value: unknown, where: string): WebhookReceiver[]
 }
 
 /** Whether `receiver` wants `type`. */
-export const receiverWants = (receiver: Pick<WebhookReceiver, 'events'>, type: WebhookEventType): boolean =>
-  !receiver.events || receiver.events.includes(type);
+export const receiverWants = (receiver: Pick<WebhookReceiver, 'events'>, type: WebhookEventType): boolean => !receiver.events || receiver.events.includes(type);
 
 /**
  * The secrets of `steward serve`'s receivers, from a file (`--webhook-secret-file`) or

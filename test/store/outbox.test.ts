@@ -27,7 +27,13 @@ beforeAll(async () => {
 const A = 'http://127.0.0.1:1/a';
 const B = 'http://127.0.0.1:1/b';
 const message = (id: string, receiver = A): OutboxInput => ({ id, receiver, type: 'session.waiting', payload: { type: 'session.waiting', data: { n: id } } });
-const entry = (type: string, outbox?: OutboxInput[]): JournalEntryInput => ({ kind: 'event', type, payload: { type }, state: 'waiting_user.input', ...(outbox ? { outbox } : {}) });
+const entry = (type: string, outbox?: OutboxInput[]): JournalEntryInput => ({
+  kind: 'event',
+  type,
+  payload: { type },
+  state: 'waiting_user.input',
+  ...(outbox ? { outbox } : {}),
+});
 
 const stores: Array<[string, () => SessionStore, boolean]> = [
   ['MemoryStore', () => new MemoryStore(), false],
@@ -90,7 +96,9 @@ for (const [name, open, needsPostgres] of stores) {
       expect(await outbox().claim({ receivers: [A], now: 4999, claimMs: 100, limit: 10 })).toEqual([]);
       const [again] = await outbox().claim({ receivers: [A], now: 5000, claimMs: 60_000, limit: 10 });
       expect(again).toMatchObject({ id: 'msg_a', attempts: 1, lastError: 'HTTP 500' });
-      expect(await outbox().deadLetters(10)).toMatchObject([{ id: 'msg_b', status: 'dead', attempts: 8, lastError: 'network error ECONNREFUSED', receiver: A }]);
+      expect(await outbox().deadLetters(10)).toMatchObject([
+        { id: 'msg_b', status: 'dead', attempts: 8, lastError: 'network error ECONNREFUSED', receiver: A },
+      ]);
       expect(await outbox().retryDead('msg_nope', 0)).toBe(0);
       expect(await outbox().retryDead(undefined, 6000)).toBe(1);
       expect((await outbox().claim({ receivers: [A], now: 6000, claimMs: 100, limit: 10 })).map((m) => [m.id, m.attempts])).toEqual([['msg_b', 0]]);

@@ -57,10 +57,14 @@ async function killedMidDelivery(db: string) {
   const second = serve(db, [acknowledging.url, slow.url]);
   const base = await urlOf(second);
   await until(() => slow.received.length >= 2, 'the message again after the restart', 60_000);
-  const health = await until(async () => {
-    const body = (await client(base).get('/healthz')).body;
-    return body.webhooks?.pending === 0 && body;
-  }, 'the outbox to empty', 30_000);
+  const health = await until(
+    async () => {
+      const body = (await client(base).get('/healthz')).body;
+      return body.webhooks?.pending === 0 && body;
+    },
+    'the outbox to empty',
+    30_000,
+  );
   expect(health.webhooks).toMatchObject({ receivers: 2, pending: 0, dead: 0, deadLetters: [] });
 
   for (const receiver of [acknowledging, slow]) {

@@ -126,11 +126,14 @@ export function register(program: Command): void {
       collect,
       [],
     )
-    .option('--webhook-events <list>', `only these events, comma-separated (${WEBHOOK_EVENT_TYPES.map((t) => t.slice('session.'.length)).join(', ')}); default: all`)
+    .option(
+      '--webhook-events <list>',
+      `only these events, comma-separated (${WEBHOOK_EVENT_TYPES.map((t) => t.slice('session.'.length)).join(', ')}); default: all`,
+    )
     .option('--webhook-secret-file <path>', 'the webhooks\' secret: a line "whsec_…" for every receiver, or "URL whsec_…" for one')
     .option(
       '--webhook-timeout-ms <n>',
-      "how long a webhook receiver has to answer; a message a dead server was sending goes out again about twice that later",
+      'how long a webhook receiver has to answer; a message a dead server was sending goes out again about twice that later',
       wholeNumber(1, 600_000),
       DEFAULT_REQUEST_TIMEOUT_MS,
     )
