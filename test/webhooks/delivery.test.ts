@@ -9,6 +9,8 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
+import { MAX_WEBHOOK_BYTES, webhookBody } from '../../src/webhooks/payload.js';
+import type { SessionView } from '../../src/core/view.js';
 import { startReceiver, TEST_SECRET } from './receiver.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -105,5 +107,45 @@ describe('webhooks', () => {
     await runtime.createSession({ packageId: 'tiny' });
     await new WebhookDeliverer({ outbox: store.outbox, receivers }).deliverDue();
     expect(receiver.received.map((r) => r.verified)).toEqual([false]);
+  });
+
+  it('a refused event leaves the wait open: the chart announces it again, and nothing fires', async () => {
+    const { store, runtime } = await setup();
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    const refused = await session.send({ type: 'user_approved_next_step' });
+    expect(refused.ok).toBe(false);
+    expect(await store.outbox.counts()).toEqual({ pending: 1, dead: 0 });
+  });
+
+  it('a body over the bound keeps the wait and the view summary, and says it was cut', () => {
+    const view = {
+      id: 's1',
+      state: 'waiting_user.review_artifact',
+      phase: 'waiting_user',
+      waitingReason: 'review_artifact',
+      wait: 3,
+      message: 'x'.repeat(MAX_WEBHOOK_BYTES),
+    };
+    const body = webhookBody('session.waiting', { type: 'waiting', wait: 3 }, view as unknown as SessionView, '2026-01-01T00:00:00.000Z');
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThan(MAX_WEBHOOK_BYTES);
+    expect(body.data).toEqual({
+      sessionId: 's1',
+      event: { type: 'waiting', wait: 3 },
+      wait: { wait: 3, waitingReason: 'review_artifact' },
+      view: { id: 's1', state: 'waiting_user.review_artifact', phase: 'waiting_user', waitingReason: 'review_artifact', wait: 3 },
+      truncated: true,
+    });
+  });
+
+  it('webhooks need a store (messages are written with journal entries) and a secret in the Standard Webhooks form', () => {
+    expect(() => createRuntime({ model: finishes(), webhooks: [{ url: 'http://127.0.0.1:9/h', secret: TEST_SECRET }] })).toThrow(/webhooks need a store/);
+    expect(() => createRuntime({ model: finishes(), store: new MemoryStore(), webhooks: [{ url: 'http://127.0.0.1:9/h', secret: 'hunter2' }] })).toThrow(
+      /secret must be a Standard Webhooks secret/,
+    );
+    try {
+      createRuntime({ model: finishes(), store: new MemoryStore(), webhooks: [{ url: 'http://127.0.0.1:9/h', secret: 'hunter2' }] });
+    } catch (error) {
+      expect(String(error)).not.toContain('hunter2');
+    }
   });
 });
