@@ -35,13 +35,24 @@ const entry = (type: string, outbox?: OutboxInput[]): JournalEntryInput => ({
   ...(outbox ? { outbox } : {}),
 });
 
-const stores: Array<[string, () => SessionStore, boolean]> = [
-  ['MemoryStore', () => new MemoryStore(), false],
-  ['SqliteStore', () => new SqliteStore(join(temp.path(`o-${randomBytes(4).toString('hex')}`), 'steward.db')), false],
-  ['PostgresStore', () => new PostgresStore(pgUrl, { schema: `o_${randomBytes(5).toString('hex')}` }), true],
+/** Each store, and how to open a second one on the same data (another process's view of it; none for memory). */
+const stores: Array<[string, () => SessionStore, boolean, ((first: SessionStore) => SessionStore) | null]> = [
+  ['MemoryStore', () => new MemoryStore(), false, null],
+  [
+    'SqliteStore',
+    () => new SqliteStore(join(temp.path(`o-${randomBytes(4).toString('hex')}`), 'steward.db')),
+    false,
+    (first) => new SqliteStore((first as SqliteStore).path),
+  ],
+  [
+    'PostgresStore',
+    () => new PostgresStore(pgUrl, { schema: `o_${randomBytes(5).toString('hex')}` }),
+    true,
+    (first) => new PostgresStore(pgUrl, { schema: (first as PostgresStore).schema }),
+  ],
 ];
 
-for (const [name, open, needsPostgres] of stores) {
+for (const [name, open, needsPostgres, openAgain] of stores) {
   describe.skipIf(needsPostgres && postgresUnavailable !== null)(`${name} webhook outbox`, () => {
     let store: SessionStore;
     afterEach(async () => {
@@ -102,6 +113,21 @@ for (const [name, open, needsPostgres] of stores) {
       expect(await outbox().retryDead('msg_nope', 0)).toBe(0);
       expect(await outbox().retryDead(undefined, 6000)).toBe(1);
       expect((await outbox().claim({ receivers: [A], now: 6000, claimMs: 100, limit: 10 })).map((m) => [m.id, m.attempts])).toEqual([['msg_b', 0]]);
+    });
+
+    it.skipIf(openAgain === null)('two deliverers claiming at once never get the same message', async () => {
+      store = open();
+      const other = openAgain!(store);
+      try {
+        const messages = Array.from({ length: 40 }, (_, i) => message(`msg_${i}`));
+        await store.create({ id: 's4', packageId: null, snapshot: {}, entry: { ...entry('created', messages), kind: 'created' } });
+        const claims = await Promise.all([store, other, store, other].map((s) => s.outbox!.claim({ receivers: [A], now: 0, claimMs: 60_000, limit: 15 })));
+        const ids = claims.flat().map((m) => m.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.length).toBe(40);
+      } finally {
+        await other.close();
+      }
     });
   });
 }
