@@ -70,8 +70,9 @@ export interface OutboxOps {
   /** A dead letter (undefined: every one) made pending again, due at `now` with its tries reset; how many were. */
   retryDead(id: string | undefined, now: number): Promise<number>;
   /**
-   * Calls `listener` after a commit that wrote messages (PostgreSQL: any process's, by
-   * NOTIFY; SQLite and memory: this store object's). Resolves once listening.
+   * Calls `listener` after a commit that wrote messages (PostgreSQL: after any process's
+   * session write, by the store's change notifications; SQLite and memory: after this store
+   * object's commits that added messages). Resolves once listening.
    */
   watch(listener: () => void): Promise<() => Promise<void>>;
 }

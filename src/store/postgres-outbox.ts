@@ -1,20 +1,20 @@
 /**
- * PostgresStore's webhook outbox (outbox.ts): the migration (a table, and a trigger that
- * NOTIFYs `steward_outbox_<schema>` once per statement that adds messages, at commit), the
- * parallel arrays an entry's messages ride in inside the store's own write statement, and the
- * deliverer's operations. A claim locks due rows FOR UPDATE SKIP LOCKED and pushes them past
- * the claim in the same statement: several servers never send one message at once.
- * Types only from `pg`: postgres-store.ts loads it.
+ * PostgresStore's webhook outbox (outbox.ts): the migration, the parallel arrays an entry's
+ * messages ride in inside the store's own write statement, and the deliverer's operations. A
+ * claim locks due rows FOR UPDATE SKIP LOCKED and pushes them past the claim in the same
+ * statement: several servers never send one message at once. New messages are heard through
+ * the store's change notifications (`watch`: every committed session write, from any server),
+ * not a channel of their own: a server holds at most two LISTEN connections (changes, live
+ * events), and the pool's smallest size counts on that. A retried dead letter is found by the
+ * deliverer's timer.
  */
-import type pg from 'pg';
 import { clip } from '../core/limits.js';
 import { toJson } from './store-json.js';
-import { Listener } from './postgres-listener.js';
 import type { Query } from './postgres-renewals.js';
 import { OUTBOX_ERROR_CHARS, type OutboxClaim, type OutboxInput, type OutboxMessage, type OutboxOps, type OutboxStatus } from './outbox.js';
 
-/** The migration step that adds the outbox; `channel` is where its trigger announces new messages. */
-export const outboxMigration = (S: string, channel: string) => `
+/** The migration step that adds the outbox. */
+export const outboxMigration = (S: string) => `
   CREATE TABLE IF NOT EXISTS ${S}.webhook_outbox (
     id          text PRIMARY KEY,
     receiver    text NOT NULL,
@@ -28,17 +28,7 @@ export const outboxMigration = (S: string, channel: string) => `
     next_at     bigint NOT NULL DEFAULT 0,
     last_error  text
   );
-  CREATE INDEX IF NOT EXISTS webhook_outbox_due ON ${S}.webhook_outbox (status, next_at);
-  CREATE OR REPLACE FUNCTION ${S}.notify_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    PERFORM pg_notify('${channel}', '{"sessionId":""}');
-    RETURN NULL;
-  END $$;
-  DROP TRIGGER IF EXISTS outbox_added ON ${S}.webhook_outbox;
-  CREATE TRIGGER outbox_added AFTER INSERT ON ${S}.webhook_outbox FOR EACH STATEMENT EXECUTE FUNCTION ${S}.notify_outbox();`;
-
-/** The NOTIFY channel of a schema's outbox. */
-export const outboxChannel = (schema: string) => `steward_outbox_${schema}`;
+  CREATE INDEX IF NOT EXISTS webhook_outbox_due ON ${S}.webhook_outbox (status, next_at);`;
 
 /** An entry's messages as the parallel arrays the store's statement unnests (`ord`: the entry's place, 1-based). */
 export function outboxColumns(sessionId: string, messages: { input: OutboxInput; ord: number }[]) {
@@ -82,16 +72,11 @@ function toMessage(row: Row): OutboxMessage {
 }
 
 export class PgOutbox implements OutboxOps {
-  private listener: Listener<{ sessionId: string }> | null = null;
-
   constructor(
-    private readonly pool: pg.Pool,
     private readonly query: Query,
     private readonly S: string,
-    private readonly channel: string,
-    private readonly target: string,
-    /** Resolves once the schema is up to date (before LISTEN, so the channel's trigger exists). */
-    private readonly ready: () => Promise<void>,
+    /** The store's `watch`: called after every committed session write, which is when messages are added. */
+    private readonly watchChanges: (listener: () => void) => Promise<() => Promise<void>>,
   ) {}
 
   async claim({ receivers, now, claimMs, limit }: OutboxClaim): Promise<OutboxMessage[]> {
@@ -142,26 +127,14 @@ export class PgOutbox implements OutboxOps {
   }
 
   async retryDead(id: string | undefined, now: number): Promise<number> {
-    // NOTIFY by hand: an UPDATE fires no insert trigger, and deliverers elsewhere should hear of it.
-    const { rows } = await this.query<{ n: string }>(
-      `WITH r AS (
-         UPDATE ${this.S}.webhook_outbox SET status = 'pending', attempts = 0, next_at = $1
-         WHERE status = 'dead' AND ($2::text IS NULL OR id = $2) RETURNING 1
-       )
-       SELECT count(*) AS n, pg_notify($3, '{"sessionId":""}') FROM r`,
-      [now, id ?? null, this.channel],
+    const { rowCount } = await this.query(
+      `UPDATE ${this.S}.webhook_outbox SET status = 'pending', attempts = 0, next_at = $1 WHERE status = 'dead' AND ($2::text IS NULL OR id = $2)`,
+      [now, id ?? null],
     );
-    return Number(rows[0]?.n ?? 0);
+    return rowCount ?? 0;
   }
 
-  async watch(listener: () => void): Promise<() => Promise<void>> {
-    await this.ready();
-    this.listener ??= new Listener<{ sessionId: string }>(this.pool, this.channel, this.S, this.target, () => ({ change: { sessionId: '' } }), false);
-    return this.listener.subscribe({ listener: () => listener(), sessionId: undefined, onError: undefined });
-  }
-
-  async close(): Promise<void> {
-    await this.listener?.close();
-    this.listener = null;
+  watch(listener: () => void): Promise<() => Promise<void>> {
+    return this.watchChanges(listener);
   }
 }

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { UserError } from '../core/errors.js';
 import { leaseProcessMigration, leasesMigration } from './postgres-leases.js';
-import { outboxChannel, outboxMigration } from './postgres-outbox.js';
+import { outboxMigration } from './postgres-outbox.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
 export const PG_SCHEMA_VERSION = 7;
@@ -20,7 +20,7 @@ export const DEFAULT_PG_SCHEMA = 'steward';
  * step 4: the index list() pages on; step 5: package versions and idempotency keys; step 6: the
  * lease holder's process (postgres-leases.ts); step 7: the webhook outbox (postgres-outbox.ts).
  */
-const migrations: Array<(S: string, channel: string, schema: string) => string> = [
+const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
     CREATE TABLE ${S}.sessions (
       id          text PRIMARY KEY,
@@ -94,7 +94,7 @@ const migrations: Array<(S: string, channel: string, schema: string) => string> 
     );
     CREATE INDEX IF NOT EXISTS send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
   (S) => leaseProcessMigration(S),
-  (S, _channel, schema) => outboxMigration(S, outboxChannel(schema)),
+  (S) => outboxMigration(S),
 ];
 
 /** The schema's name as SQL quotes it (names are checked as plain identifiers first). */
@@ -131,7 +131,7 @@ export async function migrateSchema(client: pg.PoolClient, { schema, channel, ta
     const from = await version();
     if (from > PG_SCHEMA_VERSION) throw newerSchema(target, schema, from);
     for (let v = from; v < PG_SCHEMA_VERSION; v++) {
-      await client.query(migrations[v]!(S, channel, schema));
+      await client.query(migrations[v]!(S, channel));
       await client.query(`INSERT INTO ${S}.schema_version (version) VALUES ($1)`, [v + 1]);
     }
     await client.query('COMMIT');

@@ -25,7 +25,7 @@ import { DEFER_FLUSH, StatementNames } from './postgres-prepared.js';
 import { redactUrl } from '../core/models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
-import { outboxChannel, outboxColumns, PgOutbox } from './postgres-outbox.js';
+import { outboxColumns, PgOutbox } from './postgres-outbox.js';
 import { checkSessionId } from '../ids.js';
 
 import type {
@@ -155,7 +155,7 @@ export class PostgresStore implements SessionStore {
     this.renewals = new PgRenewals(this.S, query, own, () => this.ready());
     this.leases = new PgLeases(query, this.S, this.renewals, thisProcess());
     this.events = new PgEventBus(this.pool, query, `steward_events_${this.schema}`, this.S, this.target);
-    this.outbox = new PgOutbox(this.pool, query, this.S, outboxChannel(this.schema), this.target, () => this.ready());
+    this.outbox = new PgOutbox(query, this.S, (listener) => this.watch(() => listener()));
   }
 
   /** Connects and brings the schema up to date; every method awaits it. Throws StoreUnavailableError. */
@@ -424,7 +424,6 @@ export class PostgresStore implements SessionStore {
     await this.listener?.close();
     this.listener = null;
     await this.events.close();
-    await this.outbox.close();
     await this.renewals.close();
     if (this.ownsPool) await this.pool.end();
   }
