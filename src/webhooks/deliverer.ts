@@ -21,7 +21,8 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, type WebhookReceiver } from './receivers.js
 export const RETRY_SCHEDULE_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 const DEFAULT_POLL_MS = 1_000;
-const DEFAULT_BATCH = 16;
+/** POSTs under way at once, at most: a slow receiver holds its own, never the others' messages. */
+const MAX_IN_FLIGHT = 32;
 
 export interface DelivererOptions {
   outbox: OutboxOps;
@@ -61,7 +62,10 @@ export class WebhookDeliverer {
   private readonly random: () => number;
   private readonly schedule: readonly number[];
   private readonly requestTimeoutMs: number;
-  private running: Promise<number> | null = null;
+  /** A claiming pass under way (wake() runs one at a time; the POSTs it starts run on after it). */
+  private running: Promise<unknown> | null = null;
+  /** Deliveries under way, each resolving once its row is updated. */
+  private readonly sending = new Set<Promise<void>>();
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private unwatch: (() => Promise<void>) | null = null;
@@ -95,8 +99,9 @@ export class WebhookDeliverer {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.unwatch?.();
-    for (const controller of this.inFlight) controller.abort();
     await this.running?.catch(() => 0);
+    for (const controller of this.inFlight) controller.abort();
+    await Promise.all(this.sending);
   }
 
   /** Runs a pass now, or once more after the one under way. */
@@ -106,10 +111,10 @@ export class WebhookDeliverer {
       this.again = true;
       return;
     }
-    this.running = this.deliverDue()
+    this.running = this.startDue()
       .catch((error: unknown) => {
         this.options.log?.(`webhooks: the outbox could not be read: ${error instanceof Error ? error.message : String(error)}`);
-        return 0;
+        return [];
       })
       .finally(() => {
         this.running = null;
@@ -120,23 +125,50 @@ export class WebhookDeliverer {
       });
   }
 
-  /** Claims and sends every message due now (batch after batch); resolves with how many were tried. */
+  /** Claims and sends every message due now; resolves, once each was tried, with how many were. */
   async deliverDue(): Promise<number> {
+    const started = await this.startDue();
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /**
+   * Claims due messages while fewer than MAX_IN_FLIGHT POSTs are under way and starts one for
+   * each; resolves with them once nothing more is due or there is no room. The claiming does
+   * not wait for the POSTs: a receiver that takes its whole timeout delays nobody else's.
+   */
+  private async startDue(): Promise<Promise<void>[]> {
     const receivers = [...this.signers.keys()];
-    if (!receivers.length) return 0;
-    let tried = 0;
-    for (;;) {
+    const started: Promise<void>[] = [];
+    while (receivers.length && !this.stopped) {
+      const room = MAX_IN_FLIGHT - this.sending.size;
+      if (room <= 0) break;
       // Longer than a try can take (its POST, then its row's update), so a live deliverer's claim never runs out under it.
       const claimMs = this.requestTimeoutMs * 2 + 1_000;
-      const batch = await this.options.outbox.claim({ receivers, now: this.now(), claimMs, limit: DEFAULT_BATCH });
-      await Promise.all(batch.map((message) => this.deliver(message)));
-      tried += batch.length;
-      if (batch.length < DEFAULT_BATCH || this.stopped) return tried;
+      const batch = await this.options.outbox.claim({ receivers, now: this.now(), claimMs, limit: room });
+      for (const message of batch) {
+        const delivery: Promise<void> = this.deliver(message)
+          .catch((error: unknown) =>
+            this.options.log?.(`webhooks: ${message.id} could not be updated: ${error instanceof Error ? error.message : String(error)}`),
+          )
+          .finally(() => {
+            const wasFull = this.sending.size >= MAX_IN_FLIGHT;
+            this.sending.delete(delivery);
+            // Room again: what waited for it may be due.
+            if (wasFull) this.wake();
+          });
+        this.sending.add(delivery);
+        started.push(delivery);
+      }
+      if (batch.length < room) break;
     }
+    return started;
   }
 
   /** One try of one message; its row is updated by the outcome. */
   private async deliver(message: OutboxMessage): Promise<void> {
+    // Claimed as the deliverer stopped: the claim runs out and another deliverer sends it.
+    if (this.stopped) return;
     const signer = this.signers.get(message.receiver)!;
     const body = JSON.stringify(message.payload);
     // The wall clock, not `now` (the schedule's, faked in tests): receivers check it against theirs.

@@ -148,4 +148,22 @@ describe('webhooks', () => {
       expect(String(error)).not.toContain('hunter2');
     }
   });
+
+  it('a receiver that holds its request delays no other receiver', async () => {
+    const slow = await startReceiver(() => 'hold');
+    const fast = await startReceiver(() => 204);
+    closers.push(slow.close, fast.close);
+    const store = new MemoryStore();
+    const receivers = [slow, fast].map((r) => ({ url: r.url, secret: TEST_SECRET }));
+    const runtime = createRuntime({ model: finishes(), store, webhooks: receivers });
+    const deliverer = new WebhookDeliverer({ outbox: store.outbox, receivers, requestTimeoutMs: 600_000 });
+    await deliverer.start();
+    closers.push(() => deliverer.stop());
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    await slow.until(1);
+    await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
+    // The slow receiver holds every request it got, unanswered; the fast one has the wait, the answer and the end meanwhile.
+    await fast.until(3);
+    expect(fast.received.map((r) => r.body.type)).toEqual(['session.waiting', 'session.answered', 'session.done']);
+  });
 });
