@@ -29,6 +29,10 @@ export {
   type UpgradeResult,
 } from './runtime/runtime.js';
 export type { SendOptions } from './runtime/send-keys.js';
+// Webhooks: receivers for createRuntime({ webhooks }), the event names, the body a receiver gets.
+export { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, parseEventFilter, type WebhookEventType } from './webhooks/events.js';
+export { checkReceivers, type WebhookReceiver } from './webhooks/receivers.js';
+export type { WebhookBody } from './webhooks/payload.js';
 export type { TranscriptName } from './runtime/archive.js';
 export { Session, type SendResult, type SendError } from './runtime/session.js';
 export type { SessionEventListener, SubscribeOptions } from './runtime/session-events.js';

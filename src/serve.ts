@@ -31,6 +31,8 @@ export type { Authenticate, Caller } from './http/auth.js';
 export { STREAM_TICKET_TTL_MS } from './http/stream-tickets.js';
 // Decision links (`startServe({ linkSecret })`): read the secret as `steward serve` does.
 export { linkSecretFromEnv } from './http/decision-links.js';
+// The webhook outbox's deliverer, for an app that runs one without startServe.
+export { RETRY_SCHEDULE_MS, WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 
 /**
  * Serves `runtime`'s sessions over HTTP until `close()`: every route, the event stream and

@@ -51,3 +51,4 @@ export {
   type EventBus,
 } from './store/session-store.js';
 export type { HolderProcess } from './store/holder-process.js';
+export type { OutboxClaim, OutboxInput, OutboxMessage, OutboxOps, OutboxStatus } from './store/outbox.js';

@@ -103,6 +103,8 @@ export interface ContextFlags {
   inspect?: RuntimeOptions['inspect'];
   /** The command, for the lease owner others are shown on PostgreSQL ("steward send on HOST pid N"). */
   command?: string;
+  /** Webhook receivers (`steward serve --webhook`): the runtime writes their messages to the outbox. */
+  webhooks?: RuntimeOptions['webhooks'];
 }
 
 /**
@@ -120,7 +122,10 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
 }
 
 /** Opens the store and a runtime on it. */
-export async function openContext(options: GlobalOptions, { readOnly = false, readStore = false, inspect, command }: ContextFlags = {}): Promise<CliContext> {
+export async function openContext(
+  options: GlobalOptions,
+  { readOnly = false, readStore = false, inspect, command, webhooks }: ContextFlags = {},
+): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
   const leaseMs = leaseMsFromEnv();
   const packagesDir = packagesDirs(options);
@@ -142,6 +147,7 @@ export async function openContext(options: GlobalOptions, { readOnly = false, re
       ...(leaseMs !== undefined ? { leaseMs } : {}),
       ...(inspect ? { inspect } : {}),
       ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
+      ...(webhooks?.length ? { webhooks } : {}),
     });
   } catch (error) {
     void store.close();

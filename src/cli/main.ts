@@ -25,6 +25,7 @@ import * as sendCommand from './commands/send.js';
 import * as serveCommand from './commands/serve.js';
 import * as showCommand from './commands/show.js';
 import * as upgradeCommand from './commands/upgrade.js';
+import * as webhooksCommand from './commands/webhooks.js';
 import { cliCommand, collect, printJson, resolveDbPath } from './context.js';
 import { safeText } from '../text/safe-text.js';
 
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
   diagramCommand.register(program);
   serveCommand.register(program);
   linkCommand.register(program);
+  webhooksCommand.register(program);
 
   return program;
 }

@@ -3,6 +3,7 @@
  * `Runtime` interface, the options of its methods, and the checks of the values an app
  * passes in (each names the fix). The runtime's code is runtime.ts.
  */
+import type { WebhookReceiver } from '../webhooks/receivers.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { InspectionEvent } from 'xstate';
 import type { ApprovalRule } from '../core/agents/approvals.js';
@@ -88,6 +89,15 @@ export interface RuntimeOptions {
   leaseOwner?: string;
   /** On a store with leases: how long a lease lasts unrenewed (default 30 s): a session this process left running is taken over that long after. */
   leaseMs?: number;
+  /**
+   * Webhook receivers (needs a store with an outbox: every store of Steward's). When a
+   * session starts waiting, is answered or is done, a message for each receiver that wants
+   * the event is written to the store's outbox with the journal entry (src/webhooks/events.ts);
+   * a deliverer sends them (`steward serve` runs one; an app without serve runs
+   * `startWebhookDeliverer` from `steward/serve`). The secrets are the deliverer's: the runtime
+   * reads only `url` and `events`.
+   */
+  webhooks?: readonly WebhookReceiver[];
 }
 
 /** What a caller that holds a session's lease passes to `resumeSession` (SessionHost does). */
@@ -153,6 +163,8 @@ export interface Runtime {
   readonly packages: ReadonlyMap<string, SkillPackage>;
   readonly machine: SessionMachine;
   readonly store: SessionStore | undefined;
+  /** The webhook receivers the runtime writes messages for (`createRuntime({ webhooks })`); a deliverer sends them. */
+  readonly webhooks: readonly WebhookReceiver[];
   createSession(options?: CreateSessionOptions): Promise<Session>;
   /**
    * A new session whose state is this one's after journal entry `atSeq` (replayed through

@@ -8,7 +8,7 @@
  * const result = await session.send({ type: 'user_submitted_input', text: 'A ghost story' });
  */
 import { randomBytes } from 'node:crypto';
-import { createActor, type Actor, type InspectionEvent } from 'xstate';
+import { createActor, initialTransition, type Actor, type InspectionEvent } from 'xstate';
 import { createManagerTurn, createWorkerTurn } from '../core/agents/turns.js';
 import type { TagVersion } from '../core/blackboard/blackboard.js';
 import { SessionNotFoundError, UserError } from '../core/errors.js';
@@ -30,6 +30,9 @@ import { createToolCallActor } from './tool-call-actor.js';
 import type { ToolCallInput } from '../core/tools/server-tools.js';
 import { envelope, openEnvelopeWithHistory, resumable } from './persisted.js';
 import { Session } from './session.js';
+import { emittedBy, WebhookNotices } from './webhook-notices.js';
+import { checkReceivers } from '../webhooks/receivers.js';
+import { sessionView } from '../core/view.js';
 import { checkSessionId } from '../ids.js';
 import { OwnLease, PassedLease, type SessionLeasing } from './session-lease.js';
 import { packageVersionOf, shortHash } from '../skills/package-version.js';
@@ -81,6 +84,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const limits = resolveLimits(options.limits);
   const packages = loadPackages(options.packagesDir);
   const store = options.store;
+  const webhooks = options.webhooks === undefined ? [] : checkReceivers(options.webhooks, 'createRuntime');
+  if (webhooks.length && !store?.outbox)
+    throw new UserError(
+      'createRuntime: webhooks need a store with an outbox (MemoryStore, SqliteStore, PostgresStore): messages are written with the journal entry that causes them.',
+    );
   // Each package on disk is a version (the hash of its manifest and prompts); a session runs
   // the version it is pinned to, from the store when the disk has another by now.
   const versions = new PinnedVersions(
@@ -156,13 +164,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
   /** What every Session of this runtime is given, created or restored. */
-  const everySession = { packageOnDisk: onDisk, checkEvent: tools.eventProblem, ...(options.inspect ? { inspect: options.inspect } : {}) };
+  const everySession = {
+    packageOnDisk: onDisk,
+    checkEvent: tools.eventProblem,
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+    ...(webhooks.length ? { webhooks } : {}),
+  };
   const tracer = options.tracerProvider?.getTracer(TRACER_NAME);
   const tracedModel = { name: options.model.label, provider: options.model instanceof OpenAIModel ? 'openai' : '_OTHER' };
   const storeReader =
     (id: string): ArchiveReader =>
     (kind, key, opts) =>
       store!.archived(id, kind, key, opts);
+
+  /** The webhook messages of a new session's start: the events its initial transition emits. */
+  function createdMessages(input: Parameters<typeof initialTransition<typeof machine>>[1], snapshot: Parameters<typeof sessionView>[0]) {
+    const notices = new WebhookNotices(webhooks, 0);
+    for (const event of emittedBy(initialTransition(machine, input)[1])) notices.noticed(event);
+    return notices.take(() => sessionView(snapshot, onDisk));
+  }
 
   async function createSession(opts: CreateSessionOptions = {}): Promise<Session> {
     // Per-session limits live with this Session object only (a resumed session has the runtime's).
@@ -205,11 +225,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       };
       // Each version goes to the store with the first session this runtime pins to it (the store keeps it once anyway).
       const pinned = (pkg ? [pkg.id] : [...packages.keys()]).map((packageId) => versions.disk(packageId)!).filter((v) => !versionsWritten.has(v.hash));
+      // The wait a new session opens as it starts: what its start emits (the actor emits it
+      // after this write) goes with the first entry.
+      const outbox = webhooks.length ? createdMessages(input, probe.getSnapshot()) : undefined;
       const stored = await store.create({
         id,
         packageId: pkg?.id ?? null,
         snapshot,
-        entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from) },
+        entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from), ...(outbox ? { outbox } : {}) },
         packageVersions: pinned.map(storedVersion),
       });
       for (const version of pinned) versionsWritten.add(version.hash);
@@ -424,6 +447,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     packageVersionOnDisk: onDisk,
     machine,
     store,
+    webhooks,
     live: readOnlyView(live),
     limits,
     createSession,

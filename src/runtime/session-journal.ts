@@ -14,6 +14,7 @@ import { snapshotState } from '../core/machines/refusals.js';
 import type { SessionContext } from '../core/machines/session.context.js';
 import { redactSecrets } from '../core/models/redact.js';
 import type { ArchiveItemInput, JournalEntryInput, SendKeyInput, SessionStore, StoredPackageVersion } from '../store/session-store.js';
+import type { OutboxInput } from '../store/outbox.js';
 import { droppedItems, historyItems, type ArchiveReader, type MemoryArchive } from './archive.js';
 import type { SessionLeasing } from './session-lease.js';
 
@@ -48,6 +49,8 @@ export interface SessionJournalOptions {
   atRest: () => boolean;
   /** A write failed (another writer won, or the store failed): the actor must stop at once. */
   onWriteFailed: () => void;
+  /** The webhook messages of what the chart emitted since the last entry, the session at `snapshot` (webhook-notices.ts). */
+  webhookMessages?: (snapshot: SessionSnapshot) => OutboxInput[] | undefined;
 }
 
 export class SessionJournal {
@@ -129,6 +132,7 @@ export class SessionJournal {
     const refused = before !== null && snapshot.context.rejections !== before.rejections;
     const key = kind === 'event' ? this.takeKey() : null;
     const sendKey = refused ? null : key;
+    const outbox = this.options.webhookMessages?.(snapshot);
     this.push({
       kind,
       type: event.type,
@@ -136,6 +140,7 @@ export class SessionJournal {
       state: snapshotState(snapshot),
       ...(added ? { added } : {}),
       ...(sendKey ? { sendKey } : {}),
+      ...(outbox ? { outbox } : {}),
     });
   }
 

@@ -32,6 +32,8 @@ import type { SessionStreamEvent } from '../core/machines/stream-events.js';
 import type { SessionEventListener, SubscribeOptions } from './session-events.js';
 import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import { sessionView, type SessionView } from '../core/view.js';
+import type { WebhookReceiver } from '../webhooks/receivers.js';
+import { WebhookNotices } from './webhook-notices.js';
 
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
@@ -80,6 +82,8 @@ export interface SessionOptions {
   packageOnDisk?: (packageId: string) => string | undefined;
   /** Why a valid event is refused before it reaches the chart (a tool call's edited arguments against the tool's schema), or null. */
   checkEvent?: (event: UserEvent, context: SessionContext) => Promise<string | null> | string | null;
+  /** Webhook receivers (with a store): what the chart emits that they want goes to the outbox with its journal entry. */
+  webhooks?: readonly Pick<WebhookReceiver, 'url' | 'events'>[];
 }
 
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
@@ -148,6 +152,7 @@ export class Session {
     this.packageOnDisk = options.packageOnDisk;
     this.checkEvent = options.checkEvent;
     const archivedFrom = options.archivedFrom ?? null;
+    let notices: WebhookNotices | null = null;
     this.journal = persistence
       ? new SessionJournal({
           id,
@@ -159,6 +164,9 @@ export class Session {
           persisted: () => this.persisted(),
           atRest: () => isWaitOrEnd(this.actor.getSnapshot()),
           onWriteFailed: () => this.actor.stop(),
+          ...(options.webhooks?.length
+            ? { webhookMessages: (snapshot: SessionSnapshot) => notices?.take(() => sessionView(snapshot, this.packageOnDisk)) }
+            : {}),
         })
       : null;
     this.memory = this.journal ? null : new MemoryHistory(options.memory ?? new MemoryArchive(), archivedFrom);
@@ -166,6 +174,11 @@ export class Session {
     this.readArchive = (this.journal ?? this.memory!).read;
     const inspect = this.journal || this.userInspect ? (e: InspectionEvent) => this.onInspect(e) : undefined;
     this.actor = options.start(inspect);
+    if (this.journal && options.webhooks?.length) {
+      // Waits opened before now were announced by the write that opened them (a new session's: its create).
+      notices = new WebhookNotices(options.webhooks, this.actor.getSnapshot().context.waits.opened);
+      this.actor.on('*', notices.noticed);
+    }
     // What the start itself changed (an eventless step of a restored snapshot; a new session's seeds).
     const context = this.actor.getSnapshot().context;
     if (this.journal) this.journal.archive(context);

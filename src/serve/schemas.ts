@@ -5,6 +5,7 @@
  * body is src/http/error-body.ts's, the journal entry and session summary src/store/records.ts's.
  */
 import * as z from 'zod';
+import { DEAD_LETTERS_SHOWN } from '../webhooks/status.js';
 import { MaxBurstSchema } from '../core/limits.js';
 import { UserEventSchema, userEventTypes } from '../core/machines/session.events.js';
 import { WaitingReasonSchema } from '../core/machines/stream-events.js';
@@ -142,12 +143,30 @@ export const JournalResponse = z.object({
   next: z.number().nullable().describe('`after` for the next page, null when there is none yet'),
 });
 
+/** A dead letter as a public health check shows it: no receiver URL (it may hold a token), no session, no body. */
+const DeadLetterSummary = z.object({
+  id: z.string().describe('the webhook-id; retry it with `steward webhooks dead --retry ID`'),
+  type: z.string(),
+  attempts: z.number(),
+  lastError: z.string().nullable().describe('a status code or a network error'),
+  createdAt: z.string(),
+});
+
 export const HealthResponse = z.object({
   ok: z.boolean(),
   store: z.string().describe('The kind of store: sqlite, postgres or memory'),
   draining: z.boolean(),
   /** A write waits for a lock another process holds (SQLite): momentary, so still `ok`. */
   storeBusy: z.boolean(),
+  webhooks: z
+    .object({
+      receivers: z.number(),
+      pending: z.number().describe('messages still to be delivered (every receiver of the store)'),
+      dead: z.number().describe('messages given up on after the last try'),
+      deadLetters: z.array(DeadLetterSummary).describe(`the ${DEAD_LETTERS_SHOWN} most recent dead letters`),
+    })
+    .optional()
+    .describe('With webhooks (`--webhook`): the outbox; dead letters never make the server unhealthy'),
 });
 
 export const StreamTicketBody = z.strictObject({}).describe('Nothing: the ticket is for the session in the path, as the caller who asks');

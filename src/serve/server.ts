@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { UserError } from '../core/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { WebhookDeliverer } from '../webhooks/deliverer.js';
 import type { SessionStore } from '../store/session-store.js';
 import { buildServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
@@ -86,6 +87,14 @@ export interface ServeOptions {
    * it, links are off. Servers of one store that share it take each other's links.
    */
   linkSecret?: string;
+  /**
+   * Whether this server delivers the webhook outbox of the runtime's receivers
+   * (`createRuntime({ webhooks })`; default true): it claims due messages, so several servers
+   * on one database share the work. False when the app runs its own `WebhookDeliverer`.
+   */
+  deliverWebhooks?: boolean;
+  /** How long a webhook receiver has to answer (default 15 s); a message whose server died mid-POST is sent again about twice that later. */
+  webhookTimeoutMs?: number;
   log?: (message: string) => void;
 }
 
@@ -163,6 +172,18 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   listeningUrl = url;
   // Several servers on one database: adopt the running sessions of servers that died.
   host.startTakeover();
+  const webhooks = options.runtime.webhooks;
+  const outbox = options.store.outbox;
+  const deliverer =
+    webhooks.length && outbox && options.deliverWebhooks !== false
+      ? new WebhookDeliverer({
+          outbox,
+          receivers: webhooks,
+          log,
+          ...(options.webhookTimeoutMs !== undefined ? { requestTimeoutMs: options.webhookTimeoutMs } : {}),
+        })
+      : null;
+  await deliverer?.start();
 
   let closing: Promise<{ settled: number; handedBack: string[] }> | null = null;
   const close = () =>
@@ -170,6 +191,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const report = await host.drain(options.graceMs ?? DEFAULT_GRACE_MS);
+      // After the drain: what the last sends wrote is sent now, or by the next server to start.
+      await deliverer?.stop();
       for (const stream of [...deps.streams]) stream.close();
       server.closeIdleConnections();
       // Whatever still hangs (a client that never reads) is cut after a short wait.

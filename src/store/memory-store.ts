@@ -16,6 +16,7 @@ import type {
 } from './session-store.js';
 import { checkSessionId } from '../ids.js';
 import { listRequest, listsBefore, pageOf, type ListPosition } from './list-page.js';
+import { MemoryOutbox } from './memory-outbox.js';
 
 interface Row {
   session: StoredSession;
@@ -42,6 +43,7 @@ export class MemoryStore implements SessionStore {
   readonly kind = 'memory';
   private readonly rows = new Map<string, Row>();
   private readonly versions = new Map<string, StoredPackageVersion>();
+  readonly outbox = new MemoryOutbox();
 
   async create(session: CreateInput): Promise<StoredSession> {
     checkSessionId(session.id, 'MemoryStore.create');
@@ -60,8 +62,10 @@ export class MemoryStore implements SessionStore {
     const first = toEntry(session.id, 1, at, session.entry);
     const archive = new Map<string, Map<number, ArchiveItem>>();
     addToArchive(archive, archiveItems(session.entry.added, 1));
+    const messages = this.outbox.prepare(session.id, 1, at, session.entry.outbox);
     this.keepVersions(session.packageVersions);
     this.rows.set(session.id, { session: stored, state: first.state, journal: [first], archive, keys: new Map() });
+    this.outbox.add(messages);
     return structuredClone(stored);
   }
 
@@ -88,6 +92,7 @@ export class MemoryStore implements SessionStore {
       if (row.archive.get(`${item.kind} ${item.key}`)?.has(item.n))
         throw new InternalError(`Archive of session "${id}" already holds ${item.kind} ${item.key} #${item.n}.`);
     }
+    const messages = entries.flatMap((entry, i) => this.outbox.prepare(id, lastSeq + i + 1, at, entry.outbox));
 
     row.journal.push(...added);
     addToArchive(row.archive, items);
@@ -103,6 +108,7 @@ export class MemoryStore implements SessionStore {
     });
     row.session = { ...row.session, revision: current + 1, snapshot: snapshotCopy, updatedAt: at };
     row.state = added.at(-1)?.state ?? row.state;
+    this.outbox.add(messages);
     return current + 1;
   }
 

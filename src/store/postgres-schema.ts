@@ -6,9 +6,10 @@
 import type pg from 'pg';
 import { UserError } from '../core/errors.js';
 import { leaseProcessMigration, leasesMigration } from './postgres-leases.js';
+import { outboxMigration } from './postgres-outbox.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 6;
+export const PG_SCHEMA_VERSION = 7;
 
 /** The default PostgreSQL schema (namespace) Steward's tables live in. */
 export const DEFAULT_PG_SCHEMA = 'steward';
@@ -17,7 +18,7 @@ export const DEFAULT_PG_SCHEMA = 'steward';
  * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
  * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts);
  * step 4: the index list() pages on; step 5: package versions and idempotency keys; step 6: the
- * lease holder's process (postgres-leases.ts).
+ * lease holder's process (postgres-leases.ts); step 7: the webhook outbox (postgres-outbox.ts).
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -93,6 +94,7 @@ const migrations: Array<(S: string, channel: string) => string> = [
     );
     CREATE INDEX IF NOT EXISTS send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
   (S) => leaseProcessMigration(S),
+  (S) => outboxMigration(S),
 ];
 
 /** The schema's name as SQL quotes it (names are checked as plain identifiers first). */

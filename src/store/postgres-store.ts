@@ -25,6 +25,7 @@ import { DEFER_FLUSH, StatementNames } from './postgres-prepared.js';
 import { redactUrl } from '../core/models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
+import { outboxColumns, PgOutbox } from './postgres-outbox.js';
 import { checkSessionId } from '../ids.js';
 
 import type {
@@ -121,6 +122,8 @@ export class PostgresStore implements SessionStore {
   /** Live session events across servers: NOTIFY on steward_events_<schema>. */
   readonly events: PgEventBus;
   private readonly renewals: PgRenewals;
+  /** The webhook outbox, written in the statement of the entries that cause its messages. */
+  readonly outbox: PgOutbox;
 
   /** `connection`: a postgres:// URL (the store owns and ends its pool) or an app's pg.Pool (left open). */
   constructor(connection: string | pg.Pool, options: PostgresStoreOptions = {}) {
@@ -152,6 +155,7 @@ export class PostgresStore implements SessionStore {
     this.renewals = new PgRenewals(this.S, query, own, () => this.ready());
     this.leases = new PgLeases(query, this.S, this.renewals, thisProcess());
     this.events = new PgEventBus(this.pool, query, `steward_events_${this.schema}`, this.S, this.target);
+    this.outbox = new PgOutbox(query, this.S, (listener) => this.watch(() => listener()));
   }
 
   /** Connects and brings the schema up to date; every method awaits it. Throws StoreUnavailableError. */
@@ -183,12 +187,20 @@ export class PostgresStore implements SessionStore {
         INSERT INTO ${this.S}.package_versions (hash, package_id, content)
         SELECT x.hash, x.package_id, x.content FROM s, unnest($12::text[], $13::text[], $14::text[]) AS x(hash, package_id, content)
         ON CONFLICT (hash) DO NOTHING
+      ), o AS (
+        INSERT INTO ${this.S}.webhook_outbox (id, receiver, session_id, entry_seq, type, payload, created_at)
+        SELECT x.id, x.receiver, s.id, 1, x.type, x.payload::json, s.created_at
+        FROM s, unnest($15::text[], $16::text[], $17::text[], $18::text[]) AS x(id, receiver, type, payload)
       )
       SELECT * FROM s`;
     const versions = versionColumns(session.packageVersions);
     const added = archiveColumns(
       session.id,
       (session.entry.added ?? []).map((item) => ({ item, ord: 1 })),
+    );
+    const outbox = outboxColumns(
+      session.id,
+      (session.entry.outbox ?? []).map((input) => ({ input, ord: 1 })),
     );
     try {
       const { rows } = await this.query<SessionRow>(sql, [
@@ -206,6 +218,10 @@ export class PostgresStore implements SessionStore {
         versions.hashes,
         versions.packageIds,
         versions.contents,
+        outbox.ids,
+        outbox.receivers,
+        outbox.types,
+        outbox.payloads,
       ]);
       return toStoredSession(rows[0]!);
     } catch (error) {
@@ -260,10 +276,18 @@ export class PostgresStore implements SessionStore {
         -- The statement sees the keys as they were before it: keep $23 of those beside the new ones.
         DELETE FROM ${this.S}.send_keys WHERE session_id = $1 AND cardinality($20::text[]) > 0 AND EXISTS (SELECT 1 FROM u)
           AND seq <= (SELECT seq FROM ${this.S}.send_keys WHERE session_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $23)
+      ), o AS (
+        INSERT INTO ${this.S}.webhook_outbox (id, receiver, session_id, entry_seq, type, payload, created_at)
+        SELECT x.id, x.receiver, $1, u.base + x.ord, x.type, x.payload::json, u.updated_at
+        FROM u, unnest($24::text[], $25::text[], $26::text[], $27::text[], $28::int[]) AS x(id, receiver, type, payload, ord)
       )
       SELECT revision FROM u${flushesCommit(this.durability, input) ? '' : DEFER_FLUSH}`;
     const versions = versionColumns(input.packageVersions);
     const keyed = entries.flatMap((e, i) => (e.sendKey ? [{ ...e.sendKey, ord: i + 1 }] : []));
+    const outbox = outboxColumns(
+      id,
+      entries.flatMap((e, i) => (e.outbox ?? []).map((input) => ({ input, ord: i + 1 }))),
+    );
     const { rows } = await this.query<{ revision: number }>(sql, [
       id,
       expectedRevision,
@@ -288,6 +312,11 @@ export class PostgresStore implements SessionStore {
       keyed.map((k) => k.fingerprint),
       keyed.map((k) => k.ord),
       Math.max(0, SEND_KEYS_KEPT - keyed.length),
+      outbox.ids,
+      outbox.receivers,
+      outbox.types,
+      outbox.payloads,
+      outbox.ords,
     ]);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);

@@ -16,6 +16,7 @@ import { UserError } from '../core/errors.js';
 import { quotedSetting } from '../core/limits.js';
 import type { JournalEntry, JournalEntryFields, SessionSummary } from './records.js';
 import type { HolderProcess } from './holder-process.js';
+import type { OutboxInput, OutboxOps } from './outbox.js';
 
 export type { JournalEntry, SessionSummary };
 
@@ -115,6 +116,8 @@ export interface JournalEntryInput extends JournalEntryFields {
   added?: ArchiveItemInput[];
   /** The idempotency key the event was sent with: kept (SEND_KEYS_KEPT per session) with this entry's seq. */
   sendKey?: SendKeyInput;
+  /** Webhook messages this entry's event caused (one per receiver): written to the outbox in the same transaction (outbox.ts). */
+  outbox?: OutboxInput[];
 }
 
 export interface StoredSession {
@@ -334,6 +337,8 @@ export interface SessionStore {
   readonly leases?: LeaseOps;
   /** Optional: live events across processes (PostgresStore). */
   readonly events?: EventBus;
+  /** Optional: the webhook outbox (every store of Steward's; without it a runtime with webhooks refuses the store). */
+  readonly outbox?: OutboxOps;
   /**
    * Optional: true while an operation waits for a lock another process holds (SqliteStore,
    * which waits without blocking, so reads still answer). Absent means never.

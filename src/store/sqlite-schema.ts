@@ -78,6 +78,22 @@ const migrations: string[] = [
      PRIMARY KEY (session_id, key)
    ) WITHOUT ROWID;
    CREATE INDEX IF NOT EXISTS send_keys_by_seq ON send_keys(session_id, seq);`,
+  // v6: the webhook outbox (sqlite-outbox.ts), written in the transaction of the entry that caused
+  // each message; `next_at` is epoch ms (the deliverer's clock); a delivered message is deleted.
+  `CREATE TABLE IF NOT EXISTS webhook_outbox (
+     id          TEXT PRIMARY KEY,
+     receiver    TEXT NOT NULL,
+     session_id  TEXT NOT NULL,
+     entry_seq   INTEGER NOT NULL,
+     type        TEXT NOT NULL,
+     payload     TEXT NOT NULL,
+     created_at  TEXT NOT NULL,
+     status      TEXT NOT NULL DEFAULT 'pending',
+     attempts    INTEGER NOT NULL DEFAULT 0,
+     next_at     INTEGER NOT NULL DEFAULT 0,
+     last_error  TEXT
+   ) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox(status, next_at);`,
 ];
 
 export interface SessionRow {

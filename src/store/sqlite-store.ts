@@ -38,6 +38,7 @@ import type {
   StoredSession,
 } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
+import { insertOutboxSql, SqliteOutbox, toOutboxRows, type OutboxRow } from './sqlite-outbox.js';
 import { checkSessionId } from '../ids.js';
 
 /** How long a command waits for another process's lock: reading commands should not hang. */
@@ -92,6 +93,11 @@ export class SqliteStore implements SessionStore {
   private readonly v5Reads: ReturnType<typeof prepareV5Reads> | null;
   /** Durable writes share one fsync of the WAL file, off the event loop (a file in WAL mode; see wal-flush.ts). */
   private readonly walFlush: WalFlush | null = null;
+  /** The webhook outbox (schema v6), written with the entries that cause its messages. */
+  readonly outbox: SqliteOutbox = new SqliteOutbox(
+    () => this.db,
+    (work) => this.guard(work),
+  );
 
   constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
@@ -164,12 +170,14 @@ export class SqliteStore implements SessionStore {
     const entry = toJournalRow(session.id, 1, at, session.entry);
     const archive = (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item));
     const versions = versionRows(session.packageVersions, at);
+    const outbox = toOutboxRows(session.id, 1, at, session.entry.outbox);
     try {
       await this.lockWaits.run(() => {
         // In each attempt: another write of this process may have set another level meanwhile.
         this.commitAt(this.levelFor(flushesCommit(this.durability)));
-        this.write.createTx(row, entry, archive, versions);
+        this.write.createTx(row, entry, archive, versions, outbox);
       });
+      if (outbox.length) this.outbox.wake();
       if (this.walFlush && flushesCommit(this.durability)) await this.flushed();
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -208,6 +216,7 @@ export class SqliteStore implements SessionStore {
         return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       }
     });
+    if (rows.outbox.length) this.outbox.wake();
     if (this.walFlush && durable) await this.flushed();
     return revision;
   }
@@ -453,6 +462,7 @@ function makeWriter(db: Database.Database) {
     insertKey: db.prepare<[SendKeyRow]>(
       `INSERT INTO send_keys (session_id, key, fingerprint, seq, result) VALUES (@session_id, @key, @fingerprint, @seq, NULL)`,
     ),
+    insertOutbox: db.prepare<[OutboxRow]>(insertOutboxSql),
     // Only the SEND_KEYS_KEPT latest keys of the session stay.
     pruneKeys: db.prepare<[string, string, number]>(
       `DELETE FROM send_keys WHERE session_id = ? AND seq <= (SELECT seq FROM send_keys WHERE session_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
@@ -461,11 +471,12 @@ function makeWriter(db: Database.Database) {
   return {
     repairLastSeq: s.repairLastSeq,
     saveResult: db.prepare<[string, string, string]>(`UPDATE send_keys SET result = ? WHERE session_id = ? AND key = ?`),
-    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[], versions: VersionRow[]) => {
+    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[], versions: VersionRow[], outbox: OutboxRow[]) => {
       for (const version of versions) s.insertVersion.run(version);
       s.insertSession.run(row);
       s.insertEntry.run(entry);
       for (const item of archive) s.insertArchive.run(item);
+      for (const message of outbox) s.insertOutbox.run(message);
     }).immediate,
     // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
     // process can slip a write between our revision check and our update.
@@ -482,6 +493,7 @@ function makeWriter(db: Database.Database) {
       for (const row of rows.archive) s.insertArchive.run({ ...row, entry_seq: base + row.entry_seq });
       for (const key of rows.keys) s.insertKey.run({ ...key, seq: base + key.seq });
       if (rows.keys.length) s.pruneKeys.run(id, id, SEND_KEYS_KEPT);
+      for (const message of rows.outbox) s.insertOutbox.run({ ...message, entry_seq: base + message.entry_seq });
       const next = current + 1;
       s.updateSession.run({ id, revision: next, last_seq: base + rows.journal.length, snapshot, state, updated_at: at });
       return next;
@@ -496,14 +508,17 @@ interface AppendRows {
   /** Idempotency keys, seq counted from 1 like the entries they came with. */
   keys: SendKeyRow[];
   versions: VersionRow[];
+  /** Webhook messages, entry_seq counted from 1 like the entries that caused them. */
+  outbox: OutboxRow[];
 }
 
 function appendRows(id: string, at: string, entries: JournalEntryInput[], archive: ArchiveItemInput[]): AppendRows {
-  const rows: AppendRows = { journal: [], archive: archive.map((item) => toArchiveRow(id, 0, item)), keys: [], versions: [] };
+  const rows: AppendRows = { journal: [], archive: archive.map((item) => toArchiveRow(id, 0, item)), keys: [], versions: [], outbox: [] };
   entries.forEach((entry, i) => {
     rows.journal.push(toJournalRow(id, i + 1, at, entry));
     for (const item of entry.added ?? []) rows.archive.push(toArchiveRow(id, i + 1, item));
     if (entry.sendKey) rows.keys.push({ session_id: id, key: entry.sendKey.key, fingerprint: entry.sendKey.fingerprint, seq: i + 1 });
+    rows.outbox.push(...toOutboxRows(id, i + 1, at, entry.outbox));
   });
   return rows;
 }

@@ -16,7 +16,32 @@ import {
 } from '../../serve/defaults.js';
 import { tokensFromEnv } from '../../http/tokens.js';
 import { linkSecretFromEnv } from '../../http/decision-links.js';
-import { openContext, wholeNumber } from '../context.js';
+import { CliError, openContext, wholeNumber } from '../context.js';
+import { readFileSync } from 'node:fs';
+import { parseEventFilter, WEBHOOK_EVENT_TYPES } from '../../webhooks/events.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, receiversFromOptions, type WebhookReceiver } from '../../webhooks/receivers.js';
+
+/** The receivers of `--webhook`, with their secret (a file, else STEWARD_WEBHOOK_SECRET) and `--webhook-events`. */
+function webhookReceivers(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): WebhookReceiver[] {
+  if (!flags.webhook.length) {
+    if (flags.webhookEvents !== undefined || flags.webhookSecretFile !== undefined)
+      throw new CliError('usage', '--webhook-events and --webhook-secret-file go with --webhook URL: give the receiver too.');
+    return [];
+  }
+  let secrets: { text: string; source: string } | undefined;
+  if (flags.webhookSecretFile !== undefined) {
+    try {
+      secrets = { text: readFileSync(flags.webhookSecretFile, 'utf8'), source: `--webhook-secret-file ${flags.webhookSecretFile}` };
+    } catch (error) {
+      throw new CliError('usage', `Cannot read --webhook-secret-file ${flags.webhookSecretFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
+    }
+  } else if (env.STEWARD_WEBHOOK_SECRET) secrets = { text: env.STEWARD_WEBHOOK_SECRET, source: 'STEWARD_WEBHOOK_SECRET' };
+  return receiversFromOptions({
+    urls: flags.webhook,
+    ...(flags.webhookEvents !== undefined ? { events: parseEventFilter(flags.webhookEvents) } : {}),
+    ...(secrets ? { secrets } : {}),
+  });
+}
 
 interface ServeFlags {
   host: string;
@@ -31,6 +56,10 @@ interface ServeFlags {
   maxStreamsPerCaller: number;
   maxReplayMb: number;
   linkSecretFile?: string;
+  webhook: string[];
+  webhookEvents?: string;
+  webhookSecretFile?: string;
+  webhookTimeoutMs: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -96,13 +125,32 @@ export function register(program: Command): void {
       wholeNumber(0),
       0,
     )
+    .option(
+      '--webhook <url>',
+      'POST a signed message (Standard Webhooks) to this URL when a session starts waiting, is answered or is done (repeatable); ' +
+        'the secret: STEWARD_WEBHOOK_SECRET or --webhook-secret-file',
+      collect,
+      [],
+    )
+    .option(
+      '--webhook-events <list>',
+      `only these events, comma-separated (${WEBHOOK_EVENT_TYPES.map((t) => t.slice('session.'.length)).join(', ')}); default: all`,
+    )
+    .option('--webhook-secret-file <path>', 'the webhooks\' secret: a line "whsec_…" for every receiver, or "URL whsec_…" for one')
+    .option(
+      '--webhook-timeout-ms <n>',
+      'how long a webhook receiver has to answer; a message a dead server was sending goes out again about twice that later',
+      wholeNumber(1, 600_000),
+      DEFAULT_REQUEST_TIMEOUT_MS,
+    )
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
       // Before the store opens: a bad token list ends here, naming its line.
       const tokens = tokensFromEnv();
       const linkSecret = linkSecretFromEnv(process.env, flags.linkSecretFile);
-      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve' });
+      const webhooks = webhookReceivers(flags);
+      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve', webhooks });
       try {
         const server = await startServe({
           runtime: ctx.runtime,
@@ -118,6 +166,7 @@ export function register(program: Command): void {
           storeLabel: printableLocation(ctx.dbPath),
           allowedHosts: flags.allowHost,
           corsOrigins: flags.corsOrigin,
+          webhookTimeoutMs: flags.webhookTimeoutMs,
           ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
           ...(linkSecret !== undefined ? { linkSecret } : {}),
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
@@ -133,7 +182,8 @@ export function register(program: Command): void {
             `${tokenNote}` +
             `${linkSecret !== undefined ? ' · decision links on' : ''}` +
             `${flags.corsOrigin.length ? ` · CORS for ${flags.corsOrigin.join(', ')}` : ''}` +
-            `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}\n` +
+            `${ctx.store.leases ? ` · leases ${flags.leaseMs} ms (a dead server's sessions are taken over after that)` : ''}` +
+            `${webhooks.length ? ` · webhooks to ${webhooks.length} receiver(s)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,
         );
         const signal = await new Promise<NodeJS.Signals>((resolve) => {

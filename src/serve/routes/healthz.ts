@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { defineRoute, jsonContent } from '../../http/route.js';
 import { PUBLIC, type ServeDeps } from '../route.js';
 import { HealthResponse } from '../schemas.js';
+import { webhookHealth } from '../../webhooks/status.js';
 
 export const healthz = defineRoute(
   createRoute({
@@ -14,7 +15,7 @@ export const healthz = defineRoute(
       503: jsonContent('The store does not answer, or the server is shutting down', HealthResponse),
     },
   }),
-  ({ store, host, log }: ServeDeps) =>
+  ({ store, host, log, runtime }: ServeDeps) =>
     async (c) => {
       let reachable = true;
       try {
@@ -29,7 +30,10 @@ export const healthz = defineRoute(
       // A store locked by another process for a moment (a CLI writing) still serves reads:
       // said, but no reason for a load balancer to take this server out.
       const storeBusy = store.busy === true;
-      const health = { ok, store: store.kind ?? 'custom', draining: host.isDraining, storeBusy };
+      // Webhooks say how their outbox stands; a receiver that is down never makes this server unhealthy.
+      const webhooks =
+        reachable && runtime.webhooks.length && store.outbox ? await webhookHealth(store.outbox, runtime.webhooks.length).catch(() => undefined) : undefined;
+      const health = { ok, store: store.kind ?? 'custom', draining: host.isDraining, storeBusy, ...(webhooks ? { webhooks } : {}) };
       return ok ? c.json(health, 200) : c.json(health, 503);
     },
 );

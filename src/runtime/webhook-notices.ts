@@ -1,0 +1,67 @@
+/**
+ * Which webhook messages a session's journal entry carries. The chart says what happened
+ * (its `emit`s, session.reports.ts); the session hands each emitted event here as it happens
+ * (`actor.on('*')`), and the next journal entry takes the messages of the events seen since
+ * the entry before: one per (event, receiver that wants it), written to the store's outbox in
+ * the entry's transaction. Nothing here reads states: a `waiting` the chart repeats for a wait
+ * already announced (after a refused event) fires nothing, told by the wait's number.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AnyEventObject } from 'xstate';
+import type { ChartEvent } from '../core/machines/session.reports.js';
+import type { SessionView } from '../core/view.js';
+import type { OutboxInput } from '../store/outbox.js';
+import { webhookTypeOf, type WebhookEventType } from '../webhooks/events.js';
+import { webhookBody } from '../webhooks/payload.js';
+import { receiverWants, type WebhookReceiver } from '../webhooks/receivers.js';
+import { isoNow } from './iso-now.js';
+
+/** A message id as Standard Webhooks shows them (`msg_…`): the `webhook-id` of every try. */
+export const newMessageId = (): string => `msg_${randomBytes(16).toString('base64url')}`;
+
+interface Seen {
+  type: WebhookEventType;
+  event: ChartEvent;
+  at: string;
+}
+
+/** The events an initial transition emitted (XState's `initialTransition` actions): what a new session announces as it starts. */
+export function emittedBy(actions: readonly { type: string; params?: unknown }[]): ChartEvent[] {
+  return actions.flatMap((action) => (action.type === 'xstate.emit' ? [(action.params as { event: ChartEvent }).event] : []));
+}
+
+export class WebhookNotices {
+  private seen: Seen[] = [];
+
+  constructor(
+    private readonly receivers: readonly Pick<WebhookReceiver, 'url' | 'events'>[],
+    /** The highest wait number already announced (the context's `waits.opened` as the session starts). */
+    private announcedWait: number,
+  ) {}
+
+  /** An event the chart emitted. */
+  readonly noticed = (event: ChartEvent | AnyEventObject): void => {
+    const type = webhookTypeOf(event.type);
+    if (!type) return;
+    const chartEvent = event as ChartEvent;
+    if (chartEvent.type === 'waiting') {
+      if (chartEvent.wait <= this.announcedWait) return;
+      this.announcedWait = chartEvent.wait;
+    }
+    if (this.receivers.some((receiver) => receiverWants(receiver, type))) this.seen.push({ type, event: chartEvent, at: isoNow() });
+  };
+
+  /** The messages of the events seen since the last call, with the view after them; undefined: none. */
+  take(view: () => SessionView): OutboxInput[] | undefined {
+    if (!this.seen.length) return undefined;
+    const seen = this.seen;
+    this.seen = [];
+    const now = view();
+    return seen.flatMap(({ type, event, at }) => {
+      const payload = webhookBody(type, event as unknown as { type: string } & Record<string, unknown>, now, at);
+      return this.receivers
+        .filter((receiver) => receiverWants(receiver, type))
+        .map((receiver) => ({ id: newMessageId(), receiver: receiver.url, type, payload }));
+    });
+  }
+}
