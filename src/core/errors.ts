@@ -59,6 +59,8 @@ export type HttpErrorCode =
   | 'forbidden_host'
   | 'forbidden_origin'
   | 'by_not_allowed'
+  /** The caller may see the session but not decide it (an app's own access rule said so): nothing was sent. */
+  | 'decide_not_allowed'
   | 'rate_limited'
   /** More open streams than the server allows one caller (`--max-streams-per-caller`). */
   | 'too_many_streams'
