@@ -23,6 +23,7 @@ export {
   type Runtime,
   type RuntimeOptions,
   type CreateSessionOptions,
+  type ForkOptions,
   type ResumeOptions,
   type SessionHistory,
   type UpgradeOptions,

@@ -28,6 +28,8 @@ export type { ServeHandle, ServeOptions };
 // Steward's routes inside an app's own hono server, with the app's own auth.
 export { createServeApp, type ServeApp, type ServeAppOptions } from './serve/embed.js';
 export type { Authenticate, Caller } from './http/auth.js';
+// Who may see and decide which session: the default rule, and the types of an app's own (`access`).
+export { ADMIN_GROUP, type AccessAction, type AccessRule, type AccessSession } from './http/access.js';
 export { STREAM_TICKET_TTL_MS } from './http/stream-tickets.js';
 // Decision links (`startServe({ linkSecret })`): read the secret as `steward serve` does.
 export { linkSecretFromEnv } from './http/decision-links.js';

@@ -39,6 +39,7 @@ export {
   type SendKeyRecord,
   type StoredPackageVersion,
   type ListOptions,
+  type ListAccess,
   type SessionPage,
   type SessionSummary,
   type SessionChange,

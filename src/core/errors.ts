@@ -65,6 +65,8 @@ export type HttpErrorCode =
   | 'link_expired'
   /** The server signs no decision links: it was started without a link secret. */
   | 'links_off'
+  /** The caller may see the session but not decide it (an app's own access rule said so): nothing was sent. */
+  | 'decide_not_allowed'
   | 'rate_limited'
   /** More open streams than the server allows one caller (`--max-streams-per-caller`). */
   | 'too_many_streams'

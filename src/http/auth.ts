@@ -9,6 +9,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { HttpError } from './errors.js';
+import { CallerNameSchema, GroupNameSchema, MAX_CALLER_GROUPS } from '../store/participants.js';
+import { StewardError } from '../core/errors.js';
 import { ACT_FOR_OTHERS, SHARED_TOKEN_NAME, type ServeTokens } from './tokens.js';
 
 /** Who sent a request, as its bearer token proves it. */
@@ -19,6 +21,12 @@ export interface Caller {
   actForOthers: boolean;
   /** A named token: `name` is verified, so an event with no `by` is by that name. */
   named: boolean;
+  /**
+   * The groups the caller is in (a token list's `groups=ops,admin`, or an app's own
+   * `authenticate`): a session naming `group:ops` as a participant is theirs too, and the
+   * `admin` group sees and decides every session (src/http/access.ts). Absent: none.
+   */
+  groups?: readonly string[];
 }
 
 declare module 'hono' {
@@ -50,9 +58,30 @@ function customAuth(authenticate: Authenticate): MiddlewareHandler {
   return async (c, next) => {
     const caller = await authenticate(c);
     if (!caller) throw new HttpError(401, 'unauthorized', 'This request is not authenticated: sign in to the app that serves this API, then try again.');
-    c.set('caller', caller);
+    c.set('caller', checkedCaller(caller));
     await next();
   };
+}
+
+/**
+ * The caller an app's `authenticate` returned, checked where a session and a stream ticket
+ * record it: a name of 1–200 characters, groups (if any) an array of at most 64 group names.
+ * A wrong one is the app's bug, not the client's: a 500 whose log line says what to fix.
+ */
+function checkedCaller(caller: Caller): Caller {
+  const problem = (what: string) =>
+    new StewardError('internal_error', `createServeApp: auth.authenticate returned a caller whose ${what}; return { name, named, actForOthers, groups? }.`);
+  if (typeof caller !== 'object' || caller === null) throw problem('value is not an object');
+  const name = CallerNameSchema.safeParse(caller.name);
+  if (!name.success) throw problem(`name ${name.error.issues[0]!.message}`);
+  if (caller.groups === undefined) return caller;
+  if (!Array.isArray(caller.groups)) throw problem('groups is not an array of group names');
+  if (caller.groups.length > MAX_CALLER_GROUPS) throw problem(`groups has ${caller.groups.length} names, more than ${MAX_CALLER_GROUPS}`);
+  for (const group of caller.groups) {
+    const parsed = GroupNameSchema.safeParse(group);
+    if (!parsed.success) throw problem(`group ${JSON.stringify(String(group).slice(0, 40))} ${parsed.error.issues[0]!.message}`);
+  }
+  return caller;
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -63,7 +92,10 @@ function tokenAuth(tokens: ServeTokens): MiddlewareHandler | undefined {
   const known =
     tokens.kind === 'shared'
       ? [{ digest: digest(tokens.token), caller: { name: SHARED_TOKEN_NAME, actForOthers: true, named: false } }]
-      : tokens.tokens.map((t) => ({ digest: digest(t.token), caller: { name: t.name, actForOthers: t.actForOthers, named: true } }));
+      : tokens.tokens.map((t) => ({
+          digest: digest(t.token),
+          caller: { name: t.name, actForOthers: t.actForOthers, named: true, ...(t.groups?.length ? { groups: t.groups } : {}) },
+        }));
   const shared = tokens.kind === 'shared';
   const placeholder = shared ? '<STEWARD_TOKEN>' : '<token>';
   const which = shared ? 'the STEWARD_TOKEN the server was started with' : "your token from the server's STEWARD_TOKENS (or STEWARD_TOKENS_FILE)";

@@ -19,6 +19,7 @@ import * as z from 'zod';
 import type { Caller } from './auth.js';
 import { HttpError } from './errors.js';
 import type { ServeTokens } from './tokens.js';
+import { MAX_CALLER_GROUPS, MAX_CALLER_NAME_CHARS, MAX_GROUP_NAME_CHARS } from '../store/participants.js';
 
 /** How long a ticket opens its stream. */
 export const STREAM_TICKET_TTL_MS = 60_000;
@@ -32,8 +33,15 @@ const Claims = z.strictObject({
   s: z.string().min(1).max(500),
   /** Expiry, epoch ms. */
   e: z.number().int().positive(),
-  /** The caller who asked for it (none on a server whose app authenticates nobody). */
-  c: z.strictObject({ name: z.string().max(200), actForOthers: z.boolean(), named: z.boolean() }).optional(),
+  /** The caller who asked for it (none on a server whose app authenticates nobody), its groups too: the stream is checked as theirs. */
+  c: z
+    .strictObject({
+      name: z.string().max(MAX_CALLER_NAME_CHARS),
+      actForOthers: z.boolean(),
+      named: z.boolean(),
+      groups: z.array(z.string().max(MAX_GROUP_NAME_CHARS)).max(MAX_CALLER_GROUPS).optional(),
+    })
+    .optional(),
 });
 
 export interface IssuedTicket {
@@ -68,7 +76,8 @@ export class StreamTickets {
           ? `shared\n${tokens.token}`
           : tokens.kind === 'named'
             ? `named\n${tokens.tokens
-                .map((t) => `${t.name} ${t.token} ${t.actForOthers}`)
+                // Groups are part of what a ticket vouches for: changing them rotates the key (none: as before groups).
+                .map((t) => `${t.name} ${t.token} ${t.actForOthers}${t.groups?.length ? ` ${t.groups.join(',')}` : ''}`)
                 .sort()
                 .join('\n')}`
             : // No tokens and no secret: tickets are checked by this process only.
@@ -78,7 +87,14 @@ export class StreamTickets {
 
   issue(sessionId: string, caller: Caller | undefined): IssuedTicket {
     const expires = this.now() + STREAM_TICKET_TTL_MS;
-    const claims: z.infer<typeof Claims> = { v: 1, s: sessionId, e: expires, ...(caller ? { c: { ...caller } } : {}) };
+    const claims: z.infer<typeof Claims> = {
+      v: 1,
+      s: sessionId,
+      e: expires,
+      ...(caller
+        ? { c: { name: caller.name, actForOthers: caller.actForOthers, named: caller.named, ...(caller.groups?.length ? { groups: [...caller.groups] } : {}) } }
+        : {}),
+    };
     const body = b64(JSON.stringify(claims));
     return { ticket: `${body}.${this.sign(body)}`, sessionId, expiresAt: new Date(expires).toISOString() };
   }

@@ -9,16 +9,20 @@
  *     # name    token                              options
  *     alice     3f0c9a…(16+ characters)
  *     ci-bot    b8e41d…                            act-for-others
+ *     olga      77d0e2…                            groups=ops,admin
  *
  * Blank lines and lines starting with `#` are skipped. `act-for-others` lets a token record
  * another name as the `by` of an event (a front end acting for its users); the journal then
- * also records the token's name (`via`).
+ * also records the token's name (`via`). `groups=a,b` puts the caller in groups: a session
+ * naming `group:a` as a participant is theirs to see and decide too, and the `admin` group sees
+ * every session (src/http/access.ts).
  */
 import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 import { RESERVED_ACTOR_NAMES } from '../runtime/reserved-names.js';
 import { foldName } from '../core/text/names.js';
+import { MAX_CALLER_GROUPS } from '../store/participants.js';
 
 /** A token long enough that guessing it is hopeless (e.g. `openssl rand -hex 24`: 48 characters). */
 export const MIN_TOKEN_CHARS = 16;
@@ -27,6 +31,8 @@ const MAX_TOKEN_CHARS = 512;
 const MAX_LIST_BYTES = 256 * 1024;
 const MAX_NAME_CHARS = 64;
 export const ACT_FOR_OTHERS = 'act-for-others';
+/** The option that puts a token's caller in groups: `groups=ops,admin`. */
+const GROUPS_OPTION = 'groups=';
 
 /** The caller name of the one shared STEWARD_TOKEN: it names the secret, not a person. */
 export const SHARED_TOKEN_NAME = 'token';
@@ -36,6 +42,8 @@ export interface NamedToken {
   token: string;
   /** May record another name as the `by` of an event (the journal keeps the token's name as `via`). */
   actForOthers: boolean;
+  /** The caller's groups (`groups=ops,admin`): sessions naming `group:ops` are theirs too; `admin` sees every session. Absent: none. */
+  groups?: readonly string[];
 }
 
 /** How a server checks its callers. */
@@ -57,7 +65,8 @@ export class TokenListError extends UserError {
   ) {
     super(
       `${source} is not a valid token list:\n${problems.map((p) => `  ${unit} ${p.line}: ${p.message}`).join('\n')}\n` +
-        `Each line is "name token" or "name token ${ACT_FOR_OTHERS}"; blank lines and lines starting with # are skipped.`,
+        `Each line is "name token" or "name token ${ACT_FOR_OTHERS}", and may add "groups=NAME,NAME" (e.g. groups=ops,admin) after the token; ` +
+        'blank lines and lines starting with # are skipped.',
     );
   }
 }
@@ -81,8 +90,47 @@ const Entry = z.strictObject({
     .min(MIN_TOKEN_CHARS, `the token is too short to be a secret: use at least ${MIN_TOKEN_CHARS} characters (e.g. \`openssl rand -hex 24\`)`)
     .max(MAX_TOKEN_CHARS, `the token is longer than ${MAX_TOKEN_CHARS} characters: use a shorter one`)
     .regex(TOKEN_CHARS, 'the token may use letters, digits and . _ ~ + / - (and = at its end), as `openssl rand -hex 24` or `openssl rand -base64 24` print'),
-  options: z.array(z.literal(ACT_FOR_OTHERS, `the only option after the token is "${ACT_FOR_OTHERS}"`)).max(1, `give "${ACT_FOR_OTHERS}" at most once`),
 });
+
+/** A group's name in a token list: a name's characters, e.g. ops or admin. */
+const GroupName = z
+  .string()
+  .min(1, 'a group name is empty (two commas in a row, or one at an end): write groups=NAME,NAME, e.g. groups=ops,admin')
+  .max(MAX_NAME_CHARS, `a group name is longer than ${MAX_NAME_CHARS} characters: use a shorter one`)
+  .regex(NAME_CHARS, 'a group name may use letters, digits and . _ @ - (starting with a letter or digit), e.g. groups=ops,admin');
+
+/** What follows the token on a line: `act-for-others` and `groups=…`, each at most once; the problems, never quoting a field (it may be a secret typed in the wrong place). */
+function optionsOf(fields: readonly string[]): { actForOthers: boolean; groups: string[] | undefined; problems: string[] } {
+  const problems: string[] = [];
+  let actForOthers = false;
+  let groups: string[] | undefined;
+  for (const field of fields) {
+    if (field === ACT_FOR_OTHERS) {
+      if (actForOthers) problems.push(`give "${ACT_FOR_OTHERS}" at most once`);
+      actForOthers = true;
+    } else if (field.startsWith(GROUPS_OPTION)) {
+      if (groups) {
+        problems.push('give "groups=" at most once: list every group in it, e.g. groups=ops,admin');
+        continue;
+      }
+      groups = groupsProblems(field.slice(GROUPS_OPTION.length).split(','), problems);
+    } else problems.push(`the options after the token are "${ACT_FOR_OTHERS}" and "groups=NAME,NAME" (e.g. groups=ops,admin)`);
+  }
+  return { actForOthers, groups, problems };
+}
+
+/** The groups of a `groups=` list, checked: each a name, each once, at most MAX_CALLER_GROUPS; problems go to `problems`. */
+function groupsProblems(names: readonly string[], problems: string[]): string[] {
+  const checked: string[] = [];
+  for (const name of names) {
+    const parsed = GroupName.safeParse(name);
+    if (!parsed.success) problems.push(parsed.error.issues[0]!.message);
+    else if (checked.includes(name)) problems.push(`the group "${name}" is listed twice in groups=: list each group once`);
+    else checked.push(name);
+  }
+  if (names.length > MAX_CALLER_GROUPS) problems.push(`groups= lists ${names.length} groups; a caller may be in at most ${MAX_CALLER_GROUPS}`);
+  return checked;
+}
 
 /**
  * Parses a token list; `source` names it in errors (e.g. "STEWARD_TOKENS_FILE /etc/steward/tokens").
@@ -105,26 +153,41 @@ export function parseTokenList(text: string, source: string, options: { semicolo
 /** Named tokens given as objects (`startServe({ tokens })`), held to the rules of a token list; `line` is the place in the array, from 1. */
 export function checkNamedTokens(tokens: readonly NamedToken[], source: string): NamedToken[] {
   return checkEntries(
-    tokens.map((t, i) => ({ line: i + 1, fields: [t.name, t.token, ...(t.actForOthers ? [ACT_FOR_OTHERS] : [])] })),
+    tokens.map((t, i) => ({
+      line: i + 1,
+      fields: [t.name, t.token, ...(t.actForOthers ? [ACT_FOR_OTHERS] : [])],
+      // As given (an array), not joined into a `groups=` field: a comma inside a name must not make two groups of it.
+      ...(t.groups !== undefined ? { groups: t.groups } : {}),
+    })),
     source,
     'entry',
   );
 }
 
-function checkEntries(entries: readonly { line: number; fields: readonly string[] }[], source: string, unit: 'line' | 'entry'): NamedToken[] {
+/** One caller of a list: its fields as typed (name, token, options), or, from objects, its groups as given. */
+type ListEntry = { line: number; fields: readonly string[]; groups?: readonly unknown[] };
+
+function checkEntries(entries: readonly ListEntry[], source: string, unit: 'line' | 'entry'): NamedToken[] {
   const problems: { line: number; message: string }[] = [];
   const tokens: NamedToken[] = [];
   const lineOfName = new Map<string, number>();
   const lineOfToken = new Map<string, number>();
-  for (const { line, fields } of entries) {
+  for (const { line, fields, groups: given } of entries) {
     if (fields.length < 2) {
       problems.push({ line, message: 'a name without a token: write "name token" (separated by a space)' });
       continue;
     }
     const [name, token, ...rest] = fields as [string, string, ...string[]];
-    const parsed = Entry.safeParse({ name, token, options: rest });
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push({ line, message: issue.message });
+    const parsed = Entry.safeParse({ name, token });
+    const options = optionsOf(rest);
+    if (given !== undefined) {
+      if (!Array.isArray(given) || given.some((g) => typeof g !== 'string'))
+        options.problems.push('groups must be an array of group names (strings), e.g. ["ops", "admin"]');
+      else options.groups = groupsProblems(given as string[], options.problems);
+    }
+    if (!parsed.success || options.problems.length > 0) {
+      for (const issue of parsed.error?.issues ?? []) problems.push({ line, message: issue.message });
+      for (const message of options.problems) problems.push({ line, message });
       continue;
     }
     const sameName = lineOfName.get(name);
@@ -135,7 +198,7 @@ function checkEntries(entries: readonly { line: number; fields: readonly string[
     if (sameName !== undefined || sameToken !== undefined) continue;
     lineOfName.set(name, line);
     lineOfToken.set(token, line);
-    tokens.push({ name, token, actForOthers: parsed.data.options.length > 0 });
+    tokens.push({ name, token, actForOthers: options.actForOthers, ...(options.groups?.length ? { groups: options.groups } : {}) });
   }
   if (problems.length) throw new TokenListError(source, problems, unit);
   if (!tokens.length)

@@ -57,6 +57,7 @@ import { createSession } from '../serve/routes/create-session.js';
 import { journal } from '../serve/routes/journal.js';
 import { listSessions } from '../serve/routes/list-sessions.js';
 import { StreamTickets } from '../http/stream-tickets.js';
+import { SessionAccess } from '../http/access.js';
 import { SessionHost } from '../serve/session-host.js';
 import { leaseOwnerName } from '../store/lease-keeper.js';
 import { streamRoute } from './routes/stream.js';
@@ -129,6 +130,8 @@ export function inspectorApi(ctx: InspectorContext, token: string, log: (msg: st
     // No mounted route opens a stream; were one added, its tickets would be signed with the inspector's token.
     tickets: StreamTickets.forTokens({ kind: 'shared', token }),
     createLimit: null,
+    // The page's token is an administrator's (apiGuards sets its caller): every session, as the default rule has it.
+    access: new SessionAccess(ctx.store),
     log,
   };
   mountRoutes(api, SERVE_ROUTES, deps);

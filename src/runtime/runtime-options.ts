@@ -14,6 +14,7 @@ import type { SessionMachine } from '../core/machines/session.machine.js';
 import type { WindowLimits } from '../core/machines/transcript.js';
 import type { ChatMessage, Model } from '../core/models/model.js';
 import { CONTROL_OR_INVISIBLE } from '../core/text/names.js';
+import { CallerNameSchema, ParticipantsSchema } from '../store/participants.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import type { TranscriptName } from './archive.js';
@@ -127,6 +128,28 @@ export interface CreateSessionOptions {
    * from the environment).
    */
   toolVariables?: Record<string, string>;
+  /**
+   * Who the session belongs to: the name of the caller who creates it (`steward serve` passes
+   * the named token's, or its app's caller's). Default null: no named caller (the CLI, a shared
+   * token). Kept in the store beside the session, for the servers' access rule (src/http/access.ts).
+   */
+  owner?: string | null;
+  /**
+   * People (their names) and groups (`group:NAME`) who see and decide the session besides its
+   * owner; at most 50, each kept once. Kept in the store beside the session.
+   */
+  participants?: readonly string[];
+}
+
+/** `forkSession`'s options: where to fork, the fork's id, and who it belongs to (a fork is a new session). */
+export interface ForkOptions {
+  /** The journal entry to fork after (its seq). */
+  atSeq: number;
+  id?: string;
+  /** The fork's owner (default null): as `createSession`'s. */
+  owner?: string | null;
+  /** The fork's participants (default none): as `createSession`'s. */
+  participants?: readonly string[];
 }
 
 export interface UpgradeOptions {
@@ -172,7 +195,7 @@ export interface Runtime {
    * journal entry "forked". The original is not touched; a model call in flight at that
    * point runs again in the fork.
    */
-  forkSession(id: string, options: { atSeq: number; id?: string }): Promise<Session>;
+  forkSession(id: string, options: ForkOptions): Promise<Session>;
   readonly limits: Readonly<Limits>;
   /**
    * Reopens a saved session; a model call that was in flight runs again. On a store with
@@ -224,6 +247,31 @@ export function seededBoard(tags: Record<string, string> | undefined): Blackboar
     Object.defineProperty(board, tag, { value: [{ version: 1, body, writtenBy: 'app', at }], enumerable: true, writable: true, configurable: true });
   }
   return Object.keys(board).length ? board : undefined;
+}
+
+/**
+ * createSession's (and forkSession's) `owner` and `participants`, checked: an owner is a
+ * caller's name, participants as ParticipantsSchema bounds them (each kept once).
+ *
+ * @example
+ * checkedOwnership({ owner: 'alice', participants: ['bob', 'group:ops', 'bob'] }, 'createSession'); // { owner: 'alice', participants: ['bob', 'group:ops'] }
+ */
+export function checkedOwnership(
+  options: { owner?: string | null; participants?: readonly string[] },
+  where: string,
+): { owner: string | null; participants: string[] } {
+  const owner = options.owner ?? null;
+  if (owner !== null) {
+    const parsed = CallerNameSchema.safeParse(owner);
+    if (!parsed.success) throw new UserError(`${where}: owner ${parsed.error.issues[0]!.message} (the name of the caller who creates the session, or null).`);
+  }
+  const parsed = ParticipantsSchema.safeParse(options.participants ?? []);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length ? `participants[${String(issue.path[0])}]` : 'participants';
+    throw new UserError(`${where}: ${at}: ${issue.message}; a participant is a person's name or group:NAME.`);
+  }
+  return { owner, participants: parsed.data };
 }
 
 /** Variables a session may set at most, and the longest value (a path). */

@@ -45,7 +45,9 @@ import {
   checkMaxBurstTokens,
   seededBoard,
   checkedToolVariables,
+  checkedOwnership,
   type CreateSessionOptions,
+  type ForkOptions,
   type ResumeOptions,
   type Runtime,
   type RuntimeOptions,
@@ -54,7 +56,7 @@ import {
   type UpgradeResult,
 } from './runtime-options.js';
 
-export type { CreateSessionOptions, ResumeOptions, Runtime, RuntimeOptions, SessionHistory, UpgradeOptions, UpgradeResult };
+export type { CreateSessionOptions, ForkOptions, ResumeOptions, Runtime, RuntimeOptions, SessionHistory, UpgradeOptions, UpgradeResult };
 
 export const packageInfo = packageInfoOf;
 
@@ -195,6 +197,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const id = opts.id === undefined ? newSessionId() : checkSessionId(opts.id, 'createSession({ id })');
     const blackboard = seededBoard(opts.blackboard);
     const toolVariables = checkedToolVariables(opts.toolVariables);
+    const ownership = checkedOwnership(opts, 'createSession');
     const input = {
       sessionId: id,
       // The runtime's one copy of the package info, unless the session has values of its own.
@@ -234,6 +237,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         snapshot,
         entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from), ...(outbox ? { outbox } : {}) },
         packageVersions: pinned.map(storedVersion),
+        ...ownership,
       });
       for (const version of pinned) versionsWritten.add(version.hash);
       const leasing = ownLease(id);
@@ -394,10 +398,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return held && (held.revision !== undefined || !store) ? held : resumeSession(id);
   }
 
-  async function forkSession(id: string, opts: { atSeq: number; id?: string }): Promise<Session> {
+  async function forkSession(id: string, opts: ForkOptions): Promise<Session> {
     if (!store) throw new UserError('forkSession needs a store: createRuntime({ model, store }).');
     checkSessionId(id, 'forkSession');
     const forkId = opts?.id === undefined ? newSessionId() : checkSessionId(opts.id, 'forkSession({ id })');
+    const ownership = checkedOwnership(opts ?? {}, 'forkSession');
     const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
     // A fork of a session saved before pinning starts pinned (its entry holds the same snapshot).
     const pin = pinToDisk(made.persisted.snapshot as { context: SessionContext });
@@ -407,6 +412,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       snapshot: made.persisted,
       entry: made.entry,
       ...(pin ? { packageVersions: [pin] } : {}),
+      ...ownership,
     });
     // Opened like a resumed session: a model call that was in flight at atSeq runs again,
     // under the fork's own lease (nobody else knows its id yet).

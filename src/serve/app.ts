@@ -12,6 +12,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { BlankEnv } from 'hono/types';
 import { callerAuth, type ServeAuth } from '../http/auth.js';
+import { SessionAccess, type AccessRule } from '../http/access.js';
 import { corsFor } from '../http/cors.js';
 import { parseOrigins, requestGuards, type RequestGuardOptions } from '../http/security.js';
 import { limitBody } from '../http/body.js';
@@ -59,9 +60,11 @@ export const routes: readonly ServeRoute[] = [
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-export interface AppOptions extends Omit<ServeDeps, 'auth' | 'streams' | 'tickets' | 'links' | 'decisionLink'> {
+export interface AppOptions extends Omit<ServeDeps, 'auth' | 'streams' | 'tickets' | 'links' | 'decisionLink' | 'access'> {
   /** Who may call: bearer tokens (`steward serve`), the embedding app's own check, or anyone. */
   auth: ServeAuth;
+  /** The app's own rule of who may see and decide which session; default: owner, participants and `admin` (src/http/access.ts). */
+  access?: AccessRule;
   /** Signs the stream tickets; default: a key derived from `auth`'s tokens (see src/http/stream-tickets.ts). */
   tickets?: StreamTickets;
   maxBodyBytes?: number;
@@ -82,13 +85,15 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 export function buildServeApp(options: AppOptions): { app: OpenAPIHono<BlankEnv>; deps: ServeDeps } {
   const tickets = options.tickets ?? StreamTickets.forTokens(options.auth.kind === 'tokens' ? options.auth.tokens : { kind: 'none' });
   const links = options.links ?? null;
+  const { access: rule, ...rest } = options;
   const deps: ServeDeps = {
-    ...options,
+    ...rest,
     streams: options.streams ?? new Set(),
     auth: options.auth.kind !== 'none',
     tickets,
     links,
     decisionLink: links ? decisionLinkFn(links, options.publicUrl ?? (() => undefined)) : null,
+    access: new SessionAccess(options.store, rule),
   };
   const app = new OpenAPIHono<BlankEnv>({ defaultHook: refuseInvalid() });
   const origins = parseOrigins(options.corsOrigins);

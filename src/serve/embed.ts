@@ -8,6 +8,7 @@
 import type { Hono } from 'hono';
 import { UserError } from '../core/errors.js';
 import type { Authenticate, ServeAuth } from '../http/auth.js';
+import { checkedAccessRule, type AccessRule } from '../http/access.js';
 import { StreamTickets } from '../http/stream-tickets.js';
 import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -29,6 +30,16 @@ export interface ServeAppOptions {
    * `'none'` (the app's middleware in front of these routes checks every request).
    */
   auth: 'none' | { token: string } | { tokens: readonly NamedToken[] } | { authenticate: Authenticate };
+  /**
+   * Who may see and decide which session, for an app with its own notion of users: asked with
+   * the caller (`authenticate`'s), the session (`id`, `packageId`, `owner`, `participants`) and
+   * the action (`read`: its view, journal, stream, a fork of it; `decide`: an event sent to it),
+   * on every route, lists included. Default: the owner, the participants (by name or
+   * `group:NAME`) and the `admin` group; a caller that names no one sees every session.
+   * A caller who may not read a session gets the 404 of an unknown id; one who may read but not
+   * decide, a 403 `decide_not_allowed`.
+   */
+  access?: AccessRule;
   /** Signs stream tickets (servers that share it take each other's); default: derived from the tokens, or random with `authenticate`. */
   ticketSecret?: string;
   /** Origins whose pages may call from a browser (CORS); none by default. */
@@ -70,13 +81,20 @@ export interface ServeApp {
  * @example
  * import { Hono } from 'hono';
  * import { createServeApp } from 'steward/serve';
- * const steward = createServeApp({ runtime, store, auth: { authenticate: (c) => (c.get('user') ? { name: c.get('user'), named: true, actForOthers: false } : undefined) } });
+ * const steward = createServeApp({
+ *   runtime,
+ *   store,
+ *   auth: { authenticate: (c) => (c.get('user') ? { name: c.get('user'), named: true, actForOthers: false, groups: c.get('teams') } : undefined) },
+ *   // Optional: anyone signed in reads every session, only its owner decides it (default: owner, participants, admin).
+ *   access: (caller, session, action) => action === 'read' || session.owner === caller?.name,
+ * });
  * const app = new Hono();
  * app.get('/', (c) => c.text('my app'));
  * app.route('/steward', steward.app); // POST /steward/sessions, GET /steward/sessions/:id/stream, …
  */
 export function createServeApp(options: ServeAppOptions): ServeApp {
   const auth = serveAuth(options.auth, options.runtime);
+  const access = checkedAccessRule(options.access, 'createServeApp');
   const limits = serveLimits(options, 'createServeApp');
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const log = (message: string) => write(safeText(message));
@@ -100,6 +118,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
     streamSlots: limits.streamSlots,
     log,
     auth,
+    ...(access ? { access } : {}),
     publicUrl: () => publicUrl,
     tickets: StreamTickets.forTokens(auth.kind === 'tokens' ? auth.tokens : { kind: 'none' }, {
       ...(options.ticketSecret !== undefined ? { secret: options.ticketSecret } : {}),

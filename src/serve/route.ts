@@ -15,6 +15,8 @@ import type { StreamSlots } from '../http/stream-slots.js';
 import type { SessionHost } from './session-host.js';
 import type { DecisionLinks } from '../http/decision-links.js';
 import type { DecisionLinkFn } from './decision-link.js';
+import type { SessionAccess } from '../http/access.js';
+import type { Caller } from '../http/auth.js';
 
 export interface ServeDeps {
   runtime: Runtime;
@@ -41,6 +43,8 @@ export interface ServeDeps {
   createLimit: RateLimiter | null;
   /** Streams each caller may hold open (src/http/stream-slots.ts); null or absent: no limit. */
   streamSlots?: StreamSlots | null;
+  /** Who may see and decide which session (src/http/access.ts): every route that touches one asks it. */
+  access: SessionAccess;
   log: (message: string) => void;
 }
 
@@ -57,6 +61,12 @@ type Security = { [scheme: string]: string[] }[];
 export const PUBLIC: Security = [];
 export const BEARER: Security = [{ bearer: [] }];
 export const TICKETED: Security = [{ bearer: [] }, { streamTicket: [] }];
+
+/**
+ * The owner of a session `caller` creates (a new session, a fork, a new AG-UI thread or A2A
+ * context): a named caller's name; null for one that names no one (the shared token, no tokens).
+ */
+export const ownerOf = (caller: Caller | undefined): string | null => (caller?.named ? caller.name : null);
 
 /** Whether a declaration's `security` lets a request in without a credential. */
 export const isPublic = (security: readonly object[] | undefined): boolean => security !== undefined && security.length === 0;

@@ -14,6 +14,7 @@ import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
 import { AuditFormatSchema } from '../runtime/audit-row.js';
 import { JournalEntrySchema, SessionSummarySchema } from '../store/records.js';
 import { ErrorBody } from '../http/error-body.js';
+import { ParticipantsSchema } from '../store/participants.js';
 
 /** Whole numbers in a query string ("10" → 10), with the allowed range in the message. */
 const count = (min: number, max: number) =>
@@ -27,8 +28,9 @@ export const CreateSessionBody = z
   .strictObject({
     packageId: z.string().trim().min(1, 'must not be empty').max(200).optional().describe('skill package; without one the session starts in skill_selection'),
     maxBurst: MaxBurstSchema.optional().describe('LLM rounds allowed between two user actions (default 12)'),
+    participants: ParticipantsSchema.optional(),
   })
-  .describe('A new session');
+  .describe("A new session; it belongs to the caller (a named token's name)");
 
 export const ListQuery = z.strictObject(
   {
@@ -189,5 +191,8 @@ export const ForkBody = z
   .strictObject({
     atSeq: z.number().int().min(1).optional().describe("the journal entry to fork after (its `seq`); default: the session's last"),
     id: z.string().min(1).max(200).optional().describe("the fork's id (default: a new one)"),
+    participants: ParticipantsSchema.optional().describe(
+      "the fork's participants besides its owner, the caller (default: none; the original's are not copied)",
+    ),
   })
   .describe("A new session from this one's state after a journal entry; the original is not touched");

@@ -14,6 +14,7 @@ import type { SessionStore } from '../store/session-store.js';
 import { buildServeApp } from './app.js';
 import { SessionHost } from './session-host.js';
 import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
+import { checkedAccessRule, type AccessRule } from '../http/access.js';
 
 import {
   DEFAULT_GRACE_MS,
@@ -42,8 +43,14 @@ export interface ServeOptions {
   port?: number;
   /** One shared bearer token (STEWARD_TOKEN): `by` stays a claim. This or `tokens` is required unless the host is a loopback address. */
   token?: string;
-  /** Named bearer tokens (STEWARD_TOKENS, STEWARD_TOKENS_FILE; see `tokensFromEnv`): `by` is the token's name, verified. */
+  /** Named bearer tokens (STEWARD_TOKENS, STEWARD_TOKENS_FILE; see `tokensFromEnv`): `by` is the token's name, verified; `groups` put the caller in groups. */
   tokens?: readonly NamedToken[];
+  /**
+   * Who may see and decide which session, replacing the default rule (the owner, the
+   * participants by name or `group:NAME`, and the `admin` group; a caller that names no one,
+   * the shared token's, sees every session): see `createServeApp`'s `access` and src/http/access.ts.
+   */
+  access?: AccessRule;
   maxBodyBytes?: number;
   /** How long shutdown waits for sends under way (default 10 s). */
   graceMs?: number;
@@ -123,6 +130,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     );
   }
   if (token) checkSharedToken(token);
+  const access = checkedAccessRule(options.access, 'startServe');
   const limits = serveLimits(options, 'startServe');
   const write = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   // What a log line quotes may come from a request: nothing in it reaches the terminal raw.
@@ -154,6 +162,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     auth: tokens ? { kind: 'tokens', tokens: { kind: 'named', tokens } } : token ? { kind: 'tokens', tokens: { kind: 'shared', token } } : { kind: 'none' },
+    ...(access ? { access } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(links ? { links } : {}),
   });

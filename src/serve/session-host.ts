@@ -68,6 +68,10 @@ export interface CreateOptions {
   first?: unknown;
   /** Called once the request is checked, before the session is stored; throws to refuse it (the create limit: admitCreate). */
   admit?: () => void;
+  /** The caller who creates it (ownerOf): null or absent for no named caller. */
+  owner?: string | null;
+  /** People and groups (`group:NAME`) who see and decide it besides its owner. */
+  participants?: readonly string[];
 }
 
 export class SessionHost {
@@ -230,12 +234,21 @@ export class SessionHost {
    * `steward fork`: a model call in flight at that point runs again before this resolves.
    * `admit` throws to refuse it before anything is stored (the create limit).
    */
-  async fork(id: string, options: { atSeq?: number; id?: string; admit?: () => void }): Promise<{ view: SessionView; revision: number | null }> {
+  async fork(
+    id: string,
+    options: { atSeq?: number; id?: string; admit?: () => void; owner?: string | null; participants?: readonly string[] },
+  ): Promise<{ view: SessionView; revision: number | null }> {
     this.refuseWhileDraining();
     const atSeq = options.atSeq ?? (await this.lastSeq(id));
     // The fork is a new session: once its source is known, the create limit has its say.
     options.admit?.();
-    const forking = this.runtime.forkSession(id, { atSeq, ...(options.id !== undefined ? { id: options.id } : {}) }).then(async (fork) => {
+    const forked = {
+      atSeq,
+      ...(options.id !== undefined ? { id: options.id } : {}),
+      ...(options.owner !== undefined ? { owner: options.owner } : {}),
+      ...(options.participants !== undefined ? { participants: options.participants } : {}),
+    };
+    const forking = this.runtime.forkSession(id, forked).then(async (fork) => {
       const view = await fork.settled();
       const revision = fork.revision ?? null;
       await fork.close();

@@ -58,6 +58,8 @@ export class MemoryStore implements SessionStore {
       snapshot: structuredClone(session.snapshot),
       createdAt: at,
       updatedAt: at,
+      owner: session.owner ?? null,
+      participants: [...new Set(session.participants ?? [])],
     };
     const first = toEntry(session.id, 1, at, session.entry);
     const archive = new Map<string, Map<number, ArchiveItem>>();
@@ -149,8 +151,10 @@ export class MemoryStore implements SessionStore {
 
   async list(options?: ListOptions): Promise<SessionPage> {
     const { limit, after } = listRequest(options);
+    const access = options?.visibleTo;
     const rows = [...this.rows.values()]
       .filter((row) => !after || listsBefore(after, positionOf(row)))
+      .filter((row) => !access || row.session.owner === access.owner || row.session.participants.some((p) => access.participants.includes(p)))
       .sort((a, b) => (listsBefore(positionOf(a), positionOf(b)) ? -1 : 1))
       .slice(0, limit + 1);
     return pageOf(rows, limit, positionOf, ({ session, state }) => ({
@@ -160,6 +164,8 @@ export class MemoryStore implements SessionStore {
       state,
       createdAt: session.createdAt,
       updatedAt: session.updatedAt,
+      owner: session.owner,
+      participants: [...session.participants],
     }));
   }
 

@@ -19,7 +19,7 @@
 import { SessionNotFoundError, UserError } from '../core/errors.js';
 import { HolderProcessSchema, type HolderProcess } from './holder-process.js';
 import type { ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
-import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
+import { sessionColumns, toStoredSession, type SessionRow } from './postgres-rows.js';
 import type { PgRenewals, Query } from './postgres-renewals.js';
 
 /** Migration step 2 (schema version 1 → 2). */
@@ -130,7 +130,7 @@ export class PgLeases implements LeaseOps {
     // The holder is looked up only when there is no grant.
     const { rows } = await this.query<SessionRow & { lease_token: string | null; holder: HolderRow | null }>(
       `WITH s AS (
-         SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions WHERE id = $1 FOR SHARE
+         SELECT ${sessionColumns(this.S)} FROM ${this.S}.sessions WHERE id = $1 FOR SHARE
        ), granted AS (
          INSERT INTO ${this.S}.leases AS l (session_id, owner, token, expires_at, process)
          SELECT s.id, $2, 1, now() + $3 * interval '1 millisecond', ${processOf('$4::jsonb', '1')} FROM s
@@ -179,7 +179,7 @@ export class PgLeases implements LeaseOps {
     // version): its claimer needs no second read.
     const { rows } = await this.query<SessionRow & { lease_token: string }>(
       `WITH c AS (
-         SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions s
+         SELECT ${sessionColumns(this.S)} FROM ${this.S}.sessions s
          WHERE s.state LIKE 'running%'
            AND NOT EXISTS (SELECT 1 FROM ${this.S}.leases l WHERE l.session_id = s.id AND l.expires_at > now())
            -- Last written under a lease (a fenced write commits only while expires_at > its now()):

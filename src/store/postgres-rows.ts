@@ -9,10 +9,19 @@ export interface SessionRow {
   state: string;
   created_at: Date;
   updated_at: Date;
+  owner: string | null;
+  /** The session's participants in the order given (the subquery of `sessionColumns`). */
+  participants: string[] | null;
 }
 
-/** The columns of a SessionRow, for a SELECT from `sessions`. */
-export const SESSION_COLUMNS = 'id, package_id, revision, snapshot, state, created_at, updated_at';
+/**
+ * The columns of a SessionRow, for a SELECT from `S.sessions` (under any alias): the row's
+ * own, and its participants from `session_participants` (an index lookup by session).
+ */
+export function sessionColumns(S: string): string {
+  return `id, package_id, revision, snapshot, state, created_at, updated_at, owner,
+    ARRAY(SELECT p.who FROM ${S}.session_participants p WHERE p.session_id = id ORDER BY p.ord) AS participants`;
+}
 
 export function toStoredSession(row: SessionRow): StoredSession {
   return {
@@ -22,5 +31,7 @@ export function toStoredSession(row: SessionRow): StoredSession {
     snapshot: row.snapshot,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    owner: row.owner,
+    participants: row.participants ?? [],
   };
 }

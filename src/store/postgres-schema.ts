@@ -9,7 +9,7 @@ import { leaseProcessMigration, leasesMigration } from './postgres-leases.js';
 import { outboxMigration } from './postgres-outbox.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 7;
+export const PG_SCHEMA_VERSION = 8;
 
 /** The default PostgreSQL schema (namespace) Steward's tables live in. */
 export const DEFAULT_PG_SCHEMA = 'steward';
@@ -18,7 +18,8 @@ export const DEFAULT_PG_SCHEMA = 'steward';
  * migrations[n] takes the schema from version n to n + 1; `S` is the quoted schema name.
  * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts);
  * step 4: the index list() pages on; step 5: package versions and idempotency keys; step 6: the
- * lease holder's process (postgres-leases.ts); step 7: the webhook outbox (postgres-outbox.ts).
+ * lease holder's process (postgres-leases.ts); step 7: the webhook outbox (postgres-outbox.ts); step 8:
+ * who a session belongs to (its owner and participants).
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -95,6 +96,20 @@ const migrations: Array<(S: string, channel: string) => string> = [
     CREATE INDEX IF NOT EXISTS send_keys_by_seq ON ${S}.send_keys (session_id, seq);`,
   (S) => leaseProcessMigration(S),
   (S) => outboxMigration(S),
+  // Who a session belongs to (src/store/participants.ts): its owner, a column (null: created by
+  // no named caller), and its participants, a side table written once with the session, so that
+  // list() filters in its query. The owner's index is partial: a store whose sessions have no
+  // owner (a shared token, the CLI) pays nothing for it on its writes. Rerunnable.
+  (S) => `
+    ALTER TABLE ${S}.sessions ADD COLUMN IF NOT EXISTS owner text;
+    CREATE TABLE IF NOT EXISTS ${S}.session_participants (
+      session_id  text NOT NULL REFERENCES ${S}.sessions(id),
+      who         text NOT NULL,
+      ord         integer NOT NULL,
+      PRIMARY KEY (session_id, who)
+    );
+    CREATE INDEX IF NOT EXISTS session_participants_by_who ON ${S}.session_participants (who, session_id);
+    CREATE INDEX IF NOT EXISTS sessions_of_owner ON ${S}.sessions (owner, updated_at DESC, id COLLATE "C" DESC) WHERE owner IS NOT NULL;`,
 ];
 
 /** The schema's name as SQL quotes it (names are checked as plain identifiers first). */

@@ -20,7 +20,7 @@ import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
 import { thisProcess } from './holder-process.js';
 import { PgRenewals, type Query } from './postgres-renewals.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
-import { SESSION_COLUMNS, toStoredSession, type SessionRow } from './postgres-rows.js';
+import { sessionColumns, toStoredSession, type SessionRow } from './postgres-rows.js';
 import { DEFER_FLUSH, StatementNames } from './postgres-prepared.js';
 import { redactUrl } from '../core/models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
@@ -171,12 +171,16 @@ export class PostgresStore implements SessionStore {
     checkSessionId(session.id, 'PostgresStore.create');
     const snapshot = toJson(session.snapshot, `the snapshot of session "${session.id}"`);
     const payload = toJson(session.entry.payload, `the payload of "${session.entry.type}" in session "${session.id}"`);
-    // One statement: the session row and its first journal entry commit together.
+    const participants = [...new Set(session.participants ?? [])];
+    // One statement: the session row, its first journal entry and its participants commit together.
     const sql = `
       WITH s AS (
-        INSERT INTO ${this.S}.sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, touched)
-        VALUES ($1, $2, 1, 1, $3::json, $4, now(), now(), nextval('${this.S}.write_order'))
-        RETURNING ${SESSION_COLUMNS}
+        INSERT INTO ${this.S}.sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, touched, owner)
+        VALUES ($1, $2, 1, 1, $3::json, $4, now(), now(), nextval('${this.S}.write_order'), $15)
+        RETURNING ${sessionColumns(this.S)}
+      ), w AS (
+        INSERT INTO ${this.S}.session_participants (session_id, who, ord)
+        SELECT s.id, x.who, x.ord - 1 FROM s, unnest($16::text[]) WITH ORDINALITY AS x(who, ord)
       ), j AS (
         INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
         SELECT id, 1, created_at, $5, $6, $7::json, $4 FROM s
@@ -190,7 +194,7 @@ export class PostgresStore implements SessionStore {
       ), o AS (
         INSERT INTO ${this.S}.webhook_outbox (id, receiver, session_id, entry_seq, type, payload, created_at)
         SELECT x.id, x.receiver, s.id, 1, x.type, x.payload::json, s.created_at
-        FROM s, unnest($15::text[], $16::text[], $17::text[], $18::text[]) AS x(id, receiver, type, payload)
+        FROM s, unnest($17::text[], $18::text[], $19::text[], $20::text[]) AS x(id, receiver, type, payload)
       )
       SELECT * FROM s`;
     const versions = versionColumns(session.packageVersions);
@@ -218,12 +222,15 @@ export class PostgresStore implements SessionStore {
         versions.hashes,
         versions.packageIds,
         versions.contents,
+        session.owner ?? null,
+        participants,
         outbox.ids,
         outbox.receivers,
         outbox.types,
         outbox.payloads,
       ]);
-      return toStoredSession(rows[0]!);
+      // The statement's RETURNING reads the participants as they were before it: none.
+      return { ...toStoredSession(rows[0]!), participants };
     } catch (error) {
       if ((error as { code?: string }).code === '23505') {
         throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
@@ -233,7 +240,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async load(id: string): Promise<StoredSession | undefined> {
-    const { rows } = await this.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM ${this.S}.sessions WHERE id = $1`, [id]);
+    const { rows } = await this.query<SessionRow>(`SELECT ${sessionColumns(this.S)} FROM ${this.S}.sessions WHERE id = $1`, [id]);
     return rows[0] ? toStoredSession(rows[0]) : undefined;
   }
 
@@ -381,16 +388,40 @@ export class PostgresStore implements SessionStore {
 
   async list(options?: ListOptions): Promise<SessionPage> {
     const { limit, after } = listRequest(options);
+    const access = options?.visibleTo;
     // The position keeps updated_at's microseconds: a cursor rounded to milliseconds would
     // skip or repeat the rows of its millisecond.
-    const { rows } = await this.query<SessionRow & { position: string }>(
-      `SELECT id, package_id, revision, state, created_at, updated_at,
-         to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position
+    const columns = `id, package_id, revision, state, created_at, updated_at, owner,
+         ARRAY(SELECT p.who FROM ${this.S}.session_participants p WHERE p.session_id = id ORDER BY p.ord) AS participants,
+         to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position`;
+    const { rows } = access
+      ? // A caller's page (ListOptions.visibleTo), the same keyset walk: the owner's next rows by
+        // sessions_of_owner from the cursor on, and the next rows shared with one of $3 (by
+        // session_participants_by_who), each at most a page; the page is cut from both.
+        await this.query<SessionRow & { position: string }>(
+          `WITH visible AS (
+             (SELECT id FROM ${this.S}.sessions
+              WHERE owner = $2 AND (updated_at, id COLLATE "C") < ($4::timestamptz, $5::text)
+              ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $1)
+             UNION
+             -- Grouped: a session shared with two of $3 is one row of the page.
+             (SELECT s.id FROM ${this.S}.session_participants p JOIN ${this.S}.sessions s ON s.id = p.session_id
+              WHERE p.who = ANY($3::text[]) AND (s.updated_at, s.id COLLATE "C") < ($4::timestamptz, $5::text)
+              GROUP BY s.id, s.updated_at
+              ORDER BY s.updated_at DESC, s.id COLLATE "C" DESC LIMIT $1)
+           )
+           SELECT ${columns} FROM ${this.S}.sessions WHERE id IN (SELECT id FROM visible)
+           ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $1`,
+          // The first page starts after 'infinity', a position every row sorts before.
+          [limit + 1, access.owner, access.participants, after?.updatedAt ?? 'infinity', after?.id ?? ''],
+        )
+      : await this.query<SessionRow & { position: string }>(
+          `SELECT ${columns}
        FROM ${this.S}.sessions
        ${after ? `WHERE (updated_at, id COLLATE "C") < ($2::timestamptz, $3::text)` : ''}
        ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $1`,
-      after ? [limit + 1, after.updatedAt, after.id] : [limit + 1],
-    );
+          after ? [limit + 1, after.updatedAt, after.id] : [limit + 1],
+        );
     return pageOf(
       rows,
       limit,
@@ -402,6 +433,8 @@ export class PostgresStore implements SessionStore {
         state: row.state,
         createdAt: row.created_at.toISOString(),
         updatedAt: row.updated_at.toISOString(),
+        owner: row.owner,
+        participants: row.participants ?? [],
       }),
     );
   }

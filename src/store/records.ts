@@ -38,6 +38,10 @@ export const SessionSummarySchema = z.object({
   state: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** The name of the caller who created it; null when no named caller did (the CLI, a shared token, no tokens). Absent from an older server: null. */
+  owner: z.string().nullable().default(null),
+  /** People (names) and groups (`group:NAME`) who see and decide it besides its owner. Absent from an older server: none. */
+  participants: z.array(z.string()).default([]),
 });
 
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

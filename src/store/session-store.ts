@@ -17,8 +17,9 @@ import { quotedSetting } from '../core/limits.js';
 import type { JournalEntry, JournalEntryFields, SessionSummary } from './records.js';
 import type { HolderProcess } from './holder-process.js';
 import type { OutboxInput, OutboxOps } from './outbox.js';
+import type { ListAccess } from './participants.js';
 
-export type { JournalEntry, SessionSummary };
+export type { JournalEntry, SessionSummary, ListAccess };
 
 import type { StoredPackageVersion } from '../skills/package-version.js';
 
@@ -129,6 +130,10 @@ export interface StoredSession {
   snapshot: unknown;
   createdAt: string;
   updatedAt: string;
+  /** The name of the caller who created it; null when no named caller did (src/store/participants.ts). */
+  owner: string | null;
+  /** People (names) and groups (`group:NAME`) who see and decide it besides its owner, in the order given. */
+  participants: string[];
 }
 
 export interface ListOptions {
@@ -136,6 +141,13 @@ export interface ListOptions {
   limit?: number;
   /** Where to go on: the `next` of the previous page (opaque); none or null: the first page. */
   after?: string | null;
+  /**
+   * Only the sessions `visibleTo.owner` owns or whose participants include one of
+   * `visibleTo.participants` (a caller's name and its groups as `group:NAME`: `visibleTo()` of
+   * participants.ts), filtered in the store's query so that paging stays a keyset walk; none:
+   * every session.
+   */
+  visibleTo?: ListAccess;
 }
 
 export interface SessionPage {
@@ -229,6 +241,10 @@ export interface CreateInput {
   entry: JournalEntryInput;
   /** Kept once per store (by hash), in the same transaction as the session. */
   packageVersions?: StoredPackageVersion[];
+  /** The name of the caller who creates it (default null: no named caller). */
+  owner?: string | null;
+  /** People and groups (`group:NAME`) who see and decide it besides its owner (default none); checked by the runtime (ParticipantsSchema). */
+  participants?: readonly string[];
 }
 
 /** A lease a takeover scan claimed, with the session as it was when claimed. */

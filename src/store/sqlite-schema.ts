@@ -16,8 +16,12 @@ import type { ArchiveItemInput, JournalEntry, JournalEntryInput, StoredSession }
  */
 const OLDEST_READABLE_VERSION = 2;
 
-/** migrations[n] takes a database from user_version n to n + 1. Append only; never edit a shipped step. */
-const migrations: string[] = [
+/**
+ * migrations[n] takes a database from user_version n to n + 1: SQL, or a step that reads the
+ * file first (to be rerunnable where SQLite's DDL has no IF NOT EXISTS). Append only; never
+ * edit a shipped step.
+ */
+const migrations: Array<string | ((db: Database.Database) => void)> = [
   `CREATE TABLE IF NOT EXISTS sessions (
      id          TEXT PRIMARY KEY,
      package_id  TEXT,
@@ -94,6 +98,23 @@ const migrations: string[] = [
      last_error  TEXT
    ) WITHOUT ROWID;
    CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox(status, next_at);`,
+  // v7: who a session belongs to (src/store/participants.ts): its owner, a column (NULL: created by no
+  // named caller), and its participants, a side table written once with the session, so that
+  // list() filters in its query (the owner's sessions by the index, in list order; a name's or
+  // group's by session_participants_by_who). The owner's index is partial: a file whose sessions
+  // have no owner (the CLI, a shared token) pays nothing for it on its writes. Rerunnable.
+  (db) => {
+    const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('sessions')`).all();
+    if (!columns.some((c) => c.name === 'owner')) db.exec(`ALTER TABLE sessions ADD COLUMN owner TEXT`);
+    db.exec(`CREATE TABLE IF NOT EXISTS session_participants (
+       session_id  TEXT NOT NULL REFERENCES sessions(id),
+       who         TEXT NOT NULL,
+       ord         INTEGER NOT NULL,
+       PRIMARY KEY (session_id, who)
+     ) WITHOUT ROWID;
+     CREATE INDEX IF NOT EXISTS session_participants_by_who ON session_participants(who, session_id);
+     CREATE INDEX IF NOT EXISTS sessions_of_owner ON sessions(owner, updated_at, id) WHERE owner IS NOT NULL;`);
+  },
 ];
 
 export interface SessionRow {
@@ -106,6 +127,10 @@ export interface SessionRow {
   updated_at: string;
   /** The seq of the session's last journal entry (v3). */
   last_seq?: number;
+  /** The creating caller's name (v7; absent on an older file read as it is). */
+  owner?: string | null;
+  /** The participants as a JSON array, in their order (read with the row: the `participants` subquery of the reads). */
+  participants?: string | null;
 }
 
 export interface ArchiveRow {
@@ -144,7 +169,11 @@ export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
     const from = version();
     if (from > SCHEMA_VERSION) throw newerSchema(path, from);
-    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(migrations[v]!);
+    for (let v = from; v < SCHEMA_VERSION; v++) {
+      const step = migrations[v]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
+    }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
@@ -187,7 +216,15 @@ export function toStoredSession(row: SessionRow): StoredSession {
     snapshot: parseJson(row.snapshot, () => `The stored snapshot of session "${row.id}" is corrupt JSON`),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    owner: row.owner ?? null,
+    participants: participantsOf(row),
   };
+}
+
+/** A row's participants, from the JSON array its read aggregated (none on a file before v7). */
+export function participantsOf(row: SessionRow): string[] {
+  if (!row.participants) return [];
+  return parseJson(row.participants, () => `The participants of session "${row.id}" are corrupt`) as string[];
 }
 
 export function parseJson(text: string, describe: () => string): unknown {

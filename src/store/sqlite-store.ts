@@ -12,6 +12,7 @@ import {
   parseJson,
   toArchiveRow,
   toJournalRow,
+  participantsOf,
   toStoredSession,
   type ArchiveRow,
   type JournalRow,
@@ -131,7 +132,7 @@ export class SqliteStore implements SessionStore {
         if (mode === 'wal' && path !== ':memory:') this.walFlush = new WalFlush(`${resolve(path)}-wal`);
       }
       db.pragma('foreign_keys = ON');
-      this.stmts = prepareReads(db);
+      this.stmts = prepareReads(db, hasParticipants(db));
       this.v5Reads = (db.pragma('user_version', { simple: true }) as number) >= 5 ? prepareV5Reads(db) : null;
       // Set up: from now on a lock fails at once and is waited for without blocking (see `guard`).
       db.pragma('busy_timeout = 0');
@@ -166,7 +167,9 @@ export class SqliteStore implements SessionStore {
       created_at: at,
       updated_at: at,
       last_seq: 1,
+      owner: session.owner ?? null,
     };
+    const participants = [...new Set(session.participants ?? [])];
     const entry = toJournalRow(session.id, 1, at, session.entry);
     const archive = (session.entry.added ?? []).map((item) => toArchiveRow(session.id, 1, item));
     const versions = versionRows(session.packageVersions, at);
@@ -175,7 +178,7 @@ export class SqliteStore implements SessionStore {
       await this.lockWaits.run(() => {
         // In each attempt: another write of this process may have set another level meanwhile.
         this.commitAt(this.levelFor(flushesCommit(this.durability)));
-        this.write.createTx(row, entry, archive, versions, outbox);
+        this.write.createTx(row, entry, archive, versions, outbox, participants);
       });
       if (outbox.length) this.outbox.wake();
       if (this.walFlush && flushesCommit(this.durability)) await this.flushed();
@@ -185,7 +188,7 @@ export class SqliteStore implements SessionStore {
       }
       throw this.fault(error);
     }
-    return toStoredSession(row);
+    return { ...toStoredSession(row), participants };
   }
 
   async load(id: string): Promise<StoredSession | undefined> {
@@ -318,7 +321,24 @@ export class SqliteStore implements SessionStore {
 
   async list(options?: ListOptions): Promise<SessionPage> {
     const { limit, after } = listRequest(options);
-    const rows = await this.guard(() => (after ? this.stmts.listAfter.all(after.updatedAt, after.id, limit + 1) : this.stmts.listFirst.all(limit + 1)));
+    const access = options?.visibleTo;
+    const visible = this.stmts.listVisible;
+    // A file from before owners (read-only, not migrated): no session has one, so a caller's filter shows none.
+    if (access && !visible) return { sessions: [], next: null };
+    const rows = await this.guard(() =>
+      access
+        ? visible!.all({
+            owner: access.owner,
+            whos: JSON.stringify(access.participants),
+            // The first page starts after a position every row sorts before ('~' is above every ISO date).
+            at: after?.updatedAt ?? '~',
+            id: after?.id ?? '',
+            n: limit + 1,
+          })
+        : after
+          ? this.stmts.listAfter.all(after.updatedAt, after.id, limit + 1)
+          : this.stmts.listFirst.all(limit + 1),
+    );
     return pageOf(
       rows,
       limit,
@@ -330,6 +350,8 @@ export class SqliteStore implements SessionStore {
         state: row.state,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
+        owner: row.owner ?? null,
+        participants: participantsOf(row),
       }),
     );
   }
@@ -381,24 +403,57 @@ export class SqliteStore implements SessionStore {
   }
 }
 
-/** The reading statements, compiled once per connection; they read schema v2 and v3 alike. */
-function prepareReads(db: Database.Database) {
+/** Whether the file has the session_participants table (schema v7: owners and participants). */
+function hasParticipants(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_participants'`).get() !== undefined;
+}
+
+/** A session's participants as a JSON array, in their order (read by the table's primary key). */
+const PARTICIPANTS = `(SELECT json_group_array(p.who ORDER BY p.ord) FROM session_participants p WHERE p.session_id = sessions.id) AS participants`;
+
+/**
+ * The reading statements, compiled once per connection; they read schema v2 to v5 alike, and
+ * owners and participants where the file has them (`access`: v7).
+ */
+function prepareReads(db: Database.Database, access: boolean) {
+  const summary = `id, package_id, revision, state, created_at, updated_at${access ? `, owner, ${PARTICIPANTS}` : ''}`;
   return {
     archived: db.prepare<[string, string, string, number, number], ArchiveRow>(
       `SELECT * FROM archive WHERE session_id = ? AND kind = ? AND key = ? AND n BETWEEN ? AND ? ORDER BY n`,
     ),
-    session: db.prepare<[string], SessionRow>(`SELECT * FROM sessions WHERE id = ?`),
+    session: db.prepare<[string], SessionRow>(`SELECT *${access ? `, ${PARTICIPANTS}` : ''} FROM sessions WHERE id = ?`),
     journal: db.prepare<[string, number, number], JournalRow>(`SELECT * FROM journal WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
     // Keyset paging on (updated_at, id), newest first: the sessions_by_position index (v4) is read backwards from the cursor.
     listFirst: db.prepare<[number], SessionRow>(
-      `SELECT id, package_id, revision, state, created_at, updated_at FROM sessions
+      `SELECT ${summary} FROM sessions
        ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
     listAfter: db.prepare<[string, string, number], SessionRow>(
-      `SELECT id, package_id, revision, state, created_at, updated_at FROM sessions
+      `SELECT ${summary} FROM sessions
        WHERE (updated_at, id) < (?, ?)
        ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
+    // A caller's page (ListOptions.visibleTo), the same keyset walk: the owner's next rows by
+    // sessions_of_owner, read backwards from the cursor, and the next rows shared with one of
+    // `whos` (by session_participants_by_who), each at most a page; the page is cut from both.
+    listVisible: access
+      ? db.prepare<[{ owner: string; whos: string; at: string; id: string; n: number }], SessionRow>(
+          `WITH visible(id) AS (
+             SELECT id FROM (
+               SELECT id FROM sessions WHERE owner = @owner AND (updated_at, id) < (@at, @id)
+               ORDER BY updated_at DESC, id DESC LIMIT @n)
+             UNION
+             SELECT id FROM (
+               -- Grouped: a session shared with two of \`whos\` is one row of the page.
+               SELECT s.id FROM session_participants p JOIN sessions s ON s.id = p.session_id
+               WHERE p.who IN (SELECT value FROM json_each(@whos)) AND (s.updated_at, s.id) < (@at, @id)
+               GROUP BY s.id, s.updated_at
+               ORDER BY s.updated_at DESC, s.id DESC LIMIT @n)
+           )
+           SELECT ${summary} FROM sessions WHERE id IN (SELECT id FROM visible)
+           ORDER BY updated_at DESC, id DESC LIMIT @n`,
+        )
+      : null,
   };
 }
 
@@ -430,12 +485,12 @@ interface SendKeyRow extends SendKeyInput {
 
 type Writer = ReturnType<typeof makeWriter>;
 
-/** The writing statements (schema v3) and the two write transactions. */
+/** The writing statements (schema v7: a read-only connection never makes them) and the two write transactions. */
 function makeWriter(db: Database.Database) {
   const s = {
     insertSession: db.prepare<[SessionRow]>(
-      `INSERT INTO sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at)
-       VALUES (@id, @package_id, @revision, @last_seq, @snapshot, @state, @created_at, @updated_at)`,
+      `INSERT INTO sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, owner)
+       VALUES (@id, @package_id, @revision, @last_seq, @snapshot, @state, @created_at, @updated_at, @owner)`,
     ),
     insertEntry: db.prepare<[JournalRow]>(
       `INSERT INTO journal (session_id, seq, at, kind, type, payload, state)
@@ -468,15 +523,17 @@ function makeWriter(db: Database.Database) {
       `DELETE FROM send_keys WHERE session_id = ? AND seq <= (SELECT seq FROM send_keys WHERE session_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
     ),
   };
+  const insertParticipant = db.prepare<[string, string, number]>(`INSERT INTO session_participants (session_id, who, ord) VALUES (?, ?, ?)`);
   return {
     repairLastSeq: s.repairLastSeq,
     saveResult: db.prepare<[string, string, string]>(`UPDATE send_keys SET result = ? WHERE session_id = ? AND key = ?`),
-    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[], versions: VersionRow[], outbox: OutboxRow[]) => {
+    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[], versions: VersionRow[], outbox: OutboxRow[], participants: readonly string[]) => {
       for (const version of versions) s.insertVersion.run(version);
       s.insertSession.run(row);
       s.insertEntry.run(entry);
       for (const item of archive) s.insertArchive.run(item);
       for (const message of outbox) s.insertOutbox.run(message);
+      participants.forEach((who, ord) => insertParticipant.run(row.id, who, ord));
     }).immediate,
     // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
     // process can slip a write between our revision check and our update.

@@ -1,7 +1,7 @@
 /** The token list of `steward serve` (STEWARD_TOKENS_FILE / STEWARD_TOKENS): each problem names its line and the fix, never the token. */
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseTokenList, TokenListError, tokensFromEnv } from '../../src/http/tokens.js';
+import { checkNamedTokens, parseTokenList, TokenListError, tokensFromEnv } from '../../src/http/tokens.js';
 import { useTempDir } from '../support/temp.js';
 
 const A = 'a'.repeat(24);
@@ -47,9 +47,41 @@ describe('parseTokenList', () => {
       '4: the token of line 1 again: give each name its own token, or one name could pass for another',
       "5: the name is reserved (steward, system are the journal's names for the runtime): name the person or service that holds the token",
       '6: the name may use letters, digits and . _ @ - (starting with a letter or digit), e.g. alice or ci-bot',
-      '7: the only option after the token is "act-for-others"',
+      '7: the options after the token are "act-for-others" and "groups=NAME,NAME" (e.g. groups=ops,admin)',
       '8: a name without a token: write "name token" (separated by a space)',
       '9: the token may use letters, digits and . _ ~ + / - (and = at its end), as `openssl rand -hex 24` or `openssl rand -base64 24` print',
+    ]);
+  });
+
+  it('reads groups=NAME,NAME after the token, beside act-for-others, and names each bad groups field and its fix', () => {
+    expect(parseTokenList(`olga ${A} groups=ops,admin\nci ${B} act-for-others groups=bots`, 'x')).toEqual([
+      { name: 'olga', token: A, actForOthers: false, groups: ['ops', 'admin'] },
+      { name: 'ci', token: B, actForOthers: true, groups: ['bots'] },
+    ]);
+    const found = problems(
+      [
+        `a1 ${'1'.repeat(20)} groups=`,
+        `a2 ${'2'.repeat(20)} groups=ops,,qa`,
+        `a3 ${'3'.repeat(20)} groups=ops groups=qa`,
+        `a4 ${'4'.repeat(20)} groups=ops,ops`,
+        `a5 ${'5'.repeat(20)} groups=o!ps`,
+        `a6 ${'6'.repeat(20)} groups=${Array.from({ length: 65 }, (_, i) => `g${i}`).join(',')}`,
+      ].join('\n'),
+    );
+    expect(found).toEqual([
+      '1: a group name is empty (two commas in a row, or one at an end): write groups=NAME,NAME, e.g. groups=ops,admin',
+      '2: a group name is empty (two commas in a row, or one at an end): write groups=NAME,NAME, e.g. groups=ops,admin',
+      '3: give "groups=" at most once: list every group in it, e.g. groups=ops,admin',
+      '4: the group "ops" is listed twice in groups=: list each group once',
+      '5: a group name may use letters, digits and . _ @ - (starting with a letter or digit), e.g. groups=ops,admin',
+      '6: groups= lists 65 groups; a caller may be in at most 64',
+    ]);
+    // As objects (startServe({ tokens })): a comma inside a group's name is refused, never split into two groups.
+    expect(() => checkNamedTokens([{ name: 'olga', token: A, actForOthers: false, groups: ['ops,admin'] }], 'tokens')).toThrow(
+      /entry 1: a group name may use letters/,
+    );
+    expect(checkNamedTokens([{ name: 'olga', token: A, actForOthers: false, groups: ['ops'] }], 'tokens')).toEqual([
+      { name: 'olga', token: A, actForOthers: false, groups: ['ops'] },
     ]);
   });
 

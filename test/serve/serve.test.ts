@@ -303,7 +303,11 @@ describe('steward serve', () => {
       'header:Last-Event-ID',
     ]);
     expect(Object.keys(doc.paths['/sessions/{id}/stream-tickets'].post.responses)).toContain('201');
-    expect(Object.keys(doc.paths['/sessions/{id}/fork'].post.requestBody.content['application/json'].schema.properties).sort()).toEqual(['atSeq', 'id']);
+    expect(Object.keys(doc.paths['/sessions/{id}/fork'].post.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+      'atSeq',
+      'id',
+      'participants',
+    ]);
     const journalParams = doc.paths['/sessions/{id}/journal'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     expect(journalParams).toEqual(['path:id', 'query:after', 'query:limit']);
     const list = doc.paths['/sessions'].get;

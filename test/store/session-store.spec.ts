@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError, InvalidCursorError, SessionNotFoundError, UserError } from '../../src/core/errors.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { listAll } from '../../src/store/list-page.js';
+import { visibleTo } from '../../src/store/participants.js';
 import { SEND_KEYS_KEPT, type JournalEntryInput, type SessionPage, type SessionStore } from '../../src/store/session-store.js';
 
 export interface StoreFixture {
@@ -247,7 +248,8 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       expect(list.map((s) => s.id)).toEqual(['a', 'c', 'b']);
       expect(list[0]).toMatchObject({ id: 'a', packageId: 'pkg', revision: 2, state: 'working' });
       expect(list[1]).toMatchObject({ id: 'c', revision: 1, state: 'idle' });
-      expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'id', 'packageId', 'revision', 'state', 'updatedAt']);
+      expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'id', 'owner', 'packageId', 'participants', 'revision', 'state', 'updatedAt']);
+      expect(list[0]).toMatchObject({ owner: null, participants: [] });
     });
 
     /** Every id of the store, read `limit` at a time, checking each page is full but the last. */
@@ -356,6 +358,69 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       }
       expect((await listAll(store, 2)).map((s) => s.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
       expect((await listAll(store)).map((s) => s.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+    });
+
+    it('keeps who a session belongs to — its owner and participants, in their order — through load, appends and list', async () => {
+      const participants = ['bob', 'group:ops', 'zoe'];
+      const made = await store.create({ id: 'a1', packageId: 'pkg', snapshot: {}, entry: created('a1'), owner: 'alice', participants });
+      participants.push('mallory'); // the caller's array, changed afterwards: not what is stored
+      expect(made).toMatchObject({ owner: 'alice', participants: ['bob', 'group:ops', 'zoe'] });
+      expect(await store.load('a1')).toEqual(made);
+      await createSession('nobody');
+      expect(await store.load('nobody')).toMatchObject({ owner: null, participants: [] });
+      await store.append({ id: 'a1', expectedRevision: 1, entries: [entry('go', 'working')], snapshot: {} });
+      expect(await store.load('a1')).toMatchObject({ revision: 2, owner: 'alice', participants: ['bob', 'group:ops', 'zoe'] });
+      const listed = (await store.list()).sessions;
+      expect(listed.find((s) => s.id === 'a1')).toMatchObject({ owner: 'alice', participants: ['bob', 'group:ops', 'zoe'] });
+      expect(listed.find((s) => s.id === 'nobody')).toMatchObject({ owner: null, participants: [] });
+    });
+
+    it('lists only the sessions `visibleTo` names — owned, or shared by name or group — paged by keyset without repeating or missing one', async () => {
+      const owners = ['alice', 'bob', 'carol', null];
+      for (let i = 0; i < 250; i++) {
+        const id = `s${String(i).padStart(3, '0')}`;
+        const participants = [...(i % 5 === 0 ? ['dan'] : []), ...(i % 7 === 0 ? ['group:ops'] : []), ...(i % 11 === 0 ? ['alice', 'dan'] : [])];
+        await store.create({ id, packageId: 'pkg', snapshot: {}, entry: created(id), owner: owners[i % 4]!, participants });
+      }
+      const everything = await listAll(store, 100);
+      expect(everything).toHaveLength(250);
+      /** Every page of what `viewer` sees, checked: full pages but the last, each session once. */
+      const walkAs = async (viewer: ReturnType<typeof visibleTo>, limit: number): Promise<string[]> => {
+        const ids: string[] = [];
+        let after: string | null = null;
+        for (let pages = 0; ; pages++) {
+          expect(pages).toBeLessThan(300);
+          const page: SessionPage = await store.list({ limit, after, visibleTo: viewer });
+          ids.push(...page.sessions.map((s) => s.id));
+          if (page.next === null) return ids;
+          expect(page.sessions).toHaveLength(limit);
+          after = page.next;
+        }
+      };
+      const cases: Array<[ReturnType<typeof visibleTo>, (s: (typeof everything)[number]) => boolean]> = [
+        [visibleTo('alice'), (s) => s.owner === 'alice' || s.participants.includes('alice')],
+        [visibleTo('dan', ['ops']), (s) => s.participants.includes('dan') || s.participants.includes('group:ops')],
+        [visibleTo('bob', ['ops', 'qa']), (s) => s.owner === 'bob' || s.participants.includes('group:ops')],
+        [visibleTo('erin'), () => false],
+      ];
+      for (const [viewer, sees] of cases) {
+        const expected = everything.filter(sees).map((s) => s.id);
+        for (const limit of [100, 7]) {
+          const ids = await walkAs(viewer, limit);
+          expect(new Set(ids).size, `${viewer.owner} by ${limit}`).toBe(ids.length);
+          expect(ids, `${viewer.owner} by ${limit}`).toEqual(expected);
+        }
+      }
+      // 63 owned (every 4th), 23 naming her (every 11th), 6 both.
+      expect(everything.filter((s) => s.owner === 'alice' || s.participants.includes('alice')).length).toBe(80);
+      // A session of hers written between two pages moves to the front: not shown again, none skipped.
+      const first = await store.list({ limit: 10, visibleTo: visibleTo('alice') });
+      const shown = first.sessions[3]!;
+      await store.append({ id: shown.id, expectedRevision: shown.revision, entries: [entry('seen', 'working')], snapshot: {} });
+      expect((await store.list({ limit: 1, visibleTo: visibleTo('alice') })).sessions[0]!.id).toBe(shown.id);
+      const second = await store.list({ limit: 1000, after: first.next, visibleTo: visibleTo('alice') });
+      expect(second.sessions.map((s) => s.id)).not.toContain(shown.id);
+      expect(new Set([...first.sessions, ...second.sessions].map((s) => s.id)).size).toBe(80);
     });
 
     it('a journal read past any seq the store holds (2^31, 2^53 − 1) is empty, not a failure', async () => {

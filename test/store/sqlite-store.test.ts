@@ -60,6 +60,35 @@ describe('SqliteStore on disk', () => {
     expect(await second.append({ id: 's1', expectedRevision: 2, entries: [entry('b', 'done')], snapshot: { step: 2 } })).toBe(3);
   });
 
+  it('migrates a v5 file to owners and participants: its sessions have none; a read-only reader of a v5 file lists none to a caller', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 'old', packageId: null, snapshot: { step: 0 }, entry: created });
+    await store.close();
+    // Back to the v5 shape, as a file written by the previous Steward.
+    const raw = new Database(path);
+    raw.exec(`DROP INDEX sessions_of_owner; DROP TABLE session_participants; ALTER TABLE sessions DROP COLUMN owner;`);
+    raw.pragma('user_version = 5');
+    raw.close();
+
+    const reader = new SqliteStore(path, { readOnly: true });
+    cleanups.push(() => reader.close());
+    expect(await reader.load('old')).toMatchObject({ id: 'old', owner: null, participants: [] });
+    expect((await reader.list()).sessions).toMatchObject([{ id: 'old', owner: null, participants: [] }]);
+    expect(await reader.list({ visibleTo: { owner: 'alice', participants: ['alice'] } })).toEqual({ sessions: [], next: null });
+    await reader.close();
+
+    const migrated = open(path);
+    expect(await migrated.load('old')).toMatchObject({ owner: null, participants: [] });
+    await migrated.create({ id: 'new', packageId: null, snapshot: {}, entry: created, owner: 'alice', participants: ['group:ops'] });
+    expect((await migrated.list({ visibleTo: { owner: 'bob', participants: ['bob', 'group:ops'] } })).sessions.map((s) => s.id)).toEqual(['new']);
+    const check = new Database(path, { readonly: true });
+    cleanups.push(() => {
+      check.close();
+    });
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
   it('uses WAL, a busy timeout and the current schema version', () => {
     const path = dbFile();
     open(path);

@@ -6,7 +6,8 @@
  * Failures answer the one error shape of src/http/errors.ts.
  */
 import type { MiddlewareHandler } from 'hono';
-import { pageTokenAuth } from '../../http/auth.js';
+import { pageTokenAuth, type Caller } from '../../http/auth.js';
+import { ADMIN_GROUP } from '../../http/access.js';
 import { limitBody } from '../../http/body.js';
 import { isLoopback, requestGuards, type RequestGuardOptions } from '../../http/security.js';
 
@@ -24,9 +25,20 @@ export function inspectorGuards(listening: RequestGuardOptions['listening']): Mi
   });
 }
 
-/** What every /api request passes: the token (header `x-steward-token` or `?token=`), then the size limit. */
+/**
+ * Who the page's token is to serve's routes the inspector mounts (src/http/access.ts): the one
+ * person at this machine, an administrator who sees and decides every session. It names no
+ * one (`named: false`), so a session it creates has no owner, as one the CLI creates.
+ */
+const PAGE_TOKEN_CALLER: Caller = Object.freeze({ name: 'inspector', named: false, actForOthers: true, groups: Object.freeze([ADMIN_GROUP]) });
+
+/** What every /api request passes: the token (header `x-steward-token` or `?token=`), then the size limit; the caller is then the page's. */
 export function apiGuards(token: string): MiddlewareHandler[] {
-  return [pageTokenAuth(token, 'open the URL printed by `steward inspect` (it carries ?token=…)'), limitBody(MAX_BODY)];
+  const asPageCaller: MiddlewareHandler = async (c, next) => {
+    c.set('caller', PAGE_TOKEN_CALLER);
+    await next();
+  };
+  return [pageTokenAuth(token, 'open the URL printed by `steward inspect` (it carries ?token=…)'), asPageCaller, limitBody(MAX_BODY)];
 }
 
 /**

@@ -24,7 +24,8 @@ import { idempotencyKeyProblem } from '../../runtime/send-keys.js';
 import type { SessionStreamEvent } from '../../core/machines/stream-events.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { SessionHost } from '../../serve/session-host.js';
-import type { SessionStore } from '../../store/session-store.js';
+import type { SessionStore, StoredSession } from '../../store/session-store.js';
+import type { AccessAction } from '../../http/access.js';
 import { HttpError } from '../../http/errors.js';
 import { stepName } from '../ag-ui/events.js';
 import { answerSchema, eventForAnswer, interruptWait, withInterruptCall } from '../ag-ui/interrupts.js';
@@ -39,6 +40,14 @@ export interface A2ADeps {
   host: SessionHost;
   /** Spends one of the caller's session creations, or throws (the create limit, src/serve/create-limit.ts); none: not limited. */
   admitCreate?: () => void;
+  /**
+   * Throws unless the caller may `action` the session (SessionAccess.require): a 404 when they
+   * may not see it (answered as an unknown task), a 403 when they may see but not decide it.
+   * None: anyone may.
+   */
+  access?: (id: string, action: AccessAction, stored?: StoredSession) => Promise<unknown>;
+  /** Whose a context this caller starts is (ownerOf the caller); none: no one's. */
+  owner?: string | null;
 }
 
 type Who = { by?: string; via?: string; through?: DecisionChannel };
@@ -145,6 +154,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
   }
 
   async getTask(params: { id: string }): Promise<Task> {
+    await this.visible(params.id);
     return taskOf(await this.read(params.id));
   }
 
@@ -161,6 +171,7 @@ export class StewardA2AHandler implements A2ARequestHandler {
   /** The task now, then (while it runs) its live working notes until it waits or is done, then that status. */
   async *resubscribe(params: { id: string }): AsyncGenerator<StreamResponse, void, undefined> {
     const id = params.id;
+    await this.visible(id);
     const feed = this.feed();
     let settled = false;
     // Listening first, then reading: a wait that comes between the two is not missed.
@@ -224,8 +235,29 @@ export class StewardA2AHandler implements A2ARequestHandler {
     const problem = sessionIdProblem(id);
     if (problem) throw new RequestMalformedError({ message: `A task id is a session id: ${problem}, but ${SESSION_ID_RULE}.` });
     const thread = await readA2AThread(this.deps, id);
-    if (!thread || thread.packageId !== this.packageId) throw new TaskNotFoundError({ message: `No task ${id} on the agent ${this.packageId}.` });
+    if (!thread || thread.packageId !== this.packageId) throw this.notFound(id);
     return thread;
+  }
+
+  private notFound(id: string): TaskNotFoundError {
+    return new TaskNotFoundError({ message: `No task ${id} on the agent ${this.packageId}.` });
+  }
+
+  /** Throws unless the caller may see task `id`: another caller's task is no task to them (the error of an unknown one). */
+  private async visible(id: string): Promise<void> {
+    const problem = sessionIdProblem(id);
+    if (problem) throw new RequestMalformedError({ message: `A task id is a session id: ${problem}, but ${SESSION_ID_RULE}.` });
+    await this.allowed(id, 'read', undefined, () => this.notFound(id));
+  }
+
+  /** Throws unless the caller may `action` the session: `notFound()` when they may not see it, as for an unknown task. */
+  private async allowed(id: string, action: AccessAction, stored: StoredSession | undefined, notFound: () => Error): Promise<void> {
+    try {
+      await this.deps.access?.(id, action, stored);
+    } catch (error) {
+      if (HttpError.isInstance(error) && error.status === 404) throw notFound();
+      throw error;
+    }
   }
 
   /** The session as the store has it once a live wait or end reached it. */
@@ -251,15 +283,26 @@ export class StewardA2AHandler implements A2ARequestHandler {
     const problem = sessionIdProblem(id);
     if (problem) throw new RequestMalformedError({ message: `The contextId is the session id: ${problem}, but ${SESSION_ID_RULE}.` });
     let stored = await this.deps.store.load(id);
-    if (!stored && message.taskId)
-      throw new TaskNotFoundError({ message: `No task ${message.taskId}: leave taskId out (and set contextId, or not) to start one.` });
+    const unknown = () => new TaskNotFoundError({ message: `No task ${id}: leave taskId out (and set contextId, or not) to start one.` });
+    if (!stored && message.taskId) throw unknown();
+    // Another caller's context is no context to this one: refused as an unknown task, before anything of it shows.
+    if (stored) await this.allowed(id, 'read', stored, () => (message.taskId ? unknown() : this.notFound(id)));
     if (!stored) {
       // Checked before the session exists (its text, the text's size, the create limit): a refused first message leaves nothing behind.
       const text = partsOf(message).text;
       if (!text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
       const first = { type: 'user_submitted_input', text, ...this.who };
-      await this.deps.host.create({ packageId: this.packageId, id, first, ...(this.deps.admitCreate ? { admit: this.deps.admitCreate } : {}) });
+      await this.deps.host.create({
+        packageId: this.packageId,
+        id,
+        first,
+        ...(this.deps.admitCreate ? { admit: this.deps.admitCreate } : {}),
+        ...(this.deps.owner !== undefined ? { owner: this.deps.owner } : {}),
+      });
       stored = await this.deps.store.load(id);
+    } else {
+      // A message to a task that is there answers it (or repeats an answer): it decides.
+      await this.allowed(id, 'decide', stored, unknown);
     }
     if (stored?.packageId !== this.packageId)
       throw new RequestMalformedError({ message: `Context ${id} works with package "${stored?.packageId}": send it to /a2a/${stored?.packageId}.` });

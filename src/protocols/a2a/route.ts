@@ -20,7 +20,9 @@ import { HttpError } from '../../http/errors.js';
 import { defineRoute, jsonContent, type ValidationResult } from '../../http/route.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { BEARER, PUBLIC, type ServeDeps, type ServeRoute } from '../../serve/route.js';
+import { BEARER, ownerOf, PUBLIC, type ServeDeps, type ServeRoute } from '../../serve/route.js';
+import type { AccessAction } from '../../http/access.js';
+import type { StoredSession } from '../../store/session-store.js';
 import { ErrorBody } from '../../serve/schemas.js';
 import type { SkillPackage } from '../../core/skills/package-schema.js';
 import { A2A_ERROR_CODE, A2AError, JsonRpcRequestMalformedError, RequestMalformedError } from '@a2a-js/sdk/errors';
@@ -150,7 +152,8 @@ export const a2aJsonRpc = defineRoute(
     path: '/a2a/{packageId}',
     summary:
       'A2A JSON-RPC: a message starts a session (contextId = task id = session id) or answers its wait (input-required); ' +
-      'SendStreamingMessage / SubscribeToTask (message/stream, tasks/resubscribe) follow it live. Who acted is the caller of the token',
+      'SendStreamingMessage / SubscribeToTask (message/stream, tasks/resubscribe) follow it live. Who acted is the caller of the token; ' +
+      "a new context is theirs, and another caller's task is answered as an unknown one (TaskNotFoundError) unless they may see it",
     security: BEARER,
     request: { params: PackageParams, body: { required: true, content: { 'application/json': { schema: JsonRpcRequest } } } },
     responses: {
@@ -169,7 +172,7 @@ export const a2aJsonRpc = defineRoute(
       },
     },
   }),
-  ({ runtime, store, host, auth, log, streams, createLimit, publicUrl, streamSlots }: ServeDeps) =>
+  ({ runtime, store, host, auth, log, streams, createLimit, publicUrl, streamSlots, access }: ServeDeps) =>
     async (c) => {
       const pkg = packageOf(runtime, c.req.valid('param').packageId);
       const body = c.req.valid('json');
@@ -184,7 +187,20 @@ export const a2aJsonRpc = defineRoute(
       // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).
       const ending = new AbortController();
       const handler = new ClientSafeHandler(
-        new StewardA2AHandler({ runtime, store, host, admitCreate: () => admitCreate(createLimit, c.get('caller')) }, pkg.id, card, attribution, ending.signal),
+        new StewardA2AHandler(
+          {
+            runtime,
+            store,
+            host,
+            admitCreate: () => admitCreate(createLimit, c.get('caller')),
+            owner: ownerOf(c.get('caller')),
+            access: (id: string, action: AccessAction, stored?: StoredSession) => access.require(c.get('caller'), id, action, stored),
+          },
+          pkg.id,
+          card,
+          attribution,
+          ending.signal,
+        ),
         (details) => log(`serve: an A2A request to ${pkg.id} failed: ${details}`),
       );
       // A refusal to come back to (a limit, a server stopping) keeps its HTTP status and Retry-After: the SDK's client reads the JSON-RPC error either way.

@@ -17,7 +17,9 @@ import { admitCreate, checkCreateAllowance, CREATE_LIMIT_RESPONSE } from '../../
 import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { BEARER, type ServeDeps, type ServeRoute } from '../../serve/route.js';
+import { BEARER, ownerOf, type ServeDeps, type ServeRoute } from '../../serve/route.js';
+import type { AccessAction } from '../../http/access.js';
+import type { StoredSession } from '../../store/session-store.js';
 import { ErrorBody } from '../../serve/schemas.js';
 import { checked } from './events.js';
 import { runAgUi } from './run.js';
@@ -53,7 +55,8 @@ export const agUiRun = defineRoute(
     path: '/ag-ui/{packageId}',
     summary:
       'AG-UI 1.0: one run of the thread (threadId = session id; a new thread creates the session) until the session waits (RUN_FINISHED with an interrupt) ' +
-      'or is done; resume answers the open interrupt. Who acted is the caller of the token',
+      "or is done; resume answers the open interrupt. Who acted is the caller of the token; a new thread is theirs, and another caller's thread " +
+      'is refused as an unknown session (RUN_ERROR session_not_found) unless they may see it',
     security: BEARER,
     request: {
       params: PackageParams,
@@ -74,7 +77,7 @@ export const agUiRun = defineRoute(
       404: jsonContent('No such package', ErrorBody),
     },
   }),
-  ({ runtime, store, host, log, createLimit, streamSlots }: ServeDeps) =>
+  ({ runtime, store, host, log, createLimit, streamSlots, access }: ServeDeps) =>
     async (c) => {
       const pkg = packageOf(runtime, c.req.valid('param').packageId);
       const input = c.req.valid('json') as RunAgentInput;
@@ -113,8 +116,18 @@ export const agUiRun = defineRoute(
           // Refused before the run: RUN_ERROR alone, as the protocol allows before RUN_STARTED.
           if (refusal) emit({ type: EventType.RUN_ERROR, code: refusal.code, message: refusal.message } as BaseEvent);
           else {
-            const admit = () => admitCreate(createLimit, c.get('caller'));
-            await runAgUi({ runtime, store, host, admitCreate: admit, signal: c.req.raw.signal }, pkg.id, input, attribution, emit);
+            const caller = c.get('caller');
+            const admit = () => admitCreate(createLimit, caller);
+            const deps = {
+              runtime,
+              store,
+              host,
+              admitCreate: admit,
+              signal: c.req.raw.signal,
+              owner: ownerOf(caller),
+              access: (id: string, action: AccessAction, stored: StoredSession) => access.require(caller, id, action, stored),
+            };
+            await runAgUi(deps, pkg.id, input, attribution, emit);
           }
           await writing;
         } finally {

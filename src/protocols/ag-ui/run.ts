@@ -10,7 +10,8 @@ import type { DecisionChannel, UserEvent } from '../../core/machines/session.eve
 import { storedSnapshot } from '../../runtime/persisted.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { sessionView, type SessionView } from '../../core/view.js';
-import type { SessionStore } from '../../store/session-store.js';
+import type { SessionStore, StoredSession } from '../../store/session-store.js';
+import type { AccessAction } from '../../http/access.js';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { SessionHost } from '../../serve/session-host.js';
 import { clientError } from '../../http/errors.js';
@@ -29,6 +30,14 @@ export interface AgUiDeps {
   admitCreate?: () => void;
   /** Aborted when the client leaves: a run waiting for a thread another run drives stops waiting. */
   signal?: AbortSignal;
+  /**
+   * Throws unless the caller may `action` the thread (SessionAccess.require): a 404 as for an
+   * unknown session when they may not see it, a 403 when they may see but not decide it.
+   * None: anyone may.
+   */
+  access?: (id: string, action: AccessAction, stored: StoredSession) => Promise<unknown>;
+  /** Whose a thread this run creates is (ownerOf the caller); none: no one's. */
+  owner?: string | null;
 }
 
 /** A refusal of the run: RUN_ERROR with a code and a message that names the fix. */
@@ -183,12 +192,19 @@ export async function runAgUi(
         id: threadId,
         ...(text ? { first: { type: 'user_submitted_input', text, ...who } } : {}),
         ...(deps.admitCreate ? { admit: deps.admitCreate } : {}),
+        ...(deps.owner !== undefined ? { owner: deps.owner } : {}),
       });
-    } else if (stored.packageId !== packageId)
-      throw new RunRefused('thread_package_mismatch', `Thread ${threadId} works with package "${stored.packageId}": post it to /ag-ui/${stored.packageId}.`);
+    } else {
+      // Someone else's thread is no thread to this caller: the refusal of an unknown session, before anything of it shows.
+      await deps.access?.(threadId, 'read', stored);
+      if (stored.packageId !== packageId)
+        throw new RunRefused('thread_package_mismatch', `Thread ${threadId} works with package "${stored.packageId}": post it to /ag-ui/${stored.packageId}.`);
+    }
     // A resume names its interrupt: while another run drives the thread, wait for where it leads, then decide.
     const thread = (input.resume?.length ?? 0) > 0 ? await settledThread(deps, threadId) : await readThread(deps, threadId);
     const decision = await decide(deps, thread, input);
+    // What is sent decides (an answer to an interrupt, a new request): the caller must be one who may.
+    if (decision.kind === 'send' && stored) await deps.access?.(threadId, 'decide', stored);
     emit(started);
     let source = { context: () => thread.context, view: () => thread.view };
     const translator = new RunTranslator(

@@ -12,10 +12,13 @@ export const getSession = defineRoute(
     request: { params: SessionIdParams },
     responses: {
       200: jsonContent('The view', ViewResponse),
-      404: jsonContent('No such session', ErrorBody),
+      404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
     },
   }),
-  ({ host }: ServeDeps) =>
-    async (c) =>
-      c.json(await host.view(c.req.valid('param').id), 200),
+  ({ host, access }: ServeDeps) =>
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await access.require(c.get('caller'), id, 'read');
+      return c.json(await host.view(id), 200);
+    },
 );

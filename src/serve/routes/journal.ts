@@ -16,13 +16,14 @@ export const journal = defineRoute(
     responses: {
       200: jsonContent('A page of entries', JournalResponse),
       400: jsonContent('Bad query', ErrorBody),
-      404: jsonContent('No such session', ErrorBody),
+      404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
     },
   }),
-  ({ store }: ServeDeps) =>
+  ({ store, access }: ServeDeps) =>
     async (c) => {
       const { id } = c.req.valid('param');
       const { after = 0, limit = DEFAULT_LIMIT } = c.req.valid('query');
+      await access.require(c.get('caller'), id, 'read');
       const entries = await store.journal(id, { afterSeq: after, limit });
       if (entries.length === 0 && !(await store.load(id))) {
         throw sessionNotFound(id);

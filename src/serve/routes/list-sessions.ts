@@ -11,7 +11,9 @@ export const listSessions = defineRoute(
   createRoute({
     method: 'get',
     path: '/sessions',
-    summary: 'The sessions, most recently updated first, a page at a time (`next` is the `cursor` of the next page)',
+    summary:
+      'The sessions the caller may see (its own, those naming it or one of its groups; all of them for the `admin` group and a caller that names no one), ' +
+      'most recently updated first, a page at a time (`next` is the `cursor` of the next page)',
     security: BEARER,
     request: { query: ListQuery },
     responses: {
@@ -19,12 +21,12 @@ export const listSessions = defineRoute(
       400: jsonContent('Bad query or cursor', ErrorBody),
     },
   }),
-  ({ store }: ServeDeps) =>
+  ({ access }: ServeDeps) =>
     async (c) => {
       const { limit = DEFAULT_LIMIT, cursor } = c.req.valid('query');
       try {
-        // The store reads one page (keyset on updated_at, id), never every session.
-        return c.json(await store.list({ limit, after: cursor ?? null }), 200);
+        // The store reads one page (keyset on updated_at, id), never every session, of those the caller may see.
+        return c.json(await access.list(c.get('caller'), { limit, after: cursor ?? null }), 200);
       } catch (error) {
         if (!InvalidCursorError.isInstance(error)) throw error;
         throw new HttpError(400, 'invalid_request', error.message, [{ path: 'cursor', message: error.message }]);

@@ -57,10 +57,12 @@ export const sendEvent = defineRoute(
         content: { 'application/json': { schema: SendBadRequest } },
       },
       403: {
-        description: "by_not_allowed: the event names another `by` than its token's name, and the token may not act for others; nothing was sent",
+        description:
+          "by_not_allowed: the event names another `by` than its token's name, and the token may not act for others; " +
+          "decide_not_allowed: the caller may see the session but not decide it (an app's own access rule); nothing was sent",
         content: { 'application/json': { schema: ErrorBody } },
       },
-      404: jsonContent('No such session', ErrorBody),
+      404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
       409: {
         description:
           'Refused by the session in its state (event_refused; wait_closed: the event names a wait that is no longer open, ' +
@@ -86,9 +88,11 @@ export const sendEvent = defineRoute(
       },
     },
   }),
-  ({ host, log }: ServeDeps) =>
+  ({ host, log, access }: ServeDeps) =>
     async (c) => {
       const { id } = c.req.valid('param');
+      // An event decides (an answer to a wait, a tool call's approval): the caller must be one who may.
+      await access.require(c.get('caller'), id, 'decide');
       if (host.isFull(id)) {
         throw new HttpError(
           429,

@@ -18,13 +18,15 @@ export const streamTickets = defineRoute(
     request: { params: SessionIdParams, body: { required: false, content: { 'application/json': { schema: StreamTicketBody } } } },
     responses: {
       201: jsonContent('The ticket', StreamTicketResponse),
-      404: jsonContent('No such session', ErrorBody),
+      404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
     },
   }),
-  ({ store, tickets }: ServeDeps) =>
+  ({ store, tickets, access }: ServeDeps) =>
     async (c) => {
       const { id } = c.req.valid('param');
-      if (!(await store.load(id))) throw sessionNotFound(id);
+      // A ticket opens the stream as its caller (checked again there): only for a session they may see.
+      const stored = await access.require(c.get('caller'), id, 'read');
+      if (!(stored ?? (await store.load(id)))) throw sessionNotFound(id);
       return c.json(StreamTicketResponse.parse(tickets.issue(id, c.get('caller'))), 201);
     },
 );

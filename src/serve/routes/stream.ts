@@ -51,7 +51,7 @@ export const stream = defineRoute(
       },
       400: jsonContent('Bad query or Last-Event-ID', ErrorBody),
       401: jsonContent('Missing or wrong bearer token, or a stream ticket that is expired, malformed or for another session', ErrorBody),
-      404: jsonContent('No such session', ErrorBody),
+      404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
       429: jsonContent(TOO_MANY_STREAMS, ErrorBody),
     },
   }),
@@ -59,7 +59,9 @@ export const stream = defineRoute(
     const { id } = c.req.valid('param');
     const cursor = c.req.valid('header')['Last-Event-ID'];
     const start = cursor ?? { after: c.req.valid('query').after ?? 0, live: null };
-    if (!(await deps.store.load(id))) throw sessionNotFound(id);
+    // The caller of the bearer token, or the one its ticket carries.
+    const stored = await deps.access.require(c.get('caller'), id, 'read');
+    if (!(stored ?? (await deps.store.load(id)))) throw sessionNotFound(id);
     // One of the caller's open streams, given back when this one ends (a 429 past the limit).
     const release = deps.streamSlots?.take(c.get('caller')) ?? (() => {});
     try {
