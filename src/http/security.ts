@@ -17,7 +17,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 import { HttpError } from './errors.js';
 
