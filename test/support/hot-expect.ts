@@ -87,3 +87,13 @@ export function expectToBeLessThanOrEqual(actual: number, most: number, message?
 export function expectToBeDefined(actual: unknown, message?: string): void {
   if (actual === undefined) expect(actual, message).toBeDefined();
 }
+
+/**
+ * expect(actual, message).toBeUndefined().
+ *
+ * @example
+ * expectToBeUndefined(({} as Record<string, unknown>).polluted, 'Object.prototype is not polluted');
+ */
+export function expectToBeUndefined(actual: unknown, message?: string): void {
+  if (actual !== undefined) expect(actual, message).toBeUndefined();
+}
