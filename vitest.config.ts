@@ -26,9 +26,13 @@ const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFi
 // The unit files share their workers' loaded modules (isolate: false): a fresh module graph per file
 // loaded the same sources and packages again for every file, most of a light file's time. They
 // leave no global state behind (stubs, fake timers and listeners are undone after each test).
+// The transformed sources are kept on disk between processes (node_modules/.experimental-vitest-cache,
+// keyed by each file's content and the configuration): every e2e file's fresh process, and each unit
+// worker, transformed the same sources again. No plugin here reads other files, which would make it stale.
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    experimental: { fsModuleCache: true },
     globalSetup: ['test/support/global-setup.ts'],
     projects: [
       {

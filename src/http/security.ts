@@ -21,6 +21,9 @@
  */
 import { networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
+import * as z from 'zod';
+import { UserError } from '../core/errors.js';
+import { HttpError } from './errors.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -28,9 +31,6 @@ declare module 'hono' {
     takesForm: boolean | undefined;
   }
 }
-import { z } from 'zod';
-import { UserError } from '../core/errors.js';
-import { HttpError } from './errors.js';
 
 export interface RequestGuardOptions {
   /**

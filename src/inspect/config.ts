@@ -17,7 +17,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isSourceModule, stewardRoot } from '../package-root.js';
 import type { AnyStateMachine } from 'xstate';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 
 export const STATELY_CONFIG_FILE = 'stately.config.json';

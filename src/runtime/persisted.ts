@@ -6,7 +6,7 @@
  */
 import type { AnyStateMachine, StateValue } from 'xstate';
 import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { hasBody, REQUEST_TAG, type Blackboard, type TagSlot } from '../core/blackboard/blackboard.js';
 import type { Artifact } from '../core/blackboard/artifacts.js';
 import { ownRecord } from '../core/blackboard/keyed.js';

@@ -7,7 +7,7 @@
  * package folder holds by then (docs/design.md "Pinned packages").
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PackageError, SnapshotError } from '../core/errors.js';
 import type { SkillPackage, WorkerSkill } from '../core/skills/package-schema.js';
 import { canonicalJson } from '../core/text/canonical-json.js';

@@ -22,7 +22,7 @@
  */
 import {
   createActor,
-  fromPromise,
+  fromCallback,
   type AnyStateMachine,
   type AnyStateNode,
   type AnyTransitionDefinition,
@@ -155,9 +155,13 @@ function definedTransitions(root: AnyStateNode): Map<AnyTransitionDefinition, st
   return all;
 }
 
-/** The same machine with every actor it may invoke replaced by one that never settles. */
+/**
+ * The same machine with every actor it may invoke replaced by one that never settles: a callback
+ * actor that sends nothing (a promise actor would make an AbortController for every invoke the
+ * walk enters, and a DOMException with a stack trace at every stop).
+ */
 function withInertActors(machine: AnyStateMachine): AnyStateMachine {
-  const never = fromPromise(() => new Promise<never>(() => {}));
+  const never = fromCallback(() => {});
   const names = Object.keys(machine.implementations.actors ?? {});
   return machine.provide({ actors: Object.fromEntries(names.map((n) => [n, never])) });
 }

@@ -28,6 +28,7 @@ import type { Model, ModelReply, ModelRequest } from '../../src/core/models/mode
 import { bundledPackagesDir } from '../../src/skills/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SendResult, Session } from '../../src/runtime/session.js';
+import { expectToBe, expectToBeLessThanOrEqual, expectToBeUndefined, expectToContain, expectToEqual } from '../support/hot-expect.js';
 import { expectValidTranscript } from '../support/transcript.js';
 
 // STEWARD_FUZZ_RUNS=20000 for a longer hunt; the default keeps the suite at ~10 s.
@@ -285,13 +286,14 @@ const model: Model = {
 const runtime = createRuntime({ model, maxBurst: MAX_BURST, packagesDir });
 
 // ── invariants ───────────────────────────────────────────────────────────
+// Checked after every send: hot-expect.ts's assertions, which call expect() only on a failure.
 
 const protoKeys = () => [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','));
 const pristine = protoKeys();
 function checkPrototypes(where: string): void {
-  expect(protoKeys(), `${where}: a prototype gained or lost a key`).toEqual(pristine);
-  expect(({} as Record<string, unknown>).polluted, `${where}: Object.prototype polluted`).toBeUndefined();
-  expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+  expectToEqual(protoKeys(), pristine, `${where}: a prototype gained or lost a key`);
+  expectToBeUndefined(({} as Record<string, unknown>).polluted, `${where}: Object.prototype polluted`);
+  expectToBe(Object.getPrototypeOf({}), Object.prototype);
 }
 
 const contextOf = (session: Session) => session.actorRef.getSnapshot().context as SessionContext;
@@ -306,17 +308,17 @@ function checkAfterSend(session: Session, result: SendResult, event: unknown): v
   const context = contextOf(session);
   expectValidTranscript('managerMessages', context.transcripts.manager.messages);
   expectValidTranscript('workerMessages', context.transcripts.worker.messages);
-  expect(context.burst).toBeLessThanOrEqual(context.maxBurst);
+  expectToBeLessThanOrEqual(context.burst, context.maxBurst);
   if (result.ok) {
     const state = stateOf(session);
-    expect(state === 'done' || state.startsWith('waiting_user.'), `${where}: resolved in ${state}`).toBe(true);
-    expect(context.reply.queue, where).toEqual([]);
+    expectToBe(state === 'done' || state.startsWith('waiting_user.'), true, `${where}: resolved in ${state}`);
+    expectToEqual(context.reply.queue, [], where);
   } else {
-    expect(['invalid_event', 'event_refused'], `${where}: ${result.error.code}: ${result.error.message}`).toContain(result.error.code);
+    expectToContain(['invalid_event', 'event_refused'], result.error.code, `${where}: ${result.error.code}: ${result.error.message}`);
   }
   for (const versions of Object.values(context.blackboard)) {
     for (const v of versions)
-      expect('body' in v ? typeof v.body : typeof v.size, `${where}: a blackboard body is not text`).toBe('body' in v ? 'string' : 'number');
+      expectToBe('body' in v ? typeof v.body : typeof v.size, 'body' in v ? 'string' : 'number', `${where}: a blackboard body is not text`);
   }
 }
 
@@ -359,7 +361,7 @@ describe('hostile model replies and user events (fast-check, real runtime)', () 
           // The persisted snapshot survives JSON and is restored as a valid session.
           const persisted = JSON.parse(JSON.stringify(session.persisted())) as unknown;
           const restored = runtime.restoreSession(persisted);
-          expect(Object.keys(contextOf(restored).blackboard)).toEqual(Object.keys(contextOf(session).blackboard));
+          expectToEqual(Object.keys(contextOf(restored).blackboard), Object.keys(contextOf(session).blackboard));
           restored.stop();
           checkPrototypes('after the persistence round trip');
         } finally {

@@ -27,6 +27,15 @@ import type { UserEvent, UserEventType } from '../../src/core/machines/session.e
 import type { Model, ModelReply, ModelRequest, ToolCall } from '../../src/core/models/model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import type { SendResult, Session } from '../../src/runtime/session.js';
+import {
+  expectToBe,
+  expectToBeDefined,
+  expectToBeGreaterThan,
+  expectToBeGreaterThanOrEqual,
+  expectToBeLessThanOrEqual,
+  expectToContain,
+  expectToEqual,
+} from '../support/hot-expect.js';
 import { expectValidTranscript } from '../support/transcript.js';
 
 const MAX_BURST = 3;
@@ -242,6 +251,7 @@ const model: Model = {
 const runtime = createRuntime({ model, maxBurst: MAX_BURST });
 
 // ── invariants ───────────────────────────────────────────────────────────
+// Checked after every send of every session: hot-expect.ts's assertions, which call expect() only on a failure.
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const contextOf = (session: Session) => session.actorRef.getSnapshot().context as SessionContext;
@@ -258,77 +268,80 @@ function checkBlackboard(before: Blackboard, after: Blackboard): void {
   };
   for (const [tag, versions] of Object.entries(before)) {
     const now = after[tag];
-    expect(now, `tag ${tag} disappeared`).toBeDefined();
-    expect(count(now!), `tag ${tag} lost versions`).toBeGreaterThanOrEqual(count(versions));
+    expectToBeDefined(now, `tag ${tag} disappeared`);
+    expectToBeGreaterThanOrEqual(count(now!), count(versions), `tag ${tag} lost versions`);
     // An older version may leave the context for the archive (counted in the summary); a
     // version that stays is unchanged.
     for (const v of versions) {
       if (!('body' in v)) continue;
       const kept = now!.find((x) => 'body' in x && x.version === v.version);
-      if (kept) expect(kept, `version ${v.version} of ${tag} changed`).toEqual(v);
+      if (kept) expectToEqual(kept, v, `version ${v.version} of ${tag} changed`);
     }
   }
   for (const [tag, versions] of Object.entries(after)) {
     const held = versions.filter((v): v is TagVersion => 'body' in v);
     const summary = versions.filter((v) => !('body' in v));
-    expect(summary.length <= 1 && (summary.length === 0 || versions[0] === summary[0]), `${tag}: one summary of archived versions, first`).toBe(true);
-    expect(versions.at(-1) && 'body' in versions.at(-1)!, `the latest version of ${tag} keeps its body`).toBe(true);
-    held.forEach((v, i) => i > 0 && expect(v.version, `${tag} versions are ascending`).toBeGreaterThan(held[i - 1]!.version));
+    expectToBe(summary.length <= 1 && (summary.length === 0 || versions[0] === summary[0]), true, `${tag}: one summary of archived versions, first`);
+    expectToBe(versions.at(-1) && 'body' in versions.at(-1)!, true, `the latest version of ${tag} keeps its body`);
+    held.forEach((v, i) => i > 0 && expectToBeGreaterThan(v.version, held[i - 1]!.version, `${tag} versions are ascending`));
     const archived = summary[0] && !('body' in summary[0]) ? summary[0].archived : 0;
-    expect(archived + held.length, `${tag}: every version is held or counted as archived`).toBe(count(versions));
+    expectToBe(archived + held.length, count(versions), `${tag}: every version is held or counted as archived`);
   }
 }
 
 function checkArtifacts(before: readonly Artifact[], after: readonly Artifact[]): void {
-  expect(after.length, 'artifacts never disappear').toBeGreaterThanOrEqual(before.length);
+  expectToBeGreaterThanOrEqual(after.length, before.length, 'artifacts never disappear');
   before.forEach((old, i) => {
     const now = after[i]!;
-    expect(now.id).toBe(old.id);
+    expectToBe(now.id, old.id);
     if (now.status !== old.status) {
-      expect(LEGAL_ARTIFACT_MOVES[old.status], `artifact ${old.id}: ${old.status} → ${now.status} is not a legal move`).toContain(now.status);
+      expectToContain(LEGAL_ARTIFACT_MOVES[old.status], now.status, `artifact ${old.id}: ${old.status} → ${now.status} is not a legal move`);
     }
   });
   for (const fresh of after.slice(before.length)) {
-    expect(fresh.status, `new artifact ${fresh.id} must start as pending_review`).toBe('pending_review');
+    expectToBe(fresh.status, 'pending_review', `new artifact ${fresh.id} must start as pending_review`);
   }
 }
 
 function checkInvariants(session: Session, result: SendResult, before: { state: string; context: SessionContext }): void {
   const after = contextOf(session);
   const state = stateOf(session);
-  expect(after.burst).toBeLessThanOrEqual(after.maxBurst);
-  expect(after.maxBurst).toBe(MAX_BURST);
+  expectToBeLessThanOrEqual(after.burst, after.maxBurst);
+  expectToBe(after.maxBurst, MAX_BURST);
   if (after.ledger.maxBurstTokens !== null) {
-    expect(after.ledger.burstTokens - after.ledger.lastCallTokens, 'every model call starts within the token budget').toBeLessThanOrEqual(
+    expectToBeLessThanOrEqual(
+      after.ledger.burstTokens - after.ledger.lastCallTokens,
       after.ledger.maxBurstTokens,
+      'every model call starts within the token budget',
     );
   }
   for (const versions of Object.values(after.blackboard)) {
-    for (const v of versions) if ('body' in v) expect(typeof v.writtenBy === 'string' && v.writtenBy.length > 0 && v.writtenBy.length <= 120).toBe(true);
+    for (const v of versions) if ('body' in v) expectToBe(typeof v.writtenBy === 'string' && v.writtenBy.length > 0 && v.writtenBy.length <= 120, true);
   }
   expectValidTranscript('managerMessages', after.transcripts.manager.messages);
   expectValidTranscript('workerMessages', after.transcripts.worker.messages);
   checkBlackboard(before.context.blackboard, after.blackboard);
   checkArtifacts(before.context.artifacts, after.artifacts);
   if (result.ok) {
-    expect(state === 'done' || state.startsWith('waiting_user.'), `send() resolved in ${state}`).toBe(true);
-    expect(after.reply.queue).toEqual([]);
+    expectToBe(state === 'done' || state.startsWith('waiting_user.'), true, `send() resolved in ${state}`);
+    expectToEqual(after.reply.queue, []);
     // A question card shows only where it can be answered (input, worker_questions), rides
     // along (review_artifact) or clarifies the request (intake): never a stale one elsewhere.
     if (after.questions !== null) {
-      expect(
+      expectToContain(
         ['waiting_user.intake', 'waiting_user.input', 'waiting_user.review_artifact', 'waiting_user.worker_questions'],
+        state,
         `a question card in ${state}`,
-      ).toContain(state);
+      );
     }
     return;
   }
-  expect(['invalid_event', 'event_refused'], `unexpected error: ${result.error.code}: ${result.error.message}`).toContain(result.error.code);
-  expect(state, 'a refused event changes no state').toBe(before.state);
+  expectToContain(['invalid_event', 'event_refused'], result.error.code, `unexpected error: ${result.error.code}: ${result.error.message}`);
+  expectToBe(state, before.state, 'a refused event changes no state');
   const { rejections: _before, ...restBefore } = before.context;
   const { rejections: _after, ...restAfter } = clone(after);
-  expect(restAfter, 'a refused event changes nothing in context but the rejection log').toEqual(restBefore);
-  if (result.error.code === 'invalid_event') expect(after.rejections.length).toBe(before.context.rejections.length);
+  expectToEqual(restAfter, restBefore, 'a refused event changes nothing in context but the rejection log');
+  if (result.error.code === 'invalid_event') expectToBe(after.rejections.length, before.context.rejections.length);
 }
 
 // ── resolving generated steps into events ─────────────────────────────────────

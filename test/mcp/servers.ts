@@ -1,25 +1,22 @@
 /** The test servers as the host is given them, and what the tests check about processes. */
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { McpServerConfig } from '../../src/core/skills/mcp-servers.js';
 import type { ServerRef, ToolCallOutcome } from '../../src/mcp/types.js';
-
-const STDIO_SERVER = fileURLToPath(new URL('./servers/stdio.mjs', import.meta.url));
-const LEGACY_SERVER = fileURLToPath(new URL('./servers/legacy.mjs', import.meta.url));
+import { testServer } from '../support/server-build.js';
 
 /** The stdio test server (servers/stdio.mjs) under `name`, with `extra` settings or arguments. */
 export function stdioServer(name: string, extra: Partial<McpServerConfig> & { args?: string[] } = {}): ServerRef {
   const { args = [], ...rest } = extra;
-  return { name, config: { command: process.execPath, args: [STDIO_SERVER, ...args], trusted: true, ...rest } as McpServerConfig };
+  return { name, config: { command: process.execPath, args: [testServer('test/mcp/servers/stdio.mjs'), ...args], trusted: true, ...rest } as McpServerConfig };
 }
 
 /** The 2025-only server (servers/legacy.mjs) under `name`, with `extra` settings (its `env`: LEGACY_LOG). */
 export function legacyServer(name: string, extra: Partial<McpServerConfig> = {}): ServerRef {
-  return { name, config: { command: process.execPath, args: [LEGACY_SERVER], trusted: true, ...extra } as McpServerConfig };
+  return { name, config: { command: process.execPath, args: [legacyServerPath()], trusted: true, ...extra } as McpServerConfig };
 }
 
 /** The path of the legacy server, for a package's manifest. */
-export const LEGACY_SERVER_PATH = LEGACY_SERVER;
+export const legacyServerPath = (): string => testServer('test/mcp/servers/legacy.mjs');
 
 /** Whether process `pid` still runs. */
 export function isRunning(pid: number): boolean {

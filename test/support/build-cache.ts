@@ -34,7 +34,17 @@ export function listFiles(path: string): string[] {
  * What the builds are made from, paths from the repository's root: one set for all of them, so
  * builds of the same sources share a hash and can find each other (the CLI's page).
  */
-const SOURCES = ['src', 'bin/steward.mjs', 'scripts/bundle-cli.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const SOURCES = [
+  'src',
+  'bin/steward.mjs',
+  'scripts/bundle-cli.mjs',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  // The MCP test servers the tests start (server-build.ts).
+  'test/mcp/servers',
+  'test/tools/servers',
+];
 let sources: string | undefined;
 
 /** A hash of the files' names (from the repository's root) and contents. */

@@ -3,7 +3,7 @@
  * built with the official MCP SDK), which asks a person on the live connection inside its call,
  * and what that server received.
  */
-import { LEGACY_SERVER_PATH } from '../mcp/servers.js';
+import { legacyServerPath } from '../mcp/servers.js';
 import { writeMcpPackage } from './mcp-package.js';
 
 export interface LegacyPackage {
@@ -21,7 +21,7 @@ export function legacyPackage(): LegacyPackage {
     description: 'Asks a person through an MCP server of an earlier revision.',
     worker: { id: 'asker', description: 'Asks for a confirmation.', prompt: 'Ask for a confirmation, then submit a note saying what you were told.' },
     server: 'legacy',
-    entry: (log) => ({ command: process.execPath, args: [LEGACY_SERVER_PATH], env: { LEGACY_LOG: log }, approval: 'never' }),
+    entry: (log) => ({ command: process.execPath, args: [legacyServerPath()], env: { LEGACY_LOG: log }, approval: 'never' }),
   });
   return { packagesDir: written.packagesDir, reached: written.lines };
 }

@@ -1,10 +1,8 @@
 /** A package whose worker keeps notes through the notes MCP server (test/tools/servers/notes.mjs), and what that server received. */
-import { fileURLToPath } from 'node:url';
 import type { ChatMessage, ModelReply, ModelRequest } from '../../src/machine.js';
 import { scriptedCall } from '../../src/testing.js';
+import { testServer } from '../support/server-build.js';
 import { writeMcpPackage } from './mcp-package.js';
-
-const NOTES_SERVER = fileURLToPath(new URL('./servers/notes.mjs', import.meta.url));
 
 export interface NotesPackage {
   /** The folder holding the package folder (createRuntime's packagesDir). */
@@ -28,7 +26,7 @@ export function notesPackage(manifest: Record<string, unknown> = {}): NotesPacka
     server: 'notes',
     entry: () => ({
       command: process.execPath,
-      args: [NOTES_SERVER],
+      args: [testServer('test/tools/servers/notes.mjs')],
       env: { NOTES_LOG: '${NOTES_LOG}', NOTES_WRITE_DESCRIPTION: '${NOTES_WRITE_DESCRIPTION}' },
       ...manifest,
     }),

@@ -6,7 +6,7 @@
  * Every error message below is phrased to follow a field name ("field "x" must be …"):
  * the loader prefixes it with the file and the field, so authors read what to write.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { strict } from './strict-object.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { McpServersSchema, type McpServerConfig } from './mcp-servers.js';

@@ -3,7 +3,7 @@
  * key is usually a typo ("outputTag"), and the list of valid keys is the fastest fix, so the
  * error names them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A strict object whose errors say which keys are allowed; any other problem is "must be `what`". */
 export function strict<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
