@@ -48,6 +48,17 @@ describe.skipIf(skip)('the inspector page, issue 12', () => {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     cleanups.push(() => page.close());
     await page.goto(inspector.url);
+    // The answer to the request comes back late, after the person typed in the next wait's form
+    // (a slow network): the page drew that form when the stream said the session waits, and keeps
+    // what was typed in it when the answer arrives.
+    let answerInput!: () => void;
+    const inputAnswered = new Promise<void>((resolve) => (answerInput = resolve));
+    await page.route('**/sessions/*/events', async (route) => {
+      if ((route.request().postDataJSON() as { type?: string }).type !== 'user_submitted_input') return route.continue();
+      const response = await route.fetch();
+      await inputAnswered;
+      await route.fulfill({ response });
+    });
     await page.fill('#acting-as', 'dora');
     await page.fill('form[data-event="user_submitted_input"] textarea', 'A note about green tea.');
     await page.click('form[data-event="user_submitted_input"] button');
@@ -58,6 +69,10 @@ describe.skipIf(skip)('the inspector page, issue 12', () => {
       .poll(() => page.inputValue('form[data-event="user_approved_next_step"] input[name="reason"]').catch(() => ''))
       .toBe(session.view().pendingStep!.reason);
     await page.fill('form[data-event="user_approved_next_step"] input[name="reason"]', 'One line, please.');
+    answerInput();
+    await expect.poll(() => page.textContent('#send-result')).toMatch(/^user_submitted_input accepted/);
+    await expect.poll(() => page.evaluate(() => document.querySelectorAll('#events form').length)).toBeGreaterThan(0);
+    expect(await page.inputValue('form[data-event="user_approved_next_step"] input[name="reason"]')).toBe('One line, please.');
     await page.click('form[data-event="user_approved_next_step"] button');
     await expect.poll(() => session.view().state, { timeout: 10_000 }).toBe('waiting_user.review_artifact');
     expect(session.view().pendingStep).toMatchObject({ reason: 'One line, please.', proposed: { by: 'dora' } });

@@ -158,6 +158,9 @@ async function sendEvent(event: Record<string, unknown>): Promise<void> {
   showSendResult(true, `Sending ${String(event.type)}…`);
   // The decision names the wait the page shows: answered elsewhere meanwhile, it is refused, never applied to the next wait.
   const wait = app.current?.view.wait;
+  // The forms as they were sent from: if the session moved on meanwhile, they were drawn again
+  // already, and a person may be typing in the new ones.
+  const sentFrom = app.forms.signature;
   try {
     const outcome = await api.send(app.sessionId, wait === undefined ? event : { ...event, wait });
     if (!outcome.ok) {
@@ -169,7 +172,7 @@ async function sendEvent(event: Record<string, unknown>): Promise<void> {
           ? `${String(event.type)} accepted → ${outcome.view?.state ?? ''}`
           : `${String(event.type)} accepted; the session is running (${outcome.view?.state ?? ''}).`,
       );
-      app.forms.signature = '';
+      if (app.forms.signature === sentFrom) app.forms.signature = '';
     }
   } catch (error) {
     showSendResult(false, errorText(error));
