@@ -26,6 +26,7 @@ import { redactUrl } from '../core/models/redact.js';
 import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
 import { outboxColumns, PgOutbox } from './postgres-outbox.js';
+import type { OutboxOps } from './outbox.js';
 import { checkSessionId } from '../ids.js';
 
 import type {
@@ -123,7 +124,7 @@ export class PostgresStore implements SessionStore {
   readonly events: PgEventBus;
   private readonly renewals: PgRenewals;
   /** The webhook outbox, written in the statement of the entries that cause its messages. */
-  readonly outbox: PgOutbox;
+  readonly outbox: OutboxOps;
 
   /** `connection`: a postgres:// URL (the store owns and ends its pool) or an app's pg.Pool (left open). */
   constructor(connection: string | pg.Pool, options: PostgresStoreOptions = {}) {

@@ -40,6 +40,7 @@ import type {
 } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
 import { insertOutboxSql, SqliteOutbox, toOutboxRows, type OutboxRow } from './sqlite-outbox.js';
+import type { OutboxOps } from './outbox.js';
 import { checkSessionId } from '../ids.js';
 
 /** How long a command waits for another process's lock: reading commands should not hang. */
@@ -95,10 +96,12 @@ export class SqliteStore implements SessionStore {
   /** Durable writes share one fsync of the WAL file, off the event loop (a file in WAL mode; see wal-flush.ts). */
   private readonly walFlush: WalFlush | null = null;
   /** The webhook outbox (schema v6), written with the entries that cause its messages. */
-  readonly outbox: SqliteOutbox = new SqliteOutbox(
+  private readonly sqliteOutbox = new SqliteOutbox(
     () => this.db,
     (work) => this.guard(work),
   );
+  /** Typed as the store contract's operations: the declaration files an app reads then name no type of better-sqlite3. */
+  readonly outbox: OutboxOps = this.sqliteOutbox;
 
   constructor(path: string, options: { busyTimeoutMs?: number; readOnly?: boolean; durability?: Durability } = {}) {
     this.path = path;
@@ -180,7 +183,7 @@ export class SqliteStore implements SessionStore {
         this.commitAt(this.levelFor(flushesCommit(this.durability)));
         this.write.createTx(row, entry, archive, versions, outbox, participants);
       });
-      if (outbox.length) this.outbox.wake();
+      if (outbox.length) this.sqliteOutbox.wake();
       if (this.walFlush && flushesCommit(this.durability)) await this.flushed();
     } catch (error) {
       if (error instanceof sqliteDriver().SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -219,7 +222,7 @@ export class SqliteStore implements SessionStore {
         return this.write.appendTx(id, expectedRevision, rows, json, at, state);
       }
     });
-    if (rows.outbox.length) this.outbox.wake();
+    if (rows.outbox.length) this.sqliteOutbox.wake();
     if (this.walFlush && durable) await this.flushed();
     return revision;
   }

@@ -69,7 +69,7 @@ describe('store faults', () => {
   );
 
   it(
-    'a read-only folder and file: list, show and log work; send says the store is read-only',
+    'a read-only folder and file: list, show, log and audit work; send says the store is read-only',
     async () => {
       const dir = tmp.path('readonly');
       mkdirSync(dir);
@@ -87,8 +87,10 @@ describe('store faults', () => {
       expect(parseJson<ViewJson>(show).state).toBe('waiting_user.intake');
       const log = await runCli(['log', id], readOnly);
       expect(log.code, log.stderr).toBe(0);
+      const audit = await runCli(['audit', id], readOnly);
+      expect(audit.code, audit.stderr).toBe(0);
       const send = await runCli(['send', id, 'input', '--text', 'hi'], readOnly);
-      expectStoreFailure(send, 'store_read_only', `"${db}"`, 'read-only', /reading commands \(list, show, log\) still work/);
+      expectStoreFailure(send, 'store_read_only', `"${db}"`, 'read-only', /reading commands \(list, show, log, audit\) still work/);
       expect(existsSync(`${db}-wal`)).toBe(false);
     },
     CLI_TIMEOUT,
