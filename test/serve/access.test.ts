@@ -13,6 +13,7 @@ import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeOptions } from '../../src/serve/server.js';
 import { createServeApp } from '../../src/serve/embed.js';
+import { routes as serveRoutes } from '../../src/serve/app.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -69,7 +70,10 @@ async function makeStore(kind: StoreKind): Promise<SessionStore> {
   return store;
 }
 
-async function serve(store: SessionStore, options: Partial<ServeOptions> = { tokens: NAMED }) {
+/** Links on, so that making one is checked like every other route of a session. */
+const LINK_SECRET = 'a-link-secret-of-at-least-32-bytes!';
+
+async function serve(store: SessionStore, options: Partial<ServeOptions> = { tokens: NAMED, linkSecret: LINK_SECRET }) {
   const runtime = createRuntime({ model: new DemoModel(), store });
   const server = await startServe({ runtime, store, port: 0, maxCreatesPerMinute: 0, log: () => {}, ...options });
   open.push(() => server.close());
@@ -160,7 +164,12 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('who may see and decide a sessi
       ['GET /sessions/{id}/journal', (target) => bob.get(`/sessions/${target}/journal`)],
       ['POST /sessions/{id}/stream-tickets', (target) => bob.post(`/sessions/${target}/stream-tickets`, {})],
       ['POST /sessions/{id}/fork', (target) => bob.post(`/sessions/${target}/fork`, {})],
+      ['GET /sessions/{id}/audit', (target) => bob.get(`/sessions/${target}/audit`)],
+      ['POST /sessions/{id}/links', (target) => bob.post(`/sessions/${target}/links`, { recipient: 'bob' })],
     ];
+    // Every route of a session is in the list (the stream is checked below): a new one fails here until it is.
+    const sessionRoutes = serveRoutes.filter((r) => r.route.path.includes('{id}')).map((r) => `${r.route.method.toUpperCase()} ${r.route.path}`);
+    expect(sessionRoutes.filter((r) => r !== 'GET /sessions/{id}/stream' && !routes.some(([checked]) => checked === r))).toEqual([]);
     for (const [route, call] of routes) {
       const hidden = shown(await call(id), id);
       expect(hidden.status, route).toBe(404);
@@ -319,7 +328,7 @@ describe("an app's own access rule", () => {
   async function app(access: AccessRule) {
     const store = new MemoryStore();
     const runtime: Runtime = createRuntime({ model: new DemoModel(), store });
-    const steward = createServeApp({ runtime, store, auth: { tokens: NAMED }, access, log: () => {} });
+    const steward = createServeApp({ runtime, store, auth: { tokens: NAMED }, access, linkSecret: LINK_SECRET, publicUrl: 'http://127.0.0.1:1', log: () => {} });
     open.push(() => steward.close(0));
     const as = (who: Who) => {
       const call = async (method: string, path: string, body?: unknown): Promise<Reply> => {
@@ -348,6 +357,9 @@ describe("an app's own access rule", () => {
     const refused = await as('dave').post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Mine now.' });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: 'decide_not_allowed', message: expect.stringContaining('may see session') });
+    // Nor may they make a link that would decide it for them.
+    const link = await as('dave').post(`/sessions/${id}/links`, { recipient: 'dave' });
+    expect([link.status, link.body.error?.code]).toEqual([403, 'decide_not_allowed']);
     // AG-UI: a run that would send is refused after reading; one that only reads reports the thread.
     const run = (text?: string) =>
       as('dave').post('/ag-ui/tiny', {

@@ -22,13 +22,14 @@ export const audit = defineRoute(
         content: { [AUDIT_MEDIA_TYPE.jsonl]: { schema: AuditRowSchema }, [AUDIT_MEDIA_TYPE.csv]: { schema: z.string() } },
       },
       400: jsonContent('Bad query', ErrorBody),
-      404: jsonContent('No such session', ErrorBody),
+      404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
     },
   }),
-  ({ runtime, store }: ServeDeps) =>
+  ({ runtime, store, access }: ServeDeps) =>
     async (c) => {
       const { id } = c.req.valid('param');
       const { format = 'jsonl' } = c.req.valid('query');
+      await access.require(c.get('caller'), id, 'read');
       // One session's journal is read whole to replay it, so its rows are written at once.
       let body = auditHeader(format);
       for (const row of await sessionAuditRows(runtime, store, id)) body += auditLine(row, format);

@@ -50,18 +50,24 @@ export const createLink = defineRoute(
     request: { params: SessionIdParams, body: { required: true, content: { 'application/json': { schema: CreateLinkBody } } } },
     responses: {
       201: jsonContent('The link', CreateLinkResponse),
-      403: jsonContent("by_not_allowed: the recipient is another name than the caller's token, which may not act for others", ErrorBody),
-      404: jsonContent('No such session (session_not_found), or this server makes no links (links_off: start it with STEWARD_LINK_SECRET)', ErrorBody),
+      403: jsonContent(
+        "by_not_allowed: the recipient is another name than the caller's token, which may not act for others; decide_not_allowed: the caller may see the session but not decide it",
+        ErrorBody,
+      ),
+      404: jsonContent('No such session, or not one the caller may see (session_not_found), or this server makes no links (links_off: start it with STEWARD_LINK_SECRET)', ErrorBody),
       409: jsonContent(
         'wait_closed: no wait is open, or not the one named; event_refused: the open wait is one only the app decides (a tool call, the package choice)',
         ErrorBody,
       ),
     },
   }),
-  ({ host, decisionLink, runtime }: ServeDeps) =>
+  ({ host, decisionLink, runtime, access }: ServeDeps) =>
     async (c) => {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
+      // A link decides the wait without asking who opens it: only a caller who may decide the
+      // session may make one (and one who may not see it gets the 404 of an unknown id).
+      await access.require(c.get('caller'), id, 'decide');
       if (!decisionLink)
         throw new HttpError(
           404,
