@@ -328,7 +328,15 @@ describe("an app's own access rule", () => {
   async function app(access: AccessRule) {
     const store = new MemoryStore();
     const runtime: Runtime = createRuntime({ model: new DemoModel(), store });
-    const steward = createServeApp({ runtime, store, auth: { tokens: NAMED }, access, linkSecret: LINK_SECRET, publicUrl: 'http://127.0.0.1:1', log: () => {} });
+    const steward = createServeApp({
+      runtime,
+      store,
+      auth: { tokens: NAMED },
+      access,
+      linkSecret: LINK_SECRET,
+      publicUrl: 'http://127.0.0.1:1',
+      log: () => {},
+    });
     open.push(() => steward.close(0));
     const as = (who: Who) => {
       const call = async (method: string, path: string, body?: unknown): Promise<Reply> => {

@@ -54,7 +54,10 @@ export const createLink = defineRoute(
         "by_not_allowed: the recipient is another name than the caller's token, which may not act for others; decide_not_allowed: the caller may see the session but not decide it",
         ErrorBody,
       ),
-      404: jsonContent('No such session, or not one the caller may see (session_not_found), or this server makes no links (links_off: start it with STEWARD_LINK_SECRET)', ErrorBody),
+      404: jsonContent(
+        'No such session, or not one the caller may see (session_not_found), or this server makes no links (links_off: start it with STEWARD_LINK_SECRET)',
+        ErrorBody,
+      ),
       409: jsonContent(
         'wait_closed: no wait is open, or not the one named; event_refused: the open wait is one only the app decides (a tool call, the package choice)',
         ErrorBody,
