@@ -12,7 +12,7 @@
 import { Webhook } from 'standardwebhooks';
 import { UserError } from '../core/errors.js';
 import type { OutboxMessage, OutboxOps } from '../store/outbox.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type WebhookReceiver } from './receivers.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, shownReceiver, type WebhookReceiver } from './receivers.js';
 
 /**
  * Waits before each try after the first (ms): the Standard Webhooks specification's suggested
@@ -37,15 +37,9 @@ export interface DelivererOptions {
   requestTimeoutMs?: number;
   /** How often to look for retries come due (default 1 s). */
   pollMs?: number;
-  /** What is logged: a delivery that failed (never a secret, a body or a URL's query). */
+  /** What is logged: a delivery that failed (never a secret, a body, or a receiver's path or query). */
   log?: (message: string) => void;
 }
-
-/** Where a receiver's failure may be printed: its origin and path, never a query (a token may be there). */
-const shownUrl = (url: string) => {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
-};
 
 /**
  * A running deliverer of one store's outbox to `receivers`.
@@ -205,7 +199,7 @@ export class WebhookDeliverer {
     const attempts = message.attempts + 1;
     const step = this.schedule[attempts - 1];
     if (step === undefined) {
-      this.options.log?.(`webhooks: gave up on ${message.id} (${message.type}) to ${shownUrl(message.receiver)} after ${attempts} tries: ${failure}`);
+      this.options.log?.(`webhooks: gave up on ${message.id} (${message.type}) to ${shownReceiver(message.receiver)} after ${attempts} tries: ${failure}`);
       return this.options.outbox.deadLetter(message.id, { attempts, error: failure });
     }
     // Full jitter: anywhere up to the step, so receivers coming back are not met by every sender at once.

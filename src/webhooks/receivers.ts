@@ -5,6 +5,7 @@
  * them from `--webhook`, `--webhook-events` and the secret (receiversFromOptions). A secret is
  * never printed: errors name the receiver by its URL only.
  */
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 import { WebhookEventTypeSchema, type WebhookEventType } from './events.js';
@@ -41,10 +42,27 @@ export function checkReceivers(value: unknown, where: string): WebhookReceiver[]
   }
   const seen = new Set<string>();
   for (const receiver of parsed.data) {
-    if (seen.has(receiver.url)) throw new UserError(`${where}: the webhook ${receiver.url} is given twice; give each receiver once.`);
+    if (seen.has(receiver.url)) throw new UserError(`${where}: the webhook ${shownReceiver(receiver.url)} is given twice; give each receiver once.`);
     seen.add(receiver.url);
   }
   return parsed.data;
+}
+
+/**
+ * A receiver as Steward prints it (logs, the CLI, errors): its origin and a short digest of the
+ * whole URL, never its path or query — Slack's and most chat services' webhook URLs carry their
+ * secret in the path. The digest tells two receivers of one origin apart.
+ *
+ * @example
+ * shownReceiver('https://hooks.slack.com/services/T0/B0/secret'); // 'https://hooks.slack.com/… #3f9a1c'
+ */
+export function shownReceiver(url: string): string {
+  const digest = createHash('sha256').update(url).digest('hex').slice(0, 6);
+  try {
+    return `${new URL(url).origin}/… #${digest}`;
+  } catch {
+    return `(not a URL) #${digest}`;
+  }
 }
 
 /** Whether `receiver` wants `type`. */
@@ -66,7 +84,9 @@ export function secretFor(url: string, text: string, source: string): string {
     else if (first === url) return second;
   }
   if (fallback) return fallback;
-  throw new UserError(`${source} holds no secret for the webhook ${url}: add a line "whsec_…" (every receiver) or "${url} whsec_…".`);
+  throw new UserError(
+    `${source} holds no secret for the webhook ${shownReceiver(url)}: add a line "whsec_…" (every receiver) or "URL whsec_…" with that receiver's whole URL.`,
+  );
 }
 
 export interface ReceiverOptions {

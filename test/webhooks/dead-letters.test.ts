@@ -9,6 +9,7 @@ import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { shownReceiver } from '../../src/webhooks/receivers.js';
 import { parseJson, runCli } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 import { client } from '../serve/http.js';
@@ -20,7 +21,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const RECEIVER = 'http://127.0.0.1:9/hook?token=do-not-print';
+// A chat service's webhook URL carries its secret in the path (and some in the query): neither is ever shown.
+const RECEIVER = 'http://127.0.0.1:9/services/do-not-print?token=do-not-print';
 
 describe('webhook dead letters', () => {
   it('/healthz and `steward webhooks dead` show them; --retry makes one due again', { timeout: 120_000 }, async () => {
@@ -46,11 +48,12 @@ describe('webhook dead letters', () => {
 
     const listed = await runCli(['webhooks', 'dead'], { db });
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${message!.id}  session.waiting  session ${id}  → http://127.0.0.1:9/hook  8 tries, last: HTTP 500`);
+    expect(listed.stdout).toContain(`${message!.id}  session.waiting  session ${id}  → ${shownReceiver(RECEIVER)}  8 tries, last: HTTP 500`);
+    expect(shownReceiver(RECEIVER)).toMatch(/^http:\/\/127\.0\.0\.1:9\/… #[0-9a-f]{6}$/);
     expect(listed.stdout).not.toContain('do-not-print');
-    expect(parseJson(await runCli(['webhooks', 'dead', '--json'], { db }))).toMatchObject([
-      { id: message!.id, sessionId: id, receiver: 'http://127.0.0.1:9/hook' },
-    ]);
+    const json = await runCli(['webhooks', 'dead', '--json'], { db });
+    expect(parseJson(json)).toMatchObject([{ id: message!.id, sessionId: id, receiver: shownReceiver(RECEIVER) }]);
+    expect(json.stdout).not.toContain('do-not-print');
 
     const missing = await runCli(['webhooks', 'dead', '--retry', 'msg_nope'], { db });
     expect(missing.code).not.toBe(0);

@@ -1,24 +1,16 @@
 /**
  * `steward webhooks dead`: the webhook messages given up on after the last try (the store's
  * outbox, src/store/outbox.ts), and `--retry ID` / `--retry-all` to make them due again (a
- * running `steward serve --webhook` on the store sends them). A receiver is shown by its
- * origin and path only: its query may hold a token.
+ * running `steward serve --webhook` on the store sends them). A receiver is shown as
+ * `shownReceiver` shows it: never its path or query, which may hold its secret.
  */
 import type { Command } from 'commander';
 import { CliError, printJson, withContext } from '../context.js';
 import { safeText } from '../../text/safe-text.js';
 import type { OutboxMessage } from '../../store/outbox.js';
+import { shownReceiver } from '../../webhooks/receivers.js';
 
 const LISTED = 100;
-
-const shownReceiver = (url: string) => {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return '(not a URL)';
-  }
-};
 
 function line(message: OutboxMessage): string {
   return safeText(
