@@ -1,7 +1,7 @@
 /**
  * `decisionLink`: the absolute URL of a decision link (src/http/decision-links.ts), made with
  * the server's link secret and its public URL. One function for everything that hands links
- * out: `POST /sessions/{id}/links`, and a webhook that puts a link per recipient in its payload.
+ * out (`POST /sessions/{id}/links` today).
  */
 import { UserError } from '../core/errors.js';
 import type { DecisionLinks, IssuedLink } from '../http/decision-links.js';

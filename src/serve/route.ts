@@ -37,7 +37,7 @@ export interface ServeDeps {
   publicUrl?: () => string | undefined;
   /** Signs and checks decision links; null: the server makes none (no link secret). */
   links?: DecisionLinks | null;
-  /** A decision link's URL for one wait of one session (decision-link.ts), for the routes and webhooks that hand links out; null: links are off. */
+  /** A decision link's URL for one wait of one session (decision-link.ts), for the routes that hand links out; null: links are off. */
   decisionLink?: DecisionLinkFn | null;
   /** Sessions each caller may create per minute, by every route that creates one (create-limit.ts); null: no limit. */
   createLimit: RateLimiter | null;

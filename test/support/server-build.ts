@@ -2,8 +2,7 @@
  * The MCP test servers (test/mcp/servers, test/tools/servers) as the tests start them: each
  * bundled by esbuild into one file with what it imports (the official server SDK, zod), once per
  * set of sources (build-cache.ts). Loading the SDK and zod module by module was most of a
- * server's start; from one file it loads in about two thirds of the time, and the tests start
- * servers many times. The SDK is the same code, only in one file. Laid out as in the repository
+ * server's start, and the tests start servers many times. The SDK is the same code, only in one file. Laid out as in the repository
  * (test/mcp/servers/stdio.mjs, …), so a server's command line still says which one it is (the
  * tests look for leftover processes by that path).
  */
