@@ -28,7 +28,9 @@ export const outboxMigration = (S: string) => `
     next_at     bigint NOT NULL DEFAULT 0,
     last_error  text
   );
-  CREATE INDEX IF NOT EXISTS webhook_outbox_due ON ${S}.webhook_outbox (status, next_at);`;
+  CREATE INDEX IF NOT EXISTS webhook_outbox_due ON ${S}.webhook_outbox (status, next_at);
+  -- /healthz, a public route, reads the latest dead letters on each request: it reads those few, never sorts them all.
+  CREATE INDEX IF NOT EXISTS webhook_outbox_dead ON ${S}.webhook_outbox (created_at DESC, id DESC) WHERE status = 'dead';`;
 
 /** An entry's messages as the parallel arrays the store's statement unnests (`ord`: the entry's place, 1-based). */
 export function outboxColumns(sessionId: string, messages: { input: OutboxInput; ord: number }[]) {

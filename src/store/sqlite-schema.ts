@@ -84,6 +84,7 @@ const migrations: Array<string | ((db: Database.Database) => void)> = [
    CREATE INDEX IF NOT EXISTS send_keys_by_seq ON send_keys(session_id, seq);`,
   // v6: the webhook outbox (sqlite-outbox.ts), written in the transaction of the entry that caused
   // each message; `next_at` is epoch ms (the deliverer's clock); a delivered message is deleted.
+  // /healthz, a public route, reads the latest dead letters on each request: by an index.
   `CREATE TABLE IF NOT EXISTS webhook_outbox (
      id          TEXT PRIMARY KEY,
      receiver    TEXT NOT NULL,
@@ -97,7 +98,8 @@ const migrations: Array<string | ((db: Database.Database) => void)> = [
      next_at     INTEGER NOT NULL DEFAULT 0,
      last_error  TEXT
    ) WITHOUT ROWID;
-   CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox(status, next_at);`,
+   CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox(status, next_at);
+   CREATE INDEX IF NOT EXISTS webhook_outbox_dead ON webhook_outbox(created_at, id) WHERE status = 'dead';`,
   // v7: who a session belongs to (src/store/participants.ts): its owner, a column (NULL: created by no
   // named caller), and its participants, a side table written once with the session, so that
   // list() filters in its query (the owner's sessions by the index, in list order; a name's or

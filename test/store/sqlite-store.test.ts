@@ -60,14 +60,14 @@ describe('SqliteStore on disk', () => {
     expect(await second.append({ id: 's1', expectedRevision: 2, entries: [entry('b', 'done')], snapshot: { step: 2 } })).toBe(3);
   });
 
-  it('migrates a v5 file to owners and participants: its sessions have none; a read-only reader of a v5 file lists none to a caller', async () => {
+  it('migrates a v5 file to the outbox and to owners and participants: its sessions have none; a read-only reader of a v5 file lists none to a caller', async () => {
     const path = dbFile();
     const store = open(path);
     await store.create({ id: 'old', packageId: null, snapshot: { step: 0 }, entry: created });
     await store.close();
     // Back to the v5 shape, as a file written by the previous Steward.
     const raw = new Database(path);
-    raw.exec(`DROP INDEX sessions_of_owner; DROP TABLE session_participants; ALTER TABLE sessions DROP COLUMN owner;`);
+    raw.exec(`DROP INDEX sessions_of_owner; DROP TABLE session_participants; ALTER TABLE sessions DROP COLUMN owner; DROP TABLE webhook_outbox;`);
     raw.pragma('user_version = 5');
     raw.close();
 
@@ -87,6 +87,7 @@ describe('SqliteStore on disk', () => {
       check.close();
     });
     expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(await migrated.outbox.counts()).toEqual({ pending: 0, dead: 0 });
   });
 
   it('uses WAL, a busy timeout and the current schema version', () => {
