@@ -12,12 +12,12 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * What makes a file heavy: it drives Chromium, uses PostgreSQL (the run's one cluster, which
+ * What makes a file heavy: it drives Chromium (test/support/chromium.ts), uses PostgreSQL (the run's one cluster, which
  * the first such file starts; timed leases) or installs the packed tarball. Read from the files themselves (what they import), so a new one cannot be
  * left off a list here. The benchmarks are not in this suite: `npm run test:bench` runs their
  * checks (bench/vitest.config.ts, bench/load's own package).
  */
-const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball)\.js)'/;
+const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball|chromium)\.js)'/;
 const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
 
 // Heavy files run after the rest, so they never compete with the unit files for the cores; two at a

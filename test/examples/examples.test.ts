@@ -15,15 +15,14 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from '../support/cli-process.js';
 import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
-if (noBrowser) console.warn(`[examples] browser part SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). It always runs in CI.`);
+const noBrowser = chromiumMissing('examples');
 
 const apps = new Map<string, string>();
 const cleanups: (() => unknown)[] = [];
@@ -95,10 +94,7 @@ async function serve(dir: string): Promise<string> {
 describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
+    browser = await launchChromium();
     cleanups.push(() => browser.close());
   }, 60_000);
 

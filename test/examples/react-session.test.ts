@@ -11,12 +11,12 @@
  * showed, built from `artifact_delta`s, end as the bodies the workers published.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StewardClient } from '../../src/client.js';
 import { startCli, until, root, type RunningCli } from '../support/cli-process.js';
@@ -24,11 +24,10 @@ import { demoResponder } from '../support/demo-replies.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
 import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[examples/react-session] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). It always runs in CI.`);
+const skip = chromiumMissing('examples/react-session');
 
 const TOKEN = 'example-token-of-24-chars';
 const cleanups: (() => unknown)[] = [];
@@ -83,10 +82,7 @@ beforeAll(async () => {
     'steward serve to start',
     60_000,
   );
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
   cleanups.push(() => browser.close());
 }, 900_000);
 

@@ -10,22 +10,18 @@
  * Neither reads anything nor creates a session: the store says so afterwards.
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { startServe } from '../../src/serve/server.js';
 import { buildPage } from '../inspect/page-build.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) {
-  console.warn(`[browser guards] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). These tests always run in CI.`);
-}
+const skip = chromiumMissing('browser guards');
 
 const ATTACKER_HTML = '<!doctype html><html><head><title>attacker</title></head><body>a page of another site</body></html>';
 const createBody = JSON.stringify({ packageId: 'tiny' });
@@ -37,21 +33,13 @@ const cleanups: (() => Promise<unknown> | void)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--no-first-run',
-      // Only rebind.example resolves (to 127.0.0.1); every other name fails: nothing reaches the internet.
-      '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      // Chromium's own Private Network Access check would stop the rebound page before the
-      // server sees it; other browsers have none, so the server must refuse by itself: off.
-      '--disable-features=LocalNetworkAccessChecks,PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests',
-    ],
-  });
+  browser = await launchChromium([
+    // Only rebind.example resolves (to 127.0.0.1); every other name fails: nothing reaches the internet.
+    '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    // Chromium's own Private Network Access check would stop the rebound page before the
+    // server sees it; other browsers have none, so the server must refuse by itself: off.
+    '--disable-features=LocalNetworkAccessChecks,PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests',
+  ]);
   attacker = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(ATTACKER_HTML);

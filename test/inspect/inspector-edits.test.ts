@@ -3,19 +3,18 @@
  * form edits the step, the accept form the artifact's bodies, "acting as" fills `by` (shown
  * in the timeline), and "Fork from here" on a timeline entry opens the fork.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { buildPage } from './page-build.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[inspector edits] SKIPPED: ${CHROMIUM} is missing. These tests always run in CI.`);
+const skip = chromiumMissing('inspector edits');
 
 let browser: Browser;
 let pageDir: string;
@@ -24,7 +23,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

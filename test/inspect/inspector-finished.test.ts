@@ -6,18 +6,17 @@
  *
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { MIN_TEXT_PX } from '../../src/inspect/page/diagram-viewport.js';
 import { buildPage } from './page-build.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[inspector finished] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). These tests always run in CI.`);
+const skip = chromiumMissing('inspector finished');
 
 let browser: Browser;
 let inspector: InspectorHandle;
@@ -38,10 +37,7 @@ beforeAll(async () => {
     else throw new Error(`unexpected wait: ${view.state}`);
   }
   inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(inspector.url);

@@ -4,12 +4,12 @@
  * (CI=true) these tests always run, and fail if the browser cannot start.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore, SqliteStore, type Model, type Runtime, type Session } from '../../src/index.js';
 import type { SessionStore } from '../../src/store.js';
@@ -17,12 +17,9 @@ import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { ManualModel } from '../../src/models/manual-model.js';
 import { buildPage } from './page-build.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) {
-  console.warn(`[inspector page] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). These tests always run in CI.`);
-}
+const skip = chromiumMissing('inspector page');
 
 const run = promisify(execFile);
 const cliStep = fileURLToPath(new URL('./fixtures/cli-step.ts', import.meta.url));
@@ -34,10 +31,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

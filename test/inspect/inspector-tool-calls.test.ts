@@ -7,10 +7,10 @@
  * refuses is shown as the refusal; a good one reaches the server and the call goes on. A call
  * cut off by a killed process is settled there too: run again, skip, or give its result.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
@@ -19,10 +19,9 @@ import { startInspector } from '../../src/inspect/server.js';
 import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, runKeeper, submitReply } from '../tools/notes-package.js';
 import { buildPage } from './page-build.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[inspector tool calls] SKIPPED: ${CHROMIUM} is missing. These tests always run in CI.`);
+const skip = chromiumMissing('inspector tool calls');
 
 let browser: Browser;
 let pageDir: string;
@@ -31,7 +30,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

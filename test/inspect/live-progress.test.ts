@@ -4,8 +4,7 @@
  * and the page shows the latest round and tool line, the text and the draft (in Debian's
  * chromium, as the other page tests).
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore, type Model } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
@@ -13,9 +12,9 @@ import { startInspector, type InspectorHandle } from '../../src/inspect/server.j
 import { ManualModel } from '../../src/models/manual-model.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/core/machines/stream-events.js';
 import { buildPage } from './page-build.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+const noBrowser = chromiumMissing('live progress page');
 
 const cleanups: (() => Promise<void> | void)[] = [];
 let pageDir = '';
@@ -99,10 +98,7 @@ describe('live progress in the inspector', () => {
   describe.skipIf(noBrowser)('the page', () => {
     let browser: Browser;
     beforeAll(async () => {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-      });
+      browser = await launchChromium();
       cleanups.push(() => browser.close());
     }, 60_000);
 

@@ -5,24 +5,22 @@
  * fetches reach the real server). Skipped — with a message — only when /usr/bin/chromium is
  * missing outside CI.
  */
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[AG-UI browser] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). This test always runs in CI.`);
+const skip = chromiumMissing('AG-UI browser');
 
 let browser: Browser;
 beforeAll(async () => {
   if (skip) return;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

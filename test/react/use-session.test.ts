@@ -6,10 +6,9 @@
  * The draft's rules (deltas per tag, reset on publish and at the end of the run) are
  * checked on the framework-free SessionFeed with a scripted stream (session-feed.test.ts).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StewardClient } from '../../src/client.js';
 import type { UseSession } from '../../src/react.js';
@@ -19,10 +18,9 @@ import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { root } from '../support/cli-process.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[useSession] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). It always runs in CI.`);
+const skip = chromiumMissing('useSession');
 
 const TOKEN = 'react-test-token';
 let browser: Browser;
@@ -65,10 +63,7 @@ beforeAll(async () => {
     log: () => {},
   });
   api = server.url;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -6,20 +6,18 @@
  * from the replay of the current run — and by fetch with the Authorization header.
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { streamingDemo } from './browser-models.js';
 import { client, FIRST_REQUEST_MILESTONES, milestones } from './http.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[browser page] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). These tests always run in CI.`);
+const skip = chromiumMissing('browser page');
 
 const TOKEN = 'page-token-0123456789abcdef';
 let browser: Browser;
@@ -29,10 +27,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
   site = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><html><head><title>app</title></head><body>an app of its own</body></html>');

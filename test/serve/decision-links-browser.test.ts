@@ -6,10 +6,9 @@
  * Content-Security-Policy (nothing is blocked), and a form on another site's page that posts
  * to the link is refused. Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Model } from '../../src/core/models/model.js';
 import type { SessionView } from '../../src/core/view.js';
@@ -19,10 +18,9 @@ import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { client } from './http.js';
+import { chromiumMissing, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`[decision links] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). These tests always run in CI.`);
+const skip = chromiumMissing('decision links');
 
 const TOKEN = 'links-page-token-0123456789';
 const SECRET = 'links-browser-secret-0123456789abcdef0123456789';
@@ -35,10 +33,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium();
   // Another site, whose page holds a form that posts a decision to a link.
   site = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
