@@ -530,14 +530,16 @@ function makeWriter(db: Database.Database) {
   return {
     repairLastSeq: s.repairLastSeq,
     saveResult: db.prepare<[string, string, string]>(`UPDATE send_keys SET result = ? WHERE session_id = ? AND key = ?`),
-    createTx: db.transaction((row: SessionRow, entry: JournalRow, archive: ArchiveRow[], versions: VersionRow[], outbox: OutboxRow[], participants: readonly string[]) => {
-      for (const version of versions) s.insertVersion.run(version);
-      s.insertSession.run(row);
-      s.insertEntry.run(entry);
-      for (const item of archive) s.insertArchive.run(item);
-      for (const message of outbox) s.insertOutbox.run(message);
-      participants.forEach((who, ord) => insertParticipant.run(row.id, who, ord));
-    }).immediate,
+    createTx: db.transaction(
+      (row: SessionRow, entry: JournalRow, archive: ArchiveRow[], versions: VersionRow[], outbox: OutboxRow[], participants: readonly string[]) => {
+        for (const version of versions) s.insertVersion.run(version);
+        s.insertSession.run(row);
+        s.insertEntry.run(entry);
+        for (const item of archive) s.insertArchive.run(item);
+        for (const message of outbox) s.insertOutbox.run(message);
+        participants.forEach((who, ord) => insertParticipant.run(row.id, who, ord));
+      },
+    ).immediate,
     // Read, compare and write under one RESERVED lock (BEGIN IMMEDIATE): no other
     // process can slip a write between our revision check and our update.
     // The rows come serialised, their seq / entry_seq counted from 0 (the session's last seq

@@ -139,10 +139,15 @@ describe('decision links', () => {
     const after = await settledAfter(http, view.id, view.wait!);
     expect(after.state).not.toBe('waiting_user.approve_step');
     const approvals = await journalled(http, view.id, 'user_approved_next_step');
-    expect(approvals).toEqual([{ type: 'user_approved_next_step', by: 'alice', via: `link:${made.body.linkId}`, through: 'link', wait: view.wait, at: expect.any(String) }]);
+    expect(approvals).toEqual([
+      { type: 'user_approved_next_step', by: 'alice', via: `link:${made.body.linkId}`, through: 'link', wait: view.wait, at: expect.any(String) },
+    ]);
     // The audit trail names the person and the link the decision came through.
     const audit = await http.get(`/sessions/${view.id}/audit`);
-    const rows = String(audit.body).trim().split('\n').map((line) => JSON.parse(line));
+    const rows = String(audit.body)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(rows.find((row) => row.wait === view.wait)).toMatchObject({ by: 'alice', via: `link:${made.body.linkId}`, through: 'link', decision: 'approved' });
 
     // Reused: the page says so, the post changes nothing.
@@ -175,7 +180,15 @@ describe('decision links', () => {
     expect(await res.json()).toEqual({ decided: 'reject', sessionId: view.id, wait: view.wait, by: 'bob', via: `link:${linkId}` });
     await settledAfter(http, view.id, view.wait!);
     expect(await journalled(http, view.id, 'user_rejected_next_step')).toEqual([
-      { type: 'user_rejected_next_step', reason: 'Not this worker.', by: 'bob', via: `link:${linkId}`, through: 'link', wait: view.wait, at: expect.any(String) },
+      {
+        type: 'user_rejected_next_step',
+        reason: 'Not this worker.',
+        by: 'bob',
+        via: `link:${linkId}`,
+        through: 'link',
+        wait: view.wait,
+        at: expect.any(String),
+      },
     ]);
     // A decision the wait does not offer, in JSON: refused in the error body.
     const other = await atApproval(http);
