@@ -75,11 +75,7 @@ export const receiverWants = (receiver: Pick<WebhookReceiver, 'events'>, type: W
  */
 export function secretFor(url: string, text: string, source: string): string {
   let fallback: string | undefined;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#')) continue;
-    const [first, second, ...rest] = line.split(/\s+/);
-    if (rest.length) throw new UserError(`${source}: a line is "whsec_…" or "URL whsec_…"; one has more parts.`);
+  for (const [first, second] of secretLines(text, source)) {
     if (second === undefined) fallback ??= first;
     else if (first === url) return second;
   }
@@ -87,6 +83,31 @@ export function secretFor(url: string, text: string, source: string): string {
   throw new UserError(
     `${source} holds no secret for the webhook ${shownReceiver(url)}: add a line "whsec_…" (every receiver) or "URL whsec_…" with that receiver's whole URL.`,
   );
+}
+
+/** The lines of a secrets text: `[secret]` or `[url, secret]` each (blank lines and # comments skipped). */
+function secretLines(text: string, source: string): Array<[string, string | undefined]> {
+  const lines: Array<[string, string | undefined]> = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const [first, second, ...rest] = line.split(/\s+/);
+    if (rest.length) throw new UserError(`${source}: a line is "whsec_…" or "URL whsec_…"; one has more parts.`);
+    lines.push([first!, second]);
+  }
+  return lines;
+}
+
+/**
+ * The receivers a secrets text names (its `URL whsec_…` lines), in order: how `steward serve`
+ * learns its receivers without `--webhook URL`, whose URL — a chat service's secret is in it —
+ * any user of the machine would read in the process list.
+ *
+ * @example
+ * receiverUrlsIn('https://hooks.example.com/T0/B0/x whsec_…\n', 'secrets.txt'); // ['https://hooks.example.com/T0/B0/x']
+ */
+export function receiverUrlsIn(text: string, source: string): string[] {
+  return secretLines(text, source).flatMap(([first, second]) => (second === undefined ? [] : [first]));
 }
 
 export interface ReceiverOptions {

@@ -4,16 +4,17 @@
  * origin and path (never its query), and `--retry ID` makes one due again. `steward serve
  * --webhook` without a secret refuses to start and says where to put one.
  */
+import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { shownReceiver } from '../../src/webhooks/receivers.js';
-import { parseJson, runCli } from '../support/cli-process.js';
+import { parseJson, runCli, startCli, until } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 import { client } from '../serve/http.js';
-import { TEST_SECRET } from './receiver.js';
+import { startReceiver, TEST_SECRET } from './receiver.js';
 
 const temp = useTempDir('steward-webhook-dead-');
 const cleanups: Array<() => unknown> = [];
@@ -62,6 +63,24 @@ describe('webhook dead letters', () => {
     expect(retried.stdout).toContain('1 dead letter(s) due again');
     expect(await store.outbox.counts()).toEqual({ pending: 1, dead: 0 });
     expect((await runCli(['webhooks', 'dead'], { db })).stdout).toBe('No dead letters.\n');
+  });
+
+  it('`steward serve --webhook-secret-file F` without --webhook sends to the URL lines of F (kept out of the process list); a file without one names the fix', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(receiver.close);
+    const secrets = temp.path('secrets.txt');
+    writeFileSync(secrets, `# the receivers, each with its secret\n${receiver.url} ${TEST_SECRET}\n`);
+    const cli = startCli(['serve', '--port', '0', '--webhook-secret-file', secrets, '--webhook-events', 'waiting'], { db: temp.path('file.db') });
+    cleanups.push(() => cli.child.kill('SIGKILL'));
+    const url = await until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout)?.[1], `the server URL (${cli.stderr})`, 60_000);
+    const id: string = (await client(url).post('/sessions', { packageId: 'tiny' })).body.view.id;
+    await receiver.until(1);
+    expect(receiver.received[0]).toMatchObject({ verified: true, body: { type: 'session.waiting', data: { sessionId: id } } });
+
+    writeFileSync(secrets, `${TEST_SECRET}\n`);
+    const none = await runCli(['serve', '--port', '0', '--webhook-secret-file', secrets], { db: temp.path('file.db') });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('need a receiver: a line "URL whsec_…" in the secret file (kept out of the process list), or --webhook URL');
   });
 
   it('`steward serve --webhook` without a secret refuses to start, naming where a secret goes', async () => {

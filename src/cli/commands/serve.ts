@@ -19,15 +19,13 @@ import { linkSecretFromEnv } from '../../http/decision-links.js';
 import { CliError, openContext, wholeNumber } from '../context.js';
 import { readFileSync } from 'node:fs';
 import { parseEventFilter, WEBHOOK_EVENT_TYPES } from '../../webhooks/events.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, receiversFromOptions, type WebhookReceiver } from '../../webhooks/receivers.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, receiverUrlsIn, receiversFromOptions, type WebhookReceiver } from '../../webhooks/receivers.js';
 
-/** The receivers of `--webhook`, with their secret (a file, else STEWARD_WEBHOOK_SECRET) and `--webhook-events`. */
+/**
+ * The receivers of `--webhook`, else the `URL whsec_…` lines of the secrets (a file, else
+ * STEWARD_WEBHOOK_SECRET), with their secret and `--webhook-events`.
+ */
 function webhookReceivers(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): WebhookReceiver[] {
-  if (!flags.webhook.length) {
-    if (flags.webhookEvents !== undefined || flags.webhookSecretFile !== undefined)
-      throw new CliError('usage', '--webhook-events and --webhook-secret-file go with --webhook URL: give the receiver too.');
-    return [];
-  }
   let secrets: { text: string; source: string } | undefined;
   if (flags.webhookSecretFile !== undefined) {
     try {
@@ -36,8 +34,17 @@ function webhookReceivers(flags: ServeFlags, env: NodeJS.ProcessEnv = process.en
       throw new CliError('usage', `Cannot read --webhook-secret-file ${flags.webhookSecretFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
     }
   } else if (env.STEWARD_WEBHOOK_SECRET) secrets = { text: env.STEWARD_WEBHOOK_SECRET, source: 'STEWARD_WEBHOOK_SECRET' };
+  const urls = flags.webhook.length ? flags.webhook : secrets ? receiverUrlsIn(secrets.text, secrets.source) : [];
+  if (!urls.length) {
+    if (flags.webhookEvents !== undefined || flags.webhookSecretFile !== undefined)
+      throw new CliError(
+        'usage',
+        '--webhook-events and --webhook-secret-file need a receiver: a line "URL whsec_…" in the secret file (kept out of the process list), or --webhook URL.',
+      );
+    return [];
+  }
   return receiversFromOptions({
-    urls: flags.webhook,
+    urls,
     ...(flags.webhookEvents !== undefined ? { events: parseEventFilter(flags.webhookEvents) } : {}),
     ...(secrets ? { secrets } : {}),
   });
@@ -128,7 +135,8 @@ export function register(program: Command): void {
     .option(
       '--webhook <url>',
       'POST a signed message (Standard Webhooks) to this URL when a session starts waiting, is answered or is done (repeatable); ' +
-        'the secret: STEWARD_WEBHOOK_SECRET or --webhook-secret-file',
+        'the secret: STEWARD_WEBHOOK_SECRET or --webhook-secret-file. A URL on the command line is in the process list: ' +
+        "a chat service's secret URL belongs in the secret file instead",
       collect,
       [],
     )
@@ -136,7 +144,10 @@ export function register(program: Command): void {
       '--webhook-events <list>',
       `only these events, comma-separated (${WEBHOOK_EVENT_TYPES.map((t) => t.slice('session.'.length)).join(', ')}); default: all`,
     )
-    .option('--webhook-secret-file <path>', 'the webhooks\' secret: a line "whsec_…" for every receiver, or "URL whsec_…" for one')
+    .option(
+      '--webhook-secret-file <path>',
+      'the webhooks\' secrets: a line "whsec_…" for every receiver, or "URL whsec_…" for one; without --webhook, its URL lines are the receivers',
+    )
     .option(
       '--webhook-timeout-ms <n>',
       'how long a webhook receiver has to answer; a message a dead server was sending goes out again about twice that later',
