@@ -113,6 +113,20 @@ const INSPECTOR_ROUTES: readonly RouteModule<InspectorContext>[] = [
 ];
 
 /**
+ * What the inspector's routes share for one runtime and store: its manual model (if it plays
+ * one), the chart's graph, the journal replayer and the live hub (close it with `ctx.hub.close()`).
+ *
+ * @example
+ * const ctx = inspectorContext(runtime, store, console.error);
+ * const api = inspectorApi(ctx, token, console.error);
+ */
+export function inspectorContext(runtime: Runtime, store: SessionStore, log: (msg: string) => void, sessionId: string | null = null): InspectorContext {
+  const manual = runtime.model instanceof ManualModel ? runtime.model : null;
+  const hub = new LiveHub(runtime, store, manual, (error) => log(`inspector: ${error instanceof Error ? error.message : String(error)}`));
+  return { runtime, store, manual, graph: machineGraph(runtime.machine), replayer: new JournalReplayer(runtime), hub, inFlight: new Set(), sessionId };
+}
+
+/**
  * The JSON API under /api: the token and the size limit, then serve's shared routes and the
  * inspector's own, each validated by its declaration (a request that breaks it: the one 400).
  */
@@ -173,18 +187,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   if (!existsSync(indexFile)) {
     throw new UserError(`The inspector page is not built (${indexFile} is missing): run "npm run build" (npm install runs it too).`);
   }
-  const manual = runtime.model instanceof ManualModel ? runtime.model : null;
-  const hub = new LiveHub(runtime, store, manual, (error) => log(`inspector: ${error instanceof Error ? error.message : String(error)}`));
-  const ctx: InspectorContext = {
-    runtime,
-    store,
-    manual,
-    graph: machineGraph(runtime.machine),
-    replayer: new JournalReplayer(runtime),
-    hub,
-    inFlight: new Set(),
-    sessionId: options.sessionId ?? null,
-  };
+  const ctx = inspectorContext(runtime, store, log, options.sessionId ?? null);
+  const { hub } = ctx;
 
   let listening: { host: string; port: number } | undefined;
   const app = inspectorApp(ctx, { token, pageDir, listening: () => listening, log });

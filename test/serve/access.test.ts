@@ -20,10 +20,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { SessionStore } from '../../src/store/session-store.js';
 import type { NamedToken } from '../../src/http/tokens.js';
 import type { AccessRule } from '../../src/http/access.js';
-import { inspectorApi } from '../../src/inspect/server.js';
-import { LiveHub } from '../../src/inspect/live-hub.js';
-import { machineGraph } from '../../src/inspect/graph.js';
-import { JournalReplayer } from '../../src/inspect/replay.js';
+import { inspectorApi, inspectorContext } from '../../src/inspect/server.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { useTempDir } from '../support/temp.js';
@@ -453,18 +450,8 @@ describe("the inspector's page token", () => {
   it('acts as an administrator: the routes it shares with serve list and read every session, and what it creates has no owner', async () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ model: new DemoModel(), store });
-    const hub = new LiveHub(runtime, store, null, () => {});
-    open.push(async () => hub.close());
-    const ctx = {
-      runtime,
-      store,
-      manual: null,
-      graph: machineGraph(runtime.machine),
-      replayer: new JournalReplayer(runtime),
-      hub,
-      inFlight: new Set<Promise<unknown>>(),
-      sessionId: null,
-    };
+    const ctx = inspectorContext(runtime, store, () => {});
+    open.push(async () => ctx.hub.close());
     const api = inspectorApi(ctx, 'inspector-token', () => {});
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await api.request(path, {

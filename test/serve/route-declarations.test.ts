@@ -9,10 +9,7 @@
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorHandler } from '../../src/http/errors.js';
-import { machineGraph } from '../../src/inspect/graph.js';
-import { LiveHub } from '../../src/inspect/live-hub.js';
-import { JournalReplayer } from '../../src/inspect/replay.js';
-import { inspectorApi } from '../../src/inspect/server.js';
+import { inspectorApi, inspectorContext } from '../../src/inspect/server.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { createServeApp } from '../../src/serve/embed.js';
@@ -108,18 +105,8 @@ describe("the inspector's API, declared the same way", () => {
   it('registers exactly the routes its declarations list, each validated by its declaration', async () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ model: new DemoModel(), store });
-    const hub = new LiveHub(runtime, store, null, () => {});
-    closing.push(() => hub.close());
-    const ctx = {
-      runtime,
-      store,
-      manual: null,
-      graph: machineGraph(runtime.machine),
-      replayer: new JournalReplayer(runtime),
-      hub,
-      inFlight: new Set<Promise<unknown>>(),
-      sessionId: null,
-    };
+    const ctx = inspectorContext(runtime, store, () => {});
+    closing.push(async () => ctx.hub.close());
     const api = inspectorApi(ctx, 'inspector-token', () => {});
     const doc = api.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'inspector', version: '1' } }) as unknown as Document;
     const declared = new Set(operations(doc).map((o) => `${o.method} ${pattern(o.path)}`));
