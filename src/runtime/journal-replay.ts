@@ -117,6 +117,18 @@ export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, 
 }
 
 /**
+ * The events XState's actions emitted (a transition's or an initial transition's): their
+ * types leave out the built-in emit, whose params are `{ event }`, the event resolved.
+ *
+ * @example
+ * const [, actions] = initialTransition(machine, input);
+ * emittedBy(actions); // [{ type: 'waiting', reason: 'intake', … }]
+ */
+export function emittedBy(actions: readonly { type: string; params?: unknown }[]): ChartEvent[] {
+  return actions.flatMap((action) => (action.type === 'xstate.emit' ? [(action.params as { event: ChartEvent }).event] : []));
+}
+
+/**
  * One journalled event applied as `replayStep` applies it, with what the chart reported on
  * the way: the events its actions emitted, in order (XState's pure `transition` returns them
  * as actions instead of delivering them). The audit trail reads the waits and decisions from them.
@@ -128,8 +140,5 @@ export function replayStep(machine: AnyStateMachine, snapshot: SessionSnapshot, 
 export function replayReported(machine: AnyStateMachine, snapshot: SessionSnapshot, entry: JournalEntry): [SessionSnapshot, ChartEvent[]] {
   if (refusedBeforeMachine(entry)) return [snapshot, []];
   const [next, actions] = transition(machine, snapshot, eventOf(entry));
-  // XState's action types leave out its built-in emit; its params are `{ event }`, the event resolved.
-  const all = actions as readonly { type: string; params?: unknown }[];
-  const reports = all.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: ChartEvent }).event);
-  return [next as SessionSnapshot, reports];
+  return [next as SessionSnapshot, emittedBy(actions as readonly { type: string; params?: unknown }[])];
 }

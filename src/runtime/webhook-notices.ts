@@ -25,11 +25,6 @@ interface Seen {
   at: string;
 }
 
-/** The events an initial transition emitted (XState's `initialTransition` actions): what a new session announces as it starts. */
-export function emittedBy(actions: readonly { type: string; params?: unknown }[]): ChartEvent[] {
-  return actions.flatMap((action) => (action.type === 'xstate.emit' ? [(action.params as { event: ChartEvent }).event] : []));
-}
-
 export class WebhookNotices {
   private seen: Seen[] = [];
 

@@ -31,7 +31,7 @@ export class MemoryOutbox implements OutboxOps {
   add(messages: readonly OutboxMessage[]): void {
     if (!messages.length) return;
     for (const message of messages) this.messages.set(message.id, message);
-    for (const listener of [...this.listeners]) queueMicrotask(listener);
+    this.wake();
   }
 
   async claim({ receivers, now, claimMs, limit }: OutboxClaim): Promise<OutboxMessage[]> {
@@ -75,8 +75,13 @@ export class MemoryOutbox implements OutboxOps {
       Object.assign(message, { status: 'pending', attempts: 0, nextAt: now });
       retried += 1;
     }
-    if (retried) for (const listener of [...this.listeners]) queueMicrotask(listener);
+    if (retried) this.wake();
     return retried;
+  }
+
+  /** Tells the watchers (deliverers) that messages are due, after the current task. */
+  private wake(): void {
+    for (const listener of [...this.listeners]) queueMicrotask(listener);
   }
 
   async watch(listener: () => void): Promise<() => Promise<void>> {

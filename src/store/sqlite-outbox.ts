@@ -126,9 +126,14 @@ export class SqliteOutbox implements OutboxOps {
     await this.guard(() => this.s.dead.run(attempts, clip(error, OUTBOX_ERROR_CHARS), id));
   }
 
-  /** A file read-only at schema v5 or before has no outbox: it reads as empty. */
+  private missingTable: boolean | undefined;
+
+  /**
+   * A file read-only at schema v5 or before has no outbox: it reads as empty. Asked once, as the
+   * store decides its other reads by the schema it opened (and `/healthz` asks on each request).
+   */
   private get missing(): boolean {
-    return (this.db().pragma('user_version', { simple: true }) as number) < 6;
+    return (this.missingTable ??= (this.db().pragma('user_version', { simple: true }) as number) < 6);
   }
 
   async counts(): Promise<{ pending: number; dead: number }> {
