@@ -128,6 +128,13 @@ export class SessionAccess {
     return session;
   }
 
+  /** `require`, and the session itself (loaded when the rule did not need it): for a route that needs it to exist. */
+  async requireExisting(caller: Caller | undefined, id: string, action: AccessAction): Promise<StoredSession> {
+    const session = (await this.require(caller, id, action)) ?? (await this.store.load(id));
+    if (!session) throw sessionNotFound(id);
+    return session;
+  }
+
   /**
    * One page of the sessions `caller` may read, most recently updated first: the default rule
    * filters in the store's query (ListOptions.visibleTo); an app's rule is asked for each

@@ -98,7 +98,8 @@ function hasBody(length: string | undefined, transferEncoding: string | undefine
 }
 
 const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-const isJson = (contentType: string | undefined): boolean => mediaType(contentType) === 'application/json';
+/** Whether a Content-Type header names JSON (parameters such as charset aside). */
+export const isJson = (contentType: string | undefined): boolean => mediaType(contentType) === 'application/json';
 const isForm = (contentType: string | undefined): boolean => mediaType(contentType) === 'application/x-www-form-urlencoded';
 
 const HOST_PATTERN = String.raw`(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?`;

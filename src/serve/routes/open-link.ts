@@ -24,6 +24,7 @@ import { LINK_DECISIONS, linkDecisions, linkEvent, LinkDecisionBody, type LinkDe
 import { decisionPage, htmlAnswer, noticePage } from '../link-page.js';
 import { PUBLIC, type ServeDeps } from '../route.js';
 import { ErrorBody } from '../schemas.js';
+import { isJson } from '../../http/security.js';
 
 const LinkParams = z.object({
   token: z.string().min(1).max(MAX_LINK_TOKEN_CHARS).meta({ description: 'the token of a decision link (from POST /sessions/{id}/links)' }),
@@ -53,7 +54,7 @@ class LinkRefusal extends Error {
   }
 }
 
-const wantsJson = (c: Context) => (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+const wantsJson = (c: Context) => isJson(c.req.header('content-type'));
 
 function refusalAnswer(c: Context, refusal: LinkRefusal): Response {
   if (c.req.method === 'POST' && wantsJson(c)) return c.json({ error: { code: refusal.code, message: refusal.detail } }, refusal.status);

@@ -4,7 +4,6 @@
  * instead of putting its long-lived token in a URL.
  */
 import { createRoute } from '@hono/zod-openapi';
-import { sessionNotFound } from '../../http/errors.js';
 import { defineRoute, jsonContent } from '../../http/route.js';
 import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
 import { ErrorBody, StreamTicketBody, StreamTicketResponse } from '../schemas.js';
@@ -21,12 +20,11 @@ export const streamTickets = defineRoute(
       404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
     },
   }),
-  ({ store, tickets, access }: ServeDeps) =>
+  ({ tickets, access }: ServeDeps) =>
     async (c) => {
       const { id } = c.req.valid('param');
       // A ticket opens the stream as its caller (checked again there): only for a session they may see.
-      const stored = await access.require(c.get('caller'), id, 'read');
-      if (!(stored ?? (await store.load(id)))) throw sessionNotFound(id);
+      await access.requireExisting(c.get('caller'), id, 'read');
       return c.json(StreamTicketResponse.parse(tickets.issue(id, c.get('caller'))), 201);
     },
 );

@@ -17,7 +17,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
-import { sessionNotFound } from '../../http/errors.js';
 import { defineRoute, jsonContent } from '../../http/route.js';
 import { TOO_MANY_STREAMS } from '../../http/stream-slots.js';
 import { SessionIdParams, TICKETED, type ServeDeps } from '../route.js';
@@ -60,8 +59,7 @@ export const stream = defineRoute(
     const cursor = c.req.valid('header')['Last-Event-ID'];
     const start = cursor ?? { after: c.req.valid('query').after ?? 0, live: null };
     // The caller of the bearer token, or the one its ticket carries.
-    const stored = await deps.access.require(c.get('caller'), id, 'read');
-    if (!(stored ?? (await deps.store.load(id)))) throw sessionNotFound(id);
+    await deps.access.requireExisting(c.get('caller'), id, 'read');
     // One of the caller's open streams, given back when this one ends (a 429 past the limit).
     const release = deps.streamSlots?.take(c.get('caller')) ?? (() => {});
     try {
