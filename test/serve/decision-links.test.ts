@@ -4,9 +4,7 @@
  * link, once. Forged, expired, reused links and links of another wait or session decide
  * nothing; a post from another site's page is refused; a token never reaches the log.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
 import type { SessionView } from '../../src/core/view.js';
@@ -20,6 +18,9 @@ import { createServeApp } from '../../src/serve/embed.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { client } from './http.js';
+import { useTempDir } from '../support/temp.js';
+
+const temp = useTempDir('steward-links-');
 
 const TOKEN = 'links-token-0123456789abcdef';
 const SECRET = 'a'.repeat(24) + '0123456789abcdef0123456789abcdef';
@@ -249,7 +250,7 @@ describe('decision links', () => {
       const refused = await postLink(at(otherWait), { decision: 'approve' });
       expect(refused.status).toBe(409);
     }
-    expect(await footprint(http, view.id)).toEqual({ ...before, revision: before.revision });
+    expect(await footprint(http, view.id)).toEqual(before);
     expect((await footprint(http, other.id)).state).toBe('waiting_user.approve_step');
 
     // The other session's own link decides the other session only.
@@ -349,13 +350,12 @@ describe('the link secret', () => {
     expect(() => linkSecretFromEnv({ STEWARD_LINK_SECRET: 'x'.repeat(31) })).toThrow(UserError);
     expect(linkSecretFromEnv({})).toBeUndefined();
     expect(linkSecretFromEnv({ STEWARD_LINK_SECRET: ` ${SECRET} ` })).toBe(SECRET);
-    const dir = mkdtempSync(join(tmpdir(), 'links-'));
-    const file = join(dir, 'secret');
+    const file = temp.path('secret');
     writeFileSync(file, `${SECRET}\n`);
     expect(linkSecretFromEnv({ STEWARD_LINK_SECRET_FILE: file })).toBe(SECRET);
     expect(linkSecretFromEnv({}, file)).toBe(SECRET);
     expect(() => linkSecretFromEnv({ STEWARD_LINK_SECRET: SECRET }, file)).toThrow(/both set/);
-    expect(() => linkSecretFromEnv({}, join(dir, 'missing'))).toThrow(/--link-secret-file .* cannot be read \(ENOENT\)/);
+    expect(() => linkSecretFromEnv({}, temp.path('missing'))).toThrow(/--link-secret-file .* cannot be read \(ENOENT\)/);
     // Embedded, a link needs the URL the app mounts the routes at.
     const runtime = createRuntime({ model: new DemoModel(), store });
     expect(() => createServeApp({ runtime, store, auth: 'none', linkSecret: SECRET })).toThrow(/linkSecret needs publicUrl/);

@@ -98,7 +98,7 @@ describe('webhooks', () => {
     expect(await store.outbox.counts()).toEqual({ pending: 0, dead: 0 });
   });
 
-  it('a receiver not answering counts as a failed try; a wrong secret fails verification', async () => {
+  it('a message signed with another secret than the receiver holds fails its verification', async () => {
     const { receiver } = await setup();
     const store = new MemoryStore();
     const otherSecret = `whsec_${Buffer.from('another secret, thirty-two bytes').toString('base64')}`;
