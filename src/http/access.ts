@@ -18,14 +18,15 @@
  * journal, the stream, a fork of it) and `decide` (send it an event: answer a wait, approve
  * a tool call); a caller who may read but not decide gets 403 `decide_not_allowed`.
  */
+import { ADMIN_GROUP } from '../core/machines/deadlines.js';
 import { HttpError, sessionNotFound } from './errors.js';
 import { UserError } from '../core/errors.js';
 import type { Caller } from './auth.js';
 import { visibleTo } from '../store/participants.js';
 import type { ListOptions, SessionPage, SessionStore, StoredSession } from '../store/session-store.js';
 
-/** The group whose members see and decide every session under the default rule. */
-export const ADMIN_GROUP = 'admin';
+/** The group whose members see and decide every session under the default rule (and every wait: deadlines.ts). */
+export { ADMIN_GROUP };
 
 /** What a caller asks to do with a session: `read` (its view, journal, stream; fork it) or `decide` (send it an event). */
 export type AccessAction = 'read' | 'decide';

@@ -12,6 +12,7 @@ import type { Artifact } from '../core/blackboard/artifacts.js';
 import { ownRecord } from '../core/blackboard/keyed.js';
 import { SnapshotError } from '../core/errors.js';
 import { ApprovalPolicySchema } from '../core/skills/package-schema.js';
+import { DEADLINE_OUTCOMES, GroupNameSchema, IntervalSchema } from '../core/machines/deadlines.js';
 import { stateString } from '../core/machines/refusals.js';
 import { transcriptOf, type WindowLimits } from '../core/machines/transcript.js';
 import type { ChatMessage } from '../core/models/model.js';
@@ -33,8 +34,10 @@ import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
  *   `model`, the only rule there was (the manager's requiresApproval decided).
  * v7: the context numbers the waits (`waits`: the latest one opened, and the decision that
  *   closed the latest answered one); a v6 context starts at wait 1 with no answer kept.
+ * v8: the waits say the open wait's deadline (the rule of its chain that is current) and who
+ *   may decide it (`waits.deadline`, `waits.deciders`); a v7 wait has neither.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 7;
+export const SNAPSHOT_SCHEMA_VERSION = 8;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -98,6 +101,15 @@ const ContextSchema = z.looseObject({
   waits: z.strictObject({
     opened: z.number().int().nonnegative(),
     answered: z.strictObject({ wait: z.number().int().positive(), digest: z.string().max(64) }).nullable(),
+    deadline: z
+      .strictObject({
+        level: z.number().int().nonnegative(),
+        after: IntervalSchema,
+        outcome: z.enum(DEADLINE_OUTCOMES),
+        to: GroupNameSchema.optional(),
+      })
+      .nullable(),
+    deciders: z.array(GroupNameSchema).nullable(),
   }),
 });
 
@@ -252,7 +264,13 @@ function v5ToV6(old: Record<string, unknown>): { context: Record<string, unknown
  */
 const v6ToV7: Migration = (context) => ({ context: { ...context, waits: { opened: 1, answered: null } }, history: [] });
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6, 6: v6ToV7 };
+/** v7 → v8: the open wait (if any) has no deadline and names no deciders: it waits as it did. */
+const v7ToV8: Migration = (context) => {
+  const waits = context.waits as Record<string, unknown> | undefined;
+  return { context: { ...context, waits: { ...waits, deadline: null, deciders: null } }, history: [] };
+};
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6, 6: v6ToV7, 7: v7ToV8 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

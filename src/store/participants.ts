@@ -7,6 +7,9 @@
  */
 import * as z from 'zod';
 import { CONTROL_OR_INVISIBLE } from '../core/text/names.js';
+import { GroupNameSchema } from '../core/machines/deadlines.js';
+
+export { GroupNameSchema, MAX_CALLER_GROUPS, MAX_GROUP_NAME_CHARS } from '../core/machines/deadlines.js';
 
 /** How a participant names a group rather than a person: `group:ops`. */
 export const GROUP_PREFIX = 'group:';
@@ -14,10 +17,6 @@ export const GROUP_PREFIX = 'group:';
 export const MAX_PARTICIPANTS = 50;
 /** The longest caller name (a token's name is at most 64; an app's own authentication may use longer ids). */
 export const MAX_CALLER_NAME_CHARS = 200;
-/** The longest group name. */
-export const MAX_GROUP_NAME_CHARS = 64;
-/** Groups one caller may be in, at most (a stream ticket carries them). */
-export const MAX_CALLER_GROUPS = 64;
 
 const visible = (value: string) => !CONTROL_OR_INVISIBLE.test(value) && value.trim() === value;
 
@@ -27,13 +26,6 @@ export const CallerNameSchema = z
   .min(1, 'must not be empty')
   .max(MAX_CALLER_NAME_CHARS, `must be at most ${MAX_CALLER_NAME_CHARS} characters`)
   .refine(visible, 'must have no control or invisible characters, and no spaces at its ends');
-
-/** A group's name (a token list's `groups=`, an app's caller's `groups`): 1 to 64 characters, no control or invisible ones, no spaces, no comma. */
-export const GroupNameSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_GROUP_NAME_CHARS, `must be at most ${MAX_GROUP_NAME_CHARS} characters`)
-  .refine((g) => visible(g) && !/[\s,]/.test(g), 'must have no control or invisible characters, no spaces and no comma');
 
 /** One participant: a person's name, or `group:NAME`. */
 export const ParticipantSchema = z.string().check((ctx) => {

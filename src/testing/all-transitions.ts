@@ -38,7 +38,7 @@ import { ruleById } from '../core/machines/rules.js';
 import type { PackageInfo, SessionInput } from '../core/machines/session.context.js';
 import { userEventTypes, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
 import type { ModelReply } from '../core/models/model.js';
-import { managerReplies, testingPackage, toolCallOutputs, userEventsFor, workerReplies } from './catalogue.js';
+import { deadlineEventsFor, managerReplies, testingPackage, toolCallOutputs, userEventsFor, withTestingWaitTerms, workerReplies } from './catalogue.js';
 import { nextToolCall } from '../core/machines/tool-calls.js';
 import { isToolWait, type ToolCallInput } from '../core/tools/server-tools.js';
 
@@ -107,6 +107,9 @@ export function sessionFacts(snapshot: SessionSnapshot): string {
   const parts = [state, `confirmed=${c.intakeConfirmed}`, `card=${c.questions !== null}`, `refused=${c.rejections.length > 0}`];
   // Which notice (burst limit, token budget, a failure): two edges into the same state with different notices are different edges.
   if (c.notice) parts.push(`notice=${c.notice.slice(0, 12)}`);
+  // Which rule of the open wait's deadline is current, and whether it names who decides.
+  if (c.waits.deadline) parts.push(`deadline=${c.waits.deadline.level}`);
+  if (c.waits.deciders) parts.push(`deciders=${c.waits.deciders.join(',')}`);
   if (state.endsWith('.thinking')) parts.push(`burst=${c.burst}/${c.maxBurst}`, `tokensOver=${ruleById.burstTokensWithinBudget.check(c, 'manager') !== null}`);
   if (state === 'waiting_user.intake') parts.push(`request=${REQUEST_TAG in c.blackboard}`);
   if (state === 'waiting_user.review_artifact') parts.push(`pending=${c.artifacts.some((a) => a.status === 'pending_review')}`);
@@ -172,7 +175,7 @@ function withInertActors(machine: AnyStateMachine): AnyStateMachine {
  * Throws a TransitionTestError when a replay disagrees with the walk.
  */
 export function testAllTransitions(machine: AnyStateMachine, options: TestAllTransitionsOptions = {}): TestAllTransitionsResult {
-  const pkg = options.package ?? testingPackage;
+  const pkg = withTestingWaitTerms(options.package ?? testingPackage);
   const maxBurst = options.maxBurst ?? 2;
   const maxBurstTokens = options.maxBurstTokens === undefined ? 1000 : options.maxBurstTokens;
   const facts = options.facts ?? sessionFacts;
@@ -230,6 +233,8 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
         }
       } else if ((userEventTypes as string[]).includes(type)) {
         events.push(...userEvents(type as UserEventType, snapshot));
+      } else if (type === 'deadline_passed') {
+        events.push(...deadlineEventsFor(snapshot));
       } else if (type === 'package_upgraded' && snapshot.context.package) {
         // The runtime's `steward upgrade`: the same package as another version.
         const to = `sha256:${'0'.repeat(64)}`;
@@ -331,6 +336,19 @@ export function unapprovedToolCall(snapshot: SessionSnapshot): string | null {
 }
 
 /** JSON of a context without its rejection log (a refused event may change only that). */
+/**
+ * An approval is a person's: a deadline never approves a step or a tool call (an expired
+ * approval is a rejection). Null when the event approved nothing it should not have.
+ */
+function approvedWithoutPerson(before: SessionSnapshot, event: EventObject, after: SessionSnapshot): string | null {
+  if (event.type !== 'deadline_passed') return null;
+  if (before.matches({ waiting_user: 'approve_step' }) && after.matches({ running: 'worker' }))
+    return `${event.type} started the proposed step without a person's approval.`;
+  const approvedBefore = new Set((before.context.reply.toolCalls ?? []).filter((c) => c.status === 'approved').map((c) => c.callId));
+  const approvedNow = (after.context.reply.toolCalls ?? []).find((c) => c.status === 'approved' && !approvedBefore.has(c.callId));
+  return approvedNow ? `${event.type} approved call ${approvedNow.callId} without a person.` : null;
+}
+
 function withoutRejections(snapshot: SessionSnapshot): string {
   return JSON.stringify({ ...snapshot.context, rejections: [] });
 }
@@ -358,7 +376,7 @@ function replay(
       if (after.status === 'error') throw new TransitionTestError(where(`${at} the actor failed: ${String(after.error)}`));
       if (facts(after) !== facts(step.state))
         throw new TransitionTestError(where(`${at} the actor is in "${facts(after)}", the walk in "${facts(step.state)}".`));
-      const unapproved = unapprovedToolCall(after);
+      const unapproved = unapprovedToolCall(after) ?? approvedWithoutPerson(before, step.event, after);
       if (unapproved) throw new TransitionTestError(where(`${at} ${unapproved}`));
       const refused = after.context.rejections.length > before.context.rejections.length;
       if (refused && (stateOf(after) !== stateOf(before) || withoutRejections(after) !== withoutRejections(before))) {

@@ -11,6 +11,7 @@ import type { UserEvent, UserEventType } from '../core/machines/session.events.j
 import type { ModelReply, ToolCall } from '../core/models/model.js';
 import type { PinnedTool, ToolCallInput, ToolCallOutput, ToolCallVerdict } from '../core/tools/server-tools.js';
 import { askingToolCall, interruptedToolCall, pendingToolCalls } from '../core/machines/tool-calls.js';
+import { DECISION_WAITS, type DeadlinePassedEvent, type DeadlinePolicy } from '../core/machines/deadlines.js';
 
 /** A package shaped like the bundled `tiny` one: a chain of two workers, no roles. */
 export const testingPackage: PackageInfo = {
@@ -22,6 +23,31 @@ export const testingPackage: PackageInfo = {
     { id: 'summarizer', title: 'Summarizer', description: 'Summarizes the note.', inputTags: ['note'], outputTags: ['summary'], roles: [] },
   ],
 };
+
+/**
+ * The deadline chain the walk gives each decision wait of a package that sets none: it is
+ * escalated (to the group `leads`), then people are reminded, then it is rejected, so every
+ * deadline edge of the chart is taken.
+ */
+export const testingDeadlines: DeadlinePolicy = Object.fromEntries(
+  DECISION_WAITS.map((reason) => [
+    reason,
+    { after: '1h', outcome: 'escalate', to: 'leads', then: { after: '1h', outcome: 'remind', then: { after: '1h', outcome: 'reject' } } },
+  ]),
+);
+
+/**
+ * The package as the walk runs it: with `testingDeadlines` when it sets no deadlines, and its
+ * first worker decided by the group `ops` (`approvers`, `reviewers`) when no worker names any.
+ *
+ * @example
+ * const walked = withTestingWaitTerms(myPackage); // every deadline and decider edge is reachable
+ */
+export function withTestingWaitTerms(pkg: PackageInfo): PackageInfo {
+  const named = pkg.workers.some((w) => w.approvers || w.reviewers);
+  const workers = named ? pkg.workers : pkg.workers.map((w, i) => (i === 0 ? { ...w, approvers: ['ops'], reviewers: ['ops'] } : w));
+  return { ...pkg, workers, deadlines: pkg.deadlines ?? testingDeadlines };
+}
 
 function toolCall(name: string, args: unknown, id = `call_${name}`): ToolCall {
   return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
@@ -239,11 +265,27 @@ function roleOf(context: SessionContext, pkg: PackageInfo): string | undefined {
 
 /** Concrete payloads for a user event type, for the session as it is now. */
 export function userEventsFor(type: UserEventType, snapshot: SessionSnapshot, pkg: PackageInfo): UserEvent[] {
-  const events = userEventsOfType(type, snapshot, pkg);
-  // The first of them again, naming a wait that is not the open one: the chart must refuse it (wait_closed).
-  const { opened } = snapshot.context.waits;
+  const { opened, deciders } = snapshot.context.waits;
+  // A wait that names who decides it: each decision comes from one of its groups.
+  const events = userEventsOfType(type, snapshot, pkg).map((e) => (deciders ? { ...e, groups: [deciders[0]!] } : e));
+  if (!events.length) return events;
+  // The first of them again, naming a wait that is not the open one: the chart must refuse it (wait_closed);
+  // and, where the wait names its deciders, sent by someone in none of their groups (not_a_decider).
   const closed = opened > 1 ? opened - 1 : opened + 1;
-  return events.length ? [...events, { ...events[0]!, wait: closed }] : events;
+  return [...events, { ...events[0]!, wait: closed }, ...(deciders ? [{ ...events[0]!, groups: ['outsiders'] }] : [])];
+}
+
+/**
+ * The deadline events the runtime's timer could send now: for the open wait's current rule,
+ * and one for a rule that is not current (a timer fired twice: refused).
+ *
+ * @example
+ * const [due, stale] = deadlineEventsFor(snapshot);
+ */
+export function deadlineEventsFor(snapshot: SessionSnapshot): DeadlinePassedEvent[] {
+  const { opened, deadline } = snapshot.context.waits;
+  const stale = { type: 'deadline_passed' as const, wait: opened, level: (deadline?.level ?? 0) + 1 };
+  return deadline ? [{ type: 'deadline_passed', wait: opened, level: deadline.level }, stale] : [stale];
 }
 
 function userEventsOfType(type: UserEventType, snapshot: SessionSnapshot, pkg: PackageInfo): UserEvent[] {

@@ -77,7 +77,7 @@ describe('snapshot schema v3 → v4', () => {
 describe('snapshot schema v1 → v2', () => {
   it('the fixture is v1, and the migration bounds it without losing anything', () => {
     expect(v1.schemaVersion).toBe(1);
-    expect(SNAPSHOT_SCHEMA_VERSION).toBe(7);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(8);
     expect(oldContext.managerMessages.length).toBeGreaterThan(60);
     const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
     const context = (snapshot as { context: SessionContext }).context;
@@ -122,7 +122,7 @@ describe('snapshot schema v1 → v2', () => {
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
-      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(7);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(8);
       expect(stored!.revision).toBe(2);
       expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
       expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
@@ -163,6 +163,20 @@ describe('snapshot schema v6 → v7', () => {
     expect(v6.schemaVersion).toBe(6);
     expect(v6.snapshot.context.waits).toBeUndefined();
     const { snapshot } = openEnvelopeWithHistory('s', v6);
-    expect((snapshot as { context: SessionContext }).context.waits).toEqual({ opened: 1, answered: null });
+    // (then v7 → v8: no deadline, no deciders)
+    expect((snapshot as { context: SessionContext }).context.waits).toEqual({ opened: 1, answered: null, deadline: null, deciders: null });
+  });
+});
+
+describe('snapshot schema v7 → v8', () => {
+  it('a v7 wait keeps its number and its last decision, with no deadline and no deciders', () => {
+    const v7 = JSON.parse(readFileSync(new URL('../fixtures/snapshots/v7.json', import.meta.url), 'utf8')) as {
+      schemaVersion: number;
+      snapshot: { context: { waits: Record<string, unknown> } };
+    };
+    expect(v7.schemaVersion).toBe(7);
+    expect(v7.snapshot.context.waits.deadline).toBeUndefined();
+    const { snapshot } = openEnvelopeWithHistory('s', v7);
+    expect((snapshot as { context: SessionContext }).context.waits).toEqual({ ...v7.snapshot.context.waits, deadline: null, deciders: null });
   });
 });

@@ -12,6 +12,7 @@ import { EVENT_GUARDS, isEventGuardId, type EventGuardId } from './rules.js';
 import type { SessionContext } from './session.context.js';
 import { isUserEventType, type UserEvent, type UserEventType } from './session.events.js';
 import { CLOSED_WAIT_GUARD } from './waits.js';
+import { DECIDER_GUARD } from './deadlines.js';
 
 /** Dotted state value, e.g. "waiting_user.review_artifact". */
 export function stateString(value: unknown): string {
@@ -90,9 +91,9 @@ function declaredAt(nodes: readonly AnyStateNode[]): Declared {
       if (!isUserEventType(type)) continue;
       for (const t of transitions as { guard?: unknown }[]) {
         const guard = guardType(t.guard);
-        // The refusal of a decision for a closed wait is no way to take the event: it neither
-        // makes an event accepted or enabled, nor explains another refusal.
-        if (guard !== CLOSED_WAIT_GUARD) candidates.push({ type, guard });
+        // The refusal of a decision for a closed wait, or by someone the wait does not name, is
+        // no way to take the event: it neither makes an event accepted or enabled, nor explains another refusal.
+        if (guard !== CLOSED_WAIT_GUARD && guard !== DECIDER_GUARD) candidates.push({ type, guard });
       }
     }
   }

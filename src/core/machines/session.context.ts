@@ -11,6 +11,7 @@ import type { ApprovalPolicy } from '../skills/package-schema.js';
 import type { PinnedTool, ToolCallItem, ToolCallVerdict, TurnTools } from '../tools/server-tools.js';
 import type { Transcript, WindowLimits } from './transcript.js';
 import type { WaitLedger } from './waits.js';
+import type { DeadlinePolicy } from './deadlines.js';
 
 export const DEFAULT_MAX_BURST = 12;
 export const REJECTION_LOG_SIZE = 50;
@@ -38,13 +39,23 @@ export interface PackageInfo {
    * only. Kept with the session (so not for secrets) and through `steward upgrade`.
    */
   toolVariables?: Readonly<Record<string, string>>;
+  /** Deadlines by waiting reason (the manifest's `deadlines` under `createRuntime({ deadlines })`): deadlines.ts. */
+  deadlines?: DeadlinePolicy;
 }
 
 /**
  * A worker as the machine knows it: its registry entry, when not `model` its front matter's
  * approval policy, and the MCP tools it may call (`server.tool` or `server.*`).
  */
-export type PackageWorker = WorkerInfo & { approval?: ApprovalPolicy; tools?: string[] };
+export type PackageWorker = WorkerInfo & {
+  approval?: ApprovalPolicy;
+  tools?: string[];
+  /** The groups that decide its steps and tool calls (front matter `approvers`), and its artifacts (`reviewers`): deadlines.ts. */
+  approvers?: string[];
+  reviewers?: string[];
+  /** Deadlines of the waits about it, over the package's (front matter `deadlines`). */
+  deadlines?: DeadlinePolicy;
+};
 
 /** A worker run: proposed (waiting for approval) or under way. */
 export interface Step {
@@ -123,13 +134,20 @@ export interface Transcripts {
   window: WindowLimits;
 }
 
+/** The refusals the chart tells apart by a code of their own (Rejection.code). */
+export type RefusalCode = 'wait_closed' | 'not_a_decider' | 'deadline_stale';
+
 /** A refused user event, kept (bounded) so the inspector and the journal can show why. */
 export interface Rejection {
   type: string;
   state: string;
   reason: string;
-  /** `wait_closed`: the event named a wait that is not open (waits.ts); absent: any other refusal (`event_refused`). */
-  code?: 'wait_closed';
+  /**
+   * `wait_closed`: the event named a wait that is not open (waits.ts); `not_a_decider`: its
+   * sender is in none of the groups the wait names (deadlines.ts); `deadline_stale`: a deadline
+   * for a wait or a rule no longer current; absent: any other refusal (`event_refused`).
+   */
+  code?: RefusalCode;
   /** With `wait_closed`: the event repeats the decision that closed the wait it names. */
   repeated?: true;
   /** When the refused event was sent, from the event's `at` (stamped by the runtime). */

@@ -2,7 +2,7 @@
  * The nine user events of the tool contract, and the four on a server-tool call (approve, reject,
  * answer its server's question, give an interrupted call's result): plain objects named as there, each a strict
  * zod object so that `session.send()` refuses a malformed payload before the machine sees it.
- * Every event may say who acted (`by`), through what (`through`) and which wait it answers (`wait`); an approval may
+ * Every event may say who acted (`by`, and in which `groups`), through what (`through`) and which wait it answers (`wait`); an approval may
  * edit the step, an acceptance the artifact's bodies.
  */
 // A namespace import: bundlers drop the parts of zod that are not used (the `z` object would keep all of it).
@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { ownRecord } from '../blackboard/keyed.js';
 import { boundedString, DEFAULT_LIMITS } from '../limits.js';
 import { CONTROL_OR_INVISIBLE } from '../text/names.js';
+import { CallerGroupsSchema } from './deadlines.js';
 
 const text = z.string().trim().min(1, 'must not be empty');
 
@@ -64,6 +65,14 @@ const through = z.enum(DECISION_CHANNELS).optional();
 const wait = z.number().int().positive().optional();
 
 /**
+ * The groups the sender is in, as the surface that authenticated them says: `steward serve`
+ * sets it from the caller's token (and refuses it in a request), the CLI and the inspector
+ * as `admin`. A wait that names who decides it (a worker's `approvers`, `reviewers`, an
+ * escalation) takes a decision only from one of its groups (deadlines.ts: `not_a_decider`).
+ */
+const groups = CallerGroupsSchema.optional();
+
+/**
  * The step as the user edited it before approving: a new reason (the worker's task) and/or
  * another of the worker's roles (the guard `editedRoleIsWorkers` checks it is one).
  */
@@ -90,11 +99,29 @@ export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
   .refine((e) => Object.keys(e).length >= 1, 'give at least one tag (or leave edits out)')
   .refine((e) => Object.keys(e).length <= DEFAULT_LIMITS.tagsPerSubmit, `at most ${DEFAULT_LIMITS.tagsPerSubmit} tags (the tagsPerSubmit limit)`);
 
-export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, through, wait, packageId: text });
-export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, through, wait, text });
+export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, through, wait, groups, packageId: text });
+export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, through, wait, groups, text });
 export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via, through, wait });
-export const UserApprovedNextStep = z.strictObject({ type: z.literal('user_approved_next_step'), at, by, via, through, wait, edits: StepEdits.optional() });
-export const UserRejectedNextStep = z.strictObject({ type: z.literal('user_rejected_next_step'), at, by, via, through, wait, reason: z.string().optional() });
+export const UserApprovedNextStep = z.strictObject({
+  type: z.literal('user_approved_next_step'),
+  at,
+  by,
+  via,
+  through,
+  wait,
+  groups,
+  edits: StepEdits.optional(),
+});
+export const UserRejectedNextStep = z.strictObject({
+  type: z.literal('user_rejected_next_step'),
+  at,
+  by,
+  via,
+  through,
+  wait,
+  groups,
+  reason: z.string().optional(),
+});
 export const UserAcceptedArtifact = z.strictObject({
   type: z.literal('user_accepted_artifact'),
   at,
@@ -102,6 +129,7 @@ export const UserAcceptedArtifact = z.strictObject({
   via,
   through,
   wait,
+  groups,
   artifactId: text,
   edits: ArtifactEdits.optional(),
 });
@@ -112,6 +140,7 @@ export const UserRejectedArtifact = z.strictObject({
   via,
   through,
   wait,
+  groups,
   artifactId: text,
   reason: z.string().optional(),
 });
@@ -122,6 +151,7 @@ export const UserAnsweredQuestions = z.strictObject({
   via,
   through,
   wait,
+  groups,
   answers: z.record(z.string(), z.string()).describe('question id (q1, q2, …) → answer'),
 });
 export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, through, wait });
@@ -151,6 +181,7 @@ export const UserApprovedToolCall = z.strictObject({
   via,
   through,
   wait,
+  groups,
   callId: text,
   arguments: ToolCallArguments.optional(),
 });
@@ -161,6 +192,7 @@ export const UserRejectedToolCall = z.strictObject({
   via,
   through,
   wait,
+  groups,
   callId: text,
   reason: z.string().max(DEFAULT_LIMITS.refusalMessageChars).optional(),
 });
@@ -186,6 +218,7 @@ export const UserAnsweredToolInput = z.strictObject({
   via,
   through,
   wait,
+  groups,
   callId: text,
   responses: ownRecord(z.string().min(1).max(200), ToolInputAnswer)
     .refine((r) => Object.keys(r).length >= 1, "answer each of the call's requests by its key")
@@ -204,6 +237,7 @@ export const UserGaveToolResult = z.strictObject({
   via,
   through,
   wait,
+  groups,
   callId: text,
   /** Counted against userTextChars by `session.send()`, like any text a person writes. */
   result: text,

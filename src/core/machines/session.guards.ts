@@ -16,12 +16,13 @@ import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
 import { namesClosedWait } from './waits.js';
+import { isCurrentDeadline, mayDecide, type DeadlineOutcome, type DeadlinePassedEvent } from './deadlines.js';
 
 export type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 export type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
 export type DoneToolCall = { type: 'xstate.done.actor.toolCall'; output: ToolCallOutput };
 export type ErrorToolCall = { type: 'xstate.error.actor.toolCall'; error: unknown };
-export type SessionEvent = UserEvent | DoneTurn | ErrorTurn | DoneToolCall | ErrorToolCall | PackageUpgradedEvent;
+export type SessionEvent = UserEvent | DoneTurn | ErrorTurn | DoneToolCall | ErrorToolCall | PackageUpgradedEvent | DeadlinePassedEvent;
 export type RuleParams = { actor: ToolActor; rule: RuleId };
 
 const isUserTurn = ({ reply: { boundary } }: SessionContext) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
@@ -31,10 +32,20 @@ const asUserEvent = (event: SessionEvent): UserEvent | null => (event.type.start
 
 type GuardArgs = { context: SessionContext; event: SessionEvent };
 
+/** The deadline event is for the open wait's current rule, and that rule says `outcome`. */
+const deadlineSays = ({ context, event }: GuardArgs, outcome: DeadlineOutcome) =>
+  isCurrentDeadline(context, event, true) && context.waits.deadline?.outcome === outcome;
+
 export const sessionGuards = {
   hasPackage: ({ context }: GuardArgs) => context.package !== null,
   // First on every user event of a waiting state: the event names a wait that is not the open one (waits.ts).
   namesClosedWait: ({ context, event }: GuardArgs) => namesClosedWait(context, event, true),
+  // Second on a decision of a wait that names who decides it: the sender is in none of its groups (deadlines.ts).
+  notADecider: ({ context, event }: GuardArgs) => !mayDecide(context, event),
+  // A deadline of the open wait passed (deadlines.ts): what its current rule says happens.
+  deadlineRejects: (args: GuardArgs) => deadlineSays(args, 'reject'),
+  deadlineEscalates: (args: GuardArgs) => deadlineSays(args, 'escalate'),
+  deadlineReminds: (args: GuardArgs) => deadlineSays(args, 'remind'),
   // The guards on user events and their refusal messages: EVENT_GUARDS (rules.ts).
   packageIsKnown: ({ context, event }: GuardArgs) => EVENT_GUARDS.packageIsKnown.refusal(context, asUserEvent(event)) === null,
   hasRequest: ({ context, event }: GuardArgs) => EVENT_GUARDS.hasRequest.refusal(context, asUserEvent(event)) === null,

@@ -17,7 +17,13 @@
  *   │   (any waiting state)    package_upgraded, sent by the runtime (`steward upgrade`): the pinned package version changes, the wait stays
  *   │   (any waiting state)    numbers its wait on entry (openWait, which announces it) and keeps what closed it on exit
  *   │                          (closeWait, which reports the decision); a user event naming another wait is refused
- *   │                          first, by namesClosedWait (waits.ts: wait_closed)
+ *   │                          first, by namesClosedWait (waits.ts: wait_closed); in a decision wait whose worker
+ *   │                          names who decides (approvers, reviewers) or that was escalated, a decision by anyone
+ *   │                          else next, by notADecider (deadlines.ts: not_a_decider)
+ *   │   (any waiting state)    deadline_passed, sent by the runtime's timer for the open wait's current rule
+ *   │                          (deadlines.ts): a decision wait rejects (deadlineRejects, its own edge), any wait may
+ *   │                          re-open for another group (deadlineEscalates) or remind (deadlineReminds); one for a
+ *   │                          wait or rule no longer current is refused (deadline_stale) and changes nothing
  *   ├── running
  *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule) → routing
  *   │   │                      (transient: where the settled reply leads)
@@ -57,6 +63,8 @@ import { initialTranscripts } from './transcript.js';
 import * as tools from './tool-calls.js';
 import type { ToolCallInput, ToolCallOutput } from '../tools/server-tools.js';
 import { closedWaitRejection, decisionDigest, namesClosedWait, NO_WAITS } from './waits.js';
+import { notADeciderMessage, staleDeadlineMessage, waitTerms, type DeadlinePassedEvent } from './deadlines.js';
+import * as deadline from './deadline-outcomes.js';
 
 type WaitingReason = report.WaitingReason;
 
@@ -86,6 +94,14 @@ const noticed = (changes: Partial<SessionContext>): report.ChartEvent => ({ type
  */
 function chart(): AnyStateMachine {
   return sessionMachine;
+}
+
+type StateCheck = (guard: ReturnType<typeof stateIn>) => boolean;
+
+/** The waiting reason of the open wait, as an action of `waiting_user` finds it (an action sees no snapshot: stateIn asks). */
+function openReason(check: unknown): WaitingReason {
+  const nodes = activeNodesAsked(chart(), (id) => (check as StateCheck)(stateIn(`#${id}`)));
+  return nodes[2]?.key as WaitingReason;
 }
 
 export const sessionMachine = setup({
@@ -298,12 +314,13 @@ export const sessionMachine = setup({
     openWait: enqueueActions(({ context, enqueue }, { reason }: { reason: WaitingReason }) => {
       const opened = context.waits.opened + 1;
       const state = `waiting_user.${reason}`;
-      enqueue.assign({ waits: { ...context.waits, opened } });
+      enqueue.assign({ waits: { ...context.waits, opened, ...waitTerms(context, reason) } });
       enqueue.emit({ type: 'state_entered', state });
       enqueue.emit({ type: 'waiting', reason, state, wait: opened });
     }),
     closeWait: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
-      enqueue.assign({ waits: { ...context.waits, answered: { wait: context.waits.opened, digest: decisionDigest(event) } } });
+      const answered = { wait: context.waits.opened, digest: decisionDigest(event) };
+      enqueue.assign({ waits: { ...context.waits, answered, deadline: null, deciders: null } });
       const decision = report.decisionMade(context, reason, event);
       if (decision) enqueue.emit(decision);
     }),
@@ -314,6 +331,54 @@ export const sessionMachine = setup({
       enqueue.assign(update.recordRejection(context, rejection));
       enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: rejection.reason, code: 'wait_closed' });
       enqueue.emit({ type: 'waiting', reason, state, wait: context.waits.opened });
+    }),
+    /** A decision by someone in none of the groups the open wait names: refused, recorded, and the session waits on. */
+    refuseNotADecider: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
+      const state = `waiting_user.${reason}`;
+      const message = notADeciderMessage(context, event as { type: string; by?: unknown });
+      enqueue.assign(update.recordRejection(context, { type: event.type, state, reason: message, code: 'not_a_decider', ...stampOf(event) }));
+      enqueue.emit({ type: 'user_event_refused', eventType: event.type, reason: message, code: 'not_a_decider' });
+      enqueue.emit({ type: 'waiting', reason, state, wait: context.waits.opened });
+    }),
+
+    // A deadline of the open wait passed (deadlines.ts, deadline-outcomes.ts): each outcome
+    // says so (`deadline_passed`) before it changes anything.
+    expireStep: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit(report.deadlinePassed(context, 'approve_step', event as DeadlinePassedEvent));
+      enqueue.assign(deadline.expireStep(context));
+    }),
+    expireArtifact: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit(report.deadlinePassed(context, 'review_artifact', event as DeadlinePassedEvent));
+      enqueue.assign(deadline.expireArtifact(context));
+    }),
+    expireToolCalls: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit(report.deadlinePassed(context, 'approve_tool', event as DeadlinePassedEvent));
+      enqueue.assign(deadline.expireToolCalls(context));
+    }),
+    /** The wait re-opens for the group the rule names: a new wait (its number is the next), the chain's next rule. */
+    escalateWait: enqueueActions(({ context, event, check, enqueue }) => {
+      const reason = openReason(check);
+      enqueue.emit(report.deadlinePassed(context, reason, event as DeadlinePassedEvent));
+      const decision = report.decisionMade(context, reason, event);
+      if (decision) enqueue.emit(decision);
+      const escalated = deadline.escalateWait(context, reason, event);
+      enqueue.assign(escalated);
+      const state = `waiting_user.${reason}`;
+      enqueue.emit({ type: 'waiting', reason, state, wait: escalated.waits!.opened });
+    }),
+    /** People are told again; the wait stays as it was, with the chain's next rule. */
+    remindOfWait: enqueueActions(({ context, event, check, enqueue }) => {
+      const reason = openReason(check);
+      enqueue.emit(report.deadlinePassed(context, reason, event as DeadlinePassedEvent));
+      enqueue.assign(deadline.remindOfWait(context, reason));
+      enqueue.emit({ type: 'waiting', reason, state: `waiting_user.${reason}`, wait: context.waits.opened });
+    }),
+    /** A deadline for a wait or a rule no longer current (answered, escalated, reminded already): refused, recorded, nothing changes. */
+    refuseStaleDeadline: enqueueActions(({ context, event, check, enqueue }) => {
+      const reason = openReason(check);
+      const state = `waiting_user.${reason}`;
+      const message = staleDeadlineMessage(context, event as DeadlinePassedEvent);
+      enqueue.assign(update.recordRejection(context, { type: event.type, state, reason: message, code: 'deadline_stale', ...stampOf(event) }));
     }),
     announceDone: emit(({ context }) => ({ type: 'done' as const, summary: context.message })),
 
@@ -379,8 +444,18 @@ export const sessionMachine = setup({
 
     waiting_user: {
       initial: 'input',
-      // Targetless: the session keeps waiting where it waited, on the new package version.
-      on: { package_upgraded: { guard: 'upgradeKeepsWait', actions: 'upgradePackage' } },
+      on: {
+        // Targetless: the session keeps waiting where it waited, on the new package version.
+        package_upgraded: { guard: 'upgradeKeepsWait', actions: 'upgradePackage' },
+        // The runtime's timer: a deadline of the open wait passed (deadlines.ts). A decision
+        // wait rejects on its own edge; here the wait re-opens for another group, or people are
+        // reminded, or (a wait or rule no longer current: a timer fired twice) nothing happens.
+        deadline_passed: [
+          { guard: 'deadlineEscalates', actions: 'escalateWait' },
+          { guard: 'deadlineReminds', actions: 'remindOfWait' },
+          { actions: 'refuseStaleDeadline' },
+        ],
+      },
       states: {
         skill_selection: {
           entry: { type: 'openWait', params: { reason: 'skill_selection' } },
@@ -439,6 +514,7 @@ export const sessionMachine = setup({
           on: {
             user_approved_next_step: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_step' } } },
               {
                 guard: 'editedRoleIsWorkers',
                 target: '#session.running.worker',
@@ -447,8 +523,10 @@ export const sessionMachine = setup({
             ],
             user_rejected_next_step: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_step' } } },
               { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
             ],
+            deadline_passed: { guard: 'deadlineRejects', target: '#session.running.manager', actions: ['resetBurst', 'expireStep'] },
           },
         },
         review_artifact: {
@@ -457,12 +535,15 @@ export const sessionMachine = setup({
           on: {
             user_accepted_artifact: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'review_artifact' } } },
               { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             ],
             user_rejected_artifact: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'review_artifact' } } },
               { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
             ],
+            deadline_passed: { guard: 'deadlineRejects', target: 'revision', actions: ['resetBurst', 'expireArtifact'] },
           },
         },
         worker_questions: {
@@ -497,14 +578,18 @@ export const sessionMachine = setup({
           on: {
             user_approved_tool_call: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_tool' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_tool' } } },
               { guard: 'decidesLastToolCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
               { guard: 'decidesToolCall', actions: 'decideToolCall' },
             ],
             user_rejected_tool_call: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_tool' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_tool' } } },
               { guard: 'decidesLastToolCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
               { guard: 'decidesToolCall', actions: 'decideToolCall' },
             ],
+            // Expired: every call not yet decided is rejected; the approved ones run.
+            deadline_passed: { guard: 'deadlineRejects', target: '#session.running.worker.routing', actions: ['resetBurst', 'expireToolCalls'] },
           },
         },
         // The server of the call under way asked a person for input (MCP elicitation): a form

@@ -11,6 +11,8 @@ import type { ToolCallInput, ToolCallOutput, ToolWait } from '../tools/server-to
 import { MAX_TOOL_NAME, type SessionStreamEvent, type StreamEventOf } from './stream-events.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 import { approvalRequiredBy } from './approval.js';
+import { STEWARD } from './deadline-outcomes.js';
+import type { DeadlinePassedEvent } from './deadlines.js';
 
 type Unstamped<E> = E extends { type: 'round_finished' } ? Omit<E, 'sessionId' | 'at' | 'durationMs'> : Omit<E, 'sessionId' | 'at'>;
 
@@ -102,9 +104,11 @@ export function artifactPublished(context: SessionContext): ChartEvent | null {
 
 /**
  * The decision that ends the wait `reason`: the user event the waiting state took on its way
- * out. Null for any other exit (none leaves a waiting state but a user event).
+ * out, or the deadline that rejected or escalated it. Null for any other exit.
  */
 export function decisionMade(context: SessionContext, reason: WaitingReason, event: { type: string }): ChartEvent | null {
+  // A deadline that rejected or escalated the wait decided it: Steward did, by its rule.
+  if (event.type === 'deadline_passed') return { type: 'decision', reason, wait: context.waits.opened, eventType: event.type, by: STEWARD, edits: [] };
   if (!event.type.startsWith('user_')) return null;
   const { by, edits } = event as { by?: unknown; edits?: unknown };
   return {
@@ -150,4 +154,21 @@ export function toolCallFinished(input: ToolCallInput, output: ToolCallOutput | 
   const duration = output && 'durationMs' in output ? output.durationMs : undefined;
   const durationMs = typeof duration === 'number' && Number.isFinite(duration) && duration >= 0 ? duration : null;
   return { type: 'tool_call_finished', callId, server, tool: clipName(tool), outcome, isError, durationMs };
+}
+
+/**
+ * A deadline of the open wait passed, and what its rule does (read before the outcome changes
+ * the context): the wait, the rule's place in its chain, and for an escalation the group.
+ */
+export function deadlinePassed(context: SessionContext, reason: WaitingReason, event: DeadlinePassedEvent): ChartEvent {
+  const rule = context.waits.deadline;
+  return {
+    type: 'deadline_passed',
+    reason,
+    wait: event.wait,
+    level: event.level,
+    outcome: rule?.outcome ?? 'reject',
+    after: rule?.after ?? '',
+    to: rule?.to ?? null,
+  };
 }

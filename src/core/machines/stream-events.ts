@@ -196,8 +196,24 @@ export const UserEventRefusedEvent = z.strictObject({
   ...base,
   eventType: z.string(),
   reason: z.string(),
-  /** `wait_closed`: the event named a wait that is not open; absent: any other refusal. */
-  code: z.literal('wait_closed').optional(),
+  /** `wait_closed`: the event named a wait that is not open; `not_a_decider`: its sender is in none of the groups the wait names; absent: any other refusal. */
+  code: z.enum(['wait_closed', 'not_a_decider']).optional(),
+});
+
+/**
+ * A deadline of the open wait passed (deadlines.ts): the rule's outcome — `reject` (the wait
+ * is answered no), `escalate` (it re-opens for the group `to`, as a new wait), `remind`
+ * (nothing changes) — with its interval and its place in the wait's chain (`level`).
+ */
+export const DeadlinePassedStreamEvent = z.strictObject({
+  type: z.literal('deadline_passed'),
+  ...base,
+  reason: WaitingReasonSchema,
+  wait: z.number().int().nonnegative(),
+  level: z.number().int().nonnegative(),
+  outcome: z.enum(['reject', 'escalate', 'remind']),
+  after: z.string(),
+  to: z.string().nullable(),
 });
 
 export const WaitingEvent = z.strictObject({
@@ -251,6 +267,7 @@ export const SessionStreamEventSchema = z.discriminatedUnion('type', [
   ArtifactPublishedEvent,
   NoticeEvent,
   UserEventRefusedEvent,
+  DeadlinePassedStreamEvent,
   WaitingEvent,
   DecisionEvent,
   DoneEvent,

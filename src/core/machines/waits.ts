@@ -16,6 +16,7 @@
  * apply nothing.
  */
 import { canonicalJson } from '../text/canonical-json.js';
+import type { OpenDeadline } from './deadlines.js';
 import type { Rejection, SessionContext } from './session.context.js';
 
 /** The waits of a session: the number of the latest one opened, and the decision that closed the latest one answered. */
@@ -24,19 +25,23 @@ export interface WaitLedger {
   opened: number;
   /** The latest wait a decision closed, and the digest of that decision (decisionDigest). */
   answered: { wait: number; digest: string } | null;
+  /** The open wait's deadline: the rule of its chain that is current (deadlines.ts); null: none. */
+  deadline: OpenDeadline | null;
+  /** The groups that may decide the open wait (deadlines.ts); null: anyone who may see the session. */
+  deciders: string[] | null;
 }
 
-export const NO_WAITS: WaitLedger = { opened: 0, answered: null };
+export const NO_WAITS: WaitLedger = { opened: 0, answered: null, deadline: null, deciders: null };
 
 /** The guard of the refusal edge each user event of a waiting state has first. */
 export const CLOSED_WAIT_GUARD = 'namesClosedWait';
 
 /** What a decision says, apart from who sent it, when, and for which wait. */
-const NOT_THE_DECISION = new Set(['at', 'by', 'via', 'through', 'wait']);
+const NOT_THE_DECISION = new Set(['at', 'by', 'via', 'through', 'wait', 'groups']);
 
 /**
- * A short digest of what a decision says (its type and fields; not `at`, `by`, `via`, `through` or
- * `wait`): two sends of the same decision have the same digest. FNV-1a, twice with two
+ * A short digest of what a decision says (its type and fields; not `at`, `by`, `via`, `through`,
+ * `groups` or `wait`): two sends of the same decision have the same digest. FNV-1a, twice with two
  * offsets (64 bits): pure, browser-safe and synchronous, as a transition must be.
  *
  * @example
