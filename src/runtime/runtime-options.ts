@@ -22,6 +22,7 @@ import type { ToolHostOptions } from '../mcp/types.js';
 import type { ToolApprovalRule } from './worker-tools.js';
 import type { Session } from './session.js';
 import type { SessionView } from '../core/view.js';
+import type { DeadlineClock } from './session-deadline.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -99,6 +100,11 @@ export interface RuntimeOptions {
    * reads only `url` and `events`.
    */
   webhooks?: readonly WebhookReceiver[];
+  /**
+   * The clock waits' deadlines are armed on (default: the system's: `Date.now` and timers).
+   * Tests pass one they move (session-deadline.ts, DeadlineClock).
+   */
+  clock?: DeadlineClock;
 }
 
 /** What a caller that holds a session's lease passes to `resumeSession` (SessionHost does). */
@@ -188,6 +194,8 @@ export interface Runtime {
   readonly store: SessionStore | undefined;
   /** The webhook receivers the runtime writes messages for (`createRuntime({ webhooks })`); a deliverer sends them. */
   readonly webhooks: readonly WebhookReceiver[];
+  /** The clock waits' deadlines are armed on (`createRuntime({ clock })`); a server's scan of due deadlines reads it too. */
+  readonly clock: DeadlineClock;
   createSession(options?: CreateSessionOptions): Promise<Session>;
   /**
    * A new session whose state is this one's after journal entry `atSeq` (replayed through

@@ -20,7 +20,6 @@ import { checkMaxBurst, resolveLimits } from '../core/limits.js';
 import { loadPackages, type SkillPackage } from '../skills/index.js';
 import { DEFAULT_LEASE_MS, leaseOwnerName } from '../store/lease-keeper.js';
 import { readOnlyView } from './read-only-view.js';
-import type { SessionStore } from '../store/session-store.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader } from './archive.js';
 import { makeFork } from './fork.js';
 import { emittedBy, packageInfoOf } from './journal-replay.js';
@@ -28,8 +27,9 @@ import { runtimeTools } from './runtime-tools.js';
 import { nextToolCall } from '../core/machines/tool-calls.js';
 import { createToolCallActor } from './tool-call-actor.js';
 import type { ToolCallInput } from '../core/tools/server-tools.js';
-import { envelope, openEnvelopeWithHistory, resumable } from './persisted.js';
-import { Session } from './session.js';
+import { envelope, openEnvelopeWithHistory, resolvedSnapshot, resumable } from './persisted.js';
+import { deadlineAt, systemClock } from './session-deadline.js';
+import { Session, type Persistence } from './session.js';
 import { WebhookNotices } from './webhook-notices.js';
 import { checkReceivers } from '../webhooks/receivers.js';
 import { sessionView } from '../core/view.js';
@@ -166,7 +166,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
   /** What every Session of this runtime is given, created or restored. */
+  const clock = options.clock ?? systemClock;
   const everySession = {
+    clock,
     packageOnDisk: onDisk,
     checkEvent: tools.eventProblem,
     ...(options.inspect ? { inspect: options.inspect } : {}),
@@ -208,7 +210,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       window,
       ...(blackboard ? { blackboard } : {}),
     };
-    let persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null = null;
+    let persistence: Persistence | null = null;
     let from: SessionContext | null = null;
     if (store) {
       // Persist the initial snapshot before anything can happen to it.
@@ -231,17 +233,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // The wait a new session opens as it starts: what its start emits (the actor emits it
       // after this write) goes with the first entry.
       const outbox = webhooks.length ? createdMessages(input, probe.getSnapshot()) : undefined;
+      // A wait the session opens as it starts may have a deadline: due from now, kept with the session.
+      const deadline = deadlineAt(probe.getSnapshot(), null, clock.now());
       const stored = await store.create({
         id,
         packageId: pkg?.id ?? null,
         snapshot,
         entry: { kind: 'created', type: 'created', payload, state, added: historyItems(null, from), ...(outbox ? { outbox } : {}) },
         packageVersions: pinned.map(storedVersion),
+        deadline,
         ...ownership,
       });
       for (const version of pinned) versionsWritten.add(version.hash);
       const leasing = ownLease(id);
-      persistence = { store, revision: stored.revision, ...(leasing ? { leasing } : {}) };
+      persistence = { store, revision: stored.revision, deadline, ...(leasing ? { leasing } : {}) };
     }
     const start = (inspect: ((e: InspectionEvent) => void) | undefined) =>
       started(createActor(machine, { input, ...(inspect ? { inspect } : {}) }), persistence?.leasing);
@@ -293,7 +298,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         });
         leasing?.wrote();
       }
-      return restore(id, opened.snapshot, { store, revision, ...(leasing ? { leasing } : {}) });
+      return restore(id, opened.snapshot, { store, revision, deadline: stored.deadline, ...(leasing ? { leasing } : {}) });
     } catch (error) {
       await own?.letGo();
       throw error;
@@ -317,7 +322,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   function restore(
     id: string,
     opened: unknown,
-    persistence: { store: SessionStore; revision: number; leasing?: SessionLeasing } | null,
+    persistence: Persistence | null,
     memory?: MemoryArchive,
   ): Session {
     const snapshot = opened as { context: SessionContext; value?: unknown };
@@ -406,19 +411,27 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
     // A fork of a session saved before pinning starts pinned (its entry holds the same snapshot).
     const pin = pinToDisk(made.persisted.snapshot as { context: SessionContext });
+    // The fork's open wait starts its deadline afresh: its time runs from the fork.
+    const deadline = deadlineAt(resolvedSnapshot(machine, forkId, made.persisted), null, clock.now());
     const stored = await store.create({
       id: forkId,
       packageId: made.packageId,
       snapshot: made.persisted,
       entry: made.entry,
       ...(pin ? { packageVersions: [pin] } : {}),
+      deadline,
       ...ownership,
     });
     // Opened like a resumed session: a model call that was in flight at atSeq runs again,
     // under the fork's own lease (nobody else knows its id yet).
     const leasing = ownLease(forkId);
     await leasing?.hold();
-    return restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, { store, revision: stored.revision, ...(leasing ? { leasing } : {}) });
+    return restore(forkId, openEnvelopeWithHistory(forkId, stored.snapshot).snapshot, {
+      store,
+      revision: stored.revision,
+      deadline: stored.deadline,
+      ...(leasing ? { leasing } : {}),
+    });
   }
 
   async function upgradeSession(id: string, opts: UpgradeOptions = {}): Promise<UpgradeResult> {
@@ -454,6 +467,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     machine,
     store,
     webhooks,
+    clock,
     live: readOnlyView(live),
     limits,
     createSession,

@@ -13,14 +13,14 @@ import { clip } from '../core/limits.js';
 import { snapshotState } from '../core/machines/refusals.js';
 import type { SessionContext } from '../core/machines/session.context.js';
 import { redactSecrets } from '../core/models/redact.js';
-import type { ArchiveItemInput, JournalEntryInput, SendKeyInput, SessionStore, StoredPackageVersion } from '../store/session-store.js';
+import type { ArchiveItemInput, JournalEntryInput, SendKeyInput, SessionStore, StoredDeadline, StoredPackageVersion } from '../store/session-store.js';
 import type { OutboxInput } from '../store/outbox.js';
 import { droppedItems, historyItems, type ArchiveReader, type MemoryArchive } from './archive.js';
 import type { SessionLeasing } from './session-lease.js';
 
 /** The journal's entry kind of an event the actor took; undefined: not journalled (XState's own events). */
 function journalKind(type: string): JournalEntryInput['kind'] | undefined {
-  if (type.startsWith('user_') || type === 'package_upgraded') return 'event';
+  if (type.startsWith('user_') || type === 'package_upgraded' || type === 'deadline_passed') return 'event';
   if (type.startsWith('xstate.done.actor.') || type.startsWith('xstate.error.actor.')) return 'actor';
   return undefined;
 }
@@ -49,6 +49,8 @@ export interface SessionJournalOptions {
   atRest: () => boolean;
   /** A write failed (another writer won, or the store failed): the actor must stop at once. */
   onWriteFailed: () => void;
+  /** The open wait's deadline as the write saves it (session-deadline.ts): kept in the store with the snapshot. */
+  deadline: () => StoredDeadline | null;
   /** The webhook messages of what the chart emitted since the last entry, the session at `snapshot` (webhook-notices.ts). */
   webhookMessages?: (snapshot: SessionSnapshot) => OutboxInput[] | undefined;
 }
@@ -222,6 +224,7 @@ export class SessionJournal {
         expectedRevision: this.revisionNow,
         entries,
         snapshot: this.lastActive ?? this.options.persisted(),
+        deadline: this.options.deadline(),
         ...(lease ? { lease } : {}),
         ...(durable ? {} : { durable: false }),
         ...(packageVersions ? { packageVersions } : {}),

@@ -34,6 +34,9 @@ import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import { sessionView, type SessionView } from '../core/view.js';
 import type { WebhookReceiver } from '../webhooks/receivers.js';
 import { WebhookNotices } from './webhook-notices.js';
+import { SessionDeadline, systemClock, type DeadlineClock } from './session-deadline.js';
+import type { DeadlinePassedEvent } from '../core/machines/deadlines.js';
+import type { StoredDeadline } from '../store/session-store.js';
 
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
@@ -57,6 +60,8 @@ export interface Persistence {
   revision: number;
   /** Stores with leases (PostgresStore): the session's lease, which fences every write (session-lease.ts). */
   leasing?: SessionLeasing;
+  /** The open wait's deadline as the store holds it (session-deadline.ts); null or absent: none. */
+  deadline?: StoredDeadline | null;
 }
 
 /** @internal What the runtime passes to build a Session (`runtime.createSession()`, `resumeSession()`…). */
@@ -84,6 +89,8 @@ export interface SessionOptions {
   checkEvent?: (event: UserEvent, context: SessionContext) => Promise<string | null> | string | null;
   /** Webhook receivers (with a store): what the chart emits that they want goes to the outbox with its journal entry. */
   webhooks?: readonly Pick<WebhookReceiver, 'url' | 'events'>[];
+  /** The clock the open wait's deadline is armed on (default: the system's). */
+  clock?: DeadlineClock;
 }
 
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
@@ -141,6 +148,8 @@ export class Session {
   private readonly memoryKeys: Map<string, SendKeyRecord> | null;
   private readonly packageOnDisk: ((packageId: string) => string | undefined) | undefined;
   private readonly checkEvent: SessionOptions['checkEvent'];
+  /** The open wait's deadline: its due time (kept in the store with each write) and its timer. */
+  private readonly deadline: SessionDeadline;
 
   /** @internal Use `runtime.createSession()` or `runtime.resumeSession()`. */
   constructor(options: SessionOptions) {
@@ -152,6 +161,7 @@ export class Session {
     this.packageOnDisk = options.packageOnDisk;
     this.checkEvent = options.checkEvent;
     const archivedFrom = options.archivedFrom ?? null;
+    this.deadline = new SessionDeadline(options.clock ?? systemClock, persistence?.deadline ?? null, (due) => void this.passDeadline(due));
     let notices: WebhookNotices | null = null;
     this.journal = persistence
       ? new SessionJournal({
@@ -162,6 +172,8 @@ export class Session {
           archivedFrom,
           refusalMessageChars: this.limits.refusalMessageChars,
           persisted: () => this.persisted(),
+          // A stopped actor's write saves the state it stopped in (journal.stopping), with its deadline as it was.
+          deadline: () => (this.actor.getSnapshot().status === 'stopped' ? this.deadline.current : this.deadline.follow(this.actor.getSnapshot())),
           atRest: () => isWaitOrEnd(this.actor.getSnapshot()),
           onWriteFailed: () => this.actor.stop(),
           ...(options.webhooks?.length
@@ -186,8 +198,13 @@ export class Session {
     // One observer for the session's life: the memory archive and the end. Without an error
     // observer XState rethrows an actor's error asynchronously (a crash).
     const memory = this.memory;
+    const deadline = this.deadline;
+    deadline.follow(this.actor.getSnapshot());
     const observer: Observer<SessionSnapshot> = {
-      ...(memory ? { next: (snapshot: SessionSnapshot) => memory.keep(snapshot.context) } : {}),
+      next: (snapshot: SessionSnapshot) => {
+        memory?.keep(snapshot.context);
+        if (snapshot.status !== 'stopped') deadline.follow(snapshot);
+      },
       error: (err) => {
         this.fatal = err;
         onEnd?.();
@@ -329,6 +346,34 @@ export class Session {
     return this.enqueue(() => this.sendLeased(() => this.handleUpgrade(event, version)));
   }
 
+  /**
+   * @internal The open wait's deadline `due` passed (its timer here, or a server's scan of due
+   * deadlines): the chart is sent `deadline_passed` for it, journalled `by: steward` through
+   * `deadline`; resolves once the session waits again or is done. Null when `due` is not the
+   * session's deadline any more (answered, escalated or reminded since): nothing is sent.
+   */
+  passDeadline(due: StoredDeadline): Promise<SendResult | null> {
+    return this.enqueue(() => this.sendLeased(() => this.handleDeadline(due))).then((result) => (result.ok && result.repeated ? null : result));
+  }
+
+  private async handleDeadline(due: StoredDeadline): Promise<SendResult> {
+    try {
+      const before = this.actor.getSnapshot();
+      // Nothing to do, said as a repeat (passDeadline turns it into null): the deadline moved on, or the session is no longer here to run.
+      if (this.fatal || before.status !== 'active' || !this.deadline.isCurrent(due)) return { ok: true, view: this.view(), repeated: true };
+      const event: DeadlinePassedEvent = { type: 'deadline_passed', wait: due.wait, level: due.level, at: isoNow(), by: 'steward', through: 'deadline' };
+      this.actor.send(event);
+      await this.journal?.acknowledge();
+      await this.untilWaitOrEnd();
+      await this.journal?.flush();
+      const after = this.actor.getSnapshot();
+      if (after.context.rejections !== before.context.rejections) return this.refused(event.type, after.context.rejections.at(-1)!.reason);
+      return { ok: true, view: this.view() };
+    } catch (error) {
+      return this.failed(error);
+    }
+  }
+
   /** Runs `work` after the sends queued before it: one at a time, in call order. */
   private enqueue(work: () => Promise<SendResult>): Promise<SendResult> {
     const run = this.busy ? this.busy.then(work) : work();
@@ -355,6 +400,7 @@ export class Session {
 
   /** Stops the actor; what its journal still has to write keeps the state it stopped in. */
   private stopActor(): void {
+    this.deadline.stop();
     if (this.actor.getSnapshot().status === 'active') this.journal?.stopping(this.persisted());
     this.actor.stop();
   }

@@ -24,7 +24,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../core/machines/session.events.js';
 import { sessionView, type SessionView } from '../core/view.js';
-import type { SessionStore } from '../store/session-store.js';
+import type { SessionStore, StoredDeadline } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
 import { leaseOwnerName } from '../store/lease-keeper.js';
@@ -33,6 +33,7 @@ import { LiveEvents } from './live-events.js';
 import { HeldSessions } from './held-sessions.js';
 import { firstEventProblem } from './first-event.js';
 import { settledWithin, TakeoverScan } from './takeover-scan.js';
+import { DeadlineScan } from './deadline-scan.js';
 
 /** What an async send answers once the session took the event: the run goes on. */
 export interface Accepted {
@@ -84,6 +85,7 @@ export class SessionHost {
   /** The server's log (what a request's failure tells the operator, beside what its client is told). */
   readonly log: (message: string) => void;
   private readonly takeover: TakeoverScan | null;
+  private readonly deadlines: DeadlineScan;
   private draining = false;
 
   constructor(
@@ -110,6 +112,13 @@ export class SessionHost {
           log: this.log,
         })
       : null;
+    this.deadlines = new DeadlineScan({
+      now: () => runtime.clock.now(),
+      dueDeadlines: (now, limit) => store.dueDeadlines(now, limit),
+      fire: (id, deadline) => this.fireDeadline(id, deadline),
+      draining: () => this.draining,
+      log: this.log,
+    });
   }
 
   get isDraining(): boolean {
@@ -312,10 +321,34 @@ export class SessionHost {
     return this.takeover ? this.takeover.scanOnce(limit) : Promise.resolve([]);
   }
 
+  /** Fires the deadlines of waits as they come due, from now on (deadline-scan.ts). */
+  startDeadlines(everyMs?: number): void {
+    this.deadlines.start(everyMs);
+  }
+
+  /** One scan of due deadlines now; the ids of the sessions whose deadline this server fired. */
+  fireDueDeadlines(limit?: number): Promise<string[]> {
+    return this.deadlines.scan(limit);
+  }
+
+  /** Loads the session as a send does (under its lease) and passes it the deadline; false when it was not sent. */
+  private async fireDeadline(id: string, deadline: StoredDeadline): Promise<boolean> {
+    const held = this.held.hold(id);
+    try {
+      const session = await held.ready;
+      const result = await session.passDeadline(deadline);
+      if (result && !result.ok) this.log(`serve: the deadline of session ${id} was refused: ${result.error.message}`);
+      return result !== null && result.ok;
+    } finally {
+      await this.held.release(id, held);
+    }
+  }
+
   /** Stops taking sends and takeovers, lets sends under way settle for up to `graceMs`, then stops the rest. */
   async drain(graceMs: number): Promise<{ settled: number; handedBack: string[] }> {
     this.draining = true;
     this.takeover?.stop();
+    this.deadlines.stop();
     const pending = [...this.sends];
     await settledWithin(pending, graceMs);
     const handedBack: string[] = [];

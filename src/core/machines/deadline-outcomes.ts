@@ -28,7 +28,7 @@ export function expiryReason(deadline: OpenDeadline | null): string {
  * const changes = expireStep(context); // the manager is told the step was rejected, and why
  */
 export function expireStep(context: SessionContext): Update {
-  return update.tellManagerStepRejected(context, expiryReason(context.waits.deadline));
+  return update.tellManagerStepRejected(context, undefined, context.waits.deadline?.after ?? 'the time allowed');
 }
 
 /**

@@ -197,20 +197,15 @@ export function nextDeadline(context: SessionContext, reason: WaitingReason): Op
   return openRule(rules[current.level + 1], current.level + 1);
 }
 
-/** A deadline event as the runtime sends it: the wait and the rule it is for. */
+/** A deadline event as the runtime sends it: the wait and the rule it is for; journalled by Steward, through its deadline. */
 export interface DeadlinePassedEvent {
   type: 'deadline_passed';
   wait: number;
   level: number;
   at?: string;
+  by?: 'steward';
+  through?: 'deadline';
 }
-
-export const DeadlinePassedEventSchema = z.strictObject({
-  type: z.literal('deadline_passed'),
-  wait: z.number().int().positive(),
-  level: z.number().int().nonnegative(),
-  at: z.iso.datetime({ offset: true }).optional(),
-});
 
 /**
  * Whether a deadline event is for the open wait's current rule (false: the wait was answered,

@@ -319,8 +319,8 @@ export const sessionMachine = setup({
       enqueue.emit({ type: 'waiting', reason, state, wait: opened });
     }),
     closeWait: enqueueActions(({ context, event, enqueue }, { reason }: { reason: WaitingReason }) => {
-      const answered = { wait: context.waits.opened, digest: decisionDigest(event) };
-      enqueue.assign({ waits: { ...context.waits, answered, deadline: null, deciders: null } });
+      // The wait's deadline and deciders stay until the next wait opens: the edge that leaves it (an expiry) reads them.
+      enqueue.assign({ waits: { ...context.waits, answered: { wait: context.waits.opened, digest: decisionDigest(event) } } });
       const decision = report.decisionMade(context, reason, event);
       if (decision) enqueue.emit(decision);
     }),

@@ -110,9 +110,11 @@ export function recordAnswers(ctx: SessionContext, actor: ToolActor, answers: Re
   return { questions: null, message: null, assessment: null, ...append(ctx, actor, { role: 'user', content }) };
 }
 
-export function tellManagerStepRejected(ctx: SessionContext, reason: string | undefined): Update {
+export function tellManagerStepRejected(ctx: SessionContext, reason: string | undefined, expiredAfter?: string): Update {
   const step = ctx.step!;
-  const content = `The user rejected the proposed step run_worker(${step.workerId})${reason ? `: ${reason}` : ' without giving a reason.'}`;
+  const content = expiredAfter
+    ? `Nobody decided on the proposed step run_worker(${step.workerId}) within ${expiredAfter}, so it was rejected: it did not run.`
+    : `The user rejected the proposed step run_worker(${step.workerId})${reason ? `: ${reason}` : ' without giving a reason.'}`;
   return { step: null, ...append(ctx, 'manager', { role: 'user', content }) };
 }
 

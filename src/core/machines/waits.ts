@@ -25,9 +25,9 @@ export interface WaitLedger {
   opened: number;
   /** The latest wait a decision closed, and the digest of that decision (decisionDigest). */
   answered: { wait: number; digest: string } | null;
-  /** The open wait's deadline: the rule of its chain that is current (deadlines.ts); null: none. */
+  /** The latest wait's deadline: the rule of its chain that is current (deadlines.ts); null: none. Read only while it is open. */
   deadline: OpenDeadline | null;
-  /** The groups that may decide the open wait (deadlines.ts); null: anyone who may see the session. */
+  /** The groups that may decide the latest wait (deadlines.ts); null: anyone who may see the session. Read only while it is open. */
   deciders: string[] | null;
 }
 
