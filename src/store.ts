@@ -1,7 +1,7 @@
 /**
  * `steward/store`: what it takes to write a store of your own — the `SessionStore` interface
  * and the records it reads and writes (sessions, journal entries, the archive, idempotency
- * keys, package versions, pages of sessions), the optional leases and event bus a shared
+ * keys, package versions, pages of sessions, deadlines), the optional leases and event bus a shared
  * store adds, and how many send keys a store keeps. An app that only picks a store needs
  * none of it: `MemoryStore` and `SqliteStore` come from `steward`, `PostgresStore` from
  * `steward/postgres`, and `createRuntime({ store })` takes any `SessionStore`. The errors a
@@ -19,7 +19,7 @@
  *     // …write the entries and the snapshot in one transaction, then:
  *     return expectedRevision + 1;
  *   }
- *   // …create, load, journal, list, archived, packageVersion, sendKey, saveSendResult
+ *   // …create, load, journal, list, dueDeadlines, archived, packageVersion, sendKey, saveSendResult
  * }
  * const runtime = createRuntime({ model, store: new MyStore() });
  */
@@ -27,6 +27,8 @@ export {
   SEND_KEYS_KEPT,
   type SessionStore,
   type StoredSession,
+  type StoredDeadline,
+  type DueDeadline,
   type CreateInput,
   type AppendInput,
   type AppendOptions,

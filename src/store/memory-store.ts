@@ -17,6 +17,7 @@ import type {
 import { checkSessionId } from '../ids.js';
 import { listRequest, listsBefore, pageOf, type ListPosition } from './list-page.js';
 import { MemoryOutbox } from './memory-outbox.js';
+import { deadlineInput, dueRequest, type DueDeadline } from './stored-deadline.js';
 
 interface Row {
   session: StoredSession;
@@ -47,6 +48,7 @@ export class MemoryStore implements SessionStore {
 
   async create(session: CreateInput): Promise<StoredSession> {
     checkSessionId(session.id, 'MemoryStore.create');
+    const deadline = deadlineInput(session.deadline, session.id) ?? null;
     if (this.rows.has(session.id)) {
       throw new ConflictError(`Session "${session.id}" already exists; pick another id or load the existing session.`);
     }
@@ -60,6 +62,7 @@ export class MemoryStore implements SessionStore {
       updatedAt: at,
       owner: session.owner ?? null,
       participants: [...new Set(session.participants ?? [])],
+      deadline,
     };
     const first = toEntry(session.id, 1, at, session.entry);
     const archive = new Map<string, Map<number, ArchiveItem>>();
@@ -78,6 +81,7 @@ export class MemoryStore implements SessionStore {
 
   async append(input: AppendInput): Promise<number> {
     const { id, expectedRevision, entries, snapshot, archive = [] } = input;
+    const deadline = deadlineInput(input.deadline, id);
     const row = this.rows.get(id);
     if (!row) throw new SessionNotFoundError(id);
     const current = row.session.revision;
@@ -108,7 +112,13 @@ export class MemoryStore implements SessionStore {
         row.keys.delete(key);
       }
     });
-    row.session = { ...row.session, revision: current + 1, snapshot: snapshotCopy, updatedAt: at };
+    row.session = {
+      ...row.session,
+      revision: current + 1,
+      snapshot: snapshotCopy,
+      updatedAt: at,
+      deadline: deadline === undefined ? row.session.deadline : deadline,
+    };
     row.state = added.at(-1)?.state ?? row.state;
     this.outbox.add(messages);
     return current + 1;
@@ -169,10 +179,24 @@ export class MemoryStore implements SessionStore {
     }));
   }
 
+  /** Reads every session (a Map has no index): fine for tests and throwaway runs. */
+  async dueDeadlines(now: string, limit: number): Promise<DueDeadline[]> {
+    const request = dueRequest(now, limit);
+    const due: DueDeadline[] = [];
+    for (const { session } of this.rows.values()) {
+      if (session.deadline && session.deadline.dueAt <= request.now) due.push({ sessionId: session.id, deadline: { ...session.deadline } });
+    }
+    // Oldest due first, ties by id: what the SQL stores' ORDER BY due_at, id gives.
+    due.sort((a, b) => (a.deadline.dueAt === b.deadline.dueAt ? compare(a.sessionId, b.sessionId) : compare(a.deadline.dueAt, b.deadline.dueAt)));
+    return due.slice(0, request.limit);
+  }
+
   async close(): Promise<void> {
     // Nothing to release; the data lives as long as the instance.
   }
 }
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const positionOf = (row: Row): ListPosition => ({ updatedAt: row.session.updatedAt, id: row.session.id });
 

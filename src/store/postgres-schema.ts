@@ -9,7 +9,7 @@ import { leaseProcessMigration, leasesMigration } from './postgres-leases.js';
 import { outboxMigration } from './postgres-outbox.js';
 
 /** The schema this code reads and writes, kept in `<schema>.schema_version`. */
-export const PG_SCHEMA_VERSION = 8;
+export const PG_SCHEMA_VERSION = 9;
 
 /** The default PostgreSQL schema (namespace) Steward's tables live in. */
 export const DEFAULT_PG_SCHEMA = 'steward';
@@ -19,7 +19,7 @@ export const DEFAULT_PG_SCHEMA = 'steward';
  * Append only; never edit a shipped step. Step 2: the archive; step 3: leases (postgres-leases.ts);
  * step 4: the index list() pages on; step 5: package versions and idempotency keys; step 6: the
  * lease holder's process (postgres-leases.ts); step 7: the webhook outbox (postgres-outbox.ts); step 8:
- * who a session belongs to (its owner and participants).
+ * who a session belongs to (its owner and participants); step 9: the open wait's deadline.
  */
 const migrations: Array<(S: string, channel: string) => string> = [
   (S, channel) => `
@@ -110,6 +110,14 @@ const migrations: Array<(S: string, channel: string) => string> = [
     );
     CREATE INDEX IF NOT EXISTS session_participants_by_who ON ${S}.session_participants (who, session_id);
     CREATE INDEX IF NOT EXISTS sessions_of_owner ON ${S}.sessions (owner, updated_at DESC, id COLLATE "C" DESC) WHERE owner IS NOT NULL;`,
+  // The open wait's deadline (stored-deadline.ts): three columns written in the statement of the
+  // entry that set it (all null: none), so a restart or another server finds the same due time.
+  // The index is partial: a scan for due ones reads only the sessions that have a deadline, and a
+  // write to a session without one pays nothing for it. Rerunnable.
+  (S) => `
+    ALTER TABLE ${S}.sessions ADD COLUMN IF NOT EXISTS due_at timestamptz,
+      ADD COLUMN IF NOT EXISTS due_wait integer, ADD COLUMN IF NOT EXISTS due_level integer;
+    CREATE INDEX IF NOT EXISTS sessions_due ON ${S}.sessions (due_at, id COLLATE "C") WHERE due_at IS NOT NULL;`,
 ];
 
 /** The schema's name as SQL quotes it (names are checked as plain identifiers first). */

@@ -28,6 +28,7 @@ import { listRequest, pageOf } from './list-page.js';
 import { outboxColumns, PgOutbox } from './postgres-outbox.js';
 import type { OutboxOps } from './outbox.js';
 import { checkSessionId } from '../ids.js';
+import { deadlineInput, deadlineOfRow, dueRequest, type DueDeadline } from './stored-deadline.js';
 
 import type {
   AppendInput,
@@ -170,14 +171,15 @@ export class PostgresStore implements SessionStore {
 
   async create(session: CreateInput): Promise<StoredSession> {
     checkSessionId(session.id, 'PostgresStore.create');
+    const deadline = deadlineInput(session.deadline, session.id) ?? null;
     const snapshot = toJson(session.snapshot, `the snapshot of session "${session.id}"`);
     const payload = toJson(session.entry.payload, `the payload of "${session.entry.type}" in session "${session.id}"`);
     const participants = [...new Set(session.participants ?? [])];
     // One statement: the session row, its first journal entry and its participants commit together.
     const sql = `
       WITH s AS (
-        INSERT INTO ${this.S}.sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, touched, owner)
-        VALUES ($1, $2, 1, 1, $3::json, $4, now(), now(), nextval('${this.S}.write_order'), $15)
+        INSERT INTO ${this.S}.sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, touched, owner, due_at, due_wait, due_level)
+        VALUES ($1, $2, 1, 1, $3::json, $4, now(), now(), nextval('${this.S}.write_order'), $15, $21::timestamptz, $22::integer, $23::integer)
         RETURNING ${sessionColumns(this.S)}
       ), w AS (
         INSERT INTO ${this.S}.session_participants (session_id, who, ord)
@@ -229,6 +231,9 @@ export class PostgresStore implements SessionStore {
         outbox.receivers,
         outbox.types,
         outbox.payloads,
+        deadline?.dueAt ?? null,
+        deadline?.wait ?? null,
+        deadline?.level ?? null,
       ]);
       // The statement's RETURNING reads the participants as they were before it: none.
       return { ...toStoredSession(rows[0]!), participants };
@@ -249,6 +254,7 @@ export class PostgresStore implements SessionStore {
     const { id, expectedRevision, entries, snapshot, archive = [] } = input;
     // Serialise before talking to the server: a bad value fails before anything is locked.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
+    const deadline = deadlineInput(input.deadline, id);
     const payloads = entries.map((e) => toJson(e.payload, `the payload of "${e.type}" in session "${id}"`));
     // What the entries added (and `archive`, tied to no new entry: ordinal 0) goes to the
     // archive in the same statement, numbered by the entry that added it.
@@ -259,10 +265,14 @@ export class PostgresStore implements SessionStore {
     // The UPDATE's WHERE is the revision check: a concurrent writer waits for our row lock,
     // then re-checks the revision and matches nothing. Journal rows ride in the same statement.
     // The lease is the first fence ($15, $16): a holder whose lease expired commits nothing.
+    // The deadline is set ($29 true: to $30–$32, null clearing it) or kept, behind the same fences.
     const sql = `
       WITH u AS (
         UPDATE ${this.S}.sessions SET revision = revision + 1, last_seq = last_seq + $3, snapshot = $4::json,
-          state = COALESCE($5, state), updated_at = now(), touched = nextval('${this.S}.write_order')
+          state = COALESCE($5, state), updated_at = now(), touched = nextval('${this.S}.write_order'),
+          due_at = CASE WHEN $29::boolean THEN $30::timestamptz ELSE due_at END,
+          due_wait = CASE WHEN $29::boolean THEN $31::integer ELSE due_wait END,
+          due_level = CASE WHEN $29::boolean THEN $32::integer ELSE due_level END
         WHERE id = $1 AND revision = $2 AND ${fenceSql(this.S, '$15', '$16')}
         RETURNING revision, last_seq - $3 AS base, updated_at
       ), j AS (
@@ -325,6 +335,10 @@ export class PostgresStore implements SessionStore {
       outbox.types,
       outbox.payloads,
       outbox.ords,
+      deadline !== undefined,
+      deadline?.dueAt ?? null,
+      deadline?.wait ?? null,
+      deadline?.level ?? null,
     ]);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
@@ -438,6 +452,18 @@ export class PostgresStore implements SessionStore {
         participants: row.participants ?? [],
       }),
     );
+  }
+
+  async dueDeadlines(now: string, limit: number): Promise<DueDeadline[]> {
+    const request = dueRequest(now, limit);
+    // By the partial index sessions_due: only sessions with a deadline are read.
+    const { rows } = await this.query<{ id: string; due_at: Date; due_wait: number; due_level: number }>(
+      `SELECT id, due_at, due_wait, due_level FROM ${this.S}.sessions
+       WHERE due_at IS NOT NULL AND due_at <= $1::timestamptz
+       ORDER BY due_at, id COLLATE "C" LIMIT $2`,
+      [request.now, request.limit],
+    );
+    return rows.map((row) => ({ sessionId: row.id, deadline: deadlineOfRow(row.id, row.due_at.toISOString(), row.due_wait, row.due_level)! }));
   }
 
   /**

@@ -18,8 +18,9 @@ import type { JournalEntry, JournalEntryFields, SessionSummary } from './records
 import type { HolderProcess } from './holder-process.js';
 import type { OutboxInput, OutboxOps } from './outbox.js';
 import type { ListAccess } from './participants.js';
+import type { DueDeadline, StoredDeadline } from './stored-deadline.js';
 
-export type { JournalEntry, SessionSummary, ListAccess };
+export type { JournalEntry, SessionSummary, ListAccess, DueDeadline, StoredDeadline };
 
 import type { StoredPackageVersion } from '../skills/package-version.js';
 
@@ -134,6 +135,8 @@ export interface StoredSession {
   owner: string | null;
   /** People (names) and groups (`group:NAME`) who see and decide it besides its owner, in the order given. */
   participants: string[];
+  /** The open wait's next deadline (stored-deadline.ts), as the last write that set it left it; null: none. */
+  deadline: StoredDeadline | null;
 }
 
 export interface ListOptions {
@@ -231,6 +234,12 @@ export interface AppendInput extends AppendOptions {
   archive?: ArchiveItemInput[];
   /** Package versions the new snapshot is pinned to: kept once per store (by hash), in the same transaction. */
   packageVersions?: StoredPackageVersion[];
+  /**
+   * The session's deadline after this write, in the same transaction and behind the same
+   * revision and lease checks (a refused write leaves the stored one): undefined keeps the
+   * stored one, null clears it, a value replaces it.
+   */
+  deadline?: StoredDeadline | null;
 }
 
 /** What `SessionStore.create` writes: the session, its first entry, and the package versions it is pinned to. */
@@ -245,6 +254,8 @@ export interface CreateInput {
   owner?: string | null;
   /** People and groups (`group:NAME`) who see and decide it besides its owner (default none); checked by the runtime (ParticipantsSchema). */
   participants?: readonly string[];
+  /** The deadline of the wait the session opens with (default null: none). */
+  deadline?: StoredDeadline | null;
 }
 
 /** A lease a takeover scan claimed, with the session as it was when claimed. */
@@ -341,6 +352,17 @@ export interface SessionStore {
    * no store handed out is an InvalidCursorError; to read every session, see `listAll`.
    */
   list(options?: ListOptions): Promise<SessionPage>;
+  /**
+   * Sessions whose deadline is due (`dueAt <= now`, an ISO-8601 UTC time), the longest due
+   * first (ties by id), at most `limit` (1 to DUE_DEADLINES_MAX_LIMIT, 1,000; else UserError).
+   * By an index of the sessions that have a deadline, so a scan costs what it finds. It only
+   * reads: who fires a deadline is decided by who holds the session (PostgresStore: its lease,
+   * taken with `acquireAndLoad` before firing).
+   *
+   * @example
+   * for (const { sessionId, deadline } of await store.dueDeadlines(new Date().toISOString(), 100)) fire(sessionId, deadline);
+   */
+  dueDeadlines(now: string, limit: number): Promise<DueDeadline[]>;
   /**
    * Optional: reports every committed write, from any process on this store, as it happens
    * (PostgresStore: LISTEN/NOTIFY). Resolves once listening; the function it returns stops.

@@ -8,6 +8,7 @@ import { SnapshotError, StoreError, UserError } from '../core/errors.js';
 import { sqliteDriver } from './sqlite-driver.js';
 import { SCHEMA_VERSION } from './sqlite-version.js';
 import { toJson } from './store-json.js';
+import { deadlineOfRow } from './stored-deadline.js';
 import type { ArchiveItemInput, JournalEntry, JournalEntryInput, StoredSession } from './session-store.js';
 
 /**
@@ -117,6 +118,21 @@ const migrations: Array<string | ((db: Database.Database) => void)> = [
      CREATE INDEX IF NOT EXISTS session_participants_by_who ON session_participants(who, session_id);
      CREATE INDEX IF NOT EXISTS sessions_of_owner ON sessions(owner, updated_at, id) WHERE owner IS NOT NULL;`);
   },
+  // v8: the open wait's deadline (stored-deadline.ts), three columns written in the transaction of
+  // the entry that set it (all NULL: none); due_at is ISO text, so text order is time order. The
+  // index is partial: a scan for due ones reads only the sessions that have a deadline, and a
+  // write to a session without one pays nothing for it. Rerunnable.
+  (db) => {
+    const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('sessions')`).all();
+    for (const [name, type] of [
+      ['due_at', 'TEXT'],
+      ['due_wait', 'INTEGER'],
+      ['due_level', 'INTEGER'],
+    ] as const) {
+      if (!columns.some((c) => c.name === name)) db.exec(`ALTER TABLE sessions ADD COLUMN ${name} ${type}`);
+    }
+    db.exec(`CREATE INDEX IF NOT EXISTS sessions_due ON sessions(due_at, id) WHERE due_at IS NOT NULL;`);
+  },
 ];
 
 export interface SessionRow {
@@ -133,6 +149,10 @@ export interface SessionRow {
   owner?: string | null;
   /** The participants as a JSON array, in their order (read with the row: the `participants` subquery of the reads). */
   participants?: string | null;
+  /** The deadline (v8; absent on an older file read as it is): ISO due time, wait and level, all NULL when none. */
+  due_at?: string | null;
+  due_wait?: number | null;
+  due_level?: number | null;
 }
 
 export interface ArchiveRow {
@@ -220,6 +240,7 @@ export function toStoredSession(row: SessionRow): StoredSession {
     updatedAt: row.updated_at,
     owner: row.owner ?? null,
     participants: participantsOf(row),
+    deadline: deadlineOfRow(row.id, row.due_at, row.due_wait, row.due_level),
   };
 }
 

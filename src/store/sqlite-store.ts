@@ -40,6 +40,7 @@ import type {
 } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
 import { insertOutboxSql, SqliteOutbox, toOutboxRows, type OutboxRow } from './sqlite-outbox.js';
+import { deadlineInput, deadlineOfRow, dueRequest, type DueDeadline, type StoredDeadline } from './stored-deadline.js';
 import type { OutboxOps } from './outbox.js';
 import { checkSessionId } from '../ids.js';
 
@@ -135,7 +136,7 @@ export class SqliteStore implements SessionStore {
         if (mode === 'wal' && path !== ':memory:') this.walFlush = new WalFlush(`${resolve(path)}-wal`);
       }
       db.pragma('foreign_keys = ON');
-      this.stmts = prepareReads(db, hasParticipants(db));
+      this.stmts = prepareReads(db, hasParticipants(db), hasDeadlines(db));
       this.v5Reads = (db.pragma('user_version', { simple: true }) as number) >= 5 ? prepareV5Reads(db) : null;
       // Set up: from now on a lock fails at once and is waited for without blocking (see `guard`).
       db.pragma('busy_timeout = 0');
@@ -160,6 +161,7 @@ export class SqliteStore implements SessionStore {
 
   async create(session: CreateInput): Promise<StoredSession> {
     checkSessionId(session.id, 'SqliteStore.create');
+    const deadline = deadlineInput(session.deadline, session.id) ?? null;
     const at = new Date().toISOString();
     const row: SessionRow = {
       id: session.id,
@@ -171,6 +173,7 @@ export class SqliteStore implements SessionStore {
       updated_at: at,
       last_seq: 1,
       owner: session.owner ?? null,
+      ...dueColumns(deadline),
     };
     const participants = [...new Set(session.participants ?? [])];
     const entry = toJournalRow(session.id, 1, at, session.entry);
@@ -203,9 +206,11 @@ export class SqliteStore implements SessionStore {
     const { id, expectedRevision, entries, snapshot, archive = [] } = input;
     // Serialise outside the transaction (once, also for the retry): a bad value fails before any lock is taken.
     const json = toJson(snapshot, `the snapshot of session "${id}"`);
+    const deadline = deadlineInput(input.deadline, id);
     const at = new Date().toISOString();
     const rows = appendRows(id, at, entries, archive);
     rows.versions = versionRows(input.packageVersions, at);
+    rows.deadline = deadline === undefined ? null : { due_set: 1, ...dueColumns(deadline) };
     const state = entries.at(-1)?.state ?? null;
     // Each attempt (again after waiting for a lock) is whole: the level, the transaction, the repair.
     const durable = flushesCommit(this.durability, input);
@@ -359,6 +364,15 @@ export class SqliteStore implements SessionStore {
     );
   }
 
+  async dueDeadlines(now: string, limit: number): Promise<DueDeadline[]> {
+    const request = dueRequest(now, limit);
+    const due = this.stmts.due;
+    // A file from before deadlines (read-only, not migrated): none is due.
+    if (!due) return [];
+    const rows = await this.guard(() => due.all(request.now, request.limit));
+    return rows.map((row) => ({ sessionId: row.id, deadline: deadlineOfRow(row.id, row.due_at, row.due_wait, row.due_level)! }));
+  }
+
   async close(): Promise<void> {
     await this.walFlush?.close();
     if (this.db?.open) this.db.close();
@@ -411,14 +425,30 @@ function hasParticipants(db: Database.Database): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_participants'`).get() !== undefined;
 }
 
+/** Whether the file has the deadline columns (schema v8). */
+function hasDeadlines(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'due_at'`).get() !== undefined;
+}
+
+/** A deadline as the row's three columns (all NULL: none). */
+function dueColumns(deadline: StoredDeadline | null): DueColumns {
+  return { due_at: deadline?.dueAt ?? null, due_wait: deadline?.wait ?? null, due_level: deadline?.level ?? null };
+}
+
+interface DueColumns {
+  due_at: string | null;
+  due_wait: number | null;
+  due_level: number | null;
+}
+
 /** A session's participants as a JSON array, in their order (read by the table's primary key). */
 const PARTICIPANTS = `(SELECT json_group_array(p.who ORDER BY p.ord) FROM session_participants p WHERE p.session_id = sessions.id) AS participants`;
 
 /**
  * The reading statements, compiled once per connection; they read schema v2 to v5 alike, and
- * owners and participants where the file has them (`access`: v7).
+ * owners and participants where the file has them (`access`: v7), deadlines too (`deadlines`: v8).
  */
-function prepareReads(db: Database.Database, access: boolean) {
+function prepareReads(db: Database.Database, access: boolean, deadlines: boolean) {
   const summary = `id, package_id, revision, state, created_at, updated_at${access ? `, owner, ${PARTICIPANTS}` : ''}`;
   return {
     archived: db.prepare<[string, string, string, number, number], ArchiveRow>(
@@ -457,6 +487,14 @@ function prepareReads(db: Database.Database, access: boolean) {
            ORDER BY updated_at DESC, id DESC LIMIT @n`,
         )
       : null,
+    // The longest due first, by the partial index sessions_due (v8): only sessions with a deadline are read.
+    due: deadlines
+      ? db.prepare<[string, number], Required<Pick<SessionRow, 'id' | 'due_at' | 'due_wait' | 'due_level'>>>(
+          `SELECT id, due_at, due_wait, due_level FROM sessions
+           WHERE due_at IS NOT NULL AND due_at <= ?
+           ORDER BY due_at, id LIMIT ?`,
+        )
+      : null,
   };
 }
 
@@ -488,21 +526,24 @@ interface SendKeyRow extends SendKeyInput {
 
 type Writer = ReturnType<typeof makeWriter>;
 
-/** The writing statements (schema v7: a read-only connection never makes them) and the two write transactions. */
+/** The writing statements (schema v8: a read-only connection never makes them) and the two write transactions. */
 function makeWriter(db: Database.Database) {
   const s = {
     insertSession: db.prepare<[SessionRow]>(
-      `INSERT INTO sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, owner)
-       VALUES (@id, @package_id, @revision, @last_seq, @snapshot, @state, @created_at, @updated_at, @owner)`,
+      `INSERT INTO sessions (id, package_id, revision, last_seq, snapshot, state, created_at, updated_at, owner, due_at, due_wait, due_level)
+       VALUES (@id, @package_id, @revision, @last_seq, @snapshot, @state, @created_at, @updated_at, @owner, @due_at, @due_wait, @due_level)`,
     ),
     insertEntry: db.prepare<[JournalRow]>(
       `INSERT INTO journal (session_id, seq, at, kind, type, payload, state)
        VALUES (@session_id, @seq, @at, @kind, @type, @payload, @state)`,
     ),
-    updateSession: db.prepare<[{ id: string; revision: number; last_seq: number; snapshot: string; state: string | null; updated_at: string }]>(
-      // An append without entries keeps the state it had.
+    updateSession: db.prepare<[{ id: string; revision: number; last_seq: number; snapshot: string; state: string | null; updated_at: string } & DueUpdate]>(
+      // An append without entries keeps the state it had; one without a deadline (due_set 0) the deadline.
       `UPDATE sessions SET revision = @revision, last_seq = @last_seq, snapshot = @snapshot,
-         state = COALESCE(@state, state), updated_at = @updated_at
+         state = COALESCE(@state, state), updated_at = @updated_at,
+         due_at = CASE WHEN @due_set THEN @due_at ELSE due_at END,
+         due_wait = CASE WHEN @due_set THEN @due_wait ELSE due_wait END,
+         due_level = CASE WHEN @due_set THEN @due_level ELSE due_level END
        WHERE id = @id`,
     ),
     insertArchive: db.prepare<[ArchiveRow]>(
@@ -557,11 +598,15 @@ function makeWriter(db: Database.Database) {
       if (rows.keys.length) s.pruneKeys.run(id, id, SEND_KEYS_KEPT);
       for (const message of rows.outbox) s.insertOutbox.run({ ...message, entry_seq: base + message.entry_seq });
       const next = current + 1;
-      s.updateSession.run({ id, revision: next, last_seq: base + rows.journal.length, snapshot, state, updated_at: at });
+      s.updateSession.run({ id, revision: next, last_seq: base + rows.journal.length, snapshot, state, updated_at: at, ...(rows.deadline ?? KEEP_DEADLINE) });
       return next;
     }).immediate,
   };
 }
+
+/** The deadline columns of an append: `due_set` 1 writes the three (NULL clears), 0 keeps what is stored. */
+type DueUpdate = DueColumns & { due_set: 0 | 1 };
+const KEEP_DEADLINE: DueUpdate = { due_set: 0, due_at: null, due_wait: null, due_level: null };
 
 /** An append's rows, serialised: seq counted from 1 for the entries, entry_seq from 0 (the archive given beside them belongs to the entry before). */
 interface AppendRows {
@@ -572,10 +617,12 @@ interface AppendRows {
   versions: VersionRow[];
   /** Webhook messages, entry_seq counted from 1 like the entries that caused them. */
   outbox: OutboxRow[];
+  /** The deadline to write; null: keep the stored one. */
+  deadline: DueUpdate | null;
 }
 
 function appendRows(id: string, at: string, entries: JournalEntryInput[], archive: ArchiveItemInput[]): AppendRows {
-  const rows: AppendRows = { journal: [], archive: archive.map((item) => toArchiveRow(id, 0, item)), keys: [], versions: [], outbox: [] };
+  const rows: AppendRows = { journal: [], archive: archive.map((item) => toArchiveRow(id, 0, item)), keys: [], versions: [], outbox: [], deadline: null };
   entries.forEach((entry, i) => {
     rows.journal.push(toJournalRow(id, i + 1, at, entry));
     for (const item of entry.added ?? []) rows.archive.push(toArchiveRow(id, i + 1, item));

@@ -5,4 +5,4 @@
  */
 
 /** The schema this code reads and writes, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;

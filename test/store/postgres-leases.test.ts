@@ -235,6 +235,34 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(await a.append({ id: 'f', expectedRevision: 3, entries: [entry('e3', 'waiting')], snapshot: { n: 3 } })).toBe(4);
   });
 
+  it('the deadline is fenced like the write it rides with: a lost lease or an unleased write while another holds it changes nothing; a grant and a claim read it', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    const first = { wait: 1, level: 0, dueAt: '2031-01-01T00:00:00.000Z' };
+    await a.create({ id: 'd', packageId: null, snapshot: {}, entry: created('waiting_user.review'), deadline: first });
+    const lease = (await a.leases.acquireLease('d', 'A', 60_000))!;
+    const escalated = { wait: 1, level: 1, dueAt: '2031-01-02T00:00:00.000Z' };
+    expect(
+      await a.append({ id: 'd', expectedRevision: 1, entries: [entry('deadline_passed', 'waiting_user.review')], snapshot: {}, lease, deadline: escalated }),
+    ).toBe(2);
+    // Without the lease while A holds it: refused, the deadline stays.
+    await expect(b.append({ id: 'd', expectedRevision: 2, entries: [entry('x', 'running')], snapshot: {}, deadline: null })).rejects.toThrow(ConflictError);
+    await a.leases.releaseLease(lease);
+    // B takes it (the grant reads the deadline); A's old grant writes nothing, neither a clear nor a new time.
+    const taken = await b.leases.acquireAndLoad('d', 'B', 60_000);
+    expect(taken).toMatchObject({ lease: { owner: 'B' }, stored: { revision: 2, deadline: escalated } });
+    for (const deadline of [null, { wait: 9, level: 0, dueAt: '2030-01-01T00:00:00.000Z' }]) {
+      await expect(a.append({ id: 'd', expectedRevision: 2, entries: [entry('zombie', 'x')], snapshot: {}, lease, deadline })).rejects.toThrow(LeaseLostError);
+    }
+    expect((await a.load('d'))!.deadline).toEqual(escalated);
+    expect(await a.dueDeadlines('2031-06-01T00:00:00.000Z', 10)).toEqual([{ sessionId: 'd', deadline: escalated }]);
+
+    // A claimed session comes with its deadline (a running session may keep one, e.g. set before a tool call ran).
+    await b.append({ id: 'd', expectedRevision: 2, entries: [entry('go', 'running.worker.thinking')], snapshot: {}, lease: taken.lease! });
+    await b.leases.releaseLease(taken.lease!);
+    expect(await a.leases.claimExpired('C', 60_000, 10)).toMatchObject([{ sessionId: 'd', stored: { revision: 3, deadline: escalated } }]);
+  });
+
   it('claimExpired: two stores racing claim each expired running session exactly once; live leases and waiting sessions are never claimed', async () => {
     const schema = freshSchema();
     const [dead, b, c] = [connect(schema), connect(schema), connect(schema)];

@@ -317,6 +317,44 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL', () => {
       );
     });
 
+    it('migrates a schema of step 8 to deadlines (sessions already written have none), and the scan reads the partial index in its order', async () => {
+      const schema = freshSchema();
+      const old = connect(schema);
+      await old.create({ id: 'v8', packageId: null, snapshot: { kept: true }, entry: created });
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        // Back to step 8, as a database written by the previous Steward.
+        await admin.query(
+          `DROP INDEX "${schema}".sessions_due; ALTER TABLE "${schema}".sessions DROP COLUMN due_at, DROP COLUMN due_wait, DROP COLUMN due_level;
+           DELETE FROM "${schema}".schema_version WHERE version >= 9`,
+        );
+        const upgraded = connect(schema);
+        expect(await upgraded.load('v8')).toMatchObject({ snapshot: { kept: true }, deadline: null });
+        const deadline = { wait: 1, level: 0, dueAt: '2031-01-01T00:00:00.123Z' };
+        await upgraded.append({ id: 'v8', expectedRevision: 1, entries: [entry('wait', 'waiting_user.review')], snapshot: {}, deadline });
+        expect(await upgraded.dueDeadlines('2031-01-01T00:00:00.123Z', 10)).toEqual([{ sessionId: 'v8', deadline }]);
+        expect(await upgraded.dueDeadlines('2031-01-01T00:00:00.122Z', 10)).toEqual([]);
+        const { rows } = await admin.query(`SELECT max(version)::int AS v FROM "${schema}".schema_version`);
+        expect(rows[0].v).toBe(PG_SCHEMA_VERSION);
+
+        // The scan's query as PostgresStore.dueDeadlines sends it; a table this small would be read
+        // whole, so the planner is told to avoid that if it can: it can by the index, with no sort.
+        await admin.query('BEGIN');
+        await admin.query('SET LOCAL enable_seqscan = off');
+        const plan = await admin.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN SELECT id, due_at, due_wait, due_level FROM "${schema}".sessions
+           WHERE due_at IS NOT NULL AND due_at <= '2031-01-01T00:00:00.123Z'::timestamptz ORDER BY due_at, id COLLATE "C" LIMIT 10`,
+        );
+        await admin.query('ROLLBACK');
+        const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+        expect(text).toMatch(/Index Scan using sessions_due/);
+        expect(text).not.toMatch(/Sort/);
+      } finally {
+        await admin.end();
+      }
+    });
+
     it('keeps the exact JSON it was given (key order, unicode, big numbers as JSON numbers)', async () => {
       const store = connect(freshSchema());
       const snapshot = { z: 1, a: { ü: 'naïve — ✓', nul: 'a\u0000b' }, n: 1.5e300, list: [null, true, ''] };

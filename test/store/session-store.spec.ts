@@ -423,6 +423,118 @@ export function describeSessionStore(name: string, makeStore: () => Promise<Stor
       expect(new Set([...first.sessions, ...second.sessions].map((s) => s.id)).size).toBe(80);
     });
 
+    const due = (wait: number, level: number, dueAt: string) => ({ wait, level, dueAt });
+
+    it('keeps a deadline: set at create or by an append, kept by an append that names none, cleared by null; load returns it', async () => {
+      const first = due(1, 0, '2031-01-01T00:00:00.000Z');
+      const made = await store.create({ id: 'd1', packageId: 'pkg', snapshot: {}, entry: created('d1'), deadline: first });
+      expect(made.deadline).toEqual(first);
+      expect(await store.load('d1')).toEqual(made);
+      expect((await createSession('plain')).deadline).toBeNull();
+      expect((await store.load('plain'))?.deadline).toBeNull();
+
+      await store.append({ id: 'd1', expectedRevision: 1, entries: [entry('a', 'waiting_user.review')], snapshot: {} });
+      expect((await store.load('d1'))?.deadline).toEqual(first);
+      const escalated = due(1, 1, '2031-01-02T00:00:00.000Z');
+      await store.append({ id: 'd1', expectedRevision: 2, entries: [entry('deadline_passed', 'waiting_user.review')], snapshot: {}, deadline: escalated });
+      expect(await store.load('d1')).toMatchObject({ revision: 3, deadline: escalated });
+      // An append without entries writes it too (a snapshot-only write).
+      await store.append({ id: 'd1', expectedRevision: 3, entries: [], snapshot: {}, deadline: due(2, 0, '2031-01-03T00:00:00.000Z') });
+      expect((await store.load('d1'))?.deadline).toEqual(due(2, 0, '2031-01-03T00:00:00.000Z'));
+      await store.append({ id: 'd1', expectedRevision: 4, entries: [entry('approve', 'running')], snapshot: {}, deadline: null });
+      expect((await store.load('d1'))?.deadline).toBeNull();
+      await store.append({ id: 'd1', expectedRevision: 5, entries: [entry('b', 'running')], snapshot: {} });
+      expect((await store.load('d1'))?.deadline).toBeNull();
+      // Set on a session created without one.
+      await store.append({ id: 'plain', expectedRevision: 1, entries: [entry('wait', 'waiting_user.input')], snapshot: {}, deadline: first });
+      expect((await store.load('plain'))?.deadline).toEqual(first);
+
+      // A copy comes back: changing it, or the object written, changes nothing stored.
+      const written = due(3, 0, '2031-02-01T00:00:00.000Z');
+      await store.append({ id: 'plain', expectedRevision: 2, entries: [], snapshot: {}, deadline: written });
+      written.level = 9;
+      const loaded = await store.load('plain');
+      loaded!.deadline!.wait = 99;
+      expect((await store.load('plain'))?.deadline).toEqual(due(3, 0, '2031-02-01T00:00:00.000Z'));
+    });
+
+    it('a refused append (stale revision) leaves the deadline as it was, set or cleared', async () => {
+      const kept = due(4, 2, '2031-03-01T00:00:00.000Z');
+      await store.create({ id: 'r1', packageId: 'pkg', snapshot: {}, entry: created('r1'), deadline: kept });
+      await store.append({ id: 'r1', expectedRevision: 1, entries: [entry('a', 'waiting_user.review')], snapshot: {} });
+      for (const deadline of [null, due(5, 0, '2030-01-01T00:00:00.000Z')]) {
+        await expect(store.append({ id: 'r1', expectedRevision: 1, entries: [entry('late', 'x')], snapshot: {}, deadline })).rejects.toThrow(ConflictError);
+      }
+      expect((await store.load('r1'))?.deadline).toEqual(kept);
+      expect((await store.dueDeadlines('2030-06-01T00:00:00.000Z', 10)).map((d) => d.sessionId)).toEqual([]);
+    });
+
+    it('refuses a deadline that is not { wait, level, dueAt } with an ISO-8601 UTC time, writing nothing', async () => {
+      const bad: unknown[] = [
+        { wait: 1, level: 0, dueAt: '2031-01-01T00:00:00Z' },
+        { wait: 1, level: 0, dueAt: '2031-01-01T01:00:00.000+01:00' },
+        { wait: 1, level: 0, dueAt: '2031-02-30T00:00:00.000Z' },
+        { wait: 1.5, level: 0, dueAt: '2031-01-01T00:00:00.000Z' },
+        { wait: 1, level: -1, dueAt: '2031-01-01T00:00:00.000Z' },
+        { wait: 1, dueAt: '2031-01-01T00:00:00.000Z' },
+        { wait: 2 ** 31, level: 0, dueAt: '2031-01-01T00:00:00.000Z' },
+      ];
+      await createSession('v1');
+      for (const deadline of bad) {
+        const write = store.append({ id: 'v1', expectedRevision: 1, entries: [entry('a', 'x')], snapshot: {}, deadline: deadline as never });
+        await expect(write).rejects.toThrow(UserError);
+        await expect(write).rejects.toThrow(/deadline written with session "v1".*ISO-8601 UTC dueAt/s);
+        await expect(store.create({ id: 'v2', packageId: null, snapshot: {}, entry: created('v2'), deadline: deadline as never })).rejects.toThrow(UserError);
+      }
+      expect(await store.load('v1')).toMatchObject({ revision: 1, deadline: null });
+      expect(await store.load('v2')).toBeUndefined();
+    });
+
+    it('dueDeadlines: the due ones only (dueAt <= now), the longest due first (ties by id), at most `limit`; a cleared or moved one is no longer found', async () => {
+      const at = (day: number) => `2031-01-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+      await store.create({ id: 'c', packageId: null, snapshot: {}, entry: created('c'), deadline: due(1, 0, at(3)) });
+      await store.create({ id: 'a', packageId: null, snapshot: {}, entry: created('a'), deadline: due(1, 1, at(5)) });
+      await store.create({ id: 'b', packageId: null, snapshot: {}, entry: created('b'), deadline: due(2, 0, at(3)) });
+      await store.create({ id: 'later', packageId: null, snapshot: {}, entry: created('later'), deadline: due(1, 0, at(20)) });
+      await createSession('none');
+      expect(await store.dueDeadlines(at(1), 10)).toEqual([]);
+      expect(await store.dueDeadlines(at(5), 10)).toEqual([
+        { sessionId: 'b', deadline: due(2, 0, at(3)) },
+        { sessionId: 'c', deadline: due(1, 0, at(3)) },
+        { sessionId: 'a', deadline: due(1, 1, at(5)) },
+      ]);
+      // A millisecond before a due time is before it.
+      expect((await store.dueDeadlines('2031-01-04T23:59:59.999Z', 10)).map((d) => d.sessionId)).toEqual(['b', 'c']);
+      expect((await store.dueDeadlines(at(5), 2)).map((d) => d.sessionId)).toEqual(['b', 'c']);
+      expect((await store.dueDeadlines(at(31), 1000)).map((d) => d.sessionId)).toEqual(['b', 'c', 'a', 'later']);
+
+      // Fired: b's wait was answered (cleared), c's escalated (moved later).
+      await store.append({ id: 'b', expectedRevision: 1, entries: [entry('deadline_passed', 'running')], snapshot: {}, deadline: null });
+      await store.append({
+        id: 'c',
+        expectedRevision: 1,
+        entries: [entry('deadline_passed', 'waiting_user.review')],
+        snapshot: {},
+        deadline: due(1, 1, at(10)),
+      });
+      expect((await store.dueDeadlines(at(5), 10)).map((d) => d.sessionId)).toEqual(['a']);
+      expect(await store.dueDeadlines(at(31), 10)).toEqual([
+        { sessionId: 'a', deadline: due(1, 1, at(5)) },
+        { sessionId: 'c', deadline: due(1, 1, at(10)) },
+        { sessionId: 'later', deadline: due(1, 0, at(20)) },
+      ]);
+    });
+
+    it('dueDeadlines refuses a limit out of 1–1000 and a `now` that is not an ISO-8601 UTC time (UserError)', async () => {
+      for (const limit of [0, -1, 1.5, 1001, Number.NaN]) {
+        await expect(store.dueDeadlines('2031-01-01T00:00:00.000Z', limit)).rejects.toThrow(UserError);
+        await expect(store.dueDeadlines('2031-01-01T00:00:00.000Z', limit)).rejects.toThrow(/limit must be a whole number from 1 to 1000/);
+      }
+      for (const now of ['2031-01-01', 'now', '2031-01-01T00:00:00.000+00:00', 42]) {
+        await expect(store.dueDeadlines(now as string, 10)).rejects.toThrow(/now must be an ISO-8601 UTC time/);
+      }
+    });
+
     it('a journal read past any seq the store holds (2^31, 2^53 − 1) is empty, not a failure', async () => {
       await createSession('s1');
       expect(await store.journal('s1', { afterSeq: 2 ** 31 })).toEqual([]);

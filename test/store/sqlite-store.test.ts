@@ -90,6 +90,59 @@ describe('SqliteStore on disk', () => {
     expect(await migrated.outbox.counts()).toEqual({ pending: 0, dead: 0 });
   });
 
+  it('migrates a v7 file to deadlines: its sessions have none until a write sets one; the scan reads the partial index; a read-only reader of a v7 file finds none due', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 'old', packageId: null, snapshot: { step: 0 }, entry: created });
+    await store.close();
+    // Back to the v7 shape, as a file written by the previous Steward.
+    const raw = new Database(path);
+    raw.exec(
+      `DROP INDEX sessions_due; ALTER TABLE sessions DROP COLUMN due_at; ALTER TABLE sessions DROP COLUMN due_wait; ALTER TABLE sessions DROP COLUMN due_level;`,
+    );
+    raw.pragma('user_version = 7');
+    raw.close();
+
+    const reader = new SqliteStore(path, { readOnly: true });
+    cleanups.push(() => reader.close());
+    expect(await reader.load('old')).toMatchObject({ id: 'old', deadline: null });
+    expect(await reader.dueDeadlines('2999-01-01T00:00:00.000Z', 10)).toEqual([]);
+    await reader.close();
+
+    const migrated = open(path);
+    expect(await migrated.load('old')).toMatchObject({ revision: 1, deadline: null });
+    const deadline = { wait: 1, level: 0, dueAt: '2031-01-01T00:00:00.000Z' };
+    await migrated.append({ id: 'old', expectedRevision: 1, entries: [entry('wait', 'waiting_user.review')], snapshot: {}, deadline });
+    expect(await migrated.dueDeadlines('2031-01-01T00:00:00.000Z', 10)).toEqual([{ sessionId: 'old', deadline }]);
+    const check = new Database(path, { readonly: true });
+    cleanups.push(() => {
+      check.close();
+    });
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    // The scan's query as SqliteStore.dueDeadlines sends it.
+    const plan = check
+      .prepare<[string, number], { detail: string }>(
+        `EXPLAIN QUERY PLAN SELECT id, due_at, due_wait, due_level FROM sessions WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?`,
+      )
+      .all('2031-01-01T00:00:00.000Z', 10);
+    // One step, by the index and in its order: no table scan, no sort of every session with a deadline.
+    expect(plan.map((step) => step.detail)).toEqual([expect.stringMatching(/^SEARCH sessions USING (COVERING )?INDEX sessions_due \(due_at/)]);
+  });
+
+  it('refuses a row whose deadline is corrupt (SnapshotError naming the session and the fix), on load and in the scan', async () => {
+    const path = dbFile();
+    const store = open(path);
+    await store.create({ id: 'bad', packageId: null, snapshot: {}, entry: created, deadline: { wait: 1, level: 0, dueAt: '2031-01-01T00:00:00.000Z' } });
+    const raw = new Database(path);
+    cleanups.push(() => {
+      raw.close();
+    });
+    raw.exec(`UPDATE sessions SET due_level = NULL WHERE id = 'bad'`);
+    await expect(store.load('bad')).rejects.toThrow(SnapshotError);
+    await expect(store.load('bad')).rejects.toThrow(/stored deadline of session "bad" is corrupt \(level .*\).*clear its due_at/);
+    await expect(store.dueDeadlines('2031-01-01T00:00:00.000Z', 10)).rejects.toThrow(SnapshotError);
+  });
+
   it('uses WAL, a busy timeout and the current schema version', () => {
     const path = dbFile();
     open(path);
