@@ -12,7 +12,7 @@ import { managerReplies, testingPackage, workerReplies } from '../../src/testing
 import { DeadlinesSchema, type DeadlinePolicy } from '../../src/core/machines/deadlines.js';
 import type { SessionSnapshot } from '../../src/core/machines/session-snapshot.js';
 
-const chain = (after: string) => ({ after: '1h', outcome: 'escalate' as const, to: 'leads', then: { after: '30m', outcome: 'remind' as const, then: { after } } });
+const chain = (after: string) => ({ after: '1h', outcome: 'escalate' as const, to: 'leads', then: { after: '30m', outcome: 'remind' as const, then: { after, outcome: 'reject' as const } } });
 
 /** A session of the test package whose first worker `noter` is decided by `ops`, with these deadlines, at its first wait after `manager` replied. */
 function sessionAt(deadlines: DeadlinePolicy, manager: TurnOutput, worker?: TurnOutput) {
@@ -122,7 +122,7 @@ describe('a wait with a deadline and deciders (the chart)', () => {
   it("an artifact's review expires into a rejection (the revision waits), decided by its reviewers", async () => {
     // The catalogue's run_worker_without_approval runs the second worker: in a package of the first alone, it runs the first (decided by `editors`).
     const pkgRun = managerReplies({ ...testingPackage, workers: [testingPackage.workers[0]!] }).run_worker_without_approval!;
-    const second = sessionAt({ review_artifact: { after: '2d' } }, pkgRun);
+    const second = sessionAt({ review_artifact: { after: '2d', outcome: 'reject' } }, pkgRun);
     await settle();
     await settle();
     let snap = second.actor.getSnapshot();

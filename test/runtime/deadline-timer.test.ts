@@ -69,7 +69,7 @@ describe('deadlines in time', () => {
     await clock.advance(HOUR / 2);
     await resumed.journalled();
     await until(() => resumed.view().state === 'done');
-    expect(resumed.view().summary).toBe('Nobody approved it: stopped.');
+    expect(resumed.view().message).toBe('Nobody approved it: stopped.');
     expect((await deadlineEntries(reopened, session.id)).map((e) => e.payload)).toMatchObject([{ level: 0 }, { wait: wait + 1, level: 1 }]);
     expect((await reopened.load(session.id))!.deadline).toBeNull();
     // The manager was told the step was rejected for want of a decision; no worker ran.
@@ -85,7 +85,7 @@ describe('deadlines in time', () => {
     const db = temp.path('late.db');
     const clock = fakeClock();
     const store = new SqliteStore(db);
-    const runtime = createRuntime({ model: proposes(), store, clock, deadlines: { approve_step: { after: '10m' } } });
+    const runtime = createRuntime({ model: proposes(), store, clock, deadlines: { approve_step: { after: '10m', outcome: 'reject' } } });
     const session = await runtime.createSession({ packageId: 'tiny' });
     await session.send(input);
     await session.close();
@@ -102,7 +102,7 @@ describe('deadlines in time', () => {
   it("serve's scan fires the due deadline of a session nobody holds, once however often it scans", async () => {
     const clock = fakeClock();
     const store = new SqliteStore(temp.path('scan.db'));
-    const runtime = createRuntime({ model: proposes(), store, clock, deadlines: { approve_step: { after: '10m' } } });
+    const runtime = createRuntime({ model: proposes(), store, clock, deadlines: { approve_step: { after: '10m', outcome: 'reject' } } });
     const session = await runtime.createSession({ packageId: 'tiny' });
     await session.send(input);
     await session.close();
