@@ -3,7 +3,8 @@
  * the session id (a session is one request, so its context holds one task, which lives from
  * the first message to done). The task is `working` while the agents run, `input-required`
  * at every wait — its status message names the wait and carries the AG-UI interrupt (id,
- * reason, responseSchema) in a data part — and `completed` at done, with one A2A artifact
+ * reason, responseSchema, expiresAt) in a data part, and in its metadata the wait's deadline
+ * and deciders — and `completed` at done, with one A2A artifact
  * per accepted Steward artifact. Everything is built in the protocol's JSON form and parsed
  * with the SDK's own `fromJSON`, so the wire shape is the SDK's.
  */
@@ -63,6 +64,15 @@ function statusParts(thread: A2AThread): unknown[] {
   return [];
 }
 
+/** The open wait's deadline (when it is due, what happens then, to whom it goes) and who may decide it, as far as the view knows them. */
+function waitTermsOf(view: SessionView): Record<string, unknown> {
+  const { deadline, deciders } = view;
+  return {
+    ...(deadline ? { deadline: { dueAt: deadline.dueAt, outcome: deadline.outcome, to: deadline.to, after: deadline.after } } : {}),
+    ...(deciders ? { deciders } : {}),
+  };
+}
+
 /** The task's status now. */
 export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
   const id = thread.view.id;
@@ -76,7 +86,7 @@ export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
           role: 'ROLE_AGENT',
           parts,
           ...(thread.interrupt
-            ? { metadata: { steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason } } }
+            ? { metadata: { steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason, ...waitTermsOf(thread.view) } } }
             : {}),
         }
       : undefined;

@@ -238,7 +238,7 @@ function promptOf(view: SessionView): string {
  * The interrupt for the wait `view` is in. `toolCallId`: the manager's run_worker call, for an approval.
  *
  * @example
- * const interrupt = interruptFor(view, 'call_3'); // { id: 's_1#w7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…} }
+ * const interrupt = interruptFor(view, 'call_3'); // { id: 's_1#w7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…}, expiresAt: view.deadline?.dueAt }
  */
 export function interruptFor(view: SessionView, toolCallId?: string): Interrupt {
   const reason = view.waitingReason;
@@ -253,7 +253,17 @@ export function interruptFor(view: SessionView, toolCallId?: string): Interrupt 
     ...(call ? { toolCallId: call.callId } : {}),
     responseSchema:
       reason === 'tool_input' ? toolInputResponseSchema(view) : (z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>),
-    metadata: { steward: { waitingReason: reason, wait: view.wait, acceptedEvents: view.acceptedEvents } },
+    // AG-UI's own field for when the interrupt stops being answerable; what happens then (and who may answer) is Steward's.
+    ...(view.deadline?.dueAt ? { expiresAt: view.deadline.dueAt } : {}),
+    metadata: {
+      steward: {
+        waitingReason: reason,
+        wait: view.wait,
+        acceptedEvents: view.acceptedEvents,
+        ...(view.deadline ? { deadline: view.deadline } : {}),
+        ...(view.deciders ? { deciders: view.deciders } : {}),
+      },
+    },
   };
 }
 
