@@ -132,11 +132,7 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
  * const view = sessionView(actor.getSnapshot(), (id) => versions.get(id), { dueAt: '2026-01-02T09:00:00.000Z' }); // the hash of a package on disk; the deadline's due time
  * if (view.waitingReason === 'review_artifact') showArtifact(view.artifact!);
  */
-export function sessionView(
-  snapshot: SessionSnapshot,
-  packageOnDisk?: (packageId: string) => string | undefined,
-  extras: ViewExtras = {},
-): SessionView {
+export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageId: string) => string | undefined, extras: ViewExtras = {}): SessionView {
   const { context } = snapshot;
   const { ledger } = context;
   const pinned = context.package?.version ?? null;

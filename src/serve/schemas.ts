@@ -117,10 +117,7 @@ export const SessionViewSchema = z
       })
       .nullable()
       .describe("the open wait's deadline; null: the session does not wait, or the wait has none"),
-    deciders: z
-      .array(z.string())
-      .nullable()
-      .describe('the groups that may decide the open wait (and admin); null: anyone who may decide the session'),
+    deciders: z.array(z.string()).nullable().describe('the groups that may decide the open wait (and admin); null: anyone who may decide the session'),
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),

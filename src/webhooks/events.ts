@@ -38,9 +38,7 @@ export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as [WebhookEventType, ...WebhookEventType[]];
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 
-const TRIGGERS = Object.entries(WEBHOOK_EVENTS).flatMap(([webhook, trigger]) =>
-  trigger ? [[webhook as WebhookEventType, trigger as Trigger] as const] : [],
-);
+const TRIGGERS = Object.entries(WEBHOOK_EVENTS).flatMap(([webhook, trigger]) => (trigger ? [[webhook as WebhookEventType, trigger as Trigger] as const] : []));
 
 const has = (event: Record<string, unknown>, fields: Readonly<Record<string, string>> | undefined) =>
   Object.entries(fields ?? {}).every(([key, value]) => event[key] === value);

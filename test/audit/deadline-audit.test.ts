@@ -79,7 +79,9 @@ describe('the audit trail of deadlines', () => {
     const rows = [...auditRows(runtime, session.id, entries)];
     for (const row of rows) AuditRowSchema.parse(row);
     const seqOf = (wait: number, level: number) =>
-      entries.find((e) => e.type === 'deadline_passed' && (e.payload as { wait: number; level: number }).wait === wait && (e.payload as { level: number }).level === level)!.seq;
+      entries.find(
+        (e) => e.type === 'deadline_passed' && (e.payload as { wait: number; level: number }).wait === wait && (e.payload as { level: number }).level === level,
+      )!.seq;
     const byDeadline = { by: 'steward', via: null, through: 'deadline', event: 'deadline_passed', edits: null };
 
     expect(rows.map((r) => [r.wait, r.waitingReason, r.decision, r.by])).toEqual([

@@ -48,7 +48,14 @@ async function setup() {
   const passes = async (wait: number, level: number) => {
     session.actorRef.send({ type: 'deadline_passed', wait, level });
     await session.settled();
-    store.outbox.add(store.outbox.prepare(session.id, ++seq, new Date().toISOString(), notices.take(() => session.view())));
+    store.outbox.add(
+      store.outbox.prepare(
+        session.id,
+        ++seq,
+        new Date().toISOString(),
+        notices.take(() => session.view()),
+      ),
+    );
     await deliverer.deliverDue();
     return receiver.received.splice(0).map((r) => {
       expect(r.verified).toBe(true);

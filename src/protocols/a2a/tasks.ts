@@ -86,7 +86,11 @@ export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
           role: 'ROLE_AGENT',
           parts,
           ...(thread.interrupt
-            ? { metadata: { steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason, ...waitTermsOf(thread.view) } } }
+            ? {
+                metadata: {
+                  steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason, ...waitTermsOf(thread.view) },
+                },
+              }
             : {}),
         }
       : undefined;
