@@ -5,12 +5,15 @@
  * (`not_a_decider`) was refused: neither is a row. The runtime's timer is played by the test
  * (`deadline_passed` sent to the session's actor), and its journal entries are written as the
  * runtime journals them (`{ type, wait, level, at, by: 'steward', through: 'deadline' }`), in
- * their place among the entries the store holds.
+ * their place among the entries the store holds. A tool wait's calls still undecided each get a row.
  */
 import { describe, expect, it } from 'vitest';
+import { fromPromise } from 'xstate';
 import { createRuntime, MemoryStore, type Session } from '../../src/index.js';
 import { snapshotState } from '../../src/core/machines/refusals.js';
-import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import { scriptedCall, ScriptedModel, testingPackage, workerReplies } from '../../src/testing.js';
+import type { ToolCallInput, ToolCallOutput } from '../../src/core/tools/server-tools.js';
+import { submitReply } from '../tools/notes-package.js';
 import { auditRows } from '../../src/runtime/audit-rows.js';
 import { AuditRowSchema, AUDIT_COLUMNS } from '../../src/runtime/audit-row.js';
 import { auditLine } from '../../src/runtime/audit-output.js';
@@ -118,5 +121,54 @@ describe('the audit trail of deadlines', () => {
     const [cells] = parseCsv(auditLine(rows[4]!, 'csv'));
     const cell = (column: string) => cells![AUDIT_COLUMNS.indexOf(column as never)];
     expect([cell('by'), cell('through'), cell('decision'), cell('details')]).toEqual(['steward', 'deadline', 'expired', '{"after":"1h","level":2}']);
+  });
+});
+
+describe('the audit trail of a tool wait’s deadline', () => {
+  it('gives each call still undecided a row of its own; a call decided before keeps its decision', async () => {
+    const replies = workerReplies(testingPackage, 'noter');
+    let turns = 0;
+    const machine = machineWithWaitTerms().provide({
+      actors: {
+        workerTurn: fromPromise(async () => (++turns === 1 ? replies.tool_three_writes! : submitReply('Done.'))) as never,
+        toolCall: fromPromise<ToolCallOutput, ToolCallInput>(async ({ input }) => ({
+          callId: input.item.callId,
+          outcome: 'result',
+          text: 'ok',
+          isError: false,
+        })),
+      },
+    });
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Write them.', requiresApproval: false })] },
+    ]);
+    const store = new MemoryStore();
+    const runtime = createRuntime({ model, store, machine });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    const journal = new DeadlineJournal(store, session);
+    await session.send({ type: 'user_submitted_input', text: 'Write the notes.' });
+    const shown = session.view();
+    expect(shown).toMatchObject({ waitingReason: 'approve_tool', wait: 2, deciders: ['ops'] });
+    const pending = shown.toolCalls!.filter((c) => c.status === 'pending').map((c) => c.callId);
+    expect(pending.length).toBeGreaterThan(1);
+    const [first, ...rest] = pending;
+    const approved = await session.send({ type: 'user_approved_tool_call', callId: first!, by: 'olga', groups: ['ops'] });
+    expect(approved.ok && approved.view.waitingReason).toBe('approve_tool');
+    await journal.passes(2, 0); // escalated to leads: wait 3
+    const escalated = session.view();
+    await journal.passes(3, 1); // a reminder
+    await journal.passes(3, 2); // expired: the calls still undecided are rejected, the approved one runs
+
+    const rows = [...auditRows(runtime, session.id, await journal.entries())].filter((r) => r.waitingReason === 'approve_tool');
+    for (const row of rows) AuditRowSchema.parse(row);
+    expect(rows.map((r) => [r.wait, r.subject, r.decision, r.by, r.through])).toEqual([
+      [2, first, 'approved', 'olga', null],
+      ...rest.map((callId) => [2, callId, 'escalated', 'steward', 'deadline']),
+      ...rest.map((callId) => [3, callId, 'expired', 'steward', 'deadline']),
+    ]);
+    // Each row hashes the call it decided, as the wait showed it.
+    expect(rows[1]!.shownSha256).toBe(shownHash(shown, rest[0]));
+    expect(rows.at(-1)!.shownSha256).toBe(shownHash(escalated, rest.at(-1)));
+    expect(rows.at(-1)!.details).toEqual({ level: 2, after: '1h' });
   });
 });
