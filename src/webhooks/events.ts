@@ -9,10 +9,11 @@
  */
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
+import type { SessionStreamEventType } from '../core/machines/stream-events.js';
 
 /** What makes a webhook fire: a chart event's type (`on`), with fields it must have (`when`) or must not (`unless`). */
 interface Trigger {
-  on: string;
+  on: SessionStreamEventType;
   when?: Readonly<Record<string, string>>;
   unless?: Readonly<Record<string, string>>;
 }

@@ -74,7 +74,7 @@ describe('a wait’s deadline and deciders', () => {
     };
     expect(json.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(json.message.metadata).toMatchObject({
-      steward: { wait: 2, deadline: { dueAt: DUE, outcome: 'escalate', to: 'leads', after: '1h' }, deciders: ['ops'] },
+      steward: { wait: 2, deadline: { level: 0, dueAt: DUE, outcome: 'escalate', to: 'leads', after: '1h' }, deciders: ['ops'] },
     });
     expect(json.message.parts.find((p) => p.data)?.data?.interrupt).toMatchObject({ expiresAt: DUE });
   });

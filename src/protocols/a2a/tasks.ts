@@ -16,7 +16,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import { artifactView, sessionView, type SessionView } from '../../core/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { pendingRunWorkerCall } from '../ag-ui/events.js';
-import { interruptFor } from '../ag-ui/interrupts.js';
+import { interruptFor, waitTermsOf } from '../ag-ui/interrupts.js';
 import { waitsForFirstRequest } from '../ag-ui/waits.js';
 
 /** A session as the A2A endpoint reads it. */
@@ -62,15 +62,6 @@ function statusParts(thread: A2AThread): unknown[] {
   }
   if (view.phase === 'done' && view.message) return [text(view.message)];
   return [];
-}
-
-/** The open wait's deadline (when it is due, what happens then, to whom it goes) and who may decide it, as far as the view knows them. */
-function waitTermsOf(view: SessionView): Record<string, unknown> {
-  const { deadline, deciders } = view;
-  return {
-    ...(deadline ? { deadline: { dueAt: deadline.dueAt, outcome: deadline.outcome, to: deadline.to, after: deadline.after } } : {}),
-    ...(deciders ? { deciders } : {}),
-  };
 }
 
 /** The task's status now. */

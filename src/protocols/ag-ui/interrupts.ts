@@ -235,6 +235,17 @@ function promptOf(view: SessionView): string {
 }
 
 /**
+ * The open wait's terms as the protocols carry them in their metadata: its deadline (the
+ * view's: level, outcome, after, to, dueAt) and the groups that may decide it; each only when set.
+ *
+ * @example
+ * waitTermsOf(view); // { deadline: { level: 0, outcome: 'escalate', after: '24h', to: 'leads', dueAt: '2026-12-07T09:00:00.000Z' }, deciders: ['ops'] }
+ */
+export function waitTermsOf(view: Pick<SessionView, 'deadline' | 'deciders'>): { deadline?: SessionView['deadline']; deciders?: string[] } {
+  return { ...(view.deadline ? { deadline: view.deadline } : {}), ...(view.deciders ? { deciders: view.deciders } : {}) };
+}
+
+/**
  * The interrupt for the wait `view` is in. `toolCallId`: the manager's run_worker call, for an approval.
  *
  * @example
@@ -260,8 +271,7 @@ export function interruptFor(view: SessionView, toolCallId?: string): Interrupt 
         waitingReason: reason,
         wait: view.wait,
         acceptedEvents: view.acceptedEvents,
-        ...(view.deadline ? { deadline: view.deadline } : {}),
-        ...(view.deciders ? { deciders: view.deciders } : {}),
+        ...waitTermsOf(view),
       },
     },
   };
