@@ -24,6 +24,6 @@ export type {
   ViewAnswer,
 } from './client/client.js';
 export * from './core/errors.js';
-export type { SessionView, ArtifactView, Phase } from './core/view.js';
+export type { SessionView, ArtifactView, DeadlineView, Phase } from './core/view.js';
 export type { UserEvent, UserEventType } from './core/machines/session.events.js';
 export type { SessionStreamEvent, SessionStreamEventType, StreamEventOf, WaitingReason } from './core/machines/stream-events.js';

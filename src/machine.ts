@@ -37,7 +37,7 @@ export {
   type UserEventType,
 } from './core/machines/session.events.js';
 export { acceptedUserEvents, enabledUserEvents, readSnapshot, type ChartReading, type Refusal } from './core/machines/refusals.js';
-export { sessionView, type SessionView, type ArtifactView, type Phase } from './core/view.js';
+export { sessionView, type SessionView, type ArtifactView, type DeadlineView, type ViewExtras, type Phase } from './core/view.js';
 export type { SessionSnapshot } from './core/machines/session-snapshot.js';
 export { createManagerTurn, createWorkerTurn, type DeltaLookup, type SkillPromptLookup, type TurnOptions } from './core/agents/turns.js';
 export type { DeltaSinks } from './core/models/model.js';

@@ -34,8 +34,14 @@ export function slackMessage(body) {
         ? `was answered (${event.eventType}${event.by ? ` by ${event.by}` : ''})`
         : body.type === 'session.done'
           ? 'is done'
-          : body.type;
-  const text = `Session ${sessionId} ${what}`;
+          : body.type === 'session.expired'
+            ? `: nobody decided ${event.reason} in time, so it was rejected`
+            : body.type === 'session.escalated'
+              ? `: ${event.reason} went to ${event.to} (nobody decided within ${event.after})`
+              : body.type === 'session.reminded'
+                ? `still waits for you: ${event.reason}`
+                : body.type;
+  const text = `Session ${sessionId}${what.startsWith(':') ? '' : ' '}${what}`;
   const detail = wait?.message ?? wait?.pendingStep?.reason ?? view?.message ?? event.summary ?? '';
   const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(text, 300)}*` } }];
   if (typeof detail === 'string' && detail) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: slackText(detail) } });

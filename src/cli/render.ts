@@ -19,6 +19,7 @@ import { aliasOf } from './events.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 import { pendingCalls, toolCallBlocks } from './tool-calls.js';
 import { askingCall, interruptedCall, interruptedCallBlocks, toolInputBlocks } from './tool-waits.js';
+import { waitTermsLines } from './wait-terms.js';
 
 export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
 
@@ -109,6 +110,8 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
   }
   if (view.message) blocks.push({ title: `Manager${by(options)}`, body: view.message, tone: 'info' });
   if (view.assessment) blocks.push({ title: `Assessment${by(options)}`, body: view.assessment, tone: 'info' });
+  const terms = waitTermsLines(view);
+  if (terms.length) blocks.push({ title: 'Deadline', body: terms.join('\n'), tone: 'warn' });
   const pkg = view.packageId ? options.packages?.get(view.packageId) : undefined;
 
   switch (view.waitingReason) {

@@ -8,6 +8,7 @@ import { approvalRequiredBy, type ApprovalRequiredBy } from './machines/approval
 import { readSnapshot } from './machines/refusals.js';
 import type { ForkOrigin, Rejection, SessionContext, Step } from './machines/session.context.js';
 import type { UserEventType } from './machines/session.events.js';
+import type { DeadlineOutcome } from './machines/deadlines.js';
 import type { WaitingReason } from './machines/stream-events.js';
 import type { TokenUsage } from './models/model.js';
 import type { SessionSnapshot } from './machines/session-snapshot.js';
@@ -24,6 +25,26 @@ export interface ArtifactView {
   /** writtenBy: the worker, or who edited the tag while accepting (the worker's version stays on the blackboard). */
   tags: { tag: string; version: number; body: string; writtenBy: string }[];
   questions?: Question[];
+}
+
+/**
+ * The open wait's deadline as people see it: the rule of its chain that is current (its
+ * place `level`, its interval `after`, what happens when it passes, and for an escalation the
+ * group `to`), and when it is due. The chart knows no clock: `dueAt` is what the runtime that
+ * holds the session computed (ISO-8601), null when the view was read without it.
+ */
+export interface DeadlineView {
+  level: number;
+  outcome: DeadlineOutcome;
+  after: string;
+  to: string | null;
+  dueAt: string | null;
+}
+
+/** What a view is read with besides the snapshot: what only the runtime knows. */
+export interface ViewExtras {
+  /** When the open wait's current deadline rule is due (ISO-8601), as the runtime computed it. */
+  dueAt?: string | null;
 }
 
 export interface SessionView {
@@ -81,6 +102,10 @@ export interface SessionView {
   packageVersion: string | null;
   /** The version of the package on disk, when it differs from the pinned one: `steward upgrade` moves the session to it. */
   packageOnDisk?: string;
+  /** The open wait's deadline (deadlines.ts): null when the session does not wait or the wait has none. */
+  deadline: DeadlineView | null;
+  /** The groups that may decide the open wait (and `admin`); null: anyone who may decide the session, or no wait. */
+  deciders: string[] | null;
 }
 
 export function artifactView(context: SessionContext, id: string): ArtifactView | undefined {
@@ -104,10 +129,10 @@ export function artifactView(context: SessionContext, id: string): ArtifactView 
  * What a UI, the CLI or a test needs to know of a session, derived from its snapshot.
  *
  * @example
- * const view = sessionView(actor.getSnapshot(), (id) => versions.get(id)); // the second argument: the hash of a package on disk
+ * const view = sessionView(actor.getSnapshot(), (id) => versions.get(id), { dueAt: '2026-01-02T09:00:00.000Z' }); // the hash of a package on disk; the deadline's due time
  * if (view.waitingReason === 'review_artifact') showArtifact(view.artifact!);
  */
-export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageId: string) => string | undefined): SessionView {
+export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageId: string) => string | undefined, extras: ViewExtras = {}): SessionView {
   const { context } = snapshot;
   const { ledger } = context;
   const pinned = context.package?.version ?? null;
@@ -132,12 +157,16 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
     rounds: context.rounds,
     tokens: { burst: ledger.burstTokens, session: ledger.usage.promptTokens + ledger.usage.completionTokens, maxBurst: ledger.maxBurstTokens },
     packageVersion: pinned,
+    deadline: null,
+    deciders: null,
   };
   // The optional fields, set only when there is something to show (absent rather than undefined).
   if (phase === 'waiting_user') {
     const waitingReason = state.slice(dot + 1) as WaitingReason;
     view.waitingReason = waitingReason;
     view.wait = context.waits.opened;
+    view.deadline = deadlineView(context.waits.deadline, extras.dueAt ?? null);
+    view.deciders = context.waits.deciders ? [...context.waits.deciders] : null;
     if (waitingReason === 'review_artifact' || waitingReason === 'revision') {
       const underReview = context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected');
       if (underReview) view.artifact = artifactView(context, underReview.id);
@@ -153,6 +182,11 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
   if (ledger.forkedFrom) view.forkedFrom = ledger.forkedFrom;
   if (onDisk !== undefined && onDisk !== pinned) view.packageOnDisk = onDisk;
   return view;
+}
+
+/** The open wait's current rule as the view shows it (the chart's `waits.deadline`, with the runtime's due time). */
+function deadlineView(rule: SessionContext['waits']['deadline'], dueAt: string | null): DeadlineView | null {
+  return rule ? { level: rule.level, outcome: rule.outcome, after: rule.after, to: rule.to ?? null, dueAt } : null;
 }
 
 /** A server-tool call as a person decides it: the call, and the tool as pinned (its description, schema and hints). */

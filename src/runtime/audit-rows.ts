@@ -2,10 +2,11 @@
  * A session's audit trail, built from its journal: one row per decision that answered a wait.
  * The journal is replayed through the pure machine (journal-replay.ts), and the rows come from
  * what the chart reports on the way — `waiting` (a wait opened, with its number), `decision`
- * (a person's event ended it), `tool_call_decided` (one call of a tool wait decided) — so
- * nothing here decides what a state means. Who decided, and through what, is the journalled
- * event's own (`by`, `via`, `through`); what they were shown is the session's view as the wait
- * opened, hashed (`shownAtWait`).
+ * (a person's event ended it, or a deadline did), `tool_call_decided` (one call of a tool wait
+ * decided) — so nothing here decides what a state means. Who decided, and through what, is the
+ * journalled event's own (`by`, `via`, `through`), or for a deadline the chart's (`by:
+ * steward`, through `deadline`); what they were shown is the session's view as the wait
+ * opened, hashed (`shownAtWait`). A refused event ended nothing: it is no row.
  */
 import { createHash } from 'node:crypto';
 import { SessionNotFoundError, UserError } from '../core/errors.js';
@@ -16,7 +17,7 @@ import type { UserEventType } from '../core/machines/session.events.js';
 import type { ChartEvent } from '../core/machines/session.reports.js';
 import type { WaitingReason } from '../core/machines/stream-events.js';
 import { canonicalJson } from '../core/text/canonical-json.js';
-import { isToolWait } from '../core/tools/server-tools.js';
+import { callsOfWait, isToolWait } from '../core/tools/server-tools.js';
 import { sessionView, type SessionView } from '../core/view.js';
 import { LIST_MAX_LIMIT } from '../store/list-page.js';
 import type { JournalEntry, SessionStore, SessionSummary } from '../store/session-store.js';
@@ -150,6 +151,20 @@ function rowOf(sessionId: string, open: OpenWait, entry: JournalEntry, decision:
 }
 
 /**
+ * The rows of a deadline that ended the open wait: expired (rejected) or escalated to another
+ * group, by Steward. The rule is the one that was current before the event (`waits.deadline`
+ * of the snapshot it was applied to); a tool wait's calls still undecided each get a row, as a
+ * person's decisions on them would.
+ */
+function deadlineRows(sessionId: string, open: OpenWait, entry: JournalEntry, before: SessionSnapshot, by: string | null): AuditRow[] {
+  const rule = before.context.waits.deadline;
+  const decision: AuditDecision = rule?.outcome === 'escalate' ? 'escalated' : 'expired';
+  const details = rule ? { level: rule.level, after: rule.after, ...(rule.to ? { to: rule.to } : {}) } : null;
+  const calls = isToolWait(open.reason) ? callsOfWait(before.context.reply.toolCalls, open.reason).map((c) => c.callId) : [undefined];
+  return calls.map((callId) => ({ ...rowOf(sessionId, open, entry, decision, callId), by, via: null, through: 'deadline' as const, edits: null, details }));
+}
+
+/**
  * The audit rows of one session, from its whole journal (seq order, from entry 1), in the
  * order the decisions were taken; `current` is the stored context (replay reads a package
  * from it for sessions journalled before packages were pinned). Throws a `UserError` when the
@@ -177,13 +192,15 @@ export function* auditRows(host: ReplayHost, sessionId: string, entries: readonl
           `the journal recorded ${entry.state} (the machine changed since it was written). Read its trail with the Steward version that wrote it.`,
       );
     }
+    const before = snapshot;
     snapshot = next;
     if (open) {
       const calls = reports.filter((r): r is Extract<ChartEvent, { type: 'tool_call_decided' }> => r.type === 'tool_call_decided');
       for (const call of calls) held.push(rowOf(sessionId, open, entry, call.decision, call.callId));
       const closed = reports.find((r): r is Extract<ChartEvent, { type: 'decision' }> => r.type === 'decision');
       if (closed) {
-        if (calls.length === 0) held.push(rowOf(sessionId, open, entry, DECISION_OF[closed.eventType as UserEventType]));
+        if (closed.eventType === 'deadline_passed') held.push(...deadlineRows(sessionId, open, entry, before, closed.by));
+        else if (calls.length === 0) held.push(rowOf(sessionId, open, entry, DECISION_OF[closed.eventType as UserEventType]));
         for (const row of held) yield { ...row, closedSeq: entry.seq, closedAt: text(record(entry.payload)?.at) ?? entry.at };
         held = [];
         open = null;

@@ -36,7 +36,7 @@ export class WebhookNotices {
 
   /** An event the chart emitted. */
   readonly noticed = (event: ChartEvent | AnyEventObject): void => {
-    const type = webhookTypeOf(event.type);
+    const type = webhookTypeOf(event);
     if (!type) return;
     const chartEvent = event as ChartEvent;
     if (chartEvent.type === 'waiting') {

@@ -9,6 +9,7 @@ import { DEAD_LETTERS_SHOWN } from '../webhooks/status.js';
 import { MaxBurstSchema } from '../core/limits.js';
 import { UserEventSchema, userEventTypes } from '../core/machines/session.events.js';
 import { WaitingReasonSchema } from '../core/machines/stream-events.js';
+import { DEADLINE_OUTCOMES } from '../core/machines/deadlines.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
 import { AuditFormatSchema } from '../runtime/audit-row.js';
@@ -106,6 +107,17 @@ export const SessionViewSchema = z
       .enum(['policy', 'model'])
       .optional()
       .describe("approve_step: why the step waits — the deployment's approval policy, or the manager asked"),
+    deadline: z
+      .object({
+        level: z.number().int().nonnegative().describe("the rule's place in the wait's deadline chain (0: the first)"),
+        outcome: z.enum(DEADLINE_OUTCOMES).describe('what happens when it passes: the wait is rejected, escalated to the group `to`, or people are reminded'),
+        after: z.string().describe('the rule\'s interval, e.g. "24h"'),
+        to: z.string().nullable().describe('escalate: the group the wait goes to'),
+        dueAt: z.string().nullable().describe('when it passes (ISO-8601), as the runtime holding the session computed it; null: not known to this reader'),
+      })
+      .nullable()
+      .describe("the open wait's deadline; null: the session does not wait, or the wait has none"),
+    deciders: z.array(z.string()).nullable().describe('the groups that may decide the open wait (and admin); null: anyone who may decide the session'),
     burst: z.number(),
     maxBurst: z.number(),
     acceptedEvents: z.array(z.enum(userEventTypes as [string, ...string[]])),

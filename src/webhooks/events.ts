@@ -1,40 +1,59 @@
 /**
  * The webhook events: the one table of their names, which chart event (session.reports.ts,
- * XState `emit`) makes each fire, and the filter a receiver gives. Deadlines (a later chart
- * change) will emit what `session.expired` and `session.escalated` need; the chart has no
- * failed end either (a failed model call leaves the session waiting, which fires
- * `session.waiting` with the notice in its view). Those names are reserved now, so a filter
- * may list them, but they fire only once the chart emits them.
+ * XState `emit`) makes each fire, and the filter a receiver gives. A chart event fires at
+ * most one webhook: `deadline_passed` fires one of three by the rule's outcome, and the
+ * `decision` a deadline made (`eventType: deadline_passed`, by Steward) fires none, since
+ * `session.expired` or `session.escalated` already says it. The chart has no failed end (a
+ * failed model call leaves the session waiting, which fires `session.waiting` with the notice
+ * in its view): that name is reserved, so a filter may list it, but it never fires.
  */
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
+import type { SessionStreamEventType } from '../core/machines/stream-events.js';
 
-/** Webhook event type → the chart event that fires it (null: the chart emits none yet). */
+/** What makes a webhook fire: a chart event's type (`on`), with fields it must have (`when`) or must not (`unless`). */
+interface Trigger {
+  on: SessionStreamEventType;
+  when?: Readonly<Record<string, string>>;
+  unless?: Readonly<Record<string, string>>;
+}
+
+/** Webhook event type → the chart event that fires it (null: the chart emits none). */
 export const WEBHOOK_EVENTS = {
-  /** A wait opened: the chart's `waiting` for a wait number not announced before. */
-  'session.waiting': 'waiting',
-  /** A person's decision ended a wait: the chart's `decision`. */
-  'session.answered': 'decision',
+  /** A wait opened: the chart's `waiting` for a wait number not announced before (an escalated wait is a new one). */
+  'session.waiting': { on: 'waiting' },
+  /** A person's decision ended a wait: the chart's `decision`, unless a deadline made it. */
+  'session.answered': { on: 'decision', unless: { eventType: 'deadline_passed' } },
+  /** A deadline rejected the wait (nobody decided in time): the chart's `deadline_passed`, outcome `reject`. */
+  'session.expired': { on: 'deadline_passed', when: { outcome: 'reject' } },
+  /** A deadline handed the wait to another group (`to`), as a new wait: outcome `escalate`. */
+  'session.escalated': { on: 'deadline_passed', when: { outcome: 'escalate' } },
+  /** A deadline reminded people of the wait, which stays as it was: outcome `remind`. */
+  'session.reminded': { on: 'deadline_passed', when: { outcome: 'remind' } },
   /** The session ended: the chart's `done`. */
-  'session.done': 'done',
-  'session.expired': null,
-  'session.escalated': null,
+  'session.done': { on: 'done' },
   'session.failed': null,
-} as const;
+} as const satisfies Record<string, Trigger | null>;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as [WebhookEventType, ...WebhookEventType[]];
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 
-/** The chart events that fire a webhook, by their type. */
-type FiringChartType = NonNullable<(typeof WEBHOOK_EVENTS)[WebhookEventType]>;
-const BY_CHART_TYPE = new Map(
-  Object.entries(WEBHOOK_EVENTS).flatMap(([webhook, chart]) => (chart ? [[chart, webhook as WebhookEventType] as const] : [])),
-) as ReadonlyMap<string, WebhookEventType>;
+const TRIGGERS = Object.entries(WEBHOOK_EVENTS).flatMap(([webhook, trigger]) => (trigger ? [[webhook as WebhookEventType, trigger as Trigger] as const] : []));
 
-/** The webhook type a chart event fires, or undefined (most chart events fire none). */
-export function webhookTypeOf(chartType: string): WebhookEventType | undefined {
-  return BY_CHART_TYPE.get(chartType as FiringChartType);
+const has = (event: Record<string, unknown>, fields: Readonly<Record<string, string>> | undefined) =>
+  Object.entries(fields ?? {}).every(([key, value]) => event[key] === value);
+
+/**
+ * The webhook type a chart event fires, or undefined (most chart events fire none).
+ *
+ * @example
+ * webhookTypeOf({ type: 'deadline_passed', outcome: 'escalate', to: 'leads' }); // 'session.escalated'
+ */
+export function webhookTypeOf(event: { type: string }): WebhookEventType | undefined {
+  const fields = event as Record<string, unknown>;
+  const found = TRIGGERS.find(([, t]) => t.on === event.type && has(fields, t.when) && (!t.unless || !has(fields, t.unless)));
+  return found?.[0];
 }
 
 /**

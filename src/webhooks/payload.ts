@@ -16,7 +16,10 @@ export interface WebhookBody {
   timestamp: string;
   data: {
     sessionId: string;
-    /** The chart's event (session.reports.ts) that fired the webhook, e.g. `{ type: 'waiting', reason, state, wait }`. */
+    /**
+     * The chart's event (session.reports.ts) that fired the webhook, e.g. `{ type: 'waiting', reason, state, wait }`;
+     * for a deadline, `{ type: 'deadline_passed', reason, wait, level, outcome, after, to }`.
+     */
     event: { type: string } & Record<string, unknown>;
     /** What the session waits for now, as the view shows it; null when it does not wait. */
     wait: Record<string, unknown> | null;
@@ -25,10 +28,12 @@ export interface WebhookBody {
   };
 }
 
-/** The view's fields that say what a person is asked. */
+/** The view's fields that say what a person is asked, by when, and who may answer. */
 const WAIT_FIELDS = [
   'wait',
   'waitingReason',
+  'deadline',
+  'deciders',
   'pendingStep',
   'approvalRequiredBy',
   'artifact',
@@ -39,7 +44,7 @@ const WAIT_FIELDS = [
   'notice',
 ] as const;
 /** What a truncated body keeps of the view. */
-const SUMMARY_FIELDS = ['id', 'packageId', 'state', 'phase', 'waitingReason', 'wait', 'enabledEvents'] as const;
+const SUMMARY_FIELDS = ['id', 'packageId', 'state', 'phase', 'waitingReason', 'wait', 'deadline', 'deciders', 'enabledEvents'] as const;
 
 function pick<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Partial<T> {
   const out: Partial<T> = {};
@@ -57,6 +62,6 @@ export function webhookBody(type: WebhookEventType, event: WebhookBody['data']['
   const wait = view.phase === 'waiting_user' ? (pick(view, WAIT_FIELDS) as Record<string, unknown>) : null;
   const body: WebhookBody = { type, timestamp, data: { sessionId: view.id, event, wait, view } };
   if (Buffer.byteLength(JSON.stringify(body)) <= MAX_WEBHOOK_BYTES) return body;
-  const small = wait ? { wait: wait.wait, waitingReason: wait.waitingReason } : null;
+  const small = wait ? pick(wait, ['wait', 'waitingReason', 'deadline', 'deciders']) : null;
   return { type, timestamp, data: { sessionId: view.id, event, wait: small, view: pick(view, SUMMARY_FIELDS), truncated: true } };
 }

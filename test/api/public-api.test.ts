@@ -20,6 +20,7 @@ const UNDOCUMENTED = new Set(['replyGuardContext']);
 const TYPES_SHARED_WITH_CLIENT = new Set([
   'SessionView',
   'ArtifactView',
+  'DeadlineView',
   'Phase',
   'UserEvent',
   'UserEventType',

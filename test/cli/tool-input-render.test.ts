@@ -42,6 +42,8 @@ function askingView(requests: NonNullable<ToolCallView['input']>['requests']): S
     rounds: 2,
     tokens: { burst: 0, session: 0, maxBurst: null },
     packageVersion: null,
+    deadline: null,
+    deciders: null,
   };
 }
 

@@ -38,6 +38,8 @@ const view = (state: string) => ({
   acceptedEvents: [],
   enabledEvents: state === 'done' ? [] : ['user_accepted_artifact'],
   packageVersion: null,
+  deadline: null,
+  deciders: null,
 });
 const sse = (messages: string[]) =>
   new Response(

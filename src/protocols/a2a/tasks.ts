@@ -3,7 +3,8 @@
  * the session id (a session is one request, so its context holds one task, which lives from
  * the first message to done). The task is `working` while the agents run, `input-required`
  * at every wait — its status message names the wait and carries the AG-UI interrupt (id,
- * reason, responseSchema) in a data part — and `completed` at done, with one A2A artifact
+ * reason, responseSchema, expiresAt) in a data part, and in its metadata the wait's deadline
+ * and deciders — and `completed` at done, with one A2A artifact
  * per accepted Steward artifact. Everything is built in the protocol's JSON form and parsed
  * with the SDK's own `fromJSON`, so the wire shape is the SDK's.
  */
@@ -15,7 +16,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import { artifactView, sessionView, type SessionView } from '../../core/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { pendingRunWorkerCall } from '../ag-ui/events.js';
-import { interruptFor } from '../ag-ui/interrupts.js';
+import { interruptFor, waitTermsOf } from '../ag-ui/interrupts.js';
 import { waitsForFirstRequest } from '../ag-ui/waits.js';
 
 /** A session as the A2A endpoint reads it. */
@@ -76,7 +77,11 @@ export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
           role: 'ROLE_AGENT',
           parts,
           ...(thread.interrupt
-            ? { metadata: { steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason } } }
+            ? {
+                metadata: {
+                  steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason, ...waitTermsOf(thread.view) },
+                },
+              }
             : {}),
         }
       : undefined;

@@ -235,10 +235,21 @@ function promptOf(view: SessionView): string {
 }
 
 /**
+ * The open wait's terms as the protocols carry them in their metadata: its deadline (the
+ * view's: level, outcome, after, to, dueAt) and the groups that may decide it; each only when set.
+ *
+ * @example
+ * waitTermsOf(view); // { deadline: { level: 0, outcome: 'escalate', after: '24h', to: 'leads', dueAt: '2026-12-07T09:00:00.000Z' }, deciders: ['ops'] }
+ */
+export function waitTermsOf(view: Pick<SessionView, 'deadline' | 'deciders'>): { deadline?: SessionView['deadline']; deciders?: string[] } {
+  return { ...(view.deadline ? { deadline: view.deadline } : {}), ...(view.deciders ? { deciders: view.deciders } : {}) };
+}
+
+/**
  * The interrupt for the wait `view` is in. `toolCallId`: the manager's run_worker call, for an approval.
  *
  * @example
- * const interrupt = interruptFor(view, 'call_3'); // { id: 's_1#w7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…} }
+ * const interrupt = interruptFor(view, 'call_3'); // { id: 's_1#w7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…}, expiresAt: view.deadline?.dueAt }
  */
 export function interruptFor(view: SessionView, toolCallId?: string): Interrupt {
   const reason = view.waitingReason;
@@ -253,7 +264,16 @@ export function interruptFor(view: SessionView, toolCallId?: string): Interrupt 
     ...(call ? { toolCallId: call.callId } : {}),
     responseSchema:
       reason === 'tool_input' ? toolInputResponseSchema(view) : (z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>),
-    metadata: { steward: { waitingReason: reason, wait: view.wait, acceptedEvents: view.acceptedEvents } },
+    // AG-UI's own field for when the interrupt stops being answerable; what happens then (and who may answer) is Steward's.
+    ...(view.deadline?.dueAt ? { expiresAt: view.deadline.dueAt } : {}),
+    metadata: {
+      steward: {
+        waitingReason: reason,
+        wait: view.wait,
+        acceptedEvents: view.acceptedEvents,
+        ...waitTermsOf(view),
+      },
+    },
   };
 }
 
