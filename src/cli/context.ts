@@ -13,9 +13,9 @@ import { BY_MAX_CHARS } from '../core/machines/session.events.js';
 import { SessionNotFoundError, StewardError, type StewardErrorCode } from '../core/errors.js';
 import { DemoModel } from '../models/demo-model.js';
 import type { Model } from '../core/models/model.js';
-import { storedSnapshot } from '../runtime/persisted.js';
+import { storedView } from '../runtime/persisted.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
-import { sessionView, type SessionView } from '../core/view.js';
+import type { SessionView } from '../core/view.js';
 import { leaseOwnerName } from '../store/lease-keeper.js';
 import { isPostgresUrl, openStore, redactUrl, resolveStoreLocation } from '../store/open-store.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -187,7 +187,7 @@ export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContex
 export async function peekSession(ctx: CliContext, id: string): Promise<{ view: SessionView; revision: number }> {
   const stored = await ctx.store.load(id);
   if (!stored) throw new SessionNotFoundError(id, ctx.dbPath);
-  return { view: sessionView(storedSnapshot(ctx.runtime.machine, stored), ctx.runtime.packageVersionOnDisk), revision: stored.revision };
+  return { view: storedView(ctx.runtime.machine, stored, ctx.runtime.packageVersionOnDisk), revision: stored.revision };
 }
 
 /**

@@ -17,6 +17,7 @@ import { stateString } from '../core/machines/refusals.js';
 import { transcriptOf, type WindowLimits } from '../core/machines/transcript.js';
 import type { ChatMessage } from '../core/models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
+import { sessionView, type SessionView } from '../core/view.js';
 import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
 
 /**
@@ -354,6 +355,17 @@ export function resumable(sessionId: string, opened: unknown): unknown {
  */
 export function storedSnapshot(machine: AnyStateMachine, stored: StoredSession): SessionSnapshot {
   return resolvedSnapshot(machine, stored.id, stored.snapshot);
+}
+
+/**
+ * A stored session's view, as a reader that does not run it sees it: with the due time of its
+ * open wait's deadline from the store (the chart knows none).
+ *
+ * @example
+ * const view = storedView(runtime.machine, await store.load(id));
+ */
+export function storedView(machine: AnyStateMachine, stored: StoredSession, packageOnDisk?: (packageId: string) => string | undefined): SessionView {
+  return sessionView(storedSnapshot(machine, stored), packageOnDisk, { dueAt: stored.deadline?.dueAt ?? null });
 }
 
 /**

@@ -182,10 +182,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       store!.archived(id, kind, key, opts);
 
   /** The webhook messages of a new session's start: the events its initial transition emits. */
-  function createdMessages(input: Parameters<typeof initialTransition<typeof machine>>[1], snapshot: Parameters<typeof sessionView>[0]) {
+  function createdMessages(
+    input: Parameters<typeof initialTransition<typeof machine>>[1],
+    snapshot: Parameters<typeof sessionView>[0],
+    dueAt: string | null,
+  ) {
     const notices = new WebhookNotices(webhooks, 0);
     for (const event of emittedBy(initialTransition(machine, input)[1])) notices.noticed(event);
-    return notices.take(() => sessionView(snapshot, onDisk));
+    return notices.take(() => sessionView(snapshot, onDisk, { dueAt }));
   }
 
   async function createSession(opts: CreateSessionOptions = {}): Promise<Session> {
@@ -232,9 +236,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const pinned = (pkg ? [pkg.id] : [...packages.keys()]).map((packageId) => versions.disk(packageId)!).filter((v) => !versionsWritten.has(v.hash));
       // The wait a new session opens as it starts: what its start emits (the actor emits it
       // after this write) goes with the first entry.
-      const outbox = webhooks.length ? createdMessages(input, probe.getSnapshot()) : undefined;
       // A wait the session opens as it starts may have a deadline: due from now, kept with the session.
       const deadline = deadlineAt(probe.getSnapshot(), null, clock.now());
+      const outbox = webhooks.length ? createdMessages(input, probe.getSnapshot(), deadline?.dueAt ?? null) : undefined;
       const stored = await store.create({
         id,
         packageId: pkg?.id ?? null,

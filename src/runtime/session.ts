@@ -177,7 +177,7 @@ export class Session {
           atRest: () => isWaitOrEnd(this.actor.getSnapshot()),
           onWriteFailed: () => this.actor.stop(),
           ...(options.webhooks?.length
-            ? { webhookMessages: (snapshot: SessionSnapshot) => notices?.take(() => sessionView(snapshot, this.packageOnDisk)) }
+            ? { webhookMessages: (snapshot: SessionSnapshot) => notices?.take(() => sessionView(snapshot, this.packageOnDisk, { dueAt: this.deadline.follow(snapshot)?.dueAt ?? null })) }
             : {}),
         })
       : null;
@@ -230,7 +230,7 @@ export class Session {
   }
 
   view(): SessionView {
-    return sessionView(this.actor.getSnapshot(), this.packageOnDisk);
+    return sessionView(this.actor.getSnapshot(), this.packageOnDisk, { dueAt: this.deadline.current?.dueAt ?? null });
   }
 
   /**

@@ -19,11 +19,11 @@
  * a running one over at its next scan instead of after a whole lease.
  */
 import type { SendOptions } from '../runtime/send-keys.js';
-import { storedSnapshot } from '../runtime/persisted.js';
+import { storedView } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../core/machines/session.events.js';
-import { sessionView, type SessionView } from '../core/view.js';
+import type { SessionView } from '../core/view.js';
 import type { SessionStore, StoredDeadline } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
@@ -174,7 +174,7 @@ export class SessionHost {
     if (session) return { view: session.view(), revision: session.revision ?? null };
     const stored = await this.store.load(id);
     if (!stored) throw notFound(id);
-    return { view: sessionView(storedSnapshot(this.runtime.machine, stored)), revision: stored.revision };
+    return { view: storedView(this.runtime.machine, stored), revision: stored.revision };
   }
 
   /**

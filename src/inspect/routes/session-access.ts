@@ -32,7 +32,7 @@ export async function sessionPayload(ctx: InspectorContext, id: string) {
   const live = currentLive(ctx, id, stored);
   if (!stored && !live) throw sessionNotFound(id, '');
   const snapshot: SessionSnapshot = live ? live.actorRef.getSnapshot() : storedSnapshot(ctx.runtime.machine, stored!);
-  const view: SessionView = live ? live.view() : sessionView(snapshot);
+  const view: SessionView = live ? live.view() : sessionView(snapshot, undefined, { dueAt: stored!.deadline?.dueAt ?? null });
   return {
     id,
     revision: stored?.revision ?? null,

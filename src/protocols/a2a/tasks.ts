@@ -35,7 +35,7 @@ export async function readA2AThread(deps: { runtime: Runtime; store: SessionStor
   const stored = await deps.store.load(id);
   if (!stored) return null;
   const snapshot = storedSnapshot(deps.runtime.machine, stored);
-  const view = sessionView(snapshot);
+  const view = sessionView(snapshot, undefined, { dueAt: stored.deadline?.dueAt ?? null });
   const interrupt = view.phase === 'waiting_user' ? interruptFor(view, pendingRunWorkerCall(snapshot.context)) : null;
   return { view, context: snapshot.context, interrupt, firstRequest: waitsForFirstRequest(view, snapshot.context), packageId: stored.packageId };
 }

@@ -63,7 +63,7 @@ async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
   const stored = await deps.store.load(id);
   if (!stored) throw new RunRefused('thread_not_found', `No session "${id}".`);
   const snapshot = storedSnapshot(deps.runtime.machine, stored);
-  const view = sessionView(snapshot);
+  const view = sessionView(snapshot, undefined, { dueAt: stored.deadline?.dueAt ?? null });
   const interrupt = view.phase === 'waiting_user' ? interruptFor(view, pendingRunWorkerCall(snapshot.context)) : null;
   return { view, context: snapshot.context, interrupt, firstRequest: waitsForFirstRequest(view, snapshot.context) };
 }
