@@ -25,12 +25,15 @@ describe('a wait’s deadline and deciders, for the terminal', () => {
     const out = formatSession(sessionView(session.actorRef.getSnapshot(), undefined, { dueAt: DUE }), 3);
     expect(out).toContain(`Decide by ${DUE} (then: escalated to leads).\nDecided by: ops (or admin).`);
     // Read without the runtime's due time: the rule's interval.
-    expect(waitTermsLines(session.view())).toEqual(['Decide within 1h (then: escalated to leads).', 'Decided by: ops (or admin).']);
+    const unstamped = () => sessionView(session.actorRef.getSnapshot());
+    expect(waitTermsLines(unstamped())).toEqual(['Decide within 1h (then: escalated to leads).', 'Decided by: ops (or admin).']);
 
     session.actorRef.send({ type: 'deadline_passed', wait: 2, level: 0 });
-    expect(waitTermsLines(session.view())).toEqual(['Decide within 1h (then: reminded).', 'Decided by: leads (or admin).']);
+    expect(waitTermsLines(unstamped())).toEqual(['Decide within 1h (then: reminded).', 'Decided by: leads (or admin).']);
     session.actorRef.send({ type: 'deadline_passed', wait: 3, level: 1 });
-    expect(waitTermsLines(session.view())).toEqual(['Decide within 1h (then: rejected).', 'Decided by: leads (or admin).']);
+    expect(waitTermsLines(unstamped())).toEqual(['Decide within 1h (then: rejected).', 'Decided by: leads (or admin).']);
+    // The live session's own view has its due time.
+    expect(waitTermsLines(session.view())[0]).toMatch(/^Decide by \d{4}-\d\d-\d\dT[\d:.]+Z \(then: rejected\)\.$/);
   });
 
   it('prints group names as data: no terminal control sequence gets through', () => {
