@@ -30,10 +30,7 @@ function writePackage(frontMatter: Record<string, unknown> = {}, manifest: Recor
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   };
-  write(
-    'manifest.json',
-    JSON.stringify({ schemaVersion: 1, id: 'tiny', title: 'Tiny', description: 'One worker.', workers: ['echo'], ...manifest }),
-  );
+  write('manifest.json', JSON.stringify({ schemaVersion: 1, id: 'tiny', title: 'Tiny', description: 'One worker.', workers: ['echo'], ...manifest }));
   const lines = Object.entries({ ...echo, ...frontMatter }).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
   write('workers/echo.md', `---\n${lines.join('\n')}\n---\nRestate the request. Finish by calling \`submit\`.\n`);
   return root;
@@ -52,7 +49,11 @@ function refusal(load: () => unknown): string {
 describe('the package format', () => {
   it('reads approvers, reviewers and deadlines from front matter and the manifest, and puts them into the package info', () => {
     const root = writePackage(
-      { approvers: ['ops', 'ops', 'leads'], reviewers: ['editors'], deadlines: { approve_step: { after: '24h', outcome: 'escalate', to: 'leads', then: { after: '4h' } } } },
+      {
+        approvers: ['ops', 'ops', 'leads'],
+        reviewers: ['editors'],
+        deadlines: { approve_step: { after: '24h', outcome: 'escalate', to: 'leads', then: { after: '4h' } } },
+      },
       { deadlines: { review_artifact: { after: '2d', outcome: 'reject' }, intake: { after: '1h', outcome: 'remind' } } },
     );
     const pkg = loadPackage(join(root, 'tiny'));
