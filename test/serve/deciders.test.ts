@@ -15,6 +15,7 @@ import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { bundledPackagesDir } from '../../src/skills/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { useTempDir } from '../support/temp.js';
+import { agUiAgent, runError } from '../protocols/ag-ui-client.js';
 import { client } from './http.js';
 
 const temp = useTempDir('steward-deciders-');
@@ -143,4 +144,24 @@ it('decides through a link as the groups its maker named; a link without them is
   expect(decided.status).toBe(200);
   const payload = (await store.journal(id)).filter((e) => e.type === 'user_approved_next_step').at(-1)?.payload;
   expect(payload).toMatchObject({ by: 'olga', groups: ['ops'], through: 'link', via: `link:${link.body.linkId}` });
+});
+
+it("stamps an AG-UI run's decision with the caller's groups: outside the deciders it is a RUN_ERROR not_a_decider", async () => {
+  const { server, store } = await serve({ tokens: TOKENS });
+  const { id } = await atApproval(server.url);
+  const url = `${server.url}/ag-ui/tiny`;
+
+  const bob = agUiAgent(url, id, tokenOf('bob'));
+  await bob.run();
+  const interrupt = bob.interrupt!;
+  expect(interrupt).toBeDefined();
+  expect(runError(await bob.resume(interrupt, { approved: true }))).toMatchObject({ code: 'not_a_decider' });
+  expect((await client(server.url, tokenOf('bob')).get(`/sessions/${id}`)).body.view.waitingReason).toBe('approve_step');
+
+  const olga = agUiAgent(url, id, tokenOf('olga'));
+  await olga.run();
+  const approved = await olga.resume(olga.interrupt!, { approved: true });
+  expect(runError(approved)).toBeUndefined();
+  const payload = (await store.journal(id)).filter((e) => e.type === 'user_approved_next_step').at(-1)?.payload;
+  expect(payload).toMatchObject({ by: 'olga', groups: ['ops'], through: 'ag-ui' });
 });
