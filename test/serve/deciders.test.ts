@@ -16,6 +16,7 @@ import { bundledPackagesDir } from '../../src/skills/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { useTempDir } from '../support/temp.js';
 import { agUiAgent, runError } from '../protocols/ag-ui-client.js';
+import { a2aClient, request } from '../protocols/a2a-client.js';
 import { client } from './http.js';
 
 const temp = useTempDir('steward-deciders-');
@@ -164,4 +165,17 @@ it("stamps an AG-UI run's decision with the caller's groups: outside the decider
   expect(runError(approved)).toBeUndefined();
   const payload = (await store.journal(id)).filter((e) => e.type === 'user_approved_next_step').at(-1)?.payload;
   expect(payload).toMatchObject({ by: 'olga', groups: ['ops'], through: 'ag-ui' });
+});
+
+it("stamps an A2A message's decision with the caller's groups: outside the deciders it is refused, nothing applied", async () => {
+  const { server, store } = await serve({ tokens: TOKENS });
+  const { id } = await atApproval(server.url);
+  const bob = await a2aClient(server.url, 'tiny', tokenOf('bob'));
+  await expect(bob.sendMessage(request({ data: { approved: true } }, { taskId: id }))).rejects.toThrow(/"bob" may not decide wait/);
+  expect((await client(server.url, tokenOf('bob')).get(`/sessions/${id}`)).body.view.waitingReason).toBe('approve_step');
+
+  const olga = await a2aClient(server.url, 'tiny', tokenOf('olga'));
+  await olga.sendMessage(request({ data: { approved: true } }, { taskId: id }));
+  const payload = (await store.journal(id)).filter((e) => e.type === 'user_approved_next_step').at(-1)?.payload;
+  expect(payload).toMatchObject({ by: 'olga', groups: ['ops'], through: 'a2a' });
 });
