@@ -9,6 +9,7 @@
  */
 import pc from 'picocolors';
 import { stateString } from '../core/machines/refusals.js';
+import { ADMIN_GROUP } from '../core/machines/deadlines.js';
 import type { UserEvent } from '../core/machines/session.events.js';
 import type { Session } from '../runtime/session.js';
 import type { SessionView } from '../core/view.js';
@@ -170,7 +171,13 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
       if ('stop' in decision) return stop(decision.stop);
       nudges = decision.event.type === 'user_submitted_input' && view.waitingReason === 'input' ? nudges + 1 : 0;
       write(pc.green(`→ (auto) ${decision.say}`));
-      const result = await session.send({ ...decision.event, ...(options.by !== undefined ? { by: options.by } : {}), through: 'cli' });
+      // Local, holding the database: the CLI decides as admin (any wait's deciders take it).
+      const result = await session.send({
+        ...decision.event,
+        ...(options.by !== undefined ? { by: options.by } : {}),
+        groups: [ADMIN_GROUP],
+        through: 'cli',
+      });
       if (!result.ok) return stop(`The session refused "${decision.event.type}" [${result.error.code}]: ${result.error.message}`);
       view = result.view;
     }

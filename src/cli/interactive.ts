@@ -7,6 +7,7 @@
 import * as p from '@clack/prompts';
 import pc from 'picocolors';
 import type { UserEvent, UserEventType } from '../core/machines/session.events.js';
+import { ADMIN_GROUP } from '../core/machines/deadlines.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
@@ -335,6 +336,8 @@ export async function interactive(first: Session, options: InteractiveOptions): 
       ...event,
       ...(options.by !== undefined ? { by: options.by } : {}),
       ...(shown.wait !== undefined ? { wait: shown.wait } : {}),
+      // Local, holding the database: the CLI decides as admin (any wait's deciders take it).
+      groups: [ADMIN_GROUP],
       through: 'cli',
     };
     const result = await withSpinner(session, options, () => session.send(sent));

@@ -285,8 +285,9 @@ function clip(text: string, max = 100): string {
 function payloadGist(entry: JournalEntry): string {
   const payload = (entry.payload ?? {}) as Record<string, unknown>;
   if (entry.kind === 'event') {
-    // `at` (stamped by send()) is the AT column already; the surface it came through is `steward audit`'s (and --format jsonl has it).
-    const { type: _type, at: _at, by: _by, through: _through, ...fields } = payload;
+    // `at` (stamped by send()) is the AT column already; the surface it came through and the groups
+    // it decided as are provenance, `steward audit`'s (and --format jsonl has them).
+    const { type: _type, at: _at, by: _by, through: _through, groups: _groups, ...fields } = payload;
     return Object.keys(fields).length ? clip(JSON.stringify(fields)) : '';
   }
   if (entry.kind === 'actor') {

@@ -55,6 +55,8 @@ export type SendAnswer =
        * (`session_running_elsewhere`, `lease_lost`, `server_busy`…): the session runs a model
        * call elsewhere, and asking sooner only loads the server that runs it. `wait`,
        * `openWait` (wait_closed): the wait the event named, and the one open now (null: none).
+       * `not_a_decider` (a 403): the open wait names the groups who decide it and the caller's
+       * token is in none of them (nor in `admin`); `enabled` says what the session takes now.
        */
       error: { code: string; message: string; enabled?: string[]; retryAfterSeconds?: number; wait?: number; openWait?: number | null };
       view: SessionView;

@@ -23,6 +23,11 @@ export type StewardErrorCode =
   | 'event_refused'
   /** A decision named a wait that is no longer open: nothing was applied (`session.send()`). */
   | 'wait_closed'
+  /**
+   * A decision for a wait that names who decides it (a worker's `approvers` or `reviewers`, an
+   * escalation's group), sent by someone in none of those groups nor `admin`: nothing was applied.
+   */
+  | 'not_a_decider'
   | 'invalid_event'
   | 'invalid_package'
   | 'invalid_session_id'

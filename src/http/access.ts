@@ -63,6 +63,21 @@ export function seesEverySession(caller: Caller | undefined): boolean {
 }
 
 /**
+ * The groups a caller's decisions are stamped with (an event's `groups`, which a wait that
+ * names its deciders checks: deadlines.ts): `admin` for a caller who sees every session (one
+ * trusted caller — no tokens, the shared token, a front end acting for others, the inspector
+ * — keeps deciding every wait), else the caller's own groups (none: undefined).
+ *
+ * @example
+ * decisionGroups({ name: 'bob', named: true, actForOthers: false, groups: ['ops'] }); // ['ops']
+ * decisionGroups(undefined); // ['admin']
+ */
+export function decisionGroups(caller: Caller | undefined): string[] | undefined {
+  if (seesEverySession(caller)) return [ADMIN_GROUP];
+  return caller!.groups?.length ? [...caller!.groups] : undefined;
+}
+
+/**
  * The default rule: the owner, the participants (by name, or by one of the caller's groups)
  * and whoever sees every session (seesEverySession) may read and decide; nobody else may do
  * either.

@@ -12,6 +12,7 @@ import { HttpError } from './errors.js';
 import { CallerNameSchema, GroupNameSchema, MAX_CALLER_GROUPS } from '../store/participants.js';
 import { StewardError } from '../core/errors.js';
 import { ACT_FOR_OTHERS, SHARED_TOKEN_NAME, type ServeTokens } from './tokens.js';
+import { decisionGroups } from './access.js';
 
 /** Who sent a request, as its bearer token proves it. */
 export interface Caller {
@@ -131,17 +132,23 @@ export function pageTokenAuth(token: string, fix: string): MiddlewareHandler {
   };
 }
 
-export type Attribution = { ok: true; by?: string; via?: string } | { ok: false; code: 'by_not_allowed'; message: string };
+export type Attribution = { ok: true; by?: string; via?: string; groups?: string[] } | { ok: false; code: 'by_not_allowed'; message: string };
 
 /**
  * The `by` (and `via`) to record for an event that claims `claimed` as who acted, sent by
- * `caller`. Without a named token `by` stays a claim; with one it is the token's name, or,
- * for a token that may act for others, the claimed name plus the token's name as `via`.
+ * `caller`, and the `groups` it decides as (access.ts `decisionGroups`). Without a named token
+ * `by` stays a claim; with one it is the token's name, or, for a token that may act for
+ * others, the claimed name plus the token's name as `via`.
+ *
+ * @example
+ * attribute({ name: 'bob', named: true, actForOthers: false, groups: ['ops'] }, undefined); // { ok: true, by: 'bob', groups: ['ops'] }
  */
 export function attribute(caller: Caller | undefined, claimed: string | undefined): Attribution {
-  if (!caller?.named) return { ok: true, ...(claimed !== undefined ? { by: claimed } : {}) };
-  if (claimed === undefined || claimed === caller.name) return { ok: true, by: caller.name };
-  if (caller.actForOthers) return { ok: true, by: claimed, via: caller.name };
+  const groups = decisionGroups(caller);
+  const as = groups ? { groups } : {};
+  if (!caller?.named) return { ok: true, ...(claimed !== undefined ? { by: claimed } : {}), ...as };
+  if (claimed === undefined || claimed === caller.name) return { ok: true, by: caller.name, ...as };
+  if (caller.actForOthers) return { ok: true, by: claimed, via: caller.name, ...as };
   return {
     ok: false,
     code: 'by_not_allowed',

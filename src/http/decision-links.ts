@@ -4,7 +4,9 @@
  * token of the API. The link names its recipient, who is recorded as the decision's `by`.
  *
  * The token in the link is signed, not stored: `base64url(JSON claims) "." base64url(HMAC-SHA256)`
- * over the session, the wait's number, the recipient, an expiry and a random id. No table and
+ * over the session, the wait's number, the recipient, an expiry, a random id and, when the
+ * link's maker gave them, the groups the recipient decides as (a wait that names its deciders
+ * takes the decision only from one of them: src/core/machines/deadlines.ts). No table and
  * no shared memory: any server with the same secret takes the links another issued.
  *
  * Good for one decision without a store of used links: the link names the wait, a decision
@@ -21,13 +23,19 @@ import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 import { ActorNameSchema } from '../core/machines/session.events.js';
+import { GroupNameSchema } from '../core/machines/deadlines.js';
 import { SESSION_ID_MAX_CHARS } from '../ids.js';
 
 /** The shortest secret taken: 32 bytes, as `openssl rand -hex 32` (64 characters) more than gives. */
 export const MIN_LINK_SECRET_BYTES = 32;
 const MAX_LINK_SECRET_BYTES = 4096;
-/** Longer than any token this module signs (a 200-character id and a 120-character name, each up to 4 bytes a character): a longer one is not looked at. */
-export const MAX_LINK_TOKEN_CHARS = 2048;
+/** Groups a link may name for its recipient, at most: a wait names a few deciders, and each group lengthens the URL. */
+export const MAX_LINK_GROUPS = 4;
+/**
+ * Longer than any token this module signs (a 200-character id, a 120-character name and four
+ * 64-character groups, each up to 4 bytes a character): a longer one is not looked at.
+ */
+export const MAX_LINK_TOKEN_CHARS = 4096;
 const CONTEXT = 'steward decision link v1';
 
 /** How long a link is good for, at most and by default. */
@@ -59,7 +67,16 @@ const Claims = z.strictObject({
   e: z.number().int().positive(),
   /** The link's id. */
   n: LinkIdSchema,
+  /** The groups the recipient decides as (the decision's `groups`); absent: none. */
+  g: z.array(GroupNameSchema).min(1).max(MAX_LINK_GROUPS).optional(),
 });
+
+/** The groups a link names for its recipient, as its maker gives them: 1 to MAX_LINK_GROUPS group names, each once. */
+export const LinkGroupsSchema = z
+  .array(GroupNameSchema)
+  .min(1, 'must name at least one group (or leave the field out)')
+  .max(MAX_LINK_GROUPS, `must name at most ${MAX_LINK_GROUPS} groups`)
+  .transform((groups) => [...new Set(groups)]);
 
 /** What a link is for, once its signature and shape are checked. */
 export interface LinkClaims {
@@ -70,6 +87,8 @@ export interface LinkClaims {
   expiresAt: number;
   /** Names the link in the journal (`via: link:<id>`) and in logs; not a credential. */
   linkId: string;
+  /** The groups the recipient decides as (the decision's `groups`); absent: none. */
+  groups?: string[];
 }
 
 export interface IssuedLink {
@@ -79,6 +98,8 @@ export interface IssuedLink {
   recipient: string;
   /** ISO time after which the link decides nothing. */
   expiresAt: string;
+  /** The groups the recipient decides as; absent: none. */
+  groups?: string[];
 }
 
 /** A token that is not a link of this secret, or no longer good. `forged` covers every token not signed with the secret, malformed ones included. */
@@ -106,8 +127,8 @@ export class DecisionLinks {
     this.now = options.now ?? Date.now;
   }
 
-  /** A link's token for `recipient` to decide `wait` of `session` within `expiresIn` (`24h`, `30m`, `7d`). */
-  issue(options: { session: string; wait: number; recipient: string; expiresIn?: string }): IssuedLink {
+  /** A link's token for `recipient` (in `groups`, if given) to decide `wait` of `session` within `expiresIn` (`24h`, `30m`, `7d`). */
+  issue(options: { session: string; wait: number; recipient: string; expiresIn?: string; groups?: readonly string[] }): IssuedLink {
     const expiresIn = ExpiresInSchema.safeParse(options.expiresIn ?? DEFAULT_LINK_EXPIRES_IN);
     if (!expiresIn.success) throw new UserError(`expiresIn ${JSON.stringify(options.expiresIn)} ${expiresIn.error.issues[0]!.message}.`);
     const parsed = Claims.safeParse({
@@ -117,15 +138,22 @@ export class DecisionLinks {
       r: options.recipient,
       e: this.now() + expiresIn.data,
       n: b64(randomBytes(9)),
+      ...(options.groups?.length ? { g: [...new Set(options.groups)] } : {}),
     });
     if (!parsed.success) {
-      const field: Record<string, string> = { s: 'session', w: 'wait', r: 'recipient' };
+      const field: Record<string, string> = { s: 'session', w: 'wait', r: 'recipient', g: 'groups' };
       const problems = parsed.error.issues.map((i) => `${field[String(i.path[0])] ?? String(i.path[0])} ${i.message}`);
       throw new UserError(`Cannot make this decision link: ${problems.join('; ')}.`);
     }
     const claims = parsed.data;
     const body = b64(JSON.stringify(claims));
-    return { token: `${body}.${this.sign(body)}`, linkId: claims.n, recipient: claims.r, expiresAt: new Date(claims.e).toISOString() };
+    return {
+      token: `${body}.${this.sign(body)}`,
+      linkId: claims.n,
+      recipient: claims.r,
+      expiresAt: new Date(claims.e).toISOString(),
+      ...(claims.g ? { groups: claims.g } : {}),
+    };
   }
 
   /** What `token` is a link for, if this secret signed it and it has not expired. */
@@ -144,7 +172,14 @@ export class DecisionLinks {
       // Signed by this secret yet not a link: another version's shape.
       return { ok: false, why: 'forged' };
     }
-    const claims: LinkClaims = { sessionId: parsed.s, wait: parsed.w, recipient: parsed.r, expiresAt: parsed.e, linkId: parsed.n };
+    const claims: LinkClaims = {
+      sessionId: parsed.s,
+      wait: parsed.w,
+      recipient: parsed.r,
+      expiresAt: parsed.e,
+      linkId: parsed.n,
+      ...(parsed.g ? { groups: parsed.g } : {}),
+    };
     return parsed.e <= this.now() ? { ok: false, why: 'expired', claims } : { ok: true, claims };
   }
 

@@ -61,6 +61,7 @@ const statusOfCode = {
   forbidden_origin: 403,
   by_not_allowed: 403,
   decide_not_allowed: 403,
+  not_a_decider: 403,
   session_not_found: 404,
   link_invalid: 404,
   links_off: 404,

@@ -29,13 +29,14 @@ export interface ForkedPayload {
 export const isForkEntry = (entry: JournalEntry): boolean => entry.kind === 'created' && entry.type === 'forked';
 
 /** What the machine needs of a package; with `version`, the hash of the package version it comes from. */
-export function packageInfoOf(pkg: Pick<SkillPackage, 'id' | 'title' | 'description' | 'workers'>, version?: string): PackageInfo {
+export function packageInfoOf(pkg: Pick<SkillPackage, 'id' | 'title' | 'description' | 'workers' | 'deadlines'>, version?: string): PackageInfo {
   return {
     id: pkg.id,
     title: pkg.title,
     description: pkg.description,
-    // A worker's approval policy and tools only when they are not the defaults: a package info stays as it was without them.
-    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles, approval, tools }) => ({
+    // A worker's approval policy, tools, deciders and deadlines only when they are not the
+    // defaults: a package info stays as it was without them (old journals, snapshots compared by JSON).
+    workers: pkg.workers.map(({ id, title, description, inputTags, outputTags, roles, approval, tools, approvers, reviewers, deadlines }) => ({
       id,
       title,
       description,
@@ -44,8 +45,12 @@ export function packageInfoOf(pkg: Pick<SkillPackage, 'id' | 'title' | 'descript
       roles,
       ...(approval !== 'model' ? { approval } : {}),
       ...(tools.length > 0 ? { tools } : {}),
+      ...(approvers ? { approvers } : {}),
+      ...(reviewers ? { reviewers } : {}),
+      ...(deadlines ? { deadlines } : {}),
     })),
     ...(version !== undefined ? { version } : {}),
+    ...(pkg.deadlines ? { deadlines: pkg.deadlines } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ import type { WindowLimits } from '../core/machines/transcript.js';
 import type { ChatMessage, Model } from '../core/models/model.js';
 import { CONTROL_OR_INVISIBLE } from '../core/text/names.js';
 import { CallerNameSchema, ParticipantsSchema } from '../store/participants.js';
+import type { DeadlinePolicy } from '../core/machines/deadlines.js';
+import { PackageDeadlinesSchema } from '../core/skills/package-schema.js';
 import type { SkillPackage } from '../skills/index.js';
 import type { Lease, SessionStore, StoredSession } from '../store/session-store.js';
 import type { TranscriptName } from './archive.js';
@@ -105,6 +107,14 @@ export interface RuntimeOptions {
    * Tests pass one they move (session-deadline.ts, DeadlineClock).
    */
   clock?: DeadlineClock;
+  /**
+   * The deployment's deadlines, by waiting reason, e.g. `{ approve_step: { after: '24h',
+   * outcome: 'escalate', to: 'ops', then: { after: '4h', outcome: 'reject' } } }`
+   * (src/core/machines/deadlines.ts). Each reason given replaces the manifest's for that
+   * reason; a worker's own front matter `deadlines` still wins for the waits about it. Kept
+   * with each new session's package (a session keeps the deadlines it was created with).
+   */
+  deadlines?: DeadlinePolicy;
 }
 
 /** What a caller that holds a session's lease passes to `resumeSession` (SessionHost does). */
@@ -240,6 +250,23 @@ export function checkMaxBurstTokens(value: number | null | undefined, where: str
   if (!Number.isInteger(value) || value < 1)
     throw new UserError(`${where}: maxBurstTokens must be a whole number of tokens ≥ 1, or null for no budget (got ${String(value)}).`);
   return value;
+}
+
+/**
+ * `createRuntime({ deadlines })`, checked (undefined: none given, or an empty object).
+ *
+ * @example
+ * checkedDeadlines({ approve_step: { after: '24h', outcome: 'reject' } }, 'createRuntime'); // { approve_step: { after: '24h', outcome: 'reject' } }
+ */
+export function checkedDeadlines(value: unknown, where: string): DeadlinePolicy | undefined {
+  if (value === undefined) return undefined;
+  const parsed = PackageDeadlinesSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = ['deadlines', ...issue.path.map(String)].join('.');
+    throw new UserError(`${where}: ${at} ${issue.message}.`);
+  }
+  return Object.keys(parsed.data).length ? parsed.data : undefined;
 }
 
 /** An app's seed tags as version 1 of each, written by "app"; undefined when there are none. */

@@ -39,6 +39,7 @@ import { packageVersionOf, shortHash } from '../skills/package-version.js';
 import { PinnedVersions, storedVersion } from './pinned-versions.js';
 import { upgradeProblem } from '../core/machines/package-upgrade.js';
 import { checkedMachine, providesActor } from './provided-machine.js';
+import { withDeploymentDeadlines } from './deployment-deadlines.js';
 import { SessionTracer, TRACER_NAME } from './tracing.js';
 import { OpenAIModel } from '../models/openai-model.js';
 import {
@@ -46,6 +47,7 @@ import {
   seededBoard,
   checkedToolVariables,
   checkedOwnership,
+  checkedDeadlines,
   type CreateSessionOptions,
   type ForkOptions,
   type ResumeOptions,
@@ -103,7 +105,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const versionsWritten = new Set<string>();
   // One PackageInfo per package, shared by every session of this runtime (and swapped into
   // restored snapshots when it matches), so sessions do not each carry a copy.
-  const infos = new Map([...packages.values()].map((pkg) => [pkg.id, packageInfo(pkg, onDisk(pkg.id))]));
+  const deadlines = checkedDeadlines(options.deadlines, 'createRuntime');
+  const infos = new Map([...packages.values()].map((pkg) => [pkg.id, withDeploymentDeadlines(packageInfo(pkg, onDisk(pkg.id)), deadlines)]));
   const infoJson = new Map([...infos.values()].map((info) => [info.id, JSON.stringify(info)]));
   const leases = store?.leases;
   const leaseOwner = options.leaseOwner ?? leaseOwnerName('node');

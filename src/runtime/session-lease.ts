@@ -164,7 +164,7 @@ export async function leaseForSend(
   store: SessionStore,
   id: string,
   revision: number,
-): Promise<Exclude<SendError, { code: 'event_refused' }> | undefined> {
+): Promise<Exclude<SendError, { code: 'event_refused' | 'not_a_decider' }> | undefined> {
   try {
     if (!(await leasing.hold())) return undefined;
     const stored = await store.load(id);
@@ -180,7 +180,13 @@ export async function leaseForSend(
     if (SessionLeasedError.isInstance(error)) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
     const message = error instanceof Error ? error.message : String(error);
     // A store's own failure keeps its code; anything else taking the lease can throw is Steward's bug.
-    if (StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere')
+    if (
+      StewardError.isInstance(error) &&
+      error.code !== 'event_refused' &&
+      error.code !== 'not_a_decider' &&
+      error.code !== 'wait_closed' &&
+      error.code !== 'session_running_elsewhere'
+    )
       return { code: error.code, message };
     return { code: 'internal_error', message };
   }

@@ -41,11 +41,13 @@ import type { StoredDeadline } from '../store/session-store.js';
 /** Why send() did not take an event: a refusal says by the chart what the state takes instead. */
 export type SendError =
   | ({ code: 'event_refused'; message: string } & RefusalDetails)
+  /** The open wait names who decides it (`approvers`, `reviewers`, an escalation), and the event's `groups` hold none of them nor `admin`. */
+  | ({ code: 'not_a_decider'; message: string } & RefusalDetails)
   /** The event named a wait (`wait`) that is no longer open: nothing was applied. `openWait`: the wait open now, if one is. */
   | ({ code: 'wait_closed'; message: string; wait: number; openWait: number | null } & RefusalDetails)
   /** Another process holds the session's lease and runs it: `holder` is its own description. */
   | { code: 'session_running_elsewhere'; message: string; holder: string | null }
-  | { code: Exclude<StewardErrorCode, 'event_refused' | 'wait_closed' | 'session_running_elsewhere'>; message: string };
+  | { code: Exclude<StewardErrorCode, 'event_refused' | 'not_a_decider' | 'wait_closed' | 'session_running_elsewhere'>; message: string };
 
 /**
  * What `send()` resolves with. `repeated: true`: nothing was applied, and nothing needed to be:
@@ -423,7 +425,10 @@ export class Session {
     return error ? { ok: false, error, view: this.view() } : undefined;
   }
 
-  private refuse(code: Exclude<StewardErrorCode, 'event_refused' | 'wait_closed' | 'session_running_elsewhere'>, message: string): SendResult & { ok: false } {
+  private refuse(
+    code: Exclude<StewardErrorCode, 'event_refused' | 'not_a_decider' | 'wait_closed' | 'session_running_elsewhere'>,
+    message: string,
+  ): SendResult & { ok: false } {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
@@ -432,11 +437,11 @@ export class Session {
    * refusal changes only `rejections`, which no guard reads, so the view's reading of the
    * state now is that reading: the chart is read once.
    */
-  private refused(eventType: string, message: string): SendResult & { ok: false } {
+  private refused(eventType: string, message: string, code: 'event_refused' | 'not_a_decider' = 'event_refused'): SendResult & { ok: false } {
     const view = this.view();
     return {
       ok: false,
-      error: { code: 'event_refused', message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents },
+      error: { code, message, eventType, state: view.state, accepted: view.acceptedEvents, enabled: view.enabledEvents },
       view,
     };
   }
@@ -475,7 +480,11 @@ export class Session {
     if (SessionLeasedError.isInstance(error))
       return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
     const code =
-      StewardError.isInstance(error) && error.code !== 'event_refused' && error.code !== 'wait_closed' && error.code !== 'session_running_elsewhere'
+      StewardError.isInstance(error) &&
+      error.code !== 'event_refused' &&
+      error.code !== 'not_a_decider' &&
+      error.code !== 'wait_closed' &&
+      error.code !== 'session_running_elsewhere'
         ? error.code
         : 'internal_error';
     return this.refuse(code, message);
@@ -619,7 +628,8 @@ export class Session {
       if (after.context.rejections !== before.context.rejections) {
         await this.journal?.acknowledge();
         const last = after.context.rejections[after.context.rejections.length - 1]!;
-        return last.code === 'wait_closed' ? this.closedWait(event, last.reason, last.repeated === true) : this.refused(event.type, last.reason);
+        if (last.code === 'wait_closed') return this.closedWait(event, last.reason, last.repeated === true);
+        return this.refused(event.type, last.reason, last.code === 'not_a_decider' ? 'not_a_decider' : 'event_refused');
       }
       if (onAccepted) {
         await this.journal?.written();

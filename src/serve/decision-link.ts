@@ -15,6 +15,8 @@ export interface DecisionLinkRequest {
   recipient: string;
   /** How long the link works: `30m`, `24h` (the default), `7d`; 1 minute to 30 days. */
   expiresIn?: string;
+  /** The groups the recipient decides as (the decision's `groups`), at most MAX_LINK_GROUPS; absent: none. */
+  groups?: readonly string[];
 }
 
 export interface DecisionLink extends IssuedLink {

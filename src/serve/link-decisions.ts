@@ -121,7 +121,14 @@ export function linkEvent(view: SessionView, claims: LinkClaims, body: LinkDecis
   const type = view.waitingReason ? EVENTS[view.waitingReason]?.[body.decision] : undefined;
   if (!type || !linkDecisions(view).includes(body.decision))
     return { problem: `"${body.decision}" is not a decision this wait allows: ${linkDecisions(view).join(', ') || 'none'}.` };
-  const base = { wait: claims.wait, by: claims.recipient, via: linkVia(claims.linkId), through: 'link' as const };
+  // The groups are the link's, as its maker vouched for them: a wait that names its deciders checks them.
+  const base = {
+    wait: claims.wait,
+    by: claims.recipient,
+    via: linkVia(claims.linkId),
+    ...(claims.groups ? { groups: [...claims.groups] } : {}),
+    through: 'link' as const,
+  };
   const reason = body.reason?.trim() ? { reason: body.reason.trim() } : {};
   switch (type) {
     case 'user_approved_next_step':

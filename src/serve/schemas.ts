@@ -142,10 +142,18 @@ export const SendResultSchema = z
 /** A send's 400 comes from two places: the server's check of the body, and the session's check of the event. */
 export const SendBadRequest = z
   .union([
-    ErrorBody.describe('invalid_request: the body is not a user event (the issues say which field), or it sets `via` or `through`'),
+    ErrorBody.describe('invalid_request: the body is not a user event (the issues say which field), or it sets `via`, `through` or `groups`'),
     SendFailure.describe('invalid_event: the session refused the event (e.g. `by` is a reserved name): the SendResult, state unchanged'),
   ])
   .describe('A failure: { error } when the body is no user event; a SendResult with ok: false when the session refused it');
+
+/** A send's 403 comes from two places: the server's check of the caller, and the session's check of the wait's deciders. */
+export const SendForbidden = z
+  .union([
+    ErrorBody.describe('by_not_allowed, decide_not_allowed: the caller may not send this (nothing was sent)'),
+    SendFailure.describe('not_a_decider: the caller is in none of the groups who decide the open wait: the SendResult, state unchanged'),
+  ])
+  .describe('A refusal of who sent it: { error } before the session saw it; a SendResult with ok: false when the session refused the decider');
 
 export const ListResponse = z.object({
   sessions: z.array(SessionSummarySchema),

@@ -39,7 +39,15 @@ export function loadPackage(dir: string): SkillPackage {
   const workers = readWorkers(packageDir, manifest);
   const problems = [...checkChain(packageDir, manifest, workers), ...checkToolServers(packageDir, manifest, workers)];
   if (problems.length > 0) fail(packageDir, problems);
-  return { id: manifest.id, title: manifest.title, description: manifest.description, workers, mcpServers: manifest.mcpServers ?? {}, dir: packageDir };
+  return {
+    id: manifest.id,
+    title: manifest.title,
+    description: manifest.description,
+    workers,
+    mcpServers: manifest.mcpServers ?? {},
+    ...(manifest.deadlines ? { deadlines: manifest.deadlines } : {}),
+    dir: packageDir,
+  };
 }
 
 /** Every tool a worker names is of a server the manifest declares. */
@@ -226,6 +234,9 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
     roles: fm.roles ?? [],
     approval: fm.approval ?? 'model',
     tools: fm.tools ?? [],
+    ...(fm.approvers ? { approvers: fm.approvers } : {}),
+    ...(fm.reviewers ? { reviewers: fm.reviewers } : {}),
+    ...(fm.deadlines ? { deadlines: fm.deadlines } : {}),
     prompt,
   };
 }

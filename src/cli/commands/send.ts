@@ -28,6 +28,7 @@ import {
 } from '../context.js';
 import { buildEvent, EVENT_ALIASES, resolveEventName } from '../events.js';
 import type { UserEvent } from '../../core/machines/session.events.js';
+import { ADMIN_GROUP } from '../../core/machines/deadlines.js';
 import type { SessionView } from '../../core/view.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
@@ -146,7 +147,9 @@ export function register(program: Command): void {
                 `\`steward show ${id}\`.`,
             );
           }
-          const result = await session.send({ ...event, through: 'cli' }, flags.key !== undefined ? { idempotencyKey: flags.key } : {});
+          // Local, holding the database: the CLI decides as admin (any wait's deciders take it).
+          const sent = { ...event, groups: [ADMIN_GROUP], through: 'cli' as const };
+          const result = await session.send(sent, flags.key !== undefined ? { idempotencyKey: flags.key } : {});
           if (!result.ok) throw new CliError(result.error.code, result.error.message);
           if (result.repeated)
             process.stderr.write(

@@ -101,7 +101,7 @@ export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
 
 export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, through, wait, groups, packageId: text });
 export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, through, wait, groups, text });
-export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via, through, wait });
+export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via, through, wait, groups });
 export const UserApprovedNextStep = z.strictObject({
   type: z.literal('user_approved_next_step'),
   at,
@@ -154,7 +154,7 @@ export const UserAnsweredQuestions = z.strictObject({
   groups,
   answers: z.record(z.string(), z.string()).describe('question id (q1, q2, …) → answer'),
 });
-export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, through, wait });
+export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, through, wait, groups });
 
 /** A refinement of what a person sends for a tool call (its arguments, a server's answers): bounded as JSON like a model's arguments. */
 const withinToolArgumentsChars = [

@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { strict } from './strict-object.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { McpServersSchema, type McpServerConfig } from './mcp-servers.js';
+import { DECISION_WAITS, DeadlinesSchema, DeciderGroupsSchema, type DeadlinePolicy } from '../machines/deadlines.js';
 
 const MAX_WORKERS = DEFAULT_LIMITS.workersPerPackage;
 
@@ -44,6 +45,30 @@ export const TOOL_REF_PATTERN = /^[a-z][a-z0-9_-]*\.([A-Za-z0-9_.-]{1,128}|\*)$/
 const TOOL_REF_HINT = '"server.tool" or "server.*", with a server of the manifest\'s mcpServers (e.g. "files.read_text_file")';
 const MAX_TOOL_REFS = 64;
 
+const RULE_EXAMPLE = '{ "after": "24h", "outcome": "reject" }';
+
+/**
+ * Deadlines by waiting reason (DeadlinesSchema's rules), with a message the author reads when
+ * the value is not an object at all: the manifest's `deadlines`, `createRuntime({ deadlines })`.
+ */
+export const PackageDeadlinesSchema = z
+  .record(z.string(), z.unknown(), { error: `must be an object of waiting reasons → a rule like ${RULE_EXAMPLE}` })
+  .pipe(DeadlinesSchema) as z.ZodType<DeadlinePolicy, unknown>;
+
+/** The waits a worker's own `deadlines` may name: the decisions about it (its step, its artifact, its tool calls). */
+const workerDeadlinesField = () =>
+  z
+    .record(z.string(), z.unknown(), { error: `must be an object of ${DECISION_WAITS.join(', ')} → a rule like ${RULE_EXAMPLE}` })
+    .refine((policy) => Object.keys(policy).every((reason) => (DECISION_WAITS as readonly string[]).includes(reason)), {
+      error: (issue) =>
+        `names ${Object.keys(issue.input as object)
+          .filter((reason) => !(DECISION_WAITS as readonly string[]).includes(reason))
+          .map((reason) => `"${reason}"`)
+          .join(', ')}: a worker's deadlines are for the decisions about it (${DECISION_WAITS.join(', ')}); ` +
+        'put the deadlines of other waits in the manifest\'s "deadlines"',
+    })
+    .pipe(DeadlinesSchema) as z.ZodType<DeadlinePolicy, unknown>;
+
 export const TagSchema = z.string({ error: `must be ${TAG_HINT}` }).regex(TAG_PATTERN, { error: `must be ${TAG_HINT}` });
 
 export const PackageManifestSchema = strict(
@@ -63,8 +88,10 @@ export const PackageManifestSchema = strict(
       .refine(noDuplicates, { error: 'must not list the same worker twice' }),
     /** The MCP servers whose tools the package's workers may call (front matter `tools`), in the shape MCP hosts use. */
     mcpServers: McpServersSchema.optional(),
+    /** Deadlines of the package's waits, by waiting reason (src/core/machines/deadlines.ts); a worker's own front matter wins for its waits. */
+    deadlines: PackageDeadlinesSchema.optional(),
   },
-  'a JSON object with schemaVersion, id, title, description, workers and optionally mcpServers',
+  'a JSON object with schemaVersion, id, title, description, workers and optionally mcpServers and deadlines',
 );
 
 const RoleSchema = strict(
@@ -84,6 +111,13 @@ export const ApprovalPolicySchema = z.enum(['always', 'never', 'model'], {
   error: 'must be "always" (a person approves every run), "never" (no run waits) or "model" (the manager decides, the default)',
 });
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
+/** A front matter list of decider groups, with the example an author needs when it is not a list. */
+const deciders = (what: string) =>
+  z
+    .array(z.unknown(), { error: `must be a list of the groups who ${what}, e.g. ["ops"]` })
+    .pipe(DeciderGroupsSchema)
+    .optional();
 
 export const WorkerFrontMatterSchema = strict(
   {
@@ -109,6 +143,10 @@ export const WorkerFrontMatterSchema = strict(
       .max(MAX_TOOL_REFS, { error: `must list at most ${MAX_TOOL_REFS} tools: use "server.*" for all of a server's tools` })
       .refine(noDuplicates, { error: 'must not list the same tool twice' })
       .optional(),
+    /** The groups that decide its steps and tool calls, and its artifacts (deadlines.ts: anyone else's decision is refused). */
+    approvers: deciders('approve its steps and tool calls'),
+    reviewers: deciders('review its artifacts'),
+    deadlines: workerDeadlinesField().optional(),
   },
   'YAML front matter with id, title, description, inputTags and outputTags',
 );
@@ -136,6 +174,12 @@ export interface WorkerSkill {
   approval: ApprovalPolicy;
   /** The MCP tools the worker may call (front matter `tools`: `server.tool` or `server.*`); empty when none. */
   tools: string[];
+  /** The groups that decide its steps and tool calls (front matter `approvers`); absent: whoever may decide the session. */
+  approvers?: string[];
+  /** The groups that decide its artifacts (front matter `reviewers`); absent: whoever may decide the session. */
+  reviewers?: string[];
+  /** Deadlines of the decisions about it (front matter `deadlines`), over the package's. */
+  deadlines?: DeadlinePolicy;
   /** The worker's system prompt (the Markdown body of its file). */
   prompt: string;
 }
@@ -148,6 +192,8 @@ export interface SkillPackage {
   workers: WorkerSkill[];
   /** The manifest's MCP servers, by name (`${VAR}` placeholders as written: read when a server starts). */
   mcpServers: Record<string, McpServerConfig>;
+  /** The manifest's deadlines by waiting reason (absent: none). */
+  deadlines?: DeadlinePolicy;
   /** Absolute path of the package folder. */
   dir: string;
 }

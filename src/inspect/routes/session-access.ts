@@ -12,6 +12,7 @@ import type { StoredSession } from '../../store/session-store.js';
 import { snapshotState } from '../replay.js';
 import type { InspectorContext } from './context.js';
 import { sessionNotFound, sessionRunningElsewhere } from '../../http/errors.js';
+import { ADMIN_GROUP } from '../../http/access.js';
 
 /** After an accepted event, how long a POST waits for the session to settle before answering "still running". */
 const SETTLE_GRACE_MS = 1_500;
@@ -79,8 +80,9 @@ export async function sendEvent(ctx: InspectorContext, id: string, event: unknow
       error: () => resolveMoved(),
     });
   });
-  // A JSON body as sent: send() checks it and refuses what is malformed. It came by the inspector, whatever it says.
-  const sent = event && typeof event === 'object' && !Array.isArray(event) ? { ...event, through: 'inspector' } : event;
+  // A JSON body as sent: send() checks it and refuses what is malformed. It came by the inspector, whatever it says,
+  // from the one who holds its page token and the database: it decides as admin (any wait's deciders take it).
+  const sent = event && typeof event === 'object' && !Array.isArray(event) ? { ...event, groups: [ADMIN_GROUP], through: 'inspector' } : event;
   const sending = session.send(sent as UserEvent);
   ctx.inFlight.add(sending);
   void sending.finally(() => {

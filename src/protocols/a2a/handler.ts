@@ -50,7 +50,7 @@ export interface A2ADeps {
   owner?: string | null;
 }
 
-type Who = { by?: string; via?: string; through?: DecisionChannel };
+type Who = { by?: string; via?: string; groups?: string[]; through?: DecisionChannel };
 
 const FIRST_REQUEST_TEXT = 'The first message is the request: send it as a text part (what the team should do).';
 

@@ -179,7 +179,13 @@ export const a2aJsonRpc = defineRoute(
       const who = attribute(c.get('caller'), undefined);
       // Every event of the task is journalled as decided through A2A.
       const attribution = {
-        ...(who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {}),
+        ...(who.ok
+          ? {
+              ...(who.by !== undefined ? { by: who.by } : {}),
+              ...(who.via !== undefined ? { via: who.via } : {}),
+              ...(who.groups !== undefined ? { groups: who.groups } : {}),
+            }
+          : {}),
         through: 'a2a' as const,
       };
       // The card this request is answered with (its versions, its capabilities): its URLs are the public URL's, never the request's Host.

@@ -84,7 +84,13 @@ export const agUiRun = defineRoute(
       const who = attribute(c.get('caller'), undefined);
       // Every event of the run is journalled as decided through AG-UI.
       const attribution = {
-        ...(who.ok ? { ...(who.by !== undefined ? { by: who.by } : {}), ...(who.via !== undefined ? { via: who.via } : {}) } : {}),
+        ...(who.ok
+          ? {
+              ...(who.by !== undefined ? { by: who.by } : {}),
+              ...(who.via !== undefined ? { via: who.via } : {}),
+              ...(who.groups !== undefined ? { groups: who.groups } : {}),
+            }
+          : {}),
         through: 'ag-ui' as const,
       };
       const failed = (details: string) => log(`serve: an AG-UI run on thread ${input.threadId} failed: ${details}`);

@@ -164,7 +164,7 @@ const answerOfEvent = (event: UserEvent) => answerOf(event as unknown as Record<
 
 /**
  * Runs one AG-UI run and emits its events (each checked by `@ag-ui/core`'s schema by `emit`).
- * `who`: the authenticated caller's attribution (`by`, `via`), never the payload's, and the surface (`through`).
+ * `who`: the authenticated caller's attribution (`by`, `via`, the `groups` it decides as), never the payload's, and the surface (`through`).
  *
  * @example
  * await runAgUi(deps, 'short-story', input, { by: 'ana' }, (event) => sse.writeSSE({ data: JSON.stringify(event) }));
@@ -173,7 +173,7 @@ export async function runAgUi(
   deps: AgUiDeps,
   packageId: string,
   input: RunAgentInput,
-  who: { by?: string; via?: string; through?: DecisionChannel },
+  who: { by?: string; via?: string; groups?: string[]; through?: DecisionChannel },
   emit: Emit,
 ): Promise<void> {
   const { threadId, runId } = input;

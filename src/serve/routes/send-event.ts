@@ -6,7 +6,7 @@ import { attribute } from '../../http/auth.js';
 import { clientResult, HttpError, setRetryAfter, statusOf } from '../../http/errors.js';
 import { defineRoute, jsonContent, refuseInvalid } from '../../http/route.js';
 import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
-import { AcceptedResponse, ErrorBody, IdempotencyKeyHeader, SendBadRequest, SendQuery, SendResultSchema, UserEventSchema } from '../schemas.js';
+import { AcceptedResponse, ErrorBody, IdempotencyKeyHeader, SendBadRequest, SendForbidden, SendQuery, SendResultSchema, UserEventSchema } from '../schemas.js';
 
 /** Who acted, as claimed: the event's own `by`, else the X-Steward-User header (validated as the event's `by`). */
 function withHeaderBy(body: unknown, c: Context): unknown {
@@ -25,7 +25,9 @@ export const sendEvent = defineRoute(
       'once: the same key again (on any server of the store, also after a restart) changes nothing and answers the stored ' +
       'result with `repeated: true`; the same key with another event is a 422 (idempotency_key_reused). An event naming the wait it ' +
       "answers (`wait`, the view's `wait`) is applied to that wait or not at all: once that wait is closed, the decision that " +
-      'closed it again answers 200 with `repeated: true` (nothing applied), any other a 409 wait_closed',
+      'closed it again answers 200 with `repeated: true` (nothing applied), any other a 409 wait_closed. A wait whose worker names ' +
+      "who decides it (`approvers`, `reviewers`) takes a decision only from a caller in one of those groups or in `admin` (the token's " +
+      '`groups=`; a caller that sees every session decides as admin); anyone else gets 403 not_a_decider',
     security: BEARER,
     // The event validated is the body with the header's `by` in it: the session's zod schema bounds it.
     middleware: readJsonBody({ amend: withHeaderBy }),
@@ -59,8 +61,10 @@ export const sendEvent = defineRoute(
       403: {
         description:
           "by_not_allowed: the event names another `by` than its token's name, and the token may not act for others; " +
-          "decide_not_allowed: the caller may see the session but not decide it (an app's own access rule); nothing was sent",
-        content: { 'application/json': { schema: ErrorBody } },
+          "decide_not_allowed: the caller may see the session but not decide it (an app's own access rule); nothing was sent " +
+          "(the error body); not_a_decider: the open wait names the groups who decide it (a worker's `approvers` or `reviewers`, an " +
+          "escalation's group) and the caller's token is in none of them nor in `admin`: the SendResult, state unchanged",
+        content: { 'application/json': { schema: SendForbidden } },
       },
       404: jsonContent('No such session (or not one the caller may see)', ErrorBody),
       409: {
@@ -113,6 +117,12 @@ export const sendEvent = defineRoute(
           'invalid_request',
           'Invalid event: through: the server sets `through` (the surface an event came by: "rest" here): leave it out.',
         );
+      if (event.groups !== undefined)
+        throw new HttpError(
+          400,
+          'invalid_request',
+          "Invalid event: groups: the server sets `groups` (the groups your token puts you in, which a wait's deciders are checked against): leave it out.",
+        );
       // `attribute` holds the claimed `by` to the caller's token.
       const who = attribute(c.get('caller'), event.by);
       if (!who.ok) throw new HttpError(403, who.code, who.message);
@@ -123,6 +133,7 @@ export const sendEvent = defineRoute(
         ...rest,
         ...(who.by !== undefined ? { by: who.by } : {}),
         ...(who.via !== undefined ? { via: who.via } : {}),
+        ...(who.groups !== undefined ? { groups: who.groups } : {}),
         through: 'rest' as const,
       };
       const result = async ? await host.sendAsync(id, attributed, options) : await host.send(id, attributed, undefined, options);
