@@ -25,6 +25,7 @@ import type { ToolApprovalRule } from './worker-tools.js';
 import type { Session } from './session.js';
 import type { SessionView } from '../core/view.js';
 import type { DeadlineClock } from './session-deadline.js';
+import type { WebhookLinks } from '../webhooks/links.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -115,6 +116,12 @@ export interface RuntimeOptions {
    * with each new session's package (a session keeps the deadlines it was created with).
    */
   deadlines?: DeadlinePolicy;
+  /**
+   * With `webhooks`: the decision links a `session.waiting` message carries when its wait names
+   * the groups that decide it, one per person who may (src/webhooks/links.ts). `steward serve`
+   * makes them for its named tokens in those groups (`webhookLinksFor` of `steward/serve`).
+   */
+  webhookLinks?: WebhookLinks;
 }
 
 /** What a caller that holds a session's lease passes to `resumeSession` (SessionHost does). */

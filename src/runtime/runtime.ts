@@ -176,6 +176,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     checkEvent: tools.eventProblem,
     ...(options.inspect ? { inspect: options.inspect } : {}),
     ...(webhooks.length ? { webhooks } : {}),
+    ...(options.webhookLinks ? { webhookLinks: options.webhookLinks } : {}),
   };
   const tracer = options.tracerProvider?.getTracer(TRACER_NAME);
   const tracedModel = { name: options.model.label, provider: options.model instanceof OpenAIModel ? 'openai' : '_OTHER' };
@@ -190,7 +191,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     snapshot: Parameters<typeof sessionView>[0],
     dueAt: string | null,
   ) {
-    const notices = new WebhookNotices(webhooks, 0);
+    const notices = new WebhookNotices(webhooks, 0, options.webhookLinks);
     for (const event of emittedBy(initialTransition(machine, input)[1])) notices.noticed(event);
     return notices.take(() => sessionView(snapshot, onDisk, { dueAt }));
   }

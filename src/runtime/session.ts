@@ -34,6 +34,7 @@ import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import { sessionView, type SessionView } from '../core/view.js';
 import type { WebhookReceiver } from '../webhooks/receivers.js';
 import { WebhookNotices } from './webhook-notices.js';
+import type { WebhookLinks } from '../webhooks/links.js';
 import { SessionDeadline, systemClock, type DeadlineClock } from './session-deadline.js';
 import type { DeadlinePassedEvent } from '../core/machines/deadlines.js';
 import type { StoredDeadline } from '../store/session-store.js';
@@ -93,6 +94,8 @@ export interface SessionOptions {
   webhooks?: readonly Pick<WebhookReceiver, 'url' | 'events'>[];
   /** The clock the open wait's deadline is armed on (default: the system's). */
   clock?: DeadlineClock;
+  /** With webhooks: the decision links a message announcing a wait with deciders carries. */
+  webhookLinks?: WebhookLinks;
 }
 
 const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
@@ -190,7 +193,7 @@ export class Session {
     this.actor = options.start(inspect);
     if (this.journal && options.webhooks?.length) {
       // Waits opened before now were announced by the write that opened them (a new session's: its create).
-      notices = new WebhookNotices(options.webhooks, this.actor.getSnapshot().context.waits.opened);
+      notices = new WebhookNotices(options.webhooks, this.actor.getSnapshot().context.waits.opened, options.webhookLinks);
       this.actor.on('*', notices.noticed);
     }
     // What the start itself changed (an eventless step of a restored snapshot; a new session's seeds).

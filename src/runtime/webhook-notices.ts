@@ -13,6 +13,7 @@ import type { SessionView } from '../core/view.js';
 import type { OutboxInput } from '../store/outbox.js';
 import { webhookTypeOf, type WebhookEventType } from '../webhooks/events.js';
 import { webhookBody } from '../webhooks/payload.js';
+import type { RecipientLink, WebhookLinks } from '../webhooks/links.js';
 import { receiverWants, type WebhookReceiver } from '../webhooks/receivers.js';
 import { isoNow } from './iso-now.js';
 
@@ -32,6 +33,8 @@ export class WebhookNotices {
     private readonly receivers: readonly Pick<WebhookReceiver, 'url' | 'events'>[],
     /** The highest wait number already announced (the context's `waits.opened` as the session starts). */
     private announcedWait: number,
+    /** Makes the decision links of a wait that names its deciders (createRuntime({ webhookLinks })). */
+    private readonly links?: WebhookLinks,
   ) {}
 
   /** An event the chart emitted. */
@@ -53,10 +56,25 @@ export class WebhookNotices {
     this.seen = [];
     const now = view();
     return seen.flatMap(({ type, event, at }) => {
-      const payload = webhookBody(type, event as unknown as { type: string } & Record<string, unknown>, now, at);
+      const links = type === 'session.waiting' ? this.linksOf(now) : [];
+      const payload = webhookBody(type, event as unknown as { type: string } & Record<string, unknown>, now, at, links);
       return this.receivers
         .filter((receiver) => receiverWants(receiver, type))
         .map((receiver) => ({ id: newMessageId(), receiver: receiver.url, type, payload }));
     });
+  }
+
+  /**
+   * The links of the wait the view shows, when it names its deciders. A function that throws
+   * (an app's) costs the message its links, never the session its write.
+   */
+  private linksOf(view: SessionView): readonly RecipientLink[] {
+    if (!this.links || view.phase !== 'waiting_user' || view.wait === undefined || !view.deciders) return [];
+    try {
+      const wait = { sessionId: view.id, wait: view.wait, reason: view.waitingReason ?? '', deciders: view.deciders, dueAt: view.deadline?.dueAt ?? null };
+      return this.links(wait);
+    } catch {
+      return [];
+    }
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { SessionView } from '../core/view.js';
 import type { WebhookEventType } from './events.js';
+import type { RecipientLink } from './links.js';
 
 export const MAX_WEBHOOK_BYTES = 64 * 1024;
 
@@ -24,6 +25,8 @@ export interface WebhookBody {
     /** What the session waits for now, as the view shows it; null when it does not wait. */
     wait: Record<string, unknown> | null;
     view: Partial<SessionView>;
+    /** A `session.waiting` for a wait that names its deciders: a decision link per person who may decide it (links.ts). */
+    links?: readonly RecipientLink[];
     truncated?: true;
   };
 }
@@ -58,10 +61,18 @@ function pick<T extends object, K extends keyof T>(value: T, keys: readonly K[])
  * @example
  * const body = webhookBody('session.waiting', { type: 'waiting', reason: 'intake', state: 'waiting_user.intake', wait: 1 }, view, new Date().toISOString());
  */
-export function webhookBody(type: WebhookEventType, event: WebhookBody['data']['event'], view: SessionView, timestamp: string): WebhookBody {
+export function webhookBody(
+  type: WebhookEventType,
+  event: WebhookBody['data']['event'],
+  view: SessionView,
+  timestamp: string,
+  links: readonly RecipientLink[] = [],
+): WebhookBody {
   const wait = view.phase === 'waiting_user' ? (pick(view, WAIT_FIELDS) as Record<string, unknown>) : null;
-  const body: WebhookBody = { type, timestamp, data: { sessionId: view.id, event, wait, view } };
+  const withLinks = links.length ? { links } : {};
+  const body: WebhookBody = { type, timestamp, data: { sessionId: view.id, event, wait, view, ...withLinks } };
   if (Buffer.byteLength(JSON.stringify(body)) <= MAX_WEBHOOK_BYTES) return body;
+  // The links are what a person acts on: a truncated body keeps them.
   const small = wait ? pick(wait, ['wait', 'waitingReason', 'deadline', 'deciders']) : null;
-  return { type, timestamp, data: { sessionId: view.id, event, wait: small, view: pick(view, SUMMARY_FIELDS), truncated: true } };
+  return { type, timestamp, data: { sessionId: view.id, event, wait: small, view: pick(view, SUMMARY_FIELDS), ...withLinks, truncated: true } };
 }
