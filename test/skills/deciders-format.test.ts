@@ -107,6 +107,12 @@ describe('the package format', () => {
     expect(refusal(() => loadPackage(join(writePackage({}, { deadlines: { lunch: { after: '1h', outcome: 'remind' } } }), 'tiny')))).toMatch(
       /manifest field "deadlines" names a wait Steward does not have \(lunch\)/,
     );
+    expect(refusal(() => loadPackage(join(writePackage({ deadlines: { review_artifact: { after: '1h', outcom: 'reject' } } }), 'tiny')))).toMatch(
+      /front matter field "deadlines\.review_artifact" has unknown field "outcom": a rule has after, outcome, to and then/,
+    );
+    expect(refusal(() => loadPackage(join(writePackage({}, { deadlines: { approve_step: '24h' } }), 'tiny')))).toMatch(
+      /manifest field "deadlines\.approve_step" must be a rule like \{ "after": "24h", "outcome": "reject" \}/,
+    );
     expect(refusal(() => loadPackage(join(writePackage({}, { deadlines: '24h' }), 'tiny')))).toMatch(
       /manifest field "deadlines" must be an object of waiting reasons → a rule like \{ "after": "24h", "outcome": "reject" \}/,
     );

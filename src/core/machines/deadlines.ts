@@ -63,9 +63,10 @@ const MAX_INTERVAL_MS = 366 * UNIT_MS.d;
  * `90s`, `30m`, `24h`, `7d`. Written by hand here: the only format is this one, and a library
  * that also reads "1 week" would accept what the docs do not promise.
  */
+const INTERVAL_HINT = 'must be a whole number and a unit, like "90s", "30m", "24h" or "7d"';
 export const IntervalSchema = z
-  .string()
-  .regex(/^[1-9]\d{0,6}(s|m|h|d)$/, 'must be a whole number and a unit, like "90s", "30m", "24h" or "7d"')
+  .string({ error: INTERVAL_HINT })
+  .regex(/^[1-9]\d{0,6}(s|m|h|d)$/, INTERVAL_HINT)
   .refine((text) => intervalMs(text) <= MAX_INTERVAL_MS, 'must be at most 366 days');
 
 /**
@@ -98,12 +99,21 @@ export interface DeadlineRule {
 
 const RuleSchema: z.ZodType<DeadlineRule> = z.lazy(() =>
   z
-    .strictObject({
-      after: IntervalSchema,
-      outcome: z.enum(DEADLINE_OUTCOMES, { error: 'must be "reject", "escalate" (with "to": a group) or "remind"' }).default('reject'),
-      to: GroupNameSchema.optional(),
-      then: RuleSchema.optional(),
-    })
+    .strictObject(
+      {
+        after: IntervalSchema,
+        outcome: z.enum(DEADLINE_OUTCOMES, { error: 'must be "reject", "escalate" (with "to": a group) or "remind"' }).default('reject'),
+        to: GroupNameSchema.optional(),
+        then: RuleSchema.optional(),
+      },
+      // Read after a field's name, as the package format's messages are ("field "deadlines.approve_step" must be …").
+      {
+        error: (issue) =>
+          issue.code === 'unrecognized_keys'
+            ? `has unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: a rule has after, outcome, to and then`
+            : `must be a rule like { "after": "24h", "outcome": "reject" }`,
+      },
+    )
     .refine((rule) => (rule.outcome === 'escalate') === (rule.to !== undefined), {
       error: 'an "escalate" rule names the group the wait goes to ("to"), and only it does',
     }),
