@@ -57,6 +57,8 @@ export const AuditRowSchema = z.strictObject({
   /** Who decided (the event's `by`; null: the event named nobody) and the token that sent it for them (`via`). */
   by: z.string().nullable(),
   via: z.string().nullable(),
+  /** The groups they decided as, as the surface that authenticated them stamped it (`groups`; null: none recorded). */
+  groups: z.array(z.string()).nullable(),
   through: AuditThroughSchema.nullable(),
   /** The user event, e.g. "user_approved_next_step"; `deadline_passed` for a deadline's. */
   event: z.string(),

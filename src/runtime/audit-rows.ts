@@ -44,7 +44,7 @@ const DECISION_OF: Record<UserEventType, AuditDecision> = {
 };
 
 /** A journalled event's envelope (who, when, which wait, through what) and what names the subject: not its details. */
-const NOT_DETAILS = new Set(['type', 'at', 'by', 'via', 'through', 'wait', 'artifactId', 'callId', 'edits', 'arguments']);
+const NOT_DETAILS = new Set(['type', 'at', 'by', 'via', 'groups', 'through', 'wait', 'artifactId', 'callId', 'edits', 'arguments']);
 
 /**
  * What a wait showed the person deciding it, from the session's view as the wait opened: the
@@ -140,6 +140,7 @@ function rowOf(sessionId: string, open: OpenWait, entry: JournalEntry, decision:
     closedAt: null,
     by: text(payload.by),
     via: text(payload.via),
+    groups: Array.isArray(payload.groups) && payload.groups.every((g) => typeof g === 'string') ? (payload.groups as string[]) : null,
     through: through.success ? through.data : null,
     event: entry.type,
     decision,
@@ -161,7 +162,7 @@ function deadlineRows(sessionId: string, open: OpenWait, entry: JournalEntry, be
   const decision: AuditDecision = rule?.outcome === 'escalate' ? 'escalated' : 'expired';
   const details = rule ? { level: rule.level, after: rule.after, ...(rule.to ? { to: rule.to } : {}) } : null;
   const calls = isToolWait(open.reason) ? callsOfWait(before.context.reply.toolCalls, open.reason).map((c) => c.callId) : [undefined];
-  return calls.map((callId) => ({ ...rowOf(sessionId, open, entry, decision, callId), by, via: null, through: 'deadline' as const, edits: null, details }));
+  return calls.map((callId) => ({ ...rowOf(sessionId, open, entry, decision, callId), by, via: null, groups: null, through: 'deadline' as const, edits: null, details }));
 }
 
 /**

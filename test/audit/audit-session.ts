@@ -56,7 +56,14 @@ export function shownHash(view: SessionView, callId?: string): string {
 }
 
 /** The rows `views` (the view at each wait, before its decision) and the decisions must give; times and seqs are checked for order only. */
-export function expectAuditRows(rows: AuditRow[], sessionId: string, views: SessionView[], through: AuditRow['through'], via: string | null = null): void {
+export function expectAuditRows(
+  rows: AuditRow[],
+  sessionId: string,
+  views: SessionView[],
+  through: AuditRow['through'],
+  via: string | null = null,
+  groups: string[] | null = null,
+): void {
   const expected = [
     {
       waitingReason: 'intake',
@@ -129,6 +136,7 @@ export function expectAuditRows(rows: AuditRow[], sessionId: string, views: Sess
       wait: i + 1,
       ...expected[i],
       via,
+      groups,
       through,
       openedSeq: expect.any(Number),
       openedAt: expect.any(String),

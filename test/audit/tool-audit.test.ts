@@ -40,6 +40,7 @@ describe('the audit trail of tool calls', { timeout: 120_000 }, () => {
       callId: 'c1',
       arguments: { path: 'a.md', text: 'Edited' },
       by: 'ana',
+      groups: ['ops'],
       through: 'inspector',
     });
     expect(approved.ok && approved.view.waitingReason).toBe('approve_tool');
@@ -64,6 +65,7 @@ describe('the audit trail of tool calls', { timeout: 120_000 }, () => {
       closedAt: second!.decidedAt,
       by: 'ana',
       via: null,
+      groups: ['ops'],
       through: 'inspector',
       event: 'user_approved_tool_call',
       decision: 'approved',
@@ -77,6 +79,7 @@ describe('the audit trail of tool calls', { timeout: 120_000 }, () => {
       decidedSeq: second!.decidedSeq,
       decidedAt: second!.decidedAt,
       by: 'bob',
+      groups: null,
       through: 'cli',
       event: 'user_rejected_tool_call',
       decision: 'rejected',
