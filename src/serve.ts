@@ -33,6 +33,11 @@ export { ADMIN_GROUP, type AccessAction, type AccessRule, type AccessSession } f
 export { STREAM_TICKET_TTL_MS } from './http/stream-tickets.js';
 // Decision links (`startServe({ linkSecret })`): read the secret as `steward serve` does.
 export { linkSecretFromEnv } from './http/decision-links.js';
+// Decision links in webhook messages, for the named tokens in a wait's groups (createRuntime({ webhookLinks })).
+export { webhookLinksFor } from './serve/webhook-links.js';
+export { decisionLinkFn, type DecisionLinkFn } from './serve/decision-link.js';
+export { DecisionLinks } from './http/decision-links.js';
+export type { RecipientLink, WaitToLink, WebhookLinks } from './webhooks/links.js';
 // The webhook outbox's deliverer, for an app that runs one without startServe.
 export { RETRY_SCHEDULE_MS, WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 

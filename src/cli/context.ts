@@ -105,6 +105,8 @@ export interface ContextFlags {
   command?: string;
   /** Webhook receivers (`steward serve --webhook`): the runtime writes their messages to the outbox. */
   webhooks?: RuntimeOptions['webhooks'];
+  /** With webhooks: the decision links their messages carry (`steward serve` with named tokens and a link secret). */
+  webhookLinks?: RuntimeOptions['webhookLinks'];
 }
 
 /**
@@ -124,7 +126,7 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
 /** Opens the store and a runtime on it. */
 export async function openContext(
   options: GlobalOptions,
-  { readOnly = false, readStore = false, inspect, command, webhooks }: ContextFlags = {},
+  { readOnly = false, readStore = false, inspect, command, webhooks, webhookLinks }: ContextFlags = {},
 ): Promise<CliContext> {
   const dbPath = resolveDbPath(options);
   const leaseMs = leaseMsFromEnv();
@@ -148,6 +150,7 @@ export async function openContext(
       ...(inspect ? { inspect } : {}),
       ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
       ...(webhooks?.length ? { webhooks } : {}),
+      ...(webhooks?.length && webhookLinks ? { webhookLinks } : {}),
     });
   } catch (error) {
     void store.close();

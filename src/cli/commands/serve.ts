@@ -157,11 +157,20 @@ export function register(program: Command): void {
     .action(async (flags: ServeFlags, command: Command) => {
       // Loaded here: the other commands never pay for the HTTP stack.
       const { startServe } = await import('../../serve/server.js');
+      const { webhookLinksFor } = await import('../../serve/webhook-links.js');
+      const { decisionLinkFn } = await import('../../serve/decision-link.js');
+      const { DecisionLinks } = await import('../../http/decision-links.js');
       // Before the store opens: a bad token list ends here, naming its line.
       const tokens = tokensFromEnv();
       const linkSecret = linkSecretFromEnv(process.env, flags.linkSecretFile);
       const webhooks = webhookReceivers(flags);
-      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve', webhooks });
+      // The links in webhook messages point at where people reach this server: known once it listens, unless --public-url says.
+      let listeningAt: string | undefined;
+      const webhookLinks =
+        linkSecret !== undefined && tokens.kind === 'named'
+          ? webhookLinksFor(decisionLinkFn(new DecisionLinks(linkSecret), () => flags.publicUrl ?? listeningAt), tokens.tokens)
+          : undefined;
+      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve', webhooks, ...(webhookLinks ? { webhookLinks } : {}) });
       try {
         const server = await startServe({
           runtime: ctx.runtime,
@@ -182,6 +191,7 @@ export function register(program: Command): void {
           ...(linkSecret !== undefined ? { linkSecret } : {}),
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
         });
+        listeningAt = server.url;
         const tokenNote =
           tokens.kind === 'named'
             ? `named tokens required (${tokens.tokens.length}: by is the token's name)`
