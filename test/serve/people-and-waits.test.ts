@@ -7,6 +7,7 @@
  * lena (leads). olga's old link now changes nothing; lena approves through hers on the other
  * server, and the session goes on. The audit export has olga's request, the deadline's
  * escalation by steward, and lena's approval through her link, with the groups each decided as.
+ * And a process whose copy of the session is behind the store fires nothing a server fired.
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -148,6 +149,44 @@ describe.skipIf(postgresUnavailable !== null)('people and their waits, end to en
       await Promise.all(servers.map((s) => s.close()));
       await Promise.all(stores.map((s) => s.close()));
       await receiver.close();
+    }
+  });
+
+  it('a process that still holds an old copy of the session (its timer armed) does not fire a deadline a server fired already', async () => {
+    const db = await pg.createDatabase();
+    const deadlines = { approve_step: { after: '1h', outcome: 'reject' as const } };
+    // Two clocks: the test decides which process sees the hour pass first.
+    const runClock = fakeClock();
+    const serverClock = fakeClock();
+    const runStore = new PostgresStore(db);
+    const serverStore = new PostgresStore(db);
+    const runner = createRuntime({ model: new DemoModel(), store: runStore, packagesDir, clock: runClock, deadlines });
+    const server = await startServe({
+      runtime: createRuntime({ model: new DemoModel(), store: serverStore, packagesDir, clock: serverClock, deadlines }),
+      store: serverStore,
+      port: 0,
+      log: () => {},
+    });
+    try {
+      // `steward run`, say: the session stays loaded here while it waits, its deadline's timer armed.
+      const session = await runner.createSession({ packageId: 'tiny' });
+      await session.send({ type: 'user_submitted_input', text: 'A short note.', groups: ['ops'] });
+      expect(session.view()).toMatchObject({ waitingReason: 'approve_step', deadline: { outcome: 'reject' } });
+      expect(runClock.pending).toBe(1);
+
+      await serverClock.advance(HOUR);
+      expect(await server.host.fireDueDeadlines()).toEqual([session.id]);
+      // The runner's timer comes due too: its copy is behind the store, so it sends nothing.
+      await runClock.advance(HOUR);
+      await session.journalled();
+      const fired = (await serverStore.journal(session.id)).filter((e) => e.type === 'deadline_passed');
+      expect(fired).toHaveLength(1);
+      expect(session.view().waitingReason).toBe('approve_step');
+      await session.close();
+    } finally {
+      await server.close();
+      await runStore.close();
+      await serverStore.close();
     }
   });
 });
