@@ -3,9 +3,9 @@
  * XState `emit`) makes each fire, and the filter a receiver gives. A chart event fires at
  * most one webhook: `deadline_passed` fires one of three by the rule's outcome, and the
  * `decision` a deadline made (`eventType: deadline_passed`, by Steward) fires none, since
- * `session.expired` or `session.escalated` already says it. The chart has no failed end (a
- * failed model call leaves the session waiting, which fires `session.waiting` with the notice
- * in its view): that name is reserved, so a filter may list it, but it never fires.
+ * `session.expired` or `session.escalated` already says it. The chart has no failed end: a
+ * failed model call is what fails (`session.failed`), and the session then waits for a person
+ * with the failure in its view's notice (the `session.waiting` of that wait follows).
  */
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
@@ -18,7 +18,7 @@ interface Trigger {
   unless?: Readonly<Record<string, string>>;
 }
 
-/** Webhook event type → the chart event that fires it (null: the chart emits none). */
+/** Webhook event type → the chart event that fires it. */
 export const WEBHOOK_EVENTS = {
   /** A wait opened: the chart's `waiting` for a wait number not announced before (an escalated wait is a new one). */
   'session.waiting': { on: 'waiting' },
@@ -32,14 +32,15 @@ export const WEBHOOK_EVENTS = {
   'session.reminded': { on: 'deadline_passed', when: { outcome: 'remind' } },
   /** The session ended: the chart's `done`. */
   'session.done': { on: 'done' },
-  'session.failed': null,
-} as const satisfies Record<string, Trigger | null>;
+  /** The agents' work failed: a model round's call failed (the chart's `round_finished`, outcome `failed`). */
+  'session.failed': { on: 'round_finished', when: { outcome: 'failed' } },
+} as const satisfies Record<string, Trigger>;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as [WebhookEventType, ...WebhookEventType[]];
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 
-const TRIGGERS = Object.entries(WEBHOOK_EVENTS).flatMap(([webhook, trigger]) => (trigger ? [[webhook as WebhookEventType, trigger as Trigger] as const] : []));
+const TRIGGERS = Object.entries(WEBHOOK_EVENTS).map(([webhook, trigger]) => [webhook as WebhookEventType, trigger as Trigger] as const);
 
 const has = (event: Record<string, unknown>, fields: Readonly<Record<string, string>> | undefined) =>
   Object.entries(fields ?? {}).every(([key, value]) => event[key] === value);

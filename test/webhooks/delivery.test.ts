@@ -109,6 +109,23 @@ describe('webhooks', () => {
     expect(receiver.received.map((r) => r.verified)).toEqual([false]);
   });
 
+  it('a failed model call is session.failed, with the failure in the view of the wait that follows', async () => {
+    const receiver = await startReceiver();
+    closers.push(receiver.close);
+    const store = new MemoryStore();
+    const receivers = [{ url: receiver.url, secret: TEST_SECRET, events: ['session.failed' as const] }];
+    const down = { label: 'down', complete: async () => Promise.reject(new Error('The model is down.')) };
+    const session = await createRuntime({ model: down, store, webhooks: receivers }).createSession({ packageId: 'tiny' });
+    await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
+    await new WebhookDeliverer({ outbox: store.outbox, receivers }).deliverDue();
+    expect(receiver.received.map((r) => r.body.type)).toEqual(['session.failed']);
+    expect(receiver.received[0]!.body.data).toMatchObject({
+      event: { type: 'round_finished', outcome: 'failed', agent: 'manager', error: 'The model is down.' },
+      wait: { waitingReason: 'input' },
+    });
+    expect(String((receiver.received[0]!.body.data.view as SessionView).notice)).toContain('The model is down.');
+  });
+
   it('a refused event leaves the wait open: the chart announces it again, and nothing fires', async () => {
     const { store, runtime } = await setup();
     const session = await runtime.createSession({ packageId: 'tiny' });
