@@ -15,6 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 
 const MAX_BODY = 256 * 1024;
+/** Buttons in one message, at most (one per person who may decide). */
+const MAX_BUTTONS = 5;
 /** How many webhook ids are remembered for dropping repeats. */
 const REMEMBERED = 10_000;
 
@@ -24,7 +26,7 @@ const slackText = (text, max = 2900) => {
   return clipped.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 };
 
-/** The Slack message for a Steward webhook body ({ type, timestamp, data: { sessionId, event, wait, view } }). */
+/** The Slack message for a Steward webhook body ({ type, timestamp, data: { sessionId, event, wait, view, links? } }). */
 export function slackMessage(body) {
   const { sessionId, event, wait, view } = body.data;
   const what =
@@ -40,11 +42,22 @@ export function slackMessage(body) {
               ? `: ${event.reason} went to ${event.to} (nobody decided within ${event.after})`
               : body.type === 'session.reminded'
                 ? `still waits for you: ${event.reason}`
-                : body.type;
+                : body.type === 'session.failed'
+                  ? `: a model call failed (${event.error ?? 'no reason given'}); it waits for you`
+                  : body.type;
   const text = `Session ${sessionId}${what.startsWith(':') ? '' : ' '}${what}`;
   const detail = wait?.message ?? wait?.pendingStep?.reason ?? view?.message ?? event.summary ?? '';
   const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(text, 300)}*` } }];
   if (typeof detail === 'string' && detail) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: slackText(detail) } });
+  // A decision link per person the wait names (Steward makes them for a wait with deciders): a button each, which opens
+  // the link's page, where that person approves or rejects.
+  const links = Array.isArray(body.data.links) ? body.data.links.slice(0, MAX_BUTTONS) : [];
+  if (links.length) {
+    blocks.push({
+      type: 'actions',
+      elements: links.map((link) => ({ type: 'button', text: { type: 'plain_text', text: `Decide as ${String(link.recipient).slice(0, 60)}` }, url: String(link.url) })),
+    });
+  }
   return { text: slackText(text, 300), blocks };
 }
 

@@ -14,6 +14,13 @@ import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
 // @ts-expect-error the example is plain JavaScript, without declarations
 import { startRelay } from '../../examples/slack-webhook/relay.mjs';
 import { TEST_SECRET } from './receiver.js';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bundledPackagesDir } from '../../src/skills/index.js';
+import type { WebhookLinks } from '../../src/webhooks/links.js';
+import { useTempDir } from '../support/temp.js';
+
+const temp = useTempDir('steward-slack-');
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -69,6 +76,41 @@ describe('examples/slack-webhook', () => {
     // The model's words are data: Slack's control characters arrive escaped.
     expect(slack.posts[1]!.blocks.map((b) => b.text.text)).toEqual([`*Session ${session.id} waits for you: intake*`, 'Which &lt;coast&gt;?']);
     expect(await store.outbox.counts()).toEqual({ pending: 0, dead: 0 });
+  });
+
+  it('puts a button per decision link in the message of a wait whose worker names its deciders', async () => {
+    const slack = await fakeSlack(() => 200);
+    const relay = await startRelay({ secret: TEST_SECRET, slackUrl: slack.url });
+    closers.push(relay.close);
+    const packagesDir = temp.path('packages');
+    cpSync(join(bundledPackagesDir, 'tiny'), join(packagesDir, 'tiny'), { recursive: true });
+    const echo = join(packagesDir, 'tiny', 'workers', 'echo.md');
+    writeFileSync(echo, readFileSync(echo, 'utf8').replace('outputTags: [note]\n', 'outputTags: [note]\napprovers: [ops]\n'));
+    const store = new MemoryStore();
+    const receivers = [{ url: relay.url, secret: TEST_SECRET, events: ['session.waiting' as const] }];
+    const model = new ScriptedModel([
+      { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Restate it.', requiresApproval: true })] },
+    ]);
+    // An app's own links: who may decide (the ops group's people) and where they decide.
+    const webhookLinks: WebhookLinks = ({ sessionId, wait, deciders }) =>
+      deciders?.includes('ops') ? ['olga', 'omar'].map((recipient) => ({ recipient, url: `https://steward.example/links/${sessionId}-${wait}-${recipient}`, expiresAt: '2026-12-07T00:00:00.000Z' })) : [];
+    const runtime = createRuntime({ model, store, packagesDir, webhooks: receivers, webhookLinks });
+    const deliverer = new WebhookDeliverer({ outbox: store.outbox, receivers });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    await session.send({ type: 'user_submitted_input', text: 'A ghost story.' });
+    await deliverer.deliverDue();
+    const wait = session.view().wait;
+    expect(slack.posts.map((p) => p.text)).toEqual([`Session ${session.id} waits for you: intake`, `Session ${session.id} waits for you: approve_step`]);
+    // The intake names no deciders: no buttons; the step's approval has one per person.
+    expect(slack.posts[0]!.blocks.some((b) => (b as { type?: string }).type === 'actions')).toBe(false);
+    expect(slack.posts[1]!.blocks.at(-1)).toEqual({
+      type: 'actions',
+      elements: ['olga', 'omar'].map((who) => ({
+        type: 'button',
+        text: { type: 'plain_text', text: `Decide as ${who}` },
+        url: `https://steward.example/links/${session.id}-${wait}-${who}`,
+      })),
+    });
   });
 
   it('refuses a bad signature and posts a repeated webhook-id once', async () => {
