@@ -55,7 +55,11 @@ export function slackMessage(body) {
   if (links.length) {
     blocks.push({
       type: 'actions',
-      elements: links.map((link) => ({ type: 'button', text: { type: 'plain_text', text: `Decide as ${String(link.recipient).slice(0, 60)}` }, url: String(link.url) })),
+      elements: links.map((link) => ({
+        type: 'button',
+        text: { type: 'plain_text', text: `Decide as ${String(link.recipient).slice(0, 60)}` },
+        url: String(link.url),
+      })),
     });
   }
   return { text: slackText(text, 300), blocks };

@@ -162,7 +162,15 @@ function deadlineRows(sessionId: string, open: OpenWait, entry: JournalEntry, be
   const decision: AuditDecision = rule?.outcome === 'escalate' ? 'escalated' : 'expired';
   const details = rule ? { level: rule.level, after: rule.after, ...(rule.to ? { to: rule.to } : {}) } : null;
   const calls = isToolWait(open.reason) ? callsOfWait(before.context.reply.toolCalls, open.reason).map((c) => c.callId) : [undefined];
-  return calls.map((callId) => ({ ...rowOf(sessionId, open, entry, decision, callId), by, via: null, groups: null, through: 'deadline' as const, edits: null, details }));
+  return calls.map((callId) => ({
+    ...rowOf(sessionId, open, entry, decision, callId),
+    by,
+    via: null,
+    groups: null,
+    through: 'deadline' as const,
+    edits: null,
+    details,
+  }));
 }
 
 /**

@@ -186,11 +186,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       store!.archived(id, kind, key, opts);
 
   /** The webhook messages of a new session's start: the events its initial transition emits. */
-  function createdMessages(
-    input: Parameters<typeof initialTransition<typeof machine>>[1],
-    snapshot: Parameters<typeof sessionView>[0],
-    dueAt: string | null,
-  ) {
+  function createdMessages(input: Parameters<typeof initialTransition<typeof machine>>[1], snapshot: Parameters<typeof sessionView>[0], dueAt: string | null) {
     const notices = new WebhookNotices(webhooks, 0, options.webhookLinks);
     for (const event of emittedBy(initialTransition(machine, input)[1])) notices.noticed(event);
     return notices.take(() => sessionView(snapshot, onDisk, { dueAt }));
@@ -327,12 +323,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   /** A Session of a snapshot already opened (validated, migrated), held in `live` while it runs. */
-  function restore(
-    id: string,
-    opened: unknown,
-    persistence: Persistence | null,
-    memory?: MemoryArchive,
-  ): Session {
+  function restore(id: string, opened: unknown, persistence: Persistence | null, memory?: MemoryArchive): Session {
     const snapshot = opened as { context: SessionContext; value?: unknown };
     // A tool call was under way when the session was saved.
     if (stateString(snapshot.value) === 'running.worker.calling') interruptedCalls.set(id, nextToolCall(snapshot.context).item.callId);

@@ -182,7 +182,10 @@ export class Session {
           atRest: () => isWaitOrEnd(this.actor.getSnapshot()),
           onWriteFailed: () => this.actor.stop(),
           ...(options.webhooks?.length
-            ? { webhookMessages: (snapshot: SessionSnapshot) => notices?.take(() => sessionView(snapshot, this.packageOnDisk, { dueAt: this.deadline.follow(snapshot)?.dueAt ?? null })) }
+            ? {
+                webhookMessages: (snapshot: SessionSnapshot) =>
+                  notices?.take(() => sessionView(snapshot, this.packageOnDisk, { dueAt: this.deadline.follow(snapshot)?.dueAt ?? null })),
+              }
             : {}),
         })
       : null;

@@ -12,7 +12,12 @@ import { managerReplies, testingPackage, workerReplies } from '../../src/testing
 import { DeadlinesSchema, type DeadlinePolicy } from '../../src/core/machines/deadlines.js';
 import type { SessionSnapshot } from '../../src/core/machines/session-snapshot.js';
 
-const chain = (after: string) => ({ after: '1h', outcome: 'escalate' as const, to: 'leads', then: { after: '30m', outcome: 'remind' as const, then: { after, outcome: 'reject' as const } } });
+const chain = (after: string) => ({
+  after: '1h',
+  outcome: 'escalate' as const,
+  to: 'leads',
+  then: { after: '30m', outcome: 'remind' as const, then: { after, outcome: 'reject' as const } },
+});
 
 /** A session of the test package whose first worker `noter` is decided by `ops`, with these deadlines, at its first wait after `manager` replied. */
 function sessionAt(deadlines: DeadlinePolicy, manager: TurnOutput, worker?: TurnOutput) {

@@ -70,7 +70,11 @@ describe.skipIf(postgresUnavailable !== null)('people and their waits, end to en
           clock,
           deadlines: { approve_step: { after: '1h', outcome: 'escalate', to: 'leads', then: { after: '1h', outcome: 'reject' } } },
           webhooks: [{ url: receiver.url, secret: TEST_SECRET }],
-          webhookLinks: webhookLinksFor(decisionLinkFn(new DecisionLinks(LINK_SECRET), () => here), TOKENS, clock.now),
+          webhookLinks: webhookLinksFor(
+            decisionLinkFn(new DecisionLinks(LINK_SECRET), () => here),
+            TOKENS,
+            clock.now,
+          ),
         });
         const server = await startServe({ runtime, store, port: 0, log: () => {}, tokens: TOKENS, linkSecret: LINK_SECRET });
         here = server.url;
@@ -86,7 +90,8 @@ describe.skipIf(postgresUnavailable !== null)('people and their waits, end to en
       expect(asked.body.view).toMatchObject({ waitingReason: 'approve_step', deciders: ['ops'], deadline: { level: 0, outcome: 'escalate', to: 'leads' } });
       const first: number = asked.body.view.wait;
       expect(asked.body.view.deadline.dueAt).toBe(new Date(clock.now() + HOUR).toISOString());
-      const waitingFor = (wait: number) => receiver.received.find((r) => r.body.type === 'session.waiting' && (r.body.data.event as { wait?: number }).wait === wait);
+      const waitingFor = (wait: number) =>
+        receiver.received.find((r) => r.body.type === 'session.waiting' && (r.body.data.event as { wait?: number }).wait === wait);
       await until(() => waitingFor(first) !== undefined);
       const olgasLink = linkOf(waitingFor(first), 'olga')!;
       expect(olgasLink).toMatch(new RegExp(`^${a.url}/links/`));
@@ -106,7 +111,11 @@ describe.skipIf(postgresUnavailable !== null)('people and their waits, end to en
 
       // The webhooks: escalated, then the new wait with lena's link (made on the server that fired it).
       await until(() => waitingFor(first + 1) !== undefined && receiver.received.some((r) => r.body.type === 'session.escalated'));
-      expect(receiver.received.find((r) => r.body.type === 'session.escalated')!.body.data.event).toMatchObject({ outcome: 'escalate', to: 'leads', wait: first });
+      expect(receiver.received.find((r) => r.body.type === 'session.escalated')!.body.data.event).toMatchObject({
+        outcome: 'escalate',
+        to: 'leads',
+        wait: first,
+      });
       const lenasLink = linkOf(waitingFor(first + 1), 'lena')!;
       expect(lenasLink).toBeDefined();
       expect(linkOf(waitingFor(first + 1), 'olga')).toBeUndefined();

@@ -75,7 +75,12 @@ describe('webhooks of a deadline', () => {
       sessionId: session.id,
       event: { type: 'deadline_passed', reason: 'approve_step', wait: 2, level: 0, outcome: 'escalate', after: '1h', to: 'leads' },
       // The view after it: the new wait, for the group it went to, with the chain's next rule.
-      wait: { wait: 3, waitingReason: 'approve_step', deciders: ['leads'], deadline: { level: 1, outcome: 'remind', after: '1h', to: null, dueAt: expect.stringMatching(/^\d{4}-.*Z$/) } },
+      wait: {
+        wait: 3,
+        waitingReason: 'approve_step',
+        deciders: ['leads'],
+        deadline: { level: 1, outcome: 'remind', after: '1h', to: null, dueAt: expect.stringMatching(/^\d{4}-.*Z$/) },
+      },
     });
     expect(escalated[1]!.data).toMatchObject({ event: { type: 'waiting', reason: 'approve_step', wait: 3 } });
 

@@ -93,7 +93,13 @@ describe('examples/slack-webhook', () => {
     ]);
     // An app's own links: who may decide (the ops group's people) and where they decide.
     const webhookLinks: WebhookLinks = ({ sessionId, wait, deciders }) =>
-      deciders?.includes('ops') ? ['olga', 'omar'].map((recipient) => ({ recipient, url: `https://steward.example/links/${sessionId}-${wait}-${recipient}`, expiresAt: '2026-12-07T00:00:00.000Z' })) : [];
+      deciders?.includes('ops')
+        ? ['olga', 'omar'].map((recipient) => ({
+            recipient,
+            url: `https://steward.example/links/${sessionId}-${wait}-${recipient}`,
+            expiresAt: '2026-12-07T00:00:00.000Z',
+          }))
+        : [];
     const runtime = createRuntime({ model, store, packagesDir, webhooks: receivers, webhookLinks });
     const deliverer = new WebhookDeliverer({ outbox: store.outbox, receivers });
     const session = await runtime.createSession({ packageId: 'tiny' });

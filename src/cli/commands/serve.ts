@@ -168,7 +168,10 @@ export function register(program: Command): void {
       let listeningAt: string | undefined;
       const webhookLinks =
         linkSecret !== undefined && tokens.kind === 'named'
-          ? webhookLinksFor(decisionLinkFn(new DecisionLinks(linkSecret), () => flags.publicUrl ?? listeningAt), tokens.tokens)
+          ? webhookLinksFor(
+              decisionLinkFn(new DecisionLinks(linkSecret), () => flags.publicUrl ?? listeningAt),
+              tokens.tokens,
+            )
           : undefined;
       const ctx = await openContext(command.optsWithGlobals(), { command: 'serve', webhooks, ...(webhookLinks ? { webhookLinks } : {}) });
       try {
