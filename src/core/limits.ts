@@ -115,7 +115,7 @@ export function overLimitMessage(what: string, actual: number, limit: keyof Limi
 /**
  * The characters of text in a user event as `userTextChars` counts them: every string field
  * and every answer, but for `type` and the fields the event schema bounds itself (`by`,
- * `via`, `through`, `at`).
+ * `via`, `through`, `at`, `groups`).
  *
  * @example
  * userTextChars({ type: 'user_submitted_input', text: 'Hello', by: 'ana' }); // 5
@@ -123,7 +123,7 @@ export function overLimitMessage(what: string, actual: number, limit: keyof Limi
 export function userTextChars(event: Readonly<Record<string, unknown>>): number {
   let size = 0;
   for (const key of Object.keys(event)) {
-    if (key === 'type' || key === 'by' || key === 'via' || key === 'through' || key === 'at') continue;
+    if (key === 'type' || key === 'by' || key === 'via' || key === 'through' || key === 'at' || key === 'groups') continue;
     const value = event[key];
     if (typeof value === 'string') size += value.length;
     else if (value && typeof value === 'object') for (const v of Object.values(value as Record<string, unknown>)) if (typeof v === 'string') size += v.length;

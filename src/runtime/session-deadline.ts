@@ -43,7 +43,8 @@ export const systemClock: DeadlineClock = {
   },
 };
 
-const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
+/** Whether the session waits for a person (the state value's top key, read directly: this runs on every snapshot). */
+export const isWaiting = (s: SessionSnapshot): boolean => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
 
 /**
  * The deadline a session has at `snapshot`: the one kept (`kept`) when it is for the same wait
@@ -84,6 +85,11 @@ export class SessionDeadline {
     this.kept = deadlineAt(snapshot, this.kept, this.clock.now());
     if (this.kept !== this.armed) this.arm(this.kept);
     return this.kept;
+  }
+
+  /** The session's deadline when it is due now (its timer may not have fired yet), else null. */
+  overdue(): StoredDeadline | null {
+    return this.kept && Date.parse(this.kept.dueAt) <= this.clock.now() ? this.kept : null;
   }
 
   /** Whether `deadline` is the one the session has now (a timer or a scan that fired for another is late). */

@@ -35,7 +35,8 @@ import { sessionView, type SessionView } from '../core/view.js';
 import type { WebhookReceiver } from '../webhooks/receivers.js';
 import { WebhookNotices } from './webhook-notices.js';
 import type { WebhookLinks } from '../webhooks/links.js';
-import { SessionDeadline, systemClock, type DeadlineClock } from './session-deadline.js';
+import { isWaiting, SessionDeadline, systemClock, type DeadlineClock } from './session-deadline.js';
+import { STEWARD } from '../core/machines/deadline-outcomes.js';
 import type { DeadlinePassedEvent } from '../core/machines/deadlines.js';
 import type { StoredDeadline } from '../store/session-store.js';
 
@@ -97,8 +98,6 @@ export interface SessionOptions {
   /** With webhooks: the decision links a message announcing a wait with deciders carries. */
   webhookLinks?: WebhookLinks;
 }
-
-const isWaiting = (s: SessionSnapshot) => s.status === 'active' && typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user');
 
 // The state value's top key, read directly: this runs on every snapshot (`matches` parses its argument each time).
 const isWaitOrEnd = (s: SessionSnapshot) => s.status !== 'active' || (typeof s.value === 'object' && Object.hasOwn(s.value, 'waiting_user'));
@@ -180,7 +179,10 @@ export class Session {
           // A stopped actor's write saves the state it stopped in (journal.stopping), with its deadline as it was.
           deadline: () => (this.actor.getSnapshot().status === 'stopped' ? this.deadline.current : this.deadline.follow(this.actor.getSnapshot())),
           atRest: () => isWaitOrEnd(this.actor.getSnapshot()),
-          onWriteFailed: () => this.actor.stop(),
+          onWriteFailed: () => {
+            this.deadline.stop();
+            this.actor.stop();
+          },
           ...(options.webhooks?.length
             ? {
                 webhookMessages: (snapshot: SessionSnapshot) =>
@@ -340,8 +342,12 @@ export class Session {
    */
   send(event: UserEvent, options: SendOptions = {}): Promise<SendResult> {
     const { idempotencyKey: key, onAccepted, onTurn } = options;
-    return this.enqueue(() => {
+    return this.enqueue(async () => {
       onTurn?.();
+      // A deadline that came due before this decision arrived (its timer or a server's scan not yet run) passes first:
+      // an expired approval is a rejection, whatever comes after it.
+      const overdue = this.deadline.overdue();
+      if (overdue) await this.sendLeased(() => this.handleDeadline(overdue));
       return key === undefined ? this.sendNow(event, onAccepted) : this.sendLeased(() => this.sendKeyed(event, key, onAccepted));
     });
   }
@@ -360,18 +366,20 @@ export class Session {
    * `deadline`; resolves once the session waits again or is done. Null when `due` is not the
    * session's deadline any more (answered, escalated or reminded since): nothing is sent.
    */
-  passDeadline(due: StoredDeadline): Promise<SendResult | null> {
-    return this.enqueue(() => this.sendLeased(() => this.handleDeadline(due))).then((result) => (result.ok && result.repeated ? null : result));
+  passDeadline(due: StoredDeadline, onAccepted?: () => void): Promise<SendResult | null> {
+    return this.enqueue(() => this.sendLeased(() => this.handleDeadline(due, onAccepted))).then((result) => (result.ok && result.repeated ? null : result));
   }
 
-  private async handleDeadline(due: StoredDeadline): Promise<SendResult> {
+  /** `onAccepted`: the deadline's entry is journalled (what follows, a model round say, goes on). */
+  private async handleDeadline(due: StoredDeadline, onAccepted?: () => void): Promise<SendResult> {
     try {
       const before = this.actor.getSnapshot();
       // Nothing to do, said as a repeat (passDeadline turns it into null): the deadline moved on, or the session is no longer here to run.
       if (this.fatal || before.status !== 'active' || !this.deadline.isCurrent(due)) return { ok: true, view: this.view(), repeated: true };
-      const event: DeadlinePassedEvent = { type: 'deadline_passed', wait: due.wait, level: due.level, at: isoNow(), by: 'steward', through: 'deadline' };
+      const event: DeadlinePassedEvent = { type: 'deadline_passed', wait: due.wait, level: due.level, at: isoNow(), by: STEWARD, through: 'deadline' };
       this.actor.send(event);
       await this.journal?.acknowledge();
+      onAccepted?.();
       await this.untilWaitOrEnd();
       await this.journal?.flush();
       const after = this.actor.getSnapshot();

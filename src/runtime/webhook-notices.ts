@@ -56,7 +56,8 @@ export class WebhookNotices {
     this.seen = [];
     const now = view();
     return seen.flatMap(({ type, event, at }) => {
-      const links = type === 'session.waiting' ? this.linksOf(now) : [];
+      // A reminder brings fresh links too: those of the message that opened the wait may end at the reminder's due time.
+      const links = type === 'session.waiting' || type === 'session.reminded' ? this.linksOf(now) : [];
       const payload = webhookBody(type, event as unknown as { type: string } & Record<string, unknown>, now, at, links);
       return this.receivers
         .filter((receiver) => receiverWants(receiver, type))

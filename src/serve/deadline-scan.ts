@@ -22,9 +22,16 @@ export interface DeadlineTarget {
   log(message: string): void;
 }
 
+/** A deadline that did not fire (its session would not load, or its lease is elsewhere) is tried again this much later. */
+const RETRY_AFTER_MS = 60_000;
+/** Deadlines waiting to be tried again, at most: beyond it, the oldest is tried at the next scan. */
+const MAX_RETRYING = 10_000;
+
 export class DeadlineScan {
   private timer: NodeJS.Timeout | null = null;
   private scanning: Promise<string[]> | null = null;
+  /** Sessions whose deadline did not fire, and when to try again: they do not hold up the deadlines behind them. */
+  private readonly retryAt = new Map<string, number>();
 
   constructor(private readonly target: DeadlineTarget) {}
 
@@ -47,20 +54,30 @@ export class DeadlineScan {
     return this.scanning;
   }
 
+  private later(sessionId: string, now: number): void {
+    if (this.retryAt.size >= MAX_RETRYING) this.retryAt.delete(this.retryAt.keys().next().value!);
+    this.retryAt.set(sessionId, now + RETRY_AFTER_MS);
+  }
+
   private async fireDue(limit: number): Promise<string[]> {
     const { target } = this;
     if (target.draining()) return [];
     const fired: string[] = [];
     try {
-      const due = await target.dueDeadlines(new Date(target.now()).toISOString(), limit);
+      const now = target.now();
+      for (const [id, at] of this.retryAt) if (at <= now) this.retryAt.delete(id);
+      // Asked for as many more as wait to be tried again, so that those do not take the places of the others.
+      const due = await target.dueDeadlines(new Date(now).toISOString(), Math.min(limit + this.retryAt.size, 1000));
       for (const { sessionId, deadline } of due) {
         if (target.draining()) break;
+        if (this.retryAt.has(sessionId)) continue;
         // One session's failure (a lease held elsewhere, a broken snapshot) is that session's: the others still fire.
         const sent = await target.fire(sessionId, deadline).catch((error: unknown) => {
           target.log(`serve: the deadline of session ${sessionId} did not fire (will retry): ${error instanceof Error ? error.message : String(error)}`);
           return false;
         });
         if (sent) fired.push(sessionId);
+        else this.later(sessionId, now);
       }
     } catch (error) {
       target.log(`serve: the deadline scan failed (will retry): ${error instanceof Error ? error.message : String(error)}`);

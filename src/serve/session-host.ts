@@ -331,17 +331,35 @@ export class SessionHost {
     return this.deadlines.scan(limit);
   }
 
-  /** Loads the session as a send does (under its lease) and passes it the deadline; false when it was not sent. */
+  /**
+   * Loads the session as a send does (under its lease) and passes it the deadline; resolves
+   * once the deadline is journalled (true) or was not sent (false), while what it starts (a
+   * model round after a rejection) runs on here like a send's run, and drain waits for it.
+   */
   private async fireDeadline(id: string, deadline: StoredDeadline): Promise<boolean> {
     const held = this.held.hold(id);
+    let session: Session;
     try {
-      const session = await held.ready;
-      const result = await session.passDeadline(deadline);
-      if (result && !result.ok) this.log(`serve: the deadline of session ${id} was refused: ${result.error.message}`);
-      return result !== null && result.ok;
-    } finally {
+      session = await held.ready;
+    } catch (error) {
       await this.held.release(id, held);
+      throw error;
     }
+    let accepted: () => void = () => {};
+    const acceptance = new Promise<boolean>((resolve) => (accepted = () => resolve(true)));
+    const firing = session.passDeadline(deadline, () => accepted());
+    this.sends.add(firing);
+    const settled = (async () => {
+      try {
+        const result = await firing;
+        if (result && !result.ok) this.log(`serve: the deadline of session ${id} was refused: ${result.error.message}`);
+        return result !== null && result.ok;
+      } finally {
+        this.sends.delete(firing);
+        await this.held.release(id, held);
+      }
+    })();
+    return Promise.race([acceptance, settled]);
   }
 
   /** Stops taking sends and takeovers, lets sends under way settle for up to `graceMs`, then stops the rest. */

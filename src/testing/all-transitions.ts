@@ -335,7 +335,6 @@ export function unapprovedToolCall(snapshot: SessionSnapshot): string | null {
   return null;
 }
 
-/** JSON of a context without its rejection log (a refused event may change only that). */
 /**
  * An approval is a person's: a deadline never approves a step or a tool call (an expired
  * approval is a rejection). Null when the event approved nothing it should not have.
@@ -349,6 +348,7 @@ function approvedWithoutPerson(before: SessionSnapshot, event: EventObject, afte
   return approvedNow ? `${event.type} approved call ${approvedNow.callId} without a person.` : null;
 }
 
+/** JSON of a context without its rejection log (a refused event may change only that). */
 function withoutRejections(snapshot: SessionSnapshot): string {
   return JSON.stringify({ ...snapshot.context, rejections: [] });
 }

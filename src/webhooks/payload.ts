@@ -25,7 +25,7 @@ export interface WebhookBody {
     /** What the session waits for now, as the view shows it; null when it does not wait. */
     wait: Record<string, unknown> | null;
     view: Partial<SessionView>;
-    /** A `session.waiting` for a wait that names its deciders: a decision link per person who may decide it (links.ts). */
+    /** A `session.waiting` or `session.reminded` of a wait that names its deciders: a decision link per person who may decide it (links.ts). */
     links?: readonly RecipientLink[];
     truncated?: true;
   };

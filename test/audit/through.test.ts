@@ -17,6 +17,9 @@ describe('through', () => {
     ];
     expect(decisionDigest(cli)).toBe(decisionDigest(rest));
     expect(userTextChars({ ...event, through: 'inspector' })).toBe(userTextChars(event));
+    // Nor are the groups a surface stamps: who decided, not what they wrote.
+    expect(userTextChars({ ...event, groups: ['admin'] })).toBe(userTextChars(event));
+    expect(decisionDigest({ ...event, groups: ['ops'] })).toBe(decisionDigest(event));
 
     const store = new MemoryStore();
     const session = await createRuntime({ model: auditModel(), store }).createSession({ packageId: 'short-story' });

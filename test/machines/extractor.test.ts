@@ -89,7 +89,7 @@ describe('the machine as @xstate/machine-extractor reads it', () => {
     // + the worker's routing to approve_tool and to calling + calling's three (changed tool, result, failure)
     // + calling's two to the new waits (input asked, interrupted) + tool_input's two (a closed wait, the answers)
     // + tool_interrupted's six (a closed wait, the call named; for run again, skip, result given).
-    expect(actual.transitions).toBe(98);
+    expect(actual.transitions).toBe(102);
   });
 
   it('every guard is a named guard of the machine, shown with its params', () => {

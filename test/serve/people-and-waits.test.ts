@@ -183,11 +183,16 @@ describe.skipIf(postgresUnavailable !== null)('people and their waits, end to en
       expect(session.view()).toMatchObject({ waitingReason: 'approve_step', deadline: { outcome: 'reject' } });
       expect(runClock.pending).toBe(1);
 
+      const due = (await runStore.load(session.id))!.deadline!;
       await serverClock.advance(HOUR);
       expect(await server.host.fireDueDeadlines()).toEqual([session.id]);
-      // The runner's timer comes due too: its copy is behind the store, so it sends nothing.
+      // The runner's timer comes due too: its copy is behind the store, so it sends nothing. (A second
+      // try queues behind the timer's, so its answer comes once the timer's attempt has ended.)
       await runClock.advance(HOUR);
-      await session.journalled();
+      const again = await session.passDeadline(due);
+      // Refused: the server may still run what the rejection started (its lease), or be done with it (a newer revision).
+      expect(again?.ok).toBe(false);
+      expect(['conflict', 'session_running_elsewhere']).toContain(again?.ok === false ? again.error.code : '');
       const fired = (await serverStore.journal(session.id)).filter((e) => e.type === 'deadline_passed');
       expect(fired).toHaveLength(1);
       expect(session.view().waitingReason).toBe('approve_step');

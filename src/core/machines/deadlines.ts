@@ -86,6 +86,12 @@ export type DeadlineOutcome = (typeof DEADLINE_OUTCOMES)[number];
 /** The waits a deadline may answer for a person (reject) or hand to another group (escalate): the decisions. */
 export const DECISION_WAITS = ['approve_step', 'review_artifact', 'approve_tool'] as const satisfies readonly WaitingReason[];
 const isDecisionWait = (reason: string) => (DECISION_WAITS as readonly string[]).includes(reason);
+/**
+ * The waits a worker's groups decide: its step, its artifacts, and every wait of its tool calls
+ * (approving them, answering what their server asks, settling one cut off) — each can put a
+ * side effect or text of the decider's choosing into the work.
+ */
+const WORKER_WAITS: ReadonlySet<string> = new Set([...DECISION_WAITS, 'tool_input', 'tool_interrupted'] satisfies WaitingReason[]);
 const WAIT_REASONS: ReadonlySet<string> = new Set(WaitingReasonSchema.options);
 
 /** One rule of a deadline chain, and the rule after it (the chain's next link). */
@@ -175,9 +181,9 @@ function chainFor(context: SessionContext, reason: WaitingReason): DeadlineRule 
   return worker?.deadlines?.[reason] ?? context.package?.deadlines?.[reason];
 }
 
-/** The worker a decision wait is about: the step's (approve_step, approve_tool, review_artifact). */
+/** The worker a wait is about: the step's (WORKER_WAITS). */
 function workerOfWait(context: SessionContext, reason: WaitingReason): PackageInfo['workers'][number] | undefined {
-  if (!isDecisionWait(reason) || !context.step) return undefined;
+  if (!WORKER_WAITS.has(reason) || !context.step) return undefined;
   return context.package?.workers.find((w) => w.id === context.step!.workerId);
 }
 

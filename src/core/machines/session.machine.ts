@@ -17,9 +17,9 @@
  *   │   (any waiting state)    package_upgraded, sent by the runtime (`steward upgrade`): the pinned package version changes, the wait stays
  *   │   (any waiting state)    numbers its wait on entry (openWait, which announces it) and keeps what closed it on exit
  *   │                          (closeWait, which reports the decision); a user event naming another wait is refused
- *   │                          first, by namesClosedWait (waits.ts: wait_closed); in a decision wait whose worker
- *   │                          names who decides (approvers, reviewers) or that was escalated, a decision by anyone
- *   │                          else next, by notADecider (deadlines.ts: not_a_decider)
+ *   │                          first, by namesClosedWait (waits.ts: wait_closed); in a wait about a worker that names
+ *   │                          who decides (approvers: its step and tool waits; reviewers: its artifacts) or that was
+ *   │                          escalated, a decision by anyone else next, by notADecider (deadlines.ts: not_a_decider)
  *   │   (any waiting state)    deadline_passed, sent by the runtime's timer for the open wait's current rule
  *   │                          (deadlines.ts): a decision wait rejects (deadlineRejects, its own edge), any wait may
  *   │                          re-open for another group (deadlineEscalates) or remind (deadlineReminds); one for a
@@ -600,6 +600,7 @@ export const sessionMachine = setup({
           on: {
             user_answered_tool_input: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_input' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'tool_input' } } },
               { guard: 'answersToolInput', target: '#session.running.worker.routing', actions: ['resetBurst', 'answerToolInput'] },
             ],
           },
@@ -613,14 +614,17 @@ export const sessionMachine = setup({
           on: {
             user_approved_tool_call: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_interrupted' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'tool_interrupted' } } },
               { guard: 'settlesInterruptedCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
             ],
             user_rejected_tool_call: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_interrupted' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'tool_interrupted' } } },
               { guard: 'settlesInterruptedCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'decideToolCall'] },
             ],
             user_gave_tool_result: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'tool_interrupted' } } },
+              { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'tool_interrupted' } } },
               { guard: 'settlesInterruptedCall', target: '#session.running.worker.routing', actions: ['resetBurst', 'giveToolResult'] },
             ],
           },
