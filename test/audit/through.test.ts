@@ -19,7 +19,7 @@ describe('through', () => {
     expect(userTextChars({ ...event, through: 'inspector' })).toBe(userTextChars(event));
     // Nor are the groups a surface stamps: who decided, not what they wrote.
     expect(userTextChars({ ...event, groups: ['admin'] })).toBe(userTextChars(event));
-    expect(decisionDigest({ ...event, groups: ['ops'] })).toBe(decisionDigest(event));
+    expect(decisionDigest({ ...event, groups: ['ops'] } as { type: string })).toBe(decisionDigest(event));
 
     const store = new MemoryStore();
     const session = await createRuntime({ model: auditModel(), store }).createSession({ packageId: 'short-story' });
