@@ -99,6 +99,24 @@ describe('deadlines in time', () => {
     await store.close();
   });
 
+  it('a decision that arrives after the due time, before the timer ran, finds the deadline passed: an expired approval is not approved', async () => {
+    const clock = fakeClock();
+    const store = new SqliteStore(temp.path('late-decision.db'));
+    const model = proposes();
+    const runtime = createRuntime({ model, store, clock, deadlines: { approve_step: { after: '10m', outcome: 'reject' } } });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    await session.send(input);
+    const wait = session.view().wait!;
+    clock.skip(11 * 60_000);
+    const late = await session.send({ type: 'user_approved_next_step', wait, groups: ['admin'] });
+    expect(late).toMatchObject({ ok: false, error: { code: 'wait_closed' } });
+    expect(session.view()).toMatchObject({ state: 'done', message: 'Nobody approved it: stopped.' });
+    expect(model.calls.filter((c) => c.agent === 'worker')).toEqual([]);
+    expect(await deadlineEntries(store, session.id)).toHaveLength(1);
+    await session.close();
+    await store.close();
+  });
+
   it("serve's scan fires the due deadline of a session nobody holds, once however often it scans", async () => {
     const clock = fakeClock();
     const store = new SqliteStore(temp.path('scan.db'));

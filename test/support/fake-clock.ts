@@ -8,6 +8,8 @@ import type { DeadlineClock } from '../../src/runtime/session-deadline.js';
 export interface FakeClock extends DeadlineClock {
   /** Moves the clock on by `ms` and runs the timers that came due; resolves once the sends they started have been queued. */
   advance(ms: number): Promise<void>;
+  /** Moves the clock on by `ms` without running any timer: one that is late (a busy process) has not fired yet. */
+  skip(ms: number): void;
   /** Timers armed and not yet run or cancelled. */
   readonly pending: number;
 }
@@ -33,6 +35,9 @@ export function fakeClock(start = Date.parse('2026-12-06T09:00:00Z')): FakeClock
         due[1].fire();
       }
       await new Promise((resolve) => setImmediate(resolve));
+    },
+    skip(ms) {
+      now += ms;
     },
     get pending() {
       return timers.size;
