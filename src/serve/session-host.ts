@@ -30,7 +30,7 @@ import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
 import { leaseOwnerName } from '../store/lease-keeper.js';
 import type { LiveRecord, ReplayLimits } from './live-replay.js';
 import { LiveEvents } from './live-events.js';
-import { HeldSessions } from './held-sessions.js';
+import { HeldSessions, type Held } from './held-sessions.js';
 import { firstEventProblem } from './first-event.js';
 import { settledWithin, TakeoverScan } from './takeover-scan.js';
 import { DeadlineScan } from './deadline-scan.js';
@@ -201,14 +201,7 @@ export class SessionHost {
     options: SendOptions,
   ): Promise<Sent | Accepted> {
     this.refuseWhileDraining();
-    const held = this.held.hold(id);
-    let session: Session;
-    try {
-      session = await held.ready;
-    } catch (error) {
-      await this.held.release(id, held);
-      throw error;
-    }
+    const { held, session } = await this.loaded(id);
     // The observer starts with this send's turn: a send queued behind another one's run does not hear that run.
     let stopObserving: (() => void) | undefined;
     const onTurn = () => (stopObserving = observe?.(session));
@@ -337,14 +330,7 @@ export class SessionHost {
    * model round after a rejection) runs on here like a send's run, and drain waits for it.
    */
   private async fireDeadline(id: string, deadline: StoredDeadline): Promise<boolean> {
-    const held = this.held.hold(id);
-    let session: Session;
-    try {
-      session = await held.ready;
-    } catch (error) {
-      await this.held.release(id, held);
-      throw error;
-    }
+    const { held, session } = await this.loaded(id);
     let accepted: () => void = () => {};
     const acceptance = new Promise<boolean>((resolve) => (accepted = () => resolve(true)));
     const firing = session.passDeadline(deadline, () => accepted());
@@ -360,6 +346,17 @@ export class SessionHost {
       }
     })();
     return Promise.race([acceptance, settled]);
+  }
+
+  /** The session, held here (loaded, and leased on a store with leases) until the caller releases it; not held if it cannot be loaded. */
+  private async loaded(id: string): Promise<{ held: Held; session: Session }> {
+    const held = this.held.hold(id);
+    try {
+      return { held, session: await held.ready };
+    } catch (error) {
+      await this.held.release(id, held);
+      throw error;
+    }
   }
 
   /** Stops taking sends and takeovers, lets sends under way settle for up to `graceMs`, then stops the rest. */

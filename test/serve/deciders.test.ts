@@ -5,16 +5,14 @@
  * a token outside the group is a 403 not_a_decider and the session still waits; a decision
  * link decides as the groups its maker named for it, and only a member (or admin) names them.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import type { NamedToken } from '../../src/http/tokens.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
-import { bundledPackagesDir } from '../../src/skills/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { useTempDir } from '../support/temp.js';
+import { tinyDecidedBy } from '../support/decided-package.js';
 import { agUiAgent, runError } from '../protocols/ag-ui-client.js';
 import { a2aClient, request } from '../protocols/a2a-client.js';
 import { client } from './http.js';
@@ -32,10 +30,7 @@ const tokenOf = (name: string) => TOKENS.find((t) => t.name === name)!.token;
 let packagesDir = '';
 beforeAll(() => {
   // The tiny package, its first worker's steps approved by the ops group only.
-  packagesDir = temp.path('packages');
-  cpSync(join(bundledPackagesDir, 'tiny'), join(packagesDir, 'tiny'), { recursive: true });
-  const echo = join(packagesDir, 'tiny', 'workers', 'echo.md');
-  writeFileSync(echo, readFileSync(echo, 'utf8').replace('outputTags: [note]\n', 'outputTags: [note]\napprovers: [ops]\n'));
+  packagesDir = tinyDecidedBy(temp.path('packages'), 'ops');
 });
 
 const open: ServeHandle[] = [];

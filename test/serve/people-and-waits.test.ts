@@ -9,8 +9,6 @@
  * escalation by steward, and lena's approval through her link, with the groups each decided as.
  * And a process whose copy of the session is behind the store fires nothing a server fired.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NamedToken } from '../../src/http/tokens.js';
 import { DecisionLinks } from '../../src/http/decision-links.js';
@@ -19,11 +17,11 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { decisionLinkFn } from '../../src/serve/decision-link.js';
 import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { webhookLinksFor } from '../../src/serve/webhook-links.js';
-import { bundledPackagesDir } from '../../src/skills/index.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { useTempDir } from '../support/temp.js';
+import { tinyDecidedBy } from '../support/decided-package.js';
 import { fakeClock } from '../support/fake-clock.js';
 import { startReceiver, TEST_SECRET, type Received } from '../webhooks/receiver.js';
 import { client } from './http.js';
@@ -41,10 +39,7 @@ const tokenOf = (name: string) => TOKENS.find((t) => t.name === name)!.token;
 let packagesDir = '';
 beforeAll(() => {
   // The tiny package, its worker's steps approved by the ops group.
-  packagesDir = temp.path('packages');
-  cpSync(join(bundledPackagesDir, 'tiny'), join(packagesDir, 'tiny'), { recursive: true });
-  const echo = join(packagesDir, 'tiny', 'workers', 'echo.md');
-  writeFileSync(echo, readFileSync(echo, 'utf8').replace('outputTags: [note]\n', 'outputTags: [note]\napprovers: [ops]\n'));
+  packagesDir = tinyDecidedBy(temp.path('packages'), 'ops');
 });
 
 const linkOf = (message: Received | undefined, recipient: string) =>

@@ -14,9 +14,7 @@ import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
 // @ts-expect-error the example is plain JavaScript, without declarations
 import { startRelay } from '../../examples/slack-webhook/relay.mjs';
 import { TEST_SECRET } from './receiver.js';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { bundledPackagesDir } from '../../src/skills/index.js';
+import { tinyDecidedBy } from '../support/decided-package.js';
 import type { WebhookLinks } from '../../src/webhooks/links.js';
 import { useTempDir } from '../support/temp.js';
 
@@ -82,10 +80,7 @@ describe('examples/slack-webhook', () => {
     const slack = await fakeSlack(() => 200);
     const relay = await startRelay({ secret: TEST_SECRET, slackUrl: slack.url });
     closers.push(relay.close);
-    const packagesDir = temp.path('packages');
-    cpSync(join(bundledPackagesDir, 'tiny'), join(packagesDir, 'tiny'), { recursive: true });
-    const echo = join(packagesDir, 'tiny', 'workers', 'echo.md');
-    writeFileSync(echo, readFileSync(echo, 'utf8').replace('outputTags: [note]\n', 'outputTags: [note]\napprovers: [ops]\n'));
+    const packagesDir = tinyDecidedBy(temp.path('packages'), 'ops');
     const store = new MemoryStore();
     const receivers = [{ url: relay.url, secret: TEST_SECRET, events: ['session.waiting' as const] }];
     const model = new ScriptedModel([

@@ -72,6 +72,9 @@ const wait = z.number().int().positive().optional();
  */
 const groups = CallerGroupsSchema.optional();
 
+/** What every user event may carry besides what it says: when, who (and as which groups), through what, for which wait. */
+const decided = { at, by, via, through, wait, groups };
+
 /**
  * The step as the user edited it before approving: a new reason (the worker's task) and/or
  * another of the worker's roles (the guard `editedRoleIsWorkers` checks it is one).
@@ -99,62 +102,37 @@ export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
   .refine((e) => Object.keys(e).length >= 1, 'give at least one tag (or leave edits out)')
   .refine((e) => Object.keys(e).length <= DEFAULT_LIMITS.tagsPerSubmit, `at most ${DEFAULT_LIMITS.tagsPerSubmit} tags (the tagsPerSubmit limit)`);
 
-export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), at, by, via, through, wait, groups, packageId: text });
-export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), at, by, via, through, wait, groups, text });
-export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), at, by, via, through, wait, groups });
+export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), ...decided, packageId: text });
+export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), ...decided, text });
+export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), ...decided });
 export const UserApprovedNextStep = z.strictObject({
   type: z.literal('user_approved_next_step'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   edits: StepEdits.optional(),
 });
 export const UserRejectedNextStep = z.strictObject({
   type: z.literal('user_rejected_next_step'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   reason: z.string().optional(),
 });
 export const UserAcceptedArtifact = z.strictObject({
   type: z.literal('user_accepted_artifact'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   artifactId: text,
   edits: ArtifactEdits.optional(),
 });
 export const UserRejectedArtifact = z.strictObject({
   type: z.literal('user_rejected_artifact'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   artifactId: text,
   reason: z.string().optional(),
 });
 export const UserAnsweredQuestions = z.strictObject({
   type: z.literal('user_answered_questions'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   answers: z.record(z.string(), z.string()).describe('question id (q1, q2, …) → answer'),
 });
-export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), at, by, via, through, wait, groups });
+export const UserSkippedQuestions = z.strictObject({ type: z.literal('user_skipped_questions'), ...decided });
 
 /** A refinement of what a person sends for a tool call (its arguments, a server's answers): bounded as JSON like a model's arguments. */
 const withinToolArgumentsChars = [
@@ -176,23 +154,13 @@ export const ToolCallArguments = ownRecord(z.string().min(1).max(200), z.unknown
  */
 export const UserApprovedToolCall = z.strictObject({
   type: z.literal('user_approved_tool_call'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   callId: text,
   arguments: ToolCallArguments.optional(),
 });
 export const UserRejectedToolCall = z.strictObject({
   type: z.literal('user_rejected_tool_call'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   callId: text,
   reason: z.string().max(DEFAULT_LIMITS.refusalMessageChars).optional(),
 });
@@ -213,12 +181,7 @@ export const ToolInputAnswer = z.strictObject({
  */
 export const UserAnsweredToolInput = z.strictObject({
   type: z.literal('user_answered_tool_input'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   callId: text,
   responses: ownRecord(z.string().min(1).max(200), ToolInputAnswer)
     .refine((r) => Object.keys(r).length >= 1, "answer each of the call's requests by its key")
@@ -232,12 +195,7 @@ export const UserAnsweredToolInput = z.strictObject({
  */
 export const UserGaveToolResult = z.strictObject({
   type: z.literal('user_gave_tool_result'),
-  at,
-  by,
-  via,
-  through,
-  wait,
-  groups,
+  ...decided,
   callId: text,
   /** Counted against userTextChars by `session.send()`, like any text a person writes. */
   result: text,
