@@ -11,8 +11,9 @@
  *   process (or server) may send it the next event. A lease held by a process of this
  *   machine that no longer exists (holder-process.ts) is taken at once, unexpired.
  */
+import { plainCodeOf } from './send-codes.js';
 import { performance } from 'node:perf_hooks';
-import { LeaseLostError, SessionLeasedError, StewardError } from '../core/errors.js';
+import { LeaseLostError, SessionLeasedError } from '../core/errors.js';
 import { holderGone } from '../store/holder-process.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
 import type { Lease, LeaseOps, SessionStore } from '../store/session-store.js';
@@ -180,14 +181,6 @@ export async function leaseForSend(
     if (SessionLeasedError.isInstance(error)) return { code: 'session_running_elsewhere', message: error.message, holder: error.holder };
     const message = error instanceof Error ? error.message : String(error);
     // A store's own failure keeps its code; anything else taking the lease can throw is Steward's bug.
-    if (
-      StewardError.isInstance(error) &&
-      error.code !== 'event_refused' &&
-      error.code !== 'not_a_decider' &&
-      error.code !== 'wait_closed' &&
-      error.code !== 'session_running_elsewhere'
-    )
-      return { code: error.code, message };
-    return { code: 'internal_error', message };
+    return { code: plainCodeOf(error), message };
   }
 }

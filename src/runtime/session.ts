@@ -7,7 +7,7 @@
  * refusal log); nothing escapes `send()` as an exception.
  */
 import { waitFor, type Actor, type InspectionEvent, type Observer } from 'xstate';
-import { ConflictError, LimitExceededError, SessionLeasedError, StewardError, type RefusalDetails, type StewardErrorCode } from '../core/errors.js';
+import { ConflictError, LimitExceededError, SessionLeasedError, type RefusalDetails } from '../core/errors.js';
 import { DEFAULT_LIMITS, overLimitMessage, userTextChars, type Limits } from '../core/limits.js';
 import { enabledUserEvents, snapshotState } from '../core/machines/refusals.js';
 import type { SessionMachine } from '../core/machines/session.machine.js';
@@ -34,6 +34,7 @@ import type { SessionSnapshot } from '../core/machines/session-snapshot.js';
 import { sessionView, type SessionView } from '../core/view.js';
 import type { WebhookReceiver } from '../webhooks/receivers.js';
 import { WebhookNotices } from './webhook-notices.js';
+import { plainCodeOf, type PlainSendCode } from './send-codes.js';
 import type { WebhookLinks } from '../webhooks/links.js';
 import { isWaiting, SessionDeadline, systemClock, type DeadlineClock } from './session-deadline.js';
 import { STEWARD } from '../core/machines/deadline-outcomes.js';
@@ -49,7 +50,7 @@ export type SendError =
   | ({ code: 'wait_closed'; message: string; wait: number; openWait: number | null } & RefusalDetails)
   /** Another process holds the session's lease and runs it: `holder` is its own description. */
   | { code: 'session_running_elsewhere'; message: string; holder: string | null }
-  | { code: Exclude<StewardErrorCode, 'event_refused' | 'not_a_decider' | 'wait_closed' | 'session_running_elsewhere'>; message: string };
+  | { code: PlainSendCode; message: string };
 
 /**
  * What `send()` resolves with. `repeated: true`: nothing was applied, and nothing needed to be:
@@ -439,10 +440,7 @@ export class Session {
     return error ? { ok: false, error, view: this.view() } : undefined;
   }
 
-  private refuse(
-    code: Exclude<StewardErrorCode, 'event_refused' | 'not_a_decider' | 'wait_closed' | 'session_running_elsewhere'>,
-    message: string,
-  ): SendResult & { ok: false } {
+  private refuse(code: PlainSendCode, message: string): SendResult & { ok: false } {
     return { ok: false, error: { code, message }, view: this.view() };
   }
 
@@ -493,15 +491,7 @@ export class Session {
     const message = error instanceof Error ? error.message : String(error);
     if (SessionLeasedError.isInstance(error))
       return { ok: false, error: { code: 'session_running_elsewhere', message, holder: error.holder }, view: this.view() };
-    const code =
-      StewardError.isInstance(error) &&
-      error.code !== 'event_refused' &&
-      error.code !== 'not_a_decider' &&
-      error.code !== 'wait_closed' &&
-      error.code !== 'session_running_elsewhere'
-        ? error.code
-        : 'internal_error';
-    return this.refuse(code, message);
+    return this.refuse(plainCodeOf(error), message);
   }
 
   /** Without leases (memory, SQLite) the event reaches the actor synchronously, inside send(). */
