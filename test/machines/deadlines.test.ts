@@ -190,6 +190,8 @@ describe('deadline rules as written', () => {
     expect(problem({ approve_step: { after: '1 hour' } })).toContain('like "90s", "30m", "24h" or "7d"');
     expect(problem({ approve_step: { after: '400d' } })).toContain('at most 366 days');
     expect(problem({ approve: { after: '1h' } })).toContain('names a wait Steward does not have (approve)');
+    // Data never walks a prototype chain: a key named "__proto__" is refused by name, not dropped unseen.
+    expect(problem(JSON.parse('{"__proto__": {"after": "1h", "outcome": "remind"}}'))).toContain('names a wait Steward does not have (__proto__)');
     let deep: Record<string, unknown> = { after: '1h', outcome: 'remind' };
     for (let i = 0; i < 8; i++) deep = { after: '1h', outcome: 'remind', then: deep };
     expect(problem({ approve_step: deep })).toContain('chains at most 8 rules');

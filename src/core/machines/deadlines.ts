@@ -19,6 +19,7 @@
  * the surface that authenticated the person says: it stamps the event's `groups`.
  */
 import * as z from 'zod';
+import { ownRecord } from '../blackboard/keyed.js';
 import type { PackageInfo, SessionContext } from './session.context.js';
 import { WaitingReasonSchema, type WaitingReason } from './stream-events.js';
 
@@ -136,8 +137,8 @@ function rulesOf(rule: DeadlineRule | undefined): DeadlineRule[] {
  * `createRuntime({ deadlines })` write them. Reject and escalate only where a decision is
  * waited for; any wait may remind.
  */
-export const DeadlinesSchema = z
-  .record(z.string(), RuleSchema)
+// ownRecord: z.record would drop a key named "__proto__" unseen; this one is refused as the wait it is not.
+export const DeadlinesSchema = ownRecord(z.string(), RuleSchema)
   .superRefine((policy, ctx) => {
     for (const [reason, rule] of Object.entries(policy)) {
       const rules = rulesOf(rule);

@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { strict } from './strict-object.js';
+import { ownRecord } from '../blackboard/keyed.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { McpServersSchema, type McpServerConfig } from './mcp-servers.js';
 import { DECISION_WAITS, DeadlinesSchema, DeciderGroupsSchema, type DeadlinePolicy } from '../machines/deadlines.js';
@@ -47,18 +48,20 @@ const MAX_TOOL_REFS = 64;
 
 const RULE_EXAMPLE = '{ "after": "24h", "outcome": "reject" }';
 
+/** DeadlinesSchema after a first check of the object's shape (own keys kept, "__proto__" too, so that it is refused by name). */
+const deadlineRules = DeadlinesSchema as unknown as z.ZodType<DeadlinePolicy, Record<string, unknown>>;
+
 /**
  * Deadlines by waiting reason (DeadlinesSchema's rules), with a message the author reads when
  * the value is not an object at all: the manifest's `deadlines`, `createRuntime({ deadlines })`.
  */
-export const PackageDeadlinesSchema = z
-  .record(z.string(), z.unknown(), { error: `must be an object of waiting reasons → a rule like ${RULE_EXAMPLE}` })
-  .pipe(DeadlinesSchema) as z.ZodType<DeadlinePolicy, unknown>;
+export const PackageDeadlinesSchema = ownRecord(z.string(), z.unknown(), { error: `must be an object of waiting reasons → a rule like ${RULE_EXAMPLE}` }).pipe(
+  deadlineRules,
+) as z.ZodType<DeadlinePolicy, unknown>;
 
 /** The waits a worker's own `deadlines` may name: the decisions about it (its step, its artifact, its tool calls). */
 const workerDeadlinesField = () =>
-  z
-    .record(z.string(), z.unknown(), { error: `must be an object of ${DECISION_WAITS.join(', ')} → a rule like ${RULE_EXAMPLE}` })
+  ownRecord(z.string(), z.unknown(), { error: `must be an object of ${DECISION_WAITS.join(', ')} → a rule like ${RULE_EXAMPLE}` })
     .refine((policy) => Object.keys(policy).every((reason) => (DECISION_WAITS as readonly string[]).includes(reason)), {
       error: (issue) =>
         `names ${Object.keys(issue.input as object)
@@ -67,7 +70,7 @@ const workerDeadlinesField = () =>
           .join(', ')}: a worker's deadlines are for the decisions about it (${DECISION_WAITS.join(', ')}); ` +
         'put the deadlines of other waits in the manifest\'s "deadlines"',
     })
-    .pipe(DeadlinesSchema) as z.ZodType<DeadlinePolicy, unknown>;
+    .pipe(deadlineRules) as z.ZodType<DeadlinePolicy, unknown>;
 
 export const TagSchema = z.string({ error: `must be ${TAG_HINT}` }).regex(TAG_PATTERN, { error: `must be ${TAG_HINT}` });
 
