@@ -24,7 +24,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../core/machines/session.events.js';
 import type { SessionView } from '../core/view.js';
-import type { SessionStore, StoredDeadline } from '../store/session-store.js';
+import type { SessionStore, StoredDeadline, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
 import { leaseOwnerName } from '../store/lease-keeper.js';
@@ -167,12 +167,15 @@ export class SessionHost {
     return answer;
   }
 
-  /** The session's view: the live one while this process runs it, else the stored one. */
-  async view(id: string): Promise<{ view: SessionView; revision: number | null }> {
+  /**
+   * The session's view: the live one while this process runs it, else the stored one (`read`:
+   * the stored session as the caller read it already, the access check say, so it is not read twice).
+   */
+  async view(id: string, read?: StoredSession): Promise<{ view: SessionView; revision: number | null }> {
     const held = this.held.get(id);
     const session = held ? await held.ready.catch(() => undefined) : undefined;
     if (session) return { view: session.view(), revision: session.revision ?? null };
-    const stored = await this.store.load(id);
+    const stored = read ?? (await this.store.load(id));
     if (!stored) throw notFound(id);
     return { view: storedView(this.runtime.machine, stored), revision: stored.revision };
   }

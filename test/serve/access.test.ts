@@ -321,6 +321,26 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('who may see and decide a sessi
   });
 });
 
+describe('one read of a session per request', () => {
+  it("GET /sessions/{id} and making a link read the stored session once: the access check's read is the view's", async () => {
+    const store = new MemoryStore();
+    const { as } = await serve(store);
+    const id: string = (await as('alice').post('/sessions', { packageId: 'tiny' })).body.view.id;
+    await as('alice').post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'A short note.' });
+    const load = store.load.bind(store);
+    let reads = 0;
+    store.load = (sessionId) => {
+      reads += 1;
+      return load(sessionId);
+    };
+    expect((await as('alice').get(`/sessions/${id}`)).status).toBe(200);
+    expect(reads).toBe(1);
+    reads = 0;
+    expect((await as('alice').post(`/sessions/${id}/links`, { recipient: 'alice' })).status).toBe(201);
+    expect(reads).toBe(1);
+  });
+});
+
 describe("an app's own access rule", () => {
   async function app(access: AccessRule) {
     const store = new MemoryStore();

@@ -79,7 +79,7 @@ export const createLink = defineRoute(
       const body = c.req.valid('json');
       // A link decides the wait without asking who opens it: only a caller who may decide the
       // session may make one (and one who may not see it gets the 404 of an unknown id).
-      await access.require(c.get('caller'), id, 'decide');
+      const read = await access.require(c.get('caller'), id, 'decide');
       if (!decisionLink)
         throw new HttpError(
           404,
@@ -105,7 +105,7 @@ export const createLink = defineRoute(
           `The caller is not in the group${foreign.length > 1 ? 's' : ''} ${foreign.map((g) => JSON.stringify(g)).join(', ')}: a link names only groups its maker is in ` +
             `(${own.length ? own.map((g) => JSON.stringify(g)).join(', ') : 'none'}). Leave them out, or make the link with a token in them (or in ${ADMIN_GROUP}).`,
         );
-      const { view } = await host.view(id);
+      const { view } = await host.view(id, read);
       const workers = (view.packageId ? runtime.packages.get(view.packageId)?.workers : undefined) ?? [];
       const refusal = whyNoLink(view, body.recipient, workers, body.wait);
       if (refusal) throw new HttpError(statusOf(refusal.code), refusal.code, refusal.message);

@@ -18,7 +18,8 @@ export const getSession = defineRoute(
   ({ host, access }: ServeDeps) =>
     async (c) => {
       const { id } = c.req.valid('param');
-      await access.require(c.get('caller'), id, 'read');
-      return c.json(await host.view(id), 200);
+      // The access check's read, when it made one, is the view's too.
+      const read = await access.require(c.get('caller'), id, 'read');
+      return c.json(await host.view(id, read), 200);
     },
 );
