@@ -11,7 +11,7 @@ import type { UserEvent, UserEventType } from '../core/machines/session.events.j
 import type { ModelReply, ToolCall } from '../core/models/model.js';
 import type { PinnedTool, ToolCallInput, ToolCallOutput, ToolCallVerdict } from '../core/tools/server-tools.js';
 import { askingToolCall, interruptedToolCall, pendingToolCalls } from '../core/machines/tool-calls.js';
-import { DECISION_WAITS, type DeadlinePassedEvent, type DeadlinePolicy } from '../core/machines/deadlines.js';
+import { type DECISION_WAITS, type DeadlinePassedEvent, type DeadlinePolicy, type DeadlineRule } from '../core/machines/deadlines.js';
 
 /** A package shaped like the bundled `tiny` one: a chain of two workers, no roles. */
 export const testingPackage: PackageInfo = {
@@ -25,16 +25,16 @@ export const testingPackage: PackageInfo = {
 };
 
 /**
- * The deadline chain the walk gives each decision wait of a package that sets none: it is
- * escalated (to the group `leads`), then people are reminded, then it is rejected, so every
- * deadline edge of the chart is taken.
+ * The deadlines the walk gives a package that sets none: every decision wait is rejected in
+ * the end (each has an edge of its own for it); before that, a step's approval is escalated
+ * (to the group `leads`) and an artifact's review reminded, so every deadline edge of the chart
+ * is taken, with as few rules as that needs (each rule is one state more to walk at its wait).
  */
-export const testingDeadlines: DeadlinePolicy = Object.fromEntries(
-  DECISION_WAITS.map((reason) => [
-    reason,
-    { after: '1h', outcome: 'escalate', to: 'leads', then: { after: '1h', outcome: 'remind', then: { after: '1h', outcome: 'reject' } } },
-  ]),
-);
+export const testingDeadlines: Record<(typeof DECISION_WAITS)[number], DeadlineRule> & DeadlinePolicy = {
+  approve_step: { after: '1h', outcome: 'escalate', to: 'leads', then: { after: '1h', outcome: 'reject' } },
+  review_artifact: { after: '1h', outcome: 'remind', then: { after: '1h', outcome: 'reject' } },
+  approve_tool: { after: '1h', outcome: 'reject' },
+};
 
 /**
  * The package as the walk runs it: with `testingDeadlines` when it sets no deadlines, and its
