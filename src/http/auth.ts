@@ -13,6 +13,7 @@ import { CallerNameSchema, GroupNameSchema, MAX_CALLER_GROUPS } from '../store/p
 import { StewardError } from '../core/errors.js';
 import { ACT_FOR_OTHERS, SHARED_TOKEN_NAME, type ServeTokens } from './tokens.js';
 import { decisionGroups } from './access.js';
+import type { DecisionChannel } from '../core/machines/session.events.js';
 
 /** Who sent a request, as its bearer token proves it. */
 export interface Caller {
@@ -133,6 +134,23 @@ export function pageTokenAuth(token: string, fix: string): MiddlewareHandler {
 }
 
 export type Attribution = { ok: true; by?: string; via?: string; groups?: string[] } | { ok: false; code: 'by_not_allowed'; message: string };
+
+/**
+ * The fields an event gets from an attribution (nothing from a refused one) and the surface it
+ * came through: what serve's routes put on each event they send.
+ *
+ * @example
+ * const event = { ...body, ...attributedAs(attribute(caller, body.by), 'rest') };
+ */
+export function attributedAs<T extends DecisionChannel>(who: Attribution, through: T): { by?: string; via?: string; groups?: string[]; through: T } {
+  if (!who.ok) return { through };
+  return {
+    ...(who.by !== undefined ? { by: who.by } : {}),
+    ...(who.via !== undefined ? { via: who.via } : {}),
+    ...(who.groups !== undefined ? { groups: who.groups } : {}),
+    through,
+  };
+}
 
 /**
  * The `by` (and `via`) to record for an event that claims `claimed` as who acted, sent by

@@ -4,17 +4,15 @@
  * the event with `groups: ['admin']`. `steward link --group` makes a link whose decision
  * carries the groups it names; a link without them is refused by such a wait.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { ViewJson } from '../../src/cli/context.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
-import { bundledPackagesDir } from '../../src/skills/index.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { parseJson, runCli } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
+import { tinyDecidedBy } from '../support/decided-package.js';
 
 const tmp = useTempDir('steward-cli-deciders-');
 
@@ -24,11 +22,7 @@ const SECRET = 'cli-deciders-secret-0123456789abcdef0123456789abcdef';
 
 /** The tiny package, its first worker's steps approved by the ops group only; its packages folder. */
 function opsPackages(name: string): string {
-  const packages = tmp.path(name);
-  cpSync(join(bundledPackagesDir, 'tiny'), join(packages, 'tiny'), { recursive: true });
-  const echo = join(packages, 'tiny', 'workers', 'echo.md');
-  writeFileSync(echo, readFileSync(echo, 'utf8').replace('outputTags: [note]\n', 'outputTags: [note]\napprovers: [ops]\n'));
-  return packages;
+  return tinyDecidedBy(tmp.path(name), 'ops');
 }
 
 it('approves a step only the ops group decides, as admin', { timeout: CLI_TIMEOUT }, async () => {

@@ -3,14 +3,12 @@
  * whose worker names its approvers (front matter `approvers`), whatever groups the page names,
  * and the journal records the event with `groups: ['admin']`.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
-import { bundledPackagesDir } from '../../src/skills/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { useTempDir } from '../support/temp.js';
+import { tinyDecidedBy } from '../support/decided-package.js';
 import { buildPage } from './page-build.js';
 
 const temp = useTempDir('steward-inspect-deciders-');
@@ -25,10 +23,7 @@ afterEach(async () => {
 });
 
 it('approves a step only the ops group decides, as admin, whatever groups the page names', async () => {
-  const packagesDir = temp.path('packages');
-  cpSync(join(bundledPackagesDir, 'tiny'), join(packagesDir, 'tiny'), { recursive: true });
-  const echo = join(packagesDir, 'tiny', 'workers', 'echo.md');
-  writeFileSync(echo, readFileSync(echo, 'utf8').replace('outputTags: [note]\n', 'outputTags: [note]\napprovers: [ops]\n'));
+  const packagesDir = tinyDecidedBy(temp.path('packages'), 'ops');
   const store = new MemoryStore();
   const runtime = createRuntime({ model: new DemoModel(), store, packagesDir });
   const session = await runtime.createSession({ packageId: 'tiny' });

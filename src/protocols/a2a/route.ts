@@ -15,7 +15,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
-import { attribute } from '../../http/auth.js';
+import { attribute, attributedAs } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { defineRoute, jsonContent, type ValidationResult } from '../../http/route.js';
 import { safeLine } from '../../text/safe-text.js';
@@ -176,18 +176,8 @@ export const a2aJsonRpc = defineRoute(
     async (c) => {
       const pkg = packageOf(runtime, c.req.valid('param').packageId);
       const body = c.req.valid('json');
-      const who = attribute(c.get('caller'), undefined);
       // Every event of the task is journalled as decided through A2A.
-      const attribution = {
-        ...(who.ok
-          ? {
-              ...(who.by !== undefined ? { by: who.by } : {}),
-              ...(who.via !== undefined ? { via: who.via } : {}),
-              ...(who.groups !== undefined ? { groups: who.groups } : {}),
-            }
-          : {}),
-        through: 'a2a' as const,
-      };
+      const attribution = attributedAs(attribute(c.get('caller'), undefined), 'a2a');
       // The card this request is answered with (its versions, its capabilities): its URLs are the public URL's, never the request's Host.
       const card = agentCard(pkg, publicUrl?.() ?? '', auth, runtime.packageVersionOnDisk(pkg.id) ?? '');
       // Ends a stream when its client leaves or the server shuts down (serve closes every registered stream).

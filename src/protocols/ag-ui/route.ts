@@ -9,7 +9,7 @@ import { EventType, type AgentCapabilities, type BaseEvent, type RunAgentInput }
 import { createRoute } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
-import { attribute } from '../../http/auth.js';
+import { attribute, attributedAs } from '../../http/auth.js';
 import { clientError, HttpError, type ClientError } from '../../http/errors.js';
 import { defineRoute, jsonContent, shownByZod } from '../../http/route.js';
 import { sessionIdProblem } from '../../ids.js';
@@ -81,18 +81,8 @@ export const agUiRun = defineRoute(
     async (c) => {
       const pkg = packageOf(runtime, c.req.valid('param').packageId);
       const input = c.req.valid('json') as RunAgentInput;
-      const who = attribute(c.get('caller'), undefined);
       // Every event of the run is journalled as decided through AG-UI.
-      const attribution = {
-        ...(who.ok
-          ? {
-              ...(who.by !== undefined ? { by: who.by } : {}),
-              ...(who.via !== undefined ? { via: who.via } : {}),
-              ...(who.groups !== undefined ? { groups: who.groups } : {}),
-            }
-          : {}),
-        through: 'ag-ui' as const,
-      };
+      const attribution = attributedAs(attribute(c.get('caller'), undefined), 'ag-ui');
       const failed = (details: string) => log(`serve: an AG-UI run on thread ${input.threadId} failed: ${details}`);
       // A run is one of the caller's open streams; on a new thread it creates its session: the
       // stream limit and the create limit, every route's, have their say first.

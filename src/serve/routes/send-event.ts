@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { readJsonBody } from '../../http/body.js';
-import { attribute } from '../../http/auth.js';
+import { attribute, attributedAs } from '../../http/auth.js';
 import { clientResult, HttpError, setRetryAfter, statusOf } from '../../http/errors.js';
 import { defineRoute, jsonContent, refuseInvalid } from '../../http/route.js';
 import { BEARER, SessionIdParams, type ServeDeps } from '../route.js';
@@ -129,13 +129,7 @@ export const sendEvent = defineRoute(
       const { by: _claimed, ...rest } = event;
       const idempotencyKey = headers['Idempotency-Key'];
       const options = idempotencyKey !== undefined ? { idempotencyKey } : {};
-      const attributed = {
-        ...rest,
-        ...(who.by !== undefined ? { by: who.by } : {}),
-        ...(who.via !== undefined ? { via: who.via } : {}),
-        ...(who.groups !== undefined ? { groups: who.groups } : {}),
-        through: 'rest' as const,
-      };
+      const attributed = { ...rest, ...attributedAs(who, 'rest') };
       const result = async ? await host.sendAsync(id, attributed, options) : await host.send(id, attributed, undefined, options);
       if ('accepted' in result) {
         c.header('Preference-Applied', 'respond-async');
