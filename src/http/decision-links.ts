@@ -23,7 +23,7 @@ import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 import { ActorNameSchema } from '../core/machines/session.events.js';
-import { GroupNameSchema } from '../core/machines/deadlines.js';
+import { GroupNameSchema, INTERVAL_PATTERN, intervalMs } from '../core/machines/deadlines.js';
 import { SESSION_ID_MAX_CHARS } from '../ids.js';
 
 /** The shortest secret taken: 32 bytes, as `openssl rand -hex 32` (64 characters) more than gives. */
@@ -38,19 +38,18 @@ export const MAX_LINK_GROUPS = 4;
 export const MAX_LINK_TOKEN_CHARS = 4096;
 const CONTEXT = 'steward decision link v1';
 
-/** How long a link is good for, at most and by default. */
+/** How long a link is good for, at least, at most and by default. */
+export const MIN_LINK_LIFETIME_MS = 60_000;
 export const MAX_LINK_LIFETIME_MS = 30 * 24 * 3600_000;
 export const DEFAULT_LINK_EXPIRES_IN = '24h';
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 } as const;
-
-/** How long a link lasts, as a person writes it: `90s`, `30m`, `24h`, `7d` (from 1 minute to 30 days). */
+/** How long a link lasts, written as a deadline's interval is (`90s`, `30m`, `24h`, `7d`), from 1 minute to 30 days. */
 export const ExpiresInSchema = z
   .string()
   .trim()
-  .regex(/^\d{1,7}[smhd]$/, 'must be a number and a unit, e.g. 30m, 24h or 7d (s, m, h, d)')
-  .transform((text) => Number(text.slice(0, -1)) * UNIT_MS[text.at(-1) as keyof typeof UNIT_MS])
-  .refine((ms) => ms >= 60_000 && ms <= MAX_LINK_LIFETIME_MS, 'must be from 1 minute (1m) to 30 days (30d)');
+  .regex(INTERVAL_PATTERN, 'must be a number and a unit, e.g. 30m, 24h or 7d (s, m, h, d)')
+  .transform(intervalMs)
+  .refine((ms) => ms >= MIN_LINK_LIFETIME_MS && ms <= MAX_LINK_LIFETIME_MS, 'must be from 1 minute (1m) to 30 days (30d)');
 
 /** The random part of a link that names it in the journal (`via: link:<id>`) without being a credential. */
 const LinkIdSchema = z.string().regex(/^[A-Za-z0-9_-]{12}$/);

@@ -5,18 +5,15 @@
  * person and the groups they decide as, and good until the wait's deadline is due (else the
  * links' default lifetime). Tokens that act for others are apps, not people: they get none.
  */
-import { DEFAULT_LINK_EXPIRES_IN, MAX_LINK_GROUPS, MAX_LINK_LIFETIME_MS } from '../http/decision-links.js';
+import { DEFAULT_LINK_EXPIRES_IN, MAX_LINK_GROUPS, MAX_LINK_LIFETIME_MS, MIN_LINK_LIFETIME_MS } from '../http/decision-links.js';
 import type { NamedToken } from '../http/tokens.js';
 import type { RecipientLink, WaitToLink, WebhookLinks } from '../webhooks/links.js';
 import type { DecisionLinkFn } from './decision-link.js';
 
-/** A link lives at least a minute (the shortest a link may), however close the deadline is. */
-const MIN_LINK_MS = 60_000;
-
-/** How long a link for this wait lasts: until its deadline, in whole minutes, within the links' bounds. */
+/** How long a link for this wait lasts: until its deadline, in whole minutes, within the links' bounds (however close the deadline is, at least the shortest a link may live). */
 function expiresIn(wait: WaitToLink, now: number): string {
   if (wait.dueAt === null) return DEFAULT_LINK_EXPIRES_IN;
-  const ms = Math.min(Math.max(Date.parse(wait.dueAt) - now, MIN_LINK_MS), MAX_LINK_LIFETIME_MS);
+  const ms = Math.min(Math.max(Date.parse(wait.dueAt) - now, MIN_LINK_LIFETIME_MS), MAX_LINK_LIFETIME_MS);
   return `${Math.ceil(ms / 60_000)}m`;
 }
 

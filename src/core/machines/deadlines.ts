@@ -65,13 +65,15 @@ const MAX_INTERVAL_MS = 366 * UNIT_MS.d;
  * that also reads "1 week" would accept what the docs do not promise.
  */
 const INTERVAL_HINT = 'must be a whole number and a unit, like "90s", "30m", "24h" or "7d"';
+/** A whole number (no leading zero, at most 7 digits) and a unit: s, m, h or d. */
+export const INTERVAL_PATTERN = /^[1-9]\d{0,6}(s|m|h|d)$/;
 export const IntervalSchema = z
   .string({ error: INTERVAL_HINT })
-  .regex(/^[1-9]\d{0,6}(s|m|h|d)$/, INTERVAL_HINT)
+  .regex(INTERVAL_PATTERN, INTERVAL_HINT)
   .refine((text) => intervalMs(text) <= MAX_INTERVAL_MS, 'must be at most 366 days');
 
 /**
- * The milliseconds of an interval that IntervalSchema accepted.
+ * The milliseconds of an interval that INTERVAL_PATTERN matched (IntervalSchema, a link's expiresIn).
  *
  * @example
  * intervalMs('30m'); // 1_800_000
