@@ -10,8 +10,7 @@
  * Neither reads anything nor creates a session: the store says so afterwards.
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startOtherSite } from '../support/other-site.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
@@ -27,7 +26,7 @@ const ATTACKER_HTML = '<!doctype html><html><head><title>attacker</title></head>
 const createBody = JSON.stringify({ packageId: 'tiny' });
 
 let browser: Browser;
-let attacker: Server;
+let attacker: { origin: string; close: () => Promise<void> } | undefined;
 let attackerOrigin = '';
 const cleanups: (() => Promise<unknown> | void)[] = [];
 
@@ -40,12 +39,8 @@ beforeAll(async () => {
     // server sees it; other browsers have none, so the server must refuse by itself: off.
     '--disable-features=LocalNetworkAccessChecks,PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests',
   ]);
-  attacker = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(ATTACKER_HTML);
-  });
-  await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
-  attackerOrigin = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+  attacker = await startOtherSite(() => ATTACKER_HTML);
+  attackerOrigin = attacker.origin;
 }, 90_000);
 
 afterEach(async () => {
@@ -54,7 +49,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (attacker ? attacker.close(resolve) : resolve(undefined)));
+  await attacker?.close();
 });
 
 async function newPage(): Promise<Page> {

@@ -6,8 +6,7 @@
  * from the replay of the current run — and by fetch with the Authorization header.
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startOtherSite } from '../support/other-site.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -21,19 +20,15 @@ const skip = chromiumMissing('browser page');
 
 const TOKEN = 'page-token-0123456789abcdef';
 let browser: Browser;
-let site: Server;
+let site: { origin: string; close: () => Promise<void> } | undefined;
 let siteOrigin = '';
 const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
   browser = await launchChromium();
-  site = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html><head><title>app</title></head><body>an app of its own</body></html>');
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  site = await startOtherSite(() => '<!doctype html><html><head><title>app</title></head><body>an app of its own</body></html>');
+  siteOrigin = site.origin;
 }, 90_000);
 
 afterEach(async () => {
@@ -42,7 +37,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+  await site?.close();
 });
 
 async function setUp(corsOrigins: string[]): Promise<{ page: Page; api: string }> {

@@ -6,8 +6,7 @@
  * Content-Security-Policy (nothing is blocked), and a form on another site's page that posts
  * to the link is refused. Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startOtherSite } from '../support/other-site.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Model } from '../../src/core/models/model.js';
@@ -25,7 +24,7 @@ const skip = chromiumMissing('decision links');
 const TOKEN = 'links-page-token-0123456789';
 const SECRET = 'links-browser-secret-0123456789abcdef0123456789';
 let browser: Browser;
-let site: Server;
+let site: { origin: string; close: () => Promise<void> } | undefined;
 let siteOrigin = '';
 /** What the other site's page posts to: set per test. */
 let forgedTarget = '';
@@ -35,12 +34,10 @@ beforeAll(async () => {
   if (skip) return;
   browser = await launchChromium();
   // Another site, whose page holds a form that posts a decision to a link.
-  site = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><body><form id="f" method="post" action="${forgedTarget}"><input name="decision" value="approve"></form></body></html>`);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  site = await startOtherSite(
+    () => `<!doctype html><html><body><form id="f" method="post" action="${forgedTarget}"><input name="decision" value="approve"></form></body></html>`,
+  );
+  siteOrigin = site.origin;
 }, 90_000);
 
 afterEach(async () => {
@@ -49,7 +46,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+  await site?.close();
 });
 
 async function setUp(model: Model = new DemoModel()) {
