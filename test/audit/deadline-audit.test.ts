@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { fromPromise } from 'xstate';
 import { createRuntime, MemoryStore, type Session } from '../../src/index.js';
 import { snapshotState } from '../../src/core/machines/refusals.js';
+import { sessionMachine } from '../../src/machine.js';
 import { scriptedCall, ScriptedModel, testingPackage, workerReplies } from '../../src/testing.js';
 import type { ToolCallInput, ToolCallOutput } from '../../src/core/tools/server-tools.js';
 import { submitReply } from '../tools/notes-package.js';
@@ -19,7 +20,10 @@ import { AuditRowSchema, AUDIT_COLUMNS } from '../../src/runtime/audit-row.js';
 import { auditLine } from '../../src/runtime/audit-output.js';
 import { readJournal } from '../../src/runtime/journal-waits.js';
 import type { JournalEntry } from '../../src/store/session-store.js';
-import { machineWithWaitTerms } from '../support/deadline-machine.js';
+import { everyOutcome } from '../support/every-outcome.js';
+import { useTempDir } from '../support/temp.js';
+
+const temp = useTempDir('steward-deadline-audit-');
 import { parseCsv } from './csv-parse.js';
 import { shownHash } from './audit-session.js';
 
@@ -57,7 +61,7 @@ describe('the audit trail of deadlines', () => {
       { agent: 'worker', toolCalls: [scriptedCall('submit', { outputs: { note: 'Otters hold hands.' } })] },
     ]);
     const store = new MemoryStore();
-    const runtime = createRuntime({ model, store, machine: machineWithWaitTerms() });
+    const runtime = createRuntime({ model, store, ...everyOutcome(temp.path('packages')) });
     const session = await runtime.createSession({ packageId: 'tiny' });
     const journal = new DeadlineJournal(store, session);
 
@@ -128,7 +132,7 @@ describe('the audit trail of a tool wait’s deadline', () => {
   it('gives each call still undecided a row of its own; a call decided before keeps its decision', async () => {
     const replies = workerReplies(testingPackage, 'noter');
     let turns = 0;
-    const machine = machineWithWaitTerms().provide({
+    const machine = sessionMachine.provide({
       actors: {
         workerTurn: fromPromise(async () => (++turns === 1 ? replies.tool_three_writes! : submitReply('Done.'))) as never,
         toolCall: fromPromise<ToolCallOutput, ToolCallInput>(async ({ input }) => ({
@@ -143,7 +147,7 @@ describe('the audit trail of a tool wait’s deadline', () => {
       { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Write them.', requiresApproval: false })] },
     ]);
     const store = new MemoryStore();
-    const runtime = createRuntime({ model, store, machine });
+    const runtime = createRuntime({ model, store, machine, ...everyOutcome(temp.path('packages')) });
     const session = await runtime.createSession({ packageId: 'tiny' });
     const journal = new DeadlineJournal(store, session);
     await session.send({ type: 'user_submitted_input', text: 'Write the notes.' });

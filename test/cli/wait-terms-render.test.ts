@@ -8,7 +8,10 @@ import { sessionView } from '../../src/core/view.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { formatSession, waitBlocks } from '../../src/cli/render.js';
 import { waitTermsLines } from '../../src/cli/wait-terms.js';
-import { machineWithWaitTerms } from '../support/deadline-machine.js';
+import { everyOutcome } from '../support/every-outcome.js';
+import { useTempDir } from '../support/temp.js';
+
+const temp = useTempDir('steward-wait-terms-');
 
 const DUE = '2026-12-07T09:00:00.000Z';
 
@@ -17,7 +20,7 @@ describe('a wait’s deadline and deciders, for the terminal', () => {
     const model = new ScriptedModel([
       { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Note it.', requiresApproval: true })] },
     ]);
-    const runtime = createRuntime({ model, store: new MemoryStore(), machine: machineWithWaitTerms() });
+    const runtime = createRuntime({ model, store: new MemoryStore(), ...everyOutcome(temp.path('packages')) });
     const session = await runtime.createSession({ packageId: 'tiny' });
     expect(waitBlocks(session.view()).map((b) => b.title)).not.toContain('Deadline');
     await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });

@@ -12,7 +12,10 @@ import { sessionView } from '../../src/core/view.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { interruptFor } from '../../src/protocols/ag-ui/interrupts.js';
 import { statusOf } from '../../src/protocols/a2a/tasks.js';
-import { machineWithWaitTerms } from '../support/deadline-machine.js';
+import { everyOutcome } from '../support/every-outcome.js';
+import { useTempDir } from '../support/temp.js';
+
+const temp = useTempDir('steward-deadline-terms-');
 
 const DUE = '2026-12-07T09:00:00.000Z';
 
@@ -21,7 +24,7 @@ async function atApproval() {
   const model = new ScriptedModel([
     { agent: 'manager', toolCalls: [scriptedCall('run_worker', { workerId: 'echo', reason: 'Note it.', requiresApproval: true })] },
   ]);
-  const runtime = createRuntime({ model, store: new MemoryStore(), machine: machineWithWaitTerms() });
+  const runtime = createRuntime({ model, store: new MemoryStore(), ...everyOutcome(temp.path('packages')) });
   const session = await runtime.createSession({ packageId: 'tiny' });
   const intake = session.view();
   const sent = await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });

@@ -15,7 +15,10 @@ import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
 import { WebhookNotices } from '../../src/runtime/webhook-notices.js';
 import { webhookTypeOf } from '../../src/webhooks/events.js';
-import { machineWithWaitTerms } from '../support/deadline-machine.js';
+import { everyOutcome } from '../support/every-outcome.js';
+import { useTempDir } from '../support/temp.js';
+
+const temp = useTempDir('steward-webhook-deadlines-');
 import { startReceiver, TEST_SECRET } from './receiver.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -35,7 +38,7 @@ async function setup() {
   closers.push(receiver.close);
   const store = new MemoryStore();
   const receivers = [{ url: receiver.url, secret: TEST_SECRET }];
-  const runtime = createRuntime({ model: proposesThenFinishes(), store, machine: machineWithWaitTerms() });
+  const runtime = createRuntime({ model: proposesThenFinishes(), store, ...everyOutcome(temp.path('packages')) });
   const deliverer = new WebhookDeliverer({ outbox: store.outbox, receivers });
   const session = await runtime.createSession({ packageId: 'tiny' });
   const proposed = await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
