@@ -138,7 +138,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   const subscription = session.actorRef.subscribe({
     next: (snapshot) => {
       const label = runningLabel(snapshot, options.modelLabel);
-      const key = label && `${label}|${snapshot.context.rounds}`;
+      const key = label && `${label}|${snapshot.context.ledger.rounds}`;
       if (label && key && key !== lastTurn && stateString(snapshot.value).endsWith('.thinking')) {
         lastTurn = key;
         write(pc.dim(`  … ${label}`));

@@ -154,7 +154,7 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
     enabledEvents: enabled,
     rejections: context.rejections,
     usage: ledger.usage,
-    rounds: context.rounds,
+    rounds: context.ledger.rounds,
     tokens: { burst: ledger.burstTokens, session: ledger.usage.promptTokens + ledger.usage.completionTokens, maxBurst: ledger.maxBurstTokens },
     packageVersion: pinned,
     deadline: null,

@@ -13,9 +13,12 @@ import type { ChatMessage } from '../core/models/model.js';
 import type { ArchiveItem, ArchiveItemInput } from '../store/session-store.js';
 
 export type TranscriptName = 'manager' | 'worker';
+
+/** Where a fan-out branch's conversation is archived. */
+export const branchTranscriptKey = (item: string): string => `worker:${item}`;
 export const TRANSCRIPT_NAMES: readonly TranscriptName[] = ['manager', 'worker'];
 
-function addedMessages(name: TranscriptName, before: Transcript | undefined, after: Transcript, out: ArchiveItemInput[]): void {
+function addedMessages(name: string, before: Transcript | undefined, after: Transcript, out: ArchiveItemInput[]): void {
   const from = Math.max(before?.total ?? 0, firstNumber(after));
   const first = firstNumber(after);
   for (let n = from; n < after.total; n++) out.push({ kind: 'message', key: name, n, value: after.messages[n - first]! });
@@ -32,6 +35,11 @@ export function historyItems(before: SessionContext | null, after: SessionContex
       const b = before?.transcripts[name];
       if (b !== after.transcripts[name]) addedMessages(name, b, after.transcripts[name], out);
     }
+  }
+  // A fan-out's branches each keep a conversation of their own (team.ts), archived under `worker:<item>`.
+  for (const branch of after.team?.branches ?? []) {
+    const b = before?.team?.branches.find((x) => x.item === branch.item)?.transcript;
+    if (b !== branch.transcript) addedMessages(branchTranscriptKey(branch.item), b, branch.transcript, out);
   }
   if (before?.blackboard !== after.blackboard) {
     for (const tag of Object.keys(after.blackboard)) {
@@ -63,6 +71,14 @@ export function droppedItems(before: SessionContext, after: SessionContext): Arc
       const end = Math.min(b.total, firstNumber(a));
       for (let n = first; n < end; n++) out.push({ kind: 'message', key: name, n, value: b.messages[n - first]! });
     }
+  }
+  for (const branch of before.team?.branches ?? []) {
+    const b = branch.transcript;
+    const a = after.team?.branches.find((x) => x.item === branch.item)?.transcript;
+    if (b === a) continue;
+    const first = firstNumber(b);
+    const end = a ? Math.min(b.total, firstNumber(a)) : b.total;
+    for (let n = first; n < end; n++) out.push({ kind: 'message', key: branchTranscriptKey(branch.item), n, value: b.messages[n - first]! });
   }
   if (before.blackboard !== after.blackboard) {
     for (const tag of Object.keys(before.blackboard)) {

@@ -37,8 +37,10 @@ import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
  *   closed the latest answered one); a v6 context starts at wait 1 with no answer kept.
  * v8: the waits say the open wait's deadline (the rule of its chain that is current) and who
  *   may decide it (`waits.deadline`, `waits.deciders`); a v7 wait has neither.
+ * v9: the model calls are counted in the ledger (`ledger.rounds`, was `rounds`), and a fan-out
+ *   of independent workers is kept with its branches (`team`, team.ts); a v8 context has none.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 8;
+export const SNAPSHOT_SCHEMA_VERSION = 9;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -97,6 +99,7 @@ const ContextSchema = z.looseObject({
     maxBurstTokens: z.number().int().positive().nullable(),
     burstTokens: z.number().int().nonnegative(),
     lastCallTokens: z.number().int().nonnegative(),
+    rounds: z.number().int().nonnegative(),
     forkedFrom: z.strictObject({ id: z.string(), seq: z.number().int().positive() }).optional(),
   }),
   waits: z.strictObject({
@@ -271,7 +274,13 @@ const v7ToV8: Migration = (context) => {
   return { context: { ...context, waits: { ...waits, deadline: null, deciders: null } }, history: [] };
 };
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6, 6: v6ToV7, 7: v7ToV8 };
+/** v8 → v9: the count of model calls moves into `ledger` (`rounds`); no fan-out is under way (`team`). */
+const v8ToV9: Migration = ({ rounds, ...context }) => {
+  const ledger = context.ledger as Record<string, unknown> | undefined;
+  return { context: { ...context, ledger: { ...ledger, rounds: typeof rounds === 'number' ? rounds : 0 }, team: null }, history: [] };
+};
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6, 6: v6ToV7, 7: v7ToV8, 8: v8ToV9 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */

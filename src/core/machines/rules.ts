@@ -21,6 +21,7 @@ import type { SessionContext } from './session.context.js';
 import { askingToolCall, interruptedToolCall, offeredToolNames, pendingToolCalls, verdictOf } from './tool-calls.js';
 import type { UserEvent } from './session.events.js';
 import { CLOSED_WAIT_GUARD } from './waits.js';
+import { branchesIn, branchOf, plannedSteps, teamArtifactsUnderReview, type Branch } from './team.js';
 
 export type RuleId =
   | 'actorMayUseTool'
@@ -30,7 +31,8 @@ export type RuleId =
   | 'managerOmitsTagLists'
   | 'burstWithinLimit'
   | 'burstTokensWithinBudget'
-  | 'oneBoundaryPerReply';
+  | 'oneBoundaryPerReply'
+  | 'workersIndependent';
 
 /** A broken rule: which one, the message the model (or the user) gets, and its facts. */
 export interface Violation {
@@ -75,6 +77,8 @@ function oneBoundary(call: QueuedCall, context: SessionContext, actor: ToolActor
   const tool = call.call.function.name;
   // A worker's MCP tools are loop tools: a reply may call any number of them.
   if (actor === 'worker' && tool !== 'submit' && tool !== 'ask_user') return null;
+  // Several run_worker calls may form a fan-out: workersIndependent decides whether this one joins.
+  if (actor === 'manager' && tool === 'run_worker' && context.reply.boundary?.tool === 'run_worker') return null;
   const already =
     actor === 'manager'
       ? context.reply.boundary !== null && headKind(context, 'manager') === 'boundary'
@@ -87,6 +91,36 @@ function oneBoundary(call: QueuedCall, context: SessionContext, actor: ToolActor
     message: `Only one ${what} runs per reply, and this reply already chose one. Call ${tool} again in a later turn if it is still needed.`,
     data: { tool, chosen: actor === 'manager' ? context.reply.boundary?.tool : tool },
   };
+}
+
+/**
+ * A run_worker call after another one in the same reply: the workers run at once, so each
+ * must be independent of the others — every input tag already on the blackboard, no tag
+ * written by two of them, none reading what another writes. The first tie found is named.
+ */
+function independent(call: QueuedCall, context: SessionContext): Finding | null {
+  const chosen = context.reply.boundary;
+  if (call.call.function.name !== 'run_worker' || chosen?.tool !== 'run_worker') return null;
+  const workers = context.package?.workers ?? [];
+  const infoOf = (id: string) => workers.find((w) => w.id === id);
+  const head = infoOf(String((call.args as { workerId?: unknown }).workerId));
+  if (!head) return null; // rule 3 refused an unknown worker already
+  const others = plannedSteps(chosen).map((p) => infoOf(p.step.workerId)!);
+  const tie = (message: string, tag: string, other?: string) => ({
+    message: `${message} Run ${head.id} in a later turn, once the others are done.`,
+    data: { workerId: head.id, tag, ...(other ? { with: other } : {}) },
+  });
+  for (const w of [head, ...others]) {
+    const missing = w.inputTags.find((t) => !Object.hasOwn(context.blackboard, t));
+    if (missing) return tie(`Workers run together only when every input is on the blackboard, and "${missing}" (an input of ${w.id}) is not yet.`, missing);
+  }
+  for (const other of others) {
+    const shared = head.outputTags.find((t) => other.outputTags.includes(t));
+    if (shared) return tie(`${head.id} and ${other.id} both write "${shared}": workers that run together write different tags.`, shared, other.id);
+    const reads = head.inputTags.find((t) => other.outputTags.includes(t)) ?? other.inputTags.find((t) => head.outputTags.includes(t));
+    if (reads) return tie(`"${reads}" ties ${head.id} to ${other.id} (one reads what the other writes): workers that run together are independent.`, reads, other.id);
+  }
+  return null;
 }
 
 export const RULES: readonly Rule[] = [
@@ -169,8 +203,18 @@ export const RULES: readonly Rule[] = [
     contractRule: null,
     actors: ['manager', 'worker'],
     label: 'one boundary per reply',
-    doc: 'A reply takes one boundary tool (manager), one submit and one ask_user (worker); a second one is refused.',
+    doc: 'A reply takes one boundary tool (manager; several run_worker calls may form a fan-out), one submit and one ask_user (worker); a second one is refused.',
     check: onHead('oneBoundaryPerReply', oneBoundary),
+  },
+  {
+    id: 'workersIndependent',
+    contractRule: null,
+    actors: ['manager'],
+    label: 'workers run together are independent',
+    doc:
+      'Several run_worker calls in one reply run at once when their workers are independent: every input tag on the blackboard, ' +
+      'no tag written by two of them, none reading what another writes. A call that is not is refused with the tag that ties it; the others go on.',
+    check: onHead('workersIndependent', independent),
   },
 ];
 
@@ -211,6 +255,11 @@ export type EventGuardId =
   | 'isArtifactUnderReview'
   | 'editedRoleIsWorkers'
   | 'editsWithinArtifactTags'
+  | 'isStepProposed'
+  | 'decidesTeamStep'
+  | 'decidesLastTeamStep'
+  | 'decidesTeamArtifact'
+  | 'decidesLastTeamArtifact'
   | 'decidesToolCall'
   | 'decidesLastToolCall'
   | 'answersToolInput'
@@ -272,7 +321,56 @@ function interruptedCallRefusal(context: SessionContext, event: UserEvent | null
   return `No call "${callId}" was interrupted; the interrupted call is "${interrupted.callId}" (${interrupted.server}.${interrupted.tool}). Nothing was changed.`;
 }
 
-const pendingArtifact = (context: SessionContext) => context.artifacts.find((a) => a.status === 'pending_review');
+/** The artifact under review that the event names (any one under review when it names none). */
+const pendingArtifact = (context: SessionContext, artifactId?: string | null) =>
+  context.artifacts.find((a) => a.status === 'pending_review' && (artifactId == null || a.id === artifactId));
+
+const listed = (branches: readonly Branch[], what: (b: Branch) => string) => branches.map((b) => `"${what(b)}" (${b.step.workerId})`).join(', ') || 'none';
+
+/** Why a decision on a step of a fan-out is refused (null: it names a step that waits, and its edits fit). */
+function teamStepRefusal(context: SessionContext, event: UserEvent | null): string | null {
+  const waiting = branchesIn(context, 'proposed');
+  if (waiting.length === 0) return 'No step of a fan-out waits for a decision.';
+  if (event?.type !== 'user_approved_next_step' && event?.type !== 'user_rejected_next_step') return null;
+  const steps = listed(waiting, (b) => b.item);
+  if (event.item === undefined) return `Several steps wait, each decided on its own: name one with "item" (steps waiting: ${steps}). Nothing was changed.`;
+  const branch = branchOf(context, event.item);
+  if (!branch) return `No step "${event.item}" is proposed; steps waiting: ${steps}. Nothing was changed.`;
+  if (branch.status !== 'proposed') return `Step "${event.item}" was already decided; steps still waiting: ${steps}. Nothing was changed.`;
+  const roleId = event.type === 'user_approved_next_step' ? event.edits?.roleId : undefined;
+  return roleId === undefined ? null : roleRefusal(context, branch.step.workerId, roleId);
+}
+
+/** Why a decision on an artifact of a fan-in is refused (null: it names one under review, and its edits fit). */
+function teamArtifactRefusal(context: SessionContext, event: UserEvent | null): string | null {
+  const reviewed = teamArtifactsUnderReview(context);
+  if (reviewed.length === 0) return 'No artifact of a fan-out is under review.';
+  if (event?.type !== 'user_accepted_artifact' && event?.type !== 'user_rejected_artifact') return null;
+  if (!reviewed.some((b) => b.artifactId === event.artifactId))
+    return `Artifact "${event.artifactId}" is not under review; under review: ${listed(reviewed, (b) => b.artifactId!)}. Nothing was changed.`;
+  return event.type === 'user_accepted_artifact' ? EVENT_GUARDS.editsWithinArtifactTags.refusal(context, event) : null;
+}
+
+function roleRefusal(context: SessionContext, workerId: string | undefined, roleId: string): string | null {
+  const roles = context.package?.workers.find((w) => w.id === workerId)?.roles ?? [];
+  if (roles.some((r) => r.id === roleId)) return null;
+  const known = roles.map((r) => r.id).join(', ');
+  return (
+    `Role "${roleId}" is not a role of worker "${workerId ?? '?'}"; ` +
+    `${known ? `its roles: ${known}` : 'it has no roles: leave edits.roleId out'}. Nothing was approved.`
+  );
+}
+
+/** The refusal of a guard that decides one item of several: `last` says whether the item must be the last one. */
+function ofItems(refusal: (c: SessionContext, e: UserEvent | null) => string | null, count: (c: SessionContext) => number, last: boolean) {
+  return (context: SessionContext, event: UserEvent | null): string | null => {
+    const refused = refusal(context, event);
+    if (refused !== null) return refused;
+    const others = count(context) - 1;
+    if (last) return others > 0 ? `${others} other item(s) still wait for a decision.` : null;
+    return others > 0 ? null : 'This is the last item waiting: deciding it ends the wait.';
+  };
+}
 
 export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
   packageIsKnown: {
@@ -304,10 +402,10 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
     label: 'the artifact is under review',
     doc: 'Accepting or rejecting names the artifact under review.',
     refusal(context, event) {
-      const pending = pendingArtifact(context);
       const artifactId = event && 'artifactId' in event ? event.artifactId : null;
-      if (pending && (artifactId === null || pending.id === artifactId)) return null;
+      if (pendingArtifact(context, artifactId)) return null;
       if (artifactId === null) return 'There is no artifact under review.';
+      const pending = pendingArtifact(context);
       return `Artifact "${artifactId}" is not the one under review${pending ? `; the artifact under review is "${pending.id}"` : ''}.`;
     },
   },
@@ -316,17 +414,41 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
     label: "an edited role is one of the worker's",
     doc: "Approving with edits.roleId names one of the proposed worker's roles.",
     refusal(context, event) {
+      const proposed = EVENT_GUARDS.isStepProposed.refusal(context, event);
+      if (proposed !== null) return proposed;
       const roleId = event?.type === 'user_approved_next_step' ? event.edits?.roleId : undefined;
-      if (roleId === undefined) return null;
-      const workerId = context.step?.workerId;
-      const roles = context.package?.workers.find((w) => w.id === workerId)?.roles ?? [];
-      if (roles.some((r) => r.id === roleId)) return null;
-      const known = roles.map((r) => r.id).join(', ');
-      return (
-        `Role "${roleId}" is not a role of worker "${workerId ?? '?'}"; ` +
-        `${known ? `its roles: ${known}` : 'it has no roles: leave edits.roleId out'}. Nothing was approved.`
-      );
+      return roleId === undefined ? null : roleRefusal(context, context.step?.workerId, roleId);
     },
+  },
+  isStepProposed: {
+    id: 'isStepProposed',
+    label: 'one step is proposed',
+    doc: 'Deciding a single proposed step (not one of a fan-out, whose steps are decided by item).',
+    refusal: (context) => (context.step !== null ? null : 'No single step is proposed.'),
+  },
+  decidesTeamStep: {
+    id: 'decidesTeamStep',
+    label: 'a step of the fan-out is decided',
+    doc: 'Approving or rejecting a step of a fan-out names one that waits (`item`: its run_worker call); the others still wait.',
+    refusal: ofItems(teamStepRefusal, (c) => branchesIn(c, 'proposed').length, false),
+  },
+  decidesLastTeamStep: {
+    id: 'decidesLastTeamStep',
+    label: 'the last step of the fan-out is decided',
+    doc: 'The decision is on the last step of the fan-out waiting: the approved workers then start together.',
+    refusal: ofItems(teamStepRefusal, (c) => branchesIn(c, 'proposed').length, true),
+  },
+  decidesTeamArtifact: {
+    id: 'decidesTeamArtifact',
+    label: 'an artifact of the fan-out is decided',
+    doc: 'Accepting or rejecting an artifact of a fan-out names one under review; the others still wait.',
+    refusal: ofItems(teamArtifactRefusal, (c) => teamArtifactsUnderReview(c).length, false),
+  },
+  decidesLastTeamArtifact: {
+    id: 'decidesLastTeamArtifact',
+    label: 'the last artifact of the fan-out is decided',
+    doc: 'The decision is on the last artifact of the fan-out under review: the held workers go on, then the manager.',
+    refusal: ofItems(teamArtifactRefusal, (c) => teamArtifactsUnderReview(c).length, true),
   },
   editsWithinArtifactTags: {
     id: 'editsWithinArtifactTags',
@@ -337,7 +459,7 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
       if (underReview !== null) return underReview;
       const edits = event?.type === 'user_accepted_artifact' ? event.edits : undefined;
       if (!edits) return null;
-      const artifact = pendingArtifact(context)!;
+      const artifact = pendingArtifact(context, event?.type === 'user_accepted_artifact' ? event.artifactId : null)!;
       const outside = Object.keys(edits).filter((tag) => !Object.hasOwn(artifact.tags, tag));
       if (outside.length === 0) return null;
       const shown =

@@ -12,6 +12,7 @@ import type { PinnedTool, ToolCallItem, ToolCallVerdict, TurnTools } from '../to
 import type { Transcript, WindowLimits } from './transcript.js';
 import type { WaitLedger } from './waits.js';
 import type { DeadlinePolicy } from './deadlines.js';
+import type { PlannedStep, Team } from './team.js';
 
 export const DEFAULT_MAX_BURST = 12;
 export const REJECTION_LOG_SIZE = 50;
@@ -81,7 +82,8 @@ export interface Step {
 
 /** The boundary tool chosen in the latest reply, applied when its calls are all checked. */
 export type Boundary =
-  | { tool: 'run_worker'; step: Step }
+  /** `item`: the call's id. `also`: the reply's other run_worker calls, independent of this one (a fan-out, team.ts). */
+  | { tool: 'run_worker'; step: Step; item: string; also?: PlannedStep[] }
   | { tool: 'ask_user'; message?: string; assessment?: string; questions?: string[] }
   | { tool: 'review_blackboard'; message?: string }
   | { tool: 'finish'; summary?: string };
@@ -163,7 +165,8 @@ export interface ForkOrigin {
 /**
  * Token bookkeeping — the session's usage, the burst's count and budget — and the session's
  * provenance, grouped in one field (the context's field count, see below). Tokens are the
- * model's reported usage (prompt + completion); a reply without usage counts 0.
+ * model's reported usage (prompt + completion); a reply without usage counts 0. The model calls
+ * of the session are counted here too (`rounds`).
  */
 export interface Ledger {
   /** Tokens of all model calls of the session. */
@@ -174,16 +177,18 @@ export interface Ledger {
   burstTokens: number;
   /** Tokens of the latest model call: the estimate of the next one (a prompt only grows within a burst). */
   lastCallTokens: number;
+  /** Model calls made in this session, all agents (every branch of a fan-out counts). */
+  rounds: number;
   forkedFrom?: ForkOrigin;
 }
 
-export const NO_LEDGER: Ledger = { usage: { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0 };
+export const NO_LEDGER: Ledger = { usage: { promptTokens: 0, completionTokens: 0 }, maxBurstTokens: null, burstTokens: 0, lastCallTokens: 0, rounds: 0 };
 
 /**
  * Keep at most 19 top-level fields: XState's assign copies the context with Object.assign,
  * and V8 turns a larger copy into a slow dictionary-mode object (checked with
  * %HasFastProperties: 21 and 20 fields did; 19 do not). Group related fields instead: the
- * token counts, the usage and the fork origin share `ledger` for this reason (19 fields now).
+ * token counts, the usage, the model calls and the fork origin share `ledger` for this reason (19 fields now).
  */
 export interface SessionContext {
   sessionId: string;
@@ -210,9 +215,9 @@ export interface SessionContext {
   /** A runtime notice: burst limit reached, model failure. */
   notice: string | null;
   rejections: Rejection[];
-  /** Model calls made in this session, all agents. */
-  rounds: number;
-  /** Token usage (session and burst), the burst's token budget, and where a fork came from. */
+  /** Independent workers proposed together and run at once (team.ts); null while none is. */
+  team: Team | null;
+  /** Model calls and token usage (session and burst), the burst's token budget, and where a fork came from. */
   ledger: Ledger;
   /** The number of the wait opened last, and the decision that closed the latest answered one (waits.ts). */
   waits: WaitLedger;

@@ -105,14 +105,18 @@ export const ArtifactEdits = ownRecord(z.string().min(1).max(200), EditedBody)
 export const UserSelectedPackage = z.strictObject({ type: z.literal('user_selected_package'), ...decided, packageId: text });
 export const UserSubmittedInput = z.strictObject({ type: z.literal('user_submitted_input'), ...decided, text });
 export const UserConfirmedIntake = z.strictObject({ type: z.literal('user_confirmed_intake'), ...decided });
+/** The step a decision is about, when several wait (a fan-out): the id of its run_worker call, as the view's `team` lists it. */
+const item = z.string().trim().min(1, 'must not be empty').max(200).optional();
 export const UserApprovedNextStep = z.strictObject({
   type: z.literal('user_approved_next_step'),
   ...decided,
+  item,
   edits: StepEdits.optional(),
 });
 export const UserRejectedNextStep = z.strictObject({
   type: z.literal('user_rejected_next_step'),
   ...decided,
+  item,
   reason: z.string().optional(),
 });
 export const UserAcceptedArtifact = z.strictObject({

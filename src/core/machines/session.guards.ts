@@ -16,13 +16,26 @@ import { EVENT_GUARDS, violationOf, type RuleId } from './rules.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 import type { UserEvent } from './session.events.js';
 import { namesClosedWait } from './waits.js';
+import { branchesIn, branchOf, heldBranchAsked, itemOfActor, nextHeldBranch, plannedSteps, teamArtifactsUnderReview } from './team.js';
 import { isCurrentDeadline, mayDecide, type DeadlineOutcome, type DeadlinePassedEvent } from './deadlines.js';
 
 export type DoneTurn = { type: `xstate.done.actor.${'managerTurn' | 'workerTurn'}`; output: TurnOutput };
 export type ErrorTurn = { type: `xstate.error.actor.${'managerTurn' | 'workerTurn'}`; error: unknown };
+/** A branch's model round (team.ts): its actor is `branch:<item>`. */
+export type DoneBranchTurn = { type: `xstate.done.actor.branch:${string}`; output: TurnOutput; actorId: string };
+export type ErrorBranchTurn = { type: `xstate.error.actor.branch:${string}`; error: unknown; actorId: string };
 export type DoneToolCall = { type: 'xstate.done.actor.toolCall'; output: ToolCallOutput };
 export type ErrorToolCall = { type: 'xstate.error.actor.toolCall'; error: unknown };
-export type SessionEvent = UserEvent | DoneTurn | ErrorTurn | DoneToolCall | ErrorToolCall | PackageUpgradedEvent | DeadlinePassedEvent;
+export type SessionEvent =
+  | UserEvent
+  | DoneTurn
+  | ErrorTurn
+  | DoneBranchTurn
+  | ErrorBranchTurn
+  | DoneToolCall
+  | ErrorToolCall
+  | PackageUpgradedEvent
+  | DeadlinePassedEvent;
 export type RuleParams = { actor: ToolActor; rule: RuleId };
 
 const isUserTurn = ({ reply: { boundary } }: SessionContext) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';
@@ -57,6 +70,29 @@ export const sessionGuards = {
   decidesLastToolCall: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesLastToolCall.refusal(context, asUserEvent(event)) === null,
   answersToolInput: ({ context, event }: GuardArgs) => EVENT_GUARDS.answersToolInput.refusal(context, asUserEvent(event)) === null,
   settlesInterruptedCall: ({ context, event }: GuardArgs) => EVENT_GUARDS.settlesInterruptedCall.refusal(context, asUserEvent(event)) === null,
+  isStepProposed: ({ context, event }: GuardArgs) => EVENT_GUARDS.isStepProposed.refusal(context, asUserEvent(event)) === null,
+  decidesTeamStep: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesTeamStep.refusal(context, asUserEvent(event)) === null,
+  decidesLastTeamStep: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesLastTeamStep.refusal(context, asUserEvent(event)) === null,
+  decidesTeamArtifact: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesTeamArtifact.refusal(context, asUserEvent(event)) === null,
+  decidesLastTeamArtifact: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesLastTeamArtifact.refusal(context, asUserEvent(event)) === null,
+  // The items of a fan-out expire together: each one not yet decided is rejected.
+  deadlineRejectsItems: (args: GuardArgs) => deadlineSays(args, 'reject') && args.context.team !== null,
+
+  // A fan-out (team.ts): the reply chose several independent workers; they run as branches.
+  choseFanOut: ({ context: { reply } }: GuardArgs) => plannedSteps(reply.boundary).length > 1,
+  fanOutNeedsApproval: ({ context: { reply } }: GuardArgs) => {
+    const planned = plannedSteps(reply.boundary);
+    return planned.length > 1 && planned.some((p) => stepNeedsApproval(p.step));
+  },
+  // The round that ended is a running branch's (its actor is `branch:<item>`).
+  isBranchTurn: ({ context, event }: GuardArgs) => branchOf(context, itemOfActor((event as { actorId?: unknown }).actorId))?.status === 'running',
+  // The reply under check is a branch's (focused for one pass of the worker rules).
+  checksBranch: ({ context }: GuardArgs) => context.team?.focus != null,
+  noBranchApproved: ({ context }: GuardArgs) => branchesIn(context, 'approved').length === 0,
+  branchesRunning: ({ context }: GuardArgs) => branchesIn(context, 'running').length > 0,
+  teamArtifactsPending: ({ context }: GuardArgs) => teamArtifactsUnderReview(context).length > 0,
+  branchHeld: ({ context }: GuardArgs) => nextHeldBranch(context) !== undefined,
+  heldBranchAsked: ({ context }: GuardArgs) => heldBranchAsked(context),
 
   // A worker's MCP tool calls (tool-calls.ts): some wait for a person; an approved one runs next;
   // a call whose tool changed on its server since it was approved did not run.

@@ -65,6 +65,8 @@ import type { ToolCallInput, ToolCallOutput } from '../tools/server-tools.js';
 import { closedWaitRejection, decisionDigest, namesClosedWait, NO_WAITS } from './waits.js';
 import { notADeciderMessage, staleDeadlineMessage, waitTerms, type DeadlinePassedEvent } from './deadlines.js';
 import * as deadline from './deadline-outcomes.js';
+import { expiryReason } from './deadline-outcomes.js';
+import * as team from './team.js';
 
 type WaitingReason = report.WaitingReason;
 
@@ -382,6 +384,90 @@ export const sessionMachine = setup({
     }),
     announceDone: emit(({ context }) => ({ type: 'done' as const, summary: context.message })),
 
+    // A fan-out (team.ts): several independent workers, each an item, run at once as branches.
+    proposeTeam: assign(({ context }) => team.proposeTeam(context)),
+    approveTeamStep: assign(({ context, event }) => {
+      assertEvent(event, 'user_approved_next_step');
+      return team.approveTeamStep(context, event.item!, event.edits, event.by);
+    }),
+    rejectTeamStep: assign(({ context, event }) => {
+      assertEvent(event, 'user_rejected_next_step');
+      return team.rejectTeamStep(context, event.item!, event.reason);
+    }),
+    expireTeamSteps: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit(report.deadlinePassed(context, 'approve_step', event as DeadlinePassedEvent));
+      enqueue.assign(team.expireTeamSteps(context));
+    }),
+    /** The approved branches start together: each one's model round is an actor of its own (`branch:<item>`). */
+    startBranches: enqueueActions(({ context, enqueue }) => {
+      for (const branch of team.branchesIn(context, 'approved')) {
+        const input = team.branchContext(context, branch);
+        enqueue.emit({ type: 'round_started', ...report.roundOf(input, 'worker') });
+        enqueue.spawnChild('workerTurn', { id: team.branchActorId(branch.item), input });
+      }
+      enqueue.assign(team.startBranches(context));
+    }),
+    /** A branch's round replied: the branch is focused, and its reply goes through the worker rules like a single worker's. */
+    acceptBranchReply: enqueueActions(({ context, event, enqueue }) => {
+      const { output, actorId } = event as unknown as { output: TurnOutput; actorId: string };
+      enqueue.stopChild(actorId);
+      const focused = { ...context, ...team.focusBranch(context, team.itemOfActor(actorId)!) };
+      const accepted = { ...focused, ...update.acceptReply(focused, 'worker', output) };
+      enqueue.assign(accepted);
+      enqueue.emit(report.roundReplied(accepted, 'worker', output));
+    }),
+    /** Nothing in the reply ended the branch: its next round starts. */
+    nextBranchRound: enqueueActions(({ context, enqueue }) => {
+      const item = context.team!.focus!.item;
+      const parked = { ...context, ...team.nextBranchRound(context) };
+      const input = team.branchContext(parked, team.branchOf(parked, item)!);
+      enqueue.assign(parked);
+      enqueue.emit({ type: 'round_started', ...report.roundOf(input, 'worker') });
+      enqueue.spawnChild('workerTurn', { id: team.branchActorId(item), input });
+    }),
+    holdBranch: assign(({ context }) => team.holdBranch(context)),
+    publishBranchArtifact: enqueueActions(({ context, enqueue }) => {
+      const published = update.publishArtifact(context);
+      const event = report.artifactPublished({ ...context, ...published });
+      enqueue.assign(team.publishBranchArtifact(context));
+      if (event) enqueue.emit(event);
+    }),
+    askBranch: assign(({ context }) => team.askBranch(context)),
+    stopBranchAtBurst: enqueueActions(({ context, enqueue }) => {
+      const changes = update.noticeWorkerBurstLimit(context);
+      enqueue.assign(team.stopBranch(context, changes));
+      enqueue.emit(noticed(changes));
+    }),
+    stopBranchAtBudget: enqueueActions(({ context, enqueue }) => {
+      const changes = update.noticeWorkerTokenBudget(context);
+      enqueue.assign(team.stopBranch(context, changes));
+      enqueue.emit(noticed(changes));
+    }),
+    /** A branch's model call failed: it stops (the manager hears why), the others go on. */
+    stopFailedBranch: enqueueActions(({ context, event, enqueue }) => {
+      const { error, actorId } = event as unknown as { error: unknown; actorId: string };
+      enqueue.stopChild(actorId);
+      const focused = { ...context, ...team.focusBranch(context, team.itemOfActor(actorId)!) };
+      enqueue.emit(report.roundFailed(focused, 'worker', error));
+      const changes = update.noticeWorkerFailure(focused, error);
+      enqueue.assign(team.stopBranch(focused, changes));
+      enqueue.emit(noticed(changes));
+    }),
+    acceptTeamArtifact: assign(({ context, event }) => {
+      assertEvent(event, 'user_accepted_artifact');
+      return team.settleTeamArtifact(context, event.artifactId, update.acceptArtifact(context, event.artifactId, event.edits, event.at, event.by));
+    }),
+    rejectTeamArtifact: assign(({ context, event }) => {
+      assertEvent(event, 'user_rejected_artifact');
+      return team.rejectTeamArtifact(context, event.artifactId, event.reason, event.by);
+    }),
+    expireTeamArtifacts: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit(report.deadlinePassed(context, 'review_artifact', event as DeadlinePassedEvent));
+      enqueue.assign(team.expireTeamArtifacts(context, expiryReason(context.waits.deadline)));
+    }),
+    /** The next held branch goes on alone, as the session's worker. */
+    resumeHeldBranch: assign(({ context }) => team.resumeHeldBranch(context)),
+
     /**
      * Root wildcard: an event no active state takes is recorded with its reason, never
      * dropped. An action sees no snapshot, so the refusal asks XState which states of the
@@ -429,7 +515,7 @@ export const sessionMachine = setup({
     assessment: null,
     notice: null,
     rejections: [],
-    rounds: 0,
+    team: null,
     ledger: { ...NO_LEDGER, maxBurstTokens: input.maxBurstTokens ?? null },
     waits: NO_WAITS,
   }),
@@ -515,6 +601,9 @@ export const sessionMachine = setup({
             user_approved_next_step: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_step' } } },
+              // A fan-out's steps are decided one by one (`item`); the last decision starts the approved ones together.
+              { guard: 'decidesLastTeamStep', target: '#session.running.team', actions: ['resetBurst', 'approveTeamStep'] },
+              { guard: 'decidesTeamStep', actions: 'approveTeamStep' },
               {
                 guard: 'editedRoleIsWorkers',
                 target: '#session.running.worker',
@@ -524,9 +613,14 @@ export const sessionMachine = setup({
             user_rejected_next_step: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_step' } } },
-              { target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
+              { guard: 'decidesLastTeamStep', target: '#session.running.team', actions: ['resetBurst', 'rejectTeamStep'] },
+              { guard: 'decidesTeamStep', actions: 'rejectTeamStep' },
+              { guard: 'isStepProposed', target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
             ],
-            deadline_passed: { guard: 'deadlineRejects', target: '#session.running.manager', actions: ['resetBurst', 'expireStep'] },
+            deadline_passed: [
+              { guard: 'deadlineRejectsItems', target: '#session.running.team', actions: ['resetBurst', 'expireTeamSteps'] },
+              { guard: 'deadlineRejects', target: '#session.running.manager', actions: ['resetBurst', 'expireStep'] },
+            ],
           },
         },
         review_artifact: {
@@ -536,14 +630,22 @@ export const sessionMachine = setup({
             user_accepted_artifact: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'review_artifact' } } },
+              // A fan-in's artifacts are decided one by one; after the last, the held workers go on, then the manager.
+              { guard: 'decidesLastTeamArtifact', target: '#session.running.team.joining', actions: ['resetBurst', 'acceptTeamArtifact'] },
+              { guard: 'decidesTeamArtifact', actions: 'acceptTeamArtifact' },
               { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             ],
             user_rejected_artifact: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'review_artifact' } } },
+              { guard: 'decidesLastTeamArtifact', target: '#session.running.team.joining', actions: ['resetBurst', 'rejectTeamArtifact'] },
+              { guard: 'decidesTeamArtifact', actions: 'rejectTeamArtifact' },
               { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
             ],
-            deadline_passed: { guard: 'deadlineRejects', target: 'revision', actions: ['resetBurst', 'expireArtifact'] },
+            deadline_passed: [
+              { guard: 'deadlineRejectsItems', target: '#session.running.team.joining', actions: ['resetBurst', 'expireTeamArtifacts'] },
+              { guard: 'deadlineRejects', target: 'revision', actions: ['resetBurst', 'expireArtifact'] },
+            ],
           },
         },
         worker_questions: {
@@ -636,8 +738,12 @@ export const sessionMachine = setup({
       initial: 'manager',
       states: {
         manager: {
-          initial: 'thinking',
+          initial: 'starting',
           states: {
+            // Transient: a worker of a fan-out that still waits (held) goes on before the manager's next round.
+            starting: {
+              always: [{ guard: 'branchHeld', target: '#session.running.team.resuming' }, { target: 'thinking' }],
+            },
             thinking: {
               entry: [
                 { type: 'announceState', params: { state: 'running.manager.thinking' } },
@@ -677,6 +783,10 @@ export const sessionMachine = setup({
                   guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } },
                   actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'oneBoundaryPerReply' } },
                 },
+                {
+                  guard: { type: 'breaksRule', params: { actor: 'manager', rule: 'workersIndependent' } },
+                  actions: { type: 'refuseCall', params: { actor: 'manager', rule: 'workersIndependent' } },
+                },
                 { guard: 'moreCallsQueued', actions: 'settleCall' },
                 // The last call passed the rules (or none is left): settled, the reply is routed.
                 { target: 'routing', actions: 'settleCall' },
@@ -685,6 +795,9 @@ export const sessionMachine = setup({
             // Transient: where the settled reply leads, by the boundary tool it chose.
             routing: {
               always: [
+                // Several independent workers (a fan-out): one wait with an item per step, or they start together.
+                { guard: 'fanOutNeedsApproval', target: '#session.waiting_user.approve_step', actions: 'proposeTeam' },
+                { guard: 'choseFanOut', target: '#session.running.team', actions: 'proposeTeam' },
                 { guard: 'stepNeedsApproval', target: '#session.waiting_user.approve_step', actions: { type: 'proposeStep', params: { waits: true } } },
                 { guard: 'choseWorkerRun', target: '#session.running.worker', actions: [{ type: 'proposeStep', params: { waits: false } }, 'startWorkerRun'] },
                 { guard: 'choseClarification', target: '#session.waiting_user.intake', actions: 'showManagerMessage' },
@@ -744,6 +857,8 @@ export const sessionMachine = setup({
                   actions: { type: 'refuseCall', params: { actor: 'worker', rule: 'oneBoundaryPerReply' } },
                 },
                 { guard: 'moreCallsQueued', actions: 'settleWorkerCall' },
+                // A branch's reply (a fan-out) is routed by the team.
+                { guard: 'checksBranch', target: '#session.running.team.routing', actions: 'settleWorkerCall' },
                 { target: 'routing', actions: 'settleWorkerCall' },
               ],
             },
@@ -775,6 +890,56 @@ export const sessionMachine = setup({
                 ],
                 onError: { target: 'routing', actions: 'recordToolFailure' },
               },
+            },
+          },
+        },
+
+        // A fan-out (team.ts): independent workers run at once, each branch's model round an
+        // actor of its own (`branch:<item>`). Each reply is checked by the worker's rules
+        // (`worker.checking`, the branch focused for that pass) and routed here.
+        team: {
+          initial: 'starting',
+          states: {
+            // Transient: the approved branches start together; with none approved the manager goes on.
+            starting: {
+              always: [{ guard: 'noBranchApproved', target: 'joining' }, { target: 'working', actions: 'startBranches' }],
+            },
+            working: {
+              entry: { type: 'announceState', params: { state: 'running.team.working' } },
+              on: {
+                'xstate.done.actor.*': { guard: 'isBranchTurn', target: '#session.running.worker.checking', actions: 'acceptBranchReply' },
+                'xstate.error.actor.*': { guard: 'isBranchTurn', target: 'joining', actions: 'stopFailedBranch' },
+              },
+            },
+            // Transient: where a branch's settled reply leads. MCP tool calls wait for the fan-in
+            // (the branch is held, then goes on alone); a submit or questions end the branch.
+            routing: {
+              always: [
+                { guard: 'toolCallsAwaitDecision', target: 'joining', actions: 'holdBranch' },
+                { guard: 'toolCallReady', target: 'joining', actions: 'holdBranch' },
+                { guard: 'workerSubmitted', target: 'joining', actions: 'publishBranchArtifact' },
+                { guard: 'workerAsked', target: 'joining', actions: 'askBranch' },
+                { guard: 'burstUsedUp', target: 'joining', actions: 'stopBranchAtBurst' },
+                { guard: 'burstTokensUsedUp', target: 'joining', actions: 'stopBranchAtBudget' },
+                { target: 'working', actions: 'nextBranchRound' },
+              ],
+            },
+            // Transient: the fan-in. The session leaves running once no branch runs: the new
+            // artifacts are reviewed together, then each held branch goes on alone, then the manager.
+            joining: {
+              always: [
+                { guard: 'branchesRunning', target: 'working' },
+                { guard: 'teamArtifactsPending', target: '#session.waiting_user.review_artifact' },
+                { guard: 'branchHeld', target: 'resuming' },
+                { target: '#session.running.manager' },
+              ],
+            },
+            // Transient: the first held branch, in the order the manager proposed them, continues as the session's worker.
+            resuming: {
+              always: [
+                { guard: 'heldBranchAsked', target: '#session.waiting_user.worker_questions', actions: 'resumeHeldBranch' },
+                { target: '#session.running.worker.routing', actions: 'resumeHeldBranch' },
+              ],
             },
           },
         },

@@ -35,7 +35,7 @@ export function roundOf(context: SessionContext, agent: ToolActor, counted = fal
     workerId: agent === 'worker' ? (context.step?.workerId ?? null) : null,
     burst: Math.min(context.burst + next, context.maxBurst),
     maxBurst: context.maxBurst,
-    round: context.rounds + next,
+    round: context.ledger.rounds + next,
   };
 }
 

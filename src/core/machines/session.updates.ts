@@ -201,7 +201,7 @@ export function startRevision(ctx: SessionContext, notes: string): Update {
  * run_worker calls by id.
  */
 export function queuedReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput) {
-  return normalizeReply(actor, reply, `fallback_${ctx.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
+  return normalizeReply(actor, reply, `fallback_${ctx.ledger.rounds + 1}`, toolCallIds(ctx.transcripts[actor].messages));
 }
 
 export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOutput): Update {
@@ -230,8 +230,7 @@ export function acceptReply(ctx: SessionContext, actor: ToolActor, reply: TurnOu
   const { verdicts, ...pinned } = actor === 'worker' ? acceptTurnTools(ctx, reply?.tools) : {};
   return {
     burst: ctx.burst + 1,
-    rounds: ctx.rounds + 1,
-    ledger: { ...ledger, usage, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens },
+    ledger: { ...ledger, usage, burstTokens: ledger.burstTokens + callTokens, lastCallTokens: callTokens, rounds: ledger.rounds + 1 },
     reply: {
       queue,
       boundary: null,
@@ -299,7 +298,7 @@ export function boundaryOf(ctx: SessionContext, call: QueuedCall): Boundary {
     case 'run_worker': {
       const { workerId, reason, requiresApproval, roleId } = call.args as RunWorkerArgs;
       const approval = approvalFor(ctx, call.call.id, workerId);
-      return { tool: 'run_worker', step: { workerId, reason, requiresApproval, approval, ...(roleId ? { roleId } : {}) } };
+      return { tool: 'run_worker', item: call.call.id, step: { workerId, reason, requiresApproval, approval, ...(roleId ? { roleId } : {}) } };
     }
     case 'ask_user':
       return { tool: 'ask_user', ...(call.args as ManagerAskUserArgs) };
@@ -338,10 +337,16 @@ export function settleWorkerCall(ctx: SessionContext): Update {
 }
 
 function chooseBoundary(ctx: SessionContext, call: QueuedCall): Update {
-  const boundary = boundaryOf(ctx, call);
+  const chosen = boundaryOf(ctx, call);
+  const before = ctx.reply.boundary;
+  // A second run_worker that passed workersIndependent joins the first: a fan-out (team.ts).
+  const boundary =
+    before?.tool === 'run_worker' && chosen.tool === 'run_worker'
+      ? { ...before, also: [...(before.also ?? []), { item: chosen.item, step: chosen.step }] }
+      : chosen;
   return {
     reply: { ...ctx.reply, queue: ctx.reply.queue.slice(1), boundary },
-    ...append(ctx, 'manager', toolResult(call, boundaryResult[boundary.tool](boundary))),
+    ...append(ctx, 'manager', toolResult(call, boundaryResult[chosen.tool](chosen))),
   };
 }
 
@@ -459,6 +464,11 @@ export function noticeWorkerBurstLimit(ctx: SessionContext): Update {
 export function noticeWorkerFailure(ctx: SessionContext, error: unknown): Update {
   const content = `The worker ${ctx.step?.workerId ?? ''} failed: ${errorText(error)} Decide with the user how to go on.`;
   return { ...noticeModelFailure('worker', error), step: null, ...append(ctx, 'manager', { role: 'user', content }) };
+}
+
+/** A message to the manager, read with its next round. */
+export function tellManager(ctx: SessionContext, content: string): Update {
+  return append(ctx, 'manager', { role: 'user', content });
 }
 
 export function recordRejection(ctx: SessionContext, rejection: Rejection): Update {
