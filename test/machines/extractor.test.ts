@@ -80,16 +80,21 @@ describe('the machine as @xstate/machine-extractor reads it', () => {
     expect({ states: found.states, transitions: found.transitions.length }).toEqual(actual);
     // 18 + the transient states that route a settled reply (manager, worker) and that start a worker's round
     // + approve_tool (a person decides a worker's MCP tool calls) + running.worker.calling (an approved call runs)
-    // + tool_input (the server asks a person) + tool_interrupted (a call cut off by a stopped process).
-    expect(actual.states).toBe(25);
+    // + tool_input (the server asks a person) + tool_interrupted (a call cut off by a stopped process)
+    // + the manager's starting (a held branch of a fan-out goes first) + running.team and its five (starting, working, routing, joining, resuming).
+    expect(actual.states).toBe(32);
     // 44 + the token budget's two edges (manager, worker) + package_upgraded (steward upgrade)
     // + a refusal edge first on each of the 15 user-event transitions of the waiting states (a decision for a closed wait)
     // + checking → routing (manager, worker) + the worker's round starting
     // + approve_tool's six (a closed wait, the last decision, another decision; for approve and reject)
     // + the worker's routing to approve_tool and to calling + calling's three (changed tool, result, failure)
     // + calling's two to the new waits (input asked, interrupted) + tool_input's two (a closed wait, the answers)
-    // + tool_interrupted's six (a closed wait, the call named; for run again, skip, result given).
-    expect(actual.transitions).toBe(102);
+    // + tool_interrupted's six (a closed wait, the call named; for run again, skip, result given)
+    // + a fan-out: the manager's refusal edge workersIndependent and routing's two (items wait, or they start),
+    //   approve_step's five (the last item and another, for approve and reject; the items expire), review_artifact's
+    //   five (the same for accept and reject, and their expiry), the manager's starting two, worker checking's edge to
+    //   the team's routing, and the team's 17 (starting 2, working 2, routing 7, joining 4, resuming 2).
+    expect(actual.transitions).toBe(135);
   });
 
   it('every guard is a named guard of the machine, shown with its params', () => {
@@ -100,9 +105,9 @@ describe('the machine as @xstate/machine-extractor reads it', () => {
       expect(guard!.kind, `${where}: ${guard!.type}`).toBe('named');
       expect(implemented, where).toContain(guard!.type);
     }
-    // The nine refusal edges of `checking` (five manager, four worker) can be told apart by their params.
+    // The ten refusal edges of `checking` (six manager, four worker) can be told apart by their params.
     const refusals = guarded.filter((t) => t.guard!.type === 'breaksRule').map((t) => `${String(t.guard!.params?.actor)}:${String(t.guard!.params?.rule)}`);
-    expect(refusals).toHaveLength(9);
-    expect(new Set(refusals).size).toBe(9);
+    expect(refusals).toHaveLength(10);
+    expect(new Set(refusals).size).toBe(10);
   });
 });

@@ -18,7 +18,12 @@ describe('only routing routes a reply', () => {
       const onDone = running[agent]!.states!.thinking!.invoke!.onDone!;
       expect(onDone).toEqual({ target: 'checking', actions: { type: 'acceptReply', params: { actor: agent } } });
       const checking = running[agent]!.states!.checking!.always!;
-      expect(checking.filter((e) => e.target !== undefined)).toEqual([{ target: 'routing', actions: agent === 'manager' ? 'settleCall' : 'settleWorkerCall' }]);
+      // A branch of a fan-out is a worker whose reply the team routes (running.team.routing), unguarded there too.
+      const settle = agent === 'manager' ? 'settleCall' : 'settleWorkerCall';
+      const toRouting = checking.filter((e) => e.target !== undefined && e.guard === undefined);
+      expect(toRouting).toEqual([{ target: 'routing', actions: settle }]);
+      const others = checking.filter((e) => e.target !== undefined && e.guard !== undefined);
+      expect(others).toEqual(agent === 'manager' ? [] : [{ guard: 'checksBranch', target: '#session.running.team.routing', actions: settle }]);
       const routing = running[agent]!.states!.routing!.always!;
       expect(routing.filter((e) => e.target !== undefined).length).toBeGreaterThan(2);
     });

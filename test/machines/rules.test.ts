@@ -25,7 +25,7 @@ const toolCall = (name: string, args: unknown) => ({ id: `call_${name}`, type: '
 afterEach(() => vi.restoreAllMocks());
 
 describe('the rule table', () => {
-  it("holds the seed's six rules in order, then the token budget and one-boundary-per-reply", () => {
+  it("holds the seed's six rules in order, then the token budget, one-boundary-per-reply and the fan-out's independence", () => {
     expect(RULES.map((r) => [r.contractRule, r.id])).toEqual([
       [1, 'actorMayUseTool'],
       [2, 'argumentsMatchSchema'],
@@ -35,6 +35,7 @@ describe('the rule table', () => {
       [6, 'burstWithinLimit'],
       [null, 'burstTokensWithinBudget'],
       [null, 'oneBoundaryPerReply'],
+      [null, 'workersIndependent'],
     ]);
   });
 

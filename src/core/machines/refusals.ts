@@ -117,6 +117,10 @@ function guardRefusal(guard: string | null, context: SessionContext, event: User
   return isEventGuardId(guard) ? EVENT_GUARDS[guard].refusal(context, event) : null;
 }
 
+function guardApplies(guard: string | null, context: SessionContext): boolean {
+  return guard === null || !isEventGuardId(guard) || (EVENT_GUARDS[guard].applies?.(context) ?? true);
+}
+
 export interface ChartReading {
   /** Dotted state, "done" for a finished session. */
   state: string;
@@ -158,15 +162,19 @@ export function readChart(nodes: readonly AnyStateNode[] | null, context: Sessio
     const now = accepted.length ? ` Accepted now: ${accepted.join(', ')}.` : '';
     return { ...reading, refusal: refusal(`"${event.type}" is not accepted ${describeState(state)}.${now}`) };
   }
-  // Declared here: refused only when every candidate's guard says no; the first one's words.
+  // Declared here: refused only when every candidate's guard says no; the words of the first
+  // one that applies to the session as it is (else the first one's).
   const userEvent = event as UserEvent;
   let first: { guard: string; reason: string } | null = null;
+  let applying: { guard: string; reason: string } | null = null;
   for (const c of own) {
     const reason = guardRefusal(c.guard, context, userEvent);
     if (reason === null) return { ...reading, refusal: null };
     first ??= { guard: c.guard!, reason };
+    if (!applying && guardApplies(c.guard, context)) applying = { guard: c.guard!, reason };
   }
-  return { ...reading, refusal: refusal(first!.reason, first!.guard) };
+  const said = applying ?? first!;
+  return { ...reading, refusal: refusal(said.reason, said.guard) };
 }
 
 /**

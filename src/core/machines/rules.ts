@@ -275,6 +275,12 @@ export interface EventGuard {
    * "enabled now" means for a guard that reads the payload).
    */
   refusal(context: SessionContext, event: UserEvent | null): string | null;
+  /**
+   * Whether the guard's refusal speaks to the session as it is (default: always). A state may
+   * take an event on several edges; a refused event is told the words of the first guard that
+   * applies (a fan-out's guards apply only while its items wait).
+   */
+  applies?(context: SessionContext): boolean;
 }
 
 /** Why a decision on a tool call is refused (null: it names a call that waits for one). */
@@ -431,24 +437,28 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
     label: 'a step of the fan-out is decided',
     doc: 'Approving or rejecting a step of a fan-out names one that waits (`item`: its run_worker call); the others still wait.',
     refusal: ofItems(teamStepRefusal, (c) => branchesIn(c, 'proposed').length, false),
+    applies: (c) => branchesIn(c, 'proposed').length > 0,
   },
   decidesLastTeamStep: {
     id: 'decidesLastTeamStep',
     label: 'the last step of the fan-out is decided',
     doc: 'The decision is on the last step of the fan-out waiting: the approved workers then start together.',
     refusal: ofItems(teamStepRefusal, (c) => branchesIn(c, 'proposed').length, true),
+    applies: (c) => branchesIn(c, 'proposed').length > 0,
   },
   decidesTeamArtifact: {
     id: 'decidesTeamArtifact',
     label: 'an artifact of the fan-out is decided',
     doc: 'Accepting or rejecting an artifact of a fan-out names one under review; the others still wait.',
     refusal: ofItems(teamArtifactRefusal, (c) => teamArtifactsUnderReview(c).length, false),
+    applies: (c) => teamArtifactsUnderReview(c).length > 0,
   },
   decidesLastTeamArtifact: {
     id: 'decidesLastTeamArtifact',
     label: 'the last artifact of the fan-out is decided',
     doc: 'The decision is on the last artifact of the fan-out under review: the held workers go on, then the manager.',
     refusal: ofItems(teamArtifactRefusal, (c) => teamArtifactsUnderReview(c).length, true),
+    applies: (c) => teamArtifactsUnderReview(c).length > 0,
   },
   editsWithinArtifactTags: {
     id: 'editsWithinArtifactTags',

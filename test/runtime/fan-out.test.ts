@@ -1,0 +1,83 @@
+/**
+ * A fan-out: a manager reply with several independent run_worker calls runs the workers at
+ * once, each decided on its own, each artifact reviewed on its own.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { useTempDir } from '../support/temp.js';
+import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
+
+const temp = useTempDir('steward-fan-out-');
+
+/** Resolves once `count` calls wait on it: a worker that ran alone would wait forever. */
+function barrier(count: number) {
+  let waiting = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return () => {
+    if (++waiting === count) open();
+    return opened;
+  };
+}
+
+describe('a fan-out of independent workers', () => {
+  it('runs three independent workers at once, and reviews their three artifacts one by one', async () => {
+    const together = barrier(3);
+    const model = new TrioModel([runTogether(TRIO)], async (id) => {
+      await together();
+      return submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs')) }).createSession({ packageId: 'trio' });
+    const ran = await session.send({ type: 'user_submitted_input', text: 'Three notes, please.' });
+    expect(ran).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact' } });
+    expect(model.maxInFlight).toBe(3);
+    const pending = session.view().artifacts.filter((a) => a.status === 'pending_review');
+    expect(pending.map((a) => a.workerId).sort()).toEqual([...TRIO].sort());
+
+    const [a, b, c] = pending;
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: a!.id })).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact' } });
+    expect(await session.send({ type: 'user_rejected_artifact', artifactId: b!.id, reason: 'Too short.' })).toMatchObject({
+      ok: true,
+      view: { state: 'waiting_user.review_artifact' },
+    });
+    // A decision on an artifact already decided is refused and changes nothing.
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: a!.id })).toMatchObject({ ok: false, error: { code: 'event_refused' } });
+    const done = await session.send({ type: 'user_accepted_artifact', artifactId: c!.id, edits: { [c!.workerId]: 'Edited.' } });
+    expect(done).toMatchObject({ ok: true, view: { state: 'done' } });
+    const statuses = Object.fromEntries(session.view().artifacts.map((x) => [x.workerId, x.status]));
+    expect(statuses).toEqual({ [a!.workerId]: 'accepted', [b!.workerId]: 'rejected', [c!.workerId]: 'accepted' });
+    expect(Object.fromEntries(TRIO.map((t) => [t, model.started.get(t)]))).toEqual({ north: 1, south: 1, east: 1 });
+  });
+
+  it('refuses a dependent call by the rule workersIndependent, naming the tag, while the others run', async () => {
+    const seen: string[] = [];
+    const model = new TrioModel([runTogether(['north', 'south', 'summary'])], (id) => {
+      seen.push(id);
+      return submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs2')) }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(seen.sort()).toEqual(['north', 'south']);
+    const manager = await session.transcript('manager');
+    const refused = manager.find((m) => m.role === 'tool' && m.tool_call_id === 'run_summary');
+    expect(refused?.content).toContain('"north" (an input of summary) is not yet');
+    expect(session.view().artifacts.map((a) => a.workerId).sort()).toEqual(['north', 'south']);
+  });
+
+  it('waits once with an item per call when approval is needed; decided over three sends, one rejected', async () => {
+    const model = new TrioModel([runTogether(TRIO, true)], (id) => submitOwn(id));
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs3')) }).createSession({ packageId: 'trio' });
+    const proposed = await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(proposed).toMatchObject({ ok: true, view: { state: 'waiting_user.approve_step' } });
+    const wait = session.view().wait;
+    const noItem = await session.send({ type: 'user_approved_next_step', wait });
+    expect(noItem).toMatchObject({ ok: false, error: { code: 'event_refused' } });
+    expect(noItem.ok ? '' : noItem.error.message).toContain('name one with "item"');
+    expect(await session.send({ type: 'user_approved_next_step', wait, item: 'run_north' })).toMatchObject({ ok: true, view: { state: 'waiting_user.approve_step' } });
+    expect(await session.send({ type: 'user_rejected_next_step', wait, item: 'run_south', reason: 'Not south.' })).toMatchObject({ ok: true });
+    expect(model.started.size).toBe(0);
+    const ran = await session.send({ type: 'user_approved_next_step', wait, item: 'run_east', edits: { reason: 'East, briefly.' } });
+    expect(ran).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact' } });
+    expect([...model.started.keys()].sort()).toEqual(['east', 'north']);
+  });
+});
