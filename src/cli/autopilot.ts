@@ -77,8 +77,12 @@ function decide(view: SessionView, options: AutopilotOptions, nudges: number, re
       if (view.questions?.length) return { event: { type: 'user_skipped_questions' }, say: 'skip the questions' };
       if (nudges >= MAX_NUDGES) return { stop: `Stopped: the manager asked ${nudges} times in a row without proposing a step; answer it yourself.` };
       return { event: { type: 'user_submitted_input', text: 'Please go on with your best judgement.' }, say: 'ask the manager to go on' };
-    case 'approve_step':
+    case 'approve_step': {
+      // A fan-out's steps are approved one per send, each by its item.
+      const item = view.team?.find((t) => t.status === 'proposed');
+      if (item) return { event: { type: 'user_approved_next_step', item: item.item }, say: `approve ${item.workerId} (${item.item})` };
       return { event: { type: 'user_approved_next_step' }, say: `approve ${view.pendingStep?.workerId ?? 'the step'}` };
+    }
     case 'review_artifact':
       if (view.artifact) return { event: { type: 'user_accepted_artifact', artifactId: view.artifact.id }, say: `accept ${view.artifact.id}` };
       break;

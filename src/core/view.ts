@@ -12,6 +12,7 @@ import type { DeadlineOutcome } from './machines/deadlines.js';
 import type { WaitingReason } from './machines/stream-events.js';
 import type { TokenUsage } from './models/model.js';
 import type { SessionSnapshot } from './machines/session-snapshot.js';
+import { teamArtifactsUnderReview, type Branch, type BranchStatus } from './machines/team.js';
 import { isToolWait, pinnedTool, type ToolAnnotations, type ToolCallItem } from './tools/server-tools.js';
 
 export type Phase = 'waiting_user' | 'running' | 'done';
@@ -33,6 +34,25 @@ export interface ArtifactView {
  * group `to`), and when it is due. The chart knows no clock: `dueAt` is what the runtime that
  * holds the session computed (ISO-8601), null when the view was read without it.
  */
+/**
+ * A worker of a fan-out (several independent workers proposed in one reply, run at once): the
+ * item a decision names (`item`, its run_worker call; in a review, the artifact's id), and
+ * where it is (team.ts: proposed, approved, running, submitted, asked, held).
+ */
+export interface TeamItemView {
+  item: string;
+  workerId: string;
+  reason: string;
+  roleId?: string;
+  status: BranchStatus;
+  /** proposed: why it waits for a person. */
+  approvalRequiredBy?: ApprovalRequiredBy;
+  /** submitted: its artifact, under review. */
+  artifact?: ArtifactView;
+  /** asked: its questions, answered after the fan-in's review. */
+  questions?: Question[];
+}
+
 export interface DeadlineView {
   level: number;
   outcome: DeadlineOutcome;
@@ -69,8 +89,10 @@ export interface SessionView {
    * `model`: the manager asked for approval and the policy left it to the manager.
    */
   approvalRequiredBy?: ApprovalRequiredBy;
-  /** The artifact under review (review_artifact, revision). */
+  /** The artifact under review (review_artifact, revision); in a fan-in, the first of those under review. */
   artifact?: ArtifactView;
+  /** While a fan-out is under way: its workers, each an item decided on its own. */
+  team?: TeamItemView[];
   /**
    * The worker's MCP tool calls of its latest reply, while they are decided or run: each with
    * its server, tool, arguments, status and the tool's pinned description (approve_tool shows
@@ -168,10 +190,12 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
     view.deadline = deadlineView(context.waits.deadline, extras.dueAt ?? null);
     view.deciders = context.waits.deciders ? [...context.waits.deciders] : null;
     if (waitingReason === 'review_artifact' || waitingReason === 'revision') {
-      const underReview = context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected');
-      if (underReview) view.artifact = artifactView(context, underReview.id);
+      const fanIn = teamArtifactsUnderReview(context)[0]?.artifactId;
+      const underReview = fanIn ?? context.artifacts.findLast((a) => a.status === 'pending_review' || a.status === 'rejected')?.id;
+      if (underReview) view.artifact = artifactView(context, underReview);
     }
   }
+  if (context.team) view.team = context.team.branches.map((b) => teamItemView(context, b));
   if (context.step) view.pendingStep = context.step;
   if (context.reply.toolCalls?.length && (phase === 'running' || isToolWait(view.waitingReason))) view.toolCalls = toolCallViews(context);
   if (view.waitingReason === 'approve_step' && context.step) view.approvalRequiredBy = approvalRequiredBy(context.step);
@@ -182,6 +206,21 @@ export function sessionView(snapshot: SessionSnapshot, packageOnDisk?: (packageI
   if (ledger.forkedFrom) view.forkedFrom = ledger.forkedFrom;
   if (onDisk !== undefined && onDisk !== pinned) view.packageOnDisk = onDisk;
   return view;
+}
+
+function teamItemView(context: SessionContext, branch: Branch): TeamItemView {
+  const { step } = branch;
+  const artifact = branch.status === 'submitted' && branch.artifactId ? artifactView(context, branch.artifactId) : undefined;
+  return {
+    item: branch.item,
+    workerId: step.workerId,
+    reason: step.reason,
+    ...(step.roleId ? { roleId: step.roleId } : {}),
+    status: branch.status,
+    ...(branch.status === 'proposed' ? { approvalRequiredBy: approvalRequiredBy(step) } : {}),
+    ...(artifact ? { artifact } : {}),
+    ...(branch.status === 'asked' && branch.questions ? { questions: branch.questions } : {}),
+  };
 }
 
 /** The open wait's current rule as the view shows it (the chart's `waits.deadline`, with the runtime's due time). */

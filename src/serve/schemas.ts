@@ -10,6 +10,7 @@ import { MaxBurstSchema } from '../core/limits.js';
 import { UserEventSchema, userEventTypes } from '../core/machines/session.events.js';
 import { WaitingReasonSchema } from '../core/machines/stream-events.js';
 import { DEADLINE_OUTCOMES } from '../core/machines/deadlines.js';
+import { BRANCH_STATUSES } from '../core/machines/team.js';
 import { CURSOR_MAX_CHARS } from '../store/list-page.js';
 import { IdempotencyKeySchema } from '../runtime/idempotency-key.js';
 import { AuditFormatSchema } from '../runtime/audit-row.js';
@@ -117,6 +118,17 @@ export const SessionViewSchema = z
       })
       .nullable()
       .describe("the open wait's deadline; null: the session does not wait, or the wait has none"),
+    team: z
+      .array(
+        z.looseObject({
+          item: z.string().describe('the run_worker call: a step decision names it as `item`; in a review, decide its `artifact.id`'),
+          workerId: z.string(),
+          reason: z.string(),
+          status: z.enum(BRANCH_STATUSES),
+        }),
+      )
+      .optional()
+      .describe('while a fan-out is under way: its workers, each an item decided on its own (proposed, running, submitted: its artifact under review, asked, held)'),
     deciders: z.array(z.string()).nullable().describe('the groups that may decide the open wait (and admin); null: anyone who may decide the session'),
     burst: z.number(),
     maxBurst: z.number(),
