@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { useTempDir } from '../support/temp.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
 
@@ -79,5 +80,75 @@ describe('a fan-out of independent workers', () => {
     const ran = await session.send({ type: 'user_approved_next_step', wait, item: 'run_east', edits: { reason: 'East, briefly.' } });
     expect(ran).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact' } });
     expect([...model.started.keys()].sort()).toEqual(['east', 'north']);
+  });
+});
+
+describe('the fan-in', () => {
+  it('reviews the artifacts first, then the questions of a branch that asked; that worker then goes on alone', async () => {
+    const asked = { content: null, toolCalls: [{ id: 'ask_south', type: 'function' as const, function: { name: 'ask_user', arguments: JSON.stringify({ questions: ['Which south?'] }) } }] };
+    const model = new TrioModel([runTogether(TRIO)], (id, request) => {
+      const answered = request.messages.some((m) => typeof m.content === 'string' && m.content.includes('The deep south.'));
+      return id === 'south' && !answered ? asked : submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs4')) }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view()).toMatchObject({ state: 'waiting_user.review_artifact' });
+    expect(session.view().team?.map((t) => [t.workerId, t.status])).toEqual([
+      ['north', 'submitted'],
+      ['south', 'asked'],
+      ['east', 'submitted'],
+    ]);
+    for (const item of session.view().team!.filter((t) => t.status === 'submitted')) {
+      expect(await session.send({ type: 'user_accepted_artifact', artifactId: item.artifact!.id })).toMatchObject({ ok: true });
+    }
+    expect(session.view()).toMatchObject({ state: 'waiting_user.worker_questions', pendingStep: { workerId: 'south' }, questions: [{ text: 'Which south?' }] });
+    const q = session.view().questions![0]!.id;
+    const reviewed = await session.send({ type: 'user_answered_questions', answers: { [q]: 'The deep south.' } });
+    expect(reviewed).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact', artifact: { workerId: 'south' } } });
+    expect(session.view().team).toBeUndefined();
+    const done = await session.send({ type: 'user_accepted_artifact', artifactId: session.view().artifact!.id });
+    expect(done).toMatchObject({ ok: true, view: { state: 'done' } });
+    expect(session.view().artifacts.map((a) => [a.workerId, a.status])).toEqual([
+      ['north', 'accepted'],
+      ['east', 'accepted'],
+      ['south', 'accepted'],
+    ]);
+    expect(Object.fromEntries(model.started)).toEqual({ north: 1, south: 2, east: 1 });
+  });
+
+  it('a branch whose model call fails stops on its own (the manager is told); the others are reviewed', async () => {
+    const model = new TrioModel([runTogether(TRIO)], (id) => {
+      if (id === 'east') throw new Error('the east model is down');
+      return submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs5')) }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view().team?.map((t) => t.workerId)).toEqual(['north', 'south']);
+    for (const item of [...session.view().team!]) await session.send({ type: 'user_accepted_artifact', artifactId: item.artifact!.id });
+    expect(session.view().state).toBe('done');
+    const manager = await session.transcript('manager');
+    expect(manager.some((m) => typeof m.content === 'string' && m.content.includes('The worker east failed: the east model is down'))).toBe(true);
+  });
+});
+
+describe('a fan-out is durable', () => {
+  it('a fork from inside a fan-out runs only the branches that had not finished at that entry', async () => {
+    const store = new SqliteStore(temp.path('fork.db'));
+    const packagesDir = trioPackage(temp.path('pkgs6'));
+    const original = new TrioModel([runTogether(TRIO)], (id) => submitOwn(id));
+    const session = await createRuntime({ model: original, store, packagesDir }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    const journal = await store.journal(session.id);
+    const firstDone = journal.find((e) => e.type.startsWith('xstate.done.actor.branch:'))!;
+    expect(firstDone.state).toBe('running.team.working');
+    const finished = firstDone.type.slice('xstate.done.actor.branch:run_'.length);
+
+    const again = new TrioModel([], (id) => submitOwn(id));
+    const fork = await createRuntime({ model: again, store, packagesDir }).forkSession(session.id, { atSeq: firstDone.seq });
+    const view = await fork.settled();
+    expect(view.state).toBe('waiting_user.review_artifact');
+    expect([...again.started.keys()].sort()).toEqual(TRIO.filter((t) => t !== finished).sort());
+    expect(view.team?.map((t) => t.status)).toEqual(['submitted', 'submitted', 'submitted']);
+    await store.close();
   });
 });
