@@ -2,6 +2,7 @@
  * A fan-out: a manager reply with several independent run_worker calls runs the workers at
  * once, each decided on its own, each artifact reviewed on its own.
  */
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -152,3 +153,34 @@ describe('a fan-out is durable', () => {
     await store.close();
   });
 });
+
+describe('a fan-out in traces', () => {
+  it("each branch's rounds are chat spans under an invoke_agent span of its own worker, open at once", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const together = barrier(3);
+    const model = new TrioModel([runTogether(TRIO)], async (id) => {
+      await together();
+      return submitOwn(id);
+    });
+    const runtime = createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs7')), tracerProvider: provider });
+    const session = await runtime.createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    const agents = spans.filter((s) => s.name.startsWith('invoke_agent '));
+    expect(agents.map((a) => a.name).sort()).toEqual(['invoke_agent east', 'invoke_agent manager', 'invoke_agent north', 'invoke_agent south']);
+    for (const id of TRIO) {
+      const agent = agents.find((a) => a.name === `invoke_agent ${id}`)!;
+      const chats = spans.filter((s) => s.parentSpanContext?.spanId === agent.spanContext().spanId && s.name.startsWith('chat '));
+      expect(chats, id).toHaveLength(1);
+    }
+    // The three workers' spans overlap: each started before any of them ended.
+    const workers = agents.filter((a) => a.name !== 'invoke_agent manager');
+    const lastStart = Math.max(...workers.map((w) => hrMs(w.startTime)));
+    const firstEnd = Math.min(...workers.map((w) => hrMs(w.endTime)));
+    expect(lastStart).toBeLessThanOrEqual(firstEnd);
+  });
+});
+
+const hrMs = ([s, ns]: [number, number]) => s * 1e3 + ns / 1e6;
