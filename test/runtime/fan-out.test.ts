@@ -3,6 +3,8 @@
  * once, each decided on its own, each artifact reviewed on its own.
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -184,3 +186,32 @@ describe('a fan-out in traces', () => {
 });
 
 const hrMs = ([s, ns]: [number, number]) => s * 1e3 + ns / 1e6;
+
+describe("a fan-out's items and who decides them", () => {
+  it("each item is decided by its own worker's approvers and reviewers", async () => {
+    const dir = trioPackage(temp.path('pkgs8'), 'always');
+    const north = join(dir, 'trio', 'workers', 'north.md');
+    writeFileSync(north, readFileSync(north, 'utf8').replace('outputTags: [north]\n', 'outputTags: [north]\napprovers: [ops]\nreviewers: [ops]\n'));
+    const model = new TrioModel([runTogether(['north', 'south'])], (id) => submitOwn(id));
+    const session = await createRuntime({ model, packagesDir: dir }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view()).toMatchObject({ state: 'waiting_user.approve_step', deciders: null });
+    // Anyone may decide south's step; north's only ops (or admin).
+    expect(await session.send({ type: 'user_approved_next_step', item: 'run_south', by: 'bo', groups: ['writers'] })).toMatchObject({ ok: true });
+    const refused = await session.send({ type: 'user_approved_next_step', item: 'run_north', by: 'bo', groups: ['writers'] });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'not_a_decider' } });
+    expect(refused.ok ? '' : refused.error.message).toContain('only the groups ops');
+    expect(await session.send({ type: 'user_approved_next_step', item: 'run_north', by: 'ana', groups: ['ops'] })).toMatchObject({
+      ok: true,
+      view: { state: 'waiting_user.review_artifact' },
+    });
+    const artifactOf = (worker: string) => session.view().team!.find((t) => t.workerId === worker)!.artifact!.id;
+    const northArtifact = artifactOf('north');
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: northArtifact, by: 'bo', groups: ['writers'] })).toMatchObject({
+      ok: false,
+      error: { code: 'not_a_decider' },
+    });
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: artifactOf('south'), by: 'bo', groups: ['writers'] })).toMatchObject({ ok: true });
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: northArtifact, by: 'ana', groups: ['admin'] })).toMatchObject({ ok: true, view: { state: 'done' } });
+  });
+});
