@@ -36,7 +36,6 @@ export interface TracedModel {
   provider: string;
 }
 
-
 /**
  * The spans of one session, fed its live events in order (`listener`).
  *
@@ -160,7 +159,11 @@ export class SessionTracer {
     const key = `${event.agent}:${name}`;
     if (!this.agents.has(key)) {
       // An agent with no model call in flight is done: the next one takes over (a fan-out's workers overlap).
-      for (const [open, span] of this.agents) if (!this.chats.has(open)) (span.end(event.at), this.agents.delete(open));
+      for (const [open, span] of this.agents) {
+        if (this.chats.has(open)) continue;
+        span.end(event.at);
+        this.agents.delete(open);
+      }
       const workflow = this.openWorkflow(event.at);
       const span = this.tracer.startSpan(
         `invoke_agent ${name}`,

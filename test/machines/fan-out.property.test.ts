@@ -71,7 +71,10 @@ describe('a fan-out, in any order', () => {
           return before;
         };
         send({ type: 'user_submitted_input', text: 'Notes.' });
-        const fanOut = { content: null, toolCalls: TRIO.map((id, i) => call('run_worker', { workerId: id, reason: id, requiresApproval: approval[i] }, `run_${id}`)) };
+        const fanOut = {
+          content: null,
+          toolCalls: TRIO.map((id, i) => call('run_worker', { workerId: id, reason: id, requiresApproval: approval[i] }, `run_${id}`)),
+        };
         send({ type: 'xstate.done.actor.managerTurn', output: fanOut });
 
         // Step decisions: noise first (changes nothing), then each proposed item in the order drawn.
@@ -88,7 +91,9 @@ describe('a fan-out, in any order', () => {
             const before = send({ type: approve[i] ? 'user_approved_next_step' : 'user_rejected_next_step', item });
             // Only the named item moved.
             const [was, now] = [itemsOf(before), itemsOf(s)];
-            for (const other of Object.keys(was)) if (other !== item && now[other] !== undefined) expect(now[other]).toBe(state(s) === 'running.team.working' && was[other] === 'approved' ? 'running' : was[other]);
+            for (const other of Object.keys(was))
+              if (other !== item && now[other] !== undefined)
+                expect(now[other]).toBe(state(s) === 'running.team.working' && was[other] === 'approved' ? 'running' : was[other]);
             // A second decision on the item just decided changes nothing, whatever it says.
             if (noise.includes('again') && state(s) === 'waiting_user.approve_step') {
               const again = send({ type: approve[i] ? 'user_rejected_next_step' : 'user_approved_next_step', item });

@@ -39,7 +39,10 @@ describe('a fan-out of independent workers', () => {
     expect(pending.map((a) => a.workerId).sort()).toEqual([...TRIO].sort());
 
     const [a, b, c] = pending;
-    expect(await session.send({ type: 'user_accepted_artifact', artifactId: a!.id })).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact' } });
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: a!.id })).toMatchObject({
+      ok: true,
+      view: { state: 'waiting_user.review_artifact' },
+    });
     expect(await session.send({ type: 'user_rejected_artifact', artifactId: b!.id, reason: 'Too short.' })).toMatchObject({
       ok: true,
       view: { state: 'waiting_user.review_artifact' },
@@ -65,7 +68,12 @@ describe('a fan-out of independent workers', () => {
     const manager = await session.transcript('manager');
     const refused = manager.find((m) => m.role === 'tool' && m.tool_call_id === 'run_summary');
     expect(refused?.content).toContain('"north" (an input of summary) is not yet');
-    expect(session.view().artifacts.map((a) => a.workerId).sort()).toEqual(['north', 'south']);
+    expect(
+      session
+        .view()
+        .artifacts.map((a) => a.workerId)
+        .sort(),
+    ).toEqual(['north', 'south']);
   });
 
   it('waits once with an item per call when approval is needed; decided over three sends, one rejected', async () => {
@@ -77,7 +85,10 @@ describe('a fan-out of independent workers', () => {
     const noItem = await session.send({ type: 'user_approved_next_step', wait });
     expect(noItem).toMatchObject({ ok: false, error: { code: 'event_refused' } });
     expect(noItem.ok ? '' : noItem.error.message).toContain('name one with "item"');
-    expect(await session.send({ type: 'user_approved_next_step', wait, item: 'run_north' })).toMatchObject({ ok: true, view: { state: 'waiting_user.approve_step' } });
+    expect(await session.send({ type: 'user_approved_next_step', wait, item: 'run_north' })).toMatchObject({
+      ok: true,
+      view: { state: 'waiting_user.approve_step' },
+    });
     expect(await session.send({ type: 'user_rejected_next_step', wait, item: 'run_south', reason: 'Not south.' })).toMatchObject({ ok: true });
     expect(model.started.size).toBe(0);
     const ran = await session.send({ type: 'user_approved_next_step', wait, item: 'run_east', edits: { reason: 'East, briefly.' } });
@@ -88,7 +99,10 @@ describe('a fan-out of independent workers', () => {
 
 describe('the fan-in', () => {
   it('reviews the artifacts first, then the questions of a branch that asked; that worker then goes on alone', async () => {
-    const asked = { content: null, toolCalls: [{ id: 'ask_south', type: 'function' as const, function: { name: 'ask_user', arguments: JSON.stringify({ questions: ['Which south?'] }) } }] };
+    const asked = {
+      content: null,
+      toolCalls: [{ id: 'ask_south', type: 'function' as const, function: { name: 'ask_user', arguments: JSON.stringify({ questions: ['Which south?'] }) } }],
+    };
     const model = new TrioModel([runTogether(TRIO)], (id, request) => {
       const answered = request.messages.some((m) => typeof m.content === 'string' && m.content.includes('The deep south.'));
       return id === 'south' && !answered ? asked : submitOwn(id);
@@ -212,6 +226,9 @@ describe("a fan-out's items and who decides them", () => {
       error: { code: 'not_a_decider' },
     });
     expect(await session.send({ type: 'user_accepted_artifact', artifactId: artifactOf('south'), by: 'bo', groups: ['writers'] })).toMatchObject({ ok: true });
-    expect(await session.send({ type: 'user_accepted_artifact', artifactId: northArtifact, by: 'ana', groups: ['admin'] })).toMatchObject({ ok: true, view: { state: 'done' } });
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: northArtifact, by: 'ana', groups: ['admin'] })).toMatchObject({
+      ok: true,
+      view: { state: 'done' },
+    });
   });
 });

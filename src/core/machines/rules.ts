@@ -118,7 +118,8 @@ function independent(call: QueuedCall, context: SessionContext): Finding | null 
     const shared = head.outputTags.find((t) => other.outputTags.includes(t));
     if (shared) return tie(`${head.id} and ${other.id} both write "${shared}": workers that run together write different tags.`, shared, other.id);
     const reads = head.inputTags.find((t) => other.outputTags.includes(t)) ?? other.inputTags.find((t) => head.outputTags.includes(t));
-    if (reads) return tie(`"${reads}" ties ${head.id} to ${other.id} (one reads what the other writes): workers that run together are independent.`, reads, other.id);
+    if (reads)
+      return tie(`"${reads}" ties ${head.id} to ${other.id} (one reads what the other writes): workers that run together are independent.`, reads, other.id);
   }
   return null;
 }

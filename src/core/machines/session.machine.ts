@@ -909,7 +909,10 @@ export const sessionMachine = setup({
           states: {
             // Transient: the approved branches start together; with none approved the manager goes on.
             starting: {
-              always: [{ guard: 'noBranchApproved', target: 'joining' }, { target: 'working', actions: 'startBranches' }],
+              always: [
+                { guard: 'noBranchApproved', target: 'joining' },
+                { target: 'working', actions: 'startBranches' },
+              ],
             },
             working: {
               entry: { type: 'announceState', params: { state: 'running.team.working' } },
