@@ -28,9 +28,9 @@
  *   │   ├── manager            starting (transient: a held worker of a fan-out goes first) → thinking (one LLM
  *   │   │                      round) → checking (each call of the reply, by rule) → routing (transient: where
  *   │   │                      the settled reply leads)
- *   │   └── worker             starting (transient: a round starts unless the burst or token budget is used up)
- *   │                          → thinking → checking → routing; calling runs the reply's approved MCP tool calls,
- *   │                          one at a time in the model's order (tool-calls.ts), and only those
+ *   │   ├── worker             starting (transient: a round starts unless the burst or token budget is used up)
+ *   │   │                      → thinking → checking → routing; calling runs the reply's approved MCP tool calls,
+ *   │   │                      one at a time in the model's order (tool-calls.ts), and only those
  *   │   └── team               a fan-out (team.ts): independent workers proposed in one reply run at once, each
  *   │                          branch's round an actor of its own (`branch:<item>`). starting (transient) →
  *   │                          working; a branch's reply goes through worker.checking (the branch focused) →
