@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { fakeClock } from '../support/fake-clock.js';
 import { useTempDir } from '../support/temp.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
 
@@ -230,5 +231,29 @@ describe("a fan-out's items and who decides them", () => {
       ok: true,
       view: { state: 'done' },
     });
+  });
+});
+
+describe("a fan-out's deadlines", () => {
+  it('the items still waiting when the deadline passes are rejected; those decided stand; then the fan-in review expires the same way', async () => {
+    const clock = fakeClock();
+    const model = new TrioModel([runTogether(TRIO, true)], (id) => submitOwn(id));
+    const deadlines = { approve_step: { after: '10m', outcome: 'reject' as const }, review_artifact: { after: '1h', outcome: 'reject' as const } };
+    const runtime = createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs9')), clock, deadlines });
+    const session = await runtime.createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view()).toMatchObject({ state: 'waiting_user.approve_step', deadline: { outcome: 'reject', after: '10m' } });
+    await session.send({ type: 'user_approved_next_step', item: 'run_north' });
+    await clock.advance(10 * 60_000);
+    const reviewed = await session.settled();
+    expect(reviewed).toMatchObject({ state: 'waiting_user.review_artifact', deadline: { outcome: 'reject', after: '1h' } });
+    expect([...model.started.keys()]).toEqual(['north']);
+    const manager = await session.transcript('manager');
+    for (const worker of ['south', 'east'])
+      expect(manager.some((m) => typeof m.content === 'string' && m.content.includes(`run_worker(${worker}) within 10m, so it was rejected`))).toBe(true);
+    await clock.advance(60 * 60_000);
+    const after = await session.settled();
+    expect(after.artifacts.map((a) => [a.workerId, a.status])).toEqual([['north', 'rejected']]);
+    expect(after.state).toBe('done');
   });
 });
