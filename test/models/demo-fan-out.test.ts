@@ -9,6 +9,7 @@ import { DemoModel } from '../../src/models/demo-model.js';
 import { runnableTogether } from '../../src/models/demo-fan-out.js';
 import { loadPackages } from '../../src/skills/index.js';
 import type { Model, ModelReply, ModelRequest } from '../../src/core/models/model.js';
+import { sayYes } from '../support/demo-autopilot.js';
 import type { Session } from '../../src/runtime/session.js';
 import type { SessionView } from '../../src/core/view.js';
 
@@ -47,32 +48,8 @@ class GatedDemo implements Model {
   }
 }
 
-/** Plays the user: approves every proposed item, accepts every artifact; returns the views of the waits it met. */
-async function autopilot(session: Session, request: string): Promise<SessionView[]> {
-  const seen: SessionView[] = [];
-  let view = session.view();
-  for (let i = 0; i < 40 && view.state !== 'done'; i++) {
-    seen.push(view);
-    const proposed = view.team?.find((t) => t.status === 'proposed');
-    const underReview = view.team?.find((t) => t.status === 'submitted')?.artifact ?? view.artifact;
-    const event =
-      view.waitingReason === 'intake' && !view.blackboard.some((b) => b.tag === 'request')
-        ? { type: 'user_submitted_input' as const, text: request }
-        : view.waitingReason === 'intake'
-          ? { type: 'user_confirmed_intake' as const }
-          : view.waitingReason === 'approve_step'
-            ? { type: 'user_approved_next_step' as const, wait: view.wait, ...(proposed ? { item: proposed.item } : {}) }
-            : view.waitingReason === 'review_artifact' && underReview
-              ? { type: 'user_accepted_artifact' as const, artifactId: underReview.id }
-              : null;
-    if (!event) throw new Error(`the autopilot has no move in ${view.state}`);
-    const result = await session.send(event);
-    if (!result.ok) throw new Error(`${event.type} refused in ${view.state}: ${result.error.message}`);
-    view = result.view;
-  }
-  seen.push(view);
-  return seen;
-}
+/** Plays the user to done; the views of the waits it met. */
+const autopilot = async (session: Session, request: string): Promise<SessionView[]> => (await sayYes(session, request)).map((s) => s.view);
 
 describe('the demo model and fan-outs', () => {
   it('runs the three researchers of research-brief at once, then the writer, to done', async () => {
