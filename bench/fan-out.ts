@@ -30,14 +30,14 @@ import type { Session } from '../src/runtime/session.js';
 import type { SessionView } from '../src/core/view.js';
 import { sayYes } from '../test/support/demo-autopilot.js';
 import { startLlmServer, type LlmServer } from './load/llm-server.js';
+import { TARGETS } from './load/report.js';
 import { heapPlusExternal, retainedPerSession, settle } from './memory.js';
 import { median } from './stats.js';
 
 const PACKAGE_ID = 'research-brief';
 const REQUEST = 'Should a small team move its internal service from REST to gRPC?';
 const RESEARCHERS = 3;
-/** The scale targets (bench/README.md, "Load"): a waiting session ≤ 20 KB; 5,000 waiting within 256 MB of heap. */
-const TARGET_BYTES_PER_WAITING = 20 * 1024;
+/** The load bench's scale targets: a waiting session ≤ TARGETS.waitingBytes; 5,000 waiting within 256 MB of heap (bench/load/run.ts). */
 const TARGET_HEAP_BYTES = 256 * 1024 * 1024;
 /** The issue's bound: three independent workers take at most this many times one worker's time. */
 const TARGET_RATIO = 1.3;
@@ -206,7 +206,7 @@ function report(options: Options, time: TimeFigures, memory: MemoryFigures | nul
     `  3 sequential, one per reply      ${s(seq)}   ratio ${(seq / one).toFixed(2)}× (worker phases only; the whole span with the manager's rounds and reviews: ${s(median(time.sequentialSpanMs))})`,
   ];
   if (memory) {
-    const perOk = memory.fanOutReviewBytes <= TARGET_BYTES_PER_WAITING;
+    const perOk = memory.fanOutReviewBytes <= TARGETS.waitingBytes;
     const heapOk = memory.heapWithFanOutBytes <= TARGET_HEAP_BYTES;
     const at5000 = (memory.fanOutReviewBytes * 5000) / 1024 / 1024;
     lines.push(
@@ -214,7 +214,7 @@ function report(options: Options, time: TimeFigures, memory: MemoryFigures | nul
       `memory, ${memory.sessions.toLocaleString('en')} live sessions kept (retained after gc; load ${memory.load})`,
       `  at the first approval             ${kb(memory.firstApprovalBytes)} / session, persists ${kb(memory.persistedFirstApprovalBytes)}`,
       `  in the review of one artifact     ${kb(memory.oneReviewBytes)} / session, persists ${kb(memory.persistedOneReviewBytes)}`,
-      `  in a fan-out review (3 artifacts) ${kb(memory.fanOutReviewBytes)} / session (${(memory.fanOutReviewBytes / memory.oneReviewBytes).toFixed(2)}× one review; ≤ 20 KB ${mark(perOk)}), persists ${kb(memory.persistedFanOutReviewBytes)}`,
+      `  in a fan-out review (3 artifacts) ${kb(memory.fanOutReviewBytes)} / session (${(memory.fanOutReviewBytes / memory.oneReviewBytes).toFixed(2)}× one review; ≤ ${kb(TARGETS.waitingBytes)} ${mark(perOk)}), persists ${kb(memory.persistedFanOutReviewBytes)}`,
       `  heap + external with them         ${mb(memory.heapWithFanOutBytes)} (≤ 256 MB ${mark(heapOk)}); 5,000 of them retain ${at5000.toFixed(0)} MB`,
     );
   }
