@@ -9,7 +9,7 @@ import type { UserEvent } from '../../src/core/machines/session.events.js';
 import type { Session } from '../../src/runtime/session.js';
 
 /** The move at a wait; null: none (a wait this user does not handle). */
-export function yesTo(view: SessionView, request: string): UserEvent | null {
+function yesTo(view: SessionView, request: string): UserEvent | null {
   const proposed = view.team?.find((t) => t.status === 'proposed');
   const underReview = view.team?.find((t) => t.status === 'submitted')?.artifact ?? view.artifact;
   switch (view.waitingReason) {
