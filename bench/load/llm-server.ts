@@ -33,6 +33,8 @@ export interface LlmOptions {
   retryAfterMs: number;
   /** Seed of the latency and 429 draws (the same run draws the same numbers). */
   seed: number;
+  /** Whether the demo's manager proposes independent workers together (default true; bench/fan-out.ts turns it off for its sequential case). */
+  fanOut?: boolean;
 }
 
 export interface ModelCall {
@@ -138,7 +140,7 @@ export async function serveLlm(
   record: Pick<LlmRecord, 'requestOpened' | 'requestClosed' | 'arrived' | 'refused' | 'left' | 'served'>,
 ): Promise<LlmControl & { baseURL: string }> {
   const draw = seeded(options.seed);
-  const demo = new DemoModel();
+  const demo = new DemoModel({ fanOut: options.fanOut ?? true });
   let { minMs, maxMs, tokensPerSecond } = options;
   let served = 0;
   // A request refused with 429 is remembered by its body, so its retry is served.

@@ -5,13 +5,16 @@
  *
  * It reads only what a real model would read (the prompt and the conversation) and plays a
  * plausible, deterministic part: the manager reads the request once per burst, then runs
- * the package's workers in chain order (each with approval), and finishes when every worker
- * has an accepted artifact; a worker submits short structured text for its output tags.
+ * the package's workers in chain order (each with approval) — the next one together with
+ * every later one that is independent of it now, as the chart's fan-out allows (demo-fan-out.ts)
+ * — and finishes when every worker has an accepted artifact; a worker submits short structured
+ * text for its output tags.
  * Offered a folder's MCP tools (`<server>__list_directory`, `<server>__write_file`, as
  * @modelcontextprotocol/server-filesystem names them), a worker first looks at the folder,
  * then saves its text there as `<tag>.md` (a write a person approves), then submits.
  */
 import type { ChatMessage, Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
+import { runnableTogether } from './demo-fan-out.js';
 import { playReply } from './play-reply.js';
 
 export const DEMO_MODEL_LABEL = 'demo model (no LLM)';
@@ -24,7 +27,7 @@ function section(text: string, heading: string): string {
   return end < 0 ? rest : rest.slice(0, end);
 }
 
-function call(name: string, args: unknown, n: number): ToolCall {
+function call(name: string, args: unknown, n: number | string): ToolCall {
   return { id: `demo_${n}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
 }
 
@@ -37,6 +40,12 @@ export interface DemoModelOptions {
    * another at once). The CLI sets one on a terminal, so a person sees the draft grow.
    */
   pieceDelayMs?: number;
+  /**
+   * Whether the manager proposes independent workers together, as a fan-out (default true);
+   * false: one worker per reply, as a manager that never fans out (the fan-out benchmark's
+   * sequential case).
+   */
+  fanOut?: boolean;
 }
 
 const textOf = (m: ChatMessage | undefined) => (m && typeof m.content === 'string' ? m.content : '');
@@ -53,9 +62,11 @@ export class DemoModel implements Model {
   readonly label = DEMO_MODEL_LABEL;
   private calls = 0;
   private readonly pieceDelayMs: number;
+  private readonly fanOut: boolean;
 
   constructor(options: DemoModelOptions = {}) {
     this.pieceDelayMs = Math.max(0, options.pieceDelayMs ?? 0);
+    this.fanOut = options.fanOut ?? true;
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
@@ -80,10 +91,18 @@ export class DemoModel implements Model {
   private manager(messages: ChatMessage[]): ModelReply {
     const system = textOf(messages[0]);
     const last = messages[messages.length - 1];
+    const tags = (list: string) =>
+      list
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t && t !== '-');
     const workers = [...section(system, 'Workers').matchAll(/^- ([\w-]+): [^[]*\[reads: ([^;]*); writes: ([^;\]]*)/gm)].map((m) => ({
       id: m[1]!,
       writes: m[3]!.trim(),
+      inputTags: tags(m[2]!),
+      outputTags: tags(m[3]!),
     }));
+    const onBoard = [...section(system, 'Blackboard index').matchAll(/^- (\S+) v\d+ \(/gm)].map((m) => m[1]!);
     const accepted = new Set([...section(system, 'Artifacts').matchAll(/^- \w+ by ([\w-]+): accepted/gm)].map((m) => m[1]!));
     const say = (content: string, calls: ToolCall[]): ModelReply => ({ content, toolCalls: calls });
 
@@ -96,14 +115,22 @@ export class DemoModel implements Model {
     if (last?.role === 'user') {
       return say(`[${DEMO_MODEL_LABEL}] Reading the request.`, [call('read_blackboard', { tags: ['request'] }, this.calls)]);
     }
-    const next = workers.find((w) => !accepted.has(w.id));
-    if (!next) {
+    const open = workers.filter((w) => !accepted.has(w.id));
+    if (open.length === 0) {
       const done = workers.map((w) => `${w.id} → ${w.writes}`).join(', ');
       return say(`[${DEMO_MODEL_LABEL}] All done.`, [call('finish', { summary: `[${DEMO_MODEL_LABEL}] Every step is accepted: ${done}.` }, this.calls)]);
     }
-    return say(`[${DEMO_MODEL_LABEL}] Next: ${next.id}.`, [
-      call('run_worker', { workerId: next.id, reason: `Write ${next.writes} for the user's request.`, requiresApproval: true }, this.calls),
-    ]);
+    const ids = open.map((w) => w.id);
+    const next = (this.fanOut ? runnableTogether(workers, ids, onBoard) : ids.slice(0, 1)).map((id) => workers.find((w) => w.id === id)!);
+    const runs = next.map((w, k) =>
+      call(
+        'run_worker',
+        { workerId: w.id, reason: `Write ${w.writes} for the user's request.`, requiresApproval: true },
+        k === 0 ? this.calls : `${this.calls}_${k + 1}`,
+      ),
+    );
+    const named = next.map((w) => w.id).join(', ');
+    return say(next.length > 1 ? `[${DEMO_MODEL_LABEL}] Next, at once: ${named}.` : `[${DEMO_MODEL_LABEL}] Next: ${named}.`, runs);
   }
 
   private worker(messages: ChatMessage[], tools: string[] = []): ModelReply {

@@ -48,7 +48,7 @@ describe('steward (scriptable commands)', () => {
       expect(human.stdout).toContain('- summarize: reads note → writes summary');
       expectOk(json);
       const packages = parseJson<Array<{ id: string; workers: Array<{ id: string; inputTags: string[]; outputTags: string[] }> }>>(json);
-      expect(packages.map((p) => p.id).sort()).toEqual(['file-notes', 'short-story', 'tiny']);
+      expect(packages.map((p) => p.id).sort()).toEqual(['file-notes', 'research-brief', 'short-story', 'tiny']);
       expect(packages.find((p) => p.id === 'tiny')!.workers).toEqual([
         expect.objectContaining({ id: 'echo', inputTags: ['request'], outputTags: ['note'] }),
         expect.objectContaining({ id: 'summarize', inputTags: ['note'], outputTags: ['summary'] }),

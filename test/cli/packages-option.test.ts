@@ -30,8 +30,15 @@ const listed = async (args: string[], options: { env?: Record<string, string>; c
 it('lists the packages of --packages DIR (repeatable) beside the bundled ones', async () => {
   const one = packagesFolder('one', 'team-one');
   const two = packagesFolder('two', 'team-two');
-  expect((await listed(['--packages', one])).map((p) => p.id)).toEqual(['file-notes', 'short-story', 'team-one', 'tiny']);
-  expect((await listed(['--packages', one, '--packages', two])).map((p) => p.id)).toEqual(['file-notes', 'short-story', 'team-one', 'team-two', 'tiny']);
+  expect((await listed(['--packages', one])).map((p) => p.id)).toEqual(['file-notes', 'research-brief', 'short-story', 'team-one', 'tiny']);
+  expect((await listed(['--packages', one, '--packages', two])).map((p) => p.id)).toEqual([
+    'file-notes',
+    'research-brief',
+    'short-story',
+    'team-one',
+    'team-two',
+    'tiny',
+  ]);
 }, 60_000);
 
 it('reads STEWARD_PACKAGES (folders separated by the path delimiter) and the config field, relative to the config file', async () => {
@@ -41,6 +48,7 @@ it('reads STEWARD_PACKAGES (folders separated by the path delimiter) and the con
     'env-one',
     'env-two',
     'file-notes',
+    'research-brief',
     'short-story',
     'tiny',
   ]);
@@ -48,7 +56,7 @@ it('reads STEWARD_PACKAGES (folders separated by the path delimiter) and the con
   const project = tmp.path('project');
   packagesFolder('project/packages', 'from-config');
   writeFileSync(join(project, 'stately.config.json'), JSON.stringify({ packages: ['./packages'] }));
-  expect((await listed([], { cwd: project })).map((p) => p.id)).toEqual(['file-notes', 'from-config', 'short-story', 'tiny']);
+  expect((await listed([], { cwd: project })).map((p) => p.id)).toEqual(['file-notes', 'from-config', 'research-brief', 'short-story', 'tiny']);
 }, 60_000);
 
 it('takes the flag over the environment over the config file; your package replaces a bundled one of the same id', async () => {
@@ -166,7 +174,9 @@ it('refuses an unknown package before the store opens, naming --packages and the
   ]) {
     const refused = await runCli(args, { db, cwd: project });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`Unknown package "notes". Packages: file-notes, short-story, tiny. packages/notes holds a package folder of that name`);
+    expect(refused.stderr).toContain(
+      `Unknown package "notes". Packages: file-notes, research-brief, short-story, tiny. packages/notes holds a package folder of that name`,
+    );
     expect(refused.stderr).toContain(`steward ${args[0]} --package notes --packages packages --db ${db}`);
   }
   const elsewhere = await runCli(['run', '--package', 'nowhere'], { db, cwd: project });

@@ -176,7 +176,7 @@ describe('an app that installed steward', () => {
 
   it('(d) npx steward packages runs the installed CLI', async () => {
     const { stdout } = await run('npx', ['--no-install', 'steward', 'packages', '--json'], { cwd: app });
-    expect((JSON.parse(stdout) as { id: string }[]).map((p) => p.id).sort()).toEqual(['file-notes', 'short-story', 'tiny']);
+    expect((JSON.parse(stdout) as { id: string }[]).map((p) => p.id).sort()).toEqual(['file-notes', 'research-brief', 'short-story', 'tiny']);
     // Steward's own machine comes from the compiled dist/ (no src/ is shipped, no tsx is needed).
     const diagram = await run('npx', ['--no-install', 'steward', 'diagram', '--format', 'mermaid'], { cwd: app });
     expect(diagram.stdout).toMatch(/^stateDiagram-v2\n/);

@@ -18,8 +18,8 @@ function expectRunnableChain(pkg: SkillPackage) {
 describe('bundled packages', () => {
   const packages = loadPackages();
 
-  it('ships the file-notes, short-story and tiny packages', () => {
-    expect([...packages.keys()]).toEqual(['file-notes', 'short-story', 'tiny']);
+  it('ships the file-notes, research-brief, short-story and tiny packages', () => {
+    expect([...packages.keys()]).toEqual(['file-notes', 'research-brief', 'short-story', 'tiny']);
     expect(packages.get('tiny')?.dir).toBe(join(bundledPackagesDir, 'tiny'));
   });
 
@@ -44,6 +44,22 @@ describe('bundled packages', () => {
 
   it('tells every short-story worker to submit exactly its output tags and when to ask', () => {
     for (const worker of packages.get('short-story')!.workers) {
+      expect(worker.prompt).toContain(`outputs: { "${worker.outputTags[0]}":`);
+      expect(worker.prompt).toContain('ask_user');
+      expect(worker.prompt.split('\n').length).toBeGreaterThan(40);
+    }
+  });
+
+  it('research-brief runs three researchers on the request alone, then a writer on their three notes', () => {
+    const research = packages.get('research-brief')!;
+    expect(research.workers.map((w) => [w.id, w.inputTags, w.outputTags])).toEqual([
+      ['fact-finder', ['request'], ['facts']],
+      ['angle-finder', ['request'], ['angles']],
+      ['risk-finder', ['request'], ['risks']],
+      ['writer', ['request', 'facts', 'angles', 'risks'], ['brief']],
+    ]);
+    expectRunnableChain(research);
+    for (const worker of research.workers) {
       expect(worker.prompt).toContain(`outputs: { "${worker.outputTags[0]}":`);
       expect(worker.prompt).toContain('ask_user');
       expect(worker.prompt.split('\n').length).toBeGreaterThan(40);
@@ -361,7 +377,7 @@ describe('loading several packages folders', () => {
   it('merges the folders, sorted by id; a bundled package gives way to yours in either order', () => {
     const mine = copyTiny('mine', 'tiny', 'My tiny');
     copyTiny('mine', 'alpha');
-    expect([...loadPackages([bundledPackagesDir, mine]).keys()]).toEqual(['alpha', 'file-notes', 'short-story', 'tiny']);
+    expect([...loadPackages([bundledPackagesDir, mine]).keys()]).toEqual(['alpha', 'file-notes', 'research-brief', 'short-story', 'tiny']);
     expect(loadPackages([bundledPackagesDir, mine]).get('tiny')?.title).toBe('My tiny');
     expect(loadPackages([mine, bundledPackagesDir]).get('tiny')?.title).toBe('My tiny');
   });
