@@ -167,6 +167,12 @@ describe('a fan-out is durable', () => {
     expect(view.state).toBe('waiting_user.review_artifact');
     expect([...again.started.keys()].sort()).toEqual(TRIO.filter((t) => t !== finished).sort());
     expect(view.team?.map((t) => t.status)).toEqual(['submitted', 'submitted', 'submitted']);
+    // Each branch's conversation is archived under its own key; a submitted one leaves the snapshot.
+    for (const id of TRIO) {
+      const archived = await store.archived(session.id, 'message', `worker:run_${id}`);
+      expect(archived.map((m) => (m.value as { role: string }).role)).toEqual(['assistant', 'tool']);
+    }
+    expect(view.team).toBeDefined();
     await store.close();
   });
 });

@@ -195,6 +195,8 @@ export function publishBranchArtifact(context: SessionContext): Update {
   const published = { ...context, ...update.publishArtifact(context) };
   const artifactId = published.artifacts.at(-1)!.id;
   // The artifact carries any questions that rode along; the session shows no card of its own for them.
+  // Its conversation stays until the artifact is decided: the archive takes what a transition
+  // appended from the context it leaves, so the transition that appends cannot also drop it.
   return { ...published, questions: null, ...park(published, (b) => ({ ...b, status: 'submitted', artifactId })) };
 }
 
