@@ -75,7 +75,7 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
   if (view.waitingReason === 'tool_interrupted') return askInterruptedCall(view);
   // A fan-out: each proposed step, then each artifact under review, asked about in turn.
   if (proposedItems(view).length) return askTeamStep(view, options.packages);
-  if (reviewedItems(view).length > 1) return askTeamArtifact(view, options.editText);
+  if (reviewedItems(view).length) return askTeamArtifact(view, options.editText);
   let type: UserEventType;
   if (offered.length === 1 && offered[0] === 'user_submitted_input') {
     type = 'user_submitted_input';

@@ -34,7 +34,7 @@ export type EditText = (text: string, name: string) => Promise<string | undefine
  */
 export async function editThenApprove(step: StepToEdit, packageId: string | null, packages: ReadonlyMap<string, SkillPackage>): Promise<UserEvent | undefined> {
   const reason = await p.text({
-    message: safeLine(`The task of ${step.workerId} (edit the manager's reason)`),
+    message: safeLine(`The worker's task${step.item !== undefined ? ` (${step.workerId})` : ''} (edit the manager's reason)`),
     initialValue: step.reason,
     validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write the task (Ctrl-C to quit).'),
   });
@@ -121,11 +121,11 @@ export async function askTeamStep(view: SessionView, packages: ReadonlyMap<strin
 }
 
 /**
- * review_artifact of a fan-in with several artifacts: the first, decided on its own. A rejection
+ * review_artifact of a fan-in: the first artifact under review, decided on its own. A rejection
  * has no revision of its own here: the manager reads the reason and decides what to do.
  *
  * @example
- * if (reviewedItems(view).length > 1) return askTeamArtifact(view, options.editText);
+ * if (reviewedItems(view).length) return askTeamArtifact(view, options.editText);
  */
 export async function askTeamArtifact(view: SessionView, editText: EditText | undefined): Promise<UserEvent | undefined> {
   const reviewed = reviewedItems(view);
@@ -133,7 +133,7 @@ export async function askTeamArtifact(view: SessionView, editText: EditText | un
   if (!first) return undefined;
   const { artifact } = first;
   const choice = await p.select<string>({
-    message: safeLine(`Artifact ${artifact.id} by ${artifact.workerId} (1 of ${reviewed.length} under review)`),
+    message: safeLine(`Artifact ${artifact.id} by ${artifact.workerId}${reviewed.length > 1 ? ` (1 of ${reviewed.length} under review)` : ''}`),
     options: [
       { value: 'accept', label: `Accept ${artifact.id}`, hint: safeLine(artifact.workerId) },
       ...(editText ? [{ value: 'edit', label: 'Edit, then accept', hint: 'change a body in $EDITOR first' }] : []),
