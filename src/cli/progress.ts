@@ -156,7 +156,11 @@ export function followProgress(session: Session, output: ProgressOutput): () => 
   const draw = (text: string) => output.live?.(text);
   const streamed = (event: SessionStreamEvent) => {
     if (event.type === 'round_started') {
-      rounds.start(event.round, event.agent === 'manager' ? 'manager' : `worker ${plain(event.workerId ?? '?', 40)}`, event.agent === 'worker' ? event.workerId : null);
+      rounds.start(
+        event.round,
+        event.agent === 'manager' ? 'manager' : `worker ${plain(event.workerId ?? '?', 40)}`,
+        event.agent === 'worker' ? event.workerId : null,
+      );
     } else if (event.type === 'text_delta') {
       const round = rounds.get(event.round);
       if (!round) return;

@@ -23,7 +23,8 @@ const STATUS_TEXT: Readonly<Record<TeamItemView['status'], string>> = {
 /** One line per item: its call, its worker, where it is, its artifact. */
 export function teamLines(view: Pick<SessionView, 'team'>): string[] {
   return (view.team ?? []).map(
-    (t) => `${t.item} · ${t.workerId}${t.roleId ? ` (${t.roleId})` : ''} · ${t.status}: ${STATUS_TEXT[t.status]}${t.artifact ? ` · artifact ${t.artifact.id}` : ''}`,
+    (t) =>
+      `${t.item} · ${t.workerId}${t.roleId ? ` (${t.roleId})` : ''} · ${t.status}: ${STATUS_TEXT[t.status]}${t.artifact ? ` · artifact ${t.artifact.id}` : ''}`,
   );
 }
 
@@ -78,17 +79,17 @@ export function reviewedArtifactBlocks(view: SessionView, by: string): TeamBlock
   const reviewed = reviewedItems(view);
   if (reviewed.length < 2) return [];
   return reviewed.flatMap(({ artifact, item }, i) => [
-    ...artifact.tags.map(
-      ({ tag, version, body }): TeamBlock => ({
-        title: `Artifact ${i + 1} of ${reviewed.length} · ${artifact.id} by ${artifact.workerId}${artifact.roleId ? ` (${artifact.roleId})` : ''} · ${tag} v${version}${by}`,
-        body,
-        tone: 'info',
-      }),
-    ),
+    ...artifact.tags.map(({ tag, version, body }): TeamBlock => ({
+      title: `Artifact ${i + 1} of ${reviewed.length} · ${artifact.id} by ${artifact.workerId}${artifact.roleId ? ` (${artifact.roleId})` : ''} · ${tag} v${version}${by}`,
+      body,
+      tone: 'info',
+    })),
     {
       title: `Decide ${artifact.id} (${item})`,
       body: `accept --artifact ${artifact.id} · reject --artifact ${artifact.id} --reason TEXT (the manager reads the reason)${
-        artifact.questions?.length ? `\n${artifact.workerId} also asks (accepting dismisses these):\n${artifact.questions.map((q) => `${q.id}. ${q.text}`).join('\n')}` : ''
+        artifact.questions?.length
+          ? `\n${artifact.workerId} also asks (accepting dismisses these):\n${artifact.questions.map((q) => `${q.id}. ${q.text}`).join('\n')}`
+          : ''
       }`,
       tone: 'step',
     },

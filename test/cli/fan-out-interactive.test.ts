@@ -63,8 +63,11 @@ it.skipIf(!hasScript)(
       expect(summary).toMatchObject({ packageId: 'trio', state: 'done' });
       const journal = await store.journal(summary!.id);
       const decisions = journal.filter((e) => e.kind === 'event' && e.type !== 'user_submitted_input').map((e) => e.payload);
-      const artifacts = (JSON.parse(JSON.stringify((await store.load(summary!.id))!.snapshot)) as { snapshot: { context: { artifacts: { id: string; workerId: string; status: string }[] } } })
-        .snapshot.context.artifacts;
+      const artifacts = (
+        JSON.parse(JSON.stringify((await store.load(summary!.id))!.snapshot)) as {
+          snapshot: { context: { artifacts: { id: string; workerId: string; status: string }[] } };
+        }
+      ).snapshot.context.artifacts;
       const idOf = (worker: string) => artifacts.find((a) => a.workerId === worker)!.id;
       expect(decisions).toMatchObject([
         { type: 'user_approved_next_step', item: 'run_north' },

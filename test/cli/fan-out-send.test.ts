@@ -50,7 +50,9 @@ it('decides three proposed steps and two artifacts one send at a time', { timeou
   // Without --item the CLI names the items: nothing is sent.
   const unnamed = await cli('send', id, 'approve');
   expect(unnamed.code).toBe(1);
-  expect(unnamed.stderr).toContain('user_approved_next_step needs --item: 3 proposed steps wait, each decided on its own: run_north (north), run_south (south), run_east (east).');
+  expect(unnamed.stderr).toContain(
+    'user_approved_next_step needs --item: 3 proposed steps wait, each decided on its own: run_north (north), run_south (south), run_east (east).',
+  );
 
   const north = await json('send', id, 'approve', '--item', 'run_north');
   expect(north.team?.find((t) => t.item === 'run_north')?.status).toBe('approved');

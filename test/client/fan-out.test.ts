@@ -76,7 +76,9 @@ it('decides three proposed steps by item and two artifacts by id, one send each'
 
   // The journal holds each decision with the item or artifact it named.
   const { entries } = await client.journal(created.id);
-  const decisions = entries.filter((e) => e.kind === 'event' && e.type !== 'user_submitted_input').map((e) => e.payload as { type: string; item?: string; artifactId?: string });
+  const decisions = entries
+    .filter((e) => e.kind === 'event' && e.type !== 'user_submitted_input')
+    .map((e) => e.payload as { type: string; item?: string; artifactId?: string });
   expect(decisions.map((d) => [d.type, d.item ?? d.artifactId])).toEqual([
     ['user_approved_next_step', undefined],
     ['user_approved_next_step', 'run_north'],

@@ -19,7 +19,11 @@ const step = (name: string, args: unknown, id: string): FakeStep => ({ reply: { 
 /** The manager's reply proposing the three trio workers together (calls `run_north`, `run_south`, `run_east`). */
 export const proposeTrio = (requiresApproval: boolean): FakeStep => ({
   reply: {
-    toolCalls: TRIO.map((id) => ({ name: 'run_worker', arguments: JSON.stringify({ workerId: id, reason: `Write the ${id} note.`, requiresApproval }), id: `run_${id}` })),
+    toolCalls: TRIO.map((id) => ({
+      name: 'run_worker',
+      arguments: JSON.stringify({ workerId: id, reason: `Write the ${id} note.`, requiresApproval }),
+      id: `run_${id}`,
+    })),
   },
 });
 
