@@ -110,39 +110,39 @@ export interface ProgressOutput {
 }
 
 /**
- * The worker rounds under way, by round number: in a fan-out several run at once, and each
- * one's text and draft are kept apart (their pieces arrive interleaved).
+ * The rounds under way, by who runs them (the manager, or a worker): in a fan-out several
+ * workers run at once, and each one's text and draft are kept apart (their pieces arrive
+ * interleaved). By agent, not by round number: rounds started together share their number.
  */
 class RoundsUnderWay {
-  private readonly rounds = new Map<number, Streamed>();
-  private readonly writing = new Map<number, string>();
+  private readonly rounds = new Map<string, Streamed>();
+  private readonly writing = new Set<string>();
 
-  start(round: number, who: string, workerId: string | null): Streamed {
-    // A newer round of the same agent replaces its older one: the map stays as small as the team.
-    for (const [n, r] of this.rounds) if (r.who === who) this.rounds.delete(n);
+  start(who: string, workerId: string | null): Streamed {
     const streamed = new Streamed(who);
-    this.rounds.set(round, streamed);
-    if (workerId !== null) this.writing.set(round, workerId);
+    this.rounds.set(who, streamed);
+    if (workerId !== null) this.writing.add(workerId);
     return streamed;
   }
 
-  get(round: number): Streamed | undefined {
-    return this.rounds.get(round);
+  get(who: string): Streamed | undefined {
+    return this.rounds.get(who);
   }
 
-  /** The round of `who` that drafted last (a publish names the worker, not the round). */
-  latestOf(who: string): Streamed | undefined {
-    return [...this.rounds.values()].findLast((r) => r.who === who);
-  }
-
-  finish(round: number): void {
-    this.writing.delete(round);
+  finish(workerId: string | null): void {
+    if (workerId !== null) this.writing.delete(workerId);
   }
 
   /** The workers whose rounds run now, when more than one does (a fan-out); else undefined. */
   together(): string | undefined {
-    const ids = [...this.writing.values()];
-    return ids.length > 1 ? `Workers ${ids.map((id) => plain(id, 40)).join(', ')} writing at once` : undefined;
+    return this.writing.size > 1 ? this.stillWriting() : undefined;
+  }
+
+  /** The workers whose rounds still run (after one of a fan-out finished); undefined: none. */
+  stillWriting(): string | undefined {
+    const ids = [...this.writing].map((id) => plain(id, 40));
+    if (ids.length === 0) return undefined;
+    return ids.length === 1 ? `Worker ${ids[0]} writing` : `Workers ${ids.join(', ')} writing at once`;
   }
 }
 
@@ -154,35 +154,33 @@ export function followProgress(session: Session, output: ProgressOutput): () => 
   const rounds = new RoundsUnderWay();
   // A redraw per piece: a terminal takes far more than a model writes, and a spinner only keeps the last.
   const draw = (text: string) => output.live?.(text);
+  const whoOf = (e: { agent: string; workerId: string | null }) => (e.agent === 'manager' ? 'manager' : `worker ${plain(e.workerId ?? '?', 40)}`);
   const streamed = (event: SessionStreamEvent) => {
     if (event.type === 'round_started') {
-      rounds.start(
-        event.round,
-        event.agent === 'manager' ? 'manager' : `worker ${plain(event.workerId ?? '?', 40)}`,
-        event.agent === 'worker' ? event.workerId : null,
-      );
+      rounds.start(whoOf(event), event.agent === 'worker' ? event.workerId : null);
     } else if (event.type === 'text_delta') {
-      const round = rounds.get(event.round);
+      const round = rounds.get(whoOf(event));
       if (!round) return;
       round.addText(event.text);
       const head = `${round.who}: `;
       draw(head + plainTail(round.last, width - head.length));
     } else if (event.type === 'artifact_delta') {
-      const round = rounds.get(event.round) ?? rounds.start(event.round, `worker ${plain(event.worker, 40)}`, null);
+      const who = `worker ${plain(event.worker, 40)}`;
+      const round = rounds.get(who) ?? rounds.start(who, null);
       const draft = round.addDraft(event.tag, event.delta);
       const head = `${plain(event.worker, 30)} → ${plain(event.tag, 30)} (${count(draft.chars)}): `;
       draw(head + plainTail(draft.tail, Math.max(10, width - head.length)));
     } else if (event.type === 'round_finished') {
-      rounds.finish(event.round);
-      const round = rounds.get(event.round);
+      rounds.finish(event.agent === 'worker' ? event.workerId : null);
+      const round = rounds.get(whoOf(event));
       if (round?.textChars) output.drafts?.(`✎ ${round.who}: ${plain(round.first, MAX_DETAIL)}`);
     } else if (event.type === 'artifact_draft_discarded') {
-      const round = rounds.get(event.round);
+      const round = rounds.get(`worker ${plain(event.worker, 40)}`);
       if (!round) return;
       output.drafts?.(`✎ draft by ${plain(event.worker, 40)} discarded (${event.reason}${event.rule ? `: ${plain(event.rule, 40)}` : ''})`);
       round.tags.clear();
     } else if (event.type === 'artifact_published') {
-      const round = rounds.latestOf(`worker ${plain(event.workerId, 40)}`);
+      const round = rounds.get(`worker ${plain(event.workerId, 40)}`);
       if (!round) return;
       for (const [tag, draft] of round.tags) output.drafts?.(`✎ ${plain(tag, 40)} by ${plain(event.workerId, 40)}: ${count(draft.chars)} drafted`);
       round.tags.clear();
@@ -200,8 +198,8 @@ export function followProgress(session: Session, output: ProgressOutput): () => 
         previous =
           event.outcome === 'replied' ? `${formatDuration(event.durationMs)}${tokens}${tools}` : `${event.outcome} after ${formatDuration(event.durationMs)}`;
         // The others of a fan-out still write: the status says who.
-        const together = rounds.together();
-        if (together && output.status) output.status(`${together} · last round ${plain(previous, 100)} · ${totalTokens} tokens in all`);
+        const still = rounds.stillWriting();
+        if (still && output.status) output.status(`${still} · last round ${plain(previous, 100)} · ${totalTokens} tokens in all`);
       } else if (event.type === 'round_started' && output.status) {
         const doing = rounds.together() ?? (event.agent === 'manager' ? 'Manager thinking' : `Worker ${plain(event.workerId ?? '?', 60)} writing`);
         const now = `${doing} · burst ${event.burst}/${event.maxBurst} · ${plain(output.modelLabel, 60)}`;
