@@ -4,6 +4,7 @@
  * once one finished; the transcript gets one line per finished round, by worker.
  */
 import { expect, it } from 'vitest';
+import { autopilot } from '../../src/cli/autopilot.js';
 import { followProgress } from '../../src/cli/progress.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { useTempDir } from '../support/temp.js';
@@ -47,4 +48,32 @@ it('names the workers writing at once, then those still writing', async () => {
   } finally {
     off();
   }
+});
+
+it("the autopilot's transcript says when the workers of a fan-out write at once, then approves and accepts each item", async () => {
+  const model = new TrioModel([runTogether(TRIO, true)], (id) => submitOwn(id));
+  const runtime = createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs-auto')) });
+  const session = await runtime.createSession({ packageId: 'trio' });
+  const lines: string[] = [];
+  const code = await autopilot(session, {
+    request: 'Notes.',
+    packageId: 'trio',
+    modelLabel: 'trio',
+    packages: runtime.packages,
+    resume: 'steward run',
+    // eslint-disable-next-line no-control-regex -- strips the ANSI colour escapes
+    write: (text) => lines.push(text.replace(/\x1b\[[0-9;]*m/g, '')),
+  });
+  expect(code).toBe(0);
+  expect(lines).toContain('Waiting for you: approve or reject 3 proposed steps, one at a time (north, south, east).');
+  expect(lines.filter((l) => l.startsWith('→ (auto)'))).toEqual([
+    '→ (auto) request: Notes.',
+    '→ (auto) approve north (run_north)',
+    '→ (auto) approve south (run_south)',
+    '→ (auto) approve east (run_east)',
+    expect.stringMatching(/^→ \(auto\) accept a\d$/),
+    expect.stringMatching(/^→ \(auto\) accept a\d$/),
+    expect.stringMatching(/^→ \(auto\) accept a\d$/),
+  ]);
+  expect(lines).toContainEqual(expect.stringMatching(/^ {2}… Workers north, south, east writing at once · burst \d+\/12 · trio$/));
 });
