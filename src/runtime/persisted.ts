@@ -14,6 +14,7 @@ import { SnapshotError } from '../core/errors.js';
 import { ApprovalPolicySchema } from '../core/skills/package-schema.js';
 import { DEADLINE_OUTCOMES, GroupNameSchema, IntervalSchema } from '../core/machines/deadlines.js';
 import { stateString } from '../core/machines/refusals.js';
+import { BRANCH_STATUSES } from '../core/machines/team.js';
 import { transcriptOf, type WindowLimits } from '../core/machines/transcript.js';
 import type { ChatMessage } from '../core/models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
@@ -73,6 +74,8 @@ const TagListSchema = z
     'a tag lists its versions with bodies, the latest last, after at most one summary of archived versions',
   );
 
+const StepSchema = z.looseObject({ workerId: z.string(), requiresApproval: z.boolean(), approval: ApprovalPolicySchema });
+
 const ContextSchema = z.looseObject({
   sessionId: z.string(),
   package: z
@@ -93,7 +96,16 @@ const ContextSchema = z.looseObject({
   blackboard: ownRecord(z.string(), TagListSchema),
   artifacts: z.array(z.looseObject({ id: z.string(), workerId: z.string(), status: z.enum(['pending_review', 'accepted', 'rejected', 'superseded']) })),
   rejections: z.array(z.unknown()),
-  step: z.looseObject({ workerId: z.string(), requiresApproval: z.boolean(), approval: ApprovalPolicySchema }).nullable(),
+  step: StepSchema.nullable(),
+  // A fan-out under way (team.ts); a branch is focused only within one transition, never in a snapshot.
+  team: z
+    .looseObject({
+      branches: z
+        .array(z.looseObject({ item: z.string().min(1).max(200), step: StepSchema, status: z.enum(BRANCH_STATUSES), transcript: TranscriptSchema }))
+        .min(1),
+      focus: z.null(),
+    })
+    .nullable(),
   ledger: z.looseObject({
     usage: z.looseObject({ promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative() }),
     maxBurstTokens: z.number().int().positive().nullable(),

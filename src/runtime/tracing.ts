@@ -36,11 +36,6 @@ export interface TracedModel {
   provider: string;
 }
 
-interface OpenAgent {
-  span: Span;
-  key: string;
-}
-
 /**
  * The spans of one session, fed its live events in order (`listener`).
  *
@@ -50,8 +45,14 @@ interface OpenAgent {
  */
 export class SessionTracer {
   private workflow: Span | null = null;
-  private agent: OpenAgent | null = null;
-  private chat: Span | null = null;
+  /**
+   * The open `invoke_agent` spans and their model calls in flight, by agent (`manager`, or
+   * `worker:<id>`): the workers of a fan-out run at once, each under its own span.
+   */
+  private readonly agents = new Map<string, Span>();
+  private readonly chats = new Map<string, Span>();
+  /** The agent whose round replied last: the reply's tool calls are checked (and run) under it. */
+  private current: string | null = null;
   /** The MCP tool call under way, by call id (one at a time: the chart runs them in order). */
   private calling: { callId: string; span: Span } | null = null;
   /** When the current wait began, as this process saw it (the subscribe time for a session that was waiting already). */
@@ -154,20 +155,26 @@ export class SessionTracer {
   }
 
   private roundStarted(event: StreamEventOf<'round_started'>): void {
-    const name = event.agent === 'manager' ? 'manager' : (event.workerId ?? 'worker');
+    const name = agentName(event);
     const key = `${event.agent}:${name}`;
-    if (this.agent?.key !== key) {
-      this.endAgent(event.at);
+    if (!this.agents.has(key)) {
+      // An agent with no model call in flight is done: the next one takes over (a fan-out's workers overlap).
+      for (const [open, span] of this.agents) {
+        if (this.chats.has(open)) continue;
+        span.end(event.at);
+        this.agents.delete(open);
+      }
       const workflow = this.openWorkflow(event.at);
       const span = this.tracer.startSpan(
         `invoke_agent ${name}`,
         { kind: SpanKind.INTERNAL, startTime: event.at, attributes: { ...this.base('invoke_agent'), 'gen_ai.agent.name': name } },
         this.under(workflow),
       );
-      this.agent = { span, key };
+      this.agents.set(key, span);
     }
-    this.chat?.end(event.at);
-    this.chat = this.tracer.startSpan(
+    this.current = key;
+    this.chats.get(key)?.end(event.at);
+    const chat = this.tracer.startSpan(
       `chat ${this.model.name}`,
       {
         kind: SpanKind.CLIENT,
@@ -180,14 +187,17 @@ export class SessionTracer {
           'steward.burst': event.burst,
         },
       },
-      this.under(this.agent!.span),
+      this.under(this.agents.get(key)!),
     );
+    this.chats.set(key, chat);
   }
 
   private roundFinished(event: StreamEventOf<'round_finished'>): void {
-    const span = this.chat;
+    const key = `${event.agent}:${agentName(event)}`;
+    this.current = key;
+    const span = this.chats.get(key);
     if (!span) return;
-    this.chat = null;
+    this.chats.delete(key);
     if (event.usage) {
       span.setAttribute('gen_ai.usage.input_tokens', event.usage.promptTokens);
       span.setAttribute('gen_ai.usage.output_tokens', event.usage.completionTokens);
@@ -201,7 +211,7 @@ export class SessionTracer {
   }
 
   private toolChecked(event: StreamEventOf<'tool_call_checked'>): void {
-    const parent = this.agent?.span ?? this.openWorkflow(event.at);
+    const parent = this.currentAgent() ?? this.openWorkflow(event.at);
     const span = this.tracer.startSpan(
       `execute_tool ${event.tool}`,
       {
@@ -243,7 +253,7 @@ export class SessionTracer {
   /** An approved MCP tool call starts: `execute_tool` until its result (GenAI conventions; `mcp.method.name` as MCP's). */
   private toolStarted(event: StreamEventOf<'tool_call_started'>): void {
     this.calling?.span.end(event.at);
-    const parent = this.agent?.span ?? this.openWorkflow(event.at);
+    const parent = this.currentAgent() ?? this.openWorkflow(event.at);
     const span = this.tracer.startSpan(
       `execute_tool ${event.server}.${event.tool}`,
       {
@@ -274,24 +284,32 @@ export class SessionTracer {
     open.span.end(event.at);
   }
 
-  private endAgent(at: number): void {
-    this.chat?.end(at);
-    this.chat = null;
-    this.agent?.span.end(at);
-    this.agent = null;
+  private currentAgent(): Span | undefined {
+    return this.current === null ? undefined : this.agents.get(this.current);
+  }
+
+  private endAgents(at: number): void {
+    for (const chat of this.chats.values()) chat.end(at);
+    this.chats.clear();
+    for (const agent of this.agents.values()) agent.end(at);
+    this.agents.clear();
+    this.current = null;
   }
 
   private endWorkflow(error?: string): void {
     const at = Date.now();
     this.calling?.span.end(at);
     this.calling = null;
-    this.endAgent(at);
+    this.endAgents(at);
     if (!this.workflow) return;
     if (error !== undefined) this.workflow.setStatus({ code: SpanStatusCode.ERROR, message: error });
     this.workflow.end(at);
     this.workflow = null;
   }
 }
+
+/** The agent a round is of: the manager, or the worker (a fan-out's rounds name theirs). */
+const agentName = (event: { agent: string; workerId: string | null }) => (event.agent === 'manager' ? 'manager' : (event.workerId ?? 'worker'));
 
 /** A context with no active span: each workflow is the root of its own trace. */
 function rootContext() {

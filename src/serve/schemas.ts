@@ -128,7 +128,9 @@ export const SessionViewSchema = z
         }),
       )
       .optional()
-      .describe('while a fan-out is under way: its workers, each an item decided on its own (proposed, running, submitted: its artifact under review, asked, held)'),
+      .describe(
+        'while a fan-out is under way: its workers, each an item decided on its own (proposed, running, submitted: its artifact under review, asked, held)',
+      ),
     deciders: z.array(z.string()).nullable().describe('the groups that may decide the open wait (and admin); null: anyone who may decide the session'),
     burst: z.number(),
     maxBurst: z.number(),

@@ -54,7 +54,15 @@ it(
   'resumes a fan-out killed with two of three branches finished: only the third calls the model again',
   async () => {
     const packages = trioPackage(join(dir, 'pkgs'));
-    const runAll = { reply: { toolCalls: TRIO.map((id) => ({ name: 'run_worker', arguments: JSON.stringify({ workerId: id, reason: `The ${id} note.`, requiresApproval: false }), id: `run_${id}` })) } };
+    const runAll = {
+      reply: {
+        toolCalls: TRIO.map((id) => ({
+          name: 'run_worker',
+          arguments: JSON.stringify({ workerId: id, reason: `The ${id} note.`, requiresApproval: false }),
+          id: `run_${id}`,
+        })),
+      },
+    };
     const first = trioServer(['east'], [runAll]);
     const before = await startFakeOpenAI(first.script);
     servers.push(before);

@@ -2,8 +2,12 @@
  * A fan-out: a manager reply with several independent run_worker calls runs the workers at
  * once, each decided on its own, each artifact reviewed on its own.
  */
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { useTempDir } from '../support/temp.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
 
@@ -35,7 +39,10 @@ describe('a fan-out of independent workers', () => {
     expect(pending.map((a) => a.workerId).sort()).toEqual([...TRIO].sort());
 
     const [a, b, c] = pending;
-    expect(await session.send({ type: 'user_accepted_artifact', artifactId: a!.id })).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact' } });
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: a!.id })).toMatchObject({
+      ok: true,
+      view: { state: 'waiting_user.review_artifact' },
+    });
     expect(await session.send({ type: 'user_rejected_artifact', artifactId: b!.id, reason: 'Too short.' })).toMatchObject({
       ok: true,
       view: { state: 'waiting_user.review_artifact' },
@@ -61,7 +68,12 @@ describe('a fan-out of independent workers', () => {
     const manager = await session.transcript('manager');
     const refused = manager.find((m) => m.role === 'tool' && m.tool_call_id === 'run_summary');
     expect(refused?.content).toContain('"north" (an input of summary) is not yet');
-    expect(session.view().artifacts.map((a) => a.workerId).sort()).toEqual(['north', 'south']);
+    expect(
+      session
+        .view()
+        .artifacts.map((a) => a.workerId)
+        .sort(),
+    ).toEqual(['north', 'south']);
   });
 
   it('waits once with an item per call when approval is needed; decided over three sends, one rejected', async () => {
@@ -73,11 +85,150 @@ describe('a fan-out of independent workers', () => {
     const noItem = await session.send({ type: 'user_approved_next_step', wait });
     expect(noItem).toMatchObject({ ok: false, error: { code: 'event_refused' } });
     expect(noItem.ok ? '' : noItem.error.message).toContain('name one with "item"');
-    expect(await session.send({ type: 'user_approved_next_step', wait, item: 'run_north' })).toMatchObject({ ok: true, view: { state: 'waiting_user.approve_step' } });
+    expect(await session.send({ type: 'user_approved_next_step', wait, item: 'run_north' })).toMatchObject({
+      ok: true,
+      view: { state: 'waiting_user.approve_step' },
+    });
     expect(await session.send({ type: 'user_rejected_next_step', wait, item: 'run_south', reason: 'Not south.' })).toMatchObject({ ok: true });
     expect(model.started.size).toBe(0);
     const ran = await session.send({ type: 'user_approved_next_step', wait, item: 'run_east', edits: { reason: 'East, briefly.' } });
     expect(ran).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact' } });
     expect([...model.started.keys()].sort()).toEqual(['east', 'north']);
+  });
+});
+
+describe('the fan-in', () => {
+  it('reviews the artifacts first, then the questions of a branch that asked; that worker then goes on alone', async () => {
+    const asked = {
+      content: null,
+      toolCalls: [{ id: 'ask_south', type: 'function' as const, function: { name: 'ask_user', arguments: JSON.stringify({ questions: ['Which south?'] }) } }],
+    };
+    const model = new TrioModel([runTogether(TRIO)], (id, request) => {
+      const answered = request.messages.some((m) => typeof m.content === 'string' && m.content.includes('The deep south.'));
+      return id === 'south' && !answered ? asked : submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs4')) }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view()).toMatchObject({ state: 'waiting_user.review_artifact' });
+    expect(session.view().team?.map((t) => [t.workerId, t.status])).toEqual([
+      ['north', 'submitted'],
+      ['south', 'asked'],
+      ['east', 'submitted'],
+    ]);
+    for (const item of session.view().team!.filter((t) => t.status === 'submitted')) {
+      expect(await session.send({ type: 'user_accepted_artifact', artifactId: item.artifact!.id })).toMatchObject({ ok: true });
+    }
+    expect(session.view()).toMatchObject({ state: 'waiting_user.worker_questions', pendingStep: { workerId: 'south' }, questions: [{ text: 'Which south?' }] });
+    const q = session.view().questions![0]!.id;
+    const reviewed = await session.send({ type: 'user_answered_questions', answers: { [q]: 'The deep south.' } });
+    expect(reviewed).toMatchObject({ ok: true, view: { state: 'waiting_user.review_artifact', artifact: { workerId: 'south' } } });
+    expect(session.view().team).toBeUndefined();
+    const done = await session.send({ type: 'user_accepted_artifact', artifactId: session.view().artifact!.id });
+    expect(done).toMatchObject({ ok: true, view: { state: 'done' } });
+    expect(session.view().artifacts.map((a) => [a.workerId, a.status])).toEqual([
+      ['north', 'accepted'],
+      ['east', 'accepted'],
+      ['south', 'accepted'],
+    ]);
+    expect(Object.fromEntries(model.started)).toEqual({ north: 1, south: 2, east: 1 });
+  });
+
+  it('a branch whose model call fails stops on its own (the manager is told); the others are reviewed', async () => {
+    const model = new TrioModel([runTogether(TRIO)], (id) => {
+      if (id === 'east') throw new Error('the east model is down');
+      return submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs5')) }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view().team?.map((t) => t.workerId)).toEqual(['north', 'south']);
+    for (const item of [...session.view().team!]) await session.send({ type: 'user_accepted_artifact', artifactId: item.artifact!.id });
+    expect(session.view().state).toBe('done');
+    const manager = await session.transcript('manager');
+    expect(manager.some((m) => typeof m.content === 'string' && m.content.includes('The worker east failed: the east model is down'))).toBe(true);
+  });
+});
+
+describe('a fan-out is durable', () => {
+  it('a fork from inside a fan-out runs only the branches that had not finished at that entry', async () => {
+    const store = new SqliteStore(temp.path('fork.db'));
+    const packagesDir = trioPackage(temp.path('pkgs6'));
+    const original = new TrioModel([runTogether(TRIO)], (id) => submitOwn(id));
+    const session = await createRuntime({ model: original, store, packagesDir }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    const journal = await store.journal(session.id);
+    const firstDone = journal.find((e) => e.type.startsWith('xstate.done.actor.branch:'))!;
+    expect(firstDone.state).toBe('running.team.working');
+    const finished = firstDone.type.slice('xstate.done.actor.branch:run_'.length);
+
+    const again = new TrioModel([], (id) => submitOwn(id));
+    const fork = await createRuntime({ model: again, store, packagesDir }).forkSession(session.id, { atSeq: firstDone.seq });
+    const view = await fork.settled();
+    expect(view.state).toBe('waiting_user.review_artifact');
+    expect([...again.started.keys()].sort()).toEqual(TRIO.filter((t) => t !== finished).sort());
+    expect(view.team?.map((t) => t.status)).toEqual(['submitted', 'submitted', 'submitted']);
+    await store.close();
+  });
+});
+
+describe('a fan-out in traces', () => {
+  it("each branch's rounds are chat spans under an invoke_agent span of its own worker, open at once", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const together = barrier(3);
+    const model = new TrioModel([runTogether(TRIO)], async (id) => {
+      await together();
+      return submitOwn(id);
+    });
+    const runtime = createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs7')), tracerProvider: provider });
+    const session = await runtime.createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    const agents = spans.filter((s) => s.name.startsWith('invoke_agent '));
+    expect(agents.map((a) => a.name).sort()).toEqual(['invoke_agent east', 'invoke_agent manager', 'invoke_agent north', 'invoke_agent south']);
+    for (const id of TRIO) {
+      const agent = agents.find((a) => a.name === `invoke_agent ${id}`)!;
+      const chats = spans.filter((s) => s.parentSpanContext?.spanId === agent.spanContext().spanId && s.name.startsWith('chat '));
+      expect(chats, id).toHaveLength(1);
+    }
+    // The three workers' spans overlap: each started before any of them ended.
+    const workers = agents.filter((a) => a.name !== 'invoke_agent manager');
+    const lastStart = Math.max(...workers.map((w) => hrMs(w.startTime)));
+    const firstEnd = Math.min(...workers.map((w) => hrMs(w.endTime)));
+    expect(lastStart).toBeLessThanOrEqual(firstEnd);
+  });
+});
+
+const hrMs = ([s, ns]: [number, number]) => s * 1e3 + ns / 1e6;
+
+describe("a fan-out's items and who decides them", () => {
+  it("each item is decided by its own worker's approvers and reviewers", async () => {
+    const dir = trioPackage(temp.path('pkgs8'), 'always');
+    const north = join(dir, 'trio', 'workers', 'north.md');
+    writeFileSync(north, readFileSync(north, 'utf8').replace('outputTags: [north]\n', 'outputTags: [north]\napprovers: [ops]\nreviewers: [ops]\n'));
+    const model = new TrioModel([runTogether(['north', 'south'])], (id) => submitOwn(id));
+    const session = await createRuntime({ model, packagesDir: dir }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view()).toMatchObject({ state: 'waiting_user.approve_step', deciders: null });
+    // Anyone may decide south's step; north's only ops (or admin).
+    expect(await session.send({ type: 'user_approved_next_step', item: 'run_south', by: 'bo', groups: ['writers'] })).toMatchObject({ ok: true });
+    const refused = await session.send({ type: 'user_approved_next_step', item: 'run_north', by: 'bo', groups: ['writers'] });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'not_a_decider' } });
+    expect(refused.ok ? '' : refused.error.message).toContain('only the groups ops');
+    expect(await session.send({ type: 'user_approved_next_step', item: 'run_north', by: 'ana', groups: ['ops'] })).toMatchObject({
+      ok: true,
+      view: { state: 'waiting_user.review_artifact' },
+    });
+    const artifactOf = (worker: string) => session.view().team!.find((t) => t.workerId === worker)!.artifact!.id;
+    const northArtifact = artifactOf('north');
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: northArtifact, by: 'bo', groups: ['writers'] })).toMatchObject({
+      ok: false,
+      error: { code: 'not_a_decider' },
+    });
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: artifactOf('south'), by: 'bo', groups: ['writers'] })).toMatchObject({ ok: true });
+    expect(await session.send({ type: 'user_accepted_artifact', artifactId: northArtifact, by: 'ana', groups: ['admin'] })).toMatchObject({
+      ok: true,
+      view: { state: 'done' },
+    });
   });
 });

@@ -15,10 +15,20 @@ export function trioPackage(dir: string, approval?: 'always' | 'never'): string 
   const root = join(dir, 'trio');
   mkdirSync(join(root, 'workers'), { recursive: true });
   const workers = [...TRIO, 'summary'];
-  writeFileSync(join(root, 'manifest.json'), JSON.stringify({ schemaVersion: 1, id: 'trio', title: 'Trio', description: 'Three notes at once, then a summary.', workers }));
+  writeFileSync(
+    join(root, 'manifest.json'),
+    JSON.stringify({ schemaVersion: 1, id: 'trio', title: 'Trio', description: 'Three notes at once, then a summary.', workers }),
+  );
   for (const id of workers) {
     const reads = id === 'summary' ? '[north]' : '[request]';
-    const front = [`id: ${id}`, `title: ${id}`, `description: Writes the ${id} note.`, `inputTags: ${reads}`, `outputTags: [${id}]`, ...(approval ? [`approval: ${approval}`] : [])];
+    const front = [
+      `id: ${id}`,
+      `title: ${id}`,
+      `description: Writes the ${id} note.`,
+      `inputTags: ${reads}`,
+      `outputTags: [${id}]`,
+      ...(approval ? [`approval: ${approval}`] : []),
+    ];
     writeFileSync(join(root, 'workers', `${id}.md`), `---\n${front.join('\n')}\n---\nWORKER ${id}\n`);
   }
   return dir;

@@ -257,7 +257,7 @@ export function staleDeadlineMessage(context: SessionContext, event: DeadlinePas
  * mayDecide(context, { type: 'user_approved_next_step', groups: ['ops'] }); // true when the wait's deciders include ops
  */
 export function mayDecide(context: SessionContext, event: { type: string }): boolean {
-  const deciders = context.waits.deciders;
+  const deciders = decidersOf(context, event);
   if (!deciders) return true;
   const groups = (event as { groups?: unknown }).groups;
   return Array.isArray(groups) && groups.some((g) => g === ADMIN_GROUP || deciders.includes(g as string));
@@ -266,6 +266,24 @@ export function mayDecide(context: SessionContext, event: { type: string }): boo
 /** Why a decision by someone else is refused, naming who may decide. */
 export function notADeciderMessage(context: SessionContext, event: { type: string; by?: unknown }): string {
   const who = typeof event.by === 'string' ? `"${event.by}"` : 'The sender';
-  const groups = (context.waits.deciders ?? []).join(', ');
-  return `${who} may not decide wait ${context.waits.opened}: only the groups ${groups} (or ${ADMIN_GROUP}) may. "${event.type}" was not applied; ask one of them.`;
+  const groups = (decidersOf(context, event) ?? []).join(', ');
+  const what = context.waits.deciders ? `wait ${context.waits.opened}` : `this item of wait ${context.waits.opened}`;
+  return `${who} may not decide ${what}: only the groups ${groups} (or ${ADMIN_GROUP}) may. "${event.type}" was not applied; ask one of them.`;
+}
+
+/**
+ * Who may decide what the event decides: the open wait's groups (its worker's, or an
+ * escalation's); in a fan-out, whose items each belong to a worker, the groups of the item's
+ * worker (`approvers` for its step, `reviewers` for its artifact). Null: anyone.
+ */
+function decidersOf(context: SessionContext, event: { type: string }): string[] | null {
+  if (context.waits.deciders) return context.waits.deciders;
+  const { item, artifactId } = event as { item?: unknown; artifactId?: unknown };
+  const branches = context.team?.branches ?? [];
+  const byItem = typeof item === 'string' ? branches.find((b) => b.item === item) : undefined;
+  const byArtifact = typeof artifactId === 'string' ? branches.find((b) => b.artifactId === artifactId) : undefined;
+  const branch = byItem ?? byArtifact;
+  const worker = branch && context.package?.workers.find((w) => w.id === branch.step.workerId);
+  const groups = byItem ? worker?.approvers : worker?.reviewers;
+  return groups?.length ? groups : null;
 }

@@ -27,15 +27,7 @@ export type ErrorBranchTurn = { type: `xstate.error.actor.branch:${string}`; err
 export type DoneToolCall = { type: 'xstate.done.actor.toolCall'; output: ToolCallOutput };
 export type ErrorToolCall = { type: 'xstate.error.actor.toolCall'; error: unknown };
 export type SessionEvent =
-  | UserEvent
-  | DoneTurn
-  | ErrorTurn
-  | DoneBranchTurn
-  | ErrorBranchTurn
-  | DoneToolCall
-  | ErrorToolCall
-  | PackageUpgradedEvent
-  | DeadlinePassedEvent;
+  UserEvent | DoneTurn | ErrorTurn | DoneBranchTurn | ErrorBranchTurn | DoneToolCall | ErrorToolCall | PackageUpgradedEvent | DeadlinePassedEvent;
 export type RuleParams = { actor: ToolActor; rule: RuleId };
 
 const isUserTurn = ({ reply: { boundary } }: SessionContext) => boundary?.tool === 'ask_user' || boundary?.tool === 'review_blackboard';

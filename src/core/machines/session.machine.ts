@@ -7,8 +7,8 @@
  *   │   ├── skill_selection    legacy: choose a package
  *   │   ├── intake             the first request; the manager may clarify before it is confirmed
  *   │   ├── input              free input; may carry an assessment and a skippable question card
- *   │   ├── approve_step       a proposed run_worker waits for approve / reject
- *   │   ├── review_artifact    a worker's artifact waits for accept / reject (+ questions)
+ *   │   ├── approve_step       a proposed run_worker waits for approve / reject (a fan-out: each of its steps, by `item`)
+ *   │   ├── review_artifact    a worker's artifact waits for accept / reject (+ questions); a fan-in: each of its artifacts
  *   │   ├── worker_questions   a worker asked before producing anything
  *   │   ├── revision           after a reject: the user describes the changes wanted
  *   │   ├── approve_tool       a worker's MCP tool calls that need a person: each approved (maybe edited) or rejected
@@ -25,11 +25,18 @@
  *   │                          re-open for another group (deadlineEscalates) or remind (deadlineReminds); one for a
  *   │                          wait or rule no longer current is refused (deadline_stale) and changes nothing
  *   ├── running
- *   │   ├── manager            thinking (one LLM round) → checking (each call of the reply, by rule) → routing
- *   │   │                      (transient: where the settled reply leads)
- *   │   └── worker             starting (transient: a round starts unless the burst or token budget is used up)
- *   │                          → thinking → checking → routing; calling runs the reply's approved MCP tool calls,
- *   │                          one at a time in the model's order (tool-calls.ts), and only those
+ *   │   ├── manager            starting (transient: a held worker of a fan-out goes first) → thinking (one LLM
+ *   │   │                      round) → checking (each call of the reply, by rule) → routing (transient: where
+ *   │   │                      the settled reply leads)
+ *   │   ├── worker             starting (transient: a round starts unless the burst or token budget is used up)
+ *   │   │                      → thinking → checking → routing; calling runs the reply's approved MCP tool calls,
+ *   │   │                      one at a time in the model's order (tool-calls.ts), and only those
+ *   │   └── team               a fan-out (team.ts): independent workers proposed in one reply run at once, each
+ *   │                          branch's round an actor of its own (`branch:<item>`). starting (transient) →
+ *   │                          working; a branch's reply goes through worker.checking (the branch focused) →
+ *   │                          routing (transient: its next round, or it finished) → joining (transient: the
+ *   │                          fan-in once none runs: the artifacts' review, then each held branch, resuming,
+ *   │                          alone as the session's worker, then the manager)
  *   └── done
  *
  * Every guard, action and actor is named here (a guard's code is in session.guards.ts), so
@@ -902,7 +909,10 @@ export const sessionMachine = setup({
           states: {
             // Transient: the approved branches start together; with none approved the manager goes on.
             starting: {
-              always: [{ guard: 'noBranchApproved', target: 'joining' }, { target: 'working', actions: 'startBranches' }],
+              always: [
+                { guard: 'noBranchApproved', target: 'joining' },
+                { target: 'working', actions: 'startBranches' },
+              ],
             },
             working: {
               entry: { type: 'announceState', params: { state: 'running.team.working' } },

@@ -116,9 +116,12 @@ const replaced = (branches: Branch[], item: string, next: Branch | null): Branch
 
 /** The fan-out the reply chose becomes the team: a branch per call, proposed where the approval policy says a person decides. */
 export function proposeTeam(context: SessionContext): Update {
-  const branches = plannedSteps(context.reply.boundary).map(
-    ({ item, step }): Branch => ({ item, step, status: stepNeedsApproval(step) ? 'proposed' : 'approved', transcript: EMPTY_TRANSCRIPT }),
-  );
+  const branches = plannedSteps(context.reply.boundary).map(({ item, step }): Branch => ({
+    item,
+    step,
+    status: stepNeedsApproval(step) ? 'proposed' : 'approved',
+    transcript: EMPTY_TRANSCRIPT,
+  }));
   return { team: { branches, focus: null }, step: null, reply: NO_REPLY };
 }
 
@@ -127,7 +130,10 @@ export function approveTeamStep(context: SessionContext, item: string, edits: { 
   const branch = branchOf(context, item)!;
   const approved = update.approveStep({ ...context, step: branch.step }, edits, by);
   const step = approved.step ?? branch.step;
-  return { ...withBranches(context, (list) => replaced(list, item, { ...branch, step, status: 'approved' })), ...(approved.transcripts ? { transcripts: approved.transcripts } : {}) };
+  return {
+    ...withBranches(context, (list) => replaced(list, item, { ...branch, step, status: 'approved' })),
+    ...(approved.transcripts ? { transcripts: approved.transcripts } : {}),
+  };
 }
 
 /** The step of one item, rejected: it leaves the team, and the manager reads the rejection as that call's result. */
@@ -237,8 +243,7 @@ const branchOfArtifact = (context: SessionContext, artifactId: string) => contex
 export const teamArtifactsUnderReview = (context: SessionContext): Branch[] => branchesIn(context, 'submitted');
 
 /** The first held branch (asked, or with tool calls), in the order the manager proposed them. */
-export const nextHeldBranch = (context: SessionContext): Branch | undefined =>
-  context.team?.branches.find((b) => b.status === 'asked' || b.status === 'held');
+export const nextHeldBranch = (context: SessionContext): Branch | undefined => context.team?.branches.find((b) => b.status === 'asked' || b.status === 'held');
 
 /**
  * The next held branch continues alone, as the session's worker: its questions wait, or its
@@ -259,4 +264,3 @@ export function resumeHeldBranch(context: SessionContext): Update {
 
 /** Whether the held branch asked (else its tool calls wait). */
 export const heldBranchAsked = (context: SessionContext): boolean => nextHeldBranch(context)?.status === 'asked';
-
