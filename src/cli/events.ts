@@ -120,6 +120,14 @@ export function buildEvent(type: UserEventType, options: SendOptions, view: Sess
   const fields = FIELDS[type];
   const allowed = new Set(fields.map((f) => f.option));
   const extra = (Object.keys(options) as (SendOption | 'by')[]).filter((o): o is SendOption => o !== 'by' && options[o] !== undefined && !allowed.has(o));
+  if (options.item !== undefined && (type === 'user_rejected_artifact' || type === 'user_accepted_artifact')) {
+    // `reject` is the artifact's; a proposed step of a fan-out is rejected with reject-step.
+    const step = type === 'user_rejected_artifact' ? 'reject-step' : 'approve';
+    throw new CliError(
+      'usage',
+      `--item names a proposed step, not an artifact: decide it with \`${step} --item ${options.item}\` (or name the artifact with --artifact).`,
+    );
+  }
   if (extra.length > 0) {
     const takes = fields.length ? fields.map((f) => `--${f.option}`).join(', ') : 'no options';
     throw new CliError('usage', `${extra.map((o) => `--${o}`).join(', ')} does not apply to ${type} (it takes ${takes}).`);

@@ -54,6 +54,11 @@ it('decides three proposed steps and two artifacts one send at a time', { timeou
     'user_approved_next_step needs --item: 3 proposed steps wait, each decided on its own: run_north (north), run_south (south), run_east (east).',
   );
 
+  // `reject` is the artifact's: with --item the CLI points to reject-step.
+  const wrongAlias = await cli('send', id, 'reject', '--item', 'run_south');
+  expect(wrongAlias.code).toBe(1);
+  expect(wrongAlias.stderr).toContain('--item names a proposed step, not an artifact: decide it with `reject-step --item run_south`');
+
   const north = await json('send', id, 'approve', '--item', 'run_north');
   expect(north.team?.find((t) => t.item === 'run_north')?.status).toBe('approved');
   expect(north.waitingReason).toBe('approve_step');
