@@ -139,9 +139,11 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
       break;
     case 'approve_step': {
       const step = view.pendingStep;
-      // A fan-out: each proposed step is an item of its own.
-      if (!step) blocks.push(...proposedStepBlocks(view, pkg, by(options)));
-      if (!step) break;
+      if (!step) {
+        // A fan-out: each proposed step is an item of its own.
+        blocks.push(...proposedStepBlocks(view, pkg, by(options)));
+        break;
+      }
       const worker = pkg?.workers.find((w) => w.id === step.workerId);
       const lines = [
         `Reason: ${step.reason}`,
