@@ -24,6 +24,8 @@ export type {
   ViewAnswer,
 } from './client/client.js';
 export * from './core/errors.js';
-export type { SessionView, ArtifactView, DeadlineView, Phase } from './core/view.js';
+export type { SessionView, ArtifactView, DeadlineView, Phase, TeamItemView } from './core/view.js';
+// A fan-out's items, as a page offers them: one decision per proposed step or artifact under review.
+export { itemsDecidedBy, proposedItems, reviewedItems, type ReviewedItem } from './core/team-items.js';
 export type { UserEvent, UserEventType } from './core/machines/session.events.js';
 export type { SessionStreamEvent, SessionStreamEventType, StreamEventOf, WaitingReason } from './core/machines/stream-events.js';

@@ -143,7 +143,9 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
     next: (snapshot) => {
       const label = runningLabel(snapshot, options.modelLabel);
       const key = label && `${label}|${snapshot.context.ledger.rounds}`;
-      if (label && key && key !== lastTurn && stateString(snapshot.value).endsWith('.thinking')) {
+      // A fan-out's workers write in running.team.working: the label names those still writing.
+      const state = stateString(snapshot.value);
+      if (label && key && key !== lastTurn && (state.endsWith('.thinking') || state === 'running.team.working')) {
         lastTurn = key;
         write(pc.dim(`  … ${label}`));
       }

@@ -6,6 +6,7 @@ import { isUserEventType, type UserEvent, type UserEventType } from '../core/mac
 import { callsOfWait, type ToolInputResponse } from '../core/tools/server-tools.js';
 import type { SessionView } from '../core/view.js';
 import { CliError } from './context.js';
+import { proposedItems, reviewedItems } from '../core/team-items.js';
 
 export const EVENT_ALIASES: Readonly<Record<string, UserEventType>> = {
   input: 'user_submitted_input',
@@ -46,10 +47,14 @@ const FIELDS: Readonly<Record<UserEventType, ReadonlyArray<{ option: SendOption;
   user_submitted_input: [{ option: 'text', required: true }],
   user_confirmed_intake: [],
   user_approved_next_step: [
+    { option: 'item', required: false },
     { option: 'reason', required: false },
     { option: 'role', required: false },
   ],
-  user_rejected_next_step: [{ option: 'reason', required: false }],
+  user_rejected_next_step: [
+    { option: 'item', required: false },
+    { option: 'reason', required: false },
+  ],
   user_accepted_artifact: [
     { option: 'artifact', required: false },
     { option: 'edit', required: false },
@@ -78,7 +83,7 @@ const FIELDS: Readonly<Record<UserEventType, ReadonlyArray<{ option: SendOption;
   ],
 };
 
-export type SendOption = 'text' | 'artifact' | 'reason' | 'answers' | 'package' | 'role' | 'edit' | 'call' | 'arguments' | 'responses' | 'result';
+export type SendOption = 'text' | 'item' | 'artifact' | 'reason' | 'answers' | 'package' | 'role' | 'edit' | 'call' | 'arguments' | 'responses' | 'result';
 
 /** Each option's text; `edit` is tag → new body (from `--edit TAG --text-file F` pairs). */
 export type SendOptions = Partial<Record<Exclude<SendOption, 'edit'>, string>> & { edit?: Record<string, string>; by?: string };
@@ -115,6 +120,14 @@ export function buildEvent(type: UserEventType, options: SendOptions, view: Sess
   const fields = FIELDS[type];
   const allowed = new Set(fields.map((f) => f.option));
   const extra = (Object.keys(options) as (SendOption | 'by')[]).filter((o): o is SendOption => o !== 'by' && options[o] !== undefined && !allowed.has(o));
+  if (options.item !== undefined && (type === 'user_rejected_artifact' || type === 'user_accepted_artifact')) {
+    // `reject` is the artifact's; a proposed step of a fan-out is rejected with reject-step.
+    const step = type === 'user_rejected_artifact' ? 'reject-step' : 'approve';
+    throw new CliError(
+      'usage',
+      `--item names a proposed step, not an artifact: decide it with \`${step} --item ${options.item}\` (or name the artifact with --artifact).`,
+    );
+  }
   if (extra.length > 0) {
     const takes = fields.length ? fields.map((f) => `--${f.option}`).join(', ') : 'no options';
     throw new CliError('usage', `${extra.map((o) => `--${o}`).join(', ')} does not apply to ${type} (it takes ${takes}).`);
@@ -135,15 +148,15 @@ function eventFor(type: UserEventType, options: SendOptions, view: SessionView):
     case 'user_answered_questions':
       return { type, answers: parseAnswers(options.answers!) };
     case 'user_rejected_next_step':
-      return { type, ...(options.reason !== undefined ? { reason: options.reason } : {}) };
+      return { type, ...stepItem(type, options.item, view), ...(options.reason !== undefined ? { reason: options.reason } : {}) };
     case 'user_approved_next_step': {
       // --reason / --role edit the step before approving it (the manager is told).
       const edits = { ...(options.reason !== undefined ? { reason: options.reason } : {}), ...(options.role !== undefined ? { roleId: options.role } : {}) };
-      return { type, ...(Object.keys(edits).length ? { edits } : {}) };
+      return { type, ...stepItem(type, options.item, view), ...(Object.keys(edits).length ? { edits } : {}) };
     }
     case 'user_accepted_artifact':
     case 'user_rejected_artifact': {
-      const artifactId = options.artifact ?? view.artifact?.id;
+      const artifactId = options.artifact ?? onlyArtifactUnderReview(type, view);
       if (artifactId === undefined) {
         const accepted = view.acceptedEvents.map(aliasOf).join(', ') || 'none';
         const refused = !view.acceptedEvents.includes(type);
@@ -169,6 +182,27 @@ function eventFor(type: UserEventType, options: SendOptions, view: SessionView):
     default:
       return { type } as UserEvent;
   }
+}
+
+/**
+ * The item a step decision names (`--item`): as given, or, in a fan-out, the one step that
+ * still waits; with several waiting, the person names one (the session would refuse a guess).
+ */
+function stepItem(type: UserEventType, item: string | undefined, view: SessionView): { item?: string } {
+  if (item !== undefined) return { item };
+  const proposed = proposedItems(view);
+  if (proposed.length === 0) return {};
+  if (proposed.length === 1) return { item: proposed[0]!.item };
+  const listed = proposed.map((t) => `${t.item} (${t.workerId})`).join(', ');
+  throw new CliError('usage', `${type} needs --item: ${proposed.length} proposed steps wait, each decided on its own: ${listed}.`);
+}
+
+/** The artifact an accept or reject is for without `--artifact`: the one under review; in a fan-in, only if one alone is left. */
+function onlyArtifactUnderReview(type: UserEventType, view: SessionView): string | undefined {
+  const submitted = reviewedItems(view);
+  if (submitted.length <= 1) return view.artifact?.id;
+  const listed = submitted.map((t) => `${t.artifact.id} (${t.workerId})`).join(', ');
+  throw new CliError('usage', `${type} needs --artifact: ${submitted.length} artifacts are under review, each decided on its own: ${listed}.`);
 }
 
 /** The call a tool decision is for when `--call` is left out: the one call the wait is about, if only one is. */

@@ -19,6 +19,8 @@ import { followProgress } from './progress.js';
 import { headline, runningLabel, waitBlocks, type Block, type RenderOptions } from './render.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 import { askInterruptedCall, askToolCall, askToolInput, QUIT } from './tool-prompts.js';
+import { askTeamArtifact, askTeamStep, editThenAccept, editThenApprove } from './item-prompts.js';
+import { proposedItems, reviewedItems } from '../core/team-items.js';
 
 export interface InteractiveOptions {
   modelLabel: string;
@@ -71,6 +73,9 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
   if (view.waitingReason === 'approve_tool') return askToolCall(view);
   if (view.waitingReason === 'tool_input') return askToolInput(view);
   if (view.waitingReason === 'tool_interrupted') return askInterruptedCall(view);
+  // A fan-out: each proposed step, then each artifact under review, asked about in turn.
+  if (proposedItems(view).length) return askTeamStep(view, options.packages);
+  if (reviewedItems(view).length) return askTeamArtifact(view, options.editText);
   let type: UserEventType;
   if (offered.length === 1 && offered[0] === 'user_submitted_input') {
     type = 'user_submitted_input';
@@ -90,8 +95,8 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
       ],
     });
     if (p.isCancel(choice) || choice === QUIT) return undefined;
-    if (choice === EDIT_THEN_APPROVE) return editThenApprove(view, options);
-    if (choice === EDIT_THEN_ACCEPT) return editThenAccept(view, options);
+    if (choice === EDIT_THEN_APPROVE) return editThenApprove(view.pendingStep!, view.packageId, options.packages);
+    if (choice === EDIT_THEN_ACCEPT) return editThenAccept(view.artifact!, options.editText!);
     type = choice as UserEventType;
   }
 
@@ -146,57 +151,6 @@ async function ask(view: SessionView, offered: readonly UserEventType[], options
     default:
       return { type } as UserEvent;
   }
-}
-
-/** "Edit, then approve": a new reason (prefilled with the manager's) and, if the worker has roles, a role. */
-async function editThenApprove(view: SessionView, options: InteractiveOptions): Promise<UserEvent | undefined> {
-  const step = view.pendingStep!;
-  const reason = await p.text({
-    message: "The worker's task (edit the manager's reason)",
-    initialValue: step.reason,
-    validate: (v: string | undefined) => (v?.trim() ? undefined : 'Write the task (Ctrl-C to quit).'),
-  });
-  if (p.isCancel(reason)) return undefined;
-  const roles = (view.packageId ? options.packages.get(view.packageId) : undefined)?.workers.find((w) => w.id === step.workerId)?.roles ?? [];
-  let roleId: string | undefined = step.roleId;
-  if (roles.length) {
-    const chosen = await p.select<string>({
-      message: 'Which role?',
-      initialValue: step.roleId ?? '',
-      options: [{ value: '', label: '(no role)' }, ...roles.map((r) => ({ value: r.id, label: safeLine(r.id), hint: safeLine(r.description).slice(0, 60) }))],
-    });
-    if (p.isCancel(chosen)) return undefined;
-    roleId = chosen || undefined;
-  }
-  const edits = {
-    ...(reason.trim() !== step.reason ? { reason: reason.trim() } : {}),
-    ...(roleId !== undefined && roleId !== step.roleId ? { roleId } : {}),
-  };
-  return { type: 'user_approved_next_step', ...(Object.keys(edits).length ? { edits } : {}) };
-}
-
-/** "Edit, then accept": one tag's body opened in the editor; an unchanged body is no edit. */
-async function editThenAccept(view: SessionView, options: InteractiveOptions): Promise<UserEvent | undefined> {
-  const artifact = view.artifact!;
-  let tag = artifact.tags[0]?.tag;
-  if (artifact.tags.length > 1) {
-    const chosen = await p.select<string>({
-      message: 'Which tag?',
-      options: artifact.tags.map((t) => ({ value: t.tag, label: safeLine(t.tag), hint: `v${t.version}` })),
-    });
-    if (p.isCancel(chosen)) return undefined;
-    tag = chosen;
-  }
-  const current = artifact.tags.find((t) => t.tag === tag);
-  if (!current) return undefined;
-  const edited = await options.editText!(current.body, current.tag);
-  if (edited === undefined) {
-    p.log.warn('The editor did not save a body: nothing was sent.');
-    return undefined;
-  }
-  const changed = edited !== current.body;
-  if (!changed) p.log.info('The body is unchanged: accepting it as the worker wrote it.');
-  return { type: 'user_accepted_artifact', artifactId: artifact.id, ...(changed ? { edits: Object.fromEntries([[current.tag, edited]]) } : {}) };
 }
 
 /**

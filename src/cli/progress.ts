@@ -109,32 +109,79 @@ export interface ProgressOutput {
   width?: number;
 }
 
+/**
+ * The rounds under way, by who runs them (the manager, or a worker): in a fan-out several
+ * workers run at once, and each one's text and draft are kept apart (their pieces arrive
+ * interleaved). By agent, not by round number: rounds started together share their number.
+ */
+class RoundsUnderWay {
+  private readonly rounds = new Map<string, Streamed>();
+  private readonly writing = new Set<string>();
+
+  start(who: string, workerId: string | null): Streamed {
+    const streamed = new Streamed(who);
+    this.rounds.set(who, streamed);
+    if (workerId !== null) this.writing.add(workerId);
+    return streamed;
+  }
+
+  get(who: string): Streamed | undefined {
+    return this.rounds.get(who);
+  }
+
+  finish(workerId: string | null): void {
+    if (workerId !== null) this.writing.delete(workerId);
+  }
+
+  /** The workers whose rounds run now, when more than one does (a fan-out); else undefined. */
+  together(): string | undefined {
+    return this.writing.size > 1 ? this.stillWriting() : undefined;
+  }
+
+  /** The workers whose rounds still run (after one of a fan-out finished); undefined: none. */
+  stillWriting(): string | undefined {
+    const ids = [...this.writing].map((id) => plain(id, 40));
+    if (ids.length === 0) return undefined;
+    return ids.length === 1 ? `Worker ${ids[0]} writing` : `Workers ${ids.join(', ')} writing at once`;
+  }
+}
+
 /** Follows `session` until the returned function is called; asks for deltas only when `live` or `drafts` is set. */
 export function followProgress(session: Session, output: ProgressOutput): () => void {
   let previous: string | null = null;
   let totalTokens = 0;
   const width = Math.max(20, output.width ?? 80);
-  let round: Streamed | null = null;
+  const rounds = new RoundsUnderWay();
   // A redraw per piece: a terminal takes far more than a model writes, and a spinner only keeps the last.
   const draw = (text: string) => output.live?.(text);
+  const whoOf = (e: { agent: string; workerId: string | null }) => (e.agent === 'manager' ? 'manager' : `worker ${plain(e.workerId ?? '?', 40)}`);
   const streamed = (event: SessionStreamEvent) => {
     if (event.type === 'round_started') {
-      round = new Streamed(event.agent === 'manager' ? 'manager' : `worker ${plain(event.workerId ?? '?', 40)}`);
-    } else if (event.type === 'text_delta' && round) {
+      rounds.start(whoOf(event), event.agent === 'worker' ? event.workerId : null);
+    } else if (event.type === 'text_delta') {
+      const round = rounds.get(whoOf(event));
+      if (!round) return;
       round.addText(event.text);
       const head = `${round.who}: `;
       draw(head + plainTail(round.last, width - head.length));
     } else if (event.type === 'artifact_delta') {
-      round ??= new Streamed(`worker ${plain(event.worker, 40)}`);
+      const who = `worker ${plain(event.worker, 40)}`;
+      const round = rounds.get(who) ?? rounds.start(who, null);
       const draft = round.addDraft(event.tag, event.delta);
       const head = `${plain(event.worker, 30)} → ${plain(event.tag, 30)} (${count(draft.chars)}): `;
       draw(head + plainTail(draft.tail, Math.max(10, width - head.length)));
-    } else if (event.type === 'round_finished' && round?.textChars) {
-      output.drafts?.(`✎ ${round.who}: ${plain(round.first, MAX_DETAIL)}`);
-    } else if (event.type === 'artifact_draft_discarded' && round) {
+    } else if (event.type === 'round_finished') {
+      rounds.finish(event.agent === 'worker' ? event.workerId : null);
+      const round = rounds.get(whoOf(event));
+      if (round?.textChars) output.drafts?.(`✎ ${round.who}: ${plain(round.first, MAX_DETAIL)}`);
+    } else if (event.type === 'artifact_draft_discarded') {
+      const round = rounds.get(`worker ${plain(event.worker, 40)}`);
+      if (!round) return;
       output.drafts?.(`✎ draft by ${plain(event.worker, 40)} discarded (${event.reason}${event.rule ? `: ${plain(event.rule, 40)}` : ''})`);
       round.tags.clear();
-    } else if (event.type === 'artifact_published' && round) {
+    } else if (event.type === 'artifact_published') {
+      const round = rounds.get(`worker ${plain(event.workerId, 40)}`);
+      if (!round) return;
       for (const [tag, draft] of round.tags) output.drafts?.(`✎ ${plain(tag, 40)} by ${plain(event.workerId, 40)}: ${count(draft.chars)} drafted`);
       round.tags.clear();
     }
@@ -143,18 +190,21 @@ export function followProgress(session: Session, output: ProgressOutput): () => 
     (event) => {
       const line = progressLine(event);
       if (line) output.line?.(line);
+      streamed(event);
       if (event.type === 'round_finished') {
         totalTokens = event.totalUsage.promptTokens + event.totalUsage.completionTokens;
         const tokens = event.usage ? `, ${event.usage.promptTokens + event.usage.completionTokens} tokens` : '';
         const tools = event.toolCalls.length ? ` → ${event.toolCalls.map((t) => plain(t, 40)).join(', ')}` : '';
         previous =
           event.outcome === 'replied' ? `${formatDuration(event.durationMs)}${tokens}${tools}` : `${event.outcome} after ${formatDuration(event.durationMs)}`;
+        // The others of a fan-out still write: the status says who.
+        const still = rounds.stillWriting();
+        if (still && output.status) output.status(`${still} · last round ${plain(previous, 100)} · ${totalTokens} tokens in all`);
       } else if (event.type === 'round_started' && output.status) {
-        const doing = event.agent === 'manager' ? 'Manager thinking' : `Worker ${plain(event.workerId ?? '?', 60)} writing`;
+        const doing = rounds.together() ?? (event.agent === 'manager' ? 'Manager thinking' : `Worker ${plain(event.workerId ?? '?', 60)} writing`);
         const now = `${doing} · burst ${event.burst}/${event.maxBurst} · ${plain(output.modelLabel, 60)}`;
         output.status(previous ? `${now} · last round ${plain(previous, 100)} · ${totalTokens} tokens in all` : now);
       }
-      streamed(event);
     },
     // Deltas only when something shows them (the model then streams its replies).
     { textDeltas: Boolean(output.live || output.drafts) },

@@ -20,6 +20,7 @@ import { safeLine, safeText } from '../text/safe-text.js';
 import { pendingCalls, toolCallBlocks } from './tool-calls.js';
 import { askingCall, interruptedCall, interruptedCallBlocks, toolInputBlocks } from './tool-waits.js';
 import { waitTermsLines } from './wait-terms.js';
+import { proposedStepBlocks, reviewedArtifactBlocks, teamHeadline, teamLines, teamRunningLabel } from './team-render.js';
 
 export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
 
@@ -44,6 +45,8 @@ export function headline(view: SessionView): string {
 }
 
 function headlineText(view: SessionView): string {
+  const team = teamHeadline(view);
+  if (team) return team;
   switch (view.waitingReason) {
     case 'skill_selection':
       return 'Waiting for you: choose a package.';
@@ -136,7 +139,11 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
       break;
     case 'approve_step': {
       const step = view.pendingStep;
-      if (!step) break;
+      if (!step) {
+        // A fan-out: each proposed step is an item of its own.
+        blocks.push(...proposedStepBlocks(view, pkg, by(options)));
+        break;
+      }
       const worker = pkg?.workers.find((w) => w.id === step.workerId);
       const lines = [
         `Reason: ${step.reason}`,
@@ -155,7 +162,10 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
     case 'review_artifact':
     case 'revision': {
       const artifact = view.artifact;
-      if (!artifact) break;
+      // A fan-in with several artifacts under review: each one, decided by its id.
+      const fanIn = reviewedArtifactBlocks(view, by(options));
+      if (fanIn.length) blocks.push(...fanIn);
+      if (!artifact || fanIn.length) break;
       if (view.pendingStep?.proposed) {
         const p = view.pendingStep.proposed;
         blocks.push({
@@ -235,6 +245,8 @@ export function formatSession(view: SessionView, revision: number | undefined, o
   const blocks = waitBlocks(view, options);
   if (blocks.length) lines.push('', formatBlocks(blocks));
   lines.push('');
+  const team = teamLines(view);
+  if (team.length) lines.push(pc.bold('Team (workers at once): ') + team.map((t) => `\n  ${safeLine(t)}`).join(''));
   lines.push(
     pc.bold('Blackboard: ') + safeLine(view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'),
   );
@@ -338,6 +350,7 @@ export function runningLabel(snapshot: { status: string; value: unknown; context
   const state = stateString(snapshot.value);
   if (!state.startsWith('running.')) return undefined;
   const { context } = snapshot;
-  const who = state.startsWith('running.worker') ? `Worker ${safeLine(context.step?.workerId ?? '?')} writing` : 'Manager thinking';
+  const team = teamRunningLabel(snapshot);
+  const who = team ? safeLine(team) : state.startsWith('running.worker') ? `Worker ${safeLine(context.step?.workerId ?? '?')} writing` : 'Manager thinking';
   return `${who} · burst ${Math.min(context.burst + 1, context.maxBurst)}/${context.maxBurst} · ${modelLabel}`;
 }

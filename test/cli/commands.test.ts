@@ -199,7 +199,7 @@ describe('steward (scriptable commands)', () => {
       expect(parseJson(unknownSession)).toEqual({ error: { code: 'session_not_found', message: expect.stringContaining('No session "nope"') } });
       expectFailure(badJson, 'usage', /--answers must be a JSON object of question ids to answers.*got invalid JSON/);
       expectFailure(unknownEvent, 'usage', 'Unknown event "frobnicate". Events: input (user_submitted_input), confirm');
-      expectFailure(wrongOption, 'usage', '--text does not apply to user_approved_next_step (it takes --reason, --role).');
+      expectFailure(wrongOption, 'usage', '--text does not apply to user_approved_next_step (it takes --item, --reason, --role).');
       expectFailure(refusedJson, 'event_refused', '"user_rejected_next_step" is not accepted while the session waits in intake.');
       expect(parseJson(refusedJson)).toMatchObject({ error: { code: 'event_refused' } });
       expectFailure(unknownPackage, 'user_error', 'Unknown package "nope". Packages: ');

@@ -38,6 +38,7 @@ interface SendFlags {
   text?: string;
   textFile?: string[];
   role?: string;
+  item?: string;
   edit?: string[];
   artifact?: string;
   reason?: string;
@@ -64,7 +65,11 @@ export function register(program: Command): void {
     .argument('<event>', 'a full event name (user_approved_next_step…) or an alias (approve…)')
     .option('--text <text>', 'input: your message ("-" reads it from stdin)')
     .option('--text-file <file>', 'input: read your message from this file; accept: the new body of the --edit tag in the same position (repeatable)', collect)
-    .option('--artifact <id>', 'accept / reject: the artifact (default: the one under review)')
+    .option(
+      '--item <call>',
+      'approve / reject-step: the proposed step of a fan-out (its run_worker call id, as `steward show` lists the team; default: the one step that waits)',
+    )
+    .option('--artifact <id>', 'accept / reject: the artifact (default: the one under review; in a fan-in, name one when several are)')
     .option('--edit <tag>', "accept: replace this tag's body with the next --text-file (repeatable): a new version written by you", collect)
     .option('--reason <text>', "approve: the edited reason (the worker's task); reject-step / reject: why")
     .option('--role <id>', 'approve: run the worker in this one of its roles (an edit of the step)')
@@ -115,6 +120,7 @@ export function register(program: Command): void {
                 artifact: flags.artifact,
                 reason: flags.reason,
                 role: flags.role,
+                item: flags.item,
                 edit,
                 answers: flags.answers,
                 package: flags.package,

@@ -1,13 +1,14 @@
 /// <reference lib="dom" />
 /**
  * The details column: what the manager says, the step, a worker's MCP tool calls while they
- * are decided or run, the artifact under review, the questions, the blackboard with its versions, the refused events, the usage and (opened on
+ * are decided or run, a fan-out's team (each worker, where it is, its artifact), the artifact under review, the questions, the blackboard with its versions, the refused events, the usage and (opened on
  * demand) the raw context — of the live session or of a time-travel point.
  */
 import type { SessionView, ToolCallView } from '../../core/view.js';
 import type { SessionContext, Step } from '../../core/machines/session.context.js';
 import { approvalReasonText } from '../../core/machines/approval.js';
 import { h } from './dom.js';
+import { teamSection } from './team-view.js';
 
 /**
  * The session's step is one object from proposal to review (`view.pendingStep`), so its
@@ -91,7 +92,9 @@ export function details(view: SessionView, context: SessionContext): HTMLElement
   if (view.assessment) out.push(section('Assessment', h('p', null, view.assessment)));
   if (view.pendingStep) out.push(stepSection(view, view.pendingStep));
   if (view.toolCalls?.length) out.push(toolCallsSection(view.toolCalls));
-  if (view.artifact) {
+  if (view.team?.length) out.push(teamSection(view.team));
+  // In a fan-in the team shows each artifact under review; the first is not shown twice.
+  if (view.artifact && !view.team?.some((t) => t.artifact?.id === view.artifact!.id)) {
     const a = view.artifact;
     out.push(
       section(

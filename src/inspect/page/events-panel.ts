@@ -8,10 +8,13 @@
  * Forms are rebuilt only when what they offer changes, so typing survives live updates.
  * "Approve" takes an edited reason and role (sent as `edits`), "accept" the artifact's
  * bodies to edit (only changed ones are sent as `edits`); "acting as" fills every event's `by`.
- * A decision on a worker's tool call gets one form per call the wait is about (tool-call-forms.ts).
+ * A decision on a worker's tool call gets one form per call the wait is about (tool-call-forms.ts);
+ * a decision on a fan-out's steps or artifacts, one form per item (team-view.ts).
  */
-import type { SessionView, ToolCallView } from '../../core/view.js';
+import type { SessionView, TeamItemView, ToolCallView } from '../../core/view.js';
+import { itemsDecidedBy } from '../../core/team-items.js';
 import { fill, h } from './dom.js';
+import { artifactOf, itemHeading, stepOf } from './team-view.js';
 import { argumentsEditor, callHeading, callsFor, editedArguments, toolInputFields, toolInputResponses } from './tool-call-forms.js';
 
 export interface EventFormState {
@@ -30,7 +33,7 @@ export interface EventsContext {
   disabledReason: string | null;
 }
 
-type FieldKind = 'text' | 'textarea' | 'artifact' | 'package' | 'answers' | 'step-edit' | 'artifact-edits' | 'call' | 'call-arguments' | 'tool-input';
+type FieldKind = 'item' | 'text' | 'textarea' | 'artifact' | 'package' | 'answers' | 'step-edit' | 'artifact-edits' | 'call' | 'call-arguments' | 'tool-input';
 interface Field {
   name: string;
   kind: FieldKind;
@@ -43,10 +46,14 @@ const FIELDS: Record<string, Field[]> = {
   user_submitted_input: [{ name: 'text', kind: 'textarea', label: 'text' }],
   user_confirmed_intake: [],
   user_approved_next_step: [
+    { name: 'item', kind: 'item', optional: true, label: 'item' },
     { name: 'reason', kind: 'step-edit', optional: true, label: 'edit the reason (optional)' },
     { name: 'roleId', kind: 'step-edit', optional: true, label: 'edit the role (optional)' },
   ],
-  user_rejected_next_step: [{ name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' }],
+  user_rejected_next_step: [
+    { name: 'item', kind: 'item', optional: true, label: 'item' },
+    { name: 'reason', kind: 'text', optional: true, label: 'reason (optional)' },
+  ],
   user_accepted_artifact: [
     { name: 'artifactId', kind: 'artifact', label: 'artifact' },
     { name: 'edits', kind: 'artifact-edits', optional: true, label: 'edit the bodies (optional)' },
@@ -79,9 +86,20 @@ function questionsOf(view: SessionView | null) {
   return view?.questions ?? view?.artifact?.questions ?? [];
 }
 
-function fieldInput(type: string, field: Field, view: SessionView | null, packages: EventsContext['packages'], call: ToolCallView | undefined): HTMLElement {
+/** What one form decides: a tool call, or an item of a fan-out (none: the event as the wait takes it). */
+interface Subject {
+  call?: ToolCallView;
+  item?: TeamItemView;
+}
+
+function fieldInput(type: string, field: Field, view: SessionView | null, packages: EventsContext['packages'], { call, item }: Subject): HTMLElement {
   const id = (suffix = '') => `field-${field.name}${suffix}`;
   switch (field.kind) {
+    case 'item':
+      // The form of one item names it; shown for every event, an item is typed in.
+      return item
+        ? itemHeading(type, item)
+        : h('input', { name: field.name, type: 'text', 'aria-label': field.label, placeholder: 'the run_worker call of a fan-out step' });
     case 'textarea':
       return h('textarea', { name: field.name, rows: 3, placeholder: field.name === 'text' ? 'What do you want?' : field.label, 'aria-label': field.label });
     case 'call':
@@ -96,9 +114,11 @@ function fieldInput(type: string, field: Field, view: SessionView | null, packag
     case 'text':
       return h('input', { name: field.name, type: 'text', 'aria-label': field.label, placeholder: field.label });
     case 'artifact':
-      return h('input', { name: field.name, type: 'text', value: view?.artifact?.id ?? '', 'aria-label': field.label, placeholder: 'artifact id' });
+      return item?.artifact
+        ? h('div', null, h('input', { name: field.name, type: 'hidden', value: item.artifact.id }), itemHeading(type, item))
+        : h('input', { name: field.name, type: 'text', value: view?.artifact?.id ?? '', 'aria-label': field.label, placeholder: 'artifact id' });
     case 'step-edit': {
-      const step = view?.pendingStep;
+      const step = stepOf(view, item);
       const value = field.name === 'reason' ? (step?.reason ?? '') : (step?.roleId ?? '');
       return h('input', {
         name: field.name,
@@ -110,7 +130,7 @@ function fieldInput(type: string, field: Field, view: SessionView | null, packag
       });
     }
     case 'artifact-edits': {
-      const tags = view?.artifact?.tags ?? [];
+      const tags = artifactOf(view, item)?.tags ?? [];
       return h(
         'div',
         { class: 'artifact-edits' },
@@ -202,6 +222,7 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
     view?.pendingStep?.reason,
     questionsOf(view).map((q) => q.id),
     view?.toolCalls?.map((c) => [c.callId, c.status]),
+    view?.team?.map((t) => [t.item, t.status, t.artifact?.id]),
     ctx.disabledReason,
     state.showAll,
   ]);
@@ -235,17 +256,27 @@ export function renderEvents(host: HTMLElement, state: EventFormState, ctx: Even
     h('label', { class: 'field acting-as' }, h('span', null, 'acting as (by)'), actingAs),
     shown.flatMap((type) => {
       const calls = callsFor(type, view);
-      return calls.length ? calls.map((call) => eventForm(type, call)) : [eventForm(type, undefined)];
+      const items = itemsDecidedBy(type, view);
+      if (calls.length) return calls.map((call) => eventForm(type, { call }));
+      return items.length ? items.map((item) => eventForm(type, { item })) : [eventForm(type, {})];
     }),
   );
 
-  /** One event's form; for a decision on a tool call, the form of one call (`call`). */
-  function eventForm(type: string, call: ToolCallView | undefined): HTMLFormElement {
+  /** One event's form; for a decision on a tool call or a fan-out's item, the form of that one. */
+  function eventForm(type: string, subject: Subject): HTMLFormElement {
     const isEnabled = enabled.includes(type as never);
+    const { call, item } = subject;
+    // Outside a fan-out a step decision names no item: the field is offered only to see how it is refused.
+    const fields = (FIELDS[type] ?? []).filter((f) => f.kind !== 'item' || item || state.showAll);
     const form: HTMLFormElement = h(
       'form',
-      { class: `event-form${isEnabled ? '' : ' not-enabled'}`, 'data-event': type, ...(call ? { 'data-call': call.callId } : {}) },
-      (FIELDS[type] ?? []).map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(type, field, view, ctx.packages, call))),
+      {
+        class: `event-form${isEnabled ? '' : ' not-enabled'}`,
+        'data-event': type,
+        ...(call ? { 'data-call': call.callId } : {}),
+        ...(item ? { 'data-item': item.item } : {}),
+      },
+      fields.map((field) => h('label', { class: 'field' }, h('span', null, field.label), fieldInput(type, field, view, ctx.packages, subject))),
       h(
         'button',
         { type: 'submit', 'data-send': type, title: isEnabled ? `Send ${type}` : `${type} is not enabled now: sending it shows how it is refused` },

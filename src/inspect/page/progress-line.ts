@@ -46,6 +46,8 @@ export class ProgressLine {
   private round = '';
   private tool = '';
   private ok = true;
+  /** The workers whose rounds are under way: in a fan-out several run at once (by worker: rounds started together share their number). */
+  private readonly writing = new Set<string>();
 
   /** Starts empty: a line left from the session shown before is cleared. */
   constructor(private readonly el: HTMLElement) {
@@ -53,8 +55,11 @@ export class ProgressLine {
   }
 
   show(event: SessionStreamEvent): void {
+    if (event.type === 'round_started' && event.agent === 'worker') this.writing.add(event.workerId ?? '?');
+    if (event.type === 'round_finished' && event.agent === 'worker') this.writing.delete(event.workerId ?? '?');
     const text = progressText(event);
     if (!text) return;
+    const together = this.writing.size > 1 ? `writing at once: ${[...this.writing].join(', ')}` : '';
     if (text.round !== undefined) this.round = text.round;
     if (text.tool !== undefined) this.tool = text.tool;
     if (text.ok !== undefined) this.ok = text.ok;
@@ -63,10 +68,12 @@ export class ProgressLine {
       this.el,
       h('span', { class: `progress-round${this.ok ? '' : ' refusal'}` }, this.round),
       this.tool ? h('span', { class: `progress-tool${this.tool.startsWith('✗') ? ' refusal' : ''}` }, this.tool) : null,
+      together ? h('span', { class: 'progress-team', id: 'progress-team' }, together) : null,
     );
   }
 
   clear(): void {
+    this.writing.clear();
     this.round = this.tool = '';
     this.ok = true;
     this.el.hidden = true;
