@@ -263,3 +263,22 @@ describe("a fan-out's deadlines", () => {
     expect(after.state).toBe('done');
   });
 });
+
+describe('a fan-out in live events', () => {
+  it("numbers each branch's round as it starts, and its round_finished carries the same number and worker", async () => {
+    const together = barrier(3);
+    const model = new TrioModel([runTogether(TRIO)], async (id) => {
+      await together();
+      return submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs10')) }).createSession({ packageId: 'trio' });
+    const rounds: { type: string; workerId: string | null; round: number }[] = [];
+    session.subscribe((e) => {
+      if (e.type === 'round_started' || e.type === 'round_finished') rounds.push({ type: e.type, workerId: e.workerId, round: e.round });
+    });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    const started = rounds.filter((r) => r.type === 'round_started' && r.workerId !== null);
+    expect(started.map((r) => r.round)).toEqual([2, 3, 4]);
+    for (const r of started) expect(rounds.filter((f) => f.type === 'round_finished' && f.workerId === r.workerId).map((f) => f.round)).toEqual([r.round]);
+  });
+});

@@ -407,29 +407,34 @@ export const sessionMachine = setup({
     }),
     /** The approved branches start together: each one's model round is an actor of its own (`branch:<item>`). */
     startBranches: enqueueActions(({ context, enqueue }) => {
+      const started = { ...context, ...team.startBranches(context) };
       for (const branch of team.branchesIn(context, 'approved')) {
-        const input = team.branchContext(context, branch);
-        enqueue.emit({ type: 'round_started', ...report.roundOf(input, 'worker') });
+        const running = team.branchOf(started, branch.item)!;
+        const input = team.branchContext(context, running);
+        enqueue.emit({ type: 'round_started', ...report.roundOf(input, 'worker'), round: running.round! });
         enqueue.spawnChild('workerTurn', { id: team.branchActorId(branch.item), input });
       }
-      enqueue.assign(team.startBranches(context));
+      enqueue.assign(started);
     }),
     /** A branch's round replied: the branch is focused, and its reply goes through the worker rules like a single worker's. */
     acceptBranchReply: enqueueActions(({ context, event, enqueue }) => {
       const { output, actorId } = event as unknown as { output: TurnOutput; actorId: string };
       enqueue.stopChild(actorId);
-      const focused = { ...context, ...team.focusBranch(context, team.itemOfActor(actorId)!) };
+      const item = team.itemOfActor(actorId)!;
+      const { round } = team.branchOf(context, item)!;
+      const focused = { ...context, ...team.focusBranch(context, item) };
       const accepted = { ...focused, ...update.acceptReply(focused, 'worker', output) };
       enqueue.assign(accepted);
-      enqueue.emit(report.roundReplied(accepted, 'worker', output));
+      enqueue.emit({ ...report.roundReplied(accepted, 'worker', output), ...(round ? { round } : {}) });
     }),
     /** Nothing in the reply ended the branch: its next round starts. */
     nextBranchRound: enqueueActions(({ context, enqueue }) => {
       const item = context.team!.focus!.item;
       const parked = { ...context, ...team.nextBranchRound(context) };
-      const input = team.branchContext(parked, team.branchOf(parked, item)!);
+      const running = team.branchOf(parked, item)!;
+      const input = team.branchContext(parked, running);
       enqueue.assign(parked);
-      enqueue.emit({ type: 'round_started', ...report.roundOf(input, 'worker') });
+      enqueue.emit({ type: 'round_started', ...report.roundOf(input, 'worker'), round: running.round! });
       enqueue.spawnChild('workerTurn', { id: team.branchActorId(item), input });
     }),
     holdBranch: assign(({ context }) => team.holdBranch(context)),
@@ -454,8 +459,10 @@ export const sessionMachine = setup({
     stopFailedBranch: enqueueActions(({ context, event, enqueue }) => {
       const { error, actorId } = event as unknown as { error: unknown; actorId: string };
       enqueue.stopChild(actorId);
-      const focused = { ...context, ...team.focusBranch(context, team.itemOfActor(actorId)!) };
-      enqueue.emit(report.roundFailed(focused, 'worker', error));
+      const item = team.itemOfActor(actorId)!;
+      const { round } = team.branchOf(context, item)!;
+      const focused = { ...context, ...team.focusBranch(context, item) };
+      enqueue.emit({ ...report.roundFailed(focused, 'worker', error), ...(round ? { round } : {}) });
       const changes = update.noticeWorkerFailure(focused, error);
       enqueue.assign(team.stopBranch(focused, changes));
       enqueue.emit(noticed(changes));

@@ -46,6 +46,8 @@ export interface Branch {
   questions?: Question[];
   /** submitted: the artifact under review. */
   artifactId?: string;
+  /** running: the number of its model round under way (rounds of branches overlap, so each is numbered as it starts). */
+  round?: number;
 }
 
 /** A run_worker call of a fan-out as its reply chose it. */
@@ -151,9 +153,23 @@ export function expireTeamSteps(context: SessionContext): Update {
   return { team: next.team, transcripts: next.transcripts };
 }
 
-/** The approved branches start together (the chart spawns their rounds): each is running. */
+/**
+ * The number the next round to start gets: after every round counted and every round under way
+ * (a branch's reply may come back after a later one's).
+ */
+function nextRound(branches: readonly Branch[], context: SessionContext): number {
+  return Math.max(context.ledger.rounds, ...branches.map((b) => (b.status === 'running' ? (b.round ?? 0) : 0))) + 1;
+}
+
+/** The approved branches start together (the chart spawns their rounds): each is running, its round numbered. */
 export function startBranches(context: SessionContext): Update {
-  return withBranches(context, (list) => list.map((b) => (b.status === 'approved' ? { ...b, status: 'running' as const } : b)));
+  return withBranches(context, (list) => {
+    const started = [...list];
+    started.forEach((b, i) => {
+      if (b.status === 'approved') started[i] = { ...b, status: 'running', round: nextRound(started, context) };
+    });
+    return started;
+  });
 }
 
 // ── a branch's reply, checked by the worker rules ─────────────────────────────
@@ -182,7 +198,8 @@ function park(context: SessionContext, next: ((branch: Branch) => Branch) | null
 }
 
 /** Its next round (the chart spawns it): nothing in the reply ended the branch. */
-export const nextBranchRound = (context: SessionContext): Update => park(context, (b) => ({ ...b, status: 'running' }));
+export const nextBranchRound = (context: SessionContext): Update =>
+  park(context, (b) => ({ ...b, status: 'running', round: nextRound(context.team!.branches, context) }));
 
 /** Its MCP tool calls wait for the fan-in: the reply is kept with them. */
 export const holdBranch = (context: SessionContext): Update => {
