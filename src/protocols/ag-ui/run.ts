@@ -152,11 +152,7 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
         'interrupt_stale',
         `Interrupt ${other.interruptId} is not open on thread ${thread.view.id}` +
           (answered === 'other' ? ' (it was answered differently)' : '') +
-          (open
-            ? `: the open one${thread.interrupts.length > 1 ? 's are' : ' is'} ${thread.interrupts.map((i) => i.id).join(', ')}; answer ${thread.interrupts.length > 1 ? 'them' : 'it'}.`
-            : thread.view.phase === 'done'
-              ? ': the thread is done.'
-              : '.'),
+          (open ? `: answer ${openOnes(thread.interrupts)}.` : thread.view.phase === 'done' ? ': the thread is done.' : '.'),
       );
   }
   // Every other entry repeats an answer the journal holds (the same resume again, harmless); a cancelled one sends nothing.
@@ -179,6 +175,10 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
   });
   return { kind: 'send', sends };
 }
+
+/** The open interrupts, as a refusal names them. */
+const openOnes = (interrupts: readonly Interrupt[]) =>
+  interrupts.length > 1 ? `the open ones, ${interrupts.map((i) => i.id).join(', ')}` : `the open one, ${interrupts[0]!.id}`;
 
 /** A problem with one answer of a resume, naming the interrupt when the resume answers several. */
 const answers = (count: number, interruptId: string, message: string) => (count > 1 ? `Interrupt ${interruptId}: ${message}` : message);
