@@ -11,11 +11,14 @@
 /** What an interrupt id names besides its wait: a tool call, a fan-out's step item, a fan-in's artifact, or nothing more. */
 export type InterruptTarget = { callId: string } | { item: string } | { artifactId: string } | null;
 
+/** The fields an answer names a fan-out's item with: a step's run_worker call, or the artifact under review. */
+export const ITEM_FIELDS = ['item', 'artifactId'] as const;
+
 /** The suffix of each kind of target, and the payload field that names it. */
 const TARGETS = [
   { marker: '~', field: 'callId' },
-  { marker: '/item/', field: 'item' },
-  { marker: '/artifact/', field: 'artifactId' },
+  { marker: '/item/', field: ITEM_FIELDS[0] },
+  { marker: '/artifact/', field: ITEM_FIELDS[1] },
 ] as const;
 
 /**

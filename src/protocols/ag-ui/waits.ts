@@ -10,6 +10,7 @@ import type { SessionView } from '../../core/view.js';
 import { answerOfWait } from '../../runtime/journal-waits.js';
 import type { JournalEntry } from '../../store/session-store.js';
 import { answerOf, sameAnswer } from './interrupts.js';
+import { ITEM_FIELDS } from './interrupt-ids.js';
 
 /** Whether the session still waits for its first request (a new thread or context): a user message is that request. */
 export function waitsForFirstRequest(view: SessionView, context: SessionContext): boolean {
@@ -34,7 +35,6 @@ export function closedWaitAnswer(entries: readonly JournalEntry[], wait: number,
   return sameAnswer(answerOf(answered.payload as Record<string, unknown>), payload) ? 'same' : 'other';
 }
 
-const ITEM_FIELDS = ['item', 'artifactId'] as const;
 type ItemName = { field: (typeof ITEM_FIELDS)[number]; id: string };
 
 /** The item an answer names, if it names one. */
