@@ -75,6 +75,9 @@ describe('a fan-out over the protocols', { timeout: 120_000 }, () => {
 
     const wait = tab.state.wait as number;
     expect(pending(tab).map((i) => [i.id, i.reason, i.toolCallId])).toEqual(TRIO.map((w) => [`thread-trio#w${wait}/item/run_${w}`, 'tool_call', `run_${w}`]));
+    // Each interrupt concerns a run_worker call the client holds among the thread's messages.
+    const calls = tab.agent.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
+    expect(calls).toEqual(expect.arrayContaining(pending(tab).map((i) => i.toolCallId)));
     const south = byItem(tab, 'run_south');
     // The prompt and the schema name the worker and the item.
     expect(south.message).toBe('Run south (step run_south, 2 of 3 waiting): Write the south note.');
