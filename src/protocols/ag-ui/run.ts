@@ -19,6 +19,7 @@ import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './ev
 import { isToolWait } from '../../core/tools/server-tools.js';
 import { answerOf, eventForAnswer, interruptsFor } from './interrupts.js';
 import { interruptWait, otherItemNamed, withInterruptTarget } from './interrupt-ids.js';
+import { waitItems } from './team-interrupts.js';
 import { closedWaitAnswer, waitsForFirstRequest } from './waits.js';
 import { readJournal } from '../../runtime/journal-waits.js';
 import { sendWhenFree, untilNotRunning } from '../settle.js';
@@ -107,8 +108,12 @@ function newUserText(input: RunAgentInput, thread: Thread | null): string | unde
   return '';
 }
 
-/** One user event to send, and the result it gives the tool call its interrupt concerns (an approved or rejected run_worker). */
-type Send = { event: UserEvent; answers?: { toolCallId: string; content: string } };
+/**
+ * One user event to send, and the result it gives the tool call its interrupt concerns (an
+ * approved or rejected run_worker). `item`: the answer to one item of a fan-out, as the journal
+ * compares it (another run may decide the item first).
+ */
+type Send = { event: UserEvent; answers?: { toolCallId: string; content: string }; item?: { interruptId: string; payload: unknown } };
 type Decision = { kind: 'send'; sends: Send[] } | { kind: 'report' };
 
 /**
@@ -163,7 +168,8 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
     // An answer without its item or call is for the one its interrupt names; one naming another item is for no interrupt here.
     const crossed = otherItemNamed(thread.view.id, entry.interruptId, entry.payload);
     if (crossed) throw new RunRefused('invalid_resume_payload', crossed);
-    const answer = eventForAnswer(thread.view, withInterruptTarget(thread.view.id, entry.interruptId, entry.payload));
+    const payload = withInterruptTarget(thread.view.id, entry.interruptId, entry.payload);
+    const answer = eventForAnswer(thread.view, payload);
     if (!answer.ok) throw new RunRefused('invalid_resume_payload', answers(answered.length, entry.interruptId, answer.message));
     // An MCP call's decision gets no echo as its result: what the call did is (events.ts sends it).
     const toolCallId = isToolWait(thread.view.waitingReason) ? undefined : interrupt.toolCallId;
@@ -171,9 +177,20 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
       // The answer names the wait it was made for: if another run answered it first, the chart refuses it.
       event: { ...answer.event, wait: thread.view.wait! },
       ...(toolCallId ? { answers: { toolCallId, content: JSON.stringify({ decision: answer.event.type, ...answerOfEvent(answer.event) }) } } : {}),
+      ...(waitItems(thread.view).length > 0 ? { item: { interruptId: entry.interruptId, payload } } : {}),
     };
   });
   return { kind: 'send', sends };
+}
+
+/**
+ * Whether an item's answer the session refused repeats the decision another run made on it
+ * first: the item no longer waits, and every decision the journal holds on it says the same.
+ */
+async function itemDecidedAlike(deps: AgUiDeps, id: string, wait: number, item: { interruptId: string; payload: unknown }): Promise<boolean> {
+  const now = await readThread(deps, id);
+  if (now.interrupts.some((i) => i.id === item.interruptId)) return false;
+  return closedWaitAnswer(await readJournal(deps.store, id), wait, item.payload) === 'same';
 }
 
 /** The open interrupts, as a refusal names them. */
@@ -242,7 +259,7 @@ export async function runAgUi(
     );
     translator.snapshot();
     const sends = decision.kind === 'send' ? decision.sends : [];
-    for (const [i, { event, answers }] of sends.entries()) {
+    for (const [i, { event, answers, item }] of sends.entries()) {
       // The answered tool call's result goes out once the session took the answer (its next round, or the run's end).
       if (answers)
         translator.hold({
@@ -263,6 +280,8 @@ export async function runAgUi(
       // A decision for a wait another run answered first: the same answer is a harmless repeat
       // (the run reports where the thread is); another answer is stale, as when the race is lost early.
       // The answers of a resume sent before this one stay applied: the error names the one refused.
+      // Another run decided this item first (both read it open): the same answer is a harmless repeat, as for a whole wait.
+      if (!result.ok && result.error.code === 'event_refused' && item && (await itemDecidedAlike(deps, threadId, event.wait!, item))) continue;
       if (!result.ok)
         throw new RunRefused(result.error.code === 'wait_closed' ? 'interrupt_stale' : result.error.code, answersTo(sends.length, i, result.error.message));
     }
