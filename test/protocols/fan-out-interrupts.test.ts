@@ -187,6 +187,11 @@ describe('a fan-out over the protocols', { timeout: 120_000 }, () => {
     expect(items(task).map((d) => d.item.item)).toEqual(['run_north', 'run_east']);
     // An item's interrupt id names the item for an answer that names none.
     const north = items(task)[0]!.interrupt;
+    // A message whose interrupt id names north but whose data names east is for neither: refused, nothing sent.
+    const crossed = await client
+      .sendMessage(request({ data: { item: 'run_east', approved: true } }, { taskId: task.id }, { steward: { interruptId: north.id } }))
+      .then(asTask, (error: unknown) => error);
+    expect(String(crossed)).toContain('is for item "run_north"');
     await answer({ approved: true }, { steward: { interruptId: north.id } });
     expect(items(task).map((d) => d.item.item)).toEqual(['run_east']);
     // South's answer again: south was decided, so nothing lands on east.

@@ -1,7 +1,8 @@
 /**
  * What an A2A message says to a session: the user event it stands for at the session's wait
- * (its first request, or an answer checked with the wait's schema, `src/protocols/ag-ui/interrupts.ts`),
- * the wait it names, and its id as the send's idempotency key. Decided before anything is sent.
+ * (its first request, or an answer checked with the wait's schema,
+ * `src/protocols/ag-ui/interrupts.ts`; at a fan-out's wait, for the item it names), the wait it
+ * names, and its id as the send's idempotency key. Decided before anything is sent.
  */
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { Message } from '@a2a-js/sdk';
