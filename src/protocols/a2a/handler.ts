@@ -15,12 +15,11 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
-import { TaskStatus, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { TaskStatus, type AgentCard, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
 import type { DecisionChannel, UserEvent } from '../../core/machines/session.events.js';
-import { idempotencyKeyProblem } from '../../runtime/send-keys.js';
 import type { SessionStreamEvent } from '../../core/machines/stream-events.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { SessionHost } from '../../serve/session-host.js';
@@ -28,8 +27,8 @@ import type { SessionStore, StoredSession } from '../../store/session-store.js';
 import type { AccessAction } from '../../http/access.js';
 import { HttpError } from '../../http/errors.js';
 import { stepName } from '../ag-ui/events.js';
-import { answerSchema, eventForAnswer, interruptWait, withInterruptCall } from '../ag-ui/interrupts.js';
 import { artifactsOf, partsOf, readA2AThread, statusOf, stream, taskOf, type A2AThread } from './tasks.js';
+import { eventOf, FIRST_REQUEST_TEXT, messageKey, payloadOf, waitNamedBy, withNamedCall } from './message-answers.js';
 import { closedWaitAnswer } from '../ag-ui/waits.js';
 import { readJournal } from '../../runtime/journal-waits.js';
 import { sendWhenFree, untilNotRunning } from '../settle.js';
@@ -51,8 +50,6 @@ export interface A2ADeps {
 }
 
 type Who = { by?: string; via?: string; groups?: string[]; through?: DecisionChannel };
-
-const FIRST_REQUEST_TEXT = 'The first message is the request: send it as a text part (what the team should do).';
 
 /** How long an answer that met another server running the session waits for that run to end, at most. */
 const SETTLE_LIMIT_MS = 10 * 60_000;
@@ -346,77 +343,4 @@ export class StewardA2AHandler implements A2ARequestHandler {
     }
     if (!result.ok) throw new UnsupportedOperationError({ message: result.error.message, metadata: { code: result.error.code } });
   }
-}
-
-/**
- * The message's id as the send's idempotency key: a client that sends the same message again
- * (a retry after a timeout) gets the task as it is, the answer counted once. An id the key rule
- * refuses sends without a key.
- */
-function messageKey(message: Message): string | undefined {
-  const key = `a2a:${message.messageId}`;
-  return message.messageId && idempotencyKeyProblem(key) === null ? key : undefined;
-}
-
-/** The user event a message stands for at the session's wait: its first request, or the answer to the wait. */
-function eventOf(thread: A2AThread, message: Message): UserEvent {
-  const { view } = thread;
-  const { data, text } = partsOf(message);
-  if (view.phase === 'running')
-    throw new UnsupportedOperationError({ message: `Task ${view.id} is working: follow it with SubscribeToTask (tasks/resubscribe), then answer its wait.` });
-  if (view.phase === 'done') throw new UnsupportedOperationError({ message: `Task ${view.id} is completed: start a new one (a message without taskId).` });
-  if (thread.firstRequest) {
-    if (!text) throw new RequestMalformedError({ message: FIRST_REQUEST_TEXT });
-    return { type: 'user_submitted_input', text, wait: view.wait! };
-  }
-  if (data.length > 1) throw new RequestMalformedError({ message: 'An answer has one data part (the object the responseSchema describes), not several.' });
-  const payload = withNamedCall(payloadOf(message), message, view.id);
-  const schema = JSON.stringify(thread.interrupt?.responseSchema ?? {});
-  if (payload === undefined)
-    throw new RequestMalformedError({
-      message: `Task ${view.id} waits (${view.waitingReason}): answer with a data part matching its responseSchema ${schema}.`,
-    });
-  if (data.length === 0 && !answerSchema(view).safeParse(payload).success)
-    throw new RequestMalformedError({
-      message: `Task ${view.id} waits (${view.waitingReason}) for more than text: answer with a data part matching its responseSchema ${schema}. Nothing was sent to the session.`,
-    });
-  const answer = eventForAnswer(view, payload);
-  if (!answer.ok) throw new RequestMalformedError({ message: `Task ${view.id} waits (${view.waitingReason}): ${answer.message}` });
-  // The answer names the wait open as it was read (prepare() puts the message's own, when it names one):
-  // if another answer closes that wait first, the session refuses this one instead of applying it to the next.
-  return { ...answer.event, wait: view.wait! };
-}
-
-/** The answer a message carries, for the tool call its interrupt id names when it names none itself (`withInterruptCall`). */
-function withNamedCall(payload: unknown, message: Message, id: string): unknown {
-  const interruptId = (message.metadata as { steward?: { interruptId?: unknown } } | undefined)?.steward?.interruptId;
-  return withInterruptCall(id, typeof interruptId === 'string' ? interruptId : undefined, payload);
-}
-
-/** The answer a message carries: its data part, else its text as `{ text }`. */
-function payloadOf(message: Message): unknown {
-  const { data, text } = partsOf(message);
-  return data.length === 1 ? data[0] : text ? { text } : undefined;
-}
-
-/**
- * The wait a message says it answers: `metadata.steward.interruptId` (the id of the status
- * message's interrupt) or `metadata.steward.wait`, as the input-required status gives them.
- */
-function waitNamedBy(message: Message, id: string): number | undefined {
-  const steward = (message.metadata as { steward?: { interruptId?: unknown; wait?: unknown } } | undefined)?.steward;
-  if (typeof steward?.interruptId === 'string') {
-    const wait = interruptWait(id, steward.interruptId);
-    if (wait === null)
-      throw new RequestMalformedError({
-        message: `metadata.steward.interruptId "${steward.interruptId.slice(0, 80)}" names no wait of task ${id}: send the interruptId of its status message.`,
-      });
-    return wait;
-  }
-  if (steward?.wait === undefined) return undefined;
-  if (typeof steward.wait !== 'number' || !Number.isSafeInteger(steward.wait) || steward.wait < 1)
-    throw new RequestMalformedError({
-      message: `metadata.steward.wait must be a wait's number (a positive integer), as the status message's metadata gives it.`,
-    });
-  return steward.wait;
 }

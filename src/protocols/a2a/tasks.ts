@@ -3,8 +3,8 @@
  * the session id (a session is one request, so its context holds one task, which lives from
  * the first message to done). The task is `working` while the agents run, `input-required`
  * at every wait — its status message names the wait and carries the AG-UI interrupt (id,
- * reason, responseSchema, expiresAt) in a data part, and in its metadata the wait's deadline
- * and deciders — and `completed` at done, with one A2A artifact
+ * reason, responseSchema, expiresAt) in a data part (a fan-out's wait: one per item), and in its
+ * metadata the wait's deadline and deciders — and `completed` at done, with one A2A artifact
  * per accepted Steward artifact. Everything is built in the protocol's JSON form and parsed
  * with the SDK's own `fromJSON`, so the wire shape is the SDK's.
  */
@@ -16,7 +16,9 @@ import type { Runtime } from '../../runtime/runtime.js';
 import { artifactView, sessionView, type SessionView } from '../../core/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { pendingRunWorkerCall } from '../ag-ui/events.js';
-import { interruptFor, waitTermsOf } from '../ag-ui/interrupts.js';
+import { interruptFor, interruptsFor, waitTermsOf } from '../ag-ui/interrupts.js';
+import { waitItems } from '../ag-ui/team-interrupts.js';
+import { interruptId } from '../ag-ui/interrupt-ids.js';
 import { waitsForFirstRequest } from '../ag-ui/waits.js';
 
 /** A session as the A2A endpoint reads it. */
@@ -52,6 +54,7 @@ const text = (value: string, metadata?: Record<string, unknown>) => ({ text: val
 /** What the status message says: the wait (its prompt, the artifact's bodies, the interrupt as data), or the summary at done. */
 function statusParts(thread: A2AThread): unknown[] {
   const { view, interrupt } = thread;
+  if (interrupt && waitItems(view).length > 0) return itemParts(view);
   if (interrupt) {
     const bodies = view.waitingReason === 'review_artifact' || view.waitingReason === 'revision' ? (view.artifact?.tags ?? []) : [];
     return [
@@ -64,28 +67,41 @@ function statusParts(thread: A2AThread): unknown[] {
   return [];
 }
 
+/**
+ * A wait with items (a fan-out's steps, a fan-in's artifacts): for each item its prompt and,
+ * in a review, its artifact's bodies (`metadata { tag, version, artifactId }`), then a data part
+ * per item, `{ interrupt, item }`: the item's own interrupt (its id names the wait and the
+ * item) and the item as the view shows it. A message answers one item: its data part names it
+ * (`item`, or `artifactId`), or its `metadata.steward.interruptId` is that item's interrupt id.
+ */
+function itemParts(view: SessionView): unknown[] {
+  const items = waitItems(view);
+  const interrupts = interruptsFor(view);
+  const bodies = items.flatMap((item, i) => [
+    text(interrupts[i]!.message ?? ''),
+    ...(item.artifact?.tags ?? []).map((t) => text(t.body, { tag: t.tag, version: t.version, artifactId: item.artifact!.id })),
+  ]);
+  return [...bodies, ...items.map((item, i) => ({ data: { interrupt: interrupts[i], item }, mediaType: 'application/json' }))];
+}
+
 /** The task's status now. */
 export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
-  const id = thread.view.id;
+  const { view, interrupt } = thread;
   const parts = statusParts(thread);
+  // A wait with items is named by the wait's own id: an answer names its item (or the item's interrupt id).
+  const waitId = interrupt && waitItems(view).length > 0 ? interruptId(view.id, view.wait!) : interrupt?.id;
   const message =
     parts.length > 0
       ? {
-          messageId: thread.interrupt ? thread.interrupt.id : `${id}#done`,
-          contextId: id,
-          taskId: id,
+          messageId: waitId ?? `${view.id}#done`,
+          contextId: view.id,
+          taskId: view.id,
           role: 'ROLE_AGENT',
           parts,
-          ...(thread.interrupt
-            ? {
-                metadata: {
-                  steward: { interruptId: thread.interrupt.id, wait: thread.view.wait, waitingReason: thread.view.waitingReason, ...waitTermsOf(thread.view) },
-                },
-              }
-            : {}),
+          ...(waitId ? { metadata: { steward: { interruptId: waitId, wait: view.wait, waitingReason: view.waitingReason, ...waitTermsOf(view) } } } : {}),
         }
       : undefined;
-  return TaskStatus.fromJSON({ state: taskStateOf(thread.view), timestamp: at.toISOString(), ...(message ? { message } : {}) });
+  return TaskStatus.fromJSON({ state: taskStateOf(view), timestamp: at.toISOString(), ...(message ? { message } : {}) });
 }
 
 /** One A2A artifact per accepted Steward artifact; its parts are the bodies of its tags (metadata: tag, version). */

@@ -61,6 +61,9 @@ interface LiveCall {
 export const stepName = (e: Pick<Round, 'agent' | 'workerId' | 'round' | 'burst' | 'maxBurst'>) =>
   `${e.agent === 'manager' ? 'manager' : `worker ${e.workerId ?? ''}`} round ${e.round} (burst ${e.burst}/${e.maxBurst})`;
 
+/** Whose a model round is: the manager's, or a worker's (a fan-out runs several workers' rounds at once). */
+const roundOwner = (e: Pick<Round, 'agent' | 'workerId'>) => `${e.agent}:${e.workerId ?? ''}`;
+
 /**
  * Turns one session's live events into AG-UI events while a run lasts. `context()` and
  * `view()` read the running session (the arguments a tool call was checked with, the state
@@ -81,6 +84,12 @@ export class RunTranslator {
   private sentLive = new Set<string>();
   /** The worker's tool results the model already had when the run started: an MCP call's result is sent once, by the run it came in. */
   private resultsBefore: Set<string>;
+  /**
+   * The name of each open step, by whose round it is (the agent, and the worker): a round's end
+   * closes the step its start opened. The rounds of a fan-out's workers run at once, and the
+   * chart numbers each one's end by the rounds counted by then, not as it numbered its start.
+   */
+  private steps = new Map<string, string>();
 
   constructor(
     private readonly emit: Emit,
@@ -104,6 +113,7 @@ export class RunTranslator {
         this.toolResults();
         this.live.clear();
         this.rounds[event.agent] = event.round;
+        this.steps.set(roundOwner(event), stepName(event));
         this.emit({ type: EventType.STEP_STARTED, stepName: stepName(event) } as BaseEvent);
         return;
       case 'text_delta': {
@@ -121,7 +131,8 @@ export class RunTranslator {
         if (this.text) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.text.id } as BaseEvent);
         this.text = null;
         this.endLiveCalls();
-        this.emit({ type: EventType.STEP_FINISHED, stepName: stepName(event) } as BaseEvent);
+        this.emit({ type: EventType.STEP_FINISHED, stepName: this.steps.get(roundOwner(event)) ?? stepName(event) } as BaseEvent);
+        this.steps.delete(roundOwner(event));
         this.delta();
         return;
       case 'tool_call_checked':

@@ -1,32 +1,23 @@
 /**
  * Steward's waits as AG-UI 1.0 interrupts. Each wait of the chart (`waiting_user.*`) is one
- * interrupt whose `responseSchema` is JSON Schema made (`z.toJSONSchema`) from the same zod
- * schemas the user events are checked with (core/machines/session.events.ts), and whose resume
- * payload becomes exactly one user event. The interrupt id names the session and the wait's
- * number (`view.wait`), so it stays the same across reloads, restarts and refused answers,
- * changes with every new wait, and the answer sent for it names that wait: it is applied to
- * that wait or not at all.
+ * interrupt (or one per thing it asks about: a worker's MCP calls, a fan-out's steps or
+ * artifacts, team-interrupts.ts; their ids in interrupt-ids.ts) whose `responseSchema` is JSON
+ * Schema made (`z.toJSONSchema`) from the same zod schemas the user events are checked with
+ * (answer-schemas.ts), and whose resume payload becomes exactly one user event. The interrupt
+ * id names the session and the wait's number (`view.wait`), so it stays the same across
+ * reloads, restarts and refused answers, changes with every new wait, and the answer sent for
+ * it names that wait: it is applied to that wait or not at all.
  */
 import * as z from 'zod';
 import type { Interrupt } from '@ag-ui/core';
-import {
-  StepEdits,
-  UserAcceptedArtifact,
-  UserAnsweredQuestions,
-  UserRejectedArtifact,
-  UserSelectedPackage,
-  UserSubmittedInput,
-  UserAnsweredToolInput,
-  UserApprovedToolCall,
-  UserGaveToolResult,
-  UserRejectedToolCall,
-  type UserEvent,
-  type UserEventType,
-} from '../../core/machines/session.events.js';
+import { UserAnsweredQuestions, UserSelectedPackage, UserSubmittedInput, type UserEvent, type UserEventType } from '../../core/machines/session.events.js';
 import type { WaitingReason } from '../../core/machines/stream-events.js';
 import type { SessionView } from '../../core/view.js';
 import { canonicalJson } from '../../core/text/canonical-json.js';
 import { callsOfWait, isToolWait, type ToolInputResponse } from '../../core/tools/server-tools.js';
+import { ArtifactAnswer, InterruptedCallAnswer, StepAnswer, ToolCallAnswer, ToolInputAnswerPayload } from './answer-schemas.js';
+import { interruptId, toolCallInterruptId } from './interrupt-ids.js';
+import { itemInterruptParts, itemsAnswerSchema } from './team-interrupts.js';
 
 /** The AG-UI `reason` of each wait: the spec's core values where one fits, else Steward's namespaced one. */
 export const INTERRUPT_REASONS = {
@@ -41,60 +32,6 @@ export const INTERRUPT_REASONS = {
   tool_input: 'input_required',
   tool_interrupted: 'tool_call',
 } as const satisfies Record<WaitingReason, string>;
-
-/** approve_step: approve (optionally with a new task and/or another of the worker's roles) or reject with a reason. */
-const StepAnswer = z
-  .strictObject({
-    approved: z.boolean().describe('true runs the step; false sends it back to the manager'),
-    reason: StepEdits.shape.reason.describe("approved: the worker's task as you edited it; rejected: why (the manager reads it)"),
-    roleId: StepEdits.shape.roleId.describe("approved: another of the worker's roles"),
-  })
-  .describe('Approve the proposed step (with edits) or reject it');
-
-/** review_artifact: accept (optionally with new bodies for some tags) or reject with notes. */
-const ArtifactAnswer = z
-  .strictObject({
-    accepted: z.boolean().describe('true accepts the artifact; false rejects it (you then describe the changes wanted)'),
-    edits: UserAcceptedArtifact.shape.edits.describe('accepted: tag → new body, as you edited it'),
-    reason: UserRejectedArtifact.shape.reason.describe('rejected: why (the worker reads it when it revises)'),
-  })
-  .describe('Accept the artifact under review (with edits) or reject it');
-
-/**
- * approve_tool: a decision on one of the wait's MCP tool calls (the interrupt's toolCallId, or
- * another that waits): approve, maybe with edited arguments, or reject with a reason the model reads.
- */
-const ToolCallAnswer = z
-  .strictObject({
-    callId: UserApprovedToolCall.shape.callId.describe('The tool call decided (default: the interrupt’s toolCallId)').optional(),
-    approved: z.boolean().describe('true runs the call; false rejects it (it never runs)'),
-    arguments: UserApprovedToolCall.shape.arguments.describe("approved: the call's arguments as you edited them"),
-    reason: UserRejectedToolCall.shape.reason.describe('rejected: why (the model reads it as the tool result)'),
-  })
-  .describe('Approve one tool call (with edited arguments) or reject it');
-
-/** tool_input: the answers to what the call's server asked, by the key of each request (the server's own schema for a form's content). */
-const ToolInputAnswerPayload = z
-  .strictObject({
-    callId: UserAnsweredToolInput.shape.callId.describe('The call whose server asked (default: the interrupt’s toolCallId)').optional(),
-    responses: UserAnsweredToolInput.shape.responses.describe('request key → { action: accept | decline | cancel, content (a form, accepted) }'),
-  })
-  .describe("Answer what the tool's server asked");
-
-/**
- * tool_interrupted: the call cut off by a stopped process runs again (approved, maybe with edited
- * arguments), is skipped (not approved: the model is told), or gets its result by hand (`result`).
- */
-const InterruptedCallAnswer = z
-  .strictObject({
-    callId: UserApprovedToolCall.shape.callId.describe('The interrupted call (default: the interrupt’s toolCallId)').optional(),
-    approved: z.boolean().describe('true calls the tool again; false skips it (the model is told it may or may not have taken effect)').optional(),
-    arguments: UserApprovedToolCall.shape.arguments.describe("approved: the call's arguments as you edited them"),
-    reason: UserRejectedToolCall.shape.reason.describe('skipped: why (the model reads it)'),
-    result: UserGaveToolResult.shape.result.describe('instead of approved: the result you give by hand, as the model will read it').optional(),
-  })
-  .refine((a) => (a.approved === undefined) !== (a.result === undefined), 'give either `approved` (run again or skip) or `result` (its result by hand)')
-  .describe('Run the interrupted tool call again, skip it, or give its result');
 
 /** The call a tool wait asks about: the first that waits for a decision, the one asking for input, or the one interrupted. */
 const firstPendingCall = (view: SessionView) => callsOfWait(view.toolCalls, view.waitingReason)[0];
@@ -144,6 +81,9 @@ function inputVariants(view: SessionView): Partial<Record<UserEventType, z.ZodTy
 /** The zod schema a resume payload for this wait must match. */
 export function answerSchema(view: SessionView): z.ZodType {
   const reason = view.waitingReason;
+  // A fan-out's items: the answer names the one it decides.
+  const items = itemsAnswerSchema(view);
+  if (items) return items;
   if (reason === 'approve_step') return StepAnswer;
   if (reason === 'review_artifact') return ArtifactAnswer;
   if (reason === 'approve_tool') return ToolCallAnswer;
@@ -154,51 +94,6 @@ export function answerSchema(view: SessionView): z.ZodType {
   const [first, ...rest] = declared;
   if (!first) throw new Error(`The wait ${String(reason)} declares none of the input events`);
   return rest.length === 0 ? first : z.union([first, ...rest]);
-}
-
-/** The interrupt id of the session's wait number `wait` (`view.wait`). */
-export function interruptId(sessionId: string, wait: number): string {
-  return `${sessionId}#w${wait}`;
-}
-
-/**
- * The interrupt id of an approve_tool wait's question about one call: the wait's id and the
- * call's, so that each call is its own interrupt (a resume made for one call and sent again
- * later is stale, never taken for the next call the wait asks about).
- */
-export function toolCallInterruptId(sessionId: string, wait: number, callId: string): string {
-  return `${interruptId(sessionId, wait)}~${callId}`;
-}
-
-/** The wait number an interrupt id names, or null when it is none of this session's. */
-export function interruptWait(sessionId: string, id: string): number | null {
-  const prefix = `${sessionId}#w`;
-  if (!id.startsWith(prefix)) return null;
-  const rest = id.slice(prefix.length);
-  const call = rest.indexOf('~');
-  const wait = Number(call < 0 ? rest : rest.slice(0, call));
-  return Number.isSafeInteger(wait) && wait > 0 ? wait : null;
-}
-
-/** The tool call an approve_tool interrupt id names (`…#w<wait>~<callId>`), or null. */
-export function interruptCall(sessionId: string, id: string): string | null {
-  if (interruptWait(sessionId, id) === null) return null;
-  const call = id.indexOf('~', `${sessionId}#w`.length);
-  return call < 0 || call === id.length - 1 ? null : id.slice(call + 1);
-}
-
-/**
- * A tool-call answer without a `callId` is for the call its interrupt id names (`…~<callId>`):
- * sent again once that call was decided, it is compared with that call's decision (a repeat is
- * harmless) or refused, never taken for the next call.
- *
- * @example
- * withInterruptCall('s1', 's1#w3~c1', { result: 'Done.' }); // { result: 'Done.', callId: 'c1' }
- */
-export function withInterruptCall(sessionId: string, id: string | undefined, payload: unknown): unknown {
-  const callId = id === undefined ? null : interruptCall(sessionId, id);
-  if (callId === null || payload === null || typeof payload !== 'object' || Array.isArray(payload) || Object.hasOwn(payload, 'callId')) return payload;
-  return { ...payload, callId };
 }
 
 /** A one-line prompt for whoever answers (the interrupt's `message`). */
@@ -246,35 +141,52 @@ export function waitTermsOf(view: Pick<SessionView, 'deadline' | 'deciders'>): {
 }
 
 /**
- * The interrupt for the wait `view` is in. `toolCallId`: the manager's run_worker call, for an approval.
+ * The interrupts of the wait `view` is in: one, or one per item the wait asks about (a
+ * fan-out's steps, a fan-in's artifacts), each answered on its own. `toolCallId`: the manager's
+ * run_worker call, for the approval of a single step.
+ *
+ * @example
+ * const interrupts = interruptsFor(view, 'call_3'); // [{ id: 's_1#w7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…} }]
+ */
+export function interruptsFor(view: SessionView, toolCallId?: string): Interrupt[] {
+  const reason = view.waitingReason;
+  if (!reason || view.wait === undefined) throw new Error(`Session ${view.id} does not wait (${view.state})`);
+  const wait = view.wait;
+  // What every interrupt of the wait says: its reason, when it stops being answerable, and the wait's terms.
+  const of = (own: { id: string; message: string; toolCallId?: string; responseSchema: Record<string, unknown> }, steward = {}): Interrupt => ({
+    id: own.id,
+    reason: INTERRUPT_REASONS[reason],
+    message: own.message,
+    ...(own.toolCallId ? { toolCallId: own.toolCallId } : {}),
+    responseSchema: own.responseSchema,
+    // AG-UI's own field for when the interrupt stops being answerable; what happens then (and who may answer) is Steward's.
+    ...(view.deadline?.dueAt ? { expiresAt: view.deadline.dueAt } : {}),
+    metadata: { steward: { waitingReason: reason, wait, acceptedEvents: view.acceptedEvents, ...waitTermsOf(view), ...steward } },
+  });
+  const items = itemInterruptParts(view);
+  if (items.length > 0) return items.map((item) => of(item, item.steward));
+  // A tool wait names the model's own call: the first that waits (the others follow, one interrupt each).
+  const call = isToolWait(reason) ? firstPendingCall(view) : undefined;
+  const bound = call?.callId ?? (reason === 'approve_step' ? toolCallId : undefined);
+  return [
+    of({
+      id: call ? toolCallInterruptId(view.id, wait, call.callId) : interruptId(view.id, wait),
+      message: promptOf(view),
+      ...(bound ? { toolCallId: bound } : {}),
+      responseSchema:
+        reason === 'tool_input' ? toolInputResponseSchema(view) : (z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>),
+    }),
+  ];
+}
+
+/**
+ * The interrupt for the wait `view` is in (of a wait with items, the first item's). `toolCallId`: the manager's run_worker call, for an approval.
  *
  * @example
  * const interrupt = interruptFor(view, 'call_3'); // { id: 's_1#w7', reason: 'tool_call', toolCallId: 'call_3', responseSchema: {…}, expiresAt: view.deadline?.dueAt }
  */
 export function interruptFor(view: SessionView, toolCallId?: string): Interrupt {
-  const reason = view.waitingReason;
-  if (!reason || view.wait === undefined) throw new Error(`Session ${view.id} does not wait (${view.state})`);
-  const call = isToolWait(reason) ? firstPendingCall(view) : undefined;
-  return {
-    id: call ? toolCallInterruptId(view.id, view.wait, call.callId) : interruptId(view.id, view.wait),
-    reason: INTERRUPT_REASONS[reason],
-    message: promptOf(view),
-    ...(reason === 'approve_step' && toolCallId ? { toolCallId } : {}),
-    // A tool wait names the model's own call: the first that waits (the others follow, one interrupt each).
-    ...(call ? { toolCallId: call.callId } : {}),
-    responseSchema:
-      reason === 'tool_input' ? toolInputResponseSchema(view) : (z.toJSONSchema(answerSchema(view), { unrepresentable: 'any' }) as Record<string, unknown>),
-    // AG-UI's own field for when the interrupt stops being answerable; what happens then (and who may answer) is Steward's.
-    ...(view.deadline?.dueAt ? { expiresAt: view.deadline.dueAt } : {}),
-    metadata: {
-      steward: {
-        waitingReason: reason,
-        wait: view.wait,
-        acceptedEvents: view.acceptedEvents,
-        ...waitTermsOf(view),
-      },
-    },
-  };
+  return interruptsFor(view, toolCallId)[0]!;
 }
 
 export type AnswerProblem = { ok: false; message: string };
@@ -294,9 +206,11 @@ export function eventForAnswer(view: SessionView, payload: unknown): { ok: true;
     case 'approve_step': {
       const reason = answer.reason as string | undefined;
       const roleId = answer.roleId as string | undefined;
-      if (answer.approved !== true) return { ok: true, event: { type: 'user_rejected_next_step', ...(reason !== undefined ? { reason } : {}) } };
+      // A fan-out's step names its item (the run_worker call); a single step names none.
+      const item = typeof answer.item === 'string' ? { item: answer.item } : {};
+      if (answer.approved !== true) return { ok: true, event: { type: 'user_rejected_next_step', ...item, ...(reason !== undefined ? { reason } : {}) } };
       const edits = { ...(reason !== undefined ? { reason } : {}), ...(roleId !== undefined ? { roleId } : {}) };
-      return { ok: true, event: { type: 'user_approved_next_step', ...(Object.keys(edits).length > 0 ? { edits } : {}) } };
+      return { ok: true, event: { type: 'user_approved_next_step', ...item, ...(Object.keys(edits).length > 0 ? { edits } : {}) } };
     }
     case 'approve_tool':
       return { ok: true, event: toolDecision(callNamed(answer, view), answer) };
@@ -311,7 +225,8 @@ export function eventForAnswer(view: SessionView, payload: unknown): { ok: true;
       return { ok: true, event: toolDecision(callId, answer) };
     }
     case 'review_artifact': {
-      const artifactId = view.artifact?.id ?? '';
+      // A fan-in's answer names its artifact; a single review's is the one under review.
+      const artifactId = (answer.artifactId as string | undefined) ?? view.artifact?.id ?? '';
       if (answer.accepted === true) {
         const edits = answer.edits as Record<string, string> | undefined;
         return { ok: true, event: { type: 'user_accepted_artifact', artifactId, ...(edits ? { edits } : {}) } };
@@ -347,9 +262,9 @@ export function answerOf(event: { type?: unknown } & Record<string, unknown>): u
   const edits = (event.edits ?? {}) as Record<string, unknown>;
   switch (event.type) {
     case 'user_approved_next_step':
-      return { approved: true, ...edits };
+      return { approved: true, ...edits, ...pick('item') };
     case 'user_rejected_next_step':
-      return { approved: false, ...pick('reason') };
+      return { approved: false, ...pick('reason', 'item') };
     case 'user_accepted_artifact':
       return { accepted: true, ...pick('edits') };
     case 'user_rejected_artifact':

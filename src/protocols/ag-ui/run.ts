@@ -17,7 +17,9 @@ import type { SessionHost } from '../../serve/session-host.js';
 import { clientError } from '../../http/errors.js';
 import { RunTranslator, messagesOf, pendingRunWorkerCall, type Emit } from './events.js';
 import { isToolWait } from '../../core/tools/server-tools.js';
-import { answerOf, eventForAnswer, interruptFor, interruptWait, withInterruptCall } from './interrupts.js';
+import { answerOf, eventForAnswer, interruptsFor } from './interrupts.js';
+import { interruptWait, otherItemNamed, withInterruptTarget } from './interrupt-ids.js';
+import { waitItems } from './team-interrupts.js';
 import { closedWaitAnswer, waitsForFirstRequest } from './waits.js';
 import { readJournal } from '../../runtime/journal-waits.js';
 import { sendWhenFree, untilNotRunning } from '../settle.js';
@@ -53,8 +55,8 @@ class RunRefused extends Error {
 interface Thread {
   view: SessionView;
   context: SessionContext;
-  /** The open interrupt (the session waits), else null. */
-  interrupt: Interrupt | null;
+  /** The open interrupts (the session waits: one, or one per item of a fan-out), else none. */
+  interrupts: Interrupt[];
   /** Whether the session still waits for its first request (a new thread): a user message is that request. */
   firstRequest: boolean;
 }
@@ -64,8 +66,8 @@ async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
   if (!stored) throw new RunRefused('thread_not_found', `No session "${id}".`);
   const snapshot = storedSnapshot(deps.runtime.machine, stored);
   const view = sessionView(snapshot, undefined, { dueAt: stored.deadline?.dueAt ?? null });
-  const interrupt = view.phase === 'waiting_user' ? interruptFor(view, pendingRunWorkerCall(snapshot.context)) : null;
-  return { view, context: snapshot.context, interrupt, firstRequest: waitsForFirstRequest(view, snapshot.context) };
+  const interrupts = view.phase === 'waiting_user' ? interruptsFor(view, pendingRunWorkerCall(snapshot.context)) : [];
+  return { view, context: snapshot.context, interrupts, firstRequest: waitsForFirstRequest(view, snapshot.context) };
 }
 
 /** How long a run waits for a thread another run drives to wait or end, at most (then RUN_ERROR thread_running). */
@@ -106,17 +108,27 @@ function newUserText(input: RunAgentInput, thread: Thread | null): string | unde
   return '';
 }
 
-type Decision = { kind: 'send'; event: UserEvent; answers?: { toolCallId: string; content: string } } | { kind: 'report' };
+/**
+ * One user event to send, and the result it gives the tool call its interrupt concerns (an
+ * approved or rejected run_worker). `item`: the answer to one item of a fan-out, as the journal
+ * compares it (another run may decide the item first).
+ */
+type Send = { event: UserEvent; answers?: { toolCallId: string; content: string }; item?: { interruptId: string; payload: unknown } };
+type Decision = { kind: 'send'; sends: Send[] } | { kind: 'report' };
 
-/** What this run sends the session, or that it only reports where the thread is (a resume already answered, a cancelled one). */
+/**
+ * What this run sends the session, or that it only reports where the thread is (a resume
+ * already answered, a cancelled one). A resume may answer several open interrupts (a fan-out's
+ * items): each resolved one is a send of its own, in the order given; a cancelled one stays open.
+ */
 async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Promise<Decision> {
   const resume = input.resume ?? [];
-  const open = thread.interrupt;
+  const [open] = thread.interrupts;
   if (thread.view.phase === 'running')
     throw new RunRefused('thread_running', `Thread ${thread.view.id} is running (another run drives it): wait until that run ends, then send this again.`);
   if (resume.length === 0) {
     const text = newUserText(input, thread);
-    // Nothing new (a reloaded page, say): the run reports where the thread is, its open interrupt included.
+    // Nothing new (a reloaded page, say): the run reports where the thread is, its open interrupts included.
     if (text === undefined) return { kind: 'report' };
     if (thread.view.phase === 'done') throw new RunRefused('thread_done', `Thread ${thread.view.id} is done: start a new thread for a new request.`);
     if (open && !thread.firstRequest)
@@ -126,39 +138,71 @@ async function decide(deps: AgUiDeps, thread: Thread, input: RunAgentInput): Pro
           `({ interruptId: "${open.id}", status: "resolved", payload }) before any new input.`,
       );
     if (!open || text === '') return { kind: 'report' };
-    return { kind: 'send', event: { type: 'user_submitted_input', text, wait: thread.view.wait! } };
+    return { kind: 'send', sends: [{ event: { type: 'user_submitted_input', text, wait: thread.view.wait! } }] };
   }
-  const entry = open ? resume.find((r) => r.interruptId === open.id) : undefined;
+  const ids = resume.map((r) => r.interruptId);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice !== undefined) throw new RunRefused('invalid_resume_payload', `The resume answers interrupt ${twice} twice: answer each interrupt once.`);
+  const isOpen = (id: string) => thread.interrupts.some((i) => i.id === id);
   // A resume naming an interrupt that is not open is harmless only if the journal holds the same answer for it.
-  const others = resume.filter((r) => r !== entry);
+  const others = resume.filter((r) => !isOpen(r.interruptId));
   // Read once for all of them, and only when some resume names an interrupt that is not open.
   const entries = others.length > 0 ? await readJournal(deps.store, thread.view.id) : [];
   for (const other of others) {
     const wait = interruptWait(thread.view.id, other.interruptId);
-    const payload = withInterruptCall(thread.view.id, other.interruptId, other.payload);
+    const payload = withInterruptTarget(thread.view.id, other.interruptId, other.payload);
     const answered = wait === null || other.status !== 'resolved' ? 'unanswered' : closedWaitAnswer(entries, wait, payload);
     if (answered !== 'same')
       throw new RunRefused(
         'interrupt_stale',
         `Interrupt ${other.interruptId} is not open on thread ${thread.view.id}` +
           (answered === 'other' ? ' (it was answered differently)' : '') +
-          (open ? `: the open one is ${open.id}; answer it.` : thread.view.phase === 'done' ? ': the thread is done.' : '.'),
+          (open ? `: answer ${openOnes(thread.interrupts)}.` : thread.view.phase === 'done' ? ': the thread is done.' : '.'),
       );
   }
-  // Every entry repeats an answer the journal holds: the same resume again, harmless.
-  if (!entry) return { kind: 'report' };
-  if (entry.status === 'cancelled') return { kind: 'report' };
-  const answer = eventForAnswer(thread.view, entry.payload);
-  if (!answer.ok) throw new RunRefused('invalid_resume_payload', answer.message);
-  // An MCP call's decision gets no echo as its result: what the call did is (events.ts sends it).
-  const toolCallId = isToolWait(thread.view.waitingReason) ? undefined : open!.toolCallId;
-  return {
-    // The answer names the wait it was made for: if another run answered it first, the chart refuses it.
-    kind: 'send',
-    event: { ...answer.event, wait: thread.view.wait! },
-    ...(toolCallId ? { answers: { toolCallId, content: JSON.stringify({ decision: answer.event.type, ...answerOfEvent(answer.event) }) } } : {}),
-  };
+  // Every other entry repeats an answer the journal holds (the same resume again, harmless); a cancelled one sends nothing.
+  const answered = resume.filter((r) => isOpen(r.interruptId) && r.status === 'resolved');
+  if (answered.length === 0) return { kind: 'report' };
+  const sends = answered.map((entry): Send => {
+    const interrupt = thread.interrupts.find((i) => i.id === entry.interruptId)!;
+    // An answer without its item or call is for the one its interrupt names; one naming another item is for no interrupt here.
+    const crossed = otherItemNamed(thread.view.id, entry.interruptId, entry.payload);
+    if (crossed) throw new RunRefused('invalid_resume_payload', crossed);
+    const payload = withInterruptTarget(thread.view.id, entry.interruptId, entry.payload);
+    const answer = eventForAnswer(thread.view, payload);
+    if (!answer.ok) throw new RunRefused('invalid_resume_payload', answers(answered.length, entry.interruptId, answer.message));
+    // An MCP call's decision gets no echo as its result: what the call did is (events.ts sends it).
+    const toolCallId = isToolWait(thread.view.waitingReason) ? undefined : interrupt.toolCallId;
+    return {
+      // The answer names the wait it was made for: if another run answered it first, the chart refuses it.
+      event: { ...answer.event, wait: thread.view.wait! },
+      ...(toolCallId ? { answers: { toolCallId, content: JSON.stringify({ decision: answer.event.type, ...answerOfEvent(answer.event) }) } } : {}),
+      ...(waitItems(thread.view).length > 0 ? { item: { interruptId: entry.interruptId, payload } } : {}),
+    };
+  });
+  return { kind: 'send', sends };
 }
+
+/**
+ * Whether an item's answer the session refused repeats the decision another run made on it
+ * first: the item no longer waits, and every decision the journal holds on it says the same.
+ */
+async function itemDecidedAlike(deps: AgUiDeps, id: string, wait: number, item: { interruptId: string; payload: unknown }): Promise<boolean> {
+  const now = await readThread(deps, id);
+  if (now.interrupts.some((i) => i.id === item.interruptId)) return false;
+  return closedWaitAnswer(await readJournal(deps.store, id), wait, item.payload) === 'same';
+}
+
+/** The open interrupts, as a refusal names them. */
+const openOnes = (interrupts: readonly Interrupt[]) =>
+  interrupts.length > 1 ? `the open ones, ${interrupts.map((i) => i.id).join(', ')}` : `the open one, ${interrupts[0]!.id}`;
+
+/** A problem with one answer of a resume, naming the interrupt when the resume answers several. */
+const answers = (count: number, interruptId: string, message: string) => (count > 1 ? `Interrupt ${interruptId}: ${message}` : message);
+
+/** A refusal of the `i`th send of a run, saying which when the run sends several (those before it were applied). */
+const answersTo = (count: number, i: number, message: string) =>
+  count > 1 ? `Answer ${i + 1} of ${count} was refused (those before it were applied): ${message}` : message;
 
 const answerOfEvent = (event: UserEvent) => answerOf(event as unknown as Record<string, unknown>) as Record<string, unknown>;
 
@@ -214,31 +258,36 @@ export async function runAgUi(
       runId,
     );
     translator.snapshot();
-    // The answered tool call's result goes out once the session took the answer (its next round, or the run's end).
-    if (decision.kind === 'send' && decision.answers)
-      translator.hold({
-        type: EventType.TOOL_CALL_RESULT,
-        messageId: `${runId}:answer`,
-        toolCallId: decision.answers.toolCallId,
-        role: 'tool',
-        content: decision.answers.content,
-      } as BaseEvent);
-    if (decision.kind === 'send') {
+    const sends = decision.kind === 'send' ? decision.sends : [];
+    for (const [i, { event, answers, item }] of sends.entries()) {
+      // The answered tool call's result goes out once the session took the answer (its next round, or the run's end).
+      if (answers)
+        translator.hold({
+          type: EventType.TOOL_CALL_RESULT,
+          messageId: i === 0 ? `${runId}:answer` : `${runId}:answer:${i + 1}`,
+          toolCallId: answers.toolCallId,
+          role: 'tool',
+          content: answers.content,
+        } as BaseEvent);
       const send = () =>
-        deps.host.send(threadId, { ...decision.event, ...who }, (session) => {
+        deps.host.send(threadId, { ...event, ...who }, (session) => {
           source = { context: () => session.actorRef.getSnapshot().context, view: () => session.view() };
-          return session.subscribe((event) => translator.on(event), { textDeltas: true });
+          return session.subscribe((e) => translator.on(e), { textDeltas: true });
         });
       // Another server runs the thread (another run's answer, say): once it waits again, the same
       // decision is sent again. It names its wait, so the session applies it there or nowhere.
       const result = await sendWhenFree(send, () => settledThread(deps, threadId));
       // A decision for a wait another run answered first: the same answer is a harmless repeat
       // (the run reports where the thread is); another answer is stale, as when the race is lost early.
-      if (!result.ok) throw new RunRefused(result.error.code === 'wait_closed' ? 'interrupt_stale' : result.error.code, result.error.message);
+      // The answers of a resume sent before this one stay applied: the error names the one refused.
+      // Another run decided this item first (both read it open): the same answer is a harmless repeat, as for a whole wait.
+      if (!result.ok && result.error.code === 'event_refused' && item && (await itemDecidedAlike(deps, threadId, event.wait!, item))) continue;
+      if (!result.ok)
+        throw new RunRefused(result.error.code === 'wait_closed' ? 'interrupt_stale' : result.error.code, answersTo(sends.length, i, result.error.message));
     }
     const after = await settledThread(deps, threadId);
     source = { context: () => after.context, view: () => after.view };
-    const interrupts = after.interrupt ? [after.interrupt] : [];
+    const interrupts = after.interrupts;
     translator.finish(interrupts);
     emit({
       type: EventType.RUN_FINISHED,
