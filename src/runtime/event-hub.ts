@@ -8,7 +8,8 @@
  * worker's `submit` the draft's `artifact_delta`s, closed by `artifact_published` or
  * `artifact_draft_discarded`: runtime/artifact-draft.ts), which reach the hub through
  * `deltaSinks` (the runtime hands them to the model call of this session's turns, asked once
- * per call).
+ * per call, for the agent that makes it). The workers of a fan-out run at once: each agent's
+ * round, draft and deltas are kept apart, by agent (`manager`, or the worker's id).
  *
  * The hub listens to the actor only while it has listeners: with none, it holds nothing and
  * the session pays nothing. A listener is called synchronously, in order; one that throws
@@ -21,6 +22,7 @@ import type { SessionMachine } from '../core/machines/session.machine.js';
 import { clipName, roundOf, type ChartEvent, type RoundInfo } from '../core/machines/session.reports.js';
 import type { SessionStreamEvent, SessionStreamEventType, StreamEventOf } from '../core/machines/stream-events.js';
 import { ArtifactDraft } from './artifact-draft.js';
+import { branchContext, branchesIn } from '../core/machines/team.js';
 import type { SessionEventListener, SubscribeOptions } from './session-events.js';
 
 /** An event as the hub forwards it, before `sessionId` and `at`. */
@@ -40,14 +42,23 @@ interface OpenRound {
   startedAt: number;
 }
 
+/** Who makes a model call: the manager, or a worker (several run at once in a fan-out). */
+export type RoundAgent = Pick<RoundInfo, 'agent' | 'workerId'>;
+
+/** The key an agent's round, draft and deltas are kept under. */
+const keyOf = ({ agent, workerId }: RoundAgent): string => (agent === 'manager' ? 'manager' : `worker:${workerId ?? ''}`);
+
 export class SessionEventHub {
   private readonly entries = new Set<Entry>();
   private subscriptions: Subscription[] | null = null;
-  private round: OpenRound | null = null;
-  /** The draft of the last worker round, until the chart publishes or refuses it. */
-  private draft: ArtifactDraft | null = null;
-  /** The worker round that replied last, whose artifact the chart may publish next. */
-  private lastWorkerRound: RoundInfo | null = null;
+  /** The rounds under way, by agent. */
+  private readonly rounds = new Map<string, OpenRound>();
+  /** Each worker's draft of its last round, until the chart publishes or refuses it. */
+  private readonly drafts = new Map<string, ArtifactDraft>();
+  /** Each worker's round that replied last, whose artifact the chart may publish next. */
+  private readonly repliedRounds = new Map<string, RoundInfo>();
+  /** The agent whose round replied last: its reply's calls are checked next. */
+  private replied: string | null = null;
   private ended = false;
 
   constructor(
@@ -64,9 +75,15 @@ export class SessionEventHub {
     return this.actor().getSnapshot().status !== 'active';
   }
 
-  /** Where a model call of this session starting now streams its text and tool calls; undefined while no listener wants deltas. */
-  deltaSinks(): DeltaSinks | undefined {
-    return this.wantsDeltas() ? { onTextDelta: this.onDelta, onToolCallDelta: this.onToolCallDelta } : undefined;
+  /**
+   * Where a model call of this session starting now streams its text and tool calls (`agent`:
+   * who makes it; without it, the round under way that started last); undefined while no
+   * listener wants deltas.
+   */
+  deltaSinks(agent?: RoundAgent): DeltaSinks | undefined {
+    if (!this.wantsDeltas()) return undefined;
+    const key = agent ? keyOf(agent) : undefined;
+    return { onTextDelta: (text) => this.onDelta(key, text), onToolCallDelta: (delta) => this.onToolCallDelta(key, delta) };
   }
 
   /** Whether any listener takes deltas at all (always, or when its function says so). */
@@ -107,7 +124,7 @@ export class SessionEventHub {
     const actor = this.actor();
     if (this.entries.size > 0 && !this.subscriptions && !this.isOver) {
       this.ended = false;
-      this.round = this.roundUnderWay();
+      for (const round of this.roundsUnderWay()) this.rounds.set(keyOf(round.info), round);
       this.subscriptions = [
         actor.on('*', (event) => this.onChartEvent(event)),
         // Without an error observer XState would rethrow the actor's error (a crash).
@@ -116,29 +133,39 @@ export class SessionEventHub {
     } else if (this.entries.size === 0 && this.subscriptions) {
       for (const s of this.subscriptions) s.unsubscribe();
       this.subscriptions = null;
-      this.round = null;
-      this.draft = null;
+      this.rounds.clear();
+      this.drafts.clear();
     }
   }
 
-  /** At subscribe time a model call may be under way already: its round, with no start to report. */
-  private roundUnderWay(): OpenRound | null {
+  /** At subscribe time model calls may be under way already (a fan-out's, several): their rounds, with no start to report. */
+  private roundsUnderWay(): OpenRound[] {
     const snapshot = this.actor().getSnapshot();
+    const startedAt = Date.now();
     for (const agent of ['manager', 'worker'] as const) {
-      if (snapshot.matches({ running: { [agent]: 'thinking' } })) return { info: roundOf(snapshot.context, agent), startedAt: Date.now() };
+      if (snapshot.matches({ running: { [agent]: 'thinking' } })) return [{ info: roundOf(snapshot.context, agent), startedAt }];
     }
-    return null;
+    return branchesIn(snapshot.context, 'running').map((b) => ({
+      info: { ...roundOf(branchContext(snapshot.context, b), 'worker'), ...(b.round ? { round: b.round } : {}) },
+      startedAt,
+    }));
   }
 
-  private readonly onDelta = (text: string): void => {
-    if (!this.subscriptions || typeof text !== 'string' || text === '') return;
-    const round = this.round ?? this.roundUnderWay();
-    if (round) this.emit({ type: 'text_delta', ...round.info, text });
-  };
+  /** The round a delta belongs to: its agent's (none given: the one that started last). */
+  private roundOf(key: string | undefined): OpenRound | undefined {
+    if (key !== undefined) return this.rounds.get(key) ?? this.roundsUnderWay().find((r) => keyOf(r.info) === key);
+    return [...this.rounds.values()].at(-1) ?? this.roundsUnderWay().at(-1);
+  }
 
-  private readonly onToolCallDelta = (delta: ToolCallDelta): void => {
+  private onDelta(key: string | undefined, text: string): void {
+    if (!this.subscriptions || typeof text !== 'string' || text === '') return;
+    const round = this.roundOf(key);
+    if (round) this.emit({ type: 'text_delta', ...round.info, text });
+  }
+
+  private onToolCallDelta(key: string | undefined, delta: ToolCallDelta): void {
     if (!this.subscriptions || !Number.isInteger(delta?.index) || typeof delta.arguments !== 'string') return;
-    const round = this.round ?? this.roundUnderWay();
+    const round = this.roundOf(key);
     if (!round) return;
     const { info } = round;
     this.emit({
@@ -151,17 +178,20 @@ export class SessionEventHub {
       argumentsDelta: delta.arguments,
     });
     if (info.agent === 'worker') this.draftOf(info).toolCallDelta(delta);
-  };
+  }
 
   private draftOf(info: RoundInfo): ArtifactDraft {
-    if (this.draft?.round !== info.round) this.draft = new ArtifactDraft(info.round, info.workerId ?? 'worker', (event) => this.emit(event));
-    return this.draft;
+    const key = keyOf(info);
+    let draft = this.drafts.get(key);
+    if (draft?.round !== info.round) this.drafts.set(key, (draft = new ArtifactDraft(info.round, info.workerId ?? 'worker', (event) => this.emit(event))));
+    return draft;
   }
 
   /** An artifact was published: its draft sends what the stream did not bring, before the chart's event. */
-  private publishDraft(event: Pick<StreamEventOf<'artifact_published'>, 'tags'>): void {
-    const info = this.lastWorkerRound;
-    this.lastWorkerRound = null;
+  private publishDraft(event: Pick<StreamEventOf<'artifact_published'>, 'tags' | 'workerId'>): void {
+    const key = keyOf({ agent: 'worker', workerId: event.workerId });
+    const info = this.repliedRounds.get(key);
+    this.repliedRounds.delete(key);
     if (!info || !this.mayWantDeltas()) return;
     const board = this.actor().getSnapshot().context.blackboard;
     const bodies = new Map<string, string>();
@@ -170,25 +200,29 @@ export class SessionEventHub {
       if (typeof body === 'string') bodies.set(tag, body);
     }
     this.draftOf(info).published(bodies);
-    this.draft = null;
+    this.drafts.delete(key);
   }
 
   private onChartEvent(event: ChartEvent): void {
     if (event.type === 'round_started') {
-      this.draft = null;
-      this.lastWorkerRound = null;
-      this.round = {
+      const key = keyOf(event);
+      this.drafts.delete(key);
+      this.repliedRounds.delete(key);
+      this.rounds.set(key, {
         info: { agent: event.agent, workerId: event.workerId, burst: event.burst, maxBurst: event.maxBurst, round: event.round },
         startedAt: Date.now(),
-      };
+      });
       this.emit(event);
     } else if (event.type === 'round_finished') {
-      if (event.agent === 'worker') this.lastWorkerRound = this.round?.info ?? null;
-      this.emit({ ...event, durationMs: this.finishRound() });
-      if (event.outcome !== 'replied') this.draft?.ended(event.outcome);
+      const key = keyOf(event);
+      const info = this.rounds.get(key)?.info;
+      if (event.agent === 'worker' && info) this.repliedRounds.set(key, info);
+      this.replied = key;
+      this.emit({ ...event, durationMs: this.finishRound(key) });
+      if (event.outcome !== 'replied') this.drafts.get(key)?.ended(event.outcome);
     } else if (event.type === 'tool_call_checked' && event.agent === 'worker' && !event.accepted) {
       this.emit(event);
-      this.draft?.refused(event.callId, event.tool, event.rule);
+      this.drafts.get(this.replied ?? keyOf(event))?.refused(event.callId, event.tool, event.rule);
     } else if (event.type === 'artifact_published') {
       this.publishDraft(event);
       this.emit(event);
@@ -197,10 +231,10 @@ export class SessionEventHub {
     }
   }
 
-  /** Closes the open round: how long it ran (from subscribe(), for one under way then). */
-  private finishRound(): number {
-    const startedAt = this.round?.startedAt ?? Date.now();
-    this.round = null;
+  /** Closes an agent's open round: how long it ran (from subscribe(), for one under way then). */
+  private finishRound(key: string): number {
+    const startedAt = this.rounds.get(key)?.startedAt ?? Date.now();
+    this.rounds.delete(key);
     return Math.max(0, Date.now() - startedAt);
   }
 
@@ -210,11 +244,12 @@ export class SessionEventHub {
     this.ended = true;
     const snapshot = this.actor().getSnapshot();
     if (error === undefined && snapshot.status === 'done') return;
-    const round = this.round;
-    if (round && error === undefined) {
+    if (error === undefined) {
       const totalUsage = { ...snapshot.context.ledger.usage };
-      this.emit({ type: 'round_finished', ...round.info, outcome: 'stopped', durationMs: this.finishRound(), usage: null, totalUsage, toolCalls: [] });
-      this.draft?.ended('stopped');
+      for (const [key, round] of [...this.rounds]) {
+        this.emit({ type: 'round_finished', ...round.info, outcome: 'stopped', durationMs: this.finishRound(key), usage: null, totalUsage, toolCalls: [] });
+        this.drafts.get(key)?.ended('stopped');
+      }
     }
     if (error === undefined) this.emit({ type: 'stopped', reason: 'stopped' });
     else this.emit({ type: 'stopped', reason: 'failed', error: error instanceof Error ? error.message : String(error) });

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createActor, initialTransition, type Actor, type InspectionEvent } from 'xstate';
-import { createManagerTurn, createWorkerTurn } from '../core/agents/turns.js';
+import { createManagerTurn, createWorkerTurn, type DeltaLookup } from '../core/agents/turns.js';
 import type { TagVersion } from '../core/blackboard/blackboard.js';
 import { SessionNotFoundError, UserError } from '../core/errors.js';
 import { DEFAULT_MAX_BURST, type SessionContext } from '../core/machines/session.context.js';
@@ -137,7 +137,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return actor.start();
   };
   // A model call streams only while a listener of its session wants its deltas.
-  const deltas = (sessionId: string) => live.get(sessionId)?.deltaSinks();
+  const deltas: DeltaLookup = (sessionId, agent) => live.get(sessionId)?.deltaSinks(agent);
   const base = options.machine === undefined ? sessionMachine : checkedMachine(options.machine);
   // MCP tools: one host for the runtime's sessions, made when a worker first needs a tool.
   const tools = runtimeTools({

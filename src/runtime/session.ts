@@ -22,7 +22,7 @@ import type { PackageUpgradedEvent } from '../core/machines/package-upgrade.js';
 import { eventFingerprint, idempotencyKeyProblem, type SendOptions } from './send-keys.js';
 import { closedWaitMessage, decisionDigest, repeatsClosingDecision } from '../core/machines/waits.js';
 import { answerOfWait, readJournal } from './journal-waits.js';
-import { SessionEventHub } from './event-hub.js';
+import { SessionEventHub, type RoundAgent } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
 import { envelope } from './persisted.js';
 import { leaseForSend, type SessionLeasing } from './session-lease.js';
@@ -275,8 +275,8 @@ export class Session {
    * while a listener wants deltas (undefined otherwise: the model then does not stream). The
    * runtime's turns ask it once per call.
    */
-  deltaSinks(): DeltaSinks | undefined {
-    return this.events?.deltaSinks();
+  deltaSinks(agent?: RoundAgent): DeltaSinks | undefined {
+    return this.events?.deltaSinks(agent);
   }
 
   private eventHub(): SessionEventHub {

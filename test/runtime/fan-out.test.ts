@@ -282,3 +282,33 @@ describe('a fan-out in live events', () => {
     for (const r of started) expect(rounds.filter((f) => f.type === 'round_finished' && f.workerId === r.workerId).map((f) => f.round)).toEqual([r.round]);
   });
 });
+
+describe("a fan-out's streamed replies", () => {
+  it("each worker's text and draft reach listeners as its own, while the workers write at once", async () => {
+    const together = barrier(3);
+    const model = new TrioModel([runTogether(TRIO)], async (id, request) => {
+      await together();
+      // Interleaved with the others: each piece is sent after a turn of the event loop.
+      for (const piece of [`${id} thinks `, `${id} writes`]) {
+        await new Promise((resolve) => setImmediate(resolve));
+        request.onTextDelta?.(piece);
+      }
+      const args = JSON.stringify({ outputs: { [id]: `The ${id} note.` } });
+      for (let i = 0; i < args.length; i += 7) {
+        await new Promise((resolve) => setImmediate(resolve));
+        request.onToolCallDelta?.({ index: 0, ...(i === 0 ? { id: `submit_${id}`, name: 'submit' } : {}), arguments: args.slice(i, i + 7) });
+      }
+      return submitOwn(id);
+    });
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs11')) }).createSession({ packageId: 'trio' });
+    const text = new Map<string, string>();
+    const drafts = new Map<string, string>();
+    session.subscribe((e) => {
+      if (e.type === 'text_delta' && e.workerId) text.set(e.workerId, (text.get(e.workerId) ?? '') + e.text);
+      if (e.type === 'artifact_delta') drafts.set(`${e.worker}/${e.tag}`, (drafts.get(`${e.worker}/${e.tag}`) ?? '') + e.delta);
+    });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(Object.fromEntries(text)).toEqual(Object.fromEntries(TRIO.map((id) => [id, `${id} thinks ${id} writes`])));
+    expect(Object.fromEntries(drafts)).toEqual(Object.fromEntries(TRIO.map((id) => [`${id}/${id}`, `The ${id} note.`])));
+  });
+});

@@ -34,9 +34,10 @@ export type SkillPromptLookup = (packageId: string, workerId: string, version?: 
 /**
  * Where a session's model call streams its text and tool calls: the runtime gives one, which
  * answers for a session while one of its listeners wants deltas (undefined: the model does not
- * stream). Asked once as each call starts, so text and tool calls stream together or not at all.
+ * stream). Asked once as each call starts, so text and tool calls stream together or not at all,
+ * with the agent that makes the call (the workers of a fan-out stream at once).
  */
-export type DeltaLookup = (sessionId: string) => DeltaSinks | undefined;
+export type DeltaLookup = (sessionId: string, agent?: { agent: 'manager' | 'worker'; workerId: string | null }) => DeltaSinks | undefined;
 
 /** Reads archived versions of a session's tag (the runtime gives one, reading its store or memory). */
 export type TagVersionLookup = (sessionId: string, tag: string, versions: readonly number[]) => Promise<TagVersion[]>;
@@ -120,8 +121,8 @@ export async function fetchArchivedReads(context: SessionContext, reply: ModelRe
 }
 
 /** `onTextDelta` / `onToolCallDelta` only when a listener of this session wants them: the model streams only then. */
-function deltas(context: SessionContext, options: TurnOptions): Pick<ModelRequest, 'onTextDelta' | 'onToolCallDelta'> {
-  return options.deltas?.(context.sessionId) ?? {};
+function deltas(context: SessionContext, options: TurnOptions, agent: 'manager' | 'worker'): Pick<ModelRequest, 'onTextDelta' | 'onToolCallDelta'> {
+  return options.deltas?.(context.sessionId, { agent, workerId: agent === 'worker' ? (context.step?.workerId ?? null) : null }) ?? {};
 }
 
 /**
@@ -151,7 +152,7 @@ export function createManagerTurn(model: Model, options: TurnOptions = {}) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
     yieldToEventLoop(slice, signal).then(() => {
       const called = gated(gate, system, signal, () =>
-        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, options) }),
+        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, options, 'manager') }),
       );
       const replied = approval ? called.then((reply) => withApprovals(input, reply, approval)) : called;
       // Nothing archived (most sessions, most of the time): no reply can need the archive.
@@ -196,7 +197,7 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, opti
         messages: workerMessages(input, worker, prompt, fetched),
         tools: [...workerToolSpecs, ...(offered?.tools.map(serverToolSpec) ?? [])],
         signal,
-        ...deltas(input, options),
+        ...deltas(input, options, 'worker'),
       }),
     );
     if (!offered || !toolbox) return reply;
