@@ -130,7 +130,14 @@ function teamFacts(branches: readonly Branch[]): string {
 export function sessionFacts(snapshot: SessionSnapshot): string {
   const c = snapshot.context;
   const state = stateOf(snapshot);
-  const parts = [state, `confirmed=${c.intakeConfirmed}`, `card=${c.questions !== null}`, `refused=${c.rejections.length > 0}`];
+  const wait = state.split('.')[1];
+  // A worker's side of the session (its rounds, its waits, a fan-out's team): the manager's guards
+  // are not asked there, and which worker runs changes no edge (the replies fit each one; who
+  // decides its waits is a fact of its own). One fact each keeps the worker's states from being
+  // walked again for every worker and for each way the manager got there.
+  const workerSide =
+    state.startsWith('running.worker') || state.startsWith('running.team') || isToolWait(wait) || wait === 'worker_questions' || wait === 'revision';
+  const parts = [state, ...(workerSide ? [] : [`confirmed=${c.intakeConfirmed}`]), `card=${c.questions !== null}`, `refused=${c.rejections.length > 0}`];
   // Each wait sets its own deadline and deciders as it opens: those of a closed wait, kept until then, change nothing.
   // Which notice (burst limit, token budget, a failure): two edges into the wait that shows it with different notices are different edges.
   if (c.notice && state === 'waiting_user.input') parts.push(`notice=${c.notice.slice(0, 12)}`);
@@ -148,13 +155,7 @@ export function sessionFacts(snapshot: SessionSnapshot): string {
   if (c.team) parts.push(`team=${teamFacts(c.team.branches)}`);
   if (state === 'waiting_user.intake') parts.push(`request=${REQUEST_TAG in c.blackboard}`);
   if (state === 'waiting_user.review_artifact') parts.push(`pending=${c.artifacts.some((a) => a.status === 'pending_review')}`);
-  if (
-    state.startsWith('running.worker') ||
-    ['approve_step', 'worker_questions', 'revision'].some((s) => state.endsWith(s)) ||
-    isToolWait(state.split('.')[1])
-  ) {
-    parts.push(`step=${c.step?.workerId ?? '-'}`);
-  }
+  if (workerSide || wait === 'approve_step') parts.push(`step=${c.step ? 'yes' : '-'}`);
   if (c.reply.boundary) parts.push(`boundary=${c.reply.boundary.tool}`);
   if (c.reply.queue.length) parts.push(`queue=${c.reply.queue.length}`);
   if (c.reply.workerChoice.outputs || c.reply.workerChoice.questions) parts.push('workerChoice');
