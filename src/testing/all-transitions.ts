@@ -39,7 +39,16 @@ import { ruleById } from '../core/machines/rules.js';
 import type { PackageInfo, SessionContext, SessionInput } from '../core/machines/session.context.js';
 import { userEventTypes, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
 import type { ModelReply } from '../core/models/model.js';
-import { branchReplies, deadlineEventsFor, managerReplies, testingPackage, toolCallOutputs, userEventsFor, withTestingWaitTerms, workerReplies } from './catalogue.js';
+import {
+  branchReplies,
+  deadlineEventsFor,
+  managerReplies,
+  testingPackage,
+  toolCallOutputs,
+  userEventsFor,
+  withTestingWaitTerms,
+  workerReplies,
+} from './catalogue.js';
 import { nextToolCall } from '../core/machines/tool-calls.js';
 import { branchActorId, branchesIn, itemOfActor, type Branch, type BranchStatus } from '../core/machines/team.js';
 import { isToolWait, type ToolCallInput } from '../core/tools/server-tools.js';
@@ -51,7 +60,7 @@ export type ActorResult = { output: unknown; label?: string } | { error: unknown
 export type ActorResults = (snapshot: SessionSnapshot, spawned?: { id: string; input: unknown }) => ActorResult[];
 
 export interface TestAllTransitionsOptions {
-  /** The package sessions run with (default: a two-worker test package). Its workers shape the replies. */
+  /** The package sessions run with (default: the three-worker `testingPackage`). Its workers shape the replies. */
   package?: PackageInfo;
   /** LLM rounds per burst (default 2: small, so the burst limit is reached on short paths). */
   maxBurst?: number;

@@ -1,5 +1,5 @@
 /**
- * What `testAllTransitions` offers the machine by default: a two-worker test package, every
+ * What `testAllTransitions` offers the machine by default: a three-worker test package (two of its workers may run at once), every
  * kind of manager and worker reply (valid tools, the contract's JSON replies, each validation rule broken)
  * and concrete payloads for every user event (right and wrong artifact ids, unknown packages).
  * Everything is derived from the package under test, so an app's own package works too.

@@ -23,7 +23,9 @@ import * as team from '../../src/core/machines/team.js';
 
 /** Every step of the fan-out that waits, approved (what only a person may do). */
 const approveAll = (context: SessionContext): Partial<SessionContext> =>
-  team.branchesIn(context, 'proposed').reduce<Partial<SessionContext>>((done, b) => ({ ...done, ...team.approveTeamStep({ ...context, ...done }, b.item, undefined) }), {});
+  team
+    .branchesIn(context, 'proposed')
+    .reduce<Partial<SessionContext>>((done, b) => ({ ...done, ...team.approveTeamStep({ ...context, ...done }, b.item, undefined) }), {});
 
 function report(name: string, result: TestAllTransitionsResult): void {
   console.log(`transitions covered: ${result.covered}/${result.total} (${name}, ${result.paths.length} paths replayed)`);
@@ -215,7 +217,9 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
     };
 
     it('a deadline that approves the steps of a fan-out', () => {
-      const approving = sessionMachine.provide({ actions: { expireTeamSteps: assign(({ context }) => team.startBranches({ ...context, ...approveAll(context) })) } });
+      const approving = sessionMachine.provide({
+        actions: { expireTeamSteps: assign(({ context }) => team.startBranches({ ...context, ...approveAll(context) })) },
+      });
       expect(() => testAllTransitions(approving, fanOutOnly)).toThrow(/deadline_passed approved step call_f\d of the fan-out without a person/);
     });
 
@@ -226,7 +230,10 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
 
     it('a model round past the burst', () => {
       const unlimited = sessionMachine.provide({ guards: { burstUsedUp: () => false } });
-      const loops = { legacyCatalog: false, actorResults: { managerTurn: () => [{ output: managerReplies(testingPackage).list_workers, label: 'list_workers' }] } };
+      const loops = {
+        legacyCatalog: false,
+        actorResults: { managerTurn: () => [{ output: managerReplies(testingPackage).list_workers, label: 'list_workers' }] },
+      };
       expect(() => testAllTransitions(unlimited, loops)).toThrow(/a model round started in running\.\w+\.thinking with the burst used up/);
     });
   });
