@@ -127,7 +127,10 @@ const BRANCH_CODES: Record<BranchStatus, string> = { proposed: 'p', approved: 'a
  * the resumed worker's states.
  */
 function teamFacts(branches: readonly Branch[]): string {
-  return branches.every((b) => b.status === 'held' || b.status === 'asked') ? 'held' : branches.map((b) => BRANCH_CODES[b.status]).join('');
+  if (branches.every((b) => b.status === 'held' || b.status === 'asked')) return 'held';
+  // A held branch's tool calls, by status: whether it goes on to a person's decision or to a run (and what that run needs) once resumed.
+  const code = (b: Branch) => BRANCH_CODES[b.status] + (b.reply?.toolCalls ? `(${b.reply.toolCalls.map((t) => t.status[0]).join('')})` : '');
+  return branches.map(code).join('');
 }
 
 /**
@@ -212,6 +215,23 @@ function withInertActors(machine: AnyStateMachine): AnyStateMachine {
   const never = fromCallback(() => {});
   const names = Object.keys(machine.implementations.actors ?? {});
   return machine.provide({ actors: Object.fromEntries(names.map((n) => [n, never])) });
+}
+
+/**
+ * The machine as the walk steps it, with an exception of the chart (an action or a guard that
+ * throws) told as a TransitionTestError naming the state and the event (`where`), instead of
+ * from deep inside the graph traversal.
+ */
+function telling(machine: AnyStateMachine, where: (s: SessionSnapshot, e: EventObject) => string): AnyStateMachine {
+  const stepped = Object.create(machine) as AnyStateMachine;
+  stepped.transition = (snapshot, event, scope) => {
+    try {
+      return machine.transition(snapshot, event, scope);
+    } catch (error) {
+      throw new TransitionTestError(`${where(snapshot as SessionSnapshot, event)} the machine threw: ${String(error)}`);
+    }
+  };
+  return stepped;
 }
 
 /**
@@ -355,15 +375,18 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
   for (const { input, stopWhen } of runs) {
     let found;
     try {
-      found = getShortestPaths(walked, {
-        input,
-        events: offered,
-        // Keyed by facts + the event that led there + the state it came from, so that every
-        // edge of the graph (not just every state) ends some shortest path.
-        serializeState: (s, e, prev) => `${facts(s)} <= ${prev ? stateOf(prev) : ''} / ${label(e)}`,
-        limit: options.limit ?? 200_000,
-        ...(stopWhen ? { stopWhen } : {}),
-      });
+      found = getShortestPaths(
+        telling(walked, (s, e) => `from "${facts(s)}" on ${label(e)}`),
+        {
+          input,
+          events: offered,
+          // Keyed by facts + the event that led there + the state it came from, so that every
+          // edge of the graph (not just every state) ends some shortest path.
+          serializeState: (s, e, prev) => `${facts(s)} <= ${prev ? stateOf(prev) : ''} / ${label(e)}`,
+          limit: options.limit ?? 200_000,
+          ...(stopWhen ? { stopWhen } : {}),
+        },
+      );
     } catch (error) {
       if (error instanceof Error && error.message === 'Traversal limit exceeded') {
         throw new TransitionTestError(
@@ -419,8 +442,14 @@ function approvedWithoutPerson(before: SessionSnapshot, event: EventObject, afte
   if (event.type !== 'deadline_passed') return null;
   if (before.matches({ waiting_user: 'approve_step' }) && after.matches({ running: 'worker' }))
     return `${event.type} started the proposed step without a person's approval.`;
-  const approvedBefore = new Set((before.context.reply.toolCalls ?? []).filter((c) => c.status === 'approved').map((c) => c.callId));
-  const approvedNow = (after.context.reply.toolCalls ?? []).find((c) => c.status === 'approved' && !approvedBefore.has(c.callId));
+  // The calls of the reply, and of a fan-out's held branches (one may go on alone as the deadline's edge leaves).
+  const callsOf = ({ context }: SessionSnapshot) => [context.reply, ...(context.team?.branches ?? []).map((b) => b.reply)].flatMap((r) => r?.toolCalls ?? []);
+  const approvedBefore = new Set(
+    callsOf(before)
+      .filter((c) => c.status === 'approved')
+      .map((c) => c.callId),
+  );
+  const approvedNow = callsOf(after).find((c) => c.status === 'approved' && !approvedBefore.has(c.callId));
   if (approvedNow) return `${event.type} approved call ${approvedNow.callId} without a person.`;
   // A fan-out's steps: one that waited for a person is rejected (it leaves the team), never started.
   const waited = new Set(branchesIn(before.context, 'proposed').map((b) => b.item));
