@@ -19,11 +19,12 @@ export { DemoModel, DEMO_MODEL_LABEL, type DemoModelOptions } from './models/dem
 export {
   sessionFacts,
   type ActorResult,
+  type ActorResults,
   type TestAllTransitionsOptions,
   type TestAllTransitionsResult,
   type TransitionPath,
 } from './testing/all-transitions.js';
-export { testingPackage, managerReplies, workerReplies } from './testing/catalogue.js';
+export { testingPackage, managerReplies, workerReplies, branchReplies } from './testing/catalogue.js';
 
 /**
  * Walks `machine` (default: Steward's `sessionMachine`; pass your `sessionMachine.provide(...)`)

@@ -23,6 +23,7 @@
 import {
   createActor,
   fromCallback,
+  type AnyActorRef,
   type AnyStateMachine,
   type AnyStateNode,
   type AnyTransitionDefinition,
@@ -35,18 +36,31 @@ import { REQUEST_TAG } from '../core/blackboard/blackboard.js';
 import { TransitionTestError } from '../core/errors.js';
 import { acceptedUserEvents, activeNodes, stateString } from '../core/machines/refusals.js';
 import { ruleById } from '../core/machines/rules.js';
-import type { PackageInfo, SessionInput } from '../core/machines/session.context.js';
+import type { PackageInfo, SessionContext, SessionInput } from '../core/machines/session.context.js';
 import { userEventTypes, type UserEvent, type UserEventType } from '../core/machines/session.events.js';
 import type { ModelReply } from '../core/models/model.js';
-import { deadlineEventsFor, managerReplies, testingPackage, toolCallOutputs, userEventsFor, withTestingWaitTerms, workerReplies } from './catalogue.js';
+import {
+  branchReplies,
+  deadlineEventsFor,
+  managerReplies,
+  testingPackage,
+  toolCallOutputs,
+  userEventsFor,
+  withTestingWaitTerms,
+  workerReplies,
+} from './catalogue.js';
 import { nextToolCall } from '../core/machines/tool-calls.js';
+import { branchActorId, branchesIn, itemOfActor, type Branch, type BranchStatus } from '../core/machines/team.js';
 import { isToolWait, type ToolCallInput } from '../core/tools/server-tools.js';
 
 /** What an invoked actor may finish with: its output (a done event) or an error (an error event). */
 export type ActorResult = { output: unknown; label?: string } | { error: unknown; label?: string };
 
+/** The results of an actor while `snapshot` is the session's; `spawned`: an actor the machine spawned, its id and the input it was given. */
+export type ActorResults = (snapshot: SessionSnapshot, spawned?: { id: string; input: unknown }) => ActorResult[];
+
 export interface TestAllTransitionsOptions {
-  /** The package sessions run with (default: a two-worker test package). Its workers shape the replies. */
+  /** The package sessions run with (default: the three-worker `testingPackage`). Its workers shape the replies. */
   package?: PackageInfo;
   /** LLM rounds per burst (default 2: small, so the burst limit is reached on short paths). */
   maxBurst?: number;
@@ -55,11 +69,14 @@ export interface TestAllTransitionsOptions {
   /** Also walk the legacy start without a package, choosing it from a catalogue (default true). */
   legacyCatalog?: boolean;
   /**
-   * Results offered while the actor with this invoke id runs. Defaults exist for
-   * `managerTurn` and `workerTurn` (every kind of reply, plus a model failure); an app that
+   * Results offered while the actor with this invoke id runs — or, for an actor the machine
+   * spawned (a state that takes `xstate.done.actor.*`), each actor of this source, told apart
+   * by `spawned` (a fan-out's branch: `workerTurn`, given the session as that branch sees it).
+   * Defaults exist for `managerTurn` and `workerTurn` (every kind of reply, plus a model
+   * failure; a branch, one reply per way its reply is routed) and `toolCall`; an app that
    * invokes other actors names their results here.
    */
-  actorResults?: Record<string, (snapshot: SessionSnapshot) => ActorResult[]>;
+  actorResults?: Record<string, ActorResults>;
   /** Payloads for each user event type (default: right and wrong ids, unknown packages). */
   userEvents?: (type: UserEventType, snapshot: SessionSnapshot) => UserEvent[];
   /**
@@ -87,12 +104,33 @@ export interface TestAllTransitionsResult {
   uncovered: string[];
   /** Every shortest path that was replayed on a real actor. */
   paths: TransitionPath[];
+  /**
+   * Covered transitions that the walk took only once a fan-out had been proposed on the path
+   * (`context.team` set): a package whose workers can never run together leaves these uncovered.
+   */
+  onlyAfterFanOut: string[];
 }
 
 const modelFailure = new Error('model unreachable (offered by testAllTransitions)');
 
 function stateOf(snapshot: SessionSnapshot): string {
   return snapshot.status === 'done' ? 'done' : stateString(snapshot.value);
+}
+
+/** One letter per branch status, for the facts. */
+const BRANCH_CODES: Record<BranchStatus, string> = { proposed: 'p', approved: 'a', running: 'r', submitted: 's', asked: 'q', held: 'h' };
+
+/**
+ * A fan-out's branches for the facts: each one's status in the manager's order; once only held
+ * branches are left (one goes on alone, as the session's worker), just that some are — the
+ * edges that resume one read which comes next in the same macrostep, and more would only repeat
+ * the resumed worker's states.
+ */
+function teamFacts(branches: readonly Branch[]): string {
+  if (branches.every((b) => b.status === 'held' || b.status === 'asked')) return 'held';
+  // A held branch's tool calls, by status: whether it goes on to a person's decision or to a run (and what that run needs) once resumed.
+  const code = (b: Branch) => BRANCH_CODES[b.status] + (b.reply?.toolCalls ? `(${b.reply.toolCalls.map((t) => t.status[0]).join('')})` : '');
+  return branches.map(code).join('');
 }
 
 /**
@@ -104,22 +142,32 @@ function stateOf(snapshot: SessionSnapshot): string {
 export function sessionFacts(snapshot: SessionSnapshot): string {
   const c = snapshot.context;
   const state = stateOf(snapshot);
-  const parts = [state, `confirmed=${c.intakeConfirmed}`, `card=${c.questions !== null}`, `refused=${c.rejections.length > 0}`];
-  // Which notice (burst limit, token budget, a failure): two edges into the same state with different notices are different edges.
-  if (c.notice) parts.push(`notice=${c.notice.slice(0, 12)}`);
-  // Which rule of the open wait's deadline is current, and whether it names who decides.
-  if (c.waits.deadline) parts.push(`deadline=${c.waits.deadline.level}`);
-  if (c.waits.deciders) parts.push(`deciders=${c.waits.deciders.join(',')}`);
-  if (state.endsWith('.thinking')) parts.push(`burst=${c.burst}/${c.maxBurst}`, `tokensOver=${ruleById.burstTokensWithinBudget.check(c, 'manager') !== null}`);
+  const wait = state.split('.')[1];
+  // A worker's side of the session (its rounds, its waits, a fan-out's team): the manager's guards
+  // are not asked there, and which worker runs changes no edge (the replies fit each one; who
+  // decides its waits is a fact of its own). One fact each keeps the worker's states from being
+  // walked again for every worker and for each way the manager got there.
+  const workerSide =
+    state.startsWith('running.worker') || state.startsWith('running.team') || isToolWait(wait) || wait === 'worker_questions' || wait === 'revision';
+  const parts = [state, ...(workerSide ? [] : [`confirmed=${c.intakeConfirmed}`]), `card=${c.questions !== null}`, `refused=${c.rejections.length > 0}`];
+  // Each wait sets its own deadline and deciders as it opens: those of a closed wait, kept until then, change nothing.
+  // Which notice (burst limit, token budget, a failure): two edges into the wait that shows it with different notices are different edges.
+  if (c.notice && state === 'waiting_user.input') parts.push(`notice=${c.notice.slice(0, 12)}`);
+  if (state.startsWith('waiting_user.')) {
+    // Which rule of the open wait's deadline is current, and whether it names who decides.
+    if (c.waits.deadline) parts.push(`deadline=${c.waits.deadline.level}`);
+    if (c.waits.deciders) parts.push(`deciders=${c.waits.deciders.join(',')}`);
+  }
+  // A round starts (a branch's, in a fan-out): where the burst and the token budget stand. A burst
+  // past its limit is as used up as one at it (the guards ask burst < maxBurst; a fan-out's rounds may pass it).
+  if (state.endsWith('.thinking') || state === 'running.team.working')
+    parts.push(`burst=${Math.min(c.burst, c.maxBurst)}/${c.maxBurst}`, `tokensOver=${ruleById.burstTokensWithinBudget.check(c, 'manager') !== null}`);
+  // A fan-out: each branch's status, in the manager's order (which items wait, which run, which
+  // artifact is the last under review, which held branch goes on first).
+  if (c.team) parts.push(`team=${teamFacts(c.team.branches)}`);
   if (state === 'waiting_user.intake') parts.push(`request=${REQUEST_TAG in c.blackboard}`);
   if (state === 'waiting_user.review_artifact') parts.push(`pending=${c.artifacts.some((a) => a.status === 'pending_review')}`);
-  if (
-    state.startsWith('running.worker') ||
-    ['approve_step', 'worker_questions', 'revision'].some((s) => state.endsWith(s)) ||
-    isToolWait(state.split('.')[1])
-  ) {
-    parts.push(`step=${c.step?.workerId ?? '-'}`);
-  }
+  if (workerSide || wait === 'approve_step') parts.push(`step=${c.step ? 'yes' : '-'}`);
   if (c.reply.boundary) parts.push(`boundary=${c.reply.boundary.tool}`);
   if (c.reply.queue.length) parts.push(`queue=${c.reply.queue.length}`);
   if (c.reply.workerChoice.outputs || c.reply.workerChoice.questions) parts.push('workerChoice');
@@ -170,6 +218,23 @@ function withInertActors(machine: AnyStateMachine): AnyStateMachine {
 }
 
 /**
+ * The machine as the walk steps it, with an exception of the chart (an action or a guard that
+ * throws) told as a TransitionTestError naming the state and the event (`where`), instead of
+ * from deep inside the graph traversal.
+ */
+function telling(machine: AnyStateMachine, where: (s: SessionSnapshot, e: EventObject) => string): AnyStateMachine {
+  const stepped = Object.create(machine) as AnyStateMachine;
+  stepped.transition = (snapshot, event, scope) => {
+    try {
+      return machine.transition(snapshot, event, scope);
+    } catch (error) {
+      throw new TransitionTestError(`${where(snapshot as SessionSnapshot, event)} the machine threw: ${String(error)}`);
+    }
+  };
+  return stepped;
+}
+
+/**
  * Walks `machine` (default: Steward's `sessionMachine`, passed by the entry point) along
  * every shortest path, replays each on a real actor, and reports the transition coverage.
  * Throws a TransitionTestError when a replay disagrees with the walk.
@@ -182,23 +247,51 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
   const userEvents = options.userEvents ?? ((type, snapshot) => userEventsFor(type, snapshot, pkg));
   const managerCatalogue = Object.entries(managerReplies(pkg));
   const workerCatalogues = new Map(pkg.workers.map((w) => [w.id, Object.entries(workerReplies(pkg, w.id))]));
+  const branchCatalogues = new Map(pkg.workers.map((w) => [w.id, Object.entries(branchReplies(pkg, w.id))]));
   const fromReplies = (list: [string, ModelReply][]): ActorResult[] => [
     ...list.map(([label, output]) => ({ output, label })),
     { error: modelFailure, label: 'model failure' },
   ];
-  const actorResults: Record<string, (snapshot: SessionSnapshot) => ActorResult[]> = {
+  const actorResults: Record<string, ActorResults> = {
     toolCall: (snapshot) => [
       ...Object.entries(toolCallOutputs(nextToolCall(snapshot.context))).map(([label, output]) => ({ output, label })),
       { error: new Error('the tool host threw (offered by testAllTransitions)'), label: 'actor failure' },
     ],
     managerTurn: () => fromReplies(managerCatalogue),
-    workerTurn: (snapshot) => {
-      const workerId = snapshot.context.step?.workerId;
-      const replies = workerId === undefined ? undefined : workerCatalogues.get(workerId);
+    // A fan-out's branch is given the session as the branch sees it (its step).
+    workerTurn: (snapshot, spawned) => {
+      const workerId = ((spawned?.input as SessionContext | undefined) ?? snapshot.context).step?.workerId;
+      const replies = workerId === undefined ? undefined : (spawned ? branchCatalogues : workerCatalogues).get(workerId);
       if (!replies) throw new TransitionTestError(`a worker turn runs for "${workerId}", which is not a worker of package "${pkg.id}".`);
       return fromReplies(replies);
     },
     ...options.actorResults,
+  };
+
+  const resultsFor = (id: string, snapshot: SessionSnapshot, spawned?: { id: string; input: unknown }): ActorResult[] => {
+    const results = actorResults[id];
+    if (!results) throw new TransitionTestError(`the machine invokes "${id}", and no results are known for it: pass actorResults.${id} to testAllTransitions.`);
+    return results(snapshot, spawned);
+  };
+  /** The actors the machine spawned whose id starts with `prefix` (those invoked have events of their own): each one's results, by its source. */
+  const spawnedMatching = (snapshot: SessionSnapshot, prefix: string, own: Set<string>) =>
+    Object.entries(snapshot.children as Record<string, AnyActorRef | undefined>)
+      .filter(([id, child]) => child && id.startsWith(prefix) && !own.has(`xstate.done.actor.${id}`) && !own.has(`xstate.error.actor.${id}`))
+      .map(([id, child]) => {
+        const src = typeof child!.src === 'string' ? child!.src : id;
+        return { id, results: () => resultsFor(src, snapshot, { id, input: (child!.getSnapshot() as { input?: unknown }).input }) };
+      });
+  /** The done or error events of actor `id` (as XState sends them: with `actorId`), one per result of that kind. */
+  const actorEvents = (kind: 'done' | 'error', id: string, results: ActorResult[]): EventObject[] => {
+    const type = `xstate.${kind}.actor.${id}`;
+    return results.flatMap((result): EventObject[] => {
+      if (kind === 'done' && 'output' in result) {
+        const event = { type, output: result.output, actorId: id };
+        labels.set(event, `${type}[${result.label ?? '?'}]`);
+        return [event];
+      }
+      return kind === 'error' && 'error' in result ? [{ type, error: result.error, actorId: id } as EventObject] : [];
+    });
   };
 
   const labels = new WeakMap<EventObject, string>();
@@ -216,20 +309,13 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     for (const type of own) {
       const actor = /^xstate\.(done|error)\.actor\.(.+)$/.exec(type);
       if (actor) {
-        const kind = actor[1];
+        const kind = actor[1] as 'done' | 'error';
         const id = actor[2]!; // both groups always match
-        const results = actorResults[id];
-        if (!results)
-          throw new TransitionTestError(`the machine invokes "${id}", and no results are known for it: pass actorResults.${id} to testAllTransitions.`);
-        if (!resultsOf.has(id)) resultsOf.set(id, results(snapshot));
-        for (const result of resultsOf.get(id)!) {
-          if (kind === 'done' && 'output' in result) {
-            const event = { type, output: result.output };
-            labels.set(event, `${type}[${result.label ?? '?'}]`);
-            events.push(event);
-          } else if (kind === 'error' && 'error' in result) {
-            events.push({ type, error: result.error } as EventObject);
-          }
+        // A partial wildcard (`xstate.done.actor.*`): the results of each spawned actor it matches.
+        const finishing = id.endsWith('*') ? spawnedMatching(snapshot, id.slice(0, -1), own) : [{ id, results: () => resultsFor(id, snapshot) }];
+        for (const child of finishing) {
+          if (!resultsOf.has(child.id)) resultsOf.set(child.id, child.results());
+          events.push(...actorEvents(kind, child.id, resultsOf.get(child.id)!));
         }
       } else if ((userEventTypes as string[]).includes(type)) {
         events.push(...userEvents(type as UserEventType, snapshot));
@@ -256,13 +342,21 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
   const walked = withInertActors(machine);
   const defined = definedTransitions(walked.root);
   const covered = new Set<string>();
+  // Taken on a path before any fan-out was proposed on it (the rest needs a package whose workers can run together).
+  const coveredBeforeFanOut = new Set<string>();
   const unknownTaken = new Set<string>();
+  let fannedOut = false;
   const record = (e: InspectionEvent) => {
     if (e.type !== '@xstate.microstep') return;
+    // The snapshot after the microstep: the transition that proposes a fan-out counts as one of it.
+    fannedOut ||= (e.snapshot as SessionSnapshot).context?.team != null;
     for (const t of e._transitions) {
       const id = defined.get(t);
-      if (id) covered.add(id);
-      else unknownTaken.add(`${t.source.id} on ${t.eventType}`);
+      if (!id) unknownTaken.add(`${t.source.id} on ${t.eventType}`);
+      else {
+        covered.add(id);
+        if (!fannedOut) coveredBeforeFanOut.add(id);
+      }
     }
   };
 
@@ -281,15 +375,18 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
   for (const { input, stopWhen } of runs) {
     let found;
     try {
-      found = getShortestPaths(walked, {
-        input,
-        events: offered,
-        // Keyed by facts + the event that led there + the state it came from, so that every
-        // edge of the graph (not just every state) ends some shortest path.
-        serializeState: (s, e, prev) => `${facts(s)} <= ${prev ? stateOf(prev) : ''} / ${label(e)}`,
-        limit: options.limit ?? 200_000,
-        ...(stopWhen ? { stopWhen } : {}),
-      });
+      found = getShortestPaths(
+        telling(walked, (s, e) => `from "${facts(s)}" on ${label(e)}`),
+        {
+          input,
+          events: offered,
+          // Keyed by facts + the event that led there + the state it came from, so that every
+          // edge of the graph (not just every state) ends some shortest path.
+          serializeState: (s, e, prev) => `${facts(s)} <= ${prev ? stateOf(prev) : ''} / ${label(e)}`,
+          limit: options.limit ?? 200_000,
+          ...(stopWhen ? { stopWhen } : {}),
+        },
+      );
     } catch (error) {
       if (error instanceof Error && error.message === 'Traversal limit exceeded') {
         throw new TransitionTestError(
@@ -300,6 +397,7 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
       throw error;
     }
     for (const path of found) {
+      fannedOut = false;
       paths.push(replay(walked, input, path.steps, path.state, { facts, label, record }));
     }
   }
@@ -308,7 +406,8 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
     throw new TransitionTestError(`transitions were taken that the walk of machine.root did not find: ${[...unknownTaken].join('; ')}.`);
   }
   const uncovered = [...defined.values()].filter((id) => !covered.has(id));
-  return { covered: defined.size - uncovered.length, total: defined.size, uncovered, paths };
+  const onlyAfterFanOut = [...defined.values()].filter((id) => covered.has(id) && !coveredBeforeFanOut.has(id));
+  return { covered: defined.size - uncovered.length, total: defined.size, uncovered, paths, onlyAfterFanOut };
 }
 
 interface ReplayTools {
@@ -343,9 +442,69 @@ function approvedWithoutPerson(before: SessionSnapshot, event: EventObject, afte
   if (event.type !== 'deadline_passed') return null;
   if (before.matches({ waiting_user: 'approve_step' }) && after.matches({ running: 'worker' }))
     return `${event.type} started the proposed step without a person's approval.`;
-  const approvedBefore = new Set((before.context.reply.toolCalls ?? []).filter((c) => c.status === 'approved').map((c) => c.callId));
-  const approvedNow = (after.context.reply.toolCalls ?? []).find((c) => c.status === 'approved' && !approvedBefore.has(c.callId));
-  return approvedNow ? `${event.type} approved call ${approvedNow.callId} without a person.` : null;
+  // The calls of the reply, and of a fan-out's held branches (one may go on alone as the deadline's edge leaves).
+  const callsOf = ({ context }: SessionSnapshot) => [context.reply, ...(context.team?.branches ?? []).map((b) => b.reply)].flatMap((r) => r?.toolCalls ?? []);
+  const approvedBefore = new Set(
+    callsOf(before)
+      .filter((c) => c.status === 'approved')
+      .map((c) => c.callId),
+  );
+  const approvedNow = callsOf(after).find((c) => c.status === 'approved' && !approvedBefore.has(c.callId));
+  if (approvedNow) return `${event.type} approved call ${approvedNow.callId} without a person.`;
+  // A fan-out's steps: one that waited for a person is rejected (it leaves the team), never started.
+  const waited = new Set(branchesIn(before.context, 'proposed').map((b) => b.item));
+  const started = after.context.team?.branches.find((b) => waited.has(b.item) && b.status !== 'proposed');
+  return started ? `${event.type} approved step ${started.item} of the fan-out without a person (it is ${started.status}).` : null;
+}
+
+/**
+ * Rule 6 and the token budget: a manager's or a worker's model round starts only while the burst
+ * is below maxBurst and the next call fits the budget; else the session waits for the user.
+ * Null when that holds (or no such round starts).
+ */
+function roundPastBurst(snapshot: SessionSnapshot): string | null {
+  const state = stateOf(snapshot);
+  if (state !== 'running.manager.thinking' && state !== 'running.worker.thinking') return null;
+  const c = snapshot.context;
+  if (c.burst >= c.maxBurst) return `a model round started in ${state} with the burst used up (${c.burst}/${c.maxBurst}).`;
+  return ruleById.burstTokensWithinBudget.check(c, 'manager') ? `a model round started in ${state} over the burst's token budget.` : null;
+}
+
+/**
+ * A fan-out never loses a branch: a branch that runs has its model round under way (the actor
+ * `branch:<item>`) and every such actor is a running branch's; the team works while, and only
+ * while, a branch runs; a step waits (or, approved, waits for the others) only in approve_step,
+ * an artifact only for the fan-in and its review; no branch stays focused after its reply was checked; and the
+ * manager's next round (or the end) comes only once no branch is left. Null when that holds.
+ *
+ * @example
+ * expect(lostBranch(actor.getSnapshot())).toBeNull();
+ */
+export function lostBranch(snapshot: SessionSnapshot): string | null {
+  const branches = snapshot.context.team?.branches ?? [];
+  const state = stateOf(snapshot);
+  const children = snapshot.children as Record<string, AnyActorRef | undefined>;
+  const running = branches.filter((b) => b.status === 'running');
+  const idle = running.find((b) => !children[branchActorId(b.item)]);
+  if (idle) return `branch ${idle.item} runs, yet no actor runs its round.`;
+  const orphan = Object.keys(children).find((id) => children[id] && itemOfActor(id) !== undefined && !running.some((b) => branchActorId(b.item) === id));
+  if (orphan) return `the actor ${orphan} runs a round for no running branch.`;
+  if (running.length > 0 && state !== 'running.team.working') return `${running.length} branch(es) run while the session is in ${state}.`;
+  if (running.length === 0 && state === 'running.team.working') return 'the team works with no branch running: nothing will ever end the state.';
+  // A step waits, or was approved and waits for the others to be decided; an artifact waits for its review (the fan-in).
+  const allowed: Partial<Record<BranchStatus, string[]>> = {
+    proposed: ['waiting_user.approve_step'],
+    approved: ['waiting_user.approve_step'],
+    submitted: ['running.team.working', 'waiting_user.review_artifact'],
+  };
+  const misplaced = branches.find((b) => allowed[b.status] && !allowed[b.status]!.includes(state));
+  if (misplaced) return `branch ${misplaced.item} is ${misplaced.status} while the session is in ${state}.`;
+  if (state === 'waiting_user.approve_step' && branches.length > 0 && !branches.some((b) => b.status === 'proposed'))
+    return 'the fan-out waits for a decision on no step.';
+  if (snapshot.context.team?.focus) return `branch ${snapshot.context.team.focus.item} is still focused after its reply was checked.`;
+  if (branches.length > 0 && (state === 'running.manager.thinking' || state === 'done'))
+    return `${state === 'done' ? 'the session ended' : 'the manager goes on'} with branch(es) ${branches.map((b) => `${b.item} (${b.status})`).join(', ')} left over.`;
+  return null;
 }
 
 /** JSON of a context without its rejection log (a refused event may change only that). */
@@ -376,8 +535,8 @@ function replay(
       if (after.status === 'error') throw new TransitionTestError(where(`${at} the actor failed: ${String(after.error)}`));
       if (facts(after) !== facts(step.state))
         throw new TransitionTestError(where(`${at} the actor is in "${facts(after)}", the walk in "${facts(step.state)}".`));
-      const unapproved = unapprovedToolCall(after) ?? approvedWithoutPerson(before, step.event, after);
-      if (unapproved) throw new TransitionTestError(where(`${at} ${unapproved}`));
+      const broken = unapprovedToolCall(after) ?? approvedWithoutPerson(before, step.event, after) ?? lostBranch(after) ?? roundPastBurst(after);
+      if (broken) throw new TransitionTestError(where(`${at} ${broken}`));
       const refused = after.context.rejections.length > before.context.rejections.length;
       if (refused && (stateOf(after) !== stateOf(before) || withoutRejections(after) !== withoutRejections(before))) {
         throw new TransitionTestError(where(`${at} the event was refused, yet the state or context changed beyond the rejection log.`));

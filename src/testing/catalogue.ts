@@ -1,5 +1,5 @@
 /**
- * What `testAllTransitions` offers the machine by default: a two-worker test package, every
+ * What `testAllTransitions` offers the machine by default: a three-worker test package (two of its workers may run at once), every
  * kind of manager and worker reply (valid tools, the contract's JSON replies, each validation rule broken)
  * and concrete payloads for every user event (right and wrong artifact ids, unknown packages).
  * Everything is derived from the package under test, so an app's own package works too.
@@ -11,16 +11,22 @@ import type { UserEvent, UserEventType } from '../core/machines/session.events.j
 import type { ModelReply, ToolCall } from '../core/models/model.js';
 import type { PinnedTool, ToolCallInput, ToolCallOutput, ToolCallVerdict } from '../core/tools/server-tools.js';
 import { askingToolCall, interruptedToolCall, pendingToolCalls } from '../core/machines/tool-calls.js';
+import { branchesIn } from '../core/machines/team.js';
 import { type DECISION_WAITS, type DeadlinePassedEvent, type DeadlinePolicy, type DeadlineRule } from '../core/machines/deadlines.js';
 
-/** A package shaped like the bundled `tiny` one: a chain of two workers, no roles. */
+/**
+ * A package shaped like the bundled `tiny` one (a chain of two workers, no roles), plus a third
+ * worker that reads only the request: it is independent of the first, so the manager may run
+ * both at once (a fan-out, which `tiny`'s chain never allows).
+ */
 export const testingPackage: PackageInfo = {
   id: 'two-step',
   title: 'Two-step test package',
-  description: 'One worker writes a note from the request, the next one summarizes it.',
+  description: 'One worker writes a note from the request, the next one summarizes it; another tags the request meanwhile.',
   workers: [
     { id: 'noter', title: 'Noter', description: 'Restates the request as a note.', inputTags: [REQUEST_TAG], outputTags: ['note'], roles: [] },
     { id: 'summarizer', title: 'Summarizer', description: 'Summarizes the note.', inputTags: ['note'], outputTags: ['summary'], roles: [] },
+    { id: 'tagger', title: 'Tagger', description: 'Lists keywords of the request.', inputTags: [REQUEST_TAG], outputTags: ['keywords'], roles: [] },
   ],
 };
 
@@ -57,8 +63,56 @@ const reply = (toolCalls: ToolCall[], content: string | null = null): ModelReply
 /** Usage of the replies that report it: with the walk's maxBurstTokens (1,000) one such call leaves too little for the next. */
 export const COSTLY_USAGE = { promptTokens: 600, completionTokens: 100 };
 
+type Worker = PackageInfo['workers'][number];
+
 /**
- * Every kind of manager reply: valid loop and boundary tools, the one-shot JSON decision, and each rule broken.
+ * Two workers the manager may run at once whatever the blackboard holds beyond the request:
+ * each reads only the request, and they write different tags (rules.ts: workersIndependent).
+ */
+function independentPair(workers: readonly Worker[]): [Worker, Worker] | undefined {
+  const readsRequestOnly = workers.filter((w) => w.inputTags.every((t) => t === REQUEST_TAG));
+  for (const [i, a] of readsRequestOnly.entries()) {
+    const b = readsRequestOnly.slice(i + 1).find((w) => !w.outputTags.some((t) => a.outputTags.includes(t)));
+    if (b) return [a, b];
+  }
+  return undefined;
+}
+
+/** A worker and one that reads what it writes: they may not run at once. */
+function dependentPair(workers: readonly Worker[]): [Worker, Worker] | undefined {
+  for (const a of workers) {
+    const b = workers.find((w) => w !== a && w.inputTags.some((t) => a.outputTags.includes(t)));
+    if (b) return [a, b];
+  }
+  return undefined;
+}
+
+const runWorker = (worker: Worker, requiresApproval: boolean, id: string) =>
+  toolCall('run_worker', { workerId: worker.id, reason: `Run ${worker.id}.`, requiresApproval }, id);
+
+/**
+ * Replies with several run_worker calls: a fan-out of two independent workers (each step
+ * waiting for a person, one of them, or none) when the package has two, and a second call that
+ * depends on the first (refused by workersIndependent; the first goes on alone).
+ */
+function fanOutReplies(pkg: PackageInfo): Record<string, TurnOutput> {
+  const replies: Record<string, TurnOutput> = {};
+  const pair = independentPair(pkg.workers);
+  if (pair) {
+    const [a, b] = pair;
+    // The same call ids in each: a decision or a branch's reply names the same item whichever reply proposed it.
+    replies.fan_out_with_approval = reply([runWorker(a, true, 'call_f1'), runWorker(b, true, 'call_f2')]);
+    replies.fan_out_one_approval = reply([runWorker(a, false, 'call_f1'), runWorker(b, true, 'call_f2')]);
+    replies.fan_out_without_approval = reply([runWorker(a, false, 'call_f1'), runWorker(b, false, 'call_f2')]);
+  }
+  const tied = dependentPair(pkg.workers);
+  if (tied) replies.fan_out_dependent = reply([runWorker(tied[0], false, 'call_f1'), runWorker(tied[1], false, 'call_f2')]);
+  return replies;
+}
+
+/**
+ * Every kind of manager reply: valid loop and boundary tools, the one-shot JSON decision, each
+ * rule broken, and several run_worker calls in one reply (a fan-out, where the package allows one).
  *
  * @example
  * const reply = managerReplies(testingPackage).finish;
@@ -128,6 +182,7 @@ export function managerReplies(pkg: PackageInfo): Record<string, TurnOutput> {
     ]),
     loop_then_finish: reply([toolCall('list_artifacts', {}, 'call_f1'), toolCall('finish', { summary: 'Done after a look.' }, 'call_f2')]),
     two_loops_costly: { ...reply([toolCall('list_workers', {}, 'call_c1'), toolCall('list_artifacts', {}, 'call_c2')]), usage: COSTLY_USAGE },
+    ...fanOutReplies(pkg),
   };
 }
 
@@ -225,6 +280,21 @@ export function workerReplies(pkg: PackageInfo, workerId: string): Record<string
 }
 
 /**
+ * The worker replies a fan-out's branch is offered: one for each way a branch's reply is routed
+ * (`running.team.routing`: tool calls that wait for a person or are ready, a submit, questions,
+ * another round, the token budget used up). The other replies take the worker rules' edges,
+ * which a single worker's replies take already, and would only multiply the walk.
+ *
+ * @example
+ * const replies = branchReplies(testingPackage, 'tagger'); // { submit, ask_only, tool_write, … }
+ */
+export function branchReplies(pkg: PackageInfo, workerId: string): Record<string, TurnOutput> {
+  const all = workerReplies(pkg, workerId);
+  return Object.fromEntries(BRANCH_REPLY_KINDS.map((kind) => [kind, all[kind]!]));
+}
+const BRANCH_REPLY_KINDS = ['submit', 'ask_only', 'tool_write', 'tool_read', 'no_calls', 'no_calls_costly'] as const;
+
+/**
  * What a `toolCall` actor may finish with, for the call it was given: a result, an error the
  * server reported, a failure (timeout, crash), the tool changed since the approval.
  *
@@ -258,9 +328,30 @@ export function toolCallOutputs({ item: { callId }, pinned }: ToolCallInput): Re
 
 const WRONG_ARTIFACT = 'a99';
 
-/** A role of the proposed step's worker, if it has one (an edit to it passes the guard). */
-function roleOf(context: SessionContext, pkg: PackageInfo): string | undefined {
-  return pkg.workers.find((w) => w.id === context.step?.workerId)?.roles[0]?.id;
+/** A role of the worker, if it has one (an edit to it passes the guard). */
+function roleOf(workerId: string | undefined, pkg: PackageInfo): string | undefined {
+  return pkg.workers.find((w) => w.id === workerId)?.roles[0]?.id;
+}
+
+/**
+ * Decisions on the steps of a fan-out: each step that waits (the first also with edits, and
+ * with a role it does not have), one already decided, an unknown item, and no item at all.
+ */
+function teamStepEvents(type: 'user_approved_next_step' | 'user_rejected_next_step', context: SessionContext, pkg: PackageInfo): UserEvent[] {
+  const [first, ...others] = branchesIn(context, 'proposed');
+  if (!first) return [];
+  const decided = branchesIn(context, 'approved')[0];
+  const role = roleOf(first.step.workerId, pkg);
+  const each: UserEvent[] =
+    type === 'user_approved_next_step'
+      ? [
+          { type, item: first.item },
+          ...others.map((b) => ({ type, item: b.item })),
+          { type, item: first.item, by: 'tester', edits: { reason: 'The edited task.', ...(role ? { roleId: role } : {}) } },
+          { type, item: first.item, edits: { roleId: 'no-such-role' } },
+        ]
+      : [first, ...others].map((b) => ({ type, item: b.item, reason: 'Not now.' }));
+  return [...each, ...(decided ? [{ type, item: decided.item }] : []), { type, item: 'call_unknown' }, { type }];
 }
 
 /** Concrete payloads for a user event type, for the session as it is now. */
@@ -290,6 +381,8 @@ export function deadlineEventsFor(snapshot: SessionSnapshot): DeadlinePassedEven
 
 function userEventsOfType(type: UserEventType, snapshot: SessionSnapshot, pkg: PackageInfo): UserEvent[] {
   const { context } = snapshot;
+  // Several artifacts are under review after a fan-out: each is decided on its own.
+  const underReview = context.artifacts.filter((a) => a.status === 'pending_review').map((a) => a.id);
   const pendingArtifact = context.artifacts.find((a) => a.status === 'pending_review');
   const pending = pendingArtifact?.id;
   const pendingTag = pendingArtifact && Object.keys(pendingArtifact.tags)[0];
@@ -303,17 +396,23 @@ function userEventsOfType(type: UserEventType, snapshot: SessionSnapshot, pkg: P
       return [{ type, text: 'A short note about otters.' }];
     case 'user_confirmed_intake':
       return [{ type }];
-    case 'user_approved_next_step':
+    case 'user_approved_next_step': {
+      const items = teamStepEvents(type, context, pkg);
+      if (items.length) return items;
+      const role = roleOf(context.step?.workerId, pkg);
       return [
         { type },
-        { type, by: 'tester', edits: { reason: 'The edited task.', ...(roleOf(context, pkg) ? { roleId: roleOf(context, pkg)! } : {}) } },
+        { type, by: 'tester', edits: { reason: 'The edited task.', ...(role ? { roleId: role } : {}) } },
         { type, edits: { roleId: 'no-such-role' } },
       ];
-    case 'user_rejected_next_step':
-      return [{ type, reason: 'Not now.' }];
+    }
+    case 'user_rejected_next_step': {
+      const items = teamStepEvents(type, context, pkg);
+      return items.length ? items : [{ type, reason: 'Not now.' }];
+    }
     case 'user_accepted_artifact':
       return [
-        ...(pending ? [{ type, artifactId: pending }] : []),
+        ...underReview.map((artifactId) => ({ type, artifactId })),
         ...(pending && pendingTag
           ? [
               { type, artifactId: pending, by: 'tester', edits: { [pendingTag]: "The user's version." } },
@@ -323,7 +422,7 @@ function userEventsOfType(type: UserEventType, snapshot: SessionSnapshot, pkg: P
         { type, artifactId: WRONG_ARTIFACT },
       ];
     case 'user_rejected_artifact':
-      return [...(pending ? [{ type, artifactId: pending, reason: 'Shorter.' }] : []), { type, artifactId: WRONG_ARTIFACT }];
+      return [...underReview.map((artifactId) => ({ type, artifactId, reason: 'Shorter.' })), { type, artifactId: WRONG_ARTIFACT }];
     case 'user_answered_questions':
       return [{ type, answers: { q1: 'Cheerful.' } }];
     case 'user_skipped_questions':

@@ -7,11 +7,11 @@
  * catalogue) — each must reach 100%.
  */
 import { describe, expect, it } from 'vitest';
-import { fromPromise } from 'xstate';
+import { assign, fromPromise } from 'xstate';
 import { loadPackages, TransitionTestError } from '../../src/index.js';
 import { callsOfWait } from '../../src/core/tools/server-tools.js';
 import { sessionMachine, type PackageInfo, type SessionContext, type TurnOutput } from '../../src/machine.js';
-import { managerReplies, sessionFacts, testAllTransitions, testingPackage, type TestAllTransitionsResult } from '../../src/testing.js';
+import { managerReplies, sessionFacts, testAllTransitions, testingPackage, workerReplies, type TestAllTransitionsResult } from '../../src/testing.js';
 import { InterruptSchema } from '@ag-ui/core/schemas';
 import { answerOf, answerSchema, eventForAnswer, INTERRUPT_REASONS, interruptFor } from '../../src/protocols/ag-ui/interrupts.js';
 import { TaskState, TaskStatus } from '@a2a-js/sdk';
@@ -19,6 +19,13 @@ import { statusOf } from '../../src/protocols/a2a/tasks.js';
 import { UserEventSchema, type UserEventType } from '../../src/core/machines/session.events.js';
 import { sessionView, type SessionView } from '../../src/core/view.js';
 import type { SessionSnapshot } from '../../src/core/machines/session-snapshot.js';
+import * as team from '../../src/core/machines/team.js';
+
+/** Every step of the fan-out that waits, approved (what only a person may do). */
+const approveAll = (context: SessionContext): Partial<SessionContext> =>
+  team
+    .branchesIn(context, 'proposed')
+    .reduce<Partial<SessionContext>>((done, b) => ({ ...done, ...team.approveTeamStep({ ...context, ...done }, b.item, undefined) }), {});
 
 function report(name: string, result: TestAllTransitionsResult): void {
   console.log(`transitions covered: ${result.covered}/${result.total} (${name}, ${result.paths.length} paths replayed)`);
@@ -51,6 +58,26 @@ function sampleAnswer(type: UserEventType, view: SessionView): unknown {
   return answers[type];
 }
 
+/** The walk with no arguments (the default machine and the test package, whose workers may fan out); two tests read it. */
+let defaultsWalk: TestAllTransitionsResult | undefined;
+const walkWithDefaults = (): TestAllTransitionsResult => (defaultsWalk ??= testAllTransitions());
+
+/**
+ * `tiny`'s two workers are chained (summarize reads echo's note), so the manager can never run
+ * them at once: its walk covers every transition but those only a fan-out reaches. Each of those
+ * must be one the test package's walk takes only after a fan-out, and takes: a transition no
+ * walk covers, or one the tiny walk should cover and does not, fails.
+ */
+function expectTinyCoversAllButFanOut(tinyResult: TestAllTransitionsResult): void {
+  const defaults = walkWithDefaults();
+  const afterFanOut = new Set(defaults.onlyAfterFanOut);
+  const coveredByDefaults = new Set(defaults.uncovered);
+  const missed = tinyResult.uncovered.filter((t) => !afterFanOut.has(t));
+  expect(missed, `transitions the tiny walk never takes, though the test package's walk takes them without a fan-out:\n${missed.join('\n')}`).toEqual([]);
+  const nowhere = tinyResult.uncovered.filter((t) => coveredByDefaults.has(t));
+  expect(nowhere, `transitions no walk takes:\n${nowhere.join('\n')}`).toEqual([]);
+}
+
 /**
  * The walk of the default machine with `tiny` and every wait it passed through (by its facts, which
  * are sessionFacts' own). Two tests read it; the first to run makes it, as both would have made
@@ -75,7 +102,7 @@ function walkWithTiny(): { result: TestAllTransitionsResult; waits: Map<string, 
 describe('session machine, model-based (testAllTransitions)', { timeout: 120_000 }, () => {
   it('gives every wait of the chart an AG-UI interrupt that fits the protocol (and the A2A input-required status that carries it), whose schema takes an answer for each event the wait declares', () => {
     const { result, waits } = walkWithTiny();
-    expect(result.uncovered).toEqual([]);
+    expectTinyCoversAllButFanOut(result);
     const reasons = new Set<string>();
     for (const snapshot of waits.values()) {
       const view = sessionView(snapshot);
@@ -105,9 +132,15 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
     expect([...reasons].sort()).toEqual(Object.keys(INTERRUPT_REASONS).sort());
   });
 
-  it('covers every transition of the default machine with the bundled tiny package', () => {
+  it('covers every transition of the default machine with the bundled tiny package but those only a fan-out reaches, which the test package covers', () => {
     const { result } = walkWithTiny();
-    report('tiny', result);
+    console.log(
+      `transitions covered: ${result.covered}/${result.total} (tiny, ${result.paths.length} paths replayed; ` +
+        `the other ${result.uncovered.length} only a fan-out reaches, covered by the test package's walk)`,
+    );
+    expectTinyCoversAllButFanOut(result);
+    // A fan-out is out of tiny's reach: what it leaves is the fan-out's, and there is some.
+    expect(result.uncovered.length).toBeGreaterThan(0);
     const reached = new Set(result.paths.map((p) => p.state));
     for (const state of [
       'waiting_user.skill_selection',
@@ -131,7 +164,10 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
   });
 
   it('covers every transition with no arguments (the default machine and test package)', () => {
-    report('defaults', testAllTransitions());
+    const result = walkWithDefaults();
+    report('defaults', result);
+    // The test package's third worker lets the manager fan out: the walk goes through the team.
+    expect(result.onlyAfterFanOut.length).toBeGreaterThan(0);
   });
 
   it('covers every transition of a provide()d machine with different actors', () => {
@@ -165,5 +201,40 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
     expect(() => testAllTransitions(sessionMachine, { legacyCatalog: false, actorResults: { managerTurn: undefined as never } })).toThrow(
       new TransitionTestError('the machine invokes "managerTurn", and no results are known for it: pass actorResults.managerTurn to testAllTransitions.'),
     );
+  });
+
+  describe('fails on a chart that breaks an invariant of the fan-out or of the burst', () => {
+    // The manager only fans out (each step waiting for a person) or finishes, and a worker only submits: a small walk through the team.
+    const fanOutOnly = {
+      legacyCatalog: false,
+      actorResults: {
+        managerTurn: () => [
+          { output: managerReplies(testingPackage).fan_out_with_approval, label: 'fan_out_with_approval' },
+          { output: managerReplies(testingPackage).finish, label: 'finish' },
+        ],
+        workerTurn: () => [{ output: workerReplies(testingPackage, 'noter').submit, label: 'submit' }],
+      },
+    };
+
+    it('a deadline that approves the steps of a fan-out', () => {
+      const approving = sessionMachine.provide({
+        actions: { expireTeamSteps: assign(({ context }) => team.startBranches({ ...context, ...approveAll(context) })) },
+      });
+      expect(() => testAllTransitions(approving, fanOutOnly)).toThrow(/deadline_passed approved step call_f\d of the fan-out without a person/);
+    });
+
+    it('branches marked running whose rounds never start', () => {
+      const idle = sessionMachine.provide({ actions: { startBranches: assign(({ context }) => team.startBranches(context)) } });
+      expect(() => testAllTransitions(idle, fanOutOnly)).toThrow(/branch call_f\d runs, yet no actor runs its round/);
+    });
+
+    it('a model round past the burst', () => {
+      const unlimited = sessionMachine.provide({ guards: { burstUsedUp: () => false } });
+      const loops = {
+        legacyCatalog: false,
+        actorResults: { managerTurn: () => [{ output: managerReplies(testingPackage).list_workers, label: 'list_workers' }] },
+      };
+      expect(() => testAllTransitions(unlimited, loops)).toThrow(/a model round started in running\.\w+\.thinking with the burst used up/);
+    });
   });
 });

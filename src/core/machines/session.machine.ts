@@ -755,8 +755,16 @@ export const sessionMachine = setup({
           initial: 'starting',
           states: {
             // Transient: a worker of a fan-out that still waits (held) goes on before the manager's next round.
+            // After a fan-in its branches' rounds count: the manager's round, like any, starts only within the
+            // burst (rule 6) and the token budget, else the user is asked (without it a fan-out whose branches
+            // stop at the limit hands back to a manager that fans out again, with no user action ever).
             starting: {
-              always: [{ guard: 'branchHeld', target: '#session.running.team.resuming' }, { target: 'thinking' }],
+              always: [
+                { guard: 'branchHeld', target: '#session.running.team.resuming' },
+                { guard: 'burstUsedUp', target: '#session.waiting_user.input', actions: 'noticeBurstLimit' },
+                { guard: 'burstTokensWithinBudget', target: 'thinking' },
+                { target: '#session.waiting_user.input', actions: 'noticeTokenBudget' },
+              ],
             },
             thinking: {
               entry: [

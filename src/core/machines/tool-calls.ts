@@ -253,11 +253,13 @@ export function reopenChangedTool(ctx: SessionContext, output: Extract<ToolCallO
 
 /**
  * The new package version a session upgrades to (`steward upgrade`), re-pinning its tools: the
- * next worker turn pins them as they are then. Only the definitions the reply's open calls are
- * bound to stay pinned, so a wait in progress keeps what it shows; the session's tool variables stay too.
+ * next worker turn pins them as they are then. Only the definitions the open calls are bound to
+ * (the reply's, and a held branch's) stay pinned, so a wait in progress keeps what it shows; the session's tool variables stay too.
  */
 export function repinnedPackage(ctx: SessionContext, next: PackageInfo): PackageInfo {
-  const open = (ctx.reply.toolCalls ?? []).filter((c) => c.status !== 'rejected' && c.status !== 'done');
+  // The reply under way, and those of a fan-out's held branches (team.ts): their calls run after the fan-in.
+  const replies = [ctx.reply, ...(ctx.team?.branches ?? []).map((b) => b.reply)];
+  const open = replies.flatMap((r) => r?.toolCalls ?? []).filter((c) => c.status !== 'rejected' && c.status !== 'done');
   const kept = (ctx.package?.pinnedTools ?? []).filter((p) => open.some((c) => c.server === p.server && c.tool === p.name));
   const { pinnedTools: _old, toolVariables: _theirs, ...rest } = next;
   const variables = ctx.package?.toolVariables;
