@@ -129,7 +129,9 @@ const BRANCH_CODES: Record<BranchStatus, string> = { proposed: 'p', approved: 'a
 function teamFacts(branches: readonly Branch[]): string {
   if (branches.every((b) => b.status === 'held' || b.status === 'asked')) return 'held';
   // A held branch's tool calls, by status: whether it goes on to a person's decision or to a run (and what that run needs) once resumed.
-  const code = (b: Branch) => BRANCH_CODES[b.status] + (b.reply?.toolCalls ? `(${b.reply.toolCalls.map((t) => t.status[0]).join('')})` : '');
+  // A running branch that replied before (its next round, `+`) is told apart from one on its first: the edge that starts a next round leads to a state of its own.
+  const again = (b: Branch) => (b.status === 'running' && b.transcript.total > 0 ? '+' : '');
+  const code = (b: Branch) => BRANCH_CODES[b.status] + again(b) + (b.reply?.toolCalls ? `(${b.reply.toolCalls.map((t) => t.status[0]).join('')})` : '');
   return branches.map(code).join('');
 }
 

@@ -21,7 +21,7 @@ import type { SessionContext } from './session.context.js';
 import { askingToolCall, interruptedToolCall, offeredToolNames, pendingToolCalls, verdictOf } from './tool-calls.js';
 import type { UserEvent } from './session.events.js';
 import { CLOSED_WAIT_GUARD } from './waits.js';
-import { branchesIn, teamArtifactsUnderReview } from './team.js';
+import { branchesIn, roundsUnderWay, teamArtifactsUnderReview } from './team.js';
 import { independent, ofItems, teamArtifactRefusal, teamStepRefusal } from './fan-out-rules.js';
 
 export type RuleId =
@@ -148,10 +148,10 @@ export const RULES: readonly Rule[] = [
     actors: ['manager', 'worker'],
     label: 'rule 6: burst used up',
     doc:
-      'Another model round runs only while the burst (rounds since the last user action) is below ' +
+      'Another model round runs only while the burst (rounds since the last user action, those of a fan-out under way included) is below ' +
       'maxBurst; else the session waits for the user with a notice.',
     check: (context) => {
-      const found = checkBurstWithinLimit(context.burst, context.maxBurst);
+      const found = checkBurstWithinLimit(context.burst + roundsUnderWay(context), context.maxBurst);
       return found && { rule: 'burstWithinLimit', ...found };
     },
   },

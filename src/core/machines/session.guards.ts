@@ -80,7 +80,6 @@ export const sessionGuards = {
   isBranchTurn: ({ context, event }: GuardArgs) => branchOf(context, itemOfActor((event as { actorId?: unknown }).actorId))?.status === 'running',
   // The reply under check is a branch's (focused for one pass of the worker rules).
   checksBranch: ({ context }: GuardArgs) => context.team?.focus != null,
-  noBranchApproved: ({ context }: GuardArgs) => branchesIn(context, 'approved').length === 0,
   branchesRunning: ({ context }: GuardArgs) => branchesIn(context, 'running').length > 0,
   teamArtifactsPending: ({ context }: GuardArgs) => teamArtifactsUnderReview(context).length > 0,
   branchHeld: ({ context }: GuardArgs) => nextHeldBranch(context) !== undefined,

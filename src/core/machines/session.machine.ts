@@ -409,12 +409,14 @@ export const sessionMachine = setup({
     startBranches: enqueueActions(({ context, enqueue }) => {
       const started = { ...context, ...team.startBranches(context) };
       for (const branch of team.branchesIn(context, 'approved')) {
-        const running = team.branchOf(started, branch.item)!;
+        const running = team.branchOf(started, branch.item);
+        if (!running) continue; // no room in the burst: it stopped (the notice below)
         const input = team.branchContext(context, running);
         enqueue.emit({ type: 'round_started', ...report.roundOf(input, 'worker'), round: running.round! });
         enqueue.spawnChild('workerTurn', { id: team.branchActorId(branch.item), input });
       }
       enqueue.assign(started);
+      if (started.notice !== context.notice) enqueue.emit(noticed(started));
     }),
     /** A branch's round replied: the branch is focused, and its reply goes through the worker rules like a single worker's. */
     acceptBranchReply: enqueueActions(({ context, event, enqueue }) => {
@@ -922,12 +924,10 @@ export const sessionMachine = setup({
         team: {
           initial: 'starting',
           states: {
-            // Transient: the approved branches start together; with none approved the manager goes on.
+            // Transient: the approved branches start together, as far as the burst has room (none
+            // approved, or no room: joining finds none running and goes on).
             starting: {
-              always: [
-                { guard: 'noBranchApproved', target: 'joining' },
-                { target: 'working', actions: 'startBranches' },
-              ],
+              always: { target: 'joining', actions: 'startBranches' },
             },
             working: {
               entry: { type: 'announceState', params: { state: 'running.team.working' } },

@@ -124,7 +124,8 @@ export function proposeTeam(context: SessionContext): Update {
     status: stepNeedsApproval(step) ? 'proposed' : 'approved',
     transcript: EMPTY_TRANSCRIPT,
   }));
-  return { team: { branches, focus: null }, step: null, reply: NO_REPLY };
+  // Like a single worker's run, a fan-out means the request was understood: a later ask_user is no clarification.
+  return { team: { branches, focus: null }, step: null, reply: NO_REPLY, intakeConfirmed: true };
 }
 
 /** The step of one item, approved (maybe edited: the manager is told, as for a single step). */
@@ -161,15 +162,27 @@ function nextRound(branches: readonly Branch[], context: SessionContext): number
   return Math.max(context.ledger.rounds, ...branches.map((b) => (b.status === 'running' ? (b.round ?? 0) : 0))) + 1;
 }
 
-/** The approved branches start together (the chart spawns their rounds): each is running, its round numbered. */
+/** The rounds of a fan-out under way besides the branch whose reply is being checked: rule 6 counts them. */
+export function roundsUnderWay(context: SessionContext): number {
+  return branchesIn(context, 'running').filter((b) => b.item !== context.team?.focus?.item).length;
+}
+
+/**
+ * The approved branches start together (the chart spawns their rounds), as far as the burst
+ * has room: each is running, its round numbered. One with no room left stops as a single
+ * worker does at the burst limit (the manager is told, the session shows the notice).
+ */
 export function startBranches(context: SessionContext): Update {
-  return withBranches(context, (list) => {
-    const started = [...list];
-    started.forEach((b, i) => {
-      if (b.status === 'approved') started[i] = { ...b, status: 'running', round: nextRound(started, context) };
-    });
-    return started;
-  });
+  let next: SessionContext = context;
+  for (const branch of branchesIn(context, 'approved')) {
+    if (next.burst + roundsUnderWay(next) < next.maxBurst) {
+      next = { ...next, ...withBranches(next, (list) => replaced(list, branch.item, { ...branch, status: 'running', round: nextRound(list, next) })) };
+      continue;
+    }
+    const { notice, transcripts } = update.noticeWorkerBurstLimit({ ...next, step: branch.step });
+    next = { ...next, notice: notice ?? null, transcripts: transcripts!, ...withBranches(next, (list) => replaced(list, branch.item, null)) };
+  }
+  return { team: next.team, notice: next.notice, transcripts: next.transcripts };
 }
 
 // ── a branch's reply, checked by the worker rules ─────────────────────────────
