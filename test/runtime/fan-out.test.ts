@@ -312,3 +312,18 @@ describe("a fan-out's streamed replies", () => {
     expect(Object.fromEntries(drafts)).toEqual(Object.fromEntries(TRIO.map((id) => [`${id}/${id}`, `The ${id} note.`])));
   });
 });
+
+describe('a fan-out and the burst', () => {
+  it('starts its branches as far as the burst has room; the others stop as a worker does at the limit, and the manager is told', async () => {
+    const model = new TrioModel([runTogether(TRIO)], (id) => submitOwn(id));
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs12')) }).createSession({ packageId: 'trio', maxBurst: 2 });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    // The manager's round used one of the two: one branch starts.
+    expect([...model.started.keys()]).toEqual(['north']);
+    expect(session.view()).toMatchObject({ state: 'waiting_user.review_artifact', burst: 2 });
+    expect(session.view().notice).toContain('used all 2 rounds');
+    const manager = await session.transcript('manager');
+    for (const worker of ['south', 'east'])
+      expect(manager.some((m) => typeof m.content === 'string' && m.content.includes(`The worker ${worker} used all 2 rounds`))).toBe(true);
+  });
+});
