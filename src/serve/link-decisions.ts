@@ -36,11 +36,16 @@ const EVENTS: Partial<Record<WaitingReason, Partial<Record<LinkDecision, UserEve
  */
 export function linkDecisions(view: SessionView): LinkDecision[] {
   const events = view.waitingReason ? EVENTS[view.waitingReason] : undefined;
-  if (!events) return [];
+  if (!events || itemsWait(view)) return [];
   const offered = LINK_DECISIONS.filter((d) => events[d] !== undefined && view.enabledEvents.includes(events[d]));
   // Questions on an input wait: answer them (or skip them); free input is for a wait without any.
   return offered.includes('answer') ? offered.filter((d) => d !== 'reply') : offered;
 }
+
+/** Whether the wait is a fan-out's, whose steps or artifacts are items decided one by one (a link names no item). */
+const itemsWait = (view: SessionView): boolean =>
+  (view.waitingReason === 'approve_step' || view.waitingReason === 'review_artifact') &&
+  (view.team?.some((t) => t.status === 'proposed' || t.status === 'submitted') ?? false);
 
 /** The waits a link can decide, for messages. */
 export const LINK_WAITS = Object.keys(EVENTS) as WaitingReason[];
@@ -63,6 +68,13 @@ export function whyNoLink(view: SessionView, recipient: string, workers: readonl
       message:
         `${wait !== undefined ? `Wait ${wait} is not open` : 'No wait is open'}: the session is ${view.state}` +
         `${view.wait !== undefined ? ` (wait ${view.wait})` : ''}. Make the link once it waits for the decision.`,
+    };
+  if (itemsWait(view))
+    return {
+      code: 'event_refused',
+      message:
+        `The session waits for the items of a fan-out, each decided on its own (${view.team!.length} workers): a link decides a wait ` +
+        'as a whole, so decide the items in the app (the API with `item` or `artifactId`, `steward send … --item`, the inspector).',
     };
   if (linkDecisions(view).length === 0)
     return {
