@@ -121,8 +121,13 @@ function subjectOf(open: OpenWait, callId: string | undefined): string | null {
   return open.view.artifact?.id ?? null;
 }
 
+/** A fan-out item's subject: a step's worker (as a single step's row says), an artifact's id. */
+function itemSubject(open: OpenWait, item: string): string {
+  return open.reason === 'approve_step' ? (open.view.team?.find((t) => t.item === item)?.workerId ?? item) : item;
+}
+
 /** A decision's row, as far as it is known when it is taken (the wait's close comes later for a tool wait). */
-function rowOf(sessionId: string, open: OpenWait, entry: JournalEntry, decision: AuditDecision, callId?: string): AuditRow {
+function rowOf(sessionId: string, open: OpenWait, entry: JournalEntry, decision: AuditDecision, callId?: string, item?: string): AuditRow {
   const payload = record(entry.payload) ?? {};
   const edits = record(payload.edits) ?? record(payload.arguments);
   const details = Object.fromEntries(Object.entries(payload).filter(([key, value]) => !NOT_DETAILS.has(key) && value !== undefined));
@@ -144,7 +149,7 @@ function rowOf(sessionId: string, open: OpenWait, entry: JournalEntry, decision:
     through: through.success ? through.data : null,
     event: entry.type,
     decision,
-    subject: subjectOf(open, callId),
+    subject: item !== undefined ? itemSubject(open, item) : subjectOf(open, callId),
     edits,
     details: Object.keys(details).length ? details : null,
     shownSha256: shownSha256(open.view, callId),
@@ -206,10 +211,15 @@ export function* auditRows(host: ReplayHost, sessionId: string, entries: readonl
     if (open) {
       const calls = reports.filter((r): r is Extract<ChartEvent, { type: 'tool_call_decided' }> => r.type === 'tool_call_decided');
       for (const call of calls) held.push(rowOf(sessionId, open, entry, call.decision, call.callId));
-      const closed = reports.find((r): r is Extract<ChartEvent, { type: 'decision' }> => r.type === 'decision');
+      // A fan-out's items are decided one by one (each a row); the decision on the last one ends the wait.
+      const decisions = reports.filter((r): r is Extract<ChartEvent, { type: 'decision' }> => r.type === 'decision');
+      const items = decisions.filter((d) => d.item !== undefined && d.eventType !== 'deadline_passed');
+      for (const d of items) held.push(rowOf(sessionId, open, entry, DECISION_OF[d.eventType as UserEventType], undefined, d.item));
+      const ended = next.context.waits.opened !== open.wait || !snapshotState(next).startsWith('waiting_user.');
+      const closed = decisions.find((d) => d.item === undefined || d.eventType === 'deadline_passed') ?? (ended ? items.at(-1) : undefined);
       if (closed) {
         if (closed.eventType === 'deadline_passed') held.push(...deadlineRows(sessionId, open, entry, before, closed.by));
-        else if (calls.length === 0) held.push(rowOf(sessionId, open, entry, DECISION_OF[closed.eventType as UserEventType]));
+        else if (calls.length === 0 && items.length === 0) held.push(rowOf(sessionId, open, entry, DECISION_OF[closed.eventType as UserEventType]));
         for (const row of held) yield { ...row, closedSeq: entry.seq, closedAt: text(record(entry.payload)?.at) ?? entry.at };
         held = [];
         open = null;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { sessionAuditRows } from '../../src/runtime/audit-rows.js';
 import { fakeClock } from '../support/fake-clock.js';
 import { useTempDir } from '../support/temp.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
@@ -325,5 +326,43 @@ describe('a fan-out and the burst', () => {
     const manager = await session.transcript('manager');
     for (const worker of ['south', 'east'])
       expect(manager.some((m) => typeof m.content === 'string' && m.content.includes(`The worker ${worker} used all 2 rounds`))).toBe(true);
+  });
+});
+
+describe("a fan-out's audit trail", () => {
+  it('has a row per item decided, each naming its subject, and the live decision events name the item', async () => {
+    const store = new SqliteStore(temp.path('audit.db'));
+    const model = new TrioModel([runTogether(TRIO, true)], (id) => submitOwn(id));
+    const runtime = createRuntime({ model, store, packagesDir: trioPackage(temp.path('pkgs13')) });
+    const session = await runtime.createSession({ packageId: 'trio' });
+    const decided: { reason: string; item?: string }[] = [];
+    session.subscribe((e) => {
+      if (e.type === 'decision') decided.push({ reason: e.reason, ...(e.item ? { item: e.item } : {}) });
+    });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.', by: 'ana' });
+    await session.send({ type: 'user_approved_next_step', item: 'run_north', by: 'ana' });
+    await session.send({ type: 'user_rejected_next_step', item: 'run_south', reason: 'No.', by: 'bo' });
+    await session.send({ type: 'user_approved_next_step', item: 'run_east', by: 'ana' });
+    const artifacts = session.view().team!.map((t) => t.artifact!.id);
+    await session.send({ type: 'user_accepted_artifact', artifactId: artifacts[0]!, by: 'ana' });
+    await session.send({ type: 'user_rejected_artifact', artifactId: artifacts[1]!, reason: 'Thin.', by: 'bo' });
+    expect(decided).toEqual([
+      { reason: 'intake' },
+      { reason: 'approve_step', item: 'run_north' },
+      { reason: 'approve_step', item: 'run_south' },
+      { reason: 'approve_step', item: 'run_east' },
+      { reason: 'review_artifact', item: artifacts[0] },
+      { reason: 'review_artifact', item: artifacts[1] },
+    ]);
+    const rows = [...(await sessionAuditRows(runtime, store, session.id))];
+    expect(rows.map((r) => [r.waitingReason, r.decision, r.subject, r.by])).toEqual([
+      ['intake', 'submitted', null, 'ana'],
+      ['approve_step', 'approved', 'north', 'ana'],
+      ['approve_step', 'rejected', 'south', 'bo'],
+      ['approve_step', 'approved', 'east', 'ana'],
+      ['review_artifact', 'accepted', artifacts[0], 'ana'],
+      ['review_artifact', 'rejected', artifacts[1], 'bo'],
+    ]);
+    await store.close();
   });
 });

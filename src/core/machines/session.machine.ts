@@ -481,6 +481,8 @@ export const sessionMachine = setup({
       enqueue.emit(report.deadlinePassed(context, 'review_artifact', event as DeadlinePassedEvent));
       enqueue.assign(team.expireTeamArtifacts(context, expiryReason(context.waits.deadline)));
     }),
+    /** A person decided one item of a fan-out's wait, which stays open for the others (the last one's decision closes it, closeWait). */
+    reportItemDecision: emit(({ context, event }, { reason }: { reason: WaitingReason }) => report.decisionMade(context, reason, event)!),
     /** The next held branch goes on alone, as the session's worker. */
     resumeHeldBranch: assign(({ context }) => team.resumeHeldBranch(context)),
 
@@ -619,7 +621,7 @@ export const sessionMachine = setup({
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_step' } } },
               // A fan-out's steps are decided one by one (`item`); the last decision starts the approved ones together.
               { guard: 'decidesLastTeamStep', target: '#session.running.team', actions: ['resetBurst', 'approveTeamStep'] },
-              { guard: 'decidesTeamStep', actions: 'approveTeamStep' },
+              { guard: 'decidesTeamStep', actions: [{ type: 'reportItemDecision', params: { reason: 'approve_step' } }, 'approveTeamStep'] },
               {
                 guard: 'editedRoleIsWorkers',
                 target: '#session.running.worker',
@@ -630,7 +632,7 @@ export const sessionMachine = setup({
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'approve_step' } } },
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'approve_step' } } },
               { guard: 'decidesLastTeamStep', target: '#session.running.team', actions: ['resetBurst', 'rejectTeamStep'] },
-              { guard: 'decidesTeamStep', actions: 'rejectTeamStep' },
+              { guard: 'decidesTeamStep', actions: [{ type: 'reportItemDecision', params: { reason: 'approve_step' } }, 'rejectTeamStep'] },
               { guard: 'isStepProposed', target: '#session.running.manager', actions: ['resetBurst', 'tellManagerStepRejected'] },
             ],
             deadline_passed: [
@@ -648,14 +650,14 @@ export const sessionMachine = setup({
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'review_artifact' } } },
               // A fan-in's artifacts are decided one by one; after the last, the held workers go on, then the manager.
               { guard: 'decidesLastTeamArtifact', target: '#session.running.team.joining', actions: ['resetBurst', 'acceptTeamArtifact'] },
-              { guard: 'decidesTeamArtifact', actions: 'acceptTeamArtifact' },
+              { guard: 'decidesTeamArtifact', actions: [{ type: 'reportItemDecision', params: { reason: 'review_artifact' } }, 'acceptTeamArtifact'] },
               { guard: 'editsWithinArtifactTags', target: '#session.running.manager', actions: ['resetBurst', 'acceptArtifact'] },
             ],
             user_rejected_artifact: [
               { guard: 'namesClosedWait', actions: { type: 'refuseClosedWait', params: { reason: 'review_artifact' } } },
               { guard: 'notADecider', actions: { type: 'refuseNotADecider', params: { reason: 'review_artifact' } } },
               { guard: 'decidesLastTeamArtifact', target: '#session.running.team.joining', actions: ['resetBurst', 'rejectTeamArtifact'] },
-              { guard: 'decidesTeamArtifact', actions: 'rejectTeamArtifact' },
+              { guard: 'decidesTeamArtifact', actions: [{ type: 'reportItemDecision', params: { reason: 'review_artifact' } }, 'rejectTeamArtifact'] },
               { guard: 'isArtifactUnderReview', target: 'revision', actions: ['resetBurst', 'rejectArtifact'] },
             ],
             deadline_passed: [

@@ -11,6 +11,7 @@ import type { ToolCallInput, ToolCallOutput, ToolWait } from '../tools/server-to
 import { MAX_TOOL_NAME, type SessionStreamEvent, type StreamEventOf } from './stream-events.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 import { approvalRequiredBy } from './approval.js';
+import { branchOf } from './team.js';
 import { STEWARD } from './deadline-outcomes.js';
 import type { DeadlinePassedEvent } from './deadlines.js';
 
@@ -111,6 +112,8 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
   if (event.type === 'deadline_passed') return { type: 'decision', reason, wait: context.waits.opened, eventType: event.type, by: STEWARD, edits: [] };
   if (!event.type.startsWith('user_')) return null;
   const { by, edits } = event as { by?: unknown; edits?: unknown };
+  const item = teamItemDecided(context, event);
+  const step = item === undefined ? context.step : branchOf(context, item)?.step;
   return {
     type: 'decision',
     reason,
@@ -118,8 +121,17 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
     eventType: event.type,
     by: typeof by === 'string' ? by : null,
     edits: edits && typeof edits === 'object' ? Object.keys(edits) : [],
-    ...(reason === 'approve_step' && context.step ? { approvalRequiredBy: approvalRequiredBy(context.step) } : {}),
+    ...(reason === 'approve_step' && step ? { approvalRequiredBy: approvalRequiredBy(step) } : {}),
+    ...(item !== undefined ? { item } : {}),
   };
+}
+
+/** The item of a fan-out a decision names (a step's run_worker call, an artifact under review), if it names one. */
+function teamItemDecided(context: SessionContext, event: { type: string }): string | undefined {
+  const { item, artifactId } = event as { item?: unknown; artifactId?: unknown };
+  if (typeof item === 'string' && branchOf(context, item)) return item;
+  if (typeof artifactId === 'string' && context.team?.branches.some((b) => b.artifactId === artifactId)) return artifactId;
+  return undefined;
 }
 
 /** The call a decision names, as decided: who, whether they edited it (read after the decision's update). */

@@ -233,13 +233,15 @@ export const WaitingEvent = z.strictObject({
 export const DecisionEvent = z.strictObject({
   type: z.literal('decision'),
   ...base,
-  /** The wait the decision ended, and its number. */
+  /** The wait the decision ended (or, `item`, one item of), and its number. */
   reason: WaitingReasonSchema,
   wait: z.number().int().nonnegative(),
   eventType: z.string(),
   by: z.string().nullable(),
   edits: z.array(z.string()),
   approvalRequiredBy: z.enum(['policy', 'model']).optional(),
+  /** A fan-out's item the decision is about (its run_worker call, or the artifact): each is decided on its own, the last one ends the wait. */
+  item: z.string().optional(),
 });
 
 export const DoneEvent = z.strictObject({ type: z.literal('done'), ...base, summary: z.string().nullable() });
