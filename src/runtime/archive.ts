@@ -14,8 +14,8 @@ import type { ArchiveItem, ArchiveItemInput } from '../store/session-store.js';
 
 export type TranscriptName = 'manager' | 'worker';
 
-/** Where a fan-out branch's conversation is archived. */
-export const branchTranscriptKey = (item: string): string => `worker:${item}`;
+/** Where a fan-out branch's conversation is archived: by the manager's round that proposed the fan-out, and the branch's item. */
+export const branchTranscriptKey = (team: { since: number }, item: string): string => `worker:${team.since}:${item}`;
 export const TRANSCRIPT_NAMES: readonly TranscriptName[] = ['manager', 'worker'];
 
 function addedMessages(name: string, before: Transcript | undefined, after: Transcript, out: ArchiveItemInput[]): void {
@@ -39,7 +39,7 @@ export function historyItems(before: SessionContext | null, after: SessionContex
   // A fan-out's branches each keep a conversation of their own (team.ts), archived under `worker:<item>`.
   for (const branch of after.team?.branches ?? []) {
     const b = before?.team?.branches.find((x) => x.item === branch.item)?.transcript;
-    if (b !== branch.transcript) addedMessages(branchTranscriptKey(branch.item), b, branch.transcript, out);
+    if (b !== branch.transcript) addedMessages(branchTranscriptKey(after.team!, branch.item), b, branch.transcript, out);
   }
   if (before?.blackboard !== after.blackboard) {
     for (const tag of Object.keys(after.blackboard)) {
@@ -78,7 +78,7 @@ export function droppedItems(before: SessionContext, after: SessionContext): Arc
     if (b === a) continue;
     const first = firstNumber(b);
     const end = a ? Math.min(b.total, firstNumber(a)) : b.total;
-    for (let n = first; n < end; n++) out.push({ kind: 'message', key: branchTranscriptKey(branch.item), n, value: b.messages[n - first]! });
+    for (let n = first; n < end; n++) out.push({ kind: 'message', key: branchTranscriptKey(before.team!, branch.item), n, value: b.messages[n - first]! });
   }
   if (before.blackboard !== after.blackboard) {
     for (const tag of Object.keys(before.blackboard)) {

@@ -100,6 +100,7 @@ const ContextSchema = z.looseObject({
   // A fan-out under way (team.ts); a branch is focused only within one transition, never in a snapshot.
   team: z
     .looseObject({
+      since: z.number().int().nonnegative(),
       branches: z
         .array(z.looseObject({ item: z.string().min(1).max(200), step: StepSchema, status: z.enum(BRANCH_STATUSES), transcript: TranscriptSchema }))
         .min(1),

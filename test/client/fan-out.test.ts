@@ -49,7 +49,7 @@ it('decides three proposed steps by item and two artifacts by id, one send each'
   // Without an item the session refuses it, and says how to name one.
   const unnamed = await client.answer(view, { type: 'user_approved_next_step' });
   expect(unnamed).toMatchObject({ ok: false, error: { code: 'event_refused' } });
-  expect(unnamed.ok ? '' : unnamed.error.message).toContain('name one with "item"');
+  expect(unnamed.ok ? '' : unnamed.error.message).toContain('name the step with "item"');
 
   view = taken(await client.answer(view, { type: 'user_approved_next_step', item: 'run_north' }));
   expect(view.team?.map((t) => t.status)).toEqual(['approved', 'proposed', 'proposed']);

@@ -10,6 +10,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { sessionAuditRows } from '../../src/runtime/audit-rows.js';
 import { fakeClock } from '../support/fake-clock.js';
+import { until } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
 
@@ -86,7 +87,7 @@ describe('a fan-out of independent workers', () => {
     const wait = session.view().wait;
     const noItem = await session.send({ type: 'user_approved_next_step', wait });
     expect(noItem).toMatchObject({ ok: false, error: { code: 'event_refused' } });
-    expect(noItem.ok ? '' : noItem.error.message).toContain('name one with "item"');
+    expect(noItem.ok ? '' : noItem.error.message).toContain('name the step with "item"');
     expect(await session.send({ type: 'user_approved_next_step', wait, item: 'run_north' })).toMatchObject({
       ok: true,
       view: { state: 'waiting_user.approve_step' },
@@ -170,7 +171,8 @@ describe('a fan-out is durable', () => {
     expect(view.team?.map((t) => t.status)).toEqual(['submitted', 'submitted', 'submitted']);
     // Each branch's conversation is archived under its own key; a submitted one leaves the snapshot.
     for (const id of TRIO) {
-      const archived = await store.archived(session.id, 'message', `worker:run_${id}`);
+      // Keyed by the manager's round that proposed the fan-out (the first) and the item.
+      const archived = await store.archived(session.id, 'message', `worker:1:run_${id}`);
       expect(archived.map((m) => (m.value as { role: string }).role)).toEqual(['assistant', 'tool']);
     }
     expect(view.team).toBeDefined();
@@ -363,6 +365,58 @@ describe("a fan-out's audit trail", () => {
       ['review_artifact', 'accepted', artifacts[0], 'ana'],
       ['review_artifact', 'rejected', artifacts[1], 'bo'],
     ]);
+    await store.close();
+  });
+});
+
+describe('review findings, each a scenario', () => {
+  const say = (text: string) => ({ content: text, toolCalls: [] });
+
+  it("a review deadline of a held worker's own artifact rejects it as a single review's would, with the other branch still held", async () => {
+    const clock = fakeClock();
+    const asks = (id: string) => ({
+      content: null,
+      toolCalls: [{ id: `ask_${id}`, type: 'function' as const, function: { name: 'ask_user', arguments: JSON.stringify({ questions: [`Which ${id}?`] }) } }],
+    });
+    const model = new TrioModel([runTogether(['north', 'south'])], (id, request) =>
+      request.messages.some((m) => typeof m.content === 'string' && m.content.includes('This one.')) ? submitOwn(id) : asks(id),
+    );
+    const deadlines = { review_artifact: { after: '1h', outcome: 'reject' as const } };
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs14')), clock, deadlines }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    expect(session.view()).toMatchObject({ state: 'waiting_user.worker_questions', pendingStep: { workerId: 'north' } });
+    const q = session.view().questions![0]!.id;
+    await session.send({ type: 'user_answered_questions', answers: { [q]: 'This one.' } });
+    expect(session.view()).toMatchObject({ state: 'waiting_user.review_artifact', artifact: { workerId: 'north' } });
+    await clock.advance(60 * 60_000);
+    const after = await session.settled();
+    expect(after).toMatchObject({ state: 'waiting_user.revision', artifact: { workerId: 'north', status: 'rejected' } });
+    expect(after.team?.map((t) => [t.workerId, t.status])).toEqual([['south', 'asked']]);
+  });
+
+  it('a call id no one could name back (too long, or with spaces) is renamed before it becomes an item', async () => {
+    const long = `run_${'x'.repeat(250)}`;
+    const reply = runTogether(['north', 'south']);
+    reply.toolCalls[0]!.id = long;
+    reply.toolCalls[1]!.id = ' run_south ';
+    const model = new TrioModel([reply], (id) => submitOwn(id));
+    const session = await createRuntime({ model, packagesDir: trioPackage(temp.path('pkgs15')) }).createSession({ packageId: 'trio' });
+    await session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    const items = session.view().team!.map((t) => t.item);
+    for (const item of items) expect(item.length <= 200 && item.trim() === item).toBe(true);
+  });
+
+  it("a branch stopped at the burst keeps its last reply in the session's history", async () => {
+    const store = new SqliteStore(temp.path('stopped.db'));
+    const model = new TrioModel([runTogether(['north', 'south'])], (id) => (id === 'north' ? say('NORTH THINKS ALOUD') : new Promise(() => {})));
+    const runtime = createRuntime({ model, store, packagesDir: trioPackage(temp.path('pkgs16')) });
+    const session = await runtime.createSession({ packageId: 'trio', maxBurst: 3 });
+    void session.send({ type: 'user_submitted_input', text: 'Notes.' });
+    await until(async () => (await store.journal(session.id)).some((e) => e.type === 'xstate.done.actor.branch:run_north'), 'north replied');
+    await session.journalled();
+    const worker = await store.archived(session.id, 'message', 'worker');
+    expect(worker.some((m) => (m.value as { content?: unknown }).content === 'NORTH THINKS ALOUD')).toBe(true);
+    session.stop();
     await store.close();
   });
 });

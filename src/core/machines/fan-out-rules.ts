@@ -49,7 +49,8 @@ export function teamStepRefusal(context: SessionContext, event: UserEvent | null
   if (waiting.length === 0) return 'No step of a fan-out waits for a decision.';
   if (event?.type !== 'user_approved_next_step' && event?.type !== 'user_rejected_next_step') return null;
   const steps = listed(waiting, (b) => b.item);
-  if (event.item === undefined) return `Several steps wait, each decided on its own: name one with "item" (steps waiting: ${steps}). Nothing was changed.`;
+  if (event.item === undefined)
+    return `A fan-out's steps are decided each on its own: name the step with "item" (steps waiting: ${steps}). Nothing was changed.`;
   const branch = branchOf(context, event.item);
   if (!branch) return `No step "${event.item}" is proposed; steps waiting: ${steps}. Nothing was changed.`;
   if (branch.status !== 'proposed') return `Step "${event.item}" was already decided; steps still waiting: ${steps}. Nothing was changed.`;

@@ -30,10 +30,11 @@ export function upgradeProblem(context: SessionContext, next: PackageInfo): stri
   const current = context.package;
   if (!current) return 'The session has no package yet (it waits for one to be chosen): choose a package instead of upgrading.';
   if (next.id !== current.id) return `The session runs package "${current.id}"; it cannot be moved to package "${next.id}".`;
-  const step = context.step;
   const worker = (id: string) => next.workers.find((w) => w.id === id);
   const after = 'answer the wait in progress first, then upgrade';
-  if (step) {
+  // The step in progress, and those of a fan-out (team.ts) still to run or to go on.
+  for (const step of [context.step, ...(context.team?.branches ?? []).map((b) => b.step)]) {
+    if (!step) continue;
     const w = worker(step.workerId);
     if (!w) return `The step in progress runs worker "${step.workerId}", which the new version of "${next.id}" no longer has: ${after}.`;
     if (step.roleId !== undefined && !w.roles.some((r) => r.id === step.roleId))

@@ -203,7 +203,8 @@ function checkBurstTokens(context: SessionContext): { message: string; data: Rec
   // Every context has a ledger (the v2 → v3 migration gives an old one its own, with no budget).
   const ledger = context.ledger;
   if (ledger.maxBurstTokens === null || ledger.burstTokens === 0) return null;
-  if (ledger.burstTokens + ledger.lastCallTokens <= ledger.maxBurstTokens) return null;
+  // A fan-out's rounds under way will each cost about as much as the last call.
+  if (ledger.burstTokens + ledger.lastCallTokens * (1 + roundsUnderWay(context)) <= ledger.maxBurstTokens) return null;
   return {
     message: burstTokensNotice(ledger.burstTokens, ledger.lastCallTokens, ledger.maxBurstTokens),
     data: { burstTokens: ledger.burstTokens, lastCallTokens: ledger.lastCallTokens, maxBurstTokens: ledger.maxBurstTokens },
@@ -364,7 +365,13 @@ export const EVENT_GUARDS: Readonly<Record<EventGuardId, EventGuard>> = {
     id: 'isStepProposed',
     label: 'one step is proposed',
     doc: 'Deciding a single proposed step (not one of a fan-out, whose steps are decided by item).',
-    refusal: (context) => (context.step !== null ? null : 'No single step is proposed.'),
+    refusal(context, event) {
+      if (context.step === null) return 'No single step is proposed.';
+      const item = event?.type === 'user_approved_next_step' || event?.type === 'user_rejected_next_step' ? event.item : undefined;
+      return item === undefined
+        ? null
+        : `No step "${item}" waits: the one step proposed is run_worker(${context.step.workerId}), decided without an item. Nothing was changed.`;
+    },
   },
   decidesTeamStep: {
     id: 'decidesTeamStep',

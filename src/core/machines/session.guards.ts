@@ -68,7 +68,8 @@ export const sessionGuards = {
   decidesTeamArtifact: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesTeamArtifact.refusal(context, asUserEvent(event)) === null,
   decidesLastTeamArtifact: ({ context, event }: GuardArgs) => EVENT_GUARDS.decidesLastTeamArtifact.refusal(context, asUserEvent(event)) === null,
   // The items of a fan-out expire together: each one not yet decided is rejected.
-  deadlineRejectsItems: (args: GuardArgs) => deadlineSays(args, 'reject') && args.context.team !== null,
+  deadlineRejectsItems: (args: GuardArgs) =>
+    deadlineSays(args, 'reject') && (branchesIn(args.context, 'proposed').length > 0 || teamArtifactsUnderReview(args.context).length > 0),
 
   // A fan-out (team.ts): the reply chose several independent workers; they run as branches.
   choseFanOut: ({ context: { reply } }: GuardArgs) => plannedSteps(reply.boundary).length > 1,

@@ -21,6 +21,7 @@ import { NO_REPLY, type Boundary, type ReplyUnderCheck, type SessionContext, typ
 import { EMPTY_TRANSCRIPT, type Transcript } from './transcript.js';
 import * as update from './session.updates.js';
 import { STEWARD } from './deadline-outcomes.js';
+import { violationOf } from './rules.js';
 
 type Update = Partial<SessionContext>;
 
@@ -57,6 +58,8 @@ export interface PlannedStep {
 }
 
 export interface Team {
+  /** The manager's round that proposed it: with an item, it names a branch's conversation in the archive (a later fan-out may reuse a call id). */
+  since: number;
   branches: Branch[];
   /** The branch whose reply the worker rules check now, and the session's worker conversation set aside meanwhile. */
   focus: { item: string; worker: Transcript } | null;
@@ -108,7 +111,7 @@ export function branchContext(context: SessionContext, branch: Branch): SessionC
 
 const withBranches = (context: SessionContext, change: (branches: Branch[]) => Branch[]): Update => {
   const branches = change(context.team?.branches ?? []);
-  return { team: branches.length ? { branches, focus: context.team?.focus ?? null } : null };
+  return { team: branches.length ? { since: context.team?.since ?? context.ledger.rounds, branches, focus: context.team?.focus ?? null } : null };
 };
 
 const replaced = (branches: Branch[], item: string, next: Branch | null): Branch[] =>
@@ -125,7 +128,7 @@ export function proposeTeam(context: SessionContext): Update {
     transcript: EMPTY_TRANSCRIPT,
   }));
   // Like a single worker's run, a fan-out means the request was understood: a later ask_user is no clarification.
-  return { team: { branches, focus: null }, step: null, reply: NO_REPLY, intakeConfirmed: true };
+  return { team: { since: context.ledger.rounds, branches, focus: null }, step: null, reply: NO_REPLY, intakeConfirmed: true };
 }
 
 /** The step of one item, approved (maybe edited: the manager is told, as for a single step). */
@@ -169,17 +172,21 @@ export function roundsUnderWay(context: SessionContext): number {
 
 /**
  * The approved branches start together (the chart spawns their rounds), as far as the burst
- * has room: each is running, its round numbered. One with no room left stops as a single
- * worker does at the burst limit (the manager is told, the session shows the notice).
+ * and its token budget have room (rule 6 and the budget count the rounds under way): each is
+ * running, its round numbered. One with no room left stops as a single worker does at the
+ * limit (the manager is told, the session shows the notice).
  */
 export function startBranches(context: SessionContext): Update {
   let next: SessionContext = context;
   for (const branch of branchesIn(context, 'approved')) {
-    if (next.burst + roundsUnderWay(next) < next.maxBurst) {
+    const overBurst = violationOf(next, 'worker', 'burstWithinLimit') !== null;
+    const overBudget = !overBurst && violationOf(next, 'worker', 'burstTokensWithinBudget') !== null;
+    if (!overBurst && !overBudget) {
       next = { ...next, ...withBranches(next, (list) => replaced(list, branch.item, { ...branch, status: 'running', round: nextRound(list, next) })) };
       continue;
     }
-    const { notice, transcripts } = update.noticeWorkerBurstLimit({ ...next, step: branch.step });
+    const stopped = { ...next, step: branch.step };
+    const { notice, transcripts } = overBurst ? update.noticeWorkerBurstLimit(stopped) : update.noticeWorkerTokenBudget(stopped);
     next = { ...next, notice: notice ?? null, transcripts: transcripts!, ...withBranches(next, (list) => replaced(list, branch.item, null)) };
   }
   return { team: next.team, notice: next.notice, transcripts: next.transcripts };
@@ -193,7 +200,7 @@ export function focusBranch(context: SessionContext, item: string): Update {
   return {
     step: branch.step,
     transcripts: { ...context.transcripts, worker: branch.transcript },
-    team: { branches: context.team!.branches, focus: { item, worker: context.transcripts.worker } },
+    team: { ...context.team!, focus: { item, worker: context.transcripts.worker } },
   };
 }
 
@@ -202,11 +209,15 @@ function park(context: SessionContext, next: ((branch: Branch) => Branch) | null
   const focus = context.team!.focus!;
   const branch: Branch = { ...branchOf(context, focus.item)!, step: context.step!, transcript: context.transcripts.worker };
   const branches = replaced(context.team!.branches, focus.item, next ? next(branch) : null);
+  // A branch that leaves the team now leaves its conversation as the session's worker conversation,
+  // numbered on from it, as a single worker's stays: the archive takes what this transition
+  // appended from the context it leaves, and the branch is not in it any more.
+  const worker = next ? focus.worker : { ...branch.transcript, total: focus.worker.total + branch.transcript.total };
   return {
     step: null,
     reply: NO_REPLY,
-    transcripts: { ...context.transcripts, worker: focus.worker },
-    team: branches.length ? { branches, focus: null } : null,
+    transcripts: { ...context.transcripts, worker },
+    team: branches.length ? { since: context.team!.since, branches, focus: null } : null,
   };
 }
 
@@ -252,20 +263,22 @@ export function settleTeamArtifact(context: SessionContext, artifactId: string, 
 }
 
 /** A rejected artifact of a fan-in: the manager reads the reason and decides what to do (no revision wait of its own). */
-export function rejectTeamArtifact(context: SessionContext, artifactId: string, reason: string | undefined, by?: string): Update {
+export function rejectTeamArtifact(context: SessionContext, artifactId: string, reason: string | undefined, by?: string, expiredAfter?: string): Update {
   const rejected = update.rejectArtifact({ ...context, step: context.step ?? branchOfArtifact(context, artifactId)?.step ?? null }, artifactId, reason);
   const workerId = context.artifacts.find((a) => a.id === artifactId)?.workerId ?? '?';
-  const content =
-    `The user${by ? ` (${by})` : ''} rejected artifact ${artifactId} from ${workerId}` +
-    `${reason?.trim() ? `: ${reason.trim()}` : ' without giving a reason'}. Run the worker again with what the user asked for, or plan another step.`;
+  const what = expiredAfter
+    ? `Nobody decided on artifact ${artifactId} from ${workerId} within ${expiredAfter}, so it was rejected.`
+    : `The user${by ? ` (${by})` : ''} rejected artifact ${artifactId} from ${workerId}${reason?.trim() ? `: ${reason.trim()}` : ' without giving a reason'}.`;
+  const content = `${what} Run the worker again with what the user asked for, or plan another step.`;
   const told = update.tellManager(context, content);
   return settleTeamArtifact(context, artifactId, { artifacts: rejected.artifacts!, ...told });
 }
 
-/** The deadline of the fan-in's review passed: every artifact still under review is rejected, with that reason. */
+/** The deadline of the fan-in's review passed: every artifact still under review is rejected (`reason`: the expiry's, as the artifact keeps it). */
 export function expireTeamArtifacts(context: SessionContext, reason: string): Update {
+  const after = context.waits.deadline?.after ?? 'the time allowed';
   let next = context;
-  for (const branch of teamArtifactsUnderReview(context)) next = { ...next, ...rejectTeamArtifact(next, branch.artifactId!, reason, STEWARD) };
+  for (const branch of teamArtifactsUnderReview(context)) next = { ...next, ...rejectTeamArtifact(next, branch.artifactId!, reason, STEWARD, after) };
   return { artifacts: next.artifacts, team: next.team, transcripts: next.transcripts, step: null, questions: null };
 }
 

@@ -124,14 +124,21 @@ function jsonWorkerReplyCalls(content: string, idBase: string): ToolCall[] | und
  * within the reply, or already used earlier in the transcript (`used`) is renamed, so a
  * result can only ever match one call.
  */
+/**
+ * An id a person can name back: a decision names a call (a fan-out's item, a tool call) by it,
+ * and the events' schemas take at most 200 characters with no space around them.
+ */
+const nameableId = (id: unknown): id is string => typeof id === 'string' && id !== '' && id.length <= MAX_CALL_ID_CHARS && id.trim() === id;
+export const MAX_CALL_ID_CHARS = 200;
+
 function withUniqueIds(calls: ToolCall[], idBase: string, used: UsedIds): ToolCall[] {
   // The common reply (one call, a fresh id) allocates nothing here.
-  if (calls.length === 1 && typeof calls[0]!.id === 'string' && calls[0]!.id !== '' && !used.has(calls[0]!.id)) return calls;
+  if (calls.length === 1 && nameableId(calls[0]!.id) && !used.has(calls[0]!.id)) return calls;
   const seen = new Set<string>();
   let renamed = false;
   const taken = (id: string) => seen.has(id) || used.has(id);
   const unique = calls.map((c, i) => {
-    if (typeof c.id === 'string' && c.id !== '' && !taken(c.id)) {
+    if (nameableId(c.id) && !taken(c.id)) {
       seen.add(c.id);
       return c;
     }
