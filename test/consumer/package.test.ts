@@ -187,7 +187,7 @@ describe('an app that installed steward', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Use it from code'), readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 1));
     const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    expect(blocks.length).toBe(4);
+    expect(blocks.length).toBe(5);
     blocks.forEach((code, i) => writeFileSync(join(app, `readme-${i + 1}.ts`), code));
     const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.readme.json'], { cwd: app }).catch((e: { stdout: string }) => e);
     expect(compiled.stdout).toBe('');
@@ -196,9 +196,12 @@ describe('an app that installed steward', () => {
     expect(outputs[0]!.stdout).toContain('waiting_user.approve_step');
     expect(outputs[1]!.stdout).toContain('waiting_user.approve_step');
     expect(outputs[2]!.stdout).toMatch(/transitions covered: (\d+)\/\1 /);
+    // A fan-out: three steps approved one by one, by item, then on to the end.
+    expect(outputs[3]!.stdout).toMatch(/approve fact-finder \(item \S+\)\napprove angle-finder \(item \S+\)\napprove risk-finder \(item \S+\)\n/);
+    expect(outputs[3]!.stdout).toContain('done');
     // The live events: one line per round with its tokens and tools, then the wait.
-    expect(outputs[3]!.stdout).toContain('manager 1/12');
-    expect(outputs[3]!.stdout).toContain('waits: approve_step');
+    expect(outputs[4]!.stdout).toContain('manager 1/12');
+    expect(outputs[4]!.stdout).toContain('waits: approve_step');
   }, 120_000);
 
   it("import 'steward' (the installed, compiled package) loads no HTTP or WebSocket module; steward/inspect does", async () => {

@@ -77,7 +77,7 @@ describe('diagrams of the session machine', () => {
   it('DOT and JSON carry the same transitions', () => {
     const dot = renderDiagram(sessionMachine, 'dot');
     expect(dot.startsWith('digraph "session" {')).toBe(true);
-    expect(dot.match(/ -> /g)?.length).toBe(transitions.length + 5); // + one initial arrow per compound state
+    expect(dot.match(/ -> /g)?.length).toBe(transitions.length + 6); // + one initial arrow per compound state (session, waiting_user, running, manager, worker, team)
     expect(dot).toContain('label="user_confirmed_intake [hasRequest]"');
     const json = JSON.parse(renderDiagram(sessionMachine, 'json')) as ReturnType<typeof machineGraph>;
     expect(json.edges).toHaveLength(transitions.length);
