@@ -17,7 +17,7 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import type { SessionView } from '../../core/view.js';
 import { linkVia, MAX_LINK_TOKEN_CHARS, type DecisionLinks, type LinkClaims } from '../../http/decision-links.js';
-import { HttpError, invalidRequest, statusOf, toHttpError } from '../../http/errors.js';
+import { HttpError, invalidRequest, retryAfterOf, statusOf, toHttpError } from '../../http/errors.js';
 import { defineRoute, type ValidationHook } from '../../http/route.js';
 import { normalizeOrigin } from '../../http/security.js';
 import { LINK_DECISIONS, linkDecisions, linkEvent, LinkDecisionBody, type LinkDecision } from '../link-decisions.js';
@@ -57,6 +57,9 @@ class LinkRefusal extends Error {
 const wantsJson = (c: Context) => isJson(c.req.header('content-type'));
 
 function refusalAnswer(c: Context, refusal: LinkRefusal): Response {
+  // A session another server runs a moment longer, a busy server: the same decision may be sent again shortly.
+  const retryAfter = retryAfterOf(refusal.code);
+  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
   if (c.req.method === 'POST' && wantsJson(c)) return c.json({ error: { code: refusal.code, message: refusal.detail } }, refusal.status);
   return htmlAnswer(c, noticePage(refusal.title, refusal.detail), refusal.status);
 }
