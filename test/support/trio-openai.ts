@@ -4,14 +4,11 @@
  * worker's submit of its own tag, told apart by the worker's prompt.
  */
 import { startFakeOpenAI, type FakeOpenAI, type FakeStep } from './fake-openai-server.js';
-import { TRIO } from './trio-package.js';
-
-type Body = { messages: { content?: unknown }[] };
+import { TRIO, trioWorkerIn } from './trio-package.js';
 
 /** The trio worker a request is for, or 'manager'. */
 export function agentOf(body: unknown): string {
-  const text = (body as Body).messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
-  return /WORKER (\w+)/.exec(text)?.[1] ?? 'manager';
+  return trioWorkerIn((body as { messages: { content?: unknown }[] }).messages) ?? 'manager';
 }
 
 const step = (name: string, args: unknown, id: string): FakeStep => ({ reply: { toolCalls: [{ name, arguments: JSON.stringify(args), id }] } });
@@ -37,19 +34,21 @@ export interface TrioServer {
 
 /**
  * A fake OpenAI server answering the trio: `manager` in order, then `finish`; each worker
- * submits "The <id> note." (`server.requests` holds what each was asked).
+ * submits "The <id> note." (`server.requests` holds what each was asked); a worker of `hang`
+ * never answers (its call stays in flight until the client gives up).
  *
  * @example
  * const trio = await startTrioServer([proposeTrio(true)]);
  * runCli(['send', id, 'input', '--text', 'Notes'], { db, env: trio.env });
  */
-export async function startTrioServer(manager: FakeStep[]): Promise<TrioServer> {
+export async function startTrioServer(manager: FakeStep[], { hang = [] }: { hang?: readonly string[] } = {}): Promise<TrioServer> {
   const calls = new Map<string, number>();
   const server = await startFakeOpenAI(async (body) => {
     const who = agentOf(body);
     calls.set(who, (calls.get(who) ?? 0) + 1);
     if (who === 'manager') return manager.shift() ?? step('finish', { summary: 'The notes are done.' }, `finish_${calls.get(who)}`);
-    return step('submit', { outputs: { [who]: `The ${who} note.` } }, `submit_${who}_${calls.get(who)}`);
+    const submit = step('submit', { outputs: { [who]: `The ${who} note.` } }, `submit_${who}_${calls.get(who)}`);
+    return hang.includes(who) ? { delayMs: 60_000, then: submit } : submit;
   });
   return { server, calls, env: { OPENAI_BASE_URL: server.baseURL, STEWARD_MODEL: 'fake-model' } };
 }

@@ -34,12 +34,17 @@ export function trioPackage(dir: string, approval?: 'always' | 'never'): string 
   return dir;
 }
 
-/** Which trio worker a worker request is for (its prompt's first line). */
+/** The trio worker whose prompt is among `messages` (its first line), if any: the manager's have none. */
+export function trioWorkerIn(messages: readonly { content?: unknown }[]): TrioWorker | undefined {
+  const text = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+  return /WORKER (\w+)/.exec(text)?.[1] as TrioWorker | undefined;
+}
+
+/** Which trio worker a worker request is for. */
 export function workerOf(request: ModelRequest): TrioWorker {
-  const text = request.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
-  const found = /WORKER (\w+)/.exec(text);
-  if (!found) throw new Error('a worker request without a trio prompt');
-  return found[1] as TrioWorker;
+  const worker = trioWorkerIn(request.messages);
+  if (!worker) throw new Error('a worker request without a trio prompt');
+  return worker;
 }
 
 export const call = (name: string, args: unknown, id: string) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
