@@ -11,7 +11,7 @@ import type { ToolCallInput, ToolCallOutput, ToolWait } from '../tools/server-to
 import { MAX_TOOL_NAME, type SessionStreamEvent, type StreamEventOf } from './stream-events.js';
 import type { SessionContext, TurnOutput } from './session.context.js';
 import { approvalRequiredBy } from './approval.js';
-import { branchOf } from './team.js';
+import { branchOf, branchOfArtifact } from './team.js';
 import { STEWARD } from './deadline-outcomes.js';
 import type { DeadlinePassedEvent } from './deadlines.js';
 
@@ -130,7 +130,7 @@ export function decisionMade(context: SessionContext, reason: WaitingReason, eve
 function teamItemDecided(context: SessionContext, event: { type: string }): string | undefined {
   const { item, artifactId } = event as { item?: unknown; artifactId?: unknown };
   if (typeof item === 'string' && branchOf(context, item)) return item;
-  if (typeof artifactId === 'string' && context.team?.branches.some((b) => b.artifactId === artifactId)) return artifactId;
+  if (typeof artifactId === 'string' && branchOfArtifact(context, artifactId)) return artifactId;
   return undefined;
 }
 

@@ -93,6 +93,10 @@ export function branchesIn(context: SessionContext, status: BranchStatus): Branc
 export const branchOf = (context: SessionContext, item: string | undefined): Branch | undefined =>
   item === undefined ? undefined : context.team?.branches.find((b) => b.item === item);
 
+/** The branch whose artifact is `artifactId` (one of a fan-in's, under review). */
+export const branchOfArtifact = (context: SessionContext, artifactId: string): Branch | undefined =>
+  context.team?.branches.find((b) => b.artifactId === artifactId);
+
 /** The steps a manager reply chose to run (one, or a fan-out). */
 export function plannedSteps(boundary: Boundary | null): PlannedStep[] {
   if (boundary?.tool !== 'run_worker') return [];
@@ -257,7 +261,7 @@ export function stopBranch(context: SessionContext, stopped: Update): Update {
 
 /** The artifact of a branch was decided (accepted or rejected, by the update given): the branch leaves the team. */
 export function settleTeamArtifact(context: SessionContext, artifactId: string, decided: Update): Update {
-  const branch = context.team?.branches.find((b) => b.artifactId === artifactId);
+  const branch = branchOfArtifact(context, artifactId);
   const after = { ...context, ...decided };
   return { ...decided, step: null, questions: null, ...(branch ? withBranches(after, (list) => replaced(list, branch.item, null)) : {}) };
 }
@@ -281,8 +285,6 @@ export function expireTeamArtifacts(context: SessionContext, reason: string): Up
   for (const branch of teamArtifactsUnderReview(context)) next = { ...next, ...rejectTeamArtifact(next, branch.artifactId!, reason, STEWARD, after) };
   return { artifacts: next.artifacts, team: next.team, transcripts: next.transcripts, step: null, questions: null };
 }
-
-const branchOfArtifact = (context: SessionContext, artifactId: string) => context.team?.branches.find((b) => b.artifactId === artifactId);
 
 /** The artifacts of the fan-in still under review. */
 export const teamArtifactsUnderReview = (context: SessionContext): Branch[] => branchesIn(context, 'submitted');
