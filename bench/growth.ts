@@ -125,6 +125,8 @@ export async function growthFigures(options: {
   dir: string;
   sessions: number;
   held: number;
+  /** Sessions per point of the throwaway round that compiles the code first (not measured). */
+  warm: number;
   resumes: number;
   progress: (m: string) => void;
 }): Promise<GrowthPoint[]> {
@@ -134,8 +136,8 @@ export async function growthFigures(options: {
     // (collected during a measurement, it shows as negative bytes).
     options.progress(`growth: retained heap, ${options.held} sessions per point advanced together and closed at their point, SQLite and no store`);
     // A small throwaway round of each first: code compiled on first use is not a session's.
-    await retained(new Driver(store, false), 3, 'warm_sqlite');
-    await retained(new Driver(undefined), 3, 'warm_memory');
+    await retained(new Driver(store, false), options.warm, 'warm_sqlite');
+    await retained(new Driver(undefined), options.warm, 'warm_memory');
     const retainedSqlite = await retained(new Driver(store, false), options.held, 'held_sqlite');
     const retainedMemory = await retained(new Driver(undefined), options.held, 'held_memory');
     const d = new Driver(store);
