@@ -42,7 +42,7 @@ function options(root, outDir) {
     target: 'node20',
     tsconfig: join(root, 'tsconfig.json'),
     external: EXTERNAL,
-    // CommonJS packages in the bundle (gray-matter, js-yaml) require Node's modules by name.
+    // CommonJS packages in the bundle require Node's modules by name.
     banner: { js: "import { createRequire as stewardCreateRequire } from 'node:module'; const require = stewardCreateRequire(import.meta.url);" },
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'error',
