@@ -152,7 +152,13 @@ export function createManagerTurn(model: Model, options: TurnOptions = {}) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
     yieldToEventLoop(slice, signal).then(() => {
       const called = gated(gate, system, signal, () =>
-        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...toolSpecsFor('manager')], signal, ...deltas(input, options, 'manager') }),
+        model.complete({
+          agent: 'manager',
+          messages: managerMessages(input),
+          tools: [...toolSpecsFor('manager')],
+          signal,
+          ...deltas(input, options, 'manager'),
+        }),
       );
       const replied = approval ? called.then((reply) => withApprovals(input, reply, approval)) : called;
       // Nothing archived (most sessions, most of the time): no reply can need the archive.
