@@ -8,7 +8,10 @@ import { join } from 'node:path';
 /**
  * Packages left to Node's resolution at run time: native or optional ones, those the command
  * loads only for some work (the MCP SDK, OpenTelemetry's SDK and exporters, the inspector's
- * server, the protocols), and Vite (building a page).
+ * server, the protocols), and Vite (building a page). `@opentelemetry/api` is bundled: every
+ * command loads it (the runtime's tracing is written against it), and from node_modules it is
+ * some 30 CommonJS files to resolve and compile at each start. The SDK's own copy and the
+ * bundled one share their state through the global the API keeps for that (one per major version).
  */
 const EXTERNAL = [
   'better-sqlite3',
@@ -18,7 +21,9 @@ const EXTERNAL = [
   'esbuild',
   'playwright-core',
   '@modelcontextprotocol/*',
-  '@opentelemetry/*',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace-base',
   'openai',
   'hono',
   '@hono/*',
@@ -42,7 +47,7 @@ function options(root, outDir) {
     target: 'node20',
     tsconfig: join(root, 'tsconfig.json'),
     external: EXTERNAL,
-    // CommonJS packages in the bundle (gray-matter, js-yaml) require Node's modules by name.
+    // CommonJS packages in the bundle require Node's modules by name.
     banner: { js: "import { createRequire as stewardCreateRequire } from 'node:module'; const require = stewardCreateRequire(import.meta.url);" },
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'error',

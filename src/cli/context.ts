@@ -71,7 +71,10 @@ export interface CliContext {
   /** An SQLite file path or a postgres:// URL (see src/store/open-store.ts). */
   readonly dbPath: string;
   readonly store: SessionStore;
+  /** Built on first use (see openContext): a PackageError or a bad setting of the runtime is thrown here then. */
   readonly runtime: Runtime;
+  /** The runtime if a command has used it, else undefined (nothing to stop). */
+  builtRuntime(): Runtime | undefined;
   readonly model: Model;
   close(): Promise<void>;
 }
@@ -123,7 +126,7 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
   return n;
 }
 
-/** Opens the store and a runtime on it. */
+/** Opens the store; the runtime on it is built when first used. */
 export async function openContext(
   options: GlobalOptions,
   { readOnly = false, readStore = false, inspect, command, webhooks, webhookLinks }: ContextFlags = {},
@@ -138,36 +141,51 @@ export async function openContext(
     await traces?.shutdown();
     throw error;
   });
-  let runtime: Runtime;
+  let limits: RuntimeOptions['limits'];
   try {
-    runtime = createRuntime({
-      model,
-      store,
-      packagesDir,
-      limits: limitsFromEnv(),
-      leaseOwner: leaseOwnerName(`steward ${command ?? 'command'}`),
-      ...(leaseMs !== undefined ? { leaseMs } : {}),
-      ...(inspect ? { inspect } : {}),
-      ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
-      ...(webhooks?.length ? { webhooks } : {}),
-      ...(webhooks?.length && webhookLinks ? { webhookLinks } : {}),
-    });
+    limits = limitsFromEnv();
   } catch (error) {
     void store.close();
     await traces?.shutdown();
     throw error;
   }
-  // The spans are flushed last: after the sessions closed (their workflow spans end then) and whatever the store did.
+  const runtimeOptions: RuntimeOptions = {
+    model,
+    store,
+    packagesDir,
+    limits,
+    leaseOwner: leaseOwnerName(`steward ${command ?? 'command'}`),
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(inspect ? { inspect } : {}),
+    ...(traces ? { tracerProvider: traces.tracerProvider } : {}),
+    ...(webhooks?.length ? { webhooks } : {}),
+    ...(webhooks?.length && webhookLinks ? { webhookLinks } : {}),
+  };
+  // The runtime reads and checks every skill package of the folders (a good part of a
+  // command's start), so it is built when the command first needs it: `list`, `log` and a
+  // session id that is not in the store never do. A command that builds it fails the same way
+  // as before, only later; the store and the traces are closed by close() either way.
+  let runtime: Runtime | undefined;
   // The runtime's MCP servers (child processes) stop first: they would keep the process alive.
+  // The spans are flushed last: after the sessions closed (their workflow spans end then) and whatever the store did.
   const close = async () => {
     try {
-      await runtime.close();
+      await runtime?.close();
       await store.close?.();
     } finally {
       await traces?.shutdown();
     }
   };
-  return { dbPath, store, runtime, model, close };
+  return {
+    dbPath,
+    store,
+    model,
+    close,
+    get runtime() {
+      return (runtime ??= createRuntime(runtimeOptions));
+    },
+    builtRuntime: () => runtime,
+  };
 }
 
 /** Runs `fn` with a context and always closes the store (after the live sessions: their leases are given back first). */
@@ -176,7 +194,7 @@ export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContex
   try {
     return await fn(ctx);
   } finally {
-    const live = [...ctx.runtime.live.values()];
+    const live = [...(ctx.builtRuntime()?.live.values() ?? [])];
     if (ctx.store.leases) await Promise.allSettled(live.map((session) => session.close()));
     else for (const session of live) session.stop();
     await ctx.close();

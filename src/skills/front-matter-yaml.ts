@@ -1,5 +1,5 @@
 /**
- * The YAML parser of worker front matter (gray-matter's `yaml` engine). A package is data a
+ * The YAML parser of worker front matter (split off the file by splitFrontMatter). A package is data a
  * stranger may have written, so the parse is bounded by the text it reads:
  *
  * - **No anchors or aliases.** Nine lines of `&l1 [*l0, *l0, …]` expand to 9^9 values: the

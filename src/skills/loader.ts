@@ -6,9 +6,9 @@ import { closeSync, constants, lstatSync, opendirSync, openSync, readFileSync, s
 import { DEFAULT_LIMITS } from '../core/limits.js';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { isSourceModule, stewardRoot } from '../package-root.js';
-import matter from 'gray-matter';
 import type { z } from 'zod';
 import { PackageError } from '../core/errors.js';
+import { splitFrontMatter } from './front-matter.js';
 import { parseFrontMatterYaml, YamlAliasRefusedError } from './front-matter-yaml.js';
 import {
   PackageManifestSchema,
@@ -149,32 +149,8 @@ function workerFileNames(packageDir: string, workersDir: string): string[] {
   return names.sort();
 }
 
-/**
- * gray-matter picks its parser from the text after the opening "---": "---js" and
- * "---javascript" mean eval(), "---coffee" would load CoffeeScript. A package is data, so the
- * loader reads the language itself and refuses all but YAML before gray-matter sees the file;
- * the engines below refuse too, in case a future gray-matter finds a language another way.
- * YAML is read by parseFrontMatterYaml (no anchors or aliases, no unknown tags such as
- * !!js/function), not by gray-matter's own js-yaml engine; pinned by tests.
- */
-const refuseEngine = (name: string) => () => {
-  throw new Error(`front matter engine "${name}" is disabled: only YAML is read`);
-};
-const YAML_ONLY = {
-  language: 'yaml',
-  engines: {
-    // gray-matter's types ask for an object; it passes the value on untouched and zod checks it.
-    yaml: (source: string) => parseFrontMatterYaml(source) as object,
-    javascript: refuseEngine('javascript'),
-    coffee: refuseEngine('coffee'),
-    json: refuseEngine('json'),
-  },
-};
-
-/** The language named after the opening "---" ("yaml" for none, "yml" or "yaml"). */
-function frontMatterLanguage(source: string): string {
-  const end = source.indexOf('\n');
-  const name = source.slice(3, end < 0 ? source.length : end).trim();
+/** "yaml" for the languages the loader reads: none after the opening "---", "yml" or "yaml". */
+function frontMatterLanguage(name: string): string {
   return name === '' || /^ya?ml$/i.test(name) ? 'yaml' : name;
 }
 
@@ -182,12 +158,15 @@ function frontMatterLanguage(source: string): string {
 function readWorker(file: string, workerId: string): WorkerSkill | string[] {
   const source = readText(file, '');
   const where = show(file);
-  if (!matter.test(source)) {
+  const split = splitFrontMatter(source);
+  if (!split) {
     return [
       `${where}: no YAML front matter; start the file with a "---" block holding id, title, description, inputTags and outputTags, then "---" and the prompt.`,
     ];
   }
-  const language = frontMatterLanguage(source);
+  // A package is data: a language other than YAML ("---js", which some front matter readers
+  // evaluate) is refused by name, and nothing of it is read.
+  const language = frontMatterLanguage(split.language);
   if (language !== 'yaml') {
     return [
       `${where}: front matter language ${JSON.stringify(language.slice(0, 40))} is not allowed: Steward ` +
@@ -195,13 +174,9 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
         `and write the fields as YAML.`,
     ];
   }
-  let data: unknown;
-  let body: string;
+  let data: unknown = {};
   try {
-    // Options disable gray-matter's cache, which would keep a file whose YAML failed to parse.
-    const parsed = matter(source, YAML_ONLY);
-    data = parsed.data;
-    body = parsed.content;
+    if (!split.isEmpty) data = parseFrontMatterYaml(split.matter);
   } catch (error) {
     if (error instanceof YamlAliasRefusedError) {
       return [
@@ -218,7 +193,7 @@ function readWorker(file: string, workerId: string): WorkerSkill | string[] {
   if (result.success && result.data.id !== workerId) {
     problems.push(`${where}: front matter field "id" must equal the file name "${workerId}" (got: "${result.data.id}"); rename the file or change the id.`);
   }
-  const prompt = body.trim();
+  const prompt = split.body.trim();
   if (prompt === '') {
     problems.push(`${where}: the prompt is empty; write the worker's system prompt as Markdown below the closing "---" of the front matter.`);
   }

@@ -289,7 +289,7 @@ describe('loading a package from disk', () => {
 
   it('never runs front matter: ---js / ---javascript are refused before anything is evaluated', () => {
     const marker = join(root, 'pwned.txt');
-    // Valid as JavaScript and as a worker: gray-matter's JS engine would run it and accept the package.
+    // Valid as JavaScript and as a worker: a front matter reader with a JS engine (gray-matter's) would run it and accept the package.
     const code =
       `{ id: (require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'), 'outliner'), title: ` +
       `'Outliner', description: 'Writes the outline.', inputTags: ['request', 'brief'], outputTags: ` +
