@@ -1,12 +1,15 @@
 /**
  * Steward as an installed package: `npm run package` (scripts/pack.mjs), a plain `npm install`
  * of the tarball into an empty app (npm registry only, preferring the local cache; the install
- * test/support/tarball.ts shares between the test files), typescript and @types/node added
- * with npm, then use it as an app would:
+ * test/support/tarball.ts shares between the test files), typescript, react and their types
+ * added with npm, then use it as an app would:
  *   (a) an ESM script imports `steward` and runs a scripted session to a wait;
  *   (b) `tsc --strict` compiles a TypeScript consumer with moduleResolution NodeNext and
  *       Bundler, and a DOM-only project (no Node types) against steward/machine + testing;
- *   (c) esbuild bundles steward/machine for `platform: 'browser'`: no Node built-in;
+ *       and a page's code on steward/client and steward/react (test/consumer/web, in the
+ *       app's web/) as NodeNext, Bundler and DOM-only projects;
+ *   (c) esbuild bundles steward/machine, and steward/client + steward/react, for
+ *       `platform: 'browser'`: no Node built-in;
  *   (d) `npx steward packages` (and `diagram`) run the installed, compiled CLI;
  *   (e) README's Quick start job, `npx steward run` on the demo model, runs to done on the
  *       SQLite store a plain install brings (better-sqlite3, an optional dependency, set up by
@@ -29,8 +32,9 @@ import { appWithSteward, installedSteward, npmInstall, packedTarball, type Tarba
 import { typeCheck } from '../support/type-check.js';
 
 const run = promisify(execFile);
-const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const fixtures = join(root, 'test/consumer/app');
+/** The page's code on steward/client and steward/react, copied to the app's web/. */
+const webFixtures = join(root, 'test/consumer/web');
 
 let tarball: Tarball;
 let app: string;
@@ -46,17 +50,50 @@ beforeAll(async () => {
   const versions = (await import('../../package.json', { with: { type: 'json' } })).default.devDependencies;
   const [shared, added, bareMs] = await Promise.all([
     installedSteward(),
-    appWithSteward('steward-consumer-', [`typescript@${versions.typescript}`, `@types/node@${versions['@types/node']}`]),
+    appWithSteward('steward-consumer-', [
+      `typescript@${versions.typescript}`,
+      `@types/node@${versions['@types/node']}`,
+      `react@${versions.react}`,
+      `@types/react@${versions['@types/react']}`,
+    ]),
     npmInstall(bare, ['--omit=optional', tarball.file]),
   ]);
   app = added.dir;
   cpSync(fixtures, app, { recursive: true });
+  cpSync(webFixtures, join(app, 'web'), { recursive: true });
+  readmeBlocks().forEach((code, i) => writeFileSync(join(app, `readme-${i + 1}.ts`), code));
   console.log(
     `tarball: ${(tarball.size / 1024).toFixed(1)} kB packed, ${(tarball.unpackedSize / 1024).toFixed(1)} kB unpacked, ${tarball.entryCount} files; ` +
       `npm install of it into an empty app (better-sqlite3 ${shared.prebuilt ? "from the repository's binary" : 'built from source'}; shared by the test files): ${(shared.ms / 1000).toFixed(1)} s; ` +
-      `typescript + @types/node added: ${(added.ms / 1000).toFixed(1)} s; with --omit=optional: ${(bareMs / 1000).toFixed(1)} s`,
+      `typescript, react and their types added: ${(added.ms / 1000).toFixed(1)} s; with --omit=optional: ${(bareMs / 1000).toFixed(1)} s`,
   );
 }, 900_000);
+
+/** The TypeScript blocks of README's "Use it from code", compiled and run by a test below. */
+function readmeBlocks(): string[] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Use it from code'), readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 1));
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+// Every TypeScript project of the app, checked by one process (type-check.ts) that reads the
+// declaration files they share once; each test reads its projects' diagnostics.
+// nodenext and bundler: an app's usual settings (skipLibCheck); dom: every declaration
+// file is checked, so a Node type anywhere in steward/machine's or steward/testing's fails it.
+// libcheck: nodenext with skipLibCheck false and every entry imported, so a declaration that
+// needs a type package the app does not have (e.g. @types/better-sqlite3) fails it.
+const flavours = ['nodenext', 'bundler', 'dom', 'libcheck'];
+// The page: the same three settings (its dom project: no Node type in what steward/client or
+// steward/react declares).
+const webFlavours = ['nodenext', 'bundler', 'dom'];
+/** README's blocks, compiled (emitted to readme-out/) by the same process. */
+const README_PROJECT = 'tsconfig.readme.json';
+let checked: Promise<Record<string, string>> | undefined;
+/** What tsc says of each project, checked once, by the first test that asks. */
+function checks(): Promise<Record<string, string>> {
+  checked ??= typeCheck(app, [...flavours.map((f) => `tsconfig.${f}.json`), ...webFlavours.map((f) => `web/tsconfig.${f}.json`), README_PROJECT]);
+  return checked;
+}
 
 afterAll(async () => {
   for (const dir of [app, bare]) if (dir) await rm(dir, { recursive: true, force: true });
@@ -90,6 +127,8 @@ describe('the packed tarball', () => {
     expect(declared).toContain('./dist/store.d.ts');
     for (const f of declared) expect(files, f).toContain(f.replace(/^\.\//, ''));
     expect(files.filter((f) => /^(test|bench|src|examples|scripts)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+    // The repository's record of its build (scripts/build-inputs.mjs) stays there.
+    expect(files).not.toContain('dist/build-stamp.json');
   });
 
   it('every relative link in README resolves in the repository and in the tarball (the design, the tool contract, the format page ship)', () => {
@@ -144,23 +183,20 @@ describe('an app that installed steward', () => {
     });
   });
 
-  // nodenext and bundler: an app's usual settings (skipLibCheck); dom: every declaration
-  // file is checked, so a Node type anywhere in steward/machine's or steward/testing's fails it.
-  // libcheck: nodenext with skipLibCheck false and every entry imported, so a declaration that
-  // needs a type package the app does not have (e.g. @types/better-sqlite3) fails it.
-  // All four checked by one process (type-check.ts), each test reading its project's diagnostics.
-  const flavours = ['nodenext', 'bundler', 'dom', 'libcheck'];
-  let checked: Promise<Record<string, string>> | undefined;
   it.concurrent.each(flavours)(
     '(b) tsc --strict compiles the consumer (%s)',
     async (flavour) => {
-      checked ??= typeCheck(
-        app,
-        flavours.map((f) => `tsconfig.${f}.json`),
-      );
-      expect((await checked)[`tsconfig.${flavour}.json`]).toBe('');
+      expect((await checks())[`tsconfig.${flavour}.json`]).toBe('');
     },
     // The whole check, however busy the machine.
+    300_000,
+  );
+
+  it.concurrent.each(webFlavours)(
+    '(b) tsc --strict compiles a page on steward/client and steward/react (%s)',
+    async (flavour) => {
+      expect((await checks())[`web/tsconfig.${flavour}.json`]).toBe('');
+    },
     300_000,
   );
 
@@ -174,6 +210,12 @@ describe('an app that installed steward', () => {
     expect(bytes).toBeGreaterThan(10_000);
   });
 
+  it('(c) esbuild bundles the installed steward/client and steward/react for the browser with no Node built-in', async () => {
+    const result = await browserBundle({ stdin: "export * from 'steward/client'; export * from 'steward/react';" }, { absWorkingDir: app });
+    expect(result.reached).toEqual([]);
+    expect(result.bytes).toBeGreaterThan(50_000);
+  });
+
   it('(d) npx steward packages runs the installed CLI', async () => {
     const { stdout } = await run('npx', ['--no-install', 'steward', 'packages', '--json'], { cwd: app });
     expect((JSON.parse(stdout) as { id: string }[]).map((p) => p.id).sort()).toEqual(['file-notes', 'research-brief', 'short-story', 'tiny']);
@@ -184,13 +226,10 @@ describe('an app that installed steward', () => {
   });
 
   it('README\'s "Use it from code" examples compile (tsc --strict) and run', async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Use it from code'), readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 1));
-    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    // Written to the app before the check (beforeAll).
+    const blocks = readmeBlocks();
     expect(blocks.length).toBe(5);
-    blocks.forEach((code, i) => writeFileSync(join(app, `readme-${i + 1}.ts`), code));
-    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.readme.json'], { cwd: app }).catch((e: { stdout: string }) => e);
-    expect(compiled.stdout).toBe('');
+    expect((await checks())[README_PROJECT]).toBe('');
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_')));
     const outputs = await Promise.all(blocks.map((_, i) => run(process.execPath, [`readme-out/readme-${i + 1}.js`], { cwd: app, env })));
     expect(outputs[0]!.stdout).toContain('waiting_user.approve_step');
@@ -202,7 +241,8 @@ describe('an app that installed steward', () => {
     // The live events: one line per round with its tokens and tools, then the wait.
     expect(outputs[4]!.stdout).toContain('manager 1/12');
     expect(outputs[4]!.stdout).toContain('waits: approve_step');
-  }, 120_000);
+    // As the (b) tests: this one makes the whole check when it runs alone.
+  }, 300_000);
 
   it("import 'steward' (the installed, compiled package) loads no HTTP or WebSocket module; steward/inspect does", async () => {
     const loadedBy = async (entry: string) => {

@@ -9,10 +9,10 @@
  * is complete. A lock folder makes concurrent test files wait for one build rather than each
  * making its own; a lock left by a process that died is taken over once it is old.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hashOfPaths } from '../../scripts/build-inputs.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cacheRoot = join(root, 'node_modules', '.cache', 'steward-test');
@@ -20,15 +20,6 @@ const cacheRoot = join(root, 'node_modules', '.cache', 'steward-test');
 const STALE_LOCK_MS = 5 * 60_000;
 /** Other builds of the same name older than this are removed when a new one is made. */
 const KEEP_OLD_MS = 24 * 60 * 60_000;
-
-/** Every file under `path` (or `path` itself), in a stable order. */
-export function listFiles(path: string): string[] {
-  if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => listFiles(join(path, name)));
-}
 
 /**
  * What the builds are made from, paths from the repository's root: one set for all of them, so
@@ -47,16 +38,9 @@ const SOURCES = [
 ];
 let sources: string | undefined;
 
-/** A hash of the files' names (from the repository's root) and contents. */
-export function hashOf(files: string[]): string {
-  const hash = createHash('sha256');
-  for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
-  return hash.digest('hex').slice(0, 16);
-}
-
 /** A hash of the sources, once per process. */
 function sourcesHash(): string {
-  sources ??= hashOf(SOURCES.flatMap((p) => listFiles(join(root, p))));
+  sources ??= hashOfPaths(root, SOURCES);
   return sources;
 }
 

@@ -4,7 +4,8 @@
  *
  * The tarball: made by `scripts/pack.mjs` (what `npm run package` runs: a staging copy, built
  * there, with the package.json a user gets), so the repo's own dist/ is never rebuilt under
- * other tests' feet. Keyed by a hash of what goes in.
+ * other tests' feet (it packs the repository's dist/ when that is a build of the current
+ * sources, and builds in the staging copy when not). Keyed by a hash of what goes in.
  *
  * The install: `npm install <tarball>` into an empty app, as a user runs it: Steward's
  * dependencies from the npm registry and better-sqlite3 (an optional dependency) through its
@@ -22,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { hashOf, listFiles } from './build-cache.js';
+import { BUILD_INPUTS, hashOf, hashOfPaths, SHIPPED_AS_IS } from '../../scripts/build-inputs.mjs';
 import { root, until } from './cli-process.js';
 import { sqlitePrebuild } from './sqlite-prebuild.js';
 
@@ -46,8 +47,6 @@ export interface InstalledSteward {
   /** better-sqlite3's binary came from the repository's build (sqlite-prebuild.ts), not a compile. */
   prebuilt: boolean;
 }
-
-const inputs = ['package.json', 'README.md', 'LICENSE', 'bin', 'docs', 'src', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
 
 function alive(pid: number): boolean {
   try {
@@ -104,7 +103,8 @@ let packed: Promise<Tarball> | undefined;
 
 export function packedTarball(): Promise<Tarball> {
   packed ??= (() => {
-    const dir = join(tmpdir(), `steward-tarball-${hashOf(inputs.flatMap((p) => listFiles(join(root, p))))}`);
+    // Keyed by what pack.mjs packs: the build's inputs and what it ships as it is.
+    const dir = join(tmpdir(), `steward-tarball-${hashOfPaths(root, [...BUILD_INPUTS, ...SHIPPED_AS_IS])}`);
     return once(dir, 'tarball.json', 'the packed tarball', 240_000, async () => {
       const { stdout } = await run(process.execPath, [join(root, 'scripts/pack.mjs'), '--json', '--out', dir], { cwd: root, maxBuffer: 16 << 20 });
       const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }[];
@@ -130,7 +130,7 @@ let installed: Promise<InstalledSteward> | undefined;
 export function installedSteward(): Promise<InstalledSteward> {
   installed ??= (async () => {
     const tarball = await packedTarball();
-    const key = hashOf([tarball.file, join(root, 'package-lock.json')]);
+    const key = hashOf(root, [tarball.file, join(root, 'package-lock.json')]);
     // Beside the tarball's folder and the apps (all right under the temp folder), so the
     // relative `file:../steward-tarball-…` npm saves means the same tarball from each of them.
     const dir = join(tmpdir(), `steward-installed-${key}`);
