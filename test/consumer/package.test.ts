@@ -216,6 +216,7 @@ describe('an app that installed steward', () => {
     expect(result.bytes).toBeGreaterThan(50_000);
   });
 
+  // Two npx starts (npm itself, then the command each): several seconds each on a busy machine.
   it('(d) npx steward packages runs the installed CLI', async () => {
     const { stdout } = await run('npx', ['--no-install', 'steward', 'packages', '--json'], { cwd: app });
     expect((JSON.parse(stdout) as { id: string }[]).map((p) => p.id).sort()).toEqual(['file-notes', 'research-brief', 'short-story', 'tiny']);
@@ -223,7 +224,7 @@ describe('an app that installed steward', () => {
     const diagram = await run('npx', ['--no-install', 'steward', 'diagram', '--format', 'mermaid'], { cwd: app });
     expect(diagram.stdout).toMatch(/^stateDiagram-v2\n/);
     expect(diagram.stdout).toContain('waiting_user');
-  });
+  }, 60_000);
 
   it('README\'s "Use it from code" examples compile (tsc --strict) and run', async () => {
     // Written to the app before the check (beforeAll).
