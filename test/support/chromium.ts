@@ -28,7 +28,7 @@ export function chromiumMissing(what: string): boolean {
  */
 export async function openChromium(): Promise<Browser> {
   const runDir = inject('stewardRunDir');
-  if (!runDir) return openChromium();
+  if (!runDir) return launchChromium();
   return chromium.connect(await sharedChromiumEndpoint(runDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
 }
 
