@@ -19,7 +19,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from '../support/cli-process.js';
 import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const run = promisify(execFile);
 const noBrowser = chromiumMissing('examples');
@@ -94,7 +94,7 @@ async function serve(dir: string): Promise<string> {
 describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await openChromium();
     cleanups.push(() => browser.close());
   }, 60_000);
 

@@ -24,7 +24,7 @@ import { demoResponder } from '../support/demo-replies.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
 import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const run = promisify(execFile);
 const skip = chromiumMissing('examples/react-session');
@@ -82,7 +82,7 @@ beforeAll(async () => {
     'steward serve to start',
     60_000,
   );
-  browser = await launchChromium();
+  browser = await openChromium();
   cleanups.push(() => browser.close());
 }, 900_000);
 

@@ -12,7 +12,7 @@ import { createRuntime, SqliteStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const skip = chromiumMissing('inspector edits');
 
@@ -23,7 +23,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await launchChromium();
+  browser = await openChromium();
 }, 90_000);
 
 afterAll(async () => {

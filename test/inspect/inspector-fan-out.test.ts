@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 import { buildPage } from './page-build.js';
 
 const skip = chromiumMissing('inspector fan-out');
@@ -24,7 +24,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await launchChromium();
+  browser = await openChromium();
 }, 90_000);
 
 afterAll(async () => {

@@ -19,7 +19,7 @@ import { startInspector } from '../../src/inspect/server.js';
 import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, runKeeper, submitReply } from '../tools/notes-package.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const skip = chromiumMissing('inspector tool calls');
 
@@ -30,7 +30,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await launchChromium();
+  browser = await openChromium();
 }, 90_000);
 
 afterAll(async () => {

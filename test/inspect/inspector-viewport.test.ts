@@ -16,7 +16,7 @@ import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { MIN_TEXT_PX } from '../../src/inspect/page/diagram-viewport.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const skip = chromiumMissing('inspector viewport');
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
   const runtime = createRuntime({ model: new DemoModel(), store });
   session = await runtime.createSession({ packageId: 'tiny' });
   inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
-  browser = await launchChromium();
+  browser = await openChromium();
   page = await browser.newPage({ viewport: VIEWPORT });
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(inspector.url);

@@ -12,7 +12,7 @@ import { startInspector, type InspectorHandle } from '../../src/inspect/server.j
 import { ManualModel } from '../../src/models/manual-model.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/core/machines/stream-events.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const noBrowser = chromiumMissing('live progress page');
 
@@ -98,7 +98,7 @@ describe('live progress in the inspector', () => {
   describe.skipIf(noBrowser)('the page', () => {
     let browser: Browser;
     beforeAll(async () => {
-      browser = await launchChromium();
+      browser = await openChromium();
       cleanups.push(() => browser.close());
     }, 60_000);
 

@@ -18,7 +18,7 @@ import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { root } from '../support/cli-process.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const skip = chromiumMissing('useSession');
 
@@ -63,7 +63,7 @@ beforeAll(async () => {
     log: () => {},
   });
   api = server.url;
-  browser = await launchChromium();
+  browser = await openChromium();
 }, 60_000);
 
 afterAll(async () => {

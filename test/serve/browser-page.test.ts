@@ -14,7 +14,7 @@ import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { streamingDemo } from './browser-models.js';
 import { client, FIRST_REQUEST_MILESTONES, milestones } from './http.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const skip = chromiumMissing('browser page');
 
@@ -26,7 +26,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await launchChromium();
+  browser = await openChromium();
   site = await startOtherSite(() => '<!doctype html><html><head><title>app</title></head><body>an app of its own</body></html>');
   siteOrigin = site.origin;
 }, 90_000);

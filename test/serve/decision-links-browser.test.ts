@@ -17,7 +17,7 @@ import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { client } from './http.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium } from '../support/chromium.js';
 
 const skip = chromiumMissing('decision links');
 
@@ -32,7 +32,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await launchChromium();
+  browser = await openChromium();
   // Another site, whose page holds a form that posts a decision to a link.
   site = await startOtherSite(
     () => `<!doctype html><html><body><form id="f" method="post" action="${forgedTarget}"><input name="decision" value="approve"></form></body></html>`,

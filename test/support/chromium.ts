@@ -5,6 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { inject } from 'vitest';
+import { sharedChromiumEndpoint } from './shared-chromium.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -18,6 +20,18 @@ export function chromiumMissing(what: string): boolean {
   return missing;
 }
 
-/** Starts Chromium with CHROMIUM_ARGS and `extraArgs`. */
+/**
+ * The run's one Chromium (CHROMIUM_ARGS), connected to for the calling file (see
+ * shared-chromium.ts); without the run's global setup (another config), one of the file's own.
+ * Either way close() when done: on the shared browser it closes only the contexts (and pages)
+ * opened through this connection and disconnects; the browser stays for the other files.
+ */
+export async function openChromium(): Promise<Browser> {
+  const runDir = inject('stewardRunDir');
+  if (!runDir) return launchChromium();
+  return chromium.connect(await sharedChromiumEndpoint(runDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
+}
+
+/** Starts a Chromium of the caller's own with CHROMIUM_ARGS and `extraArgs` (flags that cannot be set per context). */
 export const launchChromium = (extraArgs: readonly string[] = []): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });

@@ -1,7 +1,8 @@
 /**
  * vitest's global setup (vitest.config.ts), in the main vitest process: a folder for this run
  * that test files share through `inject('stewardRunDir')`. What they start there for the whole
- * run (the PostgreSQL cluster, see sharedPostgres in postgres.ts) is stopped here at the end.
+ * run (the PostgreSQL cluster, see sharedPostgres in postgres.ts; Chromium, see
+ * shared-chromium.ts) is stopped here at the end.
  *
  * One thing is started here, and only when a file of the run needs it: the packed tarball and
  * its shared install (tarball.ts), in the background. They take a minute or more and only heavy
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { stopSharedPostgres } from './postgres-cluster.js';
+import { stopSharedChromium } from './shared-chromium.js';
 import { installedSteward } from './tarball.js';
 
 declare module 'vitest' {
@@ -48,9 +50,10 @@ export default function setup(project: TestProject): (() => Promise<void>) | und
     teardownNow();
     delete state[RUN];
   };
-  // Also on exit (Ctrl+C, a crash of vitest itself): the server must not outlive the run.
+  // Also on exit (Ctrl+C, a crash of vitest itself): the servers must not outlive the run.
   const teardownNow = () => {
     try {
+      stopSharedChromium(runDir);
       stopSharedPostgres(runDir);
     } finally {
       rmSync(runDir, { recursive: true, force: true });
