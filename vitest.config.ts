@@ -23,9 +23,11 @@ const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFi
 // Heavy files run after the rest, so they never compete with the unit files for the cores; two at a
 // time, like the rest (none depends on timing under load: leases are long or renewed, waits are generous).
 // `npm run test:fast` runs the unit project alone; `npm test` both.
-// The unit files share their workers' loaded modules (isolate: false): a fresh module graph per file
-// loaded the same sources and packages again for every file, most of a light file's time. They
-// leave no global state behind (stubs, fake timers and listeners are undone after each test).
+// Both projects' files share their workers' loaded modules (isolate: false): a fresh module graph per
+// file loaded the same sources and packages again for every file, most of a light file's time and
+// a fifth of the heavy files' CPU. No file leaves global state behind (stubs, fake timers and
+// listeners are undone after each test; the heavy files only read process.env), and what the
+// heavy files share through module state (the run's PostgreSQL, Chromium and tarball) is the run's.
 // The transformed sources are kept on disk between processes (node_modules/.experimental-vitest-cache,
 // keyed by each file's content and the configuration): every e2e file's fresh process, and each unit
 // worker, transformed the same sources again. No plugin here reads other files, which would make it stale.
@@ -41,7 +43,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: heavy, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        test: { name: 'e2e', include: heavy, maxWorkers: 2, isolate: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
