@@ -25,12 +25,12 @@ const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFi
 // `npm run test:fast` runs the unit project alone; `npm test` both.
 // Both projects' files share their workers' loaded modules (isolate: false): a fresh module graph per
 // file loaded the same sources and packages again for every file, most of a light file's time and
-// a fifth of the heavy files' CPU. No file leaves global state behind (stubs, fake timers and
+// much of a heavy file's CPU. No file leaves global state behind (stubs, fake timers and
 // listeners are undone after each test; the heavy files only read process.env), and what the
 // heavy files share through module state (the run's PostgreSQL, Chromium and tarball) is the run's.
 // The transformed sources are kept on disk between processes (node_modules/.experimental-vitest-cache,
-// keyed by each file's content and the configuration): every e2e file's fresh process, and each unit
-// worker, transformed the same sources again. No plugin here reads other files, which would make it stale.
+// keyed by each file's content and the configuration): each worker and each run
+// transformed the same sources again. No plugin here reads other files, which would make it stale.
 export default defineConfig({
   test: {
     testTimeout: 20_000,
