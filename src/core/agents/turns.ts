@@ -17,7 +17,7 @@ import type { SessionContext, TurnAttachments, TurnOutput } from '../machines/se
 import type { DeltaSinks, Model, ModelReply, ModelRequest } from '../models/model.js';
 import { normalizeReply } from '../tools/reply.js';
 import { withApprovals, type ApprovalRule } from './approvals.js';
-import { ReadBlackboardArgs, toolSpecsFor } from '../tools/schemas.js';
+import { managerToolSpecs, ReadBlackboardArgs, workerToolSpecs } from '../tools/schemas.js';
 import { managerMessages } from './manager-context.js';
 import { EventLoopSlice } from './next-macrotask.js';
 import { workerMessages } from './worker-context.js';
@@ -152,13 +152,7 @@ export function createManagerTurn(model: Model, options: TurnOptions = {}) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
     yieldToEventLoop(slice, signal).then(() => {
       const called = gated(gate, system, signal, () =>
-        model.complete({
-          agent: 'manager',
-          messages: managerMessages(input),
-          tools: [...toolSpecsFor('manager')],
-          signal,
-          ...deltas(input, options, 'manager'),
-        }),
+        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, options, 'manager') }),
       );
       const replied = approval ? called.then((reply) => withApprovals(input, reply, approval)) : called;
       // Nothing archived (most sessions, most of the time): no reply can need the archive.
@@ -201,7 +195,7 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, opti
       model.complete({
         agent: 'worker',
         messages: workerMessages(input, worker, prompt, fetched),
-        tools: [...toolSpecsFor('worker'), ...(offered?.tools.map(serverToolSpec) ?? [])],
+        tools: [...workerToolSpecs, ...(offered?.tools.map(serverToolSpec) ?? [])],
         signal,
         ...deltas(input, options, 'worker'),
       }),

@@ -185,15 +185,6 @@ function toSpec(tool: ToolDefinition): ToolSpec {
   return { name: tool.name, description: tool.description, parameters };
 }
 
-const specs: Partial<Record<ToolActor, readonly ToolSpec[]>> = {};
-
-/**
- * The JSON Schemas of an actor's tools, for the model: built at the first model call, then
- * kept (they never change at run time); a command that calls no model never builds them.
- *
- * @example
- * model.complete({ agent: 'manager', messages, tools: [...toolSpecsFor('manager')] });
- */
-export function toolSpecsFor(actor: ToolActor): readonly ToolSpec[] {
-  return (specs[actor] ??= toolsFor(actor).map(toSpec));
-}
+/** JSON Schemas for the model, built once: they never change at run time. */
+export const managerToolSpecs: readonly ToolSpec[] = managerTools.map(toSpec);
+export const workerToolSpecs: readonly ToolSpec[] = workerTools.map(toSpec);
