@@ -57,10 +57,12 @@ export function register(program: Command): void {
             for (const row of rows) await write(auditLine(row, format));
             return;
           }
+          // The runtime is built (its packages read) before the header: a broken package fails with nothing written.
+          const runtime = ctx.runtime;
           await write(auditHeader(format));
           let rows = 0;
           let skipped = 0;
-          const trail: AsyncIterable<AuditRow> = auditRowsSince(ctx.runtime, ctx.store, since!, {
+          const trail: AsyncIterable<AuditRow> = auditRowsSince(runtime, ctx.store, since!, {
             onSession: (read) => {
               if (read % PROGRESS_EVERY === 0) process.stderr.write(`steward audit: ${read} sessions read, ${rows} rows\n`);
             },
