@@ -99,24 +99,36 @@ async function once<T>(dir: string, result: string, what: string, timeoutMs: num
   }
 }
 
+/** `make()`, calling `forget` if it fails, so that a cached promise of it is made again by the next caller. */
+function forgetFailure<T>(make: () => Promise<T>, forget: () => void): Promise<T> {
+  return make().catch((error: unknown) => {
+    forget();
+    throw error;
+  });
+}
+
 let packed: Promise<Tarball> | undefined;
 
 export function packedTarball(): Promise<Tarball> {
-  packed ??= (() => {
-    // Keyed by what pack.mjs packs: the build's inputs and what it ships as it is.
-    const dir = join(tmpdir(), `steward-tarball-${hashOfPaths(root, [...BUILD_INPUTS, ...SHIPPED_AS_IS])}`);
-    return once(dir, 'tarball.json', 'the packed tarball', 240_000, async () => {
-      const { stdout } = await run(process.execPath, [join(root, 'scripts/pack.mjs'), '--json', '--out', dir], { cwd: root, maxBuffer: 16 << 20 });
-      const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }[];
-      return {
-        file: join(dir, info!.filename),
-        size: info!.size,
-        unpackedSize: info!.unpackedSize,
-        entryCount: info!.entryCount,
-        files: info!.files.map((f) => f.path),
-      } satisfies Tarball;
-    });
-  })();
+  // A failure is not kept: the test files of a worker share this module, and the next one tries again.
+  packed ??= forgetFailure(
+    () => {
+      // Keyed by what pack.mjs packs: the build's inputs and what it ships as it is.
+      const dir = join(tmpdir(), `steward-tarball-${hashOfPaths(root, [...BUILD_INPUTS, ...SHIPPED_AS_IS])}`);
+      return once(dir, 'tarball.json', 'the packed tarball', 240_000, async () => {
+        const { stdout } = await run(process.execPath, [join(root, 'scripts/pack.mjs'), '--json', '--out', dir], { cwd: root, maxBuffer: 16 << 20 });
+        const [info] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }[];
+        return {
+          file: join(dir, info!.filename),
+          size: info!.size,
+          unpackedSize: info!.unpackedSize,
+          entryCount: info!.entryCount,
+          files: info!.files.map((f) => f.path),
+        } satisfies Tarball;
+      });
+    },
+    () => (packed = undefined),
+  );
   return packed;
 }
 
@@ -128,21 +140,24 @@ let installed: Promise<InstalledSteward> | undefined;
  * tools the tests add on top and the better-sqlite3 whose binary it reuses).
  */
 export function installedSteward(): Promise<InstalledSteward> {
-  installed ??= (async () => {
-    const tarball = await packedTarball();
-    const key = hashOf(root, [tarball.file, join(root, 'package-lock.json')]);
-    // Beside the tarball's folder and the apps (all right under the temp folder), so the
-    // relative `file:../steward-tarball-…` npm saves means the same tarball from each of them.
-    const dir = join(tmpdir(), `steward-installed-${key}`);
-    return once(dir, 'installed.json', 'the installed tarball', 900_000, async () => {
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2));
-      const prebuilds = join(dir, 'prebuilds');
-      mkdirSync(prebuilds);
-      const env = await sqlitePrebuild(root, prebuilds);
-      const ms = await npmInstall(dir, [tarball.file], env);
-      return { dir, ms, prebuilt: env !== undefined } satisfies InstalledSteward;
-    });
-  })();
+  installed ??= forgetFailure(
+    async () => {
+      const tarball = await packedTarball();
+      const key = hashOf(root, [tarball.file, join(root, 'package-lock.json')]);
+      // Beside the tarball's folder and the apps (all right under the temp folder), so the
+      // relative `file:../steward-tarball-…` npm saves means the same tarball from each of them.
+      const dir = join(tmpdir(), `steward-installed-${key}`);
+      return once(dir, 'installed.json', 'the installed tarball', 900_000, async () => {
+        writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2));
+        const prebuilds = join(dir, 'prebuilds');
+        mkdirSync(prebuilds);
+        const env = await sqlitePrebuild(root, prebuilds);
+        const ms = await npmInstall(dir, [tarball.file], env);
+        return { dir, ms, prebuilt: env !== undefined } satisfies InstalledSteward;
+      });
+    },
+    () => (installed = undefined),
+  );
   return installed;
 }
 
