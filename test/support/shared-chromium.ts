@@ -51,11 +51,15 @@ export async function sharedChromiumEndpoint(runDir: string, launch: { executabl
 function startServer(runDir: string, launch: { executablePath: string; args: readonly string[] }): () => void {
   const log = join(runDir, 'chromium.log');
   const output = openSync(log, 'a');
-  const server = spawn(process.execPath, [join(root, 'test/support/chromium-server.mjs'), readyFile(runDir), failedFile(runDir), JSON.stringify(launch)], {
-    cwd: root,
-    detached: true,
-    stdio: ['ignore', output, output],
-  });
+  const server = spawn(
+    process.execPath,
+    [join(root, 'test/support/chromium-server.mjs'), readyFile(runDir), failedFile(runDir), JSON.stringify(launch), String(process.ppid)],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ['ignore', output, output],
+    },
+  );
   closeSync(output); // the server has its own
   server.unref();
   writeFileSync(pidFile(runDir), String(server.pid));
