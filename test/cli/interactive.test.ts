@@ -207,11 +207,12 @@ it.skipIf(!hasScript)(
     try {
       await tty.waitFor(REQUEST_PROMPT, 'the request prompt');
       await tty.type(`A note about green tea${ENTER}`);
-      await tty.waitFor(/Edit, then approve/, 'the edit choice');
+      // The menu's own line: the step's box above it names "Edit, then approve" too, before the menu takes keys.
+      await tty.waitFor(/○ Edit, then approve/, 'the edit choice');
       await tty.type(`${DOWN}${DOWN}${ENTER}`); // Edit, then approve (after Approve, Reject)
       await tty.waitFor(/The worker's task/, 'the reason prompt');
       await tty.type(` Keep it short.${ENTER}`);
-      await tty.waitFor(/Edit, then accept/, 'the review menu with the edit choice');
+      await tty.waitFor(/○ Edit, then accept/, 'the review menu with the edit choice');
       await tty.type(`${DOWN}${DOWN}${ENTER}`); // Edit, then accept
       await tty.waitFor(/Approve the step/, 'the next step');
       await tty.type(`${DOWN}${DOWN}${DOWN}${ENTER}`); // Quit for now
