@@ -5,7 +5,7 @@
  * send starts (its model call held) right after this run's send resolves and before the run
  * reads the thread again.
  */
-import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
+import type { BaseEvent } from '@ag-ui/core';
 import { describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model, ModelReply, ModelRequest } from '../../src/core/models/model.js';
@@ -14,6 +14,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { SessionHost } from '../../src/serve/session-host.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { useTempDir } from '../support/temp.js';
+import { runInput } from './protocol-server.js';
 
 const temp = useTempDir('steward-ag-ui-settle-');
 
@@ -43,17 +44,6 @@ function heldDemo(): { model: Model; hold: () => Promise<void>; release: () => v
   };
 }
 
-const input = (threadId: string, runId: string, extra: Partial<RunAgentInput>): RunAgentInput => ({
-  threadId,
-  runId,
-  state: {},
-  messages: [],
-  tools: [],
-  context: [],
-  forwardedProps: {},
-  ...extra,
-});
-
 describe('an AG-UI run and a thread another send drives', () => {
   it('ends with the next interrupt, not success, when the thread runs again as the run ends', async () => {
     const store = new SqliteStore(temp.path('settle.db'));
@@ -66,7 +56,7 @@ describe('an AG-UI run and a thread another send drives', () => {
       await runAgUi(
         { runtime, store, host },
         'short-story',
-        input(thread, 'r1', { messages: [{ id: 'u1', role: 'user', content: 'A lighthouse story.' }] }),
+        runInput(thread, 'r1', { messages: [{ id: 'u1', role: 'user', content: 'A lighthouse story.' }] }),
         {},
         (e) => events.push(e),
       );
@@ -93,7 +83,7 @@ describe('an AG-UI run and a thread another send drives', () => {
       await runAgUi(
         { runtime, store, host: racing },
         'short-story',
-        input(thread, 'r2', { resume: [{ interruptId: approval.id, status: 'resolved', payload: { approved: true } }] }),
+        runInput(thread, 'r2', { resume: [{ interruptId: approval.id, status: 'resolved', payload: { approved: true } }] }),
         {},
         (e) => events.push(e),
       );
@@ -134,7 +124,7 @@ describe('an AG-UI run and a thread another send drives', () => {
       await runAgUi(
         { runtime, store, host },
         'short-story',
-        input('stuck-1', 'r1', { resume: [{ interruptId, status: 'resolved', payload: { text: 'Go.' } }] }),
+        runInput('stuck-1', 'r1', { resume: [{ interruptId, status: 'resolved', payload: { text: 'Go.' } }] }),
         {},
         (e) => events.push(e),
       );

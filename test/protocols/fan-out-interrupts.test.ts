@@ -9,9 +9,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Interrupt } from '@ag-ui/client';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { startServe } from '../../src/serve/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { useTempDir } from '../support/temp.js';
+import { ANA_TOKEN, serveForAna } from './protocol-server.js';
 import { call, runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
 import { agUiAgent, runError, type RunRecord } from './ag-ui-client.js';
 import { a2aClient, asTask, request, stateName } from './a2a-client.js';
@@ -23,20 +23,10 @@ afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
 });
 
-const TOKEN = 'token-of-ana-0123456789';
-
 async function serve(name: string, model: TrioModel) {
   const store = new SqliteStore(tmp.path(`${name}.db`));
   const runtime = createRuntime({ model, store, packagesDir: trioPackage(tmp.path(`${name}-packages`)) });
-  const logs: string[] = [];
-  const server = await startServe({ runtime, store, port: 0, tokens: [{ name: 'ana', token: TOKEN, actForOthers: false }], log: (m) => logs.push(m) });
-  open.push(async () => {
-    await server.close();
-    await runtime.close();
-    store.close();
-    expect(logs.filter((l) => /AG-UI|A2A/.test(l))).toEqual([]);
-  });
-  return server;
+  return serveForAna(runtime, store, open);
 }
 
 type Tab = ReturnType<typeof agUiAgent>;
@@ -69,7 +59,7 @@ describe('a fan-out over the protocols', { timeout: 120_000 }, () => {
     const model = new TrioModel([runTogether(TRIO, true), again], (id) => submitOwn(id));
     const server = await serve('ag-ui', model);
     const url = `${server.url}/ag-ui/trio`;
-    const tab = agUiAgent(url, 'thread-trio', TOKEN);
+    const tab = agUiAgent(url, 'thread-trio', ANA_TOKEN);
     tab.agent.addMessage({ id: 'u1', role: 'user', content: 'Three notes, please.' });
     ok(await tab.run());
 
@@ -97,11 +87,13 @@ describe('a fan-out over the protocols', { timeout: 120_000 }, () => {
     expect(results(rejected)).toEqual({ run_south: { decision: 'user_rejected_next_step', approved: false, reason: 'Not south.', item: 'run_south' } });
 
     // South's resume sent again from another tab: a harmless repeat, applied to no other item.
-    const other = agUiAgent(url, 'thread-trio', TOKEN);
+    const other = agUiAgent(url, 'thread-trio', ANA_TOKEN);
     ok(await other.run({ resume: [{ interruptId: south.id, status: 'resolved', payload: { approved: false, reason: 'Not south.' } }] }));
     expect(other.agent.pendingInterrupts.map((i) => i.id)).toEqual(pending(tab).map((i) => i.id));
     // Another answer for south is stale: south was decided, and the answer lands nowhere.
-    const changed = await agUiAgent(url, 'thread-trio', TOKEN).run({ resume: [{ interruptId: south.id, status: 'resolved', payload: { approved: true } }] });
+    const changed = await agUiAgent(url, 'thread-trio', ANA_TOKEN).run({
+      resume: [{ interruptId: south.id, status: 'resolved', payload: { approved: true } }],
+    });
     expect(runError(changed)).toMatchObject({ code: 'interrupt_stale' });
     expect(runError(changed)?.message).toContain('answered differently');
     // A payload that names another item than its interrupt's breaks that interrupt's schema.
@@ -143,7 +135,7 @@ describe('a fan-out over the protocols', { timeout: 120_000 }, () => {
     expect(pending(tab).map((i) => i.id)).toEqual([northArtifact!.id, eastArtifact!.id]);
     // The rejection sent again: harmless, and north and east are still under review.
     ok(
-      await agUiAgent(url, 'thread-trio', TOKEN).run({
+      await agUiAgent(url, 'thread-trio', ANA_TOKEN).run({
         resume: [{ interruptId: southArtifact!.id, status: 'resolved', payload: { accepted: false, reason: 'Too short.' } }],
       }),
     );
@@ -163,7 +155,7 @@ describe('a fan-out over the protocols', { timeout: 120_000 }, () => {
   it('A2A: the input-required status carries a data part per item; a message decides the item it names', async () => {
     const model = new TrioModel([runTogether(TRIO, true)], (id) => submitOwn(id));
     const server = await serve('a2a', model);
-    const client = await a2aClient(server.url, 'trio', TOKEN);
+    const client = await a2aClient(server.url, 'trio', ANA_TOKEN);
     let task = asTask(await client.sendMessage(request({ text: 'Three notes, please.' })));
     const items = (t: Task) =>
       (t.status?.message?.parts ?? []).flatMap((p) =>

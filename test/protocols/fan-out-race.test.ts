@@ -6,7 +6,7 @@
  * is wrapped so that the other answer is sent right before this run's, after the run read the
  * thread.
  */
-import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
+import type { BaseEvent } from '@ag-ui/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAgUi } from '../../src/protocols/ag-ui/run.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -14,23 +14,13 @@ import { SessionHost } from '../../src/serve/session-host.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { UserEvent } from '../../src/core/machines/session.events.js';
 import { useTempDir } from '../support/temp.js';
+import { runInput } from './protocol-server.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
 
 const temp = useTempDir('steward-fan-out-race-');
 const open: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
-});
-
-const input = (threadId: string, runId: string, extra: Partial<RunAgentInput>): RunAgentInput => ({
-  threadId,
-  runId,
-  state: {},
-  messages: [],
-  tools: [],
-  context: [],
-  forwardedProps: {},
-  ...extra,
 });
 
 type Finished = { type: 'RUN_FINISHED'; outcome: { type: string; interrupts?: { id: string }[] } };
@@ -46,7 +36,7 @@ async function racedThread(name: string) {
     await store.close();
   });
   const events: BaseEvent[] = [];
-  await runAgUi({ runtime, store, host }, 'trio', input(name, 'r1', { messages: [{ id: 'u1', role: 'user', content: 'Three notes.' }] }), {}, (e) =>
+  await runAgUi({ runtime, store, host }, 'trio', runInput(name, 'r1', { messages: [{ id: 'u1', role: 'user', content: 'Three notes.' }] }), {}, (e) =>
     events.push(e),
   );
   const interrupts = (events.findLast((e) => e.type === 'RUN_FINISHED') as unknown as Finished).outcome.interrupts!;
@@ -68,8 +58,12 @@ async function racedThread(name: string) {
       },
     });
     const raced: BaseEvent[] = [];
-    await runAgUi({ runtime, store, host: racing }, 'trio', input(name, 'r2', { resume: [{ interruptId: north.id, status: 'resolved', payload }] }), {}, (e) =>
-      raced.push(e),
+    await runAgUi(
+      { runtime, store, host: racing },
+      'trio',
+      runInput(name, 'r2', { resume: [{ interruptId: north.id, status: 'resolved', payload }] }),
+      {},
+      (e) => raced.push(e),
     );
     expect(overtaken).toBe(true);
     return { events: raced, view: (await host.view(name)).view, model };

@@ -9,10 +9,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { startServe } from '../../src/serve/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { ScriptedModel, scriptedCall } from '../../src/models/scripted-model.js';
 import { useTempDir } from '../support/temp.js';
+import { ANA_TOKEN, serveForAna } from './protocol-server.js';
 import { notesPackage, runKeeper, type NotesPackage } from '../tools/notes-package.js';
 import { agUiAgent, runError, type RunRecord } from './ag-ui-client.js';
 import { a2aClient, asTask, interruptOf, request, stateName } from './a2a-client.js';
@@ -22,8 +22,6 @@ const open: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
 });
-
-const TOKEN = 'token-of-ana-0123456789';
 
 function keeperModel() {
   return new ScriptedModel([
@@ -44,14 +42,7 @@ function keeperModel() {
 async function serve(name: string, notes: NotesPackage, model: ScriptedModel) {
   const store = new SqliteStore(tmp.path(`${name}.db`));
   const runtime = createRuntime({ model, store, packagesDir: notes.packagesDir, toolHost: { env: notes.env, log: () => {} } });
-  const logs: string[] = [];
-  const server = await startServe({ runtime, store, port: 0, tokens: [{ name: 'ana', token: TOKEN, actForOthers: false }], log: (m) => logs.push(m) });
-  open.push(async () => {
-    await server.close();
-    await runtime.close();
-    store.close();
-    expect(logs.filter((l) => /AG-UI|A2A/.test(l))).toEqual([]);
-  });
+  const server = await serveForAna(runtime, store, open);
   return { server, store };
 }
 
@@ -68,7 +59,7 @@ describe('MCP tool calls over the protocols', { timeout: 120_000 }, () => {
     const notes = notesPackage();
     const model = keeperModel();
     const { server } = await serve('ag-ui', notes, model);
-    const tab = agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', TOKEN);
+    const tab = agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', ANA_TOKEN);
     tab.agent.addMessage({ id: 'u1', role: 'user', content: 'Keep my notes.' });
     const first = await tab.run();
     expect(runError(first)).toBeUndefined();
@@ -89,12 +80,12 @@ describe('MCP tool calls over the protocols', { timeout: 120_000 }, () => {
     expect(results(edited).filter(([id]) => /^c\d$/.test(String(id)))).toEqual([]);
 
     // The first resume sent again (a reloaded tab): c1's interrupt is no longer open; nothing is applied to c2.
-    const replay = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', TOKEN).resume(i1, {
+    const replay = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', ANA_TOKEN).resume(i1, {
       approved: true,
       arguments: { path: 'a.md', text: 'Edited' },
     });
     expect(runError(replay)).toMatchObject({ code: 'interrupt_stale' });
-    const reloaded = agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', TOKEN);
+    const reloaded = agUiAgent(`${server.url}/ag-ui/notes`, 'thread-notes', ANA_TOKEN);
     expect(runError(await reloaded.run())).toBeUndefined();
     expect(reloaded.state.toolCalls.map((c: { status: string }) => c.status)).toEqual(['approved', 'pending', 'approved', 'pending']);
     const rejected = await tab.resume(tab.interrupt!, { approved: false, reason: 'Keep b.' });
@@ -122,7 +113,7 @@ describe('MCP tool calls over the protocols', { timeout: 120_000 }, () => {
     const notes = notesPackage();
     const model = keeperModel();
     const { server } = await serve('a2a', notes, model);
-    const client = await a2aClient(server.url, 'notes', TOKEN);
+    const client = await a2aClient(server.url, 'notes', ANA_TOKEN);
     let task = asTask(await client.sendMessage(request({ text: 'Keep my notes.' })));
     const answer = async (data: unknown) => {
       const interrupt = interruptOf(task)!;

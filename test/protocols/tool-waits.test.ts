@@ -13,10 +13,10 @@
 import type { Message } from '@ag-ui/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { startServe } from '../../src/serve/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { ScriptedModel } from '../../src/models/scripted-model.js';
 import { useTempDir } from '../support/temp.js';
+import { ANA_TOKEN, serveForAna } from './protocol-server.js';
 import { notesPackage, type NotesPackage } from '../tools/notes-package.js';
 import { BAD_INITIALS, callsModel, CONFIRM_FORM, CONFIRMED, confirmWrite, cutOffCalls, GIVEN, READ_GIVEN, writeNote } from '../tools/tool-wait-sessions.js';
 import { agUiAgent, runError, type RunRecord } from './ag-ui-client.js';
@@ -28,19 +28,10 @@ afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
 });
 
-const TOKEN = 'token-of-ana-0123456789';
-
 async function serve(name: string, notes: NotesPackage, model: ScriptedModel, machine?: typeof cutOffCalls) {
   const store = new SqliteStore(tmp.path(`${name}.db`));
   const runtime = createRuntime({ model, store, packagesDir: notes.packagesDir, toolHost: { env: notes.env, log: () => {} }, ...(machine ? { machine } : {}) });
-  const logs: string[] = [];
-  const server = await startServe({ runtime, store, port: 0, tokens: [{ name: 'ana', token: TOKEN, actForOthers: false }], log: (m) => logs.push(m) });
-  open.push(async () => {
-    await server.close();
-    await runtime.close();
-    store.close();
-    expect(logs.filter((l) => /AG-UI|A2A/.test(l))).toEqual([]);
-  });
+  const server = await serveForAna(runtime, store, open);
   return { server, store };
 }
 
@@ -64,7 +55,7 @@ describe('tool_input over the protocols', { timeout: 120_000 }, () => {
     const notes = notesPackage();
     const { model, read } = callsModel(confirmWrite());
     const { server } = await serve('ag-ui-input', notes, model);
-    const tab = agUiAgent(`${server.url}/ag-ui/notes`, 'thread-input', TOKEN);
+    const tab = agUiAgent(`${server.url}/ag-ui/notes`, 'thread-input', ANA_TOKEN);
     tab.agent.addMessage({ id: 'u1', role: 'user', content: 'Write a.md.' });
     expect(runError(await tab.run())).toBeUndefined();
     expect(tab.interrupt).toMatchObject({ reason: 'tool_call', toolCallId: 'c1' });
@@ -95,7 +86,7 @@ describe('tool_input over the protocols', { timeout: 120_000 }, () => {
     expect(chatCall(tab.agent.messages, 'c1')?.result).toBe('wrote a.md, confirmed by AB');
 
     // The same answer sent again (a reloaded tab): harmless, nothing reaches the server again.
-    const again = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-input', TOKEN).resume(asking, GOOD);
+    const again = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-input', ANA_TOKEN).resume(asking, GOOD);
     expect(runError(again)).toBeUndefined();
     expect(notes.calls()).toHaveLength(2);
     model.assertComplete();
@@ -105,7 +96,7 @@ describe('tool_input over the protocols', { timeout: 120_000 }, () => {
     const notes = notesPackage();
     const { model, read } = callsModel(confirmWrite());
     const { server } = await serve('a2a-input', notes, model);
-    const client = await a2aClient(server.url, 'notes', TOKEN);
+    const client = await a2aClient(server.url, 'notes', ANA_TOKEN);
     let task = asTask(await client.sendMessage(request({ text: 'Write a.md.' })));
     const answer = (data: unknown, interruptId: string) =>
       client.sendMessage(request({ data }, { taskId: task.id }, { steward: { interruptId } })).then(asTask, (error: unknown) => error);
@@ -150,7 +141,7 @@ describe('tool_interrupted over the protocols', { timeout: 120_000 }, () => {
     const { model, read } = callsModel(writeNote(), writeNote());
     const { server } = await serve('ag-ui-interrupted', notes, model, cutOffCalls);
     const cutOffCall = async (thread: string) => {
-      const tab = agUiAgent(`${server.url}/ag-ui/notes`, thread, TOKEN);
+      const tab = agUiAgent(`${server.url}/ag-ui/notes`, thread, ANA_TOKEN);
       tab.agent.addMessage({ id: 'u1', role: 'user', content: 'Write a.md.' });
       expect(runError(await tab.run())).toBeUndefined();
       expect(runError(await tab.resume(tab.interrupt!, { approved: true }))).toBeUndefined();
@@ -170,9 +161,9 @@ describe('tool_interrupted over the protocols', { timeout: 120_000 }, () => {
     expect(runError(answered)).toBeUndefined();
     expect(given.tab.interrupt).toMatchObject({ reason: 'steward:artifact_review' });
     expect(results(answered).filter(([id]) => id === 'c1')).toEqual([['c1', READ_GIVEN]]);
-    const again = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-given', TOKEN).resume(given.interrupt, { result: GIVEN });
+    const again = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-given', ANA_TOKEN).resume(given.interrupt, { result: GIVEN });
     expect(runError(again)).toBeUndefined();
-    const otherwise = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-given', TOKEN).resume(given.interrupt, { approved: true });
+    const otherwise = await agUiAgent(`${server.url}/ag-ui/notes`, 'thread-given', ANA_TOKEN).resume(given.interrupt, { approved: true });
     expect(runError(otherwise)).toMatchObject({ code: 'interrupt_stale' });
 
     const skipped = await cutOffCall('thread-skipped');
@@ -192,7 +183,7 @@ describe('tool_interrupted over the protocols', { timeout: 120_000 }, () => {
     const notes = notesPackage();
     const { model, read } = callsModel(writeNote(), writeNote());
     const { server } = await serve('a2a-interrupted', notes, model, cutOffCalls);
-    const client = await a2aClient(server.url, 'notes', TOKEN);
+    const client = await a2aClient(server.url, 'notes', ANA_TOKEN);
     const answer = (taskId: string, data: unknown, interruptId: string) =>
       client.sendMessage(request({ data }, { taskId }, { steward: { interruptId } })).then(asTask, (error: unknown) => error);
     const cutOffCall = async () => {
