@@ -13,7 +13,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { cachedBuildSync } from './build-cache.js';
-import { compiledCli } from './cli-build.js';
+import { compiledPackage } from './cli-build.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -40,7 +40,7 @@ function build(out: string): void {
     tsconfig: join(root, 'tsconfig.json'),
     logLevel: 'error',
   });
-  const dist = join(dirname(dirname(compiledCli())), 'dist');
+  const dist = join(compiledPackage(), 'dist');
   mkdirSync(out, { recursive: true });
   // Relative, so the link still holds once the build is renamed into place.
   symlinkSync(relative(out, dist), join(out, 'src'));
