@@ -1,15 +1,13 @@
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createRuntime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { STATELY_INSPECTOR_OPTIONS } from '../../src/inspect/stately.js';
+import { testScript } from '../support/script-build.js';
 import { closedPort } from '../support/temp.js';
-
-const fixture = fileURLToPath(new URL('./fixtures/remote-run.ts', import.meta.url));
 
 /** Inspection events as small objects: who, what, which event, which state. */
 function reduce(events: StatelyInspectionEvent[]) {
@@ -70,7 +68,7 @@ describe('inspection events, offline', () => {
 /** Runs the fixture; resolves with its exit code, output and wall time (killed after `limitMs`). */
 async function runChild(target: string, limitMs = 10_000, env: Record<string, string> = {}) {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, target], {
+  const child = spawn(process.execPath, [testScript('test/inspect/fixtures/remote-run.ts'), target], {
     cwd: process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },

@@ -7,7 +7,6 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,11 +17,11 @@ import { startInspector, type InspectorHandle } from '../../src/inspect/server.j
 import { ManualModel } from '../../src/models/manual-model.js';
 import { buildPage } from './page-build.js';
 import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { testScript } from '../support/script-build.js';
 
 const skip = chromiumMissing('inspector page');
 
 const run = promisify(execFile);
-const cliStep = fileURLToPath(new URL('./fixtures/cli-step.ts', import.meta.url));
 
 let browser: Browser;
 let pageDir: string;
@@ -172,9 +171,7 @@ describe.skipIf(skip)('the inspector page', () => {
     const artifactId = session.view().artifact!.id;
     session.stop(); // this process lets go of it; the "CLI" resumes it from the store
     const { stdout } = await run(process.execPath, [
-      '--import',
-      'tsx',
-      cliStep,
+      testScript('test/inspect/fixtures/cli-step.ts'),
       dbPath,
       session.id,
       JSON.stringify({ type: 'user_rejected_artifact', artifactId, reason: 'make it shorter' }),

@@ -6,18 +6,18 @@
 import { spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { isPostgresUrl, resolveStoreLocation } from '../../src/store/open-store.js';
-import { root } from '../support/cli-process.js';
+import { compiledPackage } from '../support/cli-build.js';
 import { closedPort, useTempDir } from '../support/temp.js';
 
 const tmp = useTempDir('steward-open-store-');
 
-/** Runs `code` as an ES module in a child with tsx; prints whether pg was loaded. */
+/** Runs `code` as an ES module in a child, in the compiled package (test/support/cli-build.ts); prints whether pg was loaded. */
 function pgLoadedAfter(code: string): { loaded: boolean; output: string } {
   const script = `${code}
 const { createRequire } = await import('node:module');
 const cache = createRequire(import.meta.url).cache;
 console.log('PG_LOADED=' + Object.keys(cache).some((k) => /[\\\\/]node_modules[\\\\/]pg[\\\\/]/.test(k)));`;
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: compiledPackage(), encoding: 'utf8', timeout: 60_000 });
   const output = `${child.stdout}\n${child.stderr}`;
   const match = /PG_LOADED=(true|false)/.exec(child.stdout);
   if (!match) throw new Error(`the child printed no result (exit ${child.status}):\n${output}`);
@@ -37,9 +37,9 @@ it('tells PostgreSQL URLs from file paths, and keeps a URL as given', () => {
 it('the public API, the CLI and an SQLite store never load pg; a postgres:// URL does', async () => {
   const db = JSON.stringify(tmp.path('steward.db'));
   const sqlite = pgLoadedAfter(`
-await import('./src/index.ts');
-await import('./src/cli/main.ts');
-const { openStore } = await import('./src/store/open-store.ts');
+await import('./dist/index.js');
+await import('./dist/cli/main.js');
+const { openStore } = await import('./dist/store/open-store.js');
 const store = await openStore(${db});
 await store.list();
 await store.close();`);
@@ -47,7 +47,7 @@ await store.close();`);
 
   const url = JSON.stringify(`postgres://app:pw@127.0.0.1:${await closedPort()}/steward`);
   const postgres = pgLoadedAfter(`
-const { openStore } = await import('./src/store/open-store.ts');
+const { openStore } = await import('./dist/store/open-store.js');
 await openStore(${url}).catch((error) => { if (error.code !== 'store_unavailable') throw error; });`);
   expect(postgres.loaded, postgres.output).toBe(true);
 }, 60_000);

@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/core/errors.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { testScript } from '../support/script-build.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const writerScript = join(root, 'test/support/store-writer.ts');
 const created = { kind: 'created', type: 'session.created', payload: {}, state: 'idle' } as const;
 
 interface WriterResult {
@@ -24,7 +24,7 @@ interface WriterResult {
 
 /** Starts a writer process; resolves `ready` once it has opened the store. */
 function startWriter(dbPath: string, sessionId: string, count: number, writer: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', writerScript, dbPath, sessionId, String(count), writer], {
+  const child = spawn(process.execPath, [testScript('test/support/store-writer.ts'), dbPath, sessionId, String(count), writer], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
     timeout: 60_000,

@@ -35,6 +35,15 @@ const SOURCES = [
   // The MCP test servers the tests start (server-build.ts).
   'test/mcp/servers',
   'test/tools/servers',
+  // The programs the tests start as processes (script-build.ts).
+  'test/inspect/fixtures',
+  'test/tools/fixtures',
+  'test/support/store-writer.ts',
+  // How the builds are made: a changed recipe makes new builds.
+  'test/support/build-cache.ts',
+  'test/support/cli-build.ts',
+  'test/support/server-build.ts',
+  'test/support/script-build.ts',
 ];
 let sources: string | undefined;
 

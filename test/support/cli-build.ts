@@ -57,3 +57,8 @@ export function compiledCli(): string {
   bin ??= join(cachedBuildSync('cli', build), 'bin/steward.mjs');
   return bin;
 }
+
+/** The folder of the compiled CLI, laid out as the installed package: its dist/ has each module of src/ compiled on its own. */
+export function compiledPackage(): string {
+  return dirname(dirname(compiledCli()));
+}

@@ -5,13 +5,14 @@
  * waits in tool_interrupted.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, vi } from 'vitest';
+import { testScript } from '../support/script-build.js';
 import type { NotesPackage } from './notes-package.js';
 
 export async function killedMidCall(notes: NotesPackage, db: string): Promise<void> {
-  const fixture = fileURLToPath(new URL('./fixtures/call-then-hang.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, db, notes.packagesDir, notes.env.NOTES_LOG!], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [testScript('test/tools/fixtures/call-then-hang.ts'), db, notes.packagesDir, notes.env.NOTES_LOG!], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise((resolve) => child.once('exit', resolve));

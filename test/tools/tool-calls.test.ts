@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRuntime, SqliteStore, type Runtime } from '../../src/index.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
+import { testScript } from '../support/script-build.js';
 import { notesPackage, runKeeper, submitReply, toolResultsIn as toolResults, type NotesPackage } from './notes-package.js';
 
 const runtimes: Runtime[] = [];
@@ -214,8 +214,9 @@ describe('a process that dies during a tool call', { timeout: 120_000 }, () => {
   it('SIGKILL mid-call: on resume the session waits in tool_interrupted, the destructive call is not repeated, and the person gives its result', async () => {
     const notes = notesPackage();
     const db = join(mkdtempSync(join(tmpdir(), 'steward-killed-')), 'steward.db');
-    const fixture = fileURLToPath(new URL('./fixtures/call-then-hang.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, db, notes.packagesDir, notes.env.NOTES_LOG!], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [testScript('test/tools/fixtures/call-then-hang.ts'), db, notes.packagesDir, notes.env.NOTES_LOG!], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {

@@ -10,13 +10,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore, type Runtime } from '../../src/index.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { scriptedCall, ScriptedModel, type ScriptStep } from '../../src/testing.js';
 import type { ModelRequest } from '../../src/machine.js';
 import { postgresUnavailable } from '../support/postgres.js';
+import { testScript } from '../support/script-build.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { notesPackage, runKeeper, submitReply, toolResultsIn, type NotesPackage } from './notes-package.js';
 import { CONFIRM_FORM } from './tool-wait-sessions.js';
@@ -91,8 +91,9 @@ describe('elicitation as a durable wait', { timeout: 120_000 }, () => {
   it('SQLite: the process that asked is killed; after a restart the answer is checked against the server’s schema and completes the call', async () => {
     const notes = notesPackage();
     const db = join(mkdtempSync(join(tmpdir(), 'steward-asking-')), 'steward.db');
-    const fixture = fileURLToPath(new URL('./fixtures/ask-then-wait.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, db, notes.packagesDir, notes.env.NOTES_LOG!], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [testScript('test/tools/fixtures/ask-then-wait.ts'), db, notes.packagesDir, notes.env.NOTES_LOG!], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
