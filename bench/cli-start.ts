@@ -26,7 +26,10 @@ const REPORT_CPU = `data:text/javascript,process.on('exit',()=>{const u=process.
 
 /** Runs `node [--import REPORT_CPU] args`; its CPU time in ms and its stdout. `fails`: the command is expected to exit non-zero. */
 function run(args: string[], { fails = false, measure = true } = {}): { ms: number; stdout: string } {
-  const child = spawnSync(process.execPath, [...(measure ? ['--import', REPORT_CPU] : []), ...args], { env: { ...process.env, STEWARD_DB: db }, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [...(measure ? ['--import', REPORT_CPU] : []), ...args], {
+    env: { ...process.env, STEWARD_DB: db },
+    encoding: 'utf8',
+  });
   const reported = /cpu-us (\d+)/.exec(child.stderr ?? '');
   if ((child.status !== 0) !== fails || (measure && !reported)) throw new Error(`${args.join(' ')} exited ${child.status}: ${child.stderr}`);
   return { ms: reported ? Number(reported[1]) / 1000 : 0, stdout: child.stdout };
