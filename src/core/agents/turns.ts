@@ -152,7 +152,7 @@ export function createManagerTurn(model: Model, options: TurnOptions = {}) {
   return fromPromise<TurnOutput, SessionContext>(({ input, signal, system }) =>
     yieldToEventLoop(slice, signal).then(() => {
       const called = gated(gate, system, signal, () =>
-        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs()], signal, ...deltas(input, options, 'manager') }),
+        model.complete({ agent: 'manager', messages: managerMessages(input), tools: [...managerToolSpecs], signal, ...deltas(input, options, 'manager') }),
       );
       const replied = approval ? called.then((reply) => withApprovals(input, reply, approval)) : called;
       // Nothing archived (most sessions, most of the time): no reply can need the archive.
@@ -195,7 +195,7 @@ export function createWorkerTurn(model: Model, promptOf: SkillPromptLookup, opti
       model.complete({
         agent: 'worker',
         messages: workerMessages(input, worker, prompt, fetched),
-        tools: [...workerToolSpecs(), ...(offered?.tools.map(serverToolSpec) ?? [])],
+        tools: [...workerToolSpecs, ...(offered?.tools.map(serverToolSpec) ?? [])],
         signal,
         ...deltas(input, options, 'worker'),
       }),

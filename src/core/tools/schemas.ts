@@ -6,7 +6,6 @@
 import * as z from 'zod';
 import { ownRecord, ownRecordJsonSchema } from '../blackboard/keyed.js';
 import { boundedString, DEFAULT_LIMITS as L } from '../limits.js';
-import { computedOnce } from '../computed-once.js';
 import type { ToolSpec } from '../models/model.js';
 
 const tagName = z.string().min(1).max(120);
@@ -186,9 +185,6 @@ function toSpec(tool: ToolDefinition): ToolSpec {
   return { name: tool.name, description: tool.description, parameters };
 }
 
-/**
- * JSON Schemas for the model, built once they are first asked for (a program that runs no
- * model, such as `steward list`, never builds them) and kept: they never change at run time.
- */
-export const managerToolSpecs: () => readonly ToolSpec[] = computedOnce(() => managerTools.map(toSpec));
-export const workerToolSpecs: () => readonly ToolSpec[] = computedOnce(() => workerTools.map(toSpec));
+/** JSON Schemas for the model, built once: they never change at run time. */
+export const managerToolSpecs: readonly ToolSpec[] = managerTools.map(toSpec);
+export const workerToolSpecs: readonly ToolSpec[] = workerTools.map(toSpec);
