@@ -192,8 +192,12 @@ export async function killRun(db: string, firstMarker: number, settings: KillSet
       restarting[k] = restart;
     }
     await Promise.all(restarting);
-    // Long enough for the last kill's sessions to be taken over.
-    await sleep(settings.leaseMs * 2 + 1000);
+    // Until every session a kill interrupted has made its model call again (taken over), not a
+    // fixed wait, which a busy machine (a CI running two benchmarks at once) can outlast. One that
+    // never does, the failure this run looks for, is given up on after many leases: not resumed.
+    const resumed = () => kills.every(({ at, victims }) => victims.every((session) => llm.arrivals.get(session)?.some((a) => a.at > at)));
+    const giveUpAt = performance.now() + settings.leaseMs * 20 + 10_000;
+    while (!resumed() && performance.now() < giveUpAt) await sleep(50);
     await crowd.stop();
     for (const server of servers) await readLife(server);
     say(`    users stopped at ${elapsed()}; the servers close and the journal is checked`);
