@@ -20,11 +20,8 @@ function testFiles(dir: string): string[] {
 const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball|chromium)\.js)'/;
 const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
 
-// One pool of two workers for both projects (the same group): vitest hands out the heavy files
-// first (projects in name order, then the larger or, with results kept, the slower files first),
-// and the light files fill the cores while the last heavy files finish. Heavy files in a group
-// of their own after the rest left a core idle twice: while the last light file ran and at the
-// end. None depends on timing under load: leases are long or renewed, waits are generous.
+// Heavy files run after the rest, so they never compete with the unit files for the cores; two at a
+// time, like the rest (none depends on timing under load: leases are long or renewed, waits are generous).
 // `npm run test:fast` runs the unit project alone; `npm test` both.
 // Both projects' files share their workers' loaded modules (isolate: false): a fresh module graph per
 // file loaded the same sources and packages again for every file, most of a light file's time and
@@ -42,11 +39,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: heavy, maxWorkers: 2, isolate: false },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: heavy, maxWorkers: 2, isolate: false, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: heavy, maxWorkers: 2, isolate: false },
+        test: { name: 'e2e', include: heavy, maxWorkers: 2, isolate: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
