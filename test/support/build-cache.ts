@@ -44,6 +44,7 @@ const SOURCES = [
   'test/support/cli-build.ts',
   'test/support/server-build.ts',
   'test/support/script-build.ts',
+  'test/support/program-build.ts',
 ];
 let sources: string | undefined;
 

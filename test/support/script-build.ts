@@ -11,9 +11,9 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
 import { cachedBuildSync } from './build-cache.js';
 import { compiledPackage } from './cli-build.js';
+import { buildPrograms } from './program-build.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,18 +28,7 @@ const SCRIPTS = [
 type TestScript = (typeof SCRIPTS)[number];
 
 function build(out: string): void {
-  buildSync({
-    entryPoints: SCRIPTS.map((script) => join(root, script)),
-    outdir: out,
-    outbase: root,
-    // ES modules by their name: no package.json says so where the build lies.
-    outExtension: { '.js': '.mjs' },
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    tsconfig: join(root, 'tsconfig.json'),
-    logLevel: 'error',
-  });
+  buildPrograms(SCRIPTS, out, { tsconfig: join(root, 'tsconfig.json') });
   const dist = join(compiledPackage(), 'dist');
   mkdirSync(out, { recursive: true });
   // Relative, so the link still holds once the build is renamed into place.

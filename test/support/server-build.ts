@@ -6,31 +6,19 @@
  * (test/mcp/servers/stdio.mjs, …), so a server's command line still says which one it is (the
  * tests look for leftover processes by that path).
  */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { join } from 'node:path';
 import { cachedBuildSync } from './build-cache.js';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { buildPrograms } from './program-build.js';
 
 /** The servers a test starts as a process (tool-server.mjs is a part of stdio.mjs, and runs in-process in the HTTP tests). */
 const SERVERS = ['test/mcp/servers/stdio.mjs', 'test/mcp/servers/legacy.mjs', 'test/tools/servers/notes.mjs'] as const;
 export type TestServer = (typeof SERVERS)[number];
 
 function build(out: string): void {
-  buildSync({
-    entryPoints: SERVERS.map((server) => join(root, server)),
-    outdir: out,
-    outbase: root,
-    // ES modules by their name: no package.json says so where the build lies.
-    outExtension: { '.js': '.mjs' },
+  buildPrograms(SERVERS, out, {
     bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
     // CommonJS packages in the bundle require Node's modules by name.
     banner: { js: "import { createRequire as serverCreateRequire } from 'node:module'; const require = serverCreateRequire(import.meta.url);" },
-    logLevel: 'error',
   });
 }
 
