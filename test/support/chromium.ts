@@ -10,8 +10,13 @@ import { sharedChromiumEndpoint } from './shared-chromium.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** The flags every browser test starts Chromium with: headless, as root in a container, nothing fetched on its own. */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+/**
+ * The flags every browser test starts Chromium with: headless, as root in a container, nothing fetched on its own.
+ * V8 compiles no further than its baseline compiler (Sparkplug, `--max-opt=1`): a test's page lives
+ * seconds, and optimising the inspector's ELK (megabytes of generated code, run once per page) on
+ * background threads cost the renderers more CPU than the faster code saved them (bench/README.md).
+ */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--js-flags=--max-opt=1'];
 
 /** Whether `what`'s browser tests skip: Chromium is missing here and this is not CI (where they always run); says so once. */
 export function chromiumMissing(what: string): boolean {
