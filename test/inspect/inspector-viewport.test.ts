@@ -92,9 +92,9 @@ function expectActiveInView(seen: Seen): void {
   expect(leaf.bottom, where).toBeLessThanOrEqual(visible.bottom);
 }
 
-const waitForActive = (path: string) => page.waitForSelector(`#diagram-svg .state.active-leaf[data-path="${path}"]`, { timeout: 10_000 });
+const waitForActive = (path: string) => page.waitForSelector(`#diagram-svg .state.active-leaf[data-path="${path}"]`, { timeout: 30_000 });
 
-describe.skipIf(skip)('the inspector at 1280×800', () => {
+describe.skipIf(skip)('the inspector at 1280×800', { timeout: 60_000 }, () => {
   let opened: Seen;
   let whole: Seen;
 
