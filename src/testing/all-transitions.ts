@@ -52,6 +52,7 @@ import {
 import { nextToolCall } from '../core/machines/tool-calls.js';
 import { branchActorId, branchesIn, itemOfActor, type Branch, type BranchStatus } from '../core/machines/team.js';
 import { isToolWait, type ToolCallInput } from '../core/tools/server-tools.js';
+import { pathTree, type PathNode } from './path-tree.js';
 
 /** What an invoked actor may finish with: its output (a done event) or an error (an error event). */
 export type ActorResult = { output: unknown; label?: string } | { error: unknown; label?: string };
@@ -398,10 +399,7 @@ export function testAllTransitions(machine: AnyStateMachine, options: TestAllTra
       }
       throw error;
     }
-    for (const path of found) {
-      fannedOut = false;
-      paths.push(replay(walked, input, path.steps, path.state, { facts, label, record }));
-    }
+    paths.push(...replayTree(walked, input, found, { facts, label, record, fannedOut: () => fannedOut, setFannedOut: (f) => (fannedOut = f) }));
   }
 
   if (unknownTaken.size) {
@@ -416,6 +414,9 @@ interface ReplayTools {
   facts: (s: SessionSnapshot) => string;
   label: (e: EventObject | undefined) => string;
   record: (e: InspectionEvent) => void;
+  /** Whether a fan-out was proposed on the path so far (what `record` reads and sets). */
+  fannedOut: () => boolean;
+  setFannedOut: (fannedOut: boolean) => void;
 }
 
 /**
@@ -514,42 +515,88 @@ function withoutRejections(snapshot: SessionSnapshot): string {
   return JSON.stringify({ ...snapshot.context, rejections: [] });
 }
 
-function replay(
+/**
+ * Replays the walk's paths on real actors, each edge of their tree once: a path goes on from
+ * where its parent path ended, on the actor that got there, or on a copy of it (restored from
+ * its persisted snapshot) where paths part. A chart whose actors cannot be persisted (inline
+ * logic) gets its copy by a replay from the start instead. Every step of every path is checked
+ * as it is taken, and where each path ends.
+ */
+function replayTree(
   machine: AnyStateMachine,
   input: SessionInput,
-  steps: { state: SessionSnapshot; event: EventObject }[],
-  end: SessionSnapshot,
-  { facts, label, record }: ReplayTools,
-): TransitionPath {
-  const events = steps.slice(1).map((s) => label(s.event));
-  const where = (at: string) => `path ${['(initial)', ...events].join(' → ')}: ${at}`;
-  const actor = createActor(machine, { input, inspect: record }).start();
-  try {
-    const [first, ...rest] = steps;
-    if (first && facts(actor.getSnapshot()) !== facts(first.state)) {
-      throw new TransitionTestError(where(`the actor starts in "${facts(actor.getSnapshot())}", the walk in "${facts(first.state)}".`));
+  found: { state: SessionSnapshot; steps: { state: SessionSnapshot; event: EventObject }[] }[],
+  tools: ReplayTools,
+): TransitionPath[] {
+  const { facts, label, record } = tools;
+  const root = pathTree(found);
+  if (!root) return [];
+  const results: TransitionPath[] = [];
+  const where = (events: string[], at: string) => `path ${['(initial)', ...events].join(' → ')}: ${at}`;
+  const fresh = () => createActor(machine, { input, inspect: record }).start();
+  const copyOf = (actor: AnyActorRef, events: EventObject[]): AnyActorRef => {
+    let persisted: unknown;
+    try {
+      persisted = actor.getPersistedSnapshot();
+    } catch {
+      // Inline logic cannot be persisted: the same events from the start get there too (each was checked as it was first taken).
+      const again = fresh();
+      for (const event of events) again.send(event);
+      return again;
     }
-    for (const step of rest) {
-      const before = actor.getSnapshot();
-      actor.send(step.event);
-      const after = actor.getSnapshot();
-      const at = `after ${label(step.event)} from ${stateOf(before)}`;
-      if (after.status === 'error') throw new TransitionTestError(where(`${at} the actor failed: ${String(after.error)}`));
-      if (facts(after) !== facts(step.state))
-        throw new TransitionTestError(where(`${at} the actor is in "${facts(after)}", the walk in "${facts(step.state)}".`));
-      const broken = unapprovedToolCall(after) ?? approvedWithoutPerson(before, step.event, after) ?? lostBranch(after) ?? roundPastBurst(after);
-      if (broken) throw new TransitionTestError(where(`${at} ${broken}`));
-      const refused = after.context.rejections.length > before.context.rejections.length;
-      if (refused && (stateOf(after) !== stateOf(before) || withoutRejections(after) !== withoutRejections(before))) {
-        throw new TransitionTestError(where(`${at} the event was refused, yet the state or context changed beyond the rejection log.`));
+    return createActor(machine, { input, snapshot: persisted as SessionSnapshot, inspect: record }).start();
+  };
+
+  const visit = (node: PathNode<SessionSnapshot>, actor: AnyActorRef, sent: EventObject[]): void => {
+    const events = sent.map(label);
+    for (const end of node.ends) {
+      const last = actor.getSnapshot() as SessionSnapshot;
+      const want = found[end]!.state;
+      if (last.status !== want.status || facts(last) !== facts(want)) {
+        throw new TransitionTestError(where(events, `the actor ends in "${facts(last)}" (${last.status}), the walk in "${facts(want)}" (${want.status}).`));
       }
+      results[end] = { state: stateOf(last), events };
     }
-    const last = actor.getSnapshot();
-    if (last.status !== end.status || facts(last) !== facts(end)) {
-      throw new TransitionTestError(where(`the actor ends in "${facts(last)}" (${last.status}), the walk in "${facts(end)}" (${end.status}).`));
+    const fannedOut = tools.fannedOut();
+    node.children.forEach((child, i) => {
+      // The last child goes on with this actor, once the others have their copies of it.
+      const own = i === node.children.length - 1;
+      const runner = own ? actor : copyOf(actor, sent);
+      try {
+        tools.setFannedOut(fannedOut);
+        step(runner, child.step, events);
+        visit(child, runner, [...sent, child.step.event]);
+      } finally {
+        if (!own) runner.stop();
+      }
+    });
+  };
+
+  const step = (actor: AnyActorRef, { state, event }: { state: SessionSnapshot; event: EventObject }, events: string[]): void => {
+    const before = actor.getSnapshot() as SessionSnapshot;
+    actor.send(event);
+    const after = actor.getSnapshot() as SessionSnapshot;
+    const fail = (why: string) => new TransitionTestError(where([...events, label(event)], `after ${label(event)} from ${stateOf(before)} ${why}`));
+    if (after.status === 'error') throw fail(`the actor failed: ${String(after.error)}`);
+    if (facts(after) !== facts(state)) throw fail(`the actor is in "${facts(after)}", the walk in "${facts(state)}".`);
+    const broken = unapprovedToolCall(after) ?? approvedWithoutPerson(before, event, after) ?? lostBranch(after) ?? roundPastBurst(after);
+    if (broken) throw fail(broken);
+    const refused = after.context.rejections.length > before.context.rejections.length;
+    if (refused && (stateOf(after) !== stateOf(before) || withoutRejections(after) !== withoutRejections(before))) {
+      throw fail('the event was refused, yet the state or context changed beyond the rejection log.');
     }
-    return { state: stateOf(last), events };
+  };
+
+  tools.setFannedOut(false);
+  const actor = fresh();
+  try {
+    const started = actor.getSnapshot() as SessionSnapshot;
+    if (facts(started) !== facts(root.step.state)) {
+      throw new TransitionTestError(where([], `the actor starts in "${facts(started)}", the walk in "${facts(root.step.state)}".`));
+    }
+    visit(root, actor, []);
   } finally {
     actor.stop();
   }
+  return results;
 }
