@@ -42,7 +42,10 @@ export interface AutopilotOptions {
   resume: string;
   /** A steward command to paste, for this store (`show ID` → `steward show ID --db …`). */
   command?: (args: string) => string;
+  /** Where the transcript's lines go (default: stdout). */
   write?: (text: string) => void;
+  /** Where the reason it stopped early goes (default: stderr). */
+  warn?: (text: string) => void;
   /** Who acts (`--as`, default the OS user): the `by` of every event the autopilot sends. */
   by?: string;
   /** On a terminal: the line where the manager's text and a worker's draft grow (a log gets a line per finished one instead). */
@@ -202,7 +205,8 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   }
 
   function stop(message: string): number {
-    process.stderr.write(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
+    const warn = options.warn ?? ((text: string) => process.stderr.write(text));
+    warn(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
     return 1;
   }
 }

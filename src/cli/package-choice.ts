@@ -49,8 +49,8 @@ export interface PackageChoice {
   command: (args: string) => string;
   /** `run` or `new`, for the hints. */
   verb: string;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
 }
 
 /**
@@ -58,10 +58,10 @@ export interface PackageChoice {
  * else short-story. Loads the packages (a broken one is refused here, as the runtime would).
  *
  * @example
- * const packageId = packageForNewSession(flags.package, command.optsWithGlobals(), { verb: 'run', command: (a) => `steward ${a}` });
+ * const packageId = packageForNewSession(flags.package, command.optsWithGlobals(), { verb: 'run', command: (a) => `steward ${a}`, env: process.env, cwd: process.cwd() });
  */
 export function packageForNewSession(requested: string | undefined, options: PackagesOptions, choice: PackageChoice): string {
-  const cwd = choice.cwd ?? process.cwd();
+  const { cwd } = choice;
   const user = checkedUserPackagesDirs(options, choice.env, cwd);
   const packages = loadPackages(user ? [bundledPackagesDir, ...user.dirs] : bundledPackagesDir);
   if (requested !== undefined) {
