@@ -4,6 +4,7 @@ import { printJson, withContext } from '../context.js';
 import { formatSessionList } from '../render.js';
 import { listAll } from '../../store/list-page.js';
 import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 export function register(program: Command, io: CliIo): void {
   program
@@ -17,7 +18,7 @@ export function register(program: Command, io: CliIo): void {
         async (ctx) => {
           const sessions = await listAll(ctx.store);
           if (options.json) printJson(io, sessions);
-          else io.stdout.write(`${formatSessionList(sessions)}\n`);
+          else io.stdout.write(`${formatSessionList(sessions, colorsFor(io))}\n`);
         },
         { readStore: true },
       );

@@ -11,6 +11,7 @@ import { CliError, printJson, wholeNumber, withContext, sessionIdArgument } from
 import { formatJournal } from '../render.js';
 import { safeJson } from '../../text/safe-text.js';
 import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 /** One line of the audit trail. */
 export interface AuditRecord {
@@ -67,7 +68,7 @@ export function register(program: Command, io: CliIo): void {
                 .map((r) => `${safeJson(JSON.stringify(r))}\n`)
                 .join(''),
             );
-          else io.stdout.write(`${formatJournal(entries)}\n`);
+          else io.stdout.write(`${formatJournal(entries, colorsFor(io))}\n`);
         },
         { readStore: true },
       );

@@ -6,6 +6,7 @@ import { printJson } from '../context.js';
 import { packagesDirs } from '../packages-option.js';
 import { formatPackages } from '../render.js';
 import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 export function register(program: Command, io: CliIo): void {
   program
@@ -19,6 +20,6 @@ export function register(program: Command, io: CliIo): void {
           io,
           [...packages.values()].map((pkg) => packageInfo(pkg)),
         );
-      else io.stdout.write(`${formatPackages(packages)}\n`);
+      else io.stdout.write(`${formatPackages(packages, colorsFor(io))}\n`);
     });
 }

@@ -18,6 +18,7 @@ import { retryWhileLeased } from '../lease-wait.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
 import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 export function register(program: Command, io: CliIo): void {
   program
@@ -52,7 +53,7 @@ export function register(program: Command, io: CliIo): void {
             printJson(io, viewJson(view, revision));
           } else {
             const blocks = waitBlocks(view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
-            io.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
+            io.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks, colorsFor(io))}\n` : ''}`);
           }
         },
         { command: 'resume' },

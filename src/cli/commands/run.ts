@@ -28,6 +28,7 @@ import {
   sessionIdArgument,
 } from '../context.js';
 import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 import type { ExitStatus } from '../exit-status.js';
 import { onStopSignal } from '../signals.js';
 
@@ -165,7 +166,7 @@ export function register(program: Command, io: CliIo, status: ExitStatus): void 
               io.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
               io.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
               const live = io.stdout.isTTY ? { live: new LiveLine(io.stdout) } : {};
-              const output = { write: (text: string) => io.stdout.write(`${text}\n`), warn: (text: string) => io.stderr.write(text) };
+              const output = { colors: colorsFor(io), write: (text: string) => io.stdout.write(`${text}\n`), warn: (text: string) => io.stderr.write(text) };
               status.exitCode = await autopilot(session, { ...common, ...live, ...output, request: request ?? DEMO_REQUEST, packageId });
             } finally {
               offSignals();

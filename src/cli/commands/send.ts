@@ -34,6 +34,7 @@ import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
 import { holderGone } from '../../store/holder-process.js';
 import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 interface SendFlags {
   text?: string;
@@ -169,7 +170,7 @@ export function register(program: Command, io: CliIo): void {
             printJson(io, viewJson(result.view, session.revision));
           } else {
             const blocks = waitBlocks(result.view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
-            io.stdout.write(`${headline(result.view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
+            io.stdout.write(`${headline(result.view)}\n${blocks.length ? `\n${formatBlocks(blocks, colorsFor(io))}\n` : ''}`);
           }
         },
         { command: 'send' },

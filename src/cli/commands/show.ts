@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { peekSession, printJson, viewJson, withContext, sessionIdArgument } from '../context.js';
 import { formatSession } from '../render.js';
 import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 export function register(program: Command, io: CliIo): void {
   program
@@ -17,7 +18,7 @@ export function register(program: Command, io: CliIo): void {
         async (ctx) => {
           const { view, revision } = await peekSession(ctx, id);
           if (options.json) printJson(io, viewJson(view, revision));
-          else io.stdout.write(`${formatSession(view, revision, { packages: ctx.runtime.packages })}\n`);
+          else io.stdout.write(`${formatSession(view, revision, { packages: ctx.runtime.packages, colors: colorsFor(io) })}\n`);
         },
         { readStore: true },
       );
