@@ -47,7 +47,7 @@ const modes: Record<string, { args: (made: string) => string[]; fails?: boolean 
     args: () => [
       '--input-type=module',
       '-e',
-      `const { main } = await import(${JSON.stringify(join(root, 'dist/cli/main.js'))}); await main([process.execPath, "steward", ...process.argv.slice(1)]);`,
+      `const { runAsProcess } = await import(${JSON.stringify(join(root, 'dist/cli/main.js'))}); await runAsProcess([process.execPath, "steward", ...process.argv.slice(1)]);`,
       'list',
     ],
   },

@@ -8,5 +8,5 @@ if (!existsSync(entry)) {
   process.stderr.write('steward: dist/cli/bundle/main.js is missing: run `npm run build` (npm install runs it) in the Steward folder.\n');
   process.exit(1);
 }
-const { main } = await import(entry.href);
-await main(process.argv);
+const { runAsProcess } = await import(entry.href);
+await runAsProcess(process.argv);

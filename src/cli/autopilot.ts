@@ -8,6 +8,7 @@
  * these is ever decided automatically).
  */
 import pc from 'picocolors';
+import type { Colors } from './colors.js';
 import { stateString } from '../core/machines/refusals.js';
 import { ADMIN_GROUP } from '../core/machines/deadlines.js';
 import type { UserEvent } from '../core/machines/session.events.js';
@@ -42,7 +43,12 @@ export interface AutopilotOptions {
   resume: string;
   /** A steward command to paste, for this store (`show ID` → `steward show ID --db …`). */
   command?: (args: string) => string;
+  /** Where the transcript's lines go (default: stdout). */
   write?: (text: string) => void;
+  /** The colours of the transcript (default: picocolors' own decision for this process). */
+  colors?: Colors;
+  /** Where the reason it stopped early goes (default: stderr). */
+  warn?: (text: string) => void;
   /** Who acts (`--as`, default the OS user): the `by` of every event the autopilot sends. */
   by?: string;
   /** On a terminal: the line where the manager's text and a worker's draft grow (a log gets a line per finished one instead). */
@@ -131,6 +137,7 @@ function decide(view: SessionView, options: AutopilotOptions, nudges: number, re
 export async function autopilot(session: Session, options: AutopilotOptions): Promise<number> {
   const print = options.write ?? ((text: string) => process.stdout.write(`${text}\n`));
   const live = options.live;
+  const c = options.colors ?? pc;
   const write = (text: string) => {
     live?.clear();
     print(text);
@@ -147,7 +154,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
       const state = stateString(snapshot.value);
       if (label && key && key !== lastTurn && (state.endsWith('.thinking') || state === 'running.team.working')) {
         lastTurn = key;
-        write(pc.dim(`  … ${label}`));
+        write(c.dim(`  … ${label}`));
       }
     },
     error: () => {} /* the session reports its own failure */,
@@ -155,28 +162,28 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   // Then, from the event stream, what each round took and which tool calls were refused.
   const offProgress = followProgress(session, {
     modelLabel: options.modelLabel,
-    line: (text) => write(pc.dim(`    ${text}`)),
-    drafts: (text) => write(pc.dim(`    ${text}`)),
+    line: (text) => write(c.dim(`    ${text}`)),
+    drafts: (text) => write(c.dim(`    ${text}`)),
     ...(live ? { live: (text: string) => live.show(text), width: live.width } : {}),
   });
 
   try {
     let view = session.view();
     if (view.phase === 'running') {
-      write(pc.dim(`Resuming ${session.id} in ${view.state}: the interrupted model call runs again.`));
+      write(c.dim(`Resuming ${session.id} in ${view.state}: the interrupted model call runs again.`));
       view = await session.settled();
     }
     let nudges = 0;
     for (let events = 0; view.phase !== 'done'; events++) {
       write('');
-      write(pc.bold(headline(view)));
+      write(c.bold(headline(view)));
       const blocks = waitBlocks(view, render);
-      if (blocks.length) write(formatBlocks(blocks));
+      if (blocks.length) write(formatBlocks(blocks, c));
       if (events >= MAX_EVENTS) return stop(`Stopped after ${MAX_EVENTS} user events without reaching done.`);
       const decision = decide(view, options, nudges, events === 0);
       if ('stop' in decision) return stop(decision.stop);
       nudges = decision.event.type === 'user_submitted_input' && view.waitingReason === 'input' ? nudges + 1 : 0;
-      write(pc.green(`→ (auto) ${decision.say}`));
+      write(c.green(`→ (auto) ${decision.say}`));
       // Local, holding the database: the CLI decides as admin (any wait's deciders take it).
       const result = await session.send({
         ...decision.event,
@@ -188,7 +195,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
       view = result.view;
     }
     write('');
-    write(formatBlocks(waitBlocks(view, render)));
+    write(formatBlocks(waitBlocks(view, render), c));
     write('');
     const command = options.command ?? ((args: string) => `steward ${args}`);
     write(
@@ -202,7 +209,8 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   }
 
   function stop(message: string): number {
-    process.stderr.write(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
+    const warn = options.warn ?? ((text: string) => process.stderr.write(text));
+    warn(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
     return 1;
   }
 }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { InvalidArgumentError } from 'commander';
 import { limitsFromEnv, MAX_BURST_ADVICE, MAX_BURST_LIMIT, quotedSetting } from '../core/limits.js';
 import { BY_MAX_CHARS } from '../core/machines/session.events.js';
@@ -23,6 +24,7 @@ import { defaultDbPath } from '../store/sqlite-store.js';
 import { tracesFromEnv } from './otel-env.js';
 import { packagesDirs } from './packages-option.js';
 import { safeJson } from '../text/safe-text.js';
+import type { CliIo } from './io.js';
 import { checkSessionId } from '../ids.js';
 
 /** Options every command inherits from the program. */
@@ -79,8 +81,8 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-export function resolveDbPath(options: GlobalOptions): string {
-  return resolveStoreLocation(options.db);
+export function resolveDbPath(options: GlobalOptions, io: CliIo): string {
+  return resolveStoreLocation(options.db, io.env, io.cwd);
 }
 
 const DEMO_PIECE_DELAY_MS = 15;
@@ -90,9 +92,10 @@ const DEMO_PIECE_DELAY_MS = 15;
  * configured. The OpenAI SDK is only loaded when it is needed: loading it is a noticeable
  * part of a command's start.
  */
-export async function chooseModel(env: NodeJS.ProcessEnv = process.env): Promise<Model> {
+export async function chooseModel(io: Pick<CliIo, 'env' | 'stdout'>): Promise<Model> {
+  const { env } = io;
   // On a terminal the demo's streamed replies pause between pieces, so a person sees drafts grow.
-  const demo = () => new DemoModel(process.stdout.isTTY ? { pieceDelayMs: DEMO_PIECE_DELAY_MS } : {});
+  const demo = () => new DemoModel(io.stdout.isTTY ? { pieceDelayMs: DEMO_PIECE_DELAY_MS } : {});
   if (!env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) return demo();
   const { modelFromEnv } = await import('../models/openai-model.js');
   return modelFromEnv(env) ?? demo();
@@ -117,7 +120,7 @@ export interface ContextFlags {
  * (PostgreSQL; default 30 s), i.e. how soon a server or `steward resume` may take over a
  * session this process left running when it died.
  */
-export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+export function leaseMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const value = env.STEWARD_LEASE_MS?.trim();
   if (!value) return undefined;
   const n = Number(value);
@@ -129,21 +132,22 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | u
 /** Opens the store; the runtime on it is built when first used. */
 export async function openContext(
   options: GlobalOptions,
+  io: CliIo,
   { readOnly = false, readStore = false, inspect, command, webhooks, webhookLinks }: ContextFlags = {},
 ): Promise<CliContext> {
-  const dbPath = resolveDbPath(options);
-  const leaseMs = leaseMsFromEnv();
-  const packagesDir = packagesDirs(options);
-  const model = readOnly || readStore ? new DemoModel() : await chooseModel();
+  const dbPath = resolveDbPath(options, io);
+  const leaseMs = leaseMsFromEnv(io.env);
+  const packagesDir = packagesDirs(options, io.env, io.cwd);
+  const model = readOnly || readStore ? new DemoModel() : await chooseModel(io);
   // Before the store opens, so a bad OTEL_TRACES_EXPORTER ends here; the reading commands run no session, so make no spans.
-  const traces = readStore ? undefined : await tracesFromEnv();
-  const store = await openStore(dbPath, { readOnly: readStore }).catch(async (error: unknown) => {
+  const traces = readStore ? undefined : await tracesFromEnv(io);
+  const store = await openStore(dbPath, { readOnly: readStore, env: io.env }).catch(async (error: unknown) => {
     await traces?.shutdown();
     throw error;
   });
   let limits: RuntimeOptions['limits'];
   try {
-    limits = limitsFromEnv();
+    limits = limitsFromEnv(io.env);
   } catch (error) {
     void store.close();
     await traces?.shutdown();
@@ -154,6 +158,8 @@ export async function openContext(
     store,
     packagesDir,
     limits,
+    // The MCP servers' ${VAR} and PATH come from the command's environment; their stderr goes to its stderr.
+    toolHost: { env: io.env, log: (line) => io.stderr.write(`${line}\n`) },
     leaseOwner: leaseOwnerName(`steward ${command ?? 'command'}`),
     ...(leaseMs !== undefined ? { leaseMs } : {}),
     ...(inspect ? { inspect } : {}),
@@ -189,8 +195,8 @@ export async function openContext(
 }
 
 /** Runs `fn` with a context and always closes the store (after the live sessions: their leases are given back first). */
-export async function withContext<T>(options: GlobalOptions, fn: (ctx: CliContext) => Promise<T>, flags?: ContextFlags): Promise<T> {
-  const ctx = await openContext(options, flags);
+export async function withContext<T>(options: GlobalOptions, io: CliIo, fn: (ctx: CliContext) => Promise<T>, flags?: ContextFlags): Promise<T> {
+  const ctx = await openContext(options, io, flags);
   try {
     return await fn(ctx);
   } finally {
@@ -216,17 +222,17 @@ export async function peekSession(ctx: CliContext, id: string): Promise<{ view: 
  * start: `steward` may not be on PATH then), else `steward`; `--db` only when the store is not
  * the built-in default (STEWARD_DB may not be set in the shell the command is pasted into).
  */
-export function cliCommand(args: string, dbPath: string, env: NodeJS.ProcessEnv = process.env): string {
-  const program = env.npm_command || env.npm_lifecycle_event ? 'npx steward' : 'steward';
-  const isDefault = dbPath === defaultDbPath({});
+export function cliCommand(args: string, dbPath: string, io: Pick<CliIo, 'env' | 'cwd'>): string {
+  const program = io.env.npm_command || io.env.npm_lifecycle_event ? 'npx steward' : 'steward';
+  const isDefault = dbPath === defaultDbPath({}, io.cwd);
   // A PostgreSQL URL is shown with PASSWORD in place of its password: never echoed.
   const shown = isPostgresUrl(dbPath) ? redactUrl(dbPath, 'PASSWORD') : dbPath;
   return `${program} ${args}${isDefault ? '' : ` --db ${shellQuote(shown)}`}`;
 }
 
 /** The exact command that continues a session. */
-export function resumeCommand(id: string, dbPath: string): string {
-  return cliCommand(`run --session ${id}`, dbPath);
+export function resumeCommand(id: string, dbPath: string, io: Pick<CliIo, 'env' | 'cwd'>): string {
+  return cliCommand(`run --session ${id}`, dbPath, io);
 }
 
 export function shellQuote(text: string): string {
@@ -241,15 +247,21 @@ export function shellQuote(text: string): string {
 export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** A file's text for an option (`--text-file`), with the usual messages. */
-export function readTextFile(option: string, file: string): string {
-  return readTextFrom(option, resolve(file));
+export function readTextFile(io: CliIo, option: string, file: string): string {
+  return readTextFrom(option, resolve(io.cwd, file));
 }
 
-export function readTextOption(option: string, value: string | undefined, file: string | undefined): string | undefined {
+export async function readTextOption(io: CliIo, option: string, value: string | undefined, file: string | undefined): Promise<string | undefined> {
   if (value !== undefined && file !== undefined) throw new CliError('usage', `--${option} and --${option}-file both give the ${option}; use one of them.`);
-  if (file !== undefined) return readTextFrom(`--${option}-file`, resolve(file));
-  if (value === '-') return readTextFrom(`--${option} -`, 0);
-  return value;
+  if (file !== undefined) return readTextFrom(`--${option}-file`, resolve(io.cwd, file));
+  if (value !== '-') return value;
+  // The process's stdin is read as its file descriptor (it may be a file, a pipe or closed); another stream to its end.
+  if (io.stdin === process.stdin) return readTextFrom(`--${option} -`, 0);
+  try {
+    return await text(io.stdin);
+  } catch (error) {
+    throw new CliError('usage', `Cannot read --${option} - from stdin: ${(error as Error).message}.`);
+  }
 }
 
 function readTextFrom(what: string, source: string | 0): string {
@@ -263,9 +275,9 @@ function readTextFrom(what: string, source: string | 0): string {
   }
 }
 
-export function printJson(value: unknown): void {
+export function printJson(io: CliIo, value: unknown): void {
   // JSON.stringify leaves C1 and bidi controls raw; safeJson escapes them losslessly.
-  process.stdout.write(`${safeJson(JSON.stringify(value, null, 2))}\n`);
+  io.stdout.write(`${safeJson(JSON.stringify(value, null, 2))}\n`);
 }
 
 /**

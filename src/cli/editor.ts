@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The editor command from the environment, or undefined when none is set. */
-export function editorCommand(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function editorCommand(env: NodeJS.ProcessEnv): string | undefined {
   const command = (env.VISUAL ?? '').trim() || (env.EDITOR ?? '').trim();
   return command || undefined;
 }

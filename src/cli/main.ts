@@ -1,13 +1,15 @@
 /**
- * The `steward` command line. `buildProgram()` assembles the commands (one file each under
- * ./commands, each exporting `register(program)`); `main()` runs it and turns failures into
+ * The `steward` command line. `buildProgram(io)` assembles the commands (one file each under
+ * ./commands, each exporting `register(program, io)`); `main(argv, io)` runs it and turns failures into
  * a one-line message and a non-zero exit code, never a stack trace (STEWARD_DEBUG=1 shows it).
+ * It never exits the process: it resolves with the exit code (bin/steward.mjs sets it), after the
+ * command closed what it opened, so it can run inside another program (the tests do, see ./io.ts).
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { stewardRoot } from '../package-root.js';
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { StewardError } from '../core/errors.js';
 import * as auditCommand from './commands/audit.js';
 import * as diagramCommand from './commands/diagram.js';
@@ -28,14 +30,36 @@ import * as upgradeCommand from './commands/upgrade.js';
 import * as webhooksCommand from './commands/webhooks.js';
 import { cliCommand, collect, printJson, resolveDbPath } from './context.js';
 import { safeText } from '../text/safe-text.js';
+import { processIo, type CliIo, type CliOutput } from './io.js';
+import type { ExitStatus } from './exit-status.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(stewardRoot(import.meta.url), 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
 }
 
-export function buildProgram(): Command {
+/** Commander's own rule for colours (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE), read from the command's environment. */
+function hasColors(io: CliIo, stream: CliOutput): boolean {
+  const { NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE } = io.env;
+  if (NO_COLOR || FORCE_COLOR === '0' || FORCE_COLOR === 'false') return false;
+  if (FORCE_COLOR || CLICOLOR_FORCE !== undefined) return true;
+  return Boolean(stream.isTTY && (stream as NodeJS.WriteStream).hasColors?.());
+}
+
+export function buildProgram(io: CliIo = processIo(), status: ExitStatus = { exitCode: 0 }): Command {
   const program = new Command('steward')
+    // Set before the commands are added, which inherit both: help and errors go to `io`, and
+    // commander throws instead of exiting the process (main returns its exit code).
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // A terminal's width, else commander's default.
+      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
+      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
+      getOutHasColors: () => hasColors(io, io.stdout),
+      getErrHasColors: () => hasColors(io, io.stderr),
+    })
     .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
     .version(version())
     .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
@@ -51,35 +75,34 @@ export function buildProgram(): Command {
       '\nModel: OPENAI_API_KEY and/or OPENAI_BASE_URL (+ STEWARD_MODEL, STEWARD_TIMEOUT_MS) select an\nOpenAI-compatible server; without them the offline demo model (no LLM) runs.',
     );
 
-  runCommand.register(program);
-  newCommand.register(program);
-  sendCommand.register(program);
-  resumeCommand.register(program);
-  showCommand.register(program);
-  listCommand.register(program);
-  logCommand.register(program);
-  auditCommand.register(program);
-  forkCommand.register(program);
-  upgradeCommand.register(program);
-  packagesCommand.register(program);
-  initPackageCommand.register(program);
-  inspectCommand.register(program);
-  diagramCommand.register(program);
-  serveCommand.register(program);
-  linkCommand.register(program);
-  webhooksCommand.register(program);
+  runCommand.register(program, io, status);
+  newCommand.register(program, io);
+  sendCommand.register(program, io);
+  resumeCommand.register(program, io);
+  showCommand.register(program, io);
+  listCommand.register(program, io);
+  logCommand.register(program, io);
+  auditCommand.register(program, io);
+  forkCommand.register(program, io);
+  upgradeCommand.register(program, io);
+  packagesCommand.register(program, io);
+  initPackageCommand.register(program, io);
+  inspectCommand.register(program, io);
+  diagramCommand.register(program, io);
+  serveCommand.register(program, io);
+  linkCommand.register(program, io);
+  webhooksCommand.register(program, io);
 
   return program;
 }
 
-/** Parses `argv` and runs the command; resolves with the exit code it also sets on `process`. */
-export async function main(argv: readonly string[] = process.argv): Promise<number> {
-  // `steward log ID | head` closes the pipe early: that is not an error.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-  const program = buildProgram();
+/**
+ * Parses `argv` and runs the command with `io` (default: this process's environment, folder and
+ * streams); resolves with its exit code once everything the command opened is closed.
+ */
+export async function main(argv: readonly string[] = process.argv, io: CliIo = processIo()): Promise<number> {
+  const status: ExitStatus = { exitCode: 0 };
+  const program = buildProgram(io, status);
   let json = false;
   program.hook('preAction', (_program, action) => {
     json = Boolean(action.opts().json);
@@ -87,21 +110,23 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   try {
     await program.parseAsync(argv as string[]);
   } catch (error) {
+    // Help, --version and commander's usage errors: commander has written what it had to say.
+    if (error instanceof CommanderError) return error.exitCode;
     const code = StewardError.isInstance(error) ? error.code : 'internal_error';
-    const message = withCliHint(code, error instanceof Error ? error.message : String(error), resolveDbPath(program.opts()));
-    process.stderr.write(`steward [${code}]: ${safeText(message)}\n`);
-    if (process.env.STEWARD_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    if (json) printJson({ error: { code, message } });
-    process.exitCode = 1;
+    const message = withCliHint(code, error instanceof Error ? error.message : String(error), resolveDbPath(program.opts(), io), io);
+    io.stderr.write(`steward [${code}]: ${safeText(message)}\n`);
+    if (io.env.STEWARD_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    if (json) printJson(io, { error: { code, message } });
+    return 1;
   }
-  return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  return status.exitCode;
 }
 
 /** Library errors say what happened; the CLI adds the command that helps, for this store. */
-function withCliHint(code: string, message: string, dbPath: string): string {
+function withCliHint(code: string, message: string, dbPath: string, io: CliIo): string {
   if (code === 'session_not_found') {
     const named = message.includes(dbPath) ? message : message.replace(/in this store\.$/, `in the store ${dbPath}.`);
-    return `${named} List the sessions with \`${cliCommand('list', dbPath)}\` or create one with \`${cliCommand('new', dbPath)}\`.`;
+    return `${named} List the sessions with \`${cliCommand('list', dbPath, io)}\` or create one with \`${cliCommand('new', dbPath, io)}\`.`;
   }
   if (code === 'store_read_only') return `${message} The reading commands (list, show, log, audit) still work on it.`;
   // A PostgreSQL message names STEWARD_DB already.
@@ -119,4 +144,14 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) await main();
+/** The `steward` process (bin/steward.mjs): `main` on the process's own I/O, its exit code the process's. */
+export async function runAsProcess(argv: readonly string[] = process.argv): Promise<void> {
+  // `steward log ID | head` closes the pipe early: that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  process.exitCode = await main(argv);
+}
+
+if (isEntryPoint()) await runAsProcess();

@@ -15,6 +15,7 @@ import * as z from 'zod';
 import { StewardError } from '../core/errors.js';
 import { quotedSetting } from '../core/limits.js';
 import { safeText } from '../text/safe-text.js';
+import type { CliIo } from './io.js';
 
 /** The values of OTEL_TRACES_EXPORTER Steward understands (a comma-separated list of them). */
 export const SUPPORTED_TRACES_EXPORTERS = ['otlp', 'none'] as const;
@@ -130,19 +131,16 @@ function logLevelOf(env: NodeJS.ProcessEnv, warn: (line: string) => void): OtelL
  * them is loaded. The caller must await `shutdown()` before it exits, or queued spans are lost.
  *
  * @example
- * const traces = await tracesFromEnv();
+ * const traces = await tracesFromEnv({ env: process.env, stderr: process.stderr });
  * const runtime = createRuntime({ model, ...(traces ? { tracerProvider: traces.tracerProvider } : {}) });
  * // … at the end:
  * await traces?.shutdown();
  */
-export async function tracesFromEnv(env: NodeJS.ProcessEnv = process.env, warn: (line: string) => void = stderrWarning): Promise<EnvTraces | undefined> {
-  const plan = tracesPlanFromEnv(env, warn);
+export async function tracesFromEnv(io: Pick<CliIo, 'env' | 'stderr'>): Promise<EnvTraces | undefined> {
+  // Env values and collector replies are echoed: shown safe for a terminal.
+  const warn = (line: string) => io.stderr.write(`steward: ${safeText(line)}\n`);
+  const plan = tracesPlanFromEnv(io.env, warn);
   if (!plan) return undefined;
   const { startTraces } = await import('./otel-sdk.js');
   return startTraces(plan, warn);
-}
-
-/** Env values and collector replies are echoed: shown safe for a terminal. */
-function stderrWarning(line: string): void {
-  process.stderr.write(`steward: ${safeText(line)}\n`);
 }

@@ -49,8 +49,8 @@ export interface PackageChoice {
   command: (args: string) => string;
   /** `run` or `new`, for the hints. */
   verb: string;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
 }
 
 /**
@@ -58,10 +58,10 @@ export interface PackageChoice {
  * else short-story. Loads the packages (a broken one is refused here, as the runtime would).
  *
  * @example
- * const packageId = packageForNewSession(flags.package, command.optsWithGlobals(), { verb: 'run', command: (a) => `steward ${a}` });
+ * const packageId = packageForNewSession(flags.package, command.optsWithGlobals(), { verb: 'run', command: (a) => `steward ${a}`, env: process.env, cwd: process.cwd() });
  */
 export function packageForNewSession(requested: string | undefined, options: PackagesOptions, choice: PackageChoice): string {
-  const cwd = choice.cwd ?? process.cwd();
+  const { cwd } = choice;
   const user = checkedUserPackagesDirs(options, choice.env, cwd);
   const packages = loadPackages(user ? [bundledPackagesDir, ...user.dirs] : bundledPackagesDir);
   if (requested !== undefined) {
@@ -72,7 +72,7 @@ export function packageForNewSession(requested: string | undefined, options: Pac
   const own = [...packages.values()].filter((pkg) => user.dirs.some((dir) => isInside(pkg.dir, dir))).map((pkg) => pkg.id);
   if (own.length === 1) return own[0]!;
   if (own.length === 0) return DEFAULT_PACKAGE;
-  throw new AmbiguousPackageError(describe(user), own, choice.command(`${choice.verb} --package ${own[0]}${flagPart(user)}`));
+  throw new AmbiguousPackageError(describe(user, cwd), own, choice.command(`${choice.verb} --package ${own[0]}${flagPart(user, cwd)}`));
 }
 
 function isInside(path: string, dir: string): boolean {
@@ -80,21 +80,21 @@ function isInside(path: string, dir: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep);
 }
 
-function describe(user: UserPackagesDirs): string {
-  return `The packages folders of ${user.source} (${user.dirs.map(show).join(', ')})`;
+function describe(user: UserPackagesDirs, cwd: string): string {
+  return `The packages folders of ${user.source} (${user.dirs.map((dir) => show(dir, cwd)).join(', ')})`;
 }
 
 /** The `--packages` part of a command to paste: only when the folders came from the flag. */
-function flagPart(user: UserPackagesDirs): string {
-  return user.source === '--packages' ? user.dirs.map((dir) => ` --packages ${shellQuote(show(dir))}`).join('') : '';
+function flagPart(user: UserPackagesDirs, cwd: string): string {
+  return user.source === '--packages' ? user.dirs.map((dir) => ` --packages ${shellQuote(show(dir, cwd))}`).join('') : '';
 }
 
 function unknownHint(id: string, choice: PackageChoice, cwd: string): string {
   const holder = ID_PATTERN.test(id) ? folderHolding(id, cwd) : undefined;
   if (holder !== undefined) {
     return (
-      `${show(join(holder, id))} holds a package folder of that name: load its folder with ` +
-      `${choice.command(`${choice.verb} --package ${id} --packages ${shellQuote(show(holder))}`)}, ` +
+      `${show(join(holder, id), cwd)} holds a package folder of that name: load its folder with ` +
+      `${choice.command(`${choice.verb} --package ${id} --packages ${shellQuote(show(holder, cwd))}`)}, ` +
       'or list it in "packages" of stately.config.json (steward init-package does) so that every command loads it.'
     );
   }

@@ -26,9 +26,9 @@ export interface UserPackagesDirs {
  * The folders to pass to createRuntime / loadPackages: the bundled one first, then the user's.
  *
  * @example
- * packagesDirs({ packages: ['./packages'] }); // [bundledPackagesDir, '/abs/path/packages']
+ * packagesDirs({ packages: ['./packages'] }, process.env, process.cwd()); // [bundledPackagesDir, '/abs/path/packages']
  */
-export function packagesDirs(options: PackagesOptions, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string[] {
+export function packagesDirs(options: PackagesOptions, env: NodeJS.ProcessEnv, cwd: string): string[] {
   const chosen = checkedUserPackagesDirs(options, env, cwd);
   return chosen ? [bundledPackagesDir, ...chosen.dirs] : [bundledPackagesDir];
 }
@@ -38,13 +38,9 @@ export function packagesDirs(options: PackagesOptions, env: NodeJS.ProcessEnv = 
  * each checked to be a folder; undefined when none is named.
  *
  * @example
- * checkedUserPackagesDirs({}, { STEWARD_PACKAGES: '/team/packages' }); // { source: 'STEWARD_PACKAGES', dirs: ['/team/packages'] }
+ * checkedUserPackagesDirs({}, { STEWARD_PACKAGES: '/team/packages' }, process.cwd()); // { source: 'STEWARD_PACKAGES', dirs: ['/team/packages'] }
  */
-export function checkedUserPackagesDirs(
-  options: PackagesOptions,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): UserPackagesDirs | undefined {
+export function checkedUserPackagesDirs(options: PackagesOptions, env: NodeJS.ProcessEnv, cwd: string): UserPackagesDirs | undefined {
   const chosen = userPackagesDirs(options, env, cwd);
   for (const dir of chosen?.dirs ?? []) {
     const stat = statSync(dir, { throwIfNoEntry: false });

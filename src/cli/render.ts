@@ -2,7 +2,8 @@
  * Sessions for humans: what the session waits for, an artifact's tag bodies, the journal.
  * Everything returns text (or blocks of text); the caller decides where it goes (clack in
  * the interactive `run`, plain stdout in scripts and transcripts). Colours come from
- * picocolors, which turns itself off when the output is not a terminal or NO_COLOR is set.
+ * picocolors: a command passes the colours of its output (./colors.ts); without them, picocolors
+ * decides from the process (off when stdout is not a terminal or NO_COLOR is set).
  * Everything a model, a package or a user wrote goes through text/safe-text.ts here, before any
  * colour is added: the renderers are where data meets the terminal.
  */
@@ -20,6 +21,7 @@ import { safeLine, safeText } from '../text/safe-text.js';
 import { pendingCalls, toolCallBlocks } from './tool-calls.js';
 import { askingCall, interruptedCall, interruptedCallBlocks, toolInputBlocks } from './tool-waits.js';
 import { waitTermsLines } from './wait-terms.js';
+import type { Colors } from './colors.js';
 import { proposedStepBlocks, reviewedArtifactBlocks, teamHeadline, teamLines, teamRunningLabel } from './team-render.js';
 
 export type Tone = 'info' | 'step' | 'warn' | 'error' | 'success';
@@ -35,6 +37,8 @@ export interface RenderOptions {
   /** The model's label, shown on model output ("demo model (no LLM)", "gpt-4o-mini"). */
   modelLabel?: string;
   packages?: ReadonlyMap<string, SkillPackage>;
+  /** The colours of the output (default: picocolors' own decision for this process). */
+  colors?: Colors;
 }
 
 const by = (options: RenderOptions) => (options.modelLabel ? ` · ${options.modelLabel}` : '');
@@ -212,17 +216,18 @@ function rawWaitBlocks(view: SessionView, options: RenderOptions): Block[] {
   return blocks;
 }
 
-const TONE_COLOR: Record<Tone, (s: string) => string> = {
-  info: pc.cyan,
-  step: pc.magenta,
-  warn: pc.yellow,
-  error: pc.red,
-  success: pc.green,
-};
+const toneColor = (c: Colors): Record<Tone, (s: string) => string> => ({
+  info: c.cyan,
+  step: c.magenta,
+  warn: c.yellow,
+  error: c.red,
+  success: c.green,
+});
 
 /** Blocks as plain text: a rule with the title, then the body. */
-export function formatBlocks(blocks: Block[]): string {
-  return blocks.map((b) => `${TONE_COLOR[b.tone](pc.bold(`── ${b.title} ──`))}\n${b.body}`).join('\n\n');
+export function formatBlocks(blocks: Block[], c: Colors = pc): string {
+  const tone = toneColor(c);
+  return blocks.map((b) => `${tone[b.tone](c.bold(`── ${b.title} ──`))}\n${b.body}`).join('\n\n');
 }
 
 /** Accepted events as commands to type. */
@@ -232,10 +237,11 @@ export function actionHints(view: SessionView): string {
 
 /** `steward show`: the whole session on one screen. */
 export function formatSession(view: SessionView, revision: number | undefined, options: RenderOptions = {}): string {
+  const c = options.colors ?? pc;
   const lines: string[] = [];
   lines.push(
-    pc.bold(`Session ${safeLine(view.id)}`) +
-      pc.dim(safeLine(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`)),
+    c.bold(`Session ${safeLine(view.id)}`) +
+      c.dim(safeLine(` · package ${view.packageId ?? '(none yet)'} · ${view.state} · burst ${view.burst}/${view.maxBurst} · revision ${revision ?? '-'}`)),
   );
   lines.push(headline(view));
   const pinned = packageVersionLine(view);
@@ -246,16 +252,16 @@ export function formatSession(view: SessionView, revision: number | undefined, o
   if (blocks.length) lines.push('', formatBlocks(blocks));
   lines.push('');
   const team = teamLines(view);
-  if (team.length) lines.push(pc.bold('Team (workers at once): ') + team.map((t) => `\n  ${safeLine(t)}`).join(''));
+  if (team.length) lines.push(c.bold('Team (workers at once): ') + team.map((t) => `\n  ${safeLine(t)}`).join(''));
   lines.push(
-    pc.bold('Blackboard: ') + safeLine(view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'),
+    c.bold('Blackboard: ') + safeLine(view.blackboard.length ? view.blackboard.map((b) => `${b.tag} v${b.version} (${b.writtenBy})`).join(', ') : '(empty)'),
   );
-  lines.push(pc.bold('Artifacts: ') + safeLine(view.artifacts.length ? view.artifacts.map((a) => `${a.id} ${a.workerId} ${a.status}`).join(', ') : '(none)'));
-  lines.push(pc.bold('Model rounds: ') + `${view.rounds} (tokens: ${view.usage.promptTokens} in, ${view.usage.completionTokens} out)`);
+  lines.push(c.bold('Artifacts: ') + safeLine(view.artifacts.length ? view.artifacts.map((a) => `${a.id} ${a.workerId} ${a.status}`).join(', ') : '(none)'));
+  lines.push(c.bold('Model rounds: ') + `${view.rounds} (tokens: ${view.usage.promptTokens} in, ${view.usage.completionTokens} out)`);
   const last = view.rejections.at(-1);
-  if (last) lines.push(pc.bold('Last refused event: ') + safeText(`${last.type} in ${last.state}: ${last.reason}`));
+  if (last) lines.push(c.bold('Last refused event: ') + safeText(`${last.type} in ${last.state}: ${last.reason}`));
   if (view.acceptedEvents.length) {
-    lines.push(pc.bold('Send: ') + safeLine(`steward send ${view.id} <event>, where <event> is one of: ${actionHints(view)}`));
+    lines.push(c.bold('Send: ') + safeLine(`steward send ${view.id} <event>, where <event> is one of: ${actionHints(view)}`));
   }
   return lines.join('\n');
 }
@@ -269,19 +275,19 @@ function packageVersionLine(view: SessionView): string | undefined {
   return safeLine(`${line}; the package on disk is newer (${shortHash(view.packageOnDisk)}): \`steward upgrade ${view.id}\` moves the session to it.`);
 }
 
-export function formatSessionList(sessions: SessionSummary[]): string {
+export function formatSessionList(sessions: SessionSummary[], c: Colors = pc): string {
   if (sessions.length === 0) return 'No sessions yet. Start one with `steward run` or `steward new`.';
   const rows = sessions.map((s) => [s.id, s.packageId ?? '-', s.state, String(s.revision), s.updatedAt]);
-  return table(['ID', 'PACKAGE', 'STATE', 'REV', 'UPDATED'], rows);
+  return table(['ID', 'PACKAGE', 'STATE', 'REV', 'UPDATED'], rows, c);
 }
 
-export function formatPackages(packages: ReadonlyMap<string, SkillPackage>): string {
+export function formatPackages(packages: ReadonlyMap<string, SkillPackage>, c: Colors = pc): string {
   const out: string[] = [];
   for (const pkg of packages.values()) {
-    out.push(`${pc.bold(safeLine(pkg.id))}  ${safeLine(pkg.title)}`, `  ${safeLine(pkg.description)}`);
+    out.push(`${c.bold(safeLine(pkg.id))}  ${safeLine(pkg.title)}`, `  ${safeLine(pkg.description)}`);
     for (const w of pkg.workers) {
       const roles = w.roles?.length ? `  roles: ${w.roles.map((r) => r.id).join(', ')}` : '';
-      out.push(`  - ${pc.cyan(safeLine(w.id))}: ${safeLine(`reads ${tagList(w.inputTags)} → writes ${tagList(w.outputTags)}${roles}`)}`);
+      out.push(`  - ${c.cyan(safeLine(w.id))}: ${safeLine(`reads ${tagList(w.inputTags)} → writes ${tagList(w.outputTags)}${roles}`)}`);
     }
     out.push('');
   }
@@ -320,9 +326,9 @@ function payloadGist(entry: JournalEntry): string {
   return '';
 }
 
-export function formatJournal(entries: JournalEntry[]): string {
+export function formatJournal(entries: JournalEntry[], c: Colors = pc): string {
   const rows = entries.map((e) => [String(e.seq), e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), whoOf(e), e.kind, e.type, e.state, payloadGist(e)]);
-  return table(['SEQ', 'AT', 'BY', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows);
+  return table(['SEQ', 'AT', 'BY', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows, c);
 }
 
 /** Who acted: a user event's `by` (cut to 24 characters here; `--format jsonl` has it whole), "-" if none. */
@@ -333,7 +339,7 @@ function whoOf(entry: JournalEntry): string {
 }
 
 /** Cells are data (ids, package ids, journal gists): each is made one safe line first. */
-function table(header: string[], dataRows: string[][]): string {
+function table(header: string[], dataRows: string[][], c: Colors): string {
   const rows = dataRows.map((r) => r.map(safeLine));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
@@ -341,7 +347,7 @@ function table(header: string[], dataRows: string[][]): string {
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [pc.bold(line(header)), ...rows.map(line)].join('\n');
+  return [c.bold(line(header)), ...rows.map(line)].join('\n');
 }
 
 /** While model turns run: who works, and the round of the burst (round k of at most maxBurst). */

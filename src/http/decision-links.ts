@@ -20,6 +20,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import * as z from 'zod';
 import { UserError } from '../core/errors.js';
 import { ActorNameSchema } from '../core/machines/session.events.js';
@@ -208,13 +209,13 @@ export function checkLinkSecret(secret: string, where: string): void {
 /**
  * The link secret the environment gives: `STEWARD_LINK_SECRET`, or the file `file`
  * (`--link-secret-file`) or `STEWARD_LINK_SECRET_FILE` names (its content, trimmed); at
- * most one. Undefined: links are off. Never on the command line itself: every `ps` shows it.
+ * most one, a relative path read from `cwd`. Undefined: links are off. Never on the command line itself: every `ps` shows it.
  *
  * @example
  * const linkSecret = linkSecretFromEnv(process.env, flags.linkSecretFile);
  * await startServe({ runtime, store, ...(linkSecret ? { linkSecret } : {}) });
  */
-export function linkSecretFromEnv(env: NodeJS.ProcessEnv = process.env, file?: string): string | undefined {
+export function linkSecretFromEnv(env: NodeJS.ProcessEnv = process.env, file?: string, cwd: string = process.cwd()): string | undefined {
   const path = file?.trim() || env.STEWARD_LINK_SECRET_FILE?.trim() || undefined;
   const value = env.STEWARD_LINK_SECRET?.trim() || undefined;
   const pathFrom = file?.trim() ? '--link-secret-file' : 'STEWARD_LINK_SECRET_FILE';
@@ -226,14 +227,14 @@ export function linkSecretFromEnv(env: NodeJS.ProcessEnv = process.env, file?: s
   if (!path) return undefined;
   let size: number;
   try {
-    size = statSync(path).size;
+    size = statSync(resolve(cwd, path)).size;
   } catch (error) {
     throw new UserError(
       `${pathFrom} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): give the path of a file holding the secret.`,
     );
   }
   if (size > MAX_LINK_SECRET_BYTES * 2) throw new UserError(`${pathFrom} ${path} has ${size} bytes, more than a secret: is it the right file?`);
-  const secret = readFileSync(path, 'utf8').trim();
+  const secret = readFileSync(resolve(cwd, path), 'utf8').trim();
   checkLinkSecret(secret, `${pathFrom} ${path}`);
   return secret;
 }

@@ -357,8 +357,8 @@ function firstLine(message: string): string {
 }
 
 /** Paths inside the working directory are shown relative to it, as authors type them. */
-/** A path as shown in messages: relative to the working directory when inside it. */
-export function show(path: string): string {
-  const rel = relative(process.cwd(), path);
+/** A path as shown in messages: relative to the working directory (`cwd`) when inside it. */
+export function show(path: string, cwd: string = process.cwd()): string {
+  const rel = relative(cwd, path);
   return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }

@@ -36,24 +36,25 @@ export function printableLocation(location: string): string {
  * returning, so a wrong URL fails here with a StoreUnavailableError that names the fix.
  * `durability` (default STEWARD_DURABILITY, else 'acknowledged'): which commits are flushed
  * to disk before they resolve (see session-store.ts). A PostgreSQL pool's size is STEWARD_PG_POOL
- * (default DEFAULT_PG_POOL_SIZE); STEWARD_PG_PREPARED=off sends every query unnamed (see postgres-prepared.ts).
+ * (default DEFAULT_PG_POOL_SIZE); STEWARD_PG_PREPARED=off sends every query unnamed (see postgres-prepared.ts). These settings
+ * are read from `env` (default `process.env`).
  */
 export async function openStore(
   location: string,
-  { readOnly = false, durability }: { readOnly?: boolean; durability?: Durability } = {},
+  { readOnly = false, durability, env = process.env }: { readOnly?: boolean; durability?: Durability; env?: NodeJS.ProcessEnv } = {},
 ): Promise<SessionStore> {
   if (!isPostgresUrl(location)) {
     // A reading command neither creates the file nor needs write access: a missing file reads as empty.
     if (readOnly && !existsSync(location)) return new MemoryStore();
     // A reading command writes nothing: STEWARD_DURABILITY is not read (a bad value must not break `list`).
-    return new SqliteStore(location, readOnly ? { readOnly } : { durability: durability ?? durabilityFromEnv() });
+    return new SqliteStore(location, readOnly ? { readOnly } : { durability: durability ?? durabilityFromEnv(env) });
   }
   const { PostgresStore, poolSizeFromEnv } = await import('./postgres-store.js');
   const { preparedFromEnv } = await import('./postgres-prepared.js');
   const store = new PostgresStore(location, {
-    durability: durability ?? durabilityFromEnv(),
-    poolSize: poolSizeFromEnv(),
-    preparedStatements: preparedFromEnv(),
+    durability: durability ?? durabilityFromEnv(env),
+    poolSize: poolSizeFromEnv(env),
+    preparedStatements: preparedFromEnv(env),
   });
   try {
     await store.ready();

@@ -1,6 +1,7 @@
 /**
- * Every scriptable command of `steward`, run as a real child process on a temporary SQLite
- * file with the offline demo model: output (human and --json), refused events, errors.
+ * Every scriptable command of `steward`, run on a temporary SQLite file with the offline demo
+ * model: output (human and --json), refused events, errors. Most run inside the worker
+ * (test/support/cli-process.ts); one test runs the common ones as real processes of the bin too.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +66,52 @@ describe('steward (scriptable commands)', () => {
       expectOk(fromSources);
       expectOk(compiled);
       expect(fromSources.stdout).toBe(compiled.stdout);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'bin/steward.mjs as a process answers new, send, show, list and a failure as main() in the worker does',
+    async () => {
+      const inWorker = join(dir, 'in-worker.db');
+      const asProcess = join(dir, 'as-process.db');
+      const both = async (...args: (string | ((id: string) => string))[]) => {
+        const ids = await Promise.all(
+          [inWorker, asProcess].map(
+            async (file) =>
+              (
+                await runCli(['list', '--json'], { db: file })
+                  .then(parseJson<SessionSummary[]>)
+                  .catch(() => [])
+              )[0]?.id ?? '',
+          ),
+        );
+        return Promise.all(
+          [inWorker, asProcess].map((file, i) =>
+            runCli(
+              args.map((arg) => (typeof arg === 'string' ? arg : arg(ids[i]!))),
+              { db: file, process: i === 1 },
+            ),
+          ),
+        );
+      };
+      const same = (results: CliResult[], ids: string[] = []) => {
+        const [worker, proc] = results.map((r, i) => ({ ...r, stdout: r.stdout.replaceAll(ids[i] ?? '\0', 'ID') }));
+        expect(proc).toEqual(worker);
+      };
+      const created = await both('new', '--package', 'tiny');
+      expectOk(created[1]!);
+      const ids = created.map((r) => r.stdout.trim());
+      expect(created[1]!.stdout).toMatch(/^s_\w+\n$/);
+      same(await both('send', (id) => id, 'input', '--text', 'Say hello'), ids);
+      same(await both('show', (id) => id), ids);
+      expect((await both('list', '--json')).map((r) => parseJson<SessionSummary[]>(r).map((s) => s.state))).toEqual([
+        ['waiting_user.approve_step'],
+        ['waiting_user.approve_step'],
+      ]);
+      const missing = await both('show', 's_missing');
+      expectFailure(missing[1]!, 'session_not_found', 's_missing');
+      expect(missing[1]!.stderr.replaceAll(asProcess, 'DB')).toBe(missing[0]!.stderr.replaceAll(inWorker, 'DB'));
     },
     CLI_TIMEOUT,
   );

@@ -32,6 +32,7 @@ it(
   async () => {
     const receiver = otlp.receiver();
     const result = await runCli(['run', '--auto', '--package', 'tiny', '--inspect', 'off', '--request', 'Otters.'], {
+      process: true,
       db: tmp.path('run.db'),
       env: otelEnv({
         OTEL_TRACES_EXPORTER: 'otlp',
@@ -61,10 +62,15 @@ it(
   '`steward send` flushes its spans before it exits (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; service.name "steward" by default)',
   async () => {
     const db = tmp.path('send.db');
-    const created = parseJson<ViewJson>(await runCli(['new', '--package', 'tiny', '--json'], { db, env: otelEnv({}) }));
+    const created = parseJson<ViewJson>(await runCli(['new', '--package', 'tiny', '--json'], { process: true, db, env: otelEnv({}) }));
     const receiver = otlp.receiver();
     const env = otelEnv({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.base}/v1/traces` });
-    const sent = await runCli(['send', created.id, 'input', '--text', 'Green tea.', '--as', 'alice', '--json'], { db, env, timeoutMs: CLI_TIMEOUT });
+    const sent = await runCli(['send', created.id, 'input', '--text', 'Green tea.', '--as', 'alice', '--json'], {
+      process: true,
+      db,
+      env,
+      timeoutMs: CLI_TIMEOUT,
+    });
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stderr).toBe('');
     expect(parseJson<ViewJson>(sent).state).toBe('waiting_user.approve_step');
@@ -80,7 +86,7 @@ it(
 it(
   'an exporter Steward has not got stops the command before it opens the store, naming the values that work',
   async () => {
-    const result = await runCli(['new', '--package', 'tiny'], { db: tmp.path('zipkin.db'), env: otelEnv({ OTEL_TRACES_EXPORTER: 'zipkin' }) });
+    const result = await runCli(['new', '--package', 'tiny'], { process: true, db: tmp.path('zipkin.db'), env: otelEnv({ OTEL_TRACES_EXPORTER: 'zipkin' }) });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'steward [usage]: OTEL_TRACES_EXPORTER is "zipkin": Steward exports traces with "otlp" or "none" (OTLP over HTTP to OTEL_EXPORTER_OTLP_ENDPOINT). ' +
@@ -97,6 +103,7 @@ it(
     const offs: Record<string, string>[] = [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'true' }, { OTEL_TRACES_EXPORTER: 'none' }];
     for (const extra of offs) {
       const result = await runCli(['run', '--auto', '--package', 'tiny', '--inspect', 'off'], {
+        process: true,
         db: tmp.path('off.db'),
         env: otelEnv({ ...extra, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base }),
         timeoutMs: CLI_TIMEOUT,

@@ -124,7 +124,7 @@ describe.skipIf(postgresUnavailable !== null)('steward resume on PostgreSQL, its
       const { id, before } = await killedMidCall(db);
 
       const after = await fakeModel([...toApproval(), reply('submit', { outputs: { note: 'A lighthouse keeps its memories.' } })]);
-      const resumed = await runCli(['resume', id, '--json'], { db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
+      const resumed = await runCli(['resume', id, '--json'], { process: true, db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
       expect(resumed.stderr).toBe('');
       expect(resumed.code).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ id, state: 'waiting_user.approve_step' });
@@ -133,7 +133,7 @@ describe.skipIf(postgresUnavailable !== null)('steward resume on PostgreSQL, its
       expect(after.unexpected).toEqual([]);
 
       // It let the lease go at the wait: the next send runs at once.
-      const approved = await runCli(['send', id, 'approve', '--json'], { db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
+      const approved = await runCli(['send', id, 'approve', '--json'], { process: true, db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
       expect(approved.stderr).toBe('');
       expect(JSON.parse(approved.stdout)).toMatchObject({ id, waitingReason: 'review_artifact' });
     },
@@ -151,14 +151,14 @@ describe.skipIf(postgresUnavailable !== null)('steward resume on PostgreSQL, its
       // The pid and its start time are those of a live process: it holds the session.
       await pretendHolder(db, id, owner, { ...here(), pid: live.pid, startTicks: startTicksOf(live.pid) });
       const after = await fakeModel(toApproval());
-      const refused = await runCli(['resume', id, '--fail-fast'], { db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
+      const refused = await runCli(['resume', id, '--fail-fast'], { process: true, db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`steward [session_running_elsewhere]: Session "${id}" is held by ${owner}`);
       expect(after.requests).toEqual([]);
 
       // The same pid, started at another time: the holder died and its pid was given to another process.
       await pretendHolder(db, id, owner, { ...here(), pid: live.pid, startTicks: startTicksOf(live.pid) + 1 });
-      const resumed = await runCli(['resume', id, '--json'], { db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
+      const resumed = await runCli(['resume', id, '--json'], { process: true, db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
       expect(resumed.stderr).toBe('');
       expect(resumed.code).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ id, state: 'waiting_user.approve_step' });
@@ -176,7 +176,7 @@ describe.skipIf(postgresUnavailable !== null)('steward resume on PostgreSQL, its
       // Another host: no pid there can be checked from here (not even one that cannot exist here).
       const elsewhere = 'steward send on web-7 pid 4242';
       await pretendHolder(db, id, elsewhere, { ...here(), host: 'web-7', pid: impossiblePid(), startTicks: 1 });
-      const refused = await runCli(['resume', id, '--fail-fast'], { db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
+      const refused = await runCli(['resume', id, '--fail-fast'], { process: true, db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(
         new RegExp(
@@ -188,12 +188,12 @@ describe.skipIf(postgresUnavailable !== null)('steward resume on PostgreSQL, its
 
       // An older Steward's lease records no process: it cannot be checked either.
       await pretendHolder(db, id, `steward send on ${hostname()} pid ${impossiblePid()}`, null);
-      const old = await runCli(['resume', id, '--fail-fast'], { db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
+      const old = await runCli(['resume', id, '--fail-fast'], { process: true, db, env: envOf(after), timeoutMs: CLI_TIMEOUT });
       expect(old.code).toBe(1);
       expect(old.stderr).toContain('[session_running_elsewhere]');
 
       // `steward send` says the same of a running session it cannot send to.
-      const send = await runCli(['send', id, 'approve'], { db, timeoutMs: CLI_TIMEOUT });
+      const send = await runCli(['send', id, 'approve'], { process: true, db, timeoutMs: CLI_TIMEOUT });
       expect(send.code).toBe(1);
       expect(send.stderr).toContain(`steward [session_running_elsewhere]: Session "${id}" is held by steward send on`);
 

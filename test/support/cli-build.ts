@@ -1,6 +1,7 @@
 /**
  * The `steward` command compiled from the current sources, once per set of sources (see
- * build-cache.ts), for the tests that start it as a process: it starts much sooner than the
+ * build-cache.ts), for the CLI tests: those that start it as a process, and those that run its
+ * bundle's `main` inside the worker (cli-in-process.ts). It starts much sooner than the
  * sources through tsx, which compiles every module at each start. Laid out as the installed package is (package.json,
  * bin/steward.mjs, dist/ with the bundled skill packages), because the sources find files
  * relative to themselves (../../package.json, ./packages) and tell compiled from source by their

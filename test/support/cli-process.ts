@@ -1,15 +1,19 @@
 /**
- * Runs the real `steward` command as a child process for the tests in test/cli: its
- * bin/steward.mjs on the current sources compiled once per run (cli-build.ts; never the repo's
- * dist/, which may be stale). test/support/steward-src.mjs runs the same CLI through tsx; the
- * installed tarball's is tested in test/consumer. The child gets its own SQLite file
- * (STEWARD_DB), no colours, and no OPENAI_* settings unless a test passes them (so it uses the
- * offline demo model).
+ * Runs the real `steward` command for the tests in test/cli: the CLI compiled from the current
+ * sources once per run (cli-build.ts; never the repo's dist/, which may be stale). `runCli` runs
+ * it inside the test's worker by default (`main(argv, io)` of the same bundle, see
+ * cli-in-process.ts); `{ process: true }`, `permissionsBite` and `startCli` start
+ * bin/steward.mjs as a child process, for what is about the process itself (signals, crashes,
+ * leases between processes, long-running commands, terminals, start-up). test/support/steward-src.mjs
+ * runs the same CLI through tsx; the installed tarball's is tested in test/consumer. Either
+ * way the command gets its own SQLite file (STEWARD_DB), no colours, stdin that is not a
+ * terminal, and no OPENAI_* settings unless a test passes them (so it uses the offline demo model).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledCli } from './cli-build.js';
+import { runInProcess } from './cli-in-process.js';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The compiled bin/steward.mjs of the current sources (built on the first call). */
@@ -37,6 +41,8 @@ export interface CliOptions {
    * permissions bite while the process can still read the checkout, wherever it lies.
    */
   permissionsBite?: boolean;
+  /** Start bin/steward.mjs as a child process instead of running the command in this worker (always so with permissionsBite). */
+  process?: boolean;
 }
 
 /** The parent's environment without anything that would pick a model or a store. */
@@ -98,8 +104,17 @@ export function startCli(args: string[], options: CliOptions, command: string[] 
   };
 }
 
-export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
-  return startCli(args, options).result;
+/** Runs `steward ...args` to its end: in this worker, unless `process` or `permissionsBite` asks for a child process. */
+export async function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+  if (options.process || options.permissionsBite) return startCli(args, options).result;
+  const result = await runInProcess({
+    args,
+    env: cliEnv(options.db, options.env),
+    cwd: options.cwd ?? root,
+    input: options.input ?? '',
+    timeoutMs: options.timeoutMs ?? 30_000,
+  });
+  return { ...result, signal: null };
 }
 
 /** Parses a command's --json output, with the whole output in the error when it is not JSON. */

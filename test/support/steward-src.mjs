@@ -4,5 +4,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../../src/cli/main.ts');
-await main(process.argv);
+const { runAsProcess } = await import('../../src/cli/main.ts');
+await runAsProcess(process.argv);

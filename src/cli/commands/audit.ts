@@ -14,6 +14,7 @@ import { auditHeader, auditLine } from '../../runtime/audit-output.js';
 import { AuditFormatSchema, type AuditFormat, type AuditRow } from '../../runtime/audit-row.js';
 import { safeLine, safeText } from '../../text/safe-text.js';
 import { CliError, sessionIdArgument, withContext } from '../context.js';
+import type { CliIo } from '../io.js';
 
 /** A date (midnight UTC) or a date and time with its offset. */
 const SinceSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
@@ -29,11 +30,11 @@ function sinceDate(text: string | undefined): Date | undefined {
 }
 
 /** Writes `text`, waiting when stdout's buffer is full: a long trail never piles up in memory. */
-async function write(text: string): Promise<void> {
-  if (!process.stdout.write(text)) await once(process.stdout, 'drain');
+async function write(io: CliIo, text: string): Promise<void> {
+  if (!io.stdout.write(text)) await once(io.stdout, 'drain');
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('audit')
     .description('print who decided what: one row per decision that answered a wait (the wait, who, through what, the edits, a hash of what was shown)')
@@ -49,32 +50,33 @@ export function register(program: Command): void {
         throw new CliError('usage', 'Name a session (steward audit ID) or a date (steward audit --since 2026-01-31).');
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           if (id !== undefined) {
             // One session's rows are read before any is written: a journal that does not replay prints nothing but the error.
             const rows = [...(await sessionAuditRows(ctx.runtime, ctx.store, id))].filter((row) => !since || Date.parse(row.decidedAt) >= since.getTime());
-            await write(auditHeader(format));
-            for (const row of rows) await write(auditLine(row, format));
+            await write(io, auditHeader(format));
+            for (const row of rows) await write(io, auditLine(row, format));
             return;
           }
           // The runtime is built (its packages read) before the header: a broken package fails with nothing written.
           const runtime = ctx.runtime;
-          await write(auditHeader(format));
+          await write(io, auditHeader(format));
           let rows = 0;
           let skipped = 0;
           const trail: AsyncIterable<AuditRow> = auditRowsSince(runtime, ctx.store, since!, {
             onSession: (read) => {
-              if (read % PROGRESS_EVERY === 0) process.stderr.write(`steward audit: ${read} sessions read, ${rows} rows\n`);
+              if (read % PROGRESS_EVERY === 0) io.stderr.write(`steward audit: ${read} sessions read, ${rows} rows\n`);
             },
             onError: (session, error) => {
               skipped += 1;
               const message = error instanceof Error ? error.message : String(error);
-              process.stderr.write(`steward audit: session ${safeLine(session.id)} skipped: ${safeText(message)}\n`);
+              io.stderr.write(`steward audit: session ${safeLine(session.id)} skipped: ${safeText(message)}\n`);
             },
           });
           for await (const row of trail) {
             rows += 1;
-            await write(auditLine(row, format));
+            await write(io, auditLine(row, format));
           }
           if (skipped > 0) throw new CliError('user_error', `${skipped} session(s) could not be read (see above); the rows of the others were printed.`);
         },

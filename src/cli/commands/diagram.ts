@@ -9,6 +9,7 @@ import { Option, type Command } from 'commander';
 import { loadMachine, loadStatelyConfig } from '../../inspect/config.js';
 import { diagramFormats, renderDiagram, type DiagramFormat } from '../../inspect/diagram.js';
 import { CliError } from '../context.js';
+import type { CliIo } from '../io.js';
 
 interface DiagramFlags {
   format: DiagramFormat;
@@ -16,7 +17,7 @@ interface DiagramFlags {
   machine?: string;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('diagram')
     .description('print the statechart as Mermaid, DOT or JSON (every state and transition)')
@@ -24,7 +25,7 @@ export function register(program: Command): void {
     .option('-o, --out <file>', 'write to this file instead of stdout')
     .option('-m, --machine <name>', 'which machine of stately.config.json (default: the first one to draw)')
     .action(async (flags: DiagramFlags) => {
-      const { config, dir, path } = loadStatelyConfig(process.cwd());
+      const { config, dir, path } = loadStatelyConfig(io.cwd);
       const drawable = config.machines.filter((m) => m.draw);
       const entry = flags.machine !== undefined ? config.machines.find((m) => m.name === flags.machine) : drawable[0];
       if (!entry) {
@@ -39,11 +40,11 @@ export function register(program: Command): void {
       const machine = await loadMachine(entry.source, dir);
       const text = renderDiagram(machine, flags.format);
       if (flags.out) {
-        const file = resolve(process.cwd(), flags.out);
+        const file = resolve(io.cwd, flags.out);
         writeFileSync(file, text);
-        process.stderr.write(`Wrote ${flags.format} diagram of "${entry.name}" to ${file}\n`);
+        io.stderr.write(`Wrote ${flags.format} diagram of "${entry.name}" to ${file}\n`);
       } else {
-        process.stdout.write(text);
+        io.stdout.write(text);
       }
     });
 }

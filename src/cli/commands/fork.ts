@@ -7,8 +7,9 @@ import type { Command } from 'commander';
 import { printJson, viewJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { headline } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
+import type { CliIo } from '../io.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('fork')
     .description("start a new session from a session's state after one of its journal entries (the original stays as it is)")
@@ -18,14 +19,15 @@ export function register(program: Command): void {
     .action(async (id: string, options: { at: number; json?: boolean }, command: Command) => {
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           const fork = await ctx.runtime.forkSession(id, { atSeq: options.at });
           const view = await fork.settled();
           if (options.json) {
-            printJson(viewJson(view, fork.revision));
+            printJson(io, viewJson(view, fork.revision));
           } else {
-            process.stdout.write(`${fork.id}\n`);
-            process.stderr.write(`${safeLine(`Forked ${id} after entry ${options.at}: ${headline(view)}`)}\n`);
+            io.stdout.write(`${fork.id}\n`);
+            io.stderr.write(`${safeLine(`Forked ${id} after entry ${options.at}: ${headline(view)}`)}\n`);
           }
         },
         { command: 'fork' },

@@ -14,8 +14,9 @@ import { safeText } from '../../text/safe-text.js';
 import { cliCommand, shellQuote } from '../context.js';
 import { loadStatelyConfig } from '../../inspect/config.js';
 import { listPackagesFolder } from '../packages-config.js';
+import type { CliIo } from '../io.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('init-package')
     .description('write a starter skill package (a manifest and two commented worker files) to edit into your own')
@@ -29,8 +30,8 @@ export function register(program: Command): void {
         );
       }
       // A broken config is refused before anything is written.
-      if (options.config) loadStatelyConfig(process.cwd());
-      const root = resolve(options.dir);
+      if (options.config) loadStatelyConfig(io.cwd);
+      const root = resolve(io.cwd, options.dir);
       const folder = join(root, name);
       mkdirSync(root, { recursive: true });
       try {
@@ -45,22 +46,22 @@ export function register(program: Command): void {
       }
       loadPackage(folder);
       // The folder and the working directory are names a person chose: printed as data.
-      const say = (text: string) => process.stdout.write(safeText(text));
+      const say = (text: string) => io.stdout.write(safeText(text));
       say(`Wrote the starter package ${folder}/ (manifest.json, workers/researcher.md, workers/writer.md).\n`);
       let packagesFlag = ` --packages ${shellQuote(options.dir)}`;
       if (options.config) {
-        const listed = listPackagesFolder(root, process.cwd());
+        const listed = listPackagesFolder(root, io.cwd);
         const where = `"packages" of ${listed.path}${listed.created ? ' (a new file)' : ''}`;
         say(listed.added ? `Listed ${listed.entry} in ${where}: ` : `${listed.path} lists ${listed.entry} already: `);
-        if (process.env.STEWARD_PACKAGES?.trim()) {
+        if (io.env.STEWARD_PACKAGES?.trim()) {
           say(`but STEWARD_PACKAGES is set, and commands read it instead: add ${root} to it, or name the folder with --packages.\n`);
         } else {
-          say(`every steward command run in ${process.cwd()} loads it.\n`);
+          say(`every steward command run in ${io.cwd} loads it.\n`);
           packagesFlag = '';
         }
       }
       // The store plays no part in listing packages: the commands are shown without --db.
-      const command = (args: string) => cliCommand(args, defaultDbPath({}));
+      const command = (args: string) => cliCommand(args, defaultDbPath({}, io.cwd), io);
       say(`Edit its files, then check it with: ${command(`packages${packagesFlag}`)}\n`);
       say(`Start a session of it with: ${command(`run --package ${name}${packagesFlag}`)}\n`);
     });

@@ -14,6 +14,8 @@ import { openStore, printableLocation } from '../../store/open-store.js';
 import { tracesFromEnv } from '../otel-env.js';
 import { packagesDirs } from '../packages-option.js';
 import { chooseModel, printJson, resolveDbPath, wholeNumber, sessionIdArgument } from '../context.js';
+import type { CliIo } from '../io.js';
+import { untilStopSignal } from '../signals.js';
 
 interface InspectFlags {
   port?: number;
@@ -22,20 +24,7 @@ interface InspectFlags {
   json?: boolean;
 }
 
-/** Resolves when the process is asked to stop (Ctrl+C, SIGTERM). */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-}
-
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('inspect')
     .description('open the local inspector: the statechart, the events to send, the journal with time travel')
@@ -45,13 +34,13 @@ export function register(program: Command): void {
     .option('--manual', 'play the model by hand: each model call waits for your reply in the page')
     .option('--json', 'print { url, token } as JSON')
     .action(async (id: string | undefined, flags: InspectFlags, command: Command) => {
-      const { config } = loadStatelyConfig(process.cwd());
-      const dbPath = resolveDbPath(command.optsWithGlobals());
-      const packagesDir = packagesDirs(command.optsWithGlobals());
-      const traces = await tracesFromEnv();
-      const store = await openStore(dbPath);
+      const { config } = loadStatelyConfig(io.cwd);
+      const dbPath = resolveDbPath(command.optsWithGlobals(), io);
+      const packagesDir = packagesDirs(command.optsWithGlobals(), io.env, io.cwd);
+      const traces = await tracesFromEnv(io);
+      const store = await openStore(dbPath, { env: io.env });
       try {
-        const model = flags.manual ? new ManualModel() : await chooseModel();
+        const model = flags.manual ? new ManualModel() : await chooseModel(io);
         const runtime = createRuntime({
           model,
           store,
@@ -70,12 +59,12 @@ export function register(program: Command): void {
           ...(id !== undefined ? { sessionId: id } : {}),
         });
         if (flags.json) {
-          printJson({ url: inspector.url, token: inspector.token });
+          printJson(io, { url: inspector.url, token: inspector.token });
         } else {
-          process.stdout.write(`Steward inspector · store ${printableLocation(dbPath)} · model: ${model.label}\n`);
-          process.stdout.write(`Open ${inspector.url}\n(the token in the URL is the key: share it like a password). Ctrl+C stops.\n`);
+          io.stdout.write(`Steward inspector · store ${printableLocation(dbPath)} · model: ${model.label}\n`);
+          io.stdout.write(`Open ${inspector.url}\n(the token in the URL is the key: share it like a password). Ctrl+C stops.\n`);
         }
-        await untilStopped();
+        await untilStopSignal();
         for (const session of runtime.live.values()) session.stop();
         await inspector.close();
       } finally {

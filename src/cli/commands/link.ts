@@ -14,6 +14,7 @@ import { whyNoLink } from '../../serve/link-decisions.js';
 import { parsePublicUrl } from '../../serve/public-url.js';
 import { safeLine } from '../../text/safe-text.js';
 import { peekSession, printJson, sessionIdArgument, withContext } from '../context.js';
+import type { CliIo } from '../io.js';
 
 interface LinkFlags {
   to: string;
@@ -26,7 +27,7 @@ interface LinkFlags {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('link')
     .description(
@@ -47,7 +48,7 @@ export function register(program: Command): void {
     .option('--json', 'print the link and what it is for as JSON')
     .action(async (id: string, flags: LinkFlags, command: Command) => {
       // Checked before the store opens: a missing secret or a bad URL ends here.
-      const secret = linkSecretFromEnv(process.env, flags.linkSecretFile);
+      const secret = linkSecretFromEnv(io.env, flags.linkSecretFile, io.cwd);
       if (secret === undefined)
         throw new UserError(
           'steward link signs with the link secret of the steward serve that answers the link: set STEWARD_LINK_SECRET (or STEWARD_LINK_SECRET_FILE, --link-secret-file) as that server has it.',
@@ -55,6 +56,7 @@ export function register(program: Command): void {
       const base = parsePublicUrl(flags.publicUrl, '--public-url');
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           const { view } = await peekSession(ctx, id);
           const workers = (view.packageId ? ctx.runtime.packages.get(view.packageId)?.workers : undefined) ?? [];
@@ -71,9 +73,9 @@ export function register(program: Command): void {
             ...(flags.group.length ? { groups: flags.group } : {}),
           });
           const { token: _token, ...shown } = link;
-          if (flags.json) printJson(shown);
+          if (flags.json) printJson(io, shown);
           else
-            process.stdout.write(
+            io.stdout.write(
               `${link.url}\nFor ${safeLine(link.recipient)}${link.groups ? ` (as ${link.groups.map(safeLine).join(', ')})` : ''} to decide wait ${link.wait} (${view.waitingReason}) once, until ${link.expiresAt}.\n`,
             );
         },

@@ -3,8 +3,10 @@ import type { Command } from 'commander';
 import { printJson, withContext } from '../context.js';
 import { formatSessionList } from '../render.js';
 import { listAll } from '../../store/list-page.js';
+import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('list')
     .description('list the sessions, most recently updated first')
@@ -12,10 +14,11 @@ export function register(program: Command): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           const sessions = await listAll(ctx.store);
-          if (options.json) printJson(sessions);
-          else process.stdout.write(`${formatSessionList(sessions)}\n`);
+          if (options.json) printJson(io, sessions);
+          else io.stdout.write(`${formatSessionList(sessions, colorsFor(io))}\n`);
         },
         { readStore: true },
       );

@@ -10,6 +10,8 @@ import { userOf, type JournalEntry } from '../../store/session-store.js';
 import { CliError, printJson, wholeNumber, withContext, sessionIdArgument } from '../context.js';
 import { formatJournal } from '../render.js';
 import { safeJson } from '../../text/safe-text.js';
+import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 /** One line of the audit trail. */
 export interface AuditRecord {
@@ -34,7 +36,7 @@ export function auditRecords(entries: readonly JournalEntry[], before: string | 
   });
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('log')
     .description("print a session's journal (every event — refused ones too — and every model result, in order, with who acted)")
@@ -48,6 +50,7 @@ export function register(program: Command): void {
       if (!['table', 'json', 'jsonl'].includes(format)) throw new CliError('usage', `--format is table, json or jsonl (got ${quotedSetting(format)}).`);
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           if (!(await ctx.store.load(id))) throw new SessionNotFoundError(id, ctx.dbPath);
           const after = options.after ?? 0;
@@ -58,14 +61,14 @@ export function register(program: Command): void {
           });
           const before = after > 0 && read[0]?.seq === after ? read[0].state : null;
           const entries = after > 0 && read[0]?.seq === after ? read.slice(1) : read;
-          if (format === 'json') printJson(entries);
+          if (format === 'json') printJson(io, entries);
           else if (format === 'jsonl')
-            process.stdout.write(
+            io.stdout.write(
               auditRecords(entries, before)
                 .map((r) => `${safeJson(JSON.stringify(r))}\n`)
                 .join(''),
             );
-          else process.stdout.write(`${formatJournal(entries)}\n`);
+          else io.stdout.write(`${formatJournal(entries, colorsFor(io))}\n`);
         },
         { readStore: true },
       );

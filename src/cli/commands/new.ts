@@ -2,8 +2,9 @@
 import type { Command } from 'commander';
 import { cliCommand, maxBurstArgument, printJson, resolveDbPath, viewJson, wholeNumber, withContext } from '../context.js';
 import { DEFAULT_PACKAGE, packageForNewSession } from '../package-choice.js';
+import type { CliIo } from '../io.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('new')
     .description('create a session and print its id')
@@ -18,17 +19,23 @@ export function register(program: Command): void {
       const packageId =
         options.package === false
           ? undefined
-          : packageForNewSession(options.package, globals, { verb: 'new', command: (args) => cliCommand(args, resolveDbPath(globals)) });
+          : packageForNewSession(options.package, globals, {
+              verb: 'new',
+              command: (args) => cliCommand(args, resolveDbPath(globals, io), io),
+              env: io.env,
+              cwd: io.cwd,
+            });
       await withContext(
         globals,
+        io,
         async (ctx) => {
           const session = await ctx.runtime.createSession({
             ...(packageId !== undefined ? { packageId } : {}),
             ...(options.maxBurst !== undefined ? { maxBurst: options.maxBurst } : {}),
             ...(options.maxBurstTokens !== undefined ? { maxBurstTokens: options.maxBurstTokens } : {}),
           });
-          if (options.json) printJson(viewJson(session.view(), session.revision));
-          else process.stdout.write(`${session.id}\n`);
+          if (options.json) printJson(io, viewJson(session.view(), session.revision));
+          else io.stdout.write(`${session.id}\n`);
         },
         { readOnly: true },
       );

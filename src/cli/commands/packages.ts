@@ -5,15 +5,21 @@ import { loadPackages } from '../../skills/index.js';
 import { printJson } from '../context.js';
 import { packagesDirs } from '../packages-option.js';
 import { formatPackages } from '../render.js';
+import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('packages')
     .description('list the skill packages and their workers (input → output tags)')
     .option('--json', 'print the packages as JSON')
     .action((options: { json?: boolean }, command: Command) => {
-      const packages = loadPackages(packagesDirs(command.optsWithGlobals()));
-      if (options.json) printJson([...packages.values()].map((pkg) => packageInfo(pkg)));
-      else process.stdout.write(`${formatPackages(packages)}\n`);
+      const packages = loadPackages(packagesDirs(command.optsWithGlobals(), io.env, io.cwd));
+      if (options.json)
+        printJson(
+          io,
+          [...packages.values()].map((pkg) => packageInfo(pkg)),
+        );
+      else io.stdout.write(`${formatPackages(packages, colorsFor(io))}\n`);
     });
 }

@@ -17,8 +17,10 @@ import { CliError, peekSession, printJson, viewJson, withContext, sessionIdArgum
 import { retryWhileLeased } from '../lease-wait.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
+import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('resume')
     .description('continue a session left running by a crash: its model call runs again, up to the next wait')
@@ -28,6 +30,7 @@ export function register(program: Command): void {
     .action(async (id: string, flags: { json?: boolean; failFast?: boolean }, command: Command) => {
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           const peek = await peekSession(ctx, id);
           let view = peek.view;
@@ -35,7 +38,7 @@ export function register(program: Command): void {
           if (view.phase === 'running') {
             const session = await retryWhileLeased(() => ctx.runtime.resumeSession(id), {
               wait: flags.failFast !== true,
-              say: (line) => process.stderr.write(`${safeLine(line)}\n`),
+              say: (line) => io.stderr.write(`${safeLine(line)}\n`),
             });
             view = await session.settled();
             revision = session.revision;
@@ -47,10 +50,10 @@ export function register(program: Command): void {
             }
           }
           if (flags.json) {
-            printJson(viewJson(view, revision));
+            printJson(io, viewJson(view, revision));
           } else {
             const blocks = waitBlocks(view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
-            process.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
+            io.stdout.write(`${headline(view)}\n${blocks.length ? `\n${formatBlocks(blocks, colorsFor(io))}\n` : ''}`);
           }
         },
         { command: 'resume' },

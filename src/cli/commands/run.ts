@@ -27,6 +27,10 @@ import {
   withContext,
   sessionIdArgument,
 } from '../context.js';
+import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
+import type { ExitStatus } from '../exit-status.js';
+import { onStopSignal } from '../signals.js';
 
 interface RunFlags {
   package?: string;
@@ -59,13 +63,13 @@ const noInspection: Inspection = { attach: async () => undefined, stop: async ()
  * The inspect mode wired for this run. The inspector's modules (hono, ws, @statelyai/inspect)
  * are loaded only when a mode other than off asks for them, not with the CLI.
  */
-async function inspectionOf(mode: string): Promise<Inspection> {
+async function inspectionOf(mode: string, io: CliIo): Promise<Inspection> {
   if (mode === 'off') return noInspection;
   const { parseInspectMode, setupInspection } = await import('../../inspect/index.js');
-  return setupInspection(parseInspectMode(mode), (msg) => process.stderr.write(`${msg}\n`));
+  return setupInspection(parseInspectMode(mode), (msg) => io.stderr.write(`${msg}\n`));
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo, status: ExitStatus): void {
   program
     .command('run')
     .description('work on a session: see what it waits for and answer (interactive on a terminal)')
@@ -101,24 +105,27 @@ export function register(program: Command): void {
           );
         }
       }
-      const request = readTextOption('request', flags.request, flags.requestFile);
+      const request = await readTextOption(io, 'request', flags.request, flags.requestFile);
       const toolVariables = toolVariablesOf(flags.toolVar);
       const globals = command.optsWithGlobals();
-      const dbPath = resolveDbPath(globals);
+      const dbPath = resolveDbPath(globals, io);
       // Decided before the store opens (and the inspector starts), so a refusal leaves no database file.
       if (flags.session !== undefined && !isPostgresUrl(dbPath) && !existsSync(dbPath)) throw new SessionNotFoundError(flags.session, dbPath);
       const packageId =
         flags.session === undefined
-          ? packageForNewSession(flags.package, globals, { verb: 'run', command: (args) => cliCommand(args, dbPath) })
+          ? packageForNewSession(flags.package, globals, { verb: 'run', command: (args) => cliCommand(args, dbPath, io), env: io.env, cwd: io.cwd })
           : DEFAULT_PACKAGE;
-      const auto = flags.auto === true || !process.stdin.isTTY;
+      // Interactive prompts take the process's terminal (clack and the editor use it): only when
+      // the command runs on that terminal, never for a command run inside another program.
+      const auto = flags.auto === true || !io.stdin.isTTY || io.stdin !== process.stdin;
       // Loaded only on a terminal (scripts never pay for the prompt library), and before the
       // session starts, so a resumed model call is shown with its spinner from the start.
       const { interactive } = auto ? { interactive: undefined } : await import('../interactive.js');
-      const { config } = loadStatelyConfig();
-      const inspection = await inspectionOf(flags.inspect ?? config.inspect);
+      const { config } = loadStatelyConfig(io.cwd);
+      const inspection = await inspectionOf(flags.inspect ?? config.inspect, io);
       await withContext(
         globals,
+        io,
         async (ctx) => {
           const session =
             flags.session !== undefined
@@ -132,45 +139,44 @@ export function register(program: Command): void {
           // The session matters more than the port: a busy configured port falls back to a free one.
           const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector).catch(async (error: unknown) => {
             if (!(error instanceof Error && / is in use/.test(error.message))) throw error;
-            process.stderr.write(`${error.message} Using a free port instead.\n`);
+            io.stderr.write(`${error.message} Using a free port instead.\n`);
             return inspection.attach(ctx.runtime, ctx.store, session.id, { ...config.inspector, port: 0 });
           });
-          if (page) process.stderr.write(`Inspector: ${page.url}\n`);
-          const resume = resumeCommand(session.id, ctx.dbPath);
+          if (page) io.stderr.write(`Inspector: ${page.url}\n`);
+          const resume = resumeCommand(session.id, ctx.dbPath, io);
           const by = actorName(command.optsWithGlobals());
           const common = {
             modelLabel: ctx.model.label,
             packages: ctx.runtime.packages,
             resume,
-            command: (args: string) => cliCommand(args, ctx.dbPath),
+            command: (args: string) => cliCommand(args, ctx.dbPath, io),
             ...(by !== undefined ? { by } : {}),
           };
 
           if (!interactive) {
-            const onSignal = () => {
-              process.stderr.write(`\nInterrupted. The session is saved; continue it with:\n  ${resume}\n`);
+            // A signal stops the process (Ctrl+C in its terminal), whoever runs the command: the process ends, as before.
+            const offSignals = onStopSignal(() => {
+              io.stderr.write(`\nInterrupted. The session is saved; continue it with:\n  ${resume}\n`);
               // Closed, not only stopped: its lease (PostgreSQL) is given back, so it can be resumed at once.
               const exit = () => process.exit(130);
               setTimeout(exit, 2000).unref();
               void session.close().finally(exit);
-            };
-            process.once('SIGINT', onSignal);
-            process.once('SIGTERM', onSignal);
+            });
             try {
-              process.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
-              process.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
-              const live = process.stdout.isTTY ? { live: new LiveLine(process.stdout) } : {};
-              process.exitCode = await autopilot(session, { ...common, ...live, request: request ?? DEMO_REQUEST, packageId });
+              io.stdout.write(`Steward · session ${session.id} · package ${session.view().packageId ?? '(to choose)'} · model: ${ctx.model.label}\n`);
+              io.stdout.write('Not a terminal (or --auto): approving every step and accepting every artifact.\n');
+              const live = io.stdout.isTTY ? { live: new LiveLine(io.stdout) } : {};
+              const output = { colors: colorsFor(io), write: (text: string) => io.stdout.write(`${text}\n`), warn: (text: string) => io.stderr.write(text) };
+              status.exitCode = await autopilot(session, { ...common, ...live, ...output, request: request ?? DEMO_REQUEST, packageId });
             } finally {
-              process.off('SIGINT', onSignal);
-              process.off('SIGTERM', onSignal);
+              offSignals();
             }
           } else {
-            process.exitCode = await interactive(session, {
+            status.exitCode = await interactive(session, {
               ...common,
               isDemoModel: ctx.model instanceof DemoModel,
               runtime: ctx.runtime,
-              ...(editorCommand() ? { editText: (text: string, name: string) => editInEditor(editorCommand()!, text, name) } : {}),
+              ...(editorCommand(io.env) ? { editText: (text: string, name: string) => editInEditor(editorCommand(io.env)!, text, name) } : {}),
               ...(request !== undefined ? { request } : {}),
             });
           }

@@ -33,6 +33,8 @@ import type { SessionView } from '../../core/view.js';
 import { formatBlocks, headline, waitBlocks } from '../render.js';
 import { safeLine } from '../../text/safe-text.js';
 import { holderGone } from '../../store/holder-process.js';
+import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
 interface SendFlags {
   text?: string;
@@ -54,7 +56,7 @@ interface SendFlags {
   json?: boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const aliases = Object.entries(EVENT_ALIASES)
     .map(([alias, full]) => `  ${alias.padEnd(12)}${full}`)
     .join('\n');
@@ -93,15 +95,16 @@ export function register(program: Command): void {
     .addHelpText('after', `\nEvents (alias, full name):\n${aliases}`)
     .action(async (id: string, eventName: string, flags: SendFlags, command: Command) => {
       const type = resolveEventName(eventName);
-      const edit = type === 'user_accepted_artifact' ? editsFrom(flags.edit, flags.textFile) : undefined;
+      const edit = type === 'user_accepted_artifact' ? editsFrom(io, flags.edit, flags.textFile) : undefined;
       if (type !== 'user_accepted_artifact' && flags.edit)
         throw new CliError('usage', `--edit does not apply to ${type} (it edits an artifact while accepting it).`);
       if (type !== 'user_accepted_artifact' && (flags.textFile?.length ?? 0) > 1)
         throw new CliError('usage', '--text-file is given more than once: input takes one message.');
-      const text = readTextOption('text', flags.text, type === 'user_accepted_artifact' ? undefined : flags.textFile?.[0]);
+      const text = await readTextOption(io, 'text', flags.text, type === 'user_accepted_artifact' ? undefined : flags.textFile?.[0]);
       const by = actorName(command.optsWithGlobals());
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           // Look first without starting anything: a session saved mid-turn must not have its
           // model call run again by a one-shot command (another process may be running it).
@@ -140,7 +143,7 @@ export function register(program: Command): void {
             if (holder && !holderGone(holder.process)) throw new SessionLeasedError(id, holder.owner, holder.expiresInMs);
             throw new EventRefusedError(
               `"${type}" is not accepted while the agents are working (session "${id}" is in ${peek.view.state}). ` +
-                `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath)}`,
+                `Wait until it waits for you; if no process is running it (one was interrupted), continue it with: ${cliCommand(`resume ${id}`, ctx.dbPath, io)}`,
               { eventType: type, state: peek.view.state, accepted: peek.view.acceptedEvents, enabled: [] },
             );
           }
@@ -158,16 +161,16 @@ export function register(program: Command): void {
           const result = await session.send(sent, flags.key !== undefined ? { idempotencyKey: flags.key } : {});
           if (!result.ok) throw new CliError(result.error.code, result.error.message);
           if (result.repeated)
-            process.stderr.write(
+            io.stderr.write(
               flags.wait !== undefined
                 ? `Wait ${flags.wait} was already answered by this same decision${flags.key !== undefined ? ` (or key ${safeLine(flags.key)} was sent before)` : ''}: nothing was applied again; this is the session now.\n`
                 : `Key ${safeLine(flags.key ?? '')} was sent before: nothing was sent again; this is the stored result.\n`,
             );
           if (flags.json) {
-            printJson(viewJson(result.view, session.revision));
+            printJson(io, viewJson(result.view, session.revision));
           } else {
             const blocks = waitBlocks(result.view, { modelLabel: ctx.model.label, packages: ctx.runtime.packages });
-            process.stdout.write(`${headline(result.view)}\n${blocks.length ? `\n${formatBlocks(blocks)}\n` : ''}`);
+            io.stdout.write(`${headline(result.view)}\n${blocks.length ? `\n${formatBlocks(blocks, colorsFor(io))}\n` : ''}`);
           }
         },
         { command: 'send' },
@@ -195,7 +198,7 @@ function buildNamingWait(wait: number | undefined, view: SessionView, build: () 
 }
 
 /** `--edit TAG --text-file F` pairs, in order, as tag → body (own keys: a tag may be named "__proto__"). */
-function editsFrom(tags: string[] | undefined, files: string[] | undefined): Record<string, string> | undefined {
+function editsFrom(io: CliIo, tags: string[] | undefined, files: string[] | undefined): Record<string, string> | undefined {
   if (!tags?.length && !files?.length) return undefined;
   if ((tags?.length ?? 0) !== (files?.length ?? 0)) {
     throw new CliError('usage', `accept takes --edit TAG --text-file FILE in pairs (got ${tags?.length ?? 0} --edit and ${files?.length ?? 0} --text-file).`);
@@ -204,7 +207,7 @@ function editsFrom(tags: string[] | undefined, files: string[] | undefined): Rec
   const pairs = tags!.map((tag, i): [string, string] => {
     if (seen.has(tag)) throw new CliError('usage', `--edit ${tag} is given twice: give each tag once.`);
     seen.add(tag);
-    return [tag, readTextFile(`--text-file (for --edit ${tag})`, files![i]!)];
+    return [tag, readTextFile(io, `--text-file (for --edit ${tag})`, files![i]!)];
   });
   return Object.fromEntries(pairs);
 }

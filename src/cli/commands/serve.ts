@@ -18,18 +18,21 @@ import { tokensFromEnv } from '../../http/tokens.js';
 import { linkSecretFromEnv } from '../../http/decision-links.js';
 import { CliError, openContext, wholeNumber } from '../context.js';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseEventFilter, WEBHOOK_EVENT_TYPES } from '../../webhooks/events.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, receiverUrlsIn, receiversFromOptions, type WebhookReceiver } from '../../webhooks/receivers.js';
+import type { CliIo } from '../io.js';
+import { untilStopSignal } from '../signals.js';
 
 /**
  * The receivers of `--webhook`, else the `URL whsec_…` lines of the secrets (a file, else
  * STEWARD_WEBHOOK_SECRET), with their secret and `--webhook-events`.
  */
-function webhookReceivers(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): WebhookReceiver[] {
+function webhookReceivers(flags: ServeFlags, { env, cwd }: CliIo): WebhookReceiver[] {
   let secrets: { text: string; source: string } | undefined;
   if (flags.webhookSecretFile !== undefined) {
     try {
-      secrets = { text: readFileSync(flags.webhookSecretFile, 'utf8'), source: `--webhook-secret-file ${flags.webhookSecretFile}` };
+      secrets = { text: readFileSync(resolve(cwd, flags.webhookSecretFile), 'utf8'), source: `--webhook-secret-file ${flags.webhookSecretFile}` };
     } catch (error) {
       throw new CliError('usage', `Cannot read --webhook-secret-file ${flags.webhookSecretFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
     }
@@ -71,7 +74,7 @@ interface ServeFlags {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('serve')
     .description(
@@ -161,9 +164,9 @@ export function register(program: Command): void {
       const { decisionLinkFn } = await import('../../serve/decision-link.js');
       const { DecisionLinks } = await import('../../http/decision-links.js');
       // Before the store opens: a bad token list ends here, naming its line.
-      const tokens = tokensFromEnv();
-      const linkSecret = linkSecretFromEnv(process.env, flags.linkSecretFile);
-      const webhooks = webhookReceivers(flags);
+      const tokens = tokensFromEnv(io.env);
+      const linkSecret = linkSecretFromEnv(io.env, flags.linkSecretFile, io.cwd);
+      const webhooks = webhookReceivers(flags, io);
       // The links in webhook messages point at where people reach this server: known once it listens, unless --public-url says.
       let listeningAt: string | undefined;
       const webhookLinks =
@@ -173,7 +176,7 @@ export function register(program: Command): void {
               tokens.tokens,
             )
           : undefined;
-      const ctx = await openContext(command.optsWithGlobals(), { command: 'serve', webhooks, ...(webhookLinks ? { webhookLinks } : {}) });
+      const ctx = await openContext(command.optsWithGlobals(), io, { command: 'serve', webhooks, ...(webhookLinks ? { webhookLinks } : {}) });
       try {
         const server = await startServe({
           runtime: ctx.runtime,
@@ -190,6 +193,7 @@ export function register(program: Command): void {
           allowedHosts: flags.allowHost,
           corsOrigins: flags.corsOrigin,
           webhookTimeoutMs: flags.webhookTimeoutMs,
+          log: (message) => io.stderr.write(`${message}\n`),
           ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
           ...(linkSecret !== undefined ? { linkSecret } : {}),
           ...(tokens.kind === 'shared' ? { token: tokens.token } : tokens.kind === 'named' ? { tokens: tokens.tokens } : {}),
@@ -201,7 +205,7 @@ export function register(program: Command): void {
             : tokens.kind === 'shared'
               ? 'bearer token required (STEWARD_TOKEN)'
               : 'no token (loopback only)';
-        process.stdout.write(
+        io.stdout.write(
           `Steward serve on ${server.url} · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · ` +
             `${tokenNote}` +
             `${linkSecret !== undefined ? ' · decision links on' : ''}` +
@@ -210,13 +214,10 @@ export function register(program: Command): void {
             `${webhooks.length ? ` · webhooks to ${webhooks.length} receiver(s)` : ''}\n` +
             `API: ${server.url}/openapi.json. Ctrl+C (or SIGTERM) stops gracefully.\n`,
         );
-        const signal = await new Promise<NodeJS.Signals>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
-        process.stdout.write(`${signal}: stopping; sends under way get ${flags.graceMs} ms to settle.\n`);
+        const signal = await untilStopSignal();
+        io.stdout.write(`${signal}: stopping; sends under way get ${flags.graceMs} ms to settle.\n`);
         const { settled, handedBack } = await server.close();
-        process.stdout.write(
+        io.stdout.write(
           `Stopped. ${settled} send(s) settled` +
             (handedBack.length ? `; handed back ${handedBack.length} (saved, they resume elsewhere): ${handedBack.join(', ')}.\n` : '.\n'),
         );

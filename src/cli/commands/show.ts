@@ -2,8 +2,10 @@
 import type { Command } from 'commander';
 import { peekSession, printJson, viewJson, withContext, sessionIdArgument } from '../context.js';
 import { formatSession } from '../render.js';
+import type { CliIo } from '../io.js';
+import { colorsFor } from '../colors.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('show')
     .description('show a session: what it waits for, the artifact under review, the blackboard')
@@ -12,10 +14,11 @@ export function register(program: Command): void {
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           const { view, revision } = await peekSession(ctx, id);
-          if (options.json) printJson(viewJson(view, revision));
-          else process.stdout.write(`${formatSession(view, revision, { packages: ctx.runtime.packages })}\n`);
+          if (options.json) printJson(io, viewJson(view, revision));
+          else io.stdout.write(`${formatSession(view, revision, { packages: ctx.runtime.packages, colors: colorsFor(io) })}\n`);
         },
         { readStore: true },
       );

@@ -9,8 +9,9 @@ import type { Command } from 'commander';
 import { actorName, CliError, peekSession, printJson, viewJson, withContext, sessionIdArgument } from '../context.js';
 import { shortHash } from '../../skills/package-version.js';
 import { safeLine } from '../../text/safe-text.js';
+import type { CliIo } from '../io.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('upgrade')
     .description('move a waiting session to the version of its package on disk (sessions keep the version they started on until then)')
@@ -22,6 +23,7 @@ export function register(program: Command): void {
       const by = actorName(command.optsWithGlobals());
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           // Look first without starting anything: a session saved mid-turn must not have its model call run again here.
           const peek = await peekSession(ctx, id);
@@ -31,12 +33,12 @@ export function register(program: Command): void {
           try {
             const upgraded = await ctx.runtime.upgradeSession(id, { to: 'current', ...(by !== undefined ? { by } : {}) });
             if (options.json) {
-              printJson({ from: upgraded.from, to: upgraded.to, changed: upgraded.changed, view: viewJson(upgraded.view, session.revision) });
+              printJson(io, { from: upgraded.from, to: upgraded.to, changed: upgraded.changed, view: viewJson(upgraded.view, session.revision) });
             } else if (!upgraded.changed) {
-              process.stdout.write(`${safeLine(`Session ${id} already runs the package on disk (${shortHash(upgraded.to)}): nothing to do.`)}\n`);
+              io.stdout.write(`${safeLine(`Session ${id} already runs the package on disk (${shortHash(upgraded.to)}): nothing to do.`)}\n`);
             } else {
               const from = upgraded.from ? shortHash(upgraded.from) : '(not pinned)';
-              process.stdout.write(`${safeLine(`Session ${id}: package ${upgraded.view.packageId ?? ''} ${from} → ${shortHash(upgraded.to)}.`)}\n`);
+              io.stdout.write(`${safeLine(`Session ${id}: package ${upgraded.view.packageId ?? ''} ${from} → ${shortHash(upgraded.to)}.`)}\n`);
             }
           } finally {
             await session.close();

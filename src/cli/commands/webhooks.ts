@@ -9,6 +9,7 @@ import { CliError, printJson, withContext } from '../context.js';
 import { safeText } from '../../text/safe-text.js';
 import type { OutboxMessage } from '../../store/outbox.js';
 import { shownReceiver } from '../../webhooks/receivers.js';
+import type { CliIo } from '../io.js';
 
 const LISTED = 100;
 
@@ -19,7 +20,7 @@ function line(message: OutboxMessage): string {
   );
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('webhooks')
     .description('the webhook outbox of the store (`steward serve --webhook`)')
@@ -33,6 +34,7 @@ export function register(program: Command): void {
       const retrying = options.retry !== undefined || options.retryAll === true;
       await withContext(
         command.optsWithGlobals(),
+        io,
         async (ctx) => {
           const outbox = ctx.store.outbox;
           if (!outbox) throw new CliError('user_error', 'This store keeps no webhook outbox.');
@@ -40,12 +42,16 @@ export function register(program: Command): void {
             const retried = await outbox.retryDead(options.retry, Date.now());
             if (options.retry !== undefined && retried === 0)
               throw new CliError('not_found', `No dead letter "${safeText(options.retry)}": list them with \`steward webhooks dead\`.`);
-            process.stdout.write(`${retried} dead letter(s) due again: a running \`steward serve --webhook\` sends them.\n`);
+            io.stdout.write(`${retried} dead letter(s) due again: a running \`steward serve --webhook\` sends them.\n`);
             return;
           }
           const dead = await outbox.deadLetters(LISTED);
-          if (options.json) printJson(dead.map(({ payload: _payload, ...rest }) => ({ ...rest, receiver: shownReceiver(rest.receiver) })));
-          else process.stdout.write(dead.length ? `${dead.map(line).join('\n')}\n` : 'No dead letters.\n');
+          if (options.json)
+            printJson(
+              io,
+              dead.map(({ payload: _payload, ...rest }) => ({ ...rest, receiver: shownReceiver(rest.receiver) })),
+            );
+          else io.stdout.write(dead.length ? `${dead.map(line).join('\n')}\n` : 'No dead letters.\n');
         },
         { readStore: !retrying },
       );
