@@ -30,20 +30,13 @@ import * as upgradeCommand from './commands/upgrade.js';
 import * as webhooksCommand from './commands/webhooks.js';
 import { cliCommand, collect, printJson, resolveDbPath } from './context.js';
 import { safeText } from '../text/safe-text.js';
-import { processIo, type CliIo, type CliOutput } from './io.js';
+import { processIo, type CliIo } from './io.js';
+import { colorsOn } from './colors.js';
 import type { ExitStatus } from './exit-status.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(stewardRoot(import.meta.url), 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
-}
-
-/** Commander's own rule for colours (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE), read from the command's environment. */
-function hasColors(io: CliIo, stream: CliOutput): boolean {
-  const { NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE } = io.env;
-  if (NO_COLOR || FORCE_COLOR === '0' || FORCE_COLOR === 'false') return false;
-  if (FORCE_COLOR || CLICOLOR_FORCE !== undefined) return true;
-  return Boolean(stream.isTTY && (stream as NodeJS.WriteStream).hasColors?.());
 }
 
 export function buildProgram(io: CliIo = processIo(), status: ExitStatus = { exitCode: 0 }): Command {
@@ -57,8 +50,8 @@ export function buildProgram(io: CliIo = processIo(), status: ExitStatus = { exi
       // A terminal's width, else commander's default.
       getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
       getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
-      getOutHasColors: () => hasColors(io, io.stdout),
-      getErrHasColors: () => hasColors(io, io.stderr),
+      getOutHasColors: () => colorsOn(io.env, io.stdout),
+      getErrHasColors: () => colorsOn(io.env, io.stderr),
     })
     .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
     .version(version())
