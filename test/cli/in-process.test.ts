@@ -11,7 +11,8 @@ import { useTempDir } from '../support/temp.js';
 const tmp = useTempDir('steward-in-process-');
 
 /**
- * The resources that keep a process alive (handles, timers, file requests) created between
+ * The resources that keep a process alive (handles, timers, file requests; not promise-based file
+ * handles, whose end async_hooks tells only when they are collected) created between
  * `track()` and `seal()` and not closed yet: async_hooks tells each one's start and end, so one
  * a command left open shows, whatever the other files sharing the worker start or end meanwhile.
  */
@@ -27,9 +28,7 @@ const KEEPS_ALIVE = new Set([
   'UDPWRAP',
   'FSEVENTWRAP',
   'STATWATCHER',
-  'FILEHANDLE',
   'FSREQCALLBACK',
-  'FSREQPROMISE',
 ]);
 function track(): { seal: () => void; open: () => string[]; stop: () => void } {
   const open = new Map<number, string>();
