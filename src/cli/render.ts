@@ -2,13 +2,12 @@
  * Sessions for humans: what the session waits for, an artifact's tag bodies, the journal.
  * Everything returns text (or blocks of text); the caller decides where it goes (clack in
  * the interactive `run`, plain stdout in scripts and transcripts). Colours come from
- * picocolors: a command passes the colours of its output (./colors.ts); without them, picocolors
- * decides from the process (off when stdout is not a terminal or NO_COLOR is set).
+ * picocolors, as the command passes them for its own output (./colors.ts): never picocolors' own
+ * decision, which is the process's, and a command may run inside another program.
  * Everything a model, a package or a user wrote goes through text/safe-text.ts here, before any
  * colour is added: the renderers are where data meets the terminal.
  */
 import { shortHash } from '../skills/package-version.js';
-import pc from 'picocolors';
 import { approvalReasonText } from '../core/machines/approval.js';
 import { stateString } from '../core/machines/refusals.js';
 import type { SessionContext } from '../core/machines/session.context.js';
@@ -37,8 +36,6 @@ export interface RenderOptions {
   /** The model's label, shown on model output ("demo model (no LLM)", "gpt-4o-mini"). */
   modelLabel?: string;
   packages?: ReadonlyMap<string, SkillPackage>;
-  /** The colours of the output (default: picocolors' own decision for this process). */
-  colors?: Colors;
 }
 
 const by = (options: RenderOptions) => (options.modelLabel ? ` · ${options.modelLabel}` : '');
@@ -225,7 +222,7 @@ const toneColor = (c: Colors): Record<Tone, (s: string) => string> => ({
 });
 
 /** Blocks as plain text: a rule with the title, then the body. */
-export function formatBlocks(blocks: Block[], c: Colors = pc): string {
+export function formatBlocks(blocks: Block[], c: Colors): string {
   const tone = toneColor(c);
   return blocks.map((b) => `${tone[b.tone](c.bold(`── ${b.title} ──`))}\n${b.body}`).join('\n\n');
 }
@@ -236,8 +233,15 @@ export function actionHints(view: SessionView): string {
 }
 
 /** `steward show`: the whole session on one screen. */
-export function formatSession(view: SessionView, revision: number | undefined, options: RenderOptions = {}): string {
-  const c = options.colors ?? pc;
+export function formatSession(
+  view: SessionView,
+  revision: number | undefined,
+  options: RenderOptions & {
+    /** The colours of the output: the command's (./colors.ts), decided from where it writes. */
+    colors: Colors;
+  },
+): string {
+  const c = options.colors;
   const lines: string[] = [];
   lines.push(
     c.bold(`Session ${safeLine(view.id)}`) +
@@ -249,7 +253,7 @@ export function formatSession(view: SessionView, revision: number | undefined, o
   if (view.phase === 'running')
     lines.push(safeLine(`If no process is running it (one was interrupted), \`steward run --session ${view.id}\` continues it: the model call runs again.`));
   const blocks = waitBlocks(view, options);
-  if (blocks.length) lines.push('', formatBlocks(blocks));
+  if (blocks.length) lines.push('', formatBlocks(blocks, c));
   lines.push('');
   const team = teamLines(view);
   if (team.length) lines.push(c.bold('Team (workers at once): ') + team.map((t) => `\n  ${safeLine(t)}`).join(''));
@@ -275,13 +279,13 @@ function packageVersionLine(view: SessionView): string | undefined {
   return safeLine(`${line}; the package on disk is newer (${shortHash(view.packageOnDisk)}): \`steward upgrade ${view.id}\` moves the session to it.`);
 }
 
-export function formatSessionList(sessions: SessionSummary[], c: Colors = pc): string {
+export function formatSessionList(sessions: SessionSummary[], c: Colors): string {
   if (sessions.length === 0) return 'No sessions yet. Start one with `steward run` or `steward new`.';
   const rows = sessions.map((s) => [s.id, s.packageId ?? '-', s.state, String(s.revision), s.updatedAt]);
   return table(['ID', 'PACKAGE', 'STATE', 'REV', 'UPDATED'], rows, c);
 }
 
-export function formatPackages(packages: ReadonlyMap<string, SkillPackage>, c: Colors = pc): string {
+export function formatPackages(packages: ReadonlyMap<string, SkillPackage>, c: Colors): string {
   const out: string[] = [];
   for (const pkg of packages.values()) {
     out.push(`${c.bold(safeLine(pkg.id))}  ${safeLine(pkg.title)}`, `  ${safeLine(pkg.description)}`);
@@ -326,7 +330,7 @@ function payloadGist(entry: JournalEntry): string {
   return '';
 }
 
-export function formatJournal(entries: JournalEntry[], c: Colors = pc): string {
+export function formatJournal(entries: JournalEntry[], c: Colors): string {
   const rows = entries.map((e) => [String(e.seq), e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), whoOf(e), e.kind, e.type, e.state, payloadGist(e)]);
   return table(['SEQ', 'AT', 'BY', 'KIND', 'TYPE', 'STATE AFTER', 'DETAIL'], rows, c);
 }

@@ -52,7 +52,7 @@ describe('render: data is sanitised before it is coloured', () => {
         },
       ],
     };
-    const out = formatPackages(new Map([['p', pkg]]));
+    const out = formatPackages(new Map([['p', pkg]]), pc.createColors(false));
     expect(out).not.toMatch(/\x1b\]|\x07|\u202e/);
     expect(out).toContain('x␛]0;title␇<U+202E>');
   });
@@ -63,6 +63,6 @@ describe('render: data is sanitised before it is coloured', () => {
     const blocks = waitBlocks(view);
     const coloured = blocks.map((b) => colours.cyan(b.body)).join('');
     expect(coloured.replace(/\x1b\[\d+m/g, '')).toBe('x␛]0;title␇<U+202E>');
-    expect(formatBlocks(blocks)).toContain('x␛]0;title␇<U+202E>');
+    expect(formatBlocks(blocks, colours)).toContain('x␛]0;title␇<U+202E>');
   });
 });

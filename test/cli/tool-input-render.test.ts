@@ -6,9 +6,13 @@
  * the terminal escaped.
  */
 import { describe, expect, it } from 'vitest';
+import pc from 'picocolors';
 import { formatSession } from '../../src/cli/render.js';
 import type { SessionView, ToolCallView } from '../../src/core/view.js';
 import { formFields, typedValue, urlDomain } from '../../src/core/tools/tool-input-form.js';
+
+/** The terminal's text without colours, as a command that writes to a pipe prints it. */
+const plain = pc.createColors(false);
 
 /** A session waiting in tool_input on one call asking `requests`. */
 function askingView(requests: NonNullable<ToolCallView['input']>['requests']): SessionView {
@@ -78,6 +82,7 @@ describe('a server asking a person, rendered for the terminal', () => {
         { key: 'lookalike', mode: 'url', message: 'And this.', url: 'https://nötes.example/', elicitationId: 'e3' },
       ]),
       5,
+      { colors: plain },
     );
     expect(out).toContain('Waiting for you: answer what notes.sync asks (3 requests).');
     expect(out).toContain('Request "login" of notes.sync · a page to visit');
@@ -92,7 +97,7 @@ describe('a server asking a person, rendered for the terminal', () => {
   });
 
   it('lists every kind of form field with its choices, rules, title and description', () => {
-    const out = formatSession(askingView([{ key: 'options', mode: 'form', message: 'How should it sync?', requestedSchema: everyKind }]), 5);
+    const out = formatSession(askingView([{ key: 'options', mode: 'form', message: 'How should it sync?', requestedSchema: everyKind }]), 5, { colors: plain });
     expect(out).toContain(
       [
         'How should it sync?',
@@ -123,6 +128,7 @@ describe('a server asking a person, rendered for the terminal', () => {
         },
       ]),
       5,
+      { colors: plain },
     );
     expect(out).toContain('Go ␛]0;owned␇ now');
     expect(out).toContain('Fill \\x9b2J');

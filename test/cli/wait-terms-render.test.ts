@@ -6,10 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { sessionView } from '../../src/core/view.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
+import pc from 'picocolors';
 import { formatSession, waitBlocks } from '../../src/cli/render.js';
 import { waitTermsLines } from '../../src/cli/wait-terms.js';
 import { everyOutcome } from '../support/every-outcome.js';
 import { useTempDir } from '../support/temp.js';
+
+/** The terminal's text without colours, as a command that writes to a pipe prints it. */
+const plain = pc.createColors(false);
 
 const temp = useTempDir('steward-wait-terms-');
 
@@ -25,7 +29,7 @@ describe('a wait’s deadline and deciders, for the terminal', () => {
     expect(waitBlocks(session.view()).map((b) => b.title)).not.toContain('Deadline');
     await session.send({ type: 'user_submitted_input', text: 'A note about otters.' });
 
-    const out = formatSession(sessionView(session.actorRef.getSnapshot(), undefined, { dueAt: DUE }), 3);
+    const out = formatSession(sessionView(session.actorRef.getSnapshot(), undefined, { dueAt: DUE }), 3, { colors: plain });
     expect(out).toContain(`Decide by ${DUE} (then: escalated to leads).\nDecided by: ops (or admin).`);
     // Read without the runtime's due time: the rule's interval.
     const unstamped = () => sessionView(session.actorRef.getSnapshot());

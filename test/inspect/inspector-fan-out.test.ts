@@ -74,6 +74,9 @@ describe.skipIf(skip)('the inspector page, a fan-out', () => {
     await page.fill('form[data-event="user_rejected_next_step"][data-item="run_south"] input[name="reason"]', 'Not the south.');
     await page.click('form[data-event="user_rejected_next_step"][data-item="run_south"] button');
     await page.waitForSelector('#team li[data-item="run_south"]', { state: 'detached' });
+    // The inspector's hub follows the live session on its next poll: the workers' progress reaches
+    // the page only once it listens, so it must before they start.
+    await expect.poll(() => session.listenerCount, { timeout: 10_000 }).toBeGreaterThan(0);
     // The last step, approved with its reason edited: both approved workers start together.
     await page.fill('form[data-event="user_approved_next_step"][data-item="run_east"] input[name="reason"]', 'East, briefly.');
     await page.click('form[data-event="user_approved_next_step"][data-item="run_east"] button');
