@@ -7,7 +7,6 @@
  * approved, to answer what its server asks, or to be settled after an interruption (none of
  * these is ever decided automatically).
  */
-import pc from 'picocolors';
 import type { Colors } from './colors.js';
 import { stateString } from '../core/machines/refusals.js';
 import { ADMIN_GROUP } from '../core/machines/deadlines.js';
@@ -43,12 +42,12 @@ export interface AutopilotOptions {
   resume: string;
   /** A steward command to paste, for this store (`show ID` → `steward show ID --db …`). */
   command?: (args: string) => string;
-  /** Where the transcript's lines go (default: stdout). */
-  write?: (text: string) => void;
-  /** The colours of the transcript (default: picocolors' own decision for this process). */
-  colors?: Colors;
-  /** Where the reason it stopped early goes (default: stderr). */
-  warn?: (text: string) => void;
+  /** Where the transcript's lines go (the command's stdout). */
+  write: (text: string) => void;
+  /** The colours of the transcript: the command's (./colors.ts). */
+  colors: Colors;
+  /** Where the reason it stopped early goes (the command's stderr). */
+  warn: (text: string) => void;
   /** Who acts (`--as`, default the OS user): the `by` of every event the autopilot sends. */
   by?: string;
   /** On a terminal: the line where the manager's text and a worker's draft grow (a log gets a line per finished one instead). */
@@ -135,12 +134,11 @@ function decide(view: SessionView, options: AutopilotOptions, nudges: number, re
 
 /** Drives the session to `done`; resolves with the exit code. */
 export async function autopilot(session: Session, options: AutopilotOptions): Promise<number> {
-  const print = options.write ?? ((text: string) => process.stdout.write(`${text}\n`));
   const live = options.live;
-  const c = options.colors ?? pc;
+  const c = options.colors;
   const write = (text: string) => {
     live?.clear();
-    print(text);
+    options.write(text);
   };
   const render = { modelLabel: options.modelLabel, packages: options.packages };
 
@@ -209,8 +207,7 @@ export async function autopilot(session: Session, options: AutopilotOptions): Pr
   }
 
   function stop(message: string): number {
-    const warn = options.warn ?? ((text: string) => process.stderr.write(text));
-    warn(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
+    options.warn(`${safeText(message)}\nThe session is saved; continue it with: ${options.resume}\n`);
     return 1;
   }
 }

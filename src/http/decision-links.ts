@@ -225,16 +225,17 @@ export function linkSecretFromEnv(env: NodeJS.ProcessEnv = process.env, file?: s
     return value;
   }
   if (!path) return undefined;
+  const absolute = resolve(cwd, path);
   let size: number;
   try {
-    size = statSync(resolve(cwd, path)).size;
+    size = statSync(absolute).size;
   } catch (error) {
     throw new UserError(
       `${pathFrom} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): give the path of a file holding the secret.`,
     );
   }
   if (size > MAX_LINK_SECRET_BYTES * 2) throw new UserError(`${pathFrom} ${path} has ${size} bytes, more than a secret: is it the right file?`);
-  const secret = readFileSync(resolve(cwd, path), 'utf8').trim();
+  const secret = readFileSync(absolute, 'utf8').trim();
   checkLinkSecret(secret, `${pathFrom} ${path}`);
   return secret;
 }

@@ -356,7 +356,6 @@ function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
 }
 
-/** Paths inside the working directory are shown relative to it, as authors type them. */
 /** A path as shown in messages: relative to the working directory (`cwd`) when inside it. */
 export function show(path: string, cwd: string = process.cwd()): string {
   const rel = relative(cwd, path);

@@ -3,6 +3,7 @@
  * spinner's status names them all (not the last one started), and says who still writes
  * once one finished; the transcript gets one line per finished round, by worker.
  */
+import pc from 'picocolors';
 import { expect, it } from 'vitest';
 import { autopilot } from '../../src/cli/autopilot.js';
 import { followProgress } from '../../src/cli/progress.js';
@@ -61,8 +62,9 @@ it("the autopilot's transcript says when the workers of a fan-out write at once,
     modelLabel: 'trio',
     packages: runtime.packages,
     resume: 'steward run',
-    // eslint-disable-next-line no-control-regex -- strips the ANSI colour escapes
-    write: (text) => lines.push(text.replace(/\x1b\[[0-9;]*m/g, '')),
+    write: (text) => lines.push(text),
+    warn: (text) => lines.push(text),
+    colors: pc.createColors(false),
   });
   expect(code).toBe(0);
   expect(lines).toContain('Waiting for you: approve or reject 3 proposed steps, one at a time (north, south, east).');

@@ -3,6 +3,7 @@
  * model round (time, tokens, tools) and per refused tool call; model-written text never
  * reaches the terminal with its control characters.
  */
+import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { autopilot } from '../../src/cli/autopilot.js';
 import { LiveLine } from '../../src/cli/live-line.js';
@@ -37,8 +38,9 @@ describe('progress lines', () => {
       modelLabel: model.label,
       packages: runtime.packages,
       resume: 'steward run',
-      // eslint-disable-next-line no-control-regex -- strips the ANSI colour escapes
-      write: (text) => lines.push(text.replace(/\x1b\[[0-9;]*m/g, '')),
+      write: (text) => lines.push(text),
+      warn: (text) => lines.push(text),
+      colors: pc.createColors(false),
     });
     expect(code).toBe(0);
     const progress = lines.filter((l) => /^ {4}[✓✗■]/.test(l)).map((l) => l.trim().replace(/\d+ ms/, 'T'));
@@ -95,8 +97,9 @@ describe('drafts and text as they stream', () => {
       modelLabel: model.label,
       packages: runtime.packages,
       resume: 'steward run',
-      // eslint-disable-next-line no-control-regex -- strips the ANSI colour escapes
-      write: (text) => lines.push(text.replace(/\x1b\[[0-9;]*m/g, '')),
+      write: (text) => lines.push(text),
+      warn: (text) => lines.push(text),
+      colors: pc.createColors(false),
     });
     expect(code).toBe(0);
     const drafted = lines.filter((l) => l.trim().startsWith('✎')).map((l) => l.trim());

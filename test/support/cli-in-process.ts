@@ -8,16 +8,8 @@
 import { Readable, Writable } from 'node:stream';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { CliIo } from '../../src/cli/io.js';
 import { compiledPackage } from './cli-build.js';
-
-/** The streams a command gets: not terminals, so no prompts, live lines or colours. */
-interface CliIo {
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-}
 
 type Main = (argv: readonly string[], io: CliIo) => Promise<number>;
 

@@ -26,6 +26,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** How long a command may take unless a test says otherwise. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
 export interface CliOptions {
   db: string;
   /** Extra environment, e.g. OPENAI_BASE_URL of a fake server. */
@@ -77,7 +80,7 @@ export function startCli(args: string[], options: CliOptions, command: string[] 
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdin!.end(options.input ?? '');
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const result = new Promise<CliResult>((resolveResult, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -112,7 +115,7 @@ export async function runCli(args: string[], options: CliOptions): Promise<CliRe
     env: cliEnv(options.db, options.env),
     cwd: options.cwd ?? root,
     input: options.input ?? '',
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
   return { ...result, signal: null };
 }
