@@ -20,8 +20,11 @@ function testFiles(dir: string): string[] {
 const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball|chromium)\.js)'/;
 const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
 
-// Heavy files run after the rest, so they never compete with the unit files for the cores; two at a
-// time, like the rest (none depends on timing under load: leases are long or renewed, waits are generous).
+// Heavy files run after the rest, so they never compete with the unit files for the cores. The unit
+// files keep both cores busy two at a time (a third worker cost more CPU, loading the modules
+// again, than it filled). The heavy files run three at a time: much of their time is spent
+// waiting (a lease to run out, a killed server, a browser), which a third file fills. None
+// depends on timing under load: leases are long or renewed, waits are generous.
 // `npm run test:fast` runs the unit project alone; `npm test` both.
 // Both projects' files share their workers' loaded modules (isolate: false): a fresh module graph per
 // file loaded the same sources and packages again for every file, most of a light file's time and
@@ -43,7 +46,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: heavy, maxWorkers: 2, isolate: false, sequence: { groupOrder: 1 } },
+        test: { name: 'e2e', include: heavy, maxWorkers: 3, isolate: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
