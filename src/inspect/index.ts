@@ -23,12 +23,12 @@ export interface Inspection {
   inspect?: (event: InspectionEvent) => void;
   /** Where the remote inspector shows the session ('stately', ws://). */
   url?: string;
-  /** 'local': starts the inspector page on the runtime (host/port from the options). Otherwise resolves undefined. */
+  /** 'local': starts the inspector page on the runtime (host, port and layoutsDir from the options). Otherwise resolves undefined. */
   attach(
     runtime: Runtime,
     store: SessionStore | undefined,
     sessionId?: string,
-    options?: { host?: string; port?: number },
+    options?: { host?: string; port?: number; layoutsDir?: string },
   ): Promise<InspectorHandle | undefined>;
   stop(): Promise<void>;
 }

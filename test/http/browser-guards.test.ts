@@ -18,7 +18,7 @@ import { DemoModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { startServe } from '../../src/serve/server.js';
 import { buildPage } from '../inspect/page-build.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, launchChromium, runLayoutsDir } from '../support/chromium.js';
 
 const skip = chromiumMissing('browser guards');
 
@@ -95,7 +95,7 @@ async function serveOn() {
 async function inspectorOn() {
   const store = new MemoryStore();
   const runtime = createRuntime({ model: new DemoModel(), store });
-  const inspector = await startInspector({ runtime, store, port: 0, pageDir: await buildPage(), log: () => {} });
+  const inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir: await buildPage(), log: () => {} });
   cleanups.push(() => inspector.close());
   return { store, inspector, port: Number(new URL(inspector.url).port) };
 }

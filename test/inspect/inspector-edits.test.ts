@@ -12,7 +12,7 @@ import { createRuntime, SqliteStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
 
 const skip = chromiumMissing('inspector edits');
 
@@ -37,7 +37,7 @@ describe.skipIf(skip)('the inspector page, issue 12', () => {
     const store = new SqliteStore(join(dir, 'steward.db'));
     const runtime = createRuntime({ model: new DemoModel(), store });
     const session = await runtime.createSession({ packageId: 'tiny' });
-    const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
+    const inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, sessionId: session.id });
     cleanups.push(async () => {
       await inspector.close();
       for (const s of runtime.live.values()) s.stop();

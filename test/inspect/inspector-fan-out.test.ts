@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
 import { buildPage } from './page-build.js';
 
 const skip = chromiumMissing('inspector fan-out');
@@ -46,7 +46,7 @@ describe.skipIf(skip)('the inspector page, a fan-out', () => {
     const runtime = createRuntime({ model, store, packagesDir: trioPackage(join(dir, 'pkgs')) });
     const session = await runtime.createSession({ packageId: 'trio' });
     await session.send({ type: 'user_submitted_input', text: 'Notes from three sides.' });
-    const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
+    const inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, sessionId: session.id });
     cleanups.push(async () => {
       release();
       await inspector.close();

@@ -14,7 +14,7 @@ import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { MIN_TEXT_PX } from '../../src/inspect/page/diagram-viewport.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
 
 const skip = chromiumMissing('inspector finished');
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
     else if (view.waitingReason === 'review_artifact') await session.send({ type: 'user_accepted_artifact', artifactId: view.artifact!.id });
     else throw new Error(`unexpected wait: ${view.state}`);
   }
-  inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
+  inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, sessionId: session.id });
   browser = await openChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (error) => console.error('[page error]', error));

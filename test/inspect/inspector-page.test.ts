@@ -16,7 +16,7 @@ import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { ManualModel } from '../../src/models/manual-model.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
 import { testScript } from '../support/script-build.js';
 
 const skip = chromiumMissing('inspector page');
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 async function serve(runtime: Runtime, store: SessionStore, sessionId?: string): Promise<InspectorHandle> {
-  const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, ...(sessionId ? { sessionId } : {}) });
+  const inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, ...(sessionId ? { sessionId } : {}) });
   cleanups.push(() => inspector.close());
   return inspector;
 }

@@ -19,7 +19,7 @@ import { startInspector } from '../../src/inspect/server.js';
 import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, runKeeper, submitReply } from '../tools/notes-package.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
 
 const skip = chromiumMissing('inspector tool calls');
 
@@ -56,7 +56,7 @@ describe.skipIf(skip)('the inspector page, tool calls', () => {
     const store = new SqliteStore(join(dir, 'steward.db'));
     const runtime = createRuntime({ model, store, packagesDir: notes.packagesDir, toolHost: { env: notes.env, log: () => {} } });
     const session = await runtime.createSession({ packageId: 'notes' });
-    const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
+    const inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, sessionId: session.id });
     cleanups.push(async () => {
       await inspector.close();
       await runtime.close();
@@ -126,7 +126,7 @@ describe.skipIf(skip)('the inspector page, tool calls', () => {
     const runtime = createRuntime({ model, store, packagesDir: notes.packagesDir, toolHost: { env: notes.env, log: () => {} } });
     const session = await runtime.resumeSession('killed');
     expect((await session.settled()).state).toBe('waiting_user.tool_interrupted');
-    const inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
+    const inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, sessionId: session.id });
     cleanups.push(async () => {
       await inspector.close();
       await runtime.close();

@@ -16,7 +16,7 @@ import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { MIN_TEXT_PX } from '../../src/inspect/page/diagram-viewport.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
 
 const skip = chromiumMissing('inspector viewport');
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const store = new MemoryStore();
   const runtime = createRuntime({ model: new DemoModel(), store });
   session = await runtime.createSession({ packageId: 'tiny' });
-  inspector = await startInspector({ runtime, store, port: 0, pageDir, log: () => {}, sessionId: session.id });
+  inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, sessionId: session.id });
   browser = await openChromium();
   page = await browser.newPage({ viewport: VIEWPORT });
   page.on('pageerror', (error) => console.error('[page error]', error));

@@ -12,7 +12,7 @@ import { startInspector, type InspectorHandle } from '../../src/inspect/server.j
 import { ManualModel } from '../../src/models/manual-model.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/core/machines/stream-events.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
 
 const noBrowser = chromiumMissing('live progress page');
 
@@ -29,7 +29,15 @@ async function setup(model: Model) {
   const store = new MemoryStore();
   const runtime = createRuntime({ model, store });
   const session = await runtime.createSession({ packageId: 'tiny' });
-  const inspector: InspectorHandle = await startInspector({ runtime, store, port: 0, sessionId: session.id, pageDir, log: () => {} });
+  const inspector: InspectorHandle = await startInspector({
+    runtime,
+    store,
+    port: 0,
+    layoutsDir: runLayoutsDir(),
+    sessionId: session.id,
+    pageDir,
+    log: () => {},
+  });
   cleanups.push(() => inspector.close());
   cleanups.push(() => session.stop());
   return { session, inspector, base: new URL(inspector.url).origin };

@@ -4,6 +4,7 @@
  * how it starts.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { inject } from 'vitest';
 import { sharedChromiumEndpoint } from './shared-chromium.js';
@@ -35,6 +36,16 @@ export async function openChromium(): Promise<Browser> {
   const runDir = inject('stewardRunDir');
   if (!runDir) return launchChromium();
   return chromium.connect(await sharedChromiumEndpoint(runDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
+}
+
+/**
+ * The run's folder of laid-out charts (an inspector's `layoutsDir`): the pages of every file in
+ * the run draw the chart from the layout the first one made, instead of each running ELK again
+ * (seconds of CPU a load). Without the run's global setup: none (each page lays out).
+ */
+export function runLayoutsDir(): string | undefined {
+  const runDir = inject('stewardRunDir');
+  return runDir ? join(runDir, 'inspector-layouts') : undefined;
 }
 
 /** Starts a Chromium of the caller's own with CHROMIUM_ARGS and `extraArgs` (flags that cannot be set per context). */

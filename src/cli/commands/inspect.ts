@@ -15,6 +15,7 @@ import { tracesFromEnv } from '../otel-env.js';
 import { packagesDirs } from '../packages-option.js';
 import { chooseModel, printJson, resolveDbPath, wholeNumber, sessionIdArgument } from '../context.js';
 import type { CliIo } from '../io.js';
+import { layoutsDir } from '../layouts-dir.js';
 import { untilStopSignal } from '../signals.js';
 
 interface InspectFlags {
@@ -51,12 +52,14 @@ export function register(program: Command, io: CliIo): void {
         if (id !== undefined && !(await store.load(id))) throw new SessionNotFoundError(id);
         // Loaded here, not with the CLI: only this command needs hono and the page's server.
         const { startInspector } = await import('../../inspect/server.js');
+        const layouts = layoutsDir(io.env);
         const inspector = await startInspector({
           runtime,
           store,
           host: flags.host ?? config.inspector.host,
           port: flags.port ?? config.inspector.port,
           ...(id !== undefined ? { sessionId: id } : {}),
+          ...(layouts ? { layoutsDir: layouts } : {}),
         });
         if (flags.json) {
           printJson(io, { url: inspector.url, token: inspector.token });

@@ -28,6 +28,7 @@ import {
   sessionIdArgument,
 } from '../context.js';
 import type { CliIo } from '../io.js';
+import { layoutsDir } from '../layouts-dir.js';
 import { colorsFor } from '../colors.js';
 import type { ExitStatus } from '../exit-status.js';
 import { onStopSignal } from '../signals.js';
@@ -137,10 +138,12 @@ export function register(program: Command, io: CliIo, status: ExitStatus): void 
                   ...(toolVariables ? { toolVariables } : {}),
                 });
           // The session matters more than the port: a busy configured port falls back to a free one.
-          const page = await inspection.attach(ctx.runtime, ctx.store, session.id, config.inspector).catch(async (error: unknown) => {
+          const layouts = layoutsDir(io.env);
+          const pageOptions = { ...config.inspector, ...(layouts ? { layoutsDir: layouts } : {}) };
+          const page = await inspection.attach(ctx.runtime, ctx.store, session.id, pageOptions).catch(async (error: unknown) => {
             if (!(error instanceof Error && / is in use/.test(error.message))) throw error;
             io.stderr.write(`${error.message} Using a free port instead.\n`);
-            return inspection.attach(ctx.runtime, ctx.store, session.id, { ...config.inspector, port: 0 });
+            return inspection.attach(ctx.runtime, ctx.store, session.id, { ...pageOptions, port: 0 });
           });
           if (page) io.stderr.write(`Inspector: ${page.url}\n`);
           const resume = resumeCommand(session.id, ctx.dbPath, io);

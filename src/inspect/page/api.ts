@@ -9,6 +9,7 @@ import { userOf, type JournalEntry, type SessionSummary } from '../../store/sess
 import type { SessionView } from '../../core/view.js';
 import type { SessionContext } from '../../core/machines/session.context.js';
 import type { MachineGraph } from '../graph.js';
+import type { Placement } from '../placement.js';
 import type { ChatMessage, ToolSpec } from '../../core/models/model.js';
 
 const params = new URLSearchParams(location.search);
@@ -21,6 +22,8 @@ export interface Info {
   sessionId: string | null;
   packages: { id: string; title: string }[];
   events: string[];
+  /** Whether the inspector keeps laid-out charts between page loads (GET/PUT /api/layouts/:key). */
+  keepsLayouts: boolean;
 }
 
 export interface SessionPayload {
@@ -119,6 +122,9 @@ async function journalAfter(id: string, after: number): Promise<{ entries: Timel
 
 export const api = {
   info: () => call<Info>('GET', '/info'),
+  /** The layout kept under `key` (layout-key.ts), or null. */
+  keptLayout: async (key: string) => (await call<{ placement: Placement | null }>('GET', `/layouts/${key}`)).placement,
+  keepLayout: (key: string, placement: Placement) => call<unknown>('PUT', `/layouts/${key}`, placement),
   sessions: allSessions,
   createSession: async (packageId: string | null) => {
     const created = await call<{ view: SessionView }>('POST', '/sessions', packageId ? { packageId } : {});

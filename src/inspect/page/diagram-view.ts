@@ -11,7 +11,10 @@ import elkWorkerUrl from 'elkjs/lib/elk-worker.min.js?url';
 import { activeNodeIds, type MachineGraph } from '../graph.js';
 import { h, s } from './dom.js';
 import { DiagramViewport, type Box } from './diagram-viewport.js';
-import { internalText, layoutGraph, LINE, type Layout, type Measure, type Point } from './layout.js';
+import { api } from './api.js';
+import { elkGraph, internalText, layoutFrom, LINE, placementOf, type Layout, type Measure, type Point } from './layout.js';
+import { layoutKey } from './layout-key.js';
+import type { Placement } from '../placement.js';
 
 const FONTS = {
   state: '600 13px system-ui, -apple-system, "Segoe UI", sans-serif',
@@ -44,6 +47,8 @@ export class DiagramView {
   constructor(
     private readonly host: HTMLElement,
     private readonly graph: MachineGraph,
+    /** Whether the inspector keeps laid-out charts (Info.keepsLayouts): then a chart laid out once is drawn from it. */
+    private readonly keepsLayouts: boolean,
   ) {
     this.ready = this.draw();
     window.addEventListener('resize', () => {
@@ -52,17 +57,41 @@ export class DiagramView {
     });
   }
 
-  private async draw(): Promise<void> {
-    const started = performance.now();
+  /**
+   * The chart's layout: the one the inspector kept for exactly this input (the chart and this
+   * browser's measured text), or ELK's. ELK costs a page seconds of CPU (its megabytes of code
+   * made ready, then the layout), every load anew; a kept layout skips loading it at all.
+   */
+  private async layOut(): Promise<Layout> {
+    const input = elkGraph(this.graph, canvasMeasure());
+    // The worker's path names its build (Vite puts a hash of its content in it); the URL's origin is this inspector's own.
+    const key = this.keepsLayouts ? await layoutKey(input, new URL(elkWorkerUrl, location.href).pathname) : null;
+    const kept = key ? await api.keptLayout(key).catch(() => null) : null;
+    if (kept) {
+      try {
+        return layoutFrom(this.graph, kept);
+      } catch {
+        // Kept for another chart under this key: laid out again below, and kept anew.
+      }
+    }
     // ELK runs in a Web Worker (its script is bundled with the page): the page stays responsive
     // and shows the session while the statechart is laid out. elkjs is CommonJS: the class is
     // both module.exports and its .default.
     const elk = new ElkApi.default({ workerUrl: elkWorkerUrl });
+    let placement: Placement;
     try {
-      this.layout = await layoutGraph(elk, this.graph, canvasMeasure());
+      placement = placementOf(await elk.layout(input));
     } finally {
       elk.terminateWorker();
     }
+    // Kept for the next page load; a failure only means the next one lays out again.
+    if (key) api.keepLayout(key, placement).catch(() => {});
+    return layoutFrom(this.graph, placement);
+  }
+
+  private async draw(): Promise<void> {
+    const started = performance.now();
+    this.layout = await this.layOut();
     const { width, height } = this.layout;
     const svg = s('svg', {
       id: 'diagram-svg',

@@ -2,11 +2,13 @@
  * Lays out the statechart with ELK (layered, hierarchical): compound states contain their
  * children, every transition is an edge with its "event [guard]" label, and each compound
  * state gets an initial-state dot. Coordinates come back absolute (ELK's ROOT coordinates).
- * No DOM here: text is measured by the caller, and the caller brings the ELK instance (the
- * page runs ELK in a Web Worker; Node uses elkjs/lib/elk.bundled.js), so this also runs in Node.
+ * No DOM here: text is measured by the caller, and the caller runs ELK on `elkGraph`'s input
+ * (the page in a Web Worker, or not at all when the inspector kept the layout: diagram-view.ts),
+ * then draws from `placementOf` its answer through `layoutFrom`. This also runs in Node.
  */
-import type { ELK, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
+import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { GraphEdge, GraphNode, MachineGraph } from '../graph.js';
+import type { Placement } from '../placement.js';
 
 export interface Point {
   x: number;
@@ -58,19 +60,30 @@ export function internalText(edge: GraphEdge): string {
 
 const initialId = (id: string) => `${id}#initial`;
 
-export async function layoutGraph(
-  elk: ELK,
-  graph: MachineGraph,
-  measure: Measure,
-  options: { direction?: 'DOWN' | 'RIGHT'; extra?: Record<string, string>; label?: Record<string, string> } = {},
-): Promise<Layout> {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const root = graph.nodes.find((n) => n.parent === null)!;
+export interface LayoutOptions {
+  direction?: 'DOWN' | 'RIGHT';
+  extra?: Record<string, string>;
+  label?: Record<string, string>;
+}
 
+/** Each state's targetless transitions (drawn inside it), by state id. */
+function internalEdges(graph: MachineGraph): Map<string, GraphEdge[]> {
   const internal = new Map<string, GraphEdge[]>();
   for (const edge of graph.edges) {
     if (!edge.hasTarget) internal.set(edge.source, [...(internal.get(edge.source) ?? []), edge]);
   }
+  return internal;
+}
+
+/**
+ * What ELK is asked to lay out: every state sized by its measured text, every transition with
+ * its label. A function of the chart, the text's widths and the options only, so the same
+ * input always gives the same drawing (the page keeps layouts by it: layout-cache.ts).
+ */
+export function elkGraph(graph: MachineGraph, measure: Measure, options: LayoutOptions = {}): ElkNode {
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const root = graph.nodes.find((n) => n.parent === null)!;
+  const internal = internalEdges(graph);
   const internalWidth = (id: string) => Math.max(0, ...(internal.get(id) ?? []).map((e) => measure(internalText(e), 'small')));
   const internalLines = (id: string) => (internal.get(id) ?? []).length;
 
@@ -139,7 +152,7 @@ export async function layoutGraph(
     });
   }
 
-  const elkRoot: ElkNode = {
+  return {
     id: '#diagram',
     layoutOptions: {
       ...shared,
@@ -151,35 +164,13 @@ export async function layoutGraph(
     children: [toElk(root)],
     edges,
   };
+}
 
-  const laid = await elk.layout(elkRoot);
-
-  const nodes: LaidNode[] = [];
-  const initials: Layout['initials'] = [];
+/** Where ELK put each part of the chart (its answer to `elkGraph`), flat and in absolute coordinates. */
+export function placementOf(laid: ElkNode): Placement {
+  const boxes: Placement['boxes'] = [];
+  const edges: Placement['edges'] = [];
   const walk = (n: ElkNode): void => {
-    for (const c of n.children ?? []) {
-      if (c.id.endsWith('#initial')) {
-        initials.push({ of: c.id.slice(0, -'#initial'.length), x: (c.x ?? 0) + DOT / 2, y: (c.y ?? 0) + DOT / 2, r: DOT / 2 });
-      } else {
-        const node = byId.get(c.id)!;
-        nodes.push({
-          node,
-          x: c.x ?? 0,
-          y: c.y ?? 0,
-          width: c.width ?? 0,
-          height: c.height ?? 0,
-          compound: node.children.length > 0,
-          internal: internal.get(node.id) ?? [],
-        });
-      }
-      walk(c);
-    }
-  };
-  walk(laid);
-
-  const edgeById = new Map(graph.edges.map((e) => [e.id, e]));
-  const laidEdges: LaidEdge[] = [];
-  const collect = (n: ElkNode): void => {
     for (const e of (n.edges ?? []) as ElkExtendedEdge[]) {
       const points: Point[] = [];
       for (const s of e.sections ?? []) {
@@ -187,16 +178,49 @@ export async function layoutGraph(
         points.push(...(s.bendPoints ?? []), s.endPoint);
       }
       const label = e.labels?.[0];
-      const graphEdge = edgeById.get(e.id);
-      laidEdges.push({
-        edge: graphEdge ?? { id: e.id, source: e.sources[0]!, target: e.targets[0]!, initial: true },
-        points,
-        ...(label && label.text ? { label: { text: label.text, x: label.x ?? 0, y: label.y ?? 0, width: label.width ?? 0, height: label.height ?? 0 } } : {}),
+      edges.push({
+        id: e.id,
+        source: e.sources[0]!,
+        target: e.targets[0]!,
+        points: points.map(({ x, y }) => ({ x, y })),
+        ...(label?.text ? { label: { text: label.text, x: label.x ?? 0, y: label.y ?? 0, width: label.width ?? 0, height: label.height ?? 0 } } : {}),
       });
     }
-    for (const c of n.children ?? []) collect(c);
+    for (const c of n.children ?? []) {
+      boxes.push({ id: c.id, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? 0, height: c.height ?? 0 });
+      walk(c);
+    }
   };
-  collect(laid);
+  walk(laid);
+  return { width: laid.width ?? 0, height: laid.height ?? 0, boxes, edges };
+}
 
-  return { width: laid.width ?? 0, height: laid.height ?? 0, nodes, initials, edges: laidEdges };
+/**
+ * The drawing's layout: each placed box and edge with its part of `graph`. Throws unless the
+ * placement places each of the chart's states once and no other (a layout kept for another chart).
+ */
+export function layoutFrom(graph: MachineGraph, placement: Placement): Layout {
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const internal = internalEdges(graph);
+  const nodes: LaidNode[] = [];
+  const initials: Layout['initials'] = [];
+  const placed = new Set<string>();
+  for (const box of placement.boxes) {
+    if (box.id.endsWith('#initial')) {
+      initials.push({ of: box.id.slice(0, -'#initial'.length), x: box.x + DOT / 2, y: box.y + DOT / 2, r: DOT / 2 });
+      continue;
+    }
+    const node = byId.get(box.id);
+    if (!node || placed.has(box.id)) throw new Error(`The layout places a state "${box.id}" the chart does not have, or places it twice.`);
+    placed.add(box.id);
+    nodes.push({ node, x: box.x, y: box.y, width: box.width, height: box.height, compound: node.children.length > 0, internal: internal.get(node.id) ?? [] });
+  }
+  if (nodes.length !== graph.nodes.length) throw new Error(`The layout places ${nodes.length} of the chart's ${graph.nodes.length} states.`);
+  const edgeById = new Map(graph.edges.map((e) => [e.id, e]));
+  const edges: LaidEdge[] = placement.edges.map((e) => ({
+    edge: edgeById.get(e.id) ?? { id: e.id, source: e.source, target: e.target, initial: true },
+    points: e.points,
+    ...(e.label ? { label: e.label } : {}),
+  }));
+  return { width: placement.width, height: placement.height, nodes, initials, edges };
 }

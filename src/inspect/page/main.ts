@@ -257,7 +257,7 @@ async function start(): Promise<void> {
   });
 
   // The drawing takes a moment (ELK); the data does not wait for it.
-  const diagram = new DiagramView(byId('diagram'), info.graph);
+  const diagram = new DiagramView(byId('diagram'), info.graph, info.keepsLayouts);
   void diagram.ready.then(
     () => {
       app.diagram = diagram;

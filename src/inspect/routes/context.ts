@@ -11,6 +11,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import type { SessionStore } from '../../store/session-store.js';
 import type { MachineGraph } from '../graph.js';
 import type { LiveHub } from '../live-hub.js';
+import type { KeptLayouts } from '../kept-layouts.js';
 import type { JournalReplayer } from '../replay.js';
 
 export interface InspectorContext {
@@ -24,6 +25,8 @@ export interface InspectorContext {
   inFlight: Set<Promise<unknown>>;
   /** The session the page opens first. */
   sessionId: string | null;
+  /** Where laid-out charts are kept between page loads (InspectorOptions.layoutsDir), or null. */
+  layouts: KeptLayouts | null;
 }
 
 /** JSON that no cache keeps (the page polls and streams; a stale answer would mislead). */

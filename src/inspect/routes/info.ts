@@ -19,5 +19,6 @@ export const infoRoute = defineRoute(
       sessionId: ctx.sessionId,
       packages: [...ctx.runtime.packages.values()].map((p) => ({ id: p.id, title: p.title })),
       events: userEventTypes,
+      keepsLayouts: ctx.layouts !== null,
     }),
 );
