@@ -128,6 +128,14 @@ describe('the kept layouts API', () => {
     expect(readdirSync(dir).sort()).toEqual([keys[2], keys[3], keys[4]].map((key) => `${key}.json`));
   });
 
+  it('says a layout was not kept when its folder cannot be written, and answers null for it', async () => {
+    const file = freshDir();
+    writeFileSync(file, 'a file where the folder would be');
+    const { api } = await inspectorWith(join(file, 'kept'));
+    expect(await api('PUT', `/layouts/${KEY}`, placement)).toEqual({ status: 200, body: { kept: false } });
+    expect(await api('GET', `/layouts/${KEY}`)).toEqual({ status: 200, body: { placement: null } });
+  });
+
   it('keeps nothing without a folder: the page is told, and a PUT says it was not kept', async () => {
     const { api } = await inspectorWith(undefined);
     expect((await api('GET', '/info')).body.keepsLayouts).toBe(false);

@@ -29,11 +29,16 @@ const keepLayout = defineRoute(
     path: '/layouts/{key}',
     summary: 'Keep a laid-out chart under its key',
     request: { params: LayoutParams, body: { content: { 'application/json': { schema: Placement } }, required: true } },
-    responses: { 200: { description: '{ kept }: whether this inspector keeps layouts' } },
+    responses: { 200: { description: '{ kept }: whether it was kept (false: this inspector keeps none, or its folder cannot be written)' } },
   }),
   (ctx: InspectorContext) => async (c) => {
-    await ctx.layouts?.put(c.req.valid('param').key, c.req.valid('json'));
-    return json(c, { kept: ctx.layouts !== null });
+    if (!ctx.layouts) return json(c, { kept: false });
+    // A folder that cannot be written (read-only, full) costs only the next page a layout: not an error of this request.
+    const kept = await ctx.layouts.put(c.req.valid('param').key, c.req.valid('json')).then(
+      () => true,
+      () => false,
+    );
+    return json(c, { kept });
   },
 );
 
