@@ -27,7 +27,7 @@ import type { SessionView } from '../core/view.js';
 import type { SessionStore, StoredDeadline, StoredSession } from '../store/session-store.js';
 import { DEFAULT_LEASE_MS } from './defaults.js';
 import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
-import { leaseOwnerName } from '../store/lease-keeper.js';
+import { anyRenewsLate, leaseOwnerName } from '../store/lease-keeper.js';
 import type { LiveRecord, ReplayLimits } from './live-replay.js';
 import { LiveEvents } from './live-events.js';
 import { HeldSessions, type Held } from './held-sessions.js';
@@ -138,6 +138,11 @@ export class SessionHost {
   /** Bytes of live events kept for replay now, all sessions together (bounded by `replay.maxTotalBytes`). */
   get replayBytes(): number {
     return this.live.replay.bytes;
+  }
+
+  /** Whether this server renews a lease it holds late (it or the database is overloaded): its takeover scans claim nothing meanwhile. */
+  get renewsLate(): boolean {
+    return anyRenewsLate(this.held.keepers());
   }
 
   /** Leases this server lost while it ran their sessions (another server may have run them too). */

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { ClaimedLease, LeaseOps } from '../store/session-store.js';
-import type { LeaseKeeper } from '../store/lease-keeper.js';
+import { anyRenewsLate, type LeaseKeeper } from '../store/lease-keeper.js';
 
 /** What the scan needs of the server it claims for. */
 export interface TakeoverTarget {
@@ -124,8 +124,7 @@ export class TakeoverScan {
 
   /** True when the renewal of a lease the server holds is late (`LeaseKeeper.isLate`): logged once per such spell. */
   private renewalsLate(): boolean {
-    let late = false;
-    for (const keeper of this.target.keepers()) if (keeper.isLate()) late = true;
+    const late = anyRenewsLate(this.target.keepers());
     if (late && !this.deferring) this.target.log('serve: takeovers wait: this server renews its own leases late (it or the database is overloaded).');
     this.deferring = late;
     return late;

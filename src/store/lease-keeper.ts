@@ -165,3 +165,15 @@ export class LeaseKeeper {
     this.end();
   }
 }
+
+/**
+ * Whether any of `keepers` renews its lease late (`isLate`): a server whose renewals are late
+ * takes nothing over (takeover-scan.ts).
+ *
+ * @example
+ * if (anyRenewsLate(held.keepers())) return []; // overloaded: no takeover now
+ */
+export function anyRenewsLate(keepers: Iterable<LeaseKeeper>): boolean {
+  for (const keeper of keepers) if (keeper.isLate()) return true;
+  return false;
+}
