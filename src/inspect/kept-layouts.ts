@@ -2,8 +2,8 @@
  * Laid-out charts the inspector keeps in a folder, one JSON file per key (the page's SHA-256 of
  * what it asked ELK: page/layout-key.ts), shared by every inspector given the same folder: the
  * `steward inspect` of each project on this machine, or the tests of one run. What a page sent
- * is data: checked by the Placement schema when kept and again when read; a file that no longer
- * reads is dropped. At most `maxFiles` are kept: the oldest go first.
+ * is data: the route checks it by the Placement schema before it is kept, and a file is checked
+ * again when read; one that no longer reads is dropped. At most `maxFiles` are kept: the oldest go first.
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ export class KeptLayouts {
     const file = this.file(key);
     await mkdir(this.dir, { recursive: true });
     const aside = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(aside, JSON.stringify(Placement.parse(placement)));
+    await writeFile(aside, JSON.stringify(placement));
     await rename(aside, file);
     await this.prune();
   }

@@ -78,7 +78,7 @@ function internalEdges(graph: MachineGraph): Map<string, GraphEdge[]> {
 /**
  * What ELK is asked to lay out: every state sized by its measured text, every transition with
  * its label. A function of the chart, the text's widths and the options only, so the same
- * input always gives the same drawing (the page keeps layouts by it: layout-cache.ts).
+ * input always gives the same drawing (a kept layout's key is made from it: layout-key.ts).
  */
 export function elkGraph(graph: MachineGraph, measure: Measure, options: LayoutOptions = {}): ElkNode {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
