@@ -17,7 +17,7 @@ function testFiles(dir: string): string[] {
  * left off a list here. The benchmarks are not in this suite: `npm run test:bench` runs their
  * checks (bench/vitest.config.ts, bench/load's own package).
  */
-const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball|chromium)\.js)'/;
+const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball|chromium|kept-pages)\.js)'/;
 const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
 
 // Heavy files run after the rest, so they never compete with the unit files for the cores. The unit

@@ -15,11 +15,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from '../support/cli-process.js';
 import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const run = promisify(execFile);
 const noBrowser = chromiumMissing('examples');
@@ -92,10 +92,8 @@ async function serve(dir: string): Promise<string> {
 }
 
 describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', () => {
-  let browser: Browser;
   beforeAll(async () => {
-    browser = await openChromium();
-    cleanups.push(() => browser.close());
+    await workerPages().ready();
   }, 60_000);
 
   it.each([
@@ -107,7 +105,7 @@ describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', ()
       const dir = apps.get(name)!;
       await run('npx', ['--no-install', 'vite', 'build', '--logLevel', 'error'], { cwd: dir });
       const url = await serve(join(dir, 'dist'));
-      const page = await browser.newPage();
+      const page = await workerPages().take();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(String(error)));
       await page.goto(url);
@@ -132,7 +130,7 @@ describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', ()
       expect(seen).toContain('waiting_user.approve_step: user_approved_next_step user_rejected_next_step');
       expect(seen.some((s) => s.startsWith('waiting_user.review_artifact: ') && s.includes('user_accepted_artifact'))).toBe(true);
       expect(await page.textContent('body')).toContain('#note v1 by noter');
-      await page.close();
+      await workerPages().release(page);
     },
     60_000,
   );

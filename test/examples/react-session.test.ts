@@ -16,7 +16,6 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StewardClient } from '../../src/client.js';
 import { startCli, until, root, type RunningCli } from '../support/cli-process.js';
@@ -24,14 +23,14 @@ import { demoResponder } from '../support/demo-replies.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
 import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const run = promisify(execFile);
 const skip = chromiumMissing('examples/react-session');
 
 const TOKEN = 'example-token-of-24-chars';
 const cleanups: (() => unknown)[] = [];
-let browser: Browser;
 let page: PageServer;
 let serve: RunningCli;
 let serveUrl = '';
@@ -82,8 +81,7 @@ beforeAll(async () => {
     'steward serve to start',
     60_000,
   );
-  browser = await openChromium();
-  cleanups.push(() => browser.close());
+  await workerPages().ready();
 }, 900_000);
 
 afterAll(async () => {
@@ -92,7 +90,7 @@ afterAll(async () => {
 
 describe.skipIf(skip)('examples/react-session in Chromium', () => {
   it('drives a session on steward serve to done: approving with an edited task, accepting with edited bodies; the draft streams', async () => {
-    const tab = await browser.newPage();
+    const tab = await workerPages().take();
     const errors: string[] = [];
     tab.on('pageerror', (e) => errors.push(String(e)));
     await tab.goto(`${page.url}?api=${encodeURIComponent(serveUrl)}&token=${TOKEN}&package=${PACKAGE}`);
@@ -158,6 +156,6 @@ describe.skipIf(skip)('examples/react-session in Chromium', () => {
         drafts.some((d) => d.includes(body)),
         `a draft that ends as ${JSON.stringify(body)}`,
       ).toBe(true);
-    await tab.close();
+    await workerPages().release(tab);
   }, 120_000);
 });

@@ -11,7 +11,7 @@
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
 import { startOtherSite } from '../support/other-site.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
@@ -19,26 +19,31 @@ import { startInspector } from '../../src/inspect/server.js';
 import { startServe } from '../../src/serve/server.js';
 import { buildPage } from '../inspect/page-build.js';
 import { chromiumMissing, launchChromium, runLayoutsDir } from '../support/chromium.js';
+import { KeptPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('browser guards');
 
 const ATTACKER_HTML = '<!doctype html><html><head><title>attacker</title></head><body>a page of another site</body></html>';
 const createBody = JSON.stringify({ packageId: 'tiny' });
 
-let browser: Browser;
+/** Pages of this file's own browser (its flags are not the run's), kept from one test to the next. */
+let pages: KeptPages;
 let attacker: { origin: string; close: () => Promise<void> } | undefined;
 let attackerOrigin = '';
 const cleanups: (() => Promise<unknown> | void)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await launchChromium([
-    // Only rebind.example resolves (to 127.0.0.1); every other name fails: nothing reaches the internet.
-    '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    // Chromium's own Private Network Access check would stop the rebound page before the
-    // server sees it; other browsers have none, so the server must refuse by itself: off.
-    '--disable-features=LocalNetworkAccessChecks,PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests',
-  ]);
+  pages = new KeptPages(() =>
+    launchChromium([
+      // Only rebind.example resolves (to 127.0.0.1); every other name fails: nothing reaches the internet.
+      '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      // Chromium's own Private Network Access check would stop the rebound page before the
+      // server sees it; other browsers have none, so the server must refuse by itself: off.
+      '--disable-features=LocalNetworkAccessChecks,PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests',
+    ]),
+  );
+  await pages.ready();
   attacker = await startOtherSite(() => ATTACKER_HTML);
   attackerOrigin = attacker.origin;
 }, 90_000);
@@ -48,13 +53,13 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await pages?.close();
   await attacker?.close();
 });
 
 async function newPage(): Promise<Page> {
-  const page = await browser.newPage();
-  cleanups.push(() => page.close());
+  const page = await pages.take();
+  cleanups.push(() => pages.release(page));
   return page;
 }
 

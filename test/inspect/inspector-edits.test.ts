@@ -6,29 +6,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
+import { chromiumMissing, runLayoutsDir } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('inspector edits');
 
-let browser: Browser;
 let pageDir: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await openChromium();
+  await workerPages().ready();
 }, 90_000);
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  await browser?.close();
 });
 
 describe.skipIf(skip)('the inspector page, issue 12', () => {
@@ -44,8 +42,8 @@ describe.skipIf(skip)('the inspector page, issue 12', () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    cleanups.push(() => page.close());
+    const page = await workerPages().take({ width: 1600, height: 1000 });
+    cleanups.push(() => workerPages().release(page));
     await page.goto(inspector.url);
     // The answer to the request comes back late, after the person typed in the next wait's form
     // (a slow network): the page drew that form when the stream said the session waits, and keeps

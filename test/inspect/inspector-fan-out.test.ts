@@ -7,29 +7,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { startInspector } from '../../src/inspect/server.js';
 import { runTogether, submitOwn, TRIO, TrioModel, trioPackage } from '../support/trio-package.js';
-import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
+import { chromiumMissing, runLayoutsDir } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 import { buildPage } from './page-build.js';
 
 const skip = chromiumMissing('inspector fan-out');
 
-let browser: Browser;
 let pageDir: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await openChromium();
+  await workerPages().ready();
 }, 90_000);
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  await browser?.close();
 });
 
 describe.skipIf(skip)('the inspector page, a fan-out', () => {
@@ -54,9 +52,9 @@ describe.skipIf(skip)('the inspector page, a fan-out', () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const page = await workerPages().take({ width: 1600, height: 1000 });
     page.on('pageerror', (error) => console.error('[page error]', error));
-    cleanups.push(() => page.close());
+    cleanups.push(() => workerPages().release(page));
     await page.goto(inspector.url);
 
     // The team in the details, and one approve and one reject form per proposed step.

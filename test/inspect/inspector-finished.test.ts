@@ -7,18 +7,18 @@
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { MIN_TEXT_PX } from '../../src/inspect/page/diagram-viewport.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
+import { chromiumMissing, runLayoutsDir } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('inspector finished');
 
-let browser: Browser;
 let inspector: InspectorHandle;
 let page: Page;
 
@@ -37,8 +37,8 @@ beforeAll(async () => {
     else throw new Error(`unexpected wait: ${view.state}`);
   }
   inspector = await startInspector({ runtime, store, port: 0, layoutsDir: runLayoutsDir(), pageDir, log: () => {}, sessionId: session.id });
-  browser = await openChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await workerPages().ready();
+  page = await workerPages().take({ width: 1280, height: 800 });
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(inspector.url);
   await page.waitForSelector('body[data-diagram="ready"]');
@@ -46,7 +46,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  if (page) await workerPages().release(page);
   await inspector?.close();
 });
 

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore, SqliteStore, type Model, type Runtime, type Session } from '../../src/index.js';
 import type { SessionStore } from '../../src/store.js';
@@ -16,26 +16,25 @@ import { DemoModel } from '../../src/testing.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
 import { ManualModel } from '../../src/models/manual-model.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
+import { chromiumMissing, runLayoutsDir } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 import { testScript } from '../support/script-build.js';
 
 const skip = chromiumMissing('inspector page');
 
 const run = promisify(execFile);
 
-let browser: Browser;
 let pageDir: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await openChromium();
+  await workerPages().ready();
 }, 90_000);
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  await browser?.close();
 });
 
 async function serve(runtime: Runtime, store: SessionStore, sessionId?: string): Promise<InspectorHandle> {
@@ -45,9 +44,9 @@ async function serve(runtime: Runtime, store: SessionStore, sessionId?: string):
 }
 
 async function newPage(): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  const page = await workerPages().take({ width: 1600, height: 1000 });
   page.on('pageerror', (error) => console.error('[page error]', error));
-  cleanups.push(() => page.close());
+  cleanups.push(() => workerPages().release(page));
   return page;
 }
 

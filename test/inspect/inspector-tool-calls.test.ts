@@ -10,7 +10,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
@@ -19,23 +18,22 @@ import { startInspector } from '../../src/inspect/server.js';
 import { killedMidCall } from '../tools/killed-mid-call.js';
 import { notesPackage, runKeeper, submitReply } from '../tools/notes-package.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
+import { chromiumMissing, runLayoutsDir } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('inspector tool calls');
 
-let browser: Browser;
 let pageDir: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
   pageDir = await buildPage();
-  browser = await openChromium();
+  await workerPages().ready();
 }, 90_000);
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  await browser?.close();
 });
 
 describe.skipIf(skip)('the inspector page, tool calls', () => {
@@ -63,9 +61,9 @@ describe.skipIf(skip)('the inspector page, tool calls', () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const page = await workerPages().take({ width: 1600, height: 1000 });
     page.on('pageerror', (error) => console.error('[page error]', error));
-    cleanups.push(() => page.close());
+    cleanups.push(() => workerPages().release(page));
     await page.goto(inspector.url);
     await page.fill('form[data-event="user_submitted_input"] textarea', 'Keep my notes.');
     await page.click('form[data-event="user_submitted_input"] button');
@@ -133,9 +131,9 @@ describe.skipIf(skip)('the inspector page, tool calls', () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const page = await workerPages().take({ width: 1600, height: 1000 });
     page.on('pageerror', (error) => console.error('[page error]', error));
-    cleanups.push(() => page.close());
+    cleanups.push(() => workerPages().release(page));
     await page.goto(inspector.url);
 
     const give = 'form[data-event="user_gave_tool_result"][data-call="k1"]';

@@ -6,14 +6,14 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore } from '../../src/index.js';
 import { DemoModel } from '../../src/testing.js';
 import { KeptLayouts } from '../../src/inspect/kept-layouts.js';
 import type { Placement } from '../../src/inspect/placement.js';
 import { startInspector, type InspectorHandle } from '../../src/inspect/server.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 import { until } from '../support/cli-process.js';
 import { buildPage } from './page-build.js';
 
@@ -145,17 +145,13 @@ describe('the kept layouts API', () => {
 });
 
 describe.skipIf(skipBrowser)('a page on an inspector that keeps layouts', { timeout: 90_000 }, () => {
-  let browser: Browser;
   beforeAll(async () => {
-    browser = await openChromium();
+    await workerPages().ready();
   }, 90_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   /** The page's drawing (each state's box) and the scripts it fetched. */
   async function draw(url: string) {
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const page = await workerPages().take({ width: 1600, height: 1000 });
     try {
       const fetched: string[] = [];
       page.on('request', (request) => fetched.push(new URL(request.url()).pathname));
@@ -166,7 +162,7 @@ describe.skipIf(skipBrowser)('a page on an inspector that keeps layouts', { time
       );
       return { boxes, fetched };
     } finally {
-      await page.close();
+      await workerPages().release(page);
     }
   }
 

@@ -4,7 +4,6 @@
  * and the page shows the latest round and tool line, the text and the draft (in Debian's
  * chromium, as the other page tests).
  */
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, MemoryStore, type Model } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing.js';
@@ -12,7 +11,8 @@ import { startInspector, type InspectorHandle } from '../../src/inspect/server.j
 import { ManualModel } from '../../src/models/manual-model.js';
 import { SessionStreamEventSchema, type SessionStreamEvent } from '../../src/core/machines/stream-events.js';
 import { buildPage } from './page-build.js';
-import { chromiumMissing, openChromium, runLayoutsDir } from '../support/chromium.js';
+import { chromiumMissing, runLayoutsDir } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const noBrowser = chromiumMissing('live progress page');
 
@@ -104,17 +104,15 @@ describe('live progress in the inspector', () => {
   });
 
   describe.skipIf(noBrowser)('the page', () => {
-    let browser: Browser;
     beforeAll(async () => {
-      browser = await openChromium();
-      cleanups.push(() => browser.close());
+      await workerPages().ready();
     }, 60_000);
 
     it('shows the latest round with its time and tools, and the latest tool check, as text', async () => {
       const model = new ManualModel();
       const { inspector, session } = await setup(model);
-      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-      cleanups.push(() => page.close());
+      const page = await workerPages().take({ width: 1600, height: 1000 });
+      cleanups.push(() => workerPages().release(page));
       await page.goto(inspector.url);
       await page.waitForSelector('#diagram-svg .state.active-leaf[data-path="waiting_user.intake"]', { timeout: 15_000 });
       await expect.poll(() => session.listenerCount, { timeout: 5_000 }).toBe(1);
@@ -156,8 +154,8 @@ describe('live progress in the inspector', () => {
         },
       ]);
       const { inspector, session } = await setup(model);
-      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-      cleanups.push(() => page.close());
+      const page = await workerPages().take({ width: 1600, height: 1000 });
+      cleanups.push(() => workerPages().release(page));
       await page.goto(inspector.url);
       await page.waitForSelector('#diagram-svg .state.active-leaf[data-path="waiting_user.intake"]', { timeout: 15_000 });
       await expect.poll(() => session.listenerCount, { timeout: 5_000 }).toBe(1);

@@ -7,23 +7,19 @@
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('AG-UI browser');
 
-let browser: Browser;
 beforeAll(async () => {
   if (skip) return;
-  browser = await openChromium();
-});
-afterAll(async () => {
-  await browser?.close();
+  await workerPages().ready();
 });
 
 async function pageHtml(): Promise<string> {
@@ -48,9 +44,9 @@ it.skipIf(skip)('a page built with @ag-ui/client approves a step and accepts an 
   const store = new MemoryStore();
   const runtime = createRuntime({ model: new DemoModel(), store });
   const server = await startServe({ runtime, store, port: 0, log: () => {} });
+  const page = await workerPages().take();
   try {
     const html = await pageHtml();
-    const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.route(`${server.url}/page`, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
@@ -73,6 +69,7 @@ it.skipIf(skip)('a page built with @ag-ui/client approves a step and accepts an 
     expect(view.artifacts).toEqual([{ id: 'a1', workerId: 'brief-writer', status: 'accepted' }]);
     expect(view.waitingReason).toBe('approve_step');
   } finally {
+    await workerPages().release(page);
     await server.close();
   }
 });

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StewardClient } from '../../src/client.js';
 import type { UseSession } from '../../src/react.js';
@@ -18,12 +18,12 @@ import { startServe, type ServeHandle } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { root } from '../support/cli-process.js';
 import { pageServer, type PageServer } from '../support/page-proxy.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('useSession');
 
 const TOKEN = 'react-test-token';
-let browser: Browser;
 let page: PageServer;
 let server: ServeHandle;
 
@@ -63,11 +63,10 @@ beforeAll(async () => {
     log: () => {},
   });
   api = server.url;
-  browser = await openChromium();
+  await workerPages().ready();
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
   await page?.close();
   await server?.close();
 });
@@ -83,7 +82,7 @@ const shown = async (tab: Page): Promise<Shown> => JSON.parse((await tab.textCon
 describe.skipIf(skip)('useSession in Chromium', () => {
   it('follows a session to done: view, enabled events, live events, status; sends through the hook', async () => {
     const { view } = await new StewardClient({ baseUrl: server.url, token: TOKEN }).create({ packageId: 'tiny' });
-    const tab = await browser.newPage();
+    const tab = await workerPages().take();
     const errors: string[] = [];
     tab.on('pageerror', (e) => errors.push(String(e)));
     await tab.goto(`${page.url}?id=${view.id}&token=${TOKEN}`);
@@ -125,6 +124,6 @@ describe.skipIf(skip)('useSession in Chromium', () => {
     const journal = await new StewardClient({ baseUrl: server.url, token: TOKEN }).journal(view.id);
     expect(JSON.stringify(journal.entries)).toContain('Edited by the reviewer.');
     expect(errors).toEqual([]);
-    await tab.close();
+    await workerPages().release(tab);
   }, 60_000);
 });

@@ -7,26 +7,26 @@
  * Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
 import { startOtherSite } from '../support/other-site.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { streamingDemo } from './browser-models.js';
 import { client, FIRST_REQUEST_MILESTONES, milestones } from './http.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('browser page');
 
 const TOKEN = 'page-token-0123456789abcdef';
-let browser: Browser;
 let site: { origin: string; close: () => Promise<void> } | undefined;
 let siteOrigin = '';
 const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await openChromium();
+  await workerPages().ready();
   site = await startOtherSite(() => '<!doctype html><html><head><title>app</title></head><body>an app of its own</body></html>');
   siteOrigin = site.origin;
 }, 90_000);
@@ -36,7 +36,6 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await site?.close();
 });
 
@@ -45,8 +44,8 @@ async function setUp(corsOrigins: string[]): Promise<{ page: Page; api: string }
   const runtime = createRuntime({ model: streamingDemo(), store });
   const server = await startServe({ runtime, store, port: 0, log: () => {}, token: TOKEN, corsOrigins });
   cleanups.push(() => server.close());
-  const page = await browser.newPage();
-  cleanups.push(() => page.close());
+  const page = await workerPages().take();
+  cleanups.push(() => workerPages().release(page));
   await page.goto(`${siteOrigin}/`);
   return { page, api: server.url };
 }

@@ -7,7 +7,7 @@
  * to the link is refused. Skipped — with a message — only when /usr/bin/chromium is missing outside CI.
  */
 import { startOtherSite } from '../support/other-site.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Model } from '../../src/core/models/model.js';
 import type { SessionView } from '../../src/core/view.js';
@@ -17,13 +17,13 @@ import { startServe } from '../../src/serve/server.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { client } from './http.js';
-import { chromiumMissing, openChromium } from '../support/chromium.js';
+import { chromiumMissing } from '../support/chromium.js';
+import { workerPages } from '../support/kept-pages.js';
 
 const skip = chromiumMissing('decision links');
 
 const TOKEN = 'links-page-token-0123456789';
 const SECRET = 'links-browser-secret-0123456789abcdef0123456789';
-let browser: Browser;
 let site: { origin: string; close: () => Promise<void> } | undefined;
 let siteOrigin = '';
 /** What the other site's page posts to: set per test. */
@@ -32,7 +32,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  browser = await openChromium();
+  await workerPages().ready();
   // Another site, whose page holds a form that posts a decision to a link.
   site = await startOtherSite(
     () => `<!doctype html><html><body><form id="f" method="post" action="${forgedTarget}"><input name="decision" value="approve"></form></body></html>`,
@@ -45,7 +45,6 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await site?.close();
 });
 
@@ -54,8 +53,8 @@ async function setUp(model: Model = new DemoModel()) {
   const runtime = createRuntime({ model, store });
   const server = await startServe({ runtime, store, port: 0, log: () => {}, token: TOKEN, linkSecret: SECRET });
   cleanups.push(() => server.close());
-  const page = await browser.newPage();
-  cleanups.push(() => page.close());
+  const page = await workerPages().take();
+  cleanups.push(() => workerPages().release(page));
   // Any style or script the page's policy blocks would be reported here.
   const blocked: string[] = [];
   page.on('console', (message) => {
