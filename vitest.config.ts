@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Every test file under `dir`, as a path from the repository's root. */
 function testFiles(dir: string): string[] {
@@ -19,6 +20,29 @@ function testFiles(dir: string): string[] {
  */
 const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball|chromium|kept-pages)\.js)'/;
 const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
+
+/** The files that use the installed tarball: the longest of the run (npm installs, tsc, builds). */
+const USES_THE_INSTALL = /from '\.\.\/support\/tarball\.js'/;
+const usesTheInstall = new Set(
+  testFiles('test')
+    .filter((file) => USES_THE_INSTALL.test(readFileSync(file, 'utf8')))
+    .map((file) => resolve(file)),
+);
+
+/**
+ * vitest's order (each project's files in turn; the longest first, by the durations it kept from
+ * the last run), with the files that use the install first in their project. A fresh clone (CI)
+ * has no durations, and vitest then runs the largest files first: the examples' file, one of the
+ * longest, came last, and the run waited for it alone while the other workers had nothing left.
+ */
+class InstallFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const byProject = new Map<TestSpecification['project'], TestSpecification[]>();
+    for (const spec of await super.sort(files)) byProject.set(spec.project, [...(byProject.get(spec.project) ?? []), spec]);
+    const first = (spec: TestSpecification) => usesTheInstall.has(resolve(spec.moduleId));
+    return [...byProject.values()].flatMap((specs) => [...specs.filter(first), ...specs.filter((spec) => !first(spec))]);
+  }
+}
 
 // Heavy files run after the rest, so they never compete with the unit files for the cores. The unit
 // files keep both cores busy two at a time (a third worker cost more CPU, loading the modules
@@ -39,6 +63,7 @@ export default defineConfig({
     testTimeout: 20_000,
     experimental: { fsModuleCache: true },
     globalSetup: ['test/support/global-setup.ts'],
+    sequence: { sequencer: InstallFirst },
     projects: [
       {
         extends: true,
