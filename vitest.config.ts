@@ -19,15 +19,14 @@ function testFiles(dir: string): string[] {
  * checks (bench/vitest.config.ts, bench/load's own package).
  */
 const STARTS_HEAVY_THINGS = /from '(playwright-core|\.\.\/support\/(use-postgres|postgres|postgres-serve|tarball|chromium|kept-pages)\.js)'/;
-const heavy = testFiles('test').filter((file) => STARTS_HEAVY_THINGS.test(readFileSync(file, 'utf8')));
+/** Every test file's text, read once for both uses below. */
+const sources = new Map(testFiles('test').map((file) => [file, readFileSync(file, 'utf8')]));
+/** The test files whose text matches `imports`. */
+const importing = (imports: RegExp) => [...sources].filter(([, text]) => imports.test(text)).map(([file]) => file);
+const heavy = importing(STARTS_HEAVY_THINGS);
 
 /** The files that use the installed tarball: the longest of the run (npm installs, tsc, builds). */
-const USES_THE_INSTALL = /from '\.\.\/support\/tarball\.js'/;
-const usesTheInstall = new Set(
-  testFiles('test')
-    .filter((file) => USES_THE_INSTALL.test(readFileSync(file, 'utf8')))
-    .map((file) => resolve(file)),
-);
+const usesTheInstall = new Set(importing(/from '\.\.\/support\/tarball\.js'/).map((file) => resolve(file)));
 
 /**
  * vitest's order (each project's files in turn; the longest first, by the durations it kept from
@@ -38,7 +37,11 @@ const usesTheInstall = new Set(
 class InstallFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const byProject = new Map<TestSpecification['project'], TestSpecification[]>();
-    for (const spec of await super.sort(files)) byProject.set(spec.project, [...(byProject.get(spec.project) ?? []), spec]);
+    for (const spec of await super.sort(files)) {
+      const specs = byProject.get(spec.project) ?? [];
+      specs.push(spec);
+      byProject.set(spec.project, specs);
+    }
     const first = (spec: TestSpecification) => usesTheInstall.has(resolve(spec.moduleId));
     return [...byProject.values()].flatMap((specs) => [...specs.filter(first), ...specs.filter((spec) => !first(spec))]);
   }

@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { root } from '../support/cli-process.js';
 import { copyInstall, installedSteward, npmInstall, packedTarball } from '../support/tarball.js';
 import { chromiumMissing } from '../support/chromium.js';
@@ -106,6 +106,8 @@ describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', ()
       await run('npx', ['--no-install', 'vite', 'build', '--logLevel', 'error'], { cwd: dir });
       const url = await serve(join(dir, 'dist'));
       const page = await workerPages().take();
+      // Handed back however the test ends: a page left open keeps its server's streams open.
+      onTestFinished(() => workerPages().release(page));
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(String(error)));
       await page.goto(url);
@@ -130,7 +132,6 @@ describe.skipIf(noBrowser)('examples/browser and examples/react in Chromium', ()
       expect(seen).toContain('waiting_user.approve_step: user_approved_next_step user_rejected_next_step');
       expect(seen.some((s) => s.startsWith('waiting_user.review_artifact: ') && s.includes('user_accepted_artifact'))).toBe(true);
       expect(await page.textContent('body')).toContain('#note v1 by noter');
-      await workerPages().release(page);
     },
     60_000,
   );

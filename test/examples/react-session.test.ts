@@ -16,7 +16,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { StewardClient } from '../../src/client.js';
 import { startCli, until, root, type RunningCli } from '../support/cli-process.js';
 import { demoResponder } from '../support/demo-replies.js';
@@ -91,6 +91,8 @@ afterAll(async () => {
 describe.skipIf(skip)('examples/react-session in Chromium', () => {
   it('drives a session on steward serve to done: approving with an edited task, accepting with edited bodies; the draft streams', async () => {
     const tab = await workerPages().take();
+    // Handed back however the test ends: a page left open keeps its server's streams open.
+    onTestFinished(() => workerPages().release(tab));
     const errors: string[] = [];
     tab.on('pageerror', (e) => errors.push(String(e)));
     await tab.goto(`${page.url}?api=${encodeURIComponent(serveUrl)}&token=${TOKEN}&package=${PACKAGE}`);
@@ -156,6 +158,5 @@ describe.skipIf(skip)('examples/react-session in Chromium', () => {
         drafts.some((d) => d.includes(body)),
         `a draft that ends as ${JSON.stringify(body)}`,
       ).toBe(true);
-    await workerPages().release(tab);
   }, 120_000);
 });

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { StewardClient } from '../../src/client.js';
 import type { UseSession } from '../../src/react.js';
 import { DemoModel } from '../../src/models/demo-model.js';
@@ -83,6 +83,8 @@ describe.skipIf(skip)('useSession in Chromium', () => {
   it('follows a session to done: view, enabled events, live events, status; sends through the hook', async () => {
     const { view } = await new StewardClient({ baseUrl: server.url, token: TOKEN }).create({ packageId: 'tiny' });
     const tab = await workerPages().take();
+    // Handed back however the test ends: a page left open keeps its server's streams open.
+    onTestFinished(() => workerPages().release(tab));
     const errors: string[] = [];
     tab.on('pageerror', (e) => errors.push(String(e)));
     await tab.goto(`${page.url}?id=${view.id}&token=${TOKEN}`);
@@ -124,6 +126,5 @@ describe.skipIf(skip)('useSession in Chromium', () => {
     const journal = await new StewardClient({ baseUrl: server.url, token: TOKEN }).journal(view.id);
     expect(JSON.stringify(journal.entries)).toContain('Edited by the reviewer.');
     expect(errors).toEqual([]);
-    await workerPages().release(tab);
   }, 60_000);
 });

@@ -19,7 +19,7 @@ import { openChromium } from './chromium.js';
 /** Playwright's viewport for a page opened without one. */
 const DEFAULT_VIEWPORT: ViewportSize = { width: 1280, height: 720 };
 
-/** How long handing a page back may take before it is dropped instead. */
+/** How long a page may take to leave the last test's document before it is dropped instead. */
 const RESET_TIMEOUT_MS = 10_000;
 
 export class KeptPages {
@@ -49,7 +49,7 @@ export class KeptPages {
   async release(page: Page): Promise<void> {
     if (page.isClosed()) return;
     try {
-      await withTimeout(reset(page), RESET_TIMEOUT_MS);
+      await reset(page);
       this.#idle.push(page);
     } catch {
       await page
@@ -59,7 +59,7 @@ export class KeptPages {
     }
   }
 
-  /** Closes the kept pages and, when this opened its own browser, that browser. */
+  /** Closes the kept pages and what `open` gave: a browser of its own closes, a connection to the run's browser ends. */
   async close(): Promise<void> {
     const pages = this.#idle.splice(0);
     await Promise.all(
@@ -78,17 +78,10 @@ export class KeptPages {
 async function reset(page: Page): Promise<void> {
   await page.removeAllListeners(undefined, { behavior: 'ignoreErrors' });
   await page.unrouteAll({ behavior: 'ignoreErrors' });
-  await page.goto('about:blank');
+  // The one step a page can hang in (a dialog, an unload handler): the others only tell the browser.
+  await page.goto('about:blank', { timeout: RESET_TIMEOUT_MS });
   await page.context().clearCookies();
   await page.context().clearPermissions();
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not done in ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 let workers: KeptPages | undefined;
