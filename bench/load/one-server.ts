@@ -73,6 +73,8 @@ export interface OneServerFigures {
   /** Answers "runs elsewhere" / "stopping" by code the users waited out (Retry-After), in the whole run. */
   elsewhere: Record<string, number>;
   pgConnections: number | null;
+  /** PostgreSQL transactions per send in the window: the server's round trips to the database (none for SQLite). */
+  pgTransactionsPerSend: number | null;
   /** What the PostgreSQL connections were doing in the window, most frequent first (none for SQLite). */
   pgDoing: string[];
   /** The store methods that took the most time in the window: name, mean ms, calls. */
@@ -119,14 +121,19 @@ export function addedLatencies(actions: readonly Action[], llm: LlmServer): { ad
 /**
  * Samples the server's PostgreSQL connections: how many are open, and what each is doing
  * (`state wait_event_type:wait_event`, "active CPU" when it waits on nothing) — where the
- * database time of a write goes.
+ * database time of a write goes. And counts the transactions committed or rolled back in the
+ * database (`pg_stat_database`): each statement the server sends outside a transaction block is
+ * one, so per send they are its round trips to the database (the store's, the leases', the live
+ * events'), less this sampler's own queries.
  */
 async function connectionSampler(url: string | null) {
   const doing = new Map<string, number>();
-  if (!url) return { sample: async () => 0, doing, end: async () => {} };
+  if (!url) return { sample: async () => 0, transactions: async () => 0, doing, end: async () => {} };
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  let own = 0;
   const sample = async () => {
+    own += 1;
     const { rows } = await client.query<{ what: string }>(
       `select state || ' ' || coalesce(wait_event_type || ':' || wait_event, 'CPU') as what from pg_stat_activity
        where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`,
@@ -134,7 +141,13 @@ async function connectionSampler(url: string | null) {
     for (const { what } of rows) doing.set(what, (doing.get(what) ?? 0) + 1);
     return rows.length;
   };
-  return { sample, doing, end: () => client.end() };
+  /** The database's transactions so far, less those of this sampler. Counts reach the view within a second or so of their commit (PostgreSQL's cumulative statistics). */
+  const transactions = async () => {
+    own += 1;
+    const { rows } = await client.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()');
+    return Number(rows[0]?.n ?? 0) - (own - 1);
+  };
+  return { sample, transactions, doing, end: () => client.end() };
 }
 
 /** The store methods with the most time between two stats readings. */
@@ -191,6 +204,7 @@ export async function oneServer(
     const settle = settings.settle ? await acceptQueueDrained(port) : null;
     let acceptQueueInWindow = acceptQueue(port);
     const before = await server.stats({ reset: true });
+    const transactionsBefore = await pgSample.transactions();
     const driverDelay = monitorEventLoopDelay({ resolution: 5 });
     driverDelay.enable();
     const t0 = performance.now();
@@ -208,6 +222,7 @@ export async function oneServer(
     while (!crowd.actions.some((a) => a.start >= t0) && performance.now() < giveUpAt) await sleep(50);
     clearInterval(sampler);
     const after = await server.stats();
+    const transactionsInWindow = (await pgSample.transactions()) - transactionsBefore;
     const t1 = performance.now();
     driverDelay.disable();
     const busyAnswers = crowd.busyAnswers - busyBefore;
@@ -234,6 +249,8 @@ export async function oneServer(
       requestTimeouts: crowd.requestTimeouts + (memory?.crowd.requestTimeouts ?? 0),
       elsewhere: Object.fromEntries(crowd.elsewhere),
       pgConnections: kind === 'postgres' ? pgMax : null,
+      // Per send the server finished in the window (those begun before it too, as the transactions are).
+      pgTransactionsPerSend: kind === 'postgres' ? transactionsInWindow / Math.max(1, after.sendWholeMs.length) : null,
       pgDoing: topDoing(pgSample.doing),
       storeMethods: slowestMethods(before, after),
       waitingBytesPerSession: memory?.waiting ?? null,

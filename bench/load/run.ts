@@ -205,6 +205,8 @@ async function main(): Promise<void> {
             `${gc.count} garbage-collection pauses, ${gc.ms.toFixed(0)} ms in all, ${gc.over10Ms} over 10 ms, the longest ${gc.maxMs.toFixed(1)} ms`,
         );
         if (last.pgDoing.length > 0) say(`    PostgreSQL connections: ${last.pgDoing.join(', ')}`);
+        if (last.pgTransactionsPerSend !== null)
+          say(`    PostgreSQL transactions per send: ${last.pgTransactionsPerSend.toFixed(1)} (each a round trip: the store's, the leases', the live events')`);
         if (last.storeMethods.length > 0) say(`    store time by method (mean / p99 ms × calls): ${last.storeMethods.join(', ')}`);
       }
     }

@@ -27,7 +27,16 @@ describe.skipIf(postgresUnavailable !== null)('bench:load --quick', () => {
     expect(run.stdout, run.stderr).toContain('correctness: nothing lost');
     expect(run.status).toBe(0);
     const figures = JSON.parse(readFileSync(out, 'utf8')) as {
-      runs: Array<{ store: string; actions: number; lost: number; overlaps: number; rounds: number; sessionsDone: number; modelMsPerAction: number }>;
+      runs: Array<{
+        store: string;
+        actions: number;
+        lost: number;
+        overlaps: number;
+        rounds: number;
+        sessionsDone: number;
+        modelMsPerAction: number;
+        pgTransactionsPerSend: number | null;
+      }>;
       kills: { kills: number; lost: number; overlaps: number; notResumed: number };
     };
     expect(figures.runs.map((r) => r.store)).toEqual(['floor', 'sqlite', 'postgres']);
@@ -38,6 +47,9 @@ describe.skipIf(postgresUnavailable !== null)('bench:load --quick', () => {
     expect(figures.runs[0]!.modelMsPerAction).toBeGreaterThan(0);
     for (const r of figures.runs) expect(r).toMatchObject({ lost: 0, overlaps: 0 });
     expect(figures.runs.every((r) => r.actions > 0)).toBe(true);
+    // The database's round trips per send are counted on PostgreSQL only.
+    expect(figures.runs.map((r) => r.pgTransactionsPerSend === null)).toEqual([true, true, false]);
+    expect(figures.runs[2]!.pgTransactionsPerSend).toBeGreaterThan(1);
     expect(figures.kills).toMatchObject({ kills: 3, lost: 0, overlaps: 0, notResumed: 0 });
   });
 });
