@@ -8,6 +8,12 @@
  * Order: a publisher's events go out through one queue, a batch per statement
  * (`pg_notify` over `unnest`), and PostgreSQL delivers one transaction's notifications in
  * order, so a listener sees one session's events in the order they happened.
+ *
+ * Batches: the first event into an empty queue waits GATHER_MS for the others of its moment
+ * (a send announces several: the state it entered, the wait, the call's end). Each statement
+ * is a round trip that wakes a database backend; sent one per event they were more of a busy
+ * server's statements than its journal writes, for a delay no person following a stream sees.
+ *
  * Types only from `pg`: postgres-store.ts loads it.
  */
 import type pg from 'pg';
@@ -19,6 +25,8 @@ import { DEFER_FLUSH } from './postgres-prepared.js';
 export const MAX_EVENT_PAYLOAD = 7800;
 /** Longest string an event carries across servers (a notice, a refusal message, a summary). */
 const MAX_STRING = 1000;
+/** How long the first event into an empty queue waits for others to go in its statement. */
+const GATHER_MS = 10;
 
 interface Published {
   sessionId: string;
@@ -83,6 +91,7 @@ export class PgEventBus implements EventBus {
 
   private async drain(): Promise<void> {
     try {
+      await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, 200);
         // Best effort, so its commit does not wait for the disk: PostgreSQL holds one lock for

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, LeaseLostError, SessionNotFoundError } from '../../src/core/errors.js';
 import { thisProcess } from '../../src/store/holder-process.js';
 import { LeaseKeeper } from '../../src/store/lease-keeper.js';
+import { PgEventBus } from '../../src/store/postgres-events.js';
 import { PG_SCHEMA_VERSION, PostgresStore } from '../../src/store/postgres-store.js';
 import type { Lease } from '../../src/store/session-store.js';
 import { holdLock, postgresUnavailable } from '../support/postgres.js';
@@ -388,6 +389,41 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect((seen[50] as { text: string }).text).toHaveLength(1000);
     expect(other).toEqual([]);
     await stop();
+  });
+
+  it('the event bus: the events of one moment go out in one statement, in order', async () => {
+    const schema = freshSchema();
+    const b = connect(schema);
+    const seen: unknown[] = [];
+    const stop = await b.events.watchEvents('s1', (e) => seen.push(e));
+    const pool = new pg.Pool({ connectionString: url });
+    /** The events each statement the bus sent carried. */
+    const statements: number[] = [];
+    const bus = new PgEventBus(
+      pool,
+      (sql, params) => {
+        statements.push((params[1] as string[]).length);
+        return pool.query(sql, params);
+      },
+      `steward_events_${schema}`,
+      `"${schema}"`,
+      'the test database',
+    );
+    try {
+      const events = Array.from({ length: 4 }, (_, i) => ({ type: 'notice', sessionId: 's1', at: i, text: `n${i}` }));
+      // Three in one turn of the event loop, one a moment later (a timer that fires before the bus's own).
+      for (const e of events.slice(0, 3)) bus.publishEvents('s1', [e]);
+      await sleep(1);
+      bus.publishEvents('s1', [events[3]]);
+      await bus.flush();
+      expect(statements).toEqual([4]);
+      await expect.poll(() => seen.length).toBe(4);
+      expect(seen).toEqual(events);
+    } finally {
+      await bus.close();
+      await stop();
+      await pool.end();
+    }
   });
 
   it('the event bus: flush waits for what was published before it, not for what a busy publisher adds meanwhile', async () => {
