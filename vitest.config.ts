@@ -64,6 +64,9 @@ class InstallFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    // expect.poll gives up after a second by default: a wait on another process, a database or a
+    // browser can take longer than that in a busy run, and no test is about how fast it comes.
+    expect: { poll: { timeout: 10_000 } },
     experimental: { fsModuleCache: true },
     globalSetup: ['test/support/global-setup.ts'],
     sequence: { sequencer: InstallFirst },

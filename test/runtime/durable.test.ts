@@ -108,7 +108,7 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     const runtime = createRuntime({ model, store });
     const session = await runtime.createSession({ packageId: 'tiny' });
     void session.send({ type: 'user_submitted_input', text: 'keep going' });
-    await vi.waitFor(() => expect(calls).toBe(2));
+    await vi.waitFor(() => expect(calls).toBe(2), { timeout: 10_000 });
     expect(appendsSeen).toBe(1); // the request's write is still held; the round's result waits behind it
     const closing = session.close();
     hold();
@@ -137,7 +137,7 @@ describe.each(stores)('durable sessions on the %s store', (_name, make) => {
     const waiting = await first.createSession({ packageId: 'tiny' });
     const running = await first.createSession({ packageId: 'tiny' });
     void running.send({ type: 'user_submitted_input', text: 'in flight' });
-    await vi.waitFor(() => expect(running.view().phase).toBe('running'));
+    await vi.waitFor(() => expect(running.view().phase).toBe('running'), { timeout: 10_000 });
     // What that Steward wrote: the actor's snapshot after it stopped (no children).
     for (const session of [waiting, running]) {
       const stopped = asSavedStopped(session.persisted());

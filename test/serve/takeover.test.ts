@@ -211,7 +211,8 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     // First (cleanups run last to first): a failed assertion must not leave drain waiting at the gate.
     cleanups.push(async () => open());
     const tick = slow.scanAll(3);
-    await vi.waitFor(() => expect(slow.busy).toBe(3));
+    // Claiming opens the pool's first connections: under a busy run far longer than waitFor's default second.
+    await vi.waitFor(() => expect(slow.busy).toBe(3), { timeout: 20_000 });
     expect(await slow.scanAll(3)).toEqual([]); // the tick under way is still claiming
     const share = await other.scanOnce(10); // what the slow server has not claimed yet
     expect(share).toHaveLength(5);
