@@ -9,6 +9,7 @@ import * as langgraph from './variants/langgraph.mjs';
 import * as agents from './variants/agents.mjs';
 import * as steward from './variants/steward.mjs';
 import * as stewardSqlite from './variants/steward_sqlite.mjs';
+import * as xstateSqlite from './variants/xstate_sqlite.mjs';
 
 if (typeof globalThis.gc !== 'function') throw new Error('run with: node --expose-gc run.mjs');
 const env = (k, d) => Number(process.env[k] ?? d);
@@ -25,6 +26,7 @@ const FACTORIES = {
   langgraph: () => langgraph.create(),
   langgraph_lean: () => langgraph.create({ lean: true }),
   agents: () => agents.create(),
+  xstate_sqlite: () => xstateSqlite.create(), // the durable floor: the SQLite rows' baseline
   steward: () => steward.create(), // this checkout (STEWARD_DIR, default ../..)
   steward_sqlite: () => stewardSqlite.create(),
 };
@@ -248,7 +250,7 @@ for (const n of names) {
 
 const R = summary.results;
 const base = R.xstate;
-const ratio = (a, b) => (b ? `${(a / b).toFixed(1)}x` : '-');
+const ratio = (a, b) => (b ? `${(a / b).toFixed(2)}x` : '-');
 const rows = names.map((n) => {
   const r = R[n];
   const cell = (v, b) => `${v}${base && n !== 'xstate' ? ` (${ratio(v, b)})` : ''}`;
@@ -279,5 +281,15 @@ console.log(
 console.log(line(head));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(line(r));
+// A durable runtime's SQLite row against the durable floor's (bare XState committing each change to SQLite).
+const floor = R.xstate_sqlite;
+for (const n of names.filter((v) => floor && v !== 'xstate_sqlite' && v.endsWith('_sqlite'))) {
+  const r = R[n];
+  console.log(
+    `\n${n} against the durable floor (xstate_sqlite): LLM round ${ratio(r.round.median_us, floor.round.median_us)}, ` +
+      `pause+resume durable ${ratio(r.pauseResume_durable.median_us, floor.pauseResume_durable.median_us)}, ` +
+      `pause+resume hot ${ratio(r.pauseResume_hot.median_us, floor.pauseResume_hot.median_us)}`,
+  );
+}
 console.log('\nJSON summary:');
 console.log(JSON.stringify(summary, null, 2));
