@@ -1,14 +1,20 @@
 /**
  * The live events one `steward serve` process keeps and passes on (see live-replay.ts for
  * what a run and a record are): the records of the sessions it runs go into its replay
- * buffers at once and onto the store's event bus (PostgreSQL NOTIFY) for every other server;
- * what the bus brings from the others goes into the same buffers. So every server keeps the
- * same records under the same numbers, and a stream opened on any of them replays the
- * current run. On a store without a bus (SQLite, memory) only this process's sessions have
- * live events.
+ * buffers at once, and onto the store's event bus (PostgreSQL NOTIFY) while a server watches
+ * the session; what the bus brings from the others goes into the same buffers. On a store
+ * without a bus (SQLite, memory) only this process's sessions have live events.
  *
- * It also knows who follows which session (followers.ts), here and, through notices on the
- * bus, on the other servers: a model call streams only while someone does.
+ * A server with a watcher of a session (a stream, or a protocol waiting for the next wait)
+ * says so on the bus, and renews it every `FOLLOW_MS / 2` while the watcher stays: `followed`
+ * for a watcher that shows text deltas, `watched` for one that reads none. The server running
+ * the session starts publishing its records then, beginning with what it kept of the current
+ * run. So a stream opened on any server replays the current run, and a session nobody watches
+ * costs the bus nothing: most sessions are watched nowhere while they run, and each NOTIFY is
+ * a statement that wakes a database backend.
+ *
+ * Who follows which session (followers.ts), here or elsewhere, decides whether a model call
+ * streams.
  */
 import * as z from 'zod';
 import { sessionIdProblem } from '../ids.js';
@@ -16,8 +22,10 @@ import type { EventBus } from '../store/session-store.js';
 import { FOLLOW_MS, Followers } from './followers.js';
 import { LiveRecordSchema, ReplayBuffers, type LiveRecord, type ReplayLimits } from './live-replay.js';
 
-/** What a server says on the bus while a stream on a session is open there. */
-const FollowNoticeSchema = z.strictObject({ followed: z.string().refine((id) => sessionIdProblem(id) === null) });
+const NoticeSessionId = z.string().refine((id) => sessionIdProblem(id) === null);
+/** What a server says on the bus about a session it has watchers of (see the top of this file). */
+const NoticeSchema = z.union([z.strictObject({ followed: NoticeSessionId }), z.strictObject({ watched: NoticeSessionId })]);
+type Notice = z.infer<typeof NoticeSchema>;
 
 export class LiveEvents {
   /** The current run's live events of the sessions this process hears about, for streams that open late or reconnect. */
@@ -25,7 +33,11 @@ export class LiveEvents {
   /** The bus, listened to for every session once something here needs live events. */
   private hearing: Promise<() => Promise<void>> | null = null;
   private readonly followers = new Followers();
-  /** Renews this server's follows on the bus while it has streams open. */
+  /** Sessions a server on the bus has watchers of (its notices, kept as follows are): their records go on the bus. */
+  private readonly watchedOnBus = new Followers();
+  /** Watchers open here that read no deltas, per session (announced as `watched`). */
+  private readonly quietHere = new Map<string, number>();
+  /** Renews this server's notices on the bus while it has watchers open. */
   private announcing: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -37,10 +49,10 @@ export class LiveEvents {
     this.replay = new ReplayBuffers(replayLimits);
   }
 
-  /** A record of a session this process runs: kept here, and published to the other servers. */
+  /** A record of a session this process runs: kept here, and published to the other servers while one watches it. */
   publish(sessionId: string, record: LiveRecord): void {
-    this.replay.add(sessionId, record);
-    this.bus?.publishEvents(sessionId, [record]);
+    this.replay.add(sessionId, record, { own: true });
+    if (this.watchedOnBus.isFollowed(sessionId)) this.bus?.publishEvents(sessionId, [record]);
   }
 
   /**
@@ -51,9 +63,19 @@ export class LiveEvents {
   async watch(sessionId: string, listener: (record: LiveRecord) => void, { follow = true } = {}): Promise<{ replay: LiveRecord[]; stop: () => void }> {
     await this.hear();
     const watched = this.replay.watch(sessionId, listener);
-    if (!follow) return watched;
+    if (!follow) {
+      this.quietHere.set(sessionId, (this.quietHere.get(sessionId) ?? 0) + 1);
+      this.announce(sessionId, 'watched');
+      return {
+        replay: watched.replay,
+        stop: once(() => {
+          watched.stop();
+          this.quietClosed(sessionId);
+        }),
+      };
+    }
     const closed = this.followers.opened(sessionId);
-    this.announce(sessionId);
+    this.announce(sessionId, 'followed');
     // Handed to the database before the stream says hello; the other servers read it from
     // their LISTEN connection soon after (best effort: a send in that moment may not stream).
     await this.bus?.flush?.().catch(() => {});
@@ -86,14 +108,14 @@ export class LiveEvents {
     this.hearing ??= bus.watchEvents(
       undefined,
       (raw) => {
-        // This process's own records are kept already (publish): their echo is skipped unparsed.
-        const record = raw as { run?: unknown; n?: unknown; event?: { sessionId?: unknown }; followed?: unknown };
-        if (this.replay.has(record.event?.sessionId, record.run, record.n)) return;
-        if (record.followed !== undefined) {
-          const notice = FollowNoticeSchema.safeParse(raw);
-          if (notice.success) this.followers.followFor(notice.data.followed);
+        const record = raw as { run?: unknown; n?: unknown; event?: { sessionId?: unknown } };
+        if (record.event === undefined) {
+          const notice = NoticeSchema.safeParse(raw);
+          if (notice.success) this.heard(notice.data);
           return;
         }
+        // Records kept already (this process's own, or sent again to a new watcher) are skipped unparsed.
+        if (this.replay.has(record.event?.sessionId, record.run, record.n)) return;
         // From the database: anyone who can NOTIFY could have sent it.
         const parsed = LiveRecordSchema.safeParse(raw);
         if (parsed.success) this.replay.add(parsed.data.event.sessionId, parsed.data);
@@ -105,21 +127,44 @@ export class LiveEvents {
   }
 
   /**
-   * Tells the other servers that a stream on `sessionId` is open here, and keeps telling them
-   * of every stream open here, every half follow, while any is (no-op without a bus).
+   * A notice from a server on the bus (this one's own too: it cannot tell them apart, and one
+   * costs only publishing). When nobody watched the session on the bus before, what this
+   * process kept of its current run goes out first, in order and before any later record, so
+   * the new watcher replays the whole run.
    */
-  private announce(sessionId: string): void {
+  private heard(notice: Notice): void {
+    const sessionId = 'followed' in notice ? notice.followed : notice.watched;
+    if ('followed' in notice) this.followers.followFor(sessionId);
+    const watchedBefore = this.watchedOnBus.isFollowed(sessionId);
+    this.watchedOnBus.followFor(sessionId);
+    if (watchedBefore) return;
+    const kept = this.replay.ownRecords(sessionId);
+    if (kept.length > 0) this.bus?.publishEvents(sessionId, kept);
+  }
+
+  private quietClosed(sessionId: string): void {
+    const left = (this.quietHere.get(sessionId) ?? 1) - 1;
+    if (left > 0) this.quietHere.set(sessionId, left);
+    else this.quietHere.delete(sessionId);
+  }
+
+  /**
+   * Tells the other servers that a watcher of `sessionId` is open here, and keeps telling them
+   * of every watcher open here, every half follow, while any is (no-op without a bus).
+   */
+  private announce(sessionId: string, kind: 'followed' | 'watched'): void {
     const bus = this.bus;
     if (!bus || this.closed) return;
-    const tell = (id: string) => bus.publishEvents(id, [{ followed: id }]);
-    tell(sessionId);
+    const tell = (id: string, as: 'followed' | 'watched') => bus.publishEvents(id, [(as === 'followed' ? { followed: id } : { watched: id }) satisfies Notice]);
+    tell(sessionId, kind);
     this.announcing ??= setInterval(() => {
-      const open = this.followers.followedHere();
-      if (open.length === 0 && this.announcing) {
+      const followed = new Set(this.followers.followedHere());
+      if (followed.size === 0 && this.quietHere.size === 0 && this.announcing) {
         clearInterval(this.announcing);
         this.announcing = null;
       }
-      open.forEach(tell);
+      for (const id of followed) tell(id, 'followed');
+      for (const id of this.quietHere.keys()) if (!followed.has(id)) tell(id, 'watched');
     }, FOLLOW_MS / 2).unref();
   }
 
@@ -132,4 +177,14 @@ export class LiveEvents {
     this.hearing = null;
     await hearing?.then((stop) => stop()).catch(() => {});
   }
+}
+
+/** `fn`, callable any number of times, run at most once. */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }

@@ -6,9 +6,11 @@
  *
  * A run is one stretch of a session held by one process: from a send (or a takeover) until
  * the session waits again. The process running it numbers its live events (`run`, `n`) and
- * publishes them as `LiveRecord`s — on the store's event bus when it has one (PostgreSQL
- * NOTIFY, so every server keeps the same records under the same numbers), else only here.
- * A record of a new run replaces the session's buffer: the buffer is the current run's.
+ * keeps them as `LiveRecord`s; on a store with an event bus (PostgreSQL NOTIFY) it also
+ * publishes them while another server watches the session, and sends what it kept of the run
+ * to a server that starts to watch (live-events.ts), so every server that watches keeps the
+ * same records under the same numbers. A record of a new run replaces the session's buffer:
+ * the buffer is the current run's.
  *
  * Bounded: per session by events and bytes (the oldest go first; a client resuming before
  * what is left gets what is left), by sessions (the least recently used nobody watches go),
@@ -51,6 +53,8 @@ export const DEFAULT_REPLAY_LIMITS: ReplayLimits = { maxEvents: 5_000, maxBytes:
 
 interface SessionBuffer {
   run: string;
+  /** Whether `run` was numbered by this process (it runs the session), not heard from another. */
+  own: boolean;
   /** The number of the last record of `run` taken, kept when the records are dropped (so an echo of one is still known). */
   last: number;
   records: { record: LiveRecord; bytes: number }[];
@@ -89,13 +93,15 @@ export class ReplayBuffers {
   /**
    * Keeps a record of `sessionId`'s current run (a new run starts a new buffer) and hands it
    * to the session's watchers; a record of the current run kept already (`has`) is ignored.
+   * `own`: this process numbered it (it runs the session).
    */
-  add(sessionId: string, record: LiveRecord): void {
+  add(sessionId: string, record: LiveRecord, { own = false } = {}): void {
     if (this.has(sessionId, record.run, record.n)) return;
     const buffer = this.touch(sessionId);
     if (buffer.run !== record.run) {
       this.drop(buffer);
       buffer.run = record.run;
+      buffer.own = own;
     }
     const bytes = Buffer.byteLength(JSON.stringify(record.event));
     buffer.records.push({ record, bytes });
@@ -116,6 +122,12 @@ export class ReplayBuffers {
     return buffer !== undefined && buffer.run !== '' && buffer.run === run && typeof n === 'number' && n <= buffer.last;
   }
 
+  /** The current run's records kept so far if this process numbered them (it runs the session), else none. */
+  ownRecords(sessionId: string): LiveRecord[] {
+    const buffer = this.sessions.get(sessionId);
+    return buffer?.own ? buffer.records.map((r) => r.record) : [];
+  }
+
   /** The current run's records kept so far, and each new one as it comes, until `stop()`. */
   watch(sessionId: string, listener: RecordListener): { replay: LiveRecord[]; stop: () => void } {
     const watched = this.touch(sessionId);
@@ -126,7 +138,7 @@ export class ReplayBuffers {
 
   /** The session's buffer (a new one if none), now the most recently used: the map's order is the eviction order. */
   private touch(sessionId: string): SessionBuffer {
-    const buffer = this.sessions.get(sessionId) ?? { run: '', last: 0, records: [], bytes: 0, listeners: new Set() };
+    const buffer = this.sessions.get(sessionId) ?? { run: '', own: false, last: 0, records: [], bytes: 0, listeners: new Set() };
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, buffer);
     return buffer;

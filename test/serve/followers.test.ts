@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FOLLOW_MS, Followers } from '../../src/serve/followers.js';
 import { LiveEvents } from '../../src/serve/live-events.js';
 import type { EventBus } from '../../src/store/session-store.js';
+import type { LiveRecord } from '../../src/serve/live-replay.js';
 
 describe('Followers', () => {
   it('follows a session while a stream is open, and for FOLLOW_MS after the last one closed', () => {
@@ -52,13 +53,18 @@ describe('Followers', () => {
 });
 
 /** Every event published by anyone, to every listener (after a microtask, as a bus delivers). */
-function sharedBus(): { bus: () => EventBus; raw: (event: unknown) => void } {
+function sharedBus(): { bus: () => EventBus; raw: (event: unknown) => void; sent: unknown[] } {
   const listeners = new Set<(event: unknown) => void>();
   const deliver = (event: unknown) => queueMicrotask(() => listeners.forEach((l) => l(event)));
+  const sent: unknown[] = [];
   return {
     raw: deliver,
+    sent,
     bus: () => ({
-      publishEvents: (_sessionId, events) => events.forEach(deliver),
+      publishEvents: (_sessionId, events) => {
+        sent.push(...events);
+        events.forEach(deliver);
+      },
       watchEvents: async (_sessionId, listener) => {
         listeners.add(listener);
         return async () => void listeners.delete(listener);
@@ -135,4 +141,59 @@ describe('LiveEvents: follows across servers', () => {
     expect(a.isFollowed('s2')).toBe(true);
     await a.close();
   });
+
+  it("a session's records go on the bus only while a server watches it, the run so far first, in order", async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
+    const shared = sharedBus();
+    const [a, b] = [new LiveEvents(shared.bus(), () => {}), new LiveEvents(shared.bus(), () => {})];
+    await a.hear();
+    const records = () => shared.sent.filter((e): e is LiveRecord => (e as { run?: unknown }).run !== undefined).map((r) => r.n);
+    for (const n of [1, 2, 3]) a.publish('s1', entered(n));
+    a.publish('s2', entered(1, 's2'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(records()).toEqual([]);
+
+    // B starts to follow s1: A sends the three it kept, then each new one; s2, watched nowhere, stays here.
+    const seen: number[] = [];
+    const watched = await b.watch('s1', (record) => seen.push(record.n));
+    await vi.advanceTimersByTimeAsync(0);
+    a.publish('s1', entered(4));
+    a.publish('s2', entered(2, 's2'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(records()).toEqual([1, 2, 3, 4]);
+
+    // Renewed while the stream stays open; once it closed and the follow lapsed, off the bus again.
+    await vi.advanceTimersByTimeAsync(FOLLOW_MS * 3);
+    a.publish('s1', entered(5));
+    watched.stop();
+    await vi.advanceTimersByTimeAsync(FOLLOW_MS * 2);
+    a.publish('s1', entered(6));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(records()).toEqual([1, 2, 3, 4, 5]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('a watcher that reads no deltas gets the records too, without making the session followed', async () => {
+    const shared = sharedBus();
+    const [a, b] = [new LiveEvents(shared.bus(), () => {}), new LiveEvents(shared.bus(), () => {})];
+    await a.hear();
+    a.publish('s1', entered(1));
+    const seen: number[] = [];
+    const watched = await b.watch('s1', (record) => seen.push(record.n), { follow: false });
+    await expect.poll(() => seen).toEqual([1]);
+    a.publish('s1', entered(2));
+    await expect.poll(() => seen).toEqual([1, 2]);
+    expect(a.isFollowed('s1')).toBe(false);
+    expect(shared.sent).toContainEqual({ watched: 's1' });
+    expect(shared.sent).not.toContainEqual({ followed: 's1' });
+    watched.stop();
+    watched.stop();
+    await Promise.all([a.close(), b.close()]);
+  });
 });
+
+/** Record `n` of run `r1` of a session: it entered a state. */
+function entered(n: number, sessionId = 's1'): LiveRecord {
+  return { run: 'r1', n, event: { type: 'state_entered', sessionId, at: n, state: 'running.manager.thinking' } };
+}

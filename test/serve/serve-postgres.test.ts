@@ -4,6 +4,7 @@
  * session driven through another, two events racing from two servers give one success and
  * one 409, and the real `steward serve` command runs a story to done and stops on SIGTERM.
  */
+import pgDriver from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/models/demo-model.js';
 import type { Model } from '../../src/core/models/model.js';
@@ -28,7 +29,7 @@ afterEach(async () => {
 let modelCalls = 0;
 
 /** One server as another machine would run it: its own pool, runtime and port. */
-async function server(url: string, streamed: boolean[] = []): Promise<{ handle: ServeHandle; http: ReturnType<typeof client> }> {
+async function server(url: string, streamed: boolean[] = []): Promise<{ handle: ServeHandle; http: ReturnType<typeof client>; store: PostgresStore }> {
   const store = new PostgresStore(url);
   const demo = new DemoModel();
   const model: Model = {
@@ -47,7 +48,7 @@ async function server(url: string, streamed: boolean[] = []): Promise<{ handle: 
     () => store.close(),
     () => handle.close(),
   );
-  return { handle, http: client(handle.url) };
+  return { handle, http: client(handle.url), store };
 }
 
 describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () => {
@@ -72,6 +73,50 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
     await expect.poll(() => sse.events.at(-1)?.event, { timeout: 5000 }).toBe('done');
     const journal = (await b.http.get(`/sessions/${id}/journal`)).body.entries;
     expect(sse.events.filter((e) => e.event === 'entry').map((e) => e.data)).toEqual(journal);
+  });
+
+  it('a session watched nowhere sends no live events over NOTIFY; a stream opened later on another server gets its run so far', async () => {
+    const url = await pg.createDatabase();
+    const [a, b] = await Promise.all([server(url), server(url)]);
+    const heard: Array<{ sessionId: string; event: { run?: string; marker?: boolean } }> = [];
+    const listening = new pgDriver.Client({ connectionString: url });
+    await listening.connect();
+    cleanups.push(() => listening.end());
+    const channel = `steward_events_${a.store.schema}`;
+    listening.on('notification', (message) => heard.push(JSON.parse(message.payload ?? '{}')));
+    await listening.query(`LISTEN ${channel}`);
+    // Everything A handed to the database before the marker is heard before it (NOTIFY keeps commit order).
+    const heardAll = async () => {
+      await a.store.events!.flush!();
+      await listening.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify({ sessionId: 'marker', event: { marker: true } })]);
+      await expect.poll(() => heard.some((h) => h.event.marker)).toBe(true);
+      heard.splice(
+        heard.findIndex((h) => h.event.marker),
+        1,
+      );
+    };
+
+    const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    const first = await a.http.post(`/sessions/${id}/events`, { type: 'user_submitted_input', text: 'Hello' });
+    expect(first.body.view.waitingReason).toBe('approve_step');
+    await heardAll();
+    expect(heard).toEqual([]);
+
+    // A stream on B: A sends the run it kept (to the wait), then the next run as it happens.
+    const sse = await readEvents(await fetch(`${b.handle.url}/sessions/${id}/stream`));
+    cleanups.push(() => sse.stop());
+    await expect.poll(() => sse.events.some((e) => e.event === 'session' && e.data.type === 'waiting' && e.data.reason === 'approve_step')).toBe(true);
+    expect(await a.http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step' })).toMatchObject({ status: 200 });
+    await expect.poll(() => sse.events.some((e) => e.event === 'session' && e.data.type === 'round_started' && e.data.agent === 'worker')).toBe(true);
+    await heardAll();
+    const records = heard.filter((h) => h.event.run !== undefined) as unknown as Array<{ event: { run: string; n: number } }>;
+    // The first run from its first record, then the second from its first, each in order.
+    const runs = [...new Set(records.map((r) => r.event.run))];
+    expect(runs).toHaveLength(2);
+    for (const run of runs) {
+      const numbers = records.filter((r) => r.event.run === run).map((r) => r.event.n);
+      expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+    }
   });
 
   it("a session's model calls stream while a stream on another server follows it, and not before", async () => {
