@@ -5,6 +5,9 @@ import type { OneServerFigures } from './one-server.js';
 /** The targets at 1,000 sessions on this machine (model latency 0.3–3 s). */
 export const TARGETS = { addedP99Ms: 50, eventLoopP99Ms: 20, waitingBytes: 20 * 1024 } as const;
 
+/** Steward's added p99 at the user, at most this many times the floor's of the same run and size. */
+const FLOOR_RATIO_TARGETS = { sqlite: 1.5, postgres: 2 } as const;
+
 const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const kb = (n: number | null) => (n === null ? '—' : `${(n / 1024).toFixed(1)} KB`);
 
@@ -32,6 +35,7 @@ export function printRuns(runs: readonly OneServerFigures[], say: (line: string)
     );
   }
   say(`targets (≤ 1,000 sessions): added p99 ≤ ${TARGETS.addedP99Ms} ms, event loop p99 ≤ ${TARGETS.eventLoopP99Ms} ms; a waiting session ≤ 20 KB (✗: missed)`);
+  for (const line of floorRatios(runs)) say(line);
   say('added: at the user, end to end minus the model; in server: SessionHost.send minus its model calls; actions begun and ended in the window');
   say("loop busy: the share of the window the server's event loop ran code; GC pauses > 10 ms: the garbage collector's, in the window");
   if (runs.some((r) => r.store === 'floor'))
@@ -39,6 +43,24 @@ export function printRuns(runs: readonly OneServerFigures[], say: (line: string)
       'floor: the same users and model calls through a server with no store and no chart (floor-process.ts), run first: what this machine adds at that moment',
     );
   say('');
+}
+
+/**
+ * Each Steward run's added p99 at the user against the floor's at the same size in this run
+ * (the machine's share measured minutes apart, so the ratio holds where the milliseconds move).
+ */
+function floorRatios(runs: readonly OneServerFigures[]): string[] {
+  const lines: string[] = [];
+  for (const r of runs) {
+    const floor = runs.find((f) => f.store === 'floor' && f.sessions === r.sessions);
+    if (r.store === 'floor' || !floor || floor.addedMs.p99 <= 0) continue;
+    const ratio = r.addedMs.p99 / floor.addedMs.p99;
+    const target = FLOOR_RATIO_TARGETS[r.store];
+    lines.push(
+      `against the floor, ${r.store} · ${r.sessions} sessions: added p99 ${ms(r.addedMs.p99)} / ${ms(floor.addedMs.p99)} ms = ${ratio.toFixed(1)}× (target ≤ ${target}×${mark(r.sessions > 1000 || ratio <= target)})`,
+    );
+  }
+  return lines;
 }
 
 export function printKills(k: KillFigures, say: (line: string) => void): void {

@@ -25,6 +25,9 @@ describe.skipIf(postgresUnavailable !== null)('bench:load --quick', () => {
       timeout: 590_000,
     });
     expect(run.stdout, run.stderr).toContain('correctness: nothing lost');
+    // Each store's added p99 against the floor's of the same run, beside its target.
+    for (const store of ['sqlite', 'postgres'])
+      expect(run.stdout).toMatch(new RegExp(`against the floor, ${store} · 20 sessions: added p99 .+ = [\\d.]+× \\(target ≤`));
     expect(run.status).toBe(0);
     const figures = JSON.parse(readFileSync(out, 'utf8')) as {
       runs: Array<{
