@@ -30,6 +30,7 @@ export {
   type UpgradeResult,
 } from './runtime/runtime.js';
 export type { SendOptions } from './runtime/send-keys.js';
+export type { LeaseHandOver } from './runtime/session-lease.js';
 // Webhooks: receivers for createRuntime({ webhooks }), the event names, the body a receiver gets.
 export { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, parseEventFilter, type WebhookEventType } from './webhooks/events.js';
 export { checkReceivers, type WebhookReceiver } from './webhooks/receivers.js';

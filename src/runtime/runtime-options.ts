@@ -23,6 +23,7 @@ import type { TranscriptName } from './archive.js';
 import type { ToolHostOptions } from '../mcp/types.js';
 import type { ToolApprovalRule } from './worker-tools.js';
 import type { Session } from './session.js';
+import type { LeaseHandOver } from './session-lease.js';
 import type { SessionView } from '../core/view.js';
 import type { DeadlineClock } from './session-deadline.js';
 import type { WebhookLinks } from '../webhooks/links.js';
@@ -132,6 +133,8 @@ export interface ResumeOptions {
   lease?: Lease;
   /** With `lease`: asked before each model call; false (the lease is lost) stops the session instead. */
   leaseCheck?: () => Promise<boolean>;
+  /** With `lease`: whether the write that saves the session at rest gives the lease up too (default: it never does; the caller releases it). */
+  leaseHandOver?: LeaseHandOver;
 }
 
 export interface CreateSessionOptions {

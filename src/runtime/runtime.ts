@@ -276,7 +276,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const held = live.get(id);
     if (held?.revision !== undefined) await held.close();
     const own = resumeOptions.lease ? undefined : ownLease(id);
-    const leasing: SessionLeasing | undefined = resumeOptions.lease ? new PassedLease(resumeOptions.lease, resumeOptions.leaseCheck) : own;
+    const leasing: SessionLeasing | undefined = resumeOptions.lease
+      ? new PassedLease(resumeOptions.lease, resumeOptions.leaseCheck, resumeOptions.leaseHandOver)
+      : own;
     // Lease first, then read: what is loaded cannot change under this process any more.
     if (own) await own.hold();
     try {

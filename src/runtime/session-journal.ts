@@ -213,11 +213,15 @@ export class SessionJournal {
     // resolves, and makes every write before it durable too; a write inside a model loop
     // need not be (a power loss then loses only rounds no send() acknowledged; resume runs
     // them again). See docs/design.md §8, "Durability".
-    const durable = this.acknowledging || this.options.atRest();
+    const atRest = this.options.atRest();
+    const durable = this.acknowledging || atRest;
     this.acknowledging = false;
     const lease = leasing?.current;
     const packageVersions = this.versions;
     this.versions = null;
+    // The write that saves the session at rest ends its run: it may give the lease up as well,
+    // one round trip instead of a second statement after it (SessionLeasing.giveUpWithWrite).
+    const releaseLease = lease !== undefined && atRest && this.lastActive === null && leasing!.giveUpWithWrite();
     try {
       this.revisionNow = await store.append({
         id,
@@ -226,13 +230,16 @@ export class SessionJournal {
         snapshot: this.lastActive ?? this.options.persisted(),
         deadline: this.options.deadline(),
         ...(lease ? { lease } : {}),
+        ...(releaseLease ? { releaseLease } : {}),
         ...(durable ? {} : { durable: false }),
         ...(packageVersions ? { packageVersions } : {}),
       });
+      if (releaseLease) leasing!.gaveUp(true);
       if (lease) leasing!.wrote();
       const keyed = entries.find((e) => e.sendKey)?.sendKey;
       if (keyed) this.writtenKey = keyed.key;
     } catch (error) {
+      if (releaseLease) leasing!.gaveUp(false);
       // Another writer won (ConflictError) or the store failed: stop at once, so this
       // process never runs on a state it could not save. The store still holds the last
       // good state; resume from it.

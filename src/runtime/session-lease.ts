@@ -7,7 +7,8 @@
  * - `OwnLease`: nobody passed one (CLI `run`, `send`, `resume`, an app's own code): the
  *   session takes the lease itself before it runs (a send, a resume of a running session, a
  *   fork with a call in flight), keeps it renewed while it runs (LeaseKeeper), and lets it go
- *   once it waits for the user, is done or is closed. A waiting session holds none, so any
+ *   once it waits for the user, is done or is closed — in the write that saves it at rest
+ *   (`giveUpWithWrite`), or after it when that write could not. A waiting session holds none, so any
  *   process (or server) may send it the next event. A lease held by a process of this
  *   machine that no longer exists (holder-process.ts) is taken at once, unexpired.
  */
@@ -38,6 +39,25 @@ export interface SessionLeasing {
   beforeModelCall(): Promise<void>;
   /** The session waits, is done or closed: the lease is given up. */
   letGo(): Promise<void>;
+  /**
+   * The session waits or is done, and a write is about to save it: true when that write is to
+   * give the lease up too (AppendInput.releaseLease: one round trip, not two). After true,
+   * nothing more is written under this lease; `gaveUp` says how the write ended.
+   */
+  giveUpWithWrite(): boolean;
+  /** The write `giveUpWithWrite` allowed settled (committed: the lease is released). */
+  gaveUp(committed: boolean): void;
+}
+
+/**
+ * How the holder of a passed lease lets the session's last write of a run give it up
+ * (SessionHost: only while one request uses the session; see held-sessions.ts).
+ */
+export interface LeaseHandOver {
+  /** May the write that saves the session at rest give the lease up? After true, the holder hands the session to no one else under it. */
+  atRest(): boolean;
+  /** That write settled (committed: the lease is released). */
+  settled(committed: boolean): void;
 }
 
 /** Stops the session and rejects unless `held`: a model call never starts on a lease not known to be held. */
@@ -54,6 +74,7 @@ export class PassedLease implements SessionLeasing {
   constructor(
     readonly current: Lease,
     private readonly isHeld?: () => Promise<boolean>,
+    private readonly handOver?: LeaseHandOver,
   ) {}
 
   onLost(stop: () => void): void {
@@ -72,6 +93,12 @@ export class PassedLease implements SessionLeasing {
     );
   }
   async letGo(): Promise<void> {}
+  giveUpWithWrite(): boolean {
+    return this.handOver?.atRest() ?? false;
+  }
+  gaveUp(committed: boolean): void {
+    this.handOver?.settled(committed);
+  }
 }
 
 /** A lease the session takes and renews itself, while it runs. */
@@ -142,6 +169,17 @@ export class OwnLease implements SessionLeasing {
       this.sessionId,
       () => this.lostMessage,
     );
+  }
+
+  giveUpWithWrite(): boolean {
+    // Sends are one at a time: the next one takes a lease of its own (hold), once letGo() has run.
+    if (!this.keeper?.isHeld()) return false;
+    this.keeper.givingUpWithWrite();
+    return true;
+  }
+
+  gaveUp(committed: boolean): void {
+    this.keeper?.givenUp(committed);
   }
 
   async letGo(): Promise<void> {

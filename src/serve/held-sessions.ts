@@ -13,6 +13,7 @@ import type { SessionStreamEvent } from '../core/machines/stream-events.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
+import type { LeaseHandOver } from '../runtime/session-lease.js';
 import type { ClaimedLease, Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
 import { sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
@@ -229,12 +230,40 @@ export class HeldSessions {
         )
       : null;
     held.keeper = keeper;
-    session = await this.runtime.resumeSession(id, { from: stored, ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld() } : {}) });
+    session = await this.runtime.resumeSession(id, {
+      from: stored,
+      ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld(), leaseHandOver: this.handOver(id, held) } : {}),
+    });
     if (keeper?.lost) session.stop();
     // The deltas of a reply only while someone follows the session (followers.ts): an
     // unwatched call does not stream.
     held.unsubscribe = session.subscribe((event) => this.publish(id, held, event, keeper), { textDeltas: () => this.live.isFollowed(id) });
     return session;
+  }
+
+  /**
+   * How a held session's write at rest gives its lease up (one round trip instead of a
+   * release after it): only while one request (or takeover) uses it, for a second one still
+   * needs the lease. From then on the session is handed to no one: a request that comes
+   * meanwhile waits for that write (`releasing`), then leases and loads the session afresh.
+   * The last user's `release` then closes the object and sends no release of its own.
+   */
+  private handOver(id: string, held: Held): LeaseHandOver {
+    let written: () => void = () => {};
+    return {
+      atRest: () => {
+        const keeper = held.keeper;
+        if (held.users !== 1 || this.held.get(id) !== held || !keeper?.isHeld()) return false;
+        keeper.givingUpWithWrite();
+        this.held.delete(id);
+        this.releasing.set(id, new Promise<void>((resolve) => (written = resolve)));
+        return true;
+      },
+      settled: (committed) => {
+        held.keeper?.givenUp(committed);
+        written();
+      },
+    };
   }
 
   /**

@@ -43,6 +43,9 @@ export class LeaseKeeper {
   private readonly ended: Promise<void>;
   private end: () => void = () => {};
   private released = false;
+  /** The write that gives the lease up (AppendInput.releaseLease), from when it is handed the lease until it settles. */
+  private givingUp: Promise<boolean> | null = null;
+  private gaveUp: (committed: boolean) => void = () => {};
   lost = false;
   lostMessage = '';
 
@@ -63,9 +66,9 @@ export class LeaseKeeper {
     this.confirmed(grantedAt);
   }
 
-  /** Whether the lease is known to be held now: not lost or released, and confirmed less than `heldMs` ago. */
+  /** Whether the lease is known to be held now: not lost, released or being given up, and confirmed less than `heldMs` ago. */
   isHeld(): boolean {
-    if (this.lost || this.released) return false;
+    if (this.lost || this.released || this.givingUp) return false;
     if (this.unconfirmedMs < this.heldMs) return true;
     this.lose(
       `the database has not confirmed it for ${Math.round(this.unconfirmedMs)} ms of a ${this.leaseMs} ms lease ` +
@@ -98,9 +101,25 @@ export class LeaseKeeper {
     return this.isHeld();
   }
 
-  /** Stops renewing and gives the lease up. `unused`: see LeaseOps.releaseLease. */
+  /**
+   * The next write gives the lease up (AppendInput.releaseLease): no renewal from now on, and
+   * nothing here counts as held. Call `givenUp` once that write settled.
+   */
+  givingUpWithWrite(): void {
+    this.stopTimer();
+    this.givingUp ??= new Promise((resolve) => (this.gaveUp = resolve));
+  }
+
+  /** The write that was to give the lease up settled: committed, the lease is released; else `release()` sends the release. */
+  givenUp(committed: boolean): void {
+    if (committed) this.released = true;
+    this.gaveUp(committed);
+  }
+
+  /** Stops renewing and gives the lease up, unless a write gave it up already. `unused`: see LeaseOps.releaseLease. */
   async release(options?: { unused?: boolean }): Promise<void> {
     this.stopTimer();
+    await this.givingUp;
     if (this.released || this.lost) return;
     this.released = true;
     await this.leases
@@ -125,10 +144,14 @@ export class LeaseKeeper {
     if (!this.isHeld()) return;
     const started = performance.now();
     try {
-      if (await this.leases.renewLease(this.lease, this.leaseMs)) {
+      const renewed = await this.leases.renewLease(this.lease, this.leaseMs);
+      // A renewal that crossed the write giving the lease up says nothing more: that write decides.
+      if (this.givingUp) return;
+      if (renewed) {
         if (!this.lost && !this.released) this.confirmed(started);
       } else this.lose('the lease expired and was taken over, or released');
     } catch (error) {
+      if (this.givingUp) return;
       // The database did not answer: keep trying until the lease would have run out.
       if (this.unconfirmedMs >= this.heldMs)
         this.lose(`the database could not renew it for ${Math.round(this.unconfirmedMs)} ms (${error instanceof Error ? error.message : String(error)})`);

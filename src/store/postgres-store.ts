@@ -264,7 +264,8 @@ export class PostgresStore implements SessionStore {
     ]);
     // The UPDATE's WHERE is the revision check: a concurrent writer waits for our row lock,
     // then re-checks the revision and matches nothing. Journal rows ride in the same statement.
-    // The lease is the first fence ($15, $16): a holder whose lease expired commits nothing.
+    // The lease is the first fence ($15, $16): a holder whose lease expired commits nothing;
+    // the last write of a run may give it up in the same statement ($33).
     // The deadline is set ($29 true: to $30–$32, null clearing it) or kept, behind the same fences.
     const sql = `
       WITH u AS (
@@ -294,6 +295,10 @@ export class PostgresStore implements SessionStore {
         -- The statement sees the keys as they were before it: keep $23 of those beside the new ones.
         DELETE FROM ${this.S}.send_keys WHERE session_id = $1 AND cardinality($20::text[]) > 0 AND EXISTS (SELECT 1 FROM u)
           AND seq <= (SELECT seq FROM ${this.S}.send_keys WHERE session_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $23)
+      ), r AS (
+        -- The lease given up with the write ($33), as releaseLease would: only once the write is made.
+        UPDATE ${this.S}.leases SET expires_at = now()
+        WHERE $33::boolean AND session_id = $1 AND owner = $15::text AND token = $16::bigint AND expires_at > now() AND EXISTS (SELECT 1 FROM u)
       ), o AS (
         INSERT INTO ${this.S}.webhook_outbox (id, receiver, session_id, entry_seq, type, payload, created_at)
         SELECT x.id, x.receiver, $1, u.base + x.ord, x.type, x.payload::json, u.updated_at
@@ -339,6 +344,7 @@ export class PostgresStore implements SessionStore {
       deadline?.dueAt ?? null,
       deadline?.wait ?? null,
       deadline?.level ?? null,
+      input.releaseLease === true && input.lease !== undefined,
     ]);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);

@@ -212,6 +212,12 @@ export interface AppendOptions {
    */
   lease?: Lease;
   /**
+   * With `lease`: the write also gives the lease up, in its own transaction, as
+   * `LeaseOps.releaseLease` would after it (one round trip instead of two). For the last
+   * write of a run, when the session waits or is done. A store without leases ignores it.
+   */
+  releaseLease?: boolean;
+  /**
    * false: nobody is shown this write's outcome before a later write (a commit inside a model
    * loop; `send()` resolves only at the next wait). A store may then commit it without
    * forcing it to disk (SqliteStore: `synchronous=NORMAL`): it survives a crash of the

@@ -354,6 +354,49 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     expect(await session.send({ type: 'user_approved_next_step' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
   }, 60_000);
 
+  it('the write that saves a session at its wait gives the lease up in the same statement, in library code and on a server, with a second request on the held session too', async () => {
+    const url = await pg.createDatabase();
+    const store = new PostgresStore(url);
+    cleanups.push(() => store.close());
+    const releases = vi.spyOn(store.leases, 'releaseLease');
+    const journalIsGapless = async (id: string) => {
+      const seqs = (await store.journal(id)).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    };
+
+    // Library code (the session's own lease): free once send() resolves, with no release after the write.
+    const app = createRuntime({ model: counted(), store, leaseMs: LEASE_MS });
+    const session = await app.createSession({ packageId: 'tiny' });
+    expect(await session.send({ type: 'user_submitted_input', text: 'hello' })).toMatchObject({ ok: true, view: { waitingReason: 'approve_step' } });
+    expect(await store.leases.holder(session.id)).toBeNull();
+
+    // A server, with a second request on the session while its model call runs: the first
+    // request's wait keeps the lease (the second still needs it), the second's gives it up.
+    let answer: (() => void) | null = null;
+    const demo = new DemoModel();
+    const held: Model = { label: 'held', complete: (request) => new Promise((resolve) => (answer = () => resolve(demo.complete(request)))) };
+    const host = new SessionHost(createRuntime({ model: held, store }), store, { leaseMs: LEASE_MS, owner: 'server' });
+    cleanups.push(() => host.drain(0));
+    const first = host.send(session.id, { type: 'user_approved_next_step' });
+    await until(() => answer !== null, 'the worker call');
+    const second = host.send(session.id, { type: 'user_approved_next_step' });
+    const answering = setInterval(() => answer?.(), 20);
+    cleanups.push(async () => clearInterval(answering));
+    expect(await first).toMatchObject({ ok: true });
+    const repeated = await second;
+    // The same decision again, now for a wait that is gone: refused, never applied to the next.
+    expect(repeated.ok || repeated.error.code === 'event_refused' || repeated.error.code === 'wait_closed').toBe(true);
+    expect(await store.leases.holder(session.id)).toBeNull();
+    await journalIsGapless(session.id);
+
+    // Another process sends at once: nothing holds the session.
+    const other = await createRuntime({ model: counted(), store }).resumeSession(session.id);
+    expect(await other.send({ type: 'user_submitted_input', text: 'and now?' })).toMatchObject({ ok: expect.any(Boolean) });
+    expect(await store.leases.holder(session.id)).toBeNull();
+    await journalIsGapless(session.id);
+    expect(releases).not.toHaveBeenCalled();
+  }, 60_000);
+
   it('GET /sessions/:id/stream on one server delivers the live library events of a session another server runs', async () => {
     const url = await pg.createDatabase();
     const servers = await Promise.all(

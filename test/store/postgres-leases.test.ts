@@ -236,6 +236,35 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     expect(await a.append({ id: 'f', expectedRevision: 3, entries: [entry('e3', 'waiting')], snapshot: { n: 3 } })).toBe(4);
   });
 
+  it('a write can give its lease up in the same statement: committed, the lease is free at once; refused, it gives nothing up', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    await a.create({ id: 'g', packageId: null, snapshot: { n: 0 }, entry: created() });
+    const lease = (await a.leases.acquireLease('g', 'A', 60_000))!;
+    // A refused write (a stale revision) keeps the lease: its holder still runs the session.
+    await expect(
+      a.append({ id: 'g', expectedRevision: 0, entries: [entry('stale', 'waiting')], snapshot: { n: 'stale' }, lease, releaseLease: true }),
+    ).rejects.toThrow(ConflictError);
+    expect((await b.leases.holder('g'))?.owner).toBe('A');
+    // Without a lease the flag asks nothing: the write is refused while A holds it, and A keeps it.
+    await expect(
+      b.append({ id: 'g', expectedRevision: 1, entries: [entry('intruder', 'x')], snapshot: { n: 'intruder' }, releaseLease: true }),
+    ).rejects.toThrow(ConflictError);
+    expect((await b.leases.holder('g'))?.owner).toBe('A');
+
+    expect(await a.append({ id: 'g', expectedRevision: 1, entries: [entry('e1', 'waiting')], snapshot: { n: 1 }, lease, releaseLease: true })).toBe(2);
+    expect(await b.leases.holder('g')).toBeNull();
+    // Given up: the old grant writes nothing more, and anyone takes the session at once.
+    await expect(a.append({ id: 'g', expectedRevision: 2, entries: [entry('late', 'x')], snapshot: { n: 'late' }, lease })).rejects.toThrow(LeaseLostError);
+    const taken = (await b.leases.acquireLease('g', 'B', 5000))!;
+    expect(await b.append({ id: 'g', expectedRevision: 2, entries: [entry('e2', 'waiting')], snapshot: { n: 2 }, lease: taken })).toBe(3);
+    expect((await a.journal('g')).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'e1'],
+      [3, 'e2'],
+    ]);
+  });
+
   it('the deadline is fenced like the write it rides with: a lost lease or an unleased write while another holds it changes nothing; a grant and a claim read it', async () => {
     const schema = freshSchema();
     const [a, b] = [connect(schema), connect(schema)];
