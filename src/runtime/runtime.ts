@@ -279,10 +279,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const leasing: SessionLeasing | undefined = resumeOptions.lease
       ? new PassedLease(resumeOptions.lease, resumeOptions.leaseCheck, resumeOptions.leaseHandOver)
       : own;
-    // Lease first, then read: what is loaded cannot change under this process any more.
-    if (own) await own.hold();
+    // Lease first, then read (in one statement when the lease is this session's own): what is
+    // loaded cannot change under this process any more.
+    const grant = own ? await own.hold() : null;
     try {
-      const stored = resumeOptions.from ?? (await store.load(id));
+      const stored = resumeOptions.from ?? grant?.read ?? (await store.load(id));
       if (!stored) throw new SessionNotFoundError(id);
       const opened = openEnvelopeWithHistory(id, stored.snapshot);
       opened.snapshot = resumable(id, opened.snapshot);

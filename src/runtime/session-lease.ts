@@ -14,10 +14,10 @@
  */
 import { plainCodeOf } from './send-codes.js';
 import { performance } from 'node:perf_hooks';
-import { LeaseLostError, SessionLeasedError } from '../core/errors.js';
+import { LeaseLostError, SessionLeasedError, SessionNotFoundError } from '../core/errors.js';
 import { holderGone } from '../store/holder-process.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
-import type { Lease, LeaseOps, SessionStore } from '../store/session-store.js';
+import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import type { SendError } from './session.js';
 
 export interface SessionLeasing {
@@ -27,8 +27,12 @@ export interface SessionLeasing {
   readonly lostMessage: string | undefined;
   /** Called when the lease is lost: the session stops (an in-flight model call is aborted). */
   onLost(stop: () => void): void;
-  /** Before a send: holds the lease; true when it was granted just now. Throws SessionLeasedError. */
-  hold(): Promise<boolean>;
+  /**
+   * Before a send: holds the lease. A grant made just now comes back with the session as its
+   * statement read it (`read`, when it was read with it); null: held already. Throws
+   * SessionLeasedError.
+   */
+  hold(): Promise<{ read: StoredSession | undefined } | null>;
   /** A write fenced by the current lease committed. */
   wrote(): void;
   /**
@@ -80,8 +84,8 @@ export class PassedLease implements SessionLeasing {
   onLost(stop: () => void): void {
     this.stop = stop;
   }
-  async hold(): Promise<boolean> {
-    return false;
+  async hold(): Promise<null> {
+    return null;
   }
   wrote(): void {}
   beforeModelCall(): Promise<void> {
@@ -129,14 +133,18 @@ export class OwnLease implements SessionLeasing {
     this.stop = stop;
   }
 
-  async hold(): Promise<boolean> {
+  async hold(): Promise<{ read: StoredSession | undefined } | null> {
     await this.letting;
     // Held already, or lost: then the session is stopped and its writes fail, fenced by it.
-    if (this.keeper) return false;
+    if (this.keeper) return null;
     let askedAt = performance.now();
-    let lease = await this.leases.acquireLease(this.sessionId, this.owner, this.leaseMs);
+    // The grant and the session in one statement: a send checks what it read (leaseForSend).
+    const found = await this.leases.acquireAndLoad(this.sessionId, this.owner, this.leaseMs);
+    if (!found.stored) throw new SessionNotFoundError(this.sessionId);
+    let lease = found.lease;
+    const read = lease ? found.stored : undefined;
     if (!lease) {
-      let holder = await this.leases.holder(this.sessionId);
+      let holder = found.holder;
       // A holder on this machine whose process is gone (killed mid-call) renews nothing: its
       // lease is taken now, not once it runs out, by the same guarded statement.
       if (holder && holderGone(holder.process)) {
@@ -155,7 +163,7 @@ export class OwnLease implements SessionLeasing {
       () => {},
       askedAt,
     );
-    return true;
+    return { read };
   }
 
   wrote(): void {
@@ -205,8 +213,9 @@ export async function leaseForSend(
   revision: number,
 ): Promise<Exclude<SendError, { code: 'event_refused' | 'not_a_decider' }> | undefined> {
   try {
-    if (!(await leasing.hold())) return undefined;
-    const stored = await store.load(id);
+    const grant = await leasing.hold();
+    if (!grant) return undefined;
+    const stored = grant.read ?? (await store.load(id));
     if (stored?.revision === revision) return undefined;
     await leasing.letGo();
     return {

@@ -354,11 +354,13 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     expect(await session.send({ type: 'user_approved_next_step' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
   }, 60_000);
 
-  it('the write that saves a session at its wait gives the lease up in the same statement, in library code and on a server, with a second request on the held session too', async () => {
+  it('a send takes the lease with the read and gives it up with the write at its wait, in library code and on a server, with a second request on the held session too', async () => {
     const url = await pg.createDatabase();
     const store = new PostgresStore(url);
     cleanups.push(() => store.close());
     const releases = vi.spyOn(store.leases, 'releaseLease');
+    // A lease is taken with the session's read (acquireAndLoad): no load after it.
+    const loads = vi.spyOn(store, 'load');
     const journalIsGapless = async (id: string) => {
       const seqs = (await store.journal(id)).map((e) => e.seq);
       expect(seqs).toEqual(seqs.map((_, i) => i + 1));
@@ -366,6 +368,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
 
     // Library code (the session's own lease): free once send() resolves, with no release after the write.
     const app = createRuntime({ model: counted(), store, leaseMs: LEASE_MS });
+    await expect(app.resumeSession('s-nobody')).rejects.toThrow(/No session "s-nobody"/);
     const session = await app.createSession({ packageId: 'tiny' });
     expect(await session.send({ type: 'user_submitted_input', text: 'hello' })).toMatchObject({ ok: true, view: { waitingReason: 'approve_step' } });
     expect(await store.leases.holder(session.id)).toBeNull();
@@ -395,6 +398,7 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     expect(await store.leases.holder(session.id)).toBeNull();
     await journalIsGapless(session.id);
     expect(releases).not.toHaveBeenCalled();
+    expect(loads).not.toHaveBeenCalled();
   }, 60_000);
 
   it('GET /sessions/:id/stream on one server delivers the live library events of a session another server runs', async () => {
