@@ -8,9 +8,9 @@
  *   session takes the lease itself before it runs (a send, a resume of a running session, a
  *   fork with a call in flight), keeps it renewed while it runs (LeaseKeeper), and lets it go
  *   once it waits for the user, is done or is closed — in the write that saves it at rest
- *   (`giveUpWithWrite`), or after it when that write could not. A waiting session holds none, so any
- *   process (or server) may send it the next event. A lease held by a process of this
- *   machine that no longer exists (holder-process.ts) is taken at once, unexpired.
+ *   (`giveUpWithWrite`), or after it when that write could not. A waiting session holds
+ *   none, so any process (or server) may send it the next event. A lease held by a process
+ *   of this machine that no longer exists (holder-process.ts) is taken at once, unexpired.
  */
 import { plainCodeOf } from './send-codes.js';
 import { performance } from 'node:perf_hooks';
