@@ -110,6 +110,8 @@ export class OwnLease implements SessionLeasing {
   private keeper: LeaseKeeper | null = null;
   private letting: Promise<void> | null = null;
   private wroteUnderGrant = false;
+  /** The keeper whose lease the write under way gives up. */
+  private handing: LeaseKeeper | null = null;
   /** Why the last lease was lost, kept after it was let go. */
   private lostWhy: string | undefined;
   private stop: () => void = () => {};
@@ -135,6 +137,9 @@ export class OwnLease implements SessionLeasing {
 
   async hold(): Promise<{ read: StoredSession | undefined } | null> {
     await this.letting;
+    // A write giving the lease up is under way (this send came as the last one's write began):
+    // once it committed, that lease is gone, and this send takes a new one.
+    if (this.keeper?.givingUpWrite && (await this.keeper.givingUpWrite)) await this.letGo();
     // Held already, or lost: then the session is stopped and its writes fail, fenced by it.
     if (this.keeper) return null;
     let askedAt = performance.now();
@@ -180,14 +185,16 @@ export class OwnLease implements SessionLeasing {
   }
 
   giveUpWithWrite(): boolean {
-    // Sends are one at a time: the next one takes a lease of its own (hold), once letGo() has run.
+    // A send that comes meanwhile waits for the write in hold(), then takes a lease of its own.
     if (!this.keeper?.isHeld()) return false;
+    this.handing = this.keeper;
     this.keeper.givingUpWithWrite();
     return true;
   }
 
   gaveUp(committed: boolean): void {
-    this.keeper?.givenUp(committed);
+    this.handing?.givenUp(committed);
+    this.handing = null;
   }
 
   async letGo(): Promise<void> {

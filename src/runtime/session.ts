@@ -149,6 +149,10 @@ export class Session {
   private events: SessionEventHub | null = null;
   /** sendNow() calls under way (at most one: send() queues them): the lease is not let go under one. */
   private sending = 0;
+  /** Works enqueued and not yet done (sends, deadlines, upgrades): the one under way counts. */
+  private queued = 0;
+  /** The work under way has another step after this one (a deadline that came due passes before the decision). */
+  private stepsAhead = false;
   /** Without a store: the idempotency keys of this session's sends (the latest SEND_KEYS_KEPT). */
   private readonly memoryKeys: Map<string, SendKeyRecord> | null;
   private readonly packageOnDisk: ((packageId: string) => string | undefined) | undefined;
@@ -180,6 +184,8 @@ export class Session {
           // A stopped actor's write saves the state it stopped in (journal.stopping), with its deadline as it was.
           deadline: () => (this.actor.getSnapshot().status === 'stopped' ? this.deadline.current : this.deadline.follow(this.actor.getSnapshot())),
           atRest: () => isWaitOrEnd(this.actor.getSnapshot()),
+          // The write at rest ends the lease only when no other work of this session follows it.
+          lastWork: () => this.queued <= 1 && !this.stepsAhead,
           onWriteFailed: () => {
             this.deadline.stop();
             this.actor.stop();
@@ -348,7 +354,14 @@ export class Session {
       // A deadline that came due before this decision arrived (its timer or a server's scan not yet run) passes first:
       // an expired approval is a rejection, whatever comes after it.
       const overdue = this.deadline.overdue();
-      if (overdue) await this.sendLeased(() => this.handleDeadline(overdue));
+      if (overdue) {
+        this.stepsAhead = true;
+        try {
+          await this.sendLeased(() => this.handleDeadline(overdue));
+        } finally {
+          this.stepsAhead = false;
+        }
+      }
       return key === undefined ? this.sendNow(event, onAccepted) : this.sendLeased(() => this.sendKeyed(event, key, onAccepted));
     });
   }
@@ -393,7 +406,10 @@ export class Session {
 
   /** Runs `work` after the sends queued before it: one at a time, in call order. */
   private enqueue(work: () => Promise<SendResult>): Promise<SendResult> {
+    this.queued += 1;
     const run = this.busy ? this.busy.then(work) : work();
+    const dequeue = () => void (this.queued -= 1);
+    run.then(dequeue, dequeue);
     // Keep only completion (not the result and its view) so an idle session holds nothing extra.
     const done: Promise<void> = run.then(() => {
       if (this.busy === done) this.busy = null;

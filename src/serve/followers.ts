@@ -1,9 +1,9 @@
 /**
  * Which sessions someone follows as they run, so that a model call streams only while
  * someone can see its reply as it is written. Streaming is not free: each piece of a reply
- * is a chunk to parse, an event to number, keep for replay and (on PostgreSQL) NOTIFY to
- * every server, a large part of what a model round costs a busy server (bench/README.md,
- * "Load"). A call that does not stream returns the same reply.
+ * is a chunk to parse, an event to number, keep for replay and (on PostgreSQL, while another
+ * server watches the session) NOTIFY, a large part of what a model round costs a busy server
+ * (bench/README.md, "Load"). A call that does not stream returns the same reply.
  *
  * A session is followed while a stream on it is open on this server; for `FOLLOW_MS` after
  * one closed (an EventSource reconnecting, a page between two streams); for `FOLLOW_MS`

@@ -260,8 +260,11 @@ export class HeldSessions {
         return true;
       },
       settled: (committed) => {
-        held.keeper?.givenUp(committed);
-        written();
+        const keeper = held.keeper!;
+        keeper.givenUp(committed);
+        // Not given up: a request waiting for it takes the lease once this one's release is sent.
+        if (committed) written();
+        else void keeper.release().finally(written);
       },
     };
   }

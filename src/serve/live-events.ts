@@ -8,8 +8,8 @@
  * A server with a watcher of a session (a stream, or a protocol waiting for the next wait)
  * says so on the bus, and renews it every `FOLLOW_MS / 2` while the watcher stays: `followed`
  * for a watcher that shows text deltas, `watched` for one that reads none. The server running
- * the session starts publishing its records then, beginning with what it kept of the current
- * run. So a stream opened on any server replays the current run, and a session nobody watches
+ * the session starts publishing its records then, beginning with what it kept of the run under
+ * way. So a stream opened on any server mid-run replays the run, and a session nobody watches
  * costs the bus nothing: most sessions are watched nowhere while they run, and each NOTIFY is
  * a statement that wakes a database backend.
  *
@@ -129,8 +129,10 @@ export class LiveEvents {
   /**
    * A notice from a server on the bus (this one's own too: it cannot tell them apart, and one
    * costs only publishing). When nobody watched the session on the bus before, what this
-   * process kept of its current run goes out first, in order and before any later record, so
-   * the new watcher replays the whole run.
+   * process kept of the last run it numbered goes out first, in order and before any later
+   * record, so the new watcher replays the whole run — also one that ended just before the
+   * notice came (a watcher that started mid-run, on a busy bus). Best effort: if another server
+   * ran the session since, unwatched, that older run may come too (the journal is the record).
    */
   private heard(notice: Notice): void {
     const sessionId = 'followed' in notice ? notice.followed : notice.watched;

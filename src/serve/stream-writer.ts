@@ -81,6 +81,8 @@ export async function writeStream(sse: SSEStreamingApi, start: StreamStart, { st
     }
     while (!ended) {
       for (const record of queue.splice(0)) {
+        // A run sent again for a new watcher elsewhere (live-events.ts) may hold what this client had.
+        if (live && record.run === live.run && record.n <= live.n) continue;
         live = { run: record.run, n: record.n };
         await sse.writeSSE({ event: 'session', id: cursorId(cursor, live), data: JSON.stringify(record.event) });
       }

@@ -110,6 +110,11 @@ export class LeaseKeeper {
     this.givingUp ??= new Promise((resolve) => (this.gaveUp = resolve));
   }
 
+  /** The write giving the lease up, while there is one: resolves with whether it committed. */
+  get givingUpWrite(): Promise<boolean> | null {
+    return this.givingUp;
+  }
+
   /** The write that was to give the lease up settled: committed, the lease is released; else `release()` sends the release. */
   givenUp(committed: boolean): void {
     if (committed) this.released = true;

@@ -29,7 +29,11 @@ afterEach(async () => {
 let modelCalls = 0;
 
 /** One server as another machine would run it: its own pool, runtime and port. */
-async function server(url: string, streamed: boolean[] = []): Promise<{ handle: ServeHandle; http: ReturnType<typeof client>; store: PostgresStore }> {
+async function server(
+  url: string,
+  streamed: boolean[] = [],
+  gate: () => Promise<void> = () => Promise.resolve(),
+): Promise<{ handle: ServeHandle; http: ReturnType<typeof client>; store: PostgresStore }> {
   const store = new PostgresStore(url);
   const demo = new DemoModel();
   const model: Model = {
@@ -39,7 +43,7 @@ async function server(url: string, streamed: boolean[] = []): Promise<{ handle: 
       // Whether the call streams; a streaming call gets a piece of text of its own.
       streamed.push(request.onTextDelta !== undefined);
       request.onTextDelta?.('Thinking…');
-      return demo.complete(request);
+      return gate().then(() => demo.complete(request));
     },
   };
   const runtime = createRuntime({ model, store });
@@ -75,10 +79,14 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
     expect(sse.events.filter((e) => e.event === 'entry').map((e) => e.data)).toEqual(journal);
   });
 
-  it('a session watched nowhere sends no live events over NOTIFY; a stream opened later on another server gets its run so far', async () => {
+  it('a session watched nowhere sends no live events over NOTIFY; a stream opened mid-run on another server gets the run so far, in order', async () => {
     const url = await pg.createDatabase();
-    const [a, b] = await Promise.all([server(url), server(url)]);
-    const heard: Array<{ sessionId: string; event: { run?: string; marker?: boolean } }> = [];
+    // A's model calls wait for the test while `holding`: the run is under way as long as it wants.
+    let holding = false;
+    let letGo: (() => void) | null = null;
+    const gate = () => (holding ? new Promise<void>((resolve) => (letGo = resolve)) : Promise.resolve());
+    const [a, b] = await Promise.all([server(url, [], gate), server(url)]);
+    const heard: Array<{ sessionId: string; event: { run?: string; n?: number; marker?: boolean } }> = [];
     const listening = new pgDriver.Client({ connectionString: url });
     await listening.connect();
     cleanups.push(() => listening.end());
@@ -102,21 +110,26 @@ describe.skipIf(postgresUnavailable !== null)('steward serve on PostgreSQL', () 
     await heardAll();
     expect(heard).toEqual([]);
 
-    // A stream on B: A sends the run it kept (to the wait), then the next run as it happens.
+    // The next run stops in its worker call; a stream opens on B meanwhile.
+    holding = true;
+    const approved = a.http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step' });
+    await expect.poll(() => letGo !== null).toBe(true);
     const sse = await readEvents(await fetch(`${b.handle.url}/sessions/${id}/stream`));
     cleanups.push(() => sse.stop());
-    await expect.poll(() => sse.events.some((e) => e.event === 'session' && e.data.type === 'waiting' && e.data.reason === 'approve_step')).toBe(true);
-    expect(await a.http.post(`/sessions/${id}/events`, { type: 'user_approved_next_step' })).toMatchObject({ status: 200 });
+    // A sends what it kept of the run (its worker round began before B watched), then the rest as it happens.
     await expect.poll(() => sse.events.some((e) => e.event === 'session' && e.data.type === 'round_started' && e.data.agent === 'worker')).toBe(true);
+    holding = false;
+    letGo!();
+    expect(await approved).toMatchObject({ status: 200, body: { view: { waitingReason: 'review_artifact' } } });
+    await expect.poll(() => sse.events.some((e) => e.event === 'session' && e.data.type === 'waiting' && e.data.reason === 'review_artifact')).toBe(true);
     await heardAll();
-    const records = heard.filter((h) => h.event.run !== undefined) as unknown as Array<{ event: { run: string; n: number } }>;
-    // The first run from its first record, then the second from its first, each in order.
-    const runs = [...new Set(records.map((r) => r.event.run))];
-    expect(runs).toHaveLength(2);
-    for (const run of runs) {
-      const numbers = records.filter((r) => r.event.run === run).map((r) => r.event.n);
-      expect(numbers).toEqual(numbers.map((_, i) => i + 1));
-    }
+    const records = heard.filter((h) => h.event.run !== undefined).map((h) => h.event as { run: string; n: number });
+    // One run only (the first went nowhere), from its first record, in order, none twice.
+    expect(new Set(records.map((r) => r.run)).size).toBe(1);
+    expect(records.map((r) => r.n)).toEqual(records.map((_, i) => i + 1));
+    // B's stream shows the run's records once each, in order.
+    const shown = sse.events.filter((e) => e.event === 'session').map((e) => e.id);
+    expect(new Set(shown).size).toBe(shown.length);
   });
 
   it("a session's model calls stream while a stream on another server follows it, and not before", async () => {

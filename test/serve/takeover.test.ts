@@ -20,6 +20,8 @@ import { until } from '../support/cli-process.js';
 import { holdLock, postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
 import { asSavedStopped } from '../support/stopped-snapshot.js';
+import { fakeClock } from '../support/fake-clock.js';
+import type { DeadlinePolicy } from '../../src/core/machines/deadlines.js';
 import { client, nextEvent, readEvents } from './http.js';
 
 const pg = usePostgres();
@@ -399,6 +401,29 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     await journalIsGapless(session.id);
     expect(releases).not.toHaveBeenCalled();
     expect(loads).not.toHaveBeenCalled();
+  }, 60_000);
+
+  it('a deadline that came due before a decision passes first without giving the lease up: the decision runs under it, in library code and on a server', async () => {
+    const url = await pg.createDatabase();
+    const store = new PostgresStore(url);
+    cleanups.push(() => store.close());
+    const clock = fakeClock();
+    const deadlines: DeadlinePolicy = { approve_step: { after: '10m', outcome: 'remind' } };
+    const app = createRuntime({ model: counted(), store, clock, deadlines, leaseMs: LEASE_MS });
+    const [mine, served] = [await app.createSession({ packageId: 'tiny' }), await app.createSession({ packageId: 'tiny' })];
+    for (const session of [mine, served])
+      expect(await session.send({ type: 'user_submitted_input', text: 'hello' })).toMatchObject({ ok: true, view: { waitingReason: 'approve_step' } });
+    await served.close();
+    // Past the due time, before any timer ran: each decision first passes the reminder (the wait stays), then is taken.
+    clock.skip(11 * 60_000);
+    expect(await mine.send({ type: 'user_approved_next_step' })).toMatchObject({ ok: true, view: { waitingReason: 'review_artifact' } });
+    const host = new SessionHost(createRuntime({ model: counted(), store, clock, deadlines }), store, { leaseMs: LEASE_MS, owner: 'server' });
+    cleanups.push(() => host.drain(0));
+    expect(await host.send(served.id, { type: 'user_approved_next_step' })).toMatchObject({ ok: true, view: { waitingReason: 'review_artifact' } });
+    for (const session of [mine, served]) {
+      expect((await store.journal(session.id)).map((e) => e.type)).toContain('deadline_passed');
+      expect(await store.leases.holder(session.id)).toBeNull();
+    }
   }, 60_000);
 
   it('GET /sessions/:id/stream on one server delivers the live library events of a session another server runs', async () => {

@@ -172,7 +172,8 @@ export class StewardA2AHandler implements A2ARequestHandler {
     const feed = this.feed();
     let settled = false;
     // Listening first, then reading: a wait that comes between the two is not missed.
-    // Only what comes next: the replay of earlier rounds would repeat notes a client had or does not need.
+    // Only what the listener hears: the replay of earlier rounds would repeat notes a client had or does not need
+    // (a run under way on another server may still come again, sent for a new watcher: a note or two twice at most).
     // It reads no deltas, so it does not follow the session (its model calls need not stream for it).
     const { stop } = await this.deps.host.watchLive(
       id,
