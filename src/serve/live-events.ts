@@ -8,10 +8,10 @@
  * A server with a watcher of a session (a stream, or a protocol waiting for the next wait)
  * says so on the bus, and renews it every `FOLLOW_MS / 2` while the watcher stays: `followed`
  * for a watcher that shows text deltas, `watched` for one that reads none. The server running
- * the session starts publishing its records then, beginning with what it kept of the run under
- * way. So a stream opened on any server mid-run replays the run, and a session nobody watches
- * costs the bus nothing: most sessions are watched nowhere while they run, and each NOTIFY is
- * a statement that wakes a database backend.
+ * the session starts publishing its records then, beginning with what it kept of its last run
+ * (the one under way, or just ended). So a stream opened on any server mid-run replays the
+ * run, and a session nobody watches costs the bus nothing: most sessions are watched nowhere
+ * while they run, and each NOTIFY is a statement that wakes a database backend.
  *
  * Who follows which session (followers.ts), here or elsewhere, decides whether a model call
  * streams.
