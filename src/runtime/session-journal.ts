@@ -47,8 +47,8 @@ export interface SessionJournalOptions {
   persisted: () => unknown;
   /** Whether the actor waits for the user or ended: such a write is what a person is shown. */
   atRest: () => boolean;
-  /** Whether no other work of the session follows the one under way (default true): only then may a write give the lease up. */
-  lastWork?: () => boolean;
+  /** Whether no other work of the session follows the one under way: only then may a write give the lease up. */
+  lastWork: () => boolean;
   /** A write failed (another writer won, or the store failed): the actor must stop at once. */
   onWriteFailed: () => void;
   /** The open wait's deadline as the write saves it (session-deadline.ts): kept in the store with the snapshot. */
@@ -223,7 +223,7 @@ export class SessionJournal {
     this.versions = null;
     // The write that saves the session at rest ends its run: it may give the lease up as well,
     // one round trip instead of a second statement after it (SessionLeasing.giveUpWithWrite).
-    const releaseLease = lease !== undefined && atRest && this.lastActive === null && this.options.lastWork?.() !== false && leasing!.giveUpWithWrite();
+    const releaseLease = lease !== undefined && atRest && this.lastActive === null && this.options.lastWork() && leasing!.giveUpWithWrite();
     try {
       this.revisionNow = await store.append({
         id,

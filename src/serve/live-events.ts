@@ -35,8 +35,8 @@ export class LiveEvents {
   private readonly followers = new Followers();
   /** Sessions a server on the bus has watchers of (its notices, kept as follows are): their records go on the bus. */
   private readonly watchedOnBus = new Followers();
-  /** Watchers open here that read no deltas, per session (announced as `watched`). */
-  private readonly quietHere = new Map<string, number>();
+  /** Watchers open here that read no deltas (announced as `watched`; only those open count). */
+  private readonly quietHere = new Followers();
   /** Renews this server's notices on the bus while it has watchers open. */
   private announcing: NodeJS.Timeout | null = null;
   private closed = false;
@@ -63,22 +63,11 @@ export class LiveEvents {
   async watch(sessionId: string, listener: (record: LiveRecord) => void, { follow = true } = {}): Promise<{ replay: LiveRecord[]; stop: () => void }> {
     await this.hear();
     const watched = this.replay.watch(sessionId, listener);
-    if (!follow) {
-      this.quietHere.set(sessionId, (this.quietHere.get(sessionId) ?? 0) + 1);
-      this.announce(sessionId, 'watched');
-      return {
-        replay: watched.replay,
-        stop: once(() => {
-          watched.stop();
-          this.quietClosed(sessionId);
-        }),
-      };
-    }
-    const closed = this.followers.opened(sessionId);
-    this.announce(sessionId, 'followed');
+    const closed = (follow ? this.followers : this.quietHere).opened(sessionId);
+    this.announce(sessionId, follow ? 'followed' : 'watched');
     // Handed to the database before the stream says hello; the other servers read it from
     // their LISTEN connection soon after (best effort: a send in that moment may not stream).
-    await this.bus?.flush?.().catch(() => {});
+    if (follow) await this.bus?.flush?.().catch(() => {});
     return {
       replay: watched.replay,
       stop: () => {
@@ -144,12 +133,6 @@ export class LiveEvents {
     if (kept.length > 0) this.bus?.publishEvents(sessionId, kept);
   }
 
-  private quietClosed(sessionId: string): void {
-    const left = (this.quietHere.get(sessionId) ?? 1) - 1;
-    if (left > 0) this.quietHere.set(sessionId, left);
-    else this.quietHere.delete(sessionId);
-  }
-
   /**
    * Tells the other servers that a watcher of `sessionId` is open here, and keeps telling them
    * of every watcher open here, every half follow, while any is (no-op without a bus).
@@ -161,12 +144,13 @@ export class LiveEvents {
     tell(sessionId, kind);
     this.announcing ??= setInterval(() => {
       const followed = new Set(this.followers.followedHere());
-      if (followed.size === 0 && this.quietHere.size === 0 && this.announcing) {
+      const quiet = this.quietHere.followedHere().filter((id) => !followed.has(id));
+      if (followed.size === 0 && quiet.length === 0 && this.announcing) {
         clearInterval(this.announcing);
         this.announcing = null;
       }
       for (const id of followed) tell(id, 'followed');
-      for (const id of this.quietHere.keys()) if (!followed.has(id)) tell(id, 'watched');
+      for (const id of quiet) tell(id, 'watched');
     }, FOLLOW_MS / 2).unref();
   }
 
@@ -179,14 +163,4 @@ export class LiveEvents {
     this.hearing = null;
     await hearing?.then((stop) => stop()).catch(() => {});
   }
-}
-
-/** `fn`, callable any number of times, run at most once. */
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
 }

@@ -80,6 +80,15 @@ export function fenceSql(S: string, owner: string, token: string): string {
     END`;
 }
 
+/**
+ * The statement that gives a grant up: it expires at `until` (default now), if it is still
+ * held. `$1` is the session id; `owner` and `token` name the grant's parameters. Used alone
+ * (releaseLease) and as a step of the write that ends a run (PostgresStore.append).
+ */
+export function releaseSql(S: string, owner: string, token: string, until = 'now()'): string {
+  return `UPDATE ${S}.leases SET expires_at = ${until} WHERE session_id = $1 AND owner = ${owner}::text AND token = ${token}::bigint AND expires_at > now()`;
+}
+
 /** Whether a lease, as the fence reads it, is held now by someone else or by nobody (for the error after a failed write). */
 export async function leaseHolder(query: Query, S: string, sessionId: string): Promise<{ owner: string; token: number } | null> {
   const { rows } = await query<{ owner: string; token: string }>(`SELECT owner, token FROM ${S}.leases WHERE session_id = $1 AND expires_at > now()`, [
@@ -161,11 +170,7 @@ export class PgLeases implements LeaseOps {
   async releaseLease(lease: Lease, options: { unused?: boolean } = {}): Promise<void> {
     // Unused: expired as of the last write, which then reads as made by no lease holder.
     const until = options.unused ? `LEAST(now(), (SELECT s.updated_at FROM ${this.S}.sessions s WHERE s.id = $1))` : 'now()';
-    await this.query(`UPDATE ${this.S}.leases SET expires_at = ${until} WHERE session_id = $1 AND owner = $2 AND token = $3 AND expires_at > now()`, [
-      lease.sessionId,
-      lease.owner,
-      lease.token,
-    ]);
+    await this.query(releaseSql(this.S, '$2', '$3', until), [lease.sessionId, lease.owner, lease.token]);
   }
 
   async holder(sessionId: string): Promise<LeaseHolder | null> {

@@ -16,7 +16,7 @@ import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
-import { fenceSql, leaseHolder, PgLeases } from './postgres-leases.js';
+import { fenceSql, leaseHolder, PgLeases, releaseSql } from './postgres-leases.js';
 import { thisProcess } from './holder-process.js';
 import { PgRenewals, type Query } from './postgres-renewals.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
@@ -297,8 +297,7 @@ export class PostgresStore implements SessionStore {
           AND seq <= (SELECT seq FROM ${this.S}.send_keys WHERE session_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $23)
       ), r AS (
         -- The lease given up with the write ($33), as releaseLease would: only once the write is made.
-        UPDATE ${this.S}.leases SET expires_at = now()
-        WHERE $33::boolean AND session_id = $1 AND owner = $15::text AND token = $16::bigint AND expires_at > now() AND EXISTS (SELECT 1 FROM u)
+        ${releaseSql(this.S, '$15', '$16')} AND $33::boolean AND EXISTS (SELECT 1 FROM u)
       ), o AS (
         INSERT INTO ${this.S}.webhook_outbox (id, receiver, session_id, entry_seq, type, payload, created_at)
         SELECT x.id, x.receiver, $1, u.base + x.ord, x.type, x.payload::json, u.updated_at
