@@ -39,3 +39,14 @@ function nameOf(manifest: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * Steward's version, from its package.json.
+ *
+ * @example
+ * stewardVersion(); // '0.9.0'
+ */
+export function stewardVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(stewardRoot(import.meta.url), 'package.json'), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}

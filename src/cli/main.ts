@@ -5,10 +5,9 @@
  * It never exits the process: it resolves with the exit code (bin/steward.mjs sets it), after the
  * command closed what it opened, so it can run inside another program (the tests do, see ./io.ts).
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
-import { stewardRoot } from '../package-root.js';
+import { stewardVersion } from '../package-root.js';
 import { Command, CommanderError } from 'commander';
 import { StewardError } from '../core/errors.js';
 import * as auditCommand from './commands/audit.js';
@@ -19,6 +18,7 @@ import * as inspectCommand from './commands/inspect.js';
 import * as linkCommand from './commands/link.js';
 import * as listCommand from './commands/list.js';
 import * as logCommand from './commands/log.js';
+import * as mcpCommand from './commands/mcp.js';
 import * as newCommand from './commands/new.js';
 import * as packagesCommand from './commands/packages.js';
 import * as resumeCommand from './commands/resume.js';
@@ -33,11 +33,6 @@ import { safeText } from '../text/safe-text.js';
 import { processIo, type CliIo } from './io.js';
 import { colorsOn } from './colors.js';
 import type { ExitStatus } from './exit-status.js';
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(join(stewardRoot(import.meta.url), 'package.json'), 'utf8')) as { version?: string };
-  return pkg.version ?? '0.0.0';
-}
 
 export function buildProgram(io: CliIo = processIo(), status: ExitStatus = { exitCode: 0 }): Command {
   const program = new Command('steward')
@@ -54,7 +49,7 @@ export function buildProgram(io: CliIo = processIo(), status: ExitStatus = { exi
       getErrHasColors: () => colorsOn(io.env, io.stderr),
     })
     .description('Steward: human-in-the-loop teams of LLM agents, driven by a statechart.')
-    .version(version())
+    .version(stewardVersion())
     .option('--db <path>', 'the sessions: an SQLite file or a postgres:// URL (env STEWARD_DB; default .steward/steward.db)')
     .option('--as <name>', 'who acts: recorded as `by` with every user event sent (default: the OS user name)')
     .option(
@@ -84,6 +79,7 @@ export function buildProgram(io: CliIo = processIo(), status: ExitStatus = { exi
   diagramCommand.register(program, io);
   serveCommand.register(program, io);
   linkCommand.register(program, io);
+  mcpCommand.register(program, io);
   webhooksCommand.register(program, io);
 
   return program;

@@ -19,7 +19,7 @@ import { aliasOf } from './events.js';
 import { safeLine, safeText } from '../text/safe-text.js';
 import { pendingCalls, toolCallBlocks } from './tool-calls.js';
 import { askingCall, interruptedCall, interruptedCallBlocks, toolInputBlocks } from './tool-waits.js';
-import { waitTermsLines } from './wait-terms.js';
+import { waitTermsLines } from '../core/wait-terms.js';
 import type { Colors } from './colors.js';
 import { proposedStepBlocks, reviewedArtifactBlocks, teamHeadline, teamLines, teamRunningLabel } from './team-render.js';
 

@@ -14,7 +14,8 @@
  * A ticket can be used again within its minute (an EventSource reconnects with the same
  * URL); it is never written to a log (the servers log paths, never query strings).
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { signingKey } from './signing-key.js';
 import * as z from 'zod';
 import type { Caller } from './auth.js';
 import { HttpError } from './errors.js';
@@ -69,20 +70,7 @@ export class StreamTickets {
 
   /** The key every server with the same tokens derives; `secret` instead when given (an app's own auth). */
   static forTokens(tokens: ServeTokens, options: { secret?: string; now?: () => number } = {}): StreamTickets {
-    const material =
-      options.secret !== undefined
-        ? `secret\n${options.secret}`
-        : tokens.kind === 'shared'
-          ? `shared\n${tokens.token}`
-          : tokens.kind === 'named'
-            ? `named\n${tokens.tokens
-                // Groups are part of what a ticket vouches for: changing them rotates the key (none: as before groups).
-                .map((t) => `${t.name} ${t.token} ${t.actForOthers}${t.groups?.length ? ` ${t.groups.join(',')}` : ''}`)
-                .sort()
-                .join('\n')}`
-            : // No tokens and no secret: tickets are checked by this process only.
-              `random\n${randomBytes(32).toString('hex')}`;
-    return new StreamTickets(createHash('sha256').update(`${CONTEXT}\n${material}`).digest(), options.now ?? Date.now);
+    return new StreamTickets(signingKey(CONTEXT, tokens, options.secret), options.now ?? Date.now);
   }
 
   issue(sessionId: string, caller: Caller | undefined): IssuedTicket {

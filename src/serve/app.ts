@@ -33,6 +33,8 @@ import { sendEvent } from './routes/send-event.js';
 import { stream } from './routes/stream.js';
 import { agUiRoutes } from '../protocols/ag-ui/route.js';
 import { a2aRoutes } from '../protocols/a2a/route.js';
+import { McpEndpoint, mcpRoutes } from '../protocols/mcp/route.js';
+import { RequestStates } from '../protocols/mcp/request-state.js';
 import { streamTickets } from './routes/stream-tickets.js';
 import { createLink } from './routes/create-link.js';
 import { decideByLink, openLink } from './routes/open-link.js';
@@ -56,6 +58,7 @@ export const routes: readonly ServeRoute[] = [
   decideByLink,
   ...agUiRoutes,
   ...a2aRoutes,
+  ...mcpRoutes,
 ];
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -67,6 +70,8 @@ export interface AppOptions extends Omit<ServeDeps, 'auth' | 'streams' | 'ticket
   access?: AccessRule;
   /** Signs the stream tickets; default: a key derived from `auth`'s tokens (see src/http/stream-tickets.ts). */
   tickets?: StreamTickets;
+  /** Signs the request states of MCP calls that wait for a person; default: a key derived from `auth`'s tokens (src/http/signing-key.ts). */
+  requestStates?: RequestStates;
   maxBodyBytes?: number;
   streams?: ServeDeps['streams'];
   /** Signs decision links (src/http/decision-links.ts); none: the server makes none. */
@@ -85,7 +90,7 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 export function buildServeApp(options: AppOptions): { app: OpenAPIHono<BlankEnv>; deps: ServeDeps } {
   const tickets = options.tickets ?? StreamTickets.forTokens(options.auth.kind === 'tokens' ? options.auth.tokens : { kind: 'none' });
   const links = options.links ?? null;
-  const { access: rule, ...rest } = options;
+  const { access: rule, requestStates, ...rest } = options;
   const deps: ServeDeps = {
     ...rest,
     streams: options.streams ?? new Set(),
@@ -95,6 +100,7 @@ export function buildServeApp(options: AppOptions): { app: OpenAPIHono<BlankEnv>
     decisionLink: links ? decisionLinkFn(links, options.publicUrl ?? (() => undefined)) : null,
     access: new SessionAccess(options.store, rule),
   };
+  deps.mcp = new McpEndpoint(deps, requestStates ?? RequestStates.forTokens(options.auth.kind === 'tokens' ? options.auth.tokens : { kind: 'none' }));
   const app = new OpenAPIHono<BlankEnv>({ defaultHook: refuseInvalid() });
   const origins = parseOrigins(options.corsOrigins);
 

@@ -10,6 +10,7 @@ import { UserError } from '../core/errors.js';
 import type { Authenticate, ServeAuth } from '../http/auth.js';
 import { checkedAccessRule, type AccessRule } from '../http/access.js';
 import { StreamTickets } from '../http/stream-tickets.js';
+import { RequestStates } from '../protocols/mcp/request-state.js';
 import { checkNamedTokens, checkSharedToken, checkTokenNamesAgainstWorkers, type NamedToken } from '../http/tokens.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -40,7 +41,10 @@ export interface ServeAppOptions {
    * decide, a 403 `decide_not_allowed`.
    */
   access?: AccessRule;
-  /** Signs stream tickets (servers that share it take each other's); default: derived from the tokens, or random with `authenticate`. */
+  /**
+   * Signs stream tickets and the request states of MCP calls (servers that share it take each
+   * other's); default: derived from the tokens, or random with `authenticate`.
+   */
   ticketSecret?: string;
   /** Origins whose pages may call from a browser (CORS); none by default. */
   corsOrigins?: readonly string[];
@@ -123,6 +127,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
     tickets: StreamTickets.forTokens(auth.kind === 'tokens' ? auth.tokens : { kind: 'none' }, {
       ...(options.ticketSecret !== undefined ? { secret: options.ticketSecret } : {}),
     }),
+    requestStates: RequestStates.forTokens(auth.kind === 'tokens' ? auth.tokens : { kind: 'none' }, options.ticketSecret),
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),

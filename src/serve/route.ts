@@ -17,6 +17,7 @@ import type { DecisionLinks } from '../http/decision-links.js';
 import type { DecisionLinkFn } from './decision-link.js';
 import type { SessionAccess } from '../http/access.js';
 import type { Caller } from '../http/auth.js';
+import type { McpEndpoint } from '../protocols/mcp/route.js';
 
 export interface ServeDeps {
   runtime: Runtime;
@@ -45,6 +46,8 @@ export interface ServeDeps {
   streamSlots?: StreamSlots | null;
   /** Who may see and decide which session (src/http/access.ts): every route that touches one asks it. */
   access: SessionAccess;
+  /** `/mcp` (src/protocols/mcp/route.ts); none: an app that serves no MCP (the inspector's API). */
+  mcp?: McpEndpoint;
   log: (message: string) => void;
 }
 

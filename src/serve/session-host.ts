@@ -73,6 +73,8 @@ export interface CreateOptions {
   owner?: string | null;
   /** People and groups (`group:NAME`) who see and decide it besides its owner. */
   participants?: readonly string[];
+  /** Tags on its blackboard before it starts (tag → body: version 1 of each, written by "app"). */
+  blackboard?: Record<string, string>;
 }
 
 export class SessionHost {

@@ -8,7 +8,7 @@ import { sessionView } from '../../src/core/view.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import pc from 'picocolors';
 import { formatSession, waitBlocks } from '../../src/cli/render.js';
-import { waitTermsLines } from '../../src/cli/wait-terms.js';
+import { waitTermsLines } from '../../src/core/wait-terms.js';
 import { everyOutcome } from '../support/every-outcome.js';
 import { useTempDir } from '../support/temp.js';
 

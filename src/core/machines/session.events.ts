@@ -52,7 +52,7 @@ const via = by;
  * `steward serve` refuses it in a request; an app calling `session.send()` may set it or not
  * (absent: not recorded). The machine never reads it.
  */
-export const DECISION_CHANNELS = ['rest', 'ag-ui', 'a2a', 'cli', 'inspector', 'link'] as const;
+export const DECISION_CHANNELS = ['rest', 'ag-ui', 'a2a', 'mcp', 'cli', 'inspector', 'link'] as const;
 export type DecisionChannel = (typeof DECISION_CHANNELS)[number];
 const through = z.enum(DECISION_CHANNELS).optional();
 

@@ -3,8 +3,8 @@
  * happens then (the view's `deadline`), and who may decide it (its `deciders`). Group names
  * come from a package's front matter: data, so the caller passes the block through safe-text.
  */
-import { ADMIN_GROUP } from '../core/machines/deadlines.js';
-import type { DeadlineView, SessionView } from '../core/view.js';
+import { ADMIN_GROUP } from './machines/deadlines.js';
+import type { DeadlineView, SessionView } from './view.js';
 
 /** What the deadline's rule does when it passes, in words. */
 function thenText(deadline: DeadlineView): string {

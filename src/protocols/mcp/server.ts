@@ -1,0 +1,148 @@
+/**
+ * Steward's MCP server (`@modelcontextprotocol/server`): the tools an MCP host sees, for one
+ * caller. One `run_<package>` tool per package (a host lists them as what it can ask a team to
+ * do), `continue_session` to come back to a session, `list_sessions` and `read_session`. The
+ * same server serves both protocols: on 2026-07-28 a wait is an `input_required` result the
+ * host answers by calling again; on the 2025 protocol the SDK's legacy shim asks the same
+ * forms with `elicitation/create` on the open connection (team-calls.ts).
+ */
+import { McpServer, type CallToolResult, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import { HttpError } from '../../http/errors.js';
+import type { SkillPackage } from '../../core/skills/package-schema.js';
+import { StewardError } from '../../core/errors.js';
+import { latest } from '../../core/blackboard/blackboard.js';
+import { McpCallRefused, McpTeamCalls, SessionOutcome, type McpCaller, type McpTeamDeps, type Progress } from './team-calls.js';
+import { RequestStateRefused, type RequestState } from './request-state.js';
+
+/** Rounds of forms one call of a host on the 2025 protocol may go through (each wait is one; a short story has a dozen or so). */
+const LEGACY_MAX_ROUNDS = 200;
+/** How long such a host's person has for one form: a day (a person, not a program, answers). */
+const LEGACY_ROUND_MS = 24 * 3600_000;
+
+const Request = z.string().trim().min(1).describe('What the team should do (the request, as you would tell a person)');
+const Tags = z
+  .record(z.string().min(1).max(120), z.string())
+  .optional()
+  .describe('Tags to put on the blackboard before the team starts (tag → body), e.g. a brief or a source text');
+const SessionId = z.string().min(1).describe('The session id (from list_sessions, or a result of run_<package>)');
+
+/** What a tool's failure is to the host: its text, flagged as an error (the model or the person reads it). */
+function failed(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** The handler's errors a host should read (a refusal, a bad request, a limit) as the tool's error result; anything else is thrown. */
+async function guarded(run: () => Promise<CallToolResult | InputRequiredResult>): Promise<CallToolResult | InputRequiredResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof McpCallRefused) return failed(error.message);
+    if (HttpError.isInstance(error)) return failed(error.message);
+    if (error instanceof StewardError) return failed(error.message);
+    throw error;
+  }
+}
+
+/** Sends progress notifications to a host that asked for them (a progress token on the call). */
+function progressOf(ctx: ServerContext): Progress | undefined {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let step = 0;
+  return (message) => {
+    step += 1;
+    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } }).catch(() => {});
+  };
+}
+
+/** The request state the SDK checked with `verifyState` before the handler ran (none on a first call). */
+const stateOf = (ctx: ServerContext): RequestState | undefined => ctx.mcpReq.requestState<RequestState>();
+
+/**
+ * The MCP server one caller talks to.
+ *
+ * @example
+ * const server = stewardMcpServer(deps, packages, { name: 'ana', who: { by: 'ana', through: 'mcp' } }, '0.9.0');
+ * serveStdio(() => server);
+ */
+export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPackage>, caller: McpCaller, version: string, signal?: AbortSignal): McpServer {
+  const server = new McpServer(
+    { name: 'steward', title: 'Steward', version },
+    {
+      instructions:
+        'Each run_<package> tool hands a request to a team of agents. A person approves its steps and accepts its artifacts: ' +
+        'the tool asks with forms (elicitation). Declining a form leaves the session waiting; continue_session comes back to it.',
+      inputRequired: { maxRounds: LEGACY_MAX_ROUNDS, roundTimeoutMs: LEGACY_ROUND_MS },
+      requestState: {
+        // Refused states answer -32602 ("Invalid or expired requestState") before the handler runs.
+        verify: (state: string) => deps.states.verify(state, caller.name),
+      },
+    },
+  );
+  const calls = new McpTeamCalls(deps, caller, signal);
+  for (const pkg of packages) {
+    server.registerTool(
+      `run_${pkg.id}`,
+      {
+        title: pkg.title,
+        description:
+          `${pkg.description} Runs a team (${pkg.workers.map((w) => w.id).join(', ')}) on your request; ` +
+          'it asks you to approve its steps and accept its artifacts, and answers with the accepted artifacts.',
+        inputSchema: z.object({ request: Request, tags: Tags }),
+        outputSchema: SessionOutcome,
+      },
+      (args, ctx) =>
+        guarded(() => {
+          const state = stateOf(ctx);
+          return state ? calls.answer(state, ctx.mcpReq.inputResponses, progressOf(ctx)) : calls.start(pkg.id, args.request, args.tags, progressOf(ctx));
+        }),
+    );
+  }
+  server.registerTool(
+    'continue_session',
+    {
+      title: 'Continue a session',
+      description: "Comes back to a session: asks its open wait's forms, follows it while it runs, or gives its artifacts once done.",
+      inputSchema: z.object({ sessionId: SessionId }),
+      outputSchema: SessionOutcome,
+    },
+    (args, ctx) =>
+      guarded(() => {
+        const state = stateOf(ctx);
+        if (state && state.sessionId !== args.sessionId) throw new McpCallRefused('The request state is for another session: call again without it.');
+        return state ? calls.answer(state, ctx.mcpReq.inputResponses, progressOf(ctx)) : calls.continue(args.sessionId);
+      }),
+  );
+  server.registerTool(
+    'list_sessions',
+    {
+      title: 'List sessions',
+      description: 'Your sessions, newest first, 50 at a time (pass `next` as `after` for more).',
+      inputSchema: z.object({ after: z.string().optional().describe('The `next` of the previous page') }),
+      annotations: { readOnlyHint: true },
+    },
+    (args) => guarded(() => calls.list(args.after ?? null)),
+  );
+  server.registerTool(
+    'read_session',
+    {
+      title: 'Read a session',
+      description: 'A session as it stands: its phase, its wait, and the bodies on its blackboard.',
+      inputSchema: z.object({ sessionId: SessionId }),
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      guarded(async () => {
+        const { view, context } = await calls.read(args.sessionId);
+        const board = view.blackboard.map((t) => ({ ...t, body: latest(context.blackboard, t.tag)?.body ?? '' }));
+        const lines = [
+          `Session ${view.id}: ${view.state}${view.waitingReason ? ` (waits: ${view.waitingReason}, wait ${view.wait})` : ''}`,
+          ...board.map((t) => `[${t.tag} v${t.version} by ${t.writtenBy}]\n${t.body}`),
+        ];
+        return { content: [{ type: 'text', text: lines.join('\n\n') }], structuredContent: { view: { ...view }, blackboard: board } };
+      }),
+  );
+  return server;
+}
+
+export { RequestStateRefused };
