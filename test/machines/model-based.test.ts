@@ -20,6 +20,8 @@ import { UserEventSchema, type UserEventType } from '../../src/core/machines/ses
 import { sessionView, type SessionView } from '../../src/core/view.js';
 import type { SessionSnapshot } from '../../src/core/machines/session-snapshot.js';
 import * as team from '../../src/core/machines/team.js';
+import { isSpecType } from '@modelcontextprotocol/server';
+import { formsFor, toolInputAnswer, type FormResponse } from '../../src/protocols/mcp/forms.js';
 
 /** Every step of the fan-out that waits, approved (what only a person may do). */
 const approveAll = (context: SessionContext): Partial<SessionContext> =>
@@ -56,6 +58,22 @@ function sampleAnswer(type: UserEventType, view: SessionView): unknown {
     user_gave_tool_result: { callId: pendingCall, result: 'The note was written.' },
   };
   return answers[type];
+}
+
+/**
+ * What a host's person fills in for `payload`, the answer an AG-UI client would send: its fields
+ * as the form has them (nested ones as `parent.field`, a call's arguments as JSON text); the
+ * call or item it is for is the form's own.
+ */
+function formContent(payload: Record<string, unknown>): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(payload)) {
+    if (key === 'callId' || key === 'item' || key === 'artifactId') continue;
+    if (key === 'arguments') content[key] = JSON.stringify(value);
+    else if (value !== null && typeof value === 'object') for (const [inner, v] of Object.entries(value)) content[`${key}.${inner}`] = v;
+    else content[key] = value;
+  }
+  return content;
 }
 
 /** The walk with no arguments (the default machine and the test package, whose workers may fan out); two tests read it. */
@@ -128,6 +146,46 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
         expect(answerOf(answer.event as unknown as Record<string, unknown>)).toEqual(payload);
       }
       expect(answerSchema(view).safeParse({ unexpected: true }).success).toBe(false);
+    }
+    expect([...reasons].sort()).toEqual(Object.keys(INTERRUPT_REASONS).sort());
+  });
+
+  it('gives every wait of the chart MCP elicitation forms the protocol takes, whose content comes back as each event the wait declares', () => {
+    const { waits } = walkWithTiny();
+    const reasons = new Set<string>();
+    for (const snapshot of waits.values()) {
+      const view = sessionView(snapshot);
+      const forms = formsFor(view);
+      expect(forms.length, view.state).toBeGreaterThan(0);
+      for (const form of forms) {
+        const params = form.request.params as { mode?: string };
+        // A URL request of the 2026-07-28 protocol has no elicitationId (the request state correlates it): the 2025 schema wants one.
+        if (params.mode === 'url') expect(params, view.state).toMatchObject({ message: expect.any(String), url: expect.any(String) });
+        else expect(isSpecType.ElicitRequest(form.request), `${view.state}: ${JSON.stringify(form.request)}`).toBe(true);
+      }
+      reasons.add(view.waitingReason!);
+      const asked = (view.questions ?? view.artifact?.questions ?? []).length > 0;
+      for (const type of view.acceptedEvents) {
+        // With no question asked, a form offers no answers to questions (nor skipping them).
+        if (!asked && (type === 'user_answered_questions' || type === 'user_skipped_questions')) continue;
+        const payload = sampleAnswer(type, view) as Record<string, unknown>;
+        let answered: unknown;
+        if (view.waitingReason === 'tool_input') {
+          // The server's own forms, one per key: every response goes back to it as it was given.
+          const responses = new Map(Object.entries(payload.responses as Record<string, FormResponse>).map(([key, r]) => [`${forms[0]!.interruptId.split(':')[0]}:${key}`, r]));
+          const answer = toolInputAnswer(view, responses);
+          if (!answer.ok) throw new Error(`${view.state}: missing ${answer.missing.join(', ')}`);
+          answered = answer.payload;
+        } else {
+          const answer = forms[0]!.answerOf(formContent(payload));
+          if (!answer.ok) throw new Error(`${view.state} ${type}: ${answer.message}`);
+          answered = answer.payload;
+        }
+        const event = eventForAnswer(view, answered);
+        if (!event.ok) throw new Error(`${view.state} ${type}: ${event.message}`);
+        expect(event.event.type, `${view.state} ${type}`).toBe(type);
+        expect(answerOf(event.event as unknown as Record<string, unknown>), `${view.state} ${type}`).toEqual(payload);
+      }
     }
     expect([...reasons].sort()).toEqual(Object.keys(INTERRUPT_REASONS).sort());
   });

@@ -1,0 +1,65 @@
+/**
+ * `steward mcp`: the real command as a child process, driven by the MCP SDK's own client over
+ * stdio (StdioClientTransport), on the offline demo model: a short-story session from one
+ * `run_short-story` call to done, on the 2026-07-28 protocol and on the 2025 one, the person
+ * answering every form from its schema (a fan-out's steps and artifacts are a form each);
+ * nothing but the protocol on stdout, and the sessions in the store the command was given.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { cliBin, cliEnv } from '../support/cli-process.js';
+import { useTempDir } from '../support/temp.js';
+import { mcpClient, scriptedPerson, textOf, type Era, type FormAnswer, type ShownForm } from './mcp-client.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { readJournal } from '../../src/runtime/journal-waits.js';
+
+const tmp = useTempDir('steward-mcp-stdio-');
+const open: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of open.splice(0).reverse()) await close();
+});
+
+/** A person who says yes to everything, each answer made from what the form asks. */
+function agreeable(form: ShownForm): FormAnswer {
+  const fields = form.requestedSchema.properties;
+  const content: Record<string, unknown> = {};
+  if ('approved' in fields) content.approved = true;
+  else if ('accepted' in fields) content.accepted = true;
+  else if ('confirm' in fields) content.confirm = true;
+  else if ('text' in fields) content.text = 'Go on as you see fit.';
+  for (const key of Object.keys(fields)) if (key.startsWith('answers.')) content[key] = 'Your call.';
+  return { action: 'accept', content };
+}
+
+describe('steward mcp (stdio)', () => {
+  it.each<Era>(['modern', 'legacy'])('runs a short story from one tool call to done (%s protocol)', async (era) => {
+    const db = tmp.path(`${era}.db`);
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cliBin(), 'mcp', '--as', 'ana'], env: cliEnv(db) as Record<string, string>, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const person = scriptedPerson((form) => agreeable(form));
+    const client = await mcpClient(transport, era, person);
+    open.push(() => client.close());
+    expect(client.getProtocolEra()).toBe(era);
+
+    const result = await client.callTool({ name: 'run_short-story', arguments: { request: 'A ghost story set in a lighthouse.' } }, { timeout: 120_000 });
+    expect(result.structuredContent, textOf(result)).toMatchObject({ status: 'done' });
+    const outcome = result.structuredContent as { sessionId: string; artifacts: { tags: Record<string, string> }[] };
+    expect(outcome.artifacts.length).toBeGreaterThan(0);
+    // A fan-out asks each of its steps as a form of its own, and every kind of answer the package needs was asked.
+    const asked = person.shown.map((f) => Object.keys(f.requestedSchema.properties).sort().join(','));
+    expect(asked.some((a) => a.startsWith('approved'))).toBe(true);
+    expect(asked.some((a) => a.startsWith('accepted'))).toBe(true);
+    await client.close();
+    expect(stderr.join('')).toContain('Steward MCP server on stdio');
+
+    const store = new SqliteStore(db);
+    try {
+      const decisions = (await readJournal(store, outcome.sessionId)).filter((e) => e.kind === 'event' && String(e.type).startsWith('user_'));
+      expect(decisions.length).toBe(person.shown.length + 1);
+      expect(new Set(decisions.map((e) => `${(e.payload as { by?: string }).by} ${(e.payload as { through?: string }).through}`))).toEqual(new Set(['ana mcp']));
+    } finally {
+      store.close();
+    }
+  });
+});
