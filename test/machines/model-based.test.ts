@@ -172,7 +172,9 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
         let answered: unknown;
         if (view.waitingReason === 'tool_input') {
           // The server's own forms, one per key: every response goes back to it as it was given.
-          const responses = new Map(Object.entries(payload.responses as Record<string, FormResponse>).map(([key, r]) => [`${forms[0]!.interruptId.split(':')[0]}:${key}`, r]));
+          const responses = new Map(
+            Object.entries(payload.responses as Record<string, FormResponse>).map(([key, r]) => [`${forms[0]!.interruptId.split(':')[0]}:${key}`, r]),
+          );
           const answer = toolInputAnswer(view, responses);
           if (!answer.ok) throw new Error(`${view.state}: missing ${answer.missing.join(', ')}`);
           answered = answer.payload;

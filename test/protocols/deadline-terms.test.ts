@@ -2,7 +2,8 @@
  * A wait's deadline and deciders, as each surface shows them: the view (the chart's current
  * rule, with the due time the runtime passes in), the AG-UI interrupt (`expiresAt`, AG-UI's
  * own field, and the rule in Steward's metadata; checked with @ag-ui/core's schema) and the
- * A2A input-required status (its metadata, through the SDK's own JSON form).
+ * A2A input-required status (its metadata, through the SDK's own JSON form) and the MCP form
+ * (its message, what a host shows its person).
  */
 import { describe, expect, it } from 'vitest';
 import { InterruptSchema } from '@ag-ui/core/schemas';
@@ -12,6 +13,7 @@ import { sessionView } from '../../src/core/view.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { interruptFor } from '../../src/protocols/ag-ui/interrupts.js';
 import { statusOf } from '../../src/protocols/a2a/tasks.js';
+import { formsFor } from '../../src/protocols/mcp/forms.js';
 import { everyOutcome } from '../support/every-outcome.js';
 import { useTempDir } from '../support/temp.js';
 
@@ -80,5 +82,13 @@ describe('a wait’s deadline and deciders', () => {
       steward: { wait: 2, deadline: { level: 0, dueAt: DUE, outcome: 'escalate', to: 'leads', after: '1h' }, deciders: ['ops'] },
     });
     expect(json.message.parts.find((p) => p.data)?.data?.interrupt).toMatchObject({ expiresAt: DUE });
+  });
+
+  it('the MCP form says by when to decide, what happens then and who decides, below its prompt', async () => {
+    const { session } = await atApproval();
+    const [form] = formsFor(sessionView(session.actorRef.getSnapshot(), undefined, { dueAt: DUE }));
+    expect((form!.request.params as { message: string }).message).toBe(
+      `Run echo: Note it.\n\nDecide by ${DUE} (then: escalated to leads).\nDecided by: ops (or admin).`,
+    );
   });
 });

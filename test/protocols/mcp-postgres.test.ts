@@ -33,7 +33,9 @@ describe.skipIf(postgresUnavailable !== null)('MCP on PostgreSQL', () => {
     try {
       for (let i = 0; i < 2; i++)
         servers.push(startCli(['serve', '--port', '0', '--lease-ms', '1500'], { db, env: { STEWARD_TOKENS: `ana ${TOKEN}` }, timeoutMs: 120_000 }));
-      const [first, second] = await Promise.all(servers.map((s) => until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(s.stdout)?.[1], 'a server URL', 30_000)));
+      const [first, second] = await Promise.all(
+        servers.map((s) => until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(s.stdout)?.[1], 'a server URL', 30_000)),
+      );
 
       const host = await mcpClient(httpTransport(first!, TOKEN), 'modern', undefined, true);
       const args = { request: 'A ghost story set in a lighthouse.' };
@@ -48,7 +50,10 @@ describe.skipIf(postgresUnavailable !== null)('MCP on PostgreSQL', () => {
       let forms = 0;
       for (let i = 0; i < 40 && isInputRequired(round); i++) {
         const responses = Object.fromEntries(
-          Object.entries(round.inputRequests ?? {}).map(([key, request]) => [key, { action: 'accept', content: agree(request.params as unknown as ShownForm) }]),
+          Object.entries(round.inputRequests ?? {}).map(([key, request]) => [
+            key,
+            { action: 'accept', content: agree(request.params as unknown as ShownForm) },
+          ]),
         );
         forms += Object.keys(responses).length;
         round = await callRound(other, 'run_short-story', args, { requestState: round.requestState!, inputResponses: responses });

@@ -2,7 +2,7 @@
  * `steward mcp`: the real command as a child process, driven by the MCP SDK's own client over
  * stdio (StdioClientTransport), on the offline demo model: a short-story session from one
  * `run_short-story` call to done, on the 2026-07-28 protocol and on the 2025 one, the person
- * answering every form from its schema (a fan-out's steps and artifacts are a form each);
+ * answering every form from its schema; a fan-out's steps and artifacts are a form each (research-brief);
  * nothing but the protocol on stdout, and the sessions in the store the command was given.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,7 +35,12 @@ describe('steward mcp (stdio)', () => {
   it.each<Era>(['modern', 'legacy'])('runs a short story from one tool call to done (%s protocol)', async (era) => {
     const db = tmp.path(`${era}.db`);
     const stderr: string[] = [];
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cliBin(), 'mcp', '--as', 'ana'], env: cliEnv(db) as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliBin(), 'mcp', '--as', 'ana'],
+      env: cliEnv(db) as Record<string, string>,
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
     const person = scriptedPerson((form) => agreeable(form));
     const client = await mcpClient(transport, era, person);
@@ -57,9 +62,52 @@ describe('steward mcp (stdio)', () => {
     try {
       const decisions = (await readJournal(store, outcome.sessionId)).filter((e) => e.kind === 'event' && String(e.type).startsWith('user_'));
       expect(decisions.length).toBe(person.shown.length + 1);
-      expect(new Set(decisions.map((e) => `${(e.payload as { by?: string }).by} ${(e.payload as { through?: string }).through}`))).toEqual(new Set(['ana mcp']));
+      expect(new Set(decisions.map((e) => `${(e.payload as { by?: string }).by} ${(e.payload as { through?: string }).through}`))).toEqual(
+        new Set(['ana mcp']),
+      );
     } finally {
       store.close();
     }
+  });
+
+  it("asks a fan-out's steps and artifacts as a form each, all in one round, and decides each (research-brief)", async () => {
+    const db = tmp.path('fan-out.db');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliBin(), 'mcp'],
+      env: cliEnv(db) as Record<string, string>,
+      stderr: 'ignore',
+    });
+    const person = scriptedPerson((form) => agreeable(form));
+    const client = await mcpClient(transport, 'modern', person);
+    open.push(() => client.close());
+    const result = await client.callTool({ name: 'run_research-brief', arguments: { request: 'Heat pumps in old houses.' } }, { timeout: 120_000 });
+    expect(result.structuredContent, textOf(result)).toMatchObject({ status: 'done' });
+    const messages = person.shown.map((f) => f.message);
+    expect(messages.filter((m) => / \(step .*, \d of 3 waiting\)/.test(m))).toHaveLength(3);
+    expect(messages.filter((m) => /\(\d of 3 under review\)/.test(m))).toHaveLength(3);
+  });
+
+  it('a host that cancels the form on the open connection (2025 protocol) leaves the session waiting, and the result says so', async () => {
+    const db = tmp.path('cancel.db');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliBin(), 'mcp'],
+      env: cliEnv(db) as Record<string, string>,
+      stderr: 'ignore',
+    });
+    const person = scriptedPerson(() => ({ action: 'cancel' }));
+    const client = await mcpClient(transport, 'legacy', person);
+    open.push(() => client.close());
+    const result = await client.callTool({ name: 'run_short-story', arguments: { request: 'A ghost story.' } }, { timeout: 120_000 });
+    expect(person.shown).toHaveLength(1);
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/^Nothing was sent: .* \(cancelled\)\. Session .* still waits \(approve_step, wait \d+\)\. Call continue_session/);
+    const { sessionId } = result.structuredContent as { sessionId: string };
+    // Coming back: the same wait's form again.
+    const again = await client.callTool({ name: 'continue_session', arguments: { sessionId } }, { timeout: 120_000 });
+    expect(person.shown).toHaveLength(2);
+    expect(person.shown[1]!.message).toBe(person.shown[0]!.message);
+    expect(again.structuredContent).toMatchObject({ sessionId, status: 'waiting' });
   });
 });

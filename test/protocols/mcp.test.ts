@@ -15,6 +15,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { readJournal } from '../../src/runtime/journal-waits.js';
 import { useTempDir } from '../support/temp.js';
 import { ANA_TOKEN, serveForAna } from './protocol-server.js';
+import { startServe } from '../../src/serve/server.js';
 import { callRound, httpTransport, isInputRequired, mcpClient, scriptedPerson, textOf, type Era, type FormAnswer, type ShownForm } from './mcp-client.js';
 
 const tmp = useTempDir('steward-mcp-');
@@ -123,7 +124,12 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
     expect(result, JSON.stringify(result)).toMatchObject({ structuredContent: { status: 'done' } });
     expect(person.shown).toHaveLength(STORY_ANSWERS.length);
     expect(result.isError).toBeFalsy();
-    const outcome = result.structuredContent as { sessionId: string; status: string; summary: string; artifacts: { workerId: string; tags: Record<string, string> }[] };
+    const outcome = result.structuredContent as {
+      sessionId: string;
+      status: string;
+      summary: string;
+      artifacts: { workerId: string; tags: Record<string, string> }[];
+    };
     expect(outcome).toMatchObject({ status: 'done', summary: SUMMARY });
     expect(outcome.artifacts.map((a) => a.tags)).toEqual([{ brief: `${BRIEF}\n\nEdited by ana.` }, { outline: OUTLINE }, { draft: DRAFT_2 }]);
     expect(textOf(result)).toContain(SUMMARY);
@@ -134,7 +140,9 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
     expect(new Set(decisions.map((e) => `${(e.payload as { by?: string }).by} ${(e.payload as { through?: string }).through}`))).toEqual(new Set(['ana mcp']));
     const payloads = decisions.map((e) => e.payload as Record<string, unknown>);
     expect(payloads).toContainEqual(expect.objectContaining({ type: 'user_approved_next_step', edits: { reason: 'Fix the decisions; keep it quiet.' } }));
-    expect(payloads).toContainEqual(expect.objectContaining({ type: 'user_accepted_artifact', artifactId: 'a1', edits: { brief: `${BRIEF}\n\nEdited by ana.` } }));
+    expect(payloads).toContainEqual(
+      expect.objectContaining({ type: 'user_accepted_artifact', artifactId: 'a1', edits: { brief: `${BRIEF}\n\nEdited by ana.` } }),
+    );
     expect(payloads.find((p) => p.type === 'user_accepted_artifact' && p.artifactId === 'a2')).not.toHaveProperty('edits');
   });
 
@@ -154,9 +162,9 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
     const [body] = state.split('.');
     const forgedClaims = Buffer.from(JSON.stringify({ v: 1, s: 'someone-else', w: 1, c: 'ana' })).toString('base64url');
     for (const forged of [`${forgedClaims}.${state.split('.')[1]}`, `${body}.AAAA`])
-      await expect(callRound(client, 'run_short-story', args, { requestState: forged, inputResponses: { [key!]: { action: 'accept', content: { text: 'x' } } } })).rejects.toThrow(
-        /Invalid or expired requestState/,
-      );
+      await expect(
+        callRound(client, 'run_short-story', args, { requestState: forged, inputResponses: { [key!]: { action: 'accept', content: { text: 'x' } } } }),
+      ).rejects.toThrow(/Invalid or expired requestState/);
 
     // Declined: nothing sent, the session still waits, and the result says how to come back.
     const declined = await callRound(client, 'run_short-story', args, { requestState: state, inputResponses: { [key!]: { action: 'decline' } } });
@@ -194,5 +202,47 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
     expect(Object.keys(back.inputRequests ?? {})).toEqual(Object.keys(later.inputRequests ?? {}));
     expect(textOf(await client.callTool({ name: 'list_sessions', arguments: {} }))).toContain(sessionId);
     expect(textOf(await client.callTool({ name: 'read_session', arguments: { sessionId } }))).toContain('waits: approve_step');
+  });
+
+  it("keeps each caller to their own sessions: another's session is no session to them, and a state issued to another is refused", async () => {
+    const store = new SqliteStore(tmp.path('two.db'));
+    const runtime = createRuntime({ model: storyModel(), store });
+    const BOB_TOKEN = 'token-of-bob-0123456789';
+    const server = await startServe({
+      runtime,
+      store,
+      port: 0,
+      tokens: [
+        { name: 'ana', token: ANA_TOKEN, actForOthers: false },
+        { name: 'bob', token: BOB_TOKEN, actForOthers: false },
+      ],
+      log: () => {},
+    });
+    open.push(async () => {
+      await server.close();
+      store.close();
+    });
+    const ana = await mcpClient(httpTransport(server.url, ANA_TOKEN), 'modern', undefined, true);
+    const bob = await mcpClient(httpTransport(server.url, BOB_TOKEN), 'modern', undefined, true);
+    open.push(
+      () => ana.close(),
+      () => bob.close(),
+    );
+
+    // The tags go on the blackboard before the team starts.
+    const first = await callRound(ana, 'run_short-story', { request: REQUEST, tags: { notes: 'Keep it quiet.' } });
+    if (!isInputRequired(first)) throw new Error('expected a form');
+    const sessionId = Object.keys(first.inputRequests ?? {})[0]!.split('#')[0]!;
+    expect(textOf(await ana.callTool({ name: 'read_session', arguments: { sessionId } }))).toContain('[notes v1 by app]\nKeep it quiet.');
+
+    const theirs = await bob.callTool({ name: 'continue_session', arguments: { sessionId } });
+    expect(theirs.isError).toBe(true);
+    expect(textOf(theirs)).toBe(`No session ${sessionId}. List yours with list_sessions.`);
+    expect(textOf(await bob.callTool({ name: 'read_session', arguments: { sessionId } }))).toContain('No session');
+    expect(textOf(await bob.callTool({ name: 'list_sessions', arguments: {} }))).toBe('No sessions.');
+    await expect(
+      callRound(bob, 'run_short-story', { request: REQUEST }, { requestState: first.requestState!, inputResponses: { x: { action: 'accept', content: {} } } }),
+    ).rejects.toThrow(/Invalid or expired requestState/);
+    expect((await readJournal(store, sessionId)).filter((e) => String(e.type).startsWith('user_'))).toHaveLength(1);
   });
 });

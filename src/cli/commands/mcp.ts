@@ -19,7 +19,7 @@ export function register(program: Command, io: CliIo): void {
   program
     .command('mcp')
     .description(
-      "serve Steward's MCP server on stdin/stdout, for an MCP host (its mcpServers entry: command \"steward\", args [\"mcp\"]): " +
+      'serve Steward\'s MCP server on stdin/stdout, for an MCP host (its mcpServers entry: command "steward", args ["mcp"]): ' +
         'a run_<package> tool per package; each wait of a session is a form the host shows (elicitation)',
     )
     .action(async (_flags: unknown, command: Command) => {
@@ -56,7 +56,9 @@ export function register(program: Command, io: CliIo): void {
           transport: new StdioServerTransport(io.stdin, io.stdout),
           onerror: (error) => log(`steward mcp: ${error.message}`),
         });
-        log(`Steward MCP server on stdio · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · tools: ${[...ctx.runtime.packages.keys()].map((id) => `run_${id}`).join(', ')}`);
+        log(
+          `Steward MCP server on stdio · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · tools: ${[...ctx.runtime.packages.keys()].map((id) => `run_${id}`).join(', ')}`,
+        );
         const why = await ended;
         log(`steward mcp: ${why}: stopping.`);
         await served.close();

@@ -191,8 +191,7 @@ function messageOf(view: SessionView, interrupt: Interrupt): string {
     }
   }
   const questions = view.questions ?? view.artifact?.questions ?? [];
-  if (view.waitingReason === 'worker_questions' || view.waitingReason === 'input')
-    for (const q of questions) lines.push(`- ${q.id}: ${q.text}`);
+  if (view.waitingReason === 'worker_questions' || view.waitingReason === 'input') for (const q of questions) lines.push(`- ${q.id}: ${q.text}`);
   const terms = waitTermsLines(view);
   if (terms.length) lines.push('', ...terms);
   return lines.join('\n').trim();

@@ -13,7 +13,7 @@ import type { SkillPackage } from '../../core/skills/package-schema.js';
 import { StewardError } from '../../core/errors.js';
 import { latest } from '../../core/blackboard/blackboard.js';
 import { McpCallRefused, McpTeamCalls, SessionOutcome, type McpCaller, type McpTeamDeps, type Progress } from './team-calls.js';
-import { RequestStateRefused, type RequestState } from './request-state.js';
+import type { RequestState } from './request-state.js';
 
 /** Rounds of forms one call of a host on the 2025 protocol may go through (each wait is one; a short story has a dozen or so). */
 const LEGACY_MAX_ROUNDS = 200;
@@ -144,5 +144,3 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
   );
   return server;
 }
-
-export { RequestStateRefused };

@@ -178,11 +178,7 @@ export class McpTeamCalls {
   }
 
   /** The events the accepted forms stand for, checked by the wait's schema; or the forms declined; or why an answer is not one. */
-  private eventsOf(
-    view: SessionView,
-    forms: WaitForm[],
-    given: Map<string, FormResponse>,
-  ): { events: UserEvent[] } | { left: string[] } | { problem: string } {
+  private eventsOf(view: SessionView, forms: WaitForm[], given: Map<string, FormResponse>): { events: UserEvent[] } | { left: string[] } | { problem: string } {
     // A tool's server asked: every response goes to it, a decline too (the server hears it).
     if (view.waitingReason === 'tool_input') {
       const answer = toolInputAnswer(view, given);
@@ -190,7 +186,7 @@ export class McpTeamCalls {
       const event = eventForAnswer(view, answer.payload);
       return event.ok ? { events: [event.event] } : { problem: event.message };
     }
-    const left = [...given].filter(([, r]) => r.action !== 'accept').map(([key, r]) => `${key} (${r.action}d)`);
+    const left = [...given].filter(([, r]) => r.action !== 'accept').map(([key, r]) => `${key} (${r.action === 'decline' ? 'declined' : 'cancelled'})`);
     if (left.length) return { left };
     const events: UserEvent[] = [];
     for (const form of forms) {
@@ -214,10 +210,13 @@ export class McpTeamCalls {
   ): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
     const observe = progress
       ? (session: { subscribe: (l: (e: SessionStreamEvent) => void, o: { textDeltas: boolean }) => () => void }) =>
-          session.subscribe((e) => {
-            const note = progressNote(e);
-            if (note) progress(note);
-          }, { textDeltas: false })
+          session.subscribe(
+            (e) => {
+              const note = progressNote(e);
+              if (note) progress(note);
+            },
+            { textDeltas: false },
+          )
       : undefined;
     const send = () => this.deps.host.send(id, { ...event, ...this.caller.who }, observe, key ? { idempotencyKey: key } : {});
     try {
@@ -294,7 +293,9 @@ function withNotice<T extends { params?: unknown }>(request: T, notice: string):
  * the same answers again (a retry after a timeout) decides once.
  */
 function keyOf(state: RequestState, event: UserEvent): string {
-  const digest = createHash('sha256').update(canonicalJson({ s: state.sessionId, w: state.wait, event })).digest('base64url');
+  const digest = createHash('sha256')
+    .update(canonicalJson({ s: state.sessionId, w: state.wait, event }))
+    .digest('base64url');
   return `mcp:${digest}`;
 }
 
