@@ -264,6 +264,7 @@ describe('steward serve', () => {
       '/ag-ui/{packageId}/capabilities',
       '/healthz',
       '/links/{token}',
+      '/mcp',
       '/openapi.json',
       '/sessions',
       '/sessions/{id}',
