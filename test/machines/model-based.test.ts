@@ -158,7 +158,9 @@ describe('session machine, model-based (testAllTransitions)', { timeout: 120_000
       const forms = formsFor(view);
       expect(forms.length, view.state).toBeGreaterThan(0);
       for (const form of forms) {
-        const params = form.request.params as { mode?: string };
+        const params = form.request.params as { mode?: string; requestedSchema?: { properties: Record<string, unknown> } };
+        // The call or item a form is for is its interrupt's: never a field a person could type another into.
+        for (const target of ['callId', 'item', 'artifactId']) expect(params.requestedSchema?.properties ?? {}, view.state).not.toHaveProperty(target);
         // A URL request of the 2026-07-28 protocol has no elicitationId (the request state correlates it): the 2025 schema wants one.
         if (params.mode === 'url') expect(params, view.state).toMatchObject({ message: expect.any(String), url: expect.any(String) });
         else expect(isSpecType.ElicitRequest(form.request), `${view.state}: ${JSON.stringify(form.request)}`).toBe(true);

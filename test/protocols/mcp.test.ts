@@ -117,9 +117,17 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
     expect(tools).toEqual(expect.arrayContaining(['run_short-story', 'continue_session', 'list_sessions', 'read_session']));
 
     const progress: string[] = [];
+    const steps: number[] = [];
     const result = await client.callTool(
       { name: 'run_short-story', arguments: { request: REQUEST } },
-      { onprogress: (p) => progress.push(String(p.message)), timeout: 60_000 },
+      {
+        onprogress: (p) => {
+          progress.push(String(p.message));
+          // The client's own note of each round it fulfils aside: the server's.
+          if (!String(p.message).startsWith('Fulfilling input required')) steps.push(p.progress);
+        },
+        timeout: 60_000,
+      },
     );
     expect(result, JSON.stringify(result)).toMatchObject({ structuredContent: { status: 'done' } });
     expect(person.shown).toHaveLength(STORY_ANSWERS.length);
@@ -134,6 +142,11 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
     expect(outcome.artifacts.map((a) => a.tags)).toEqual([{ brief: `${BRIEF}\n\nEdited by ana.` }, { outline: OUTLINE }, { draft: DRAFT_2 }]);
     expect(textOf(result)).toContain(SUMMARY);
     expect(progress.some((p) => p.startsWith('manager round'))).toBe(true);
+    // The server's progress only grows, over the rounds of the call too (on the 2025 protocol they share one token).
+    expect(
+      steps.every((n, i) => i === 0 || n > steps[i - 1]!),
+      steps.join(','),
+    ).toBe(true);
 
     // Every decision is ana's, through MCP; the edits are in the journal.
     const decisions = (await readJournal(store, outcome.sessionId)).filter((e) => e.kind === 'event' && String(e.type).startsWith('user_'));
@@ -244,5 +257,71 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
       callRound(bob, 'run_short-story', { request: REQUEST }, { requestState: first.requestState!, inputResponses: { x: { action: 'accept', content: {} } } }),
     ).rejects.toThrow(/Invalid or expired requestState/);
     expect((await readJournal(store, sessionId)).filter((e) => String(e.type).startsWith('user_'))).toHaveLength(1);
+  });
+
+  it('asks a refused answer again with why, keeps a tag named __proto__, and tells the host no more of its own failure than that it failed', async () => {
+    const logs: string[] = [];
+    const store = new SqliteStore(tmp.path('refused.db'));
+    const runtime = createRuntime({ model: storyModel(), store });
+    const server = await startServe({ runtime, store, port: 0, tokens: [{ name: 'ana', token: ANA_TOKEN, actForOthers: false }], log: (m) => logs.push(m) });
+    open.push(async () => {
+      await server.close();
+      store.close();
+    });
+    const client = await mcpClient(httpTransport(server.url, ANA_TOKEN), 'modern', undefined, true);
+    open.push(() => client.close());
+    const args = { request: REQUEST, tags: JSON.parse('{"__proto__": "A tag of that name.", "notes": "Quiet."}') as Record<string, string> };
+    let round = await callRound(client, 'run_short-story', args);
+    const answer = async (content: Record<string, unknown>) => {
+      if (!isInputRequired(round)) throw new Error(`expected a form, got ${textOf(round)}`);
+      const [key] = Object.keys(round.inputRequests ?? {});
+      round = await callRound(client, 'run_short-story', args, {
+        requestState: round.requestState!,
+        inputResponses: { [key!]: { action: 'accept', content } },
+      });
+      return round;
+    };
+    if (!isInputRequired(round)) throw new Error('expected a form');
+    const sessionId = Object.keys(round.inputRequests ?? {})[0]!.split('#')[0]!;
+    expect(textOf(await client.callTool({ name: 'read_session', arguments: { sessionId } }))).toContain('[__proto__ v1 by app]\nA tag of that name.');
+
+    await answer({ text: 'Adults.' });
+    await answer({ confirm: true });
+    // The chart refuses a role the worker does not have: the same wait's form again, with why above it.
+    const refused = await answer({ approved: true, roleId: 'no-such-role' });
+    if (!isInputRequired(refused)) throw new Error('expected the form again');
+    const message = (Object.values(refused.inputRequests ?? {})[0]!.params as { message: string }).message;
+    expect(message).toMatch(/^Your answer was not taken: .*no-such-role.*\n\nRun brief-writer: Fix the decisions\.$/s);
+
+    // A failure of the server's own (its store, say): logged; the host hears only that it failed.
+    store.list = () => Promise.reject(new Error('connect ECONNREFUSED postgres://steward:s3cret@db.internal:5432/steward'));
+    const failed = await client.callTool({ name: 'list_sessions', arguments: {} });
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toBe('The server failed on this call; its log has the details. Try again, or come back to the session with continue_session.');
+    expect(logs.join('\n')).toContain('ECONNREFUSED');
+  });
+
+  it("ends a caller's oldest MCP sessions of the 2025 protocol beyond their share, never another caller's", async () => {
+    const store = new SqliteStore(tmp.path('legacy.db'));
+    const runtime = createRuntime({ model: storyModel(), store });
+    const BOB_TOKEN = 'token-of-bob-0123456789';
+    const tokens = [
+      { name: 'ana', token: ANA_TOKEN, actForOthers: false },
+      { name: 'bob', token: BOB_TOKEN, actForOthers: false },
+    ];
+    const server = await startServe({ runtime, store, port: 0, tokens, log: () => {} });
+    open.push(async () => {
+      await server.close();
+      store.close();
+    });
+    const ana = await mcpClient(httpTransport(server.url, ANA_TOKEN), 'legacy');
+    open.push(() => ana.close());
+    const bobs: Awaited<ReturnType<typeof mcpClient>>[] = [];
+    for (let i = 0; i < 20; i++) bobs.push(await mcpClient(httpTransport(server.url, BOB_TOKEN), 'legacy'));
+    open.push(() => Promise.all(bobs.map((b) => b.close().catch(() => {}))));
+    // Ana's session is still hers; bob's first ones were ended (a request naming them: 404, "initialize a new one").
+    expect(textOf(await ana.callTool({ name: 'list_sessions', arguments: {} }))).toBe('No sessions.');
+    await expect(bobs[0]!.callTool({ name: 'list_sessions', arguments: {} })).rejects.toThrow();
+    expect(textOf(await bobs[19]!.callTool({ name: 'list_sessions', arguments: {} }))).toBe('No sessions.');
   });
 });

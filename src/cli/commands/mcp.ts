@@ -44,6 +44,7 @@ export function register(program: Command, io: CliIo): void {
           host,
           states,
           list: (page: { limit: number; after: string | null }) => ctx.store.list(page),
+          log: (message: string) => log(`steward mcp: ${message}`),
         };
         const caller = { ...(by !== undefined ? { name: by } : {}), who: { ...(by !== undefined ? { by } : {}), through: 'mcp' as const } };
         const version = stewardVersion();

@@ -20,11 +20,12 @@ import { waitTermsLines } from '../../core/wait-terms.js';
 import { callsOfWait } from '../../core/tools/server-tools.js';
 import { interruptsFor } from '../ag-ui/interrupts.js';
 import { withInterruptTarget } from '../ag-ui/interrupt-ids.js';
+import { ownRecord, ownValue } from '../../core/blackboard/keyed.js';
 
-/** What a host answers to one form (an elicitation result), as far as Steward reads it. */
+/** What a host answers to one form (an elicitation result), as far as Steward reads it; a field may be named "__proto__" (a tag). */
 export const FormResponse = z.object({
   action: z.enum(['accept', 'decline', 'cancel']),
-  content: z.record(z.string(), z.unknown()).optional(),
+  content: ownRecord(z.string(), z.unknown()).optional(),
 });
 export type FormResponse = z.infer<typeof FormResponse>;
 
@@ -76,6 +77,15 @@ function variantsOf(schema: JsonSchema): JsonSchema[] {
   return Array.isArray(anyOf) ? (anyOf as JsonSchema[]) : [schema];
 }
 
+/** The fields that name what an answer is for: the interrupt's id names it. */
+const TARGET_FIELDS = new Set(['callId', 'item', 'artifactId']);
+
+/** The task of the step an approval asks about: the item's in a fan-out, else the pending step's. */
+function stepTaskOf(view: SessionView, interrupt: Interrupt): string | undefined {
+  const item = view.team?.find((i) => i.item === interrupt.toolCallId && i.status === 'proposed');
+  return item ? item.reason : view.pendingStep?.reason;
+}
+
 /** The artifact an interrupt asks about, when it asks about one: the item's in a fan-in, else the one under review. */
 function artifactOfInterrupt(view: SessionView, interrupt: Interrupt) {
   const item = (interrupt.metadata as { steward?: { artifactId?: unknown } } | undefined)?.steward?.artifactId;
@@ -100,8 +110,18 @@ function fieldsOf(view: SessionView, interrupt: Interrupt): { fields: Map<string
     if (variants.length === 1) for (const name of (variant.required as string[] | undefined) ?? []) required.add(name);
     for (const [name, prop] of Object.entries(props)) {
       const describe = typeof prop.description === 'string' ? prop.description : name;
-      // A literal names the item the interrupt is for: its id says so already.
+      // The call or item the interrupt is for: its id names it (an answer never decides another than the one shown).
+      if (TARGET_FIELDS.has(name)) continue;
       if (prop.const !== undefined && prop.const !== true) continue;
+      // Approving, the reason is the worker's task: shown as it stands, and only a changed one is an edit.
+      const task = name === 'reason' && view.waitingReason === 'approve_step' ? stepTaskOf(view, interrupt) : undefined;
+      if (task !== undefined) {
+        fields.set(name, {
+          schema: { type: 'string', title: "approved: the worker's task (edit it to change the task); rejected: why (the manager reads it)", default: task },
+          back: { kind: 'edit', path: [name], unchanged: task },
+        });
+        continue;
+      }
       if (prop.const === true) {
         fields.set(name, { schema: { type: 'boolean', title: describe }, back: { kind: 'flag', path: [name] } });
         continue;
@@ -141,22 +161,25 @@ function fieldsOf(view: SessionView, interrupt: Interrupt): { fields: Map<string
   return { fields, required: [...required].filter((n) => fields.has(n)) };
 }
 
-/** `value` at `path` of `into` (own properties only: nothing a host sends walks a prototype). */
+/** An own property, "__proto__" too (a plain assignment would set the prototype instead). */
+const own = (into: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+
+/** `value` at `path` of `into`, as own properties all the way (a tag may be named "__proto__"). */
 function put(into: Record<string, unknown>, path: string[], value: unknown): void {
   let at = into;
   for (const key of path.slice(0, -1)) {
-    if (!Object.hasOwn(at, key)) at[key] = {};
-    at = at[key] as Record<string, unknown>;
+    if (ownValue(at, key) === undefined) own(at, key, {});
+    at = ownValue(at, key) as Record<string, unknown>;
   }
-  at[path[path.length - 1]!] = value;
+  own(at, path[path.length - 1]!, value);
 }
 
 /** The answer a form's content stands for: each field put back where the answer schema has it. */
 function answerFrom(fields: Map<string, Field>, content: Record<string, unknown>): { ok: true; payload: unknown } | { ok: false; message: string } {
   const payload: Record<string, unknown> = {};
   for (const [key, { back }] of fields) {
-    if (!Object.hasOwn(content, key)) continue;
-    const value = content[key];
+    const value = ownValue(content, key);
     // A host sends an empty text for a field left blank: nothing said.
     if (value === undefined || value === null || value === '') continue;
     if (back.kind === 'flag') {
@@ -254,13 +277,10 @@ export function formsFor(view: SessionView): WaitForm[] {
 export function toolInputAnswer(view: SessionView, responses: Map<string, FormResponse>): { ok: true; payload: unknown } | { ok: false; missing: string[] } {
   const interrupt = interruptsFor(view)[0]!;
   const call = callsOfWait(view.toolCalls, view.waitingReason)[0];
-  const byKey: Record<string, FormResponse> = {};
-  const missing: string[] = [];
-  for (const r of call?.input?.requests ?? []) {
-    const response = responses.get(`${interrupt.id}:${r.key}`);
-    if (response) byKey[r.key] = response;
-    else missing.push(`${interrupt.id}:${r.key}`);
-  }
+  const requests = call?.input?.requests ?? [];
+  const missing = requests.map((r) => `${interrupt.id}:${r.key}`).filter((key) => !responses.has(key));
   if (missing.length) return { ok: false, missing };
+  // Keyed by the server's own keys, built as own properties (a key may be "__proto__").
+  const byKey = Object.fromEntries(requests.map((r) => [r.key, responses.get(`${interrupt.id}:${r.key}`)!]));
   return { ok: true, payload: { callId: call?.callId, responses: byKey } };
 }

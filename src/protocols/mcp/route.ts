@@ -5,8 +5,10 @@
  * caller): nothing is kept between requests, so a call whose person answered on one server
  * goes on on any other (its request state is enough). A host on the 2025 protocol needs a
  * connection the server can ask its forms on: it gets an MCP session (`Mcp-Session-Id`) on
- * this server, bound to the caller who opened it, ended by DELETE, by shutdown or, past
- * `MAX_LEGACY_SESSIONS`, when it is the least recently used.
+ * this server, bound to the caller who opened it, ended by DELETE, by shutdown, after an hour
+ * unused, or when it is the least recently used of its caller's beyond
+ * `MAX_LEGACY_SESSIONS_PER_CALLER` (of all beyond `MAX_LEGACY_SESSIONS`): one caller cannot end
+ * another's.
  */
 import { randomUUID } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
@@ -26,8 +28,11 @@ import { stewardMcpServer } from './server.js';
 import type { McpCaller, McpTeamDeps } from './team-calls.js';
 import type { RequestStates } from './request-state.js';
 
-/** MCP sessions of hosts on the 2025 protocol one server keeps, at most. */
+/** MCP sessions of hosts on the 2025 protocol one server keeps, at most; and for one caller (a host opens one per connection). */
 const MAX_LEGACY_SESSIONS = 1000;
+const MAX_LEGACY_SESSIONS_PER_CALLER = 16;
+/** An MCP session unused this long is ended when the next one opens (a host that went away never says so). */
+const LEGACY_IDLE_MS = 3600_000;
 const SESSION_HEADER = 'mcp-session-id';
 
 /** The caller as the tools see it: the name a request state is bound to, and what its events record. */
@@ -46,6 +51,7 @@ function teamDeps(deps: ServeDeps, states: RequestStates, caller: Caller | undef
     admitCreate: () => admitCreate(deps.createLimit, caller),
     access: (id: string, action: AccessAction, stored?: StoredSession) => deps.access.require(caller, id, action, stored),
     owner: ownerOf(caller),
+    log: (message) => deps.log(`serve: ${message}`),
   };
 }
 
@@ -53,6 +59,8 @@ interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
   /** The caller who opened it: nobody else's requests reach it. */
   callerName: string | undefined;
+  /** When a request last used it (ms). */
+  usedAt: number;
 }
 
 /**
@@ -100,28 +108,35 @@ export class McpEndpoint {
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
+          this.endStale(opened.callerName);
           this.legacy.set(id, opened);
-          this.evictOldest();
         },
         onsessionclosed: (id) => void this.legacy.delete(id),
       });
-      const opened: LegacySession = { transport, callerName: caller?.name };
+      const opened: LegacySession = { transport, callerName: caller?.name, usedAt: Date.now() };
       session = opened;
       await this.serverFor(caller).connect(transport);
     } else if (sessionId !== null) {
-      // Most recently used last: the first is the one to end when there are too many.
+      // Most recently used last: the first of a caller's is the one to end when they have too many.
+      session.usedAt = Date.now();
       this.legacy.delete(sessionId);
       this.legacy.set(sessionId, session);
     }
     return session.transport.handleRequest(request, { authInfo: authOf(caller), ...(parsedBody !== undefined ? { parsedBody } : {}) });
   }
 
-  private evictOldest(): void {
-    while (this.legacy.size > MAX_LEGACY_SESSIONS) {
-      const [id, oldest] = this.legacy.entries().next().value as [string, LegacySession];
-      this.legacy.delete(id);
-      void oldest.transport.close().catch(() => {});
-    }
+  /** Before a new session of `callerName` opens: the idle ones end, then that caller's least recently used beyond its share, then (a last bound) the least recently used of all. */
+  private endStale(callerName: string | undefined): void {
+    const idleSince = Date.now() - LEGACY_IDLE_MS;
+    for (const [id, s] of this.legacy) if (s.usedAt < idleSince) this.end(id, s);
+    const theirs = [...this.legacy].filter(([, s]) => s.callerName === callerName);
+    for (const [id, s] of theirs.slice(0, Math.max(0, theirs.length - MAX_LEGACY_SESSIONS_PER_CALLER + 1))) this.end(id, s);
+    for (const [id, s] of [...this.legacy].slice(0, Math.max(0, this.legacy.size - MAX_LEGACY_SESSIONS + 1))) this.end(id, s);
+  }
+
+  private end(id: string, session: LegacySession): void {
+    this.legacy.delete(id);
+    void session.transport.close().catch(() => {});
   }
 
   private closeAll(): void {

@@ -6,12 +6,21 @@
  * host answers by calling again; on the 2025 protocol the SDK's legacy shim asks the same
  * forms with `elicitation/create` on the open connection (team-calls.ts).
  */
-import { McpServer, type CallToolResult, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  fromJsonSchema,
+  McpServer,
+  type CallToolResult,
+  type InputRequiredResult,
+  type JsonSchemaType,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { HttpError } from '../../http/errors.js';
 import type { SkillPackage } from '../../core/skills/package-schema.js';
 import { StewardError } from '../../core/errors.js';
 import { latest } from '../../core/blackboard/blackboard.js';
+import { ownRecord, ownRecordJsonSchema } from '../../core/blackboard/keyed.js';
+import { TAG_PATTERN } from '../../core/skills/package-schema.js';
 import { McpCallRefused, McpTeamCalls, SessionOutcome, type McpCaller, type McpTeamDeps, type Progress } from './team-calls.js';
 import type { RequestState } from './request-state.js';
 
@@ -20,11 +29,20 @@ const LEGACY_MAX_ROUNDS = 200;
 /** How long such a host's person has for one form: a day (a person, not a program, answers). */
 const LEGACY_ROUND_MS = 24 * 3600_000;
 
-const Request = z.string().trim().min(1).describe('What the team should do (the request, as you would tell a person)');
-const Tags = z
-  .record(z.string().min(1).max(120), z.string())
-  .optional()
-  .describe('Tags to put on the blackboard before the team starts (tag → body), e.g. a brief or a source text');
+/** Tags a call may put on the blackboard, at most. */
+const MAX_TAGS = 20;
+
+/** The request and the tags a call starts a session with, each body within the runtime's limit for what a person types. */
+function startInput(userTextChars: number) {
+  const body = z.string().max(userTextChars, `must be at most ${userTextChars} characters`);
+  return z.object({
+    request: body.trim().min(1).describe('What the team should do (the request, as you would tell a person)'),
+    tags: ownRecord(z.string().max(120).regex(TAG_PATTERN, 'must be a tag name (letters, digits, _ and -, dotted parts)'), body)
+      .refine((tags) => Object.keys(tags).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`)
+      .optional()
+      .describe('Tags to put on the blackboard before the team starts (tag → body), e.g. a brief or a source text'),
+  });
+}
 const SessionId = z.string().min(1).describe('The session id (from list_sessions, or a result of run_<package>)');
 
 /** What a tool's failure is to the host: its text, flagged as an error (the model or the person reads it). */
@@ -32,26 +50,47 @@ function failed(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** The handler's errors a host should read (a refusal, a bad request, a limit) as the tool's error result; anything else is thrown. */
-async function guarded(run: () => Promise<CallToolResult | InputRequiredResult>): Promise<CallToolResult | InputRequiredResult> {
+/**
+ * A tool's input as the SDK shows it (a tag record as its JSON Schema: zod cannot render the Map
+ * an `ownRecord` checks with) and checks it; the handler parses the arguments with `schema` itself,
+ * which keeps every own key (a tag may be named "__proto__").
+ */
+function shownInput(schema: z.ZodType) {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: ownRecordJsonSchema });
+  return fromJsonSchema(json as JsonSchemaType);
+}
+
+/**
+ * The handler's errors a host should read (a refusal, a bad request, a limit) as the tool's
+ * error result; a failure of the server's own is logged, and the host is told only that it failed
+ * (its message may name a database, a path, a secret).
+ */
+async function guarded(
+  log: (message: string) => void,
+  run: () => Promise<CallToolResult | InputRequiredResult>,
+): Promise<CallToolResult | InputRequiredResult> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof McpCallRefused) return failed(error.message);
-    if (HttpError.isInstance(error)) return failed(error.message);
-    if (error instanceof StewardError) return failed(error.message);
-    throw error;
+    if (error instanceof McpCallRefused || error instanceof StewardError) return failed(error.message);
+    if (HttpError.isInstance(error) && error.status < 500) return failed(error.message);
+    log(`an MCP tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return failed('The server failed on this call; its log has the details. Try again, or come back to the session with continue_session.');
   }
 }
 
-/** Sends progress notifications to a host that asked for them (a progress token on the call). */
+/**
+ * Sends progress notifications to a host that asked for them (a progress token on the call). A
+ * call that asks forms is entered again for each answer under the same token, and progress must
+ * only grow: it is the time in milliseconds, kept increasing within a round.
+ */
 function progressOf(ctx: ServerContext): Progress | undefined {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return undefined;
-  let step = 0;
+  let last = 0;
   return (message) => {
-    step += 1;
-    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } }).catch(() => {});
+    last = Math.max(last + 1, Date.now());
+    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: last, message } }).catch(() => {});
   };
 }
 
@@ -80,6 +119,7 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
     },
   );
   const calls = new McpTeamCalls(deps, caller, signal);
+  const start = startInput(deps.runtime.limits.userTextChars);
   for (const pkg of packages) {
     server.registerTool(
       `run_${pkg.id}`,
@@ -88,13 +128,16 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
         description:
           `${pkg.description} Runs a team (${pkg.workers.map((w) => w.id).join(', ')}) on your request; ` +
           'it asks you to approve its steps and accept its artifacts, and answers with the accepted artifacts.',
-        inputSchema: z.object({ request: Request, tags: Tags }),
+        inputSchema: shownInput(start),
         outputSchema: SessionOutcome,
       },
       (args, ctx) =>
-        guarded(() => {
+        guarded(deps.log, () => {
           const state = stateOf(ctx);
-          return state ? calls.answer(state, ctx.mcpReq.inputResponses, progressOf(ctx)) : calls.start(pkg.id, args.request, args.tags, progressOf(ctx));
+          if (state) return calls.answer(state, ctx.mcpReq.inputResponses, progressOf(ctx), pkg.id);
+          const parsed = start.safeParse(args);
+          if (!parsed.success) throw new McpCallRefused(`The arguments are not a request: ${z.prettifyError(parsed.error)}`);
+          return calls.start(pkg.id, parsed.data.request, parsed.data.tags, progressOf(ctx));
         }),
     );
   }
@@ -107,7 +150,7 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
       outputSchema: SessionOutcome,
     },
     (args, ctx) =>
-      guarded(() => {
+      guarded(deps.log, () => {
         const state = stateOf(ctx);
         if (state && state.sessionId !== args.sessionId) throw new McpCallRefused('The request state is for another session: call again without it.');
         return state ? calls.answer(state, ctx.mcpReq.inputResponses, progressOf(ctx)) : calls.continue(args.sessionId);
@@ -121,7 +164,7 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
       inputSchema: z.object({ after: z.string().optional().describe('The `next` of the previous page') }),
       annotations: { readOnlyHint: true },
     },
-    (args) => guarded(() => calls.list(args.after ?? null)),
+    (args) => guarded(deps.log, () => calls.list(args.after ?? null)),
   );
   server.registerTool(
     'read_session',
@@ -132,7 +175,7 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
       annotations: { readOnlyHint: true },
     },
     (args) =>
-      guarded(async () => {
+      guarded(deps.log, async () => {
         const { view, context } = await calls.read(args.sessionId);
         const board = view.blackboard.map((t) => ({ ...t, body: latest(context.blackboard, t.tag)?.body ?? '' }));
         const lines = [

@@ -48,6 +48,8 @@ export interface McpTeamDeps {
   access?: (id: string, action: AccessAction, stored?: StoredSession) => Promise<unknown>;
   /** Whose a session this caller starts is; none: no one's. */
   owner?: string | null;
+  /** Where a failure of the server's own is told (its details never reach the host). */
+  log: (message: string) => void;
 }
 
 /** Who calls: the name a request state is bound to, and what the events they send record. */
@@ -116,18 +118,20 @@ export class McpTeamCalls {
   /** Where session `id` stands: its wait's forms, or its result; a session that runs is followed until it stops. */
   async continue(id: string): Promise<CallResult> {
     await this.allowed(checkedId(id), 'read');
-    return this.reply(await this.settled(id));
+    return this.reply(await this.settled(id), undefined, await this.stuck(id));
   }
 
   /**
    * The host's answers to the forms of `state`'s wait: sent, then the session runs to its next
    * wait. A session that moved on meanwhile goes on from where it is, nothing sent.
    */
-  async answer(state: RequestState, responses: Record<string, unknown> | undefined, progress?: Progress): Promise<CallResult> {
+  async answer(state: RequestState, responses: Record<string, unknown> | undefined, progress?: Progress, packageId?: string): Promise<CallResult> {
     const id = state.sessionId;
     await this.allowed(id, 'decide');
     const read = await this.settled(id);
     const { view } = read;
+    if (packageId !== undefined && read.packageId !== packageId)
+      throw new McpCallRefused(`The request state is for a session of package "${read.packageId}": call run_${read.packageId} or continue_session with it.`);
     if (view.phase !== 'waiting_user' || view.wait !== state.wait) return this.reply(read);
     const forms = formsFor(view);
     const given = new Map<string, FormResponse>();
@@ -142,11 +146,15 @@ export class McpTeamCalls {
     if ('left' in answers) return this.leftWaiting(view, answers.left);
     if ('problem' in answers) return this.reply(read, answers.problem);
     for (const event of answers.events) {
-      const sent = await this.send(id, { ...event, wait: state.wait }, keyOf(state, event), progress);
-      // Refused by the session (its wait closed, the item decided by someone else meanwhile): it moved on.
-      if (!sent.ok && sent.code !== 'wait_closed' && sent.code !== 'event_refused') throw new McpCallRefused(sent.message);
+      const sent = await this.send(id, { ...event, wait: state.wait }, keyOf(state, event, this.caller.who), progress);
+      if (sent.ok) continue;
+      // Refused: while its wait is still open, the person is asked again, with why; once it closed
+      // (answered elsewhere meanwhile, an item decided by someone else), the call goes on from there.
+      const now = await this.settled(id);
+      const open = now.view.phase === 'waiting_user' && now.view.wait === state.wait;
+      return this.reply(now, open ? sent.message : undefined, await this.stuck(id));
     }
-    return this.reply(await this.settled(id));
+    return this.reply(await this.settled(id), undefined, await this.stuck(id));
   }
 
   /** The caller's sessions, newest first, a page at a time. */
@@ -170,6 +178,12 @@ export class McpTeamCalls {
       context: snapshot.context,
       packageId: stored.packageId,
     };
+  }
+
+  /** Whether the session is running in the store only: saved mid-run by a process that stopped, so nothing will move it. */
+  private async stuck(id: string): Promise<boolean> {
+    const { view } = await this.read(id);
+    return view.phase === 'running' && !(await this.deps.host.runsNow(id));
   }
 
   /** The session once no other request drives it (or the limit passed: then still running). */
@@ -229,7 +243,7 @@ export class McpTeamCalls {
   }
 
   /** The call's result for the session as it stands: its wait's forms, its artifacts once done, or that it still runs. */
-  private reply(read: Read, problem?: string): CallResult {
+  private reply(read: Read, problem?: string, stuck = false): CallResult {
     const { view } = read;
     if (view.phase === 'waiting_user') {
       const forms = formsFor(view);
@@ -243,10 +257,11 @@ export class McpTeamCalls {
     }
     if (view.phase === 'done') return doneResult(read);
     const outcome: SessionOutcome = { sessionId: view.id, status: 'running' };
-    return {
-      content: [{ type: 'text', text: `Session ${view.id} is still running (${view.state}). Call continue_session with its id to follow it.` }],
-      structuredContent: outcome,
-    };
+    const text = stuck
+      ? `Session ${view.id} was left running (${view.state}) by a process that stopped, and nothing runs it now: ` +
+        `\`steward resume ${view.id}\` continues it (a server on PostgreSQL takes it over by itself), then call continue_session with its id.`
+      : `Session ${view.id} is still running (${view.state}). Call continue_session with its id to follow it.`;
+    return { content: [{ type: 'text', text }], structuredContent: outcome };
   }
 
   /** The result of a call whose forms the host declined or cancelled: the session waits, and how to come back. */
@@ -289,14 +304,13 @@ function withNotice<T extends { params?: unknown }>(request: T, notice: string):
 }
 
 /**
- * The idempotency key of one answer: the state it answers and what it says, so a host that sends
- * the same answers again (a retry after a timeout) decides once.
+ * The idempotency key of one answer: the state it answers, who answers and what they say, so a
+ * host that sends the same answers again (a retry after a timeout) decides once, and two
+ * deciders who say the same never share a key.
  */
-function keyOf(state: RequestState, event: UserEvent): string {
-  const digest = createHash('sha256')
-    .update(canonicalJson({ s: state.sessionId, w: state.wait, event }))
-    .digest('base64url');
-  return `mcp:${digest}`;
+function keyOf(state: RequestState, event: UserEvent, who: McpCaller['who']): string {
+  const said = { s: state.sessionId, w: state.wait, by: who.by ?? null, via: who.via ?? null, event };
+  return `mcp:${createHash('sha256').update(canonicalJson(said)).digest('base64url')}`;
 }
 
 /** The working note of a live event a host sees as progress, if it is one. */
