@@ -28,6 +28,18 @@ export function scriptedPerson(answer: (form: ShownForm, n: number) => FormAnswe
   };
 }
 
+/** A person who says yes to everything: accepts each form with the answer made from what it asks. */
+export function agreeable(form: ShownForm): FormAnswer {
+  const fields = form.requestedSchema.properties;
+  const content: Record<string, unknown> = {};
+  if ('approved' in fields) content.approved = true;
+  else if ('accepted' in fields) content.accepted = true;
+  else if ('confirm' in fields) content.confirm = true;
+  else if ('text' in fields) content.text = 'Go on as you see fit.';
+  for (const key of Object.keys(fields)) if (key.startsWith('answers.')) content[key] = 'Your call.';
+  return { action: 'accept', content };
+}
+
 export type Era = 'modern' | 'legacy';
 
 /** A client on `era`'s protocol (2026-07-28, or the SDK's default 2025 handshake) that answers forms with `person`, connected over `transport`. */

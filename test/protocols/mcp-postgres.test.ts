@@ -9,22 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { startCli, until, type RunningCli } from '../support/cli-process.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
-import { callRound, httpTransport, isInputRequired, mcpClient, type ShownForm } from './mcp-client.js';
+import { agreeable, callRound, httpTransport, isInputRequired, mcpClient, type ShownForm } from './mcp-client.js';
 
 const pg = usePostgres();
 const TOKEN = 'token-of-ana-0123456789';
-
-/** A yes to a form, made from what it asks. */
-function agree(form: ShownForm): Record<string, unknown> {
-  const fields = form.requestedSchema.properties;
-  const content: Record<string, unknown> = {};
-  if ('approved' in fields) content.approved = true;
-  else if ('accepted' in fields) content.accepted = true;
-  else if ('confirm' in fields) content.confirm = true;
-  else if ('text' in fields) content.text = 'Go on.';
-  for (const key of Object.keys(fields)) if (key.startsWith('answers.')) content[key] = 'Your call.';
-  return content;
-}
 
 describe.skipIf(postgresUnavailable !== null)('MCP on PostgreSQL', () => {
   it('a call whose server was SIGKILLed goes on on another server with its request state alone', async () => {
@@ -50,10 +38,7 @@ describe.skipIf(postgresUnavailable !== null)('MCP on PostgreSQL', () => {
       let forms = 0;
       for (let i = 0; i < 40 && isInputRequired(round); i++) {
         const responses = Object.fromEntries(
-          Object.entries(round.inputRequests ?? {}).map(([key, request]) => [
-            key,
-            { action: 'accept', content: agree(request.params as unknown as ShownForm) },
-          ]),
+          Object.entries(round.inputRequests ?? {}).map(([key, request]) => [key, agreeable(request.params as unknown as ShownForm)]),
         );
         forms += Object.keys(responses).length;
         round = await callRound(other, 'run_short-story', args, { requestState: round.requestState!, inputResponses: responses });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { cliBin, cliEnv } from '../support/cli-process.js';
 import { useTempDir } from '../support/temp.js';
-import { mcpClient, scriptedPerson, textOf, type Era, type FormAnswer, type ShownForm } from './mcp-client.js';
+import { agreeable, mcpClient, scriptedPerson, textOf, type Era } from './mcp-client.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { readJournal } from '../../src/runtime/journal-waits.js';
 
@@ -18,18 +18,6 @@ const open: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
 });
-
-/** A person who says yes to everything, each answer made from what the form asks. */
-function agreeable(form: ShownForm): FormAnswer {
-  const fields = form.requestedSchema.properties;
-  const content: Record<string, unknown> = {};
-  if ('approved' in fields) content.approved = true;
-  else if ('accepted' in fields) content.accepted = true;
-  else if ('confirm' in fields) content.confirm = true;
-  else if ('text' in fields) content.text = 'Go on as you see fit.';
-  for (const key of Object.keys(fields)) if (key.startsWith('answers.')) content[key] = 'Your call.';
-  return { action: 'accept', content };
-}
 
 describe('steward mcp (stdio)', () => {
   it.each<Era>(['modern', 'legacy'])('runs a short story from one tool call to done (%s protocol)', async (era) => {
