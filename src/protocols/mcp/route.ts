@@ -5,7 +5,7 @@
  * caller): nothing is kept between requests, so a call whose person answered on one server
  * goes on on any other (its request state is enough). A host on the 2025 protocol needs a
  * connection the server can ask its forms on: it gets an MCP session (`Mcp-Session-Id`) on
- * this server, bound to the caller who opened it, ended by DELETE, by shutdown, after an hour
+ * this server, bound to the caller who opened it, ended by DELETE, by shutdown, after a day
  * unused, or when it is the least recently used of its caller's beyond
  * `MAX_LEGACY_SESSIONS_PER_CALLER` (of all beyond `MAX_LEGACY_SESSIONS`): one caller cannot end
  * another's.
@@ -31,8 +31,11 @@ import type { RequestStates } from './request-state.js';
 /** MCP sessions of hosts on the 2025 protocol one server keeps, at most; and for one caller (a host opens one per connection). */
 const MAX_LEGACY_SESSIONS = 1000;
 const MAX_LEGACY_SESSIONS_PER_CALLER = 16;
-/** An MCP session unused this long is ended when the next one opens (a host that went away never says so). */
-const LEGACY_IDLE_MS = 3600_000;
+/**
+ * An MCP session unused this long is ended when the next one opens (a host that went away never
+ * says so): longer than the day a person has for one form, while a call waits for their answer.
+ */
+const LEGACY_IDLE_MS = 25 * 3600_000;
 const SESSION_HEADER = 'mcp-session-id';
 
 /** The caller as the tools see it: the name a request state is bound to, and what its events record. */
