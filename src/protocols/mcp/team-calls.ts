@@ -13,6 +13,7 @@
  * A host that declines or cancels a form leaves the session waiting, and the result says so.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { inputRequired } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -76,6 +77,8 @@ type CallResult = CallToolResult | InputRequiredResult;
 
 /** How long a call waits for a session another request drives before it answers "running". */
 const SETTLE_LIMIT_MS = 10 * 60_000;
+/** How often a call looks again for a takeover of a session whose runner died. */
+const TAKEOVER_POLL_MS = 250;
 
 /** A failure the host reads as the tool's result (isError), with what to do. */
 export class McpCallRefused extends Error {}
@@ -186,9 +189,21 @@ export class McpTeamCalls {
     return view.phase === 'running' && !(await this.deps.host.runsNow(id));
   }
 
-  /** The session once no other request drives it (or the limit passed: then still running). */
+  /**
+   * The session once no other request drives it (or the limit passed: then still running). On a
+   * store with leases, a session whose runner died (its lease ran out, no one claimed it yet) is
+   * given two leases' time for a server's takeover scan to claim it: a host that sends its call
+   * again after its server died gets where the session went, not "running".
+   */
   private async settled(id: string): Promise<Read> {
-    return untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal);
+    const settle = () => untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal);
+    let read = await settle();
+    const until = Date.now() + 2 * this.deps.host.leaseMs;
+    while (read.view.phase === 'running' && this.deps.store.leases && Date.now() < until && !this.signal?.aborted) {
+      await sleep(TAKEOVER_POLL_MS);
+      read = await settle();
+    }
+    return read;
   }
 
   /** The events the accepted forms stand for, checked by the wait's schema; or the forms declined; or why an answer is not one. */
