@@ -94,9 +94,10 @@ function artifactOfInterrupt(view: SessionView, interrupt: Interrupt) {
 }
 
 /**
- * The fields of one interrupt's form, by key: its answer schema made flat. `edits` becomes one
- * field per tag of the artifact (its body the default); any other object without fixed
- * properties one JSON text field (a tool call's arguments, the call's own the default).
+ * The fields of one interrupt's form, by key: its answer schema made flat. A nested object's
+ * fields are `parent.field`; `edits` becomes one field per tag of the artifact (its body the
+ * default); a tool call's `arguments` one JSON text field (the call's own the default); the
+ * call or item the answer is for, none (the interrupt's id names it).
  */
 function fieldsOf(view: SessionView, interrupt: Interrupt): { fields: Map<string, Field>; required: string[] } {
   const fields = new Map<string, Field>();
