@@ -12,11 +12,27 @@ import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { normalizeOrigin } from './security.js';
 
-/** The request headers a page may send: auth, JSON, SSE resume, async send, idempotency, who acted, the A2A protocol version. */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'last-event-id', 'prefer', 'idempotency-key', 'x-steward-user', 'a2a-version'] as const;
-/** The response headers a page may read besides the simple ones: a 429's wait, an applied `Prefer`. */
-export const CORS_EXPOSED_HEADERS = ['retry-after', 'preference-applied'] as const;
-export const CORS_METHODS = ['GET', 'POST', 'OPTIONS'] as const;
+/**
+ * The request headers a page may send: auth, JSON, SSE resume, async send, idempotency, who
+ * acted, the A2A protocol version, MCP's Streamable HTTP headers (its version, session, method and name).
+ */
+export const CORS_ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'last-event-id',
+  'prefer',
+  'idempotency-key',
+  'x-steward-user',
+  'a2a-version',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+] as const;
+/** The response headers a page may read besides the simple ones: a 429's wait, an applied `Prefer`, an MCP session's id. */
+export const CORS_EXPOSED_HEADERS = ['retry-after', 'preference-applied', 'mcp-session-id'] as const;
+/** DELETE: an MCP session ended by its host. */
+export const CORS_METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'] as const;
 /** How long a browser may cache a preflight (seconds). */
 export const CORS_MAX_AGE_SECONDS = 600;
 

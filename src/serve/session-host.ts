@@ -314,6 +314,11 @@ export class SessionHost {
     this.takeover?.start();
   }
 
+  /** Whether this process takes over sessions whose runner died (a store with leases, and startTakeover called). */
+  get takesOver(): boolean {
+    return this.takeover?.running ?? false;
+  }
+
   /** One takeover tick now (takeover-scan.ts); the ids claimed. */
   scanAll(batch?: number): Promise<string[]> {
     return this.takeover ? this.takeover.scanAll(batch) : Promise.resolve([]);

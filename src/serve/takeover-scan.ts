@@ -50,6 +50,11 @@ export class TakeoverScan {
     void this.scanAll();
   }
 
+  /** Whether the scan ticks (started and not stopped). */
+  get running(): boolean {
+    return this.timer !== null;
+  }
+
   /** No more ticks; one under way stops claiming once the server drains. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);

@@ -16,6 +16,7 @@ import { readJournal } from '../../src/runtime/journal-waits.js';
 import { useTempDir } from '../support/temp.js';
 import { ANA_TOKEN, serveForAna } from './protocol-server.js';
 import { startServe } from '../../src/serve/server.js';
+import { Client } from '@modelcontextprotocol/client';
 import { callRound, httpTransport, isInputRequired, mcpClient, scriptedPerson, textOf, type Era, type FormAnswer, type ShownForm } from './mcp-client.js';
 
 const tmp = useTempDir('steward-mcp-');
@@ -323,5 +324,17 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
     expect(textOf(await ana.callTool({ name: 'list_sessions', arguments: {} }))).toBe('No sessions.');
     await expect(bobs[0]!.callTool({ name: 'list_sessions', arguments: {} })).rejects.toThrow();
     expect(textOf(await bobs[19]!.callTool({ name: 'list_sessions', arguments: {} }))).toBe('No sessions.');
+  });
+
+  it('starts nothing for a host that shows no forms, and says why', async () => {
+    const { server, store } = await serveStory();
+    const client = new Client({ name: 'formless-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(httpTransport(server.url, ANA_TOKEN));
+    open.push(() => client.close());
+    const before = (await store.list()).sessions.length;
+    const result = await client.callTool({ name: 'run_short-story', arguments: { request: REQUEST } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^This host shows no forms .*nothing was started\./);
+    expect((await store.list()).sessions).toHaveLength(before);
   });
 });

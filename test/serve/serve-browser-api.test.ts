@@ -52,9 +52,19 @@ describe('CORS', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(PAGE);
     expect(res.headers.get('vary')).toMatch(/origin/i);
-    expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,OPTIONS');
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
     expect(res.headers.get('access-control-allow-headers')!.split(',')).toEqual(
-      expect.arrayContaining(['authorization', 'content-type', 'last-event-id', 'prefer', 'idempotency-key', 'x-steward-user']),
+      // MCP's Streamable HTTP headers too: a page that is an MCP host calls /mcp.
+      expect.arrayContaining([
+        'authorization',
+        'content-type',
+        'last-event-id',
+        'prefer',
+        'idempotency-key',
+        'x-steward-user',
+        'mcp-protocol-version',
+        'mcp-session-id',
+      ]),
     );
     expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
@@ -65,7 +75,7 @@ describe('CORS', () => {
     const ok = await fetch(`${server.url}/sessions`, { headers: { origin: PAGE, authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe(PAGE);
-    expect(ok.headers.get('access-control-expose-headers')).toBe('retry-after,preference-applied');
+    expect(ok.headers.get('access-control-expose-headers')).toBe('retry-after,preference-applied,mcp-session-id');
     const refused = await fetch(`${server.url}/sessions`, { headers: { origin: PAGE } });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('access-control-allow-origin')).toBe(PAGE);

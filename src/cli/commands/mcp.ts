@@ -26,7 +26,7 @@ export function register(program: Command, io: CliIo): void {
       // Loaded here: the other commands never pay for the MCP server.
       const { serveStdio, StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
       const { SessionHost } = await import('../../serve/session-host.js');
-      const { stewardMcpServer } = await import('../../protocols/mcp/server.js');
+      const { mcpServerParts, stewardMcpServer } = await import('../../protocols/mcp/server.js');
       const { RequestStates } = await import('../../protocols/mcp/request-state.js');
       const { stewardVersion } = await import('../../package-root.js');
       const options = command.optsWithGlobals();
@@ -47,13 +47,15 @@ export function register(program: Command, io: CliIo): void {
           log: (message: string) => log(`steward mcp: ${message}`),
         };
         const caller = { ...(by !== undefined ? { name: by } : {}), who: { ...(by !== undefined ? { by } : {}), through: 'mcp' as const } };
-        const version = stewardVersion();
-        const ended = new Promise<string>((resolve) => {
-          io.stdin.once('end', () => resolve('stdin closed'));
-          io.stdin.once('close', () => resolve('stdin closed'));
-          onStopSignal((signal) => resolve(signal));
-        });
-        const served = serveStdio(() => stewardMcpServer(deps, ctx.runtime.packages.values(), caller, version), {
+        const parts = mcpServerParts([...ctx.runtime.packages.values()], ctx.runtime.limits.userTextChars, stewardVersion());
+        // Until the host closes stdin, or a stop signal; every listener added here is removed again (it may run inside another program).
+        let stop: (why: string) => void = () => {};
+        const ended = new Promise<string>((resolve) => (stop = resolve));
+        const closedStdin = () => stop('stdin closed');
+        io.stdin.once('end', closedStdin);
+        io.stdin.once('close', closedStdin);
+        const offSignals = onStopSignal((signal) => stop(signal));
+        const served = serveStdio(() => stewardMcpServer(parts, deps, caller), {
           transport: new StdioServerTransport(io.stdin, io.stdout),
           onerror: (error) => log(`steward mcp: ${error.message}`),
         });
@@ -61,6 +63,9 @@ export function register(program: Command, io: CliIo): void {
           `Steward MCP server on stdio · store ${printableLocation(ctx.dbPath)} · model: ${ctx.model.label} · tools: ${[...ctx.runtime.packages.keys()].map((id) => `run_${id}`).join(', ')}`,
         );
         const why = await ended;
+        offSignals();
+        io.stdin.off('end', closedStdin);
+        io.stdin.off('close', closedStdin);
         log(`steward mcp: ${why}: stopping.`);
         await served.close();
         await host.drain(GRACE_MS);

@@ -29,7 +29,11 @@ export const FormResponse = z.object({
 });
 export type FormResponse = z.infer<typeof FormResponse>;
 
-/** An artifact's body shown in a form's message, at most: a longer one is cut (its field still holds it whole). */
+/**
+ * An artifact's body shown in a form's message, and as its edit field's default, at most. A longer
+ * one is cut in the message, and its field starts empty (left empty: unchanged): a host sends a
+ * form's fields back whole, and every body of a fan-in at full length would not fit a request.
+ */
 const BODY_IN_MESSAGE_CHARS = 4000;
 
 type JsonSchema = Record<string, unknown>;
@@ -142,11 +146,15 @@ function fieldsOf(view: SessionView, interrupt: Interrupt): { fields: Map<string
         continue;
       }
       if (name === 'edits') {
-        for (const tag of artifactOfInterrupt(view, interrupt)?.tags ?? [])
+        for (const tag of artifactOfInterrupt(view, interrupt)?.tags ?? []) {
+          const shown = tag.body.length <= BODY_IN_MESSAGE_CHARS;
           fields.set(`edits.${tag.tag}`, {
-            schema: { type: 'string', title: `${tag.tag} (accepted: edit it to accept your version)`, default: tag.body },
+            schema: shown
+              ? { type: 'string', title: `${tag.tag} (accepted: edit it to accept your version)`, default: tag.body }
+              : { type: 'string', title: `${tag.tag} (accepted: your whole version, to accept it instead; left empty: as it is)` },
             back: { kind: 'edit', path: ['edits', tag.tag], unchanged: tag.body },
           });
+        }
         continue;
       }
       // Any other object without fixed properties is a tool call's arguments: JSON text, the call's own the default.
@@ -281,7 +289,12 @@ export function toolInputAnswer(view: SessionView, responses: Map<string, FormRe
   const requests = call?.input?.requests ?? [];
   const missing = requests.map((r) => `${interrupt.id}:${r.key}`).filter((key) => !responses.has(key));
   if (missing.length) return { ok: false, missing };
-  // Keyed by the server's own keys, built as own properties (a key may be "__proto__").
-  const byKey = Object.fromEntries(requests.map((r) => [r.key, responses.get(`${interrupt.id}:${r.key}`)!]));
+  // Keyed by the server's own keys, built as own properties (a key may be "__proto__"); a URL request's answer has no content.
+  const byKey = Object.fromEntries(
+    requests.map((r) => {
+      const { action, content } = responses.get(`${interrupt.id}:${r.key}`)!;
+      return [r.key, r.mode === 'url' || content === undefined ? { action } : { action, content }];
+    }),
+  );
   return { ok: true, payload: { callId: call?.callId, responses: byKey } };
 }

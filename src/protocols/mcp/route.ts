@@ -24,7 +24,7 @@ import { admitCreate } from '../../serve/create-limit.js';
 import { BEARER, ownerOf, type ServeDeps, type ServeRoute } from '../../serve/route.js';
 import { ErrorBody } from '../../serve/schemas.js';
 import { stewardVersion } from '../../package-root.js';
-import { stewardMcpServer } from './server.js';
+import { mcpServerParts, stewardMcpServer, type McpServerParts } from './server.js';
 import type { McpCaller, McpTeamDeps } from './team-calls.js';
 import type { RequestStates } from './request-state.js';
 
@@ -75,12 +75,13 @@ interface LegacySession {
 export class McpEndpoint {
   private readonly modern: McpHttpHandler;
   private readonly legacy = new Map<string, LegacySession>();
-  private readonly version = stewardVersion();
+  private readonly parts: McpServerParts;
 
   constructor(
     private readonly deps: ServeDeps,
     private readonly states: RequestStates,
   ) {
+    this.parts = mcpServerParts([...deps.runtime.packages.values()], deps.runtime.limits.userTextChars, stewardVersion());
     this.modern = createMcpHandler((ctx) => this.serverFor((ctx.authInfo?.extra?.caller as Caller | undefined) ?? undefined, ctx.requestInfo?.signal), {
       legacy: 'reject',
       onerror: (error) => deps.log(`serve: an MCP request failed: ${error.message}`),
@@ -97,8 +98,7 @@ export class McpEndpoint {
   }
 
   private serverFor(caller: Caller | undefined, signal?: AbortSignal) {
-    const packages = [...this.deps.runtime.packages.values()];
-    return stewardMcpServer(teamDeps(this.deps, this.states, caller), packages, mcpCaller(caller), this.version, signal);
+    return stewardMcpServer(this.parts, teamDeps(this.deps, this.states, caller), mcpCaller(caller), signal);
   }
 
   /** A 2025-protocol request: to the session it names (its caller's only), or one that opens a new session. */
@@ -142,9 +142,11 @@ export class McpEndpoint {
     void session.transport.close().catch(() => {});
   }
 
+  /** At shutdown, after the sends under way settled: every MCP session, and what 2026-07-28 requests still hold open (a listen stream). */
   private closeAll(): void {
     for (const { transport } of this.legacy.values()) void transport.close().catch(() => {});
     this.legacy.clear();
+    void this.modern.close().catch(() => {});
   }
 }
 

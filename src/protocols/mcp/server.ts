@@ -7,9 +7,11 @@
  * forms with `elicitation/create` on the open connection (team-calls.ts).
  */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   fromJsonSchema,
   McpServer,
   type CallToolResult,
+  type ClientCapabilities,
   type InputRequiredResult,
   type JsonSchemaType,
   type ServerContext,
@@ -94,17 +96,48 @@ function progressOf(ctx: ServerContext): Progress | undefined {
   };
 }
 
+/** Whether the host shows forms: it declared elicitation (on 2026-07-28 with each request, on the 2025 protocol when it connected). */
+function showsForms(server: McpServer, ctx: ServerContext): boolean {
+  const declared = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return (declared ?? server.server.getClientCapabilities())?.elicitation !== undefined;
+}
+
+const NO_FORMS =
+  "This host shows no forms (it declared no MCP elicitation), and a team's waits are forms a person answers: nothing was started. " +
+  'Use a host that supports elicitation, or run the team with `steward run` or through `steward serve` (its page, AG-UI, A2A).';
+
 /** The request state the SDK checked with `verifyState` before the handler ran (none on a first call). */
 const stateOf = (ctx: ServerContext): RequestState | undefined => ctx.mcpReq.requestState<RequestState>();
+
+/**
+ * What every server of one process shares, made once: the packages, the version, and the
+ * run tools' input (its JSON Schema the SDK compiles once per object and keeps: made per
+ * request, it would pile up).
+ */
+export interface McpServerParts {
+  packages: readonly SkillPackage[];
+  version: string;
+  start: { schema: z.ZodType<{ request: string; tags?: Record<string, string> | undefined }>; shown: ReturnType<typeof shownInput> };
+}
+
+/**
+ * @example
+ * const parts = mcpServerParts([...runtime.packages.values()], runtime.limits.userTextChars, stewardVersion());
+ */
+export function mcpServerParts(packages: readonly SkillPackage[], userTextChars: number, version: string): McpServerParts {
+  const schema = startInput(userTextChars);
+  return { packages, version, start: { schema, shown: shownInput(schema) } };
+}
 
 /**
  * The MCP server one caller talks to.
  *
  * @example
- * const server = stewardMcpServer(deps, packages, { name: 'ana', who: { by: 'ana', through: 'mcp' } }, '0.9.0');
+ * const server = stewardMcpServer(parts, deps, { name: 'ana', who: { by: 'ana', through: 'mcp' } });
  * serveStdio(() => server);
  */
-export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPackage>, caller: McpCaller, version: string, signal?: AbortSignal): McpServer {
+export function stewardMcpServer(parts: McpServerParts, deps: McpTeamDeps, caller: McpCaller, signal?: AbortSignal): McpServer {
+  const { packages, version, start } = parts;
   const server = new McpServer(
     { name: 'steward', title: 'Steward', version },
     {
@@ -119,7 +152,6 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
     },
   );
   const calls = new McpTeamCalls(deps, caller, signal);
-  const start = startInput(deps.runtime.limits.userTextChars);
   for (const pkg of packages) {
     server.registerTool(
       `run_${pkg.id}`,
@@ -128,14 +160,15 @@ export function stewardMcpServer(deps: McpTeamDeps, packages: Iterable<SkillPack
         description:
           `${pkg.description} Runs a team (${pkg.workers.map((w) => w.id).join(', ')}) on your request; ` +
           'it asks you to approve its steps and accept its artifacts, and answers with the accepted artifacts.',
-        inputSchema: shownInput(start),
+        inputSchema: start.shown,
         outputSchema: SessionOutcome,
       },
       (args, ctx) =>
         guarded(deps.log, () => {
           const state = stateOf(ctx);
           if (state) return calls.answer(state, ctx.mcpReq.inputResponses, progressOf(ctx), pkg.id);
-          const parsed = start.safeParse(args);
+          if (!showsForms(server, ctx)) throw new McpCallRefused(NO_FORMS);
+          const parsed = start.schema.safeParse(args);
           if (!parsed.success) throw new McpCallRefused(`The arguments are not a request: ${z.prettifyError(parsed.error)}`);
           return calls.start(pkg.id, parsed.data.request, parsed.data.tags, progressOf(ctx));
         }),

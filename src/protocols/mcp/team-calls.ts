@@ -191,15 +191,15 @@ export class McpTeamCalls {
 
   /**
    * The session once no other request drives it (or the limit passed: then still running). On a
-   * store with leases, a session whose runner died (its lease ran out, no one claimed it yet) is
-   * given two leases' time for a server's takeover scan to claim it: a host that sends its call
-   * again after its server died gets where the session went, not "running".
+   * server that takes sessions over, a session whose runner died (its lease ran out, no one
+   * claimed it yet) is given two leases' time for a takeover scan to claim it: a host that sends
+   * its call again after its server died gets where the session went, not "running".
    */
   private async settled(id: string): Promise<Read> {
     const settle = () => untilNotRunning(this.deps.host, id, () => this.read(id), SETTLE_LIMIT_MS, this.signal);
     let read = await settle();
     const until = Date.now() + 2 * this.deps.host.leaseMs;
-    while (read.view.phase === 'running' && this.deps.store.leases && Date.now() < until && !this.signal?.aborted) {
+    while (read.view.phase === 'running' && this.deps.host.takesOver && Date.now() < until && !this.signal?.aborted) {
       await sleep(TAKEOVER_POLL_MS);
       read = await settle();
     }
