@@ -106,7 +106,7 @@ const NO_FORMS =
   "This host shows no forms (it declared no MCP elicitation), and a team's waits are forms a person answers: nothing was started. " +
   'Use a host that supports elicitation, or run the team with `steward run` or through `steward serve` (its page, AG-UI, A2A).';
 
-/** The request state the SDK checked with `verifyState` before the handler ran (none on a first call). */
+/** The request state the SDK checked with `requestState.verify` before the handler ran (none on a first call). */
 const stateOf = (ctx: ServerContext): RequestState | undefined => ctx.mcpReq.requestState<RequestState>();
 
 /**
