@@ -130,6 +130,11 @@ export interface SessionView {
   deciders: string[] | null;
 }
 
+/** The session's accepted artifacts, as views, in the order they were submitted: what it delivered. */
+export function acceptedArtifacts(context: SessionContext): ArtifactView[] {
+  return context.artifacts.filter((a) => a.status === 'accepted').flatMap((a) => artifactView(context, a.id) ?? []);
+}
+
 export function artifactView(context: SessionContext, id: string): ArtifactView | undefined {
   const a = context.artifacts.find((x) => x.id === id);
   if (!a) return undefined;

@@ -387,7 +387,23 @@ export function storedSnapshot(machine: AnyStateMachine, stored: StoredSession):
  * const view = storedView(runtime.machine, await store.load(id));
  */
 export function storedView(machine: AnyStateMachine, stored: StoredSession, packageOnDisk?: (packageId: string) => string | undefined): SessionView {
-  return sessionView(storedSnapshot(machine, stored), packageOnDisk, { dueAt: stored.deadline?.dueAt ?? null });
+  return storedState(machine, stored, packageOnDisk).view;
+}
+
+/**
+ * A stored session's snapshot and its view (as `storedView`), for a reader that needs both (the
+ * context beside the view: a protocol's artifacts, its pending call).
+ *
+ * @example
+ * const { snapshot, view } = storedState(runtime.machine, await store.load(id));
+ */
+export function storedState(
+  machine: AnyStateMachine,
+  stored: StoredSession,
+  packageOnDisk?: (packageId: string) => string | undefined,
+): { snapshot: SessionSnapshot; view: SessionView } {
+  const snapshot = storedSnapshot(machine, stored);
+  return { snapshot, view: sessionView(snapshot, packageOnDisk, { dueAt: stored.deadline?.dueAt ?? null }) };
 }
 
 /**

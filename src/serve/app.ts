@@ -70,7 +70,7 @@ export interface AppOptions extends Omit<ServeDeps, 'auth' | 'streams' | 'ticket
   access?: AccessRule;
   /** Signs the stream tickets; default: a key derived from `auth`'s tokens (see src/http/stream-tickets.ts). */
   tickets?: StreamTickets;
-  /** Signs the request states of MCP calls that wait for a person; default: a key derived from `auth`'s tokens (src/http/signing-key.ts). */
+  /** Signs the request states of MCP calls that wait for a person; default: a key derived from `auth`'s tokens (src/http/signed-claims.ts). */
   requestStates?: RequestStates;
   maxBodyBytes?: number;
   streams?: ServeDeps['streams'];

@@ -21,16 +21,19 @@ import { agreeable, callRound, httpTransport, isInputRequired, mcpClient, type S
 const pg = usePostgres();
 const TOKEN = 'token-of-ana-0123456789';
 
+/** Two `steward serve` processes on `db` with ana's token (and `env`), pushed to `servers` for the test to kill; their URLs. */
+async function twoServers(db: string, servers: RunningCli[], env: Record<string, string> = {}): Promise<string[]> {
+  for (let i = 0; i < 2; i++)
+    servers.push(startCli(['serve', '--port', '0', '--lease-ms', '1500'], { db, env: { STEWARD_TOKENS: `ana ${TOKEN}`, ...env }, timeoutMs: 120_000 }));
+  return Promise.all(servers.map((s) => until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(s.stdout)?.[1], 'a server URL', 30_000)));
+}
+
 describe.skipIf(postgresUnavailable !== null)('MCP on PostgreSQL', () => {
   it('a call whose server was SIGKILLed goes on on another server with its request state alone', async () => {
     const db = await pg.createDatabase();
     const servers: RunningCli[] = [];
     try {
-      for (let i = 0; i < 2; i++)
-        servers.push(startCli(['serve', '--port', '0', '--lease-ms', '1500'], { db, env: { STEWARD_TOKENS: `ana ${TOKEN}` }, timeoutMs: 120_000 }));
-      const [first, second] = await Promise.all(
-        servers.map((s) => until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(s.stdout)?.[1], 'a server URL', 30_000)),
-      );
+      const [first, second] = await twoServers(db, servers);
 
       const host = await mcpClient(httpTransport(first!, TOKEN), 'modern', undefined, true);
       const args = { request: 'A ghost story set in a lighthouse.' };
@@ -65,12 +68,8 @@ describe.skipIf(postgresUnavailable !== null)('MCP on PostgreSQL', () => {
     let holding = false;
     const fake = await startFakeOpenAI(demoResponder(() => (holding ? 120_000 : 0)));
     const servers: RunningCli[] = [];
-    const env = { STEWARD_TOKENS: `ana ${TOKEN}`, OPENAI_BASE_URL: fake.baseURL, STEWARD_MODEL: 'fake-model', OPENAI_API_KEY: 'test-key' };
     try {
-      for (let i = 0; i < 2; i++) servers.push(startCli(['serve', '--port', '0', '--lease-ms', '1500'], { db, env, timeoutMs: 120_000 }));
-      const [first, second] = await Promise.all(
-        servers.map((s) => until(() => /Steward serve on (http:\/\/127\.0\.0\.1:\d+)/.exec(s.stdout)?.[1], 'a server URL', 30_000)),
-      );
+      const [first, second] = await twoServers(db, servers, { OPENAI_BASE_URL: fake.baseURL, STEWARD_MODEL: 'fake-model', OPENAI_API_KEY: 'test-key' });
       const host = await mcpClient(httpTransport(first!, TOKEN), 'modern', undefined, true);
       const args = { request: 'A ghost story set in a lighthouse.' };
       const asked = await callRound(host, 'run_short-story', args);

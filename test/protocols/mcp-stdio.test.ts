@@ -19,17 +19,23 @@ afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
 });
 
+/** `steward mcp` (with `args`) on its own SQLite file, and the host's transport to it; its stderr to `stderr` when given. */
+function stewardMcp(db: string, args: string[] = [], stderr?: string[]): StdioClientTransport {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliBin(), 'mcp', ...args],
+    env: cliEnv(db) as Record<string, string>,
+    stderr: stderr ? 'pipe' : 'ignore',
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => stderr?.push(chunk.toString()));
+  return transport;
+}
+
 describe('steward mcp (stdio)', () => {
   it.each<Era>(['modern', 'legacy'])('runs a short story from one tool call to done (%s protocol)', async (era) => {
     const db = tmp.path(`${era}.db`);
     const stderr: string[] = [];
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [cliBin(), 'mcp', '--as', 'ana'],
-      env: cliEnv(db) as Record<string, string>,
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const transport = stewardMcp(db, ['--as', 'ana'], stderr);
     const person = scriptedPerson((form) => agreeable(form));
     const client = await mcpClient(transport, era, person);
     open.push(() => client.close());
@@ -60,12 +66,7 @@ describe('steward mcp (stdio)', () => {
 
   it("asks a fan-out's steps and artifacts as a form each, all in one round, and decides each (research-brief)", async () => {
     const db = tmp.path('fan-out.db');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [cliBin(), 'mcp'],
-      env: cliEnv(db) as Record<string, string>,
-      stderr: 'ignore',
-    });
+    const transport = stewardMcp(db);
     const person = scriptedPerson((form) => agreeable(form));
     const client = await mcpClient(transport, 'modern', person);
     open.push(() => client.close());
@@ -78,12 +79,7 @@ describe('steward mcp (stdio)', () => {
 
   it('a host that cancels the form on the open connection (2025 protocol) leaves the session waiting, and the result says so', async () => {
     const db = tmp.path('cancel.db');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [cliBin(), 'mcp'],
-      env: cliEnv(db) as Record<string, string>,
-      stderr: 'ignore',
-    });
+    const transport = stewardMcp(db);
     const person = scriptedPerson(() => ({ action: 'cancel' }));
     const client = await mcpClient(transport, 'legacy', person);
     open.push(() => client.close());

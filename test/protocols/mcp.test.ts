@@ -106,6 +106,24 @@ async function serveStory(model = storyModel()) {
   return { store, server, model };
 }
 
+const BOB_TOKEN = 'token-of-bob-0123456789';
+
+/** `steward serve` on its own SQLite file with the story model and two callers, ana and bob (neither acts for others); its log lines to `logs`. */
+async function serveAnaAndBob(file: string, logs: string[] = []) {
+  const store = new SqliteStore(tmp.path(file));
+  const runtime = createRuntime({ model: storyModel(), store });
+  const tokens = [
+    { name: 'ana', token: ANA_TOKEN, actForOthers: false },
+    { name: 'bob', token: BOB_TOKEN, actForOthers: false },
+  ];
+  const server = await startServe({ runtime, store, port: 0, tokens, log: (m) => logs.push(m) });
+  open.push(async () => {
+    await server.close();
+    store.close();
+  });
+  return { server, store };
+}
+
 describe('MCP over Streamable HTTP (steward serve)', () => {
   it.each<Era>(['modern', 'legacy'])('runs a short story from one tool call through every wait to done (%s protocol)', async (era) => {
     const { server, store } = await serveStory();
@@ -219,23 +237,7 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
   });
 
   it("keeps each caller to their own sessions: another's session is no session to them, and a state issued to another is refused", async () => {
-    const store = new SqliteStore(tmp.path('two.db'));
-    const runtime = createRuntime({ model: storyModel(), store });
-    const BOB_TOKEN = 'token-of-bob-0123456789';
-    const server = await startServe({
-      runtime,
-      store,
-      port: 0,
-      tokens: [
-        { name: 'ana', token: ANA_TOKEN, actForOthers: false },
-        { name: 'bob', token: BOB_TOKEN, actForOthers: false },
-      ],
-      log: () => {},
-    });
-    open.push(async () => {
-      await server.close();
-      store.close();
-    });
+    const { server, store } = await serveAnaAndBob('two.db');
     const ana = await mcpClient(httpTransport(server.url, ANA_TOKEN), 'modern', undefined, true);
     const bob = await mcpClient(httpTransport(server.url, BOB_TOKEN), 'modern', undefined, true);
     open.push(
@@ -262,13 +264,7 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
 
   it('asks a refused answer again with why, keeps a tag named __proto__, and tells the host no more of its own failure than that it failed', async () => {
     const logs: string[] = [];
-    const store = new SqliteStore(tmp.path('refused.db'));
-    const runtime = createRuntime({ model: storyModel(), store });
-    const server = await startServe({ runtime, store, port: 0, tokens: [{ name: 'ana', token: ANA_TOKEN, actForOthers: false }], log: (m) => logs.push(m) });
-    open.push(async () => {
-      await server.close();
-      store.close();
-    });
+    const { server, store } = await serveAnaAndBob('refused.db', logs);
     const client = await mcpClient(httpTransport(server.url, ANA_TOKEN), 'modern', undefined, true);
     open.push(() => client.close());
     const args = { request: REQUEST, tags: JSON.parse('{"__proto__": "A tag of that name.", "notes": "Quiet."}') as Record<string, string> };
@@ -303,18 +299,7 @@ describe('MCP over Streamable HTTP (steward serve)', () => {
   });
 
   it("ends a caller's oldest MCP sessions of the 2025 protocol beyond their share, never another caller's", async () => {
-    const store = new SqliteStore(tmp.path('legacy.db'));
-    const runtime = createRuntime({ model: storyModel(), store });
-    const BOB_TOKEN = 'token-of-bob-0123456789';
-    const tokens = [
-      { name: 'ana', token: ANA_TOKEN, actForOthers: false },
-      { name: 'bob', token: BOB_TOKEN, actForOthers: false },
-    ];
-    const server = await startServe({ runtime, store, port: 0, tokens, log: () => {} });
-    open.push(async () => {
-      await server.close();
-      store.close();
-    });
+    const { server } = await serveAnaAndBob('legacy.db');
     const ana = await mcpClient(httpTransport(server.url, ANA_TOKEN), 'legacy');
     open.push(() => ana.close());
     const bobs: Awaited<ReturnType<typeof mcpClient>>[] = [];

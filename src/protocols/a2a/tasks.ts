@@ -11,9 +11,9 @@
 import type { Interrupt } from '@ag-ui/core';
 import { Artifact, Message, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent, type StreamResponse } from '@a2a-js/sdk';
 import type { SessionContext } from '../../core/machines/session.context.js';
-import { storedSnapshot } from '../../runtime/persisted.js';
+import { storedState } from '../../runtime/persisted.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { artifactView, sessionView, type SessionView } from '../../core/view.js';
+import { acceptedArtifacts, type SessionView } from '../../core/view.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { pendingRunWorkerCall } from '../ag-ui/events.js';
 import { interruptFor, interruptsFor, waitTermsOf } from '../ag-ui/interrupts.js';
@@ -36,8 +36,7 @@ export interface A2AThread {
 export async function readA2AThread(deps: { runtime: Runtime; store: SessionStore }, id: string): Promise<A2AThread | null> {
   const stored = await deps.store.load(id);
   if (!stored) return null;
-  const snapshot = storedSnapshot(deps.runtime.machine, stored);
-  const view = sessionView(snapshot, undefined, { dueAt: stored.deadline?.dueAt ?? null });
+  const { snapshot, view } = storedState(deps.runtime.machine, stored);
   const interrupt = view.phase === 'waiting_user' ? interruptFor(view, pendingRunWorkerCall(snapshot.context)) : null;
   return { view, context: snapshot.context, interrupt, firstRequest: waitsForFirstRequest(view, snapshot.context), packageId: stored.packageId };
 }
@@ -106,22 +105,16 @@ export function statusOf(thread: A2AThread, at = new Date()): TaskStatus {
 
 /** One A2A artifact per accepted Steward artifact; its parts are the bodies of its tags (metadata: tag, version). */
 export function artifactsOf(context: SessionContext): Artifact[] {
-  return context.artifacts
-    .filter((a) => a.status === 'accepted')
-    .flatMap((a) => {
-      const view = artifactView(context, a.id);
-      if (!view) return [];
-      return [
-        Artifact.fromJSON({
-          artifactId: view.id,
-          name: `${view.workerId}: ${view.tags.map((t) => t.tag).join(', ')}`,
-          parts: view.tags.map((t) => text(t.body, { tag: t.tag, version: t.version })),
-          metadata: {
-            steward: { workerId: view.workerId, ...(view.roleId ? { roleId: view.roleId } : {}), ...(view.revises ? { revises: view.revises } : {}) },
-          },
-        }),
-      ];
-    });
+  return acceptedArtifacts(context).map((view) =>
+    Artifact.fromJSON({
+      artifactId: view.id,
+      name: `${view.workerId}: ${view.tags.map((t) => t.tag).join(', ')}`,
+      parts: view.tags.map((t) => text(t.body, { tag: t.tag, version: t.version })),
+      metadata: {
+        steward: { workerId: view.workerId, ...(view.roleId ? { roleId: view.roleId } : {}), ...(view.revises ? { revises: view.revises } : {}) },
+      },
+    }),
+  );
 }
 
 /** The whole task as `tasks/get` answers it (history left out: the session's journal is its history). */

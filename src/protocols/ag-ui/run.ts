@@ -7,9 +7,9 @@
 import { EventType, PROTOCOL_VERSION, type BaseEvent, type Interrupt, type RunAgentInput } from '@ag-ui/core';
 import type { SessionContext } from '../../core/machines/session.context.js';
 import type { DecisionChannel, UserEvent } from '../../core/machines/session.events.js';
-import { storedSnapshot } from '../../runtime/persisted.js';
+import { storedState } from '../../runtime/persisted.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { sessionView, type SessionView } from '../../core/view.js';
+import type { SessionView } from '../../core/view.js';
 import type { SessionStore, StoredSession } from '../../store/session-store.js';
 import type { AccessAction } from '../../http/access.js';
 import { sessionIdProblem, SESSION_ID_RULE } from '../../ids.js';
@@ -64,8 +64,7 @@ interface Thread {
 async function readThread(deps: AgUiDeps, id: string): Promise<Thread> {
   const stored = await deps.store.load(id);
   if (!stored) throw new RunRefused('thread_not_found', `No session "${id}".`);
-  const snapshot = storedSnapshot(deps.runtime.machine, stored);
-  const view = sessionView(snapshot, undefined, { dueAt: stored.deadline?.dueAt ?? null });
+  const { snapshot, view } = storedState(deps.runtime.machine, stored);
   const interrupts = view.phase === 'waiting_user' ? interruptsFor(view, pendingRunWorkerCall(snapshot.context)) : [];
   return { view, context: snapshot.context, interrupts, firstRequest: waitsForFirstRequest(view, snapshot.context) };
 }

@@ -2,8 +2,7 @@
  * The request state of an MCP tool call that waits for a person (the 2026-07-28 protocol's
  * `input_required`): it names the session, the wait the forms ask about and the caller it was
  * issued to, and the host sends it back with the answers. Signed, not stored —
- * `base64url(JSON claims) "." base64url(HMAC-SHA256)` — so any server with the same key
- * (`src/http/signing-key.ts`: servers with the same tokens) continues the call, and a host
+ * `src/http/signed-claims.ts` — so any server with the same key (servers with the same tokens) continues the call, and a host
  * cannot make one up for another session or another caller.
  *
  * It has no expiry: a person may take days to answer, and a state can do no harm once its
@@ -11,10 +10,9 @@
  * closed wait is never applied to the next (a repeat of the same answer is a harmless
  * no-op); wait numbers only grow within a session, so an old state never fits a later wait.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import type { ServeTokens } from '../../http/tokens.js';
-import { signingKey } from '../../http/signing-key.js';
+import { openClaims, signClaims, signingKey } from '../../http/signed-claims.js';
 import { SESSION_ID_MAX_CHARS } from '../../ids.js';
 import { MAX_CALLER_NAME_CHARS } from '../../store/participants.js';
 
@@ -42,8 +40,6 @@ export interface RequestState {
 /** A request state this server did not sign, or signed for another caller. */
 export class RequestStateRefused extends Error {}
 
-const b64 = (data: string) => Buffer.from(data).toString('base64url');
-
 /**
  * Signs and checks request states with one key.
  *
@@ -62,29 +58,16 @@ export class RequestStates {
 
   sign(state: RequestState): string {
     const claims: z.infer<typeof Claims> = { v: 1, s: state.sessionId, w: state.wait, ...(state.caller !== undefined ? { c: state.caller } : {}) };
-    const body = b64(JSON.stringify(claims));
-    return `${body}.${this.mac(body)}`;
+    return signClaims(this.key, claims);
   }
 
   /** What `state` says, if this key signed it for `caller`; else RequestStateRefused naming why. */
   verify(state: string, caller: string | undefined): RequestState {
-    const dot = state.indexOf('.');
-    if (state.length > MAX_STATE_CHARS || dot < 1) throw new RequestStateRefused('the request state is malformed');
-    const body = state.slice(0, dot);
-    const given = Buffer.from(state.slice(dot + 1), 'base64url');
-    const wanted = Buffer.from(this.mac(body), 'base64url');
-    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new RequestStateRefused('the request state is not one this server signed');
-    let claims: z.infer<typeof Claims>;
-    try {
-      claims = Claims.parse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
-    } catch {
-      throw new RequestStateRefused('the request state is malformed');
-    }
+    const opened = openClaims(this.key, state, Claims, MAX_STATE_CHARS);
+    if (!opened.ok)
+      throw new RequestStateRefused(opened.why === 'forged' ? 'the request state is not one this server signed' : 'the request state is malformed');
+    const claims = opened.claims;
     if (claims.c !== caller) throw new RequestStateRefused('the request state was issued to another caller');
     return { sessionId: claims.s, wait: claims.w, ...(claims.c !== undefined ? { caller: claims.c } : {}) };
-  }
-
-  private mac(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url');
   }
 }

@@ -20,11 +20,11 @@ import * as z from 'zod';
 import { canonicalJson } from '../../core/text/canonical-json.js';
 import type { DecisionChannel, UserEvent } from '../../core/machines/session.events.js';
 import type { SessionStreamEvent } from '../../core/machines/stream-events.js';
-import { artifactView, sessionView, type SessionView } from '../../core/view.js';
+import { acceptedArtifacts, type SessionView } from '../../core/view.js';
 import type { SessionContext } from '../../core/machines/session.context.js';
 import type { AccessAction } from '../../http/access.js';
 import { HttpError } from '../../http/errors.js';
-import { storedSnapshot } from '../../runtime/persisted.js';
+import { storedState } from '../../runtime/persisted.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { SessionHost } from '../../serve/session-host.js';
 import type { SessionPage, SessionStore, StoredSession } from '../../store/session-store.js';
@@ -121,7 +121,7 @@ export class McpTeamCalls {
   /** Where session `id` stands: its wait's forms, or its result; a session that runs is followed until it stops. */
   async continue(id: string): Promise<CallResult> {
     await this.allowed(checkedId(id), 'read');
-    return this.reply(await this.settled(id), undefined, await this.stuck(id));
+    return this.reply(await this.settled(id));
   }
 
   /**
@@ -155,9 +155,9 @@ export class McpTeamCalls {
       // (answered elsewhere meanwhile, an item decided by someone else), the call goes on from there.
       const now = await this.settled(id);
       const open = now.view.phase === 'waiting_user' && now.view.wait === state.wait;
-      return this.reply(now, open ? sent.message : undefined, await this.stuck(id));
+      return this.reply(now, open ? sent.message : undefined);
     }
-    return this.reply(await this.settled(id), undefined, await this.stuck(id));
+    return this.reply(await this.settled(id));
   }
 
   /** The caller's sessions, newest first, a page at a time. */
@@ -175,18 +175,8 @@ export class McpTeamCalls {
     const stored = await this.deps.store.load(checkedId(id));
     if (!stored) throw new McpCallRefused(`No session ${id}. List yours with list_sessions.`);
     await this.allowed(id, 'read', stored);
-    const snapshot = storedSnapshot(this.deps.runtime.machine, stored);
-    return {
-      view: sessionView(snapshot, undefined, { dueAt: stored.deadline?.dueAt ?? null }),
-      context: snapshot.context,
-      packageId: stored.packageId,
-    };
-  }
-
-  /** Whether the session is running in the store only: saved mid-run by a process that stopped, so nothing will move it. */
-  private async stuck(id: string): Promise<boolean> {
-    const { view } = await this.read(id);
-    return view.phase === 'running' && !(await this.deps.host.runsNow(id));
+    const { snapshot, view } = storedState(this.deps.runtime.machine, stored);
+    return { view, context: snapshot.context, packageId: stored.packageId };
   }
 
   /**
@@ -257,8 +247,11 @@ export class McpTeamCalls {
     }
   }
 
-  /** The call's result for the session as it stands: its wait's forms, its artifacts once done, or that it still runs. */
-  private reply(read: Read, problem?: string, stuck = false): CallResult {
+  /**
+   * The call's result for the session as it stands: its wait's forms, its artifacts once done, or
+   * that it still runs — and whether anything runs it (saved mid-run by a process that stopped: nothing will move it).
+   */
+  private async reply(read: Read, problem?: string): Promise<CallResult> {
     const { view } = read;
     if (view.phase === 'waiting_user') {
       const forms = formsFor(view);
@@ -272,7 +265,7 @@ export class McpTeamCalls {
     }
     if (view.phase === 'done') return doneResult(read);
     const outcome: SessionOutcome = { sessionId: view.id, status: 'running' };
-    const text = stuck
+    const text = !(await this.deps.host.runsNow(view.id))
       ? `Session ${view.id} was left running (${view.state}) by a process that stopped, and nothing runs it now: ` +
         `\`steward resume ${view.id}\` continues it (a server on PostgreSQL takes it over by itself), then call continue_session with its id.`
       : `Session ${view.id} is still running (${view.state}). Call continue_session with its id to follow it.`;
@@ -338,12 +331,7 @@ function progressNote(event: SessionStreamEvent): string | null {
 
 /** The result of a session that is done: its summary and its accepted artifacts (text, and by tag in the structured content). */
 function doneResult({ view, context }: Read): CallToolResult {
-  const artifacts = context.artifacts
-    .filter((a) => a.status === 'accepted')
-    .flatMap((a) => {
-      const artifact = artifactView(context, a.id);
-      return artifact ? [{ id: artifact.id, workerId: artifact.workerId, tags: Object.fromEntries(artifact.tags.map((t) => [t.tag, t.body])) }] : [];
-    });
+  const artifacts = acceptedArtifacts(context).map((a) => ({ id: a.id, workerId: a.workerId, tags: Object.fromEntries(a.tags.map((t) => [t.tag, t.body])) }));
   const outcome: SessionOutcome = { sessionId: view.id, status: 'done', ...(view.message ? { summary: view.message } : {}), artifacts };
   return {
     content: [
