@@ -20,6 +20,7 @@ import type { ChatMessage } from '../core/models/model.js';
 import type { ArchiveItemInput, StoredSession } from '../store/session-store.js';
 import { sessionView, type SessionView } from '../core/view.js';
 import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
+import { withContextInputs, withoutContextInputs } from './context-inputs.js';
 
 /**
  * v1: the whole transcripts and every tag version's body in the context.
@@ -40,8 +41,10 @@ import { PACKAGE_HASH_PATTERN } from '../skills/package-version.js';
  *   may decide it (`waits.deadline`, `waits.deciders`); a v7 wait has neither.
  * v9: the model calls are counted in the ledger (`ledger.rounds`, was `rounds`), and a fan-out
  *   of independent workers is kept with its branches (`team`, team.ts); a v8 context has none.
+ * v10: a running model turn is saved without its input when that is the context itself
+ *   (context-inputs.ts); the context is unchanged, and a v9 child with its input loads as it is.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 9;
+export const SNAPSHOT_SCHEMA_VERSION = 10;
 
 const Role = z.enum(['system', 'user', 'assistant', 'tool']);
 const TranscriptSchema = z.looseObject({
@@ -141,8 +144,9 @@ export const PersistedSessionSchema = z.strictObject({
 
 export type PersistedSession = { schemaVersion: number; snapshot: unknown };
 
+/** XState's persisted snapshot in the versioned envelope, as the store saves it. */
 export function envelope(snapshot: unknown): PersistedSession {
-  return { schemaVersion: SNAPSHOT_SCHEMA_VERSION, snapshot };
+  return { schemaVersion: SNAPSHOT_SCHEMA_VERSION, snapshot: withoutContextInputs(snapshot) };
 }
 
 /** A migration step: the context of version n → n + 1, plus the history it moved out of the context. */
@@ -293,7 +297,10 @@ const v8ToV9: Migration = ({ rounds, ...context }) => {
   return { context: { ...context, ledger: { ...ledger, rounds: typeof rounds === 'number' ? rounds : 0 }, team: null }, history: [] };
 };
 
-const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6, 6: v6ToV7, 7: v7ToV8, 8: v8ToV9 };
+/** v9 → v10: nothing to change in the context (a v9 child keeps the input it was saved with). */
+const v9ToV10: Migration = (context) => ({ context, history: [] });
+
+const MIGRATIONS: Record<number, Migration> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4, 4: v4ToV5, 5: v5ToV6, 6: v6ToV7, 7: v7ToV8, 8: v8ToV9, 9: v9ToV10 };
 
 export interface OpenedEnvelope {
   /** XState's persisted snapshot, at the current schema version. */
@@ -349,7 +356,7 @@ function validEnvelope(sessionId: string, stored: unknown): { snapshot: ValidSna
       `Session "${sessionId}" has a snapshot that is not a valid Steward session (${where}). It cannot be resumed; other sessions are unaffected.`,
     );
   }
-  return { snapshot: parsed.data.snapshot, ...(migratedHistory ? { migratedHistory } : {}) };
+  return { snapshot: withContextInputs(parsed.data.snapshot), ...(migratedHistory ? { migratedHistory } : {}) };
 }
 
 /**

@@ -77,7 +77,7 @@ describe('snapshot schema v3 → v4', () => {
 describe('snapshot schema v1 → v2', () => {
   it('the fixture is v1, and the migration bounds it without losing anything', () => {
     expect(v1.schemaVersion).toBe(1);
-    expect(SNAPSHOT_SCHEMA_VERSION).toBe(9);
+    expect(SNAPSHOT_SCHEMA_VERSION).toBe(10);
     expect(oldContext.managerMessages.length).toBeGreaterThan(60);
     const { snapshot, migratedHistory } = openEnvelopeWithHistory('s', structuredClone(v1));
     const context = (snapshot as { context: SessionContext }).context;
@@ -122,7 +122,7 @@ describe('snapshot schema v1 → v2', () => {
       const runtime = createRuntime({ model, store });
       const session = await runtime.resumeSession(fixture.session.id);
       const stored = await store.load(fixture.session.id);
-      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(9);
+      expect((stored!.snapshot as { schemaVersion: number }).schemaVersion).toBe(10);
       expect(stored!.revision).toBe(2);
       expect(await session.transcript('manager')).toEqual(oldContext.managerMessages);
       expect(await session.transcript('worker')).toEqual(oldContext.workerMessages);
