@@ -18,7 +18,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 
 /** XState's persisted snapshot with each child whose input is the context saved without it. */
 export function withoutContextInputs(snapshot: unknown): unknown {
-  if (!isObject(snapshot) || !isObject(snapshot.children)) return snapshot;
+  if (!isObject(snapshot) || !isObject(snapshot.children) || !isObject(snapshot.context)) return snapshot;
   const { context } = snapshot;
   let changed = false;
   // Object.fromEntries defines own keys: an actor id can never reach a prototype's setter.

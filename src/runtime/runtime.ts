@@ -22,7 +22,7 @@ import { DEFAULT_LEASE_MS, leaseOwnerName } from '../store/lease-keeper.js';
 import { readOnlyView } from './read-only-view.js';
 import { allTagVersions, findTagVersion, fullTranscript, historyItems, MemoryArchive, readVersions, type ArchiveReader } from './archive.js';
 import { makeFork } from './fork.js';
-import { emittedBy, packageInfoOf } from './journal-replay.js';
+import { emittedBy, packageInfoOf, type ForkedPayload } from './journal-replay.js';
 import { runtimeTools } from './runtime-tools.js';
 import { nextToolCall } from '../core/machines/tool-calls.js';
 import { createToolCallActor } from './tool-call-actor.js';
@@ -289,7 +289,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       opened.snapshot = resumable(id, opened.snapshot);
       let revision = stored.revision;
       // A session saved before pinning is pinned now, to its package on disk.
-      const pin = pinToDisk(opened.snapshot as { context: SessionContext });
+      const pinned = pinToDisk(opened.snapshot as { context: SessionContext });
+      if (pinned) opened.snapshot = pinned.snapshot;
+      const pin = pinned?.version;
       // A snapshot of an older schema (or one just pinned): save it migrated, with the history
       // it moved out of the context, before anything runs, so nothing it held is lost.
       const lease = leasing?.current;
@@ -314,15 +316,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /**
    * Pins a session saved before pinning (its package has no `version`) to its package on
-   * disk, if that is still there: the context gets the disk's package, and the version to
-   * keep in the store is returned. Null when there is nothing to pin.
+   * disk, if that is still there: the snapshot with the disk's package in a new context, and
+   * the version to keep in the store. Null when there is nothing to pin. The snapshot is not
+   * changed in place: a model turn in flight was given the saved context as its input
+   * (context-inputs.ts), and the call it makes again must be the one that was made.
    */
-  function pinToDisk(snapshot: { context: SessionContext }): ReturnType<typeof storedVersion> | null {
+  function pinToDisk<S extends { context: SessionContext }>(snapshot: S): { snapshot: S; version: ReturnType<typeof storedVersion> } | null {
     const saved = snapshot.context.package;
     const disk = saved && saved.version === undefined ? versions.disk(saved.id) : undefined;
     if (!saved || !disk) return null;
-    snapshot.context.package = infos.get(saved.id)!;
-    return storedVersion(disk);
+    return { snapshot: { ...snapshot, context: { ...snapshot.context, package: infos.get(saved.id)! } }, version: storedVersion(disk) };
   }
 
   /** A Session of a snapshot already opened (validated, migrated), held in `live` while it runs. */
@@ -411,16 +414,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const forkId = opts?.id === undefined ? newSessionId() : checkSessionId(opts.id, 'forkSession({ id })');
     const ownership = checkedOwnership(opts ?? {}, 'forkSession');
     const made = await makeFork({ machine, packages }, store, id, opts?.atSeq, forkId);
-    // A fork of a session saved before pinning starts pinned (its entry holds the same snapshot).
-    const pin = pinToDisk(made.persisted.snapshot as { context: SessionContext });
+    // A fork of a session saved before pinning starts pinned, its entry's snapshot too.
+    const pinned = pinToDisk(made.persisted.snapshot as { context: SessionContext });
+    const persisted = pinned ? { ...made.persisted, snapshot: pinned.snapshot } : made.persisted;
+    const entry = pinned ? { ...made.entry, payload: { ...(made.entry.payload as ForkedPayload), snapshot: persisted } } : made.entry;
     // The fork's open wait starts its deadline afresh: its time runs from the fork.
-    const deadline = deadlineAt(resolvedSnapshot(machine, forkId, made.persisted), null, clock.now());
+    const deadline = deadlineAt(resolvedSnapshot(machine, forkId, persisted), null, clock.now());
     const stored = await store.create({
       id: forkId,
       packageId: made.packageId,
-      snapshot: made.persisted,
-      entry: made.entry,
-      ...(pin ? { packageVersions: [pin] } : {}),
+      snapshot: persisted,
+      entry,
+      ...(pinned ? { packageVersions: [pinned.version] } : {}),
       deadline,
       ...ownership,
     });

@@ -2,15 +2,17 @@
  * A running session's snapshot holds its model turn's input (the context) once: the turn is
  * saved marked `inputIsContext`, and a resume gives the call the context back, so the call
  * made again is the one that was in flight. A snapshot of v9, with the input written out,
- * resumes the same way.
+ * resumes the same way. A session pinned to its package on disk as it resumes still makes the
+ * call it was making, with the package it was saved with.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, SqliteStore, type Model, type ModelRequest } from '../../src/index.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 import { withContextInputs, withoutContextInputs } from '../../src/runtime/context-inputs.js';
+import { RUNNING_FIXTURE_REQUEST, runningFixturePath } from '../support/snapshot-fixture.js';
 
 /** A model whose calls never answer; it keeps what each was asked. */
 function hangingModel(): Model & { requests: ModelRequest[] } {
@@ -58,6 +60,15 @@ describe('a running model turn is saved without a second copy of the context', (
     await store.close();
   });
 
+  it('the committed v10 sample of a running session resumes with the call that was in flight', async () => {
+    const sample = JSON.parse(readFileSync(runningFixturePath(10), 'utf8')) as Stored;
+    expect(sample.snapshot.children.managerTurn).toMatchObject({ inputIsContext: true });
+    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Got it.' })] }]);
+    const session = createRuntime({ model }).restoreSession(sample);
+    expect((await session.settled()).message).toBe('Got it.');
+    expect(model.calls[0]!.messages.at(-1)).toEqual({ role: 'user', content: RUNNING_FIXTURE_REQUEST });
+  });
+
   it('a v9 snapshot, its turn saved with the context as input, resumes with that call', async () => {
     const { store, id, inFlight } = await crashedMidCall();
     const stored = (await store.load(id))!.snapshot as Stored;
@@ -70,6 +81,30 @@ describe('a running model turn is saved without a second copy of the context', (
     const resumed = createRuntime({ model }).restoreSession(v9);
     expect((await resumed.settled()).message).toBe('Got it.');
     expect(model.calls[0]!.messages).toEqual(inFlight.messages);
+    await store.close();
+  });
+
+  it('a session saved before pinning is pinned to the disk, yet the call in flight is made as it was', async () => {
+    const { store, id } = await crashedMidCall();
+    const stored = (await store.load(id))!.snapshot as Stored;
+    const context = stored.snapshot.context as { package: { version?: string; description: string } };
+    // As saved before pinning (no version), with a description the package on disk no longer has.
+    const { version: _version, ...unpinned } = context.package;
+    const saved = { ...stored, snapshot: { ...stored.snapshot, context: { ...context, package: { ...unpinned, description: 'As it was saved.' } } } };
+    await store.create({
+      id: 'unpinned',
+      packageId: 'tiny',
+      snapshot: saved,
+      entry: { kind: 'created', type: 'created', payload: {}, state: 'running.manager.thinking' },
+    });
+    const model = new ScriptedModel([{ agent: 'manager', toolCalls: [scriptedCall('ask_user', { message: 'Got it.' })] }]);
+    const resumed = await createRuntime({ model, store }).resumeSession('unpinned');
+    await resumed.settled();
+    expect(model.calls[0]!.messages[0]!.content).toContain('As it was saved.');
+    // The session itself is pinned to the package on disk from now on.
+    expect(resumed.actorRef.getSnapshot().context.package?.version).toMatch(/^sha256:/);
+    expect(resumed.actorRef.getSnapshot().context.package?.description).not.toBe('As it was saved.');
+    await resumed.close();
     await store.close();
   });
 

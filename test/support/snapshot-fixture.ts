@@ -7,6 +7,8 @@
  *   node --import tsx test/support/snapshot-fixture.ts
  *
  * and commit it when the schema version is bumped (keep the older files: each must still load).
+ * It also writes v<N>-running.json, a session saved with its first model call in flight
+ * (test/runtime/context-inputs.test.ts resumes it).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,10 +52,38 @@ export async function makeFixtureSession(): Promise<unknown> {
   return persisted;
 }
 
+/**
+ * `session.persisted()` of a `tiny` session while its manager's first call is in flight (from
+ * v10 its turn is saved marked `inputIsContext`, without its input): a resume makes the call again.
+ */
+export async function makeRunningFixture(): Promise<unknown> {
+  let calling: () => void = () => {};
+  const called = new Promise<void>((resolve) => (calling = resolve));
+  const hangs = {
+    label: 'hangs',
+    complete: () => {
+      calling();
+      return new Promise<never>(() => {});
+    },
+  };
+  const session = await createRuntime({ model: hangs }).createSession({ packageId: 'tiny', id: FIXTURE_SESSION_ID });
+  void session.send({ type: 'user_submitted_input', text: RUNNING_FIXTURE_REQUEST });
+  await called;
+  const persisted = session.persisted();
+  session.stop();
+  return persisted;
+}
+
+export const RUNNING_FIXTURE_REQUEST = 'A ghost story in a lighthouse.';
+
 export const fixturePath = (version: number) => fileURLToPath(new URL(`../fixtures/snapshots/v${version}.json`, import.meta.url));
+export const runningFixturePath = (version: number) => fileURLToPath(new URL(`../fixtures/snapshots/v${version}-running.json`, import.meta.url));
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const path = fixturePath(SNAPSHOT_SCHEMA_VERSION);
   writeFileSync(path, `${JSON.stringify(await makeFixtureSession(), null, 2)}\n`);
   console.log(`wrote ${path}`);
+  const running = runningFixturePath(SNAPSHOT_SCHEMA_VERSION);
+  writeFileSync(running, `${JSON.stringify(await makeRunningFixture(), null, 2)}\n`);
+  console.log(`wrote ${running}`);
 }
