@@ -144,21 +144,24 @@ export const PersistedSessionSchema = z.strictObject({
 
 export type PersistedSession = { schemaVersion: number; snapshot: unknown };
 
-/**
- * XState's persisted snapshot of a session, with the context the actor holds. XState's own
- * (`persistContext`) takes any object with the keys `sessionId`, `send` and `ref` for an actor
- * reference and saves a marker in its place: a record keyed by names an app or a package chose
- * (tool variables, tags) with those three would be lost, the whole record with them. A session's
- * context holds no actor reference (its model and tool calls are the actor's children), so it
- * is saved as it is.
- */
-export function persistedSnapshot(persisted: unknown, context: unknown): unknown {
-  return { ...(persisted as Record<string, unknown>), context };
-}
-
 /** XState's persisted snapshot in the versioned envelope, as the store saves it. */
 export function envelope(snapshot: unknown): PersistedSession {
   return { schemaVersion: SNAPSHOT_SCHEMA_VERSION, snapshot: withoutContextInputs(snapshot) };
+}
+
+/**
+ * A session's envelope from XState's `getPersistedSnapshot()` and the context the actor holds,
+ * saved as it is. XState's own (`persistContext`) takes any object with the keys `sessionId`,
+ * `send` and `ref` for an actor reference and saves a marker in its place: a record keyed by
+ * names an app or a package chose (tool variables, tags) with those three would be lost, the
+ * whole record with them. A session's context holds no actor reference (its model and tool
+ * calls are the actor's children).
+ *
+ * @example
+ * const saved = sessionEnvelope(actor.getPersistedSnapshot(), actor.getSnapshot().context);
+ */
+export function sessionEnvelope(persisted: unknown, context: unknown): PersistedSession {
+  return envelope({ ...(persisted as Record<string, unknown>), context });
 }
 
 /** A migration step: the context of version n → n + 1, plus the history it moved out of the context. */

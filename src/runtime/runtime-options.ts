@@ -27,6 +27,7 @@ import type { LeaseHandOver } from './session-lease.js';
 import type { SessionView } from '../core/view.js';
 import type { DeadlineClock } from './session-deadline.js';
 import type { WebhookLinks } from '../webhooks/links.js';
+import { setOwn } from '../core/blackboard/keyed.js';
 
 export interface RuntimeOptions {
   model: Model;
@@ -289,7 +290,7 @@ export function seededBoard(tags: Record<string, string> | undefined): Blackboar
   for (const [tag, body] of Object.entries(tags)) {
     if (typeof body !== 'string' || tag.length === 0 || tag.length > 120)
       throw new UserError(`createSession: blackboard tag "${tag.slice(0, 40)}" needs a name of 1 to 120 characters and a string body.`);
-    Object.defineProperty(board, tag, { value: [{ version: 1, body, writtenBy: 'app', at }], enumerable: true, writable: true, configurable: true });
+    setOwn(board, tag, [{ version: 1, body, writtenBy: 'app', at }]);
   }
   return Object.keys(board).length ? board : undefined;
 }
@@ -345,7 +346,7 @@ export function checkedToolVariables(variables: Record<string, string> | undefin
       throw new UserError(
         `createSession: toolVariables.${name} must be one line of at most ${MAX_TOOL_VARIABLE_CHARS} characters, with no control or invisible character.`,
       );
-    Object.defineProperty(checked, name, { value, enumerable: true, writable: true, configurable: true });
+    setOwn(checked, name, value);
   }
   return entries.length ? checked : undefined;
 }

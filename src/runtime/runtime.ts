@@ -27,7 +27,7 @@ import { runtimeTools } from './runtime-tools.js';
 import { nextToolCall } from '../core/machines/tool-calls.js';
 import { createToolCallActor } from './tool-call-actor.js';
 import type { ToolCallInput } from '../core/tools/server-tools.js';
-import { envelope, openEnvelopeWithHistory, persistedSnapshot, resolvedSnapshot, resumable } from './persisted.js';
+import { envelope, openEnvelopeWithHistory, resolvedSnapshot, resumable, sessionEnvelope } from './persisted.js';
 import { deadlineAt, systemClock } from './session-deadline.js';
 import { Session, type Persistence } from './session.js';
 import { WebhookNotices } from './webhook-notices.js';
@@ -219,7 +219,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (store) {
       // Persist the initial snapshot before anything can happen to it.
       const probe = createActor(machine, { input });
-      const snapshot = envelope(persistedSnapshot(probe.getPersistedSnapshot(), probe.getSnapshot().context));
+      const snapshot = sessionEnvelope(probe.getPersistedSnapshot(), probe.getSnapshot().context);
       const state = stateString(probe.getSnapshot().value);
       from = probe.getSnapshot().context;
       // The payload holds what replay needs to rebuild the same initial context.

@@ -24,7 +24,7 @@ import { closedWaitMessage, decisionDigest, repeatsClosingDecision } from '../co
 import { answerOfWait, readJournal } from './journal-waits.js';
 import { SessionEventHub, type RoundAgent } from './event-hub.js';
 import { SessionEventStream } from './event-stream.js';
-import { envelope, persistedSnapshot } from './persisted.js';
+import { sessionEnvelope } from './persisted.js';
 import { leaseForSend, type SessionLeasing } from './session-lease.js';
 import { MemoryHistory, SessionJournal } from './session-journal.js';
 import { isoNow } from './iso-now.js';
@@ -323,7 +323,7 @@ export class Session {
 
   /** XState's persisted snapshot in Steward's versioned envelope. */
   persisted(): unknown {
-    return envelope(persistedSnapshot(this.actor.getPersistedSnapshot(), this.actor.getSnapshot().context));
+    return sessionEnvelope(this.actor.getPersistedSnapshot(), this.actor.getSnapshot().context);
   }
 
   /** Resolves when the session waits for the user or is done (e.g. after a resume). */

@@ -32,6 +32,7 @@ import { layoutsDir } from '../layouts-dir.js';
 import { colorsFor } from '../colors.js';
 import type { ExitStatus } from '../exit-status.js';
 import { onStopSignal } from '../signals.js';
+import { setOwn } from '../../core/blackboard/keyed.js';
 
 interface RunFlags {
   package?: string;
@@ -52,7 +53,7 @@ function toolVariablesOf(pairs: string[] | undefined): Record<string, string> | 
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new CliError('usage', `--tool-var takes NAME=VALUE (e.g. STEWARD_FILES_DIR=/srv/notes); got "${pair.slice(0, 60)}".`);
-    Object.defineProperty(variables, pair.slice(0, eq), { value: pair.slice(eq + 1), enumerable: true, writable: true, configurable: true });
+    setOwn(variables, pair.slice(0, eq), pair.slice(eq + 1));
   }
   return variables;
 }

@@ -13,7 +13,13 @@ export function ownValue<V>(record: Readonly<Record<string, V>>, key: string): V
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-const isPlainRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Sets `record[key]` as an own, enumerable property, "__proto__" too (a plain assignment would set the prototype instead). */
+export function setOwn<V>(record: Record<string, V>, key: string, value: NoInfer<V>): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** An object that is not null and not an array: what a JSON object parses to. */
+export const isPlainRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * JSON Schemas to show for `ownRecord` schemas, keyed by the schema's final transform:

@@ -19,7 +19,7 @@
  * Error messages follow package-schema.ts: phrased to follow a field name.
  */
 import * as z from 'zod';
-import { ownRecord, ownValue } from '../blackboard/keyed.js';
+import { isPlainRecord, ownRecord, ownValue } from '../blackboard/keyed.js';
 import { strict } from './strict-object.js';
 
 /** Server names: tool references are `server.tool`, so no dot; plain like package ids. */
@@ -105,14 +105,12 @@ export type McpStdioServerConfig = z.output<typeof StdioServerSchema>;
 export type McpHttpServerConfig = z.output<typeof HttpServerSchema>;
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * One server: local when it has `command`, remote when it has `url`. Checked against the one
  * shape it claims, so an error names that shape's fields, not a union's.
  */
 export const McpServerConfigSchema = z
-  .custom<Record<string, unknown>>(isObject, {
+  .custom<Record<string, unknown>>(isPlainRecord, {
     error: 'must be a local server { command, args?, env?, cwd? } or a remote one { url, headers? }',
   })
   .transform((value, ctx): McpServerConfig => {

@@ -20,7 +20,7 @@ import { waitTermsLines } from '../../core/wait-terms.js';
 import { callsOfWait } from '../../core/tools/server-tools.js';
 import { interruptsFor } from '../ag-ui/interrupts.js';
 import { withInterruptTarget } from '../ag-ui/interrupt-ids.js';
-import { ownRecord, ownValue } from '../../core/blackboard/keyed.js';
+import { ownRecord, ownValue, setOwn } from '../../core/blackboard/keyed.js';
 
 /** What a host answers to one form (an elicitation result), as far as Steward reads it; a field may be named "__proto__" (a tag). */
 export const FormResponse = z.object({
@@ -170,18 +170,14 @@ function fieldsOf(view: SessionView, interrupt: Interrupt): { fields: Map<string
   return { fields, required: [...required].filter((n) => fields.has(n)) };
 }
 
-/** An own property, "__proto__" too (a plain assignment would set the prototype instead). */
-const own = (into: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
-
 /** `value` at `path` of `into`, as own properties all the way (a tag may be named "__proto__"). */
 function put(into: Record<string, unknown>, path: string[], value: unknown): void {
   let at = into;
   for (const key of path.slice(0, -1)) {
-    if (ownValue(at, key) === undefined) own(at, key, {});
+    if (ownValue(at, key) === undefined) setOwn(at, key, {});
     at = ownValue(at, key) as Record<string, unknown>;
   }
-  own(at, path[path.length - 1]!, value);
+  setOwn(at, path[path.length - 1]!, value);
 }
 
 /** The answer a form's content stands for: each field put back where the answer schema has it. */

@@ -18,11 +18,10 @@ import {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { HttpError } from '../../http/errors.js';
-import type { SkillPackage } from '../../core/skills/package-schema.js';
 import { StewardError } from '../../core/errors.js';
 import { latest } from '../../core/blackboard/blackboard.js';
 import { ownRecord, ownRecordJsonSchema } from '../../core/blackboard/keyed.js';
-import { TAG_PATTERN } from '../../core/skills/package-schema.js';
+import { TAG_PATTERN, type SkillPackage } from '../../core/skills/package-schema.js';
 import { McpCallRefused, McpTeamCalls, SessionOutcome, type McpCaller, type McpTeamDeps, type Progress } from './team-calls.js';
 import type { RequestState } from './request-state.js';
 
