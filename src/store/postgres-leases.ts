@@ -18,7 +18,8 @@
  */
 import { SessionNotFoundError, UserError } from '../core/errors.js';
 import { HolderProcessSchema, type HolderProcess } from './holder-process.js';
-import type { ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
+import type { AppendInput, ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
+import type { GrantingAppend, WriteGrant } from './postgres-append.js';
 import { sessionColumns, toStoredSession, type SessionRow } from './postgres-rows.js';
 import type { PgRenewals, Query } from './postgres-renewals.js';
 
@@ -46,24 +47,24 @@ export function leaseProcessMigration(S: string): string {
 }
 
 /** A grant's process column, from `json` (this process, or NULL) and the grant's token. */
-const processOf = (json: string, token: string) => `(${json} - 'token') || jsonb_build_object('token', ${token})`;
+export const processOf = (json: string, token: string) => `(${json} - 'token') || jsonb_build_object('token', ${token})`;
 
 /** What a grant over an existing row sets (the upsert's DO UPDATE). */
-const REGRANT = `owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at, process = ${processOf('EXCLUDED.process', 'l.token + 1')}`;
+export const REGRANT = `owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at, process = ${processOf('EXCLUDED.process', 'l.token + 1')}`;
 
 /** The holder as LeaseHolder reads it, from a `leases` row; its process only when written with this grant. */
-const HOLDER_COLUMNS = `left(owner, 200) AS owner, token, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms,
+export const HOLDER_COLUMNS = `left(owner, 200) AS owner, token, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS ms,
   CASE WHEN (process->>'token')::bigint = token THEN process - 'token' END AS process`;
 
 /** bigint columns come as strings, or as numbers when read through to_jsonb. */
-interface HolderRow {
+export interface HolderRow {
   owner: string;
   token: string | number;
   ms: string | number;
   process: unknown;
 }
 
-function toHolder(row: HolderRow): LeaseHolder {
+export function toHolder(row: HolderRow): LeaseHolder {
   const process = HolderProcessSchema.safeParse(row.process);
   return { owner: row.owner, expiresInMs: Number(row.ms), token: Number(row.token), process: process.success ? process.data : null };
 }
@@ -107,8 +108,15 @@ export class PgLeases implements LeaseOps {
     private readonly S: string,
     private readonly renewals: PgRenewals,
     process: HolderProcess | null,
+    /** The store's write that takes the lease too (PostgresStore, postgres-append.ts). */
+    private readonly appendGranting: (input: AppendInput, grant: WriteGrant) => Promise<GrantingAppend>,
   ) {
     this.process = process ? JSON.stringify(process) : null;
+  }
+
+  appendAcquiring(input: AppendInput, owner: string, ms: number): Promise<GrantingAppend> {
+    checkMs(ms);
+    return this.appendGranting(input, { owner, ms, process: this.process });
   }
 
   async acquireLease(sessionId: string, owner: string, ms: number, options: { goneToken?: number } = {}): Promise<Lease | null> {

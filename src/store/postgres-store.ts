@@ -16,14 +16,15 @@ import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
-import { fenceSql, leaseHolder, PgLeases, releaseSql } from './postgres-leases.js';
+import { leaseHolder, PgLeases, toHolder, type HolderRow } from './postgres-leases.js';
+import { appendStatement, archiveColumns, versionColumns, type GrantingAppend, type WriteGrant } from './postgres-append.js';
 import { thisProcess } from './holder-process.js';
 import { PgRenewals, type Query } from './postgres-renewals.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
 import { sessionColumns, toStoredSession, type SessionRow } from './postgres-rows.js';
-import { DEFER_FLUSH, StatementNames } from './postgres-prepared.js';
+import { StatementNames } from './postgres-prepared.js';
 import { redactUrl } from '../core/models/redact.js';
-import { durabilityOption, flushesCommit, SEND_KEYS_KEPT, type Durability } from './session-store.js';
+import { durabilityOption, flushesCommit, type Durability } from './session-store.js';
 import { listRequest, pageOf } from './list-page.js';
 import { outboxColumns, PgOutbox } from './postgres-outbox.js';
 import type { OutboxOps } from './outbox.js';
@@ -155,7 +156,7 @@ export class PostgresStore implements SessionStore {
     // Renewals on a connection of their own when the store owns its pool (postgres-renewals.ts).
     const own = typeof connection === 'string' ? () => new pg.Client({ connectionString: connection }) : null;
     this.renewals = new PgRenewals(this.S, query, own, () => this.ready());
-    this.leases = new PgLeases(query, this.S, this.renewals, thisProcess());
+    this.leases = new PgLeases(query, this.S, this.renewals, thisProcess(), (input, grant) => this.appendGranting(input, grant));
     this.events = new PgEventBus(this.pool, query, `steward_events_${this.schema}`, this.S, this.target);
     this.outbox = new PgOutbox(query, this.S, (listener) => this.watch(() => listener()));
   }
@@ -251,100 +252,9 @@ export class PostgresStore implements SessionStore {
   }
 
   async append(input: AppendInput): Promise<number> {
-    const { id, expectedRevision, entries, snapshot, archive = [] } = input;
-    // Serialise before talking to the server: a bad value fails before anything is locked.
-    const json = toJson(snapshot, `the snapshot of session "${id}"`);
-    const deadline = deadlineInput(input.deadline, id);
-    const payloads = entries.map((e) => toJson(e.payload, `the payload of "${e.type}" in session "${id}"`));
-    // What the entries added (and `archive`, tied to no new entry: ordinal 0) goes to the
-    // archive in the same statement, numbered by the entry that added it.
-    const added = archiveColumns(id, [
-      ...archive.map((item) => ({ item, ord: 0 })),
-      ...entries.flatMap((e, i) => (e.added ?? []).map((item) => ({ item, ord: i + 1 }))),
-    ]);
-    // The UPDATE's WHERE is the revision check: a concurrent writer waits for our row lock,
-    // then re-checks the revision and matches nothing. Journal rows ride in the same statement.
-    // The lease is the first fence ($15, $16): a holder whose lease expired commits nothing;
-    // the last write of a run may give it up in the same statement ($33).
-    // The deadline is set ($29 true: to $30–$32, null clearing it) or kept, behind the same fences.
-    const sql = `
-      WITH u AS (
-        UPDATE ${this.S}.sessions SET revision = revision + 1, last_seq = last_seq + $3, snapshot = $4::json,
-          state = COALESCE($5, state), updated_at = now(), touched = nextval('${this.S}.write_order'),
-          due_at = CASE WHEN $29::boolean THEN $30::timestamptz ELSE due_at END,
-          due_wait = CASE WHEN $29::boolean THEN $31::integer ELSE due_wait END,
-          due_level = CASE WHEN $29::boolean THEN $32::integer ELSE due_level END
-        WHERE id = $1 AND revision = $2 AND ${fenceSql(this.S, '$15', '$16')}
-        RETURNING revision, last_seq - $3 AS base, updated_at
-      ), j AS (
-        INSERT INTO ${this.S}.journal (session_id, seq, at, kind, type, payload, state)
-        SELECT $1, u.base + e.ord, u.updated_at, e.kind, e.type, e.payload::json, e.state
-        FROM u, unnest($6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e(kind, type, payload, state, ord)
-      ), a AS (
-        INSERT INTO ${this.S}.archive (session_id, kind, key, n, entry_seq, value)
-        SELECT $1, x.kind, x.key, x.n, u.base + x.ord, x.value::json
-        FROM u, unnest($10::text[], $11::text[], $12::int[], $13::int[], $14::text[]) AS x(kind, key, n, ord, value)
-      ), v AS (
-        INSERT INTO ${this.S}.package_versions (hash, package_id, content)
-        SELECT x.hash, x.package_id, x.content FROM u, unnest($17::text[], $18::text[], $19::text[]) AS x(hash, package_id, content)
-        ON CONFLICT (hash) DO NOTHING
-      ), k AS (
-        INSERT INTO ${this.S}.send_keys (session_id, key, fingerprint, seq)
-        SELECT $1, x.key, x.fingerprint, u.base + x.ord FROM u, unnest($20::text[], $21::text[], $22::int[]) AS x(key, fingerprint, ord)
-      ), p AS (
-        -- The statement sees the keys as they were before it: keep $23 of those beside the new ones.
-        DELETE FROM ${this.S}.send_keys WHERE session_id = $1 AND cardinality($20::text[]) > 0 AND EXISTS (SELECT 1 FROM u)
-          AND seq <= (SELECT seq FROM ${this.S}.send_keys WHERE session_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $23)
-      ), r AS (
-        -- The lease given up with the write ($33), as releaseLease would: only once the write is made.
-        ${releaseSql(this.S, '$15', '$16')} AND $33::boolean AND EXISTS (SELECT 1 FROM u)
-      ), o AS (
-        INSERT INTO ${this.S}.webhook_outbox (id, receiver, session_id, entry_seq, type, payload, created_at)
-        SELECT x.id, x.receiver, $1, u.base + x.ord, x.type, x.payload::json, u.updated_at
-        FROM u, unnest($24::text[], $25::text[], $26::text[], $27::text[], $28::int[]) AS x(id, receiver, type, payload, ord)
-      )
-      SELECT revision FROM u${flushesCommit(this.durability, input) ? '' : DEFER_FLUSH}`;
-    const versions = versionColumns(input.packageVersions);
-    const keyed = entries.flatMap((e, i) => (e.sendKey ? [{ ...e.sendKey, ord: i + 1 }] : []));
-    const outbox = outboxColumns(
-      id,
-      entries.flatMap((e, i) => (e.outbox ?? []).map((input) => ({ input, ord: i + 1 }))),
-    );
-    const { rows } = await this.query<{ revision: number }>(sql, [
-      id,
-      expectedRevision,
-      entries.length,
-      json,
-      entries.at(-1)?.state ?? null,
-      entries.map((e) => e.kind),
-      entries.map((e) => e.type),
-      payloads,
-      entries.map((e) => e.state),
-      added.kinds,
-      added.keys,
-      added.ns,
-      added.ords,
-      added.values,
-      input.lease?.owner ?? null,
-      input.lease?.token ?? null,
-      versions.hashes,
-      versions.packageIds,
-      versions.contents,
-      keyed.map((k) => k.key),
-      keyed.map((k) => k.fingerprint),
-      keyed.map((k) => k.ord),
-      Math.max(0, SEND_KEYS_KEPT - keyed.length),
-      outbox.ids,
-      outbox.receivers,
-      outbox.types,
-      outbox.payloads,
-      outbox.ords,
-      deadline !== undefined,
-      deadline?.dueAt ?? null,
-      deadline?.wait ?? null,
-      deadline?.level ?? null,
-      input.releaseLease === true && input.lease !== undefined,
-    ]);
+    const { id, expectedRevision } = input;
+    const { sql, params } = appendStatement(this.S, input, { grant: null, deferFlush: !flushesCommit(this.durability, input) });
+    const { rows } = await this.query<{ revision: number }>(sql, params);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
     if (!current.rows[0]) throw new SessionNotFoundError(id);
@@ -355,6 +265,19 @@ export class PostgresStore implements SessionStore {
       `Session "${id}" is leased by another server (${holder?.owner ?? 'a server'}) that is running it: nothing was written. ` +
         'Send events through `steward serve` (any server), or wait until it waits for you.',
     );
+  }
+
+  /** LeaseOps.appendAcquiring: the write and the lease in one statement (postgres-append.ts). */
+  private async appendGranting(input: AppendInput, grant: WriteGrant): Promise<GrantingAppend> {
+    const { id } = input;
+    const { sql, params } = appendStatement(this.S, { ...input, lease: undefined, releaseLease: false }, { grant, deferFlush: !flushesCommit(this.durability, input) });
+    const { rows } = await this.query<GrantingRow>(sql, params);
+    const row = rows[0]!;
+    if (row.written !== null) return { revision: row.written, lease: { sessionId: id, owner: grant.owner, token: Number(row.lease_token) } };
+    if (row.id === null) throw new SessionNotFoundError(id);
+    const stored = toStoredSession(row as SessionRow);
+    if (row.lease_token !== null) return { stale: { stored, lease: { sessionId: id, owner: grant.owner, token: Number(row.lease_token) } } };
+    return { stale: { stored, lease: null, holder: row.holder === null ? null : toHolder(row.holder) } };
   }
 
   async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
@@ -549,19 +472,5 @@ function describePool(pool: pg.Pool): string {
   return `postgres://${user ? `${user}@` : ''}${host}:${port}/${database}`;
 }
 
-/** Archive items as the parallel arrays a statement unnests; values serialised (a bad one fails here). */
-function archiveColumns(id: string, items: { item: ArchiveItemInput; ord: number }[]) {
-  return {
-    kinds: items.map(({ item }) => item.kind),
-    keys: items.map(({ item }) => item.key),
-    ns: items.map(({ item }) => item.n),
-    ords: items.map(({ ord }) => ord),
-    values: items.map(({ item }) => toJson(item.value, `the archived ${item.kind} ${item.key} #${item.n} of session "${id}"`)),
-  };
-}
-
-/** Package versions as the parallel arrays a statement unnests. */
-function versionColumns(versions: readonly StoredPackageVersion[] | undefined) {
-  const list = versions ?? [];
-  return { hashes: list.map((v) => v.hash), packageIds: list.map((v) => v.packageId), contents: list.map((v) => v.json) };
-}
+/** What a granting write's statement answers (postgres-append.ts): the session's columns only when it was not written. */
+type GrantingRow = { [K in keyof SessionRow]: SessionRow[K] | null } & { written: number | null; lease_token: string | null; holder: HolderRow | null };

@@ -189,6 +189,9 @@ export interface Lease {
 export type LeasedLoad =
   { stored: StoredSession; lease: Lease; holder?: undefined } | { stored: StoredSession | undefined; lease: null; holder: LeaseHolder | null };
 
+/** How `LeaseOps.appendAcquiring` ended: written under the new lease, or not written (`stale`). */
+export type AcquiringAppend = { revision: number; lease: Lease; stale?: undefined } | { stale: LeasedLoad };
+
 /** The holder of a session's lease, as another process sees it. */
 export interface LeaseHolder {
   /** The holder's own description, e.g. "steward send on web-3 pid 4711" (clipped to 200 characters). */
@@ -287,6 +290,14 @@ export interface LeaseOps {
    * the lease. `stored` undefined: no such session (and no lease).
    */
   acquireAndLoad(sessionId: string, owner: string, ms: number): Promise<LeasedLoad>;
+  /**
+   * A write that starts a run, and its lease, in one step: made only when nobody holds an
+   * unexpired lease and the store still holds `input.expectedRevision` (`input.lease` and
+   * `releaseLease` are ignored); then the new revision and the lease, granted for `ms`.
+   * Not made: `stale`, as `acquireAndLoad` would answer now (the session as stored, and the
+   * lease when it was free): the writer starts over from it. Throws SessionNotFoundError.
+   */
+  appendAcquiring(input: AppendInput, owner: string, ms: number): Promise<AcquiringAppend>;
   /** Extends the lease by `ms` from now; false when it was lost (expired and taken, or released). */
   renewLease(lease: Lease, ms: number): Promise<boolean>;
   /**

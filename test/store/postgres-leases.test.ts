@@ -265,6 +265,50 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     ]);
   });
 
+  it('appendAcquiring: the write that starts a run takes the lease in its own statement; a stale revision or a held lease writes nothing and answers as acquireAndLoad', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    await a.create({ id: 'w', packageId: 'pkg', snapshot: { n: 0 }, entry: created('waiting') });
+    const write = (revision: number, type: string, state = 'running') => ({
+      id: 'w',
+      expectedRevision: revision,
+      entries: [entry(type, state)],
+      snapshot: { n: type },
+      durable: false,
+    });
+
+    // Free and current: written, and leased to A (its writes are fenced by that grant).
+    const first = await a.leases.appendAcquiring(write(1, 'e1'), 'A', 60_000);
+    expect(first).toEqual({ revision: 2, lease: { sessionId: 'w', owner: 'A', token: 1 } });
+    expect((await b.leases.holder('w'))?.owner).toBe('A');
+    await expect(b.append(write(2, 'intruder'))).rejects.toThrow(ConflictError);
+
+    // Held by A: B's granting write is not made; it is told who holds the lease, and the session as stored.
+    const held = await b.leases.appendAcquiring(write(2, 'b1'), 'B', 60_000);
+    expect(held).toMatchObject({ stale: { lease: null, holder: { owner: 'A', token: 1 }, stored: { revision: 2, snapshot: { n: 'e1' } } } });
+
+    // A ends its run and gives the lease up with its write; B's object is one revision behind:
+    // nothing is written, and B gets the lease with the session as stored now, to start over from.
+    expect(await a.append({ ...write(2, 'e2', 'waiting'), lease: first.lease!, releaseLease: true, durable: true })).toBe(3);
+    const stale = await b.leases.appendAcquiring(write(2, 'b1'), 'B', 60_000);
+    expect(stale).toMatchObject({ stale: { lease: { sessionId: 'w', owner: 'B', token: 2 }, stored: { revision: 3, snapshot: { n: 'e2' } } } });
+    // That grant fences B's writes as acquireAndLoad's does; A's old grant writes nothing.
+    await expect(a.append({ ...write(3, 'late'), lease: first.lease! })).rejects.toThrow(LeaseLostError);
+    expect(await b.append({ ...write(3, 'b1'), lease: stale.stale!.lease! })).toBe(4);
+    await b.leases.releaseLease(stale.stale!.lease!);
+
+    // Free and current again: the next granting write takes a new token.
+    expect(await a.leases.appendAcquiring(write(4, 'e3'), 'A', 60_000)).toEqual({ revision: 5, lease: { sessionId: 'w', owner: 'A', token: 3 } });
+    await expect(a.leases.appendAcquiring({ ...write(1, 'x'), id: 'missing' }, 'A', 60_000)).rejects.toThrow(SessionNotFoundError);
+    expect((await a.journal('w')).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'session.created'],
+      [2, 'e1'],
+      [3, 'e2'],
+      [4, 'b1'],
+      [5, 'e3'],
+    ]);
+  });
+
   it('the deadline is fenced like the write it rides with: a lost lease or an unleased write while another holds it changes nothing; a grant and a claim read it', async () => {
     const schema = freshSchema();
     const [a, b] = [connect(schema), connect(schema)];
