@@ -60,6 +60,8 @@ export class SessionEventHub {
   /** The agent whose round replied last: its reply's calls are checked next. */
   private replied: string | null = null;
   private ended = false;
+  /** Events held back until a write settles (holdUntil): delivered once it is made, dropped if it is refused. */
+  private held: SessionStreamEvent[] | null = null;
 
   constructor(
     private readonly sessionId: string,
@@ -255,8 +257,27 @@ export class SessionEventHub {
     else this.emit({ type: 'stopped', reason: 'failed', error: error instanceof Error ? error.message : String(error) });
   }
 
+  /**
+   * Holds the events back from now until `written` settles: delivered in order if the write was
+   * made, dropped if it was refused (what the session did then never happened in the store).
+   */
+  holdUntil(written: Promise<boolean>): void {
+    if (this.held) return;
+    const held: SessionStreamEvent[] = [];
+    this.held = held;
+    void written.then((made) => {
+      if (this.held === held) this.held = null;
+      if (made) for (const event of held) this.deliver(event);
+    });
+  }
+
   private emit(draft: ChartEvent | Draft): void {
     const event = { ...draft, sessionId: this.sessionId, at: Date.now() } as SessionStreamEvent;
+    if (this.held) this.held.push(event);
+    else this.deliver(event);
+  }
+
+  private deliver(event: SessionStreamEvent): void {
     for (const entry of [...this.entries]) {
       // A listener asked at each call gets the deltas of the calls that stream.
       if (entry.textDeltas === false && DELTA_TYPES.has(event.type)) continue;

@@ -23,7 +23,7 @@ import type { TranscriptName } from './archive.js';
 import type { ToolHostOptions } from '../mcp/types.js';
 import type { ToolApprovalRule } from './worker-tools.js';
 import type { Session } from './session.js';
-import type { LeaseHandOver } from './session-lease.js';
+import type { LeaseHandOver, LeaseRearm } from './session-lease.js';
 import type { SessionView } from '../core/view.js';
 import type { DeadlineClock } from './session-deadline.js';
 import type { WebhookLinks } from '../webhooks/links.js';
@@ -136,6 +136,8 @@ export interface ResumeOptions {
   leaseCheck?: () => Promise<boolean>;
   /** With `lease`: whether the write that saves the session at rest gives the lease up too (default: it never does; the caller releases it). */
   leaseHandOver?: LeaseHandOver;
+  /** With `lease`: the caller keeps the session loaded between runs, and its next run's first write takes a new lease (LeaseRearm). */
+  leaseRearm?: LeaseRearm;
 }
 
 export interface CreateSessionOptions {

@@ -277,7 +277,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (held?.revision !== undefined) await held.close();
     const own = resumeOptions.lease ? undefined : ownLease(id);
     const leasing: SessionLeasing | undefined = resumeOptions.lease
-      ? new PassedLease(resumeOptions.lease, resumeOptions.leaseCheck, resumeOptions.leaseHandOver)
+      ? new PassedLease(resumeOptions.lease, resumeOptions.leaseCheck, resumeOptions.leaseHandOver, resumeOptions.leaseRearm)
       : own;
     // Lease first, then read (in one statement when the lease is this session's own): what is
     // loaded cannot change under this process any more.

@@ -66,6 +66,8 @@ export function deadlineAt(snapshot: SessionSnapshot, kept: StoredDeadline | nul
 export class SessionDeadline {
   private cancel: (() => void) | null = null;
   private armed: StoredDeadline | null = null;
+  /** No timer while paused (pause): someone else fires the deadline. */
+  private paused = false;
 
   constructor(
     private readonly clock: DeadlineClock,
@@ -83,8 +85,15 @@ export class SessionDeadline {
   /** Follows the session to `snapshot`: keeps its deadline (a new due time only for a new wait or rule) and arms its timer. */
   follow(snapshot: SessionSnapshot): StoredDeadline | null {
     this.kept = deadlineAt(snapshot, this.kept, this.clock.now());
-    if (this.kept !== this.armed) this.arm(this.kept);
+    if (this.kept !== this.armed && !this.paused) this.arm(this.kept);
     return this.kept;
+  }
+
+  /** Paused: no timer (its holder keeps the session loaded while it waits; a scan fires the deadline). Resumed: armed again. */
+  pause(paused: boolean): void {
+    this.paused = paused;
+    if (paused) this.stop();
+    else this.arm(this.kept);
   }
 
   /** The session's deadline when it is due now (its timer may not have fired yet), else null. */

@@ -13,7 +13,17 @@ import { clip } from '../core/limits.js';
 import { snapshotState } from '../core/machines/refusals.js';
 import type { SessionContext } from '../core/machines/session.context.js';
 import { redactSecrets } from '../core/models/redact.js';
-import type { ArchiveItemInput, JournalEntryInput, SendKeyInput, SessionStore, StoredDeadline, StoredPackageVersion } from '../store/session-store.js';
+import { performance } from 'node:perf_hooks';
+import { ConflictError, SessionLeasedError, SessionNotFoundError } from '../core/errors.js';
+import type {
+  ArchiveItemInput,
+  JournalEntryInput,
+  LeasedLoad,
+  SendKeyInput,
+  SessionStore,
+  StoredDeadline,
+  StoredPackageVersion,
+} from '../store/session-store.js';
 import type { OutboxInput } from '../store/outbox.js';
 import { droppedItems, historyItems, type ArchiveReader, type MemoryArchive } from './archive.js';
 import type { SessionLeasing } from './session-lease.js';
@@ -77,6 +87,8 @@ export class SessionJournal {
   private versions: StoredPackageVersion[] | null = null;
   /** Set as the actor stops: what the writes still queued save instead of the stopped actor. */
   private lastActive: unknown = null;
+  /** Told whether the next write committed (nextWrite). */
+  private writeWaiters: ((committed: boolean) => void)[] = [];
 
   constructor(private readonly options: SessionJournalOptions) {
     this.revisionNow = options.revision;
@@ -102,6 +114,16 @@ export class SessionJournal {
   /** The send under way has this idempotency key: it is journalled with the send's event entry (null: none). */
   expectKey(key: SendKeyInput | null): void {
     this.pendingKey = key;
+  }
+
+  /** Whether a write failed (the actor is stopped; flush() throws it). */
+  get failed(): boolean {
+    return this.writeError !== null;
+  }
+
+  /** Resolves once the next write is made (true) or refused (false). */
+  nextWrite(): Promise<boolean> {
+    return new Promise((resolve) => this.writeWaiters.push(resolve));
   }
 
   /** Whether the store took the entry journalled with `key` (so the key is spent). */
@@ -206,11 +228,23 @@ export class SessionJournal {
     if (this.unwritten.length === 1) this.writes = (this.writes ?? Promise.resolve()).then(() => this.writeUnwritten());
   }
 
+  /** Tells those waiting for the next write how it ended. */
+  private settled(committed: boolean): void {
+    const waiters = this.writeWaiters;
+    this.writeWaiters = [];
+    for (const resolve of waiters) resolve(committed);
+  }
+
   private async writeUnwritten(): Promise<void> {
-    const { store, id, leasing } = this.options;
     const entries = this.unwritten;
     this.unwritten = null;
-    if (this.writeError || !entries?.length) return;
+    if (this.writeError || !entries?.length) return this.settled(false);
+    this.settled(await this.write(entries));
+  }
+
+  /** One write of `entries` with the snapshot as it is now; false when it failed (kept for flush()). */
+  private async write(entries: JournalEntryInput[]): Promise<boolean> {
+    const { store, id, leasing } = this.options;
     // What a person is shown — a wait, the end, a refusal — is durable before send()
     // resolves, and makes every write before it durable too; a write inside a model loop
     // need not be (a power loss then loses only rounds no send() acknowledged; resume runs
@@ -224,22 +258,37 @@ export class SessionJournal {
     // The write that saves the session at rest ends its run: it may give the lease up as well,
     // one round trip instead of a second statement after it (SessionLeasing.giveUpWithWrite).
     const releaseLease = lease !== undefined && atRest && this.lastActive === null && this.options.lastWork() && leasing!.giveUpWithWrite();
+    // No lease held by a session kept loaded between runs (SessionLeasing.grantWanted): this
+    // write takes one in its own statement, and answers with the session as stored when it
+    // was behind. A write at rest gives that grant up at once (it needs none).
+    const grant = lease === undefined && this.lastActive === null ? (leasing?.grantWanted() ?? null) : null;
+    const input = {
+      id,
+      expectedRevision: this.revisionNow,
+      entries,
+      snapshot: this.lastActive ?? this.options.persisted(),
+      deadline: this.options.deadline(),
+      ...(lease ? { lease } : {}),
+      ...(releaseLease ? { releaseLease } : {}),
+      ...(durable ? {} : { durable: false }),
+      ...(packageVersions ? { packageVersions } : {}),
+    };
     try {
-      this.revisionNow = await store.append({
-        id,
-        expectedRevision: this.revisionNow,
-        entries,
-        snapshot: this.lastActive ?? this.options.persisted(),
-        deadline: this.options.deadline(),
-        ...(lease ? { lease } : {}),
-        ...(releaseLease ? { releaseLease } : {}),
-        ...(durable ? {} : { durable: false }),
-        ...(packageVersions ? { packageVersions } : {}),
-      });
+      if (grant && store.leases) {
+        const askedAt = performance.now();
+        const written = await store.leases.appendAcquiring({ ...input, ...(atRest ? { releaseLease: true } : {}) }, grant.owner, grant.ms);
+        if (written.stale) {
+          leasing!.notGranted(written.stale);
+          throw notWritten(id, this.revisionNow, written.stale);
+        }
+        if (!atRest) leasing!.granted(written.lease, askedAt);
+        this.revisionNow = written.revision;
+      } else this.revisionNow = await store.append(input);
       if (releaseLease) leasing!.gaveUp(true);
-      if (lease) leasing!.wrote();
+      if (lease || grant) leasing!.wrote();
       const keyed = entries.find((e) => e.sendKey)?.sendKey;
       if (keyed) this.writtenKey = keyed.key;
+      return true;
     } catch (error) {
       if (releaseLease) leasing!.gaveUp(false);
       // Another writer won (ConflictError) or the store failed: stop at once, so this
@@ -247,8 +296,19 @@ export class SessionJournal {
       // good state; resume from it.
       this.writeError = error;
       this.options.onWriteFailed();
+      return false;
     }
   }
+}
+
+/** Why a write that was to take the lease was not made: another process holds it, or wrote the session since. */
+function notWritten(id: string, revision: number, stale: LeasedLoad): Error {
+  if (!stale.stored) return new SessionNotFoundError(id);
+  if (!stale.lease && stale.holder) return new SessionLeasedError(id, stale.holder.owner, stale.holder.expiresInMs);
+  return new ConflictError(
+    `Session "${id}" was changed by another process since this object last wrote it (revision ${revision} → ${stale.stored.revision}): ` +
+      'nothing was written. Open it again with runtime.resumeSession(id).',
+  );
 }
 
 /** A session without a store: its archive lives in memory; the context holds the rest. */

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { LeaseLostError, SessionLeasedError, SessionNotFoundError } from '../core/errors.js';
 import { holderGone } from '../store/holder-process.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
-import type { Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
+import type { Lease, LeasedLoad, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import type { SendError } from './session.js';
 
 export interface SessionLeasing {
@@ -51,6 +51,37 @@ export interface SessionLeasing {
   giveUpWithWrite(): boolean;
   /** The write `giveUpWithWrite` allowed settled (committed: the lease is released). */
   gaveUp(committed: boolean): void;
+  /**
+   * While no lease is held and the holder keeps the session loaded between runs: the grant
+   * the next write that starts a run is to take in its own statement (LeaseOps.appendAcquiring).
+   * Null otherwise.
+   */
+  grantWanted(): WantedGrant | null;
+  /** That write committed under `lease`, its statement sent at `askedAt` (performance.now()). */
+  granted(lease: Lease, askedAt: number): void;
+  /** That write was not made: the session as stored now, and the lease when it was free (the holder's to use or give back). */
+  notGranted(stale: LeasedLoad): void;
+}
+
+/** A lease a write is to take: who takes it, and for how long. */
+export interface WantedGrant {
+  owner: string;
+  ms: number;
+}
+
+/**
+ * How the holder of a passed lease keeps the session loaded between runs (SessionHost keeps
+ * sessions loaded while they wait): at rest the session's write gives the lease up, and
+ * the next write that starts a run takes a new one in the same statement, so a send costs
+ * that write and the one at rest, with no statement before them to lease and load.
+ */
+export interface LeaseRearm {
+  /** The lease held now; undefined while none is (the session waits, or its next write is taking one). */
+  current(): Lease | undefined;
+  /** See SessionLeasing.grantWanted. */
+  wanted(): WantedGrant | null;
+  granted(lease: Lease, askedAt: number): void;
+  notGranted(stale: LeasedLoad): void;
 }
 
 /**
@@ -71,15 +102,35 @@ async function gate(held: Promise<boolean>, stop: () => void, sessionId: string,
   throw new LeaseLostError(sessionId, lostMessage());
 }
 
-/** A lease the caller holds and renews; `isHeld` (optional) tells before each model call whether it still does. */
+/**
+ * A lease the caller holds and renews; `isHeld` (optional) tells before each model call whether
+ * it still does; `rearm` (optional): the caller keeps the session loaded between runs.
+ */
 export class PassedLease implements SessionLeasing {
   readonly lostMessage = undefined;
   private stop: () => void = () => {};
   constructor(
-    readonly current: Lease,
+    private readonly passed: Lease,
     private readonly isHeld?: () => Promise<boolean>,
     private readonly handOver?: LeaseHandOver,
+    private readonly rearm?: LeaseRearm,
   ) {}
+
+  get current(): Lease | undefined {
+    return this.rearm ? this.rearm.current() : this.passed;
+  }
+
+  grantWanted(): WantedGrant | null {
+    return this.rearm?.wanted() ?? null;
+  }
+
+  granted(lease: Lease, askedAt: number): void {
+    this.rearm?.granted(lease, askedAt);
+  }
+
+  notGranted(stale: LeasedLoad): void {
+    this.rearm?.notGranted(stale);
+  }
 
   onLost(stop: () => void): void {
     this.stop = stop;
@@ -92,7 +143,7 @@ export class PassedLease implements SessionLeasing {
     return gate(
       this.isHeld ? this.isHeld() : Promise.resolve(true),
       () => this.stop(),
-      this.current.sessionId,
+      this.passed.sessionId,
       () => undefined,
     );
   }
@@ -174,6 +225,13 @@ export class OwnLease implements SessionLeasing {
   wrote(): void {
     this.wroteUnderGrant = true;
   }
+
+  /** Its own lease is taken before a send (hold), never by a write. */
+  grantWanted(): null {
+    return null;
+  }
+  granted(): void {}
+  notGranted(): void {}
 
   beforeModelCall(): Promise<void> {
     return gate(

@@ -418,6 +418,28 @@ export class Session {
     return run;
   }
 
+  /**
+   * @internal SessionHost, for a session it keeps loaded while it waits: no deadline timer
+   * while parked (the server's scan of due deadlines fires them), and again once unparked.
+   */
+  park(parked: boolean): void {
+    this.deadline.pause(parked);
+  }
+
+  /** @internal Whether the actor still runs (not stopped, closed or failed). */
+  get isActive(): boolean {
+    return this.actor.getSnapshot().status === 'active';
+  }
+
+  /**
+   * @internal SessionHost, for a session it kept loaded: the store may have moved on since
+   * this object's last write, so its live events are held back until its next write is made
+   * (then delivered) or refused (then dropped, with everything the session did on a stale state).
+   */
+  holdEventsUntilWritten(): void {
+    if (this.journal) this.eventHub().holdUntil(this.journal.nextWrite());
+  }
+
   /** Stops the actor: an in-flight model call is aborted; a durable session stays resumable. */
   stop(): void {
     this.stopActor();
@@ -653,7 +675,8 @@ export class Session {
       }
       if (onAccepted) {
         await this.journal?.written();
-        onAccepted();
+        // A refused write accepted nothing: the send answers with its error below.
+        if (!this.journal?.failed) onAccepted();
       }
       await this.untilWaitOrEnd();
       await this.journal?.flush();

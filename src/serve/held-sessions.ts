@@ -2,9 +2,20 @@
  * The sessions one `steward serve` process has loaded: one Session object per id, however
  * many requests (and a takeover) use it at once. The first user loads it — leased first on
  * a store with leases (src/store/lease-keeper.ts), so two processes never both run it — and
- * the last one to let go closes it and gives the lease back. While the lease is not known to
- * be held, no live event of it is published (another server may run it now). What to do
- * with a held session (send, drain) is the SessionHost's (session-host.ts).
+ * the last one to let go gives the lease back (its write at rest, or a release after it).
+ * While the lease is not known to be held, no live event of it is published (another server
+ * may run it now). What to do with a held session (send, drain) is the SessionHost's
+ * (session-host.ts).
+ *
+ * A session let go while it waits for a person stays loaded, "parked" (up to `keepLoaded`,
+ * the least recently used closed first): the next send to it on this server starts without
+ * a statement to lease and load it. Its lease was given up at rest, so any server may move it
+ * on meanwhile; the parked object may then be behind the store. So its next write is
+ * checked: the revision it last wrote, and, where the session must run (a model or tool
+ * call), a lease taken in the same statement (LeaseOps.appendAcquiring; the model and tool
+ * calls wait for it). A write that finds the store moved on is not made, and what the object
+ * did on its stale state is dropped with it: its live events were held back until that write
+ * (Session.holdEventsUntilWritten). The host then starts over from the store (`restart`).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -13,8 +24,9 @@ import type { SessionStreamEvent } from '../core/machines/stream-events.js';
 import { storedSnapshot } from '../runtime/persisted.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Session } from '../runtime/session.js';
-import type { LeaseHandOver } from '../runtime/session-lease.js';
-import type { ClaimedLease, Lease, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
+import type { LeaseHandOver, LeaseRearm } from '../runtime/session-lease.js';
+import { isWaiting } from '../runtime/session-deadline.js';
+import type { ClaimedLease, Lease, LeasedLoad, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import { LeaseKeeper } from '../store/lease-keeper.js';
 import { sessionNotFound as notFound, sessionRunningElsewhere } from '../http/errors.js';
 import type { LiveRecord } from './live-replay.js';
@@ -24,6 +36,8 @@ import type { LiveEvents } from './live-events.js';
 export interface Held {
   /** The session, once loaded (and leased). */
   ready: Promise<Session>;
+  /** The session once started here (the same object while it is parked and used again). */
+  session: Session | null;
   /** Requests (and a takeover) using it; counted at once, so a release never closes it under a newcomer. */
   users: number;
   keeper: LeaseKeeper | null;
@@ -31,6 +45,34 @@ export interface Held {
   /** This run's name and the number of its last live event (see live-replay.ts). */
   run: string;
   published: number;
+  /** Taken from the parked ones: the revision it had then (its next write checks it); null when loaded for this use. */
+  unparkedAt: number | null;
+  /** While taken from the parked ones on a store with leases: settles when its first write that starts a run took a lease, or was refused. */
+  granting: { settled: Promise<void>; settle: () => void } | null;
+  /** That write was refused: the session as stored now, and the lease when it was free (restart starts from it). */
+  stale: LeasedLoad | null;
+  /** The stale object `restart` replaced (a second send queued on it is sent again too). */
+  restartedFrom: Session | null;
+}
+
+const newHeld = (): Held => ({
+  ready: null as never,
+  session: null,
+  users: 1,
+  keeper: null,
+  unsubscribe: null,
+  run: newRunId(),
+  published: 0,
+  unparkedAt: null,
+  granting: null,
+  stale: null,
+  restartedFrom: null,
+});
+
+function granting(): NonNullable<Held['granting']> {
+  let settle: () => void = () => {};
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  return { settled, settle };
 }
 
 const newRunId = () => randomBytes(6).toString('hex');
@@ -40,6 +82,8 @@ export interface HeldSessionsOptions {
   leaseMs: number;
   live: LiveEvents;
   log: (message: string) => void;
+  /** Sessions kept loaded while they wait (parked), at most; 0: each is closed once let go. */
+  keepLoaded: number;
 }
 
 export class HeldSessions {
@@ -48,7 +92,12 @@ export class HeldSessions {
   private readonly releasing = new Map<string, Promise<void>>();
   /** The runs of sessions taken over, until each has released its session. */
   private readonly takeovers = new Set<Promise<void>>();
+  /** Sessions let go while they wait, kept loaded: least recently used first. */
+  private readonly parked = new Map<string, Held>();
   private lostCount = 0;
+  /** Draining: nothing is parked any more. */
+  private draining = false;
+  private readonly keepLoaded: number;
   private readonly owner: string;
   private readonly leaseMs: number;
   private readonly live: LiveEvents;
@@ -63,6 +112,12 @@ export class HeldSessions {
     this.leaseMs = options.leaseMs;
     this.live = options.live;
     this.log = options.log;
+    this.keepLoaded = options.keepLoaded;
+  }
+
+  /** Sessions kept loaded while they wait (parked). */
+  get parkedCount(): number {
+    return this.parked.size;
   }
 
   /** Sessions held now (sends under way and takeovers). */
@@ -104,42 +159,91 @@ export class HeldSessions {
       existing.users += 1;
       return existing;
     }
-    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
+    const parked = this.parked.get(id);
+    this.parked.delete(id);
+    const held = parked ?? newHeld();
+    if (parked) Object.assign(held, { users: 1, run: newRunId(), published: 0, keeper: null, stale: null, unparkedAt: null, restartedFrom: null });
     held.ready = (async () => {
       await this.releasing.get(id);
       // Listening before the lease: the run's live events reach this process's buffers too.
       await this.live.hear();
-      const askedAt = performance.now();
-      const { stored, lease } = await this.leaseAndLoad(id);
-      try {
-        const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
-        if (state.startsWith('running')) {
-          // Nobody holds its lease, yet it runs: its runner stopped or lost the lease (every
-          // runner on a store with leases takes one), or it is a process that takes none.
-          const resume = `resume it with \`steward resume ${id}\` (the interrupted model call runs again)`;
-          throw sessionRunningElsewhere(
-            id,
-            state,
-            lease
-              ? `No process holds its lease: the one running it stopped or lost it. A server takes it over once its last runner's lease has run out, or ${resume}. ` +
-                  `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`
-              : `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again. If that process is gone, ${resume}.`,
-          );
-        }
-        // Resume exactly what was checked: a second read could find it running by now.
-        return await this.start(held, id, stored, lease, askedAt);
-      } catch (error) {
-        // Unused: this grant wrote nothing, so the takeover scan still judges the session by
-        // its last runner's lease (or, for a runner without one, by a quiet period), never
-        // by this look: a live runner is not taken over because of a send.
-        if (held.keeper) await held.keeper.release({ unused: true });
-        else if (lease) await this.leases!.releaseLease(lease, { unused: true }).catch(() => {});
-        throw error;
-      }
+      const session = parked?.session;
+      if (session?.isActive) return this.unpark(id, held, session);
+      await session?.close();
+      return this.load(id, held, null);
     })();
     held.ready.catch(() => {}); // handled by the request that awaits it
     this.held.set(id, held);
     return held;
+  }
+
+  /**
+   * The session of `held` ran on a stale state (taken from the parked ones, its first write
+   * found the store moved on, and nothing was written): it is closed, and the session is
+   * loaded afresh into the same hold — from what that write's statement read, when it took
+   * the lease (no second statement). Resolves with the session to send to again.
+   */
+  restart(id: string, held: Held, stale: Session): Promise<Session> {
+    if (held.session !== stale) return held.ready;
+    const found = held.stale;
+    held.stale = null;
+    held.unparkedAt = null;
+    held.restartedFrom = stale;
+    held.granting?.settle();
+    held.granting = null;
+    held.unsubscribe?.();
+    held.unsubscribe = null;
+    held.keeper = null;
+    held.session = null;
+    held.run = newRunId();
+    held.published = 0;
+    held.ready = (async () => {
+      await stale.close();
+      return this.load(id, held, found?.lease ? { stored: found.stored!, lease: found.lease } : null);
+    })();
+    held.ready.catch(() => {});
+    return held.ready;
+  }
+
+  /** A parked session used again: its events held back and, on a store with leases, a lease to take with its next write. */
+  private unpark(id: string, held: Held, session: Session): Session {
+    held.unparkedAt = session.revision ?? null;
+    held.granting = this.leases ? granting() : null;
+    session.park(false);
+    session.holdEventsUntilWritten();
+    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
+    return session;
+  }
+
+  /** The session loaded for `held` (leased first where the store has leases; `found`: as a statement already leased and read it). */
+  private async load(id: string, held: Held, found: { stored: StoredSession; lease: Lease } | null): Promise<Session> {
+    const askedAt = performance.now();
+    const { stored, lease } = found ?? (await this.leaseAndLoad(id));
+    try {
+      const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
+      if (state.startsWith('running')) {
+        // Nobody holds its lease, yet it runs: its runner stopped or lost the lease (every
+        // runner on a store with leases takes one), or it is a process that takes none.
+        const resume = `resume it with \`steward resume ${id}\` (the interrupted model call runs again)`;
+        throw sessionRunningElsewhere(
+          id,
+          state,
+          lease
+            ? `No process holds its lease: the one running it stopped or lost it. A server takes it over once its last runner's lease has run out, or ${resume}. ` +
+                `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again.`
+            : `Wait until it waits for you (GET /sessions/${id}/stream tells you), then send again. If that process is gone, ${resume}.`,
+        );
+      }
+      // Resume exactly what was checked: a second read could find it running by now.
+      return await this.start(held, id, stored, lease, askedAt);
+    } catch (error) {
+      // Unused: this grant wrote nothing, so the takeover scan still judges the session by
+      // its last runner's lease (or, for a runner without one, by a quiet period), never
+      // by this look: a live runner is not taken over because of a send.
+      if (held.keeper) await held.keeper.release({ unused: true });
+      else if (lease) await this.leases!.releaseLease(lease, { unused: true }).catch(() => {});
+      throw error;
+    }
   }
 
   /**
@@ -180,7 +284,9 @@ export class HeldSessions {
       void this.leases!.releaseLease(lease).catch(() => {});
       return Promise.resolve();
     }
-    const held: Held = { ready: null as never, users: 1, keeper: null, unsubscribe: null, run: newRunId(), published: 0 };
+    // A parked copy is behind the store: the claimed session ran elsewhere since.
+    this.dropParked(id);
+    const held = newHeld();
     held.ready = (async () => {
       try {
         // As the claim locked it: nobody wrote it since (the lease is ours).
@@ -215,30 +321,52 @@ export class HeldSessions {
 
   /** `askedAt`: when the statement that granted `lease` was sent (performance.now()). */
   private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null, askedAt: number): Promise<Session> {
-    let session: Session | undefined;
-    const keeper = lease
-      ? new LeaseKeeper(
-          this.leases!,
-          lease,
-          this.leaseMs,
-          () => {
-            this.lostCount += 1;
-            session?.stop();
-          },
-          (message) => this.log(`serve: ${message}`),
-          askedAt,
-        )
-      : null;
-    held.keeper = keeper;
-    session = await this.runtime.resumeSession(id, {
+    if (lease) held.keeper = this.keeper(held, lease, askedAt);
+    const session = await this.runtime.resumeSession(id, {
       from: stored,
-      ...(lease ? { lease, leaseCheck: () => keeper!.ensureHeld(), leaseHandOver: this.handOver(id, held) } : {}),
+      ...(lease ? { lease, leaseCheck: () => this.leaseHeld(held), leaseHandOver: this.handOver(id, held), leaseRearm: this.rearm(held) } : {}),
     });
-    if (keeper?.lost) session.stop();
-    // The deltas of a reply only while someone follows the session (followers.ts): an
-    // unwatched call does not stream.
-    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event, keeper), { textDeltas: () => this.live.isFollowed(id) });
+    held.session = session;
+    if (held.keeper?.lost) session.stop();
+    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
     return session;
+  }
+
+  /** Keeps `lease` renewed while `held` runs; a lost one stops its session. */
+  private keeper(held: Held, lease: Lease, askedAt: number): LeaseKeeper {
+    return new LeaseKeeper(
+      this.leases!,
+      lease,
+      this.leaseMs,
+      () => {
+        this.lostCount += 1;
+        held.session?.stop();
+      },
+      (message) => this.log(`serve: ${message}`),
+      askedAt,
+    );
+  }
+
+  /** Before each model or tool call: a lease being taken by the session's write is waited for; then it must be held. */
+  private async leaseHeld(held: Held): Promise<boolean> {
+    await held.granting?.settled;
+    return held.keeper ? held.keeper.ensureHeld() : false;
+  }
+
+  /** How a parked session used again takes its lease with its first write that starts a run (see the top of this file). */
+  private rearm(held: Held): LeaseRearm {
+    return {
+      current: () => held.keeper?.lease,
+      wanted: () => (held.keeper === null && held.granting ? { owner: this.owner, ms: this.leaseMs } : null),
+      granted: (lease, askedAt) => {
+        held.keeper = this.keeper(held, lease, askedAt);
+        held.granting?.settle();
+      },
+      notGranted: (stale) => {
+        held.stale = stale;
+        held.granting?.settle();
+      },
+    };
   }
 
   /**
@@ -274,13 +402,16 @@ export class HeldSessions {
    * (text deltas too; see live-events.ts). Dropped once the lease is not known to be held
    * (another server may run it now).
    */
-  private publish(id: string, held: Held, event: SessionStreamEvent, keeper: LeaseKeeper | null): void {
-    if (keeper && !keeper.isHeld()) return;
+  private publish(id: string, held: Held, event: SessionStreamEvent): void {
+    if (held.keeper && !held.keeper.isHeld()) return;
     const record: LiveRecord = { run: held.run, n: ++held.published, event };
     this.live.publish(id, record);
   }
 
-  /** One user of `held` is done; the last one closes the session and gives its lease back. */
+  /**
+   * One user of `held` is done; the last one gives the lease back and parks the session when
+   * it waits (closes it otherwise, or when no more may stay loaded).
+   */
   async release(id: string, held: Held): Promise<void> {
     held.users -= 1;
     if (held.users > 0) return;
@@ -289,8 +420,12 @@ export class HeldSessions {
       const session = await held.ready.catch(() => undefined);
       // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
       held.unsubscribe?.();
-      await session?.close();
+      held.unsubscribe = null;
+      held.granting?.settle();
+      held.granting = null;
       await held.keeper?.release();
+      if (session && this.mayPark(id, held, session)) this.park(id, held, session);
+      else await session?.close();
     })();
     // Until the lease is given back, a send that comes in waits for it (see hold) instead of
     // finding this server's own lease and answering that the session runs elsewhere.
@@ -300,5 +435,39 @@ export class HeldSessions {
     } finally {
       if (this.releasing.get(id) === letGo) this.releasing.delete(id);
     }
+  }
+
+  /** Whether a session let go may stay loaded: it waits, nothing of its lease is left, and nobody here holds a newer copy. */
+  private mayPark(id: string, held: Held, session: Session): boolean {
+    if (this.keepLoaded === 0 || this.draining || held.keeper?.lost || this.held.has(id)) return false;
+    return session.isActive && isWaiting(session.actorRef.getSnapshot()) && session.revision !== undefined;
+  }
+
+  private park(id: string, held: Held, session: Session): void {
+    session.park(true);
+    held.keeper = null;
+    this.parked.set(id, held);
+    // The least recently used go first: closing one that waits writes nothing.
+    for (const [oldId, old] of this.parked) {
+      if (this.parked.size <= this.keepLoaded) break;
+      this.parked.delete(oldId);
+      void old.session?.close();
+    }
+  }
+
+  /** Drops the parked copy of `id`, if any (it is behind the store). */
+  private dropParked(id: string): void {
+    const parked = this.parked.get(id);
+    if (!parked) return;
+    this.parked.delete(id);
+    void parked.session?.close();
+  }
+
+  /** No more parking; the parked sessions are closed (they hold no lease). */
+  async closeParked(): Promise<void> {
+    this.draining = true;
+    const parked = [...this.parked.values()];
+    this.parked.clear();
+    await Promise.all(parked.map((held) => held.session?.close()));
   }
 }

@@ -58,6 +58,8 @@ export interface ServeOptions {
   leaseMs?: number;
   /** Sessions this server runs at once, at most (default 0: no limit); a send beyond it answers 429 with Retry-After. */
   maxRunning?: number;
+  /** Sessions this server keeps loaded while they wait for a person (default 1,000; 0: none): the next send to one skips the statement that leases and loads it. */
+  keepLoaded?: number;
   /** Sessions one caller may create per minute, by any route (POST /sessions, forks, new AG-UI threads and A2A contexts; a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
   maxCreatesPerMinute?: number;
   /**
@@ -145,6 +147,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     maxRunning,
     replay: limits.replay,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.keepLoaded !== undefined ? { keepLoaded: options.keepLoaded } : {}),
   });
   let listening: { host: string; port: number } | undefined;
   // Known once listening: what discovery documents name without a --public-url.

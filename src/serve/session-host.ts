@@ -25,7 +25,8 @@ import type { SendResult, Session } from '../runtime/session.js';
 import type { UserEvent } from '../core/machines/session.events.js';
 import type { SessionView } from '../core/view.js';
 import type { SessionStore, StoredDeadline, StoredSession } from '../store/session-store.js';
-import { DEFAULT_LEASE_MS } from './defaults.js';
+import { DEFAULT_KEEP_LOADED, DEFAULT_LEASE_MS } from './defaults.js';
+import { UserError } from '../core/errors.js';
 import { HttpError, sessionNotFound as notFound } from '../http/errors.js';
 import { anyRenewsLate, leaseOwnerName } from '../store/lease-keeper.js';
 import type { LiveRecord, ReplayLimits } from './live-replay.js';
@@ -51,6 +52,12 @@ export interface SessionHostOptions {
    * model calls under way: the client retries, or another server takes it.
    */
   maxRunning?: number;
+  /**
+   * Sessions kept loaded while they wait for a person, at most (default 1,000; 0: none): the
+   * next send to one skips the statement that leases and loads it; its first write checks
+   * that nobody moved it on meanwhile (held-sessions.ts). The least recently used are closed first.
+   */
+  keepLoaded?: number;
   /** Bounds of the live events kept for replay (live-replay.ts): per session, in sessions, and in bytes for all together (`maxTotalBytes`, `--max-replay-mb`). */
   replay?: Partial<ReplayLimits>;
   /** This process's name in the leases table, shown to whoever finds a session running here (default "steward serve on HOST pid N"). */
@@ -81,6 +88,8 @@ export class SessionHost {
   readonly owner: string;
   readonly leaseMs: number;
   readonly maxRunning: number;
+  /** Sessions kept loaded while they wait, at most (held-sessions.ts). */
+  readonly keepLoaded: number;
   private readonly held: HeldSessions;
   private readonly sends = new Set<Promise<unknown>>();
   private readonly live: LiveEvents;
@@ -100,7 +109,10 @@ export class SessionHost {
     this.owner = options.owner ?? leaseOwnerName('steward serve');
     this.log = options.log ?? (() => {});
     this.live = new LiveEvents(store.events, this.log, options.replay);
-    this.held = new HeldSessions(runtime, store, { owner: this.owner, leaseMs: this.leaseMs, live: this.live, log: this.log });
+    this.keepLoaded = options.keepLoaded ?? DEFAULT_KEEP_LOADED;
+    if (!Number.isInteger(this.keepLoaded) || this.keepLoaded < 0)
+      throw new UserError(`keepLoaded must be a whole number ≥ 0 (0: none), got ${String(options.keepLoaded)}.`);
+    this.held = new HeldSessions(runtime, store, { owner: this.owner, leaseMs: this.leaseMs, live: this.live, log: this.log, keepLoaded: this.keepLoaded });
     this.takeover = store.leases
       ? new TakeoverScan(store.leases, {
           owner: this.owner,
@@ -135,6 +147,11 @@ export class SessionHost {
   /** Sessions this process holds now (sends under way and takeovers). */
   get busy(): number {
     return this.held.size;
+  }
+
+  /** Sessions kept loaded now while they wait (at most `keepLoaded`). */
+  get parked(): number {
+    return this.held.parkedCount;
   }
 
   /** Bytes of live events kept for replay now, all sessions together (bounded by `replay.maxTotalBytes`). */
@@ -211,19 +228,29 @@ export class SessionHost {
     options: SendOptions,
   ): Promise<Sent | Accepted> {
     this.refuseWhileDraining();
-    const { held, session } = await this.loaded(id);
-    // The observer starts with this send's turn: a send queued behind another one's run does not hear that run.
-    let stopObserving: (() => void) | undefined;
-    const onTurn = () => (stopObserving = observe?.(session));
+    const { held, session: loaded } = await this.loaded(id);
     let accepted: (answer: Accepted) => void = () => {};
     const acceptance = new Promise<Accepted>((resolve) => (accepted = resolve));
-    const onAccepted = () => accepted({ accepted: true, sessionId: id, revision: session.revision ?? null });
-    // the route's schema checked the event; send() checks it again
-    const sending = session.send(event as UserEvent, async ? { ...options, onAccepted, onTurn } : { ...options, onTurn });
-    this.sends.add(sending);
+    let stopObserving: (() => void) | undefined;
+    // The observer starts with this send's turn: a send queued behind another one's run does not hear that run.
+    const sendTo = (session: Session) => {
+      const onTurn = () => (stopObserving = observe?.(session));
+      const onAccepted = () => accepted({ accepted: true, sessionId: id, revision: session.revision ?? null });
+      // the route's schema checked the event; send() checks it again
+      return session.send(event as UserEvent, async ? { ...options, onAccepted, onTurn } : { ...options, onTurn });
+    };
     const settled = (async () => {
       try {
-        const result = await sending;
+        let session = loaded;
+        let result = await sendTo(session);
+        // A session kept loaded was behind the store: nothing was written, nobody was told;
+        // the same send again on the session as stored now.
+        if (this.ranStale(held, session, result)) {
+          stopObserving?.();
+          stopObserving = undefined;
+          session = await this.held.restart(id, held, session);
+          result = await sendTo(session);
+        }
         if (!result.ok && held.keeper?.lost)
           return {
             ok: false as const,
@@ -233,12 +260,26 @@ export class SessionHost {
           };
         return { ...result, revision: session.revision ?? null };
       } finally {
-        this.sends.delete(sending);
         stopObserving?.();
         await this.held.release(id, held);
       }
     })();
+    this.sends.add(settled);
+    void settled.then(
+      () => this.sends.delete(settled),
+      () => this.sends.delete(settled),
+    );
     return async ? Promise.race([acceptance, settled]) : settled;
+  }
+
+  /**
+   * Whether `session`, taken from the parked ones, ended its send on a stale state: it stopped
+   * without writing anything since (its first write found the store moved on).
+   */
+  private ranStale(held: Held, session: Session, result: SendResult | null): boolean {
+    if (this.draining || result?.ok !== false || session.isActive) return false;
+    if (session === held.restartedFrom) return true;
+    return held.unparkedAt !== null && session === held.session && session.revision === held.unparkedAt;
   }
 
   /**
@@ -345,21 +386,28 @@ export class SessionHost {
    * model round after a rejection) runs on here like a send's run, and drain waits for it.
    */
   private async fireDeadline(id: string, deadline: StoredDeadline): Promise<boolean> {
-    const { held, session } = await this.loaded(id);
+    const { held, session: loaded } = await this.loaded(id);
     let accepted: () => void = () => {};
     const acceptance = new Promise<boolean>((resolve) => (accepted = () => resolve(true)));
-    const firing = session.passDeadline(deadline, () => accepted());
-    this.sends.add(firing);
     const settled = (async () => {
       try {
-        const result = await firing;
+        let session = loaded;
+        let result = await session.passDeadline(deadline, () => accepted());
+        if (this.ranStale(held, session, result)) {
+          session = await this.held.restart(id, held, session);
+          result = await session.passDeadline(deadline, () => accepted());
+        }
         if (result && !result.ok) this.log(`serve: the deadline of session ${id} was refused: ${result.error.message}`);
         return result !== null && result.ok;
       } finally {
-        this.sends.delete(firing);
         await this.held.release(id, held);
       }
     })();
+    this.sends.add(settled);
+    void settled.then(
+      () => this.sends.delete(settled),
+      () => this.sends.delete(settled),
+    );
     return Promise.race([acceptance, settled]);
   }
 
@@ -380,6 +428,7 @@ export class SessionHost {
     this.takeover?.stop();
     this.deadlines.stop();
     const pending = [...this.sends];
+    await this.held.closeParked();
     await settledWithin(pending, graceMs);
     const handedBack: string[] = [];
     for (const [id, held] of this.held.entries()) {

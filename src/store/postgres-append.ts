@@ -48,7 +48,7 @@ export function appendStatement(S: string, input: AppendInput, options: { grant:
   ]);
   // The lease is the first fence ($15, $16): a holder whose lease expired commits nothing;
   // the last write of a run may give it up in the same statement ($33). A granting write
-  // is fenced by its own grant instead ($34–$36).
+  // is fenced by its own grant instead ($34–$37).
   // The deadline is set ($29 true: to $30–$32, null clearing it) or kept, behind the same fences.
   const fence = grant ? 'EXISTS (SELECT 1 FROM g)' : fenceSql(S, '$15', '$16');
   const granting = grant
@@ -56,7 +56,7 @@ export function appendStatement(S: string, input: AppendInput, options: { grant:
         SELECT ${sessionColumns(S)} FROM ${S}.sessions WHERE id = $1 FOR UPDATE
       ), g AS (
         INSERT INTO ${S}.leases AS l (session_id, owner, token, expires_at, process)
-        SELECT s.id, $34, 1, now() + $35 * interval '1 millisecond', ${processOf('$36::jsonb', '1')} FROM s
+        SELECT s.id, $34, 1, now() + CASE WHEN $37::boolean AND s.revision = $2 THEN 0 ELSE $35 END * interval '1 millisecond', ${processOf('$36::jsonb', '1')} FROM s
         ON CONFLICT (session_id) DO UPDATE SET ${REGRANT}
         WHERE l.expires_at <= now()
         RETURNING token
@@ -119,6 +119,7 @@ export function appendStatement(S: string, input: AppendInput, options: { grant:
     entries.flatMap((e, i) => (e.outbox ?? []).map((input) => ({ input, ord: i + 1 }))),
   );
   const lease = grant ? undefined : input.lease;
+  const release = input.releaseLease === true && lease !== undefined;
   const params: unknown[] = [
     id,
     expectedRevision,
@@ -152,8 +153,9 @@ export function appendStatement(S: string, input: AppendInput, options: { grant:
     deadline?.dueAt ?? null,
     deadline?.wait ?? null,
     deadline?.level ?? null,
-    input.releaseLease === true && lease !== undefined,
-    ...(grant ? [grant.owner, grant.ms, grant.process] : []),
+    release,
+    // A granting write at rest ($37) gives its grant up at once when it is made: it took it only to be checked, in one statement.
+    ...(grant ? [grant.owner, grant.ms, grant.process, input.releaseLease === true] : []),
   ];
   return { sql, params };
 }

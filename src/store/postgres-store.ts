@@ -270,7 +270,7 @@ export class PostgresStore implements SessionStore {
   /** LeaseOps.appendAcquiring: the write and the lease in one statement (postgres-append.ts). */
   private async appendGranting(input: AppendInput, grant: WriteGrant): Promise<GrantingAppend> {
     const { id } = input;
-    const { sql, params } = appendStatement(this.S, { ...input, lease: undefined, releaseLease: false }, { grant, deferFlush: !flushesCommit(this.durability, input) });
+    const { sql, params } = appendStatement(this.S, { ...input, lease: undefined }, { grant, deferFlush: !flushesCommit(this.durability, input) });
     const { rows } = await this.query<GrantingRow>(sql, params);
     const row = rows[0]!;
     if (row.written !== null) return { revision: row.written, lease: { sessionId: id, owner: grant.owner, token: Number(row.lease_token) } };

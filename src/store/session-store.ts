@@ -190,7 +190,7 @@ export type LeasedLoad =
   { stored: StoredSession; lease: Lease; holder?: undefined } | { stored: StoredSession | undefined; lease: null; holder: LeaseHolder | null };
 
 /** How `LeaseOps.appendAcquiring` ended: written under the new lease, or not written (`stale`). */
-export type AcquiringAppend = { revision: number; lease: Lease; stale?: undefined } | { stale: LeasedLoad };
+export type AcquiringAppend = { revision: number; lease: Lease; stale?: undefined } | { stale: LeasedLoad; revision?: undefined; lease?: undefined };
 
 /** The holder of a session's lease, as another process sees it. */
 export interface LeaseHolder {
@@ -292,8 +292,9 @@ export interface LeaseOps {
   acquireAndLoad(sessionId: string, owner: string, ms: number): Promise<LeasedLoad>;
   /**
    * A write that starts a run, and its lease, in one step: made only when nobody holds an
-   * unexpired lease and the store still holds `input.expectedRevision` (`input.lease` and
-   * `releaseLease` are ignored); then the new revision and the lease, granted for `ms`.
+   * unexpired lease and the store still holds `input.expectedRevision` (`input.lease` is
+   * ignored); then the new revision and the lease, granted for `ms` (with `releaseLease`:
+   * given up at once, a write at rest checked as a granting one is).
    * Not made: `stale`, as `acquireAndLoad` would answer now (the session as stored, and the
    * lease when it was free): the writer starts over from it. Throws SessionNotFoundError.
    */

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { printableLocation } from '../../store/open-store.js';
 import {
   DEFAULT_GRACE_MS,
+  DEFAULT_KEEP_LOADED,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_CREATES_PER_MINUTE,
   DEFAULT_MAX_REPLAY_MB,
@@ -62,6 +63,7 @@ interface ServeFlags {
   corsOrigin: string[];
   maxCreatesPerMinute: number;
   maxRunning: number;
+  keepLoaded: number;
   publicUrl?: string;
   maxStreamsPerCaller: number;
   maxReplayMb: number;
@@ -136,6 +138,12 @@ export function register(program: Command, io: CliIo): void {
       0,
     )
     .option(
+      '--keep-loaded <n>',
+      `sessions kept loaded while they wait for a person: the next send to one skips the statement that leases and loads it (0: none)`,
+      wholeNumber(0),
+      DEFAULT_KEEP_LOADED,
+    )
+    .option(
       '--webhook <url>',
       'POST a signed message (Standard Webhooks) to this URL when a session starts waiting, is answered or is done (repeatable); ' +
         'the secret: STEWARD_WEBHOOK_SECRET or --webhook-secret-file. A URL on the command line is in the process list: ' +
@@ -187,6 +195,7 @@ export function register(program: Command, io: CliIo): void {
           leaseMs: flags.leaseMs,
           maxCreatesPerMinute: flags.maxCreatesPerMinute,
           maxRunning: flags.maxRunning,
+          keepLoaded: flags.keepLoaded,
           maxStreamsPerCaller: flags.maxStreamsPerCaller,
           maxReplayBytes: flags.maxReplayMb * 1_000_000,
           storeLabel: printableLocation(ctx.dbPath),
