@@ -31,6 +31,8 @@ export interface LoadSettings {
   memory: boolean;
   /** The server's `--max-running`: sessions it runs at once before it answers 429 (0: no limit). */
   maxRunning: number;
+  /** The server's `--keep-loaded` (null: its default). */
+  keepLoaded: number | null;
   /** Start the window once the ramp's connections are accepted (accept-queue.ts); off where the server is full by design (429s). */
   settle: boolean;
 }
@@ -186,7 +188,7 @@ export async function oneServer(
 ): Promise<OneServerFigures> {
   const llm = await settings.startModel(settings.llm);
   const start = kind === 'floor' ? settings.startFloor : settings.startServer;
-  const server = await start({ db: db ?? '', llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning });
+  const server = await start({ db: db ?? '', llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning, ...(settings.keepLoaded === null ? {} : { keepLoaded: settings.keepLoaded }) });
   const pgSample = await connectionSampler(kind === 'postgres' ? db : null);
   let pgMax = 0;
   try {

@@ -9,6 +9,7 @@
  *   npm start / npm test in bench/load       # the same run; its checks and the --quick run (npm run test:bench)
  *   npm run bench:load -- --no-memory        # skip the memory phase (at the largest N: the window's sessions and up to --max-running more parked, then those running)
  *   npm run bench:load -- --max-running 300  # the server answers 429 + Retry-After beyond 300 running sessions (default: none up to 1,000 sessions, 300 above)
+ *   npm run bench:load -- --keep-loaded 0    # the server keeps no session loaded while it waits (steward serve --keep-loaded; default its own)
  *   npm run bench:load -- --pg-socket        # PostgreSQL through its Unix socket, not 127.0.0.1 TCP
  *   npm run bench:load -- --model-in-driver  # the model server in the users' process, not its own (to compare)
  *   npm run bench:load -- --no-floor         # skip the floor: the same users and model calls through a server that is not Steward (floor-process.ts)
@@ -32,6 +33,8 @@ import { printStorePath, storePath, type StorePathFigures } from './store-path.j
 
 interface Args {
   quick: boolean;
+  /** `steward serve --keep-loaded` of the servers; null: their default. */
+  keepLoaded: number | null;
   sizes: number[];
   stores: Array<'sqlite' | 'postgres'>;
   kills: number;
@@ -80,9 +83,13 @@ function parseArgs(argv: string[]): Args {
   const maxRunning = given === null ? null : Number(given);
   if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 0))
     throw new Error(`--max-running takes a whole number ≥ 0, 0 for no limit (got ${value('--max-running')})`);
+  const keepLoaded = value('--keep-loaded') === undefined ? null : Number(value('--keep-loaded'));
+  if (keepLoaded !== null && (!Number.isInteger(keepLoaded) || keepLoaded < 0))
+    throw new Error(`--keep-loaded takes a whole number ≥ 0, 0 for none (got ${value('--keep-loaded')})`);
   return {
     quick,
     sizes,
+    keepLoaded,
     stores,
     kills,
     json,
@@ -120,6 +127,7 @@ async function main(): Promise<void> {
         random,
         memory: false,
         maxRunning: 8,
+        keepLoaded: args.keepLoaded,
         settle: true,
       }
     : {
@@ -134,6 +142,7 @@ async function main(): Promise<void> {
         random,
         memory: args.memory,
         maxRunning: 0,
+        keepLoaded: args.keepLoaded,
         settle: true,
       };
   const largest = Math.max(...args.sizes);

@@ -26,6 +26,8 @@ export interface ServerConfig {
   owner: string;
   /** `steward serve --max-running`: sends beyond it answer 429 with Retry-After (0: no limit). */
   maxRunning?: number;
+  /** `steward serve --keep-loaded`: sessions kept loaded while they wait (absent: its default). */
+  keepLoaded?: number;
 }
 
 export interface ServerStats {
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
     maxCreatesPerMinute: 0,
     leaseMs: config.leaseMs,
     maxRunning: config.maxRunning ?? 0,
+    ...(config.keepLoaded === undefined ? {} : { keepLoaded: config.keepLoaded }),
     log: () => {},
   });
   timeSends(server.host, sends, underWay);
