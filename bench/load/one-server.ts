@@ -188,7 +188,14 @@ export async function oneServer(
 ): Promise<OneServerFigures> {
   const llm = await settings.startModel(settings.llm);
   const start = kind === 'floor' ? settings.startFloor : settings.startServer;
-  const server = await start({ db: db ?? '', llmBaseURL: llm.baseURL, leaseMs: 30_000, owner: 'load server 1', maxRunning: settings.maxRunning, ...(settings.keepLoaded === null ? {} : { keepLoaded: settings.keepLoaded }) });
+  const server = await start({
+    db: db ?? '',
+    llmBaseURL: llm.baseURL,
+    leaseMs: 30_000,
+    owner: 'load server 1',
+    maxRunning: settings.maxRunning,
+    ...(settings.keepLoaded === null ? {} : { keepLoaded: settings.keepLoaded }),
+  });
   const pgSample = await connectionSampler(kind === 'postgres' ? db : null);
   let pgMax = 0;
   try {
