@@ -424,6 +424,10 @@ export class HeldSessions {
       held.granting?.settle();
       held.granting = null;
       await held.keeper?.release();
+      // A refused write's grant nobody started over from (the server is draining): given back unused.
+      const unused = held.stale?.lease;
+      held.stale = null;
+      if (unused) await this.leases!.releaseLease(unused, { unused: true }).catch(() => {});
       if (session && this.mayPark(id, held, session)) this.park(id, held, session);
       else await session?.close();
     })();
