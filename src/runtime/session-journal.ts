@@ -281,7 +281,7 @@ export class SessionJournal {
           leasing!.notGranted(written.stale);
           throw notWritten(id, this.revisionNow, written.stale);
         }
-        if (!atRest) leasing!.granted(written.lease, askedAt);
+        leasing!.granted(atRest ? null : written.lease, askedAt);
         this.revisionNow = written.revision;
       } else this.revisionNow = await store.append(input);
       if (releaseLease) leasing!.gaveUp(true);

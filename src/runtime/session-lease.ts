@@ -57,8 +57,12 @@ export interface SessionLeasing {
    * Null otherwise.
    */
   grantWanted(): WantedGrant | null;
-  /** That write committed under `lease`, its statement sent at `askedAt` (performance.now()). */
-  granted(lease: Lease, askedAt: number): void;
+  /**
+   * That write committed, its statement sent at `askedAt` (performance.now()): under `lease`,
+   * or, a write at rest, with the grant given up at once (null: the next write that starts a
+   * run takes one again).
+   */
+  granted(lease: Lease | null, askedAt: number): void;
   /** That write was not made: the session as stored now, and the lease when it was free (the holder's to use or give back). */
   notGranted(stale: LeasedLoad): void;
 }
@@ -80,7 +84,7 @@ export interface LeaseRearm {
   current(): Lease | undefined;
   /** See SessionLeasing.grantWanted. */
   wanted(): WantedGrant | null;
-  granted(lease: Lease, askedAt: number): void;
+  granted(lease: Lease | null, askedAt: number): void;
   notGranted(stale: LeasedLoad): void;
 }
 
@@ -124,7 +128,7 @@ export class PassedLease implements SessionLeasing {
     return this.rearm?.wanted() ?? null;
   }
 
-  granted(lease: Lease, askedAt: number): void {
+  granted(lease: Lease | null, askedAt: number): void {
     this.rearm?.granted(lease, askedAt);
   }
 

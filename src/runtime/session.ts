@@ -391,7 +391,7 @@ export class Session {
       // Nothing to do, said as a repeat (passDeadline turns it into null): the deadline moved on, or the session is no longer here to run.
       if (this.fatal || before.status !== 'active' || !this.deadline.isCurrent(due)) return { ok: true, view: this.view(), repeated: true };
       const event: DeadlinePassedEvent = { type: 'deadline_passed', wait: due.wait, level: due.level, at: isoNow(), by: STEWARD, through: 'deadline' };
-      this.actor.send(event);
+      this.take(event);
       await this.journal?.acknowledge();
       onAccepted?.();
       await this.untilWaitOrEnd();
@@ -432,12 +432,19 @@ export class Session {
   }
 
   /**
-   * @internal SessionHost, for a session it kept loaded: the store may have moved on since
-   * this object's last write, so its live events are held back until its next write is made
-   * (then delivered) or refused (then dropped, with everything the session did on a stale state).
+   * @internal Before an event whose write is to take the lease (a session its server kept
+   * loaded, SessionLeasing.grantWanted): the store may have moved on since this object's last
+   * write, so the live events are held back until that write is made (then delivered) or
+   * refused (then dropped, with everything the session did on a stale state).
    */
   holdEventsUntilWritten(): void {
     if (this.journal) this.eventHub().holdUntil(this.journal.nextWrite());
+  }
+
+  /** The actor takes `event`; its events wait for the write when that write is to take the lease. */
+  private take(event: UserEvent | DeadlinePassedEvent | PackageUpgradedEvent): void {
+    if (this.leasing?.grantWanted()) this.holdEventsUntilWritten();
+    this.actor.send(event);
   }
 
   /** Stops the actor: an in-flight model call is aborted; a durable session stays resumable. */
@@ -611,7 +618,7 @@ export class Session {
         return this.refuse('user_error', `Session "${this.id}" is ${state}: a session is upgraded while it waits for you. Nothing was changed.`);
       }
       this.journal?.keepVersions([version]);
-      this.actor.send({ ...event, at: isoNow() });
+      this.take({ ...event, at: isoNow() });
       const after = this.actor.getSnapshot();
       await this.journal?.acknowledge();
       if (after.context.rejections !== before.context.rejections) return this.refused(event.type, after.context.rejections.at(-1)!.reason);
@@ -665,7 +672,7 @@ export class Session {
         const message = `"${event.type}" is not accepted because the session is done.`;
         return this.refuseRecorded(event, this.refused(event.type, message));
       }
-      this.actor.send(event);
+      this.take(event);
       const after = this.actor.getSnapshot();
       if (after.context.rejections !== before.context.rejections) {
         await this.journal?.acknowledge();

@@ -1,10 +1,12 @@
 /**
- * A `steward serve` process keeps no session loaded while it waits, so no timer of its own
- * fires a wait's deadline: every few seconds it asks the store for the deadlines that are due
- * (`dueDeadlines`) and fires each one through the session, loaded as a send loads it — under
- * its lease on PostgreSQL, so of several servers scanning one database exactly one fires it;
- * the others find the lease taken, or (once it is let go) a deadline that has moved on, which
- * the session does not send again (Session.passDeadline).
+ * No timer of a `steward serve` process fires a wait's deadline: the sessions it keeps loaded
+ * while they wait arm none (held-sessions.ts), and the others are in the store only. Every few
+ * seconds it asks the store for the deadlines that are due (`dueDeadlines`) and fires each one
+ * through the session, held as a send holds it — under its lease on PostgreSQL, so of several
+ * servers scanning one database exactly one fires it; the others find the lease taken, or
+ * (once it is let go) a deadline that has moved on, which the session does not send again
+ * (Session.passDeadline). A kept copy not yet checked against the store that finds the
+ * deadline not its own is asked again, loaded afresh (SessionHost.fireDeadline).
  */
 import type { StoredDeadline } from '../store/session-store.js';
 

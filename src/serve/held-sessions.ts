@@ -10,12 +10,13 @@
  * A session let go while it waits for a person stays loaded, "parked" (up to `keepLoaded`,
  * the least recently used closed first): the next send to it on this server starts without
  * a statement to lease and load it. Its lease was given up at rest, so any server may move it
- * on meanwhile; the parked object may then be behind the store. So its next write is
- * checked: the revision it last wrote, and, where the session must run (a model or tool
- * call), a lease taken in the same statement (LeaseOps.appendAcquiring; the model and tool
- * calls wait for it). A write that finds the store moved on is not made, and what the object
- * did on its stale state is dropped with it: its live events were held back until that write
- * (Session.holdEventsUntilWritten). The host then starts over from the store (`restart`).
+ * on meanwhile; the parked object may then be behind the store. On a store with leases its
+ * next write is checked: the revision it last wrote, and a lease taken in the same statement
+ * (LeaseOps.appendAcquiring; the model and tool calls wait for it, and its live events are
+ * held back until it settles: Session.take). A write that finds the store moved on is not
+ * made, and what the object did on its stale state is dropped with it; the host then starts
+ * over from the row that statement read (`restart`). Without leases nothing would hold a model
+ * call back, so the copy is checked by reading its row before it is used (SQLite: local).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -45,8 +46,12 @@ export interface Held {
   /** This run's name and the number of its last live event (see live-replay.ts). */
   run: string;
   published: number;
-  /** Taken from the parked ones: the revision it had then (its next write checks it); null when loaded for this use. */
-  unparkedAt: number | null;
+  /**
+   * Whether the session is known to be the one stored: loaded for this use, or taken from the
+   * parked ones and checked since (SQLite: its revision read at once; PostgreSQL: its first
+   * write made). Until then its view is not the session's (SessionHost.view reads the store).
+   */
+  verified: boolean;
   /** While taken from the parked ones on a store with leases: settles when its first write that starts a run took a lease, or was refused. */
   granting: { settled: Promise<void>; settle: () => void } | null;
   /** That write was refused: the session as stored now, and the lease when it was free (restart starts from it). */
@@ -63,7 +68,7 @@ const newHeld = (): Held => ({
   unsubscribe: null,
   run: newRunId(),
   published: 0,
-  unparkedAt: null,
+  verified: false,
   granting: null,
   stale: null,
   restartedFrom: null,
@@ -162,13 +167,22 @@ export class HeldSessions {
     const parked = this.parked.get(id);
     this.parked.delete(id);
     const held = parked ?? newHeld();
-    if (parked) Object.assign(held, { users: 1, run: newRunId(), published: 0, keeper: null, stale: null, unparkedAt: null, restartedFrom: null });
+    if (parked) Object.assign(held, { users: 1, run: newRunId(), published: 0, keeper: null, stale: null, verified: false, restartedFrom: null });
     held.ready = (async () => {
       await this.releasing.get(id);
       // Listening before the lease: the run's live events reach this process's buffers too.
       await this.live.hear();
       const session = parked?.session;
-      if (session?.isActive) return this.unpark(id, held, session);
+      if (session?.isActive && this.leases) return this.unpark(id, held, session);
+      if (session?.isActive) {
+        // No leases (SQLite): nothing would stop a model call on a stale copy before its first
+        // write is refused, so the copy is checked now, against the row as stored (a local read).
+        const stored = await this.store.load(id);
+        if (stored?.revision === session.revision) return this.unpark(id, held, session);
+        await session.close();
+        if (!stored) throw notFound(id);
+        return this.load(id, held, { stored, lease: null });
+      }
       await session?.close();
       return this.load(id, held, null);
     })();
@@ -187,7 +201,7 @@ export class HeldSessions {
     if (held.session !== stale) return held.ready;
     const found = held.stale;
     held.stale = null;
-    held.unparkedAt = null;
+    held.verified = false;
     held.restartedFrom = stale;
     held.granting?.settle();
     held.granting = null;
@@ -205,18 +219,21 @@ export class HeldSessions {
     return held.ready;
   }
 
-  /** A parked session used again: its events held back and, on a store with leases, a lease to take with its next write. */
+  /**
+   * A parked session used again. On a store with leases its next write that starts a run takes
+   * one (the session holds its events back until that write settles: Session.take); without
+   * leases it was checked against the store just now.
+   */
   private unpark(id: string, held: Held, session: Session): Session {
-    held.unparkedAt = session.revision ?? null;
+    held.verified = !this.leases;
     held.granting = this.leases ? granting() : null;
     session.park(false);
-    session.holdEventsUntilWritten();
     held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
     return session;
   }
 
   /** The session loaded for `held` (leased first where the store has leases; `found`: as a statement already leased and read it). */
-  private async load(id: string, held: Held, found: { stored: StoredSession; lease: Lease } | null): Promise<Session> {
+  private async load(id: string, held: Held, found: { stored: StoredSession; lease: Lease | null } | null): Promise<Session> {
     const askedAt = performance.now();
     const { stored, lease } = found ?? (await this.leaseAndLoad(id));
     try {
@@ -280,7 +297,9 @@ export class HeldSessions {
   adopt(lease: ClaimedLease, askedAt: number): Promise<unknown> {
     const id = lease.sessionId;
     if (this.held.has(id)) {
-      // Cannot happen while this process renews its own leases; never run a session twice here.
+      // A copy taken from the parked ones, not yet checked (it holds no lease): it finds the
+      // session running at its first write and answers 409; the claim is given back, and the
+      // next scan takes the session. Never run a session twice here.
       void this.leases!.releaseLease(lease).catch(() => {});
       return Promise.resolve();
     }
@@ -322,11 +341,14 @@ export class HeldSessions {
   /** `askedAt`: when the statement that granted `lease` was sent (performance.now()). */
   private async start(held: Held, id: string, stored: StoredSession, lease: Lease | null, askedAt: number): Promise<Session> {
     if (lease) held.keeper = this.keeper(held, lease, askedAt);
+    let started: Session | undefined;
     const session = await this.runtime.resumeSession(id, {
       from: stored,
-      ...(lease ? { lease, leaseCheck: () => this.leaseHeld(held), leaseHandOver: this.handOver(id, held), leaseRearm: this.rearm(held) } : {}),
+      ...(lease ? { lease, leaseCheck: () => this.leaseHeld(held, started), leaseHandOver: this.handOver(id, held), leaseRearm: this.rearm(held) } : {}),
     });
+    started = session;
     held.session = session;
+    held.verified = true;
     if (held.keeper?.lost) session.stop();
     held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
     return session;
@@ -347,10 +369,13 @@ export class HeldSessions {
     );
   }
 
-  /** Before each model or tool call: a lease being taken by the session's write is waited for; then it must be held. */
-  private async leaseHeld(held: Held): Promise<boolean> {
+  /**
+   * Before each model or tool call of `session`: a lease being taken by its write is waited for;
+   * then it must be held, for this session (not one a restart replaced it with).
+   */
+  private async leaseHeld(held: Held, session: Session | undefined): Promise<boolean> {
     await held.granting?.settled;
-    return held.keeper ? held.keeper.ensureHeld() : false;
+    return held.session === session && held.keeper !== null && (await held.keeper.ensureHeld());
   }
 
   /** How a parked session used again takes its lease with its first write that starts a run (see the top of this file). */
@@ -359,6 +384,8 @@ export class HeldSessions {
       current: () => held.keeper?.lease,
       wanted: () => (held.keeper === null && held.granting ? { owner: this.owner, ms: this.leaseMs } : null),
       granted: (lease, askedAt) => {
+        held.verified = true;
+        if (!lease) return; // a write at rest: the next write that starts a run takes one again
         held.keeper = this.keeper(held, lease, askedAt);
         held.granting?.settle();
       },

@@ -1,8 +1,11 @@
 /**
- * The sessions one `steward serve` process drives. A session is held in memory only while a
- * request (or a takeover) uses it (held-sessions.ts): loaded from the store for a send,
- * closed when the send settles. So every request sees what any other server wrote, and
- * memory does not grow with the number of sessions.
+ * The sessions one `steward serve` process drives. A session is held while a request (or a
+ * takeover) uses it (held-sessions.ts): loaded from the store for a send, or taken from the
+ * ones this server kept loaded while they waited (`keepLoaded` of them at most, so memory
+ * does not grow with the number of sessions). A kept copy is checked against the store before
+ * anything it does counts — by its first write on PostgreSQL, by a read on SQLite — and a
+ * copy behind the store is replaced by the session as stored, so every request sees what any
+ * other server wrote.
  *
  * On a store with leases (PostgresStore) a held session is leased (src/store/lease-keeper.ts):
  * the lease is taken before the session is loaded, so two processes never both run one; a
@@ -198,7 +201,8 @@ export class SessionHost {
   async view(id: string, read?: StoredSession): Promise<{ view: SessionView; revision: number | null }> {
     const held = this.held.get(id);
     const session = held ? await held.ready.catch(() => undefined) : undefined;
-    if (session) return { view: session.view(), revision: session.revision ?? null };
+    // A copy kept loaded and not yet checked against the store may be behind it: the store says.
+    if (session && held!.verified) return { view: session.view(), revision: session.revision ?? null };
     const stored = read ?? (await this.store.load(id));
     if (!stored) throw notFound(id);
     return { view: storedView(this.runtime.machine, stored), revision: stored.revision };
@@ -273,13 +277,14 @@ export class SessionHost {
   }
 
   /**
-   * Whether `session`, taken from the parked ones, ended its send on a stale state: it stopped
-   * without writing anything since (its first write found the store moved on).
+   * Whether `session`, taken from the parked ones, ended its send on a stale state: its write
+   * that was to take the lease was refused by that statement (the store had moved on, nothing
+   * was written; HeldSessions' `stale`), or it is the stale copy a restart replaced. Any other
+   * failure is the send's own answer: a write that may have committed is never sent again.
    */
   private ranStale(held: Held, session: Session, result: SendResult | null): boolean {
     if (this.draining || result?.ok !== false || session.isActive) return false;
-    if (session === held.restartedFrom) return true;
-    return held.unparkedAt !== null && session === held.session && session.revision === held.unparkedAt;
+    return session === held.restartedFrom || (session === held.session && held.stale !== null);
   }
 
   /**
@@ -393,7 +398,9 @@ export class SessionHost {
       try {
         let session = loaded;
         let result = await session.passDeadline(deadline, () => accepted());
-        if (this.ranStale(held, session, result)) {
+        // A copy not yet checked against the store may not know this deadline (it was opened
+        // elsewhere since): its "not current" says nothing, so it is asked again, loaded afresh.
+        if (this.ranStale(held, session, result) || (result === null && !held.verified)) {
           session = await this.held.restart(id, held, session);
           result = await session.passDeadline(deadline, () => accepted());
         }

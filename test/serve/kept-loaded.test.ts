@@ -20,6 +20,7 @@ import type { SessionStore } from '../../src/store/session-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { usePostgres } from '../support/use-postgres.js';
+import { fakeClock } from '../support/fake-clock.js';
 import { client, nextEvent } from './http.js';
 
 const postgres = usePostgres();
@@ -193,6 +194,35 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded, on PostgreS
   });
 });
 
+describe.skipIf(postgresUnavailable !== null)('sessions kept loaded: deadlines', () => {
+  it('a deadline opened elsewhere since this server kept its copy fires through the session as stored', async () => {
+    const url = await postgres.createDatabase();
+    const deadlines = { review_artifact: { after: '1h', outcome: 'reject' as const } };
+    const [clockA, clockB] = [fakeClock(), fakeClock()];
+    const serverWith = async (clock: ReturnType<typeof fakeClock>) => {
+      const store = new PostgresStore(url);
+      cleanups.push(() => store.close());
+      const runtime = createRuntime({ model: new DemoModel(), store, clock, deadlines });
+      const handle = await startServe({ runtime, store, port: 0, log: () => {} });
+      cleanups.push(() => handle.close());
+      return { handle, http: client(handle.url) };
+    };
+    const [a, b] = [await serverWith(clockA), await serverWith(clockB)];
+    const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    // A keeps the session at the approval (no deadline there); B approves, and the review opens with one.
+    let view = (await sendNext(a.http, id)).view;
+    while (view.waitingReason !== 'approve_step') view = (await sendNext(a.http, id)).view;
+    expect(a.handle.host.parked).toBe(1);
+    view = (await sendNext(b.http, id)).view;
+    expect(view).toMatchObject({ waitingReason: 'review_artifact', deadline: { outcome: 'reject' } });
+
+    // An hour on, A's scan finds it due: its copy knows no such deadline, so it fires it on the session as stored.
+    clockA.skip(3_600_000);
+    expect(await a.handle.host.fireDueDeadlines()).toEqual([id]);
+    await expect.poll(async () => (await journalOf(a.http, id)).filter((e) => e.type === 'deadline_passed').length).toBe(1);
+  });
+});
+
 describe('sessions kept loaded, on SQLite', () => {
   it('a kept copy another process moved on starts over from the file; the journal stays gapless', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'steward-kept-'));
@@ -210,11 +240,20 @@ describe('sessions kept loaded, on SQLite', () => {
     expect((await sendNext(a.http, id)).status).toBe(200);
     expect(a.handle.host.parked).toBe(1);
     expect((await sendNext(b.http, id)).status).toBe(200);
+    // A's copy is read against the file before it is used: the send runs once, on the session as B left it.
+    const callsBefore = counts.calls;
     const sent = await sendNext(a.http, id);
+    const callsThroughA = counts.calls - callsBefore;
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const journal = await journalOf(a.http, id);
     expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
     // Every step answered by the event of the view it was made for: no event applied twice.
     expect(journal.filter((e) => e.type.startsWith('user_')).length).toBe(3);
+    // As many model calls as the same step through B, which was not behind.
+    const other: string = (await b.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    for (let i = 0; i < 2; i++) await sendNext(b.http, other);
+    const referenceBefore = counts.calls;
+    await sendNext(b.http, other);
+    expect(callsThroughA).toBe(counts.calls - referenceBefore);
   });
 });

@@ -309,6 +309,31 @@ describe.skipIf(postgresUnavailable !== null)('PostgresStore leases', () => {
     ]);
   });
 
+  it('appendAcquiring at rest (releaseLease): made, the grant is given up in the same statement; not made, the grant stands for the writer to start over with', async () => {
+    const schema = freshSchema();
+    const [a, b] = [connect(schema), connect(schema)];
+    await a.create({ id: 'r', packageId: null, snapshot: { n: 0 }, entry: created('waiting') });
+    const atRest = (revision: number, type: string) => ({
+      id: 'r',
+      expectedRevision: revision,
+      entries: [entry(type, 'waiting')],
+      snapshot: { n: type },
+      releaseLease: true,
+    });
+    // Made: written, and nobody holds the lease after it, so any server may send the next event.
+    const made = await a.leases.appendAcquiring(atRest(1, 'refused'), 'A', 60_000);
+    expect(made).toMatchObject({ revision: 2, lease: { owner: 'A' } });
+    expect(await b.leases.holder('r')).toBeNull();
+    expect(await b.append(atRest(2, 'unleased'))).toBe(3);
+    // Not made (a revision behind): B gets the lease for as long as it asked, with the session as stored.
+    const stale = await b.leases.appendAcquiring(atRest(2, 'behind'), 'B', 60_000);
+    expect(stale).toMatchObject({ stale: { lease: { owner: 'B' }, stored: { revision: 3 } } });
+    const holder = await a.leases.holder('r');
+    expect(holder?.owner).toBe('B');
+    expect(holder!.expiresInMs).toBeGreaterThan(30_000);
+    expect((await a.journal('r')).map((e) => e.type)).toEqual(['session.created', 'refused', 'unleased']);
+  });
+
   it('the deadline is fenced like the write it rides with: a lost lease or an unleased write while another holds it changes nothing; a grant and a claim read it', async () => {
     const schema = freshSchema();
     const [a, b] = [connect(schema), connect(schema)];
