@@ -11,7 +11,7 @@ export const DEFAULT_MAX_STREAMS_PER_CALLER = 100;
 /** Megabytes (1,000,000 bytes) of live events a server keeps for replay, all sessions together. */
 export const DEFAULT_MAX_REPLAY_MB = 64;
 /**
- * Sessions a server keeps loaded while they wait for a person (held-sessions.ts): the next send
- * to one of them skips the statement that leases and loads it. 0 turns it off.
+ * Sessions a server on PostgreSQL keeps loaded while they wait for a person (held-sessions.ts):
+ * the next send to one of them skips the statement that leases and loads it. 0 turns it off.
  */
 export const DEFAULT_KEEP_LOADED = 1_000;

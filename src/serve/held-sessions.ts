@@ -7,16 +7,16 @@
  * may run it now). What to do with a held session (send, drain) is the SessionHost's
  * (session-host.ts).
  *
- * A session let go while it waits for a person stays loaded, "parked" (up to `keepLoaded`,
- * the least recently used closed first): the next send to it on this server starts without
- * a statement to lease and load it. Its lease was given up at rest, so any server may move it
- * on meanwhile; the parked object may then be behind the store. On a store with leases its
- * next write is checked: the revision it last wrote, and a lease taken in the same statement
- * (LeaseOps.appendAcquiring; the model and tool calls wait for it, and its live events are
- * held back until it settles: Session.take). A write that finds the store moved on is not
- * made, and what the object did on its stale state is dropped with it; the host then starts
- * over from the row that statement read (`restart`). Without leases nothing would hold a model
- * call back, so the copy is checked by reading its row before it is used (SQLite: local).
+ * On a store with leases (PostgreSQL) a session let go while it waits for a person stays
+ * loaded, "parked" (up to `keepLoaded`, the least recently used closed first): the next send
+ * to it on this server starts without a statement to lease and load it. Its lease was given
+ * up at rest, so any server may move it on meanwhile; the parked object may then be behind
+ * the store. So its next write is checked: the revision it last wrote, and a lease taken in
+ * the same statement (LeaseOps.appendAcquiring; the model and tool calls wait for it, and its
+ * live events are held back until it settles: Session.take). A write that finds the store
+ * moved on is not made, and what the object did on its stale state is dropped with it; the
+ * host then starts over from the row that statement read (`restart`). Without leases nothing
+ * would hold a stale copy's model call back, and a load is a local read: nothing is parked.
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -173,16 +173,7 @@ export class HeldSessions {
       // Listening before the lease: the run's live events reach this process's buffers too.
       await this.live.hear();
       const session = parked?.session;
-      if (session?.isActive && this.leases) return this.unpark(id, held, session);
-      if (session?.isActive) {
-        // No leases (SQLite): nothing would stop a model call on a stale copy before its first
-        // write is refused, so the copy is checked now, against the row as stored (a local read).
-        const stored = await this.store.load(id);
-        if (stored?.revision === session.revision) return this.unpark(id, held, session);
-        await session.close();
-        if (!stored) throw notFound(id);
-        return this.load(id, held, { stored, lease: null });
-      }
+      if (session?.isActive) return this.unpark(id, held, session);
       await session?.close();
       return this.load(id, held, null);
     })();
@@ -220,13 +211,12 @@ export class HeldSessions {
   }
 
   /**
-   * A parked session used again. On a store with leases its next write that starts a run takes
-   * one (the session holds its events back until that write settles: Session.take); without
-   * leases it was checked against the store just now.
+   * A parked session used again: its next write takes the lease (the session holds its events
+   * back until that write settles: Session.take), and checks it is not behind the store.
    */
   private unpark(id: string, held: Held, session: Session): Session {
-    held.verified = !this.leases;
-    held.granting = this.leases ? granting() : null;
+    held.verified = false;
+    held.granting = granting();
     session.park(false);
     held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
     return session;
@@ -468,9 +458,11 @@ export class HeldSessions {
     }
   }
 
-  /** Whether a session let go may stay loaded: it waits, nothing of its lease is left, and nobody here holds a newer copy. */
+  /** Whether a session let go may stay loaded: on a store with leases, it waits, nothing of its lease is left, and nobody here holds a newer copy. */
   private mayPark(id: string, held: Held, session: Session): boolean {
-    if (this.keepLoaded === 0 || this.draining || held.keeper?.lost || this.held.has(id)) return false;
+    // Only on a store with leases: nothing else would hold a stale copy's model call back until
+    // its first write is refused, and there a load is a local read.
+    if (!this.leases || this.keepLoaded === 0 || this.draining || held.keeper?.lost || this.held.has(id)) return false;
     return session.isActive && isWaiting(session.actorRef.getSnapshot()) && session.revision !== undefined;
   }
 

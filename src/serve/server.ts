@@ -58,7 +58,7 @@ export interface ServeOptions {
   leaseMs?: number;
   /** Sessions this server runs at once, at most (default 0: no limit); a send beyond it answers 429 with Retry-After. */
   maxRunning?: number;
-  /** Sessions this server keeps loaded while they wait for a person (default 1,000; 0: none): the next send to one skips the statement that leases and loads it. */
+  /** Sessions this server keeps loaded while they wait for a person, on PostgreSQL (default 1,000; 0: none): the next send to one skips the statement that leases and loads it. */
   keepLoaded?: number;
   /** Sessions one caller may create per minute, by any route (POST /sessions, forks, new AG-UI threads and A2A contexts; a burst of as many, refilled evenly); default 120; 0: no limit. Beyond it: 429 with Retry-After. */
   maxCreatesPerMinute?: number;

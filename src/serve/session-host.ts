@@ -1,11 +1,10 @@
 /**
  * The sessions one `steward serve` process drives. A session is held while a request (or a
  * takeover) uses it (held-sessions.ts): loaded from the store for a send, or taken from the
- * ones this server kept loaded while they waited (`keepLoaded` of them at most, so memory
- * does not grow with the number of sessions). A kept copy is checked against the store before
- * anything it does counts — by its first write on PostgreSQL, by a read on SQLite — and a
- * copy behind the store is replaced by the session as stored, so every request sees what any
- * other server wrote.
+ * ones this server kept loaded while they waited (on PostgreSQL; `keepLoaded` of them at
+ * most, so memory does not grow with the number of sessions). A kept copy is checked against
+ * the store by its first write before anything it does counts, and a copy behind the store is
+ * replaced by the session as stored, so every request sees what any other server wrote.
  *
  * On a store with leases (PostgresStore) a held session is leased (src/store/lease-keeper.ts):
  * the lease is taken before the session is loaded, so two processes never both run one; a
@@ -56,7 +55,7 @@ export interface SessionHostOptions {
    */
   maxRunning?: number;
   /**
-   * Sessions kept loaded while they wait for a person, at most (default 1,000; 0: none): the
+   * Sessions kept loaded while they wait for a person, at most, on a store with leases (default 1,000; 0: none): the
    * next send to one skips the statement that leases and loads it; its first write checks
    * that nobody moved it on meanwhile (held-sessions.ts). The least recently used are closed first.
    */

@@ -1,9 +1,10 @@
 /**
  * Sessions a server keeps loaded while they wait (src/serve/held-sessions.ts), on a real
- * PostgreSQL server and on SQLite: the next send to one is two statements (its first write
+ * PostgreSQL server: the next send to one has no statement before its first write (which
  * takes the lease; the write at rest gives it up); a copy another server moved on meanwhile
  * starts over from the store without a lost, doubled or extra model call; a copy whose
- * session runs elsewhere answers 409 and calls nothing.
+ * session runs elsewhere answers 409 and calls nothing; a deadline opened elsewhere fires. On
+ * SQLite nothing is kept.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -224,7 +225,7 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded: deadlines',
 });
 
 describe('sessions kept loaded, on SQLite', () => {
-  it('a kept copy another process moved on starts over from the file; the journal stays gapless', async () => {
+  it('a server on SQLite keeps nothing loaded: two processes on one file each send on the session as stored', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'steward-kept-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'steward.db');
@@ -238,22 +239,12 @@ describe('sessions kept loaded, on SQLite', () => {
     const b = await serverOn(storeB, countedModel(counts));
     const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     expect((await sendNext(a.http, id)).status).toBe(200);
-    expect(a.handle.host.parked).toBe(1);
+    expect(a.handle.host.parked).toBe(0);
     expect((await sendNext(b.http, id)).status).toBe(200);
-    // A's copy is read against the file before it is used: the send runs once, on the session as B left it.
-    const callsBefore = counts.calls;
     const sent = await sendNext(a.http, id);
-    const callsThroughA = counts.calls - callsBefore;
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const journal = await journalOf(a.http, id);
     expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
-    // Every step answered by the event of the view it was made for: no event applied twice.
     expect(journal.filter((e) => e.type.startsWith('user_')).length).toBe(3);
-    // As many model calls as the same step through B, which was not behind.
-    const other: string = (await b.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
-    for (let i = 0; i < 2; i++) await sendNext(b.http, other);
-    const referenceBefore = counts.calls;
-    await sendNext(b.http, other);
-    expect(callsThroughA).toBe(counts.calls - referenceBefore);
   });
 });

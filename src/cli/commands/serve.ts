@@ -139,7 +139,7 @@ export function register(program: Command, io: CliIo): void {
     )
     .option(
       '--keep-loaded <n>',
-      `sessions kept loaded while they wait for a person: the next send to one skips the statement that leases and loads it (0: none)`,
+      `PostgreSQL: sessions kept loaded while they wait for a person; the next send to one skips the statement that leases and loads it (0: none)`,
       wholeNumber(0),
       DEFAULT_KEEP_LOADED,
     )
