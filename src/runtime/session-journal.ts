@@ -278,7 +278,7 @@ export class SessionJournal {
         const askedAt = performance.now();
         const written = await store.leases.appendAcquiring({ ...input, ...(atRest ? { releaseLease: true } : {}) }, grant.owner, grant.ms);
         if (written.stale) {
-          leasing!.notGranted(written.stale);
+          leasing!.notGranted(written.stale, askedAt);
           throw notWritten(id, this.revisionNow, written.stale);
         }
         leasing!.granted(atRest ? null : written.lease, askedAt);

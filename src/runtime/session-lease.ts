@@ -63,8 +63,8 @@ export interface SessionLeasing {
    * run takes one again).
    */
   granted(lease: Lease | null, askedAt: number): void;
-  /** That write was not made: the session as stored now, and the lease when it was free (the holder's to use or give back). */
-  notGranted(stale: LeasedLoad): void;
+  /** That write was not made: the session as stored now, and the lease when it was free (the holder's to use or give back), its statement sent at `askedAt`. */
+  notGranted(stale: LeasedLoad, askedAt: number): void;
 }
 
 /** A lease a write is to take: who takes it, and for how long. */
@@ -85,7 +85,7 @@ export interface LeaseRearm {
   /** See SessionLeasing.grantWanted. */
   wanted(): WantedGrant | null;
   granted(lease: Lease | null, askedAt: number): void;
-  notGranted(stale: LeasedLoad): void;
+  notGranted(stale: LeasedLoad, askedAt: number): void;
 }
 
 /**
@@ -132,8 +132,8 @@ export class PassedLease implements SessionLeasing {
     this.rearm?.granted(lease, askedAt);
   }
 
-  notGranted(stale: LeasedLoad): void {
-    this.rearm?.notGranted(stale);
+  notGranted(stale: LeasedLoad, askedAt: number): void {
+    this.rearm?.notGranted(stale, askedAt);
   }
 
   onLost(stop: () => void): void {

@@ -54,8 +54,8 @@ export interface Held {
   verified: boolean;
   /** While taken from the parked ones on a store with leases: settles when its first write that starts a run took a lease, or was refused. */
   granting: { settled: Promise<void>; settle: () => void } | null;
-  /** That write was refused: the session as stored now, and the lease when it was free (restart starts from it). */
-  stale: LeasedLoad | null;
+  /** That write was refused: the session as stored now, the lease when it was free, and when that statement was sent (restart starts from it). */
+  stale: { found: LeasedLoad; askedAt: number } | null;
   /** The stale object `restart` replaced (a second send queued on it is sent again too). */
   restartedFrom: Session | null;
 }
@@ -190,7 +190,7 @@ export class HeldSessions {
    */
   restart(id: string, held: Held, stale: Session): Promise<Session> {
     if (held.session !== stale) return held.ready;
-    const found = held.stale;
+    const refused = held.stale;
     held.stale = null;
     held.verified = false;
     held.restartedFrom = stale;
@@ -204,7 +204,8 @@ export class HeldSessions {
     held.published = 0;
     held.ready = (async () => {
       await stale.close();
-      return this.load(id, held, found?.lease ? { stored: found.stored!, lease: found.lease } : null);
+      const { found, askedAt } = refused ?? { found: null, askedAt: 0 };
+      return this.load(id, held, found?.lease ? { stored: found.stored!, lease: found.lease, askedAt } : null);
     })();
     held.ready.catch(() => {});
     return held.ready;
@@ -222,10 +223,9 @@ export class HeldSessions {
     return session;
   }
 
-  /** The session loaded for `held` (leased first where the store has leases; `found`: as a statement already leased and read it). */
-  private async load(id: string, held: Held, found: { stored: StoredSession; lease: Lease | null } | null): Promise<Session> {
-    const askedAt = performance.now();
-    const { stored, lease } = found ?? (await this.leaseAndLoad(id));
+  /** The session loaded for `held` (leased first where the store has leases; `found`: as a statement sent at `askedAt` already leased and read it). */
+  private async load(id: string, held: Held, found: { stored: StoredSession; lease: Lease; askedAt: number } | null): Promise<Session> {
+    const { stored, lease, askedAt } = found ?? { askedAt: performance.now(), ...(await this.leaseAndLoad(id)) };
     try {
       const state = snapshotState(storedSnapshot(this.runtime.machine, stored));
       if (state.startsWith('running')) {
@@ -379,8 +379,8 @@ export class HeldSessions {
         held.keeper = this.keeper(held, lease, askedAt);
         held.granting?.settle();
       },
-      notGranted: (stale) => {
-        held.stale = stale;
+      notGranted: (found, askedAt) => {
+        held.stale = { found, askedAt };
         held.granting?.settle();
       },
     };
@@ -442,7 +442,7 @@ export class HeldSessions {
       held.granting = null;
       await held.keeper?.release();
       // A refused write's grant nobody started over from (the server is draining): given back unused.
-      const unused = held.stale?.lease;
+      const unused = held.stale?.found.lease;
       held.stale = null;
       if (unused) await this.leases!.releaseLease(unused, { unused: true }).catch(() => {});
       if (session && this.mayPark(id, held, session)) this.park(id, held, session);

@@ -56,7 +56,7 @@ export function appendStatement(S: string, input: AppendInput, options: { grant:
         SELECT ${sessionColumns(S)} FROM ${S}.sessions WHERE id = $1 FOR UPDATE
       ), g AS (
         INSERT INTO ${S}.leases AS l (session_id, owner, token, expires_at, process)
-        SELECT s.id, $34, 1, now() + CASE WHEN $37::boolean AND s.revision = $2 THEN 0 ELSE $35 END * interval '1 millisecond', ${processOf('$36::jsonb', '1')} FROM s
+        SELECT s.id, $34, 1, now() + CASE WHEN $37::boolean AND s.revision = $2 THEN 0 ELSE $35::bigint END * interval '1 millisecond', ${processOf('$36::jsonb', '1')} FROM s
         ON CONFLICT (session_id) DO UPDATE SET ${REGRANT}
         WHERE l.expires_at <= now()
         RETURNING token
