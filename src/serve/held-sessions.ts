@@ -48,8 +48,7 @@ export interface Held {
   published: number;
   /**
    * Whether the session is known to be the one stored: loaded for this use, or taken from the
-   * parked ones and checked since (SQLite: its revision read at once; PostgreSQL: its first
-   * write made). Until then its view is not the session's (SessionHost.view reads the store).
+   * parked ones and checked since (its last write that took the lease was made). Until then its view is not the session's (SessionHost.view reads the store).
    */
   verified: boolean;
   /** While taken from the parked ones on a store with leases: settles when its first write that starts a run took a lease, or was refused. */
@@ -334,7 +333,7 @@ export class HeldSessions {
     let started: Session | undefined;
     const session = await this.runtime.resumeSession(id, {
       from: stored,
-      ...(lease ? { lease, leaseCheck: () => this.leaseHeld(held, started), leaseHandOver: this.handOver(id, held), leaseRearm: this.rearm(held) } : {}),
+      ...(lease ? { lease, leaseCheck: () => this.leaseHeld(held, started), leaseHandOver: this.handOver(id, held), leaseRearm: this.rearm(held, id) } : {}),
     });
     started = session;
     held.session = session;
@@ -369,9 +368,13 @@ export class HeldSessions {
   }
 
   /** How a parked session used again takes its lease with its first write that starts a run (see the top of this file). */
-  private rearm(held: Held): LeaseRearm {
+  private rearm(held: Held, id: string): LeaseRearm {
+    // No grant's: a write fenced by it commits nothing (grants are numbered from 1).
+    const noGrant: Lease = { sessionId: id, owner: this.owner, token: 0 };
     return {
-      current: () => held.keeper?.lease,
+      // Neither held nor being taken (the hold ended; a timer's write after it, say): that
+      // write must not commit without a lease, so it is fenced by no grant.
+      current: () => held.keeper?.lease ?? (held.granting ? undefined : noGrant),
       wanted: () => (held.keeper === null && held.granting ? { owner: this.owner, ms: this.leaseMs } : null),
       granted: (lease, askedAt) => {
         held.verified = true;
@@ -380,6 +383,7 @@ export class HeldSessions {
         held.granting?.settle();
       },
       notGranted: (found, askedAt) => {
+        held.verified = false;
         held.stale = { found, askedAt };
         held.granting?.settle();
       },

@@ -184,7 +184,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   listeningUrl = url;
   // Several servers on one database: adopt the running sessions of servers that died.
   host.startTakeover();
-  // Waits whose deadline passed while nobody held them (this server keeps none loaded while it waits).
+  // Waits whose deadline passed while nobody held them (the sessions this server keeps loaded arm no timer while parked).
   host.startDeadlines();
   const webhooks = options.runtime.webhooks;
   const outbox = options.store.outbox;

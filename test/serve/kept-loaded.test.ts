@@ -46,7 +46,7 @@ async function serverOn(store: SessionStore, model: Model, keepLoaded?: number) 
   const runtime = createRuntime({ model, store });
   const handle = await startServe({ runtime, store, port: 0, log: () => {}, ...(keepLoaded === undefined ? {} : { keepLoaded }) });
   cleanups.push(() => handle.close());
-  return { handle, http: client(handle.url) };
+  return { handle, http: client(handle.url), runtime };
 }
 
 /** A PostgresStore on a pool of ours that records the statements about session `watched.id`. */
@@ -192,6 +192,27 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded, on PostgreS
     expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
     // A's next send, on the session as B left it.
     expect((await sendNext(a.http, id)).status).toBe(200);
+  });
+});
+
+describe.skipIf(postgresUnavailable !== null)('sessions kept loaded: outside a hold', () => {
+  it('a kept copy used outside a hold (a timer after the hold ended, say) writes nothing: no grant fences it', async () => {
+    const url = await postgres.createDatabase();
+    const store = new PostgresStore(url);
+    cleanups.push(() => store.close());
+    const a = await serverOn(store, countedModel({ calls: 0 }));
+    const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    expect((await sendNext(a.http, id)).status).toBe(200);
+    expect(a.handle.host.parked).toBe(1);
+    const copy = a.runtime.live.get(id)!;
+    const before = (await store.load(id))!.revision;
+    const view: SessionView = (await a.http.get(`/sessions/${id}`)).body.view;
+    const result = await copy.send(nextEvent(view, 'x'));
+    expect(result.ok).toBe(false);
+    expect((await store.load(id))!.revision).toBe(before);
+    // The server's next send replaces the stopped copy.
+    expect((await sendNext(a.http, id)).status).toBe(200);
+    expect((await store.load(id))!.revision).toBeGreaterThan(before);
   });
 });
 
