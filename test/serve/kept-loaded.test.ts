@@ -163,6 +163,30 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded, on PostgreS
     expect(callsThroughA).toBe(counts.calls - referenceBefore);
   });
 
+  it('an async send (202) to a kept copy another server moved on is accepted once, for the session as stored', async () => {
+    const url = await postgres.createDatabase();
+    const counts = { calls: 0 };
+    const a = await serverOn(new PostgresStore(url), countedModel(counts));
+    const b = await serverOn(new PostgresStore(url), countedModel(counts));
+    const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
+    expect((await sendNext(a.http, id)).status).toBe(200);
+    // B moves the store on without moving the state: a refused event is journalled too. A's
+    // copy, a revision behind, takes the next event as the store would, until its write.
+    const refusedOnB = await b.http.post(`/sessions/${id}/events`, { type: 'user_accepted_artifact', artifactId: 'none' });
+    expect(refusedOnB.status).toBe(409);
+    const read = (await a.http.get(`/sessions/${id}`)).body as { view: SessionView; revision: number };
+    const stored = read.view;
+    const before = (await journalOf(a.http, id)).length;
+    const accepted = await a.http.post(`/sessions/${id}/events`, nextEvent(stored, 'x'), { prefer: 'respond-async' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+    // The revision it answers with is the store's after the event's write, not the stale copy's.
+    expect(accepted.body.revision).toBeGreaterThan(read.revision);
+    await expect.poll(async () => (await a.http.get(`/sessions/${id}`)).body.view.phase, { timeout: 10_000 }).not.toBe('running');
+    const journal = await journalOf(a.http, id);
+    expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
+    expect(journal.slice(before).filter((e) => e.type.startsWith('user_'))).toHaveLength(1);
+  });
+
   it('a kept copy of a session running on another server answers 409 and calls no model; the run there ends as if alone', async () => {
     const url = await postgres.createDatabase();
     const counts = { calls: 0 };
