@@ -20,7 +20,28 @@ import { LeaseKeeper } from '../store/lease-keeper.js';
 import type { Lease, LeasedLoad, LeaseOps, SessionStore, StoredSession } from '../store/session-store.js';
 import type { SendError } from './session.js';
 
-export interface SessionLeasing {
+/**
+ * The lease a write takes for a session its holder keeps loaded between runs (SessionHost):
+ * asked by the session's journal before each write, told how that write ended.
+ */
+export interface WriteGrants {
+  /**
+   * While no lease is held and the holder keeps the session loaded between runs: the grant
+   * the next write that starts a run is to take in its own statement (LeaseOps.appendAcquiring).
+   * Null otherwise.
+   */
+  grantWanted(): WantedGrant | null;
+  /**
+   * That write committed, its statement sent at `askedAt` (performance.now()): under `lease`,
+   * or, a write at rest, with the grant given up at once (null: the next write that starts a
+   * run takes one again).
+   */
+  granted(lease: Lease | null, askedAt: number): void;
+  /** That write was not made: the session as stored now, and the lease when it was free (the holder's to use or give back), its statement sent at `askedAt`. */
+  notGranted(stale: LeasedLoad, askedAt: number): void;
+}
+
+export interface SessionLeasing extends WriteGrants {
   /** The lease this session's writes are fenced with now (a lost one too: its writes then fail). */
   readonly current: Lease | undefined;
   /** Why the lease was lost, once it was. */
@@ -51,20 +72,6 @@ export interface SessionLeasing {
   giveUpWithWrite(): boolean;
   /** The write `giveUpWithWrite` allowed settled (committed: the lease is released). */
   gaveUp(committed: boolean): void;
-  /**
-   * While no lease is held and the holder keeps the session loaded between runs: the grant
-   * the next write that starts a run is to take in its own statement (LeaseOps.appendAcquiring).
-   * Null otherwise.
-   */
-  grantWanted(): WantedGrant | null;
-  /**
-   * That write committed, its statement sent at `askedAt` (performance.now()): under `lease`,
-   * or, a write at rest, with the grant given up at once (null: the next write that starts a
-   * run takes one again).
-   */
-  granted(lease: Lease | null, askedAt: number): void;
-  /** That write was not made: the session as stored now, and the lease when it was free (the holder's to use or give back), its statement sent at `askedAt`. */
-  notGranted(stale: LeasedLoad, askedAt: number): void;
 }
 
 /** A lease a write is to take: who takes it, and for how long. */
@@ -79,13 +86,9 @@ export interface WantedGrant {
  * the next write that starts a run takes a new one in the same statement, so a send costs
  * that write and the one at rest, with no statement before them to lease and load.
  */
-export interface LeaseRearm {
+export interface LeaseRearm extends WriteGrants {
   /** The lease held now; undefined while none is (the session waits, or its next write is taking one). */
   current(): Lease | undefined;
-  /** See SessionLeasing.grantWanted. */
-  wanted(): WantedGrant | null;
-  granted(lease: Lease | null, askedAt: number): void;
-  notGranted(stale: LeasedLoad, askedAt: number): void;
 }
 
 /**
@@ -125,7 +128,7 @@ export class PassedLease implements SessionLeasing {
   }
 
   grantWanted(): WantedGrant | null {
-    return this.rearm?.wanted() ?? null;
+    return this.rearm?.grantWanted() ?? null;
   }
 
   granted(lease: Lease | null, askedAt: number): void {

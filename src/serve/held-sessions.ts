@@ -73,6 +73,11 @@ const newHeld = (): Held => ({
   restartedFrom: null,
 });
 
+/** A new run of `held`'s session: numbered afresh, no lease yet, nothing refused, not yet checked against the store. */
+function newRun(held: Held): void {
+  Object.assign(held, { run: newRunId(), published: 0, keeper: null, stale: null, verified: false });
+}
+
 function granting(): NonNullable<Held['granting']> {
   let settle: () => void = () => {};
   const settled = new Promise<void>((resolve) => (settle = resolve));
@@ -166,7 +171,11 @@ export class HeldSessions {
     const parked = this.parked.get(id);
     this.parked.delete(id);
     const held = parked ?? newHeld();
-    if (parked) Object.assign(held, { users: 1, run: newRunId(), published: 0, keeper: null, stale: null, verified: false, restartedFrom: null });
+    if (parked) {
+      newRun(held);
+      held.users = 1;
+      held.restartedFrom = null;
+    }
     held.ready = (async () => {
       await this.releasing.get(id);
       // Listening before the lease: the run's live events reach this process's buffers too.
@@ -190,17 +199,13 @@ export class HeldSessions {
   restart(id: string, held: Held, stale: Session): Promise<Session> {
     if (held.session !== stale) return held.ready;
     const refused = held.stale;
-    held.stale = null;
-    held.verified = false;
+    newRun(held);
     held.restartedFrom = stale;
     held.granting?.settle();
     held.granting = null;
     held.unsubscribe?.();
     held.unsubscribe = null;
-    held.keeper = null;
     held.session = null;
-    held.run = newRunId();
-    held.published = 0;
     held.ready = (async () => {
       await stale.close();
       const { found, askedAt } = refused ?? { found: null, askedAt: 0 };
@@ -375,7 +380,7 @@ export class HeldSessions {
       // Neither held nor being taken (the hold ended; a timer's write after it, say): that
       // write must not commit without a lease, so it is fenced by no grant.
       current: () => held.keeper?.lease ?? (held.granting ? undefined : noGrant),
-      wanted: () => (held.keeper === null && held.granting ? { owner: this.owner, ms: this.leaseMs } : null),
+      grantWanted: () => (held.keeper === null && held.granting ? { owner: this.owner, ms: this.leaseMs } : null),
       granted: (lease, askedAt) => {
         held.verified = true;
         if (!lease) return; // a write at rest: the next write that starts a run takes one again

@@ -237,6 +237,9 @@ export class SessionHost {
     let stopObserving: (() => void) | undefined;
     // The observer starts with this send's turn: a send queued behind another one's run does not hear that run.
     const sendTo = (session: Session) => {
+      // A send again (the kept copy was stale) stops observing the copy first.
+      stopObserving?.();
+      stopObserving = undefined;
       const onTurn = () => (stopObserving = observe?.(session));
       const onAccepted = () => accepted({ accepted: true, sessionId: id, revision: session.revision ?? null });
       // the route's schema checked the event; send() checks it again
@@ -244,16 +247,7 @@ export class SessionHost {
     };
     const settled = (async () => {
       try {
-        let session = loaded;
-        let result = await sendTo(session);
-        // A session kept loaded was behind the store: nothing was written, nobody was told;
-        // the same send again on the session as stored now.
-        if (this.ranStale(held, session, result)) {
-          stopObserving?.();
-          stopObserving = undefined;
-          session = await this.held.restart(id, held, session);
-          result = await sendTo(session);
-        }
+        const { session, result } = await this.sendFresh(id, held, loaded, sendTo);
         if (!result.ok && held.keeper?.lost)
           return {
             ok: false as const,
@@ -267,12 +261,33 @@ export class SessionHost {
         await this.held.release(id, held);
       }
     })();
-    this.sends.add(settled);
-    void settled.then(
-      () => this.sends.delete(settled),
-      () => this.sends.delete(settled),
-    );
+    this.track(settled);
     return async ? Promise.race([acceptance, settled]) : settled;
+  }
+
+  /**
+   * `send` to the held session; once more, to the session as stored now, when the copy it was
+   * (kept loaded) ran on a stale state (`ranStale`) or `unchecked` says its answer counts for
+   * nothing. Nothing was written or told the first time.
+   */
+  private async sendFresh<R extends SendResult | null>(
+    id: string,
+    held: Held,
+    session: Session,
+    send: (session: Session) => Promise<R>,
+    unchecked: (result: R) => boolean = () => false,
+  ): Promise<{ session: Session; result: R }> {
+    const result = await send(session);
+    if (!this.ranStale(held, session, result) && !unchecked(result)) return { session, result };
+    const fresh = await this.held.restart(id, held, session);
+    return { session: fresh, result: await send(fresh) };
+  }
+
+  /** Sends and deadlines under way, until settled: drain waits for them. */
+  private track(work: Promise<unknown>): void {
+    this.sends.add(work);
+    const done = () => this.sends.delete(work);
+    void work.then(done, done);
   }
 
   /**
@@ -395,25 +410,22 @@ export class SessionHost {
     const acceptance = new Promise<boolean>((resolve) => (accepted = () => resolve(true)));
     const settled = (async () => {
       try {
-        let session = loaded;
-        let result = await session.passDeadline(deadline, () => accepted());
         // A copy not yet checked against the store may not know this deadline (it was opened
         // elsewhere since): its "not current" says nothing, so it is asked again, loaded afresh.
-        if (this.ranStale(held, session, result) || (result === null && !held.verified)) {
-          session = await this.held.restart(id, held, session);
-          result = await session.passDeadline(deadline, () => accepted());
-        }
+        const { result } = await this.sendFresh(
+          id,
+          held,
+          loaded,
+          (session) => session.passDeadline(deadline, () => accepted()),
+          (r) => r === null && !held.verified,
+        );
         if (result && !result.ok) this.log(`serve: the deadline of session ${id} was refused: ${result.error.message}`);
         return result !== null && result.ok;
       } finally {
         await this.held.release(id, held);
       }
     })();
-    this.sends.add(settled);
-    void settled.then(
-      () => this.sends.delete(settled),
-      () => this.sends.delete(settled),
-    );
+    this.track(settled);
     return Promise.race([acceptance, settled]);
   }
 

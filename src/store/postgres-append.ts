@@ -16,11 +16,10 @@
 import { fenceSql, HOLDER_COLUMNS, processOf, REGRANT, releaseSql } from './postgres-leases.js';
 import { DEFER_FLUSH } from './postgres-prepared.js';
 import { sessionColumns } from './postgres-rows.js';
-import { SEND_KEYS_KEPT, type AppendInput } from './session-store.js';
+import { SEND_KEYS_KEPT, type AppendInput, type ArchiveItemInput, type StoredPackageVersion } from './session-store.js';
 import { toJson } from './store-json.js';
 import { deadlineInput } from './stored-deadline.js';
 import { outboxColumns } from './postgres-outbox.js';
-import type { AcquiringAppend, ArchiveItemInput, StoredPackageVersion } from './session-store.js';
 
 /** The lease a write that starts a run takes: its owner, for how long, and the process recorded with it (JSON or null). */
 export interface WriteGrant {
@@ -28,9 +27,6 @@ export interface WriteGrant {
   ms: number;
   process: string | null;
 }
-
-/** How a granting write ended (LeaseOps.appendAcquiring). */
-export type GrantingAppend = AcquiringAppend;
 
 /** The write's statement and parameters; `grant`: the write takes the lease (see the top of this file). */
 export function appendStatement(S: string, input: AppendInput, options: { grant: WriteGrant | null; deferFlush: boolean }): { sql: string; params: unknown[] } {

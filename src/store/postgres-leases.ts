@@ -18,8 +18,8 @@
  */
 import { SessionNotFoundError, UserError } from '../core/errors.js';
 import { HolderProcessSchema, type HolderProcess } from './holder-process.js';
-import type { AppendInput, ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
-import type { GrantingAppend, WriteGrant } from './postgres-append.js';
+import type { AcquiringAppend, AppendInput, ClaimedLease, Lease, LeaseHolder, LeasedLoad, LeaseOps } from './session-store.js';
+import type { WriteGrant } from './postgres-append.js';
 import { sessionColumns, toStoredSession, type SessionRow } from './postgres-rows.js';
 import type { PgRenewals, Query } from './postgres-renewals.js';
 
@@ -64,9 +64,16 @@ export interface HolderRow {
   process: unknown;
 }
 
-export function toHolder(row: HolderRow): LeaseHolder {
+function toHolder(row: HolderRow): LeaseHolder {
   const process = HolderProcessSchema.safeParse(row.process);
   return { owner: row.owner, expiresInMs: Number(row.ms), token: Number(row.token), process: process.success ? process.data : null };
+}
+
+/** A session's row with the token of the grant the statement made (null: none) and, without one, the holder: as acquireAndLoad answers. */
+export function leasedLoadOf(row: SessionRow & { lease_token: string | null; holder: HolderRow | null }, sessionId: string, owner: string): LeasedLoad {
+  const stored = toStoredSession(row);
+  if (row.lease_token !== null) return { stored, lease: { sessionId, owner, token: Number(row.lease_token) } };
+  return { stored, lease: null, holder: row.holder === null ? null : toHolder(row.holder) };
 }
 
 /**
@@ -109,12 +116,12 @@ export class PgLeases implements LeaseOps {
     private readonly renewals: PgRenewals,
     process: HolderProcess | null,
     /** The store's write that takes the lease too (PostgresStore, postgres-append.ts). */
-    private readonly appendGranting: (input: AppendInput, grant: WriteGrant) => Promise<GrantingAppend>,
+    private readonly appendGranting: (input: AppendInput, grant: WriteGrant) => Promise<AcquiringAppend>,
   ) {
     this.process = process ? JSON.stringify(process) : null;
   }
 
-  appendAcquiring(input: AppendInput, owner: string, ms: number): Promise<GrantingAppend> {
+  appendAcquiring(input: AppendInput, owner: string, ms: number): Promise<AcquiringAppend> {
     checkMs(ms);
     return this.appendGranting(input, { owner, ms, process: this.process });
   }
@@ -164,9 +171,7 @@ export class PgLeases implements LeaseOps {
     );
     const row = rows[0];
     if (!row) return { stored: undefined, lease: null, holder: null };
-    const stored = toStoredSession(row);
-    if (row.lease_token !== null) return { stored, lease: { sessionId, owner, token: Number(row.lease_token) } };
-    return { stored, lease: null, holder: row.holder === null ? null : toHolder(row.holder) };
+    return leasedLoadOf(row, sessionId, owner);
   }
 
   /** On the renewals' own connection, batched with the others due (postgres-renewals.ts). */

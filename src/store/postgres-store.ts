@@ -16,8 +16,8 @@ import { revisionConflict } from './memory-store.js';
 import { translateConnectError } from './postgres-errors.js';
 import { Listener } from './postgres-listener.js';
 import { PgEventBus } from './postgres-events.js';
-import { leaseHolder, PgLeases, toHolder, type HolderRow } from './postgres-leases.js';
-import { appendStatement, archiveColumns, versionColumns, type GrantingAppend, type WriteGrant } from './postgres-append.js';
+import { leasedLoadOf, leaseHolder, PgLeases, type HolderRow } from './postgres-leases.js';
+import { appendStatement, archiveColumns, versionColumns, type WriteGrant } from './postgres-append.js';
 import { thisProcess } from './holder-process.js';
 import { PgRenewals, type Query } from './postgres-renewals.js';
 import { DEFAULT_PG_SCHEMA, migrateSchema, quotedSchema } from './postgres-schema.js';
@@ -32,6 +32,7 @@ import { checkSessionId } from '../ids.js';
 import { deadlineInput, deadlineOfRow, dueRequest, type DueDeadline } from './stored-deadline.js';
 
 import type {
+  AcquiringAppend,
   AppendInput,
   CreateInput,
   SendKeyRecord,
@@ -268,16 +269,14 @@ export class PostgresStore implements SessionStore {
   }
 
   /** LeaseOps.appendAcquiring: the write and the lease in one statement (postgres-append.ts). */
-  private async appendGranting(input: AppendInput, grant: WriteGrant): Promise<GrantingAppend> {
+  private async appendGranting(input: AppendInput, grant: WriteGrant): Promise<AcquiringAppend> {
     const { id } = input;
     const { sql, params } = appendStatement(this.S, { ...input, lease: undefined }, { grant, deferFlush: !flushesCommit(this.durability, input) });
     const { rows } = await this.query<GrantingRow>(sql, params);
     const row = rows[0]!;
     if (row.written !== null) return { revision: row.written, lease: { sessionId: id, owner: grant.owner, token: Number(row.lease_token) } };
     if (row.id === null) throw new SessionNotFoundError(id);
-    const stored = toStoredSession(row as SessionRow);
-    if (row.lease_token !== null) return { stale: { stored, lease: { sessionId: id, owner: grant.owner, token: Number(row.lease_token) } } };
-    return { stale: { stored, lease: null, holder: row.holder === null ? null : toHolder(row.holder) } };
+    return { stale: leasedLoadOf(row as GrantingRow & SessionRow, id, grant.owner) };
   }
 
   async archived(id: string, kind: ArchiveItemInput['kind'], key: string, options: { from?: number; to?: number } = {}): Promise<ArchiveItem[]> {
