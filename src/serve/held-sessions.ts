@@ -338,7 +338,14 @@ export class HeldSessions {
     let started: Session | undefined;
     const session = await this.runtime.resumeSession(id, {
       from: stored,
-      ...(lease ? { lease, leaseCheck: () => this.leaseHeld(held, started), leaseHandOver: this.handOver(id, held), leaseRearm: this.rearm(held, id) } : {}),
+      ...(lease
+        ? {
+            lease,
+            leaseCheck: () => this.leaseHeld(held, () => started === undefined || held.session === started),
+            leaseHandOver: this.handOver(id, held),
+            leaseRearm: this.rearm(held, id),
+          }
+        : {}),
     });
     started = session;
     held.session = session;
@@ -364,12 +371,13 @@ export class HeldSessions {
   }
 
   /**
-   * Before each model or tool call of `session`: a lease being taken by its write is waited for;
-   * then it must be held, for this session (not one a restart replaced it with).
+   * Before each model or tool call of a session: a lease being taken by its write is waited for;
+   * then it must be held, for that session (`current`: not one a restart replaced; a session
+   * still starting, a takeover's resumed call, is the hold's own).
    */
-  private async leaseHeld(held: Held, session: Session | undefined): Promise<boolean> {
+  private async leaseHeld(held: Held, current: () => boolean): Promise<boolean> {
     await held.granting?.settled;
-    return held.session === session && held.keeper !== null && (await held.keeper.ensureHeld());
+    return current() && held.keeper !== null && (await held.keeper.ensureHeld());
   }
 
   /** How a parked session used again takes its lease with its first write that starts a run (see the top of this file). */
