@@ -58,7 +58,7 @@ export async function makeFork(host: ReplayHost, store: SessionStore, id: string
   // snapshot is kept (not resolved again) so that an invoked model call that was in flight
   // is among its children, and runs again when the fork is opened.
   const forked = { ...snapshot, context: { ...context, sessionId: forkId, ledger: { ...context.ledger, forkedFrom } } };
-  const persisted = sessionEnvelope(host.machine.getPersistedSnapshot(forked), forked.context);
+  const persisted = sessionEnvelope(host.machine, forked);
   const packageId = context.package?.id ?? null;
   const payload: ForkedPayload = { forkedFrom, packageId, snapshot: persisted };
   return { packageId, persisted, snapshot: forked, entry: { kind: 'created', type: 'forked', payload, state, added } };

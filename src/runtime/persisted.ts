@@ -150,18 +150,21 @@ export function envelope(snapshot: unknown): PersistedSession {
 }
 
 /**
- * A session's envelope from XState's `getPersistedSnapshot()` and the context the actor holds,
- * saved as it is. XState's own (`persistContext`) takes any object with the keys `sessionId`,
- * `send` and `ref` for an actor reference and saves a marker in its place: a record keyed by
- * names an app or a package chose (tool variables, tags) with those three would be lost, the
- * whole record with them. A session's context holds no actor reference (its model and tool
- * calls are the actor's children).
+ * A session's envelope: XState's persisted snapshot (`getPersistedSnapshot`), with the context
+ * the actor holds saved as it is. XState's own persisting of a context (`persistContext`)
+ * takes any object with the keys `sessionId`, `send` and `ref` for an actor reference and
+ * saves a marker in its place: a record keyed by names an app or a package chose (tool
+ * variables, tags) with those three would be lost, the whole record with them. A session's
+ * context holds no actor reference (its model and tool calls are the actor's children), so
+ * XState is handed the snapshot without its context: it does not walk a context it would not
+ * keep.
  *
  * @example
- * const saved = sessionEnvelope(actor.getPersistedSnapshot(), actor.getSnapshot().context);
+ * const saved = sessionEnvelope(actor.logic, actor.getSnapshot());
  */
-export function sessionEnvelope(persisted: unknown, context: unknown): PersistedSession {
-  return envelope({ ...(persisted as Record<string, unknown>), context });
+export function sessionEnvelope(machine: AnyStateMachine, snapshot: SessionSnapshot): PersistedSession {
+  const persisted = machine.getPersistedSnapshot({ ...snapshot, context: undefined } as never) as Record<string, unknown>;
+  return envelope({ ...persisted, context: snapshot.context });
 }
 
 /** A migration step: the context of version n → n + 1, plus the history it moved out of the context. */

@@ -219,7 +219,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (store) {
       // Persist the initial snapshot before anything can happen to it.
       const probe = createActor(machine, { input });
-      const snapshot = sessionEnvelope(probe.getPersistedSnapshot(), probe.getSnapshot().context);
+      const snapshot = sessionEnvelope(probe.logic, probe.getSnapshot());
       const state = stateString(probe.getSnapshot().value);
       from = probe.getSnapshot().context;
       // The payload holds what replay needs to rebuild the same initial context.

@@ -323,7 +323,7 @@ export class Session {
 
   /** XState's persisted snapshot in Steward's versioned envelope. */
   persisted(): unknown {
-    return sessionEnvelope(this.actor.getPersistedSnapshot(), this.actor.getSnapshot().context);
+    return sessionEnvelope(this.actor.logic, this.actor.getSnapshot());
   }
 
   /** Resolves when the session waits for the user or is done (e.g. after a resume). */

@@ -5,7 +5,9 @@
  * names would be lost, the whole record with them.
  */
 import { describe, expect, it } from 'vitest';
+import type { Model, ModelReply } from '../../src/core/models/model.js';
 import { createRuntime, MemoryStore } from '../../src/index.js';
+import { envelope, sessionEnvelope } from '../../src/runtime/persisted.js';
 import { scriptedCall, ScriptedModel } from '../../src/testing.js';
 
 const ACTOR_LIKE = { sessionId: 'a', send: 'b', ref: 'c' };
@@ -29,5 +31,37 @@ describe('records keyed like an actor reference', () => {
     const fork = await runtime.forkSession(session.id, { atSeq: (await store.journal(session.id)).length });
     expect(fork.actorRef.getSnapshot().context.package?.toolVariables).toEqual(ACTOR_LIKE);
     await fork.close();
+  });
+});
+
+describe('the envelope without XState walking the context', () => {
+  it('is what XState persists, with the live context: at rest and with a model call in flight', async () => {
+    // A model that answers when told, so the session can be looked at while the call is in flight.
+    let release: (reply: ModelReply) => void = () => {};
+    let called: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => (called = resolve));
+    const model: Model = {
+      label: 'held',
+      complete: () =>
+        new Promise<ModelReply>((resolve) => {
+          release = resolve;
+          called();
+        }),
+    };
+    const session = await createRuntime({ model }).createSession({ packageId: 'tiny' });
+    const actor = session.actorRef;
+    const ours = () => sessionEnvelope(actor.logic, actor.getSnapshot());
+    const xstates = () => envelope({ ...(actor.getPersistedSnapshot() as object), context: actor.getSnapshot().context });
+    expect(ours()).toEqual(xstates());
+    const sent = session.send({ type: 'user_submitted_input', text: 'Hello.' });
+    await inFlight;
+    // The model turn in flight is saved as the actor's child (without the context as its input: context-inputs.ts).
+    expect(Object.keys(actor.getSnapshot().children)).toEqual(['managerTurn']);
+    expect(ours()).toEqual(xstates());
+    release({ content: null, toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'ask_user', arguments: '{"message":"Go on?"}' } }] });
+    await sent;
+    expect(actor.getSnapshot().value).toEqual({ waiting_user: 'intake' });
+    expect(ours()).toEqual(xstates());
+    await session.close();
   });
 });
