@@ -392,8 +392,15 @@ export class HeldSessions {
       granted: (lease, askedAt) => {
         held.verified = true;
         if (!lease) return; // a write at rest: the next write that starts a run takes one again
+        if (!held.granting) {
+          // The hold ended while this write was under way (a timer's write, say): nobody here
+          // runs on the grant, and no keeper may renew it for ever. It goes back; the writes
+          // after it are fenced by no grant (current) and commit nothing.
+          void this.leases!.releaseLease(lease).catch(() => {});
+          return;
+        }
         held.keeper = this.keeper(held, lease, askedAt);
-        held.granting?.settle();
+        held.granting.settle();
       },
       notGranted: (found, askedAt) => {
         held.verified = false;
