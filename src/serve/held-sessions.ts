@@ -178,9 +178,13 @@ export class HeldSessions {
     }
     held.ready = (async () => {
       await this.releasing.get(id);
-      // Listening before the lease: the run's live events reach this process's buffers too.
-      await this.live.hear();
       const session = parked?.session;
+      // Listening before the lease: the run's live events reach this process's buffers too.
+      // A parked copy taken for a send that cannot start is closed, not left running unheld.
+      await this.live.hear().catch(async (error: unknown) => {
+        await session?.close();
+        throw error;
+      });
       if (session?.isActive) return this.unpark(id, held, session);
       await session?.close();
       return this.load(id, held, null);

@@ -1,8 +1,10 @@
 /**
- * A parked session's first write takes its lease in its own statement (held-sessions.ts,
- * `rearm`). When that grant comes back after the hold ended — a timer's write still under way
- * when the last request let the session go — nobody here runs on it: it is given back, and no
- * keeper renews it (else no other server could take the session until this one stopped).
+ * HeldSessions' edges a server's tests do not reach on purpose (held-sessions.ts). A parked
+ * session's first write takes its lease in its own statement (`rearm`): when that grant comes
+ * back after the hold ended — a timer's write still under way when the last request let the
+ * session go — nobody here runs on it: it is given back, and no keeper renews it (else no
+ * other server could take the session until this one stopped). And a parked copy taken for a
+ * send that cannot start is closed, not left running with no hold.
  */
 import { describe, expect, it } from 'vitest';
 import { HeldSessions, type Held } from '../../src/serve/held-sessions.js';
@@ -10,13 +12,14 @@ import type { LiveEvents } from '../../src/serve/live-events.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { LeaseRearm } from '../../src/runtime/session-lease.js';
 import type { Lease, SessionStore } from '../../src/store/session-store.js';
+import { createRuntime, MemoryStore } from '../../src/index.js';
 
 /** HeldSessions over a store whose only lease call made here is the release, recorded (a keeper's first renewal is a third of a minute away). */
-function heldSessions(): { sessions: HeldSessions; released: Lease[] } {
+function heldSessions(live: Partial<LiveEvents> = {}): { sessions: HeldSessions; released: Lease[] } {
   const released: Lease[] = [];
   const leases = { releaseLease: async (lease: Lease) => void released.push(lease) };
   const store = { leases } as unknown as SessionStore;
-  const sessions = new HeldSessions({} as Runtime, store, { owner: 'server-a', leaseMs: 60_000, live: {} as LiveEvents, log: () => {}, keepLoaded: 10 });
+  const sessions = new HeldSessions({} as Runtime, store, { owner: 'server-a', leaseMs: 60_000, live: live as LiveEvents, log: () => {}, keepLoaded: 10 });
   return { sessions, released };
 }
 
@@ -62,5 +65,21 @@ describe('a grant for a parked session', () => {
     await expect.poll(() => released).toEqual([lease]);
     // Fenced by no grant: grants are numbered from 1.
     expect(rearm.current()).toEqual({ sessionId: 's1', owner: 'server-a', token: 0 });
+  });
+});
+
+describe('a parked session taken for a send', () => {
+  it('is closed when the send cannot start (the live events bus fails), not left running with no hold', async () => {
+    const runtime = createRuntime({ model: { label: 'unused', complete: () => Promise.reject(new Error('not called')) }, store: new MemoryStore() });
+    const session = await runtime.createSession({ packageId: 'tiny' });
+    const { sessions } = heldSessions({ hear: () => Promise.reject(new Error('the bus is down')) });
+    const held = { ...heldFor(false), session };
+    (sessions as unknown as { parked: Map<string, Held> }).parked.set(session.id, held);
+    const taken = sessions.hold(session.id);
+    await expect(taken.ready).rejects.toThrow('the bus is down');
+    expect(session.isActive).toBe(false);
+    expect(runtime.live.has(session.id)).toBe(false);
+    await sessions.release(session.id, taken);
+    expect(sessions.parkedCount).toBe(0);
   });
 });
