@@ -15,6 +15,7 @@ import { ModelError, UserError } from '../core/errors.js';
 import { quotedSetting } from '../core/limits.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { streamedCompletion } from './openai-stream.js';
+import { nodeHttpFetch } from './node-http-fetch.js';
 import { redactSecrets } from '../core/models/redact.js';
 import { untilAborted } from '../core/until-aborted.js';
 
@@ -94,12 +95,9 @@ export class OpenAIModel implements Model {
 
   /** The SDK, imported once per model on its first call, and the client made with it. */
   private sdk(): Promise<LoadedSdk> {
-    // With the fetch on node:http, also loaded on the first call: `import 'steward'` loads no HTTP module.
-    this.loading ??= Promise.all([import('openai'), import('./node-http-fetch.js')]).then(([{ default: sdk }, { nodeHttpFetch }]) => ({
+    this.loading ??= import('openai').then(({ default: sdk }) => ({
       sdk,
-      client:
-        this.options.client ??
-        createClient(sdk, { ...this.options, fetch: this.options.fetch ?? nodeHttpFetch().fetch, apiKey: this.apiKey, baseURL: this.baseURL }),
+      client: this.options.client ?? createClient(sdk, { ...this.options, apiKey: this.apiKey, baseURL: this.baseURL }),
     }));
     return this.loading;
   }
@@ -226,10 +224,7 @@ function envValue(name: string): string | undefined {
   return process.env[name]?.trim() || undefined;
 }
 
-function createClient(
-  sdk: typeof OpenAI,
-  options: Omit<OpenAIModelOptions, 'apiKey' | 'fetch'> & { apiKey: string | null; baseURL: string; fetch: NonNullable<ClientOptions['fetch']> },
-): OpenAI {
+function createClient(sdk: typeof OpenAI, options: Omit<OpenAIModelOptions, 'apiKey'> & { apiKey: string | null; baseURL: string }): OpenAI {
   try {
     return new sdk({
       // Resolved by the constructor (from the options, else OPENAI_API_KEY / OPENAI_BASE_URL), so the client uses what this model reports.
@@ -237,7 +232,7 @@ function createClient(
       baseURL: options.baseURL,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-      fetch: withoutHopelessRetries(options.fetch),
+      fetch: withoutHopelessRetries(options.fetch ?? nodeHttpFetch().fetch),
     });
   } catch (error) {
     // The SDK throws at construction when no key is found at all.
