@@ -15,7 +15,6 @@ import { ModelError, UserError } from '../core/errors.js';
 import { quotedSetting } from '../core/limits.js';
 import type { Model, ModelReply, ModelRequest, ToolCall } from '../core/models/model.js';
 import { streamedCompletion } from './openai-stream.js';
-import { nodeHttpFetch } from './node-http-fetch.js';
 import { redactSecrets } from '../core/models/redact.js';
 import { untilAborted } from '../core/until-aborted.js';
 
@@ -232,7 +231,7 @@ function createClient(sdk: typeof OpenAI, options: Omit<OpenAIModelOptions, 'api
       baseURL: options.baseURL,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-      fetch: withoutHopelessRetries(options.fetch ?? nodeHttpFetch().fetch),
+      fetch: withoutHopelessRetries(options.fetch ?? globalThis.fetch),
     });
   } catch (error) {
     // The SDK throws at construction when no key is found at all.
