@@ -628,8 +628,10 @@ export class Session {
     }
   }
 
-  /** The refusal of an event sent to a stopped object (its lease lost, or stopped otherwise); null while it runs. */
-  private stoppedRefusal(): SendResult | null {
+  /** The refusal of an event sent to an object that failed or stopped (its lease lost, or stopped otherwise); null while it runs. */
+  private notRunningRefusal(): SendResult | null {
+    if (this.fatal)
+      return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
     if (this.actor.getSnapshot().status !== 'stopped') return null;
     const lost = this.leasing?.lostMessage;
     if (lost) return this.refuse('lease_lost', lost);
@@ -641,9 +643,7 @@ export class Session {
 
   private async handle(raw: unknown, sendKey?: SendKeyInput, onAccepted?: () => void): Promise<SendResult> {
     try {
-      if (this.fatal)
-        return this.refuse('session_failed', `This session stopped on an internal error: ${String(this.fatal)}. Resume it from the store to continue.`);
-      const stopped = this.stoppedRefusal();
+      const stopped = this.notRunningRefusal();
       if (stopped) return stopped;
       // From here on the event reaches the journal (taken or refused): the key goes with its entry.
       this.journal?.expectKey(sendKey ?? null);
@@ -663,9 +663,9 @@ export class Session {
       const checked = this.checkEvent?.(event, this.actor.getSnapshot().context);
       const unfit = checked instanceof Promise ? await checked : checked;
       if (unfit) return this.refuseRecorded(event, this.refuse('invalid_event', `Invalid event: ${unfit}`));
-      // Stopped while the event was checked (a host replacing a stale copy, say): the actor
-      // would drop it, and nothing may say it was accepted.
-      const stoppedMeanwhile = this.stoppedRefusal();
+      // Stopped (or failed) while the event was checked (a host replacing a stale copy, say):
+      // the actor would drop it, and nothing may say it was accepted.
+      const stoppedMeanwhile = this.notRunningRefusal();
       if (stoppedMeanwhile) return stoppedMeanwhile;
       const tooBig = overUserTextLimit(event, this.limits.userTextChars);
       if (tooBig) return this.refuseRecorded(event, this.refuse('limit_exceeded', tooBig.message));
