@@ -463,7 +463,7 @@ export class Session {
   /** Stops the actor; what its journal still has to write keeps the state it stopped in. */
   private stopActor(): void {
     this.deadline.stop();
-    if (this.actor.getSnapshot().status === 'active') this.journal?.stopping(this.persisted());
+    if (this.isActive) this.journal?.stopping(this.persisted());
     this.actor.stop();
   }
 

@@ -78,6 +78,14 @@ function newRun(held: Held): void {
   Object.assign(held, { run: newRunId(), published: 0, keeper: null, stale: null, verified: false });
 }
 
+/** `held`'s run publishes nothing more, and no lease is being taken for it (a write's grant still coming back is given back: rearm). */
+function endRun(held: Held): void {
+  held.unsubscribe?.();
+  held.unsubscribe = null;
+  held.granting?.settle();
+  held.granting = null;
+}
+
 function granting(): NonNullable<Held['granting']> {
   let settle: () => void = () => {};
   const settled = new Promise<void>((resolve) => (settle = resolve));
@@ -205,10 +213,7 @@ export class HeldSessions {
     const refused = held.stale;
     newRun(held);
     held.restartedFrom = stale;
-    held.granting?.settle();
-    held.granting = null;
-    held.unsubscribe?.();
-    held.unsubscribe = null;
+    endRun(held);
     held.session = null;
     held.ready = (async () => {
       await stale.close();
@@ -227,7 +232,7 @@ export class HeldSessions {
     held.verified = false;
     held.granting = granting();
     session.park(false);
-    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
+    this.listen(id, held, session);
     return session;
   }
 
@@ -355,7 +360,7 @@ export class HeldSessions {
     held.session = session;
     held.verified = true;
     if (held.keeper?.lost) session.stop();
-    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
+    this.listen(id, held, session);
     return session;
   }
 
@@ -442,6 +447,11 @@ export class HeldSessions {
     };
   }
 
+  /** Publishes `session`'s live events as `held`'s run; a reply's text deltas only while someone follows the session (followers.ts). */
+  private listen(id: string, held: Held, session: Session): void {
+    held.unsubscribe = session.subscribe((event) => this.publish(id, held, event), { textDeltas: () => this.live.isFollowed(id) });
+  }
+
   /**
    * A live event of a held session, numbered in its run, to the streams of every server
    * (text deltas too; see live-events.ts). Dropped once the lease is not known to be held
@@ -464,10 +474,7 @@ export class HeldSessions {
     const letGo = (async () => {
       const session = await held.ready.catch(() => undefined);
       // Unsubscribed first: letting the object go after a send is no `stopped` of the session.
-      held.unsubscribe?.();
-      held.unsubscribe = null;
-      held.granting?.settle();
-      held.granting = null;
+      endRun(held);
       await held.keeper?.release();
       // A refused write's grant nobody started over from (the server is draining): given back unused.
       const unused = held.stale?.found.lease;

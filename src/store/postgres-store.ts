@@ -254,7 +254,7 @@ export class PostgresStore implements SessionStore {
 
   async append(input: AppendInput): Promise<number> {
     const { id, expectedRevision } = input;
-    const { sql, params } = appendStatement(this.S, input, { grant: null, deferFlush: !flushesCommit(this.durability, input) });
+    const { sql, params } = this.appendSql(input, null);
     const { rows } = await this.query<{ revision: number }>(sql, params);
     if (rows[0]) return rows[0].revision;
     const current = await this.query<{ revision: number }>(`SELECT revision FROM ${this.S}.sessions WHERE id = $1`, [id]);
@@ -268,10 +268,15 @@ export class PostgresStore implements SessionStore {
     );
   }
 
+  /** The statement of a write (with `grant`: one that takes the lease too); a write that need not reach the disk defers its flush. */
+  private appendSql(input: AppendInput, grant: WriteGrant | null): { sql: string; params: unknown[] } {
+    return appendStatement(this.S, input, { grant, deferFlush: !flushesCommit(this.durability, input) });
+  }
+
   /** LeaseOps.appendAcquiring: the write and the lease in one statement (postgres-append.ts). */
   private async appendGranting(input: AppendInput, grant: WriteGrant): Promise<AcquiringAppend> {
     const { id } = input;
-    const { sql, params } = appendStatement(this.S, { ...input, lease: undefined }, { grant, deferFlush: !flushesCommit(this.durability, input) });
+    const { sql, params } = this.appendSql({ ...input, lease: undefined }, grant);
     const { rows } = await this.query<GrantingRow>(sql, params);
     const row = rows[0]!;
     if (row.written !== null) return { revision: row.written, lease: { sessionId: id, owner: grant.owner, token: Number(row.lease_token) } };
