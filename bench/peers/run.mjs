@@ -8,6 +8,7 @@ import * as xstate from './variants/xstate.mjs';
 import * as langgraph from './variants/langgraph.mjs';
 import * as agents from './variants/agents.mjs';
 import * as steward from './variants/steward.mjs';
+import * as chart from './variants/chart.mjs';
 import * as stewardSqlite from './variants/steward_sqlite.mjs';
 import * as xstateSqlite from './variants/xstate_sqlite.mjs';
 
@@ -27,12 +28,16 @@ const FACTORIES = {
   langgraph_lean: () => langgraph.create({ lean: true }),
   agents: () => agents.create(),
   xstate_sqlite: () => xstateSqlite.create(), // the durable floor: the SQLite rows' baseline
+  chart: () => chart.create(), // the session chart alone: the part of `steward` that is the chart's
   steward: () => steward.create(), // this checkout (STEWARD_DIR, default ../..)
   steward_sqlite: () => stewardSqlite.create(),
 };
 // EXTRA=path/to/adapter.mjs[,more.mjs]: add variants (same contract as variants/*.mjs) without editing this file.
-// STEWARD_BEFORE=<checkout>: a steward_before row from that checkout (variants/steward_before.mjs).
-const extras = [...(process.env.STEWARD_BEFORE ? ['variants/steward_before.mjs'] : []), ...(process.env.EXTRA?.split(',').filter(Boolean) ?? [])];
+// STEWARD_BEFORE=<checkout>: steward_before and chart_before rows from that checkout (variants/steward_before.mjs, chart_before.mjs).
+const extras = [
+  ...(process.env.STEWARD_BEFORE ? ['variants/steward_before.mjs', 'variants/chart_before.mjs'] : []),
+  ...(process.env.EXTRA?.split(',').filter(Boolean) ?? []),
+];
 for (const path of extras) {
   const mod = await import(new URL(path, `file://${process.cwd()}/`).href);
   FACTORIES[mod.create().name] = () => mod.create();

@@ -98,7 +98,11 @@ const READ_RESULT = /^## (\S+) \(v\d+, by [^)]*\)\n([\s\S]*)$/;
 
 /** The transcript in the harness's terms: [['read_key', value] x5, ['ask_user', answer]] x3. */
 export async function toolResults(h) {
-  const msgs = await h.session.transcript('manager');
+  return resultsOf(await h.session.transcript('manager'));
+}
+
+/** `msgs` (a manager transcript) in the harness's terms. */
+export function resultsOf(msgs) {
   const names = new Map();
   const out = [];
   msgs.forEach((m, i) => {
