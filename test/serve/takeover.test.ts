@@ -13,6 +13,7 @@ import type { Model, ModelRequest } from '../../src/core/models/model.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { SessionStreamEventSchema } from '../../src/core/machines/stream-events.js';
 import type { SessionView } from '../../src/core/view.js';
+import { FOLLOW_MS } from '../../src/serve/followers.js';
 import { startServe } from '../../src/serve/server.js';
 import { SessionHost } from '../../src/serve/session-host.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
@@ -445,8 +446,17 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     cleanups.push(() => sse.stop());
     await expect.poll(() => sse.events.some((e) => e.event === 'entry')).toBe(true);
 
+    // Live events are best effort: a publishes them once it has heard b's notice (a NOTIFY, read
+    // on its own connection whenever it comes), and they reach b on another channel than the
+    // journal, whose `done` ends the stream. So each run's are waited for (its `waiting`) before
+    // the next send, and nothing depends on how soon a NOTIFY arrives: a notice heard late brings
+    // the run that just ended, and one a missed (not yet listening) is renewed within FOLLOW_MS / 2.
+    const waits = () => sse.events.filter((e) => e.event === 'session' && e.data.type === 'waiting').length;
     let view: SessionView = (await a.http.get(`/sessions/${id}`)).body.view;
-    while (view.phase !== 'done') view = (await a.http.post(`/sessions/${id}/events`, nextEvent(view, 'Hello'))).body.view;
+    for (let runs = 1; view.phase !== 'done'; runs++) {
+      view = (await a.http.post(`/sessions/${id}/events`, nextEvent(view, 'Hello'))).body.view;
+      if (view.phase !== 'done') await expect.poll(waits, { timeout: FOLLOW_MS }).toBe(runs);
+    }
     await expect.poll(() => sse.events.at(-1)?.event, { timeout: 5000 }).toBe('done');
 
     const live = sse.events.filter((e) => e.event === 'session').map((e) => SessionStreamEventSchema.parse(e.data));
@@ -464,5 +474,5 @@ describe.skipIf(postgresUnavailable !== null)('leases and takeover on PostgreSQL
     // The durable entries are still all there.
     const journal = (await b.http.get(`/sessions/${id}/journal`)).body.entries;
     expect(sse.events.filter((e) => e.event === 'entry').map((e) => e.data)).toEqual(journal);
-  }, 30_000);
+  }, 60_000);
 });
