@@ -15,6 +15,7 @@ import type { Model } from '../../src/core/models/model.js';
 import type { SessionView } from '../../src/core/view.js';
 import { DemoModel } from '../../src/models/demo-model.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import type { RuntimeOptions } from '../../src/runtime/runtime-options.js';
 import { startServe } from '../../src/serve/server.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import type { SessionStore } from '../../src/store/session-store.js';
@@ -42,10 +43,15 @@ function countedModel(counter: { calls: number }, gate: () => Promise<void> = ()
   };
 }
 
-async function serverOn(store: SessionStore, model: Model, keepLoaded?: number) {
-  const runtime = createRuntime({ model, store });
+/** A server on `store` (closed after it) whose runtime calls `model`; `runtime`: the runtime's other options. */
+async function serverOn(store: SessionStore, model: Model, options: { keepLoaded?: number; runtime?: Omit<RuntimeOptions, 'model' | 'store'> } = {}) {
+  const runtime = createRuntime({ ...options.runtime, model, store });
+  const { keepLoaded } = options;
   const handle = await startServe({ runtime, store, port: 0, log: () => {}, ...(keepLoaded === undefined ? {} : { keepLoaded }) });
-  cleanups.push(() => handle.close());
+  cleanups.push(
+    () => store.close(),
+    () => handle.close(),
+  );
   return { handle, http: client(handle.url), runtime };
 }
 
@@ -98,7 +104,7 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded, on PostgreS
     const kept = { id: '', statements: [] as string[] };
     const closed = { id: '', statements: [] as string[] };
     const a = await serverOn(countingStore(url, kept), countedModel(counts));
-    const b = await serverOn(countingStore(url, closed), countedModel(counts), 0);
+    const b = await serverOn(countingStore(url, closed), countedModel(counts), { keepLoaded: 0 });
 
     kept.id = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     closed.id = (await b.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
@@ -155,7 +161,7 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded, on PostgreS
     const callsThroughA = counts.calls - callsBefore;
 
     // The reference: B, with its own current copy, takes the same kind of step.
-    const reference = await serverOn(new PostgresStore(url), countedModel(counts), 0);
+    const reference = await serverOn(new PostgresStore(url), countedModel(counts), { keepLoaded: 0 });
     const other: string = (await reference.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     for (let i = 0; i < 2; i++) await sendNext(reference.http, other);
     const referenceBefore = counts.calls;
@@ -223,7 +229,6 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded: outside a h
   it('a kept copy used outside a hold (a timer after the hold ended, say) writes nothing: no grant fences it', async () => {
     const url = await postgres.createDatabase();
     const store = new PostgresStore(url);
-    cleanups.push(() => store.close());
     const a = await serverOn(store, countedModel({ calls: 0 }));
     const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     expect((await sendNext(a.http, id)).status).toBe(200);
@@ -244,16 +249,9 @@ describe.skipIf(postgresUnavailable !== null)('sessions kept loaded: deadlines',
   it('a deadline opened elsewhere since this server kept its copy fires through the session as stored', async () => {
     const url = await postgres.createDatabase();
     const deadlines = { review_artifact: { after: '1h', outcome: 'reject' as const } };
-    const [clockA, clockB] = [fakeClock(), fakeClock()];
-    const serverWith = async (clock: ReturnType<typeof fakeClock>) => {
-      const store = new PostgresStore(url);
-      cleanups.push(() => store.close());
-      const runtime = createRuntime({ model: new DemoModel(), store, clock, deadlines });
-      const handle = await startServe({ runtime, store, port: 0, log: () => {} });
-      cleanups.push(() => handle.close());
-      return { handle, http: client(handle.url) };
-    };
-    const [a, b] = [await serverWith(clockA), await serverWith(clockB)];
+    const clockA = fakeClock();
+    const a = await serverOn(new PostgresStore(url), new DemoModel(), { runtime: { clock: clockA, deadlines } });
+    const b = await serverOn(new PostgresStore(url), new DemoModel(), { runtime: { clock: fakeClock(), deadlines } });
     const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     // A keeps the session at the approval (no deadline there); B approves, and the review opens with one.
     let view = (await sendNext(a.http, id)).view;
@@ -274,14 +272,9 @@ describe('sessions kept loaded, on SQLite', () => {
     const dir = mkdtempSync(join(tmpdir(), 'steward-kept-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'steward.db');
-    const [storeA, storeB] = [new SqliteStore(file), new SqliteStore(file)];
-    cleanups.push(
-      () => storeA.close(),
-      () => storeB.close(),
-    );
     const counts = { calls: 0 };
-    const a = await serverOn(storeA, countedModel(counts));
-    const b = await serverOn(storeB, countedModel(counts));
+    const a = await serverOn(new SqliteStore(file), countedModel(counts));
+    const b = await serverOn(new SqliteStore(file), countedModel(counts));
     const id: string = (await a.http.post('/sessions', { packageId: 'tiny' })).body.view.id;
     expect((await sendNext(a.http, id)).status).toBe(200);
     expect(a.handle.host.parked).toBe(0);
